@@ -1,0 +1,93 @@
+"""The one error tree of helm_core.
+
+    HelmError
+     ├── ChartError            a chart cannot be loaded or is invalid
+     │    ├── ChartFileError   Chart.yaml / requirements.yaml content (names file and field)
+     │    ├── ArchiveError     a packaged chart is unsafe or corrupt (names the entry)
+     │    └── DependencyError  a declared dependency is missing or wrong
+     ├── ValuesError           values cannot be parsed or merged (names the path, a.b[2])
+     │    └── SchemaError      values fail values.schema.json (lists every violation)
+     ├── TemplateError         template parse or execution failure (carries SourcePos)
+     ├── ManifestError         rendered output is not valid YAML / Kubernetes objects
+     ├── LuaError              a chart's Lua failed (chart, file, line)
+     └── ClusterError          the cluster refused or failed (later issues)
+
+Only boundaries (CLI, operator) translate these into exit codes or retry policy.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class SourcePos:
+    """A place in a source file; ``line`` and ``col`` are 1-based, 0 means unknown."""
+
+    file: str
+    line: int = 0
+    col: int = 0
+
+    def __str__(self) -> str:
+        if self.line and self.col:
+            return f"{self.file}:{self.line}:{self.col}"
+        if self.line:
+            return f"{self.file}:{self.line}"
+        return self.file
+
+
+class HelmError(Exception):
+    """Base of every error helm_core raises on purpose."""
+
+
+class ChartError(HelmError):
+    """A chart cannot be loaded or is not valid."""
+
+
+class ChartFileError(ChartError):
+    """Chart.yaml (or requirements.yaml/lock) is invalid; the message names file and field."""
+
+
+class ArchiveError(ChartError):
+    """A chart archive is unsafe (traversal, links, bombs) or corrupt; names the entry."""
+
+
+class DependencyError(ChartError):
+    """A dependency declared by a chart is missing, duplicated or malformed."""
+
+
+class ValuesError(HelmError):
+    """Values cannot be read, parsed (--set syntax) or merged."""
+
+
+class SchemaError(ValuesError):
+    """Values do not satisfy a chart's schema; ``violations`` holds one line per failure."""
+
+    def __init__(self, message: str, violations: list[str] | None = None) -> None:
+        super().__init__(message)
+        self.violations = list(violations or [])
+
+
+class TemplateError(HelmError):
+    """A template failed to parse or execute."""
+
+    def __init__(self, message: str, pos: SourcePos | None = None) -> None:
+        super().__init__(message)
+        self.pos = pos
+
+
+class ManifestError(HelmError):
+    """A rendered document is not valid YAML or not a Kubernetes object."""
+
+
+class LuaError(HelmError):
+    """A chart's Lua script failed or was refused."""
+
+    def __init__(self, message: str, *, chart: str = "", file: str = "", line: int = 0) -> None:
+        super().__init__(message)
+        self.chart = chart
+        self.file = file
+        self.line = line
+
+
+class ClusterError(HelmError):
+    """The Kubernetes API refused a request or could not be reached."""
