@@ -1,0 +1,173 @@
+"""Loading charts from directories, archives and in-memory file lists (Helm's ``loader``).
+
+Every source ends in :func:`load_files`, which sorts files into the chart model the
+way Helm's ``LoadFiles`` does: Chart.yaml first, then values, schema, lock,
+templates, subcharts under ``charts/`` (folders or archives; names starting with
+``_`` or ``.`` are skipped) and everything else as ``.Files``.
+"""
+from __future__ import annotations
+
+import json
+import os
+import stat
+from pathlib import Path
+from typing import Iterable
+
+import yaml
+
+from helm_core import goyaml
+from helm_core.chart import archive, chartfile, ignore, model
+from helm_core.errors import ArchiveError, ChartError, ValuesError
+
+_UTF8_BOM = b"\xef\xbb\xbf"
+SCHEMA_FILES = ("values.schema.json", "values.schema.yaml")
+
+
+def load(path: str | os.PathLike[str], *, limits: archive.Limits = archive.Limits()) -> model.Chart:
+    """Load a chart from a directory or a ``.tgz`` file."""
+    p = Path(path)
+    if not p.exists():
+        raise ChartError(f"{path}: no such chart directory or archive")
+    if p.is_dir():
+        return load_dir(p, limits=limits)
+    return load_archive(p.read_bytes(), source=str(path), limits=limits)
+
+
+def load_archive(data: bytes, *, source: str = "<archive>",
+                 limits: archive.Limits = archive.Limits()) -> model.Chart:
+    """Load a packaged chart from bytes (nothing is written to disk)."""
+    files = archive.read_archive(data, source=source, limits=limits)
+    return load_files(files, source=source, limits=limits)
+
+
+def load_dir(root: Path, *, limits: archive.Limits = archive.Limits()) -> model.Chart:
+    """Load an unpacked chart, honouring ``.helmignore``.
+
+    Symbolic links are followed only while they stay inside the chart directory;
+    device files, sockets and FIFOs are refused.
+    """
+    top = root.resolve()
+    rules_file = top / ignore.HELMIGNORE
+    rules_text = rules_file.read_text("utf-8") if rules_file.is_file() else ""
+    rules = ignore.Rules.parse(rules_text, source=str(rules_file))
+    files: list[tuple[str, bytes]] = []
+    _walk(top, top, "", rules, files, limits)
+    return load_files(files, source=str(root), limits=limits)
+
+
+def _walk(top: Path, directory: Path, prefix: str, rules: ignore.Rules,
+          out: list[tuple[str, bytes]], limits: archive.Limits) -> None:
+    for entry in sorted(os.scandir(directory), key=lambda e: e.name):
+        rel = f"{prefix}{entry.name}"
+        target = Path(entry.path)
+        if entry.is_symlink():
+            resolved = target.resolve()
+            if resolved != top and top not in resolved.parents:
+                raise ChartError(f"{top}: {rel} is a symlink pointing outside the chart ({os.readlink(entry.path)})")
+            target = resolved
+        try:
+            st = target.stat()
+        except OSError as exc:
+            raise ChartError(f"{top}: cannot read {rel}: {exc.strerror}") from None
+        if stat.S_ISDIR(st.st_mode):
+            if not rules.ignored(rel, is_dir=True):
+                _walk(top, target, rel + "/", rules, out, limits)
+            continue
+        if rules.ignored(rel, is_dir=False):
+            continue
+        if not stat.S_ISREG(st.st_mode):
+            raise ChartError(f"{top}: cannot load irregular file {rel} (device, socket or FIFO)")
+        if st.st_size > limits.max_file_bytes:
+            raise ChartError(
+                f"{top}: chart file {rel!r} is larger than the maximum file size {limits.max_file_bytes}"
+            )
+        if len(out) >= limits.max_entries:
+            raise ChartError(f"{top}: more than {limits.max_entries} files in the chart")
+        data = target.read_bytes()
+        if data.startswith(_UTF8_BOM):
+            data = data[len(_UTF8_BOM):]
+        out.append((rel, data))
+
+
+def load_files(files: Iterable[tuple[str, bytes]], *, source: str = "<chart>",
+               limits: archive.Limits = archive.Limits()) -> model.Chart:
+    """Build a chart (and its subcharts) from ``(path, bytes)`` pairs relative to its root."""
+    files = list(files)
+    by_name = dict(files)
+    if "Chart.yaml" not in by_name:
+        raise ChartError(f"{source}: Chart.yaml file is missing")
+    where = source.rstrip("/")
+    metadata = chartfile.parse_chart_yaml(by_name["Chart.yaml"], source=f"{where}/Chart.yaml")
+    chart = model.Chart(metadata=metadata)
+    subchart_files: dict[str, list[tuple[str, bytes]]] = {}
+
+    for name, data in files:
+        if name == "Chart.yaml":
+            continue
+        if name == "values.yaml":
+            chart.raw_values = data
+            chart.values = goyaml.load_values(data, source=f"{where}/values.yaml")
+        elif name in SCHEMA_FILES:
+            if chart.schema is None or name == "values.schema.json":
+                chart.schema = _load_schema(data, f"{where}/{name}")
+                chart.schema_file = name
+        elif name == "Chart.lock":
+            chart.lock = chartfile.parse_lock(data, source=f"{where}/{name}")
+        elif name == "requirements.yaml":
+            deps = chartfile.parse_requirements(data, source=f"{where}/{name}")
+            if metadata.api_version == model.API_VERSION_V1:
+                metadata.dependencies = deps
+                chart.files.append(model.File(name, data))
+        elif name == "requirements.lock":
+            if metadata.api_version == model.API_VERSION_V1:
+                chart.lock = chartfile.parse_lock(data, source=f"{where}/{name}")
+                chart.files.append(model.File(name, data))
+        elif name.startswith("templates/"):
+            chart.templates.append(model.File(name, data))
+        elif name.startswith("charts/"):
+            if name.endswith(".prov"):
+                chart.files.append(model.File(name, data))
+                continue
+            rest = name[len("charts/"):]
+            sub = rest.split("/", 1)[0]
+            subchart_files.setdefault(sub, []).append((rest, data))
+        else:
+            chart.files.append(model.File(name, data))
+
+    if metadata.dependencies:
+        chartfile.validate_metadata(metadata, source=f"{where}/Chart.yaml")
+
+    for sub in sorted(subchart_files):
+        if sub[:1] in ("_", "."):
+            continue
+        entries = subchart_files[sub]
+        sub_source = f"{where}/charts/{sub}"
+        try:
+            if sub.endswith(".tgz"):
+                if len(entries) != 1 or entries[0][0] != sub:
+                    raise ArchiveError(f"{sub_source}: expected a single archive file")
+                subchart = load_archive(entries[0][1], source=sub_source, limits=limits)
+            else:
+                inner = [(n.split("/", 1)[1], d) for n, d in entries if "/" in n]
+                if not inner:
+                    continue
+                subchart = load_files(inner, source=sub_source, limits=limits)
+        except ChartError as exc:
+            # The inner error already names the file; keep it and say which subchart.
+            raise type(exc)(f"{exc} (in subchart {sub} of {metadata.name})") from None
+        chart.add_dependency(subchart)
+    return chart
+
+
+def _load_schema(data: bytes, source: str) -> dict:
+    try:
+        text = data.decode("utf-8")
+        if source.endswith(".json"):
+            schema = json.loads(text)
+        else:
+            schema = yaml.safe_load(text)
+    except (UnicodeDecodeError, ValueError, yaml.YAMLError) as exc:
+        raise ValuesError(f"{source}: invalid schema: {exc}") from None
+    if not isinstance(schema, dict):
+        raise ValuesError(f"{source}: a schema must be an object")
+    return schema
