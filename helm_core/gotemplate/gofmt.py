@@ -1,0 +1,797 @@
+"""Go's ``fmt`` printing of template values: ``%v``, ``Sprint``, ``Sprintln``, ``Sprintf``.
+
+Templates print every value the way Go's ``fmt.Fprint`` does, and Sprig's ``toString``,
+``cat`` and ``printf`` lean on the same rules, so this module is the single place they live.
+
+Rules kept from Go (``fmt/print.go``, ``fmt/format.go``, ``strconv/ftoa.go``):
+
+* ``float64`` prints with ``strconv`` 'g' and the shortest digits that read back; the
+  exponent form is used when the decimal exponent is < -4 or >= 21 for JSON but >= 6 here
+  (``1e+06``, ``100000``, ``1.5e-05``); ``-0``, ``NaN``, ``+Inf``, ``-Inf``.
+* maps print ``map[k:v ...]`` with sorted keys; slices ``[a b]``; nil ``<nil>``.
+* ``Sprint`` puts a space between two operands when neither is a string.
+* ``Sprintf`` reports problems inline rather than failing: ``%!d(string=x)``,
+  ``%!d(MISSING)``, ``%!(EXTRA int=1)``, ``%!(NOVERB)``, ``%!(BADWIDTH)``,
+  ``%!(BADPREC)``, ``%!v(BADINDEX)``.
+* a verb applies element-wise inside slices and maps (``%d`` of ``[1 2]`` is ``[1 2]``).
+"""
+from __future__ import annotations
+
+import datetime
+import decimal
+import math
+import struct
+from typing import Any
+
+from helm_core.gotemplate import gotypes
+
+#: Go's ``fmt`` refuses widths and precisions larger than this (``tooLarge``).
+MAX_WIDTH = 1_000_000
+
+#: strconv's 'g' with the shortest digits switches to the exponent form at 10**6.
+_SHORTEST_EPREC = 6
+
+_NIL = "<nil>"
+_HEX_LOWER = "0123456789abcdef"
+_HEX_UPPER = "0123456789ABCDEF"
+
+
+# ---------------------------------------------------------------------------
+# Public API
+
+
+def format_value(value: Any) -> str:
+    """The text of ``fmt.Sprint(value)``: Go's ``%v`` of one value."""
+    if isinstance(value, str):
+        return value
+    if value is None:
+        return _NIL
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return format_float(value, "g", -1)
+    p = _Printer()
+    p.print_arg(value, "v")
+    return "".join(p.buf)
+
+
+def sprint(*args: Any) -> str:
+    """``fmt.Sprint``: operands in %v, a space between two operands when neither is a string."""
+    out: list[str] = []
+    prev_string = False
+    for i, arg in enumerate(args):
+        is_string = isinstance(arg, str)
+        if i > 0 and not is_string and not prev_string:
+            out.append(" ")
+        out.append(format_value(arg))
+        prev_string = is_string
+    return "".join(out)
+
+
+def sprintln(*args: Any) -> str:
+    """``fmt.Sprintln``: operands in %v, always separated by a space, then a newline."""
+    return " ".join(format_value(a) for a in args) + "\n"
+
+
+def sprintf(fmt: str, *args: Any) -> str:
+    """``fmt.Sprintf`` over the template value model (see the module rules)."""
+    p = _Printer()
+    p.do_printf(fmt, list(args))
+    return "".join(p.buf)
+
+
+def format_float(value: float, verb: str = "g", prec: int = -1) -> str:
+    """``strconv.FormatFloat(value, verb, prec, 64)`` for verbs e, E, f, F, g, G.
+
+    ``prec == -1`` means the shortest digits that read back exactly (Go's default for %v).
+    """
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "+Inf" if value > 0 else "-Inf"
+    if verb == "b":
+        return _binary_float(value)
+    if verb in "xX":
+        text = _hex_float(value, prec)
+        return text.upper() if verb == "X" else text
+    upper = verb in "EG"
+    v = verb.lower()
+    if prec >= 0:
+        text = format(value, f".{prec}{v}")
+        if value == 0 and math.copysign(1.0, value) < 0 and not text.startswith("-"):
+            text = "-" + text
+        return text.upper() if upper else text
+    neg = math.copysign(1.0, value) < 0
+    digits, dp = _shortest_digits(abs(value))
+    if v == "e":
+        body = _fmt_e(digits, dp, len(digits) - 1)
+    elif v == "f":
+        body = _fmt_f(digits, dp, max(len(digits) - dp, 0))
+    else:
+        exp = dp - 1
+        if exp < -4 or exp >= _SHORTEST_EPREC:
+            body = _fmt_e(digits, dp, len(digits) - 1)
+        else:
+            body = _fmt_f(digits, dp, max(len(digits) - dp, 0))
+    if upper:
+        body = body.upper()
+    return ("-" if neg else "") + body
+
+
+def format_duration(ns: int) -> str:
+    """``time.Duration.String()``: ``1h2m3.5s``, ``1.5ms``, ``0s``."""
+    if ns == 0:
+        return "0s"
+    neg = ns < 0
+    u = -ns if neg else ns
+    if u < 1_000_000_000:
+        if u < 1_000:
+            text = f"{u}ns"
+        elif u < 1_000_000:
+            text = _frac(u, 3) + "µs"
+        else:
+            text = _frac(u, 6) + "ms"
+    else:
+        secs, frac_ns = divmod(u, 1_000_000_000)
+        frac = f"{frac_ns:09d}".rstrip("0")
+        text = f"{secs % 60}" + (f".{frac}" if frac else "") + "s"
+        mins = secs // 60
+        if mins:
+            text = f"{mins % 60}m" + text
+            hours = mins // 60
+            if hours:
+                text = f"{hours}h" + text
+    return ("-" if neg else "") + text
+
+
+def format_time(t: datetime.datetime) -> str:
+    """``time.Time.String()``: ``2006-01-02 15:04:05.999999999 -0700 MST``."""
+    if t.tzinfo is None:
+        t = t.replace(tzinfo=datetime.timezone.utc)
+    offset = t.utcoffset() or datetime.timedelta(0)
+    total = int(offset.total_seconds())
+    sign = "-" if total < 0 else "+"
+    hh, mm = divmod(abs(total) // 60, 60)
+    off = f"{sign}{hh:02d}{mm:02d}"
+    name = t.tzname() or ""
+    if name in ("", "UTC+00:00") or name.startswith("UTC") and len(name) > 3:
+        name = "UTC" if total == 0 else off
+    frac = f".{t.microsecond:06d}".rstrip("0") if t.microsecond else ""
+    return f"{t:%Y-%m-%d %H:%M:%S}{frac} {off} {name}"
+
+
+def quote(s: str, *, ascii_only: bool = False) -> str:
+    """``strconv.Quote`` (``QuoteToASCII`` with ``ascii_only``)."""
+    out = ['"']
+    for ch in s:
+        out.append(_quote_rune(ch, '"', ascii_only))
+    out.append('"')
+    return "".join(out)
+
+
+# ---------------------------------------------------------------------------
+# Float helpers
+
+
+def _shortest_digits(x: float) -> tuple[str, int]:
+    """Shortest decimal digits of a non-negative float and the decimal point position.
+
+    Python's ``repr`` and Go's ``strconv`` both pick the shortest digits that read back.
+    """
+    if x == 0:
+        return "0", 1
+    _sign, digs, exp = decimal.Decimal(repr(x)).as_tuple()
+    text = "".join(map(str, digs))
+    dp = len(text) + int(exp)
+    return text.rstrip("0"), dp
+
+
+def _binary_float(value: float) -> str:
+    """strconv's 'b' format: decimal mantissa, 'p', binary exponent (``4503599627370496p-52``)."""
+    bits = struct.unpack(">Q", struct.pack(">d", value))[0]
+    exp = (bits >> 52) & 0x7FF
+    mant = bits & ((1 << 52) - 1)
+    if exp == 0:
+        exp = 1
+    else:
+        mant |= 1 << 52
+    exp -= 1075
+    sign = "-" if bits >> 63 else ""
+    return f"{sign}{mant}p{'+' if exp >= 0 else '-'}{abs(exp)}"
+
+
+def _hex_float(value: float, prec: int) -> str:
+    """strconv's 'x' format: ``0x1.8p+00``; ``prec`` hex digits, or shortest when -1."""
+    sign = "-" if math.copysign(1.0, value) < 0 else ""
+    x = abs(value)
+    mant, exp = 0, 0
+    if x:
+        m, e = math.frexp(x)
+        mant, exp = int(m * (1 << 53)), e - 1
+    if 0 <= prec < 13 and mant:
+        shift = 52 - 4 * prec
+        q, r = divmod(mant, 1 << shift)
+        half = 1 << (shift - 1)
+        if r > half or (r == half and q & 1):
+            q += 1
+        mant = q << shift
+        if mant >> 53:
+            mant >>= 1
+            exp += 1
+    digits = f"{mant & ((1 << 52) - 1):013x}"
+    digits = digits.rstrip("0") if prec < 0 else digits[:prec].ljust(prec, "0")
+    lead = mant >> 52
+    esign = "-" if exp < 0 else "+"
+    return f"{sign}0x{lead}" + (f".{digits}" if digits else "") + f"p{esign}{abs(exp):02d}"
+
+
+def _fmt_e(digits: str, dp: int, prec: int) -> str:
+    first = digits[0]
+    rest = digits[1 : prec + 1].ljust(prec, "0")
+    exp = 0 if digits == "0" else dp - 1
+    sign = "-" if exp < 0 else "+"
+    return first + ("." + rest if prec > 0 else "") + f"e{sign}{abs(exp):02d}"
+
+
+def _fmt_f(digits: str, dp: int, prec: int) -> str:
+    if dp > 0:
+        int_part = digits[:dp].ljust(dp, "0")
+        frac = digits[dp:]
+    else:
+        int_part = "0"
+        frac = "0" * (-dp) + digits
+    frac = frac[:prec].ljust(prec, "0")
+    return int_part + ("." + frac if prec > 0 else "")
+
+
+def _frac(v: int, prec: int) -> str:
+    whole, rem = divmod(v, 10**prec)
+    frac = f"{rem:0{prec}d}".rstrip("0")
+    return f"{whole}" + (f".{frac}" if frac else "")
+
+
+# ---------------------------------------------------------------------------
+# Quoting
+
+
+def _is_print(ch: str) -> bool:
+    if ch == " ":
+        return True
+    return ch.isprintable() and not ch.isspace()
+
+
+def _quote_rune(ch: str, q: str, ascii_only: bool) -> str:
+    if ch == q or ch == "\\":
+        return "\\" + ch
+    code = ord(ch)
+    if ascii_only and code >= 0x80:
+        pass
+    elif _is_print(ch):
+        return ch
+    specials = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\v": "\\v"}
+    if ch in specials:
+        return specials[ch]
+    if code < 0x20 or code == 0x7F:
+        return f"\\x{code:02x}"
+    if 0xD800 <= code <= 0xDFFF:
+        return "\\ufffd"
+    if code < 0x10000:
+        return f"\\u{code:04x}"
+    return f"\\U{code:08x}"
+
+
+def _quote_char(code: int, ascii_only: bool) -> str:
+    if code < 0 or code > 0x10FFFF or 0xD800 <= code <= 0xDFFF:
+        code = 0xFFFD
+    return "'" + _quote_rune(chr(code), "'", ascii_only) + "'"
+
+
+def _can_backquote(s: str) -> bool:
+    for ch in s:
+        if ch == "`" or ch == "\ufeff":
+            return False
+        if ch != "\t" and (ord(ch) < 0x20 or ord(ch) == 0x7F):
+            return False
+    return True
+
+
+# ---------------------------------------------------------------------------
+# The printer: one Sprintf call's state, as Go's ``pp`` plus ``fmt``.
+
+
+class _Printer:
+    def __init__(self) -> None:
+        self.buf: list[str] = []
+        self.clear_flags()
+
+    def clear_flags(self) -> None:
+        self.plus = self.minus = self.sharp = self.space = self.zero = False
+        self.plus_v = self.sharp_v = False
+        self.wid: int | None = None
+        self.prec: int | None = None
+
+    # -- padding ----------------------------------------------------------
+    def pad(self, s: str) -> None:
+        if not self.wid:
+            self.buf.append(s)
+            return
+        n = self.wid - len(s)
+        if n <= 0:
+            self.buf.append(s)
+        elif self.minus:
+            self.buf.append(s + " " * n)
+        else:
+            self.buf.append(("0" if self.zero else " ") * n + s)
+
+    # -- scalars ----------------------------------------------------------
+    def fmt_bool(self, v: bool, verb: str, arg: Any) -> None:
+        if verb in "tv":
+            self.pad("true" if v else "false")
+        else:
+            self.bad_verb(verb, arg)
+
+    def fmt_integer(self, v: int, verb: str, arg: Any) -> None:
+        if verb in "vd":
+            self._integer(v, 10, verb, _HEX_LOWER)
+        elif verb == "b":
+            self._integer(v, 2, verb, _HEX_LOWER)
+        elif verb in "oO":
+            self._integer(v, 8, verb, _HEX_LOWER)
+        elif verb == "x":
+            self._integer(v, 16, verb, _HEX_LOWER)
+        elif verb == "X":
+            self._integer(v, 16, verb, _HEX_UPPER)
+        elif verb == "c":
+            self.pad(chr(v) if 0 <= v <= 0x10FFFF and not 0xD800 <= v <= 0xDFFF else "\ufffd")
+        elif verb == "q":
+            self.pad(_quote_char(v, self.plus))
+        elif verb == "U":
+            code = v if v >= 0 else v & 0xFFFFFFFFFFFFFFFF
+            text = f"U+{code:04X}"
+            if self.sharp and 0 <= v <= 0x10FFFF and _is_print(chr(v)):
+                text += f" '{chr(v)}'"
+            self._pad_no_zero(text)
+        else:
+            self.bad_verb(verb, arg)
+
+    def _pad_no_zero(self, text: str) -> None:
+        old = self.zero
+        self.zero = False
+        self.pad(text)
+        self.zero = old
+
+    def _integer(self, v: int, base: int, verb: str, digits: str) -> None:
+        negative = v < 0
+        u = -v if negative else v
+        prec = 0
+        if self.prec is not None:
+            prec = self.prec
+            if prec == 0 and v == 0:
+                self._pad_no_zero("")
+                return
+        elif self.zero and not self.minus and self.wid:
+            prec = self.wid
+            if negative or self.plus or self.space:
+                prec -= 1
+        out = ""
+        while u >= base:
+            u, r = divmod(u, base)
+            out = digits[r] + out
+        out = digits[u] + out
+        out = out.rjust(prec, "0") if prec > len(out) else out
+        if self.sharp:
+            if base == 2:
+                out = "0b" + out
+            elif base == 8 and not out.startswith("0"):
+                out = "0" + out
+            elif base == 16:
+                out = ("0X" if digits is _HEX_UPPER else "0x") + out
+        if verb == "O":
+            out = "0o" + out
+        if negative:
+            out = "-" + out
+        elif self.plus:
+            out = "+" + out
+        elif self.space:
+            out = " " + out
+        self._pad_no_zero(out)
+
+    def fmt_float(self, v: float, verb: str, arg: Any) -> None:
+        if verb == "v":
+            self._float(v, "g", -1)
+        elif verb in "gG":
+            self._float(v, verb, -1)
+        elif verb in "eEf":
+            self._float(v, verb, 6)
+        elif verb in "bxX":
+            self._float(v, verb, -1)
+        elif verb == "F":
+            self._float(v, "f", 6)
+        else:
+            self.bad_verb(verb, arg)
+
+    def _float(self, v: float, verb: str, prec: int) -> None:
+        if self.prec is not None:
+            prec = self.prec
+        num = format_float(v, verb, prec)
+        if num[0] not in "+-":
+            num = "+" + num
+        if self.space and num[0] == "+" and not self.plus:
+            num = " " + num[1:]
+        if num[1] in "IN":
+            if num[1] == "N" and not self.space and not self.plus:
+                num = num[1:]
+            self._pad_no_zero(num)
+            return
+        if self.sharp:
+            num = self._sharp_float(num, verb, prec)
+        if self.plus or num[0] != "+":
+            if self.zero and not self.minus and self.wid and self.wid > len(num):
+                self.buf.append(num[0] + "0" * (self.wid - len(num)) + num[1:])
+                return
+            self.pad(num)
+            return
+        self.pad(num[1:])
+
+    @staticmethod
+    def _sharp_float(num: str, verb: str, prec: int) -> str:
+        digits = 0
+        if verb in "vgGxX":
+            digits = 6 if prec == -1 else prec
+        tail = ""
+        body = num
+        for i in range(1, len(num)):
+            if num[i] in "pP" or (num[i] in "eE" and verb not in "xX"):
+                body, tail = num[:i], num[i:]
+                break
+        has_point = "." in body
+        seen_nonzero = False
+        for ch in body[1:]:
+            if ch == ".":
+                continue
+            if ch != "0":
+                seen_nonzero = True
+            if seen_nonzero:
+                digits -= 1
+        if not has_point:
+            if len(body) == 2 and body[1] == "0":
+                digits -= 1
+            body += "."
+        if digits > 0:
+            body += "0" * digits
+        return body + tail
+
+    def fmt_string(self, s: str, verb: str, arg: Any) -> None:
+        if verb == "v":
+            if self.sharp_v:
+                self.pad(quote(s))
+            else:
+                self._fmt_s(s)
+        elif verb == "s":
+            self._fmt_s(s)
+        elif verb in "xX":
+            self._fmt_hex(s.encode("utf-8"), verb)
+        elif verb == "q":
+            self._fmt_q(s)
+        else:
+            self.bad_verb(verb, arg)
+
+    def _fmt_s(self, s: str) -> None:
+        if self.prec is not None:
+            s = s[: self.prec]
+        self.pad(s)
+
+    def _fmt_q(self, s: str) -> None:
+        if self.prec is not None:
+            s = s[: self.prec]
+        if self.sharp and _can_backquote(s):
+            self.pad("`" + s + "`")
+        else:
+            self.pad(quote(s, ascii_only=self.plus))
+
+    def _fmt_hex(self, b: bytes, verb: str) -> None:
+        digits = _HEX_UPPER if verb == "X" else _HEX_LOWER
+        if self.prec is not None:
+            b = b[: self.prec]
+        if not b:
+            self.pad("")
+            return
+        prefix = ("0X" if verb == "X" else "0x") if self.sharp else ""
+        parts = []
+        for i, byte in enumerate(b):
+            piece = digits[byte >> 4] + digits[byte & 15]
+            if self.space:
+                parts.append((" " if i else "") + prefix + piece)
+            else:
+                parts.append((prefix if i == 0 else "") + piece)
+        self.pad("".join(parts))
+
+    def fmt_bytes(self, b: bytes, verb: str, arg: Any, depth: int) -> None:
+        if verb in "vd":
+            if self.sharp_v:
+                self.buf.append("[]byte{" + ", ".join(f"0x{x:x}" for x in b) + "}")
+                return
+            self.buf.append("[")
+            for i, x in enumerate(b):
+                if i:
+                    self.buf.append(" ")
+                self._integer(x, 10, verb, _HEX_LOWER)
+            self.buf.append("]")
+        elif verb == "s":
+            self._fmt_s(b.decode("utf-8", "replace"))
+        elif verb in "xX":
+            self._fmt_hex(b, verb)
+        elif verb == "q":
+            self._fmt_q(b.decode("utf-8", "replace"))
+        else:
+            self.buf.append("[")
+            for i, x in enumerate(b):
+                if i:
+                    self.buf.append(" ")
+                if verb in "bcoOqU":
+                    self.fmt_integer(x, verb, x)
+                else:
+                    self.bad_verb(verb, x, type_name="uint8")
+            self.buf.append("]")
+
+    # -- errors -------------------------------------------------------------
+    def bad_verb(self, verb: str, arg: Any, type_name: str = "") -> None:
+        self.buf.append("%!" + verb + "(")
+        if arg is None:
+            self.buf.append(_NIL)
+        else:
+            self.buf.append((type_name or gotypes.go_type_name(arg)) + "=")
+            self.print_arg(arg, "v")
+        self.buf.append(")")
+
+    # -- dispatch -------------------------------------------------------------
+    def print_arg(self, arg: Any, verb: str, depth: int = 0) -> None:
+        if arg is None:
+            if depth > 0:
+                self.buf.append(_NIL)
+            elif verb in "Tv":
+                self.pad(_NIL)
+            else:
+                self.bad_verb(verb, arg)
+            return
+        if verb == "T":
+            self._fmt_s(gotypes.go_type_name(arg))
+            return
+        if isinstance(arg, bool):
+            self.fmt_bool(arg, verb, arg)
+        elif isinstance(arg, int):
+            if self.sharp_v and verb == "v":
+                self.pad(str(arg))
+            else:
+                self.fmt_integer(arg, verb, arg)
+        elif isinstance(arg, float):
+            self.fmt_float(arg, verb, arg)
+        elif isinstance(arg, str):
+            self.fmt_string(arg, verb, arg)
+        elif isinstance(arg, (bytes, bytearray)):
+            self.fmt_bytes(bytes(arg), verb, arg, depth)
+        elif isinstance(arg, gotypes.Duration):
+            if verb in "vsxXq":
+                self.fmt_string(format_duration(arg.nanoseconds), verb, arg)
+            else:
+                self.fmt_integer(arg.nanoseconds, verb, arg)
+        elif isinstance(arg, datetime.datetime):
+            if verb in "vsxXq":
+                self.fmt_string(format_time(arg), verb, arg)
+            else:
+                self.bad_verb(verb, arg)
+        else:
+            self.print_value(arg, verb, depth)
+
+    def print_value(self, value: Any, verb: str, depth: int) -> None:
+        if isinstance(value, dict):
+            if self.sharp_v:
+                self.buf.append(gotypes.go_type_name(value) + "{")
+                for i, k in enumerate(sorted(value, key=_sort_key)):
+                    if i:
+                        self.buf.append(", ")
+                    self._print_sharp_elem(k, verb, depth)
+                    self.buf.append(":")
+                    self._print_sharp_elem(value[k], verb, depth)
+                self.buf.append("}")
+                return
+            self.buf.append("map[")
+            for i, k in enumerate(sorted(value, key=_sort_key)):
+                if i:
+                    self.buf.append(" ")
+                self.print_arg(k, verb, depth + 1)
+                self.buf.append(":")
+                self.print_arg(value[k], verb, depth + 1)
+            self.buf.append("]")
+        elif isinstance(value, (list, tuple)):
+            if self.sharp_v:
+                self.buf.append(gotypes.go_type_name(value) + "{")
+                for i, item in enumerate(value):
+                    if i:
+                        self.buf.append(", ")
+                    self._print_sharp_elem(item, verb, depth)
+                self.buf.append("}")
+                return
+            self.buf.append("[")
+            for i, item in enumerate(value):
+                if i:
+                    self.buf.append(" ")
+                self.print_arg(item, verb, depth + 1)
+            self.buf.append("]")
+        elif isinstance(value, gotypes.GoObject):
+            stringer = getattr(value, "String", None)
+            if callable(stringer) and verb in "vsxXq":
+                self.fmt_string(str(stringer()), verb, value)
+            elif verb in "vs":
+                self.pad(str(value))
+            else:
+                self.bad_verb(verb, value)
+        else:
+            text = str(value)
+            if verb in "vs":
+                self.pad(text)
+            else:
+                self.bad_verb(verb, value)
+
+    def _print_sharp_elem(self, item: Any, verb: str, depth: int) -> None:
+        if item is None:
+            self.buf.append("interface {}(nil)")
+        else:
+            self.print_arg(item, verb, depth + 1)
+
+    # -- Printf --------------------------------------------------------------
+    def do_printf(self, fmt: str, args: list[Any]) -> None:
+        end = len(fmt)
+        arg_num = 0
+        reordered = False
+        i = 0
+        while i < end:
+            good_arg_num = True
+            j = fmt.find("%", i)
+            if j < 0:
+                self.buf.append(fmt[i:])
+                break
+            if j > i:
+                self.buf.append(fmt[i:j])
+            i = j + 1
+            self.clear_flags()
+            while i < end and fmt[i] in "#0+- ":
+                c = fmt[i]
+                if c == "#":
+                    self.sharp = True
+                elif c == "0":
+                    self.zero = True
+                elif c == "+":
+                    self.plus = True
+                elif c == "-":
+                    self.minus = True
+                else:
+                    self.space = True
+                i += 1
+            if self.minus:
+                self.zero = False
+            reordered = reordered or fmt.startswith("[", i)
+            arg_num, i, after_index, ok = _arg_number(arg_num, fmt, i, len(args))
+            good_arg_num = good_arg_num and ok
+            if i < end and fmt[i] == "*":
+                i += 1
+                self.wid, arg_num = _int_from_arg(args, arg_num)
+                if self.wid is None:
+                    self.buf.append("%!(BADWIDTH)")
+                elif self.wid < 0:
+                    self.wid = -self.wid
+                    self.minus = True
+                    self.zero = False
+                after_index = False
+            else:
+                self.wid, i = _parse_num(fmt, i, end)
+                if after_index and self.wid is not None:
+                    good_arg_num = False
+            if i + 1 < end and fmt[i] == ".":
+                i += 1
+                if after_index:
+                    good_arg_num = False
+                reordered = reordered or fmt.startswith("[", i)
+                arg_num, i, after_index, ok = _arg_number(arg_num, fmt, i, len(args))
+                good_arg_num = good_arg_num and ok
+                if i < end and fmt[i] == "*":
+                    i += 1
+                    self.prec, arg_num = _int_from_arg(args, arg_num)
+                    if self.prec is not None and self.prec < 0:
+                        self.prec = None
+                        self.buf.append("%!(BADPREC)")
+                    elif self.prec is None:
+                        self.buf.append("%!(BADPREC)")
+                    after_index = False
+                else:
+                    self.prec, i = _parse_num(fmt, i, end)
+                    if self.prec is None:
+                        self.prec = 0
+            if not after_index:
+                reordered = reordered or fmt.startswith("[", i)
+                arg_num, i, after_index, ok = _arg_number(arg_num, fmt, i, len(args))
+                good_arg_num = good_arg_num and ok
+            if i >= end:
+                self.buf.append("%!(NOVERB)")
+                break
+            verb = fmt[i]
+            i += 1
+            if verb == "%":
+                self.buf.append("%")
+            elif not good_arg_num:
+                self.buf.append(f"%!{verb}(BADINDEX)")
+            elif arg_num >= len(args):
+                self.buf.append(f"%!{verb}(MISSING)")
+            else:
+                if verb == "v":
+                    self.sharp_v, self.sharp = self.sharp, False
+                    self.plus_v, self.plus = self.plus, False
+                self.print_arg(args[arg_num], verb)
+                arg_num += 1
+        if not reordered and arg_num < len(args):
+            self.clear_flags()
+            self.buf.append("%!(EXTRA ")
+            for k, arg in enumerate(args[arg_num:]):
+                if k:
+                    self.buf.append(", ")
+                if arg is None:
+                    self.buf.append(_NIL)
+                else:
+                    self.buf.append(gotypes.go_type_name(arg) + "=")
+                    self.print_arg(arg, "v")
+            self.buf.append(")")
+
+
+def _sort_key(k: Any) -> tuple[int, Any]:
+    """Go's fmtsort order for map keys: numbers numerically, strings bytewise."""
+    if isinstance(k, bool):
+        return (0, int(k))
+    if isinstance(k, (int, float)):
+        return (1, k)
+    if isinstance(k, str):
+        return (2, k.encode("utf-8"))
+    return (3, str(k))
+
+
+def _parse_num(s: str, i: int, end: int) -> tuple[int | None, int]:
+    start = i
+    num = 0
+    while i < end and "0" <= s[i] <= "9":
+        if num > MAX_WIDTH:
+            return None, end
+        num = num * 10 + ord(s[i]) - 48
+        i += 1
+    return (num if i > start else None), i
+
+
+def _arg_number(arg_num: int, fmt: str, i: int, num_args: int) -> tuple[int, int, bool, bool]:
+    """Parse an explicit ``[n]`` index as Go's ``argNumber``.
+
+    Returns (arg_num, i, found, ok); any ``[`` marks the call as reordered (no EXTRA check).
+    """
+    if i >= len(fmt) or fmt[i] != "[":
+        return arg_num, i, False, True
+    rest = fmt[i:]
+    if len(rest) < 3:
+        return arg_num, i + 1, False, False
+    for j in range(1, len(rest)):
+        if rest[j] == "]":
+            width, k = _parse_num(rest, 1, j)
+            if width is None or k != j:
+                return arg_num, i + j + 1, False, False
+            index = width - 1
+            if 0 <= index < num_args:
+                return index, i + j + 1, True, True
+            return arg_num, i + j + 1, True, False
+    return arg_num, i + 1, False, False
+
+
+def _int_from_arg(args: list[Any], arg_num: int) -> tuple[int | None, int]:
+    if arg_num < len(args):
+        arg = args[arg_num]
+        if isinstance(arg, int) and not isinstance(arg, bool) and -MAX_WIDTH <= arg <= MAX_WIDTH:
+            return arg, arg_num + 1
+        return None, arg_num + 1
+    return None, arg_num
