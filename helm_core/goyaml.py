@@ -1,185 +1,388 @@
-"""YAML read the way Helm reads it (``sigs.k8s.io/yaml`` on top of yaml.v2).
+"""YAML read and written the way Helm does it (``sigs.k8s.io/yaml`` on top of yaml.v2).
 
-Helm never hands YAML straight to templates: ``sigs.k8s.io/yaml`` decodes with
-yaml.v2's YAML 1.1 rules, converts the result to JSON and decodes that JSON into
-``interface{}``. So, in what :func:`load` returns:
+Reading (:func:`load`, Helm's values files and ``fromYaml``): yaml.v2 decodes with its
+YAML 1.1 rules, the result is converted to JSON and decoded into ``interface{}``. So:
 
 * every number is a ``float`` (Go float64), whatever its YAML spelling;
-* ``y``/``n``/``yes``/``no``/``on``/``off`` (any of yaml.v2's spellings) are booleans;
+* ``y``/``n``/``yes``/``no``/``on``/``off`` (yaml.v2's spellings) are booleans;
 * timestamps stay strings (yaml.v2 keeps them as strings when decoding to ``interface{}``);
-* ``1e3`` is a number (yaml.v2's float pattern needs no dot), ``0x1F`` and ``0o17``/``017``
-  are integers (Go's ``strconv.ParseInt`` with base 0);
-* mapping keys become strings (``true``, ``1``, ``null``...), as the JSON step does;
+* ``1e3`` is a number (yaml.v2's float pattern needs no dot), ``0x1F``, ``0o17``, ``017``,
+  ``0b101`` are integers (``strconv.ParseInt`` base 0); ``1e400`` overflows and stays a string;
+* mapping keys become strings: ints in decimal, floats with float32 precision
+  (``1.2345679e+08``), booleans ``true``/``false``; a null key is an error;
+* merge keys ``<<`` set their keys in place (an earlier explicit key is overwritten, a
+  later one wins; in a list of maps the first map wins);
 * only the first document of a stream counts (``yaml.Unmarshal``).
 
-Dumping (``toYaml``) lives beside loading in this module's sibling functions once
-the template engine needs it.
+Writing (:func:`dump`, Helm's ``toYaml``) is ``json.Marshal`` then yaml.v2 ``Marshal``:
+see :mod:`helm_core.goyaml_dump`.
 """
 from __future__ import annotations
 
 import math
 import re
+import struct
 from typing import Any
 
 import yaml
 
+from helm_core import gojson
 from helm_core.errors import ValuesError
 
-try:  # libyaml's parser when present: same grammar, several times faster
+try:  # libyaml's parser when present: the C code yaml.v2 was ported from, and faster
     _BaseLoader = yaml.CSafeLoader  # type: ignore[attr-defined]
 except AttributeError:  # pragma: no cover - depends on the PyYAML build
     _BaseLoader = yaml.SafeLoader  # type: ignore[misc]
 
-_BOOL_TRUE = {"y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON"}
-_BOOL_FALSE = {"n", "N", "no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF"}
-_NULLS = {"", "~", "null", "Null", "NULL"}
-_FLOAT_RE = re.compile(r"^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$")
-_INT_RE = re.compile(r"^[-+]?(0[bB][01_]+|0[oO][0-7_]+|0[xX][0-9a-fA-F_]+|[0-9][0-9_]*)$")
-_SPECIAL_FLOATS = {
-    ".nan": math.nan, ".NaN": math.nan, ".NAN": math.nan,
-    ".inf": math.inf, ".Inf": math.inf, ".INF": math.inf,
-    "+.inf": math.inf, "+.Inf": math.inf, "+.INF": math.inf,
-    "-.inf": -math.inf, "-.Inf": -math.inf, "-.INF": -math.inf,
+TAG_STR = "tag:yaml.org,2002:str"
+TAG_INT = "tag:yaml.org,2002:int"
+TAG_FLOAT = "tag:yaml.org,2002:float"
+TAG_BOOL = "tag:yaml.org,2002:bool"
+TAG_NULL = "tag:yaml.org,2002:null"
+TAG_TIMESTAMP = "tag:yaml.org,2002:timestamp"
+TAG_BINARY = "tag:yaml.org,2002:binary"
+TAG_MERGE = "tag:yaml.org,2002:merge"
+TAG_SEQ = "tag:yaml.org,2002:seq"
+TAG_MAP = "tag:yaml.org,2002:map"
+#: Our private tag for untagged plain scalars, resolved by :func:`resolve`.
+TAG_PLAIN = "tag:helm-core,plain"
+
+INT64_MIN = -(2**63)
+INT64_MAX = 2**63 - 1
+UINT64_MAX = 2**64 - 1
+#: Limit on nested collections while converting (yaml.v2 has none; this keeps Python's stack safe).
+MAX_DEPTH = 10_000
+
+_RESOLVE_MAP: dict[str, tuple[str, Any]] = {}
+for _values, _tag, _value in (
+    (("y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON"), TAG_BOOL, True),
+    (("n", "N", "no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF"), TAG_BOOL, False),
+    (("", "~", "null", "Null", "NULL"), TAG_NULL, None),
+    ((".nan", ".NaN", ".NAN"), TAG_FLOAT, math.nan),
+    ((".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF"), TAG_FLOAT, math.inf),
+    (("-.inf", "-.Inf", "-.INF"), TAG_FLOAT, -math.inf),
+    (("<<",), TAG_MERGE, "<<"),
+):
+    for _text in _values:
+        _RESOLVE_MAP[_text] = (_tag, _value)
+
+#: First characters yaml.v2's resolveTable knows; anything else is a string at once.
+_HINTS = frozenset("yYnNtTfFoO~.+-0123456789") | {""}
+_YAML_STYLE_FLOAT = re.compile(r"^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$")
+_DOT_FLOAT = re.compile(r"^\.[0-9](_?[0-9])*([eE][-+]?[0-9](_?[0-9])*)?$")
+_GO_INT_DIGITS = {
+    "0x": (16, re.compile(r"^[0-9a-fA-F]+$")),
+    "0o": (8, re.compile(r"^[0-7]+$")),
+    "0b": (2, re.compile(r"^[01]+$")),
 }
+_DECIMAL = re.compile(r"^[0-9]+$")
+_OCTAL = re.compile(r"^[0-7]+$")
+_TS_DATE = re.compile(r"^([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})$")
+_TS_ZONED = re.compile(
+    r"^([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})[Tt]([0-9]{1,2}):([0-9]{1,2}):([0-9]{1,2})"
+    r"([.,][0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"
+)
+_TS_SPACED = re.compile(
+    r"^([0-9]{4})-([0-9]{1,2})-([0-9]{1,2}) ([0-9]{1,2}):([0-9]{1,2}):([0-9]{1,2})([.,][0-9]+)?$"
+)
+_DAYS_IN_MONTH = (31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
 
 
-def _parse_go_int(text: str) -> int | None:
-    """``strconv.ParseInt(s, 0, 64)`` after yaml.v2 removed underscores (uint64 fallback)."""
-    plain = text.replace("_", "")
+def _parse_unsigned(digits: str) -> int | None:
+    """``strconv.ParseUint(s, 0, 64)`` magnitude without sign (None when invalid)."""
+    prefix = digits[:2].lower()
+    if prefix in _GO_INT_DIGITS:
+        base, pattern = _GO_INT_DIGITS[prefix]
+        rest = digits[2:]
+        return int(rest, base) if pattern.match(rest) else None
+    if len(digits) > 1 and digits[0] == "0":
+        return int(digits[1:], 8) if _OCTAL.match(digits[1:]) else None
+    return int(digits) if _DECIMAL.match(digits) else None
+
+
+def _parse_go_int(plain: str) -> int | None:
+    """yaml.v2's integer attempt: ParseInt(s, 0, 64), then ParseUint(s, 0, 64)."""
     sign = 1
-    if plain[:1] in "+-":
-        sign = -1 if plain[0] == "-" else 1
-        plain = plain[1:]
-    if not plain:
+    body = plain
+    if body[:1] in ("+", "-"):
+        sign = -1 if body[0] == "-" else 1
+        body = body[1:]
+    if not body:
         return None
-    lower = plain.lower()
-    try:
-        if lower.startswith("0x"):
-            value = int(lower[2:], 16)
-        elif lower.startswith("0b"):
-            value = int(lower[2:], 2)
-        elif lower.startswith("0o"):
-            value = int(lower[2:], 8)
-        elif len(lower) > 1 and lower.startswith("0"):
-            value = int(lower[1:], 8)
-        else:
-            value = int(lower, 10)
-    except ValueError:
+    magnitude = _parse_unsigned(body)
+    if magnitude is None:
         return None
-    value *= sign
-    if -(2**63) <= value < 2**64:
+    value = sign * magnitude
+    if INT64_MIN <= value <= INT64_MAX:
+        return value
+    if plain[:1] not in ("+", "-") and value <= UINT64_MAX:
         return value
     return None
 
 
-def resolve_plain(text: str) -> Any:
-    """What yaml.v2 makes of an untagged plain scalar (before the JSON step)."""
-    if text in _NULLS:
-        return None
-    if text in _BOOL_TRUE:
-        return True
-    if text in _BOOL_FALSE:
+def _is_timestamp(text: str) -> bool:
+    """yaml.v2's parseTimestamp: the four layouts it tries with Go's ``time.Parse``."""
+    if len(text) < 5 or not text[:4].isdigit() or text[4] != "-":
         return False
-    if text in _SPECIAL_FLOATS:
-        return _SPECIAL_FLOATS[text]
-    if _INT_RE.match(text):
-        value = _parse_go_int(text)
-        if value is not None:
-            return value
-    if _FLOAT_RE.match(text.replace("_", "")) and text[:1] not in "_":
-        try:
-            return float(text.replace("_", ""))
-        except ValueError:
-            pass
-    return text
+    for pattern in (_TS_ZONED, _TS_SPACED, _TS_DATE):
+        m = pattern.match(text)
+        if not m:
+            continue
+        year, month, day = int(m.group(1)), int(m.group(2)), int(m.group(3))
+        if not 1 <= month <= 12:
+            return False
+        leap = year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
+        days = 29 if (month == 2 and leap) else _DAYS_IN_MONTH[month - 1]
+        if not 1 <= day <= days:
+            return False
+        if pattern is not _TS_DATE:
+            if int(m.group(4)) > 23 or int(m.group(5)) > 59 or int(m.group(6)) > 59:
+                return False
+        return True
+    return False
+
+
+def resolve(text: str) -> tuple[str, Any]:
+    """yaml.v2's ``resolve("", s)``: the tag and value an untagged plain scalar gets.
+
+    Timestamps resolve to :data:`TAG_TIMESTAMP` with the text as value.
+    """
+    hint = text[:1]
+    if hint not in _HINTS:
+        return TAG_STR, text
+    if text in _RESOLVE_MAP:
+        return _RESOLVE_MAP[text]
+    if hint == ".":
+        if _DOT_FLOAT.match(text):
+            value = float(text.replace("_", ""))
+            if not math.isinf(value):
+                return TAG_FLOAT, value
+        return TAG_STR, text
+    if hint not in ("", ".") and hint in "+-0123456789":
+        if _is_timestamp(text):
+            return TAG_TIMESTAMP, text
+        plain = text.replace("_", "")
+        intv = _parse_go_int(plain)
+        if intv is not None:
+            return TAG_INT, intv
+        if _YAML_STYLE_FLOAT.match(plain):
+            value = float(plain)
+            if not math.isinf(value):
+                return TAG_FLOAT, value
+        if plain.startswith("-0b") and re.match(r"^[01]+$", plain[3:]):
+            return TAG_INT, -int(plain[3:], 2)
+    return TAG_STR, text
+
+
+def resolve_plain(text: str) -> Any:
+    """What yaml.v2 makes of an untagged plain scalar decoded into ``interface{}``."""
+    return resolve(text)[1]
 
 
 class _GoLoader(_BaseLoader):  # type: ignore[misc, valid-type]
-    """A SafeLoader whose plain scalars resolve as yaml.v2 resolves them."""
+    """Composes nodes only; every untagged plain scalar gets :data:`TAG_PLAIN`."""
 
 
-# Drop PyYAML's YAML 1.1 implicit resolvers; every plain scalar goes to our resolver.
 _GoLoader.yaml_implicit_resolvers = {}
+_GoLoader.add_implicit_resolver(TAG_PLAIN, re.compile(r"(?s).*"), [None, ""])
 
 
-def _construct_plain_or_str(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> Any:
-    if node.style is None or node.style == "":
-        return resolve_plain(node.value)
-    return node.value
+def _float32_key(value: float) -> str:
+    """``strconv.FormatFloat(f, 'g', -1, 32)`` as sigs.k8s.io/yaml names float keys."""
+    if math.isnan(value):
+        return ".nan"
+    if math.isinf(value):
+        return ".inf" if value > 0 else "-.inf"
+    f32 = struct.unpack("f", struct.pack("f", value))[0]
+    for precision in range(1, 10):
+        text = f"{f32:.{precision}e}"
+        if struct.unpack("f", struct.pack("f", float(text)))[0] == f32:
+            return gojson.format_float(float(text), "g")
+    return gojson.format_float(f32, "g")  # pragma: no cover - 9 digits always round-trip
 
 
-_GoLoader.add_constructor("tag:yaml.org,2002:str", _construct_plain_or_str)
-# Explicit tags keep their meaning, as in yaml.v2.
-_GoLoader.add_constructor(
-    "tag:yaml.org,2002:timestamp", lambda loader, node: loader.construct_scalar(node)
-)
-_GoLoader.add_constructor("tag:yaml.org,2002:binary", lambda loader, node: loader.construct_scalar(node))
+class _Builder:
+    """Turns composed nodes into Go-typed values, with yaml.v2's merge and key rules."""
+
+    def __init__(self) -> None:
+        self.depth = 0
+
+    def value(self, node: yaml.Node) -> Any:
+        if isinstance(node, yaml.ScalarNode):
+            return self.scalar(node)
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise ValueError("yaml: exceeded max depth")
+        try:
+            if isinstance(node, yaml.SequenceNode):
+                return [self.value(child) for child in node.value]
+            out: dict[str, Any] = {}
+            self.mapping(node, out)
+            return out
+        finally:
+            self.depth -= 1
+
+    def scalar(self, node: yaml.ScalarNode) -> Any:
+        tag = node.tag
+        if tag == TAG_PLAIN:
+            rtag, value = resolve(node.value)
+            return node.value if rtag in (TAG_TIMESTAMP, TAG_MERGE) else value
+        if tag in (TAG_INT, TAG_FLOAT, TAG_BOOL, TAG_NULL):
+            rtag, value = resolve(node.value)
+            if rtag == TAG_INT and tag == TAG_FLOAT:
+                return float(value)
+            if rtag != tag:
+                raise ValueError(
+                    f"yaml: cannot decode {_short(rtag)} `{node.value}` as a {_short(tag)}"
+                )
+            return value
+        return node.value
+
+    def mapping(self, node: yaml.Node, out: dict[str, Any]) -> None:
+        for key_node, value_node in node.value:
+            if _is_merge(key_node):
+                self.merge(value_node, out)
+                continue
+            key = self.value(key_node)
+            out[_key_string(key)] = self.value(value_node)
+
+    def merge(self, node: yaml.Node, out: dict[str, Any]) -> None:
+        if isinstance(node, yaml.MappingNode):
+            self.mapping(node, out)
+            return
+        if isinstance(node, yaml.SequenceNode):
+            for child in reversed(node.value):
+                if not isinstance(child, yaml.MappingNode):
+                    raise ValueError("yaml: map merge requires map or sequence of maps as the value")
+                self.mapping(child, out)
+            return
+        raise ValueError("yaml: map merge requires map or sequence of maps as the value")
 
 
-def to_json_types(value: Any, path: str = "") -> Any:
-    """The JSON round trip of ``sigs.k8s.io/yaml``: string keys, float64 numbers."""
-    if isinstance(value, dict):
-        out: dict[str, Any] = {}
-        for key, item in value.items():
-            skey = _key_string(key)
-            out[skey] = to_json_types(item, f"{path}.{skey}" if path else skey)
-        return out
-    if isinstance(value, list):
-        return [to_json_types(item, f"{path}[{i}]") for i, item in enumerate(value)]
+def _is_merge(node: yaml.Node) -> bool:
+    return isinstance(node, yaml.ScalarNode) and node.value == "<<" and node.tag in (TAG_PLAIN, TAG_MERGE)
+
+
+def _short(tag: str) -> str:
+    return "!!" + tag.rsplit(":", 1)[1] if tag.startswith("tag:yaml.org,2002:") else tag
+
+
+def _key_string(key: Any) -> str:
+    """sigs.k8s.io/yaml's key conversion; other key types are its error."""
+    if isinstance(key, str):
+        return key
+    if isinstance(key, bool):
+        return "true" if key else "false"
+    if isinstance(key, int) and INT64_MIN <= key <= INT64_MAX:
+        return str(key)
+    if isinstance(key, float):
+        return _float32_key(key)
+    go_type = "%!s(<nil>)" if key is None else _go_key_type(key)
+    shown = "<nil>" if key is None else repr(key)
+    raise ValueError(f"unsupported map key of type: {go_type}, key: {shown}, value: ")
+
+
+def _go_key_type(key: Any) -> str:
+    if isinstance(key, int):
+        return "uint64"
+    if isinstance(key, list):
+        return "[]interface {}"
+    if isinstance(key, dict):
+        return "map[interface {}]interface {}"
+    return type(key).__name__
+
+
+def _json_types(value: Any) -> Any:
+    """The JSON step: ints become float64; NaN/Inf cannot be marshalled."""
     if isinstance(value, bool) or value is None or isinstance(value, str):
         return value
     if isinstance(value, int):
         return float(value)
     if isinstance(value, float):
         if math.isnan(value) or math.isinf(value):
-            raise ValueError(f"{path or 'value'}: {value} cannot be represented in JSON")
+            raise ValueError(f"json: unsupported value: {gojson.format_float(value)}")
         return value
+    if isinstance(value, dict):
+        return {k: _json_types(v) for k, v in value.items()}
+    return [_json_types(v) for v in value]
+
+
+def to_json_types(value: Any, path: str = "") -> Any:
+    """The JSON round trip of ``sigs.k8s.io/yaml`` for an already-decoded Python value."""
+    if isinstance(value, dict):
+        return {_key_string(k): to_json_types(v, path) for k, v in value.items()}
+    if isinstance(value, list):
+        return [to_json_types(v, path) for v in value]
     if isinstance(value, bytes):
         return value.decode("utf-8", "replace")
-    return str(value)
+    return _json_types(value)
 
 
-def _key_string(key: Any) -> str:
-    if isinstance(key, str):
-        return key
-    if key is None:
-        return "null"
-    if isinstance(key, bool):
-        return "true" if key else "false"
-    if isinstance(key, float):
-        return repr(key) if not key.is_integer() else str(int(key))
-    return str(key)
+def _describe_yaml_error(exc: yaml.YAMLError) -> str:
+    """yaml.v2's ``yaml: line N: problem`` text for a libyaml scanner or parser error."""
+    problem = getattr(exc, "problem", None) or str(exc)
+    problem_mark = getattr(exc, "problem_mark", None)
+    context_mark = getattr(exc, "context_mark", None)
+    line = 0
+    if problem_mark is not None and problem_mark.line != 0:
+        line = problem_mark.line
+        if isinstance(exc, yaml.scanner.ScannerError):
+            line += 1
+    elif context_mark is not None and context_mark.line != 0:
+        line = context_mark.line
+    return f"yaml: line {line}: {problem}" if line else f"yaml: {problem}"
+
+
+def decode(data: bytes | str) -> Any:
+    """``sigs.k8s.io/yaml.Unmarshal`` into ``interface{}`` of the first document.
+
+    Raises :class:`ValueError` with Go's message (``error converting YAML to JSON: ...``).
+    """
+    text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
+    loader = _GoLoader(text)
+    try:
+        node = _first_node(loader)
+        decoded = _Builder().value(node) if node is not None else None
+        return _json_types(decoded)
+    except yaml.YAMLError as exc:
+        raise ValueError(f"error converting YAML to JSON: {_describe_yaml_error(exc)}") from None
+    except ValueError as exc:
+        raise ValueError(f"error converting YAML to JSON: {exc}") from None
+    finally:
+        loader.dispose()
+
+
+def decode_all(data: bytes | str) -> list[Any]:
+    """Every document of a stream, each decoded as :func:`decode` does (for multi-doc tools)."""
+    text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
+    loader = _GoLoader(text)
+    docs: list[Any] = []
+    try:
+        while loader.check_node():
+            node = loader.get_node()
+            docs.append(_json_types(_Builder().value(node)) if node is not None else None)
+    except yaml.YAMLError as exc:
+        raise ValueError(f"error converting YAML to JSON: {_describe_yaml_error(exc)}") from None
+    finally:
+        loader.dispose()
+    return docs
+
+
+def _first_node(loader: Any) -> Any:
+    if loader.check_node():
+        return loader.get_node()
+    return None
 
 
 def load(data: bytes | str, *, source: str = "<input>") -> Any:
     """Decode the first YAML document of ``data`` with Helm's typing.
 
-    Raises :class:`ValueError` with the source name and YAML position on bad input.
+    Raises :class:`ValueError` naming ``source`` and Go's message on bad input.
     """
-    text = data.decode("utf-8") if isinstance(data, bytes) else data
-    loader = _GoLoader(text)
     try:
-        node = _first_document(loader)
-        return to_json_types(node)
-    except yaml.YAMLError as exc:
-        raise ValueError(f"{source}: {_describe_yaml_error(exc)}") from None
-    finally:
-        loader.dispose()
-
-
-def _first_document(loader: Any) -> Any:
-    if loader.check_node():
-        node = loader.get_node()
-        return loader.construct_document(node) if node is not None else None
-    return None
-
-
-def _describe_yaml_error(exc: yaml.YAMLError) -> str:
-    mark = getattr(exc, "problem_mark", None)
-    problem = getattr(exc, "problem", None) or str(exc)
-    if mark is not None:
-        return f"line {mark.line + 1}, column {mark.column + 1}: {problem}"
-    return problem
+        return decode(data)
+    except ValueError as exc:
+        raise ValueError(f"{source}: {exc}") from None
 
 
 def load_values(data: bytes | str, *, source: str) -> dict[str, Any]:
@@ -195,3 +398,160 @@ def load_values(data: bytes | str, *, source: str) -> dict[str, Any]:
             f"{source}: values must be a YAML map, not {type(loaded).__name__}"
         )
     return loaded
+
+
+# ---------------------------------------------------------------------------
+# Writing: json.Marshal, then yaml.v2 Unmarshal + Marshal (sigs.k8s.io/yaml.JSONToYAML)
+
+_BASE60_FLOAT = re.compile(r"^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$")
+try:
+    _Dumper = yaml.CDumper  # type: ignore[attr-defined]
+except AttributeError:  # pragma: no cover - depends on the PyYAML build
+    _Dumper = yaml.Dumper  # type: ignore[misc]
+#: yaml.v2's emitter settings: 2-space indent, lines folded past 80 columns, UTF-8 kept.
+EMIT_INDENT = 2
+EMIT_WIDTH = 80
+
+
+def _after_json(value: Any, depth: int = 0) -> Any:
+    """What yaml.v2 decodes from ``json.Marshal(value)``: integral float64 below 1e21 that
+    fits int64/uint64 is an int again, []byte is base64 text, structs are their JSON form."""
+    if depth > MAX_DEPTH:
+        raise gojson.JSONError("json: exceeded max depth")
+    if isinstance(value, str):
+        return _reread_json_string(value) if "\x85" in value else value
+    if value is None or isinstance(value, bool):
+        return value
+    if isinstance(value, float):
+        if math.isnan(value) or math.isinf(value):
+            raise gojson.JSONError(f"json: unsupported value: {gojson.format_float(value)}")
+        if value.is_integer() and abs(value) < gojson.JSON_FLOAT_EXP_HIGH:
+            as_int = int(gojson.format_float(value, "f"))  # JSON's shortest digits, zero-padded
+            if INT64_MIN <= as_int <= UINT64_MAX:
+                return as_int
+        return value
+    if isinstance(value, int):
+        return value
+    if isinstance(value, dict):
+        out: dict[str, Any] = {}
+        for key, item in value.items():
+            key = str(key)
+            if "\x85" in key:  # a multi-line flow key: yaml.v2 rejects the JSON it got
+                raise gojson.JSONError("yaml: line 1: did not find expected ',' or '}'")
+            out[key] = _after_json(item, depth + 1)
+        return out
+    if isinstance(value, (list, tuple)):
+        return [_after_json(v, depth + 1) for v in value]
+    if isinstance(value, (bytes, bytearray)):
+        return gojson.loads(gojson.dumps(bytes(value)))
+    converted = gojson.to_go_json(value)
+    if converted is value:
+        return gojson.loads(gojson.dumps(value))  # raises Go's error for unsupported types
+    return _after_json(converted, depth + 1)
+
+
+def _reread_json_string(value: str) -> str:
+    """Go's JSON leaves NEL (U+0085) raw; yaml.v2 then reads it as a line break inside a
+    double-quoted scalar and folds it (to a space, with surrounding spaces trimmed)."""
+    return str(decode(gojson.quote_string(value)))
+
+
+def _key_less(a: str, b: str) -> bool:
+    """yaml.v2's ``keyList.Less`` for two string keys: letters before others, digit runs
+    compared as numbers."""
+    ar, br = a, b
+    for i in range(min(len(ar), len(br))):
+        if ar[i] == br[i]:
+            continue
+        al, bl = ar[i].isalpha(), br[i].isalpha()
+        if al and bl:
+            return ar[i] < br[i]
+        if al or bl:
+            return bl
+        an = bn = 0
+        if ar[i] == "0" or br[i] == "0":
+            j = i - 1
+            while j >= 0 and ar[j].isdigit():
+                if ar[j] != "0":
+                    an = bn = 1
+                    break
+                j -= 1
+        ai = i
+        while ai < len(ar) and ar[ai].isdigit():
+            an = an * 10 + int(ar[ai])
+            ai += 1
+        bi = i
+        while bi < len(br) and br[bi].isdigit():
+            bn = bn * 10 + int(br[bi])
+            bi += 1
+        if an != bn:
+            return an < bn
+        if ai != bi:
+            return ai < bi
+        return ar[i] < br[i]
+    return len(ar) < len(br)
+
+
+def _sorted_keys(keys: list[str]) -> list[str]:
+    import functools
+
+    return sorted(keys, key=functools.cmp_to_key(
+        lambda a, b: -1 if _key_less(a, b) else (1 if _key_less(b, a) else 0)))
+
+
+def _string_style(s: str) -> str | None:
+    """yaml.v2's ``stringv``: quote what would read back as another type; literal for
+    multi-line text; else plain (the emitter may still fall back to quotes)."""
+    if "\n" in s:
+        return "|"
+    if resolve(s)[0] != TAG_STR or _BASE60_FLOAT.match(s):
+        return '"'
+    return None
+
+
+def _scalar(value: str, style: str | None = None) -> yaml.ScalarEvent:
+    return yaml.ScalarEvent(None, None, (True, True), value, style=style)
+
+
+def _events(value: Any, out: list[yaml.Event]) -> None:
+    if value is None:
+        out.append(_scalar("null"))
+    elif value is True:
+        out.append(_scalar("true"))
+    elif value is False:
+        out.append(_scalar("false"))
+    elif isinstance(value, str):
+        out.append(_scalar(value, _string_style(value)))
+    elif isinstance(value, int):
+        out.append(_scalar(str(value)))
+    elif isinstance(value, float):
+        text = gojson.format_float(value, "g")
+        out.append(_scalar({"+Inf": ".inf", "-Inf": "-.inf", "NaN": ".nan"}.get(text, text)))
+    elif isinstance(value, dict):
+        out.append(yaml.MappingStartEvent(None, None, True, flow_style=False))
+        for key in _sorted_keys(list(value)):
+            out.append(_scalar(key, _string_style(key)))
+            _events(value[key], out)
+        out.append(yaml.MappingEndEvent())
+    else:
+        out.append(yaml.SequenceStartEvent(None, None, True, flow_style=False))
+        for item in value:
+            _events(item, out)
+        out.append(yaml.SequenceEndEvent())
+
+
+def dump(value: Any) -> str:
+    """``sigs.k8s.io/yaml.Marshal``: the YAML text Helm's ``toYaml`` starts from.
+
+    The result ends with a newline, as Marshal's does (``toYaml`` trims it).
+    Raises :class:`helm_core.gojson.JSONError` when JSON cannot represent the value.
+    """
+    events: list[yaml.Event] = [yaml.StreamStartEvent(), yaml.DocumentStartEvent(explicit=False)]
+    _events(_after_json(value), events)
+    events += [yaml.DocumentEndEvent(explicit=False), yaml.StreamEndEvent()]
+    text = yaml.emit(events, Dumper=_Dumper, indent=EMIT_INDENT, width=EMIT_WIDTH,
+                     allow_unicode=True)
+    # libyaml 0.2.5 closes an open-ended document (after a `|+` block) with "..."; yaml.v2 does not.
+    if text.endswith("\n...\n"):
+        text = text[:-4]
+    return text

@@ -1,0 +1,322 @@
+"""JSON exactly as Go's ``encoding/json`` writes and reads it, plus Go's float formatting.
+
+Templates see JSON through Helm's ``toJson``/``fromJson`` and Sprig's ``toPrettyJson``/
+``toRawJson``; the bytes must match Go's. Rules of ``json.Marshal`` kept here:
+
+* map keys sorted by byte order (Python's code point order is the same order);
+* ``<``, ``>``, ``&`` escaped as ``\\u003c \\u003e \\u0026`` unless HTML escaping is off;
+  U+2028/U+2029 always escaped; control characters as ``\\b \\f \\n \\r \\t`` or ``\\u00XX``;
+* float64 in ``%f`` form for 1e-6 <= |f| < 1e21, else ``%e`` with ``e-07`` cleaned to ``e-7``;
+  NaN and infinities are errors (``json: unsupported value: NaN``);
+* ``[]byte`` as base64, ``time.Time`` as RFC 3339 with nanoseconds, nil as ``null``.
+
+Reading (:func:`loads`) decodes into ``interface{}``: every number becomes a float64.
+"""
+from __future__ import annotations
+
+import base64
+import datetime
+import json
+import math
+import re
+from typing import Any
+
+from helm_core.gotemplate import gotypes
+
+#: encoding/json switches to exponent form outside [1e-6, 1e21).
+JSON_FLOAT_EXP_LOW = 1e-6
+JSON_FLOAT_EXP_HIGH = 1e21
+#: strconv's %g with shortest precision uses exponent form when the exponent is >= this.
+G_SHORTEST_EPREC = 6
+
+
+class JSONError(ValueError):
+    """A value Go's encoding/json cannot marshal, or text it cannot unmarshal; message is Go's."""
+
+
+# ---------------------------------------------------------------------------
+# strconv.FormatFloat(f, fmt, -1, 64)
+
+
+def _shortest_digits(f: float) -> tuple[str, int]:
+    """Shortest round-trip decimal digits of ``abs(f) > 0`` and the decimal point position.
+
+    The value is ``0.<digits> * 10**dp`` (Go's ``decimalSlice`` convention).
+    """
+    mant, _, exp_text = repr(abs(f)).partition("e")
+    exp = int(exp_text) if exp_text else 0
+    int_part, _, frac_part = mant.partition(".")
+    all_digits = int_part + frac_part
+    stripped = all_digits.lstrip("0")
+    zeros = len(all_digits) - len(stripped)
+    digits = stripped.rstrip("0") or "0"
+    return digits, len(int_part) - zeros + exp
+
+
+def _fmt_e(neg: bool, digits: str, dp: int) -> str:
+    exp = dp - 1
+    mant = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
+    sign = "-" if exp < 0 else "+"
+    return f"{'-' if neg else ''}{mant}e{sign}{abs(exp):02d}"
+
+
+def _fmt_f(neg: bool, digits: str, dp: int) -> str:
+    if dp <= 0:
+        body = "0." + "0" * (-dp) + digits
+    elif dp >= len(digits):
+        body = digits + "0" * (dp - len(digits))
+    else:
+        body = digits[:dp] + "." + digits[dp:]
+    return ("-" if neg else "") + body
+
+
+def format_float(f: float, fmt: str = "g") -> str:
+    """``strconv.FormatFloat(f, fmt, -1, 64)`` for fmt in ``g``, ``e``, ``f``.
+
+    Infinities and NaN print as Go does: ``+Inf``, ``-Inf``, ``NaN``.
+    """
+    if math.isnan(f):
+        return "NaN"
+    if math.isinf(f):
+        return "+Inf" if f > 0 else "-Inf"
+    neg = math.copysign(1.0, f) < 0
+    if f == 0:
+        digits, dp = "0", 1
+    else:
+        digits, dp = _shortest_digits(f)
+    if fmt == "e":
+        return _fmt_e(neg, digits, dp)
+    if fmt == "f":
+        return _fmt_f(neg, digits, dp)
+    if fmt != "g":
+        raise ValueError(f"unsupported float format {fmt!r}")
+    exp = dp - 1
+    if exp < -4 or exp >= G_SHORTEST_EPREC:
+        return _fmt_e(neg, digits, dp)
+    return _fmt_f(neg, digits, dp)
+
+
+def json_float(f: float) -> str:
+    """A float64 as encoding/json writes it (raises :class:`JSONError` for NaN/Inf)."""
+    if math.isnan(f) or math.isinf(f):
+        raise JSONError(f"json: unsupported value: {format_float(f)}")
+    a = abs(f)
+    if a != 0 and (a < JSON_FLOAT_EXP_LOW or a >= JSON_FLOAT_EXP_HIGH):
+        text = format_float(f, "e")
+        if len(text) >= 4 and text[-4] == "e" and text[-3] == "-" and text[-2] == "0":
+            text = text[:-2] + text[-1]
+        return text
+    return format_float(f, "f")
+
+
+# ---------------------------------------------------------------------------
+# Marshal
+
+_ESCAPES_HTML = {i: f"\\u{i:04x}" for i in range(0x20)}
+_ESCAPES_HTML.update({0x08: "\\b", 0x0C: "\\f", 0x0A: "\\n", 0x0D: "\\r", 0x09: "\\t"})
+_ESCAPES_HTML.update({ord('"'): '\\"', ord("\\"): "\\\\", 0x2028: "\\u2028", 0x2029: "\\u2029"})
+_ESCAPES_RAW = dict(_ESCAPES_HTML)
+_ESCAPES_HTML.update({ord("<"): "\\u003c", ord(">"): "\\u003e", ord("&"): "\\u0026"})
+_NEEDS_ESCAPE_HTML = re.compile(r'[\x00-\x1f"\\<>&\u2028\u2029\ud800-\udfff]')
+_NEEDS_ESCAPE_RAW = re.compile(r'[\x00-\x1f"\\\u2028\u2029\ud800-\udfff]')
+_SURROGATES = re.compile(r"[\ud800-\udfff]")
+
+
+def quote_string(s: str, *, escape_html: bool = True) -> str:
+    """A JSON string literal as Go writes it (lone surrogates, Go's invalid UTF-8, become U+FFFD)."""
+    pattern = _NEEDS_ESCAPE_HTML if escape_html else _NEEDS_ESCAPE_RAW
+    if not pattern.search(s):
+        return '"' + s + '"'
+    s = _SURROGATES.sub("\\\\ufffd", s) if _SURROGATES.search(s) else s
+    return '"' + s.translate(_ESCAPES_HTML if escape_html else _ESCAPES_RAW) + '"'
+
+
+def format_time(t: datetime.datetime) -> str:
+    """``time.Time.MarshalJSON`` without quotes: RFC 3339 with trimmed nanoseconds."""
+    base = t.strftime("%Y-%m-%dT%H:%M:%S")
+    if t.microsecond:
+        base += ("." + f"{t.microsecond:06d}").rstrip("0")
+    offset = t.utcoffset()
+    if offset is None or offset == datetime.timedelta(0):
+        return base + "Z"
+    total = int(offset.total_seconds()) // 60
+    sign = "-" if total < 0 else "+"
+    total = abs(total)
+    return f"{base}{sign}{total // 60:02d}:{total % 60:02d}"
+
+
+def to_go_json(value: Any) -> Any:
+    """What a Go value marshals as, in plain JSON types (GoObjects via ``go_json()``)."""
+    go_json = getattr(value, "go_json", None)
+    if callable(go_json):
+        return go_json()
+    if isinstance(value, gotypes.Duration):
+        return value.nanoseconds
+    return value
+
+
+def _encode(value: Any, out: list[str], escape_html: bool, indent: str | None, level: int) -> None:
+    if value is None:
+        out.append("null")
+    elif value is True:
+        out.append("true")
+    elif value is False:
+        out.append("false")
+    elif isinstance(value, str):
+        out.append(quote_string(value, escape_html=escape_html))
+    elif isinstance(value, int):
+        out.append(str(value))
+    elif isinstance(value, float):
+        out.append(json_float(value))
+    elif isinstance(value, dict):
+        if not value:
+            out.append("{}")
+            return
+        out.append("{")
+        keys = sorted(value, key=str)
+        for i, key in enumerate(keys):
+            if i:
+                out.append(",")
+            if indent is not None:
+                out.append("\n" + indent * (level + 1))
+            out.append(quote_string(str(key), escape_html=escape_html))
+            out.append(": " if indent is not None else ":")
+            _encode(value[key], out, escape_html, indent, level + 1)
+        if indent is not None:
+            out.append("\n" + indent * level)
+        out.append("}")
+    elif isinstance(value, (list, tuple)):
+        if not value:
+            out.append("[]")
+            return
+        out.append("[")
+        for i, item in enumerate(value):
+            if i:
+                out.append(",")
+            if indent is not None:
+                out.append("\n" + indent * (level + 1))
+            _encode(item, out, escape_html, indent, level + 1)
+        if indent is not None:
+            out.append("\n" + indent * level)
+        out.append("]")
+    elif isinstance(value, (bytes, bytearray)):
+        out.append('"' + base64.b64encode(bytes(value)).decode("ascii") + '"')
+    elif isinstance(value, datetime.datetime):
+        out.append('"' + format_time(value) + '"')
+    else:
+        converted = to_go_json(value)
+        if converted is value:
+            raise JSONError(f"json: unsupported type: {gotypes.go_type_name(value)}")
+        _encode(converted, out, escape_html, indent, level)
+
+
+def dumps(value: Any) -> str:
+    """``json.Marshal``: compact, HTML-escaped. Raises :class:`JSONError` like Go's error."""
+    out: list[str] = []
+    _encode(value, out, True, None, 0)
+    return "".join(out)
+
+
+def dumps_pretty(value: Any) -> str:
+    """``json.MarshalIndent(v, "", "  ")`` (Sprig's ``toPrettyJson``)."""
+    out: list[str] = []
+    _encode(value, out, True, "  ", 0)
+    return "".join(out)
+
+
+def dumps_raw(value: Any) -> str:
+    """An Encoder with ``SetEscapeHTML(false)``, trailing newline trimmed (``toRawJson``)."""
+    out: list[str] = []
+    _encode(value, out, False, None, 0)
+    return "".join(out)
+
+
+# ---------------------------------------------------------------------------
+# Unmarshal into interface{}
+
+
+def _reject_constant(name: str) -> Any:
+    raise JSONError(f"invalid character {_go_quote_char(name[0])} looking for beginning of value")
+
+
+def _float_or_range_error(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):
+        raise JSONError(f"json: cannot unmarshal number {text} into Go value of type float64")
+    return value
+
+
+def _go_quote_char(ch: str) -> str:
+    if ch == "'":
+        return "'\\''"
+    if ch == '"':
+        return "'\"'"
+    return "'" + ch + "'" if ch.isprintable() else repr(ch)
+
+
+def _go_error(text: str, exc: json.JSONDecodeError) -> str:
+    """Go's syntax error text for the first byte Python's decoder rejected."""
+    pos = exc.pos
+    if pos >= len(text.rstrip()) or exc.msg.startswith("Unterminated string"):
+        return "unexpected end of JSON input"
+    ch = text[pos]
+    msg = exc.msg
+    if msg == "Extra data":
+        return f"invalid character {_go_quote_char(ch)} after top-level value"
+    if msg.startswith("Expecting property name"):
+        return f"invalid character {_go_quote_char(ch)} looking for beginning of object key string"
+    if msg.startswith("Expecting ':'"):
+        return f"invalid character {_go_quote_char(ch)} after object key"
+    if msg.startswith("Expecting ',' delimiter"):
+        if _inside_object(text, pos):
+            return f"invalid character {_go_quote_char(ch)} after object key:value pair"
+        return f"invalid character {_go_quote_char(ch)} after array element"
+    if msg.startswith("Invalid control character"):
+        return f"invalid character {_go_quote_char(ch)} in string literal"
+    if msg.startswith("Invalid \\escape"):
+        return f"invalid character {_go_quote_char(text[pos + 1:pos + 2] or ch)} in string escape code"
+    return f"invalid character {_go_quote_char(ch)} looking for beginning of value"
+
+
+def _inside_object(text: str, pos: int) -> bool:
+    depth: list[str] = []
+    in_str = False
+    escaped = False
+    for ch in text[:pos]:
+        if in_str:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_str = False
+        elif ch == '"':
+            in_str = True
+        elif ch in "[{":
+            depth.append(ch)
+        elif ch in "]}" and depth:
+            depth.pop()
+    return bool(depth) and depth[-1] == "{"
+
+
+_DECODER = json.JSONDecoder(
+    parse_float=_float_or_range_error,
+    parse_int=_float_or_range_error,
+    parse_constant=_reject_constant,
+)
+
+
+def loads(text: str | bytes) -> Any:
+    """``json.Unmarshal`` into ``interface{}``: numbers are float64, duplicate keys last-wins.
+
+    Raises :class:`JSONError` with Go's message on invalid input.
+    """
+    if isinstance(text, (bytes, bytearray)):
+        text = bytes(text).decode("utf-8", "replace")
+    stripped = text.strip(" \t\r\n")
+    if not stripped:
+        raise JSONError("unexpected end of JSON input")
+    try:
+        return _DECODER.decode(text.strip(" \t\r\n"))
+    except json.JSONDecodeError as exc:
+        raise JSONError(_go_error(stripped, exc)) from None
