@@ -1,0 +1,153 @@
+"""Which subcharts take part in a render, and what they import (Helm's ``ProcessDependencies``).
+
+Rules, in Helm's order:
+
+1. Each declared dependency is matched to a chart in ``charts/`` by name and version
+   range; an ``alias`` makes a copy of that chart under the alias name (so one chart
+   can be used twice). Charts in ``charts/`` that no declaration matches stay enabled.
+2. ``tags``: a dependency is disabled when at least one of its tags is false and none
+   is true in the values' ``tags`` table.
+3. ``condition``: a comma-separated list of value paths; the first path that resolves
+   to a boolean decides (conditions win over tags).
+4. Disabled dependencies are removed, then the rules apply again inside each
+   remaining subchart (with paths prefixed by the subchart's name).
+5. ``import-values`` are applied bottom-up (see :func:`values.import_values`).
+
+A declared dependency with no matching chart in ``charts/`` is an error naming it.
+Everything works on a copy: the loaded chart is never changed, so it can be cached.
+"""
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from helm_core import versions
+from helm_core.chart import model, values as chart_values
+from helm_core.errors import DependencyError, ValuesError
+
+
+def copy_chart(chart: model.Chart) -> model.Chart:
+    """A copy whose metadata, values and dependency lists may be changed freely (files shared)."""
+    dup = copy.copy(chart)
+    dup.metadata = copy.deepcopy(chart.metadata)
+    dup.values = copy.deepcopy(chart.values)
+    dup.dependencies = []
+    for sub in chart.dependencies:
+        dup.add_dependency(copy_chart(sub))
+    return dup
+
+
+def check_present(chart: model.Chart) -> None:
+    """Every declared dependency must have a chart in ``charts/`` (Helm's ``CheckDependencies``)."""
+    missing = []
+    for dep in chart.metadata.dependencies:
+        if not any(sub.name == dep.name for sub in chart.dependencies):
+            missing.append(dep.name)
+    if missing:
+        where = chart.chart_path()
+        raise DependencyError(
+            f"{where}: found in Chart.yaml, but missing in charts/ directory: {', '.join(missing)}"
+        )
+
+
+def _alias_copy(charts: list[model.Chart], dep: model.Dependency) -> model.Chart | None:
+    for sub in charts:
+        if sub.name != dep.name:
+            continue
+        if not versions.is_compatible_range(dep.version, sub.metadata.version):
+            continue
+        dup = copy.copy(sub)
+        dup.metadata = copy.copy(sub.metadata)
+        if dep.alias:
+            dup.metadata.name = dep.alias
+        return dup
+    return None
+
+
+def _apply_tags(deps: list[model.Dependency], cvals: dict[str, Any]) -> None:
+    tags = cvals.get("tags")
+    if not isinstance(tags, dict):
+        return
+    for dep in deps:
+        has_true = has_false = False
+        for tag in dep.tags:
+            value = tags.get(tag)
+            if value is True:
+                has_true = True
+            elif value is False:
+                has_false = True
+        dep.enabled = not (has_false and not has_true)
+
+
+def _apply_conditions(deps: list[model.Dependency], cvals: dict[str, Any], prefix: str) -> None:
+    for dep in deps:
+        for cond in dep.condition.strip().split(","):
+            cond = cond.strip()
+            if not cond:
+                continue
+            try:
+                value = chart_values.path_get(cvals, prefix + cond)
+            except ValuesError:
+                continue
+            if isinstance(value, bool):
+                dep.enabled = value
+                break
+
+
+def process_enabled(chart: model.Chart, user_values: dict[str, Any], prefix: str = "") -> None:
+    """Resolve aliases and remove disabled subcharts, recursively (changes ``chart``)."""
+    if not chart.metadata.dependencies:
+        return
+    declared = chart.metadata.dependencies
+    kept = [
+        sub for sub in chart.dependencies
+        if not any(sub.name == d.name and versions.is_compatible_range(d.version, sub.metadata.version)
+                   for d in declared)
+    ]
+    originals = list(chart.dependencies)
+    for dep in declared:
+        found = _alias_copy(originals, dep)
+        if found is not None:
+            kept.append(found)
+        if dep.alias:
+            dep.name = dep.alias
+    chart.dependencies = []
+    for sub in kept:
+        chart.add_dependency(sub)
+    for dep in declared:
+        dep.enabled = True
+
+    cvals = chart_values.coalesce_values(chart, user_values)
+    _apply_tags(declared, cvals)
+    _apply_conditions(declared, cvals, prefix)
+
+    disabled = {d.name for d in declared if not d.enabled}
+    enabled_subs = [s for s in chart.dependencies if s.name not in disabled]
+    for sub in enabled_subs:
+        process_enabled(sub, cvals, f"{prefix}{sub.name}.")
+    chart.metadata.dependencies = [d for d in declared if d.name not in disabled]
+    chart.dependencies = []
+    for sub in enabled_subs:
+        chart.add_dependency(sub)
+
+
+def process(chart: model.Chart, user_values: dict[str, Any]) -> model.Chart:
+    """A copy of ``chart`` with only enabled subcharts and import-values applied."""
+    _check_tree(chart)
+    prepared = copy_chart(chart)
+    process_enabled(prepared, user_values)
+    _import_bottom_up(prepared)
+    return prepared
+
+
+def _check_tree(chart: model.Chart) -> None:
+    check_present(chart)
+    for sub in chart.dependencies:
+        _check_tree(sub)
+
+
+def _import_bottom_up(chart: model.Chart) -> None:
+    for sub in chart.dependencies:
+        _import_bottom_up(sub)
+    if chart.metadata.dependencies:
+        chart.values = chart_values.import_values(chart)

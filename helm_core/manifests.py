@@ -1,0 +1,217 @@
+"""From rendered template files to ordered Kubernetes documents (Helm's ``releaseutil``).
+
+Rendered files are split into YAML documents exactly as Helm 3 splits them, each
+document keeps the template it came from (``# Source: <chart>/templates/<file>``),
+documents annotated ``helm.sh/hook`` become hooks, and the rest is sorted by kind in
+Helm's install order: unknown kinds after known ones, alphabetically among
+themselves; the sort is stable, so documents of one kind keep file order (files
+sorted by path, documents in file order). Uninstall uses the reverse order.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping
+
+from helm_core import goyaml
+from helm_core.errors import ManifestError
+
+HOOK_ANNOTATION = "helm.sh/hook"
+HOOK_WEIGHT_ANNOTATION = "helm.sh/hook-weight"
+HOOK_DELETE_ANNOTATION = "helm.sh/hook-delete-policy"
+HOOK_OUTPUT_LOG_ANNOTATION = "helm.sh/hook-output-log-policy"
+RESOURCE_POLICY_ANNOTATION = "helm.sh/resource-policy"
+
+#: Hook events Helm knows; ``test-success`` is the Helm 2 spelling of ``test``.
+HOOK_EVENTS = {
+    "pre-install": "pre-install",
+    "post-install": "post-install",
+    "pre-delete": "pre-delete",
+    "post-delete": "post-delete",
+    "pre-upgrade": "pre-upgrade",
+    "post-upgrade": "post-upgrade",
+    "pre-rollback": "pre-rollback",
+    "post-rollback": "post-rollback",
+    "test": "test",
+    "test-success": "test",
+}
+
+INSTALL_ORDER: tuple[str, ...] = (
+    "PriorityClass", "Namespace", "NetworkPolicy", "ResourceQuota", "LimitRange",
+    "PodSecurityPolicy", "PodDisruptionBudget", "ServiceAccount", "Secret", "SecretList",
+    "ConfigMap", "StorageClass", "PersistentVolume", "PersistentVolumeClaim",
+    "CustomResourceDefinition", "ClusterRole", "ClusterRoleList", "ClusterRoleBinding",
+    "ClusterRoleBindingList", "Role", "RoleList", "RoleBinding", "RoleBindingList", "Service",
+    "DaemonSet", "Pod", "ReplicationController", "ReplicaSet", "Deployment",
+    "HorizontalPodAutoscaler", "StatefulSet", "Job", "CronJob", "IngressClass", "Ingress",
+    "APIService",
+)
+UNINSTALL_ORDER: tuple[str, ...] = (
+    "APIService", "Ingress", "IngressClass", "Service", "CronJob", "Job", "StatefulSet",
+    "HorizontalPodAutoscaler", "Deployment", "ReplicaSet", "ReplicationController", "Pod",
+    "DaemonSet", "RoleBindingList", "RoleBinding", "RoleList", "Role", "ClusterRoleBindingList",
+    "ClusterRoleBinding", "ClusterRoleList", "ClusterRole", "CustomResourceDefinition",
+    "PersistentVolumeClaim", "PersistentVolume", "StorageClass", "ConfigMap", "SecretList",
+    "Secret", "ServiceAccount", "PodDisruptionBudget", "PodSecurityPolicy", "LimitRange",
+    "ResourceQuota", "NetworkPolicy", "Namespace", "PriorityClass",
+)
+
+# Helm's separator: a line starting with '---' (anything after it on the line is dropped).
+_SEPARATOR = re.compile(r"(?:^|\s*\n)---\s*")
+
+
+@dataclass
+class Manifest:
+    """One rendered document: its source template, text and parsed object."""
+
+    source: str
+    content: str
+    obj: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def kind(self) -> str:
+        kind = self.obj.get("kind")
+        return kind if isinstance(kind, str) else ""
+
+    @property
+    def name(self) -> str:
+        meta = self.obj.get("metadata")
+        name = meta.get("name") if isinstance(meta, dict) else None
+        return name if isinstance(name, str) else ""
+
+    @property
+    def annotations(self) -> dict[str, str]:
+        meta = self.obj.get("metadata")
+        ann = meta.get("annotations") if isinstance(meta, dict) else None
+        return {k: v for k, v in ann.items() if isinstance(v, str)} if isinstance(ann, dict) else {}
+
+
+@dataclass
+class Hook:
+    """A document annotated as a Helm hook."""
+
+    manifest: Manifest
+    events: list[str]
+    weight: int
+    delete_policies: list[str]
+    output_log_policies: list[str]
+
+    @property
+    def kind(self) -> str:
+        return self.manifest.kind
+
+    @property
+    def name(self) -> str:
+        return self.manifest.name
+
+
+@dataclass
+class SortedManifests:
+    hooks: list[Hook]
+    manifests: list[Manifest]
+    #: Hook annotations Helm did not recognise; Helm skips those documents with an info line.
+    skipped: list[str] = field(default_factory=list)
+
+
+def split_documents(text: str) -> list[str]:
+    """Helm's ``SplitManifests``: trimmed non-empty documents in order."""
+    docs = []
+    for doc in _SEPARATOR.split(text.strip()):
+        if doc == "":
+            continue
+        docs.append(doc.strip())
+    return docs
+
+
+def _is_partial(path: str) -> bool:
+    return path.rsplit("/", 1)[-1].startswith("_")
+
+
+def parse_documents(files: Mapping[str, str]) -> list[Manifest]:
+    """Split every rendered file (sorted by path; ``_*`` partials and blank files skipped)."""
+    out: list[Manifest] = []
+    for path in sorted(files):
+        content = files[path]
+        if _is_partial(path) or not content.strip():
+            continue
+        for doc in split_documents(content):
+            try:
+                obj = goyaml.load(doc, source=path)
+            except ValueError as exc:
+                raise ManifestError(f"YAML parse error on {exc}") from None
+            if obj is None:
+                obj = {}
+            if not isinstance(obj, dict):
+                raise ManifestError(
+                    f"YAML parse error on {path}: a Kubernetes document must be a map, "
+                    f"not {type(obj).__name__}"
+                )
+            out.append(Manifest(source=path, content=doc, obj=obj))
+    return out
+
+
+def _hook_weight(annotations: Mapping[str, str]) -> int:
+    raw = annotations.get(HOOK_WEIGHT_ANNOTATION, "")
+    try:
+        return int(raw.strip()) if re.fullmatch(r"\s*[-+]?\d+\s*", raw) else 0
+    except ValueError:
+        return 0
+
+
+def _annotation_list(annotations: Mapping[str, str], key: str) -> list[str]:
+    if key not in annotations:
+        return []
+    return [part.strip().lower() for part in annotations[key].split(",")]
+
+
+def sort_manifests(documents: Iterable[Manifest]) -> SortedManifests:
+    """Separate hooks from resources and sort both by kind (install order)."""
+    hooks: list[Hook] = []
+    generic: list[Manifest] = []
+    skipped: list[str] = []
+    for m in documents:
+        ann = m.annotations
+        if HOOK_ANNOTATION not in ann:
+            generic.append(m)
+            continue
+        events = []
+        unknown = False
+        for part in ann[HOOK_ANNOTATION].split(","):
+            event = HOOK_EVENTS.get(part.strip().lower())
+            if event is None:
+                unknown = True
+                break
+            events.append(event)
+        if unknown:
+            skipped.append(f"{m.source}: skipping unknown hook: {ann[HOOK_ANNOTATION]!r}")
+            continue
+        hooks.append(Hook(
+            manifest=m,
+            events=events,
+            weight=_hook_weight(ann),
+            delete_policies=_annotation_list(ann, HOOK_DELETE_ANNOTATION),
+            output_log_policies=_annotation_list(ann, HOOK_OUTPUT_LOG_ANNOTATION),
+        ))
+    return SortedManifests(
+        hooks=sort_by_kind(hooks, INSTALL_ORDER),
+        manifests=sort_by_kind(generic, INSTALL_ORDER),
+        skipped=skipped,
+    )
+
+
+def kind_sort_key(kind: str, order: tuple[str, ...]) -> tuple[int, str]:
+    """Known kinds by their rank, unknown kinds after them in name order."""
+    try:
+        return (order.index(kind), "")
+    except ValueError:
+        return (len(order), kind)
+
+
+def sort_by_kind(items: list[Any], order: tuple[str, ...]) -> list[Any]:
+    """A stable sort of manifests or hooks by ``.kind`` in ``order``."""
+    return sorted(items, key=lambda item: kind_sort_key(item.kind, order))
+
+
+def format_documents(manifests: Iterable[Manifest]) -> str:
+    """The manifest text Helm stores and prints: ``---\\n# Source: path\\n<doc>\\n`` each."""
+    return "".join(f"---\n# Source: {m.source}\n{m.content}\n" for m in manifests)

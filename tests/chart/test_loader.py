@@ -1,0 +1,185 @@
+"""Loading chart folders and archives into the one chart model."""
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from helm_core.chart import loader, model
+from helm_core.errors import ChartError, ChartFileError, ValuesError
+from tests.chartkit import SHARED_CHARTS, chart_yaml, package, shared_chart_names, write_chart
+
+
+def test_directory_sorts_files_like_helm(tmp_path):
+    write_chart(tmp_path, {
+        "Chart.yaml": chart_yaml(),
+        "values.yaml": "replicas: 3\nname: x\n",
+        "values.schema.json": '{"type": "object"}',
+        "templates/cm.yaml": "kind: ConfigMap\n",
+        "templates/_helpers.tpl": "{{/* */}}",
+        "crds/crd.yaml": "kind: CustomResourceDefinition\n",
+        "files/a.txt": "hello",
+        "ext/lua/chart.lua": "-- lua",
+        "README.md": "# demo",
+        "charts/sub/Chart.yaml": chart_yaml("sub"),
+        "charts/sub/templates/s.yaml": "kind: Secret\n",
+        "charts/_ignored/Chart.yaml": chart_yaml("ignored"),
+    })
+    chart = loader.load(tmp_path)
+    assert chart.name == "demo" and chart.metadata.api_version == "v2"
+    assert chart.values == {"replicas": 3.0, "name": "x"}
+    assert chart.schema == {"type": "object"} and chart.schema_file == "values.schema.json"
+    assert sorted(t.name for t in chart.templates) == ["templates/_helpers.tpl", "templates/cm.yaml"]
+    assert sorted(f.name for f in chart.files) == ["README.md", "crds/crd.yaml", "ext/lua/chart.lua", "files/a.txt"]
+    assert [c.name for c in chart.dependencies] == ["sub"]
+    sub = chart.dependencies[0]
+    assert sub.parent is chart and sub.chart_path() == "demo/charts/sub"
+    assert [f.name for f in chart.crd_files()] == ["crds/crd.yaml"]
+
+
+def test_values_numbers_are_go_float64_and_yaml11_booleans(tmp_path):
+    write_chart(tmp_path, {"Chart.yaml": chart_yaml(), "values.yaml": "a: 1\nb: y\nc: 1e3\nd: 2001-12-14\ne: '1'\n"})
+    values = loader.load(tmp_path).values
+    assert values == {"a": 1.0, "b": True, "c": 1000.0, "d": "2001-12-14", "e": "1"}
+    assert isinstance(values["a"], float)
+
+
+def test_values_yaml_uses_first_document_only_as_helm(tmp_path):
+    # Helm 3.22 reads values.yaml with yaml.Unmarshal: later documents are ignored.
+    write_chart(tmp_path, {"Chart.yaml": chart_yaml(), "values.yaml": "a: 1\n---\na: 2\nb: 3\n"})
+    assert loader.load(tmp_path).values == {"a": 1.0}
+
+
+def test_helmignore_rules_apply(tmp_path):
+    write_chart(tmp_path, {
+        "Chart.yaml": chart_yaml(),
+        ".helmignore": "# comment\n*.bak\n/secret.txt\ndocs/\n",
+        "templates/cm.yaml": "x",
+        "templates/cm.yaml.bak": "x",
+        "templates/.hidden.yaml": "x",
+        "secret.txt": "s",
+        "sub/secret.txt": "kept",
+        "docs/a.md": "a",
+    })
+    chart = loader.load(tmp_path)
+    assert [t.name for t in chart.templates] == ["templates/cm.yaml"]
+    assert sorted(f.name for f in chart.files) == [".helmignore", "sub/secret.txt"]
+
+
+def test_helmignore_double_star_is_an_error(tmp_path):
+    write_chart(tmp_path, {"Chart.yaml": chart_yaml(), ".helmignore": "a/**/b\n"})
+    with pytest.raises(ChartError, match=r"\.helmignore:1: double-star \(\*\*\) syntax is not supported"):
+        loader.load(tmp_path)
+
+
+def test_symlink_inside_chart_is_followed_outside_refused(tmp_path):
+    root = write_chart(tmp_path / "c", {"Chart.yaml": chart_yaml(), "files/real.txt": "r"})
+    os.symlink("real.txt", root / "files" / "alias.txt")
+    chart = loader.load(root)
+    assert {f.name: f.data for f in chart.files}["files/alias.txt"] == b"r"
+    (tmp_path / "outside.txt").write_text("secret")
+    os.symlink(tmp_path / "outside.txt", root / "files" / "evil.txt")
+    with pytest.raises(ChartError, match=r"files/evil.txt is a symlink pointing outside the chart"):
+        loader.load(root)
+
+
+def test_fifo_in_chart_dir_is_refused(tmp_path):
+    root = write_chart(tmp_path, {"Chart.yaml": chart_yaml()})
+    os.mkfifo(root / "pipe")
+    with pytest.raises(ChartError, match="cannot load irregular file pipe"):
+        loader.load(root)
+
+
+def test_subchart_archive_in_charts_dir(tmp_path):
+    sub = package({"Chart.yaml": chart_yaml("sub", "1.2.3"), "templates/x.yaml": "kind: Pod\n"}, top="sub")
+    write_chart(tmp_path, {"Chart.yaml": chart_yaml(), "charts/sub-1.2.3.tgz": sub})
+    chart = loader.load(tmp_path)
+    assert [(c.name, c.metadata.version) for c in chart.dependencies] == [("sub", "1.2.3")]
+
+
+def test_error_in_subchart_names_the_subchart_file(tmp_path):
+    write_chart(tmp_path, {"Chart.yaml": chart_yaml(), "charts/sub/Chart.yaml": "apiVersion: v2\nname: sub\n"})
+    with pytest.raises(ChartFileError, match=r"charts/sub/Chart.yaml: field 'version': is required \(in subchart sub of demo\)"):
+        loader.load(tmp_path)
+
+
+def test_missing_chart_yaml(tmp_path):
+    write_chart(tmp_path, {"values.yaml": "a: 1\n"})
+    with pytest.raises(ChartError, match="Chart.yaml file is missing"):
+        loader.load(tmp_path)
+
+
+def test_missing_path():
+    with pytest.raises(ChartError, match="no such chart directory or archive"):
+        loader.load("/nonexistent/chart")
+
+
+def test_bad_values_yaml_names_the_file_and_line(tmp_path):
+    write_chart(tmp_path, {"Chart.yaml": chart_yaml(), "values.yaml": "a: [1, 2\nb: 3\n"})
+    with pytest.raises(ValuesError, match=r"values.yaml: .*line \d+"):
+        loader.load(tmp_path)
+
+
+def test_values_yaml_must_be_a_map(tmp_path):
+    write_chart(tmp_path, {"Chart.yaml": chart_yaml(), "values.yaml": "- a\n- b\n"})
+    with pytest.raises(ValuesError, match="values must be a YAML map, not list"):
+        loader.load(tmp_path)
+
+
+def test_schema_yaml_form_is_loaded(tmp_path):
+    write_chart(tmp_path, {"Chart.yaml": chart_yaml(), "values.schema.yaml": "type: object\nrequired: [a]\n"})
+    chart = loader.load(tmp_path)
+    assert chart.schema == {"type": "object", "required": ["a"]} and chart.schema_file == "values.schema.yaml"
+
+
+def test_invalid_schema_json_is_an_error(tmp_path):
+    write_chart(tmp_path, {"Chart.yaml": chart_yaml(), "values.schema.json": "{not json"})
+    with pytest.raises(ValuesError, match="values.schema.json: invalid schema"):
+        loader.load(tmp_path)
+
+
+def test_v1_chart_with_requirements(tmp_path):
+    write_chart(tmp_path, {
+        "Chart.yaml": "apiVersion: v1\nname: old\nversion: 1.0.0\n",
+        "requirements.yaml": "dependencies:\n- name: sub\n  version: '>=0.1.0'\n  condition: sub.enabled\n",
+        "requirements.lock": "dependencies:\n- name: sub\n  version: 0.1.0\ndigest: sha256:abc\n",
+        "charts/sub/Chart.yaml": chart_yaml("sub"),
+    })
+    chart = loader.load(tmp_path)
+    assert chart.metadata.api_version == model.API_VERSION_V1
+    assert [(d.name, d.condition) for d in chart.metadata.dependencies] == [("sub", "sub.enabled")]
+    assert chart.lock is not None and chart.lock.digest == "sha256:abc"
+    assert {f.name for f in chart.files} == {"requirements.yaml", "requirements.lock"}
+
+
+def test_chart_without_api_version_is_v1(tmp_path):
+    write_chart(tmp_path, {"Chart.yaml": "name: old\nversion: 1.0.0\n"})
+    assert loader.load(tmp_path).metadata.api_version == "v1"
+
+
+def test_v2_chart_ignores_requirements_yaml(tmp_path):
+    write_chart(tmp_path, {
+        "Chart.yaml": chart_yaml(),
+        "requirements.yaml": "dependencies:\n- name: sub\n",
+    })
+    chart = loader.load(tmp_path)
+    assert chart.metadata.dependencies == [] and chart.files == []
+
+
+def test_chart_lock_is_loaded(tmp_path):
+    write_chart(tmp_path, {
+        "Chart.yaml": chart_yaml(),
+        "Chart.lock": "dependencies:\n- name: common\n  repository: oci://r\n  version: 2.31.4\ndigest: sha256:1\ngenerated: '2025-01-01T00:00:00Z'\n",
+    })
+    lock = loader.load(tmp_path).lock
+    assert lock is not None and lock.dependencies[0].version == "2.31.4" and lock.digest == "sha256:1"
+
+
+def test_shared_charts_load_when_present():
+    names = shared_chart_names()
+    if not names:
+        pytest.skip(f"{SHARED_CHARTS} is not present on this machine")
+    for name in names:
+        chart = loader.load(SHARED_CHARTS / name)
+        assert chart.name == name
+        assert chart.templates
