@@ -1,0 +1,440 @@
+"""Values of a chart and its subcharts, merged exactly as Helm 3.22 merges them.
+
+Where the rules come from (Helm v3.22.0): ``pkg/cli/values/options.go`` (user values),
+``pkg/chartutil/coalesce.go`` (chart defaults under user values), ``values.go``
+(``Table``/``PathValue``) and ``dependencies.go`` (``import-values``).
+
+Rules of :func:`coalesce_values` (``chartutil.CoalesceValues``):
+
+* user values win; maps merge key by key; scalars and lists replace whole;
+* a user ``None`` (YAML ``null``) deletes the key when the chart has a default for it, at
+  any depth; a ``None`` with no default under it stays ``None``;
+* a map default and a scalar override (or the reverse) keep the side that wins and add a
+  Helm warning to ``warnings``;
+* each subchart sees ``values[<name>]``, where ``<name>`` is the subchart's
+  ``metadata.name``: dependency processing gives an aliased copy the alias as its name, as
+  Helm's ``getAliasDependency`` does;
+* the parent's ``global`` is copied into every subchart's ``global`` (parent wins) and never
+  flows up; Helm shares nested global maps between parent and child, so a subchart's
+  defaults two levels deep under ``global`` show in the parent too, and that is kept here.
+
+Numbers keep their Go typing: ``float`` from YAML and JSON, ``int`` (int64) from ``--set``.
+No function here changes a chart or a caller's dict: every one works on its own copy.
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Callable, Mapping, Sequence
+from decimal import Decimal
+from typing import Any
+
+from helm_core.chart import model, strvals
+from helm_core.errors import ValuesError
+
+#: The values key that is passed down to every subchart.
+GLOBAL_KEY = "global"
+
+#: Warnings Helm logs with ``log.Printf`` are appended to such a list, when one is given.
+Warnings = list[str]
+
+
+def copy_values(values: Any) -> Any:
+    """A deep copy of JSON-like values (dicts and lists copied, scalars shared)."""
+    if isinstance(values, dict):
+        return {key: copy_values(item) for key, item in values.items()}
+    if isinstance(values, list):
+        return [copy_values(item) for item in values]
+    return values
+
+
+# -- user values (``values.Options.MergeValues``) ----------------------------------------
+def read_local_file(path: str) -> str:
+    """The default ``--set-file`` reader: the file's text, errors worded as Go's ``os``."""
+    try:
+        with open(path, "rb") as handle:
+            return handle.read().decode("utf-8", "replace")
+    except OSError as exc:
+        reason = (exc.strerror or str(exc)).lower()
+        raise ValuesError(f"open {path}: {reason}") from None
+
+
+def merge_user_values(
+    files: Sequence[Mapping[str, Any]],
+    *,
+    set_json: Sequence[str] = (),
+    set: Sequence[str] = (),  # noqa: A002 - the flag's own name
+    set_string: Sequence[str] = (),
+    set_file: Sequence[str] = (),
+    set_literal: Sequence[str] = (),
+    file_reader: strvals.FileReader = read_local_file,
+) -> dict[str, Any]:
+    """Helm's ``MergeValues``: ``-f`` maps merged in order (later wins, maps merge deep),
+    then ``--set-json``, ``--set``, ``--set-string``, ``--set-file``, ``--set-literal``.
+
+    Errors read as the CLI prints them: ``failed parsing --set data: key "a" has no value``;
+    ``--set-json`` errors name the whole flag value only, as Helm's do.
+    """
+    base: dict[str, Any] = {}
+    for values in files:
+        base = _merge_maps(base, copy_values(dict(values)))
+    for text in set_json:
+        try:
+            base = strvals.parse_set_json(text, base)
+        except ValuesError:
+            raise ValuesError(f"failed parsing --set-json data {text}") from None
+    steps: list[tuple[str, Sequence[str], Callable[[str, dict[str, Any]], dict[str, Any]]]] = [
+        ("--set", set, strvals.parse_set),
+        ("--set-string", set_string, strvals.parse_set_string),
+        ("--set-file", set_file, lambda s, into: strvals.parse_set_file(s, file_reader, into)),
+        ("--set-literal", set_literal, strvals.parse_set_literal),
+    ]
+    for flag, texts, parse in steps:
+        for text in texts:
+            try:
+                base = parse(text, base)
+            except ValuesError as exc:
+                raise ValuesError(f"failed parsing {flag} data: {exc}") from None
+    return base
+
+
+def _merge_maps(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
+    """``mergeMaps`` of options.go: b over a; maps merge, anything else (even None) replaces."""
+    out = dict(a)
+    for key, value in b.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = _merge_maps(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+# -- chart values under user values (``chartutil.CoalesceValues``) --------------------------
+def coalesce_values(
+    chart: model.Chart, user_values: Mapping[str, Any] | None, *, warnings: Warnings | None = None
+) -> dict[str, Any]:
+    """The final ``.Values`` of ``chart``: its defaults and its subcharts' under ``user_values``.
+
+    Raises ValuesError ``type mismatch on <sub>: ...`` when a subchart's key holds a non-map.
+    """
+    dest = copy_values(dict(user_values or {}))
+    return _Coalescer(merge=False, warnings=warnings).chart(chart, dest, "")
+
+
+def merge_values(
+    chart: model.Chart, user_values: Mapping[str, Any] | None, *, warnings: Warnings | None = None
+) -> dict[str, Any]:
+    """Helm's ``MergeValues``: as :func:`coalesce_values`, but ``None`` values are kept
+    (used before ``import-values`` so that a later coalesce can still delete keys)."""
+    dest = copy_values(dict(user_values or {}))
+    return _Coalescer(merge=True, warnings=warnings).chart(chart, dest, "")
+
+
+def coalesce_tables(
+    dst: Mapping[str, Any], src: Mapping[str, Any], *, warnings: Warnings | None = None
+) -> dict[str, Any]:
+    """Helm's ``CoalesceTables`` (``upgrade --reuse-values``): ``dst`` wins over ``src``;
+    a ``None`` in ``dst`` over a value in ``src`` deletes the key."""
+    return _Coalescer(merge=False, warnings=warnings).tables(
+        copy_values(dict(dst)), copy_values(dict(src)), ""
+    )
+
+
+def merge_tables(
+    dst: Mapping[str, Any], src: Mapping[str, Any], *, warnings: Warnings | None = None
+) -> dict[str, Any]:
+    """Helm's ``MergeTables``: as :func:`coalesce_tables`, keeping ``None`` values."""
+    return _Coalescer(merge=True, warnings=warnings).tables(
+        copy_values(dict(dst)), copy_values(dict(src)), ""
+    )
+
+
+def _concat(prefix: str, name: str) -> str:
+    return f"{prefix}.{name}" if prefix else name
+
+
+class _Coalescer:
+    """Helm's coalesce helpers; ``merge`` keeps ``None`` values instead of deleting keys.
+
+    The methods change the dicts they are given in place, as Helm's do (results depend on
+    that sharing); public functions hand them private copies only.
+    """
+
+    def __init__(self, *, merge: bool, warnings: Warnings | None) -> None:
+        self.merge = merge
+        self.warnings = warnings
+
+    def warn(self, text: str) -> None:
+        if self.warnings is not None:
+            self.warnings.append(text)
+
+    def chart(
+        self,
+        chart: model.Chart,
+        dest: dict[str, Any],
+        prefix: str,
+        own_values: Mapping[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        """``coalesce``: this chart's defaults, then each subchart's under its key."""
+        self.defaults(chart, dest, prefix, chart.values if own_values is None else own_values)
+        for sub in chart.dependencies:
+            name = sub.name
+            if name not in dest:
+                dest[name] = {}
+            elif not isinstance(dest[name], dict):
+                raise ValuesError(f"type mismatch on {name}: {go_format_t(dest[name])}")
+            sub_prefix = _concat(prefix, chart.name)
+            self.globals(dest[name], dest, sub_prefix)
+            dest[name] = self.chart(sub, dest[name], sub_prefix)
+        return dest
+
+    def defaults(
+        self, chart: model.Chart, dest: dict[str, Any], prefix: str, values: Mapping[str, Any]
+    ) -> None:
+        """``coalesceValues``: the chart's own defaults under ``dest``."""
+        sub_prefix = _concat(prefix, chart.name)
+        subcharts = {sub.name for sub in chart.dependencies}
+        for key, default in copy_values(dict(values)).items():
+            if key not in dest:
+                dest[key] = default
+                continue
+            value = dest[key]
+            if value is None and not self.merge:
+                del dest[key]
+            elif isinstance(value, dict):
+                if not isinstance(default, dict):
+                    if default is not None:
+                        self.warn(f"warning: skipped value for {sub_prefix}.{key}: Not a table.")
+                elif key in subcharts:  # a subchart's section keeps its nulls for now
+                    _Coalescer(merge=True, warnings=self.warnings).tables(
+                        value, default, _concat(sub_prefix, key)
+                    )
+                else:
+                    self.tables(value, default, _concat(sub_prefix, key))
+
+    def globals(self, dest: dict[str, Any], src: dict[str, Any], prefix: str) -> None:
+        """``coalesceGlobals``: the parent's ``global`` (``src``) into a subchart's (``dest``)."""
+        dest_global = dest.get(GLOBAL_KEY, {})
+        if not isinstance(dest_global, dict):
+            self.warn(f"warning: skipping globals because destination {GLOBAL_KEY} is not a table.")
+            return
+        src_global = src.get(GLOBAL_KEY, {})
+        if not isinstance(src_global, dict):
+            self.warn(f"warning: skipping globals because source {GLOBAL_KEY} is not a table.")
+            return
+        for key, value in src_global.items():
+            if isinstance(value, dict):
+                parent_copy = dict(value)  # shallow, as Helm's copyMap: nested maps are shared
+                if key not in dest_global:
+                    dest_global[key] = parent_copy
+                elif not isinstance(dest_global[key], dict):
+                    self.warn(
+                        f"Conflict: cannot merge map onto non-map for {strvals.go_quote(key)}. Skipping."
+                    )
+                else:
+                    _Coalescer(merge=True, warnings=self.warnings).tables(
+                        parent_copy, dest_global[key], _concat(prefix, key)
+                    )
+                    dest_global[key] = parent_copy
+            elif isinstance(dest_global.get(key), dict):
+                self.warn(f"key {key} is table. Skipping")
+            else:
+                dest_global[key] = value
+        dest[GLOBAL_KEY] = dest_global
+
+    def tables(self, dst: dict[str, Any] | None, src: dict[str, Any] | None, prefix: str) -> Any:
+        """``coalesceTablesFullKey``: ``src`` under ``dst`` (``dst`` wins), in place."""
+        if src is None:
+            return dst
+        if dst is None:
+            return src
+        src_set = {key for key, value in src.items() if value is not None}
+        for key, value in dst.items():
+            if value is None:
+                src[key] = None
+        for key, value in src.items():
+            full_key = _concat(prefix, key)
+            if key in dst and not self.merge and dst[key] is None and key in src_set:
+                del dst[key]
+            elif key not in dst:
+                dst[key] = value
+            elif isinstance(value, dict):
+                if isinstance(dst[key], dict):
+                    self.tables(dst[key], value, full_key)
+                else:
+                    self.warn(
+                        f"warning: cannot overwrite table with non table for {full_key}"
+                        f" ({go_format_v(value)})"
+                    )
+            elif isinstance(dst[key], dict) and value is not None:
+                self.warn(
+                    f"warning: destination for {full_key} is a table. Ignoring non-table value"
+                    f" ({go_format_v(value)})"
+                )
+        return dst
+
+
+# -- import-values (``chartutil.processImportValues``, the merging variant) ------------------
+def import_values(
+    chart: model.Chart,
+    values: Mapping[str, Any] | None = None,
+    *,
+    warnings: Warnings | None = None,
+) -> dict[str, Any]:
+    """The values ``chart`` carries after its ``import-values`` (Helm 3.22 ``install``,
+    ``upgrade``, ``template`` and ``lint`` use the merging variant, so ``None`` values stay).
+
+    ``values`` stands for the chart's own values (default ``chart.values``); subcharts'
+    values are read as they are, so import bottom-up (see :func:`apply_import_values`).
+    Rules: the result is the whole merged tree (chart defaults plus each subchart's values
+    under its name); ``exports.<x>`` of a child (the ``- x`` form) or its ``child`` path
+    merges into the parent's root or ``parent`` path; the parent's own values win over
+    imported ones, and an earlier import wins over a later one. A missing child table is a
+    warning, not an error. A chart that declares no dependencies keeps its values as they are.
+    """
+    own = chart.values if values is None else values
+    if not chart.metadata.dependencies:
+        return copy_values(dict(own))
+    merging = _Coalescer(merge=True, warnings=warnings)
+    merged = merging.chart(chart, {}, "", own_values=own)
+    imported: dict[str, Any] = {}
+    for dep in chart.metadata.dependencies:
+        name = dep.effective_name
+        for entry in dep.import_values:
+            try:
+                table = table_get(merged, f"{name}.{entry.child}", copy=False)
+            except ValuesError as exc:
+                if isinstance(entry.raw, str):
+                    merging.warn(f"Warning: ImportValues missing table: {exc}")
+                else:
+                    merging.warn(f"Warning: ImportValues missing table from chart {name}: {exc}")
+                continue
+            imported = merging.tables(imported, _path_to_map(entry.parent, table), "")
+    return merging.tables(copy_values(merged), imported, "")
+
+
+def apply_import_values(chart: model.Chart, *, warnings: Warnings | None = None) -> model.Chart:
+    """Helm's ``processDependencyImportValues``: a new chart tree whose every chart carries
+    its imported values, children first. Templates and files are shared, not copied."""
+    subs = [apply_import_values(sub, warnings=warnings) for sub in chart.dependencies]
+    new = dataclasses.replace(chart, dependencies=[], parent=chart.parent)
+    for sub in subs:
+        new.add_dependency(sub)
+    new.values = import_values(new, warnings=warnings)
+    return new
+
+
+def _path_to_map(path: str, data: dict[str, Any]) -> dict[str, Any]:
+    """``pathToMap``: ``a.b`` and ``data`` give ``{a: {b: data}}``; ``.`` gives ``data`` itself."""
+    if path == ".":
+        return data
+    for name in reversed(path.split(".")):
+        data = {name: data}
+    return data
+
+
+# -- lookups (``Values.Table`` / ``Values.PathValue``) ---------------------------------------
+def table_get(values: Mapping[str, Any], path: str, *, copy: bool = True) -> dict[str, Any]:
+    """Helm's ``Values.Table``: the map at dotted ``path`` (``tags``, ``sub.exports.data``).
+
+    Raises ValuesError ``"<name>" is not a table`` (Helm's ``ErrNoTable``) naming the first
+    part that is missing or not a map. An empty map found is returned as a new ``{}``.
+    """
+    table: Any = values
+    for name in path.split("."):
+        found = table.get(name, _MISSING)
+        if not isinstance(found, dict):
+            raise ValuesError(f"{strvals.go_quote(name)} is not a table")
+        table = found
+    if not table:
+        return {}
+    return copy_values(table) if copy else table
+
+
+def path_get(values: Mapping[str, Any], path: str) -> Any:
+    """Helm's ``Values.PathValue`` (dependency ``condition``): the non-map value at ``path``.
+
+    Raises ValuesError ``"<last>" is not a value`` (Helm's ``ErrNoValue``, which names only
+    the last part) when anything on the way is missing or the value is a map, and
+    ``YAML path cannot be empty`` for ``""``.
+    """
+    if path == "":
+        raise ValuesError("YAML path cannot be empty")
+    *parents, key = path.split(".")
+    table: Any = values
+    if parents:
+        try:
+            table = table_get(values, ".".join(parents), copy=False)
+        except ValuesError:
+            raise ValuesError(f"{strvals.go_quote(key)} is not a value") from None
+    found = table.get(key, _MISSING)
+    if found is _MISSING or isinstance(found, dict):
+        raise ValuesError(f"{strvals.go_quote(key)} is not a value")
+    return copy_values(found)
+
+
+_MISSING = object()
+
+
+# -- Go's fmt for warning and error texts ---------------------------------------------------
+def go_format_v(value: Any) -> str:
+    """Go's ``%v`` of a values tree: ``map[a:1 b:[x y]]``, ``<nil>``, floats as ``%g``."""
+    if value is None:
+        return "<nil>"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return _go_float_g(value)
+    if isinstance(value, dict):
+        inner = " ".join(f"{key}:{go_format_v(value[key])}" for key in sorted(value))
+        return f"map[{inner}]"
+    if isinstance(value, list):
+        return "[" + " ".join(go_format_v(item) for item in value) + "]"
+    return str(value)
+
+
+def go_format_t(value: Any) -> str:
+    """Go's ``%t`` of a values tree (non-bools print as ``%!t(string=foo)``)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "%!t(<nil>)"
+    if isinstance(value, dict):
+        inner = " ".join(
+            f"{go_format_t(key)}:{go_format_t(value[key])}" for key in sorted(value)
+        )
+        return f"map[{inner}]"
+    if isinstance(value, list):
+        return "[" + " ".join(go_format_t(item) for item in value) + "]"
+    kind = "int64" if isinstance(value, int) else "float64" if isinstance(value, float) else "string"
+    return f"%!t({kind}={go_format_v(value)})"
+
+
+def _go_float_g(number: float) -> str:
+    """Go's ``%v`` of a float64: shortest digits, ``e`` notation from exponent 6 up or
+    below -4 (``1e+06``, ``123456``, ``1e-05``)."""
+    if math.isnan(number):
+        return "NaN"
+    if math.isinf(number):
+        return "+Inf" if number > 0 else "-Inf"
+    if number == 0:
+        return "-0" if math.copysign(1, number) < 0 else "0"
+    sign, digits, exponent = Decimal(repr(number)).normalize().as_tuple()
+    text = "".join(str(d) for d in digits)
+    point = len(text) + int(exponent)  # position of the decimal point after the first digit
+    exp = point - 1
+    lead = "-" if sign else ""
+    if exp < -4 or exp >= _GO_SHORTEST_EXP_LIMIT:
+        mantissa = text[0] + ("." + text[1:] if len(text) > 1 else "")
+        return f"{lead}{mantissa}e{'-' if exp < 0 else '+'}{abs(exp):02d}"
+    if point <= 0:
+        return f"{lead}0.{'0' * -point}{text}"
+    if point >= len(text):
+        return f"{lead}{text}{'0' * (point - len(text))}"
+    return f"{lead}{text[:point]}.{text[point:]}"
+
+
+#: %v of a float64 uses %e from this decimal exponent on (strconv's shortest 'g' rule).
+_GO_SHORTEST_EXP_LIMIT = 6
