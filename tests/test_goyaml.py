@@ -1,0 +1,194 @@
+"""goyaml: Helm's YAML reading (values, fromYaml) and writing (toYaml), checked against helm."""
+from __future__ import annotations
+
+import json
+import math
+import random
+from pathlib import Path
+
+import pytest
+
+from helm_core import gojson, goyaml
+from helm_core.errors import ValuesError
+from tests.engine import helmbin
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("a: 1", {"a": 1.0}),
+        ("a: 0x10", {"a": 16.0}),
+        ("a: 017", {"a": 15.0}),
+        ("a: 0o17", {"a": 15.0}),
+        ("a: 0b101", {"a": 5.0}),
+        ("a: 1_000", {"a": 1000.0}),
+        ("a: 1e3", {"a": 1000.0}),
+        ("a: .5", {"a": 0.5}),
+        ("a: +.5", {"a": 0.5}),
+        ("a: 1e400", {"a": "1e400"}),
+        ("a: 123456789012345678901234", {"a": 1.2345678901234568e23}),
+        ("a: yes", {"a": True}),
+        ("a: Off", {"a": False}),
+        ("a: ~", {"a": None}),
+        ("a: 2020-01-01", {"a": "2020-01-01"}),
+        ("a: 2020-01-01T10:00:00Z", {"a": "2020-01-01T10:00:00Z"}),
+        ("a: '1'", {"a": "1"}),
+        ("a: !!str 1", {"a": "1"}),
+        ("a: <<", {"a": "<<"}),
+        ("y: 1", {"true": 1.0}),
+        ("{1: a, 1.5: b, true: c, 0x10: d, 1e3: e, 123456789.123: f}",
+         {"1": "a", "1.5": "b", "true": "c", "16": "d", "1000": "e", "1.2345679e+08": "f"}),
+        ("{a: 1, <<: {a: 2, b: 3}}", {"a": 2.0, "b": 3.0}),
+        ("{<<: {a: 2, b: 3}, a: 1}", {"a": 1.0, "b": 3.0}),
+        ("{<<: [{a: 2, c: 1}, {a: 3, d: 4}], b: 1}", {"a": 2.0, "b": 1.0, "c": 1.0, "d": 4.0}),
+        ("a: &x [1]\nb: *x", {"a": [1.0], "b": [1.0]}),
+        ("a: 1\n---\nb: 2", {"a": 1.0}),
+        ("", None),
+    ],
+    ids=lambda v: repr(v)[:40],
+)
+def test_load_types_values_as_helm_does(text, expected):
+    assert goyaml.load(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("a: [1, 2\nb: 3\n", "v.yaml: error converting YAML to JSON: yaml: line 1: did not find expected ',' or ']'"),
+        ("n: {~: 1}", "v.yaml: error converting YAML to JSON: unsupported map key of type: %!s(<nil>), key: <nil>, value: "),
+        ("a: !!int x", "v.yaml: error converting YAML to JSON: yaml: cannot decode !!str `x` as a !!int"),
+    ],
+    ids=["syntax", "null-key", "bad-tag"],
+)
+def test_load_errors_carry_go_text(text, message):
+    with pytest.raises(ValueError) as info:
+        goyaml.load(text, source="v.yaml")
+    assert str(info.value) == message
+
+
+def test_load_values_rejects_a_list():
+    with pytest.raises(ValuesError, match="values must be a YAML map, not list"):
+        goyaml.load_values("- a\n", source="values.yaml")
+
+
+def test_decode_all_returns_every_document():
+    assert goyaml.decode_all("a: 1\n---\n- 2\n") == [{"a": 1.0}, [2.0]]
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("foo", "foo\n"),
+        (1000000.0, "1000000\n"),
+        (1e20, "1e+20\n"),
+        (1.2345678901234567e19, "12345678901234567000\n"),
+        (1e-7, "1e-07\n"),
+        (1500000.5, "1.5000005e+06\n"),
+        (None, "null\n"),
+        ("2020-01-01", '"2020-01-01"\n'),
+        ("1:20", '"1:20"\n'),
+        ("yes", '"yes"\n'),
+        ("<<", "<<\n"),
+        ("0x1F", '"0x1F"\n'),
+        ("a: b", "'a: b'\n"),
+        ([], "[]\n"),
+        ({}, "{}\n"),
+        ("line1\nline2\n", "|\n  line1\n  line2\n"),
+        ("\n", "|2+\n\n"),
+        ({"a\nb": 1.0}, "? |-\n  a\n  b\n: 1\n"),
+        ("a\x85b", "a b\n"),
+        ({"b10": 1, "b9": 2, "B": 3, "_": 4, "a": [1, {"x": "y"}]}, "_: 4\nB: 3\na:\n- 1\n- x: \"y\"\nb9: 2\nb10: 1\n"),
+        (("word " * 30).strip(), "word word word word word word word word word word word word word word word word word\n"
+                                 "  word word word word word word word word word word word word word\n"),
+        (b"hi", "aGk=\n"),
+    ],
+    ids=lambda v: repr(v)[:30],
+)
+def test_dump_matches_sigs_k8s_yaml(value, expected):
+    assert goyaml.dump(value) == expected
+
+
+def test_dump_of_nan_is_a_json_error():
+    with pytest.raises(gojson.JSONError, match="json: unsupported value: NaN"):
+        goyaml.dump({"a": math.nan})
+
+
+# --- live comparison with helm on random values --------------------------------------
+
+_ATOMS = [" ", " ", ":", "-", "#", '"', "'", "\n", "\t", "{", "}", "[", "]", ",", "&", "*", "!", "|",
+          ">", "%", "@", "`", "?", "y", "n", "on", "no", "true", "null", "~", "0", "1", "12", ".",
+          "e", "é", "\x85", "\r", "\x00", "\\", "word", "longerword", "x" * 30, "0x1F", "0o7", "1e3",
+          "_", "2020-01-02", "12:30", "=", "<<", "\u00a0", "😀", "  ", "\n\n", " \n", "\n "]
+FUZZ_CASES = 400
+FUZZ_SEED = 20261123
+
+
+def _random_value(rng: random.Random, depth: int = 0):
+    r = rng.random()
+    if depth < 3 and r < 0.15:
+        return {_random_string(rng): _random_value(rng, depth + 1) for _ in range(rng.randint(0, 4))}
+    if depth < 3 and r < 0.25:
+        return [_random_value(rng, depth + 1) for _ in range(rng.randint(0, 3))]
+    if r < 0.3:
+        return rng.choice([1, 1.5, 1e20, 1e21, 1e-7, 123456789, 1500000.5, 0, 1e6, True, False, None])
+    return _random_string(rng)
+
+
+def _random_string(rng: random.Random) -> str:
+    return "".join(rng.choice(_ATOMS) for _ in range(rng.choice([1, 2, 3, 5, 8, 15, 30])))
+
+
+def _fuzz_chart(tmp_path: Path, template: str, cases: list) -> Path:
+    chart = tmp_path / "fz"
+    (chart / "templates").mkdir(parents=True)
+    (chart / "Chart.yaml").write_text("apiVersion: v2\nname: fz\nversion: 0.1.0\n")
+    (chart / "templates" / "t.yaml").write_text(template)
+    text = json.dumps({"cases": cases}, ensure_ascii=False).replace("\x85", "\\u0085")
+    (tmp_path / "values.json").write_text(text)
+    return chart
+
+
+def _helm_outputs(chart: Path, values: Path) -> dict[int, str]:
+    import base64
+
+    out = helmbin.helm_template(chart, "-f", str(values))
+    got = {}
+    for line in out.split("\n"):
+        if line.startswith("c") and ": " in line:
+            key, val = line.split(": ", 1)
+            got[int(key[1:])] = base64.b64decode(json.loads(val)).decode()
+    return got
+
+
+def test_dump_and_load_agree_with_helm_on_random_values(tmp_path):
+    helmbin.require_helm()
+    rng = random.Random(FUZZ_SEED)
+    cases = [_random_value(rng) for _ in range(FUZZ_CASES)]
+    template = '{{- range $i, $v := .Values.cases }}\nc{{ $i }}: {{ toYaml $v | b64enc | quote }}\n{{- end }}\n'
+    chart = _fuzz_chart(tmp_path, template, cases)
+    helm = _helm_outputs(chart, tmp_path / "values.json")
+    loaded = goyaml.load((tmp_path / "values.json").read_text())["cases"]
+    mismatches = []
+    for i, case in enumerate(loaded):
+        try:
+            mine = goyaml.dump(case).removesuffix("\n")
+        except ValueError:
+            mine = ""
+        if helm.get(i) != mine:
+            mismatches.append(f"case {i} {case!r}:\n helm {helm.get(i)!r}\n ours {mine!r}")
+    assert not mismatches, "\n".join(mismatches[:5])
+
+
+def test_json_of_loaded_values_agrees_with_helm_on_random_values(tmp_path):
+    helmbin.require_helm()
+    rng = random.Random(FUZZ_SEED + 1)
+    cases = [_random_value(rng) for _ in range(FUZZ_CASES)]
+    template = '{{- range $i, $v := .Values.cases }}\nc{{ $i }}: {{ toJson $v | b64enc | quote }}\n{{- end }}\n'
+    chart = _fuzz_chart(tmp_path, template, cases)
+    helm = _helm_outputs(chart, tmp_path / "values.json")
+    loaded = goyaml.load((tmp_path / "values.json").read_text())["cases"]
+    mismatches = [
+        f"case {i}: helm {helm.get(i)!r} ours {gojson.dumps(case)!r}"
+        for i, case in enumerate(loaded) if helm.get(i) != gojson.dumps(case)
+    ]
+    assert not mismatches, "\n".join(mismatches[:5])
