@@ -63,7 +63,7 @@ class _Fields:
         if doc is None:
             doc = {}
         if not isinstance(doc, dict):
-            where = f"field '{prefix.rstrip('.')}'" if prefix else "top level"
+            where = f"field '{prefix.rstrip('.')}':" if prefix else "top level"
             raise ChartFileError(f"{source}: {where} must be a map")
         self.doc = doc
         self.source = source
@@ -112,7 +112,7 @@ class _Fields:
             raise self._err(field, "must be a list")
         out = []
         for i, item in enumerate(value):
-            if item is None or item == "":
+            if item is None or item in ("", "null", "~", "Null", "NULL"):
                 raise self._err(f"{field}[{i}]", "must not be empty or null")
             out.append(_Fields(item, self.source, f"{self.prefix}{field}[{i}]."))
         return out

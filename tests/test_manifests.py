@@ -1,0 +1,96 @@
+"""Splitting rendered files into documents, hooks, and Helm's kind order."""
+from __future__ import annotations
+
+import pytest
+
+from helm_core import manifests as mf
+from helm_core.errors import ManifestError
+
+
+@pytest.mark.parametrize(
+    ("text", "docs"),
+    [
+        ("a: 1\n---\nb: 2\n", ["a: 1", "b: 2"]),
+        ("---\na: 1\n", ["a: 1"]),
+        # Go's regexp consumes the blank line after the first separator, so the second
+        # '---' is not at a line start any more and stays in the document (as in Helm).
+        ("a: 1\n---   \n\n---\nb: 2", ["a: 1", "---\nb: 2"]),
+        ("a: 1\n--- # comment\nb: 2\n", ["a: 1", "# comment\nb: 2"]),
+        ("a: |\n  x---y\nb: 2\n", ["a: |\n  x---y\nb: 2"]),
+        ("\n\n  \n", []),
+        ("a: 1\n  ---\nb: 2", ["a: 1\n  ---\nb: 2"]),
+    ],
+    ids=["two", "leading-separator", "empty-docs", "comment-after-separator", "dashes-inside", "blank", "indented-separator"],
+)
+def test_split_documents_like_helm(text, docs):
+    assert mf.split_documents(text) == docs
+
+
+def _doc(kind: str, name: str, annotations: str = "") -> str:
+    ann = f"\n  annotations:\n{annotations}" if annotations else ""
+    return f"apiVersion: v1\nkind: {kind}\nmetadata:\n  name: {name}{ann}\n"
+
+
+def test_parse_documents_sorts_files_and_skips_partials_and_blanks():
+    files = {
+        "c/templates/b.yaml": _doc("Service", "s1") + "---\n" + _doc("ConfigMap", "c1"),
+        "c/templates/a.yaml": _doc("Deployment", "d1"),
+        "c/templates/_helpers.tpl": "not: yaml: at: all",
+        "c/templates/empty.yaml": "\n  \n",
+    }
+    docs = mf.parse_documents(files)
+    assert [(d.source, d.kind, d.name) for d in docs] == [
+        ("c/templates/a.yaml", "Deployment", "d1"),
+        ("c/templates/b.yaml", "Service", "s1"),
+        ("c/templates/b.yaml", "ConfigMap", "c1"),
+    ]
+
+
+def test_invalid_yaml_document_names_its_file():
+    with pytest.raises(ManifestError, match=r"YAML parse error on c/templates/bad.yaml"):
+        mf.parse_documents({"c/templates/bad.yaml": "a: [1\nb: 2\n"})
+
+
+def test_scalar_document_is_refused():
+    with pytest.raises(ManifestError, match="a Kubernetes document must be a map, not str"):
+        mf.parse_documents({"c/templates/x.yaml": "just text"})
+
+
+def test_install_order_known_kinds_then_unknown_alphabetically_stable():
+    files = {"c/templates/all.yaml": "---\n".join([
+        _doc("Zebra", "z"), _doc("Deployment", "d"), _doc("Apple", "a"), _doc("Namespace", "ns"),
+        _doc("ConfigMap", "c2"), _doc("ConfigMap", "c1"), _doc("CustomResourceDefinition", "crd"),
+    ])}
+    ordered = mf.sort_manifests(mf.parse_documents(files))
+    assert [(m.kind, m.name) for m in ordered.manifests] == [
+        ("Namespace", "ns"), ("ConfigMap", "c2"), ("ConfigMap", "c1"), ("CustomResourceDefinition", "crd"),
+        ("Deployment", "d"), ("Apple", "a"), ("Zebra", "z"),
+    ]
+    uninstall = [m.kind for m in mf.sort_by_kind(ordered.manifests, mf.UNINSTALL_ORDER)]
+    assert uninstall[:4] == ["Deployment", "CustomResourceDefinition", "ConfigMap", "ConfigMap"]
+    assert uninstall[4] == "Namespace"
+
+
+def test_hooks_are_separated_with_weight_and_policies():
+    hook = _doc("Job", "migrate", '    "helm.sh/hook": pre-install, Post-Upgrade\n'
+                '    "helm.sh/hook-weight": "-5"\n'
+                '    "helm.sh/hook-delete-policy": before-hook-creation,hook-succeeded\n')
+    test = _doc("Pod", "t", '    "helm.sh/hook": test-success\n')
+    unknown = _doc("Pod", "u", '    "helm.sh/hook": on-full-moon\n')
+    plain = _doc("ConfigMap", "cm", '    "other": x\n')
+    ordered = mf.sort_manifests(mf.parse_documents({"c/templates/h.yaml": "---\n".join([hook, test, unknown, plain])}))
+    assert [(m.kind, m.name) for m in ordered.manifests] == [("ConfigMap", "cm")]
+    by_name = {h.name: h for h in ordered.hooks}
+    assert by_name["migrate"].events == ["pre-install", "post-upgrade"]
+    assert by_name["migrate"].weight == -5
+    assert by_name["migrate"].delete_policies == ["before-hook-creation", "hook-succeeded"]
+    assert by_name["t"].events == ["test"] and by_name["t"].weight == 0
+    assert ordered.skipped == ["c/templates/h.yaml: skipping unknown hook: 'on-full-moon'"]
+    assert [h.kind for h in ordered.hooks] == ["Pod", "Job"]
+
+
+def test_format_documents_is_helms_manifest_text():
+    docs = mf.parse_documents({"c/templates/a.yaml": _doc("ConfigMap", "x")})
+    assert mf.format_documents(docs) == (
+        "---\n# Source: c/templates/a.yaml\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n"
+    )
