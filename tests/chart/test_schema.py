@@ -1,0 +1,65 @@
+"""Schemas validate final values of the chart and of each enabled subchart, listing every violation."""
+from __future__ import annotations
+
+import pytest
+
+from helm_core.chart import model, schema
+from helm_core.errors import SchemaError
+
+PARENT_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "replicas": {"type": "integer", "minimum": 1},
+        "image": {"type": "object", "properties": {"tag": {"type": "string"}}, "required": ["tag"]},
+        "ports": {"type": "array", "items": {"type": "integer"}},
+    },
+    "additionalProperties": True,
+}
+SUB_SCHEMA = {"type": "object", "properties": {"enabled": {"type": "boolean"}}, "additionalProperties": False}
+
+
+def _charts() -> model.Chart:
+    parent = model.Chart(metadata=model.Metadata(api_version="v2", name="app", version="1.0.0"),
+                         schema=PARENT_SCHEMA, schema_file="values.schema.json")
+    sub = model.Chart(metadata=model.Metadata(api_version="v2", name="db", version="1.0.0"),
+                      schema=SUB_SCHEMA, schema_file="values.schema.yaml")
+    parent.add_dependency(sub)
+    return parent
+
+
+def test_valid_values_pass_and_float64_integers_count_as_integers():
+    schema.validate(_charts(), {"replicas": 2.0, "image": {"tag": "1"}, "ports": [80.0], "db": {"enabled": True}})
+
+
+def test_every_violation_is_listed_with_its_path():
+    values = {"replicas": 0.0, "image": {}, "ports": [80.0, "http"], "db": {"enabled": "yes", "extra": 1.0}}
+    with pytest.raises(SchemaError) as err:
+        schema.validate(_charts(), values)
+    text = str(err.value)
+    assert text.startswith("values don't meet the specifications of the schema(s) in the following chart(s):\napp:\n")
+    assert "- at '/replicas' (replicas): 0.0 is less than the minimum of 1" in text
+    assert "- at '/image' (image): 'tag' is a required property" in text
+    assert "- at '/ports/1' (ports[1]): 'http' is not of type 'integer'" in text
+    assert "\ndb:\n" in text
+    assert "- at '/enabled' (enabled): 'yes' is not of type 'boolean'" in text
+    assert "Additional properties are not allowed ('extra' was unexpected)" in text
+    assert len(err.value.violations) == 5
+
+
+def test_subchart_values_of_wrong_type():
+    with pytest.raises(SchemaError, match=r"db:\n- invalid type for values: expected object \(map\), got str"):
+        schema.validate(_charts(), {"replicas": 1.0, "image": {"tag": "x"}, "db": "oops"})
+
+
+def test_invalid_schema_is_a_clear_error():
+    chart = model.Chart(metadata=model.Metadata(api_version="v2", name="app", version="1.0.0"),
+                        schema={"type": "nonsense"}, schema_file="values.schema.json")
+    with pytest.raises(SchemaError, match=r"app/values.schema.json: invalid schema"):
+        schema.validate(chart, {})
+
+
+def test_remote_refs_are_not_fetched():
+    chart = model.Chart(metadata=model.Metadata(api_version="v2", name="app", version="1.0.0"),
+                        schema={"$ref": "https://example.invalid/schema.json"}, schema_file="values.schema.json")
+    with pytest.raises(SchemaError, match=r"cannot resolve schema reference"):
+        schema.validate(chart, {})
