@@ -27,6 +27,8 @@ _SEMVER_RE = re.compile(
 )
 _ALIAS_RE = re.compile(r"^[a-zA-Z0-9_-]+$")
 _KNOWN_TYPES = ("", model.TYPE_APPLICATION, model.TYPE_LIBRARY)
+#: Keeps every scalar as its text (libyaml's parser when available).
+_TEXT_LOADER = getattr(yaml, "CBaseLoader", yaml.BaseLoader)
 
 
 def is_valid_version(version: str) -> bool:
@@ -46,7 +48,7 @@ def is_valid_version(version: str) -> bool:
 def _read_yaml(data: bytes, source: str) -> Any:
     try:
         # BaseLoader keeps every scalar as its text; fields are typed below.
-        return yaml.load(data.decode("utf-8-sig"), Loader=yaml.BaseLoader)  # noqa: S506
+        return yaml.load(data.decode("utf-8-sig"), Loader=_TEXT_LOADER)  # noqa: S506
     except UnicodeDecodeError:
         raise ChartFileError(f"{source}: not UTF-8 text") from None
     except yaml.YAMLError as exc:

@@ -10,6 +10,8 @@ path ignores that path (so a negation only ever narrows what is kept).
 """
 from __future__ import annotations
 
+import functools
+import re
 from dataclasses import dataclass
 
 from helm_core.errors import ChartError
@@ -24,97 +26,68 @@ class PatternError(ValueError):
 
 def go_match(pattern: str, name: str) -> bool:
     """Go's ``path.Match``: shell glob where ``*``/``?`` never match '/'."""
-    return _match(pattern, 0, name, 0)
+    return _compile(pattern).fullmatch(name) is not None
 
 
-def _match(p: str, pi: int, s: str, si: int) -> bool:
-    while pi < len(p):
-        c = p[pi]
+@functools.lru_cache(maxsize=1024)
+def _compile(pattern: str) -> re.Pattern[str]:
+    """Translate a Go glob into a regular expression (raises PatternError when malformed)."""
+    out: list[str] = []
+    i = 0
+    while i < len(pattern):
+        c = pattern[i]
         if c == "*":
-            while pi < len(p) and p[pi] == "*":
-                pi += 1
-            if pi == len(p):
-                return "/" not in s[si:]
-            # Validate the rest of the pattern even when no name is left (Go reports bad patterns).
-            for k in range(si, len(s) + 1):
-                if _match(p, pi, s, k):
-                    return True
-                if k < len(s) and s[k] == "/":
-                    break
-            _check_pattern(p[pi:])
-            return False
-        if si >= len(s):
-            _check_pattern(p[pi:])
-            return False
-        if c == "?":
-            if s[si] == "/":
-                return False
-            pi += 1
-            si += 1
+            out.append("[^/]*")
+            i += 1
+        elif c == "?":
+            out.append("[^/]")
+            i += 1
         elif c == "[":
-            matched, pi = _match_class(p, pi, s[si])
-            if not matched:
-                return False
-            si += 1
+            cls, i = _translate_class(pattern, i)
+            out.append(cls)
         elif c == "\\":
-            pi += 1
-            if pi >= len(p):
+            if i + 1 >= len(pattern):
                 raise PatternError("syntax error in pattern")
-            if p[pi] != s[si]:
-                return False
-            pi += 1
-            si += 1
+            out.append(re.escape(pattern[i + 1]))
+            i += 2
         else:
-            if c != s[si]:
-                return False
-            pi += 1
-            si += 1
-    return si == len(s)
+            out.append(re.escape(c))
+            i += 1
+    return re.compile("".join(out), re.DOTALL)
 
 
-def _match_class(p: str, pi: int, ch: str) -> tuple[bool, int]:
-    """Match one character against ``[...]`` starting at ``p[pi] == '['``."""
-    pi += 1
-    negate = pi < len(p) and p[pi] == "^"
+def _translate_class(p: str, i: int) -> tuple[str, int]:
+    """``[...]`` starting at ``p[i] == '['``: Go negates with '^' and never matches '/'."""
+    i += 1
+    negate = i < len(p) and p[i] == "^"
     if negate:
-        pi += 1
-    matched = False
+        i += 1
+    ranges: list[str] = []
     first = True
     while True:
-        if pi >= len(p):
+        if i >= len(p):
             raise PatternError("syntax error in pattern")
-        if p[pi] == "]" and not first:
-            pi += 1
+        if p[i] == "]" and not first:
+            i += 1
             break
         first = False
-        lo, pi = _class_char(p, pi)
+        lo, i = _class_char(p, i)
         hi = lo
-        if pi < len(p) and p[pi] == "-":
-            hi, pi = _class_char(p, pi + 1)
-        if lo <= ch <= hi:
-            matched = True
-    if ch == "/":
-        return False, pi
-    return matched != negate, pi
+        if i < len(p) and p[i] == "-":
+            hi, i = _class_char(p, i + 1)
+        ranges.append(f"{re.escape(lo)}-{re.escape(hi)}" if hi != lo else re.escape(lo))
+    body = "".join(ranges)
+    return (f"[^/{body}]" if negate else f"(?!/)[{body}]"), i
 
 
-def _class_char(p: str, pi: int) -> tuple[str, int]:
-    if pi >= len(p) or p[pi] in "-]":
+def _class_char(p: str, i: int) -> tuple[str, int]:
+    if i >= len(p) or p[i] in "-]":
         raise PatternError("syntax error in pattern")
-    if p[pi] == "\\":
-        pi += 1
-        if pi >= len(p):
+    if p[i] == "\\":
+        i += 1
+        if i >= len(p):
             raise PatternError("syntax error in pattern")
-    return p[pi], pi + 1
-
-
-def _check_pattern(p: str) -> None:
-    """Raise for a malformed remainder, as Go does while scanning."""
-    for i, c in enumerate(p):
-        if c == "[":
-            _match_class(p, i, "a")
-        elif c == "\\" and i == len(p) - 1:
-            raise PatternError("syntax error in pattern")
+    return p[i], i + 1
 
 
 @dataclass(frozen=True)
