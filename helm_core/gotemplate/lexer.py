@@ -1,0 +1,494 @@
+"""Lexer for Go's text/template: a loop-driven state machine (Go's ``parse/lex.go``).
+
+Each ``_lex_*`` method consumes input and returns the next state; :func:`lex` runs the
+states in a loop and returns every item at once (no goroutine, nothing to drain). An
+error becomes one final ``ERROR`` item, so the parser meets it exactly where Go's does.
+
+Rules kept from Go: trim markers are ``{{- `` and `` -}}`` (the space is required) and
+trim all ASCII space next to the action; comments ``{{/* */}}`` must touch their
+delimiters; ``break``/``continue`` are keywords unless a function has that name;
+positions are character offsets into the template text, lines are 1-based.
+"""
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Callable, Optional
+
+LEFT_DELIM = "{{"
+RIGHT_DELIM = "}}"
+LEFT_COMMENT = "/*"
+RIGHT_COMMENT = "*/"
+TRIM_MARKER = "-"
+SPACE_CHARS = " \t\r\n"
+
+
+class ItemType(enum.Enum):
+    """Kinds of lexical items; keywords sort after ``KEYWORD`` as in Go."""
+
+    ERROR = enum.auto()
+    BOOL = enum.auto()
+    CHAR = enum.auto()
+    CHAR_CONSTANT = enum.auto()
+    COMMENT = enum.auto()
+    COMPLEX = enum.auto()
+    ASSIGN = enum.auto()
+    DECLARE = enum.auto()
+    EOF = enum.auto()
+    FIELD = enum.auto()
+    IDENTIFIER = enum.auto()
+    LEFT_DELIM = enum.auto()
+    LEFT_PAREN = enum.auto()
+    NUMBER = enum.auto()
+    PIPE = enum.auto()
+    RAW_STRING = enum.auto()
+    RIGHT_DELIM = enum.auto()
+    RIGHT_PAREN = enum.auto()
+    SPACE = enum.auto()
+    STRING = enum.auto()
+    TEXT = enum.auto()
+    VARIABLE = enum.auto()
+    KEYWORD = enum.auto()
+    BLOCK = enum.auto()
+    BREAK = enum.auto()
+    CONTINUE = enum.auto()
+    DOT = enum.auto()
+    DEFINE = enum.auto()
+    ELSE = enum.auto()
+    END = enum.auto()
+    IF = enum.auto()
+    NIL = enum.auto()
+    RANGE = enum.auto()
+    TEMPLATE = enum.auto()
+    WITH = enum.auto()
+
+    @property
+    def is_keyword(self) -> bool:
+        return self.value > ItemType.KEYWORD.value
+
+
+KEYWORDS = {
+    ".": ItemType.DOT,
+    "block": ItemType.BLOCK,
+    "break": ItemType.BREAK,
+    "continue": ItemType.CONTINUE,
+    "define": ItemType.DEFINE,
+    "else": ItemType.ELSE,
+    "end": ItemType.END,
+    "if": ItemType.IF,
+    "range": ItemType.RANGE,
+    "nil": ItemType.NIL,
+    "template": ItemType.TEMPLATE,
+    "with": ItemType.WITH,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    """One token: its kind, offset in the text, literal text and starting line."""
+
+    typ: ItemType
+    pos: int
+    val: str
+    line: int
+
+    def __str__(self) -> str:
+        """Go's ``item.String()``, used in "unexpected X in Y" parse errors."""
+        if self.typ is ItemType.EOF:
+            return "EOF"
+        if self.typ is ItemType.ERROR:
+            return self.val
+        if self.typ.is_keyword:
+            return f"<{self.val}>"
+        if len(self.val) > 10:
+            return _go_quote(self.val[:10]) + "..."
+        return _go_quote(self.val)
+
+
+def _go_quote(s: str) -> str:
+    from helm_core.gotemplate import gofmt
+
+    return gofmt.quote(s)
+
+
+def is_space(ch: str) -> bool:
+    return ch != "" and ch in SPACE_CHARS
+
+
+def is_alnum(ch: str) -> bool:
+    return ch == "_" or ch.isalpha() or ch.isdigit()
+
+
+_State = Optional[Callable[[], "object"]]
+
+
+class _Lexer:
+    def __init__(self, text: str, break_ok: bool, continue_ok: bool, emit_comments: bool) -> None:
+        self.text = text
+        self.pos = 0
+        self.start = 0
+        self.line = 1
+        self.start_line = 1
+        self.paren_depth = 0
+        self.items: list[Item] = []
+        self.break_ok = break_ok
+        self.continue_ok = continue_ok
+        self.emit_comments = emit_comments
+
+    # -- primitives -------------------------------------------------------
+    def next(self) -> str:
+        if self.pos >= len(self.text):
+            self.pos += 1  # so that backup() works after EOF, as Go's atEOF
+            return ""
+        ch = self.text[self.pos]
+        self.pos += 1
+        if ch == "\n":
+            self.line += 1
+        return ch
+
+    def backup(self) -> None:
+        self.pos -= 1
+        if self.pos < len(self.text) and self.text[self.pos] == "\n":
+            self.line -= 1
+
+    def peek(self) -> str:
+        return self.text[self.pos] if self.pos < len(self.text) else ""
+
+    def emit(self, typ: ItemType) -> None:
+        self.items.append(Item(typ, self.start, self.text[self.start : self.pos], self.start_line))
+        self.start = self.pos
+        self.start_line = self.line
+
+    def ignore(self) -> None:
+        self.line += self.text.count("\n", self.start, self.pos)
+        self.start = self.pos
+        self.start_line = self.line
+
+    def accept(self, valid: str) -> bool:
+        ch = self.next()
+        if ch != "" and ch in valid:
+            return True
+        self.backup()
+        return False
+
+    def accept_run(self, valid: str) -> None:
+        while True:
+            ch = self.next()
+            if ch == "" or ch not in valid:
+                break
+        self.backup()
+
+    def error(self, msg: str) -> None:
+        self.items.append(Item(ItemType.ERROR, self.start, msg, self.start_line))
+        return None
+
+    def at_right_delim(self) -> tuple[bool, bool]:
+        t, p = self.text, self.pos
+        if _has_right_trim(t, p) and t.startswith(RIGHT_DELIM, p + 2):
+            return True, True
+        if t.startswith(RIGHT_DELIM, p):
+            return True, False
+        return False, False
+
+    def at_terminator(self) -> bool:
+        ch = self.peek()
+        if is_space(ch) or ch in ("", ".", ",", "|", ":", ")", "("):
+            return True
+        return self.text.startswith(RIGHT_DELIM, self.pos)
+
+    # -- states -------------------------------------------------------------
+    def run(self) -> list[Item]:
+        state: _State = self.lex_text
+        while state is not None:
+            state = state()  # type: ignore[assignment]
+        return self.items
+
+    def lex_text(self) -> _State:
+        t = self.text
+        x = t.find(LEFT_DELIM, self.pos)
+        if x >= 0:
+            if x > self.pos:
+                self.pos = x
+                trim = 0
+                if _has_left_trim(t, x + len(LEFT_DELIM)):
+                    seg = t[self.start : self.pos]
+                    trim = len(seg) - len(seg.rstrip(SPACE_CHARS))
+                self.pos -= trim
+                self.line += t.count("\n", self.start, self.pos)
+                item = Item(ItemType.TEXT, self.start, t[self.start : self.pos], self.start_line)
+                self.start, self.start_line = self.pos, self.line
+                self.pos += trim
+                self.ignore()
+                if item.val:
+                    self.items.append(item)
+            return self.lex_left_delim
+        self.pos = len(t)
+        if self.pos > self.start:
+            self.line += t.count("\n", self.start, self.pos)
+            self.emit(ItemType.TEXT)
+        self.emit(ItemType.EOF)
+        return None
+
+    def lex_left_delim(self) -> _State:
+        self.pos += len(LEFT_DELIM)
+        trim = _has_left_trim(self.text, self.pos)
+        after = 2 if trim else 0
+        if self.text.startswith(LEFT_COMMENT, self.pos + after):
+            self.pos += after
+            self.ignore()
+            return self.lex_comment
+        self.items.append(Item(ItemType.LEFT_DELIM, self.start, LEFT_DELIM, self.start_line))
+        self.start, self.start_line = self.pos, self.line
+        self.pos += after
+        self.ignore()
+        self.paren_depth = 0
+        return self.lex_inside_action
+
+    def lex_comment(self) -> _State:
+        self.pos += len(LEFT_COMMENT)
+        x = self.text.find(RIGHT_COMMENT, self.pos)
+        if x < 0:
+            return self.error("unclosed comment")
+        self.pos = x + len(RIGHT_COMMENT)
+        delim, trim = self.at_right_delim()
+        if not delim:
+            return self.error("comment ends before closing delimiter")
+        self.line += self.text.count("\n", self.start, self.pos)
+        item = Item(ItemType.COMMENT, self.start, self.text[self.start : self.pos], self.start_line)
+        self.start, self.start_line = self.pos, self.line
+        if trim:
+            self.pos += 2
+        self.pos += len(RIGHT_DELIM)
+        if trim:
+            self.pos += _left_trim_length(self.text, self.pos)
+        self.ignore()
+        if self.emit_comments:
+            self.items.append(item)
+        return self.lex_text
+
+    def lex_right_delim(self) -> _State:
+        _, trim = self.at_right_delim()
+        if trim:
+            self.pos += 2
+            self.ignore()
+        self.pos += len(RIGHT_DELIM)
+        self.emit(ItemType.RIGHT_DELIM)
+        if trim:
+            self.pos += _left_trim_length(self.text, self.pos)
+            self.ignore()
+        return self.lex_text
+
+    def lex_inside_action(self) -> _State:
+        delim, _ = self.at_right_delim()
+        if delim:
+            if self.paren_depth == 0:
+                return self.lex_right_delim
+            return self.error("unclosed left paren")
+        ch = self.next()
+        if ch == "":
+            return self.error("unclosed action")
+        if is_space(ch):
+            self.backup()
+            return self.lex_space
+        if ch == "=":
+            self.emit(ItemType.ASSIGN)
+        elif ch == ":":
+            if self.next() != "=":
+                return self.error("expected :=")
+            self.emit(ItemType.DECLARE)
+        elif ch == "|":
+            self.emit(ItemType.PIPE)
+        elif ch == '"':
+            return self.lex_quote
+        elif ch == "`":
+            return self.lex_raw_quote
+        elif ch == "$":
+            return self.lex_variable
+        elif ch == "'":
+            return self.lex_char
+        elif ch == "." and self.pos < len(self.text) and not "0" <= self.text[self.pos] <= "9":
+            return self.lex_field
+        elif ch in "+-." or "0" <= ch <= "9":
+            self.backup()
+            return self.lex_number
+        elif is_alnum(ch):
+            self.backup()
+            return self.lex_identifier
+        elif ch == "(":
+            self.paren_depth += 1
+            self.emit(ItemType.LEFT_PAREN)
+        elif ch == ")":
+            self.paren_depth -= 1
+            if self.paren_depth < 0:
+                return self.error("unexpected right paren")
+            self.emit(ItemType.RIGHT_PAREN)
+        elif ord(ch) < 0x80 and ch.isprintable():
+            self.emit(ItemType.CHAR)
+        else:
+            return self.error(f"unrecognized character in action: {_sharp_u(ch)}")
+        return self.lex_inside_action
+
+    def lex_space(self) -> _State:
+        n = 0
+        while is_space(self.peek()):
+            self.next()
+            n += 1
+        t, p = self.text, self.pos
+        if _has_right_trim(t, p - 1) and t.startswith(RIGHT_DELIM, p + 1):
+            self.backup()
+            if n == 1:
+                return self.lex_right_delim
+        self.emit(ItemType.SPACE)
+        return self.lex_inside_action
+
+    def lex_identifier(self) -> _State:
+        while True:
+            ch = self.next()
+            if not is_alnum(ch):
+                self.backup()
+                word = self.text[self.start : self.pos]
+                if not self.at_terminator():
+                    return self.error(f"bad character {_sharp_u(ch)}")
+                typ = KEYWORDS.get(word)
+                if typ is not None and typ.is_keyword:
+                    if (typ is ItemType.BREAK and not self.break_ok) or (
+                        typ is ItemType.CONTINUE and not self.continue_ok
+                    ):
+                        self.emit(ItemType.IDENTIFIER)
+                    else:
+                        self.emit(typ)
+                elif word[0] == ".":
+                    self.emit(ItemType.FIELD)
+                elif word in ("true", "false"):
+                    self.emit(ItemType.BOOL)
+                else:
+                    self.emit(ItemType.IDENTIFIER)
+                return self.lex_inside_action
+
+    def lex_field(self) -> _State:
+        return self._field_or_variable(ItemType.FIELD)
+
+    def lex_variable(self) -> _State:
+        if self.at_terminator():
+            self.emit(ItemType.VARIABLE)
+            return self.lex_inside_action
+        return self._field_or_variable(ItemType.VARIABLE)
+
+    def _field_or_variable(self, typ: ItemType) -> _State:
+        if self.at_terminator():
+            self.emit(ItemType.VARIABLE if typ is ItemType.VARIABLE else ItemType.DOT)
+            return self.lex_inside_action
+        while True:
+            ch = self.next()
+            if not is_alnum(ch):
+                self.backup()
+                break
+        if not self.at_terminator():
+            return self.error(f"bad character {_sharp_u(ch)}")
+        self.emit(typ)
+        return self.lex_inside_action
+
+    def lex_char(self) -> _State:
+        while True:
+            ch = self.next()
+            if ch == "\\":
+                ch2 = self.next()
+                if ch2 not in ("", "\n"):
+                    continue
+                return self.error("unterminated character constant")
+            if ch in ("", "\n"):
+                return self.error("unterminated character constant")
+            if ch == "'":
+                break
+        self.emit(ItemType.CHAR_CONSTANT)
+        return self.lex_inside_action
+
+    def lex_number(self) -> _State:
+        if not self.scan_number():
+            return self.error(f"bad number syntax: {_go_quote(self.text[self.start:self.pos])}")
+        if self.peek() in ("+", "-") and self.peek() != "":
+            if not self.scan_number() or self.text[self.pos - 1] != "i":
+                return self.error(f"bad number syntax: {_go_quote(self.text[self.start:self.pos])}")
+            self.emit(ItemType.COMPLEX)
+            return self.lex_inside_action
+        self.emit(ItemType.NUMBER)
+        return self.lex_inside_action
+
+    def scan_number(self) -> bool:
+        self.accept("+-")
+        digits = "0123456789_"
+        if self.accept("0"):
+            if self.accept("xX"):
+                digits = "0123456789abcdefABCDEF_"
+            elif self.accept("oO"):
+                digits = "01234567_"
+            elif self.accept("bB"):
+                digits = "01_"
+        self.accept_run(digits)
+        if self.accept("."):
+            self.accept_run(digits)
+        if len(digits) == 11 and self.accept("eE"):
+            self.accept("+-")
+            self.accept_run("0123456789_")
+        if len(digits) == 23 and self.accept("pP"):
+            self.accept("+-")
+            self.accept_run("0123456789_")
+        self.accept("i")
+        if is_alnum(self.peek()):
+            self.next()
+            return False
+        return True
+
+    def lex_quote(self) -> _State:
+        while True:
+            ch = self.next()
+            if ch == "\\":
+                ch2 = self.next()
+                if ch2 not in ("", "\n"):
+                    continue
+                return self.error("unterminated quoted string")
+            if ch in ("", "\n"):
+                return self.error("unterminated quoted string")
+            if ch == '"':
+                break
+        self.emit(ItemType.STRING)
+        return self.lex_inside_action
+
+    def lex_raw_quote(self) -> _State:
+        while True:
+            ch = self.next()
+            if ch == "":
+                return self.error("unterminated raw quoted string")
+            if ch == "`":
+                break
+        self.emit(ItemType.RAW_STRING)
+        return self.lex_inside_action
+
+
+def _has_left_trim(t: str, p: int) -> bool:
+    return len(t) >= p + 2 and t[p] == TRIM_MARKER and t[p + 1] in SPACE_CHARS
+
+
+def _has_right_trim(t: str, p: int) -> bool:
+    return p >= 0 and len(t) >= p + 2 and t[p] in SPACE_CHARS and t[p + 1] == TRIM_MARKER
+
+
+def _left_trim_length(t: str, p: int) -> int:
+    seg = t[p:]
+    return len(seg) - len(seg.lstrip(SPACE_CHARS))
+
+
+def _sharp_u(ch: str) -> str:
+    """Go's ``%#U``: ``U+0041 'A'``."""
+    if ch == "":
+        return "U+FFFFFFFFFFFFFFFF"
+    code = ord(ch)
+    text = f"U+{code:04X}"
+    if ch.isprintable():
+        text += f" '{ch}'"
+    return text
+
+
+def lex(text: str, *, break_ok: bool = True, continue_ok: bool = True, emit_comments: bool = False) -> list[Item]:
+    """Every item of ``text``, ending with ``EOF`` or one ``ERROR`` item."""
+    return _Lexer(text, break_ok, continue_ok, emit_comments).run()

@@ -1,0 +1,614 @@
+"""Parser for Go's text/template (Go's ``parse/parse.go``): items in, trees out.
+
+:func:`parse` returns every tree a text defines: the file-level template under its own
+name plus one per ``define``/``block``. Parse-time checks are Go's, with Go's messages
+(``template: NAME:LINE: function "foo" not defined``): unknown functions, undefined
+variables, misplaced ``break``/``continue``/``else``/``end``, unexpected tokens.
+"""
+from __future__ import annotations
+
+import re
+from typing import Callable, Optional
+
+from helm_core.errors import SourcePos, TemplateError
+from helm_core.gotemplate import gofmt, lexer
+from helm_core.gotemplate import nodes as n
+from helm_core.gotemplate.lexer import Item, ItemType
+
+#: Go's ``maxStackDepth``: nesting of parenthesized pipelines.
+MAX_PAREN_DEPTH = 10000
+
+_INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
+_UINT64_MAX = (1 << 64) - 1
+
+
+class ParseError(TemplateError):
+    """A template does not parse; ``str()`` is Go's ``template: NAME:LINE: MSG``."""
+
+    def __init__(self, message: str, *, template_name: str, line: int) -> None:
+        super().__init__(message, SourcePos(template_name, line))
+        self.template_name = template_name
+
+
+class _Bail(Exception):
+    """Internal: abandon parsing with a Go-formatted message."""
+
+
+def parse(
+    name: str, text: str, has_function: Callable[[str], bool]
+) -> dict[str, n.Tree]:
+    """Parse ``text`` as template ``name``; returns {template name: tree}.
+
+    ``has_function`` says whether an identifier names a function (Go checks every
+    function name at parse time). Raises :class:`ParseError`.
+    """
+    trees: dict[str, n.Tree] = {}
+    p = _Parser(name, text, has_function, trees)
+    try:
+        p.parse_top()
+    except _Bail as e:
+        raise ParseError(str(e), template_name=name, line=p.error_line) from None
+    return trees
+
+
+class _Parser:
+    def __init__(self, name: str, text: str, has_function: Callable[[str], bool], trees: dict[str, n.Tree]) -> None:
+        self.name = name
+        self.text = text
+        self.has_function = has_function
+        self.trees = trees
+        self.items = lexer.lex(
+            text, break_ok=not has_function("break"), continue_ok=not has_function("continue")
+        )
+        self.i = 0
+        self.fetched = 0
+        self.tree = n.Tree(name, name, text)
+        self.vars: list[str] = ["$"]
+        self.range_depth = 0
+        self.paren_depth = 0
+        self.action_line = 0
+        self.error_line = 0
+
+    # -- token stream -------------------------------------------------------
+    def next(self) -> Item:
+        item = self.items[min(self.i, len(self.items) - 1)]
+        self.i += 1
+        self.fetched = max(self.fetched, self.i)
+        return item
+
+    def backup(self) -> None:
+        self.i -= 1
+
+    def peek(self) -> Item:
+        item = self.next()
+        self.backup()
+        return item
+
+    def next_non_space(self) -> Item:
+        while True:
+            item = self.next()
+            if item.typ is not ItemType.SPACE:
+                return item
+
+    def peek_non_space(self) -> Item:
+        item = self.next_non_space()
+        self.backup()
+        return item
+
+    # -- errors -------------------------------------------------------------
+    def errorf(self, msg: str) -> None:
+        last = self.items[min(self.fetched, len(self.items)) - 1] if self.fetched else self.items[0]
+        self.error_line = last.line
+        raise _Bail(f"template: {self.name}:{last.line}: {msg}")
+
+    def expect(self, typ: ItemType, context: str) -> Item:
+        token = self.next_non_space()
+        if token.typ is not typ:
+            self.unexpected(token, context)
+        return token
+
+    def unexpected(self, token: Item, context: str) -> None:
+        if token.typ is ItemType.ERROR:
+            extra = ""
+            if self.action_line and self.action_line != token.line:
+                extra = f" in action started at {self.name}:{self.action_line}"
+                if token.val.endswith(" action"):
+                    extra = extra[len(" in action") :]
+            self.errorf(f"{token}{extra}")
+        self.errorf(f"unexpected {token} in {context}")
+
+    # -- grammar --------------------------------------------------------------
+    def parse_top(self) -> None:
+        """Template: (text | action | define)* EOF."""
+        tree = self.tree
+        tree.root = n.ListNode(tree, self.peek().pos)
+        while self.peek().typ is not ItemType.EOF:
+            if self.peek().typ is ItemType.LEFT_DELIM:
+                mark = self.i
+                self.next()
+                if self.next_non_space().typ is ItemType.DEFINE:
+                    self.parse_definition()
+                    continue
+                self.i = mark
+            node = self.text_or_action()
+            if isinstance(node, (n.EndNode, n.ElseNode)):
+                self.errorf(f"unexpected {node}")
+            tree.root.nodes.append(node)
+        self.add(tree)
+
+    def add(self, tree: n.Tree) -> None:
+        old = self.trees.get(tree.name)
+        if old is None or n.is_empty_tree(old.root):
+            self.trees[tree.name] = tree
+            return
+        if not n.is_empty_tree(tree.root):
+            self.errorf(f"template: multiple definition of template {gofmt.quote(tree.name)}")
+
+    def _sub_tree(self, name: str) -> tuple[n.Tree, list[str], int]:
+        saved = (self.tree, self.vars, self.range_depth)
+        self.tree = n.Tree(name, self.name, self.text)
+        self.vars = ["$"]
+        self.range_depth = 0
+        return saved  # type: ignore[return-value]
+
+    def parse_definition(self) -> None:
+        """Define: {{define "name"}} itemList {{end}}."""
+        context = "define clause"
+        token = self.next_non_space()
+        if token.typ not in (ItemType.STRING, ItemType.RAW_STRING):
+            self.unexpected(token, context)
+        name = self.unquote(token.val)
+        saved = self._sub_tree(name)
+        self.expect(ItemType.RIGHT_DELIM, context)
+        self.tree.root, end = self.item_list()
+        if not isinstance(end, n.EndNode):
+            self.errorf(f"unexpected {end} in {context}")
+        self.add(self.tree)
+        self.tree, self.vars, self.range_depth = saved
+
+    def item_list(self) -> tuple[n.ListNode, n.Node]:
+        """itemList: textOrAction* ending in {{end}} or {{else}}."""
+        lst = n.ListNode(self.tree, self.peek_non_space().pos)
+        while self.peek_non_space().typ is not ItemType.EOF:
+            node = self.text_or_action()
+            if isinstance(node, (n.EndNode, n.ElseNode)):
+                return lst, node
+            lst.nodes.append(node)
+        self.errorf("unexpected EOF")
+        raise AssertionError("unreachable")
+
+    def text_or_action(self) -> n.Node:
+        token = self.next_non_space()
+        if token.typ is ItemType.TEXT:
+            return n.TextNode(self.tree, token.pos, token.val)
+        if token.typ is ItemType.LEFT_DELIM:
+            self.action_line = token.line
+            try:
+                return self.action()
+            finally:
+                self.action_line = 0
+        if token.typ is ItemType.COMMENT:
+            return n.CommentNode(self.tree, token.pos, token.val)
+        self.unexpected(token, "input")
+        raise AssertionError("unreachable")
+
+    def action(self) -> n.Node:
+        """Action: control | command ("|" command)* ."""
+        token = self.next_non_space()
+        typ = token.typ
+        if typ is ItemType.BLOCK:
+            return self.block_control()
+        if typ is ItemType.BREAK:
+            return self.break_control(token, "break")
+        if typ is ItemType.CONTINUE:
+            return self.break_control(token, "continue")
+        if typ is ItemType.ELSE:
+            return self.else_control()
+        if typ is ItemType.END:
+            return n.EndNode(self.tree, self.expect(ItemType.RIGHT_DELIM, "end").pos)
+        if typ is ItemType.IF:
+            return self.branch_control(n.IfNode, "if")
+        if typ is ItemType.RANGE:
+            return self.branch_control(n.RangeNode, "range")
+        if typ is ItemType.TEMPLATE:
+            return self.template_control()
+        if typ is ItemType.WITH:
+            return self.branch_control(n.WithNode, "with")
+        self.backup()
+        token = self.peek()
+        return n.ActionNode(self.tree, token.pos, token.line, self.pipeline("command", ItemType.RIGHT_DELIM))
+
+    def break_control(self, token: Item, word: str) -> n.Node:
+        nxt = self.next_non_space()
+        if nxt.typ is not ItemType.RIGHT_DELIM:
+            self.unexpected(nxt, "{{" + word + "}}")
+        if self.range_depth == 0:
+            self.errorf("{{" + word + "}} outside {{range}}")
+        cls = n.BreakNode if word == "break" else n.ContinueNode
+        return cls(self.tree, token.pos, token.line)
+
+    def pipeline(self, context: str, end: ItemType) -> n.PipeNode:
+        """Pipeline: declarations? command ('|' command)*."""
+        token = self.peek_non_space()
+        pipe = n.PipeNode(self.tree, token.pos, token.line)
+        while True:  # declarations
+            v = self.peek_non_space()
+            if v.typ is not ItemType.VARIABLE:
+                break
+            v_index = self.i
+            self.next()
+            after = self.peek()
+            nxt = self.peek_non_space()
+            if nxt.typ in (ItemType.ASSIGN, ItemType.DECLARE):
+                pipe.is_assign = nxt.typ is ItemType.ASSIGN
+                self.next_non_space()
+                pipe.decl.append(n.VariableNode(self.tree, v.pos, v.val))
+                self.vars.append(v.val)
+            elif nxt.typ is ItemType.CHAR and nxt.val == ",":
+                self.next_non_space()
+                pipe.decl.append(n.VariableNode(self.tree, v.pos, v.val))
+                self.vars.append(v.val)
+                if context == "range" and len(pipe.decl) < 2:
+                    if self.peek_non_space().typ in (ItemType.VARIABLE, ItemType.RIGHT_DELIM, ItemType.RIGHT_PAREN):
+                        continue
+                    self.errorf("range can only initialize variables")
+                self.errorf(f"too many declarations in {context}")
+            else:
+                self.i = v_index
+                _ = after
+            break
+        while True:
+            token = self.next_non_space()
+            if token.typ is end:
+                self.check_pipeline(pipe, context)
+                return pipe
+            if token.typ in _OPERAND_START:
+                self.backup()
+                pipe.cmds.append(self.command())
+            else:
+                self.unexpected(token, context)
+
+    def check_pipeline(self, pipe: n.PipeNode, context: str) -> None:
+        if not pipe.cmds:
+            self.errorf(f"missing value for {context}")
+        for i, c in enumerate(pipe.cmds[1:]):
+            if isinstance(c.args[0], (n.BoolNode, n.DotNode, n.NilNode, n.NumberNode, n.StringNode)):
+                self.errorf(f"non executable command in pipeline stage {i + 2}")
+
+    def branch_control(self, cls: type[n.BranchNode], context: str) -> n.Node:
+        """if/range/with: pipeline itemList ({{else}} itemList | {{else if ...}})? {{end}}."""
+        mark = len(self.vars)
+        try:
+            pipe = self.pipeline(context, ItemType.RIGHT_DELIM)
+            if context == "range":
+                self.range_depth += 1
+            lst, nxt = self.item_list()
+            if context == "range":
+                self.range_depth -= 1
+            else_list: Optional[n.ListNode] = None
+            if isinstance(nxt, n.ElseNode):
+                peek = self.peek().typ
+                if context == "if" and peek is ItemType.IF:
+                    self.next()
+                    else_list = n.ListNode(self.tree, nxt.pos)
+                    else_list.nodes.append(self.branch_control(n.IfNode, "if"))
+                elif context == "with" and peek is ItemType.WITH:
+                    self.next()
+                    else_list = n.ListNode(self.tree, nxt.pos)
+                    else_list.nodes.append(self.branch_control(n.WithNode, "with"))
+                else:
+                    else_list, nxt = self.item_list()
+                    if not isinstance(nxt, n.EndNode):
+                        self.errorf(f"expected end; found {nxt}")
+        finally:
+            del self.vars[mark:]
+        return cls(self.tree, pipe.pos, pipe.line, pipe, lst, else_list)
+
+    def else_control(self) -> n.Node:
+        peek = self.peek_non_space()
+        if peek.typ in (ItemType.IF, ItemType.WITH):
+            return n.ElseNode(self.tree, peek.pos, peek.line)
+        token = self.expect(ItemType.RIGHT_DELIM, "else")
+        return n.ElseNode(self.tree, token.pos, token.line)
+
+    def block_control(self) -> n.Node:
+        """Block: {{block "name" pipeline}} itemList {{end}} = define + template."""
+        context = "block clause"
+        token = self.next_non_space()
+        name = self.template_name(token, context)
+        pipe = self.pipeline(context, ItemType.RIGHT_DELIM)
+        saved = self._sub_tree(name)
+        self.tree.root, end = self.item_list()
+        if not isinstance(end, n.EndNode):
+            self.errorf(f"unexpected {end} in {context}")
+        self.add(self.tree)
+        self.tree, self.vars, self.range_depth = saved
+        return n.TemplateNode(self.tree, token.pos, token.line, name, pipe)
+
+    def template_control(self) -> n.Node:
+        """Template: {{template "name" pipeline?}}."""
+        context = "template clause"
+        token = self.next_non_space()
+        name = self.template_name(token, context)
+        pipe = None
+        if self.next_non_space().typ is not ItemType.RIGHT_DELIM:
+            self.backup()
+            pipe = self.pipeline(context, ItemType.RIGHT_DELIM)
+        return n.TemplateNode(self.tree, token.pos, token.line, name, pipe)
+
+    def template_name(self, token: Item, context: str) -> str:
+        if token.typ in (ItemType.STRING, ItemType.RAW_STRING):
+            return self.unquote(token.val)
+        self.unexpected(token, context)
+        raise AssertionError("unreachable")
+
+    def command(self) -> n.CommandNode:
+        """Command: operand (space operand)*, ended by '|', ')' or '}}'."""
+        cmd = n.CommandNode(self.tree, self.peek_non_space().pos)
+        while True:
+            self.peek_non_space()
+            operand = self.operand()
+            if operand is not None:
+                cmd.args.append(operand)
+            token = self.next()
+            if token.typ is ItemType.SPACE:
+                continue
+            if token.typ in (ItemType.RIGHT_DELIM, ItemType.RIGHT_PAREN):
+                self.backup()
+            elif token.typ is not ItemType.PIPE:
+                self.unexpected(token, "operand")
+            break
+        if not cmd.args:
+            self.errorf("empty command")
+        return cmd
+
+    def operand(self) -> Optional[n.Node]:
+        """Operand: term .Field*."""
+        node = self.term()
+        if node is None:
+            return None
+        if self.peek().typ is ItemType.FIELD:
+            chain = n.ChainNode(self.tree, self.peek().pos, node)
+            while self.peek().typ is ItemType.FIELD:
+                chain.add(self.next().val)
+            if isinstance(node, n.FieldNode):
+                return n.FieldNode(self.tree, chain.pos, str(chain))
+            if isinstance(node, n.VariableNode):
+                return n.VariableNode(self.tree, chain.pos, str(chain))
+            if isinstance(node, (n.BoolNode, n.StringNode, n.NumberNode, n.NilNode, n.DotNode)):
+                self.errorf(f"unexpected . after term {gofmt.quote(str(node))}")
+            return chain
+        return node
+
+    def term(self) -> Optional[n.Node]:
+        """Term: literal | function | . | $var | .Field | '(' pipeline ')'."""
+        token = self.next_non_space()
+        typ = token.typ
+        tr = self.tree
+        if typ is ItemType.IDENTIFIER:
+            if not self.has_function(token.val):
+                self.errorf(f"function {gofmt.quote(token.val)} not defined")
+            return n.IdentifierNode(tr, token.pos, token.val)
+        if typ is ItemType.DOT:
+            return n.DotNode(tr, token.pos)
+        if typ is ItemType.NIL:
+            return n.NilNode(tr, token.pos)
+        if typ is ItemType.VARIABLE:
+            return self.use_var(token)
+        if typ is ItemType.FIELD:
+            return n.FieldNode(tr, token.pos, token.val)
+        if typ is ItemType.BOOL:
+            return n.BoolNode(tr, token.pos, token.val == "true")
+        if typ in (ItemType.CHAR_CONSTANT, ItemType.COMPLEX, ItemType.NUMBER):
+            try:
+                return new_number(tr, token.pos, token.val, typ)
+            except ValueError as e:
+                self.errorf(str(e))
+        if typ is ItemType.LEFT_PAREN:
+            if self.paren_depth >= MAX_PAREN_DEPTH:
+                self.errorf("max expression depth exceeded")
+            self.paren_depth += 1
+            try:
+                return self.pipeline("parenthesized pipeline", ItemType.RIGHT_PAREN)
+            finally:
+                self.paren_depth -= 1
+        if typ in (ItemType.STRING, ItemType.RAW_STRING):
+            return n.StringNode(tr, token.pos, token.val, self.unquote(token.val))
+        self.backup()
+        return None
+
+    def use_var(self, token: Item) -> n.Node:
+        v = n.VariableNode(self.tree, token.pos, token.val)
+        if v.ident[0] in self.vars:
+            return v
+        self.errorf(f"undefined variable {gofmt.quote(v.ident[0])}")
+        raise AssertionError("unreachable")
+
+    def unquote(self, s: str) -> str:
+        try:
+            return unquote(s)
+        except ValueError:
+            self.errorf("invalid syntax")
+            raise AssertionError("unreachable")
+
+
+_OPERAND_START = frozenset(
+    {
+        ItemType.BOOL,
+        ItemType.CHAR_CONSTANT,
+        ItemType.COMPLEX,
+        ItemType.DOT,
+        ItemType.FIELD,
+        ItemType.IDENTIFIER,
+        ItemType.NUMBER,
+        ItemType.NIL,
+        ItemType.RAW_STRING,
+        ItemType.STRING,
+        ItemType.VARIABLE,
+        ItemType.LEFT_PAREN,
+    }
+)
+
+# ---------------------------------------------------------------------------
+# Literals (Go's strconv.Unquote / ParseInt / ParseFloat as the parser uses them)
+
+_SIMPLE_ESCAPES = {"a": "\a", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v", "\\": "\\"}
+
+
+def unquote_char(s: str, i: int, quote: str) -> tuple[str, int]:
+    """One possibly escaped character of a quoted literal at ``s[i]``; ValueError if invalid."""
+    ch = s[i]
+    if ch == quote and quote in "'\"":
+        raise ValueError("invalid syntax")
+    if ch != "\\":
+        return ch, i + 1
+    if i + 1 >= len(s):
+        raise ValueError("invalid syntax")
+    c = s[i + 1]
+    if c in _SIMPLE_ESCAPES:
+        return _SIMPLE_ESCAPES[c], i + 2
+    if c == quote and quote in "'\"":
+        return c, i + 2
+    if c in "xuU":
+        size = {"x": 2, "u": 4, "U": 8}[c]
+        digits = s[i + 2 : i + 2 + size]
+        if len(digits) != size or not re.fullmatch(r"[0-9a-fA-F]+", digits):
+            raise ValueError("invalid syntax")
+        code = int(digits, 16)
+        if c != "x" and (code > 0x10FFFF or 0xD800 <= code <= 0xDFFF):
+            raise ValueError("invalid syntax")
+        return chr(code), i + 2 + size
+    if "0" <= c <= "7":
+        digits = s[i + 1 : i + 4]
+        if len(digits) != 3 or not re.fullmatch(r"[0-7]{3}", digits) or int(digits, 8) > 255:
+            raise ValueError("invalid syntax")
+        return chr(int(digits, 8)), i + 4
+    raise ValueError("invalid syntax")
+
+
+def unquote(s: str) -> str:
+    """Go's ``strconv.Unquote`` for "..." and `...` literals."""
+    if len(s) < 2 or s[0] != s[-1]:
+        raise ValueError("invalid syntax")
+    q = s[0]
+    body = s[1:-1]
+    if q == "`":
+        if "`" in body:
+            raise ValueError("invalid syntax")
+        return body.replace("\r", "")
+    if q != '"':
+        raise ValueError("invalid syntax")
+    if "\\" not in body and '"' not in body and "\n" not in body:
+        return body
+    out = []
+    i = 0
+    while i < len(body):
+        if body[i] == "\n":
+            raise ValueError("invalid syntax")
+        ch, i = unquote_char(body, i, q)
+        out.append(ch)
+    return "".join(out)
+
+
+def _parse_int(text: str) -> Optional[int]:
+    """``strconv.ParseInt(text, 0, 64)`` without the range check; None if not an integer."""
+    body = text.lstrip("+-")
+    if text[:1] in "+-" and len(text) - len(body) > 1:
+        return None
+    sign = -1 if text.startswith("-") else 1
+    if len(body) > 1 and body[0] == "0" and body[1] not in "xXoObB":
+        body = "0o" + body[1:]
+    if "_" in body and not (len(body) > 1 and body[0] == "0"):
+        # Go allows '_' only with a base prefix (base 0); decimal 1_000 is fine too.
+        pass
+    try:
+        value = int(body, 0)
+    except ValueError:
+        return None
+    return sign * value
+
+
+def _parse_float(text: str) -> Optional[float]:
+    body = text.lstrip("+-")
+    neg = text.startswith("-")
+    try:
+        if body[:2] in ("0x", "0X"):
+            if "p" not in body.lower():
+                return None
+            value = float.fromhex(body.replace("_", ""))
+        else:
+            if "_" in body:
+                return None
+            value = float(body)
+    except ValueError:
+        return None
+    return -value if neg else value
+
+
+def new_number(tr: n.Tree, pos: int, text: str, typ: ItemType) -> n.NumberNode:
+    """Go's ``newNumber``: decide which of int, uint, float, complex hold the constant."""
+    num = n.NumberNode(tr, pos, text)
+    if typ is ItemType.CHAR_CONSTANT:
+        ch, end = unquote_char(text, 1, "'")
+        if text[end:] != "'":
+            raise ValueError(f"malformed character constant: {text}")
+        code = ord(ch)
+        num.int64 = num.uint64 = code
+        num.float64 = float(code)
+        num.is_int = num.is_uint = num.is_float = True
+        return num
+    if typ is ItemType.COMPLEX:
+        m = re.fullmatch(r"([+-]?[0-9.eE_]+)([+-][0-9.eE_]+)i", text)
+        if not m:
+            raise ValueError(f"illegal number syntax: {gofmt.quote(text)}")
+        num.complex128 = complex(float(m.group(1)), float(m.group(2)))
+        num.is_complex = True
+        _simplify_complex(num)
+        return num
+    if text.endswith("i"):
+        f = _parse_float(text[:-1])
+        if f is None:
+            iv = _parse_int(text[:-1])
+            f = float(iv) if iv is not None else None
+        if f is not None:
+            num.is_complex = True
+            num.complex128 = complex(0, f)
+            _simplify_complex(num)
+            return num
+    iv = _parse_int(text)
+    if iv is not None and not text.startswith(("+", "-")) and 0 <= iv <= _UINT64_MAX:
+        num.is_uint, num.uint64 = True, iv
+    if iv is not None and _INT64_MIN <= iv <= _INT64_MAX:
+        num.is_int, num.int64 = True, iv
+        if iv == 0:
+            num.is_uint, num.uint64 = True, 0
+    if num.is_int:
+        num.is_float, num.float64 = True, float(num.int64)
+    elif num.is_uint:
+        num.is_float, num.float64 = True, float(num.uint64)
+    else:
+        f = _parse_float(text)
+        if f is not None:
+            if not any(c in text for c in ".eEpP"):
+                raise ValueError(f"integer overflow: {gofmt.quote(text)}")
+            num.is_float, num.float64 = True, f
+            if f == int(f) and _INT64_MIN <= int(f) <= _INT64_MAX:
+                num.is_int, num.int64 = True, int(f)
+            if f == int(f) and 0 <= int(f) <= _UINT64_MAX:
+                num.is_uint, num.uint64 = True, int(f)
+    if not (num.is_int or num.is_uint or num.is_float):
+        raise ValueError(f"illegal number syntax: {gofmt.quote(text)}")
+    return num
+
+
+def _simplify_complex(num: n.NumberNode) -> None:
+    c = num.complex128
+    num.is_float = c.imag == 0
+    if num.is_float:
+        num.float64 = c.real
+        num.is_int = num.float64 == int(num.float64)
+        if num.is_int:
+            num.int64 = int(num.float64)
+        num.is_uint = num.is_int and num.float64 >= 0
+        if num.is_uint:
+            num.uint64 = int(num.float64)
