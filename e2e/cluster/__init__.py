@@ -1,0 +1,1 @@
+"""A real local Kubernetes control plane (etcd, API server, controllers, kwok nodes) for tests."""

@@ -1,0 +1,40 @@
+"""Kubeconfig files for the local control plane.
+
+Rule: credentials are embedded (``*-data`` fields), so a kubeconfig keeps working when copied
+and needs nothing but itself; the context is named after the cluster, ``e2e`` by default.
+"""
+from __future__ import annotations
+
+import base64
+from pathlib import Path
+
+import yaml
+
+from e2e.cluster import pki as pki_module
+
+
+def render(*, server: str, pki: pki_module.Pki, user: str, name: str = "e2e") -> str:
+    """A kubeconfig for ``server`` using the client certificate ``pki.cert(user)``."""
+    def data(path: Path) -> str:
+        return base64.b64encode(path.read_bytes()).decode()
+
+    config = {
+        "apiVersion": "v1",
+        "kind": "Config",
+        "clusters": [{"name": name, "cluster": {
+            "server": server, "certificate-authority-data": data(pki.ca_cert)}}],
+        "users": [{"name": f"{name}-{user}", "user": {
+            "client-certificate-data": data(pki.cert(user)),
+            "client-key-data": data(pki.key(user))}}],
+        "contexts": [{"name": name, "context": {"cluster": name, "user": f"{name}-{user}"}}],
+        "current-context": name,
+        "preferences": {},
+    }
+    return yaml.safe_dump(config, sort_keys=False)
+
+
+def write(path: Path, *, server: str, pki: pki_module.Pki, user: str, name: str = "e2e") -> Path:
+    """Write ``render(...)`` to ``path`` readable by the owner only."""
+    path.write_text(render(server=server, pki=pki, user=user, name=name))
+    path.chmod(0o600)
+    return path
