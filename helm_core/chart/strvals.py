@@ -23,7 +23,6 @@ same steps on a private copy, so callers' dicts are never changed.
 """
 from __future__ import annotations
 
-import copy
 import json
 import math
 import re
@@ -113,7 +112,7 @@ class _Mode:
 
 
 def _run(s: str, into: Mapping[str, Any] | None, mode: str, reader: FileReader | None = None) -> dict[str, Any]:
-    data: dict[str, Any] = copy.deepcopy(dict(into)) if into else {}
+    data: dict[str, Any] = _copy_tree(dict(into)) if into else {}
     parser = _Parser(s, mode, reader)
     try:
         parser.parse(data)
@@ -330,6 +329,15 @@ def _json_constant(text: str) -> Any:
 _JSON = json.JSONDecoder(
     parse_float=_json_float, parse_int=_json_int, parse_constant=_json_constant
 )
+
+
+def _copy_tree(value: Any) -> Any:
+    """A deep copy of JSON-like data, several times faster than ``copy.deepcopy``."""
+    if isinstance(value, dict):
+        return {key: _copy_tree(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_copy_tree(item) for item in value]
+    return value
 
 
 def _set(data: dict[str, Any], key: str, value: Any) -> None:

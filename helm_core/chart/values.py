@@ -39,13 +39,17 @@ GLOBAL_KEY = "global"
 Warnings = list[str]
 
 
-def copy_values(values: Any) -> Any:
-    """A deep copy of JSON-like values (dicts and lists copied, scalars shared)."""
-    if isinstance(values, dict):
-        return {key: copy_values(item) for key, item in values.items()}
-    if isinstance(values, list):
-        return [copy_values(item) for item in values]
-    return values
+def copy_values(values: Mapping[str, Any]) -> dict[str, Any]:
+    """A deep copy of a values map (dicts and lists copied, scalars shared)."""
+    return {key: _copy_any(item) for key, item in values.items()}
+
+
+def _copy_any(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {key: _copy_any(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_copy_any(item) for item in value]
+    return value
 
 
 # -- user values (``values.Options.MergeValues``) ----------------------------------------
@@ -77,7 +81,7 @@ def merge_user_values(
     """
     base: dict[str, Any] = {}
     for values in files:
-        base = _merge_maps(base, copy_values(dict(values)))
+        base = _merge_maps(base, copy_values(values))
     for text in set_json:
         try:
             base = strvals.parse_set_json(text, base)
@@ -117,7 +121,7 @@ def coalesce_values(
 
     Raises ValuesError ``type mismatch on <sub>: ...`` when a subchart's key holds a non-map.
     """
-    dest = copy_values(dict(user_values or {}))
+    dest = copy_values(user_values or {})
     return _Coalescer(merge=False, warnings=warnings).chart(chart, dest, "")
 
 
@@ -126,7 +130,7 @@ def merge_values(
 ) -> dict[str, Any]:
     """Helm's ``MergeValues``: as :func:`coalesce_values`, but ``None`` values are kept
     (used before ``import-values`` so that a later coalesce can still delete keys)."""
-    dest = copy_values(dict(user_values or {}))
+    dest = copy_values(user_values or {})
     return _Coalescer(merge=True, warnings=warnings).chart(chart, dest, "")
 
 
@@ -136,7 +140,7 @@ def coalesce_tables(
     """Helm's ``CoalesceTables`` (``upgrade --reuse-values``): ``dst`` wins over ``src``;
     a ``None`` in ``dst`` over a value in ``src`` deletes the key."""
     return _Coalescer(merge=False, warnings=warnings).tables(
-        copy_values(dict(dst)), copy_values(dict(src)), ""
+        copy_values(dst), copy_values(src), ""
     )
 
 
@@ -145,7 +149,7 @@ def merge_tables(
 ) -> dict[str, Any]:
     """Helm's ``MergeTables``: as :func:`coalesce_tables`, keeping ``None`` values."""
     return _Coalescer(merge=True, warnings=warnings).tables(
-        copy_values(dict(dst)), copy_values(dict(src)), ""
+        copy_values(dst), copy_values(src), ""
     )
 
 
@@ -194,7 +198,7 @@ class _Coalescer:
         """``coalesceValues``: the chart's own defaults under ``dest``."""
         sub_prefix = _concat(prefix, chart.name)
         subcharts = {sub.name for sub in chart.dependencies}
-        for key, default in copy_values(dict(values)).items():
+        for key, default in copy_values(values).items():
             if key not in dest:
                 dest[key] = default
                 continue
@@ -242,12 +246,8 @@ class _Coalescer:
                 dest_global[key] = value
         dest[GLOBAL_KEY] = dest_global
 
-    def tables(self, dst: dict[str, Any] | None, src: dict[str, Any] | None, prefix: str) -> Any:
+    def tables(self, dst: dict[str, Any], src: dict[str, Any], prefix: str) -> dict[str, Any]:
         """``coalesceTablesFullKey``: ``src`` under ``dst`` (``dst`` wins), in place."""
-        if src is None:
-            return dst
-        if dst is None:
-            return src
         src_set = {key for key, value in src.items() if value is not None}
         for key, value in dst.items():
             if value is None:
@@ -294,7 +294,7 @@ def import_values(
     """
     own = chart.values if values is None else values
     if not chart.metadata.dependencies:
-        return copy_values(dict(own))
+        return copy_values(own)
     merging = _Coalescer(merge=True, warnings=warnings)
     merged = merging.chart(chart, {}, "", own_values=own)
     imported: dict[str, Any] = {}
@@ -310,7 +310,8 @@ def import_values(
                     merging.warn(f"Warning: ImportValues missing table from chart {name}: {exc}")
                 continue
             imported = merging.tables(imported, _path_to_map(entry.parent, table), "")
-    return merging.tables(copy_values(merged), imported, "")
+    # Helm's result may hold one child table at several places; a copy keeps them apart.
+    return copy_values(merging.tables(copy_values(merged), imported, ""))
 
 
 def apply_import_values(chart: model.Chart, *, warnings: Warnings | None = None) -> model.Chart:
@@ -370,7 +371,7 @@ def path_get(values: Mapping[str, Any], path: str) -> Any:
     found = table.get(key, _MISSING)
     if found is _MISSING or isinstance(found, dict):
         raise ValuesError(f"{strvals.go_quote(key)} is not a value")
-    return copy_values(found)
+    return _copy_any(found)
 
 
 _MISSING = object()
