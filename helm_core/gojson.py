@@ -30,6 +30,10 @@ JSON_FLOAT_EXP_HIGH = 1e21
 G_SHORTEST_EPREC = 6
 
 
+class Struct(dict):  # type: ignore[type-arg]
+    """A Go struct's JSON object: fields keep declaration order instead of being sorted."""
+
+
 class JSONError(ValueError):
     """A value Go's encoding/json cannot marshal, or text it cannot unmarshal; message is Go's."""
 
@@ -147,7 +151,7 @@ def format_time(t: datetime.datetime) -> str:
 
 def to_go_json(value: Any) -> Any:
     """What a Go value marshals as, in plain JSON types (GoObjects via ``go_json()``)."""
-    go_json = getattr(value, "go_json", None)
+    go_json = getattr(value, "go_json_value", None)
     if callable(go_json):
         return go_json()
     if isinstance(value, gotypes.Duration):
@@ -173,7 +177,7 @@ def _encode(value: Any, out: list[str], escape_html: bool, indent: str | None, l
             out.append("{}")
             return
         out.append("{")
-        keys = sorted(value, key=str)
+        keys = list(value) if isinstance(value, Struct) else sorted(value, key=str)
         for i, key in enumerate(keys):
             if i:
                 out.append(",")

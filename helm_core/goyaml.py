@@ -514,6 +514,7 @@ def _scalar(value: str, style: str | None = None) -> yaml.ScalarEvent:
 
 
 def _events(value: Any, out: list[yaml.Event]) -> None:
+    """Events for a value already in yaml.v2's decoded types (see :func:`_after_json`)."""
     if value is None:
         out.append(_scalar("null"))
     elif value is True:
@@ -552,6 +553,42 @@ def dump(value: Any) -> str:
     text = yaml.emit(events, Dumper=_Dumper, indent=EMIT_INDENT, width=EMIT_WIDTH,
                      allow_unicode=True)
     # libyaml 0.2.5 closes an open-ended document (after a `|+` block) with "..."; yaml.v2 does not.
+    if text.endswith("\n...\n"):
+        text = text[:-4]
+    return text
+
+
+class _V3Emitter(yaml.Dumper):  # type: ignore[misc]
+    """The pure-Python libyaml port, with yaml.v3's sequence indentation inside mappings."""
+
+    def expect_block_sequence(self) -> None:
+        self.increase_indent(flow=False, indentless=False)
+        self.state = self.expect_first_block_sequence_item
+
+
+#: yaml.v3 does not fold long lines.
+V3_WIDTH = 2**31 - 1
+
+
+def _v3_plain(value: Any, depth: int = 0) -> Any:
+    """Go values as yaml.v3 marshals them directly: numbers keep their Go type."""
+    if depth > MAX_DEPTH:
+        raise gojson.JSONError("yaml: exceeded max depth")
+    if isinstance(value, dict):
+        return {str(k): _v3_plain(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_v3_plain(v, depth + 1) for v in value]
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    return _after_json(value, depth)
+
+
+def dump_pretty(value: Any) -> str:
+    """Helm's ``toYamlPretty`` text (yaml.v3 Encoder, indent 2), ending with a newline."""
+    events: list[yaml.Event] = [yaml.StreamStartEvent(), yaml.DocumentStartEvent(explicit=False)]
+    _events(_v3_plain(value), events)
+    events += [yaml.DocumentEndEvent(explicit=False), yaml.StreamEndEvent()]
+    text = yaml.emit(events, Dumper=_V3Emitter, indent=EMIT_INDENT, width=V3_WIDTH, allow_unicode=True)
     if text.endswith("\n...\n"):
         text = text[:-4]
     return text
