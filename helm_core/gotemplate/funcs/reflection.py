@@ -1,0 +1,80 @@
+"""Reflection: ``typeOf``, ``typeIs``, ``typeIsLike``, ``kindOf``, ``kindIs``, ``deepEqual``.
+
+Why: charts branch on value types (``kindIs "map" .x``). Type names are Go's
+``%T`` of the value model (``float64``, ``[]interface {}``, ``map[string]interface {}``);
+kinds are ``reflect.Kind`` names (``invalid`` for nil). ``deepEqual`` is
+``reflect.DeepEqual``: types must match, so 1 and 1.0 differ.
+"""
+from __future__ import annotations
+
+import datetime
+from typing import Any
+
+from helm_core.gotemplate.funcs import gohelpers
+from helm_core.gotemplate.gotypes import Duration, GoObject, go_type_name, signature
+
+
+def go_deep_equal(a: Any, b: Any) -> bool:
+    """``reflect.DeepEqual`` over the value model."""
+    if a is None or b is None:
+        return a is None and b is None
+    if go_type_name(a) != go_type_name(b):
+        return False
+    if isinstance(a, (list, tuple)):
+        return len(a) == len(b) and all(go_deep_equal(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(go_deep_equal(a[k], b[k]) for k in a)
+    if isinstance(a, float):
+        return a == b
+    if isinstance(a, datetime.datetime):
+        return a == b and a.utcoffset() == b.utcoffset() and a.tzinfo == b.tzinfo
+    if isinstance(a, (GoObject, Duration)):
+        return bool(a == b)
+    return bool(a == b)
+
+
+@signature("interface {}")
+def type_of(v: Any) -> str:
+    """``typeOf``: ``fmt.Sprintf("%T", v)``."""
+    return go_type_name(v)
+
+
+@signature("string", "interface {}")
+def type_is(target: str, v: Any) -> bool:
+    """``typeIs``."""
+    return target == go_type_name(v)
+
+
+@signature("string", "interface {}")
+def type_is_like(target: str, v: Any) -> bool:
+    """``typeIsLike``: the type or a pointer to it."""
+    t = go_type_name(v)
+    return target == t or "*" + target == t
+
+
+@signature("interface {}")
+def kind_of(v: Any) -> str:
+    """``kindOf``."""
+    return gohelpers.kind_of(v)
+
+
+@signature("string", "interface {}")
+def kind_is(target: str, v: Any) -> bool:
+    """``kindIs``."""
+    return target == gohelpers.kind_of(v)
+
+
+@signature("interface {}", "interface {}")
+def deep_equal(a: Any, b: Any) -> bool:
+    """``deepEqual``."""
+    return go_deep_equal(a, b)
+
+
+FUNCS = {
+    "typeOf": type_of,
+    "typeIs": type_is,
+    "typeIsLike": type_is_like,
+    "kindOf": kind_of,
+    "kindIs": kind_is,
+    "deepEqual": deep_equal,
+}
