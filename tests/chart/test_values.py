@@ -550,3 +550,39 @@ def _leaves(value: Any) -> list[Any]:
     if isinstance(value, list):
         return [leaf for item in value for leaf in _leaves(item)]
     return [value]
+
+
+# -- real charts from ../shared/charts, through the loader and dependency processing -------
+#: Deeper than any template of the shared charts, so Helm renders the probe first, before
+#: templates that change .Values (sprig ``merge``/``set``) have run.
+PROBE_DIR = "templates/zz/probe/first/before/every/other"
+SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "charts"
+REAL_CHARTS = sorted(p.name for p in SHARED.iterdir() if (p / "Chart.yaml").is_file()) if SHARED.is_dir() else []
+REAL_SETS = {"prometheus": ["alertmanager.enabled=false,server.name=srv,global.x=1"]}
+
+
+@pytest.mark.conformance
+@pytest.mark.parametrize("name", REAL_CHARTS or ["<none>"])
+def test_real_chart_values_match_helm_template(tmp_path: Path, name: str) -> None:
+    if not REAL_CHARTS:
+        pytest.skip(f"{SHARED} is absent: real-chart values not checked")
+    from helm_core.chart import loader, prepare
+
+    helm = _helm()
+    root = tmp_path / name
+    shutil.copytree(SHARED / name, root)
+    (root / PROBE_DIR).mkdir(parents=True)
+    (root / "templates" / "_zz_probe_walk.tpl").write_text(WALK_TPL.replace('"walk"', '"zzprobewalk"'))
+    (root / PROBE_DIR / "probe.yaml").write_text(OUT_TPL.replace('"walk"', '"zzprobewalk"'))
+    sets = REAL_SETS.get(name, ["global.x=1"])
+    args = [helm, "template", "rel", str(root), "--show-only", f"{PROBE_DIR}/probe.yaml"]
+    for entry in sets:
+        args += ["--set", entry]
+    proc = subprocess.run(args, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    doc = yaml.safe_load(proc.stdout)
+    theirs = (json.loads(doc["data"]["values"]), doc["data"]["types"].splitlines())
+
+    user = values.merge_user_values([], set=sets)
+    prepared = prepare.prepare_chart(loader.load(root), user, validate_schema=False)
+    assert (json.loads(json.dumps(prepared.values)), _types(prepared.values)) == theirs
