@@ -23,6 +23,7 @@ same steps on a private copy, so callers' dicts are never changed.
 """
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
@@ -136,21 +137,25 @@ class _Parser:
     # -- scanning -------------------------------------------------------
     def _until(self, stops: frozenset[str]) -> tuple[str, str | None]:
         """Characters up to a stop (consumed); the stop is None at end of input."""
+        special = _special_chars(stops, self.escapes)
         out: list[str] = []
         text, n = self.text, len(self.text)
-        while self.pos < n:
-            ch = text[self.pos]
-            self.pos += 1
-            if ch in stops:
+        while True:
+            found = special.search(text, self.pos)
+            if found is None:
+                out.append(text[self.pos:])
+                self.pos = n
+                return "".join(out), None
+            at = found.start()
+            out.append(text[self.pos:at])
+            ch = text[at]
+            self.pos = at + 1
+            if ch != "\\" or not self.escapes:
                 return "".join(out), ch
-            if ch == "\\" and self.escapes:
-                if self.pos >= n:
-                    return "".join(out), None
-                out.append(text[self.pos])
-                self.pos += 1
-                continue
-            out.append(ch)
-        return "".join(out), None
+            if self.pos >= n:
+                return "".join(out), None
+            out.append(text[self.pos])
+            self.pos += 1
 
     def _rest(self) -> str:
         value = self.text[self.pos:]
@@ -329,6 +334,13 @@ def _json_constant(text: str) -> Any:
 _JSON = json.JSONDecoder(
     parse_float=_json_float, parse_int=_json_int, parse_constant=_json_constant
 )
+
+
+@functools.lru_cache(maxsize=None)
+def _special_chars(stops: frozenset[str], escapes: bool) -> re.Pattern[str]:
+    """A pattern finding the next stop (or backslash, when escapes apply)."""
+    chars = "".join(sorted(stops)) + ("\\" if escapes else "")
+    return re.compile("[" + re.escape(chars) + "]")
 
 
 def _copy_tree(value: Any) -> Any:
