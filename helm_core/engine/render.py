@@ -1,0 +1,290 @@
+"""Helm's rendering rules (``engine.Render`` of Helm v3.22) on top of our Go-template engine.
+
+Rules kept, each as Helm has it:
+
+* one template set for the chart and all its subcharts; templates are named by their path
+  from the top chart (``mychart/templates/a.yaml``, ``mychart/charts/sub/templates/b.yaml``);
+* parse order is Helm's ``sortTemplates``: deeper paths first, then reverse lexical order,
+  so a parent's ``define`` replaces a subchart's one of the same name;
+* files whose base name starts with ``_`` are parsed, never rendered; a library chart
+  contributes only its ``_`` files;
+* each template sees ``.Values`` scoped to its chart (``Values.<name>`` of the parent, ``{}``
+  when absent or not a map), ``.Chart``, ``.Files``, ``.Release``, ``.Capabilities``,
+  ``.Subcharts`` and ``.Template{Name, BasePath}``;
+* ``missingkey=zero`` and ``<no value>`` removed from the output; strict mode uses
+  ``missingkey=error``;
+* ``required``/``fail`` errors read ``execution error at (<file>:<line>:<col>): <msg>``; other
+  execution errors keep Go's text; parse errors read ``parse error at (<file>:<line>): <msg>``;
+* NOTES.txt files are rendered and returned under their path (the caller keeps the top
+  chart's and drops subcharts' ones, as ``helm template``/install do).
+
+Compiled template sets are cached by a digest of every template of the chart tree.
+"""
+from __future__ import annotations
+
+import hashlib
+import posixpath
+import re
+import sys
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from helm_core.chart import model
+from helm_core.engine import capabilities as caps_mod
+from helm_core.engine import files as files_mod
+from helm_core.engine import helm_funcs
+from helm_core.errors import SourcePos, TemplateError
+
+#: How many compiled template sets (one per distinct chart tree) are kept.
+TEMPLATE_CACHE_SIZE = 32
+#: Stack for the render thread: 1000 nested includes need deep Python recursion.
+RENDER_STACK_BYTES = 512 * 1024 * 1024
+#: Python frames allowed in the render thread.
+RENDER_RECURSION_LIMIT = 400_000
+
+_WARN_RE = re.compile(helm_funcs.WARN_START + r"((?s:.*))" + helm_funcs.WARN_END)
+
+
+@dataclass(frozen=True)
+class RenderOptions:
+    """How to render: the release, the cluster's capabilities, strictness and lookup."""
+
+    release: caps_mod.ReleaseInfo = field(default_factory=caps_mod.ReleaseInfo)
+    #: ``None`` means Helm's defaults (Kubernetes v1.37.0, DefaultVersionSet).
+    capabilities: caps_mod.Capabilities | None = None
+    #: ``missingkey=error`` instead of ``zero`` (Helm's ``--strict`` lint).
+    strict: bool = False
+    #: ``required``/``fail`` do not fail (Helm's lint mode).
+    lint_mode: bool = False
+    #: ``lookup`` provider; default: every lookup returns an empty map (as ``helm template``).
+    lookup: helm_funcs.LookupFunc | None = None
+
+
+@dataclass
+class _Renderable:
+    name: str
+    text: str
+    data: dict[str, Any]
+    base_path: str
+
+
+def sort_template_names(names: list[str]) -> list[str]:
+    """Helm's ``sortTemplates``: more ``/`` first; equal depth in reverse lexical order."""
+    return sorted(names, key=lambda n: (n.count("/"), n.encode()), reverse=True)
+
+
+def _values_table(values: Any, name: str) -> dict[str, Any]:
+    """``Values.Table("Values." + name)``: a map at that dotted path, else ``{}``."""
+    current = values
+    for piece in name.split("."):
+        if not isinstance(current, dict) or not isinstance(current.get(piece), dict):
+            return {}
+        current = current[piece]
+    return current
+
+
+def _is_template_valid(chart: model.Chart, template_name: str) -> bool:
+    if chart.metadata.type.lower() == model.TYPE_LIBRARY:
+        return posixpath.basename(template_name).startswith("_")
+    return True
+
+
+def collect_templates(chart: model.Chart, values: dict[str, Any], options: RenderOptions,
+                      capabilities: caps_mod.Capabilities) -> dict[str, _Renderable]:
+    """Helm's ``allTemplates``: every template with the data it renders with."""
+    out: dict[str, _Renderable] = {}
+    top = {"Values": values, "Release": options.release.as_map(), "Capabilities": capabilities}
+    _collect(chart, top, out)
+    return out
+
+
+def _collect(chart: model.Chart, parent: dict[str, Any], out: dict[str, _Renderable]) -> dict[str, Any]:
+    subcharts: dict[str, Any] = {}
+    data: dict[str, Any] = {
+        "Chart": caps_mod.ChartInfo(chart.metadata, is_root=chart.is_root()),
+        "Files": files_mod.Files.from_chart_files(chart.files),
+        "Release": parent["Release"],
+        "Capabilities": parent["Capabilities"],
+        "Values": parent["Values"] if chart.is_root() else _values_table(parent["Values"], chart.name),
+        "Subcharts": subcharts,
+    }
+    for sub in chart.dependencies:
+        subcharts[sub.name] = _collect(sub, data, out)
+    prefix = chart.chart_path()
+    for tmpl in chart.templates:
+        if not _is_template_valid(chart, tmpl.name):
+            continue
+        name = posixpath.join(prefix, tmpl.name)
+        out[name] = _Renderable(name, files_mod.bytes_to_text(tmpl.data), data, posixpath.join(prefix, "templates"))
+    return data
+
+
+def templates_digest(templates: dict[str, _Renderable]) -> str:
+    """A digest of every template name and text (the compiled-set cache key)."""
+    h = hashlib.sha256()
+    for name in sorted(templates):
+        h.update(name.encode())
+        h.update(b"\0")
+        h.update(templates[name].text.encode("utf-8", "surrogateescape"))
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+def cleanup_parse_error(filename: str, message: str) -> str:
+    """Helm's ``cleanupParseError``: ``parse error at (<location>): <last part>``."""
+    tokens = message.split(": ")
+    if len(tokens) == 1:
+        return f"parse error in ({filename}): {message}"
+    return f"parse error at ({tokens[1]}): {tokens[-1]}"
+
+
+def cleanup_exec_error(filename: str, message: str) -> str:
+    """Helm's ``cleanupExecError``: required/fail messages get ``execution error at (...)``."""
+    tokens = message.split(": ", 2)
+    if len(tokens) != 3:
+        return f"execution error in ({filename}): {message}"
+    match = _WARN_RE.search(tokens[2])
+    if match:
+        return f"execution error at ({tokens[1]}): {match.group(1)}"
+    return message
+
+
+def _position(location: str) -> SourcePos:
+    parts = location.rsplit(":", 2)
+    nums = []
+    while len(parts) > 1 and parts[-1].isdigit():
+        nums.insert(0, int(parts.pop()))
+    return SourcePos(":".join(parts), *nums[:2])
+
+
+class _Compiled:
+    """A parsed template set with its render-bound state (reset on every render)."""
+
+    def __init__(self, templates: dict[str, _Renderable], order: list[str], *, strict: bool) -> None:
+        from helm_core.gotemplate import environment
+        from helm_core.gotemplate.funcs import sprig
+
+        self.lock = threading.Lock()
+        self.state = helm_funcs.RenderState(tset=None, strict=strict, exec_errors=(TemplateError,))
+        funcs = helm_funcs.helm_func_map(sprig.SPRIG_FUNCS)
+        funcs.update(helm_funcs.bound_funcs(self.state))
+        self.env = environment.Environment(funcs, missingkey="error" if strict else "zero")
+        self.tset = self.env.new_set(helm_funcs.ROOT_TEMPLATE_NAME)
+        for name in order:
+            try:
+                self.tset.parse(name, templates[name].text)
+            except TemplateError as exc:
+                message = cleanup_parse_error(name, str(exc))
+                location = message[len("parse error at ("):].split(")", 1)[0]
+                raise TemplateError(message, _position(location)) from None
+
+
+_CACHE: "OrderedDict[tuple[str, bool], _Compiled]" = OrderedDict()
+_CACHE_LOCK = threading.Lock()
+
+
+def _compiled(templates: dict[str, _Renderable], order: list[str], strict: bool) -> _Compiled:
+    key = (templates_digest(templates), strict)
+    with _CACHE_LOCK:
+        hit = _CACHE.get(key)
+        if hit is not None:
+            _CACHE.move_to_end(key)
+            return hit
+    compiled = _Compiled(templates, order, strict=strict)
+    with _CACHE_LOCK:
+        _CACHE[key] = compiled
+        while len(_CACHE) > TEMPLATE_CACHE_SIZE:
+            _CACHE.popitem(last=False)
+    return compiled
+
+
+def render(chart: model.Chart, values: dict[str, Any], *,
+           options: RenderOptions = RenderOptions()) -> dict[str, str]:
+    """Render every non-partial template of ``chart`` and its subcharts.
+
+    ``values`` are the final coalesced values (``.Values`` of the top chart). Returns
+    {template path: rendered text}, NOTES.txt files included. Raises :class:`TemplateError`
+    with Helm's message on a parse or execution error.
+    """
+    return _in_big_stack(lambda: _render(chart, values, options))
+
+
+def _render(chart: model.Chart, values: dict[str, Any], options: RenderOptions) -> dict[str, str]:
+    capabilities = options.capabilities or caps_mod.make_capabilities()
+    # Templates may change values (Sprig's set/unset); they share one copy, never the caller's.
+    templates = collect_templates(chart, _copy_tree(values), options, capabilities)
+    order = sort_template_names(list(templates))
+    compiled = _compiled(templates, order, options.strict)
+    with compiled.lock:
+        state = compiled.state
+        state.lint_mode = options.lint_mode
+        state.lookup = options.lookup or helm_funcs._empty_lookup
+        rendered: dict[str, str] = {}
+        for name in order:
+            if posixpath.basename(name).startswith("_"):
+                continue
+            item = templates[name]
+            item.data["Template"] = {"Name": name, "BasePath": item.base_path}
+            state.tset = compiled.tset
+            state.included = {}
+            try:
+                text = compiled.tset.execute(name, item.data)
+            except TemplateError as exc:
+                message = cleanup_exec_error(name, str(exc))
+                raise TemplateError(message, getattr(exc, "pos", None)) from None
+            except RecursionError:
+                raise TemplateError(f"rendering template failed: {name}: template nesting too deep") from None
+            rendered[name] = text.replace("<no value>", "")
+        return rendered
+
+
+def _copy_tree(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _copy_tree(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_copy_tree(v) for v in value]
+    return value
+
+
+class _DeepStack:
+    """Counts renders in flight; the raised recursion limit is restored when none is left."""
+
+    lock = threading.Lock()
+    active = 0
+    saved_limit = 0
+
+
+def _in_big_stack(fn: Callable[[], dict[str, str]]) -> dict[str, str]:
+    """Run ``fn`` in a thread with a large stack so deep include chains do not crash."""
+    result: list[Any] = []
+
+    def run() -> None:
+        try:
+            result.append(("ok", fn()))
+        except BaseException as exc:  # re-raised in the caller's thread
+            result.append(("err", exc))
+
+    with _DeepStack.lock:
+        if _DeepStack.active == 0:
+            _DeepStack.saved_limit = sys.getrecursionlimit()
+            sys.setrecursionlimit(max(_DeepStack.saved_limit, RENDER_RECURSION_LIMIT))
+        _DeepStack.active += 1
+        previous = threading.stack_size(RENDER_STACK_BYTES)
+        try:
+            worker = threading.Thread(target=run, name="helm-render")
+            worker.start()
+        finally:
+            threading.stack_size(previous)
+    try:
+        worker.join()
+    finally:
+        with _DeepStack.lock:
+            _DeepStack.active -= 1
+            if _DeepStack.active == 0:
+                sys.setrecursionlimit(_DeepStack.saved_limit)
+    kind, value = result[0]
+    if kind == "err":
+        raise value
+    return value
