@@ -72,7 +72,7 @@ def parse_set_json(s: str, into: Mapping[str, Any] | None = None) -> dict[str, A
 
 
 def parse_set_file(
-    s: str, reader: FileReader, into: Mapping[str, Any] | None = None
+    s: str, reader: FileReader, *, into: Mapping[str, Any] | None = None
 ) -> dict[str, Any]:
     """``--set-file``: each value (also each ``{a,b}`` item) is passed to ``reader``.
 

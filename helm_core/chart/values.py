@@ -58,6 +58,8 @@ def read_local_file(path: str) -> str:
     try:
         with open(path, "rb") as handle:
             return handle.read().decode("utf-8", "replace")
+    except IsADirectoryError:
+        raise ValuesError(f"read {path}: is a directory") from None
     except OSError as exc:
         reason = (exc.strerror or str(exc)).lower()
         raise ValuesError(f"open {path}: {reason}") from None
@@ -90,7 +92,7 @@ def merge_user_values(
     steps: list[tuple[str, Sequence[str], Callable[[str, dict[str, Any]], dict[str, Any]]]] = [
         ("--set", set, strvals.parse_set),
         ("--set-string", set_string, strvals.parse_set_string),
-        ("--set-file", set_file, lambda s, into: strvals.parse_set_file(s, file_reader, into)),
+        ("--set-file", set_file, lambda s, into: strvals.parse_set_file(s, file_reader, into=into)),
         ("--set-literal", set_literal, strvals.parse_set_literal),
     ]
     for flag, texts, parse in steps:

@@ -91,6 +91,9 @@ def test_merge_user_values_default_file_reader_reads_text_and_words_errors_like_
     with pytest.raises(ValuesError) as caught:
         values.merge_user_values([], set_file=[f"a={missing}"])
     assert str(caught.value) == f"failed parsing --set-file data: open {missing}: no such file or directory"
+    with pytest.raises(ValuesError) as caught:
+        values.merge_user_values([], set_file=[f"a={tmp_path}"])
+    assert str(caught.value) == f"failed parsing --set-file data: read {tmp_path}: is a directory"
 
 
 def test_merge_user_values_set_into_file_scalar_fails_like_helm() -> None:
