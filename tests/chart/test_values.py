@@ -530,7 +530,8 @@ HELM_CASES = [
         "deps": [{"name": "s"}],
         "charts": [{"name": "s", "values": "own: 1\n"}],
     }, ["a: {b: 1, c: 2}\nlst: [x]\n", "a: {c: null, d: 4}\ns: null\n"],
-        {"set_file": ["content={f1,f1}"], "set_literal": ["lit=a,b=c"]}),
+        {"set": ["lst[2]=z,a.e[1].f=1,a.b=null"], "set_file": ["content={f1,f1}"],
+         "set_literal": ["lit=a,b=c"]}),
 ]
 
 
