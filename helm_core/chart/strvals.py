@@ -314,17 +314,11 @@ class _Parser:
 
 
 def _json_float(text: str) -> float:
+    """Go decodes every JSON number as float64 (``-0`` stays negative zero)."""
     value = float(text)
     if math.isinf(value):
         raise ValueError(f"number {text} out of range of float64")
     return value
-
-
-def _json_int(text: str) -> float:
-    try:
-        return float(int(text))
-    except OverflowError:
-        raise ValueError(f"number {text} out of range of float64") from None
 
 
 def _json_constant(text: str) -> Any:
@@ -332,7 +326,7 @@ def _json_constant(text: str) -> Any:
 
 
 _JSON = json.JSONDecoder(
-    parse_float=_json_float, parse_int=_json_int, parse_constant=_json_constant
+    parse_float=_json_float, parse_int=_json_float, parse_constant=_json_constant
 )
 
 

@@ -206,13 +206,18 @@ def test_parse_set_json_reads_json_values_with_go_float_numbers(text: str, expec
         ("a=NaN", "invalid JSON value: invalid character 'N' looking for beginning of value"),
         ("a=1e400", "invalid JSON value: number 1e400 out of range of float64"),
         ("a=[1,2", "invalid JSON value: Expecting ',' delimiter: line 1 column 7 (char 6)"),
+        ("a=1" + "0" * 400, "invalid JSON value: number 1" + "0" * 400 + " out of range of float64"),
     ],
-    ids=["nan", "float-overflow", "unterminated-array"],
+    ids=["nan", "float-overflow", "unterminated-array", "integer-overflow"],
 )
 def test_parse_set_json_rejects_what_go_json_rejects(text: str, message: str) -> None:
     with pytest.raises(ValuesError) as caught:
         strvals.parse_set_json(text)
     assert str(caught.value) == message
+
+
+def test_parse_set_json_keeps_negative_zero_like_go() -> None:
+    assert str(strvals.parse_set_json("a=-0")["a"]) == "-0.0"
 
 
 def test_parse_set_file_passes_each_value_to_the_reader() -> None:
