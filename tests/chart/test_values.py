@@ -548,6 +548,22 @@ def test_values_match_helm_template(tmp_path: Path, spec: dict[str, Any], files:
     assert sorted(set(our_warnings)) == their_warnings
 
 
+
+@pytest.mark.conformance
+@pytest.mark.parametrize("spec,files,flags", [c[1:] for c in HELM_CASES], ids=[c[0] for c in HELM_CASES])
+def test_loader_and_prepare_give_helms_values(tmp_path: Path, spec: dict[str, Any], files: list[str],
+                                              flags: dict[str, list[str]]) -> None:
+    """The same fixtures through the loader and dependency processing (aliases, imports)."""
+    from helm_core.chart import loader, prepare
+
+    (tmp_path / "f1").write_text("file content\n")
+    theirs, _ = _theirs(tmp_path, spec, files, flags)
+    user = values.merge_user_values([_y(f) for f in files],
+                                    file_reader=lambda path: (tmp_path / path).read_text(), **flags)
+    prepared = prepare.prepare_chart(loader.load(tmp_path / "chart"), user, validate_schema=False)
+    assert (json.loads(json.dumps(prepared.values)), _types(prepared.values)) == theirs[spec["name"]]
+
+
 def _leaves(value: Any) -> list[Any]:
     if isinstance(value, dict):
         return [leaf for key in sorted(value) for leaf in _leaves(value[key])]
