@@ -1,0 +1,418 @@
+"""Crypto: hashes, ``bcrypt``/``htpasswd``, ``derivePassword``, ``randBytes``, keys and
+certificates (``genPrivateKey``, ``genCA``..., ``buildCustomCert``), ``encryptAES``/``decryptAES``.
+
+Why: charts generate secrets and TLS material at render time. Outputs use the
+formats Go writes: PEM blocks ``RSA PRIVATE KEY`` (PKCS#1), ``EC PRIVATE KEY``
+(SEC 1), ``DSA PRIVATE KEY``, ``PRIVATE KEY`` (PKCS#8, ed25519); bcrypt ``$2a$10$``;
+AES-256-CBC with the IV prepended and PKCS#7 padding, base64 (Sprig's format,
+so values round-trip with real Helm). Certificates follow Sprig's x509 template
+(serial < 2^128, CN only, server+client auth, SKI/AKI as Go adds them).
+"""
+from __future__ import annotations
+
+import base64
+import datetime
+import hashlib
+import hmac
+import ipaddress
+import secrets
+import zlib
+from typing import Any, ClassVar
+
+import bcrypt as bcrypt_lib
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import dsa, ec, ed25519, rsa
+from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+
+from helm_core.gotemplate.funcs import encoding, gohelpers
+from helm_core.gotemplate.gotypes import FuncError, GoObject, signature
+
+#: Sizes Sprig uses: genPrivateKey's RSA key, the certificate functions' RSA keys.
+RSA_KEY_BITS = 4096
+CERT_RSA_KEY_BITS = 2048
+BCRYPT_COST = 10
+SERIAL_BITS = 128
+AES_BLOCK = 16
+AES_KEY_BYTES = 32
+#: scrypt parameters of the Master Password algorithm (derivePassword).
+SCRYPT_N, SCRYPT_R, SCRYPT_P, SCRYPT_KEYLEN = 32768, 8, 2, 64
+_SCRYPT_MAXMEM = 2 * 128 * SCRYPT_R * SCRYPT_N * SCRYPT_P
+
+_MP_SEED = b"com.lyndir.masterpassword"
+_MP_TEMPLATES = {
+    "maximum": ["anoxxxxxxxxxxxxxxxxx", "axxxxxxxxxxxxxxxxxno"],
+    "long": ["CvcvnoCvcvCvcv", "CvcvCvcvnoCvcv", "CvcvCvcvCvcvno", "CvccnoCvcvCvcv", "CvccCvcvnoCvcv",
+             "CvccCvcvCvcvno", "CvcvnoCvccCvcv", "CvcvCvccnoCvcv", "CvcvCvccCvcvno", "CvcvnoCvcvCvcc",
+             "CvcvCvcvnoCvcc", "CvcvCvcvCvccno", "CvccnoCvccCvcv", "CvccCvccnoCvcv", "CvccCvccCvcvno",
+             "CvcvnoCvccCvcc", "CvcvCvccnoCvcc", "CvcvCvccCvccno", "CvccnoCvcvCvcc", "CvccCvcvnoCvcc",
+             "CvccCvcvCvccno"],
+    "medium": ["CvcnoCvc", "CvcCvcno"],
+    "short": ["Cvcn"],
+    "basic": ["aaanaaan", "aannaaan", "aaannaaa"],
+    "pin": ["nnnn"],
+}
+_MP_CHARS = {
+    "V": "AEIOU", "C": "BCDFGHJKLMNPQRSTVWXYZ", "v": "aeiou", "c": "bcdfghjklmnpqrstvwxyz",
+    "A": "AEIOUBCDFGHJKLMNPQRSTVWXYZ", "a": "AEIOUaeiouBCDFGHJKLMNPQRSTVWXYZbcdfghjklmnpqrstvwxyz",
+    "n": "0123456789", "o": "@&%?,=[]_:-+*$#!'^~;()/.",
+    "x": "AEIOUaeiouBCDFGHJKLMNPQRSTVWXYZbcdfghjklmnpqrstvwxyz0123456789!@#$%^&*()",
+}
+
+
+@signature("string")
+def sha1sum(s: str) -> str:
+    """``sha1sum``: hex digest."""
+    return hashlib.sha1(gohelpers.to_bytes(s)).hexdigest()
+
+
+@signature("string")
+def sha256sum(s: str) -> str:
+    """``sha256sum``."""
+    return hashlib.sha256(gohelpers.to_bytes(s)).hexdigest()
+
+
+@signature("string")
+def sha512sum(s: str) -> str:
+    """``sha512sum``."""
+    return hashlib.sha512(gohelpers.to_bytes(s)).hexdigest()
+
+
+@signature("string")
+def adler32sum(s: str) -> str:
+    """``adler32sum``: decimal checksum."""
+    return str(zlib.adler32(gohelpers.to_bytes(s)))
+
+
+@signature("string")
+def bcrypt(s: str) -> str:
+    """``bcrypt``: ``$2a$10$`` hash; over-long input gives Go's error text as the result."""
+    try:
+        return bcrypt_lib.hashpw(gohelpers.to_bytes(s), bcrypt_lib.gensalt(BCRYPT_COST, b"2a")).decode()
+    except ValueError:
+        return "failed to encrypt string with bcrypt: bcrypt: password length exceeds 72 bytes"
+
+
+@signature("string", "string")
+def htpasswd(username: str, password: str) -> str:
+    """``htpasswd``: ``user:bcrypt``; a ':' in the name gives an error text."""
+    if ":" in username:
+        return f"invalid username: {username}"
+    return f"{username}:{bcrypt(password)}"
+
+
+@signature("int")
+def rand_bytes(count: int) -> str:
+    """``randBytes``: base64 of ``count`` random bytes."""
+    if count < 0:
+        raise FuncError("runtime error: makeslice: len out of range")
+    return base64.b64encode(secrets.token_bytes(count)).decode()
+
+
+@signature("int", "string", "string", "string", "string")
+def derive_password(counter: int, ptype: str, password: str, user: str, site: str) -> str:
+    """``derivePassword``: the Master Password algorithm (scrypt + HMAC-SHA256 + templates)."""
+    templates = _MP_TEMPLATES.get(ptype)
+    if templates is None:
+        return f"cannot find password template {ptype}"
+    ub, sb = gohelpers.to_bytes(user), gohelpers.to_bytes(site)
+    salt = _MP_SEED + len(ub).to_bytes(4, "big") + ub
+    key = hashlib.scrypt(gohelpers.to_bytes(password), salt=salt, n=SCRYPT_N, r=SCRYPT_R, p=SCRYPT_P,
+                         dklen=SCRYPT_KEYLEN, maxmem=_SCRYPT_MAXMEM)
+    msg = _MP_SEED + len(sb).to_bytes(4, "big") + sb + (counter & 0xFFFFFFFF).to_bytes(4, "big")
+    seed = hmac.new(key, msg, hashlib.sha256).digest()
+    temp = templates[seed[0] % len(templates)]
+    return "".join(_MP_CHARS[ch][seed[i + 1] % len(_MP_CHARS[ch])] for i, ch in enumerate(temp))
+
+
+def _pem_for_key(key: Any) -> str:
+    if isinstance(key, (rsa.RSAPrivateKey, ec.EllipticCurvePrivateKey, dsa.DSAPrivateKey)):
+        fmt = serialization.PrivateFormat.TraditionalOpenSSL
+    else:
+        fmt = serialization.PrivateFormat.PKCS8
+    return key.private_bytes(serialization.Encoding.PEM, fmt, serialization.NoEncryption()).decode()
+
+
+@signature("string")
+def gen_private_key(typ: str) -> str:
+    """``genPrivateKey rsa|dsa|ecdsa|ed25519`` ("" means rsa)."""
+    key: Any
+    if typ in ("", "rsa"):
+        key = rsa.generate_private_key(65537, RSA_KEY_BITS)
+    elif typ == "dsa":
+        key = dsa.generate_private_key(2048)
+    elif typ == "ecdsa":
+        key = ec.generate_private_key(ec.SECP256R1())
+    elif typ == "ed25519":
+        key = ed25519.Ed25519PrivateKey.generate()
+    else:
+        return "Unknown type " + typ
+    return _pem_for_key(key)
+
+
+def parse_private_key_pem(text: str) -> Any:
+    """Sprig's ``parsePrivateKeyPEM`` with its error texts."""
+    data = gohelpers.to_bytes(text)
+    begin = data.find(b"-----BEGIN ")
+    if begin < 0:
+        raise FuncError("no PEM data in input")
+    header_end = data.find(b"-----", begin + 11)
+    block_type = data[begin + 11:header_end].decode(errors="replace")
+    if block_type != "PRIVATE KEY" and not block_type.endswith(" PRIVATE KEY"):
+        raise FuncError(f"no private key data in PEM block of type {block_type}")
+    kind = block_type[:-12] if block_type != "PRIVATE KEY" else "PKCS8"
+    if kind not in ("PKCS8", "RSA", "EC", "DSA"):
+        raise FuncError(f"invalid private key type {block_type}")
+    try:
+        return serialization.load_pem_private_key(data[begin:], password=None)
+    except (ValueError, TypeError) as e:
+        what = {"PKCS8": "decoding PEM as PKCS#8", "RSA": "parsing RSA private key from PEM",
+                "EC": "parsing EC private key from PEM", "DSA": "parsing DSA private key from PEM"}[kind]
+        raise FuncError(f"{what}: {e}") from None
+
+
+class Certificate(GoObject):
+    """Sprig's ``certificate`` struct: ``.Cert`` and ``.Key`` PEM strings."""
+
+    go_type: ClassVar[str] = "sprig.certificate"
+    go_members: ClassVar[frozenset[str]] = frozenset({"Cert", "Key"})
+
+    def __init__(self, cert: str, key: str) -> None:
+        self.Cert = cert
+        self.Key = key
+
+    def __str__(self) -> str:
+        return "{" + self.Cert + " " + self.Key + "}"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Certificate) and (self.Cert, self.Key) == (other.Cert, other.Key)
+
+    def __hash__(self) -> int:
+        return hash((self.Cert, self.Key))
+
+    def go_json_value(self) -> dict[str, str]:
+        """JSON of the struct: its exported fields."""
+        return {"Cert": self.Cert, "Key": self.Key}
+
+
+def _ips(values: list[Any] | None) -> list[Any]:
+    out = []
+    for v in values or []:
+        if not isinstance(v, str):
+            raise FuncError(f"error parsing ip: {gohelpers.strval(v)} is not a string")
+        try:
+            out.append(ipaddress.ip_address(v))
+        except ValueError:
+            raise FuncError(f"error parsing ip: {v}") from None
+    return out
+
+
+def _dns(values: list[Any] | None) -> list[str]:
+    out = []
+    for v in values or []:
+        if not isinstance(v, str):
+            raise FuncError(f"error processing alternate dns name: {gohelpers.strval(v)} is not a string")
+        out.append(v)
+    return out
+
+
+def _sign_hash(key: Any) -> Any:
+    return None if isinstance(key, ed25519.Ed25519PrivateKey) else hashes.SHA256()
+
+
+def _create(cn: str, ips: list[Any] | None, dns: list[Any] | None, days: int, key: Any, *, is_ca: bool,
+            issuer: x509.Certificate | None = None, issuer_key: Any = None) -> Certificate:
+    ip_list, dns_list = _ips(ips), _dns(dns)
+    now = datetime.datetime.now(datetime.timezone.utc)
+    pub = key.public_key()
+    builder = (
+        x509.CertificateBuilder()
+        .serial_number(secrets.randbelow(1 << SERIAL_BITS) or 1)
+        .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, cn)] if cn else []))
+        .issuer_name(issuer.subject if issuer is not None else
+                     x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, cn)] if cn else []))
+        .not_valid_before(now)
+        .not_valid_after(now + datetime.timedelta(days=days))
+        .public_key(pub)
+        .add_extension(x509.KeyUsage(digital_signature=True, content_commitment=False, key_encipherment=True,
+                                     data_encipherment=False, key_agreement=False, key_cert_sign=is_ca,
+                                     crl_sign=False, encipher_only=False, decipher_only=False), critical=True)
+        .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH, ExtendedKeyUsageOID.CLIENT_AUTH]),
+                       critical=False)
+        .add_extension(x509.BasicConstraints(ca=is_ca, path_length=None), critical=True)
+    )
+    if is_ca:
+        builder = builder.add_extension(x509.SubjectKeyIdentifier.from_public_key(pub), critical=False)
+    if issuer is not None:
+        try:
+            ski = issuer.extensions.get_extension_for_class(x509.SubjectKeyIdentifier).value
+            builder = builder.add_extension(x509.AuthorityKeyIdentifier(ski.digest, None, None), critical=False)
+        except x509.ExtensionNotFound:
+            pass
+    if ip_list or dns_list:
+        names: list[x509.GeneralName] = [x509.DNSName(d) for d in dns_list]
+        names += [x509.IPAddress(ip) for ip in ip_list]
+        builder = builder.add_extension(x509.SubjectAlternativeName(names), critical=False)
+    signer = issuer_key if issuer_key is not None else key
+    try:
+        cert = builder.sign(signer, _sign_hash(signer))
+    except (ValueError, TypeError) as e:
+        raise FuncError(f"error creating certificate: {e}") from None
+    return Certificate(cert.public_bytes(serialization.Encoding.PEM).decode(), _pem_for_key(key))
+
+
+def _new_rsa() -> Any:
+    return rsa.generate_private_key(65537, CERT_RSA_KEY_BITS)
+
+
+def _key_from_pem(pem: str) -> Any:
+    try:
+        return parse_private_key_pem(pem)
+    except FuncError as e:
+        raise FuncError(f"parsing private key: {e}") from None
+
+
+@signature("string", "int")
+def gen_ca(cn: str, days: int) -> Certificate:
+    """``genCA CN DAYS``: a self-signed CA with a new 2048-bit RSA key."""
+    return _create(cn, None, None, days, _new_rsa(), is_ca=True)
+
+
+@signature("string", "int", "string")
+def gen_ca_with_key(cn: str, days: int, key_pem: str) -> Certificate:
+    """``genCAWithKey``."""
+    return _create(cn, None, None, days, _key_from_pem(key_pem), is_ca=True)
+
+
+@signature("string", "[]interface {}", "[]interface {}", "int")
+def gen_self_signed_cert(cn: str, ips: list[Any] | None, dns: list[Any] | None, days: int) -> Certificate:
+    """``genSelfSignedCert CN IPS DNS DAYS``."""
+    return _create(cn, ips, dns, days, _new_rsa(), is_ca=False)
+
+
+@signature("string", "[]interface {}", "[]interface {}", "int", "string")
+def gen_self_signed_cert_with_key(cn: str, ips: list[Any] | None, dns: list[Any] | None, days: int,
+                                  key_pem: str) -> Certificate:
+    """``genSelfSignedCertWithKey``."""
+    return _create(cn, ips, dns, days, _key_from_pem(key_pem), is_ca=False)
+
+
+def _signer(ca: Any) -> tuple[x509.Certificate, Any]:
+    if not isinstance(ca, Certificate):
+        from helm_core.gotemplate.gotypes import go_type_name
+
+        raise FuncError(f"wrong type for value; expected sprig.certificate; got {go_type_name(ca)}")
+    data = gohelpers.to_bytes(ca.Cert)
+    if b"-----BEGIN " not in data:
+        raise FuncError("unable to decode certificate")
+    try:
+        cert = x509.load_pem_x509_certificate(data)
+    except ValueError as e:
+        raise FuncError(f"error parsing certificate: decodedSignerCert.Bytes: {e}") from None
+    try:
+        key = parse_private_key_pem(ca.Key)
+    except FuncError as e:
+        raise FuncError(f"error parsing private key: {e}") from None
+    return cert, key
+
+
+@signature("string", "[]interface {}", "[]interface {}", "int", "interface {}")
+def gen_signed_cert(cn: str, ips: list[Any] | None, dns: list[Any] | None, days: int, ca: Any) -> Certificate:
+    """``genSignedCert CN IPS DNS DAYS CA``."""
+    key = _new_rsa()
+    cert, ca_key = _signer(ca)
+    return _create(cn, ips, dns, days, key, is_ca=False, issuer=cert, issuer_key=ca_key)
+
+
+@signature("string", "[]interface {}", "[]interface {}", "int", "interface {}", "string")
+def gen_signed_cert_with_key(cn: str, ips: list[Any] | None, dns: list[Any] | None, days: int, ca: Any,
+                             key_pem: str) -> Certificate:
+    """``genSignedCertWithKey``."""
+    key = _key_from_pem(key_pem)
+    cert, ca_key = _signer(ca)
+    return _create(cn, ips, dns, days, key, is_ca=False, issuer=cert, issuer_key=ca_key)
+
+
+@signature("string", "string")
+def build_custom_cert(b64cert: str, b64key: str) -> Certificate:
+    """``buildCustomCert B64CERT B64KEY``: validate and wrap existing PEM material."""
+    try:
+        cert = encoding.go_b64decode(b64cert)
+    except FuncError:
+        raise FuncError("unable to decode base64 certificate") from None
+    try:
+        key = encoding.go_b64decode(b64key)
+    except FuncError:
+        raise FuncError("unable to decode base64 private key") from None
+    if b"-----BEGIN " not in cert:
+        raise FuncError("unable to decode certificate")
+    try:
+        x509.load_pem_x509_certificate(cert)
+    except ValueError as e:
+        raise FuncError(f"error parsing certificate: decodedCert.Bytes: {e}") from None
+    try:
+        parse_private_key_pem(gohelpers.from_bytes(key))
+    except FuncError as e:
+        raise FuncError(f"error parsing private key: {e}") from None
+    return Certificate(gohelpers.from_bytes(cert), gohelpers.from_bytes(key))
+
+
+def _aes_key(password: str) -> bytes:
+    return gohelpers.to_bytes(password)[:AES_KEY_BYTES].ljust(AES_KEY_BYTES, b"\0")
+
+
+@signature("string", "string")
+def encrypt_aes(password: str, plaintext: str) -> str:
+    """``encryptAES``: base64(IV + AES-256-CBC(PKCS#7(plaintext))); "" stays ""."""
+    if plaintext == "":
+        return ""
+    content = gohelpers.to_bytes(plaintext)
+    pad = AES_BLOCK - len(content) % AES_BLOCK
+    content += bytes([pad]) * pad
+    iv = secrets.token_bytes(AES_BLOCK)
+    enc = Cipher(algorithms.AES(_aes_key(password)), modes.CBC(iv)).encryptor()
+    return base64.b64encode(iv + enc.update(content) + enc.finalize()).decode()
+
+
+@signature("string", "string")
+def decrypt_aes(password: str, crypt64: str) -> str:
+    """``decryptAES``: the inverse of ``encryptAES``; malformed input fails as Go panics."""
+    if crypt64 == "":
+        return ""
+    data = encoding.go_b64decode(crypt64)
+    if len(data) < AES_BLOCK:
+        raise FuncError(f"runtime error: slice bounds out of range [:{AES_BLOCK}] with capacity {len(data)}")
+    iv, body = data[:AES_BLOCK], data[AES_BLOCK:]
+    if len(body) % AES_BLOCK:
+        raise FuncError("crypto/cipher: input not full blocks")
+    dec = Cipher(algorithms.AES(_aes_key(password)), modes.CBC(iv)).decryptor()
+    plain = dec.update(body) + dec.finalize()
+    if not plain:
+        raise FuncError("runtime error: index out of range [-1]")
+    cut = len(plain) - plain[-1]
+    if cut < 0:
+        raise FuncError(f"runtime error: slice bounds out of range [:{cut}]")
+    return gohelpers.from_bytes(plain[:cut])
+
+
+FUNCS = {
+    "sha1sum": sha1sum,
+    "sha256sum": sha256sum,
+    "sha512sum": sha512sum,
+    "adler32sum": adler32sum,
+    "bcrypt": bcrypt,
+    "htpasswd": htpasswd,
+    "genPrivateKey": gen_private_key,
+    "derivePassword": derive_password,
+    "buildCustomCert": build_custom_cert,
+    "genCA": gen_ca,
+    "genCAWithKey": gen_ca_with_key,
+    "genSelfSignedCert": gen_self_signed_cert,
+    "genSelfSignedCertWithKey": gen_self_signed_cert_with_key,
+    "genSignedCert": gen_signed_cert,
+    "genSignedCertWithKey": gen_signed_cert_with_key,
+    "encryptAES": encrypt_aes,
+    "decryptAES": decrypt_aes,
+    "randBytes": rand_bytes,
+}

@@ -1,0 +1,201 @@
+"""Dates: ``now``, ``date``, ``dateInZone``/``date_in_zone``, ``htmlDate``, ``htmlDateInZone``,
+``dateModify``/``date_modify``, ``mustDateModify``/``must_date_modify``, ``toDate``,
+``mustToDate``, ``unixEpoch``, ``ago``, ``duration``, ``durationRound``.
+
+Why: layouts are Go reference-time layouts (see :mod:`gotime`). Rules from
+Sprig: a date argument may be a time or Unix seconds (int); anything else means
+"now"; an unknown zone falls back to UTC; ``toDate`` returns Go's zero time on
+error. Go ints and int64s are one Python ``int`` here, so ``duration`` and
+``durationRound`` accept every int (Go ignores a plain ``int``: see report).
+"""
+from __future__ import annotations
+
+import datetime
+from typing import Any
+
+from helm_core.gotemplate.funcs import gotime
+from helm_core.gotemplate.gotypes import Duration, FuncError, signature
+
+HTML_DATE_LAYOUT = "2006-01-02"
+#: Go's zero ``time.Time``: January 1, year 1, 00:00:00 UTC.
+ZERO_TIME = datetime.datetime(1, 1, 1, tzinfo=gotime.UTC)
+_EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
+
+_YEAR_NS = gotime.NS_PER_HOUR * 24 * 365
+_MONTH_NS = gotime.NS_PER_HOUR * 24 * 30
+_DAY_NS = gotime.NS_PER_HOUR * 24
+
+
+def _as_time(v: Any) -> datetime.datetime:
+    if isinstance(v, datetime.datetime):
+        return v if v.tzinfo is not None else v.replace(tzinfo=gotime.UTC)
+    if isinstance(v, int) and not isinstance(v, bool):
+        return _EPOCH + datetime.timedelta(seconds=v)
+    return gotime.now()
+
+
+def _in_zone(t: datetime.datetime, zone: str) -> datetime.datetime:
+    loc = gotime.load_location(zone) or gotime.UTC
+    converted = t.astimezone(loc)
+    nanos = gotime.nanoseconds_of(t)
+    return gotime.with_nanos(converted, nanos)
+
+
+@signature()
+def now() -> datetime.datetime:
+    """``now``: the current local time."""
+    return gotime.now()
+
+
+@signature("string", "interface {}", "string")
+def date_in_zone(layout: str, date: Any, zone: str) -> str:
+    """``dateInZone LAYOUT DATE ZONE``."""
+    return gotime.format_time(_in_zone(_as_time(date), zone), layout)
+
+
+@signature("string", "interface {}")
+def date(layout: str, d: Any) -> str:
+    """``date LAYOUT DATE`` in the local zone."""
+    return gotime.format_time(_in_zone(_as_time(d), "Local"), layout)
+
+
+@signature("interface {}")
+def html_date(d: Any) -> str:
+    """``htmlDate``: ``2006-01-02`` in the local zone."""
+    return gotime.format_time(_in_zone(_as_time(d), "Local"), HTML_DATE_LAYOUT)
+
+
+@signature("interface {}", "string")
+def html_date_in_zone(d: Any, zone: str) -> str:
+    """``htmlDateInZone``."""
+    return gotime.format_time(_in_zone(_as_time(d), zone), HTML_DATE_LAYOUT)
+
+
+def _add(t: datetime.datetime, d: Duration) -> datetime.datetime:
+    total = gotime.nanoseconds_of(t) + d.nanoseconds
+    seconds, nanos = divmod(total, gotime.NS_PER_S)
+    base = t.replace(microsecond=0) if not isinstance(t, gotime.GoTime) else datetime.datetime(
+        t.year, t.month, t.day, t.hour, t.minute, t.second, 0, t.tzinfo)
+    shifted = (base.astimezone(datetime.timezone.utc) + datetime.timedelta(seconds=seconds)).astimezone(t.tzinfo)
+    return gotime.with_nanos(shifted.replace(microsecond=nanos // 1000), nanos)
+
+
+@signature("string", "time.Time")
+def must_date_modify(spec: str, t: datetime.datetime) -> datetime.datetime:
+    """``mustDateModify DURATION TIME``."""
+    return _add(t, gotime.parse_duration(spec))
+
+
+@signature("string", "time.Time")
+def date_modify(spec: str, t: datetime.datetime) -> datetime.datetime:
+    """``dateModify``: the time unchanged when the duration is invalid."""
+    try:
+        return must_date_modify(spec, t)
+    except FuncError:
+        return t
+
+
+@signature("string", "string")
+def must_to_date(layout: str, value: str) -> datetime.datetime:
+    """``mustToDate LAYOUT STRING`` (in the local zone unless the text names one)."""
+    return gotime.parse_time(layout, value, gotime.local_zone())
+
+
+@signature("string", "string")
+def to_date(layout: str, value: str) -> datetime.datetime:
+    """``toDate``: Go's zero time when the text does not parse."""
+    try:
+        return must_to_date(layout, value)
+    except FuncError:
+        return ZERO_TIME
+
+
+def _unix(t: datetime.datetime) -> int:
+    delta = t - _EPOCH
+    return delta.days * 86400 + delta.seconds
+
+
+@signature("time.Time")
+def unix_epoch(t: datetime.datetime) -> str:
+    """``unixEpoch``: seconds since 1970 as text."""
+    return str(_unix(t))
+
+
+def _since_ns(t: datetime.datetime) -> int:
+    current = gotime.now()
+    delta = current - t
+    return (delta.days * 86400 + delta.seconds) * gotime.NS_PER_S + delta.microseconds * 1000
+
+
+def _round_seconds(ns: int) -> int:
+    """``Duration.Round(time.Second)``: halves away from zero."""
+    q, r = divmod(abs(ns), gotime.NS_PER_S)
+    if r * 2 >= gotime.NS_PER_S:
+        q += 1
+    return (q if ns >= 0 else -q) * gotime.NS_PER_S
+
+
+@signature("interface {}")
+def ago(d: Any) -> str:
+    """``ago``: time since DATE, rounded to seconds."""
+    return gotime.format_duration(_round_seconds(_since_ns(_as_time(d))))
+
+
+@signature("interface {}")
+def duration(sec: Any) -> str:
+    """``duration SECONDS``: a number of seconds (int or numeric string) as a Go duration."""
+    n = 0
+    if isinstance(sec, str):
+        from helm_core.gotemplate.funcs import conversion
+
+        try:
+            n = conversion.parse_int(sec, 10)
+        except conversion.ParseError as e:
+            n = e.clamped
+    elif isinstance(sec, int) and not isinstance(sec, bool):
+        n = sec
+    total = (n * gotime.NS_PER_S + (1 << 63)) % (1 << 64) - (1 << 63)
+    return gotime.format_duration(total)
+
+
+@signature("interface {}")
+def duration_round(d: Any) -> str:
+    """``durationRound``: the largest whole unit (y, mo, d, h, m, s) of a duration."""
+    ns = 0
+    if isinstance(d, str):
+        try:
+            ns = gotime.parse_duration(d).nanoseconds
+        except FuncError:
+            ns = 0
+    elif isinstance(d, Duration):
+        ns = d.nanoseconds
+    elif isinstance(d, int) and not isinstance(d, bool):
+        ns = d
+    elif isinstance(d, datetime.datetime):
+        ns = _since_ns(d)
+    u = abs(ns)
+    for size, suffix in ((_YEAR_NS, "y"), (_MONTH_NS, "mo"), (_DAY_NS, "d"), (gotime.NS_PER_HOUR, "h"),
+                         (gotime.NS_PER_MIN, "m"), (gotime.NS_PER_S, "s")):
+        if u > size:
+            return f"{u // size}{suffix}"
+    return "0s"
+
+
+FUNCS = {
+    "ago": ago,
+    "date": date,
+    "date_in_zone": date_in_zone,
+    "date_modify": date_modify,
+    "dateInZone": date_in_zone,
+    "dateModify": date_modify,
+    "duration": duration,
+    "durationRound": duration_round,
+    "htmlDate": html_date,
+    "htmlDateInZone": html_date_in_zone,
+    "must_date_modify": must_date_modify,
+    "mustDateModify": must_date_modify,
+    "mustToDate": must_to_date,
+    "now": now,
+    "toDate": to_date,
+    "unixEpoch": unix_epoch,
+}

@@ -1,0 +1,86 @@
+"""Paths: ``base``, ``dir``, ``clean``, ``ext``, ``isAbs`` (Go ``path``) and the ``os*``
+forms (Go ``path/filepath``, identical on Linux where Helm runs).
+
+Why: Python's ``posixpath`` differs from Go on edge cases (``//a`` stays ``//a``
+in Python, Go cleans it to ``/a``; ``base ""`` is "." in Go), so Go's lexical
+rules are implemented directly.
+"""
+from __future__ import annotations
+
+from helm_core.gotemplate.gotypes import signature
+
+
+def go_clean(p: str) -> str:
+    """``path.Clean``: shortest equivalent path by purely lexical processing."""
+    if p == "":
+        return "."
+    rooted = p.startswith("/")
+    parts: list[str] = []
+    for seg in p.split("/"):
+        if seg in ("", "."):
+            continue
+        if seg == "..":
+            if parts and parts[-1] != "..":
+                parts.pop()
+            elif not rooted:
+                parts.append("..")
+            continue
+        parts.append(seg)
+    out = "/".join(parts)
+    if rooted:
+        return "/" + out
+    return out or "."
+
+
+@signature("string")
+def base(p: str) -> str:
+    """``base``: the last element; "." for "", "/" for only slashes."""
+    if p == "":
+        return "."
+    p = p.rstrip("/")
+    if p == "":
+        return "/"
+    return p[p.rfind("/") + 1:]
+
+
+@signature("string")
+def dir_(p: str) -> str:
+    """``dir``: everything but the last element, cleaned."""
+    return go_clean(p[: p.rfind("/") + 1])
+
+
+@signature("string")
+def clean(p: str) -> str:
+    """``clean``."""
+    return go_clean(p)
+
+
+@signature("string")
+def ext(p: str) -> str:
+    """``ext``: the suffix from the last dot of the last element ("" if none)."""
+    for i in range(len(p) - 1, -1, -1):
+        if p[i] == "/":
+            break
+        if p[i] == ".":
+            return p[i:]
+    return ""
+
+
+@signature("string")
+def is_abs(p: str) -> bool:
+    """``isAbs``."""
+    return p.startswith("/")
+
+
+FUNCS = {
+    "base": base,
+    "dir": dir_,
+    "clean": clean,
+    "ext": ext,
+    "isAbs": is_abs,
+    "osBase": base,
+    "osClean": clean,
+    "osDir": dir_,
+    "osExt": ext,
+    "osIsAbs": is_abs,
+}

@@ -1,0 +1,55 @@
+"""Random strings: ``randAlphaNum``, ``randAlpha``, ``randNumeric``, ``randAscii``.
+
+Why: charts make passwords with these. Sprig uses goutils' crypto-random
+generators: letters A-Z a-z, digits 0-9, printable ASCII 32..126; a negative
+count yields "" (the error is dropped).
+"""
+from __future__ import annotations
+
+import secrets
+import string
+
+from helm_core.gotemplate.gotypes import signature
+
+ALPHA = string.ascii_uppercase + string.ascii_lowercase
+NUMERIC = string.digits
+ALPHANUMERIC = string.digits + ALPHA
+ASCII_PRINTABLE = "".join(chr(c) for c in range(32, 127))
+
+
+def _random(count: int, alphabet: str) -> str:
+    if count <= 0:
+        return ""
+    return "".join(secrets.choice(alphabet) for _ in range(count))
+
+
+@signature("int")
+def rand_alpha_num(count: int) -> str:
+    """``randAlphaNum``."""
+    return _random(count, ALPHANUMERIC)
+
+
+@signature("int")
+def rand_alpha(count: int) -> str:
+    """``randAlpha``."""
+    return _random(count, ALPHA)
+
+
+@signature("int")
+def rand_numeric(count: int) -> str:
+    """``randNumeric``."""
+    return _random(count, NUMERIC)
+
+
+@signature("int")
+def rand_ascii(count: int) -> str:
+    """``randAscii``."""
+    return _random(count, ASCII_PRINTABLE)
+
+
+FUNCS = {
+    "randAlphaNum": rand_alpha_num,
+    "randAlpha": rand_alpha,
+    "randNumeric": rand_numeric,
+    "randAscii": rand_ascii,
+}
