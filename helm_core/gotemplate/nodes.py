@@ -7,7 +7,7 @@ errors quote it (``executing "x" at <.Values.foo>``) and parser tests compare re
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional, Union
+from typing import Callable, Optional, Union
 
 from helm_core.gotemplate import gofmt
 
@@ -25,6 +25,8 @@ class Tree:
     parse_name: str
     text: str
     root: Optional["ListNode"] = None
+    #: The compiled form, filled once by the compiler and shared by every set holding the tree.
+    compiled: Optional[Callable[..., None]] = None
 
     def location(self, pos: int) -> str:
         """Go's ``ErrorContext`` location ``NAME:LINE:COL`` (COL is a 0-based byte offset)."""

@@ -1,0 +1,456 @@
+"""Compile parse trees into Python closures, once per tree.
+
+Each node becomes a closure that does only its own work at run time; the tree is never
+walked again. Shapes (``st`` is a :class:`runtime.State`, ``dot``/``db`` the current dot
+and whether it is boxed):
+
+* statement: ``run(st, dot, db) -> None`` appends output to ``st.out``;
+* pipeline: ``pipe(st, dot, db) -> value`` (unboxed, declarations pushed);
+* command: ``cmd(st, dot, db, final) -> value``;
+* argument: ``arg(st, dot, db, typ) -> value`` checked against Go parameter type ``typ``.
+
+``describe(tree)`` reprints what was compiled, for inspection in tests and debugging.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Optional
+
+from helm_core.gotemplate import nodes as n
+from helm_core.gotemplate import runtime as rt
+
+Run = Callable[[rt.State, Any, bool], None]
+Pipe = Callable[[rt.State, Any, bool], Any]
+Cmd = Callable[[rt.State, Any, bool, Any], Any]
+Arg = Callable[[rt.State, Any, bool, Optional[str]], Any]
+
+MISSING = rt.MISSING
+
+
+def compile_tree(tree: n.Tree) -> Run:
+    """The closure executing ``tree`` (cached on the tree: trees are immutable once parsed)."""
+    if tree.compiled is None:
+        tree.compiled = _list(tree.root) if tree.root is not None else _nothing
+    return tree.compiled
+
+
+def describe(tree: n.Tree) -> str:
+    """The source the compiled closure stands for (Go's reprint of the tree)."""
+    return str(tree.root) if tree.root is not None else ""
+
+
+def _nothing(st: rt.State, dot: Any, db: bool) -> None:
+    return None
+
+
+# ---------------------------------------------------------------------------
+# Statements
+
+
+def _node(node: n.Node) -> Optional[Run]:
+    if isinstance(node, n.TextNode):
+        text = node.text
+
+        def run_text(st: rt.State, dot: Any, db: bool) -> None:
+            st.out.append(text)
+
+        return run_text
+    if isinstance(node, n.ActionNode):
+        return _action(node)
+    if isinstance(node, n.CommentNode):
+        return None
+    if isinstance(node, n.IfNode):
+        return _if_with(node, is_with=False)
+    if isinstance(node, n.WithNode):
+        return _if_with(node, is_with=True)
+    if isinstance(node, n.RangeNode):
+        return _range(node)
+    if isinstance(node, n.TemplateNode):
+        return _template(node)
+    if isinstance(node, n.BreakNode):
+
+        def run_break(st: rt.State, dot: Any, db: bool) -> None:
+            raise rt.BreakLoop()
+
+        return run_break
+    if isinstance(node, n.ContinueNode):
+
+        def run_continue(st: rt.State, dot: Any, db: bool) -> None:
+            raise rt.ContinueLoop()
+
+        return run_continue
+    if isinstance(node, n.ListNode):
+        return _list(node)
+    raise AssertionError(f"unknown node: {node!r}")
+
+
+def _list(lst: n.ListNode) -> Run:
+    parts = [r for r in (_node(x) for x in lst.nodes) if r is not None]
+    if not parts:
+        return _nothing
+    if len(parts) == 1:
+        return parts[0]
+    steps = tuple(parts)
+
+    def run_list(st: rt.State, dot: Any, db: bool) -> None:
+        for step in steps:
+            step(st, dot, db)
+
+    return run_list
+
+
+def _action(node: n.ActionNode) -> Run:
+    pipe = _pipeline(node.pipe)
+    if node.pipe.decl:
+
+        def run_decl(st: rt.State, dot: Any, db: bool) -> None:
+            pipe(st, dot, db)
+
+        return run_decl
+    print_value = rt.print_value
+
+    def run_action(st: rt.State, dot: Any, db: bool) -> None:
+        value = pipe(st, dot, db)
+        if value.__class__ is str:
+            st.out.append(value)
+        else:
+            print_value(st, node, value)
+
+    return run_action
+
+
+def _if_with(node: n.BranchNode, *, is_with: bool) -> Run:
+    pipe = _pipeline(node.pipe)
+    body = _list(node.list)
+    else_body = _list(node.else_list) if node.else_list is not None else None
+    is_true = rt.is_true
+
+    def run_if(st: rt.State, dot: Any, db: bool) -> None:
+        mark = len(st.vars)
+        value = pipe(st, dot, db)
+        if is_true(value):
+            if is_with:
+                body(st, value, False)
+            else:
+                body(st, dot, db)
+        elif else_body is not None:
+            else_body(st, dot, db)
+        del st.vars[mark:]
+
+    return run_if
+
+
+def _range(node: n.RangeNode) -> Run:
+    pipe = _pipeline(node.pipe)
+    body = _list(node.list)
+    else_body = _list(node.else_list) if node.else_list is not None else None
+    decl = [v.ident[0] for v in node.pipe.decl]
+    is_assign = node.pipe.is_assign
+    num_decl = len(decl)
+    at_node = last_touched(node.pipe)
+
+    def set_vars(st: rt.State, index: Any, elem: Any, eb: bool) -> None:
+        if is_assign:
+            if num_decl > 1:
+                entry = st.var(node, decl[0])
+                entry[1], entry[2] = index, False
+                entry = st.var(node, decl[1])
+                entry[1], entry[2] = elem, eb
+            else:
+                entry = st.var(node, decl[0])
+                entry[1], entry[2] = elem, eb
+        else:
+            top = st.vars[-1]
+            top[1], top[2] = elem, eb
+            if num_decl > 1:
+                second = st.vars[-2]
+                second[1], second[2] = index, False
+
+    def run_range(st: rt.State, dot: Any, db: bool) -> None:
+        mark0 = len(st.vars)
+        value = pipe(st, dot, db)
+        items = rt.range_items(st, at_node, value, num_decl)
+        if items is None:
+            if else_body is not None:
+                else_body(st, dot, db)
+        else:
+            mark = len(st.vars)
+            for index, elem, eb in items:
+                if num_decl:
+                    set_vars(st, index, elem, eb)
+                try:
+                    body(st, elem, eb)
+                except rt.ContinueLoop:
+                    pass
+                except rt.BreakLoop:
+                    del st.vars[mark:]
+                    break
+                del st.vars[mark:]
+        del st.vars[mark0:]
+
+    return run_range
+
+
+def _template(node: n.TemplateNode) -> Run:
+    pipe = _pipeline(node.pipe) if node.pipe is not None else None
+    name = node.name
+
+    def run_template(st: rt.State, dot: Any, db: bool) -> None:
+        target = st.tset.lookup_compiled(name)
+        if target is None:
+            raise st.error(node, f"template {_quote(name)} not defined")
+        if st.depth >= rt.MAX_EXEC_DEPTH:
+            raise st.error(node, f"exceeded maximum template depth ({rt.MAX_EXEC_DEPTH})")
+        new_dot = pipe(st, dot, db) if pipe is not None else None
+        child = st.child(name, new_dot)
+        try:
+            target(child, new_dot, False)
+        except RecursionError:
+            raise st.error(node, f"exceeded maximum template depth ({rt.MAX_EXEC_DEPTH})") from None
+
+    return run_template
+
+
+def _quote(s: str) -> str:
+    from helm_core.gotemplate import gofmt
+
+    return gofmt.quote(s)
+
+
+# ---------------------------------------------------------------------------
+# Pipelines and commands
+
+
+def _pipeline(pipe: n.PipeNode) -> Pipe:
+    cmds = tuple(_command(c) for c in pipe.cmds)
+    decl = [v.ident[0] for v in pipe.decl]
+    is_assign = pipe.is_assign
+
+    if len(cmds) == 1 and not decl:
+        only = cmds[0]
+
+        def run_single(st: rt.State, dot: Any, db: bool) -> Any:
+            return only(st, dot, db, MISSING)
+
+        return run_single
+
+    def run_pipe(st: rt.State, dot: Any, db: bool) -> Any:
+        value = MISSING
+        for cmd in cmds:
+            value = cmd(st, dot, db, value)
+        for name in decl:
+            if is_assign:
+                entry = st.var(pipe, name)
+                entry[1], entry[2] = value, False
+            else:
+                st.vars.append([name, value, False])
+        return value
+
+    return run_pipe
+
+
+def _not_a_function(st: rt.State, node: n.Node, cmd: n.CommandNode, final: Any) -> None:
+    if len(cmd.args) > 1 or final is not MISSING:
+        raise st.error(node, f"can't give argument to non-function {cmd.args[0]}")
+
+
+def _command(cmd: n.CommandNode) -> Cmd:
+    first = cmd.args[0]
+    args = [_arg(a) for a in cmd.args[1:]]
+    if isinstance(first, n.FieldNode):
+        idents = tuple(first.ident)
+
+        def run_field(st: rt.State, dot: Any, db: bool, final: Any) -> Any:
+            return _field_chain(st, first, dot, db, dot, db, idents, args, final)[0]
+
+        return run_field
+    if isinstance(first, n.ChainNode):
+        head = _arg(first.node)
+        fields = tuple(first.fields)
+        chain_at = last_touched(first.node)
+
+        def run_chain(st: rt.State, dot: Any, db: bool, final: Any) -> Any:
+            if isinstance(first.node, n.NilNode):
+                raise st.error(first, f"indirection through explicit nil in {first}")
+            receiver = head(st, dot, db, None)
+            return _field_chain(st, chain_at, dot, db, receiver, False, fields, args, final)[0]
+
+        return run_chain
+    if isinstance(first, n.IdentifierNode):
+        name = first.ident
+        call = rt.call_function
+
+        def run_call(st: rt.State, dot: Any, db: bool, final: Any) -> Any:
+            fn = st.funcs.get(name)
+            if fn is None:
+                raise st.error(first, f"{_quote(name)} is not a defined function")
+            return call(st, first, cmd, fn, name, args, final, dot, db)
+
+        return run_call
+    if isinstance(first, n.PipeNode):
+        inner = _pipeline(first)
+
+        def run_paren(st: rt.State, dot: Any, db: bool, final: Any) -> Any:
+            _not_a_function(st, first, cmd, final)
+            return inner(st, dot, db)
+
+        return run_paren
+    if isinstance(first, n.VariableNode):
+        var_name = first.ident[0]
+        var_fields = tuple(first.ident[1:])
+
+        def run_var(st: rt.State, dot: Any, db: bool, final: Any) -> Any:
+            entry = st.var(first, var_name)
+            if not var_fields:
+                _not_a_function(st, first, cmd, final)
+                return entry[1]
+            return _field_chain(st, first, dot, db, entry[1], entry[2], var_fields, args, final)[0]
+
+        return run_var
+
+    def run_literal(st: rt.State, dot: Any, db: bool, final: Any) -> Any:
+        _not_a_function(st, first, cmd, final)
+        if isinstance(first, n.DotNode):
+            return dot
+        if isinstance(first, n.NilNode):
+            raise st.error(first, "nil is not a command")
+        return rt.constant_value(st, first)
+
+    if isinstance(first, (n.BoolNode, n.StringNode)) and len(cmd.args) == 1:
+        const: Any = first.true if isinstance(first, n.BoolNode) else first.text
+
+        def run_const(st: rt.State, dot: Any, db: bool, final: Any) -> Any:
+            if final is not MISSING:
+                _not_a_function(st, first, cmd, final)
+            return const
+
+        return run_const
+    return run_literal
+
+
+def _field_chain(
+    st: rt.State,
+    node: n.Node,
+    dot: Any,
+    db: bool,
+    receiver: Any,
+    boxed: bool,
+    idents: tuple[str, ...],
+    args: Optional[list[Arg]],
+    final: Any,
+) -> tuple[Any, bool]:
+    """Go's ``evalFieldChain``: all fields but the last take no arguments."""
+    last = len(idents) - 1
+    for i, name in enumerate(idents):
+        if i < last:
+            if receiver.__class__ is dict and name in receiver:
+                receiver, boxed = receiver[name], True
+                continue
+            receiver, boxed = rt.eval_field(st, node, receiver, boxed, name, dot, db, None, MISSING)
+        else:
+            if receiver.__class__ is dict and not args and final is MISSING and name in receiver:
+                return receiver[name], True
+            return rt.eval_field(st, node, receiver, boxed, name, dot, db, args, final)
+    raise AssertionError("empty field chain")
+
+
+def last_touched(node: n.Node) -> n.Node:
+    """The node Go's executor last pointed at after evaluating ``node`` (its ``s.at``).
+
+    Go reports some errors (range over a bad value, a field of a parenthesized value)
+    at that node rather than at the construct itself; this mirrors that choice statically.
+    """
+    if isinstance(node, n.PipeNode):
+        return last_touched(node.cmds[-1]) if node.cmds else node
+    if isinstance(node, n.CommandNode):
+        first = node.args[0]
+        if len(node.args) > 1 and isinstance(first, (n.IdentifierNode, n.FieldNode, n.VariableNode, n.ChainNode)):
+            return last_touched(node.args[-1])
+        return last_touched(first)
+    if isinstance(node, n.ChainNode):
+        return last_touched(node.node)
+    return node
+
+
+# ---------------------------------------------------------------------------
+# Arguments
+
+
+def _arg(node: n.Node) -> Arg:
+    ev = _arg_inner(node)
+    ev.node = node  # type: ignore[attr-defined]
+    return ev
+
+
+def _arg_inner(node: n.Node) -> Arg:
+    validate = rt.validate_type
+    if isinstance(node, n.DotNode):
+
+        def arg_dot(st: rt.State, dot: Any, db: bool, typ: Optional[str]) -> Any:
+            return validate(st, node, dot, db, typ)
+
+        return arg_dot
+    if isinstance(node, n.FieldNode):
+        idents = tuple(node.ident)
+
+        def arg_field(st: rt.State, dot: Any, db: bool, typ: Optional[str]) -> Any:
+            value, boxed = _field_chain(st, node, dot, db, dot, db, idents, None, MISSING)
+            return validate(st, node, value, boxed, typ)
+
+        return arg_field
+    if isinstance(node, n.VariableNode):
+        var_name = node.ident[0]
+        var_fields = tuple(node.ident[1:])
+
+        def arg_var(st: rt.State, dot: Any, db: bool, typ: Optional[str]) -> Any:
+            entry = st.var(node, var_name)
+            value, boxed = entry[1], entry[2]
+            if var_fields:
+                value, boxed = _field_chain(st, node, dot, db, value, boxed, var_fields, None, MISSING)
+            return validate(st, node, value, boxed, typ)
+
+        return arg_var
+    if isinstance(node, n.PipeNode):
+        inner = _pipeline(node)
+
+        def arg_pipe(st: rt.State, dot: Any, db: bool, typ: Optional[str]) -> Any:
+            return validate(st, node, inner(st, dot, db), False, typ)
+
+        return arg_pipe
+    if isinstance(node, n.IdentifierNode):
+        name = node.ident
+
+        def arg_call(st: rt.State, dot: Any, db: bool, typ: Optional[str]) -> Any:
+            fn = st.funcs.get(name)
+            if fn is None:
+                raise st.error(node, f"{_quote(name)} is not a defined function")
+            value = rt.call_function(st, node, node, fn, name, [], MISSING, dot, db)
+            return validate(st, node, value, False, typ)
+
+        return arg_call
+    if isinstance(node, n.ChainNode):
+        head = _arg(node.node)
+        fields = tuple(node.fields)
+        chain_at = last_touched(node.node)
+
+        def arg_chain(st: rt.State, dot: Any, db: bool, typ: Optional[str]) -> Any:
+            if isinstance(node.node, n.NilNode):
+                raise st.error(node, f"indirection through explicit nil in {node}")
+            receiver = head(st, dot, db, None)
+            value, boxed = _field_chain(st, chain_at, dot, db, receiver, False, fields, None, MISSING)
+            return validate(st, node, value, boxed, typ)
+
+        return arg_chain
+    if isinstance(node, n.StringNode):
+        text = node.text
+
+        def arg_string(st: rt.State, dot: Any, db: bool, typ: Optional[str]) -> Any:
+            if typ is None or typ == "string" or typ == "interface {}" or typ == "reflect.Value":
+                return text
+            return rt.literal_arg(st, node, typ)
+
+        return arg_string
+
+    def arg_literal(st: rt.State, dot: Any, db: bool, typ: Optional[str]) -> Any:
+        return rt.literal_arg(st, node, typ)
+
+    return arg_literal

@@ -1,0 +1,168 @@
+"""The public face of the template engine: environments, template sets, execution.
+
+    env = Environment(funcs, missingkey="zero")   # functions shared by every set
+    tset = env.new_set()                          # Go's *template.Template family
+    tset.add_funcs({"include": ...})              # per-set functions (Helm binds include/tpl)
+    tset.parse("chart/templates/a.yaml", text)    # the file and each of its defines
+    tset.execute("chart/templates/a.yaml", data)  # -> str
+
+Rules kept from Go's text/template:
+
+* ``parse`` adds the file's template and every ``define``/``block``; a later parse of a
+  name replaces the earlier one (``AddParseTree``), except that an empty (whitespace or
+  comments only) body never replaces an existing template. Two non-empty definitions of
+  one name in a single text are an error.
+* Function names are checked at parse time; ``parse(..., extra_names=...)`` accepts more
+  names (Helm parses with its whole function map), which fail only if executed.
+* Execution is re-entrant: a function may call :func:`current_set` to reach the set that
+  is executing and call ``execute`` on it or on a :meth:`TemplateSet.clone` (Helm's
+  ``include`` and ``tpl``).
+
+Parsing and compiling happen once per (name, text, known function names): trees are
+immutable and shared by every set and clone that holds them.
+"""
+from __future__ import annotations
+
+import contextvars
+import hashlib
+import sys
+from collections import OrderedDict
+from typing import Any, Callable, Iterable, Literal, Mapping, Optional
+
+from helm_core.gotemplate import compiler, nodes, parser, runtime
+from helm_core.gotemplate.funcs import builtins
+
+MissingKey = Literal["zero", "error", "default"]
+
+#: Parsed texts kept per environment (least recently used are dropped first).
+PARSE_CACHE_SIZE = 4096
+
+#: Python frames needed by deeply nested templates and includes; raised once if lower.
+RECURSION_LIMIT = 20000
+
+_CURRENT: contextvars.ContextVar[Optional["TemplateSet"]] = contextvars.ContextVar(
+    "helm_core_gotemplate_current_set", default=None
+)
+
+
+def current_set() -> Optional["TemplateSet"]:
+    """The template set executing right now (for functions like Helm's ``include``)."""
+    return _CURRENT.get()
+
+
+class Environment:
+    """Functions and options shared by template sets; owns the parse/compile cache."""
+
+    def __init__(
+        self, funcs: Mapping[str, Callable[..., Any]] | None = None, *, missingkey: MissingKey = "zero"
+    ) -> None:
+        if missingkey not in ("zero", "error", "default"):
+            raise ValueError(f"unsupported missingkey {missingkey!r}")
+        self.funcs: dict[str, Callable[..., Any]] = {**builtins.BUILTINS, **(funcs or {})}
+        self.missingkey: MissingKey = missingkey
+        self._cache: OrderedDict[tuple[str, str, frozenset[str]], dict[str, nodes.Tree]] = OrderedDict()
+
+    def new_set(self, name: str = "gotpl") -> "TemplateSet":
+        """An empty set; ``name`` is the root name Go prints in "no template" errors."""
+        return TemplateSet(self, name, {}, {})
+
+    def parse_trees(self, name: str, text: str, known: frozenset[str]) -> dict[str, nodes.Tree]:
+        """Parse (cached) ``text`` as ``name`` with ``known`` function names."""
+        key = (name, hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest(), known)
+        trees = self._cache.get(key)
+        if trees is None:
+            trees = parser.parse(name, text, known.__contains__)
+            for tree in trees.values():
+                compiler.compile_tree(tree)
+            self._cache[key] = trees
+            if len(self._cache) > PARSE_CACHE_SIZE:
+                self._cache.popitem(last=False)
+        else:
+            self._cache.move_to_end(key)
+        return trees
+
+
+class TemplateSet:
+    """A family of named templates that can call each other (Go's associated templates)."""
+
+    def __init__(
+        self,
+        env: Environment,
+        name: str,
+        trees: dict[str, nodes.Tree],
+        own_funcs: dict[str, Callable[..., Any]],
+    ) -> None:
+        self.env = env
+        self.name = name
+        self._trees = trees
+        self._own_funcs = own_funcs
+        self._funcs = {**env.funcs, **own_funcs}
+        self._known = frozenset(self._funcs)
+
+    # -- building -----------------------------------------------------------
+    def add_funcs(self, funcs: Mapping[str, Callable[..., Any]]) -> None:
+        """Add or replace functions of this set only (visible to later parses and executions)."""
+        self._own_funcs = {**self._own_funcs, **funcs}
+        self._funcs = {**self.env.funcs, **self._own_funcs}
+        self._known = frozenset(self._funcs)
+
+    def parse(self, name: str, text: str, *, extra_names: Iterable[str] = ()) -> None:
+        """Parse ``text`` as template ``name`` and add it and its defines to the set.
+
+        Raises :class:`~helm_core.gotemplate.parser.ParseError`.
+        """
+        known = self._known | frozenset(extra_names) if extra_names else self._known
+        trees = self.env.parse_trees(name, text, known)
+        for tname, tree in trees.items():
+            old = self._trees.get(tname)
+            if old is not None and nodes.is_empty_tree(tree.root):
+                continue
+            self._trees[tname] = tree
+
+    def clone(self) -> "TemplateSet":
+        """A copy sharing the (immutable) trees; later parses into either do not affect the other."""
+        return TemplateSet(self.env, self.name, dict(self._trees), dict(self._own_funcs))
+
+    # -- queries --------------------------------------------------------------
+    def has(self, name: str) -> bool:
+        return name in self._trees
+
+    def names(self) -> list[str]:
+        """Template names, sorted."""
+        return sorted(self._trees)
+
+    def tree(self, name: str) -> Optional[nodes.Tree]:
+        return self._trees.get(name)
+
+    def lookup_compiled(self, name: str) -> Optional[compiler.Run]:
+        tree = self._trees.get(name)
+        return compiler.compile_tree(tree) if tree is not None else None
+
+    # -- execution ----------------------------------------------------------
+    def execute(self, name: str, data: Any) -> str:
+        """Run template ``name`` with dot = ``data``; returns the output.
+
+        Raises :class:`~helm_core.gotemplate.runtime.ExecError` with Go's message.
+        """
+        run = self.lookup_compiled(name)
+        if run is None:
+            raise runtime.ExecError(
+                f"template: no template {parser.gofmt.quote(name)} associated with template "
+                f"{parser.gofmt.quote(self.name)}",
+                template_name=name,
+            )
+        if sys.getrecursionlimit() < RECURSION_LIMIT:
+            sys.setrecursionlimit(RECURSION_LIMIT)
+        out: list[str] = []
+        state = runtime.State(self, name, out, [["$", data, False]], 0, self.env.missingkey, self._funcs)
+        token = _CURRENT.set(self)
+        try:
+            run(state, data, False)
+        except RecursionError:
+            raise runtime.ExecError(
+                f"template: {name}: exceeded maximum template depth ({runtime.MAX_EXEC_DEPTH})",
+                template_name=name,
+            ) from None
+        finally:
+            _CURRENT.reset(token)
+        return "".join(out)

@@ -1,0 +1,418 @@
+"""Execution-time semantics of Go's text/template (Go's ``exec.go``), used by compiled code.
+
+The compiler turns each tree into closures once; those closures call the helpers here,
+which hold Go's rules:
+
+* "boxed" values: a value read out of a map, a range element or a range variable is a Go
+  ``interface{}``; it matters only for error texts (``can't evaluate field x in type
+  interface {}``) and for nil (a boxed nil gives ``nil pointer evaluating interface {}.x``
+  where a missing value just yields nothing). Pipelines unbox their result, as Go does.
+* truth (:func:`is_true`), printing (``<no value>`` for nothing), field access on dicts and
+  :class:`~helm_core.gotemplate.gotypes.GoObject`, argument checks against a function's
+  ``__go_params__``/``__go_variadic__`` signature (functions without one take anything),
+  and Go's error messages, raised as :class:`ExecError`.
+"""
+from __future__ import annotations
+
+import datetime
+from typing import Any, Callable, Optional
+
+from helm_core.errors import SourcePos, TemplateError
+from helm_core.gotemplate import gofmt, gotypes
+from helm_core.gotemplate import nodes as n
+
+#: Go's ``maxExecDepth``: nesting of ``{{template}}`` calls.
+MAX_EXEC_DEPTH = 100000
+
+#: Marks "no final value" in a pipeline stage (Go's ``missingVal``).
+MISSING: Any = object()
+
+NO_VALUE = "<no value>"
+
+#: Go parameter types that accept nil.
+_NILLABLE = frozenset(
+    {"interface {}", "reflect.Value", "[]interface {}", "[]string", "map[string]interface {}", "[]byte"}
+)
+_ANY = frozenset({"interface {}", "reflect.Value"})
+
+
+class ExecError(TemplateError):
+    """A template failed while executing; ``str()`` is Go's exact text.
+
+    ``template: FILE:LINE:COL: executing "NAME" at <NODE>: MSG``. ``pos`` holds the file,
+    line and a 1-based column (Go prints the 0-based byte offset, ``go_col``).
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        template_name: str,
+        pos: Optional[SourcePos] = None,
+        go_col: int = 0,
+        reason: str = "",
+    ) -> None:
+        super().__init__(message, pos)
+        self.template_name = template_name
+        self.go_col = go_col
+        #: The bare message after ``at <...>: ``.
+        self.reason = reason
+
+
+class BreakLoop(Exception):
+    """``{{break}}`` unwinding to its range."""
+
+
+class ContinueLoop(Exception):
+    """``{{continue}}`` unwinding to its range."""
+
+
+class State:
+    """One execution of one template: output, variables, depth and the set's functions."""
+
+    __slots__ = ("tset", "name", "out", "vars", "depth", "missingkey", "funcs")
+
+    def __init__(
+        self,
+        tset: Any,
+        name: str,
+        out: list[str],
+        vars_: list[list[Any]],
+        depth: int,
+        missingkey: str,
+        funcs: dict[str, Callable[..., Any]],
+    ) -> None:
+        self.tset = tset
+        self.name = name
+        self.out = out
+        #: Variable stack: [name, value, boxed] entries, searched from the top.
+        self.vars = vars_
+        self.depth = depth
+        #: Go's ``missingkey`` option: "zero" (Helm's default), "error" (strict) or "default".
+        self.missingkey = missingkey
+        self.funcs = funcs
+
+    def child(self, name: str, dot: Any) -> "State":
+        """The state of a ``{{template}}`` call: same output, fresh variables, one level deeper."""
+        return State(self.tset, name, self.out, [["$", dot, False]], self.depth + 1, self.missingkey, self.funcs)
+
+    # -- errors -------------------------------------------------------------
+    def error(self, node: Optional[n.Node], msg: str) -> ExecError:
+        """Build Go's ExecError for ``msg`` at ``node`` (raise the result)."""
+        if node is None:
+            return ExecError(f"template: {self.name}: {msg}", template_name=self.name, reason=msg)
+        location = node.tr.location(node.pos)
+        file, line, col = location.rsplit(":", 2)
+        text = f"template: {location}: executing {gofmt.quote(self.name)} at <{node}>: {msg}"
+        return ExecError(
+            text,
+            template_name=self.name,
+            pos=SourcePos(file, int(line), int(col) + 1),
+            go_col=int(col),
+            reason=msg,
+        )
+
+    # -- variables -------------------------------------------------------------
+    def var(self, node: n.Node, name: str) -> list[Any]:
+        for entry in reversed(self.vars):
+            if entry[0] == name:
+                return entry
+        raise self.error(node, f"undefined variable: {name}")
+
+
+# ---------------------------------------------------------------------------
+# Truth and printing
+
+
+def is_true(value: Any) -> bool:
+    """Go's ``isTrue``: the zero value of its type is false; nil is false; structs are true."""
+    if value is None:
+        return False
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, (int, float, complex, str, bytes, list, tuple, dict)):
+        return bool(value)
+    if isinstance(value, gotypes.Duration):
+        return value.nanoseconds != 0
+    return True
+
+
+def print_value(st: State, node: n.Node, value: Any) -> None:
+    """Go's ``printValue``: ``<no value>`` for nothing, else ``fmt.Fprint``."""
+    if value is None:
+        st.out.append(NO_VALUE)
+    elif isinstance(value, str):
+        st.out.append(value)
+    elif callable(value) and not isinstance(value, gotypes.GoObject):
+        raise st.error(node, f"can't print {node} of type {_func_type(value)}")
+    else:
+        st.out.append(format_any(value))
+
+
+def format_any(value: Any) -> str:
+    """``%v`` including complex numbers, which the value model lacks but literals can make."""
+    if isinstance(value, complex):
+        real = gofmt.format_float(value.real)
+        imag = gofmt.format_float(value.imag)
+        if not imag.startswith(("-", "+")):
+            imag = "+" + imag
+        return f"({real}{imag}i)"
+    return gofmt.format_value(value)
+
+
+def _func_type(fn: Callable[..., Any]) -> str:
+    params = getattr(fn, "__go_params__", None)
+    if params is None:
+        return "func(...interface {}) interface {}"
+    if getattr(fn, "__go_variadic__", False):
+        params = (*params[:-1], "..." + params[-1])
+    return "func(" + ", ".join(params) + ")"
+
+
+def type_name(value: Any, boxed: bool) -> str:
+    """The Go static type of a value as error messages print it."""
+    if boxed:
+        return "interface {}"
+    if isinstance(value, complex):
+        return "complex128"
+    return gotypes.go_type_name(value)
+
+
+# ---------------------------------------------------------------------------
+# Fields
+
+
+def eval_field(
+    st: State,
+    node: n.Node,
+    receiver: Any,
+    boxed: bool,
+    name: str,
+    dot: Any,
+    dboxed: bool,
+    args: Optional[list[Any]],
+    final: Any,
+) -> tuple[Any, bool]:
+    """Go's ``evalField``: ``receiver.name`` (a map key, struct field or method call).
+
+    ``args`` are the compiled argument evaluators of a method call (Go passes the
+    command's words), ``final`` the piped-in value or :data:`MISSING`.
+    Returns (value, boxed).
+    """
+    if receiver is None and not boxed:
+        if st.missingkey == "error":
+            raise st.error(node, f"nil data; no entry for key {gofmt.quote(name)}")
+        return None, False
+    if receiver is None:
+        raise st.error(node, f"nil pointer evaluating interface {{}}.{name}")
+    has_args = bool(args) or final is not MISSING
+    if isinstance(receiver, dict):
+        if has_args:
+            raise st.error(node, f"{name} is not a method but has arguments")
+        if name in receiver:
+            return receiver[name], True
+        if st.missingkey == "error":
+            raise st.error(node, f"map has no entry for key {gofmt.quote(name)}")
+        return None, st.missingkey == "zero"
+    if isinstance(receiver, gotypes.GoObject):
+        try:
+            value = receiver.go_field(name)
+        except KeyError:
+            pass
+        else:
+            if callable(value) and not isinstance(value, gotypes.GoObject):
+                return call_function(st, node, node, value, name, args or [], final, dot, dboxed), False
+            if has_args:
+                raise st.error(node, f"{name} has arguments but cannot be invoked as function")
+            return value, False
+    raise st.error(node, f"can't evaluate field {name} in type {type_name(receiver, boxed)}")
+
+
+# ---------------------------------------------------------------------------
+# Calls
+
+
+def _assignable(value: Any, typ: str) -> bool:
+    if typ in _ANY:
+        return True
+    if typ == "string":
+        return isinstance(value, str)
+    if typ in ("int", "int64"):
+        return isinstance(value, int) and not isinstance(value, bool)
+    if typ == "float64":
+        return isinstance(value, float)
+    if typ == "bool":
+        return isinstance(value, bool)
+    if typ == "[]interface {}":
+        return isinstance(value, (list, tuple))
+    if typ == "[]string":
+        return isinstance(value, (list, tuple)) and all(isinstance(x, str) for x in value)
+    if typ == "map[string]interface {}":
+        return isinstance(value, dict)
+    if typ == "[]byte":
+        return isinstance(value, bytes)
+    if typ == "time.Time":
+        return isinstance(value, datetime.datetime)
+    return True
+
+
+def validate_type(st: State, node: n.Node, value: Any, boxed: bool, typ: Optional[str]) -> Any:
+    """Go's ``validateType``: may ``value`` be passed where ``typ`` is expected?"""
+    if typ is None:
+        return value
+    if value is None:
+        if not boxed:
+            if typ in _NILLABLE:
+                return None
+            raise st.error(node, f"invalid value; expected {typ}")
+        if typ in _ANY:
+            return None
+        raise st.error(node, f"wrong type for value; expected {typ}; got interface {{}}")
+    if not _assignable(value, typ):
+        raise st.error(node, f"wrong type for value; expected {typ}; got {type_name(value, False)}")
+    return value
+
+
+def literal_arg(st: State, node: n.Node, typ: Optional[str]) -> Any:
+    """Go's ``evalArg`` for a literal word (bool, number, string, nil) given the parameter type."""
+    if isinstance(node, n.NilNode):
+        if typ is None or typ in _NILLABLE:
+            return None
+        raise st.error(node, f"cannot assign nil to {typ}")
+    if typ is None or typ in _ANY:
+        return constant_value(st, node)
+    if typ == "bool":
+        if isinstance(node, n.BoolNode):
+            return node.true
+        raise st.error(node, f"expected bool; found {node}")
+    if typ == "string":
+        if isinstance(node, n.StringNode):
+            return node.text
+        raise st.error(node, f"expected string; found {node}")
+    if typ in ("int", "int64"):
+        if isinstance(node, n.NumberNode) and node.is_int:
+            return node.int64
+        raise st.error(node, f"expected integer; found {node}")
+    if typ == "float64":
+        if isinstance(node, n.NumberNode) and node.is_float:
+            return node.float64
+        raise st.error(node, f"expected float; found {node}")
+    raise st.error(node, f"can't handle {node} for arg of type {typ}")
+
+
+def constant_value(st: State, node: n.Node) -> Any:
+    """The value of a literal where an ``interface{}`` is expected (Go's ``idealConstant``)."""
+    if isinstance(node, n.BoolNode):
+        return node.true
+    if isinstance(node, n.StringNode):
+        return node.text
+    if isinstance(node, n.NumberNode):
+        text = node.text
+        if node.is_complex:
+            return node.complex128
+        is_hex_int = len(text) > 2 and text[0] == "0" and text[1] in "xX" and not any(c in text for c in "pP")
+        if node.is_float and not is_hex_int and text[0] != "'" and any(c in text for c in ".eEpP"):
+            return node.float64
+        if node.is_int:
+            return node.int64
+        if node.is_uint:
+            raise st.error(node, f"{text} overflows int")
+        return None
+    raise st.error(node, f"can't handle assignment of {node} to empty interface argument")
+
+
+ArgEval = Callable[[State, Any, bool, Optional[str]], Any]
+
+
+def call_function(
+    st: State,
+    node: n.Node,
+    call_node: n.Node,
+    fn: Callable[..., Any],
+    name: str,
+    args: list[ArgEval],
+    final: Any,
+    dot: Any,
+    dboxed: bool,
+) -> Any:
+    """Go's ``evalCall``: check the argument count, evaluate and check each argument, call.
+
+    ``args`` evaluate lazily with the expected parameter type (``and``/``or`` stop early);
+    each carries its word in ``.node``. Count errors point at ``node`` (the function name),
+    a failing call at ``call_node`` (the whole command), as Go's messages do.
+    """
+    params: Optional[tuple[str, ...]] = getattr(fn, "__go_params__", None)
+    variadic = bool(getattr(fn, "__go_variadic__", False)) if params is not None else True
+    if params is None:
+        params = ("interface {}",)
+    num_in = len(args) + (final is not MISSING)
+    if variadic:
+        num_fixed = len(params) - 1
+        if num_in < num_fixed:
+            raise st.error(node, f"wrong number of args for {name}: want at least {num_fixed} got {len(args)}")
+    else:
+        num_fixed = len(args)
+        if num_in != len(params):
+            raise st.error(node, f"wrong number of args for {name}: want {len(params)} got {num_in}")
+    special = getattr(fn, "__go_special__", None)
+    if special in ("and", "or"):
+        want = special == "or"
+        v: Any = None
+        for arg in args:
+            v = arg(st, dot, dboxed, "reflect.Value")
+            if is_true(v) == want:
+                return v
+        if final is not MISSING:
+            v = final
+        return v
+    argv: list[Any] = []
+    if special == "call":
+        argv.append(str(args[0].node) if args else format_any(final))  # type: ignore[attr-defined]
+    i = 0
+    while i < num_fixed and i < len(args):
+        argv.append(args[i](st, dot, dboxed, params[i]))
+        i += 1
+    if variadic:
+        elem = params[-1]
+        while i < len(args):
+            argv.append(args[i](st, dot, dboxed, elem))
+            i += 1
+    if final is not MISSING:
+        if variadic:
+            t = params[num_in - 1] if num_in - 1 < num_fixed else params[-1]
+        else:
+            t = params[-1]
+        last = getattr(args[-1], "node", node) if args else node
+        argv.append(validate_type(st, last, final, False, t))
+    try:
+        return fn(*argv)
+    except (BreakLoop, ContinueLoop, RecursionError):
+        raise
+    except gotypes.FuncError as e:
+        raise st.error(call_node, f"error calling {name}: {e}") from e
+    except Exception as e:  # Go's safeCall turns a panic into the call's error
+        raise st.error(call_node, f"error calling {name}: {e}") from e
+
+
+# ---------------------------------------------------------------------------
+# Range
+
+
+def range_items(st: State, node: n.Node, value: Any, num_decl: int) -> Optional[list[tuple[Any, Any, bool]]]:
+    """(index, element, element boxed) triples for ``range``; None runs ``else``.
+
+    Lists and dicts (keys sorted) give boxed elements; an int n gives 0..n-1; nil gives none.
+    """
+    if value is None:
+        return None
+    if isinstance(value, (list, tuple)):
+        return [(i, v, True) for i, v in enumerate(value)] or None
+    if isinstance(value, dict):
+        return [(k, value[k], True) for k in sorted(value)] or None
+    if isinstance(value, bytes):
+        return [(i, v, False) for i, v in enumerate(value)] or None
+    if isinstance(value, int) and not isinstance(value, bool):
+        if num_decl > 1:
+            raise st.error(node, f"can't use {format_any(value)} to iterate over more than one variable")
+        return [(None, i, False) for i in range(value)] or None
+    raise st.error(node, f"range can't iterate over {format_any(value)}")
