@@ -347,8 +347,9 @@ def _empty_lookup(api_version: str, kind: str, namespace: str, name: str) -> dic
 
 @dataclass
 class RenderState:
-    """What include/tpl share during one render: the set currently executing (a tpl
-    swaps in its clone), per-name include depth, and the engine's options."""
+    """What include/tpl share during one render: the top template set (the engine's
+    ``current_set()`` wins while executing, so a tpl's clone is seen by its includes),
+    per-name include depth, and the engine's options."""
 
     tset: Any
     strict: bool = False
@@ -362,6 +363,11 @@ class RenderState:
 def bound_funcs(state: RenderState) -> dict[str, Callable[..., Any]]:
     """include, tpl, required, fail and lookup, closed over one render's state."""
 
+    def executing() -> Any:
+        from helm_core.gotemplate import environment
+
+        return environment.current_set() or state.tset
+
     @signature("string", "interface {}")
     def include(name: str, data: Any) -> str:
         count = state.included.get(name, 0)
@@ -369,7 +375,7 @@ def bound_funcs(state: RenderState) -> dict[str, Callable[..., Any]]:
             raise FuncError(f"rendering template has a nested reference name: {name}: unable to execute template")
         state.included[name] = count + 1
         try:
-            return state.tset.execute(name, data)
+            return executing().execute(name, data)
         except state.exec_errors as exc:
             raise FuncError(str(exc)) from None
         finally:
@@ -377,19 +383,15 @@ def bound_funcs(state: RenderState) -> dict[str, Callable[..., Any]]:
 
     @signature("string", "interface {}")
     def tpl(text: str, data: Any) -> str:
-        parent = state.tset
-        clone = parent.clone()
+        clone = executing().clone()
         try:
             clone.parse(ROOT_TEMPLATE_NAME, text)
         except state.exec_errors as exc:
             raise FuncError(f"cannot parse template {gojson_quote_go(text)}: {exc}") from None
-        state.tset = clone
         try:
             out = clone.execute(ROOT_TEMPLATE_NAME, data)
         except state.exec_errors as exc:
             raise FuncError(f"error during tpl function execution for {gojson_quote_go(text)}: {exc}") from None
-        finally:
-            state.tset = parent
         return out.replace("<no value>", "")
 
     @signature("string", "interface {}")
@@ -417,7 +419,7 @@ def gojson_quote_go(text: str) -> str:
     """Go's ``%q`` of a string (strconv.Quote)."""
     from helm_core.gotemplate import gofmt
 
-    return gofmt.sprintf("%q", [text])
+    return gofmt.sprintf("%q", text)
 
 
 def helm_func_map(sprig_funcs: dict[str, Callable[..., Any]]) -> dict[str, Callable[..., Any]]:

@@ -1,0 +1,155 @@
+"""Our render against the real `helm template`, object by object, on the shared real charts.
+
+For every chart in /work/shared/charts, render with its default values and with
+tests/conformance/values/<chart>.yaml, run helm live (nothing of helm's output is committed),
+parse both outputs into objects keyed by Source + kind/namespace/name and compare them.
+
+Random output (randAlphaNum passwords, genCA/genPrivateKey PEM, their checksums) cannot be
+equal run to run, even between two helm runs; such leaves are accepted when both sides have
+the same shape (same length alphanumerics, PEM blocks, base64 of those) and the case is
+reported as "random-equivalent" instead of "exact".
+"""
+from __future__ import annotations
+
+import base64
+import binascii
+import difflib
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from helm_core import goyaml, manifests
+from helm_core.chart import loader, prepare
+from helm_core.engine import render
+from tests.conformance import results
+from tests.engine import helmbin
+
+CHARTS_DIR = Path("/work/shared/charts")
+VALUES_DIR = Path(__file__).parent / "values"
+#: Lines of diff shown per differing object.
+MAX_DIFF_LINES = 60
+#: Differing objects shown per failure.
+MAX_OBJECTS_SHOWN = 5
+
+_ALNUM = re.compile(r"^[A-Za-z0-9]+$")
+_PEM = re.compile(r"-----BEGIN [A-Z ]+-----")
+
+
+def _chart_names() -> list[str]:
+    if not CHARTS_DIR.is_dir():
+        return []
+    return sorted(d.name for d in CHARTS_DIR.iterdir() if (d / "Chart.yaml").is_file())
+
+
+CASES = [(name, which) for name in _chart_names() for which in ("default", "custom")]
+
+
+def _helm_documents(text: str) -> dict[tuple, Any]:
+    objects: dict[tuple, Any] = {}
+    for chunk in re.split(r"(?m)^---\s*$", text):
+        chunk = chunk.strip("\n")
+        if not chunk.strip():
+            continue
+        match = re.match(r"# Source: (.+)\n?", chunk)
+        assert match, f"helm output document without a Source line: {chunk[:200]!r}"
+        source = match.group(1)
+        _add(objects, source, goyaml.decode(chunk[match.end():]))
+    return objects
+
+
+def _our_documents(rendered: dict[str, str], top_chart: str) -> dict[tuple, Any]:
+    objects: dict[tuple, Any] = {}
+    for path in sorted(rendered):
+        content = rendered[path]
+        if path.endswith("NOTES.txt") or path.rsplit("/", 1)[-1].startswith("_") or not content.strip():
+            continue
+        for doc in manifests.split_documents(content):
+            _add(objects, path, goyaml.decode(doc))
+    return objects
+
+
+def _add(objects: dict[tuple, Any], source: str, obj: Any) -> None:
+    meta = obj.get("metadata") if isinstance(obj, dict) else None
+    meta = meta if isinstance(meta, dict) else {}
+    kind = obj.get("kind") if isinstance(obj, dict) else None
+    base = (source, str(kind), str(meta.get("namespace", "")), str(meta.get("name", "")))
+    n = 0
+    while base + (n,) in objects:
+        n += 1
+    objects[base + (n,)] = obj
+
+
+def _random_like(a: Any, b: Any) -> bool:
+    """Two leaves that only random functions could make differ."""
+    if not isinstance(a, str) or not isinstance(b, str):
+        return False
+    if _PEM.search(a) and _PEM.search(b):
+        return True
+    if len(a) == len(b) and _ALNUM.match(a) and _ALNUM.match(b):
+        return True
+    try:
+        da, db = base64.b64decode(a, validate=True), base64.b64decode(b, validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    try:
+        return _random_like(da.decode(), db.decode())
+    except UnicodeDecodeError:
+        return len(da) == len(db)
+
+
+def _compare(ours: Any, theirs: Any, tolerated: list[int]) -> bool:
+    if isinstance(ours, dict) and isinstance(theirs, dict):
+        return ours.keys() == theirs.keys() and all(_compare(ours[k], theirs[k], tolerated) for k in ours)
+    if isinstance(ours, list) and isinstance(theirs, list):
+        return len(ours) == len(theirs) and all(_compare(a, b, tolerated) for a, b in zip(ours, theirs))
+    if ours == theirs and type(ours) is type(theirs):
+        return True
+    if _random_like(ours, theirs):
+        tolerated.append(1)
+        return True
+    return False
+
+
+def _dump(obj: Any) -> list[str]:
+    return yaml.safe_dump(obj, sort_keys=True, default_flow_style=False, width=120).splitlines()
+
+
+def _report(ours: dict[tuple, Any], theirs: dict[tuple, Any]) -> tuple[str, list[str]]:
+    problems: list[str] = []
+    tolerated: list[int] = []
+    for key in sorted(set(theirs) - set(ours), key=str):
+        problems.append(f"missing from ours: {key}")
+    for key in sorted(set(ours) - set(theirs), key=str):
+        problems.append(f"extra in ours: {key}")
+    for key in sorted(set(ours) & set(theirs), key=str):
+        if not _compare(ours[key], theirs[key], tolerated):
+            diff = list(difflib.unified_diff(_dump(theirs[key]), _dump(ours[key]), "helm", "ours", lineterm=""))
+            problems.append(f"differs: {key}\n" + "\n".join(diff[:MAX_DIFF_LINES]))
+    outcome = "mismatch" if problems else ("random-equivalent" if tolerated else "exact")
+    return outcome, problems
+
+
+@pytest.mark.conformance
+@pytest.mark.skipif(not CASES, reason=f"{CHARTS_DIR} not present: helm conformance charts unavailable")
+@pytest.mark.parametrize(("chart_name", "which"), CASES, ids=[f"{c}-{w}" for c, w in CASES])
+def test_render_matches_helm_template(chart_name, which):
+    helmbin.require_helm()
+    chart_dir = CHARTS_DIR / chart_name
+    values_file = VALUES_DIR / f"{chart_name}.yaml"
+    args: list[str] = []
+    user_values: dict[str, Any] = {}
+    if which == "custom":
+        assert values_file.is_file(), f"write {values_file} to exercise non-default values"
+        args = ["-f", str(values_file)]
+        user_values = goyaml.load_values(values_file.read_bytes(), source=str(values_file))
+    theirs = _helm_documents(helmbin.helm_template(chart_dir, *args))
+    results.OUTCOMES[(chart_name, which)] = "error"
+    prepared = prepare.prepare_chart(loader.load(chart_dir), user_values)
+    ours = _our_documents(render.render(prepared.chart, prepared.values), prepared.chart.name)
+    outcome, problems = _report(ours, theirs)
+    results.OUTCOMES[(chart_name, which)] = outcome
+    shown = "\n\n".join(problems[:MAX_OBJECTS_SHOWN])
+    assert not problems, f"{len(problems)} object(s) differ from helm template:\n{shown}"
