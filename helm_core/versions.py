@@ -22,6 +22,7 @@ module follows that library rule for rule:
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 from typing import Callable
 
@@ -108,21 +109,14 @@ def _contains_only(s: str, allowed: frozenset[str]) -> bool:
     return all(ch in allowed for ch in s)
 
 
-def _parse_uint(s: str) -> int:
+def _parse_uint(s: str, context: str = "") -> int:
     """``strconv.ParseUint(s, 10, 64)``; raises ``VersionError`` with strconv's text."""
     if not s or not _contains_only(s, _DIGITS):
-        raise VersionError(f"strconv.ParseUint: parsing {_go_quote(s)}: invalid syntax")
+        raise VersionError(f"{context}strconv.ParseUint: parsing {_go_quote(s)}: invalid syntax")
     value = int(s)
     if value > UINT64_MAX:
-        raise VersionError(f"strconv.ParseUint: parsing {_go_quote(s)}: value out of range")
+        raise VersionError(f"{context}strconv.ParseUint: parsing {_go_quote(s)}: value out of range")
     return value
-
-
-def _parse_segment(s: str) -> int:
-    try:
-        return _parse_uint(s)
-    except VersionError as err:
-        raise VersionError(f"error parsing version segment: {err}") from None
 
 
 def _validate_prerelease(pre: str) -> None:
@@ -179,6 +173,7 @@ def _compare_prerelease(s: str, o: str) -> int:
     return 0
 
 
+@functools.total_ordering
 @dataclasses.dataclass(frozen=True, eq=False)
 class Version:
     """One semantic version. Equality and ordering follow :meth:`compare` (metadata ignored).
@@ -211,9 +206,10 @@ class Version:
         m = _LOOSE_RE.fullmatch(text)
         if m is None:
             raise VersionError(ERR_INVALID_SEMVER)
-        major = _parse_segment(m[1])
-        minor = _parse_segment(m[2][1:]) if m[2] else 0
-        patch = _parse_segment(m[3][1:]) if m[3] else 0
+        ctx = "error parsing version segment: "
+        major = _parse_uint(m[1], ctx)
+        minor = _parse_uint(m[2][1:], ctx) if m[2] else 0
+        patch = _parse_uint(m[3][1:], ctx) if m[3] else 0
         pre, meta = m[5] or "", m[8] or ""
         if pre:
             _validate_prerelease(pre)
@@ -282,21 +278,6 @@ class Version:
         if not isinstance(other, Version):
             return NotImplemented
         return self.compare(other) < 0
-
-    def __le__(self, other: object) -> bool:
-        if not isinstance(other, Version):
-            return NotImplemented
-        return self.compare(other) <= 0
-
-    def __gt__(self, other: object) -> bool:
-        if not isinstance(other, Version):
-            return NotImplemented
-        return self.compare(other) > 0
-
-    def __ge__(self, other: object) -> bool:
-        if not isinstance(other, Version):
-            return NotImplemented
-        return self.compare(other) >= 0
 
     def _next(self, major: int, minor: int, patch: int, *, pre: str = "", meta: str = "") -> Version:
         """A derived version whose ``original`` keeps this one's ``v`` prefix, as Go does."""
