@@ -81,8 +81,8 @@ def _apply_tags(deps: list[model.Dependency], cvals: dict[str, Any]) -> None:
 
 def _apply_conditions(deps: list[model.Dependency], cvals: dict[str, Any], prefix: str) -> None:
     for dep in deps:
+        # Helm trims the whole list, not each path: "a, b" looks up " b" (and misses).
         for cond in dep.condition.strip().split(","):
-            cond = cond.strip()
             if not cond:
                 continue
             try:

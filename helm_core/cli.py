@@ -1,0 +1,204 @@
+"""``helm-core``: the command-line face of the library, with Helm's command and flag names.
+
+Errors print as one line (``Error: ...``) with exit code 1, never a traceback:
+every expected failure is a :class:`~helm_core.errors.HelmError`.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import Sequence
+
+from helm_core import goyaml
+from helm_core.action import template as template_action, values_options
+from helm_core.chart import loader, prepare
+from helm_core.errors import HelmError
+
+
+def _add_values_flags(p: argparse.ArgumentParser) -> None:
+    p.add_argument("-f", "--values", action="append", default=[], metavar="FILE",
+                   help="values file (repeatable; later files win)")
+    p.add_argument("--set", dest="set_values", action="append", default=[], metavar="K=V",
+                   help="set values on the command line (a.b=c, a={x,y}, a[0]=1)")
+    p.add_argument("--set-string", action="append", default=[], metavar="K=V",
+                   help="like --set, but values are always strings")
+    p.add_argument("--set-file", action="append", default=[], metavar="K=PATH",
+                   help="set a value to the content of a file")
+    p.add_argument("--set-json", action="append", default=[], metavar="K=JSON",
+                   help="set a value to a JSON value")
+    p.add_argument("--set-literal", action="append", default=[], metavar="K=V",
+                   help="set a value to a literal string (no parsing)")
+
+
+def _values(args: argparse.Namespace) -> dict:
+    return values_options.merge(values_options.ValuesOptions(
+        value_files=tuple(args.values),
+        set_json=tuple(args.set_json),
+        set_values=tuple(args.set_values),
+        set_string=tuple(args.set_string),
+        set_file=tuple(args.set_file),
+        set_literal=tuple(args.set_literal),
+    ))
+
+
+def _template_options(args: argparse.Namespace, name: str) -> template_action.TemplateOptions:
+    api_versions: list[str] = []
+    for entry in args.api_versions:
+        api_versions.extend(v for v in entry.split(",") if v)
+    return template_action.TemplateOptions(
+        release_name=name,
+        namespace=args.namespace,
+        kube_version=args.kube_version,
+        api_versions=tuple(api_versions),
+        include_crds=args.include_crds,
+        skip_tests=args.skip_tests,
+        no_hooks=args.no_hooks,
+        show_only=tuple(args.show_only),
+        strict=args.strict,
+        is_upgrade=args.is_upgrade,
+    )
+
+
+def cmd_template(args: argparse.Namespace) -> int:
+    if len(args.args) == 1:
+        name, chart_path = args.release_name or template_action.DEFAULT_RELEASE_NAME, args.args[0]
+    elif len(args.args) == 2:
+        name, chart_path = args.args
+    else:
+        raise HelmError("template takes [NAME] CHART")
+    chart = loader.load(chart_path)
+    options = _template_options(args, name)
+    result = template_action.run(chart, _values(args), options)
+    for line in result.info:
+        print(f"info: {line}", file=sys.stderr)
+    text = template_action.output_text(result, options)
+    if args.output_dir:
+        _write_output_dir(Path(args.output_dir), text)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def _write_output_dir(root: Path, text: str) -> None:
+    """``--output-dir``: one file per source template, documents appended in order."""
+    written: set[Path] = set()
+    for block in text.split("---\n# Source: ")[1:]:
+        source, _, content = block.partition("\n")
+        target = (root / source).resolve()
+        if root.resolve() not in target.parents:
+            raise HelmError(f"refusing to write {source} outside {root}")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        mode = "a" if target in written else "w"
+        with target.open(mode, encoding="utf-8") as fh:
+            fh.write(f"---\n# Source: {source}\n{content}")
+        if target not in written:
+            print(f"wrote {target}")
+        written.add(target)
+
+
+def cmd_lint(args: argparse.Namespace) -> int:
+    failures = 0
+    for chart_path in args.charts:
+        print(f"==> Linting {chart_path}")
+        try:
+            chart = loader.load(chart_path)
+            if chart.metadata.is_library:
+                prepare.prepare_chart(chart, _values(args), allow_library=True)
+            else:
+                options = template_action.TemplateOptions(strict=args.strict, namespace=args.namespace)
+                template_action.run(chart, _values(args), options)
+        except HelmError as exc:
+            print(f"[ERROR] {exc}")
+            failures += 1
+            continue
+        print()
+    print(f"{len(args.charts)} chart(s) linted, {failures} chart(s) failed")
+    return 1 if failures else 0
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    chart = loader.load(args.chart)
+    if args.what == "chart":
+        chart_yaml = next((f for f in _raw_files(args.chart) if f[0] == "Chart.yaml"), None)
+        sys.stdout.write(chart_yaml[1].decode("utf-8") if chart_yaml else "")
+    elif args.what == "values":
+        if args.computed:
+            prepared = prepare.prepare_chart(chart, _values(args), allow_library=True)
+            sys.stdout.write(goyaml.dump(prepared.values))
+        else:
+            sys.stdout.write(chart.raw_values.decode("utf-8"))
+    elif args.what == "readme":
+        readme = next((f for f in chart.files if f.name.lower() == "readme.md"), None)
+        sys.stdout.write(readme.data.decode("utf-8") if readme else "")
+    return 0
+
+
+def _raw_files(chart_path: str) -> list[tuple[str, bytes]]:
+    p = Path(chart_path)
+    if p.is_dir():
+        return [("Chart.yaml", (p / "Chart.yaml").read_bytes())]
+    from helm_core.chart import archive
+    return archive.read_archive(p.read_bytes(), source=chart_path)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="helm-core", description="A Helm 3 library in Python: render, lint and show charts.")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    t = sub.add_parser("template", help="render chart templates locally")
+    t.add_argument("args", nargs="+", metavar="[NAME] CHART")
+    t.add_argument("--release-name", help="release name when NAME is not given")
+    t.add_argument("-n", "--namespace", default=os.environ.get("HELM_NAMESPACE", "default"))
+    t.add_argument("--kube-version", help="Kubernetes version for .Capabilities (e.g. 1.30.0)")
+    t.add_argument("-a", "--api-versions", action="append", default=[], help="extra API versions for .Capabilities")
+    t.add_argument("--include-crds", action="store_true", help="include the crds/ files in the output")
+    t.add_argument("--skip-tests", action="store_true", help="leave test hooks out")
+    t.add_argument("--no-hooks", action="store_true", help="leave hooks out")
+    t.add_argument("-s", "--show-only", action="append", default=[], metavar="PATH", help="only show these templates")
+    t.add_argument("--output-dir", help="write files into this folder instead of stdout")
+    t.add_argument("--strict", action="store_true", help="fail on missing values")
+    t.add_argument("--is-upgrade", action="store_true", help="set .Release.IsUpgrade")
+    _add_values_flags(t)
+    t.set_defaults(func=cmd_template)
+
+    lint = sub.add_parser("lint", help="check charts for problems")
+    lint.add_argument("charts", nargs="+")
+    lint.add_argument("--strict", action="store_true")
+    lint.add_argument("-n", "--namespace", default="default")
+    _add_values_flags(lint)
+    lint.set_defaults(func=cmd_lint)
+
+    show = sub.add_parser("show", help="show information about a chart")
+    show.add_argument("what", choices=["chart", "values", "readme"])
+    show.add_argument("chart")
+    show.add_argument("--computed", action="store_true",
+                      help="(values) show the coalesced values, with subcharts and user values")
+    _add_values_flags(show)
+    show.set_defaults(func=cmd_show)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args))
+    except HelmError as exc:
+        print(f"Error: {_one_line(str(exc))}", file=sys.stderr)
+        return 1
+    except OSError as exc:
+        print(f"Error: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "), file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+
+
+def _one_line(message: str) -> str:
+    """Keep multi-line reports (schema violations) readable but clearly one error."""
+    return message.strip()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

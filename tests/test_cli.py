@@ -1,0 +1,115 @@
+"""The helm-core command line: output layout, values flags, and one-line errors."""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from helm_core import cli
+from tests.chartkit import chart_yaml, package, write_chart
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "charts"
+
+
+def run(capsys, *argv):
+    code = cli.main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_template_plain_yaml_chart(capsys):
+    code, out, err = run(capsys, "template", str(EXAMPLES / "plain"))
+    assert code == 0, err
+    # Namespace sorts before ConfigMap (Helm's install order); each document keeps its source.
+    assert out == (
+        "---\n# Source: plain/templates/objects.yaml\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: plain-ns\n"
+        "---\n# Source: plain/templates/objects.yaml\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: plain\n"
+        "data:\n  a: \"1\"\n"
+    )
+
+
+def test_template_with_name_and_values_flags(capsys, tmp_path):
+    values = tmp_path / "v.yaml"
+    values.write_text("message: from-file\nimage:\n  tag: '2.0'\n")
+    message = tmp_path / "msg.txt"
+    message.write_text("from-set-file")
+    code, out, err = run(capsys, "template", "demo", str(EXAMPLES / "hello"), "-f", str(values),
+                         "--set", "replicaCount=3", "--set-string", "image.tag=3.0",
+                         "--set-file", f"message={message}", "--namespace", "prod")
+    assert code == 0, err
+    docs = {d["kind"]: d for d in yaml.safe_load_all(out)}
+    assert docs["Deployment"]["metadata"]["name"] == "demo-hello"
+    assert docs["Deployment"]["spec"]["replicas"] == 3
+    assert docs["Deployment"]["spec"]["template"]["spec"]["containers"][0]["image"] == "nginx:3.0"
+    assert docs["ConfigMap"]["data"]["message"] == "from-set-file"
+
+
+def test_template_show_only_and_missing_template(capsys):
+    code, out, _ = run(capsys, "template", str(EXAMPLES / "hello"), "--show-only", "templates/service.yaml")
+    assert code == 0 and out.count("# Source:") == 1 and "kind: Service" in out
+    code, _, err = run(capsys, "template", str(EXAMPLES / "hello"), "--show-only", "templates/nope.yaml")
+    assert code == 1
+    assert err == "Error: could not find template templates/nope.yaml in chart\n"
+
+
+def test_template_reads_archives(capsys, tmp_path):
+    tgz = tmp_path / "c.tgz"
+    tgz.write_bytes(package({"Chart.yaml": chart_yaml("c"), "templates/a.yaml": "kind: ConfigMap\nmetadata:\n  name: a\n"}, top="c"))
+    code, out, _ = run(capsys, "template", str(tgz))
+    assert code == 0 and "# Source: c/templates/a.yaml\nkind: ConfigMap" in out
+
+
+def test_include_crds(capsys, tmp_path):
+    root = write_chart(tmp_path, {"Chart.yaml": chart_yaml("c"), "crds/crd.yaml": "kind: CustomResourceDefinition\n",
+                                  "templates/a.yaml": "kind: ConfigMap\n"})
+    _, out, _ = run(capsys, "template", str(root))
+    assert "CustomResourceDefinition" not in out
+    _, out, _ = run(capsys, "template", str(root), "--include-crds")
+    assert out.startswith("---\n# Source: c/crds/crd.yaml\nkind: CustomResourceDefinition\n")
+
+
+def test_show_values_raw_and_computed(capsys):
+    code, out, _ = run(capsys, "show", "values", str(EXAMPLES / "hello"))
+    assert code == 0 and out.startswith("# Default values for the hello example chart.")
+    code, out, _ = run(capsys, "show", "values", str(EXAMPLES / "hello"), "--computed", "--set", "replicaCount=5")
+    assert code == 0
+    assert yaml.safe_load(out)["replicaCount"] == 5
+
+
+def test_show_chart(capsys):
+    code, out, _ = run(capsys, "show", "chart", str(EXAMPLES / "hello"))
+    assert code == 0 and "name: hello" in out
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["template", "/nonexistent"], "Error: /nonexistent: no such chart directory or archive\n"),
+        (["template", str(EXAMPLES / "hello"), "--set", "a"], "Error: failed parsing --set data: key \"a\" has no value\n"),
+        (["template", str(EXAMPLES / "hello"), "-f", "/nonexistent.yaml"], "Error: cannot read values file /nonexistent.yaml: No such file or directory\n"),
+    ],
+    ids=["missing-chart", "bad-set", "missing-values-file"],
+)
+def test_errors_are_one_line_exit_1(capsys, argv, message):
+    code, out, err = run(capsys, *argv)
+    assert (code, out, err) == (1, "", message)
+
+
+def test_entry_point_prints_no_traceback(tmp_path):
+    root = write_chart(tmp_path, {"Chart.yaml": "apiVersion: v2\nname: x\nversion: bad\n"})
+    proc = subprocess.run([sys.executable, "-m", "helm_core.cli", "template", str(root)],
+                          capture_output=True, text=True, check=False)
+    assert proc.returncode == 1
+    assert proc.stderr.strip().splitlines() == [
+        f"Error: {root}/Chart.yaml: field 'version': 'bad' is not a valid SemVer 2 version"
+    ]
+
+
+def test_lint_reports_each_chart(capsys, tmp_path):
+    bad = write_chart(tmp_path / "bad", {"Chart.yaml": chart_yaml("bad"), "templates/x.yaml": "a: [1\n"})
+    code, out, _ = run(capsys, "lint", str(EXAMPLES / "hello"), str(bad))
+    assert code == 1
+    assert "==> Linting" in out and "[ERROR]" in out and "2 chart(s) linted, 1 chart(s) failed" in out
