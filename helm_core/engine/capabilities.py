@@ -90,32 +90,29 @@ class KubeVersion(gotypes.GoObject):
         return self.Version
 
 
-class VersionSet(gotypes.GoObject):
-    """``chartutil.VersionSet``: a ``[]string`` with ``Has``."""
+class VersionSet(list, gotypes.GoObject):  # type: ignore[type-arg]
+    """``chartutil.VersionSet``: a ``[]string`` (ranged, indexed, searched by Sprig's ``has``)
+    with a ``Has`` method."""
 
     go_type: ClassVar[str] = "chartutil.VersionSet"
     go_members: ClassVar[frozenset[str]] = frozenset({"Has"})
 
     def __init__(self, versions: Iterable[str]) -> None:
-        self.versions: tuple[str, ...] = tuple(versions)
-        self._set = frozenset(self.versions)
+        super().__init__(versions)
+        self._set = frozenset(self)
 
     @gotypes.signature("string")
     def Has(self, api_version: str) -> bool:  # noqa: N802 - Go method name
         return api_version in self._set
 
     def go_json_value(self) -> list[str]:
-        return list(self.versions)
-
-
-    def __iter__(self) -> Any:
-        return iter(self.versions)
-
-    def __len__(self) -> int:
-        return len(self.versions)
+        return list(self)
 
     def __str__(self) -> str:
-        return _go_str(self.versions)
+        return _go_str(self)
+
+    def __hash__(self) -> int:  # identity: a list subclass is unhashable otherwise
+        return id(self)
 
 
 class HelmVersion(gotypes.GoObject):
