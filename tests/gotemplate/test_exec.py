@@ -1,0 +1,270 @@
+"""Executing templates: Go's text/template semantics; expected outputs and messages come from Go's text/template."""
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from helm_core.gotemplate import Environment, ExecError, ParseError, gofmt
+from helm_core.gotemplate.gotypes import FuncError, GoObject, signature
+
+
+class Obj(GoObject):
+    """Stands for Go's ``*main.Obj`` with a field, a method and a String method."""
+
+    go_type = "*main.Obj"
+    go_members = frozenset({"Name", "Greet", "String"})
+
+    def __init__(self) -> None:
+        self.Name = "n"
+
+    @signature("string")
+    def Greet(self, s: str) -> str:  # noqa: N802 - Go method name
+        return "hi " + s
+
+    def String(self) -> str:  # noqa: N802 - Go method name
+        return "OBJ"
+
+
+@signature("string")
+def upper(s: str) -> str:
+    return s.upper()
+
+
+@signature("int", "string")
+def trunc(c: int, s: str) -> str:
+    return s[:c] if c < len(s) else s
+
+
+@signature("string")
+def fail(s: str) -> str:
+    raise FuncError(s)
+
+
+@signature("interface {}", variadic=True)
+def list_(*v: Any) -> list[Any]:
+    return list(v)
+
+
+@signature("interface {}", variadic=True)
+def dict_(*v: Any) -> dict[str, Any]:
+    return {v[i]: v[i + 1] for i in range(0, len(v) - 1, 2)}
+
+
+@signature()
+def obj() -> Obj:
+    return Obj()
+
+
+@signature("float64", "float64")
+def addf(a: float, b: float) -> float:
+    return a + b
+
+
+@signature("string", "[]interface {}")
+def join(sep: str, items: list[Any]) -> str:
+    return sep.join(gofmt.format_value(x) for x in items)
+
+
+@signature("string", "string")
+def _concat(a: str, b: str) -> str:
+    return a + b
+
+
+@signature()
+def fn() -> Any:
+    return _concat
+
+
+FUNCS = {"upper": upper, "trunc": trunc, "fail": fail, "list": list_, "dict": dict_, "obj": obj,
+         "addf": addf, "join": join, "fn": fn}
+
+
+def run(templates: list[str], data: dict[str, Any], missingkey: Any) -> str:
+    """Parse templates t0, t1... into one set and execute t0 (data also gets .O, an Obj)."""
+    tset = Environment(FUNCS, missingkey=missingkey).new_set()
+    for i, text in enumerate(templates):
+        tset.parse(f"t{i}", text)
+    return tset.execute("t0", {**data, "O": Obj()})
+
+
+# (id, templates, data, missingkey, ("ok", output) | ("error", exact message))
+EXEC_CASES = [
+    ('prints_values', ['{{ .a }}|{{ .missing }}|{{ .n }}|{{ .f }}|{{ .l }}|{{ .m }}|{{ .z }}'], {'a': 'x', 'n': 1.0, 'f': 1.5, 'l': [1.0, 'a', None], 'm': {'k': 'v'}, 'z': None}, 'zero', ('ok', 'x|<no value>|1|1.5|[1 a <nil>]|map[k:v]|<no value>')),
+    ('prints_floats_like_go', ['{{ .f }} {{ .g }} {{ .h }} {{ .i }} {{ .j }}'], {'f': 1e+21, 'g': 1e-05, 'h': 123456789.0, 'i': 1e+20, 'j': 100000.0}, 'zero', ('ok', '1e+21 1e-05 1.23456789e+08 1e+20 100000')),
+    ('field_of_string_is_error', ['{{ .m.k.z }}'], {'m': {'k': 'v'}}, 'zero', ('error', 'template: t0:1:5: executing "t0" at <.m.k.z>: can\'t evaluate field z in type interface {}')),
+    ('field_of_missing_is_nil_pointer', ['{{ .missing.b }}'], {}, 'zero', ('error', 'template: t0:1:11: executing "t0" at <.missing.b>: nil pointer evaluating interface {}.b')),
+    ('field_of_missing_default_mode_is_empty', ['{{ .missing.b }}ok'], {}, 'default', ('ok', '<no value>ok')),
+    ('missingkey_error', ['{{ .missing.b }}'], {}, 'error', ('error', 'template: t0:1:11: executing "t0" at <.missing.b>: map has no entry for key "missing"')),
+    ('missingkey_error_nested', ['{{ .a.missing }}'], {'a': {}}, 'error', ('error', 'template: t0:1:5: executing "t0" at <.a.missing>: map has no entry for key "missing"')),
+    ('field_of_null_is_nil_pointer', ['{{ .z.b }}'], {'z': None}, 'zero', ('error', 'template: t0:1:5: executing "t0" at <.z.b>: nil pointer evaluating interface {}.b')),
+    ('field_of_string_variable_names_string', ['{{ $x := "a" }}{{ $x.b }}'], {}, 'zero', ('error', 'template: t0:1:20: executing "t0" at <$x.b>: can\'t evaluate field b in type string')),
+    ('range_element_is_interface', ['{{ range .l }}{{ .foo }}{{ end }}'], {'l': [1.0]}, 'zero', ('error', 'template: t0:1:17: executing "t0" at <.foo>: can\'t evaluate field foo in type interface {}')),
+    ('range_nil_element_is_nil_pointer', ['{{ range .l }}{{ .foo }}{{ end }}'], {'l': [None]}, 'zero', ('error', 'template: t0:1:17: executing "t0" at <.foo>: nil pointer evaluating interface {}.foo')),
+    ('variable_of_missing_then_field_is_empty', ['{{ $x := .missing }}{{ $x.b }}ok'], {}, 'zero', ('ok', '<no value>ok')),
+    ('paren_missing_then_field_is_empty', ['{{ (.missing).b }}ok'], {}, 'zero', ('ok', '<no value>ok')),
+    ('missing_field_arg_is_wrong_type', ['{{ upper .missing }}'], {}, 'zero', ('error', 'template: t0:1:9: executing "t0" at <.missing>: wrong type for value; expected string; got interface {}')),
+    ('missing_variable_arg_is_invalid', ['{{ $x := .missing }}{{ upper $x }}'], {}, 'zero', ('error', 'template: t0:1:29: executing "t0" at <$x>: invalid value; expected string')),
+    ('missing_paren_arg_is_invalid', ['{{ upper (.missing) }}'], {}, 'zero', ('error', 'template: t0:1:10: executing "t0" at <.missing>: invalid value; expected string')),
+    ('nil_literal_for_string', ['{{ upper nil }}'], {}, 'zero', ('error', 'template: t0:1:9: executing "t0" at <nil>: cannot assign nil to string')),
+    ('number_literal_for_string', ['{{ upper 3 }}'], {}, 'zero', ('error', 'template: t0:1:9: executing "t0" at <3>: expected string; found 3')),
+    ('string_literal_for_int', ['{{ trunc "a" "b" }}'], {}, 'zero', ('error', 'template: t0:1:9: executing "t0" at <"a">: expected integer; found "a"')),
+    ('float_literal_for_int', ['{{ trunc 1.5 "abc" }}'], {}, 'zero', ('error', 'template: t0:1:9: executing "t0" at <1.5>: expected integer; found 1.5')),
+    ('float64_value_for_int', ['{{ trunc .n "abc" }}'], {'n': 1.0}, 'zero', ('error', 'template: t0:1:9: executing "t0" at <.n>: wrong type for value; expected int; got float64')),
+    ('integral_float_literal_for_int', ['{{ trunc 2 "abc" }}{{ trunc 1e1 "abcdefghijklm" }}'], {}, 'zero', ('ok', 'ababcdefghij')),
+    ('too_many_args', ['{{ upper "a" "b" }}'], {}, 'zero', ('error', 'template: t0:1:3: executing "t0" at <upper>: wrong number of args for upper: want 1 got 2')),
+    ('too_many_args_with_pipe', ['{{ "a" | upper "b" }}'], {}, 'zero', ('error', 'template: t0:1:9: executing "t0" at <upper>: wrong number of args for upper: want 1 got 2')),
+    ('piped_missing_is_invalid', ['{{ .missing | upper }}'], {}, 'zero', ('error', 'template: t0:1:14: executing "t0" at <upper>: invalid value; expected string')),
+    ('func_error', ['{{ fail "boom" }}'], {}, 'zero', ('error', 'template: t0:1:3: executing "t0" at <fail "boom">: error calling fail: boom')),
+    ('func_error_piped', ['{{ "x" | fail }}'], {}, 'zero', ('error', 'template: t0:1:9: executing "t0" at <fail>: error calling fail: x')),
+    ('and_or_return_deciding_operand', ['{{ and 1 0 "x" }} {{ or 0 "" "y" }} {{ and 1 2 }} {{ or 0 "" }} {{ 0 | and 1 }} {{ and .m.missing 1 }}'], {'m': {}}, 'zero', ('ok', '0 y 2  0 <no value>')),
+    ('and_needs_an_argument', ['{{ and }}'], {}, 'zero', ('error', 'template: t0:1:3: executing "t0" at <and>: wrong number of args for and: want at least 1 got 0')),
+    ('not', ['{{ not 0 }} {{ not "a" }} {{ not .l }} {{ not nil }}'], {'l': []}, 'zero', ('ok', 'true false true true')),
+    ('len', ['{{ len "héllo" }} {{ len .l }} {{ len .m }}'], {'l': [1.0, 2.0], 'm': {'a': 1.0}}, 'zero', ('ok', '6 2 1')),
+    ('len_of_int', ['{{ len 3 }}'], {}, 'zero', ('error', 'template: t0:1:3: executing "t0" at <len 3>: error calling len: len of type int')),
+    ('len_of_missing', ['{{ len .missing }}'], {}, 'zero', ('error', 'template: t0:1:3: executing "t0" at <len .missing>: error calling len: len of nil pointer')),
+    ('index', ['{{ index .l 1 }} {{ index .m "a" }} {{ index .m "zz" }} {{ index .n 0 1 }} {{ index "abc" 1 }}'], {'l': [1.0, 2.0], 'm': {'a': 1.0}, 'n': [[1.0, 2.0]]}, 'zero', ('ok', '2 1 <no value> 2 98')),
+    ('index_out_of_range', ['{{ index .l 5 }}'], {'l': [1.0, 2.0]}, 'zero', ('error', 'template: t0:1:3: executing "t0" at <index .l 5>: error calling index: index out of range: 5')),
+    ('index_at_length', ['{{ index .l 2 }}'], {'l': [1.0, 2.0]}, 'zero', ('error', 'template: t0:1:3: executing "t0" at <index .l 2>: error calling index: reflect: slice index out of range')),
+    ('index_negative', ['{{ index .l -1 }}'], {'l': [1.0, 2.0]}, 'zero', ('error', 'template: t0:1:3: executing "t0" at <index .l -1>: error calling index: index out of range: -1')),
+    ('index_list_with_string', ['{{ index .l "a" }}'], {'l': [1.0, 2.0]}, 'zero', ('error', 'template: t0:1:3: executing "t0" at <index .l "a">: error calling index: cannot index slice/array with type string')),
+    ('index_list_with_nil', ['{{ index .l nil }}'], {'l': [1.0, 2.0]}, 'zero', ('error', 'template: t0:1:3: executing "t0" at <index .l nil>: error calling index: cannot index slice/array with nil')),
+    ('index_map_with_int', ['{{ index .m 1 }}'], {'m': {}}, 'zero', ('error', 'template: t0:1:3: executing "t0" at <index .m 1>: error calling index: value has type int; should be string')),
+    ('index_nil', ['{{ index nil 1 }}'], {}, 'zero', ('error', 'template: t0:1:3: executing "t0" at <index nil 1>: error calling index: index of untyped nil')),
+    ('index_through_nil', ['{{ index .m "a" "b" }}'], {'m': {}}, 'zero', ('error', 'template: t0:1:3: executing "t0" at <index .m "a" "b">: error calling index: index of nil pointer')),
+    ('index_int', ['{{ index 3 1 }}'], {}, 'zero', ('error', 'template: t0:1:3: executing "t0" at <index 3 1>: error calling index: can\'t index item of type int')),
+    ('index_list_with_float', ['{{ index .l 1.0 }}'], {'l': [1.0, 2.0]}, 'zero', ('error', 'template: t0:1:3: executing "t0" at <index .l 1.0>: error calling index: cannot index slice/array with type float64')),
+    ('slice', ['{{ slice "abcdef" 1 3 }} {{ slice .l 1 }} {{ slice .l }} {{ slice .l 0 1 2 }}'], {'l': [1.0, 2.0, 3.0]}, 'zero', ('ok', 'bc [2 3] [1 2 3] [1]')),
+    ('slice_inverted', ['{{ slice "abc" 2 1 }}'], {}, 'zero', ('error', 'template: t0:1:3: executing "t0" at <slice "abc" 2 1>: error calling slice: invalid slice index: 2 > 1')),
+    ('slice_string_three_indexes', ['{{ slice "abc" 1 2 3 }}'], {}, 'zero', ('error', 'template: t0:1:3: executing "t0" at <slice "abc" 1 2 3>: error calling slice: cannot 3-index slice a string')),
+    ('slice_int', ['{{ slice 3 1 }}'], {}, 'zero', ('error', 'template: t0:1:3: executing "t0" at <slice 3 1>: error calling slice: can\'t slice item of type int')),
+    ('print_family', ['{{ print 1 2 "a" "b" 3 nil }}|{{ println 1 "a" }}|{{ printf "%d-%s" 3 "x" }}|{{ printf "%v" .f }}'], {'f': 1000000.0}, 'zero', ('ok', '1 2ab3 <nil>|1 a\n|3-x|1e+06')),
+    ('escapers', ['{{ html "<a href=\'x\'>&\\"" }} {{ js "a\'b\\"c<>&=\\\\" }} {{ urlquery "a b&c=d/é~" }} {{ html 1 2 }}'], {}, 'zero', ('ok', '&lt;a href=&#39;x&#39;&gt;&amp;&#34; a\\\'b\\"c\\u003C\\u003E\\u0026\\u003D\\\\ a+b%26c%3Dd%2F%C3%A9~ 1 2')),
+    ('eq', ['{{ eq 1 1 }} {{ eq 1 2 1 }} {{ eq "a" "a" }} {{ eq nil nil }} {{ eq .missing "" }} {{ eq .f 1.0 }} {{ eq true false }} {{ eq .l nil }}'], {'f': 1.0, 'l': [1.0]}, 'zero', ('ok', 'true true true true false true false false')),
+    ('eq_float_int_incompatible', ['{{ eq .f 1 }}'], {'f': 1.0}, 'zero', ('error', 'template: t0:1:3: executing "t0" at <eq .f 1>: error calling eq: incompatible types for comparison: float64 and int')),
+    ('eq_lists_not_comparable', ['{{ eq .l .l }}'], {'l': [1.0]}, 'zero', ('error', 'template: t0:1:3: executing "t0" at <eq .l .l>: error calling eq: non-comparable type [%!s(float64=1)]: []interface {}')),
+    ('eq_list_map_not_comparable', ['{{ eq .l .m }}'], {'l': [1.0], 'm': {}}, 'zero', ('error', 'template: t0:1:3: executing "t0" at <eq .l .m>: error calling eq: non-comparable types [%!s(float64=1)]: []interface {}, map[string]interface {}: map[]')),
+    ('eq_one_argument', ['{{ eq 1 }}'], {}, 'zero', ('error', 'template: t0:1:3: executing "t0" at <eq 1>: error calling eq: missing argument for comparison')),
+    ('ordering', ['{{ ne 1 2 }} {{ lt 1 2 }} {{ le 2 2 }} {{ gt "b" "a" }} {{ ge 1.5 2.5 }}'], {}, 'zero', ('ok', 'true true true true false')),
+    ('lt_incompatible', ['{{ lt 1 1.5 }}'], {}, 'zero', ('error', 'template: t0:1:3: executing "t0" at <lt 1 1.5>: error calling lt: incompatible types for comparison: int and float64')),
+    ('lt_bool', ['{{ lt true false }}'], {}, 'zero', ('error', 'template: t0:1:3: executing "t0" at <lt true false>: error calling lt: invalid type for comparison')),
+    ('lt_list', ['{{ lt .l 1 }}'], {'l': []}, 'zero', ('error', 'template: t0:1:3: executing "t0" at <lt .l 1>: error calling lt: invalid type for comparison')),
+    ('lt_nil', ['{{ lt nil 1 }}'], {}, 'zero', ('error', 'template: t0:1:3: executing "t0" at <lt nil 1>: error calling lt: invalid type for comparison')),
+    ('struct_fields_and_methods', ['{{ .O.Name }} {{ .O.Greet "x" }} {{ .O }} {{ obj.Name }} {{ (obj).Greet "y" }} {{ "z" | .O.Greet }}'], {}, 'zero', ('ok', 'n hi x OBJ n hi y hi z')),
+    ('struct_missing_field', ['{{ .O.Nope }}'], {}, 'zero', ('error', 'template: t0:1:5: executing "t0" at <.O.Nope>: can\'t evaluate field Nope in type interface {}')),
+    ('struct_field_with_args', ['{{ .O.Name "x" }}'], {}, 'zero', ('error', 'template: t0:1:5: executing "t0" at <.O.Name>: Name has arguments but cannot be invoked as function')),
+    ('method_missing_args', ['{{ .O.Greet }}'], {}, 'zero', ('error', 'template: t0:1:5: executing "t0" at <.O.Greet>: wrong number of args for Greet: want 1 got 0')),
+    ('method_wrong_arg_type', ['{{ .O.Greet 1 }}'], {}, 'zero', ('error', 'template: t0:1:12: executing "t0" at <1>: expected string; found 1')),
+    ('map_key_with_args', ['{{ .m.k "x" }}'], {'m': {'k': 1.0}}, 'zero', ('error', 'template: t0:1:5: executing "t0" at <.m.k>: k is not a method but has arguments')),
+    ('range_list', ['{{ range $i, $v := .l }}{{ $i }}={{ $v }};{{ else }}empty{{ end }}'], {'l': ['a', 'b']}, 'zero', ('ok', '0=a;1=b;')),
+    ('range_empty_runs_else', ['{{ range $i, $v := .l }}{{ $i }}={{ $v }};{{ else }}empty{{ end }}'], {'l': []}, 'zero', ('ok', 'empty')),
+    ('range_map_sorted', ['{{ range $k, $v := .m }}{{ $k }}={{ $v }};{{ end }}{{ range .m }}{{ . }}{{ end }}'], {'m': {'b': 1.0, 'a': 2.0, 'B': 3.0}}, 'zero', ('ok', 'B=3;a=2;b=1;321')),
+    ('range_int', ['{{ range 3 }}{{ . }}{{ end }}{{ range $i := 2 }}{{ $i }}{{ end }}{{ range 0 }}x{{ else }}none{{ end }}'], {}, 'zero', ('ok', '01201none')),
+    ('range_int_two_vars', ['{{ range $i, $v := 3 }}{{ end }}'], {}, 'zero', ('error', 'template: t0:1:19: executing "t0" at <3>: can\'t use 3 to iterate over more than one variable')),
+    ('range_string', ['{{ range "abc" }}{{ end }}'], {}, 'zero', ('error', 'template: t0:1:9: executing "t0" at <"abc">: range can\'t iterate over abc')),
+    ('range_float', ['{{ range 1.5 }}{{ end }}'], {}, 'zero', ('error', 'template: t0:1:9: executing "t0" at <1.5>: range can\'t iterate over 1.5')),
+    ('range_missing_runs_else', ['{{ range .missing }}x{{ else }}e{{ end }}'], {}, 'zero', ('ok', 'e')),
+    ('break_and_continue', ['{{ range .l }}{{ if eq . 2.0 }}{{ continue }}{{ end }}{{ if eq . 4.0 }}{{ break }}{{ end }}{{ . }}{{ end }}'], {'l': [1.0, 2.0, 3.0, 4.0, 5.0]}, 'zero', ('ok', '13')),
+    ('assign_in_range_is_visible_after', ['{{ $x := 0 }}{{ range .l }}{{ $x = . }}{{ end }}{{ $x }}'], {'l': [1.0, 2.0, 3.0]}, 'zero', ('ok', '3')),
+    ('range_assign_form', ['{{ $v := 9 }}{{ range $v = .l }}{{ end }}{{ $v }}'], {'l': [1.0, 2.0, 3.0]}, 'zero', ('ok', '3')),
+    ('with_else_with', ['{{ with .a }}{{ . }}{{ else }}none{{ end }}{{ with .b }}{{ . }}{{ else with .a }}A{{ end }}'], {'a': 'x', 'b': ''}, 'zero', ('ok', 'xA')),
+    ('if_else_if_and_decl', ['{{ if .a }}1{{ else if .b }}2{{ else }}3{{ end }}{{ if $x := .b }}{{ $x }}{{ else }}{{ $x }}n{{ end }}'], {'a': 0.0, 'b': 5.0}, 'zero', ('ok', '25')),
+    ('with_decl', ['{{ with $x := .a }}{{ $x }}{{ . }}{{ end }}'], {'a': 'q'}, 'zero', ('ok', 'qq')),
+    ('define_template_block', ['{{ define "a" }}A{{ . }}{{ end }}{{ template "a" "x" }}{{ template "a" }}{{ block "b" . }}B{{ end }}'], {}, 'zero', ('ok', 'AxA<no value>B')),
+    ('template_not_defined', ['{{ template "nope" }}'], {}, 'zero', ('error', 'template: t0:1:12: executing "t0" at <{{template "nope"}}>: template "nope" not defined')),
+    ('error_inside_called_template', ['{{ template "t1" . }}', '{{ .x.y }}'], {'x': 1.0}, 'zero', ('error', 'template: t1:1:5: executing "t1" at <.x.y>: can\'t evaluate field y in type interface {}')),
+    ('template_recursion_limit', ['{{ define "a" }}{{ template "a" . }}{{ end }}{{ template "a" . }}'], {}, 'zero', ('error', 'template: t0:1:28: executing "a" at <{{template "a" .}}>: exceeded maximum template depth (100000)')),
+    ('nil_is_not_a_command', ['{{ nil }}'], {}, 'zero', ('error', 'template: t0:1:3: executing "t0" at <nil>: nil is not a command')),
+    ('number_is_not_a_function', ['{{ 3 4 }}'], {}, 'zero', ('error', 'template: t0:1:3: executing "t0" at <3>: can\'t give argument to non-function 3')),
+    ('piped_value_is_last_arg', ['{{ .a | printf "%s-%s" "x" }}'], {'a': 'A'}, 'zero', ('ok', 'x-A')),
+    ('integer_literal_overflow', ['{{ 99999999999999999999 }}'], {}, 'zero', ('error', 'template: t0:1: integer overflow: "99999999999999999999"')),
+    ('number_literals', ['{{ 1.5 | printf "%v %T" 2 }} {{ \'a\' }} {{ 0x1F }} {{ 1e3 }} {{ -0 }} {{ 0o17 }} {{ 1_000 }} {{ 0b101 }} {{ 1i }}'], {}, 'zero', ('ok', '2 float64 97 31 1000 0 15 1000 5 (0+1i)')),
+    ('float_params', ['{{ addf 1 2 }} {{ addf 1.5 .f }}'], {'f': 2.0}, 'zero', ('ok', '3 3.5')),
+    ('float_param_gets_string', ['{{ addf .n 1 }}'], {'n': 'x'}, 'zero', ('error', 'template: t0:1:8: executing "t0" at <.n>: wrong type for value; expected float64; got string')),
+    ('list_param', ['{{ join "," (list 1 "a" nil) }} {{ list 1 2 }} {{ dict "a" 1 }}'], {}, 'zero', ('ok', '1,a,<nil> [1 2] map[a:1]')),
+    ('list_param_gets_string', ['{{ join "," "x" }}'], {}, 'zero', ('error', 'template: t0:1:12: executing "t0" at <"x">: can\'t handle "x" for arg of type []interface {}')),
+    ('call', ['{{ call fn "a" "b" }}'], {}, 'zero', ('ok', 'ab')),
+    ('call_wrong_count', ['{{ call fn "a" }}'], {}, 'zero', ('error', 'template: t0:1:3: executing "t0" at <call fn "a">: error calling call: wrong number of args for fn: got 1 want 2')),
+    ('call_wrong_type', ['{{ call fn 1 "b" }}'], {}, 'zero', ('error', 'template: t0:1:3: executing "t0" at <call fn 1 "b">: error calling call: arg 0: value has type int; should be string')),
+    ('call_nil', ['{{ call .missing 1 }}'], {}, 'zero', ('error', 'template: t0:1:3: executing "t0" at <call .missing 1>: error calling call: call of nil')),
+    ('call_non_function', ['{{ call .l 1 }}'], {'l': []}, 'zero', ('error', 'template: t0:1:3: executing "t0" at <call .l 1>: error calling call: non-function .l of type []interface {}')),
+    ('dollar_is_data', ['{{ $.a }}'], {'a': 1.0}, 'zero', ('ok', '1')),
+    ('nested_fields', ['{{ .a.b.c }}'], {'a': {'b': {'c': [1.0, {'d': 2.0}]}}}, 'zero', ('ok', '[1 map[d:2]]')),
+    ('chain_on_paren', ['{{ (index .a 1).d }} {{ (index .a 0).d }}'], {'a': [1.0, {'d': 2.0}]}, 'zero', ('error', 'template: t0:1:34: executing "t0" at <0>: can\'t evaluate field d in type float64')),
+    ('trim_markers', ['{{- /* c */ -}} a {{- 1 -}} b {{ 2 -}}\nc'], {}, 'zero', ('ok', 'a1b 2c')),
+    ('printf_problems_inline', ['{{ printf "%d %s" }}{{ printf "%!" }}{{ printf "%d" "x" }}'], {}, 'zero', ('ok', '%!d(MISSING) %!s(MISSING)%!!(MISSING)%!d(string=x)')),
+    ('print_no_args', ['{{ html }}{{ print }}'], {}, 'zero', ('ok', '')),
+    ('error_column_is_byte_offset', ['é\n  ab{{ .m.k.z }}'], {'m': {'k': 'v'}}, 'zero', ('error', 'template: t0:2:9: executing "t0" at <.m.k.z>: can\'t evaluate field z in type interface {}')),
+]
+
+
+@pytest.mark.parametrize(
+    ("templates", "data", "missingkey", "expected"), [c[1:] for c in EXEC_CASES], ids=[c[0] for c in EXEC_CASES]
+)
+def test_execute_matches_go(templates: list[str], data: dict[str, Any], missingkey: str, expected: tuple[str, str]) -> None:
+    kind, text = expected
+    if kind == "ok":
+        assert run(templates, data, missingkey) == text
+    else:
+        with pytest.raises((ExecError, ParseError)) as info:
+            run(templates, data, missingkey)
+        assert str(info.value) == text
+
+
+def test_exec_error_carries_position_and_reason() -> None:
+    with pytest.raises(ExecError) as info:
+        run(["a\n  {{ .m.k.z }}"], {"m": {"k": "v"}}, "zero")
+    err = info.value
+    assert err.template_name == "t0"
+    # Go positions a field chain at its second field (".k"), byte offset 7 on the line.
+    assert err.pos is not None and (err.pos.file, err.pos.line, err.pos.col) == ("t0", 2, 8)
+    assert err.go_col == 7
+    assert err.reason == "can't evaluate field z in type interface {}"
+
+
+def test_parse_and_exec_errors_are_template_errors() -> None:
+    from helm_core.errors import TemplateError
+
+    assert issubclass(ExecError, TemplateError) and issubclass(ParseError, TemplateError)
+
+
+def test_functions_without_signature_take_any_arguments() -> None:
+    tset = Environment({"anything": lambda *a: len(a)}).new_set()
+    tset.parse("x", "{{ anything }} {{ anything 1 nil .x }} {{ 3 | anything 1 }}")
+    assert tset.execute("x", {}) == "0 3 2"
+
+
+def test_a_raised_python_exception_is_reported_as_error_calling() -> None:
+    def boom() -> None:
+        raise ValueError("bad input")
+
+    tset = Environment({"boom": boom}).new_set()
+    tset.parse("x", "{{ boom }}")
+    with pytest.raises(ExecError) as info:
+        tset.execute("x", {})
+    assert str(info.value) == 'template: x:1:3: executing "x" at <boom>: error calling boom: bad input'
+
+
+def test_unknown_function_allowed_at_parse_fails_only_when_run() -> None:
+    tset = Environment().new_set()
+    tset.parse("x", "{{ if .run }}{{ later }}{{ end }}ok", extra_names=["later"])
+    assert tset.execute("x", {"run": False}) == "ok"
+    with pytest.raises(ExecError) as info:
+        tset.execute("x", {"run": True})
+    assert str(info.value) == 'template: x:1:16: executing "x" at <later>: "later" is not a defined function'
+
+
+def test_printing_a_function_value_is_an_error() -> None:
+    tset = Environment({"fn": fn}).new_set()
+    tset.parse("x", "{{ fn }}")
+    with pytest.raises(ExecError) as info:
+        tset.execute("x", {})
+    # Go also prints the result type ("... string"); Python functions do not declare it.
+    assert str(info.value) == 'template: x:1:3: executing "x" at <{{fn}}>: can\'t print {{fn}} of type func(string, string)'
+
+
+def test_inputs_are_not_mutated() -> None:
+    data = {"l": [3.0, 1.0], "m": {"b": 1.0, "a": 2.0}}
+    snapshot = repr(data)
+    run(["{{ range .l }}{{ . }}{{ end }}{{ range $k, $v := .m }}{{ $k }}{{ end }}{{ $x := .l }}"], data, "zero")
+    assert repr(data) == snapshot
