@@ -10,7 +10,16 @@
      ├── TemplateError         template parse or execution failure (carries SourcePos)
      ├── ManifestError         rendered output is not valid YAML / Kubernetes objects
      ├── LuaError              a chart's Lua failed (chart, file, line)
-     └── ClusterError          the cluster refused or failed (later issues)
+     ├── ClusterError          the cluster refused or failed (names the object)
+     │    ├── NotFoundError    the object does not exist
+     │    ├── ConflictError    already exists, stale resourceVersion, or an apply field conflict
+     │    ├── ForbiddenError   RBAC refused the (possibly impersonated) user
+     │    ├── WaitError        resources did not become ready (timeout) or failed (e.g. a Job)
+     │    └── LockedError      another operation on the release holds its lock
+     └── StorageError          a release record cannot be stored or read
+          ├── ReleaseNotFoundError  no such release / version
+          ├── ReleaseExistsError    the version is already stored
+          └── TooLargeError         a version exceeds the 1 MiB Secret limit (checked up front)
 
 Only boundaries (CLI, operator) translate these into exit codes or retry policy.
 """
@@ -91,3 +100,43 @@ class LuaError(HelmError):
 
 class ClusterError(HelmError):
     """The Kubernetes API refused a request or could not be reached."""
+
+
+class NotFoundError(ClusterError):
+    """The named object does not exist (HTTP 404)."""
+
+
+class ConflictError(ClusterError):
+    """The object already exists, was changed since read, or an apply hit a field conflict."""
+
+
+class ForbiddenError(ClusterError):
+    """RBAC refused the request; the message names the user, verb and resource."""
+
+
+class WaitError(ClusterError):
+    """Objects did not become ready: ``timed_out`` is False when one failed outright."""
+
+    def __init__(self, message: str, *, timed_out: bool) -> None:
+        super().__init__(message)
+        self.timed_out = timed_out
+
+
+class LockedError(ClusterError):
+    """Another operation holds the release's lock; retry after it ends or its lease expires."""
+
+
+class StorageError(HelmError):
+    """A release record cannot be stored or read back."""
+
+
+class ReleaseNotFoundError(StorageError):
+    """No release (or no such version of it) is stored."""
+
+
+class ReleaseExistsError(StorageError):
+    """The release version being created is already stored."""
+
+
+class TooLargeError(StorageError):
+    """An encoded release version exceeds Kubernetes' 1 MiB Secret limit."""

@@ -1,0 +1,162 @@
+"""The seam between helm_core and a Kubernetes API server: the ``ClusterClient`` Protocol.
+
+Why: actions and storage reach the cluster only through this small interface, so the one
+implementation talking HTTP (``kube/live.py``) can change without touching them, and unit tests
+of pure logic can use ``kube/fake.py``.
+
+Rules every implementation keeps:
+- Objects are plain JSON-shaped dicts; inputs are never mutated, results are fresh dicts.
+- Writes of whole objects use server-side apply with ``field_manager``; a field owned by another
+  manager is a ``ConflictError`` naming the object unless ``force`` is given (then we take it).
+- ``create`` fails with ``ConflictError`` when the object exists; ``replace`` sends
+  ``metadata.resourceVersion`` and fails with ``ConflictError`` when the object changed since.
+- A missing object is ``NotFoundError``; RBAC refusals are ``ForbiddenError``; anything else the
+  server refuses is ``ClusterError``. Every message names the object (``kind "name" in namespace
+  "ns"``).
+- ``impersonate`` returns a client acting as a ServiceAccount: requests carry the impersonation
+  header, so the server applies that account's RBAC, never the caller's.
+"""
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+FIELD_MANAGER = "helm-core"
+"""Our server-side apply field manager: fields we apply are owned under this name."""
+
+
+@dataclass(frozen=True)
+class ObjectRef:
+    """Identity of one object: ``namespace`` is empty for cluster-scoped kinds."""
+
+    api_version: str
+    kind: str
+    name: str
+    namespace: str = ""
+
+    @classmethod
+    def of(cls, obj: Mapping[str, Any]) -> ObjectRef:
+        """The reference of a JSON-shaped object (its apiVersion, kind and metadata)."""
+        meta = obj.get("metadata") or {}
+        return cls(api_version=str(obj.get("apiVersion", "")), kind=str(obj.get("kind", "")),
+                   name=str(meta.get("name", "")), namespace=str(meta.get("namespace") or ""))
+
+    @property
+    def group(self) -> str:
+        """API group ("" for the core group)."""
+        return self.api_version.rpartition("/")[0]
+
+    def __str__(self) -> str:
+        where = f' in namespace "{self.namespace}"' if self.namespace else ""
+        return f'{self.kind} "{self.name}"{where}'
+
+
+@dataclass(frozen=True)
+class ApiResource:
+    """One served resource type as discovery reports it."""
+
+    api_version: str
+    """Group/version, ``v1`` for the core group."""
+    kind: str
+    plural: str
+    """The URL segment (``deployments``)."""
+    namespaced: bool
+    verbs: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Discovery:
+    """What the server serves: its version and every resource type (subresources excluded)."""
+
+    server_version: str
+    """``gitVersion`` of ``/version`` (``v1.37.2``)."""
+    resources: tuple[ApiResource, ...]
+
+    def find(self, api_version: str, kind: str) -> ApiResource | None:
+        """The resource serving ``kind`` at ``api_version``, or None when it is not served."""
+        for resource in self.resources:
+            if resource.api_version == api_version and resource.kind == kind:
+                return resource
+        return None
+
+    def api_versions(self) -> tuple[str, ...]:
+        """Helm's ``.Capabilities.APIVersions`` set: every group/version and ``gv/Kind``."""
+        seen: dict[str, None] = {}
+        for resource in self.resources:
+            seen.setdefault(resource.api_version, None)
+        for resource in self.resources:
+            seen.setdefault(f"{resource.api_version}/{resource.kind}", None)
+        return tuple(seen)
+
+
+class Propagation(str, enum.Enum):
+    """How deleting an owner treats its dependents (``propagationPolicy``)."""
+
+    BACKGROUND = "Background"
+    FOREGROUND = "Foreground"
+    ORPHAN = "Orphan"
+
+
+class ClusterClient(Protocol):
+    """The operations helm_core needs from a cluster; see the module docstring for the rules."""
+
+    @property
+    def field_manager(self) -> str:
+        """The server-side apply field manager this client writes as."""
+        ...
+
+    def apply(self, obj: Mapping[str, Any], *, force: bool = False, dry_run: bool = False,
+              subresource: str = "") -> dict[str, Any]:
+        """Server-side apply ``obj``; returns the object as stored (or as it would be)."""
+        ...
+
+    def create(self, obj: Mapping[str, Any]) -> dict[str, Any]:
+        """Create ``obj``; ``ConflictError`` when it already exists."""
+        ...
+
+    def replace(self, obj: Mapping[str, Any], *, subresource: str = "") -> dict[str, Any]:
+        """Replace ``obj`` guarded by its ``metadata.resourceVersion`` (``ConflictError``)."""
+        ...
+
+    def get(self, ref: ObjectRef) -> dict[str, Any]:
+        """The object named by ``ref``; ``NotFoundError`` when absent."""
+        ...
+
+    def list(self, api_version: str, kind: str, *, namespace: str = "",
+             label_selector: str = "") -> list[dict[str, Any]]:
+        """Objects of a kind (in one namespace, or all when empty), each with apiVersion/kind."""
+        ...
+
+    def delete(self, ref: ObjectRef, *, propagation: Propagation = Propagation.BACKGROUND,
+               resource_version: str = "") -> bool:
+        """Delete; False when it was already gone. ``resource_version`` makes it conditional."""
+        ...
+
+    def discover(self, *, refresh: bool = False) -> Discovery:
+        """Server version and served types, cached until ``refresh``."""
+        ...
+
+    def impersonate(self, *, service_account: str, namespace: str) -> ClusterClient:
+        """A client acting as ``system:serviceaccount:<namespace>:<service_account>``."""
+        ...
+
+
+def service_account_user(service_account: str, namespace: str) -> str:
+    """The user name Kubernetes gives a ServiceAccount (what impersonation sends)."""
+    return f"system:serviceaccount:{namespace}:{service_account}"
+
+
+def with_namespace(obj: Mapping[str, Any], namespace: str) -> dict[str, Any]:
+    """A copy of ``obj`` whose metadata.namespace is ``namespace`` when it had none."""
+    meta = dict(obj.get("metadata") or {})
+    if meta.get("namespace") or not namespace:
+        return dict(obj)
+    meta["namespace"] = namespace
+    return {**obj, "metadata": meta}
+
+
+def refs(objects: Sequence[Mapping[str, Any]]) -> list[ObjectRef]:
+    """References of several objects, in order."""
+    return [ObjectRef.of(obj) for obj in objects]

@@ -1,0 +1,290 @@
+"""The ``ClusterClient`` for a real API server, on the ``kubernetes`` package's HTTP transport.
+
+Why raw REST on ``kubernetes.client.ApiClient``: the package gives us kubeconfig loading (exec
+plugins, token refresh, TLS) and a connection pool; the typed APIs and the dynamic client add
+per-kind models and a file-cached discovery we do not want. This is the only module importing
+``kubernetes``.
+
+Rules:
+- Discovery uses aggregated discovery (``/api`` and ``/apis`` as ``APIGroupDiscoveryList``, two
+  requests) and falls back to per-group-version discovery on servers without it. It is cached
+  per client family (impersonated clients share it); an unknown kind refreshes it once, so CRDs
+  created a moment ago are found.
+- Impersonation sends ``Impersonate-User: system:serviceaccount:<ns>:<name>``; the API server
+  adds the account's groups itself.
+- Errors map by HTTP status: 404 ``NotFoundError``, 409 ``ConflictError``, 403
+  ``ForbiddenError``, other failures ``ClusterError``; the message names the verb, the object and
+  the server's own explanation. An unreachable server is a ``ClusterError`` naming its address.
+"""
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import quote
+
+import urllib3
+from kubernetes import client as k8s_client
+from kubernetes import config as k8s_config
+
+from helm_core.errors import ClusterError, ConflictError, ForbiddenError, NotFoundError
+from helm_core.kube import client as kclient
+
+REQUEST_TIMEOUT_S = 30.0
+"""Per-request deadline; waits poll with short requests, so no request needs longer."""
+LIST_PAGE_SIZE = 500
+"""Objects per page when listing (``limit``/``continue``)."""
+AGGREGATED_DISCOVERY = ("application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,"
+                        "application/json")
+APPLY_CONTENT_TYPE = "application/apply-patch+yaml"
+
+
+@dataclass(frozen=True)
+class LiveOptions:
+    """How to reach the cluster."""
+
+    kubeconfig: str | None = None
+    """Path of a kubeconfig; None uses the kubernetes package default ($KUBECONFIG, ~/.kube)."""
+    context: str | None = None
+    """kubeconfig context; None uses the current one."""
+    in_cluster: bool = False
+    """Use the pod's ServiceAccount token instead of a kubeconfig."""
+    field_manager: str = kclient.FIELD_MANAGER
+    """Server-side apply field manager."""
+    request_timeout_s: float = REQUEST_TIMEOUT_S
+
+
+def connect(options: LiveOptions = LiveOptions()) -> LiveClient:
+    """A client for the cluster ``options`` points at (no request is made yet)."""
+    if options.in_cluster:
+        configuration = k8s_client.Configuration()
+        k8s_config.load_incluster_config(client_configuration=configuration)
+        api = k8s_client.ApiClient(configuration)
+    else:
+        try:
+            api = k8s_config.new_client_from_config(config_file=options.kubeconfig,
+                                                    context=options.context)
+        except (k8s_config.ConfigException, OSError) as exc:
+            raise ClusterError(f"cannot load kubeconfig: {exc}") from exc
+    return LiveClient(api, field_manager=options.field_manager,
+                      request_timeout_s=options.request_timeout_s)
+
+
+@dataclass
+class _DiscoveryCache:
+    """Discovery shared by a client and its impersonated siblings."""
+
+    value: kclient.Discovery | None = None
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+class LiveClient:
+    """``ClusterClient`` over HTTP; thread-safe (one pool, no per-request state)."""
+
+    def __init__(self, api: k8s_client.ApiClient, *, field_manager: str = kclient.FIELD_MANAGER,
+                 request_timeout_s: float = REQUEST_TIMEOUT_S, impersonate_user: str = "",
+                 discovery: _DiscoveryCache | None = None) -> None:
+        self._api = api
+        self._field_manager = field_manager
+        self._timeout = request_timeout_s
+        self._user = impersonate_user
+        self._discovery = discovery or _DiscoveryCache()
+
+    @property
+    def field_manager(self) -> str:
+        return self._field_manager
+
+    @property
+    def server(self) -> str:
+        """The API server's URL."""
+        return str(self._api.configuration.host)
+
+    def impersonate(self, *, service_account: str, namespace: str) -> LiveClient:
+        user = kclient.service_account_user(service_account, namespace)
+        return LiveClient(self._api, field_manager=self._field_manager,
+                          request_timeout_s=self._timeout, impersonate_user=user,
+                          discovery=self._discovery)
+
+    # --- HTTP ---------------------------------------------------------------------------------
+
+    def _request(self, method: str, path: str, *, what: str, query: list[tuple[str, str]] | None = None,
+                 body: Any = None, content_type: str = "application/json",
+                 accept: str = "application/json") -> Any:
+        headers = {"Accept": accept, "Content-Type": content_type}
+        if self._user:
+            headers["Impersonate-User"] = self._user
+        try:
+            request = self._api.param_serialize(method, path, query_params=list(query or []),
+                                                header_params=headers, body=body,
+                                                auth_settings=["BearerToken"])
+            response = self._api.call_api(*request, _request_timeout=self._timeout)
+            data = response.read()
+        except urllib3.exceptions.HTTPError as exc:
+            raise ClusterError(f"{what}: cannot reach the Kubernetes API at {self.server}: "
+                               f"{exc}") from exc
+        except k8s_client.ApiException as exc:  # TLS failures surface this way
+            raise ClusterError(f"{what}: {exc.reason}") from exc
+        if 200 <= response.status <= 299:
+            return json.loads(data) if data else {}
+        raise _error(what, response.status, data)
+
+    def _path(self, ref: kclient.ObjectRef, *, collection: bool = False,
+              subresource: str = "") -> str:
+        resource = self._resource(ref.api_version, ref.kind)
+        prefix = "/api/v1" if ref.api_version == "v1" else f"/apis/{ref.api_version}"
+        if resource.namespaced:
+            if not ref.namespace:
+                if not collection:
+                    raise ClusterError(f"{ref} is namespaced but has no namespace")
+            else:
+                prefix += f"/namespaces/{quote(ref.namespace, safe='')}"
+        elif ref.namespace and not collection:
+            ref = kclient.ObjectRef(ref.api_version, ref.kind, ref.name)
+        path = f"{prefix}/{resource.plural}"
+        if not collection:
+            path += f"/{quote(ref.name, safe='')}"
+        if subresource:
+            path += f"/{subresource}"
+        return path
+
+    def _resource(self, api_version: str, kind: str) -> kclient.ApiResource:
+        found = self.discover().find(api_version, kind)
+        if found is None:
+            found = self.discover(refresh=True).find(api_version, kind)
+        if found is None:
+            raise ClusterError(f'the server does not serve kind "{kind}" in version '
+                               f'"{api_version}"')
+        return found
+
+    # --- ClusterClient ------------------------------------------------------------------------
+
+    def get(self, ref: kclient.ObjectRef) -> dict[str, Any]:
+        return self._request("GET", self._path(ref), what=f"get {ref}")  # type: ignore[no-any-return]
+
+    def apply(self, obj: Mapping[str, Any], *, force: bool = False, dry_run: bool = False,
+              subresource: str = "") -> dict[str, Any]:
+        ref = kclient.ObjectRef.of(obj)
+        query = [("fieldManager", self._field_manager)]
+        if force:
+            query.append(("force", "true"))
+        if dry_run:
+            query.append(("dryRun", "All"))
+        return self._request("PATCH", self._path(ref, subresource=subresource),  # type: ignore[no-any-return]
+                             what=f"apply {ref}", query=query, body=dict(obj),
+                             content_type=APPLY_CONTENT_TYPE)
+
+    def create(self, obj: Mapping[str, Any]) -> dict[str, Any]:
+        ref = kclient.ObjectRef.of(obj)
+        return self._request("POST", self._path(ref, collection=True),  # type: ignore[no-any-return]
+                             what=f"create {ref}", query=[("fieldManager", self._field_manager)],
+                             body=dict(obj))
+
+    def replace(self, obj: Mapping[str, Any], *, subresource: str = "") -> dict[str, Any]:
+        ref = kclient.ObjectRef.of(obj)
+        return self._request("PUT", self._path(ref, subresource=subresource),  # type: ignore[no-any-return]
+                             what=f"update {ref}", query=[("fieldManager", self._field_manager)],
+                             body=dict(obj))
+
+    def list(self, api_version: str, kind: str, *, namespace: str = "",
+             label_selector: str = "") -> list[dict[str, Any]]:
+        ref = kclient.ObjectRef(api_version, kind, "", namespace)
+        path = self._path(ref, collection=True)
+        items: list[dict[str, Any]] = []
+        token = ""
+        while True:
+            query = [("limit", str(LIST_PAGE_SIZE))]
+            if label_selector:
+                query.append(("labelSelector", label_selector))
+            if token:
+                query.append(("continue", token))
+            where = f' in namespace "{namespace}"' if namespace else ""
+            page = self._request("GET", path, what=f"list {kind}{where}", query=query)
+            items += [{"apiVersion": api_version, "kind": kind, **item}
+                      for item in page.get("items") or ()]
+            token = (page.get("metadata") or {}).get("continue") or ""
+            if not token:
+                return items
+
+    def delete(self, ref: kclient.ObjectRef, *,
+               propagation: kclient.Propagation = kclient.Propagation.BACKGROUND,
+               resource_version: str = "") -> bool:
+        body: dict[str, Any] = {"apiVersion": "v1", "kind": "DeleteOptions",
+                                "propagationPolicy": propagation.value}
+        if resource_version:
+            body["preconditions"] = {"resourceVersion": resource_version}
+        try:
+            self._request("DELETE", self._path(ref), what=f"delete {ref}", body=body)
+        except NotFoundError:
+            return False
+        return True
+
+    def discover(self, *, refresh: bool = False) -> kclient.Discovery:
+        with self._discovery.lock:
+            if self._discovery.value is None or refresh:
+                self._discovery.value = self._discover()
+            return self._discovery.value
+
+    def _discover(self) -> kclient.Discovery:
+        version = self._request("GET", "/version", what="get server version")
+        resources: list[kclient.ApiResource] = []
+        for root in ("/api", "/apis"):
+            listing = self._request("GET", root, what=f"discover {root}", accept=AGGREGATED_DISCOVERY)
+            if listing.get("kind") == "APIGroupDiscoveryList":
+                resources += _aggregated(listing)
+            else:
+                resources += self._legacy(root, listing)
+        return kclient.Discovery(server_version=str(version.get("gitVersion", "")),
+                                 resources=tuple(resources))
+
+    def _legacy(self, root: str, listing: Mapping[str, Any]) -> list[kclient.ApiResource]:
+        if root == "/api":
+            group_versions = [str(v) for v in listing.get("versions") or ()]
+        else:
+            group_versions = [str(v["groupVersion"]) for group in listing.get("groups") or ()
+                              for v in group.get("versions") or ()]
+        found: list[kclient.ApiResource] = []
+        for gv in group_versions:
+            path = f"/api/{gv}" if root == "/api" else f"/apis/{gv}"
+            served = self._request("GET", path, what=f"discover {path}")
+            for item in served.get("resources") or ():
+                if "/" in str(item.get("name", "")):
+                    continue
+                found.append(kclient.ApiResource(api_version=gv, kind=str(item["kind"]),
+                                                 plural=str(item["name"]),
+                                                 namespaced=bool(item.get("namespaced")),
+                                                 verbs=tuple(item.get("verbs") or ())))
+        return found
+
+
+def _aggregated(listing: Mapping[str, Any]) -> list[kclient.ApiResource]:
+    found: list[kclient.ApiResource] = []
+    for group in listing.get("items") or ():
+        name = str((group.get("metadata") or {}).get("name") or "")
+        for version in group.get("versions") or ():
+            gv = f"{name}/{version['version']}" if name else str(version["version"])
+            for item in version.get("resources") or ():
+                kind = (item.get("responseKind") or {}).get("kind")
+                if not kind:
+                    continue
+                found.append(kclient.ApiResource(api_version=gv, kind=str(kind),
+                                                 plural=str(item["resource"]),
+                                                 namespaced=item.get("scope") == "Namespaced",
+                                                 verbs=tuple(item.get("verbs") or ())))
+    return found
+
+
+def _error(what: str, status: int, data: bytes) -> ClusterError:
+    try:
+        message = str(json.loads(data).get("message") or "")
+    except (ValueError, AttributeError):
+        message = data.decode(errors="replace").strip()
+    text = f"{what}: {message or f'HTTP {status}'}"
+    if status == 404:
+        return NotFoundError(text)
+    if status == 409:
+        return ConflictError(text)
+    if status == 403:
+        return ForbiddenError(text)
+    return ClusterError(text)

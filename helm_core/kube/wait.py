@@ -1,0 +1,95 @@
+"""Wait until objects are ready (or gone), polling through a ``ClusterClient``.
+
+Why polling: it needs only ``get``, works the same for every kind and through impersonation,
+and a poll every ``WaitOptions.poll_s`` is cheap next to typical rollout times.
+
+Rules:
+- ``wait_ready`` returns once every object is CURRENT (``kube/readiness.py``); an object that is
+  FAILED (a failed Job, a Deployment past its progress deadline) ends the wait at once with a
+  ``WaitError(timed_out=False)`` naming it and the reason; reaching the deadline raises
+  ``WaitError(timed_out=True)`` listing every object still not ready with its last state.
+- A missing object counts as not ready (it may not be created yet), never as an error.
+- ``wait_deleted`` returns once every object is gone (``NotFoundError``).
+"""
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from helm_core.errors import NotFoundError, WaitError
+from helm_core.kube import client as kclient
+from helm_core.kube import readiness as kready
+
+DEFAULT_TIMEOUT_S = 300.0
+"""Helm's default ``--timeout`` (5m0s)."""
+DEFAULT_POLL_S = 0.5
+
+
+@dataclass(frozen=True)
+class WaitOptions:
+    """How long and how often to poll."""
+
+    timeout_s: float = DEFAULT_TIMEOUT_S
+    """Deadline for all objects together, in seconds (Helm's ``--timeout``)."""
+    poll_s: float = DEFAULT_POLL_S
+    """Seconds between polls of objects not yet ready."""
+    clock: Callable[[], float] = field(default=time.monotonic, compare=False)
+    """Monotonic clock in seconds (tests may pass their own)."""
+    sleep: Callable[[float], None] = field(default=time.sleep, compare=False)
+
+
+def _describe(pending: dict[kclient.ObjectRef, kready.Readiness]) -> str:
+    return "; ".join(f"{ref}: {state.message or state.state.value}"
+                     for ref, state in pending.items())
+
+
+def _seconds(value: float) -> str:
+    return f"{value:g}s"
+
+
+def check(client: kclient.ClusterClient, ref: kclient.ObjectRef) -> kready.Readiness:
+    """The readiness of one object now (NOT_FOUND when it does not exist)."""
+    try:
+        return kready.readiness(client.get(ref))
+    except NotFoundError:
+        return kready.Readiness(kready.State.NOT_FOUND, "not found")
+
+
+def wait_ready(client: kclient.ClusterClient, refs: Iterable[kclient.ObjectRef], *,
+               options: WaitOptions = WaitOptions()) -> None:
+    """Block until every object in ``refs`` is ready; see the module rules for failures."""
+    pending = {ref: kready.Readiness(kready.State.NOT_FOUND) for ref in refs}
+    deadline = options.clock() + options.timeout_s
+    while True:
+        for ref in list(pending):
+            state = check(client, ref)
+            if state.state is kready.State.FAILED:
+                raise WaitError(f"{ref} failed: {state.message}", timed_out=False)
+            if state.ready:
+                del pending[ref]
+            else:
+                pending[ref] = state
+        if not pending:
+            return
+        if options.clock() >= deadline:
+            raise WaitError(f"timed out after {_seconds(options.timeout_s)} waiting for "
+                            f"{len(pending)} object(s) to be ready: {_describe(pending)}",
+                            timed_out=True)
+        options.sleep(options.poll_s)
+
+
+def wait_deleted(client: kclient.ClusterClient, refs: Iterable[kclient.ObjectRef], *,
+                 options: WaitOptions = WaitOptions()) -> None:
+    """Block until every object in ``refs`` is gone from the server."""
+    pending = list(refs)
+    deadline = options.clock() + options.timeout_s
+    while True:
+        pending = [ref for ref in pending if check(client, ref).state is not kready.State.NOT_FOUND]
+        if not pending:
+            return
+        if options.clock() >= deadline:
+            names = ", ".join(str(ref) for ref in pending)
+            raise WaitError(f"timed out after {_seconds(options.timeout_s)} waiting for "
+                            f"deletion of {names}", timed_out=True)
+        options.sleep(options.poll_s)

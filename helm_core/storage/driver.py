@@ -1,0 +1,69 @@
+"""The storage seam: a small ``Driver`` interface for release versions, with sentinel errors.
+
+Why: actions keep history through this interface only, so the cluster driver
+(``storage/secrets.py``) and the in-memory one (``storage/memory.py``) are interchangeable and
+behave alike (the memory driver stores the very Secrets the cluster one would).
+
+Rules every driver keeps:
+- ``create`` of a version already stored raises ``ReleaseExistsError``; ``get``/``update``/
+  ``delete`` of a missing one raise ``ReleaseNotFoundError``.
+- A version whose encoded Secret exceeds the 1 MiB limit raises ``TooLargeError`` before the
+  driver writes anything (``secrets.encode`` is the one place that decides).
+- ``history`` is oldest first (ULID order) and empty for an unknown release; ``list_latest``
+  returns the newest version of each release.
+"""
+from __future__ import annotations
+
+from typing import Protocol
+
+import ulid
+
+from helm_core.storage import release as rel
+
+
+class Driver(Protocol):
+    """Where release versions live."""
+
+    def create(self, version: rel.ReleaseVersion) -> None:
+        """Store a new version."""
+        ...
+
+    def update(self, version: rel.ReleaseVersion) -> None:
+        """Replace a stored version (status, description, timestamps)."""
+        ...
+
+    def get(self, namespace: str, name: str, version: ulid.ULID) -> rel.ReleaseVersion:
+        """One version of a release."""
+        ...
+
+    def history(self, namespace: str, name: str) -> list[rel.ReleaseVersion]:
+        """Every stored version of a release, oldest first."""
+        ...
+
+    def delete(self, namespace: str, name: str, version: ulid.ULID) -> rel.ReleaseVersion:
+        """Remove one version and return it."""
+        ...
+
+    def list_latest(self, namespace: str = "") -> list[rel.ReleaseVersion]:
+        """The newest version of every release (in one namespace, or all when empty)."""
+        ...
+
+
+INTERRUPTED = "operation interrupted: {status} never finished (its lock expired)"
+"""Description given to a version left pending by a dead operation."""
+
+
+def recover_interrupted(driver: Driver, namespace: str, name: str) -> list[rel.ReleaseVersion]:
+    """Mark versions left pending by a crashed operation as failed; returns the new records.
+
+    Call it after taking the release's lock: nobody else can be working on those versions then,
+    so a pending status can only be a leftover, and leaving it would block the release for good.
+    """
+    recovered = []
+    for version in driver.history(namespace, name):
+        if version.status.pending:
+            failed = version.with_status(rel.Status.FAILED,
+                                         INTERRUPTED.format(status=version.status.value))
+            driver.update(failed)
+            recovered.append(failed)
+    return recovered

@@ -1,0 +1,235 @@
+"""One operation at a time per release: a ``coordination.k8s.io/v1`` Lease as a crash-safe lock.
+
+Why a Lease: it is the standard Kubernetes lock record (holder, duration, renew time), every
+write is guarded by ``resourceVersion`` so two contenders can never both win, and a holder that
+dies simply stops renewing, so its lock expires instead of blocking the release for good (the
+stuck ``pending-*`` releases of Flux helm-controller #149 and #454).
+
+Rules:
+- The Lease is ``<release>.lock`` in the release's namespace, labels ``release`` and
+  ``owner: helm-core``, annotation ``helm.sh/operation`` naming the running operation.
+- ``acquire``: create the Lease; if it exists and is still live (``renewTime`` +
+  ``leaseDurationSeconds`` after now, by our clock), raise ``LockedError`` "another operation
+  (upgrade) is in progress on release ..." naming the holder and when it expires; if it
+  expired, take it over with a ``resourceVersion``-guarded update (losing that race is the
+  same ``LockedError``). The holder's own Lease is re-acquired (a retry of the same holder).
+- While held, a daemon thread renews it every ``renew_every_s``; a failed renewal (someone took
+  it over after we stalled longer than the duration) marks the lock lost: ``check`` then raises
+  ``LockedError`` so the operation stops before writing its result.
+- ``release`` stops renewing and deletes the Lease only if it is still ours (delete
+  precondition on our last ``resourceVersion``).
+"""
+from __future__ import annotations
+
+import datetime as dt
+import math
+import os
+import socket
+import threading
+import uuid
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from types import TracebackType
+from typing import Any
+
+from helm_core.errors import ClusterError, ConflictError, LockedError, NotFoundError
+from helm_core.kube import client as kclient
+
+LEASE_API_VERSION = "coordination.k8s.io/v1"
+OPERATION_ANNOTATION = "helm.sh/operation"
+DEFAULT_DURATION_S = 60
+"""A dead holder blocks the release at most this long (seconds) after its last renewal."""
+_MICRO_TIME = "%Y-%m-%dT%H:%M:%S.%fZ"
+
+
+def default_holder() -> str:
+    """``<host>/<pid>/<random>``: unique per lock object, readable in ``kubectl get lease``."""
+    return f"{socket.gethostname()}/{os.getpid()}/{uuid.uuid4().hex[:8]}"
+
+
+def _now() -> dt.datetime:
+    return dt.datetime.now(dt.timezone.utc)
+
+
+@dataclass(frozen=True)
+class LockOptions:
+    """Timing and identity of a release lock."""
+
+    duration_s: int = DEFAULT_DURATION_S
+    """Lease duration in whole seconds (``leaseDurationSeconds``)."""
+    renew_every_s: float = DEFAULT_DURATION_S / 3
+    """Seconds between renewals; a third of the duration tolerates two missed renewals."""
+    holder: str = field(default_factory=default_holder)
+    """Identity written to ``holderIdentity``."""
+    clock: Callable[[], dt.datetime] = field(default=_now, compare=False)
+    """Current UTC time (tests may pass their own)."""
+
+
+def lease_name(release: str) -> str:
+    return f"{release}.lock"
+
+
+def _micro(value: dt.datetime) -> str:
+    return value.astimezone(dt.timezone.utc).strftime(_MICRO_TIME)
+
+
+def _parse_micro(text: str) -> dt.datetime | None:
+    for pattern in (_MICRO_TIME, "%Y-%m-%dT%H:%M:%SZ"):
+        try:
+            return dt.datetime.strptime(text, pattern).replace(tzinfo=dt.timezone.utc)
+        except ValueError:
+            continue
+    return None
+
+
+def expiry(lease: Mapping[str, Any]) -> dt.datetime | None:
+    """When a Lease stops protecting its holder (None: malformed, treat as expired)."""
+    spec = lease.get("spec") or {}
+    renewed = _parse_micro(str(spec.get("renewTime") or spec.get("acquireTime") or ""))
+    duration = spec.get("leaseDurationSeconds")
+    if renewed is None or not isinstance(duration, int):
+        return None
+    return renewed + dt.timedelta(seconds=duration)
+
+
+class ReleaseLock:
+    """The lock of one release; use as a context manager around an operation."""
+
+    def __init__(self, client: kclient.ClusterClient, *, namespace: str, release: str,
+                 operation: str, options: LockOptions | None = None) -> None:
+        self._client = client
+        self._namespace = namespace
+        self._release = release
+        self._operation = operation
+        self._options = options or LockOptions()
+        self._resource_version = ""
+        self._acquired: dt.datetime | None = None
+        self._transitions = 0
+        self._lost = threading.Event()
+        self._stop = threading.Event()
+        self._mutex = threading.Lock()
+        self._renewer: threading.Thread | None = None
+
+    @property
+    def ref(self) -> kclient.ObjectRef:
+        return kclient.ObjectRef(LEASE_API_VERSION, "Lease", lease_name(self._release),
+                                 self._namespace)
+
+    @property
+    def holder(self) -> str:
+        return self._options.holder
+
+    def _lease(self, now: dt.datetime) -> dict[str, Any]:
+        meta: dict[str, Any] = {
+            "name": lease_name(self._release), "namespace": self._namespace,
+            "labels": {"release": self._release, "owner": "helm-core"},
+            "annotations": {OPERATION_ANNOTATION: self._operation},
+        }
+        if self._resource_version:
+            meta["resourceVersion"] = self._resource_version
+        return {"apiVersion": LEASE_API_VERSION, "kind": "Lease", "metadata": meta, "spec": {
+            "holderIdentity": self._options.holder,
+            "leaseDurationSeconds": int(self._options.duration_s),
+            "acquireTime": _micro(self._acquired or now), "renewTime": _micro(now),
+            "leaseTransitions": self._transitions,
+        }}
+
+    def _busy(self, lease: Mapping[str, Any], now: dt.datetime) -> LockedError:
+        spec = lease.get("spec") or {}
+        operation = ((lease.get("metadata") or {}).get("annotations") or {}).get(
+            OPERATION_ANNOTATION, "unknown")
+        ends = expiry(lease)
+        left = math.ceil((ends - now).total_seconds()) if ends else 0
+        return LockedError(
+            f"another operation ({operation}) is in progress on release \"{self._release}\" in "
+            f"namespace \"{self._namespace}\" (held by {spec.get('holderIdentity', '?')}, "
+            f"lock expires in {max(left, 0)}s unless renewed)")
+
+    def acquire(self) -> ReleaseLock:
+        """Take the lock or raise ``LockedError``; starts renewing it in the background."""
+        now = self._options.clock()
+        self._acquired = now
+        try:
+            self._resource_version = ""
+            created = self._client.create(self._lease(now))
+        except ConflictError:
+            created = self._take_over(now)
+        self._resource_version = str(created["metadata"]["resourceVersion"])
+        self._start_renewing()
+        return self
+
+    def _take_over(self, now: dt.datetime) -> dict[str, Any]:
+        try:
+            current = self._client.get(self.ref)
+        except NotFoundError:  # released between our create and get: try once more
+            return self._client.create(self._lease(now))
+        spec = current.get("spec") or {}
+        ends = expiry(current)
+        mine = spec.get("holderIdentity") == self._options.holder
+        if not mine and ends is not None and ends > now:
+            raise self._busy(current, now)
+        self._resource_version = str(current["metadata"]["resourceVersion"])
+        transitions = spec.get("leaseTransitions")
+        self._transitions = (transitions if isinstance(transitions, int) else 0) + (0 if mine else 1)
+        try:
+            return self._client.replace(self._lease(now))
+        except ConflictError:  # another contender took it over first
+            raise self._busy(self._client.get(self.ref), now) from None
+
+    def _start_renewing(self) -> None:
+        self._stop.clear()
+        self._lost.clear()
+        self._renewer = threading.Thread(target=self._renew_loop, daemon=True,
+                                         name=f"lock-renew-{self._release}")
+        self._renewer.start()
+
+    def _renew_loop(self) -> None:
+        while not self._stop.wait(self._options.renew_every_s):
+            try:
+                self.renew()
+            except ClusterError:
+                if self._lost.is_set():
+                    return
+
+    def renew(self) -> None:
+        """Push ``renewTime`` forward now; marks the lock lost when the Lease is no longer ours."""
+        with self._mutex:
+            if self._stop.is_set() or self._lost.is_set():
+                return
+            try:
+                renewed = self._client.replace(self._lease(self._options.clock()))
+            except (ConflictError, NotFoundError) as exc:
+                self._lost.set()
+                raise self._lost_error() from exc
+            self._resource_version = str(renewed["metadata"]["resourceVersion"])
+
+    def check(self) -> None:
+        """Raise ``LockedError`` when the lock was lost (taken over after we stalled)."""
+        if self._lost.is_set():
+            raise self._lost_error()
+
+    def _lost_error(self) -> LockedError:
+        return LockedError(f'lost the lock of release "{self._release}" in namespace '
+                           f'"{self._namespace}": another operation took it over after it expired')
+
+    def release(self) -> None:
+        """Stop renewing and delete the Lease if it is still ours."""
+        self._stop.set()
+        if self._renewer is not None:
+            self._renewer.join()
+            self._renewer = None
+        with self._mutex:
+            if self._lost.is_set() or not self._resource_version:
+                return
+            try:
+                self._client.delete(self.ref, resource_version=self._resource_version)
+            except ConflictError:
+                pass  # taken over after expiry: it is someone else's now
+            self._resource_version = ""
+
+    def __enter__(self) -> ReleaseLock:
+        return self.acquire()
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 trace: TracebackType | None) -> None:
+        self.release()

@@ -1,0 +1,148 @@
+"""Release records: one ``ReleaseVersion`` per install/upgrade/rollback, ordered by ULID.
+
+Why ULIDs: two operations started close together on different machines never need to agree on
+a counter (seed 003, "Versions are ULIDs"); the ULID's time prefix gives history order.
+
+Rules:
+- A version id is a ULID; ``new_version`` is monotonic within a process (python-ulid's strict
+  generator) and, given the newest stored version, also strictly after it, so a clock running
+  behind on another machine cannot reorder history.
+- History order is ULID order (oldest first); ``latest`` is the newest version whatever its
+  status, ``last_deployed`` the newest ``deployed`` one.
+- Records are frozen; "changing" one (``with_status``) returns a new record.
+"""
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import enum
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import ulid
+
+RELEASE_NAME_MAX = 53
+"""Helm's limit on release names (room for suffixes in generated object names)."""
+_RELEASE_NAME = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+
+
+class Status(str, enum.Enum):
+    """Helm's release statuses, with Helm's spelling."""
+
+    UNKNOWN = "unknown"
+    DEPLOYED = "deployed"
+    UNINSTALLED = "uninstalled"
+    SUPERSEDED = "superseded"
+    FAILED = "failed"
+    UNINSTALLING = "uninstalling"
+    PENDING_INSTALL = "pending-install"
+    PENDING_UPGRADE = "pending-upgrade"
+    PENDING_ROLLBACK = "pending-rollback"
+
+    @property
+    def pending(self) -> bool:
+        """True while an operation is running (or died) on this version."""
+        return self in (Status.PENDING_INSTALL, Status.PENDING_UPGRADE, Status.PENDING_ROLLBACK,
+                        Status.UNINSTALLING)
+
+
+def utcnow() -> dt.datetime:
+    """Now, in UTC, to the second (what Kubernetes timestamps keep)."""
+    return dt.datetime.now(dt.timezone.utc).replace(microsecond=0)
+
+
+@dataclass(frozen=True)
+class ReleaseVersion:
+    """One stored version of a release: what was applied, with which values, and how it went."""
+
+    name: str
+    namespace: str
+    version: ulid.ULID
+    status: Status
+    chart_name: str
+    chart_version: str
+    app_version: str = ""
+    chart_source: str = ""
+    """Where the chart came from (directory, archive, repository URL or OCI reference)."""
+    user_values: Mapping[str, Any] = field(default_factory=dict, hash=False)
+    """Values the user supplied (``get values``)."""
+    chart_values: Mapping[str, Any] = field(default_factory=dict, hash=False)
+    """The final coalesced values the templates saw (``get values --all``)."""
+    manifest: str = ""
+    hooks: str = ""
+    """Rendered hook documents, in Helm's ``---`` joined form."""
+    notes: str = ""
+    description: str = ""
+    first_deployed: dt.datetime | None = None
+    last_deployed: dt.datetime | None = None
+    deleted: dt.datetime | None = None
+
+    @property
+    def chart(self) -> str:
+        """``<name>-<version>`` as ``helm list`` shows it."""
+        return f"{self.chart_name}-{self.chart_version}"
+
+    @property
+    def version_id(self) -> str:
+        """The ULID as stored in labels (upper case, Crockford base32)."""
+        return str(self.version)
+
+    def with_status(self, status: Status, description: str = "") -> ReleaseVersion:
+        """A copy with a new status (and description when given)."""
+        return dataclasses.replace(self, status=status, description=description or self.description)
+
+    def replace(self, **changes: Any) -> ReleaseVersion:
+        """A copy with ``changes`` applied."""
+        return dataclasses.replace(self, **changes)
+
+
+def check_name(name: str) -> None:
+    """Refuse names Helm refuses (DNS-1123 subdomain, at most ``RELEASE_NAME_MAX`` chars)."""
+    if not name or len(name) > RELEASE_NAME_MAX or not _RELEASE_NAME.match(name):
+        raise ValueError(f'invalid release name "{name}": must be a lowercase RFC 1123 '
+                         f"subdomain of at most {RELEASE_NAME_MAX} characters")
+
+
+def new_version(after: ulid.ULID | None = None) -> ulid.ULID:
+    """A fresh ULID, strictly greater than ``after`` (the newest stored version) when given."""
+    candidate = ulid.ULID()
+    if after is not None and candidate <= after:
+        return ulid.ULID.from_int(int(after) + 1)
+    return candidate
+
+
+def parse_version(text: str) -> ulid.ULID:
+    """A ULID from its text (either case); ``ValueError`` naming the text otherwise."""
+    try:
+        return ulid.ULID.from_str(text.upper())
+    except ValueError as exc:
+        raise ValueError(f'"{text}" is not a release version (a ULID)') from exc
+
+
+def sort_history(versions: Iterable[ReleaseVersion]) -> list[ReleaseVersion]:
+    """Versions oldest first (ULID order)."""
+    return sorted(versions, key=lambda v: v.version)
+
+
+def latest(versions: Sequence[ReleaseVersion]) -> ReleaseVersion | None:
+    """The newest version, whatever its status."""
+    return max(versions, key=lambda v: v.version, default=None)
+
+
+def last_deployed(versions: Sequence[ReleaseVersion]) -> ReleaseVersion | None:
+    """The newest version whose status is ``deployed``."""
+    deployed = [v for v in versions if v.status is Status.DEPLOYED]
+    return latest(deployed)
+
+
+def to_prune(versions: Sequence[ReleaseVersion], max_history: int) -> list[ReleaseVersion]:
+    """Oldest versions beyond ``max_history`` (0 keeps all); the last deployed one is kept."""
+    if max_history <= 0 or len(versions) <= max_history:
+        return []
+    keep_deployed = last_deployed(versions)
+    ordered = sort_history(versions)
+    excess = len(ordered) - max_history
+    pruned = [v for v in ordered if v is not keep_deployed][:excess]
+    return pruned

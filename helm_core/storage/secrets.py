@@ -1,0 +1,265 @@
+"""Release versions as Secrets, and the ``Release`` object that owns them (DESIGN §5).
+
+Why Secrets: values and manifests often hold credentials; RBAC on Secrets is what clusters
+already lock down, so a user allowed to read ``Release`` objects (status only: chart, version,
+status, a short history) still cannot read values.
+
+Layout of one version (``encode``/``decode`` are the only code that knows it):
+- Secret ``<release>.<ulid lower-cased>`` in the release's namespace, ``type:
+  helm.sh/release-version``, labels ``release``, ``version`` (the ULID), ``status`` and
+  ``owner: helm-core``; owned by the ``Release`` (owner reference, garbage-collected with it).
+- ``data`` keys ``userValues`` and ``chartValues`` (JSON), ``manifest``, ``hooks``, ``notes``
+  are gzip-compressed (``COMPRESSED_KEYS``); ``chartName``, ``chartVersion``, ``appVersion``,
+  ``chartSource``, ``status``, ``description`` and the RFC 3339 timestamps are plain UTF-8.
+- The decoded ``data`` may total at most ``MAX_SECRET_BYTES`` (the API server's limit);
+  ``encode`` raises ``TooLargeError`` naming the largest parts before anything is written.
+
+The ``Release`` object (``helm.sh/v1alpha1``, same name as the release) carries in ``status``
+the newest version, its status and chart, and the last ``STATUS_HISTORY`` versions; it is
+created with the first version and deleted with the last.
+"""
+from __future__ import annotations
+
+import base64
+import datetime as dt
+import gzip
+import json
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import ulid
+
+from helm_core.errors import (ConflictError, NotFoundError, ReleaseExistsError,
+                              ReleaseNotFoundError, StorageError, TooLargeError)
+from helm_core.kube import client as kclient
+from helm_core.storage import release as rel
+
+SECRET_TYPE = "helm.sh/release-version"
+MAX_SECRET_BYTES = 1024 * 1024
+"""Kubernetes' limit on the total size of a Secret's data (``MaxSecretSize``, 1 MiB)."""
+OWNER_LABEL, OWNER = "owner", "helm-core"
+RELEASE_LABEL, VERSION_LABEL, STATUS_LABEL = "release", "version", "status"
+COMPRESSED_KEYS = ("userValues", "chartValues", "manifest", "hooks", "notes")
+RELEASE_API_VERSION = "helm.sh/v1alpha1"
+RELEASE_KIND = "Release"
+STATUS_HISTORY = 10
+"""Versions listed in a ``Release``'s status (the full history is in the Secrets)."""
+_TIMES = ("firstDeployed", "lastDeployed", "deleted")
+
+
+def secret_name(name: str, version: ulid.ULID) -> str:
+    """``<release>.<ulid in lower case>``."""
+    return f"{name}.{str(version).lower()}"
+
+
+def selector(name: str = "") -> str:
+    """Label selector for our version Secrets (of one release when ``name`` is given)."""
+    base = f"{OWNER_LABEL}={OWNER}"
+    return f"{base},{RELEASE_LABEL}={name}" if name else base
+
+
+def _size(count: int) -> str:
+    if count >= 1024 * 1024:
+        return f"{count / (1024 * 1024):.1f} MiB"
+    return f"{count / 1024:.1f} KiB"
+
+
+def _time(value: dt.datetime | None) -> str:
+    return value.astimezone(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ") if value else ""
+
+
+def _parse_time(text: str) -> dt.datetime | None:
+    if not text:
+        return None
+    return dt.datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=dt.timezone.utc)
+
+
+def _raw_data(version: rel.ReleaseVersion) -> dict[str, bytes]:
+    plain = {
+        "chartName": version.chart_name, "chartVersion": version.chart_version,
+        "appVersion": version.app_version, "chartSource": version.chart_source,
+        "status": version.status.value, "description": version.description,
+        "firstDeployed": _time(version.first_deployed), "lastDeployed": _time(version.last_deployed),
+        "deleted": _time(version.deleted),
+    }
+    texts = {
+        "userValues": json.dumps(version.user_values, sort_keys=True, separators=(",", ":")),
+        "chartValues": json.dumps(version.chart_values, sort_keys=True, separators=(",", ":")),
+        "manifest": version.manifest, "hooks": version.hooks, "notes": version.notes,
+    }
+    data = {key: value.encode() for key, value in plain.items()}
+    data.update({key: gzip.compress(value.encode(), mtime=0) for key, value in texts.items()})
+    return data
+
+
+def encode(version: rel.ReleaseVersion) -> dict[str, Any]:
+    """The Secret storing ``version`` (without owner references); ``TooLargeError`` if > 1 MiB."""
+    data = _raw_data(version)
+    total = sum(len(value) for value in data.values())
+    if total > MAX_SECRET_BYTES:
+        largest = sorted(data.items(), key=lambda item: -len(item[1]))[:3]
+        parts = ", ".join(f"{key} {_size(len(value))}" for key, value in largest)
+        raise TooLargeError(
+            f'release "{version.name}" version {version.version} is {_size(total)} once '
+            f"compressed ({parts}), over the {MAX_SECRET_BYTES // 1024 // 1024} MiB limit of a Kubernetes "
+            f"Secret; nothing was applied")
+    return {
+        "apiVersion": "v1", "kind": "Secret", "type": SECRET_TYPE,
+        "metadata": {
+            "name": secret_name(version.name, version.version), "namespace": version.namespace,
+            "labels": {RELEASE_LABEL: version.name, VERSION_LABEL: str(version.version),
+                       STATUS_LABEL: version.status.value, OWNER_LABEL: OWNER},
+        },
+        "data": {key: base64.b64encode(value).decode() for key, value in data.items()},
+    }
+
+
+def decode(secret: Mapping[str, Any]) -> rel.ReleaseVersion:
+    """The version a Secret made by ``encode`` stores; ``StorageError`` naming it if corrupt."""
+    meta = secret.get("metadata") or {}
+    labels = meta.get("labels") or {}
+    where = f'Secret "{meta.get("name")}" in namespace "{meta.get("namespace")}"'
+    try:
+        data = {key: base64.b64decode(value) for key, value in (secret.get("data") or {}).items()}
+        text = {key: (gzip.decompress(value) if key in COMPRESSED_KEYS else value).decode()
+                for key, value in data.items()}
+        return rel.ReleaseVersion(
+            name=str(labels[RELEASE_LABEL]), namespace=str(meta.get("namespace") or ""),
+            version=rel.parse_version(str(labels[VERSION_LABEL])),
+            status=rel.Status(text.get("status", "unknown")),
+            chart_name=text.get("chartName", ""), chart_version=text.get("chartVersion", ""),
+            app_version=text.get("appVersion", ""), chart_source=text.get("chartSource", ""),
+            user_values=json.loads(text.get("userValues") or "{}"),
+            chart_values=json.loads(text.get("chartValues") or "{}"),
+            manifest=text.get("manifest", ""), hooks=text.get("hooks", ""),
+            notes=text.get("notes", ""), description=text.get("description", ""),
+            **{field: _parse_time(text.get(key, "")) for field, key in
+               zip(("first_deployed", "last_deployed", "deleted"), _TIMES)},
+        )
+    except (KeyError, ValueError, OSError, EOFError) as exc:
+        raise StorageError(f"{where} is not a valid release version: {exc}") from exc
+
+
+def _summary(version: rel.ReleaseVersion) -> dict[str, Any]:
+    entry = {"version": str(version.version), "status": version.status.value,
+             "chart": version.chart, "appVersion": version.app_version,
+             "description": version.description}
+    if version.last_deployed:
+        entry["updated"] = _time(version.last_deployed)
+    return entry
+
+
+def release_status(history: list[rel.ReleaseVersion]) -> dict[str, Any]:
+    """The ``status`` of a ``Release`` for its (ULID-ordered) history; never holds values."""
+    head = history[-1]
+    status: dict[str, Any] = {
+        "version": str(head.version), "status": head.status.value, "chart": head.chart,
+        "chartName": head.chart_name, "chartVersion": head.chart_version,
+        "appVersion": head.app_version, "description": head.description,
+        "history": [_summary(v) for v in history[-STATUS_HISTORY:]],
+    }
+    for key, value in (("firstDeployed", history[0].first_deployed),
+                       ("lastDeployed", head.last_deployed)):
+        if value:
+            status[key] = _time(value)
+    return status
+
+
+class SecretsDriver:
+    """``Driver`` on a cluster: version Secrets owned by a ``Release`` object."""
+
+    def __init__(self, client: kclient.ClusterClient) -> None:
+        self._client = client
+
+    def _ref(self, namespace: str, name: str, version: ulid.ULID) -> kclient.ObjectRef:
+        return kclient.ObjectRef("v1", "Secret", secret_name(name, version), namespace)
+
+    def _ensure_release(self, namespace: str, name: str) -> dict[str, Any]:
+        return self._client.apply({
+            "apiVersion": RELEASE_API_VERSION, "kind": RELEASE_KIND,
+            "metadata": {"name": name, "namespace": namespace, "labels": {OWNER_LABEL: OWNER}},
+            "spec": {},
+        })
+
+    def _publish(self, namespace: str, name: str) -> None:
+        history = self.history(namespace, name)
+        if history:
+            self._client.apply({
+                "apiVersion": RELEASE_API_VERSION, "kind": RELEASE_KIND,
+                "metadata": {"name": name, "namespace": namespace},
+                "status": release_status(history),
+            }, subresource="status", force=True)
+
+    def create(self, version: rel.ReleaseVersion) -> None:
+        secret = encode(version)
+        owner = self._ensure_release(version.namespace, version.name)
+        secret["metadata"]["ownerReferences"] = [{
+            "apiVersion": RELEASE_API_VERSION, "kind": RELEASE_KIND, "name": version.name,
+            "uid": owner["metadata"]["uid"], "controller": True,
+        }]
+        try:
+            self._client.create(secret)
+        except ConflictError as exc:
+            raise exists_error(version) from exc
+        self._publish(version.namespace, version.name)
+
+    def update(self, version: rel.ReleaseVersion) -> None:
+        secret = encode(version)
+        ref = self._ref(version.namespace, version.name, version.version)
+        try:
+            current = self._client.get(ref)
+        except NotFoundError as exc:
+            raise missing_version(version.namespace, version.name, version.version) from exc
+        secret["metadata"]["resourceVersion"] = current["metadata"]["resourceVersion"]
+        owners = current["metadata"].get("ownerReferences")
+        if owners:
+            secret["metadata"]["ownerReferences"] = owners
+        self._client.replace(secret)
+        self._publish(version.namespace, version.name)
+
+    def get(self, namespace: str, name: str, version: ulid.ULID) -> rel.ReleaseVersion:
+        try:
+            return decode(self._client.get(self._ref(namespace, name, version)))
+        except NotFoundError as exc:
+            raise missing_version(namespace, name, version) from exc
+
+    def history(self, namespace: str, name: str) -> list[rel.ReleaseVersion]:
+        secrets = self._client.list("v1", "Secret", namespace=namespace,
+                                    label_selector=selector(name))
+        return rel.sort_history(decode(s) for s in secrets if s.get("type") == SECRET_TYPE)
+
+    def delete(self, namespace: str, name: str, version: ulid.ULID) -> rel.ReleaseVersion:
+        stored = self.get(namespace, name, version)
+        self._client.delete(self._ref(namespace, name, version))
+        if self.history(namespace, name):
+            self._publish(namespace, name)
+        else:
+            self._client.delete(kclient.ObjectRef(RELEASE_API_VERSION, RELEASE_KIND, name, namespace))
+        return stored
+
+    def list_latest(self, namespace: str = "") -> list[rel.ReleaseVersion]:
+        secrets = self._client.list("v1", "Secret", namespace=namespace, label_selector=selector())
+        return latest_of_each(decode(s) for s in secrets if s.get("type") == SECRET_TYPE)
+
+
+
+def missing_version(namespace: str, name: str, version: ulid.ULID) -> ReleaseNotFoundError:
+    """The error every driver raises for a version it does not hold."""
+    return ReleaseNotFoundError(f'release "{name}" has no version {version} in namespace '
+                                f'"{namespace}"')
+
+
+def exists_error(version: rel.ReleaseVersion) -> ReleaseExistsError:
+    """The error every driver raises when creating a version twice."""
+    return ReleaseExistsError(f'release "{version.name}" version {version.version} already '
+                              f'exists in namespace "{version.namespace}"')
+
+
+def latest_of_each(versions: Iterable[rel.ReleaseVersion]) -> list[rel.ReleaseVersion]:
+    """The newest version of each (namespace, release), sorted by namespace then name."""
+    newest: dict[tuple[str, str], rel.ReleaseVersion] = {}
+    for version in versions:
+        key = (version.namespace, version.name)
+        if key not in newest or newest[key].version < version.version:
+            newest[key] = version
+    return sorted(newest.values(), key=lambda v: (v.namespace, v.name))

@@ -1,0 +1,114 @@
+"""Polling waits: ready, failed fast, timed out, deleted (clock and sleep are the test's)."""
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from helm_core.errors import WaitError
+from helm_core.kube import client as kclient
+from helm_core.kube import fake
+from helm_core.kube import wait as kwait
+
+
+class Clock:
+    """Fake time: ``sleep`` advances it and runs a hook (a controller acting meanwhile)."""
+
+    def __init__(self, hook=None) -> None:
+        self.now = 0.0
+        self.sleeps = 0
+        self.hook = hook
+
+    def __call__(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.now += seconds
+        self.sleeps += 1
+        if self.hook:
+            self.hook(self.sleeps)
+
+
+def _deployment(name: str, ready: int, want: int = 1) -> dict[str, Any]:
+    return {"apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": name, "namespace": "ns"}, "spec": {"replicas": want},
+            "status": {"replicas": want, "updatedReplicas": want, "readyReplicas": ready,
+                       "availableReplicas": ready}}
+
+
+def _options(clock: Clock, timeout: float = 5.0) -> kwait.WaitOptions:
+    return kwait.WaitOptions(timeout_s=timeout, poll_s=1.0, clock=clock, sleep=clock.sleep)
+
+
+def test_wait_ready_returns_once_a_controller_makes_objects_ready():
+    client = fake.FakeCluster().client()
+    client.create(_deployment("web", ready=0))
+
+    def controller(sleeps: int) -> None:
+        if sleeps == 2:
+            client.apply(_deployment("web", ready=1))
+
+    clock = Clock(controller)
+    kwait.wait_ready(client, [kclient.ObjectRef("apps/v1", "Deployment", "web", "ns")],
+                     options=_options(clock))
+    assert clock.sleeps == 2
+
+
+def test_wait_ready_waits_for_objects_not_created_yet():
+    client = fake.FakeCluster().client()
+    clock = Clock(lambda sleeps: client.create(_deployment("late", ready=1)) if sleeps == 1 else None)
+    kwait.wait_ready(client, [kclient.ObjectRef("apps/v1", "Deployment", "late", "ns")],
+                     options=_options(clock))
+    assert clock.sleeps == 1
+
+
+def test_wait_ready_times_out_listing_what_is_not_ready():
+    client = fake.FakeCluster().client()
+    client.create(_deployment("web", ready=1, want=3))
+    clock = Clock()
+    refs = [kclient.ObjectRef("apps/v1", "Deployment", "web", "ns"),
+            kclient.ObjectRef("v1", "Service", "missing", "ns")]
+    with pytest.raises(WaitError) as caught:
+        kwait.wait_ready(client, refs, options=_options(clock, timeout=3))
+    assert str(caught.value) == (
+        'timed out after 3s waiting for 2 object(s) to be ready: Deployment "web" in namespace '
+        '"ns": Ready: 1/3; Service "missing" in namespace "ns": not found')
+    assert caught.value.timed_out is True
+    assert clock.now == 3.0
+
+
+def test_wait_ready_stops_at_once_when_an_object_failed():
+    client = fake.FakeCluster().client()
+    client.create({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "ok", "namespace": "ns"}})
+    client.cluster.resources += (kclient.ApiResource("batch/v1", "Job", "jobs", True),)
+    client.create({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "hook", "namespace": "ns"},
+                   "status": {"conditions": [{"type": "Failed", "status": "True",
+                                              "reason": "BackoffLimitExceeded"}]}})
+    clock = Clock()
+    with pytest.raises(WaitError) as caught:
+        kwait.wait_ready(client, [kclient.ObjectRef("v1", "Service", "ok", "ns"),
+                                  kclient.ObjectRef("batch/v1", "Job", "hook", "ns")],
+                         options=_options(clock))
+    assert str(caught.value) == 'Job "hook" in namespace "ns" failed: Job failed: BackoffLimitExceeded'
+    assert caught.value.timed_out is False
+    assert clock.sleeps == 0
+
+
+def test_wait_deleted_returns_when_objects_are_gone():
+    client = fake.FakeCluster().client()
+    client.create(_deployment("web", ready=1))
+    ref = kclient.ObjectRef("apps/v1", "Deployment", "web", "ns")
+    clock = Clock(lambda sleeps: client.delete(ref) if sleeps == 3 else None)
+    kwait.wait_deleted(client, [ref], options=_options(clock))
+    assert clock.sleeps == 3
+
+
+def test_wait_deleted_times_out_naming_survivors():
+    client = fake.FakeCluster().client()
+    client.create(_deployment("web", ready=1))
+    clock = Clock()
+    with pytest.raises(WaitError) as caught:
+        kwait.wait_deleted(client, [kclient.ObjectRef("apps/v1", "Deployment", "web", "ns")],
+                           options=_options(clock, timeout=2))
+    assert str(caught.value) == ('timed out after 2s waiting for deletion of Deployment "web" in '
+                                 'namespace "ns"')

@@ -1,0 +1,115 @@
+"""Version Secrets: layout, compression, round trip, the 1 MiB limit and the Release record."""
+from __future__ import annotations
+
+import base64
+import gzip
+import json
+import random
+
+import pytest
+
+from helm_core.errors import StorageError, TooLargeError
+from helm_core.kube import client as kclient
+from helm_core.kube import fake
+from helm_core.storage import release as rel
+from helm_core.storage import secrets
+from tests.storage.conftest import T0, make_version
+
+
+def _noise(size: int) -> str:
+    """Text gzip cannot shrink much (base64 of random bytes, seeded)."""
+    return base64.b64encode(random.Random(7).randbytes(size)).decode()
+
+
+def test_encode_lays_out_one_secret_per_version():
+    version = make_version(version=rel.parse_version("01JD2Q7ZK4V4W6X8Y9Z0A1B2C3"))
+    secret = secrets.encode(version)
+    assert secret["type"] == "helm.sh/release-version"
+    assert secret["metadata"] == {
+        "name": "web.01jd2q7zk4v4w6x8y9z0a1b2c3", "namespace": "demo",
+        "labels": {"release": "web", "version": "01JD2Q7ZK4V4W6X8Y9Z0A1B2C3",
+                   "status": "deployed", "owner": "helm-core"}}
+    data = {key: base64.b64decode(value) for key, value in secret["data"].items()}
+    assert sorted(data) == sorted([
+        "userValues", "chartValues", "manifest", "hooks", "notes", "chartName", "chartVersion",
+        "appVersion", "chartSource", "status", "description", "firstDeployed", "lastDeployed",
+        "deleted"])
+    assert json.loads(gzip.decompress(data["userValues"])) == {"replicas": 2, "password": "s3cret"}
+    assert gzip.decompress(data["manifest"]).decode() == version.manifest
+    assert data["chartName"] == b"nginx"
+    assert data["lastDeployed"] == b"2026-11-23T12:00:00Z"
+
+
+def test_encode_does_not_mutate_and_decode_round_trips():
+    version = make_version(deleted=T0, hooks="---\nkind: Job\n")
+    user_values = dict(version.user_values)
+    assert secrets.decode(secrets.encode(version)) == version
+    assert version.user_values == user_values
+
+
+def test_encode_is_deterministic():
+    version = make_version()
+    assert secrets.encode(version) == secrets.encode(version)
+
+
+def test_large_but_compressible_release_fits():
+    manifest = "apiVersion: v1\nkind: ConfigMap\ndata:\n  a: b\n" * 60_000  # ~2.6 MiB raw
+    secret = secrets.encode(make_version(manifest=manifest))
+    assert len(base64.b64decode(secret["data"]["manifest"])) < secrets.MAX_SECRET_BYTES // 10
+
+
+def test_release_over_one_mib_is_refused_naming_the_parts():
+    version = make_version(version=rel.parse_version("01JD2Q7ZK4V4W6X8Y9Z0A1B2C3"),
+                           manifest=_noise(1_000_000), notes=_noise(100_000))
+    with pytest.raises(TooLargeError) as caught:
+        secrets.encode(version)
+    assert str(caught.value) == (
+        'release "web" version 01JD2Q7ZK4V4W6X8Y9Z0A1B2C3 is 1.1 MiB once compressed '
+        "(manifest 986.4 KiB, notes 98.6 KiB, chartValues 0.1 KiB), over the 1 MiB limit of a "
+        "Kubernetes Secret; nothing was applied")
+
+
+def test_decode_names_a_corrupt_secret():
+    secret = secrets.encode(make_version())
+    secret["data"]["manifest"] = base64.b64encode(b"not gzip").decode()
+    with pytest.raises(StorageError) as caught:
+        secrets.decode(secret)
+    assert str(caught.value).startswith(
+        f'Secret "{secret["metadata"]["name"]}" in namespace "demo" is not a valid release version: ')
+
+
+def test_release_status_summarises_without_values():
+    history = [make_version(status=rel.Status.SUPERSEDED) for _ in range(12)]
+    history[-1] = history[-1].with_status(rel.Status.DEPLOYED, "Upgrade complete")
+    status = secrets.release_status(history)
+    assert status["version"] == str(history[-1].version)
+    assert (status["status"], status["chart"], status["appVersion"]) == ("deployed", "nginx-1.2.3", "1.25.0")
+    assert [h["version"] for h in status["history"]] == [str(v.version) for v in history[-10:]]
+    assert status["history"][-1] == {"version": str(history[-1].version), "status": "deployed",
+                                     "chart": "nginx-1.2.3", "appVersion": "1.25.0",
+                                     "description": "Upgrade complete", "updated": "2026-11-23T12:00:00Z"}
+    assert "s3cret" not in json.dumps(status)
+
+
+def test_secrets_driver_keeps_release_object_owning_its_secrets():
+    client = fake.FakeCluster().client()
+    driver = secrets.SecretsDriver(client)
+    first = make_version()
+    driver.create(first)
+    release = client.get(kclient.ObjectRef("helm.sh/v1alpha1", "Release", "web", "demo"))
+    secret = client.get(kclient.ObjectRef("v1", "Secret", secrets.secret_name("web", first.version), "demo"))
+    assert secret["metadata"]["ownerReferences"] == [{
+        "apiVersion": "helm.sh/v1alpha1", "kind": "Release", "name": "web",
+        "uid": release["metadata"]["uid"], "controller": True}]
+    assert release["status"]["version"] == str(first.version)
+
+    second = make_version(status=rel.Status.PENDING_UPGRADE)
+    driver.create(second)
+    driver.update(first.with_status(rel.Status.SUPERSEDED))
+    release = client.get(kclient.ObjectRef("helm.sh/v1alpha1", "Release", "web", "demo"))
+    assert [(h["version"], h["status"]) for h in release["status"]["history"]] == [
+        (str(first.version), "superseded"), (str(second.version), "pending-upgrade")]
+
+    driver.delete("demo", "web", second.version)
+    driver.delete("demo", "web", first.version)
+    assert client.list("helm.sh/v1alpha1", "Release", namespace="demo") == []
