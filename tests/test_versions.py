@@ -24,6 +24,7 @@ def _ids(cases: list[tuple[object, ...]], width: int = 2) -> list[str]:
     return [" | ".join(repr(x) for x in case[:width]) for case in cases]
 
 
+# version_test.go TestStrictNewVersion: (text, String() or None, Go error or None).
 STRICT_CASES = [
     ('1.2.3', '1.2.3', None),
     ('1.2.3-alpha.01', None, 'version segment starts with 0'),
@@ -77,6 +78,7 @@ STRICT_CASES = [
     ('1.0.0-alpha..1', None, 'invalid prerelease string'),
 ]
 
+# version_test.go TestNewVersion, default coercing mode.
 LOOSE_CASES = [
     ('1.2.3', '1.2.3', None),
     ('1.2.3-alpha.01', None, 'version segment starts with 0'),
@@ -124,6 +126,7 @@ LOOSE_CASES = [
     ('1.1.01', '1.1.1', None),
 ]
 
+# version_test.go TestCompare, TestLessThan(Equal), TestGreaterThan(Equal) as Compare results.
 COMPARE_CASES = [
     ('1.2.3', '1.5.1', -1),
     ('2.2.3', '1.5.1', 1),
@@ -152,6 +155,7 @@ COMPARE_CASES = [
     ('7.43.0-SNAPSHOT.99', '7.43.0-SNAPSHOT.BAR', -1),
 ]
 
+# constraints_test.go TestConstraintCheck (its three "" rows are not valid NewConstraint input).
 CONSTRAINT_CHECK_CASES = [
     ('=2.0.0', '1.2.3', False),
     ('=2.0.0', '2.0.0', True),
@@ -270,6 +274,7 @@ CONSTRAINT_CHECK_CASES = [
     ('^0.2.3-beta.2', '0.2.3-beta.2', True),
 ]
 
+# constraints_test.go TestNewConstraint: (text, OR groups, terms in group 1, Go error or None).
 NEW_CONSTRAINT_CASES = [
     ('>= 1.1', 1, 1, None),
     ('>40.50.60, < 50.70', 1, 2, None),
@@ -292,6 +297,7 @@ NEW_CONSTRAINT_CASES = [
     ('1.0.0 - 2.0.0, <=2.0.0', 1, 3, None),
 ]
 
+# constraints_test.go TestConstraintsCheck.
 CONSTRAINTS_CHECK_CASES = [
     ('*', '1.2.3', True),
     ('~0.0.0', '1.2.3', True),
@@ -421,6 +427,7 @@ CONSTRAINTS_CHECK_CASES = [
     ('1.0.0 - 2.0.0, <=2.0.0', '1.5.0', True),
 ]
 
+# constraints_test.go TestConstraintsCheckIncludePrerelease.
 CONSTRAINTS_CHECK_INCLUDE_PRE_CASES = [
     ('>=1.1', '4.1.0-beta', True),
     ('>1.1', '4.1.0-beta', True),
@@ -554,6 +561,7 @@ CONSTRAINTS_CHECK_INCLUDE_PRE_CASES = [
     ('1.0.0 - 2.0.0, <=2.0.0', '1.5.0', True),
 ]
 
+# constraints_test.go TestConstraintsValidate, with Go's full list of reasons.
 VALIDATE_CASES = [
     ('*', '1.2.3', []),
     ('~0.0.0', '1.2.3', []),
@@ -628,6 +636,7 @@ VALIDATE_CASES = [
     ('~1.3', '2.4.5', ['"2.4.5" does not have same major version as "1.3"']),
 ]
 
+# constraints_test.go TestConstraintsValidate tests2: the first reason.
 VALIDATE_FIRST_MESSAGE_CASES = [
     ('2.x', '1.2.3', '"1.2.3" is less than "2.x"'),
     ('2', '1.2.3', '"1.2.3" is less than "2"'),
@@ -667,6 +676,7 @@ VALIDATE_FIRST_MESSAGE_CASES = [
     ('> 1.2.3', '1.2.3-beta.1', '"1.2.3-beta.1" is a prerelease version and the constraint is only looking for release versions'),
 ]
 
+# constraints_test.go TestConstraintsValidateIncludePrerelease, with Go's reasons.
 VALIDATE_INCLUDE_PRE_CASES = [
     ('^1.1', '1.1.1-alpha', []),
     ('~1', '1.3.5-beta', []),
@@ -749,6 +759,7 @@ VALIDATE_INCLUDE_PRE_CASES = [
     ('~1.3', '2.4.5', ['"2.4.5" does not have same major version as "1.3"']),
 ]
 
+# constraints_test.go TestConstraintsValidateIncludePrerelease tests2.
 VALIDATE_INCLUDE_PRE_FIRST_MESSAGE_CASES = [
     ('> 1.2.3', '1.2.3-beta.1', '"1.2.3-beta.1" is less than or equal to "1.2.3"'),
     ('< 1.2.3', '1.2.4-beta.1', '"1.2.4-beta.1" is greater than or equal to "1.2.3"'),
@@ -791,6 +802,7 @@ VALIDATE_INCLUDE_PRE_FIRST_MESSAGE_CASES = [
     ('~1.3', '2.4.5', '"2.4.5" does not have same major version as "1.3"'),
 ]
 
+# TestConstraintString, TestTextMarshalConstraints and TestRewriteRange inputs: String().
 CONSTRAINT_STRING_CASES = [
     ('*', '*'),
     ('>=1.2.3', '>=1.2.3'),
