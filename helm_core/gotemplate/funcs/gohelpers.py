@@ -105,24 +105,15 @@ def from_bytes(b: bytes) -> str:
     return b.decode("utf-8", "surrogateescape")
 
 
-def go_slice_error(lo: int | None, hi: int | None, length: int) -> FuncError:
-    """The recovered panic of an out-of-range Go slice expression ``s[lo:hi]``."""
-    if hi is not None and (hi < 0 or hi > length):
-        if lo is None:
-            return FuncError(f"runtime error: slice bounds out of range [:{hi}] with length {length}")
-        return FuncError(f"runtime error: slice bounds out of range [:{hi}] with length {length}")
-    if hi is None:
-        return FuncError(f"runtime error: slice bounds out of range [{lo}:{length}]")
-    return FuncError(f"runtime error: slice bounds out of range [{lo}:{hi}]")
-
-
 def go_byte_slice(s: str, lo: int | None, hi: int | None) -> str:
     """Go's ``s[lo:hi]`` on the bytes of ``s``; bad bounds raise Go's panic text."""
     b = to_bytes(s)
     n = len(b)
     start = 0 if lo is None else lo
     end = n if hi is None else hi
-    if hi is not None and (end < 0 or end > n):
+    if hi is not None and end < 0:
+        raise FuncError(f"runtime error: slice bounds out of range [:{end}]")
+    if hi is not None and end > n:
         raise FuncError(f"runtime error: slice bounds out of range [:{end}] with length {n}")
     if start < 0:
         raise FuncError(f"runtime error: slice bounds out of range [{start}:]")
