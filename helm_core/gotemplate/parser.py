@@ -23,11 +23,15 @@ _UINT64_MAX = (1 << 64) - 1
 
 
 class ParseError(TemplateError):
-    """A template does not parse; ``str()`` is Go's ``template: NAME:LINE: MSG``."""
+    """A template does not parse; ``str()`` is Go's ``template: NAME:LINE: MSG``.
 
-    def __init__(self, message: str, *, template_name: str, line: int) -> None:
+    ``reason`` is the bare MSG (Helm re-prints it as ``parse error at (NAME:LINE): MSG``).
+    """
+
+    def __init__(self, message: str, *, template_name: str, line: int, reason: str = "") -> None:
         super().__init__(message, SourcePos(template_name, line))
         self.template_name = template_name
+        self.reason = reason
 
 
 class _Bail(Exception):
@@ -47,7 +51,7 @@ def parse(
     try:
         p.parse_top()
     except _Bail as e:
-        raise ParseError(str(e), template_name=name, line=p.error_line) from None
+        raise ParseError(str(e), template_name=name, line=p.error_line, reason=p.error_reason) from None
     return trees
 
 
@@ -68,6 +72,7 @@ class _Parser:
         self.paren_depth = 0
         self.action_line = 0
         self.error_line = 0
+        self.error_reason = ""
 
     # -- token stream -------------------------------------------------------
     def next(self) -> Item:
@@ -99,6 +104,7 @@ class _Parser:
     def errorf(self, msg: str) -> None:
         last = self.items[min(self.fetched, len(self.items)) - 1] if self.fetched else self.items[0]
         self.error_line = last.line
+        self.error_reason = msg
         raise _Bail(f"template: {self.name}:{last.line}: {msg}")
 
     def expect(self, typ: ItemType, context: str) -> Item:
