@@ -113,6 +113,11 @@ def _go_message(expr: str, err: re.error) -> str:
     if "bad character range" in msg:
         rng = msg.rsplit(" ", 1)[-1]
         return f"invalid character class range: `{rng}`"
+    if "min repeat greater than max repeat" in msg:
+        pos = err.pos or 0
+        end = expr.find("}", pos)
+        start = expr.rfind("{", 0, pos + 1)
+        return f"invalid repeat count: `{expr[start:end + 1]}`"
     if "bad escape" in msg:
         pos = err.pos or 0
         return f"invalid escape sequence: `{expr[pos:pos + 2]}`"

@@ -1,0 +1,69 @@
+"""Go RE2 patterns on Python's re: Go's iteration, expansion and error texts."""
+from __future__ import annotations
+
+import pytest
+
+from helm_core.gotemplate.funcs import regex as rx
+from helm_core.gotemplate.gotypes import FuncError
+
+CASES = [
+    ("match_search_anywhere", rx.regex_match, ("b", "abc"), True),
+    ("match_invalid_is_false", rx.regex_match, ("a(", "x"), False),
+    ("dollar_is_end_of_text", rx.regex_match, ("^a$", "a\n"), False),
+    ("multiline_dollar", rx.regex_match, ("(?m)^a$", "a\nb"), True),
+    ("backslash_z", rx.regex_find, (r"a\z", "ba"), "a"),
+    ("digit_is_ascii", rx.regex_match, (r"\d", "\u0663"), False),
+    ("posix_class", rx.regex_find_all, ("[[:alpha:]]+", "ab1cd", -1), ["ab", "cd"]),
+    ("named_group_go_syntax", rx.regex_replace_all, ("(?<x>a)", "ba", "[${x}]"), "b[a]"),
+    ("find", rx.regex_find, ("[0-9]+", "ab12c"), "12"),
+    ("find_none", rx.regex_find, ("z", "abc"), ""),
+    ("findall_limit", rx.regex_find_all, ("a", "aaaa", 2), ["a", "a"]),
+    ("findall_zero", rx.regex_find_all, ("x", "banana", 0), []),
+    ("findall_skips_empty_after_match", rx.regex_find_all, ("a*", "baaab", -1), ["", "aaa", ""]),
+    ("replace_braced_group", rx.regex_replace_all, ("a(x*)b", "-ab-axxb-", "${1}W"), "-W-xxW-"),
+    ("replace_unbraced_name_is_1W", rx.regex_replace_all, ("a(x*)b", "-ab-axxb-", "$1W"), "---"),
+    ("replace_dollar_dollar", rx.regex_replace_all, ("a", "aaa", "$$"), "$$$"),
+    ("replace_unmatched_group_empty", rx.regex_replace_all, ("(a)(b)?", "ab a", "<$2>"), "<b> <>"),
+    ("replace_empty_matches", rx.regex_replace_all, ("a*", "baaac", "-"), "-b-c-"),
+    ("replace_literal", rx.regex_replace_all_literal, ("a", "aa", "${1}"), "${1}${1}"),
+    ("split", rx.regex_split, ("a", "banana", -1), ["b", "n", "n", ""]),
+    ("split_star", rx.regex_split, ("a*", "banana", -1), ["b", "n", "n", ""]),
+    ("split_limit", rx.regex_split, ("", "abc", 2), ["a", "bc"]),
+    ("split_empty_input", rx.regex_split, ("x", "", -1), [""]),
+    ("split_zero", rx.regex_split, ("x", "axb", 0), []),
+    ("quote_meta", rx.regex_quote_meta, ("a.b*c{1}",), "a\\.b\\*c\\{1\\}"),
+]
+
+
+@pytest.mark.parametrize(("fn", "args", "expected"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_regex_results_follow_go(fn, args, expected) -> None:
+    assert fn(*args) == expected
+
+
+PARSE_ERRORS = [
+    ("missing_paren", "a(", "missing closing ): `a(`"),
+    ("unexpected_paren", "a)", "unexpected ): `a)`"),
+    ("missing_bracket", "[a", "missing closing ]: `[a`"),
+    ("nothing_to_repeat", "*a", "missing argument to repetition operator: `*`"),
+    ("nested_repeat", "a**", "invalid nested repetition operator: `**`"),
+    ("bad_range", "[z-a]", "invalid character class range: `z-a`"),
+    ("bad_escape", "a\\q", "invalid escape sequence: `\\q`"),
+    ("bad_repeat_count", "x{2,1}", "invalid repeat count: `{2,1}`"),
+]
+
+
+@pytest.mark.parametrize(("pattern", "message"), [c[1:] for c in PARSE_ERRORS], ids=[c[0] for c in PARSE_ERRORS])
+def test_must_forms_return_go_parse_errors(pattern: str, message: str) -> None:
+    with pytest.raises(FuncError) as err:
+        rx.must_regex_match(pattern, "x")
+    assert str(err.value) == "error parsing regexp: " + message
+
+
+@pytest.mark.parametrize("fn", [rx.regex_find, rx.regex_find_all, rx.regex_replace_all, rx.regex_split],
+                         ids=["regexFind", "regexFindAll", "regexReplaceAll", "regexSplit"])
+def test_plain_forms_fail_with_must_compile_panic(fn) -> None:
+    args = {rx.regex_find: ("a(", "x"), rx.regex_find_all: ("a(", "x", -1),
+            rx.regex_replace_all: ("a(", "x", "y"), rx.regex_split: ("a(", "x", -1)}[fn]
+    with pytest.raises(FuncError) as err:
+        fn(*args)
+    assert str(err.value) == "regexp: Compile(`a(`): error parsing regexp: missing closing ): `a(`"
