@@ -280,10 +280,10 @@ def _command(cmd: n.CommandNode) -> Cmd:
         call = rt.call_function
 
         def run_call(st: rt.State, dot: Any, db: bool, final: Any) -> Any:
-            fn = st.funcs.get(name)
-            if fn is None:
+            plan = st.funcs.get(name)
+            if plan is None:
                 raise st.error(first, f"{_quote(name)} is not a defined function")
-            return call(st, first, cmd, fn, name, args, final, dot, db)
+            return call(st, first, cmd, plan, name, args, final, dot, db)
 
         return run_call
     if isinstance(first, n.PipeNode):
@@ -420,10 +420,10 @@ def _arg_inner(node: n.Node) -> Arg:
         name = node.ident
 
         def arg_call(st: rt.State, dot: Any, db: bool, typ: Optional[str]) -> Any:
-            fn = st.funcs.get(name)
-            if fn is None:
+            plan = st.funcs.get(name)
+            if plan is None:
                 raise st.error(node, f"{_quote(name)} is not a defined function")
-            value = rt.call_function(st, node, node, fn, name, [], MISSING, dot, db)
+            value = rt.call_function(st, node, node, plan, name, [], MISSING, dot, db)
             return validate(st, node, value, False, typ)
 
         return arg_call

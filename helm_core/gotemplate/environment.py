@@ -59,6 +59,7 @@ class Environment:
         if missingkey not in ("zero", "error", "default"):
             raise ValueError(f"unsupported missingkey {missingkey!r}")
         self.funcs: dict[str, Callable[..., Any]] = {**builtins.BUILTINS, **(funcs or {})}
+        self.plans: dict[str, runtime.Plan] = {name: runtime.make_plan(fn) for name, fn in self.funcs.items()}
         self.missingkey: MissingKey = missingkey
         self._cache: OrderedDict[tuple[str, str, frozenset[str]], dict[str, nodes.Tree]] = OrderedDict()
 
@@ -95,16 +96,20 @@ class TemplateSet:
         self.env = env
         self.name = name
         self._trees = trees
+        self._set_funcs(own_funcs)
+
+    def _set_funcs(self, own_funcs: dict[str, Callable[..., Any]]) -> None:
         self._own_funcs = own_funcs
-        self._funcs = {**env.funcs, **own_funcs}
-        self._known = frozenset(self._funcs)
+        if own_funcs:
+            self._plans = {**self.env.plans, **{k: runtime.make_plan(f) for k, f in own_funcs.items()}}
+        else:
+            self._plans = self.env.plans
+        self._known = frozenset(self._plans)
 
     # -- building -----------------------------------------------------------
     def add_funcs(self, funcs: Mapping[str, Callable[..., Any]]) -> None:
         """Add or replace functions of this set only (visible to later parses and executions)."""
-        self._own_funcs = {**self._own_funcs, **funcs}
-        self._funcs = {**self.env.funcs, **self._own_funcs}
-        self._known = frozenset(self._funcs)
+        self._set_funcs({**self._own_funcs, **funcs})
 
     def parse(self, name: str, text: str, *, extra_names: Iterable[str] = ()) -> None:
         """Parse ``text`` as template ``name`` and add it and its defines to the set.
@@ -154,7 +159,7 @@ class TemplateSet:
         if sys.getrecursionlimit() < RECURSION_LIMIT:
             sys.setrecursionlimit(RECURSION_LIMIT)
         out: list[str] = []
-        state = runtime.State(self, name, out, [["$", data, False]], 0, self.env.missingkey, self._funcs)
+        state = runtime.State(self, name, out, [["$", data, False]], 0, self.env.missingkey, self._plans)
         token = _CURRENT.set(self)
         try:
             run(state, data, False)

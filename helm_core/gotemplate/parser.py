@@ -64,6 +64,7 @@ class _Parser:
         self.items = lexer.lex(
             text, break_ok=not has_function("break"), continue_ok=not has_function("continue")
         )
+        self.n_items = len(self.items)
         self.i = 0
         self.fetched = 0
         self.tree = n.Tree(name, name, text)
@@ -76,24 +77,25 @@ class _Parser:
 
     # -- token stream -------------------------------------------------------
     def next(self) -> Item:
-        item = self.items[min(self.i, len(self.items) - 1)]
-        self.i += 1
-        self.fetched = max(self.fetched, self.i)
-        return item
+        i = self.i
+        self.i = i + 1
+        if i >= self.fetched:
+            self.fetched = i + 1
+        return self.items[i] if i < self.n_items else self.items[-1]
 
     def backup(self) -> None:
         self.i -= 1
 
     def peek(self) -> Item:
         item = self.next()
-        self.backup()
+        self.i -= 1
         return item
 
     def next_non_space(self) -> Item:
-        while True:
+        item = self.next()
+        while item.typ is _SPACE:
             item = self.next()
-            if item.typ is not ItemType.SPACE:
-                return item
+        return item
 
     def peek_non_space(self) -> Item:
         item = self.next_non_space()
@@ -437,6 +439,8 @@ class _Parser:
             self.errorf("invalid syntax")
             raise AssertionError("unreachable")
 
+
+_SPACE = ItemType.SPACE
 
 _OPERAND_START = frozenset(
     {

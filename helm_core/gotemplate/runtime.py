@@ -80,7 +80,7 @@ class State:
         vars_: list[list[Any]],
         depth: int,
         missingkey: str,
-        funcs: dict[str, Callable[..., Any]],
+        funcs: dict[str, "Plan"],
     ) -> None:
         self.tset = tset
         self.name = name
@@ -90,6 +90,7 @@ class State:
         self.depth = depth
         #: Go's ``missingkey`` option: "zero" (Helm's default), "error" (strict) or "default".
         self.missingkey = missingkey
+        #: Function name -> call plan (see :func:`make_plan`).
         self.funcs = funcs
 
     def child(self, name: str, dot: Any) -> "State":
@@ -224,7 +225,7 @@ def eval_field(
             pass
         else:
             if callable(value) and not isinstance(value, gotypes.GoObject):
-                return call_function(st, node, node, value, name, args or [], final, dot, dboxed), False
+                return call_function(st, node, node, make_plan(value), name, args or [], final, dot, dboxed), False
             if has_args:
                 raise st.error(node, f"{name} has arguments but cannot be invoked as function")
             return value, False
@@ -326,12 +327,23 @@ def constant_value(st: State, node: n.Node) -> Any:
 
 ArgEval = Callable[[State, Any, bool, Optional[str]], Any]
 
+#: How to call a function: (callable, Go parameter types, variadic, special builtin kind).
+Plan = tuple[Callable[..., Any], tuple[str, ...], bool, Optional[str]]
+
+
+def make_plan(fn: Callable[..., Any]) -> Plan:
+    """Read a function's Go signature once; no signature means ``func(...interface{})``."""
+    params: Optional[tuple[str, ...]] = getattr(fn, "__go_params__", None)
+    if params is None:
+        return fn, ("interface {}",), True, getattr(fn, "__go_special__", None)
+    return fn, tuple(params), bool(getattr(fn, "__go_variadic__", False)), getattr(fn, "__go_special__", None)
+
 
 def call_function(
     st: State,
     node: n.Node,
     call_node: n.Node,
-    fn: Callable[..., Any],
+    plan: Plan,
     name: str,
     args: list[ArgEval],
     final: Any,
@@ -344,10 +356,7 @@ def call_function(
     each carries its word in ``.node``. Count errors point at ``node`` (the function name),
     a failing call at ``call_node`` (the whole command), as Go's messages do.
     """
-    params: Optional[tuple[str, ...]] = getattr(fn, "__go_params__", None)
-    variadic = bool(getattr(fn, "__go_variadic__", False)) if params is not None else True
-    if params is None:
-        params = ("interface {}",)
+    fn, params, variadic, special = plan
     num_in = len(args) + (final is not MISSING)
     if variadic:
         num_fixed = len(params) - 1
@@ -357,8 +366,7 @@ def call_function(
         num_fixed = len(args)
         if num_in != len(params):
             raise st.error(node, f"wrong number of args for {name}: want {len(params)} got {num_in}")
-    special = getattr(fn, "__go_special__", None)
-    if special in ("and", "or"):
+    if special is not None and special in ("and", "or"):
         want = special == "or"
         v: Any = None
         for arg in args:
