@@ -1,0 +1,509 @@
+"""The trusted Lua prelude that turns a fresh lupa runtime into a chart sandbox.
+
+It runs once per chart runtime, before any chart code, with the full standard library.
+It captures what the sandbox needs into locals (upvalues that chart code cannot reach
+without ``debug``), then empties ``_G`` and ``package.loaded`` — which removes the
+``python`` table lupa always creates — strips ``string.dump`` from the shared string
+table and hides the string metatable behind ``__metatable = false``.
+
+It returns the ``api`` table the Python side drives (see :mod:`helm_core.lua.sandbox`).
+Chart code only ever sees the environment built by ``api.new_env``.
+
+Rules the prelude enforces:
+
+- instruction budget: a count hook every ``STEP`` instructions adds to a shared counter;
+  once over budget (or over the CPU deadline) the hook re-arms itself to fire on every
+  instruction and raises each time, so ``pcall``/``xpcall`` cannot swallow the limit;
+  coroutines get the same hook when created;
+- ``__gc`` metamethods are refused (finalizers run with hooks disabled);
+- read-only tables are empty proxies: ``__newindex`` raises, ``rawset`` is wrapped to
+  refuse them, ``getmetatable`` returns ``"read-only"``, ``setmetatable`` fails;
+- ``require`` only compiles sources handed over by Python from the chart's own
+  ``ext/lua/``, in text mode (``load(..., "t", env)``), never bytecode.
+"""
+from __future__ import annotations
+
+#: Instructions between two runs of the count hook; the budget is checked at this grain.
+HOOK_STEP = 1000
+
+#: The chunk name prefix of chart code; error positions read ``ext/lua/x.lua:12:``.
+CHUNK_PREFIX = "ext/lua/"
+
+PRELUDE = r"""
+local STEP = ...
+local type, error, pairs, ipairs, next, select, tostring, tonumber =
+      type, error, pairs, ipairs, next, select, tostring, tonumber
+local rawget, rawset, rawequal, rawlen = rawget, rawset, rawequal, rawlen
+local setmetatable, getmetatable, pcall, xpcall, assert = setmetatable, getmetatable, pcall, xpcall, assert
+local load = load
+local sethook, getinfo = debug.sethook, debug.getinfo
+local clock, ostime, osdate, difftime = os.clock, os.time, os.date, os.difftime
+local co_create, co_resume, co_status, co_running, co_yield, co_isyieldable, co_close =
+      coroutine.create, coroutine.resume, coroutine.status, coroutine.running,
+      coroutine.yield, coroutine.isyieldable, coroutine.close
+local string, table, math, utf8, coroutine = string, table, math, utf8, coroutine
+local sfind, ssub, sformat, smatch, sgsub = string.find, string.sub, string.format, string.match, string.gsub
+local tconcat, tinsert, tsort, tunpack, tpack = table.concat, table.insert, table.sort, table.unpack, table.pack
+local gmatch, lower, mmax = string.gmatch, string.lower, math.max
+local VERSION = _VERSION
+local BASE = {}
+for _, k in ipairs({"assert", "error", "ipairs", "next", "pairs", "pcall", "select",
+                    "tonumber", "tostring", "type", "rawequal", "rawlen",
+                    "getmetatable"}) do
+  BASE[k] = _G[k]
+end
+
+-- Scrub the global state: nothing below is reachable from chart code anyway (it runs in
+-- its own env), but leave no `python`, `debug`, `io`, `os`, `package` or loaders around.
+string.dump = nil
+getmetatable("").__metatable = false
+local loaded = package.loaded
+for k in pairs(loaded) do loaded[k] = nil end
+local G = _G
+for k in pairs(G) do G[k] = nil end
+
+local api = {}
+local KNOWN_EVENTS = {}
+local log, log_bytes, log_truncated = {}, 0, false
+function api.set_known_events(list) for i = 1, #list do KNOWN_EVENTS[list[i]] = true end end
+
+---------------------------------------------------------------------------- limits
+local budget, used, deadline, exceeded, active, in_handler = 0, 0, 0, nil, false, false
+
+local function hook()
+  if not active or in_handler then return end
+  if not exceeded then
+    used = used + STEP
+    if used > budget then exceeded = "instructions"
+    elseif clock() > deadline then exceeded = "time"
+    else return end
+    sethook(co_running(), hook, "", 1)  -- re-arm: every chart instruction from now on fails
+  end
+  -- Only chart code is interrupted; trusted prelude frames finish their bounded work.
+  local info = getinfo(2, "S")
+  if info and ssub(info.source, 1, 9) == "@ext/lua/" then
+    error("lua limit exceeded: " .. exceeded, 2)
+  end
+end
+
+local function arm(max_instructions, cpu_seconds)
+  budget, used, exceeded, active = max_instructions, 0, nil, true
+  deadline = clock() + cpu_seconds
+  sethook(hook, "", STEP)
+end
+
+local function disarm()
+  active = false
+  sethook()
+end
+
+function api.exceeded() return exceeded end
+function api.used() return used end
+
+---------------------------------------------------------------------------- errors
+-- Message handler: find the chart position without running chart code (no __tostring).
+local function locate(e)
+  in_handler = true
+  local msg
+  if type(e) == "string" then msg = e
+  else msg = "(error object is a " .. type(e) .. " value)" end
+  local file, line, rest = smatch(msg, "^(ext/lua/[%w_%-%./]+%.lua):(%d+): (.*)$")
+  if file then
+    msg = rest
+    line = tonumber(line)
+  else
+    for level = 2, 200 do
+      local info = getinfo(level, "Sl")
+      if not info then break end
+      local src = info.source
+      if ssub(src, 1, 9) == "@ext/lua/" and info.currentline and info.currentline > 0 then
+        file, line = ssub(src, 2), info.currentline
+        break
+      end
+    end
+  end
+  in_handler = false
+  return {msg = msg, file = file or "", line = line or 0}
+end
+
+-- Run fn(...) under the limits; returns true, results... or false, {msg, file, line}.
+function api.run(max_instructions, cpu_seconds, fn, ...)
+  in_handler = false
+  arm(max_instructions, cpu_seconds)
+  local r = tpack(xpcall(fn, locate, ...))
+  disarm()
+  if not r[1] then
+    local err = r[2]
+    if type(err) ~= "table" then err = {msg = type(err) == "string" and err or "error", file = "", line = 0} end
+    return false, err
+  end
+  if exceeded then  -- the limit fired but chart code swallowed every error: still a failure
+    return false, {msg = "lua limit exceeded: " .. exceeded, file = "", line = 0}
+  end
+  return true, tunpack(r, 2, r.n)
+end
+
+---------------------------------------------------------------------------- tables
+local protected = setmetatable({}, {__mode = "k"})   -- proxy -> its name, e.g. "_.chart"
+local arrays = setmetatable({}, {__mode = "k"})      -- tables that are lists even when empty
+local sources = setmetatable({}, {__mode = "k"})     -- object table -> source template
+api.arrays, api.sources = arrays, sources
+
+local function keyname(base, k)
+  if type(k) == "number" then return base .. "[" .. sformat("%d", k) .. "]" end
+  if type(k) == "string" then return base .. "." .. k end
+  return base .. "[?]"
+end
+
+local function readonly(t, name)
+  local proxy, cache = {}, {}
+  local function get(k)
+    local v = rawget(t, k)
+    if type(v) == "table" then
+      local p = cache[k]
+      if not p then p = readonly(v, keyname(name, k)); cache[k] = p end
+      return p
+    end
+    return v
+  end
+  setmetatable(proxy, {
+    __index = function(_, k) return get(k) end,
+    __newindex = function(_, k) error(keyname(name, k) .. " is read-only", 2) end,
+    __len = function() return rawlen(t) end,
+    __pairs = function()
+      return function(_, k)
+        local nk = next(t, k)
+        if nk == nil then return nil end
+        return nk, get(nk)
+      end, proxy, nil
+    end,
+    __metatable = "read-only",
+  })
+  protected[proxy] = name
+  return proxy
+end
+api.readonly = readonly
+
+local function is_array(t) arrays[t] = true; return t end
+api.mark_array = is_array
+
+---------------------------------------------------------------------------- safe builtins
+local function safe_rawset(t, k, v)
+  local name = protected[t]
+  if name then error(keyname(name, k) .. " is read-only", 2) end
+  return rawset(t, k, v)
+end
+
+local function safe_rawget(t, k)
+  if protected[t] then return t[k] end
+  return rawget(t, k)
+end
+
+local function safe_setmetatable(t, mt)
+  if type(mt) == "table" and rawget(mt, "__gc") ~= nil then
+    error("__gc metamethods are not allowed in chart Lua", 2)
+  end
+  local ok, err = pcall(setmetatable, t, mt)
+  if not ok then error(err, 2) end
+  return t
+end
+
+-- A hook error runs the message handler with hooks disabled: once a limit fired, the
+-- chart's handler is skipped so it cannot loop unchecked.
+local function safe_xpcall(f, handler, ...)
+  if type(handler) ~= "function" then error("bad argument #2 to 'xpcall' (function expected)", 2) end
+  return xpcall(f, function(e)
+    if exceeded then return e end
+    return handler(e)
+  end, ...)
+end
+
+local function copy(t)
+  local c = {}
+  for k, v in pairs(t) do c[k] = v end
+  return c
+end
+
+local function sandbox_coroutine()
+  local co = copy(coroutine)
+  co.create = function(f)
+    local c = co_create(f)
+    sethook(c, hook, "", exceeded and 1 or STEP)
+    return c
+  end
+  co.wrap = function(f)
+    local c = co.create(f)
+    return function(...)
+      local r = tpack(co_resume(c, ...))
+      if not r[1] then error(r[2], 0) end
+      return tunpack(r, 2, r.n)
+    end
+  end
+  return co
+end
+
+---------------------------------------------------------------------------- permissions
+-- io: read-only access to the chart's own files (names relative to the chart root).
+local function make_io(files)
+  local io = {}
+  local function handle(name, data)
+    local pos, closed = 1, false
+    local h = {}
+    local function check() if closed then error("attempt to use a closed file", 3) end end
+    local function read1(fmt)
+      if type(fmt) == "number" then
+        if pos > #data then return nil end
+        local s = ssub(data, pos, pos + fmt - 1); pos = pos + #s; return s
+      end
+      fmt = type(fmt) == "string" and sgsub(fmt, "^%*", "") or "l"
+      if fmt == "a" then local s = ssub(data, pos); pos = #data + 1; return s end
+      if pos > #data then return nil end
+      if fmt == "l" or fmt == "L" then
+        local e = sfind(data, "\n", pos, true)
+        local s
+        if e then s = ssub(data, pos, fmt == "L" and e or e - 1); pos = e + 1
+        else s = ssub(data, pos); pos = #data + 1 end
+        return s
+      end
+      if fmt == "n" then
+        local s, e = sfind(data, "^%s*[-+]?[%w%.]+", pos)
+        if not s then return nil end
+        pos = e + 1
+        return tonumber(ssub(data, s, e))
+      end
+      error("bad format '" .. tostring(fmt) .. "' for read", 3)
+    end
+    function h:read(...)
+      check()
+      local n = select("#", ...)
+      if n == 0 then return read1("l") end
+      local out = {}
+      for i = 1, n do out[i] = read1((select(i, ...))) end
+      return tunpack(out, 1, n)
+    end
+    function h:lines(fmt) check(); return function() return read1(fmt or "l") end end
+    function h:seek(whence, off)
+      check()
+      whence, off = whence or "cur", off or 0
+      local base = whence == "set" and 1 or whence == "end" and #data + 1 or pos
+      pos = mmax(1, base + off)
+      return pos - 1
+    end
+    function h:close() closed = true; return true end
+    function h:write() return nil, name .. ": chart files are read-only", 9 end
+    return h
+  end
+  function io.open(name, mode)
+    mode = mode or "r"
+    if mode ~= "r" and mode ~= "rb" then return nil, tostring(name) .. ": chart files are read-only", 13 end
+    local data = type(name) == "string" and rawget(files, name)
+    if not data then return nil, tostring(name) .. ": no such file in the chart", 2 end
+    return handle(name, data)
+  end
+  function io.lines(name, fmt)
+    local h, err = io.open(name)
+    if not h then error(err, 2) end
+    return h:lines(fmt)
+  end
+  function io.list()
+    local names = {}
+    for k in pairs(files) do names[#names + 1] = k end
+    tsort(names)
+    return is_array(names)
+  end
+  return io
+end
+
+-- os: clocks and dates only.
+local function make_os()
+  return {time = ostime, date = osdate, clock = clock, difftime = difftime}
+end
+
+-- network: a small HTTP GET client; `fetch` is a trusted Python function kept as an
+-- upvalue, called with strings and numbers only, returning status, body, header lines.
+local function make_network(fetch)
+  local network = {}
+  function network.get(url, opts)
+    if type(url) ~= "string" then error("network.get: url must be a string", 2) end
+    local headers = {}
+    if opts ~= nil then
+      if type(opts) ~= "table" then error("network.get: options must be a table", 2) end
+      local h = rawget(opts, "headers")
+      if h ~= nil then
+        if type(h) ~= "table" then error("network.get: headers must be a table", 2) end
+        for k, v in next, h do
+          if type(k) ~= "string" or type(v) ~= "string" then
+            error("network.get: header names and values must be strings", 2)
+          end
+          headers[#headers + 1] = k .. ": " .. v
+        end
+      end
+    end
+    local ok, status, body, hdrs = pcall(fetch, url, tconcat(headers, "\n"))
+    if not ok then error("network.get: " .. tostring(status), 2) end
+    if type(status) == "string" then error("network.get: " .. status, 2) end
+    local rh = {}
+    for line in gmatch(hdrs, "[^\n]+") do
+      local k, v = smatch(line, "^([^:]+): ?(.*)$")
+      if k then rh[lower(k)] = v end
+    end
+    return {status = status, body = body, headers = rh}
+  end
+  return network
+end
+
+---------------------------------------------------------------------------- events
+local registry, seq, registering = {}, 0, false
+
+local function on(name, weight, fn)
+  if not registering then error("events.on may only be called while ext/lua/chart.lua loads", 2) end
+  if type(weight) == "function" and fn == nil then weight, fn = 0.5, weight end
+  if type(name) ~= "string" or not rawget(KNOWN_EVENTS, name) then
+    error("events.on: unknown event '" .. tostring(name) .. "'", 2)
+  end
+  if type(weight) ~= "number" or weight ~= weight or weight < 0 or weight > 1 then
+    error("events.on: weight must be a number from 0 to 1", 2)
+  end
+  if type(fn) ~= "function" then error("events.on: handler must be a function", 2) end
+  seq = seq + 1
+  local list = registry[name]
+  if not list then list = {}; registry[name] = list end
+  list[#list + 1] = {weight = weight, seq = seq, fn = fn}
+end
+
+-- Load chart.lua (already compiled) with `events.on` open; closes registration after.
+function api.load_main(fn)
+  registering = true
+  local ok, err = pcall(fn, "chart")
+  registering = false
+  if not ok then error(err, 0) end
+end
+
+-- Events with handlers, as {name = count}.
+function api.handler_counts()
+  local out = {}
+  for name, list in next, registry do out[name] = #list end
+  return out
+end
+
+-- Run one event's handlers in weight order (equal weights: registration order).
+function api.fire(name, ctx)
+  local list = registry[name]
+  if not list then return end
+  local sorted = {}
+  for i = 1, #list do sorted[i] = list[i] end
+  tsort(sorted, function(a, b)
+    if a.weight ~= b.weight then return a.weight < b.weight end
+    return a.seq < b.seq
+  end)
+  for i = 1, #sorted do sorted[i].fn(ctx) end
+end
+
+function api.take_log()
+  local out = log
+  log = {}
+  return out
+end
+
+---------------------------------------------------------------------------- env
+-- Builds the environment chart code runs in. `modules` maps module names ("chart",
+-- "lib.util") to source text; `files` maps chart file names to contents (for io).
+function api.new_env(chart_name, modules, files, perms, fetch, max_modules, max_log_bytes)
+  local env = {}
+  for k, v in pairs(BASE) do env[k] = v end
+  env._VERSION = VERSION
+  env.rawset, env.rawget, env.setmetatable = safe_rawset, safe_rawget, safe_setmetatable
+  env.xpcall = safe_xpcall
+  env.string, env.table, env.math, env.utf8 = copy(string), copy(table), copy(math), copy(utf8)
+  env.coroutine = sandbox_coroutine()
+  env.array = function(t)
+    if t == nil then t = {} end
+    if type(t) ~= "table" or protected[t] then error("array: expects a table", 2) end
+    return is_array(t)
+  end
+  env.print = function(...)
+    local n = select("#", ...)
+    local parts = {}
+    for i = 1, n do
+      local v = (select(i, ...))
+      local tv = type(v)
+      if tv == "string" or tv == "number" or tv == "boolean" or tv == "nil" then
+        parts[i] = tostring(v)
+      else
+        parts[i] = tv  -- never call a __tostring from chart code on the trusted side
+      end
+    end
+    local line = tconcat(parts, "\t")
+    if log_bytes + #line > max_log_bytes then
+      if not log_truncated then log[#log + 1] = "(log truncated)"; log_truncated = true end
+      return
+    end
+    log_bytes = log_bytes + #line
+    log[#log + 1] = line
+  end
+  env.events = readonly({on = on}, "events")
+  if perms.io then env.io = make_io(files) end
+  if perms.os then env.os = make_os() end
+  if perms.network then env.network = make_network(fetch) end
+  env._G = env
+
+  -- require: only this chart's ext/lua/ modules, compiled here in text mode.
+  local cache, loading, count = {}, {}, 0
+  env.require = function(name)
+    if type(name) ~= "string" or not smatch(name, "^[%a_][%w_]*$") and
+       not smatch(name, "^[%a_][%w_]*%.[%a_][%w_%.]*[%w_]$") or sfind(name, "..", 1, true) then
+      error("module '" .. tostring(name) .. "' not found: require takes a module name of ext/lua/ of chart '" .. chart_name .. "'", 2)
+    end
+    local v = cache[name]
+    if v ~= nil then return v end
+    if loading[name] then error("module '" .. name .. "' is required in a loop", 2) end
+    local src = rawget(modules, name)
+    if not src then
+      error("module '" .. name .. "' not found in ext/lua/ of chart '" .. chart_name .. "'", 2)
+    end
+    count = count + 1
+    if count > max_modules then error("too many modules required (limit " .. max_modules .. ")", 2) end
+    local fn, err = load(src, "@ext/lua/" .. sgsub(name, "%.", "/") .. ".lua", "t", env)
+    if not fn then error(err, 0) end
+    loading[name] = true
+    local r = fn(name)
+    loading[name] = nil
+    if r == nil then r = true end
+    cache[name] = r
+    return r
+  end
+  return env
+end
+
+-- Compile a chunk of chart code in text mode (bytecode is refused by mode "t").
+function api.compile(src, chunkname, env)
+  return load(src, "@" .. chunkname, "t", env)
+end
+
+-- The context proxy `_`: parts in `mutable` may be changed and reassigned, the rest is
+-- read-only; `box` holds the current parts and is read back by the trusted side.
+function api.context(box, mutable, event)
+  local proxy = {}
+  setmetatable(proxy, {
+    __index = function(_, k) return box[k] end,
+    __newindex = function(_, k, v)
+      if type(k) == "string" and mutable[k] then box[k] = v; return end
+      error("_." .. tostring(k) .. " is read-only in " .. event, 2)
+    end,
+    __pairs = function() return next, box, nil end,
+    __metatable = "read-only",
+  })
+  protected[proxy] = "_"
+  return proxy
+end
+
+function api.source_fn()
+  return function(o)
+    if type(o) ~= "table" then return nil end
+    return sources[o]
+  end
+end
+
+return api
+"""
+

@@ -1,0 +1,257 @@
+"""One chart's sandboxed Lua runtime (lupa, Lua 5.4).
+
+Why this shape: security is the point. The runtime is created with
+``register_eval=False``, ``register_builtins=False``, ``encoding=None`` (Python strings
+are never turned into Lua strings implicitly) and an attribute filter that denies every
+attribute. The trusted prelude (:mod:`helm_core.lua.prelude`) then scrubs the global
+state and builds the whitelisted environment chart code runs in. Data crosses only
+through :mod:`helm_core.lua.convert` (copies, limits). The only Python callable inside
+is the HTTP client of a chart granted ``network``, held as an upvalue.
+
+Limits: ``max_memory`` via lupa; instructions and CPU via the prelude's count hook. A C
+function stuck in a pathological pattern is *not* stopped here: run runtimes in the
+worker process (:mod:`helm_core.lua.worker`), whose wall-clock limit kills it.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from lupa import lua54
+
+from helm_core import errors
+from helm_core.lua import convert, eventspec, limits as limits_mod, network, prelude
+
+MAIN_MODULE = "chart"
+LUA_DIR = "ext/lua/"
+
+
+def _deny_attributes(obj: object, name: object, is_setting: bool) -> object:
+    raise AttributeError("access to Python attributes is denied")
+
+
+def module_name(path: str) -> str | None:
+    """``ext/lua/lib/util.lua`` -> ``lib.util``; None for files that are not modules."""
+    if not path.startswith(LUA_DIR) or not path.endswith(".lua"):
+        return None
+    return path[len(LUA_DIR):-4].replace("/", ".")
+
+
+class ChartRuntime:
+    """The Lua runtime of one chart: loads ``ext/lua/chart.lua`` and runs its handlers.
+
+    ``static`` holds the chart's read-only context parts built once: ``chart``,
+    ``dependencies`` and ``files`` (see :func:`helm_core.lua.context.static_parts`).
+    ``sources`` maps file names under ``ext/lua/`` to their text; ``files`` maps every
+    chart file to its bytes (for the ``io`` permission)."""
+
+    def __init__(self, *, chart: str, sources: Mapping[str, bytes], files: Mapping[str, bytes],
+                 static: Mapping[str, Any], permissions: frozenset[str],
+                 limits: limits_mod.LuaLimits) -> None:
+        self.chart = chart
+        self.limits = limits
+        total = sum(len(s) for s in sources.values())
+        if total > limits.max_source_bytes:
+            raise errors.LuaError(
+                f"ext/lua/ sources are {total} bytes, more than the limit of {limits.max_source_bytes}",
+                chart=chart, file=LUA_DIR)
+        modules = {module_name(p): src for p, src in sources.items() if module_name(p)}
+        if MAIN_MODULE not in modules:
+            raise errors.LuaError("ext/lua/chart.lua is missing", chart=chart, file=LUA_DIR + "chart.lua")
+        self._rt = lua54.LuaRuntime(
+            register_eval=False, register_builtins=False, encoding=None,
+            unpack_returned_tuples=True, attribute_filter=_deny_attributes,
+            max_memory=limits.max_memory)
+        api = self._rt.execute(prelude.PRELUDE, prelude.HOOK_STEP)
+        self._api = api
+        self._to_lua = convert.ToLua(self._rt, api.mark_array, limits)
+        api.set_known_events(self._to_lua.convert(list(eventspec.EVENTS)))
+        perms = self._rt.table_from({p.encode(): True for p in permissions})
+        fetch = network.make_fetch(timeout=limits.network_timeout_seconds,
+                                   max_bytes=limits.network_max_bytes) if "network" in permissions else None
+        self._env = api.new_env(
+            chart.encode(), self._to_lua.convert({k: v for k, v in modules.items() if k != MAIN_MODULE}),
+            self._to_lua.convert(dict(files)), perms, fetch, limits.max_modules, limits.max_log_bytes)
+        self._static = {k: api.readonly(self._to_lua.convert(v), f"_.{k}".encode()) for k, v in static.items()}
+        self._main_source = modules[MAIN_MODULE]
+        self.log: list[str] = []
+
+    # -- running -----------------------------------------------------------------
+    def _call(self, fn: Any, *args: Any) -> tuple[Any, ...]:
+        """Run a prelude function under the limits; raise LuaError on failure."""
+        lim = self.limits
+        try:
+            result = self._api.run(lim.max_instructions, lim.cpu_seconds, fn, *args)
+        except lua54.LuaMemoryError:
+            self._collect_log()
+            raise self._error(f"memory limit of {lim.max_memory} bytes exceeded", "", 0) from None
+        except lua54.LuaError as exc:  # an error outside the xpcall: a bug or memory
+            self._collect_log()
+            raise self._error(f"lua failed: {_plain(exc)}", "", 0) from None
+        self._collect_log()
+        if not isinstance(result, tuple):
+            result = (result,)
+        if result[0] is True:
+            return result[1:]
+        err = result[1]
+        msg = convert.lua_bytes(err[b"msg"], "").decode("utf-8", "replace") if convert.is_table(err) else "error"
+        file = (err[b"file"] or b"").decode("utf-8", "replace") if convert.is_table(err) else ""
+        line = err[b"line"] if convert.is_table(err) else 0
+        exceeded = self._api.exceeded()
+        if exceeded == b"instructions":
+            msg = f"instruction limit of {lim.max_instructions} exceeded"
+        elif exceeded == b"time":
+            msg = f"CPU time limit of {lim.cpu_seconds}s exceeded"
+        elif msg == "not enough memory":
+            msg = f"memory limit of {lim.max_memory} bytes exceeded"
+        raise self._error(msg, file, int(line or 0))
+
+    def _error(self, msg: str, file: str, line: int) -> errors.LuaError:
+        where = f"{file}:{line}: " if file and line else (f"{file}: " if file else "")
+        return errors.LuaError(f'chart "{self.chart}": {where}{msg}', chart=self.chart, file=file, line=line)
+
+    def _collect_log(self) -> None:
+        try:
+            lines = self._api.take_log()
+        except lua54.LuaError:
+            return
+        for _, line in sorted(lines.items()):
+            self.log.append(line.decode("utf-8", "replace"))
+
+    def take_log(self) -> list[str]:
+        """``print`` output since the last call, oldest first."""
+        out, self.log = self.log, []
+        return out
+
+    # -- API -----------------------------------------------------------------------
+    def load(self) -> dict[str, int]:
+        """Compile and run ``ext/lua/chart.lua`` (text only); returns handler counts by event."""
+        fn, err = self._compile(self._main_source, LUA_DIR + "chart.lua")
+        if fn is None:
+            raise self._syntax_error(err)
+        self._call(self._api.load_main, fn)
+        counts = self._api.handler_counts()
+        return {k.decode(): int(v) for k, v in counts.items()}
+
+    def _compile(self, src: bytes, name: str) -> tuple[Any, Any]:
+        try:
+            res = self._api.compile(src, name.encode(), self._env)
+        except lua54.LuaError as exc:
+            raise self._error(f"cannot compile: {_plain(exc)}", name, 0) from None
+        return (res[0], res[1] if len(res) > 1 else None) if isinstance(res, tuple) else (res, None)
+
+    def _syntax_error(self, err: Any) -> errors.LuaError:
+        text = err.decode("utf-8", "replace") if isinstance(err, bytes) else "syntax error"
+        file, line, msg = _split_position(text)
+        return self._error(msg, file, line)
+
+    def fire(self, event: str, parts: Mapping[str, Any]) -> dict[str, Any]:
+        """Run this chart's handlers of ``event`` with the per-event context ``parts``
+        (``release``, ``capabilities``, ``values``, ``templates``, ``objects``).
+
+        Returns the mutable parts as changed by the handlers (fresh Python data);
+        ``objects`` come back as ``{"source": ..., "object": ...}`` entries, where a new
+        object has source ``None``."""
+        spec = eventspec.EVENTS[event]
+        api = self._api
+        box = self._rt.table()
+        for k, v in self._static.items():
+            box[k.encode()] = v
+        mutable_parts: dict[str, Any] = {}
+        for key, value in parts.items():
+            try:
+                lua_value = self._to_lua.convert(value if key != "objects" else [o["object"] for o in value],
+                                                 f"_.{key}")
+            except convert.ConversionError as exc:
+                raise self._error(f"cannot pass context to Lua: {exc}", "", 0) from None
+            if key == "objects":
+                for i, o in enumerate(value):
+                    api.sources[lua_value[i + 1]] = (o.get("source") or "").encode()
+            if key in spec.mutable:
+                mutable_parts[key] = lua_value
+                box[key.encode()] = lua_value
+            else:
+                box[key.encode()] = api.readonly(lua_value, f"_.{key}".encode())
+        box[b"source"] = api.source_fn()
+        mutable = self._rt.table_from({k.encode(): True for k in spec.mutable})
+        ctx = api.context(box, mutable, event.encode())
+        self._call(api.fire, event.encode(), ctx)
+        return self._read_back(box, spec.mutable & set(parts))
+
+    def _read_back(self, box: Any, keys: set[str]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        arrays = self._api.arrays
+        try:
+            for key in sorted(keys):
+                value = box[key.encode()]
+                path = f"_.{key}"
+                if key == "objects":
+                    out[key] = self._read_objects(value, path)
+                elif key == "templates":
+                    out[key] = self._read_templates(value, path)
+                else:
+                    data = convert.from_lua(value, self.limits, arrays=arrays, path=path)
+                    if not isinstance(data, dict):
+                        raise convert.ConversionError("must be a table with string keys", path)
+                    out[key] = data
+        except convert.ConversionError as exc:
+            raise self._error(f"bad data returned: {exc}", "", 0) from None
+        return out
+
+    def _list_of_tables(self, value: Any, path: str) -> list[Any]:
+        if not convert.is_table(value):
+            raise convert.ConversionError("must be a list of tables", path)
+        items = convert.raw_items(value)
+        keys = sorted(k for k, _ in items if isinstance(k, int))
+        if len(keys) != len(items) or keys != list(range(1, len(items) + 1)):
+            raise convert.ConversionError("must be a list (keys 1..n)", path)
+        by_key = dict(items)
+        entries = [by_key[k] for k in keys]
+        for i, e in enumerate(entries):
+            if not convert.is_table(e):
+                raise convert.ConversionError("must be a table", f"{path}[{i + 1}]")
+        return entries
+
+    def _read_objects(self, value: Any, path: str) -> list[dict[str, Any]]:
+        arrays, sources = self._api.arrays, self._api.sources
+        out = []
+        for i, entry in enumerate(self._list_of_tables(value, path)):
+            obj = convert.from_lua(entry, self.limits, arrays=arrays, path=f"{path}[{i + 1}]")
+            if not isinstance(obj, dict):
+                raise convert.ConversionError("an object must be a table with string keys", f"{path}[{i + 1}]")
+            src = sources[entry]
+            out.append({"source": src.decode("utf-8", "replace") if src else None, "object": obj})
+        return out
+
+    def _read_templates(self, value: Any, path: str) -> list[dict[str, Any]]:
+        out = []
+        for i, entry in enumerate(self._list_of_tables(value, path)):
+            p = f"{path}[{i + 1}]"
+            fields = dict(convert.raw_items(entry))
+            unknown = [k for k in fields if k not in (b"name", b"data", b"engine")]
+            if unknown:
+                raise convert.ConversionError("a template has only name, data and engine", p)
+            name = convert.lua_string(fields.get(b"name"), p + ".name")
+            data = convert.lua_bytes(fields.get(b"data"), p + ".data")
+            engine = convert.lua_string(fields.get(b"engine", b""), p + ".engine")
+            out.append({"name": name, "data": data, "engine": engine})
+        return out
+
+    def memory_used(self) -> int:
+        return int(self._rt.get_memory_used())
+
+
+def _plain(exc: BaseException) -> str:
+    text = exc.args[0] if exc.args else ""
+    if isinstance(text, bytes):
+        return text.decode("utf-8", "replace")
+    return str(text)
+
+
+def _split_position(text: str) -> tuple[str, int, str]:
+    """``ext/lua/x.lua:3: msg`` -> (``ext/lua/x.lua``, 3, ``msg``)."""
+    head, sep, rest = text.partition(": ")
+    file, colon, line = head.rpartition(":")
+    if sep and colon and line.isdigit() and file.startswith(LUA_DIR):
+        return file, int(line), rest
+    return "", 0, text
