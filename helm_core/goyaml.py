@@ -492,7 +492,24 @@ def _key_less(a: str, b: str) -> bool:
     return len(ar) < len(br)
 
 
+class _LetterLastTable(dict):  # type: ignore[type-arg]
+    """``str.translate`` table: every character becomes a marker (non-letters first) and itself."""
+
+    def __missing__(self, code: int) -> str:
+        ch = chr(code)
+        self[code] = value = ("\x01" if ch.isalpha() else "\x00") + ch
+        return value
+
+
+_LETTER_LAST = _LetterLastTable()
+_DIGIT = re.compile(r"\d")
+
+
 def _sorted_keys(keys: list[str]) -> list[str]:
+    """Keys in yaml.v2's order. Without digits the order is a plain key (letters after other
+    characters, else code point); digit runs need the full comparison."""
+    if not any(_DIGIT.search(k) for k in keys):
+        return sorted(keys, key=lambda k: k.translate(_LETTER_LAST))
     import functools
 
     return sorted(keys, key=functools.cmp_to_key(
