@@ -224,6 +224,7 @@ def _pipeline(pipe: n.PipeNode) -> Pipe:
     cmds = tuple(_command(c) for c in pipe.cmds)
     decl = [v.ident[0] for v in pipe.decl]
     is_assign = pipe.is_assign
+    at_node = last_touched(pipe) if pipe.cmds else pipe
 
     if len(cmds) == 1 and not decl:
         only = cmds[0]
@@ -239,7 +240,7 @@ def _pipeline(pipe: n.PipeNode) -> Pipe:
             value = cmd(st, dot, db, value)
         for name in decl:
             if is_assign:
-                entry = st.var(pipe, name)
+                entry = st.var(at_node, name)
                 entry[1], entry[2] = value, False
             else:
                 st.vars.append([name, value, False])
