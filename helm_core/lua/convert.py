@@ -28,13 +28,16 @@ INT64_MIN = -(2**63)
 INT64_MAX = 2**63 - 1
 #: Bytes counted per table/list node on top of string lengths, for the size limit.
 NODE_OVERHEAD = 16
+#: Longest data path quoted whole in an error message; longer ones are shortened.
+MAX_PATH_SHOWN = 120
 
 
 class ConversionError(Exception):
     """Data could not cross the boundary; ``path`` says where (``values.a[2]``)."""
 
     def __init__(self, message: str, path: str) -> None:
-        super().__init__(f"{path}: {message}" if path else message)
+        shown = path if len(path) <= MAX_PATH_SHOWN else f"{path[:40]}...{path[-60:]}"
+        super().__init__(f"{shown}: {message}" if path else message)
         self.path = path
 
 
@@ -169,7 +172,9 @@ def _from(value: Any, path: str, depth: int, budget: _Budget, arrays: Any) -> An
         return lua_string(value, path)
     kind = lua54.lua_type(value)
     if kind != "table":
-        raise ConversionError(f"cannot return {_lua_type_name(value)} from Lua", path)
+        raise ConversionError(
+            "cannot return a function, coroutine or userdata from Lua "
+            "(only strings, numbers, booleans and tables)", path)
     budget.take(path, depth)
     items = raw_items(value)
     if not items:

@@ -69,6 +69,7 @@ function api.set_known_events(list) for i = 1, #list do KNOWN_EVENTS[list[i]] = 
 
 ---------------------------------------------------------------------------- limits
 local budget, used, deadline, exceeded, active, in_handler = 0, 0, 0, nil, false, false
+local registering = false
 
 local function hook()
   if not active or in_handler then return end
@@ -132,6 +133,7 @@ function api.run(max_instructions, cpu_seconds, fn, ...)
   arm(max_instructions, cpu_seconds)
   local r = tpack(xpcall(fn, locate, ...))
   disarm()
+  registering = false
   if not r[1] then
     local err = r[2]
     if type(err) ~= "table" then err = {msg = type(err) == "string" and err or "error", file = "", line = 0} end
@@ -353,7 +355,7 @@ local function make_network(fetch)
 end
 
 ---------------------------------------------------------------------------- events
-local registry, seq, registering = {}, 0, false
+local registry, seq = {}, 0
 
 local function on(name, weight, fn)
   if not registering then error("events.on may only be called while ext/lua/chart.lua loads", 2) end
@@ -371,12 +373,11 @@ local function on(name, weight, fn)
   list[#list + 1] = {weight = weight, seq = seq, fn = fn}
 end
 
--- Load chart.lua (already compiled) with `events.on` open; closes registration after.
+-- Load chart.lua (already compiled) with `events.on` open; api.run closes it again.
 function api.load_main(fn)
   registering = true
-  local ok, err = pcall(fn, "chart")
+  fn("chart")
   registering = false
-  if not ok then error(err, 0) end
 end
 
 -- Events with handlers, as {name = count}.
