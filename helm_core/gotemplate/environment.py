@@ -26,6 +26,7 @@ from __future__ import annotations
 import contextvars
 import hashlib
 import sys
+import threading
 from collections import OrderedDict
 from typing import Any, Callable, Iterable, Literal, Mapping, Optional
 
@@ -62,24 +63,33 @@ class Environment:
         self.plans: dict[str, runtime.Plan] = {name: runtime.make_plan(fn) for name, fn in self.funcs.items()}
         self.missingkey: MissingKey = missingkey
         self._cache: OrderedDict[tuple[str, str, frozenset[str]], dict[str, nodes.Tree]] = OrderedDict()
+        self._lock = threading.Lock()
 
-    def new_set(self, name: str = "gotpl") -> "TemplateSet":
-        """An empty set; ``name`` is the root name Go prints in "no template" errors."""
-        return TemplateSet(self, name, {}, {})
+    def new_set(self, name: str = "gotpl", *, missingkey: Optional[MissingKey] = None) -> "TemplateSet":
+        """An empty set; ``name`` is the root name Go prints in "no template" errors.
+
+        ``missingkey`` overrides the environment's option for this set (and its clones).
+        """
+        mode = missingkey or self.missingkey
+        if mode not in ("zero", "error", "default"):
+            raise ValueError(f"unsupported missingkey {mode!r}")
+        return TemplateSet(self, name, {}, {}, missingkey=mode)
 
     def parse_trees(self, name: str, text: str, known: frozenset[str]) -> dict[str, nodes.Tree]:
         """Parse (cached) ``text`` as ``name`` with ``known`` function names."""
         key = (name, hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest(), known)
-        trees = self._cache.get(key)
-        if trees is None:
-            trees = parser.parse(name, text, known.__contains__)
-            for tree in trees.values():
-                compiler.compile_tree(tree)
+        with self._lock:
+            trees = self._cache.get(key)
+            if trees is not None:
+                self._cache.move_to_end(key)
+                return trees
+        trees = parser.parse(name, text, known.__contains__)
+        for tree in trees.values():
+            compiler.compile_tree(tree)
+        with self._lock:
             self._cache[key] = trees
             if len(self._cache) > PARSE_CACHE_SIZE:
                 self._cache.popitem(last=False)
-        else:
-            self._cache.move_to_end(key)
         return trees
 
 
@@ -92,9 +102,12 @@ class TemplateSet:
         name: str,
         trees: dict[str, nodes.Tree],
         own_funcs: dict[str, Callable[..., Any]],
+        *,
+        missingkey: MissingKey,
     ) -> None:
         self.env = env
         self.name = name
+        self.missingkey: MissingKey = missingkey
         self._trees = trees
         self._set_funcs(own_funcs)
 
@@ -126,7 +139,9 @@ class TemplateSet:
 
     def clone(self) -> "TemplateSet":
         """A copy sharing the (immutable) trees; later parses into either do not affect the other."""
-        return TemplateSet(self.env, self.name, dict(self._trees), dict(self._own_funcs))
+        return TemplateSet(
+            self.env, self.name, dict(self._trees), dict(self._own_funcs), missingkey=self.missingkey
+        )
 
     # -- queries --------------------------------------------------------------
     def has(self, name: str) -> bool:
@@ -159,7 +174,7 @@ class TemplateSet:
         if sys.getrecursionlimit() < RECURSION_LIMIT:
             sys.setrecursionlimit(RECURSION_LIMIT)
         out: list[str] = []
-        state = runtime.State(self, name, out, [["$", data, False]], 0, self.env.missingkey, self._plans)
+        state = runtime.State(self, name, out, [["$", data, False]], 0, self.missingkey, self._plans)
         token = _CURRENT.set(self)
         try:
             run(state, data, False)

@@ -131,3 +131,14 @@ def test_deep_self_recursion_reports_go_depth_error() -> None:
     with pytest.raises(ExecError) as info:
         tset.execute("a", None)
     assert str(info.value).endswith(f"exceeded maximum template depth ({environment.runtime.MAX_EXEC_DEPTH})")
+
+
+def test_set_can_override_missingkey_and_clones_keep_it() -> None:
+    env = Environment()
+    strict = env.new_set(missingkey="error")
+    strict.parse("a", "{{ .nope }}")
+    with pytest.raises(ExecError):
+        strict.clone().execute("a", {})
+    lenient = env.new_set()
+    lenient.parse("a", "{{ .nope }}")
+    assert lenient.execute("a", {}) == "<no value>"
