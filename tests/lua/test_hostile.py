@@ -80,7 +80,7 @@ HOSTILE = [
     ("return-huge-string", '_.values.big = string.rep("x", 2000000)',
      "bad data returned: _.values.big: more than 1000000 bytes", 0),
     ("return-cycle", "local t = {}\nt.self = t\n_.values.cycle = t",
-     "bad data returned: _.values.cycle.self.self.self.self.self....."
+     "bad data returned: _.values.cycle.self.self.self.self.self...."
      + ".self" * 12 + ": data nested deeper than 50 levels", 0),
     ("return-shared-subtable-bomb", "local t = {}\nfor i = 1, 40 do t = {t, t} end\n_.values.bomb = t",
      re.compile(r"bad data returned: _\.values\.bomb[\[\]12.]+: more than 10000 items"), 0),
