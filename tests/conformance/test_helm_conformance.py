@@ -1,8 +1,9 @@
 """Our render against the real `helm template`, object by object, on the shared real charts.
 
-For every chart in /work/shared/charts, render with its default values and with
-tests/conformance/values/<chart>.yaml, run helm live (nothing of helm's output is committed),
-parse both outputs into objects keyed by Source + kind/namespace/name and compare them.
+For every chart in /work/shared/charts, render with its default values, with
+tests/conformance/values/<chart>.yaml and with every tests/conformance/values/<chart>.<variant>.yaml,
+run helm live (nothing of helm's output is committed), parse both outputs into objects keyed by
+Source + kind/namespace/name and compare them. When helm fails, we must fail with its message.
 
 Random output (randAlphaNum passwords, genCA/genPrivateKey PEM, their checksums) cannot be
 equal run to run. Helm is run twice: only leaves that differ between the two helm runs are
@@ -24,6 +25,7 @@ import yaml
 from helm_core import goyaml, manifests
 from helm_core.chart import loader, prepare
 from helm_core.engine import render
+from helm_core.errors import HelmError
 from tests.conformance import results
 from tests.engine import helmbin
 
@@ -44,7 +46,21 @@ def _chart_names() -> list[str]:
     return sorted(d.name for d in CHARTS_DIR.iterdir() if (d / "Chart.yaml").is_file())
 
 
-CASES = [(name, which) for name in _chart_names() for which in ("default", "custom")]
+def _cases() -> list[tuple[str, str]]:
+    cases = []
+    for name in _chart_names():
+        cases += [(name, "default"), (name, "custom")]
+        variants = sorted(p.name[len(name) + 1:-len(".yaml")] for p in VALUES_DIR.glob(f"{name}.*.yaml"))
+        cases += [(name, v) for v in variants if "." not in v]
+    return cases
+
+
+def _values_file(chart_name: str, which: str) -> Path:
+    suffix = "" if which == "custom" else f".{which}"
+    return VALUES_DIR / f"{chart_name}{suffix}.yaml"
+
+
+CASES = _cases()
 
 
 def _helm_documents(text: str) -> dict[tuple, Any]:
@@ -143,16 +159,25 @@ def _report(ours: dict[tuple, Any], theirs: dict[tuple, Any], again: dict[tuple,
 def test_render_matches_helm_template(chart_name, which):
     helmbin.require_helm()
     chart_dir = CHARTS_DIR / chart_name
-    values_file = VALUES_DIR / f"{chart_name}.yaml"
     args: list[str] = []
     user_values: dict[str, Any] = {}
-    if which == "custom":
+    if which != "default":
+        values_file = _values_file(chart_name, which)
         assert values_file.is_file(), f"write {values_file} to exercise non-default values"
         args = ["-f", str(values_file)]
         user_values = goyaml.load_values(values_file.read_bytes(), source=str(values_file))
-    theirs = _helm_documents(helmbin.helm_template(chart_dir, *args))
-    again = _helm_documents(helmbin.helm_template(chart_dir, *args))
+    code, out, err = helmbin.helm_template_result(chart_dir, *args)
     results.OUTCOMES[(chart_name, which)] = "error"
+    if code != 0:
+        expected = err.split("\n", 1)[0].removeprefix("Error: ")
+        with pytest.raises(HelmError) as info:
+            prepared = prepare.prepare_chart(loader.load(chart_dir), user_values)
+            render.render(prepared.chart, prepared.values)
+        assert str(info.value) == expected
+        results.OUTCOMES[(chart_name, which)] = "exact (error)"
+        return
+    theirs = _helm_documents(out)
+    again = _helm_documents(helmbin.helm_template(chart_dir, *args))
     prepared = prepare.prepare_chart(loader.load(chart_dir), user_values)
     ours = _our_documents(render.render(prepared.chart, prepared.values), prepared.chart.name)
     outcome, problems = _report(ours, theirs, again)
