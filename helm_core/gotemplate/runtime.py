@@ -210,7 +210,7 @@ def eval_field(
     if isinstance(receiver, dict):
         if isinstance(receiver, gotypes.GoObject) and name in receiver.go_members:
             # A map type with methods (Helm's .Files): Go looks up methods before keys.
-            return call_function(st, node, node, receiver.go_field(name), name, args or [], final, dot, dboxed), False
+            return call_function(st, node, node, make_plan(receiver.go_field(name)), name, args or [], final, dot, dboxed), False
         if has_args:
             raise st.error(node, f"{name} is not a method but has arguments")
         if name in receiver:

@@ -206,3 +206,21 @@ def test_sort_template_names_is_helms_parse_order(names, expected):
 )
 def test_cleanup_exec_error(message, expected):
     assert render.cleanup_exec_error("a/t.yaml", message) == expected
+
+
+FILES_TEMPLATE = """a: {{ .Files.Get "conf/a.yaml" | quote }}
+b: {{ range $p, $_ := .Files.Glob "conf/*" }}{{ $p }},{{ end }}
+c: {{ .Files.Lines "conf/b.txt" | toJson }}
+d: {{ (.Files.Glob "conf/*").AsConfig | quote }}
+e: {{ .Files.Glob "conf/*" | len }}
+f: {{ range .Capabilities.APIVersions }}{{ if eq . "v1" }}{{ . }}{{ end }}{{ end }}
+"""
+
+
+def test_files_methods_and_ranges_through_templates(tmp_path):
+    root = write_chart(tmp_path / "c3", {"Chart.yaml": chart_yaml("c3"), "conf/a.yaml": "a: 1\n",
+                                         "conf/b.txt": "x\ny\n", "templates/t.yaml": FILES_TEMPLATE})
+    expected = ('a: "a: 1\\n"\nb: conf/a.yaml,conf/b.txt,\nc: ["x","y"]\n'
+                'd: "a.yaml: |\\n  a: 1\\nb.txt: |\\n  x\\n  y"\ne: 2\nf: v1\n')
+    assert render_dir(root)["c3/templates/t.yaml"] == expected
+    assert f"# Source: c3/templates/t.yaml\n{expected}" in helmbin.helm_template(root)
