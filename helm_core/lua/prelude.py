@@ -342,8 +342,11 @@ local function make_network(fetch)
       end
     end
     local ok, status, body, hdrs = pcall(fetch, url, tconcat(headers, "\n"))
-    if not ok then error("network.get: " .. tostring(status), 2) end
+    if not ok then error("network.get: request failed", 2) end
     if type(status) == "string" then error("network.get: " .. status, 2) end
+    if type(status) ~= "number" or type(body) ~= "string" or type(hdrs) ~= "string" then
+      error("network.get: request failed", 2)
+    end
     local rh = {}
     for line in gmatch(hdrs, "[^\n]+") do
       local k, v = smatch(line, "^([^:]+): ?(.*)$")
