@@ -47,6 +47,9 @@ GO_PARAM_TYPES = frozenset(
         "[]byte",
         "time.Time",
         "reflect.Value",
+        # Struct types of Sprig functions' parameters (semver methods, genSignedCert's CA).
+        "*semver.Version",
+        "sprig.certificate",
     }
 )
 

@@ -317,7 +317,7 @@ def _signer(ca: Any) -> tuple[x509.Certificate, Any]:
     return cert, key
 
 
-@signature("string", "[]interface {}", "[]interface {}", "int", "interface {}")
+@signature("string", "[]interface {}", "[]interface {}", "int", "sprig.certificate")
 def gen_signed_cert(cn: str, ips: list[Any] | None, dns: list[Any] | None, days: int, ca: Any) -> Certificate:
     """``genSignedCert CN IPS DNS DAYS CA``."""
     key = _new_rsa()
@@ -325,7 +325,7 @@ def gen_signed_cert(cn: str, ips: list[Any] | None, dns: list[Any] | None, days:
     return _create(cn, ips, dns, days, key, is_ca=False, issuer=cert, issuer_key=ca_key)
 
 
-@signature("string", "[]interface {}", "[]interface {}", "int", "interface {}", "string")
+@signature("string", "[]interface {}", "[]interface {}", "int", "sprig.certificate", "string")
 def gen_signed_cert_with_key(cn: str, ips: list[Any] | None, dns: list[Any] | None, days: int, ca: Any,
                              key_pem: str) -> Certificate:
     """``genSignedCertWithKey``."""

@@ -195,31 +195,33 @@ class Version(GoObject):
         return compare_prerelease(self.pre, o.pre)
 
     def _other(self, o: Any) -> Version:
-        if not isinstance(o, Version):
-            raise FuncError(f"wrong type for value; expected *semver.Version; got {type(o).__name__}")
+        if not isinstance(o, Version) or o.go_type != Version.go_type:
+            from helm_core.gotemplate.gotypes import go_type_name
+
+            raise FuncError(f"wrong type for value; expected *semver.Version; got {go_type_name(o)}")
         return o
 
-    @signature("interface {}")
+    @signature("*semver.Version")
     def Compare(self, o: Any) -> int:
         return self.compare(self._other(o))
 
-    @signature("interface {}")
+    @signature("*semver.Version")
     def LessThan(self, o: Any) -> bool:
         return self.compare(self._other(o)) < 0
 
-    @signature("interface {}")
+    @signature("*semver.Version")
     def LessThanEqual(self, o: Any) -> bool:
         return self.compare(self._other(o)) <= 0
 
-    @signature("interface {}")
+    @signature("*semver.Version")
     def GreaterThan(self, o: Any) -> bool:
         return self.compare(self._other(o)) > 0
 
-    @signature("interface {}")
+    @signature("*semver.Version")
     def GreaterThanEqual(self, o: Any) -> bool:
         return self.compare(self._other(o)) >= 0
 
-    @signature("interface {}")
+    @signature("*semver.Version")
     def Equal(self, o: Any) -> bool:
         return self.compare(self._other(o)) == 0
 
