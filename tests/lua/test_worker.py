@@ -1,0 +1,96 @@
+"""Runtimes in a worker process: the wall-clock limit kills it, even inside C code."""
+from __future__ import annotations
+
+import dataclasses
+import time
+
+import pytest
+
+from helm_core import errors, lua
+from helm_core.lua import worker
+from tests.lua import luakit
+
+PATHOLOGICAL = 'string.find(string.rep("a", 5000), ".-.-.-.-.-.-.-.-.-.-b")'
+
+
+def _load(c, **kw):
+    return lua.load_chart_scripts(c, accepted_permissions=(), session_factory=lua.WorkerSession, **kw)
+
+
+def test_worker_runs_handlers_like_in_process():
+    c = luakit.chart("top", lua_files={"chart": luakit.handler("pre-render", "_.values.b = _.values.a * 2\nprint('hi')")})
+    log: list[str] = []
+    with _load(c, limits=luakit.TEST_LIMITS, log=log.append) as scripts:
+        ctx = scripts.fire("pre-render", luakit.context(c, {"a": 21}))
+    assert ctx.values == {"a": 21, "b": 42}
+    assert log == ["top: hi"]
+
+
+def test_pathological_pattern_in_c_is_stopped_by_killing_the_worker():
+    lim = dataclasses.replace(luakit.TEST_LIMITS, timeout_seconds=1.0)
+    c = luakit.chart("top", lua_files={"chart": luakit.handler("pre-render", PATHOLOGICAL)})
+    scripts = _load(c, limits=lim)
+    session = scripts._session
+    start = time.monotonic()
+    with pytest.raises(errors.LuaError) as info:
+        scripts.fire("pre-render", luakit.context(c))
+    elapsed = time.monotonic() - start
+    assert str(info.value) == 'chart "top": Lua timed out after 1s (fire pre-render); the worker was killed'
+    assert info.value.chart == "top"
+    assert elapsed < 3
+    assert session._proc.poll() is not None  # the process is gone
+
+
+def test_worker_error_carries_chart_file_and_line():
+    c = luakit.chart("top", lua_files={"chart": luakit.handler("pre-render", "error('nope')")})
+    with _load(c) as scripts, pytest.raises(errors.LuaError) as info:
+        scripts.fire("pre-render", luakit.context(c))
+    assert str(info.value) == 'chart "top": ext/lua/chart.lua:2: nope'
+    assert (info.value.chart, info.value.file, info.value.line) == ("top", "ext/lua/chart.lua", 2)
+
+
+def test_worker_has_no_environment_and_no_python_bridge():
+    c = luakit.chart("top", lua_files={"chart": luakit.handler("pre-render", (
+        "_.values.r = {python = type(python), pkg = type(package), g = type(_G.python)}"))})
+    with _load(c) as scripts:
+        ctx = scripts.fire("pre-render", luakit.context(c))
+    assert ctx.values["r"] == {"python": "nil", "pkg": "nil", "g": "nil"}
+
+
+def test_worker_process_starts_with_an_empty_environment(tmp_path):
+    session = worker.WorkerSession()
+    try:
+        environ = open(f"/proc/{session.pid}/environ", "rb").read()
+    finally:
+        session.close()
+    assert environ == b""
+
+
+def test_pool_hands_out_a_fresh_process_per_operation():
+    pool = worker.WorkerPool()
+    try:
+        pool.warm()
+        a = pool.session()
+        b = pool.session()
+        assert a.pid != b.pid
+        a.close()
+        b.close()
+    finally:
+        pool.close()
+
+
+def test_closed_worker_exits():
+    session = worker.WorkerSession()
+    session.call({"op": "nope"}, timeout=5)
+    session.close()
+    assert session._proc.poll() == 0
+
+
+def test_unknown_request_is_reported():
+    session = worker.WorkerSession()
+    try:
+        reply = session.call({"op": "nope"}, timeout=5)
+    finally:
+        session.close()
+    assert reply == {"ok": False, "log": [], "error": {"message": "unknown worker request 'nope'",
+                                                       "chart": "", "file": "", "line": 0}}
