@@ -1,7 +1,8 @@
 """Go ``encoding/json`` for template values: :func:`marshal` and :func:`unmarshal`.
 
 Why: Sprig's JSON functions print what Go prints. Rules kept: map keys
-sorted; floats in Go's shortest form (``1e+21``, ``1e-7``, ``-0``); NaN/Inf are
+sorted (a ``dict`` subclass is a Go struct's JSON object and keeps field
+order); floats in Go's shortest form (``1e+21``, ``1e-7``, ``-0``); NaN/Inf are
 ``json: unsupported value``; ``<``, ``>``, ``&`` escaped unless raw; U+2028/9
 always escaped; ``[]byte`` as base64; ``time.Time`` as RFC 3339; structs via
 ``go_json_value()``. Decoding returns float64 numbers and reports Go's scanner
@@ -85,7 +86,8 @@ def _encode(v: Any, out: list[str], escape_html: bool, indent: str, depth: int) 
     elif isinstance(v, (list, tuple)):
         _encode_seq([(None, x) for x in v], "[]", out, escape_html, indent, depth)
     elif isinstance(v, dict):
-        items = [(str(k), v[k]) for k in sorted(v, key=str)]
+        keys = list(v) if type(v) is not dict else sorted(v, key=str)
+        items = [(str(k), v[k]) for k in keys]
         _encode_seq(items, "{}", out, escape_html, indent, depth)
     elif isinstance(v, GoObject):
         if hasattr(v, "go_json_value"):

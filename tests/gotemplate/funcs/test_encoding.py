@@ -100,3 +100,11 @@ def test_must_from_json_errors_read_like_go(text: str, message: str) -> None:
     with pytest.raises(FuncError) as err:
         enc.must_from_json(text)
     assert str(err.value) == message
+
+
+class _StructJSON(dict):  # type: ignore[type-arg]
+    """A Go struct's JSON object (fields in declaration order)."""
+
+
+def test_struct_objects_keep_field_order_while_maps_sort() -> None:
+    assert enc.must_to_json({"z": _StructJSON(b=1, a=2), "a": 0}) == '{"a":0,"z":{"b":1,"a":2}}'
