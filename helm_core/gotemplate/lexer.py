@@ -11,9 +11,12 @@ positions are character offsets into the template text, lines are 1-based.
 """
 from __future__ import annotations
 
+import bisect
 import enum
-from dataclasses import dataclass
-from typing import Callable, Optional
+import re
+from typing import Callable, NamedTuple, Optional
+
+from helm_core.gotemplate import gostrconv
 
 LEFT_DELIM = "{{"
 RIGHT_DELIM = "}}"
@@ -83,8 +86,7 @@ KEYWORDS = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class Item:
+class Item(NamedTuple):
     """One token: its kind, offset in the text, literal text and starting line."""
 
     typ: ItemType
@@ -101,14 +103,8 @@ class Item:
         if self.typ.is_keyword:
             return f"<{self.val}>"
         if len(self.val) > 10:
-            return _go_quote(self.val[:10]) + "..."
-        return _go_quote(self.val)
-
-
-def _go_quote(s: str) -> str:
-    from helm_core.gotemplate import gofmt
-
-    return gofmt.quote(s)
+            return gostrconv.quote(self.val[:10]) + "..."
+        return gostrconv.quote(self.val)
 
 
 def is_space(ch: str) -> bool:
@@ -116,53 +112,56 @@ def is_space(ch: str) -> bool:
 
 
 def is_alnum(ch: str) -> bool:
+    """Go's ``isAlphaNumeric``: underscore, a Unicode letter or a Unicode digit."""
     return ch == "_" or ch.isalpha() or ch.isdigit()
 
 
 _State = Optional[Callable[[], "object"]]
 
+# Fast paths; each stops where Go's rune-by-rune loop would have to look closer.
+_SPACES = re.compile(r"[ \t\r\n]+")
+_ASCII_ALNUM = re.compile(r"[A-Za-z0-9_]*")
+_QUOTED_BODY = re.compile(r'(?:[^"\\\n]|\\[^\n])*')
+_CHAR_BODY = re.compile(r"(?:[^'\\\n]|\\[^\n])*")
+
 
 class _Lexer:
     def __init__(self, text: str, break_ok: bool, continue_ok: bool, emit_comments: bool) -> None:
         self.text = text
+        self.end = len(text)
         self.pos = 0
         self.start = 0
-        self.line = 1
-        self.start_line = 1
         self.paren_depth = 0
         self.items: list[Item] = []
         self.break_ok = break_ok
         self.continue_ok = continue_ok
         self.emit_comments = emit_comments
+        #: Offsets of every newline: an item's line is 1 + the newlines before its start.
+        self.newlines = [i for i, ch in enumerate(text) if ch == "\n"] if "\n" in text else []
 
     # -- primitives -------------------------------------------------------
+    def line_at(self, pos: int) -> int:
+        return bisect.bisect_left(self.newlines, pos) + 1 if self.newlines else 1
+
     def next(self) -> str:
-        if self.pos >= len(self.text):
-            self.pos += 1  # so that backup() works after EOF, as Go's atEOF
-            return ""
-        ch = self.text[self.pos]
-        self.pos += 1
-        if ch == "\n":
-            self.line += 1
-        return ch
+        """The next character, or "" at the end (moving past it, so backup() undoes it)."""
+        pos = self.pos
+        self.pos = pos + 1
+        return self.text[pos] if pos < self.end else ""
 
     def backup(self) -> None:
         self.pos -= 1
-        if self.pos < len(self.text) and self.text[self.pos] == "\n":
-            self.line -= 1
 
     def peek(self) -> str:
-        return self.text[self.pos] if self.pos < len(self.text) else ""
+        return self.text[self.pos] if self.pos < self.end else ""
 
     def emit(self, typ: ItemType) -> None:
-        self.items.append(Item(typ, self.start, self.text[self.start : self.pos], self.start_line))
+        start = self.start
+        self.items.append(Item(typ, start, self.text[start : self.pos], self.line_at(start)))
         self.start = self.pos
-        self.start_line = self.line
 
     def ignore(self) -> None:
-        self.line += self.text.count("\n", self.start, self.pos)
         self.start = self.pos
-        self.start_line = self.line
 
     def accept(self, valid: str) -> bool:
         ch = self.next()
@@ -172,14 +171,13 @@ class _Lexer:
         return False
 
     def accept_run(self, valid: str) -> None:
-        while True:
-            ch = self.next()
-            if ch == "" or ch not in valid:
-                break
-        self.backup()
+        text, pos, end = self.text, self.pos, self.end
+        while pos < end and text[pos] in valid:
+            pos += 1
+        self.pos = pos
 
     def error(self, msg: str) -> None:
-        self.items.append(Item(ItemType.ERROR, self.start, msg, self.start_line))
+        self.items.append(Item(ItemType.ERROR, self.start, msg, self.line_at(self.start)))
         return None
 
     def at_right_delim(self) -> tuple[bool, bool]:
@@ -192,9 +190,20 @@ class _Lexer:
 
     def at_terminator(self) -> bool:
         ch = self.peek()
-        if is_space(ch) or ch in ("", ".", ",", "|", ":", ")", "("):
+        if ch in _TERMINATORS:
             return True
         return self.text.startswith(RIGHT_DELIM, self.pos)
+
+    def scan_alnum(self) -> str:
+        """Consume Go's alphanumeric run; returns the first character that is not one."""
+        text = self.text
+        while True:
+            self.pos = _ASCII_ALNUM.match(text, self.pos).end()
+            ch = text[self.pos] if self.pos < self.end else ""
+            if ch and ord(ch) >= 0x80 and is_alnum(ch):
+                self.pos += 1
+                continue
+            return ch
 
     # -- states -------------------------------------------------------------
     def run(self) -> list[Item]:
@@ -214,17 +223,13 @@ class _Lexer:
                     seg = t[self.start : self.pos]
                     trim = len(seg) - len(seg.rstrip(SPACE_CHARS))
                 self.pos -= trim
-                self.line += t.count("\n", self.start, self.pos)
-                item = Item(ItemType.TEXT, self.start, t[self.start : self.pos], self.start_line)
-                self.start, self.start_line = self.pos, self.line
+                if self.pos > self.start:
+                    self.emit(ItemType.TEXT)
                 self.pos += trim
                 self.ignore()
-                if item.val:
-                    self.items.append(item)
             return self.lex_left_delim
         self.pos = len(t)
         if self.pos > self.start:
-            self.line += t.count("\n", self.start, self.pos)
             self.emit(ItemType.TEXT)
         self.emit(ItemType.EOF)
         return None
@@ -237,8 +242,7 @@ class _Lexer:
             self.pos += after
             self.ignore()
             return self.lex_comment
-        self.items.append(Item(ItemType.LEFT_DELIM, self.start, LEFT_DELIM, self.start_line))
-        self.start, self.start_line = self.pos, self.line
+        self.emit(ItemType.LEFT_DELIM)
         self.pos += after
         self.ignore()
         self.paren_depth = 0
@@ -253,9 +257,7 @@ class _Lexer:
         delim, trim = self.at_right_delim()
         if not delim:
             return self.error("comment ends before closing delimiter")
-        self.line += self.text.count("\n", self.start, self.pos)
-        item = Item(ItemType.COMMENT, self.start, self.text[self.start : self.pos], self.start_line)
-        self.start, self.start_line = self.pos, self.line
+        item = Item(ItemType.COMMENT, self.start, self.text[self.start : self.pos], self.line_at(self.start))
         if trim:
             self.pos += 2
         self.pos += len(RIGHT_DELIM)
@@ -279,140 +281,142 @@ class _Lexer:
         return self.lex_text
 
     def lex_inside_action(self) -> _State:
-        delim, _ = self.at_right_delim()
-        if delim:
-            if self.paren_depth == 0:
-                return self.lex_right_delim
-            return self.error("unclosed left paren")
-        ch = self.next()
-        if ch == "":
-            return self.error("unclosed action")
-        if is_space(ch):
-            self.backup()
-            return self.lex_space
-        if ch == "=":
-            self.emit(ItemType.ASSIGN)
-        elif ch == ":":
-            if self.next() != "=":
-                return self.error("expected :=")
-            self.emit(ItemType.DECLARE)
-        elif ch == "|":
-            self.emit(ItemType.PIPE)
-        elif ch == '"':
-            return self.lex_quote
-        elif ch == "`":
-            return self.lex_raw_quote
-        elif ch == "$":
-            return self.lex_variable
-        elif ch == "'":
-            return self.lex_char
-        elif ch == "." and self.pos < len(self.text) and not "0" <= self.text[self.pos] <= "9":
-            return self.lex_field
-        elif ch in "+-." or "0" <= ch <= "9":
-            self.backup()
-            return self.lex_number
-        elif is_alnum(ch):
-            self.backup()
-            return self.lex_identifier
-        elif ch == "(":
-            self.paren_depth += 1
-            self.emit(ItemType.LEFT_PAREN)
-        elif ch == ")":
-            self.paren_depth -= 1
-            if self.paren_depth < 0:
-                return self.error("unexpected right paren")
-            self.emit(ItemType.RIGHT_PAREN)
-        elif ord(ch) < 0x80 and ch.isprintable():
-            self.emit(ItemType.CHAR)
-        else:
-            return self.error(f"unrecognized character in action: {_sharp_u(ch)}")
-        return self.lex_inside_action
+        text = self.text
+        while True:
+            pos = self.pos
+            if text.startswith(RIGHT_DELIM, pos) or (_has_right_trim(text, pos) and text.startswith(RIGHT_DELIM, pos + 2)):
+                if self.paren_depth == 0:
+                    return self.lex_right_delim
+                return self.error("unclosed left paren")
+            if pos >= self.end:
+                return self.error("unclosed action")
+            ch = text[pos]
+            self.pos = pos + 1
+            if ch in SPACE_CHARS:
+                self.pos = pos
+                state = self.lex_space()
+                if state is not None:
+                    return state
+                continue
+            if ch == ".":
+                if self.pos < self.end and not "0" <= text[self.pos] <= "9":
+                    if self._field_or_variable(ItemType.FIELD) is None:
+                        return None
+                    continue
+                self.pos = pos
+                if self.lex_number() is None:
+                    return None
+                continue
+            if is_alnum(ch) and not "0" <= ch <= "9":
+                self.pos = pos
+                if self.lex_identifier() is None:
+                    return None
+                continue
+            if ch == "$":
+                if self.lex_variable() is None:
+                    return None
+                continue
+            if ch in "+-" or "0" <= ch <= "9":
+                self.pos = pos
+                if self.lex_number() is None:
+                    return None
+                continue
+            if ch == "=":
+                self.emit(ItemType.ASSIGN)
+            elif ch == ":":
+                if self.next() != "=":
+                    return self.error("expected :=")
+                self.emit(ItemType.DECLARE)
+            elif ch == "|":
+                self.emit(ItemType.PIPE)
+            elif ch == '"':
+                if self.lex_quote() is None:
+                    return None
+            elif ch == "`":
+                if self.lex_raw_quote() is None:
+                    return None
+            elif ch == "'":
+                if self.lex_char() is None:
+                    return None
+            elif ch == "(":
+                self.paren_depth += 1
+                self.emit(ItemType.LEFT_PAREN)
+            elif ch == ")":
+                self.paren_depth -= 1
+                if self.paren_depth < 0:
+                    return self.error("unexpected right paren")
+                self.emit(ItemType.RIGHT_PAREN)
+            elif ord(ch) < 0x80 and ch.isprintable():
+                self.emit(ItemType.CHAR)
+            else:
+                return self.error(f"unrecognized character in action: {_sharp_u(ch)}")
+
+    # The helpers below return a truthy value to continue inside the action, None on error
+    # (lex_space instead returns the next state when it reached a trimmed right delimiter).
 
     def lex_space(self) -> _State:
-        n = 0
-        while is_space(self.peek()):
-            self.next()
-            n += 1
+        """Spaces inside an action; a single space before ``-}}`` belongs to the delimiter."""
+        start = self.pos
+        self.pos = _SPACES.match(self.text, start).end()
         t, p = self.text, self.pos
         if _has_right_trim(t, p - 1) and t.startswith(RIGHT_DELIM, p + 1):
-            self.backup()
-            if n == 1:
+            self.pos -= 1
+            if p - start == 1:
                 return self.lex_right_delim
         self.emit(ItemType.SPACE)
-        return self.lex_inside_action
+        return None
 
-    def lex_identifier(self) -> _State:
-        while True:
-            ch = self.next()
-            if not is_alnum(ch):
-                self.backup()
-                word = self.text[self.start : self.pos]
-                if not self.at_terminator():
-                    return self.error(f"bad character {_sharp_u(ch)}")
-                typ = KEYWORDS.get(word)
-                if typ is not None and typ.is_keyword:
-                    if (typ is ItemType.BREAK and not self.break_ok) or (
-                        typ is ItemType.CONTINUE and not self.continue_ok
-                    ):
-                        self.emit(ItemType.IDENTIFIER)
-                    else:
-                        self.emit(typ)
-                elif word[0] == ".":
-                    self.emit(ItemType.FIELD)
-                elif word in ("true", "false"):
-                    self.emit(ItemType.BOOL)
-                else:
-                    self.emit(ItemType.IDENTIFIER)
-                return self.lex_inside_action
+    def lex_identifier(self) -> Optional[bool]:
+        ch = self.scan_alnum()
+        word = self.text[self.start : self.pos]
+        if not self.at_terminator():
+            return self.error(f"bad character {_sharp_u(ch)}")
+        typ = KEYWORDS.get(word)
+        if typ is not None and typ.is_keyword:
+            if (typ is ItemType.BREAK and not self.break_ok) or (typ is ItemType.CONTINUE and not self.continue_ok):
+                self.emit(ItemType.IDENTIFIER)
+            else:
+                self.emit(typ)
+        elif word in ("true", "false"):
+            self.emit(ItemType.BOOL)
+        else:
+            self.emit(ItemType.IDENTIFIER)
+        return True
 
-    def lex_field(self) -> _State:
-        return self._field_or_variable(ItemType.FIELD)
-
-    def lex_variable(self) -> _State:
+    def lex_variable(self) -> Optional[bool]:
         if self.at_terminator():
             self.emit(ItemType.VARIABLE)
-            return self.lex_inside_action
+            return True
         return self._field_or_variable(ItemType.VARIABLE)
 
-    def _field_or_variable(self, typ: ItemType) -> _State:
+    def _field_or_variable(self, typ: ItemType) -> Optional[bool]:
         if self.at_terminator():
             self.emit(ItemType.VARIABLE if typ is ItemType.VARIABLE else ItemType.DOT)
-            return self.lex_inside_action
-        while True:
-            ch = self.next()
-            if not is_alnum(ch):
-                self.backup()
-                break
+            return True
+        ch = self.scan_alnum()
         if not self.at_terminator():
             return self.error(f"bad character {_sharp_u(ch)}")
         self.emit(typ)
-        return self.lex_inside_action
+        return True
 
-    def lex_char(self) -> _State:
-        while True:
-            ch = self.next()
-            if ch == "\\":
-                ch2 = self.next()
-                if ch2 not in ("", "\n"):
-                    continue
-                return self.error("unterminated character constant")
-            if ch in ("", "\n"):
-                return self.error("unterminated character constant")
-            if ch == "'":
-                break
+    def lex_char(self) -> Optional[bool]:
+        self.pos = _CHAR_BODY.match(self.text, self.pos).end()
+        if self.peek() != "'":
+            return self.error("unterminated character constant")
+        self.pos += 1
         self.emit(ItemType.CHAR_CONSTANT)
-        return self.lex_inside_action
+        return True
 
-    def lex_number(self) -> _State:
+    def lex_number(self) -> Optional[bool]:
         if not self.scan_number():
-            return self.error(f"bad number syntax: {_go_quote(self.text[self.start:self.pos])}")
+            return self.error(f"bad number syntax: {gostrconv.quote(self.text[self.start:self.pos])}")
         if self.peek() in ("+", "-") and self.peek() != "":
             if not self.scan_number() or self.text[self.pos - 1] != "i":
-                return self.error(f"bad number syntax: {_go_quote(self.text[self.start:self.pos])}")
+                return self.error(f"bad number syntax: {gostrconv.quote(self.text[self.start:self.pos])}")
             self.emit(ItemType.COMPLEX)
-            return self.lex_inside_action
+            return True
         self.emit(ItemType.NUMBER)
-        return self.lex_inside_action
+        return True
 
     def scan_number(self) -> bool:
         self.accept("+-")
@@ -439,30 +443,24 @@ class _Lexer:
             return False
         return True
 
-    def lex_quote(self) -> _State:
-        while True:
-            ch = self.next()
-            if ch == "\\":
-                ch2 = self.next()
-                if ch2 not in ("", "\n"):
-                    continue
-                return self.error("unterminated quoted string")
-            if ch in ("", "\n"):
-                return self.error("unterminated quoted string")
-            if ch == '"':
-                break
+    def lex_quote(self) -> Optional[bool]:
+        self.pos = _QUOTED_BODY.match(self.text, self.pos).end()
+        if self.peek() != '"':
+            return self.error("unterminated quoted string")
+        self.pos += 1
         self.emit(ItemType.STRING)
-        return self.lex_inside_action
+        return True
 
-    def lex_raw_quote(self) -> _State:
-        while True:
-            ch = self.next()
-            if ch == "":
-                return self.error("unterminated raw quoted string")
-            if ch == "`":
-                break
+    def lex_raw_quote(self) -> Optional[bool]:
+        x = self.text.find("`", self.pos)
+        if x < 0:
+            return self.error("unterminated raw quoted string")
+        self.pos = x + 1
         self.emit(ItemType.RAW_STRING)
-        return self.lex_inside_action
+        return True
+
+
+_TERMINATORS = frozenset(" \t\r\n.,|:)(") | {""}
 
 
 def _has_left_trim(t: str, p: int) -> bool:

@@ -131,9 +131,6 @@ def new_number(tr: n.Tree, pos: int, text: str, typ: ItemType) -> n.NumberNode:
         return num
     if text.endswith("i"):
         f = _parse_float(text[:-1])
-        if f is None:
-            iv = _parse_int(text[:-1])
-            f = float(iv) if iv is not None else None
         if f is not None:
             num.is_complex = True
             num.complex128 = complex(0, f)
