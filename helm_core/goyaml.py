@@ -530,9 +530,45 @@ def _scalar(value: str, style: str | None = None) -> yaml.ScalarEvent:
     return yaml.ScalarEvent(None, None, (True, True), value, style=style)
 
 
-def _events(value: Any, out: list[yaml.Event]) -> None:
-    """Events for a value already in yaml.v2's decoded types (see :func:`_after_json`)."""
-    if value is None:
+_V2_ESCAPES = {0x00: "0", 0x07: "a", 0x08: "b", 0x09: "t", 0x0A: "n", 0x0B: "v", 0x0C: "f", 0x0D: "r",
+               0x1B: "e", 0x22: '"', 0x5C: "\\", 0x85: "N", 0xA0: "_", 0x2028: "L", 0x2029: "P"}
+#: libyaml writes a longer (or multi-line) mapping key as a complex "? " key.
+SIMPLE_KEY_MAX = 128
+_BREAKS = re.compile("[\n\r\x85\u2028\u2029]")
+#: Placeholder for a BOM-led string, swapped for yaml.v2's text after emitting.
+_BOM_TOKEN = "\ue000hcbom{}\ue000"
+
+
+def _escape_all(s: str) -> str:
+    """yaml.v2's double-quoted text for a string starting with a BOM: its ``is_bom`` looks at
+    the first character only, so every character is escaped (and nothing is folded)."""
+    out = []
+    for ch in s:
+        code = ord(ch)
+        if code in _V2_ESCAPES:
+            out.append("\\" + _V2_ESCAPES[code])
+        elif code <= 0xFF:
+            out.append(f"\\x{code:02X}")
+        elif code <= 0xFFFF:
+            out.append(f"\\u{code:04X}")
+        else:
+            out.append(f"\\U{code:08X}")
+    return '"' + "".join(out) + '"'
+
+
+def _events(value: Any, out: list[yaml.Event], boms: list[str] | None = None) -> None:
+    """Events for a value already in yaml.v2's decoded types (see :func:`_after_json`).
+
+    Strings led by a BOM become placeholders listed in ``boms`` (see :func:`_escape_all`).
+    """
+    if isinstance(value, str) and boms is not None and value.startswith("\ufeff"):
+        token = _BOM_TOKEN.format(len(boms))
+        boms.append(value)
+        if _BREAKS.search(value) or len(value.encode("utf-8", "surrogatepass")) > SIMPLE_KEY_MAX:
+            token += "x" * SIMPLE_KEY_MAX  # as a key, stays a complex "? " key like the original
+        boms.append(token)
+        out.append(_scalar(token))
+    elif value is None:
         out.append(_scalar("null"))
     elif value is True:
         out.append(_scalar("true"))
@@ -548,13 +584,13 @@ def _events(value: Any, out: list[yaml.Event]) -> None:
     elif isinstance(value, dict):
         out.append(yaml.MappingStartEvent(None, None, True, flow_style=False))
         for key in _sorted_keys(list(value)):
-            out.append(_scalar(key, _string_style(key)))
-            _events(value[key], out)
+            _events(key, out, boms)
+            _events(value[key], out, boms)
         out.append(yaml.MappingEndEvent())
     else:
         out.append(yaml.SequenceStartEvent(None, None, True, flow_style=False))
         for item in value:
-            _events(item, out)
+            _events(item, out, boms)
         out.append(yaml.SequenceEndEvent())
 
 
@@ -565,10 +601,13 @@ def dump(value: Any) -> str:
     Raises :class:`helm_core.gojson.JSONError` when JSON cannot represent the value.
     """
     events: list[yaml.Event] = [yaml.StreamStartEvent(), yaml.DocumentStartEvent(explicit=False)]
-    _events(_after_json(value), events)
+    boms: list[str] = []
+    _events(_after_json(value), events, boms)
     events += [yaml.DocumentEndEvent(explicit=False), yaml.StreamEndEvent()]
     text = yaml.emit(events, Dumper=_Dumper, indent=EMIT_INDENT, width=EMIT_WIDTH,
                      allow_unicode=True)
+    for original, token in zip(boms[::2], boms[1::2]):
+        text = text.replace(token, _escape_all(original), 1)
     # libyaml 0.2.5 closes an open-ended document (after a `|+` block) with "..."; yaml.v2 does not.
     if text.endswith("\n...\n"):
         text = text[:-4]

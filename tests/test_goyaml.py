@@ -101,6 +101,8 @@ def test_decode_all_returns_every_document():
         (("word " * 30).strip(), "word word word word word word word word word word word word word word word word word\n"
                                  "  word word word word word word word word word word word word word\n"),
         (b"hi", "aGk=\n"),
+        ("\ufeff\"ab", '"\\uFEFF\\"\\x61\\x62"\n'),
+        ({"\ufeffk\n": 1.0}, '? "\\uFEFF\\x6B\\n"\n: 1\n'),
     ],
     ids=lambda v: repr(v)[:30],
 )
@@ -117,7 +119,7 @@ def test_dump_of_nan_is_a_json_error():
 
 _ATOMS = [" ", " ", ":", "-", "#", '"', "'", "\n", "\t", "{", "}", "[", "]", ",", "&", "*", "!", "|",
           ">", "%", "@", "`", "?", "y", "n", "on", "no", "true", "null", "~", "0", "1", "12", ".",
-          "e", "é", "\x85", "\r", "\x00", "\\", "word", "longerword", "x" * 30, "0x1F", "0o7", "1e3",
+          "e", "é", "\x85", "\r", "\x00", "\\", "\ufeff", "word", "longerword", "x" * 30, "0x1F", "0o7", "1e3",
           "_", "2020-01-02", "12:30", "=", "<<", "\u00a0", "😀", "  ", "\n\n", " \n", "\n "]
 FUZZ_CASES = 400
 FUZZ_SEED = 20261123
