@@ -14,9 +14,11 @@ from __future__ import annotations
 import os
 import re
 import secrets
+import shutil
 import subprocess
+import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -61,7 +63,7 @@ def cluster() -> Iterator[ClusterInfo]:
     bin_dir = tools.bin_dir()
     if tools.missing_binaries(bin_dir):
         try:
-            tools.build(out=lambda line: print(line, flush=True))
+            tools.build(out=lambda line: print(line, file=sys.__stderr__, flush=True))
         except errors.ToolsMissingError as exc:
             _unavailable(str(exc))
         except errors.ToolBuildError as exc:
@@ -128,15 +130,6 @@ class Kubectl:
 
 @pytest.fixture(scope="session")
 def kubectl(cluster: ClusterInfo) -> Kubectl:
-    if not _which("kubectl"):
+    if not shutil.which("kubectl"):
         pytest.skip("kubectl is not on PATH")
     return Kubectl(cluster.kubeconfig)
-
-
-def _which(name: str, extra: Sequence[Path] = ()) -> str | None:
-    import shutil
-
-    for folder in extra:
-        if os.access(folder / name, os.X_OK):
-            return str(folder / name)
-    return shutil.which(name)

@@ -178,6 +178,7 @@ class ControlPlane:
             f"--etcd-servers=http://127.0.0.1:{self.ports.etcd_client}",
             "--bind-address=127.0.0.1",
             "--advertise-address=127.0.0.1",
+            "--endpoint-reconciler-type=none",
             f"--secure-port={self.ports.apiserver}",
             f"--cert-dir={self.directory / 'pki'}",
             f"--tls-cert-file={credentials.cert('apiserver')}",
