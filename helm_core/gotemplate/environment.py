@@ -23,7 +23,9 @@ immutable and shared by every set and clone that holds them.
 """
 from __future__ import annotations
 
+import contextlib
 import contextvars
+import gc
 import hashlib
 import sys
 import threading
@@ -49,6 +51,24 @@ _CURRENT: contextvars.ContextVar[Optional["TemplateSet"]] = contextvars.ContextV
 def current_set() -> Optional["TemplateSet"]:
     """The template set executing right now (for functions like Helm's ``include``)."""
     return _CURRENT.get()
+
+
+@contextlib.contextmanager
+def _gc_paused() -> Any:
+    """Pause the cyclic GC while building trees and closures.
+
+    Parsing allocates many small objects that all stay alive; letting the collector scan
+    them repeatedly halves parse speed. Nothing cyclic is freed during a parse, so pausing
+    changes no behaviour; the previous state is restored (nested pauses are harmless).
+    """
+    was_enabled = gc.isenabled()
+    if was_enabled:
+        gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 class Environment:
@@ -83,9 +103,10 @@ class Environment:
             if trees is not None:
                 self._cache.move_to_end(key)
                 return trees
-        trees = parser.parse(name, text, known.__contains__)
-        for tree in trees.values():
-            compiler.compile_tree(tree)
+        with _gc_paused():
+            trees = parser.parse(name, text, known.__contains__)
+            for tree in trees.values():
+                compiler.compile_tree(tree)
         with self._lock:
             self._cache[key] = trees
             if len(self._cache) > PARSE_CACHE_SIZE:
