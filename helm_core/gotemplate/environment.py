@@ -71,6 +71,24 @@ def _gc_paused() -> Any:
             gc.enable()
 
 
+def check_funcs(funcs: Mapping[str, Callable[..., Any]]) -> None:
+    """Refuse what Go's ``FuncMap`` registration refuses: bad names and non-functions.
+
+    Names must be Go identifiers (a letter or ``_``, then letters, digits or ``_``);
+    values must be callable with a valid ``__go_params__`` when they declare one.
+    """
+    for name, fn in funcs.items():
+        if not name or not (name[0] == "_" or name[0].isalpha()) or not all(
+            c == "_" or c.isalpha() or c.isdigit() for c in name
+        ):
+            raise ValueError(f"function name {parser.gofmt.quote(name)} is not a valid identifier")
+        if not callable(fn):
+            raise ValueError(f"value for {name} not a function")
+        params = getattr(fn, "__go_params__", None)
+        if params is not None and getattr(fn, "__go_variadic__", False) and not params:
+            raise ValueError(f"variadic function {name} declares no parameters")
+
+
 class Environment:
     """Functions and options shared by template sets; owns the parse/compile cache."""
 
@@ -79,6 +97,7 @@ class Environment:
     ) -> None:
         if missingkey not in ("zero", "error", "default"):
             raise ValueError(f"unsupported missingkey {missingkey!r}")
+        check_funcs(funcs or {})
         self.funcs: dict[str, Callable[..., Any]] = {**builtins.BUILTINS, **(funcs or {})}
         self.plans: dict[str, runtime.Plan] = {name: runtime.make_plan(fn) for name, fn in self.funcs.items()}
         self.missingkey: MissingKey = missingkey
@@ -143,6 +162,7 @@ class TemplateSet:
     # -- building -----------------------------------------------------------
     def add_funcs(self, funcs: Mapping[str, Callable[..., Any]]) -> None:
         """Add or replace functions of this set only (visible to later parses and executions)."""
+        check_funcs(funcs)
         self._set_funcs({**self._own_funcs, **funcs})
 
     def parse(self, name: str, text: str, *, extra_names: Iterable[str] = ()) -> None:
