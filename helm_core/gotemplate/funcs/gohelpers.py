@@ -90,9 +90,11 @@ def go_to_upper(ch: str) -> str:
 
 
 def go_to_lower(ch: str) -> str:
-    """``unicode.ToLower`` of one rune."""
+    """``unicode.ToLower`` of one rune (simple mapping: U+0130 İ becomes plain i)."""
     lo = ch.lower()
-    return lo if len(lo) == 1 else ch
+    if len(lo) == 1:
+        return lo
+    return "i" if ch == "\u0130" else ch
 
 
 def to_bytes(s: str) -> bytes:

@@ -186,7 +186,8 @@ def _decimal_op(a: Any, rest: tuple[Any, ...], op: Callable[[decimal.Decimal, de
     acc = _to_decimal(a)
     for v in rest:
         acc = op(acc, _to_decimal(v))
-    return float(acc)
+    result = float(acc)
+    return 0.0 if result == 0 else result  # decimals have no negative zero
 
 
 def _dadd(x: decimal.Decimal, y: decimal.Decimal) -> decimal.Decimal:

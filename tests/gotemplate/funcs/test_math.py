@@ -76,3 +76,7 @@ def test_rand_int_stays_in_half_open_range() -> None:
 
 def test_maxf_propagates_nan_like_math_max() -> None:
     assert math.isnan(m.maxf(1, "nan")) and math.isnan(m.minf("nan", 1))
+
+
+def test_decimal_results_have_no_negative_zero() -> None:
+    assert str(m.mulf(-2.5, 0)) == "0.0" and str(m.divf(0, -2)) == "0.0"

@@ -129,3 +129,7 @@ def test_trunc_counts_bytes_not_runes() -> None:
 def test_shuffle_permutes_runes() -> None:
     text = "abcdefghijé"
     assert sorted(st.shuffle(text)) == sorted(text)
+
+
+def test_dotted_capital_i_lowers_to_plain_i_like_go() -> None:
+    assert (st.lower("İstanbul"), st.snakecase("İstanbul"), st.swapcase("İx")) == ("istanbul", "istanbul", "iX")
