@@ -11,8 +11,10 @@ error. Go ints and int64s are one Python ``int`` here, so ``duration`` and
 from __future__ import annotations
 
 import datetime
+import re
 from typing import Any
 
+from helm_core.gotemplate import gofmt
 from helm_core.gotemplate.funcs import gotime
 from helm_core.gotemplate.gotypes import Duration, FuncError, signature
 
@@ -24,6 +26,55 @@ _EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
 _YEAR_NS = gotime.NS_PER_HOUR * 24 * 365
 _MONTH_NS = gotime.NS_PER_HOUR * 24 * 30
 _DAY_NS = gotime.NS_PER_HOUR * 24
+
+
+_UNITS = {"ns": 1, "us": gotime.NS_PER_US, "\u00b5s": gotime.NS_PER_US, "\u03bcs": gotime.NS_PER_US,
+          "ms": gotime.NS_PER_MS,
+          "s": gotime.NS_PER_S, "m": gotime.NS_PER_MIN, "h": gotime.NS_PER_HOUR}
+_DURATION_MAX = (1 << 63) - 1
+
+
+def parse_duration(s: str) -> Duration:
+    """``time.ParseDuration`` with Go's error texts."""
+    orig = s
+    neg = False
+    if s[:1] in "+-" and s:
+        neg = s[0] == "-"
+        s = s[1:]
+    if s == "0":
+        return Duration(0)
+    if not s:
+        raise FuncError(f"time: invalid duration {gotime.go_quote(orig)}")
+    total = 0
+    while s:
+        m = re.match(r"([0-9]*)(?:\.([0-9]*))?", s)
+        assert m
+        whole, frac = m.group(1), m.group(2)
+        if not whole and not frac:
+            raise FuncError(f"time: invalid duration {gotime.go_quote(orig)}")
+        s = s[m.end():]
+        u = re.match(r"[^0-9.]*", s)
+        assert u
+        unit = u.group()
+        if not unit:
+            raise FuncError(f"time: missing unit in duration {gotime.go_quote(orig)}")
+        if unit not in _UNITS:
+            raise FuncError(f"time: unknown unit {gotime.go_quote(unit)} in duration {gotime.go_quote(orig)}")
+        s = s[u.end():]
+        scale = _UNITS[unit]
+        v = int(whole or "0") * scale
+        if frac:
+            f = int(frac[:18]) if frac[:18] else 0
+            v += f * scale // 10 ** len(frac[:18])
+        total += v
+        if total > _DURATION_MAX + (1 if neg else 0):
+            raise FuncError(f"time: invalid duration {gotime.go_quote(orig)}")
+    return Duration(-total if neg else total)
+
+
+def format_duration(d: Duration | int) -> str:
+    """``time.Duration.String``: ``1h2m3.5s``, ``1.5ms``, ``0s`` (gofmt's rule)."""
+    return gofmt.format_duration(d.nanoseconds if isinstance(d, Duration) else d)
 
 
 def _as_time(v: Any) -> datetime.datetime:
@@ -83,7 +134,7 @@ def _add(t: datetime.datetime, d: Duration) -> datetime.datetime:
 @signature("string", "time.Time")
 def must_date_modify(spec: str, t: datetime.datetime) -> datetime.datetime:
     """``mustDateModify DURATION TIME``."""
-    return _add(t, gotime.parse_duration(spec))
+    return _add(t, parse_duration(spec))
 
 
 @signature("string", "time.Time")
@@ -138,7 +189,7 @@ def _round_seconds(ns: int) -> int:
 @signature("interface {}")
 def ago(d: Any) -> str:
     """``ago``: time since DATE, rounded to seconds."""
-    return gotime.format_duration(_round_seconds(_since_ns(_as_time(d))))
+    return format_duration(_round_seconds(_since_ns(_as_time(d))))
 
 
 @signature("interface {}")
@@ -155,7 +206,7 @@ def duration(sec: Any) -> str:
     elif isinstance(sec, int) and not isinstance(sec, bool):
         n = sec
     total = (n * gotime.NS_PER_S + (1 << 63)) % (1 << 64) - (1 << 63)
-    return gotime.format_duration(total)
+    return format_duration(total)
 
 
 @signature("interface {}")
@@ -164,7 +215,7 @@ def duration_round(d: Any) -> str:
     ns = 0
     if isinstance(d, str):
         try:
-            ns = gotime.parse_duration(d).nanoseconds
+            ns = parse_duration(d).nanoseconds
         except FuncError:
             ns = 0
     elif isinstance(d, Duration):

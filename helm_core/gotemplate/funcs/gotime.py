@@ -1,5 +1,5 @@
 """Go's ``time`` package pieces the date functions need: reference-time layouts
-(``2006-01-02 15:04:05``) for formatting and parsing, durations, zones.
+(``2006-01-02 15:04:05``) for formatting and parsing, zones.
 
 Why: chart authors write Go layouts, so ``date "2006-01-02"`` must print exactly
 what Go prints. Rules: layouts are tokenised as Go's ``nextStdChunk`` does;
@@ -13,7 +13,6 @@ import functools
 import re
 import zoneinfo
 
-from helm_core.gotemplate import gofmt
 from helm_core.gotemplate.gotypes import Duration, FuncError
 
 RFC3339_NANO = "2006-01-02T15:04:05.999999999Z07:00"
@@ -415,11 +414,8 @@ def parse_time(layout: str, value: str, default_zone: datetime.tzinfo) -> dateti
                 if value.startswith("UTC"):
                     zone, value = UTC, value[3:]
                 else:
-                    m = re.match(r"[A-Z]{3,5}", value)
-                    if not m or len(m.group()) == 5 and m.group()[4] != "T" or len(m.group()) == 4 and (
-                            m.group()[3] != "T" and m.group() != "WITA"):
-                        raise _Bad
-                    zone_name, value = m.group(), value[m.end():]
+                    n = _parse_zone_name(value)
+                    zone_name, value = value[:n], value[n:]
             elif std.startswith("frac0"):
                 ndigit = 1 + int(std[6:])
                 if len(value) < ndigit:
@@ -473,10 +469,35 @@ def parse_time(layout: str, value: str, default_zone: datetime.tzinfo) -> dateti
         if local.tzname() == zone_name:
             result = local
         else:
-            result = naive.replace(tzinfo=FixedZone(zone_name, 0))
+            # Go keeps the wall clock as UTC and only labels it (GMT+3 gets a +3h offset).
+            offset = int(zone_name[3:]) * 3600 if zone_name.startswith("GMT") and len(zone_name) > 3 else 0
+            result = naive.replace(tzinfo=datetime.timezone.utc).astimezone(FixedZone(zone_name, offset))
     else:
         result = naive.replace(tzinfo=default_zone)
     return with_nanos(result, nsec)
+
+
+def _parse_zone_name(value: str) -> int:
+    """Go's ``parseTimeZone``: the length of a zone abbreviation at the start of ``value``."""
+    if len(value) < 3:
+        raise _Bad
+    if value[:4] in ("ChST", "MeST"):
+        return 4
+    if value.startswith("GMT"):
+        m = re.match(r"[+-]([0-9]+)", value[3:])
+        if m and int(m.group(1)) <= 23:
+            return 3 + m.end()
+        return 3
+    if value[0] in "+-":
+        m = re.match(r"[+-]([0-9]+)", value)
+        if m and int(m.group(1)) <= 23:
+            return m.end()
+        raise _Bad
+    upper = re.match(r"[A-Z]{0,6}", value)
+    n = len(upper.group()) if upper else 0
+    if n == 5 and value[4] == "T" or n == 4 and (value[3] == "T" or value[:4] == "WITA") or n == 3:
+        return n
+    raise _Bad
 
 
 class GoTime(datetime.datetime):
@@ -530,54 +551,6 @@ def _parse_offset(std: str, value: str) -> tuple[int, str, str]:
     elif value[0] != "+":
         raise _Bad
     return offset, value[need:], range_err
-
-
-_UNITS = {"ns": 1, "us": NS_PER_US, "\u00b5s": NS_PER_US, "\u03bcs": NS_PER_US, "ms": NS_PER_MS,
-          "s": NS_PER_S, "m": NS_PER_MIN, "h": NS_PER_HOUR}
-_DURATION_MAX = (1 << 63) - 1
-
-
-def parse_duration(s: str) -> Duration:
-    """``time.ParseDuration`` with Go's error texts."""
-    orig = s
-    neg = False
-    if s[:1] in "+-" and s:
-        neg = s[0] == "-"
-        s = s[1:]
-    if s == "0":
-        return Duration(0)
-    if not s:
-        raise FuncError(f"time: invalid duration {go_quote(orig)}")
-    total = 0
-    while s:
-        m = re.match(r"([0-9]*)(?:\.([0-9]*))?", s)
-        assert m
-        whole, frac = m.group(1), m.group(2)
-        if not whole and not frac:
-            raise FuncError(f"time: invalid duration {go_quote(orig)}")
-        s = s[m.end():]
-        u = re.match(r"[^0-9.]*", s)
-        assert u
-        unit = u.group()
-        if not unit:
-            raise FuncError(f"time: missing unit in duration {go_quote(orig)}")
-        if unit not in _UNITS:
-            raise FuncError(f"time: unknown unit {go_quote(unit)} in duration {go_quote(orig)}")
-        s = s[u.end():]
-        scale = _UNITS[unit]
-        v = int(whole or "0") * scale
-        if frac:
-            f = int(frac[:18]) if frac[:18] else 0
-            v += f * scale // 10 ** len(frac[:18])
-        total += v
-        if total > _DURATION_MAX + (1 if neg else 0):
-            raise FuncError(f"time: invalid duration {go_quote(orig)}")
-    return Duration(-total if neg else total)
-
-
-def format_duration(d: Duration | int) -> str:
-    """``time.Duration.String``: ``1h2m3.5s``, ``1.5ms``, ``0s`` (gofmt's rule)."""
-    return gofmt.format_duration(d.nanoseconds if isinstance(d, Duration) else d)
 
 
 def now() -> datetime.datetime:

@@ -83,7 +83,7 @@ DURATIONS = [
 
 @pytest.mark.parametrize(("text", "ns"), [c[1:] for c in DURATIONS], ids=[c[0] for c in DURATIONS])
 def test_parse_duration(text: str, ns: int) -> None:
-    assert gotime.parse_duration(text) == Duration(ns)
+    assert dates.parse_duration(text) == Duration(ns)
 
 
 DURATION_ERRORS = [
@@ -132,3 +132,8 @@ def test_ago_and_now() -> None:
     assert dates.ago(dates.now()) == "0s"
     assert dates.ago(datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(minutes=2)) == "2m0s"
     assert dates.now().tzinfo is not None
+
+
+def test_gmt_offset_zone_names_label_the_utc_wall_clock() -> None:
+    t = dates.must_to_date("2006-01-02 MST", "2024-03-05 GMT+3")
+    assert (dates.unix_epoch(t), gotime.format_time(t, "15:04 MST -0700")) == ("1709596800", "03:00 GMT+3 +0300")
