@@ -27,6 +27,14 @@ def test_every_certificate_is_signed_by_the_ca(credentials: pki.Pki, stem: str) 
     load(credentials.cert(stem)).verify_directly_issued_by(load(credentials.ca_cert))
 
 
+def test_front_proxy_client_is_signed_by_its_own_ca(credentials: pki.Pki) -> None:
+    client = load(credentials.cert(pki.FRONT_PROXY_CLIENT))
+    client.verify_directly_issued_by(load(credentials.cert("front-proxy-ca")))
+    assert client.subject.rfc4514_string() == "CN=front-proxy-client"
+    with pytest.raises(ValueError):
+        client.verify_directly_issued_by(load(credentials.ca_cert))
+
+
 def test_serving_certificate_covers_every_api_server_name(credentials: pki.Pki) -> None:
     names = load(credentials.cert("apiserver")).extensions.get_extension_for_class(
         x509.SubjectAlternativeName).value

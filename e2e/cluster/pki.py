@@ -10,6 +10,9 @@ Rules:
 - Identities follow kubeadm's: the admin is ``kubernetes-admin`` in ``system:masters``; the
   controllers use ``system:kube-controller-manager`` and ``system:kube-scheduler``, which the
   API server's bootstrap RBAC policy already binds.
+- A second CA, ``front-proxy-ca``, signs the ``front-proxy-client`` certificate the API server
+  presents to aggregated API servers (the aggregation layer); components read it to trust
+  request-header authentication, as in kubeadm.
 - Certificates are valid for ``VALIDITY`` from one hour in the past (clock skew).
 """
 from __future__ import annotations
@@ -73,13 +76,38 @@ class Pki:
         return self.directory / "sa.pub"
 
 
+FRONT_PROXY_CLIENT = "front-proxy-client"
+
+
 def write(directory: Path) -> Pki:
-    """Generate the CA, the API server, client and service-account keys into ``directory``."""
+    """Generate the CAs, the API server, client and service-account keys into ``directory``."""
     directory.mkdir(parents=True, exist_ok=True)
     pki = Pki(directory)
     now = datetime.datetime.now(datetime.timezone.utc)
+    ca_key, ca_cert = _authority(pki, "ca", "helm-controller-e2e-ca", now)
+    server_names: list[x509.GeneralName] = [x509.DNSName(name) for name in API_SERVER_DNS_NAMES]
+    server_names += [x509.IPAddress(ipaddress.ip_address(ip)) for ip in API_SERVER_IPS]
+    _issue(pki, "apiserver", "kube-apiserver", (), ca_key, ca_cert, now,
+           usage=ExtendedKeyUsageOID.SERVER_AUTH, names=server_names)
+    for stem, (common_name, organisations) in CLIENTS.items():
+        _issue(pki, stem, common_name, organisations, ca_key, ca_cert, now,
+               usage=ExtendedKeyUsageOID.CLIENT_AUTH, names=[])
+    proxy_key, proxy_cert = _authority(pki, "front-proxy-ca", "helm-controller-e2e-front-proxy",
+                                       now)
+    _issue(pki, FRONT_PROXY_CLIENT, FRONT_PROXY_CLIENT, (), proxy_key, proxy_cert, now,
+           usage=ExtendedKeyUsageOID.CLIENT_AUTH, names=[])
+
+    sa_key = ec.generate_private_key(ec.SECP256R1())
+    pki.service_account_key.write_bytes(_private_pem(sa_key))
+    pki.service_account_public_key.write_bytes(sa_key.public_key().public_bytes(
+        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo))
+    return pki
+
+
+def _authority(pki: Pki, stem: str, common_name: str, now: datetime.datetime
+               ) -> tuple[ec.EllipticCurvePrivateKey, x509.Certificate]:
     ca_key = ec.generate_private_key(ec.SECP256R1())
-    ca_name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "helm-controller-e2e-ca")])
+    ca_name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, common_name)])
     ca_cert = (
         _builder(ca_name, ca_name, ca_key.public_key(), now)
         .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
@@ -94,21 +122,8 @@ def write(directory: Path) -> Pki:
                        critical=False)
         .sign(ca_key, hashes.SHA256())
     )
-    _write_pair(pki, "ca", ca_key, ca_cert)
-
-    server_names: list[x509.GeneralName] = [x509.DNSName(name) for name in API_SERVER_DNS_NAMES]
-    server_names += [x509.IPAddress(ipaddress.ip_address(ip)) for ip in API_SERVER_IPS]
-    _issue(pki, "apiserver", "kube-apiserver", (), ca_key, ca_cert, now,
-           usage=ExtendedKeyUsageOID.SERVER_AUTH, names=server_names)
-    for stem, (common_name, organisations) in CLIENTS.items():
-        _issue(pki, stem, common_name, organisations, ca_key, ca_cert, now,
-               usage=ExtendedKeyUsageOID.CLIENT_AUTH, names=[])
-
-    sa_key = ec.generate_private_key(ec.SECP256R1())
-    pki.service_account_key.write_bytes(_private_pem(sa_key))
-    pki.service_account_public_key.write_bytes(sa_key.public_key().public_bytes(
-        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo))
-    return pki
+    _write_pair(pki, stem, ca_key, ca_cert)
+    return ca_key, ca_cert
 
 
 def _builder(subject: x509.Name, issuer: x509.Name, public_key: ec.EllipticCurvePublicKey,
