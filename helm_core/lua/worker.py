@@ -24,7 +24,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -34,8 +34,6 @@ from helm_core.lua import limits as limits_mod
 HEADER = struct.Struct(">Q")
 #: Seconds a new worker may take to import lupa and report ready.
 STARTUP_TIMEOUT = 30.0
-#: Seconds a worker gets to exit after its pipe closes before it is killed.
-EXIT_GRACE = 1.0
 #: Bytes of protocol overhead allowed on top of ``LuaLimits.max_bytes`` per reply.
 REPLY_SLACK = 1024 * 1024
 
@@ -163,13 +161,13 @@ class WorkerSession:
         self._ready = False
         self._max_reply = max_reply_bytes + REPLY_SLACK
         self.pid = self._proc.pid
+        #: Called once after :meth:`close` (the pool uses it to start the next spare).
+        self.on_close: Callable[[], None] | None = None
 
     def call(self, request: Mapping[str, Any], *, timeout: float) -> dict[str, Any]:
         if self._proc.poll() is not None:
             raise errors.LuaError("the Lua worker process is gone")
-        if not self._ready:
-            self._read(time.monotonic() + STARTUP_TIMEOUT, "starting the Lua worker")
-            self._ready = True
+        self.wait_ready()
         data = json.dumps(request, separators=(",", ":")).encode("utf-8")
         try:
             assert self._proc.stdin is not None
@@ -180,6 +178,12 @@ class WorkerSession:
             raise errors.LuaError("the Lua worker process died") from None
         what = f"{request.get('op')} {request.get('event', '')}".strip()
         return self._read(time.monotonic() + timeout, what, timeout=timeout)
+
+    def wait_ready(self) -> None:
+        """Block until the worker has imported lupa and reported ready."""
+        if not self._ready:
+            self._read(time.monotonic() + STARTUP_TIMEOUT, "starting the Lua worker")
+            self._ready = True
 
     def _read(self, deadline: float, what: str, *, timeout: float = STARTUP_TIMEOUT) -> dict[str, Any]:
         head = self._read_exact(HEADER.size, deadline, what, timeout)
@@ -232,42 +236,51 @@ class WorkerSession:
                     pass
 
     def close(self) -> None:
-        if self._proc.poll() is None:
-            self._close_pipes()
-            try:
-                self._proc.wait(EXIT_GRACE)
-            except subprocess.TimeoutExpired:
-                self.kill()
-        else:
-            self._close_pipes()
+        """End the worker at once: its state is disposable, and waiting for a Python
+        interpreter to tear down costs ~100 ms."""
+        self.kill()
+        callback, self.on_close = self.on_close, None
+        if callback is not None:
+            callback()
 
 
 class WorkerPool:
     """Keeps one started worker ready so an operation does not pay interpreter startup.
 
     Each :meth:`session` hands out a fresh process (one per operation: charts of two
-    operations never share a process) and starts the next spare in the background."""
+    operations never share a process); the next spare starts when that session closes,
+    so its interpreter startup does not compete with the operation for CPU."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._spare: WorkerSession | None = None
+        self._closed = False
 
-    def warm(self) -> None:
-        """Start the spare worker now (e.g. when the program starts)."""
+    def warm(self, *, wait: bool = False) -> None:
+        """Start the spare worker now (e.g. when the program starts); ``wait`` blocks
+        until it is ready."""
         with self._lock:
             if self._spare is None:
                 self._spare = WorkerSession()
+            if wait:
+                self._spare.wait_ready()
 
     def session(self) -> WorkerSession:
         with self._lock:
             spare, self._spare = self._spare, None
             if spare is None or spare._proc.poll() is not None:
                 spare = WorkerSession()
-            self._spare = WorkerSession()
+            spare.on_close = self._refill
             return spare
+
+    def _refill(self) -> None:
+        with self._lock:
+            if self._spare is None and not self._closed:
+                self._spare = WorkerSession()
 
     def close(self) -> None:
         with self._lock:
+            self._closed = True
             if self._spare is not None:
                 self._spare.close()
                 self._spare = None
