@@ -5,14 +5,16 @@ Why: patterns are Go RE2 syntax and results must follow Go's ``regexp``
 iteration rules (an empty match right after a match is skipped; ``$1W`` names
 group "1W"). Patterns are translated to Python ``re``: ASCII ``\\d \\w \\s``,
 ``$`` only at the very end unless ``(?m)``, ``\\z``, ``(?<name>)``, POSIX
-classes. Not translated: ``\\p{...}`` Unicode classes and ``(?U)``; such a
-pattern fails with an ``error parsing regexp`` message. Non-``must`` forms
+classes, ``\\Q...\\E``, ``\\x{HHHH}``, ``\\pL``/``\\p{Lu}`` general categories. Not
+translated: script classes (``\\p{Greek}``) and ``(?U)``; such a pattern fails
+with an ``error parsing regexp`` message. Non-``must`` forms
 fail with Go's ``regexp: Compile(`x`): ...`` panic text.
 """
 from __future__ import annotations
 
 import functools
 import re
+import unicodedata
 from typing import Any, Callable
 
 from helm_core.gotemplate import gofmt
@@ -40,7 +42,22 @@ def _translate(expr: str) -> str:
             if nxt == "z":
                 out.append("\\Z")
             elif nxt in "pP":
-                raise re.error("invalid character class range", expr, i)
+                name, i = _class_name(expr, i)
+                ranges = _category_ranges(name)
+                negate = nxt == "P"
+                out.append(ranges if in_class and not negate else ("[^" if negate else "[") + ranges + "]")
+                continue
+            elif nxt == "Q":
+                end = expr.find("\\E", i + 2)
+                literal = expr[i + 2:] if end < 0 else expr[i + 2:end]
+                out.append(re.escape(literal))
+                i = n if end < 0 else end + 2
+                continue
+            elif nxt == "x" and expr.startswith("{", i + 2):
+                end = expr.find("}", i + 3)
+                out.append(_escape_code(int(expr[i + 3:end], 16)) if end > 0 else "\\x")
+                i = end + 1 if end > 0 else i + 2
+                continue
             elif nxt == "Z":
                 raise re.error("bad escape \\Z", expr, i)
             else:
@@ -87,6 +104,40 @@ def _translate(expr: str) -> str:
         out.append(c)
         i += 1
     return "".join(out)
+
+
+def _class_name(expr: str, i: int) -> tuple[str, int]:
+    """The Unicode class named after ``\\p``/``\\P`` at ``i`` and the index after it."""
+    if expr.startswith("{", i + 2):
+        end = expr.find("}", i + 3)
+        if end < 0:
+            raise re.error("invalid character class range", expr, i)
+        return expr[i + 3:end], end + 1
+    return expr[i + 2:i + 3], i + 3
+
+
+def _escape_code(code: int) -> str:
+    return f"\\U{code:08x}" if code > 0xFFFF else f"\\u{code:04x}"
+
+
+@functools.lru_cache(maxsize=64)
+def _category_ranges(name: str) -> str:
+    """A character-class body for Unicode general category ``name`` (``L``, ``Lu``, ``Nd``...).
+
+    Scripts (``Greek``) are not available from Python's unicodedata: such a class is an error.
+    """
+    if not name or not name.isalpha() or len(name) > 2 or not name[0].isupper():
+        raise re.error("invalid character class range", name, 0)
+    ranges: list[tuple[int, int]] = []
+    for code in range(0x110000):
+        if unicodedata.category(chr(code)).startswith(name):
+            if ranges and ranges[-1][1] == code - 1:
+                ranges[-1] = (ranges[-1][0], code)
+            else:
+                ranges.append((code, code))
+    if not ranges:
+        raise re.error("invalid character class range", name, 0)
+    return "".join(_escape_code(a) if a == b else f"{_escape_code(a)}-{_escape_code(b)}" for a, b in ranges)
 
 
 def _go_regexp_quote(s: str) -> str:

@@ -31,6 +31,11 @@ CASES = [
     ("split_limit", rx.regex_split, ("", "abc", 2), ["a", "bc"]),
     ("split_empty_input", rx.regex_split, ("x", "", -1), [""]),
     ("split_zero", rx.regex_split, ("x", "axb", 0), []),
+    ("quoted_literal", rx.regex_find_all, (r"\Qa.b\E", "a.b axb", -1), ["a.b"]),
+    ("hex_code_point", rx.regex_find_all, (r"[\x{61}-\x{63}]+", "abcd", -1), ["abc"]),
+    ("unicode_letters", rx.regex_find_all, (r"\pL+", "é1ab", -1), ["é", "ab"]),
+    ("unicode_upper_class", rx.regex_find_all, (r"[\p{Lu}\d]+", "aÉ1b", -1), ["É1"]),
+    ("unicode_not_letter", rx.regex_find_all, (r"\PL+", "é1-b", -1), ["1-"]),
     ("quote_meta", rx.regex_quote_meta, ("a.b*c{1}",), "a\\.b\\*c\\{1\\}"),
 ]
 
