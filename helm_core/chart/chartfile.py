@@ -204,7 +204,7 @@ def _metadata_from(fields: _Fields, *, api_version: str, name: str, version: str
         version=version,
         kube_version=fields.str("kubeVersion"),
         description=fields.str("description"),
-        type=fields.str("type") or model.TYPE_APPLICATION,
+        type=fields.str("type"),  # "" when absent, as Helm keeps it (.Chart.Type, toJson .Chart)
         keywords=fields.str_list("keywords"),
         home=fields.str("home"),
         sources=fields.str_list("sources"),

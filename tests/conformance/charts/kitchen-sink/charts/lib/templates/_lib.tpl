@@ -1,0 +1,1 @@
+{{- define "lib.greet" -}}hello {{ .Chart.Name }}{{- end -}}

@@ -1,0 +1,1 @@
+{{- define "ks.shared" -}}sub{{- end -}}
