@@ -32,7 +32,7 @@ import threading
 from collections import OrderedDict
 from typing import Any, Callable, Iterable, Literal, Mapping, Optional
 
-from helm_core.gotemplate import compiler, nodes, parser, runtime
+from helm_core.gotemplate import compiler, gofmt, nodes, parser, runtime
 from helm_core.gotemplate.funcs import builtins
 
 MissingKey = Literal["zero", "error", "default"]
@@ -81,7 +81,7 @@ def check_funcs(funcs: Mapping[str, Callable[..., Any]]) -> None:
         if not name or not (name[0] == "_" or name[0].isalpha()) or not all(
             c == "_" or c.isalpha() or c.isdigit() for c in name
         ):
-            raise ValueError(f"function name {parser.gofmt.quote(name)} is not a valid identifier")
+            raise ValueError(f"function name {gofmt.quote(name)} is not a valid identifier")
         if not callable(fn):
             raise ValueError(f"value for {name} not a function")
         params = getattr(fn, "__go_params__", None)
@@ -208,8 +208,8 @@ class TemplateSet:
         run = self.lookup_compiled(name)
         if run is None:
             raise runtime.ExecError(
-                f"template: no template {parser.gofmt.quote(name)} associated with template "
-                f"{parser.gofmt.quote(self.name)}",
+                f"template: no template {gofmt.quote(name)} associated with template "
+                f"{gofmt.quote(self.name)}",
                 template_name=name,
             )
         if sys.getrecursionlimit() < RECURSION_LIMIT:

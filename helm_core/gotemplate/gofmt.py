@@ -28,6 +28,18 @@ from helm_core.gotemplate.gostrconv import (  # re-exported: part of this module
     quote,
 )
 
+__all__ = [
+    "MAX_WIDTH",
+    "format_duration",
+    "format_float",
+    "format_time",
+    "format_value",
+    "quote",
+    "sprint",
+    "sprintf",
+    "sprintln",
+]
+
 #: Go's ``fmt`` refuses widths and precisions larger than this (``tooLarge``).
 MAX_WIDTH = 1_000_000
 

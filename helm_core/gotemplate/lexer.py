@@ -177,8 +177,8 @@ class _Lexer:
         self.pos = pos
 
     def error(self, msg: str) -> None:
+        """End lexing with an ERROR item (the caller then returns None)."""
         self.items.append(Item(ItemType.ERROR, self.start, msg, self.line_at(self.start)))
-        return None
 
     def at_right_delim(self) -> tuple[bool, bool]:
         t, p = self.text, self.pos
@@ -198,7 +198,7 @@ class _Lexer:
         """Consume Go's alphanumeric run; returns the first character that is not one."""
         text = self.text
         while True:
-            self.pos = _ASCII_ALNUM.match(text, self.pos).end()
+            self.pos = _match_end(_ASCII_ALNUM, text, self.pos)
             ch = text[self.pos] if self.pos < self.end else ""
             if ch and ord(ch) >= 0x80 and is_alnum(ch):
                 self.pos += 1
@@ -252,11 +252,13 @@ class _Lexer:
         self.pos += len(LEFT_COMMENT)
         x = self.text.find(RIGHT_COMMENT, self.pos)
         if x < 0:
-            return self.error("unclosed comment")
+            self.error("unclosed comment")
+            return None
         self.pos = x + len(RIGHT_COMMENT)
         delim, trim = self.at_right_delim()
         if not delim:
-            return self.error("comment ends before closing delimiter")
+            self.error("comment ends before closing delimiter")
+            return None
         item = Item(ItemType.COMMENT, self.start, self.text[self.start : self.pos], self.line_at(self.start))
         if trim:
             self.pos += 2
@@ -287,9 +289,11 @@ class _Lexer:
             if text.startswith(RIGHT_DELIM, pos) or (_has_right_trim(text, pos) and text.startswith(RIGHT_DELIM, pos + 2)):
                 if self.paren_depth == 0:
                     return self.lex_right_delim
-                return self.error("unclosed left paren")
+                self.error("unclosed left paren")
+                return None
             if pos >= self.end:
-                return self.error("unclosed action")
+                self.error("unclosed action")
+                return None
             ch = text[pos]
             self.pos = pos + 1
             if ch in SPACE_CHARS:
@@ -325,7 +329,8 @@ class _Lexer:
                 self.emit(ItemType.ASSIGN)
             elif ch == ":":
                 if self.next() != "=":
-                    return self.error("expected :=")
+                    self.error("expected :=")
+                    return None
                 self.emit(ItemType.DECLARE)
             elif ch == "|":
                 self.emit(ItemType.PIPE)
@@ -344,12 +349,14 @@ class _Lexer:
             elif ch == ")":
                 self.paren_depth -= 1
                 if self.paren_depth < 0:
-                    return self.error("unexpected right paren")
+                    self.error("unexpected right paren")
+                    return None
                 self.emit(ItemType.RIGHT_PAREN)
             elif ord(ch) < 0x80 and ch.isprintable():
                 self.emit(ItemType.CHAR)
             else:
-                return self.error(f"unrecognized character in action: {_sharp_u(ch)}")
+                self.error(f"unrecognized character in action: {_sharp_u(ch)}")
+                return None
 
     # The helpers below return a truthy value to continue inside the action, None on error
     # (lex_space instead returns the next state when it reached a trimmed right delimiter).
@@ -357,7 +364,7 @@ class _Lexer:
     def lex_space(self) -> _State:
         """Spaces inside an action; a single space before ``-}}`` belongs to the delimiter."""
         start = self.pos
-        self.pos = _SPACES.match(self.text, start).end()
+        self.pos = _match_end(_SPACES, self.text, start)
         t, p = self.text, self.pos
         if _has_right_trim(t, p - 1) and t.startswith(RIGHT_DELIM, p + 1):
             self.pos -= 1
@@ -370,7 +377,8 @@ class _Lexer:
         ch = self.scan_alnum()
         word = self.text[self.start : self.pos]
         if not self.at_terminator():
-            return self.error(f"bad character {_sharp_u(ch)}")
+            self.error(f"bad character {_sharp_u(ch)}")
+            return None
         typ = KEYWORDS.get(word)
         if typ is not None and typ.is_keyword:
             if (typ is ItemType.BREAK and not self.break_ok) or (typ is ItemType.CONTINUE and not self.continue_ok):
@@ -395,24 +403,28 @@ class _Lexer:
             return True
         ch = self.scan_alnum()
         if not self.at_terminator():
-            return self.error(f"bad character {_sharp_u(ch)}")
+            self.error(f"bad character {_sharp_u(ch)}")
+            return None
         self.emit(typ)
         return True
 
     def lex_char(self) -> Optional[bool]:
-        self.pos = _CHAR_BODY.match(self.text, self.pos).end()
+        self.pos = _match_end(_CHAR_BODY, self.text, self.pos)
         if self.peek() != "'":
-            return self.error("unterminated character constant")
+            self.error("unterminated character constant")
+            return None
         self.pos += 1
         self.emit(ItemType.CHAR_CONSTANT)
         return True
 
     def lex_number(self) -> Optional[bool]:
         if not self.scan_number():
-            return self.error(f"bad number syntax: {gostrconv.quote(self.text[self.start:self.pos])}")
+            self.error(f"bad number syntax: {gostrconv.quote(self.text[self.start:self.pos])}")
+            return None
         if self.peek() in ("+", "-") and self.peek() != "":
             if not self.scan_number() or self.text[self.pos - 1] != "i":
-                return self.error(f"bad number syntax: {gostrconv.quote(self.text[self.start:self.pos])}")
+                self.error(f"bad number syntax: {gostrconv.quote(self.text[self.start:self.pos])}")
+                return None
             self.emit(ItemType.COMPLEX)
             return True
         self.emit(ItemType.NUMBER)
@@ -444,9 +456,10 @@ class _Lexer:
         return True
 
     def lex_quote(self) -> Optional[bool]:
-        self.pos = _QUOTED_BODY.match(self.text, self.pos).end()
+        self.pos = _match_end(_QUOTED_BODY, self.text, self.pos)
         if self.peek() != '"':
-            return self.error("unterminated quoted string")
+            self.error("unterminated quoted string")
+            return None
         self.pos += 1
         self.emit(ItemType.STRING)
         return True
@@ -454,10 +467,16 @@ class _Lexer:
     def lex_raw_quote(self) -> Optional[bool]:
         x = self.text.find("`", self.pos)
         if x < 0:
-            return self.error("unterminated raw quoted string")
+            self.error("unterminated raw quoted string")
+            return None
         self.pos = x + 1
         self.emit(ItemType.RAW_STRING)
         return True
+
+
+def _match_end(rx: re.Pattern[str], text: str, pos: int) -> int:
+    m = rx.match(text, pos)
+    return m.end() if m else pos
 
 
 _TERMINATORS = frozenset(" \t\r\n.,|:)(") | {""}

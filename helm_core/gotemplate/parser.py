@@ -153,7 +153,7 @@ class _Parser:
         self.tree = n.Tree(name, self.name, self.text)
         self.vars = ["$"]
         self.range_depth = 0
-        return saved  # type: ignore[return-value]
+        return saved
 
     def parse_definition(self) -> None:
         """Define: {{define "name"}} itemList {{end}}."""

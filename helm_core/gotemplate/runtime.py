@@ -117,7 +117,7 @@ class State:
     def var(self, node: n.Node, name: str) -> list[Any]:
         for entry in reversed(self.vars):
             if entry[0] == name:
-                return entry
+                return entry  # type: ignore[no-any-return]
         raise self.error(node, f"undefined variable: {name}")
 
 
