@@ -10,6 +10,7 @@ pre-release version only satisfies a group that itself names a pre-release.
 """
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any, Callable, ClassVar
 
@@ -18,6 +19,8 @@ from helm_core.gotemplate.gotypes import FuncError, GoObject, signature
 MAX_VERSION_LEN = 256
 MAX_CONSTRAINT_LEN = 512
 MAX_CONSTRAINT_GROUPS = 32
+#: Parsed constraints and compared versions kept per process.
+CONSTRAINT_CACHE_SIZE = 512
 UINT64_MAX = (1 << 64) - 1
 
 _LOOSE = re.compile(
@@ -390,8 +393,12 @@ def _rewrite_range(c: str) -> str:
     return out
 
 
-def parse_constraints(text: str) -> list[tuple[list[_Constraint], bool]]:
-    """Masterminds ``NewConstraint``: OR groups of AND constraints, each with its has-prerelease flag."""
+@functools.lru_cache(maxsize=CONSTRAINT_CACHE_SIZE)
+def parse_constraints(text: str) -> tuple[tuple[tuple[_Constraint, ...], bool], ...]:
+    """Masterminds ``NewConstraint``: OR groups of AND constraints, each with its has-prerelease flag.
+
+    Cached: charts repeat the same few constraints (``>=1.21-0``) on every render.
+    """
     if len(text.encode()) > MAX_CONSTRAINT_LEN:
         raise FuncError(f"constraint string is too long (max {MAX_CONSTRAINT_LEN} bytes)")
     ors = _rewrite_range(text).split("||")
@@ -402,9 +409,15 @@ def parse_constraints(text: str) -> list[tuple[list[_Constraint], bool]]:
         if not _VALID.match(group):
             raise FuncError(f"improper constraint: {_go_q(group)}")
         parts = [m.group(0) for m in _FIND.finditer(group)] or [group]
-        cons = [_Constraint(p) if p else _Constraint("*") for p in parts]
+        cons = tuple(_Constraint(p) if p else _Constraint("*") for p in parts)
         groups.append((cons, any(c.con.pre for c in cons)))
-    return groups
+    return tuple(groups)
+
+
+@functools.lru_cache(maxsize=CONSTRAINT_CACHE_SIZE)
+def _cached_version(version: str) -> Version:
+    """Versions compared by ``semverCompare`` (never handed to templates, so sharing is safe)."""
+    return new_version(version)
 
 
 @signature("string")
@@ -417,7 +430,7 @@ def semver(version: str) -> Version:
 def semver_compare(constraint: str, version: str) -> bool:
     """``semverCompare CONSTRAINT VERSION``."""
     groups = parse_constraints(constraint)
-    v = new_version(version)
+    v = _cached_version(version)
     return any(all(c.check(v, has_pre) for c in cons) for cons, has_pre in groups)
 
 
