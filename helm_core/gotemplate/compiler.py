@@ -445,7 +445,7 @@ def _arg_inner(node: n.Node) -> Arg:
         text = node.text
 
         def arg_string(st: rt.State, dot: Any, db: bool, typ: Optional[str]) -> Any:
-            if typ is None or typ == "string" or typ == "interface {}" or typ == "reflect.Value":
+            if typ == "string" or typ == "interface {}" or typ == "reflect.Value" or typ is None:
                 return text
             return rt.literal_arg(st, node, typ)
 

@@ -260,10 +260,17 @@ def _assignable(value: Any, typ: str) -> bool:
     return True
 
 
+#: Pseudo parameter type: the argument evaluates to (value, boxed), unchecked. ``len`` needs
+#: it because Go tells a nil interface ("len of nil pointer") from no value at all.
+RAW_ARG = "raw"
+
+
 def validate_type(st: State, node: n.Node, value: Any, boxed: bool, typ: Optional[str]) -> Any:
     """Go's ``validateType``: may ``value`` be passed where ``typ`` is expected?"""
     if typ is None:
         return value
+    if typ == RAW_ARG:
+        return value, boxed
     if value is None:
         if not boxed:
             if typ in _NILLABLE:
@@ -279,6 +286,8 @@ def validate_type(st: State, node: n.Node, value: Any, boxed: bool, typ: Optiona
 
 def literal_arg(st: State, node: n.Node, typ: Optional[str]) -> Any:
     """Go's ``evalArg`` for a literal word (bool, number, string, nil) given the parameter type."""
+    if typ == RAW_ARG:
+        return (None if isinstance(node, n.NilNode) else constant_value(st, node)), False
     if isinstance(node, n.NilNode):
         if typ is None or typ in _NILLABLE:
             return None
@@ -376,6 +385,13 @@ def call_function(
         if final is not MISSING:
             v = final
         return v
+    if special == "len" and len(args) == 1:
+        value, boxed = args[0](st, dot, dboxed, RAW_ARG)
+        if value is None and not boxed:
+            raise st.error(call_node, f"error calling {name}: reflect: call of reflect.Value.Type on zero Value")
+        args = [_constant_arg(value, args[0])]
+    elif special == "len" and final is None:
+        raise st.error(call_node, f"error calling {name}: reflect: call of reflect.Value.Type on zero Value")
     argv: list[Any] = []
     if special == "call":
         argv.append(str(args[0].node) if args else format_any(final))  # type: ignore[attr-defined]
@@ -403,6 +419,16 @@ def call_function(
         raise st.error(call_node, f"error calling {name}: {e}") from e
     except Exception as e:  # Go's safeCall turns a panic into the call's error
         raise st.error(call_node, f"error calling {name}: {e}") from e
+
+
+def _constant_arg(value: Any, original: ArgEval) -> ArgEval:
+    """An argument evaluator returning an already computed value."""
+
+    def arg(st: State, dot: Any, dboxed: bool, typ: Optional[str]) -> Any:
+        return value
+
+    arg.node = getattr(original, "node", None)  # type: ignore[attr-defined]
+    return arg
 
 
 # ---------------------------------------------------------------------------

@@ -45,7 +45,7 @@ OK_CASES: list[tuple[str, str, tuple[Any, ...], Any]] = [
     ("printf_verb_applies_to_elements", "printf", ("%03d|%s", 7, [1, "a"]), "007|[%!s(int=1) a]"),
     ("println", "println", ("a", 1), "a 1\n"),
     ("html", "html", ("<a b='c'>&\"\0",), "&lt;a b=&#39;c&#39;&gt;&amp;&#34;\ufffd"),
-    ("html_non_string_args", "html", (1, None), "1 &lt;nil&gt;"),
+    ("html_non_string_args", "html", (1, None), "1&lt;no value&gt;"),
     ("js", "js", ("a'b\"c\\<>&=\x01\u2028é",), "a\\'b\\\"c\\\\\\u003C\\u003E\\u0026\\u003D\\u0001\\u2028é"),
     ("urlquery", "urlquery", ("a b/c?d=é~",), "a+b%2Fc%3Fd%3D%C3%A9~"),
 ]

@@ -237,6 +237,13 @@ EXEC_CASES = [
     ('called_template_gets_its_own_dollar', ['{{ template "t1" .m }}', '{{ .a }}{{ $.a }}{{ range . }}{{ . }}{{ end }}'], {'m': {'a': 1.0}}, 'zero', ('ok', '111')),
     ('called_template_with_nil_dot', ['{{ define "x" }}{{ .y }}{{ end }}{{ template "x" .z }}'], {'z': None}, 'zero', ('ok', '<no value>')),
     ('called_template_boxed_nil_field', ['{{ define "x" }}{{ .y.q }}{{ end }}{{ template "x" .z }}'], {'z': {'y': None}}, 'zero', ('error', 'template: t0:1:21: executing "x" at <.y.q>: nil pointer evaluating interface {}.q')),
+    ('len_of_no_value_is_reflect_panic', ['{{ $x := .missing }}{{ len $x }}'], {}, 'zero', ('error', 'template: t0:1:23: executing "t0" at <len $x>: error calling len: reflect: call of reflect.Value.Type on zero Value')),
+    ('len_of_paren_no_value', ['{{ len (.missing) }}'], {}, 'zero', ('error', 'template: t0:1:3: executing "t0" at <len (.missing)>: error calling len: reflect: call of reflect.Value.Type on zero Value')),
+    ('len_of_piped_no_value', ['{{ .missing | len }}'], {}, 'zero', ('error', 'template: t0:1:14: executing "t0" at <len>: error calling len: reflect: call of reflect.Value.Type on zero Value')),
+    ('len_of_null_value_is_nil_pointer', ['{{ len .z }}'], {'z': None}, 'zero', ('error', 'template: t0:1:3: executing "t0" at <len .z>: error calling len: len of nil pointer')),
+    ('no_value_variable_in_builtins', ['{{ $x := .missing }}{{ eq $x nil }} {{ not $x }} {{ and $x 1 }} {{ print $x }} {{ printf "%v|%s" $x $x }}'], {}, 'zero', ('ok', 'true true <no value> <nil> <nil>|%!s(<nil>)')),
+    ('escapers_print_no_value', ['{{ print .missing }} {{ print .z }} {{ printf "%v" .z }} {{ html .missing }} {{ urlquery .missing 1 }}'], {'z': None}, 'zero', ('ok', '<nil> <nil> <nil> &lt;no value&gt; %3Cno+value%3E1')),
+    ('slice_of_missing', ['{{ slice .missing }}'], {}, 'zero', ('error', 'template: t0:1:3: executing "t0" at <slice .missing>: error calling slice: slice of untyped nil')),
 ]
 
 

@@ -63,6 +63,7 @@ def _struct_name(value: Any) -> str:
     return name[1:] if isinstance(value, gotypes.GoObject) and name.startswith("*") else name
 
 
+@_special("len")
 @signature(_V)
 def len_(item: Any) -> int:
     """Length of a string (in bytes, as Go), list, map or []byte."""
@@ -155,9 +156,10 @@ def println(*args: Any) -> str:
 
 
 def _eval_args(args: tuple[Any, ...]) -> str:
+    """Go's ``evalArgs``: one string as is, else Sprint with nil shown as ``<no value>``."""
     if len(args) == 1 and isinstance(args[0], str):
         return args[0]
-    return gofmt.sprint(*args)
+    return gofmt.sprint(*("<no value>" if a is None else a for a in args))
 
 
 _HTML = {"\0": "\ufffd", '"': "&#34;", "'": "&#39;", "&": "&amp;", "<": "&lt;", ">": "&gt;"}
