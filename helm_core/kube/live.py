@@ -172,7 +172,7 @@ class LiveClient:
         if dry_run:
             query.append(("dryRun", "All"))
         return self._request("PATCH", self._path(ref, subresource=subresource),  # type: ignore[no-any-return]
-                             what=f"apply {ref}", query=query, body=dict(obj),
+                             what=f"apply {ref}", query=query, body=json.dumps(obj),
                              content_type=APPLY_CONTENT_TYPE)
 
     def create(self, obj: Mapping[str, Any]) -> dict[str, Any]:
