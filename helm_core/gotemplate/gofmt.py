@@ -146,7 +146,8 @@ class _Printer:
             self.pad(gostrconv.quote_char(v, self.plus))
         elif verb == "U":
             code = v if v >= 0 else v & 0xFFFFFFFFFFFFFFFF
-            text = f"U+{code:04X}"
+            width = self.prec if self.prec is not None and self.prec > 4 else 4
+            text = f"U+{code:0{width}X}"
             if self.sharp and 0 <= v <= 0x10FFFF and gostrconv.is_print(chr(v)):
                 text += f" '{chr(v)}'"
             self._pad_no_zero(text)
@@ -222,7 +223,7 @@ class _Printer:
                 num = num[1:]
             self._pad_no_zero(num)
             return
-        if self.sharp:
+        if self.sharp and verb != "b":
             num = self._sharp_float(num, verb, prec)
         if self.plus or num[0] != "+":
             if self.zero and not self.minus and self.wid and self.wid > len(num):
@@ -235,7 +236,7 @@ class _Printer:
     @staticmethod
     def _sharp_float(num: str, verb: str, prec: int) -> str:
         digits = 0
-        if verb in "vgGxX":
+        if verb in "vgGx":
             digits = 6 if prec == -1 else prec
         tail = ""
         body = num
@@ -263,7 +264,7 @@ class _Printer:
     def fmt_string(self, s: str, verb: str, arg: Any) -> None:
         if verb == "v":
             if self.sharp_v:
-                self.pad(quote(s))
+                self._fmt_q(s)
             else:
                 self._fmt_s(s)
         elif verb == "s":
@@ -308,7 +309,14 @@ class _Printer:
     def fmt_bytes(self, b: bytes, verb: str, arg: Any, depth: int) -> None:
         if verb in "vd":
             if self.sharp_v:
-                self.buf.append("[]byte{" + ", ".join(f"0x{x:x}" for x in b) + "}")
+                self.buf.append("[]byte{")
+                old_sharp, self.sharp = self.sharp, True
+                for i, x in enumerate(b):
+                    if i:
+                        self.buf.append(", ")
+                    self._integer(x, 16, "v", _HEX_LOWER)
+                self.sharp = old_sharp
+                self.buf.append("}")
                 return
             self.buf.append("[")
             for i, x in enumerate(b):
@@ -359,10 +367,7 @@ class _Printer:
         if isinstance(arg, bool):
             self.fmt_bool(arg, verb, arg)
         elif isinstance(arg, int):
-            if self.sharp_v and verb == "v":
-                self.pad(str(arg))
-            else:
-                self.fmt_integer(arg, verb, arg)
+            self.fmt_integer(arg, verb, arg)
         elif isinstance(arg, float):
             self.fmt_float(arg, verb, arg)
         elif isinstance(arg, str):

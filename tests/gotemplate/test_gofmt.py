@@ -102,6 +102,13 @@ SPRINTF_CASES = [
     ("bad_index", "%[3]d", (1, 2), "%!d(BADINDEX)"),
     ("bytes_as_string", "%s %x %v", (b"hi", b"hi", b"hi"), "hi 6869 [104 105]"),
     ("bytes_bad_verb", "%t", (b"h",), "[%!t(uint8=104)]"),
+    ("go_syntax_int_precision", "%#.4v|%0#9.0v", (65, 255), "0065|      255"),
+    ("go_syntax_string_precision", "%#.3v", ("héllo",), '"hél"'),
+    ("go_syntax_bytes_width", "%#6v", (b"ab",), "[]byte{  0x61,   0x62}"),
+    ("unicode_precision", "%.7U", (65,), "U+0000041"),
+    ("sharp_upper_hex_float", "%#X", (2.5,), "0X1.4P+01"),
+    ("sharp_binary_float", "%#b", (-2.5,), "-5629499534213120p-51"),
+    ("sharp_hex_float", "%#x", (1.5,), "0x1.8000p+00"),
 ]
 
 
