@@ -61,6 +61,17 @@ class FuncError(Exception):
     """
 
 
+class Int64(int):
+    """A Go ``int64`` where Go keeps it apart from ``int`` (Sprig math results, ``int64``).
+
+    It behaves as a plain ``int`` everywhere; only type names differ (``%T``,
+    ``typeOf``, ``reflect.DeepEqual``), and Sprig's ``duration`` accepts it where
+    it ignores a plain ``int``.
+    """
+
+    __slots__ = ()
+
+
 @dataclass(frozen=True)
 class Duration:
     """A Go ``time.Duration`` in nanoseconds; prints like Go (``1h2m3s``)."""
@@ -114,6 +125,8 @@ def go_type_name(value: Any) -> str:
         return "<nil>"
     if isinstance(value, bool):
         return "bool"
+    if isinstance(value, Int64):
+        return "int64"
     if isinstance(value, int):
         return "int"
     if isinstance(value, float):

@@ -14,7 +14,7 @@ from typing import Any
 
 from helm_core.gotemplate import gofmt
 from helm_core.gotemplate.funcs import gohelpers
-from helm_core.gotemplate.gotypes import signature
+from helm_core.gotemplate.gotypes import Int64, signature
 
 _DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"
 #: Go float literal syntax accepted by strconv.ParseFloat (decimal and hex forms).
@@ -184,13 +184,13 @@ def cast_float64(v: Any) -> float:
 @signature("interface {}")
 def to_int(v: Any) -> int:
     """``int``: cast.ToInt (Go int is 64-bit here)."""
-    return cast_int64(v)
+    return int(cast_int64(v))
 
 
 @signature("interface {}")
 def to_int64(v: Any) -> int:
     """``int64``: cast.ToInt64."""
-    return cast_int64(v)
+    return Int64(cast_int64(v))
 
 
 @signature("interface {}")
@@ -212,9 +212,9 @@ def atoi(s: str) -> int:
 def to_decimal(v: Any) -> int:
     """``toDecimal``: the octal digits of ``fmt.Sprint(v)`` as a number; 0 when not octal."""
     try:
-        return parse_int(gofmt.sprint(v), 8)
+        return Int64(parse_int(gofmt.sprint(v), 8))
     except ParseError:
-        return 0
+        return Int64(0)
 
 
 @signature("interface {}")

@@ -5,8 +5,9 @@
 Why: layouts are Go reference-time layouts (see :mod:`gotime`). Rules from
 Sprig: a date argument may be a time or Unix seconds (int); anything else means
 "now"; an unknown zone falls back to UTC; ``toDate`` returns Go's zero time on
-error. Go ints and int64s are one Python ``int`` here, so ``duration`` and
-``durationRound`` accept every int (Go ignores a plain ``int``: see report).
+error. ``duration`` and ``durationRound`` take a number only as a Go int64
+(:class:`Int64`: Sprig math results, ``int64``); a plain Go ``int`` (a literal,
+``len``) is ignored as Sprig's type switch ignores it.
 """
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from typing import Any
 
 from helm_core.gotemplate import gofmt
 from helm_core.gotemplate.funcs import gotime
-from helm_core.gotemplate.gotypes import Duration, FuncError, signature
+from helm_core.gotemplate.gotypes import Duration, FuncError, Int64, signature
 
 HTML_DATE_LAYOUT = "2006-01-02"
 #: Go's zero ``time.Time``: January 1, year 1, 00:00:00 UTC.
@@ -194,7 +195,7 @@ def ago(d: Any) -> str:
 
 @signature("interface {}")
 def duration(sec: Any) -> str:
-    """``duration SECONDS``: a number of seconds (int or numeric string) as a Go duration."""
+    """``duration SECONDS``: seconds (int64 or numeric string) as a Go duration; anything else is 0s."""
     n = 0
     if isinstance(sec, str):
         from helm_core.gotemplate.funcs import conversion
@@ -203,7 +204,7 @@ def duration(sec: Any) -> str:
             n = conversion.parse_int(sec, 10)
         except conversion.ParseError as e:
             n = e.clamped
-    elif isinstance(sec, int) and not isinstance(sec, bool):
+    elif isinstance(sec, Int64):
         n = sec
     total = (n * gotime.NS_PER_S + (1 << 63)) % (1 << 64) - (1 << 63)
     return format_duration(total)
@@ -220,7 +221,7 @@ def duration_round(d: Any) -> str:
             ns = 0
     elif isinstance(d, Duration):
         ns = d.nanoseconds
-    elif isinstance(d, int) and not isinstance(d, bool):
+    elif isinstance(d, Int64):
         ns = d
     elif isinstance(d, datetime.datetime):
         ns = _since_ns(d)

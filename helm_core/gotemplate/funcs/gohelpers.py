@@ -11,7 +11,7 @@ import unicodedata
 from typing import Any
 
 from helm_core.gotemplate import gofmt
-from helm_core.gotemplate.gotypes import Duration, FuncError, GoObject
+from helm_core.gotemplate.gotypes import Duration, FuncError, GoObject, Int64
 
 #: Go's int64 bounds: results of Sprig's int64 arithmetic wrap inside them.
 INT64_MIN = -(1 << 63)
@@ -143,6 +143,8 @@ def kind_of(v: Any) -> str:
         return "invalid"
     if isinstance(v, bool):
         return "bool"
+    if isinstance(v, Int64):
+        return "int64"
     if isinstance(v, int):
         return "int"
     if isinstance(v, float):

@@ -2,7 +2,7 @@
 (``addf``... via decimals), rounding, ``until``/``untilStep``/``seq`` and ``randInt``.
 
 Why: Sprig converts every operand with cast (so ``add "2" 1.9`` is 3) and
-returns Go int64 or float64; overflow wraps, integer division truncates toward
+returns Go int64 (:class:`~helm_core.gotemplate.gotypes.Int64`) or float64; overflow wraps, integer division truncates toward
 zero and a zero divisor is Go's recovered panic. The ``*f`` functions go through
 shopspring/decimal (``NewFromFloat`` keeps the shortest float text; division
 rounds half away from zero at 16 decimal places).
@@ -15,7 +15,7 @@ import secrets
 from typing import Any, Callable
 
 from helm_core.gotemplate.funcs import conversion, gohelpers
-from helm_core.gotemplate.gotypes import FuncError, signature
+from helm_core.gotemplate.gotypes import FuncError, Int64, signature
 
 #: shopspring/decimal's DivisionPrecision: decimal places kept by ``divf``.
 DIVISION_PRECISION = 16
@@ -32,19 +32,19 @@ def add(*values: Any) -> int:
     total = 0
     for v in values:
         total = gohelpers.wrap_int64(total + _i64(v))
-    return total
+    return Int64(total)
 
 
 @signature("interface {}")
 def add1(v: Any) -> int:
     """``add1``: int64(v) + 1."""
-    return gohelpers.wrap_int64(_i64(v) + 1)
+    return Int64(gohelpers.wrap_int64(_i64(v) + 1))
 
 
 @signature("interface {}", "interface {}")
 def sub(a: Any, b: Any) -> int:
     """``sub``: int64 a - b."""
-    return gohelpers.wrap_int64(_i64(a) - _i64(b))
+    return Int64(gohelpers.wrap_int64(_i64(a) - _i64(b)))
 
 
 def _go_div(a: int, b: int) -> int:
@@ -57,7 +57,7 @@ def _go_div(a: int, b: int) -> int:
 @signature("interface {}", "interface {}")
 def div(a: Any, b: Any) -> int:
     """``div``: int64 division truncating toward zero; zero divisor is Go's panic."""
-    return _go_div(_i64(a), _i64(b))
+    return Int64(_go_div(_i64(a), _i64(b)))
 
 
 @signature("interface {}", "interface {}")
@@ -67,7 +67,7 @@ def mod(a: Any, b: Any) -> int:
     if y == 0:
         raise FuncError("runtime error: integer divide by zero")
     r = abs(x) % abs(y)
-    return -r if x < 0 else r
+    return Int64(-r if x < 0 else r)
 
 
 @signature("interface {}", "interface {}", variadic=True)
@@ -76,7 +76,7 @@ def mul(a: Any, *rest: Any) -> int:
     total = _i64(a)
     for v in rest:
         total = gohelpers.wrap_int64(total * _i64(v))
-    return total
+    return Int64(total)
 
 
 @signature("interface {}", "interface {}", variadic=True)
@@ -85,7 +85,7 @@ def max_(a: Any, *rest: Any) -> int:
     best = _i64(a)
     for v in rest:
         best = max(best, _i64(v))
-    return best
+    return Int64(best)
 
 
 @signature("interface {}", "interface {}", variadic=True)
@@ -94,7 +94,7 @@ def min_(a: Any, *rest: Any) -> int:
     best = _i64(a)
     for v in rest:
         best = min(best, _i64(v))
-    return best
+    return Int64(best)
 
 
 def _go_max(x: float, y: float) -> float:

@@ -6,6 +6,7 @@ import math
 import pytest
 
 from helm_core.gotemplate.funcs import conversion as cv
+from helm_core.gotemplate.gotypes import Int64
 
 CASES = [
     ("int_nil", cv.to_int, None, 0),
@@ -14,15 +15,15 @@ CASES = [
     ("int_float_out_of_range", cv.to_int, 1e20, -(1 << 63)),
     ("int_nan", cv.to_int, math.nan, -(1 << 63)),
     ("int_string_decimal", cv.to_int, "42", 42),
-    ("int_string_zero_decimals", cv.to_int64, "12.000", 12),
-    ("int_string_fraction_fails", cv.to_int64, "12.5", 0),
+    ("int_string_zero_decimals", cv.to_int64, "12.000", Int64(12)),
+    ("int_string_fraction_fails", cv.to_int64, "12.5", Int64(0)),
     ("int_hex", cv.to_int, "0x1F", 31),
     ("int_leading_zero_octal", cv.to_int, "0755", 493),
     ("int_binary", cv.to_int, "-0b101", -5),
     ("int_underscores", cv.to_int, "1_000", 1000),
     ("int_bad_underscore", cv.to_int, "1__0", 0),
     ("int_exponent_fails", cv.to_int, "1e3", 0),
-    ("int_overflow_is_error", cv.to_int64, "9223372036854775808", 0),
+    ("int_overflow_is_error", cv.to_int64, "9223372036854775808", Int64(0)),
     ("int_bytes_unsupported", cv.to_int, b"1", 0),
     ("int_list_unsupported", cv.to_int, [1], 0),
     ("float_nil", cv.to_float64, None, 0.0),
@@ -33,9 +34,9 @@ CASES = [
     ("float_range_error_is_zero", cv.to_float64, "1e400", 0.0),
     ("float_space_rejected", cv.to_float64, " 1", 0.0),
     ("float_bool", cv.to_float64, True, 1.0),
-    ("toDecimal_octal", cv.to_decimal, "0777", 511),
-    ("toDecimal_int", cv.to_decimal, 777, 511),
-    ("toDecimal_not_octal", cv.to_decimal, "8", 0),
+    ("toDecimal_octal", cv.to_decimal, "0777", Int64(511)),
+    ("toDecimal_int", cv.to_decimal, 777, Int64(511)),
+    ("toDecimal_not_octal", cv.to_decimal, "8", Int64(0)),
     ("toString_nil", cv.to_string, None, "<nil>"),
     ("toString_float", cv.to_string, 1e6, "1e+06"),
     ("toString_bytes", cv.to_string, b"hi", "hi"),

@@ -6,7 +6,7 @@ import datetime
 import pytest
 
 from helm_core.gotemplate.funcs import dates, gotime
-from helm_core.gotemplate.gotypes import Duration, FuncError
+from helm_core.gotemplate.gotypes import Duration, FuncError, Int64
 
 T_1700000000 = 1700000000  # 2023-11-14 22:13:20 UTC, a Tuesday
 
@@ -112,12 +112,14 @@ def test_date_modify_adds_durations_and_ignores_bad_ones() -> None:
 
 DURATION_TEXT = [
     ("string_seconds", dates.duration, "95", "1m35s"),
-    ("int_seconds", dates.duration, 3, "3s"),
+    ("int64_seconds", dates.duration, Int64(3), "3s"),
+    ("plain_int_ignored_like_go", dates.duration, 95, "0s"),
     ("float_ignored", dates.duration, 3.0, "0s"),
     ("round_hours", dates.duration_round, "2h5m", "2h"),
     ("round_negative", dates.duration_round, "-3s", "3s"),
     ("round_exact_unit_is_lower", dates.duration_round, "1s", "0s"),
-    ("round_days", dates.duration_round, 86401 * 10**9, "1d"),
+    ("round_days", dates.duration_round, Int64(86401 * 10**9), "1d"),
+    ("round_plain_int_ignored", dates.duration_round, 86401 * 10**9, "0s"),
     ("round_years", dates.duration_round, "9000h", "1y"),
     ("round_bad_string", dates.duration_round, "bad", "0s"),
 ]

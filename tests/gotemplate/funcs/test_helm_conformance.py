@@ -143,6 +143,10 @@ CASES: list[tuple[str, str, Callable[[], Any]]] = [
      lambda: [rf.type_of(1.5), rf.type_of(1), rf.type_of(L), rf.type_of(M), rf.type_of(None)]),
     ("kindOf", 'list (kindOf .Values.f) (kindOf .Values.l) (kindOf .Values.m) (kindOf .Values.nope) (kindIs "string" "x")',
      lambda: [rf.kind_of(1.5), rf.kind_of(L), rf.kind_of(M), rf.kind_of(None), rf.kind_is("string", "x")]),
+    ("int64_results", "list (typeOf (add 1 2)) (kindOf (max 1 2)) (typeOf (int64 1)) (typeOf (int 1)) (has 1 (list (add 0 1))) "
+     "(duration (add 60 30)) (duration 90) (uniq (list 1 (add 1 0)))",
+     lambda: [rf.type_of(m.add(1, 2)), rf.kind_of(m.max_(1, 2)), rf.type_of(cv.to_int64(1)), rf.type_of(cv.to_int(1)),
+              lists.has(1, [m.add(0, 1)]), dates.duration(m.add(60, 30)), dates.duration(90), lists.uniq([1, m.add(1, 0)])]),
     ("deepEqual", "list (deepEqual 1 1.0) (deepEqual .Values.l .Values.l) (typeIsLike \"float64\" .Values.f)",
      lambda: [rf.deep_equal(1, 1.0), rf.deep_equal(L, L), rf.type_is_like("float64", 1.5)]),
     # regex

@@ -6,19 +6,19 @@ import math
 import pytest
 
 from helm_core.gotemplate.funcs import math as m
-from helm_core.gotemplate.gotypes import FuncError
+from helm_core.gotemplate.gotypes import FuncError, Int64
 
 CASES = [
-    ("add_none", m.add, (), 0),
-    ("add_casts", m.add, (1, "2", 1.9, True, None), 5),
-    ("add_wraps", m.add, ((1 << 63) - 1, 1), -(1 << 63)),
-    ("add1_string", m.add1, ("41",), 42),
-    ("sub", m.sub, (1, 2.5), -1),
-    ("div_truncates_toward_zero", m.div, (-7, 2), -3),
-    ("mod_takes_dividend_sign", m.mod, (-7, 2), -1),
-    ("mul", m.mul, (2, "3", 4.9), 24),
-    ("max", m.max_, (1, "9", 3.5), 9),
-    ("min", m.min_, (1, "-9", 3.5), -9),
+    ("add_none", m.add, (), Int64(0)),
+    ("add_casts", m.add, (1, "2", 1.9, True, None), Int64(5)),
+    ("add_wraps", m.add, ((1 << 63) - 1, 1), Int64(-(1 << 63))),
+    ("add1_string", m.add1, ("41",), Int64(42)),
+    ("sub", m.sub, (1, 2.5), Int64(-1)),
+    ("div_truncates_toward_zero", m.div, (-7, 2), Int64(-3)),
+    ("mod_takes_dividend_sign", m.mod, (-7, 2), Int64(-1)),
+    ("mul", m.mul, (2, "3", 4.9), Int64(24)),
+    ("max", m.max_, (1, "9", 3.5), Int64(9)),
+    ("min", m.min_, (1, "-9", 3.5), Int64(-9)),
     ("maxf_inf", m.maxf, (1, "+Inf"), math.inf),
     ("minf", m.minf, (1, -2.5), -2.5),
     ("floor", m.floor, ("1.7",), 1.0),

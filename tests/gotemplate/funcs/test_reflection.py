@@ -6,12 +6,13 @@ import datetime
 import pytest
 
 from helm_core.gotemplate.funcs import crypto, reflection as rf, semver
-from helm_core.gotemplate.gotypes import Duration
+from helm_core.gotemplate.gotypes import Duration, Int64
 
 VALUES = [
     ("nil", None, "<nil>", "invalid"),
     ("bool", True, "bool", "bool"),
     ("int", 1, "int", "int"),
+    ("int64", Int64(1), "int64", "int64"),
     ("float", 1.5, "float64", "float64"),
     ("string", "s", "string", "string"),
     ("bytes", b"x", "[]uint8", "slice"),
@@ -37,6 +38,7 @@ def test_type_is_like_accepts_pointer() -> None:
 
 DEEP = [
     ("int_float_differ", 1, 1.0, False),
+    ("int_int64_differ", 1, Int64(1), False),
     ("bool_int_differ", True, 1, False),
     ("nil_nil", None, None, True),
     ("nil_empty_list", None, [], False),
