@@ -501,6 +501,149 @@ function api.context(box, mutable, event)
   return proxy
 end
 
+---------------------------------------------------------------------------- data
+-- Python -> Lua: Python sends a table constructor (helm_core.lua.convert.lua_source);
+-- it is compiled in text mode with an env holding only the array and source markers.
+local DATA_ENV = {
+  A = function(t) arrays[t] = true; return t end,
+  S = function(t, src) sources[t] = src; return t end,
+}
+function api.data(src)
+  local fn, err = load(src, "=data", "t", DATA_ENV)
+  if not fn then error("bad data chunk: " .. tostring(err), 0) end
+  return fn()
+end
+
+-- Lua -> Python: serialize to JSON with raw access only (no chart metamethod runs),
+-- refusing functions/userdata/coroutines, non-UTF-8 strings, NaN/inf and bad keys.
+local ESC = {['"'] = '\\"', ['\\'] = '\\\\', ['\n'] = '\\n', ['\r'] = '\\r', ['\t'] = '\\t'}
+for i = 0, 31 do
+  local c = string.char(i)
+  if not ESC[c] then ESC[c] = sformat("\\u%04x", i) end
+end
+ESC["\127"] = "\\u007f"
+local utf8len, mtype, huge = utf8.len, math.type, math.huge
+
+-- mode "list": the root must be a list; "objects": a list of objects, emitted as
+-- {"source": ..., "object": ...}. Returns the JSON text, or false, message, path keys.
+function api.to_json(root, mode, max_depth, max_items, max_bytes)
+  local out, n, items, bytes = {}, 0, 0, 0
+  local keys, nk = {}, 0
+  local function fail(msg) error({msg = msg}, 0) end
+  local function str(v)
+    if not utf8len(v) then fail("string is not valid UTF-8") end
+    bytes = bytes + #v
+    if bytes > max_bytes then fail("more than " .. max_bytes .. " bytes") end
+    n = n + 1; out[n] = '"' .. sgsub(v, '[%c"\\]', ESC) .. '"'
+  end
+  local function shape(t)
+    local count, maxn, allint = 0, 0, true
+    for k in next, t do
+      count = count + 1
+      if mtype(k) == "integer" and k > 0 then
+        if k > maxn then maxn = k end
+      else
+        allint = false
+      end
+    end
+    return count, maxn, allint
+  end
+  local enc
+  local function list(t, depth, count, maxn, each)
+    n = n + 1; out[n] = "["
+    for i = 1, maxn do
+      if i > 1 then n = n + 1; out[n] = "," end
+      nk = nk + 1; keys[nk] = i
+      each(rawget(t, i), depth + 1)
+      nk = nk - 1
+    end
+    n = n + 1; out[n] = "]"
+  end
+  enc = function(v, depth)
+    items = items + 1
+    if items > max_items then fail("more than " .. max_items .. " items") end
+    local t = type(v)
+    if t == "string" then str(v)
+    elseif t == "number" then
+      if mtype(v) == "integer" then n = n + 1; out[n] = sformat("%d", v)
+      else
+        if v ~= v or v == huge or v == -huge then fail("NaN and infinite numbers cannot be values") end
+        local s = sformat("%.17g", v)
+        if not sfind(s, "[%.e]") then s = s .. ".0" end
+        n = n + 1; out[n] = s
+      end
+    elseif t == "boolean" then n = n + 1; out[n] = v and "true" or "false"
+    elseif t == "nil" then n = n + 1; out[n] = "null"
+    elseif t == "table" then
+      if depth > max_depth then fail("data nested deeper than " .. max_depth .. " levels") end
+      local count, maxn, allint = shape(v)
+      if count == 0 then
+        n = n + 1; out[n] = arrays[v] and "[]" or "{}"
+      elseif allint and (maxn == count or arrays[v]) then
+        items = items + maxn - count  -- holes count as items (they become nulls)
+        if items > max_items then fail("more than " .. max_items .. " items") end
+        list(v, depth, count, maxn, enc)
+      else
+        n = n + 1; out[n] = "{"
+        local first = true
+        for k, x in next, v do
+          if type(k) ~= "string" then
+            fail("table has " .. type(k) .. " key; maps need string keys and lists keys 1..n")
+          end
+          if not first then n = n + 1; out[n] = "," end
+          first = false
+          str(k)
+          n = n + 1; out[n] = ":"
+          nk = nk + 1; keys[nk] = k
+          enc(x, depth + 1)
+          nk = nk - 1
+        end
+        n = n + 1; out[n] = "}"
+      end
+    else
+      fail("cannot return a function, coroutine or userdata from Lua (only strings, numbers, booleans and tables)")
+    end
+  end
+  local function as_list(t)
+    if type(t) ~= "table" then fail("must be a list of tables") end
+    local count, maxn, allint = shape(t)
+    if not allint or maxn ~= count then fail("must be a list (keys 1..n)") end
+    return count
+  end
+  local ok, err = pcall(function()
+    if mode == "value" then
+      enc(root, 0)
+    else
+      local count = as_list(root)
+      n = n + 1; out[n] = "["
+      for i = 1, count do
+        local o = rawget(root, i)
+        nk = nk + 1; keys[nk] = i
+        if type(o) ~= "table" then fail("must be a table") end
+        if i > 1 then n = n + 1; out[n] = "," end
+        if mode == "objects" then
+          n = n + 1; out[n] = '{"source":'
+          local src = sources[o]
+          if src then str(src) else n = n + 1; out[n] = "null" end
+          n = n + 1; out[n] = ',"object":'
+          enc(o, 1)
+          n = n + 1; out[n] = "}"
+        else
+          enc(o, 1)
+        end
+        nk = nk - 1
+      end
+      n = n + 1; out[n] = "]"
+    end
+  end)
+  if not ok then
+    local path = {}
+    for i = 1, nk do path[i] = keys[i] end
+    return false, type(err) == "table" and err.msg or tostring(err), path
+  end
+  return tconcat(out)
+end
+
 function api.source_fn()
   return function(o)
     if type(o) ~= "table" then return nil end

@@ -23,6 +23,8 @@ from helm_core import errors
 from helm_core.lua import convert, eventspec, limits as limits_mod, network, prelude
 
 MAIN_MODULE = "chart"
+#: How the prelude serializes each mutable part back (``value``: any data).
+READ_MODES = {"templates": b"list", "objects": b"objects"}
 LUA_DIR = "ext/lua/"
 
 
@@ -64,15 +66,20 @@ class ChartRuntime:
             max_memory=limits.max_memory)
         api = self._rt.execute(prelude.PRELUDE, prelude.HOOK_STEP)
         self._api = api
-        self._to_lua = convert.ToLua(self._rt, api.mark_array, limits)
-        api.set_known_events(self._to_lua.convert(list(eventspec.EVENTS)))
-        perms = self._rt.table_from({p.encode(): True for p in permissions})
+        setup = self._data({
+            "events": list(eventspec.EVENTS),
+            "modules": {k: v for k, v in modules.items() if k != MAIN_MODULE},
+            "files": dict(files),
+            "permissions": {p: True for p in permissions},
+            "static": dict(static),
+        })
+        api.set_known_events(setup[b"events"])
         fetch = network.make_fetch(timeout=limits.network_timeout_seconds,
                                    max_bytes=limits.network_max_bytes) if "network" in permissions else None
-        self._env = api.new_env(
-            chart.encode(), self._to_lua.convert({k: v for k, v in modules.items() if k != MAIN_MODULE}),
-            self._to_lua.convert(dict(files)), perms, fetch, limits.max_modules, limits.max_log_bytes)
-        self._static = {k: api.readonly(self._to_lua.convert(v), f"_.{k}".encode()) for k, v in static.items()}
+        self._env = api.new_env(chart.encode(), setup[b"modules"], setup[b"files"], setup[b"permissions"],
+                                fetch, limits.max_modules, limits.max_log_bytes)
+        static_tables = setup[b"static"]
+        self._static = {k: api.readonly(static_tables[k.encode()], f"_.{k}".encode()) for k in static}
         self._main_source = modules[MAIN_MODULE]
         self.log: list[str] = []
 
@@ -94,9 +101,13 @@ class ChartRuntime:
         if result[0] is True:
             return result[1:]
         err = result[1]
-        msg = convert.lua_bytes(err[b"msg"], "").decode("utf-8", "replace") if convert.is_table(err) else "error"
-        file = (err[b"file"] or b"").decode("utf-8", "replace") if convert.is_table(err) else ""
-        line = err[b"line"] if convert.is_table(err) else 0
+        is_table = lua54.lua_type(err) == "table"
+        raw_msg = err[b"msg"] if is_table else None
+        msg = raw_msg.decode("utf-8", "replace") if isinstance(raw_msg, bytes) else "error"
+        raw_file = err[b"file"] if is_table else None
+        file = raw_file.decode("utf-8", "replace") if isinstance(raw_file, bytes) else ""
+        line = err[b"line"] if is_table else 0
+        line = line if isinstance(line, int) else 0
         exceeded = self._api.exceeded()
         if exceeded == b"instructions":
             msg = f"instruction limit of {lim.max_instructions} exceeded"
@@ -154,91 +165,71 @@ class ChartRuntime:
         object has source ``None``."""
         spec = eventspec.EVENTS[event]
         api = self._api
+        data = self._data(parts)
         box = self._rt.table()
         for k, v in self._static.items():
             box[k.encode()] = v
-        mutable_parts: dict[str, Any] = {}
-        for key, value in parts.items():
-            try:
-                lua_value = self._to_lua.convert(value if key != "objects" else [o["object"] for o in value],
-                                                 f"_.{key}")
-            except convert.ConversionError as exc:
-                raise self._error(f"cannot pass context to Lua: {exc}", "", 0) from None
-            if key == "objects":
-                for i, o in enumerate(value):
-                    api.sources[lua_value[i + 1]] = (o.get("source") or "").encode()
-            if key in spec.mutable:
-                mutable_parts[key] = lua_value
-                box[key.encode()] = lua_value
-            else:
-                box[key.encode()] = api.readonly(lua_value, f"_.{key}".encode())
+        for key in parts:
+            value = data[key.encode()]
+            box[key.encode()] = value if key in spec.mutable else api.readonly(value, f"_.{key}".encode())
         box[b"source"] = api.source_fn()
         mutable = self._rt.table_from({k.encode(): True for k in spec.mutable})
         ctx = api.context(box, mutable, event.encode())
         self._call(api.fire, event.encode(), ctx)
         return self._read_back(box, spec.mutable & set(parts))
 
+    def _data(self, parts: Mapping[str, Any]) -> Any:
+        """Python data -> a fresh Lua table (see :mod:`helm_core.lua.convert`)."""
+        try:
+            src = convert.lua_source(parts, self.limits)
+            return self._api.data(src)
+        except convert.ConversionError as exc:
+            raise self._error(f"cannot pass context to Lua: {exc}", "", 0) from None
+        except lua54.LuaMemoryError:
+            raise self._error(f"memory limit of {self.limits.max_memory} bytes exceeded", "", 0) from None
+
     def _read_back(self, box: Any, keys: set[str]) -> dict[str, Any]:
         out: dict[str, Any] = {}
-        arrays = self._api.arrays
-        try:
-            for key in sorted(keys):
-                value = box[key.encode()]
-                path = f"_.{key}"
-                if key == "objects":
-                    out[key] = self._read_objects(value, path)
-                elif key == "templates":
-                    out[key] = self._read_templates(value, path)
-                else:
-                    data = convert.from_lua(value, self.limits, arrays=arrays, path=path)
-                    if not isinstance(data, dict):
-                        raise convert.ConversionError("must be a table with string keys", path)
-                    out[key] = data
-        except convert.ConversionError as exc:
-            raise self._error(f"bad data returned: {exc}", "", 0) from None
-        return out
-
-    def _list_of_tables(self, value: Any, path: str) -> list[Any]:
-        if not convert.is_table(value):
-            raise convert.ConversionError("must be a list of tables", path)
-        items = convert.raw_items(value)
-        keys = sorted(k for k, _ in items if isinstance(k, int))
-        if len(keys) != len(items) or keys != list(range(1, len(items) + 1)):
-            raise convert.ConversionError("must be a list (keys 1..n)", path)
-        by_key = dict(items)
-        entries = [by_key[k] for k in keys]
-        for i, e in enumerate(entries):
-            if not convert.is_table(e):
-                raise convert.ConversionError("must be a table", f"{path}[{i + 1}]")
-        return entries
-
-    def _read_objects(self, value: Any, path: str) -> list[dict[str, Any]]:
-        arrays, sources = self._api.arrays, self._api.sources
-        out = []
-        for i, entry in enumerate(self._list_of_tables(value, path)):
-            obj = convert.from_lua(entry, self.limits, arrays=arrays, path=f"{path}[{i + 1}]")
-            if not isinstance(obj, dict):
-                raise convert.ConversionError("an object must be a table with string keys", f"{path}[{i + 1}]")
-            src = sources[entry]
-            out.append({"source": src.decode("utf-8", "replace") if src else None, "object": obj})
-        return out
-
-    def _read_templates(self, value: Any, path: str) -> list[dict[str, Any]]:
-        out = []
-        for i, entry in enumerate(self._list_of_tables(value, path)):
-            p = f"{path}[{i + 1}]"
-            fields = dict(convert.raw_items(entry))
-            unknown = [k for k in fields if k not in (b"name", b"data", b"engine")]
-            if unknown:
-                raise convert.ConversionError("a template has only name, data and engine", p)
-            name = convert.lua_string(fields.get(b"name"), p + ".name")
-            data = convert.lua_bytes(fields.get(b"data"), p + ".data")
-            engine = convert.lua_string(fields.get(b"engine", b""), p + ".engine")
-            out.append({"name": name, "data": data, "engine": engine})
+        lim = self.limits
+        for key in sorted(keys):
+            path = f"_.{key}"
+            mode = READ_MODES.get(key, b"value")
+            try:
+                result = self._api.to_json(box[key.encode()], mode, lim.max_depth, lim.max_items, lim.max_bytes)
+            except lua54.LuaMemoryError:
+                raise self._error(f"memory limit of {lim.max_memory} bytes exceeded", "", 0) from None
+            try:
+                data = convert.from_lua(result, path)
+                if key == "templates":
+                    data = _templates(data, path)
+                elif key == "objects":
+                    for i, entry in enumerate(data, 1):
+                        if not isinstance(entry["object"], dict):
+                            raise convert.ConversionError("an object must be a table with string keys", f"{path}[{i}]")
+                elif not isinstance(data, dict):
+                    raise convert.ConversionError("must be a table with string keys", path)
+            except convert.ConversionError as exc:
+                raise self._error(f"bad data returned: {exc}", "", 0) from None
+            out[key] = data
         return out
 
     def memory_used(self) -> int:
         return int(self._rt.get_memory_used())
+
+
+def _templates(data: list[Any], path: str) -> list[dict[str, Any]]:
+    out = []
+    for i, entry in enumerate(data, 1):
+        p = f"{path}[{i}]"
+        if not isinstance(entry, dict) or set(entry) - {"name", "data", "engine"}:
+            raise convert.ConversionError("a template has only name, data and engine", p)
+        for field in ("name", "data", "engine"):
+            if not isinstance(entry.get(field, ""), str):
+                raise convert.ConversionError("expected a string", f"{p}.{field}")
+        if "name" not in entry or "data" not in entry:
+            raise convert.ConversionError("a template needs a name and data", p)
+        out.append({"name": entry["name"], "data": entry["data"].encode("utf-8"), "engine": entry.get("engine", "")})
+    return out
 
 
 def _plain(exc: BaseException) -> str:
