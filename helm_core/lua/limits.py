@@ -4,6 +4,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 MIB = 1024 * 1024
+#: Deepest nesting data may have: Lua's parser needs registers per level of the table
+#: constructors data crosses in (helm_core.lua.convert), and ~120 levels is its limit.
+MAX_DEPTH_CAP = 100
 
 
 @dataclass(frozen=True)
@@ -26,8 +29,8 @@ class LuaLimits:
     charts); the worker is killed when it passes, which also stops a C function stuck
     in a pathological pattern. Network calls count against it."""
 
-    max_depth: int = 100
-    """Nesting depth of data crossing between Python and Lua."""
+    max_depth: int = MAX_DEPTH_CAP
+    """Nesting depth of data crossing between Python and Lua (at most ``MAX_DEPTH_CAP``)."""
 
     max_items: int = 1_000_000
     """Scalars plus tables in one crossing (stops shared-subtable bombs)."""
@@ -49,3 +52,7 @@ class LuaLimits:
 
     network_max_bytes: int = 4 * MIB
     """Largest response body ``network.get`` accepts."""
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.max_depth <= MAX_DEPTH_CAP:
+            raise ValueError(f"LuaLimits.max_depth must be from 1 to {MAX_DEPTH_CAP}, got {self.max_depth}")
