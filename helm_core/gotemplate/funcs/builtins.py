@@ -12,7 +12,7 @@ from __future__ import annotations
 import urllib.parse
 from typing import Any, Callable
 
-from helm_core.gotemplate import gofmt, gotypes
+from helm_core.gotemplate import gofmt, gotypes, runtime
 from helm_core.gotemplate.gotypes import FuncError, signature
 
 _V = "reflect.Value"
@@ -48,8 +48,6 @@ def or_(arg0: Any, *args: Any) -> Any:
 
 def truth(value: Any) -> bool:
     """Go's ``isTrue`` ignoring the ok flag (``not``, ``and``, ``or``, ``if``)."""
-    from helm_core.gotemplate import runtime
-
     return runtime.is_true(value)
 
 
@@ -77,6 +75,8 @@ def len_(item: Any) -> int:
 
 
 def _index_arg(index: Any, cap: int) -> int:
+    if isinstance(index, runtime.BoxedIndex):
+        raise FuncError("cannot index slice/array with type interface {}")
     if index is None:
         raise FuncError("cannot index slice/array with nil")
     if not isinstance(index, int) or isinstance(index, bool):
@@ -112,6 +112,7 @@ def index(item: Any, *indexes: Any) -> Any:
     return item
 
 
+@_special("slice")
 @signature(_V, _V, variadic=True)
 def slice_(item: Any, *indexes: Any) -> Any:
     """``slice x 1 2``: Go's ``x[1:2]`` for strings (bytes) and lists; three indexes for lists."""
@@ -214,8 +215,6 @@ def call(name: str, fn: Any, *args: Any) -> Any:
                 raise FuncError(f"wrong number of args for {name}: got {len(args)} want at least {num_in - 1}")
         elif len(args) != num_in:
             raise FuncError(f"wrong number of args for {name}: got {len(args)} want {num_in}")
-        from helm_core.gotemplate import runtime
-
         for i, arg in enumerate(args):
             typ = params[-1] if variadic and i >= num_in - 1 else params[i]
             if arg is None:

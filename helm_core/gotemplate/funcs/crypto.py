@@ -27,7 +27,7 @@ from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
 from helm_core.gotemplate.funcs import encoding, gohelpers
-from helm_core.gotemplate.gotypes import FuncError, GoObject, signature
+from helm_core.gotemplate.gotypes import FuncError, GoObject, go_type_name, signature
 
 #: Sizes Sprig uses: genPrivateKey's RSA key, the certificate functions' RSA keys.
 RSA_KEY_BITS = 4096
@@ -300,8 +300,6 @@ def gen_self_signed_cert_with_key(cn: str, ips: list[Any] | None, dns: list[Any]
 
 def _signer(ca: Any) -> tuple[x509.Certificate, Any]:
     if not isinstance(ca, Certificate):
-        from helm_core.gotemplate.gotypes import go_type_name
-
         raise FuncError(f"wrong type for value; expected sprig.certificate; got {go_type_name(ca)}")
     data = gohelpers.to_bytes(ca.Cert)
     if b"-----BEGIN " not in data:

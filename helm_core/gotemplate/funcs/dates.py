@@ -16,7 +16,7 @@ import re
 from typing import Any
 
 from helm_core.gotemplate import gofmt
-from helm_core.gotemplate.funcs import gotime
+from helm_core.gotemplate.funcs import conversion, gotime
 from helm_core.gotemplate.gotypes import Duration, FuncError, Int64, signature
 
 HTML_DATE_LAYOUT = "2006-01-02"
@@ -198,8 +198,6 @@ def duration(sec: Any) -> str:
     """``duration SECONDS``: seconds (int64 or numeric string) as a Go duration; anything else is 0s."""
     n = 0
     if isinstance(sec, str):
-        from helm_core.gotemplate.funcs import conversion
-
         try:
             n = conversion.parse_int(sec, 10)
         except conversion.ParseError as e:

@@ -132,8 +132,6 @@ def strval(v: Any) -> str:
         return from_bytes(bytes(v))
     if isinstance(v, GoObject) and "String" in v.go_members:
         return str(v.go_field("String")())
-    if isinstance(v, Duration):
-        return gofmt.format_value(v)
     return gofmt.format_value(v)
 
 
@@ -168,7 +166,5 @@ def is_slice(v: Any) -> bool:
 
 
 def slice_items(v: Any) -> list[Any]:
-    """The elements of a slice value as Go's ``Index(i).Interface()`` gives them."""
-    if isinstance(v, bytes):
-        return list(v)
+    """The elements of a slice value as Go's ``Index(i).Interface()`` gives them (bytes as ints)."""
     return list(v)

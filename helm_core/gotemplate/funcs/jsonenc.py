@@ -16,6 +16,8 @@ import decimal
 import math
 from typing import Any
 
+from helm_core.gotemplate import gofmt
+from helm_core.gotemplate.funcs import gotime
 from helm_core.gotemplate.gotypes import Duration, FuncError, GoObject
 
 _HEX = "0123456789abcdef"
@@ -59,8 +61,6 @@ def quote(s: str, *, escape_html: bool) -> str:
 
 
 def _go_time_json(t: datetime.datetime) -> str:
-    from helm_core.gotemplate.funcs import gotime
-
     if not 0 <= t.year <= 9999:
         raise FuncError("json: error calling MarshalJSON for type time.Time: Time.MarshalJSON: year outside of range [0,9999]")
     return '"' + gotime.format_time(t, gotime.RFC3339_NANO) + '"'
@@ -130,9 +130,7 @@ def _quote_char(c: str) -> str:
         return "'\\''"
     if c == '"':
         return "'\"'"
-    from helm_core.gotemplate import gofmt
-
-    q = gofmt.sprintf("%q", c)
+    q = gofmt.quote(c)
     return "'" + q[1:-1] + "'"
 
 

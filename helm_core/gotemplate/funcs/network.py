@@ -98,13 +98,12 @@ def parse_url(raw: str) -> dict[str, Any]:
             rest = rest[:-1]
         else:
             rest, _, u["query"] = rest.partition("?")
-        if not rest.startswith("/"):
-            if u["scheme"]:
-                u["opaque"] = rest
-                rest = None  # type: ignore[assignment]
-            elif ":" in rest.partition("/")[0]:
-                raise _URLError("first path segment in URL cannot contain colon")
-        if rest is not None:
+        opaque = not rest.startswith("/") and bool(u["scheme"])
+        if opaque:
+            u["opaque"] = rest
+        elif not rest.startswith("/") and ":" in rest.partition("/")[0]:
+            raise _URLError("first path segment in URL cannot contain colon")
+        if not opaque:
             if (u["scheme"] or not rest.startswith("///")) and rest.startswith("//"):
                 authority, slash, tail = rest[2:].partition("/")
                 rest = slash + tail

@@ -14,7 +14,8 @@ import functools
 import re
 from typing import Any, Callable, ClassVar
 
-from helm_core.gotemplate.gotypes import FuncError, GoObject, signature
+from helm_core.gotemplate import gofmt
+from helm_core.gotemplate.gotypes import FuncError, GoObject, go_type_name, signature
 
 MAX_VERSION_LEN = 256
 MAX_CONSTRAINT_LEN = 512
@@ -199,8 +200,6 @@ class Version(GoObject):
 
     def _other(self, o: Any) -> Version:
         if not isinstance(o, Version) or o.go_type != Version.go_type:
-            from helm_core.gotemplate.gotypes import go_type_name
-
             raise FuncError(f"wrong type for value; expected *semver.Version; got {go_type_name(o)}")
         return o
 
@@ -306,8 +305,6 @@ class _Constraint:
 
 
 def _go_q(s: str) -> str:
-    from helm_core.gotemplate import gofmt
-
     return gofmt.quote(s)
 
 

@@ -124,11 +124,6 @@ def trim_prefix(prefix: str, s: str) -> str:
     return s.removeprefix(prefix)
 
 
-def _bytewise(s: str, keep: Any) -> str:
-    """goutils' byte loop: each byte is read as ``rune(byte)`` and written as that rune."""
-    return "".join(chr(b) for b in _b(s) if keep(chr(b)))
-
-
 @signature("string")
 def nospace(s: str) -> str:
     """``nospace``: goutils DeleteWhiteSpace (byte-wise; unchanged when nothing removed)."""
