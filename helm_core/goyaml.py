@@ -535,6 +535,9 @@ _V2_ESCAPES = {0x00: "0", 0x07: "a", 0x08: "b", 0x09: "t", 0x0A: "n", 0x0B: "v",
 #: libyaml writes a longer (or multi-line) mapping key as a complex "? " key.
 SIMPLE_KEY_MAX = 128
 _BREAKS = re.compile("[\n\r\x85\u2028\u2029]")
+#: Appended to strings ending in U+2028/U+2029, removed (with the indent before it) after emitting.
+_END_MARK = "\ue001"
+_END_MARK_RE = re.compile(" *" + _END_MARK + "(?=['\"])")
 #: Placeholder for a BOM-led string, swapped for yaml.v2's text after emitting.
 _BOM_TOKEN = "\ue000hcbom{}\ue000"
 
@@ -562,10 +565,16 @@ def _events(value: Any, out: list[yaml.Event], boms: list[str] | None = None) ->
     Strings led by a BOM become placeholders listed in ``boms`` (see :func:`_escape_all`).
     """
     if isinstance(value, str) and boms is not None and value.startswith("\ufeff"):
+        # The placeholder is as wide as the final text (so lines fold at the same places) and,
+        # as a key, simple or complex ("? ") exactly when the original is.
         token = _BOM_TOKEN.format(len(boms))
-        boms.append(value)
+        width = len(_escape_all(value))
         if _BREAKS.search(value) or len(value.encode("utf-8", "surrogatepass")) > SIMPLE_KEY_MAX:
-            token += "x" * SIMPLE_KEY_MAX  # as a key, stays a complex "? " key like the original
+            width = max(width, SIMPLE_KEY_MAX + 1)
+        elif width > SIMPLE_KEY_MAX:
+            width = SIMPLE_KEY_MAX
+        token += "x" * max(0, width - len(token))
+        boms.append(value)
         boms.append(token)
         out.append(_scalar(token))
     elif value is None:
@@ -575,7 +584,12 @@ def _events(value: Any, out: list[yaml.Event], boms: list[str] | None = None) ->
     elif value is False:
         out.append(_scalar("false"))
     elif isinstance(value, str):
-        out.append(_scalar(value, _string_style(value)))
+        style = _string_style(value)
+        if style is None and boms is not None and value[-1:] in ("\u2028", "\u2029") and _END_MARK not in value:
+            # libyaml 0.2.5 indents before the closing quote after a final line break; yaml.v2
+            # does not. A mark after the break makes both write the indent; dump() removes it.
+            value += _END_MARK
+        out.append(_scalar(value, style))
     elif isinstance(value, int):
         out.append(_scalar(str(value)))
     elif isinstance(value, float):
@@ -606,11 +620,13 @@ def dump(value: Any) -> str:
     events += [yaml.DocumentEndEvent(explicit=False), yaml.StreamEndEvent()]
     text = yaml.emit(events, Dumper=_Dumper, indent=EMIT_INDENT, width=EMIT_WIDTH,
                      allow_unicode=True)
+    # libyaml 0.2.5 closes an open-ended document (after a `|+` block) with "..."; yaml.v2 does not.
+    if text.endswith("...\n") and text[-5:-4] in ("\n", "\u2028", "\u2029"):
+        text = text[:-4]
     for original, token in zip(boms[::2], boms[1::2]):
         text = text.replace(token, _escape_all(original), 1)
-    # libyaml 0.2.5 closes an open-ended document (after a `|+` block) with "..."; yaml.v2 does not.
-    if text.endswith("\n...\n"):
-        text = text[:-4]
+    if _END_MARK in text:
+        text = _END_MARK_RE.sub("", text)
     return text
 
 

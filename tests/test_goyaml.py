@@ -103,6 +103,8 @@ def test_decode_all_returns_every_document():
         (b"hi", "aGk=\n"),
         ("\ufeff\"ab", '"\\uFEFF\\"\\x61\\x62"\n'),
         ({"\ufeffk\n": 1.0}, '? "\\uFEFF\\x6B\\n"\n: 1\n'),
+        ("\u2028", "'\u2028'\n"),
+        ('"\n\n\u2028', '|+\n  "\n\n\u2028'),
     ],
     ids=lambda v: repr(v)[:30],
 )
@@ -119,7 +121,7 @@ def test_dump_of_nan_is_a_json_error():
 
 _ATOMS = [" ", " ", ":", "-", "#", '"', "'", "\n", "\t", "{", "}", "[", "]", ",", "&", "*", "!", "|",
           ">", "%", "@", "`", "?", "y", "n", "on", "no", "true", "null", "~", "0", "1", "12", ".",
-          "e", "é", "\x85", "\r", "\x00", "\\", "\ufeff", "word", "longerword", "x" * 30, "0x1F", "0o7", "1e3",
+          "e", "é", "\x85", "\r", "\x00", "\\", "\ufeff", "\u2028", "word", "longerword", "x" * 30, "0x1F", "0o7", "1e3",
           "_", "2020-01-02", "12:30", "=", "<<", "\u00a0", "😀", "  ", "\n\n", " \n", "\n "]
 FUZZ_CASES = 400
 FUZZ_SEED = 20261123
