@@ -494,7 +494,9 @@ function api.context(box, mutable, event)
       if type(k) == "string" and mutable[k] then box[k] = v; return end
       error("_." .. tostring(k) .. " is read-only in " .. event, 2)
     end,
-    __pairs = function() return next, box, nil end,
+    __pairs = function()  -- never hand out `box` itself (it would bypass __newindex)
+      return function(_, k) return next(box, k) end, proxy, nil
+    end,
     __metatable = "read-only",
   })
   protected[proxy] = "_"

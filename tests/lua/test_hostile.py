@@ -69,6 +69,8 @@ HOSTILE = [
     ("setmetatable-read-only", "setmetatable(_.chart, {})", "cannot change a protected metatable", 2),
     ("metatable-of-context", "local mt = getmetatable(_)\nmt.__newindex = nil",
      "attempt to index a string value (local 'mt')", 3),
+    ("context-box-via-pairs", "local f, state = pairs(_)\nstate.release = {}",
+     "_.release is read-only in pre-render", 3),
     ("register-handler-late", 'events.on("pre-render", function() end)',
      "events.on may only be called while ext/lua/chart.lua loads", 2),
     ("return-function", "_.values.f = print",
