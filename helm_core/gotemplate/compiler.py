@@ -147,6 +147,7 @@ def _range(node: n.RangeNode) -> Run:
     is_assign = node.pipe.is_assign
     num_decl = len(decl)
     at_node = last_touched(node.pipe)
+    dynamic = ends_in_and_or(node.pipe)
 
     def set_vars(st: rt.State, index: Any, elem: Any, eb: bool) -> None:
         if is_assign:
@@ -168,7 +169,8 @@ def _range(node: n.RangeNode) -> Run:
     def run_range(st: rt.State, dot: Any, db: bool) -> None:
         mark0 = len(st.vars)
         value = pipe(st, dot, db)
-        items = rt.range_items(st, at_node, value, num_decl)
+        at = st.at_node if dynamic and st.at_node is not None else at_node
+        items = rt.range_items(st, at, value, num_decl)
         if items is None:
             if else_body is not None:
                 else_body(st, dot, db)
@@ -379,7 +381,26 @@ def last_touched(node: n.Node) -> n.Node:
 def _arg(node: n.Node) -> Arg:
     ev = _arg_inner(node)
     ev.node = node  # type: ignore[attr-defined]
+    ev.at = last_touched(node)  # type: ignore[attr-defined]
+    ev.dynamic = ends_in_and_or(node)  # type: ignore[attr-defined]
     return ev
+
+
+def ends_in_and_or(node: n.Node) -> bool:
+    """Whether the last word evaluated for ``node`` depends on where ``and``/``or`` stopped."""
+    while isinstance(node, n.PipeNode) and node.cmds:
+        first = node.cmds[-1].args[0]
+        if isinstance(first, n.IdentifierNode) and first.ident in ("and", "or") and len(node.cmds[-1].args) > 1:
+            return True
+        if len(node.cmds[-1].args) == 1 and isinstance(first, n.PipeNode):
+            node = first
+            continue
+        last = node.cmds[-1].args[-1]
+        if isinstance(last, n.PipeNode) and len(node.cmds[-1].args) > 1:
+            node = last
+            continue
+        return False
+    return False
 
 
 def _arg_inner(node: n.Node) -> Arg:
@@ -412,9 +433,14 @@ def _arg_inner(node: n.Node) -> Arg:
         return arg_var
     if isinstance(node, n.PipeNode):
         inner = _pipeline(node)
+        pipe_at = last_touched(node)
+
+        dynamic = ends_in_and_or(node)
 
         def arg_pipe(st: rt.State, dot: Any, db: bool, typ: Optional[str]) -> Any:
-            return validate(st, node, inner(st, dot, db), False, typ)
+            value = inner(st, dot, db)
+            at = st.at_node if dynamic and st.at_node is not None else pipe_at
+            return validate(st, at, value, False, typ)
 
         return arg_pipe
     if isinstance(node, n.IdentifierNode):
@@ -438,7 +464,7 @@ def _arg_inner(node: n.Node) -> Arg:
                 raise st.error(node, f"indirection through explicit nil in {node}")
             receiver = head(st, dot, db, None)
             value, boxed = _field_chain(st, chain_at, dot, db, receiver, False, fields, None, MISSING)
-            return validate(st, node, value, boxed, typ)
+            return validate(st, chain_at, value, boxed, typ)
 
         return arg_chain
     if isinstance(node, n.StringNode):

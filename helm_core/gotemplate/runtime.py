@@ -70,7 +70,7 @@ class ContinueLoop(Exception):
 class State:
     """One execution of one template: output, variables, depth and the set's functions."""
 
-    __slots__ = ("tset", "name", "out", "vars", "depth", "missingkey", "funcs")
+    __slots__ = ("tset", "name", "out", "vars", "depth", "missingkey", "funcs", "at_node")
 
     def __init__(
         self,
@@ -92,6 +92,8 @@ class State:
         self.missingkey = missingkey
         #: Function name -> call plan (see :func:`make_plan`).
         self.funcs = funcs
+        #: The word ``and``/``or`` stopped at: Go reports some later errors there.
+        self.at_node: Optional[n.Node] = None
 
     def child(self, name: str, dot: Any) -> "State":
         """The state of a ``{{template}}`` call: same output, fresh variables, one level deeper."""
@@ -379,12 +381,15 @@ def call_function(
         want = special == "or"
         v: Any = None
         for arg in args:
+            st.at_node = getattr(arg, "at", None)
             v = arg(st, dot, dboxed, "reflect.Value")
             if is_true(v) == want:
                 return v
         if final is not MISSING:
             v = final
         return v
+    if special == "slice" and args:
+        return _call_slice(st, node, call_node, plan, name, args, final, dot, dboxed)
     if special == "len" and len(args) == 1:
         value, boxed = args[0](st, dot, dboxed, RAW_ARG)
         if value is None and not boxed:
@@ -409,7 +414,7 @@ def call_function(
             t = params[num_in - 1] if num_in - 1 < num_fixed else params[-1]
         else:
             t = params[-1]
-        last = getattr(args[-1], "node", node) if args else node
+        last = arg_at(st, args[-1]) if args else node
         argv.append(validate_type(st, last, final, False, t))
     try:
         return fn(*argv)
@@ -418,6 +423,41 @@ def call_function(
     except gotypes.FuncError as e:
         raise st.error(call_node, f"error calling {name}: {e}") from e
     except Exception as e:  # Go's safeCall turns a panic into the call's error
+        raise st.error(call_node, f"error calling {name}: {e}") from e
+
+
+def arg_at(st: State, arg: ArgEval) -> n.Node:
+    """The node Go's executor last pointed at after evaluating ``arg`` (see compiler.last_touched)."""
+    if getattr(arg, "dynamic", False) and st.at_node is not None:
+        return st.at_node
+    return getattr(arg, "at", None) or arg.node  # type: ignore[attr-defined, no-any-return]
+
+
+class BoxedIndex:
+    """A ``slice`` index read from a map: Go passes it still boxed, so it is refused."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
+def _call_slice(
+    st: State, node: n.Node, call_node: n.Node, plan: Plan, name: str,
+    args: list[ArgEval], final: Any, dot: Any, dboxed: bool,
+) -> Any:
+    """``slice``: Go does not unbox its indexes (``cannot index slice/array with type interface {}``)."""
+    fn = plan[0]
+    item = args[0](st, dot, dboxed, "reflect.Value")
+    indexes: list[Any] = []
+    for arg in args[1:]:
+        value, boxed = arg(st, dot, dboxed, RAW_ARG)
+        indexes.append(BoxedIndex(value) if boxed else value)
+    if final is not MISSING:
+        indexes.append(final)
+    try:
+        return fn(item, *indexes)
+    except gotypes.FuncError as e:
         raise st.error(call_node, f"error calling {name}: {e}") from e
 
 

@@ -244,6 +244,12 @@ EXEC_CASES = [
     ('no_value_variable_in_builtins', ['{{ $x := .missing }}{{ eq $x nil }} {{ not $x }} {{ and $x 1 }} {{ print $x }} {{ printf "%v|%s" $x $x }}'], {}, 'zero', ('ok', 'true true <no value> <nil> <nil>|%!s(<nil>)')),
     ('escapers_print_no_value', ['{{ print .missing }} {{ print .z }} {{ printf "%v" .z }} {{ html .missing }} {{ urlquery .missing 1 }}'], {'z': None}, 'zero', ('ok', '<nil> <nil> <nil> &lt;no value&gt; %3Cno+value%3E1')),
     ('slice_of_missing', ['{{ slice .missing }}'], {}, 'zero', ('error', 'template: t0:1:3: executing "t0" at <slice .missing>: error calling slice: slice of untyped nil')),
+    ('slice_index_from_map_is_interface', ['{{ slice .l .m.i }}'], {'l': [1.0, 2.0], 'm': {'i': 1.0}}, 'zero', ('error', 'template: t0:1:3: executing "t0" at <slice .l .m.i>: error calling slice: cannot index slice/array with type interface {}')),
+    ('slice_checks_item_before_indexes', ['{{ slice 1.5 .m.i }}'], {'m': {'i': 1.0}}, 'zero', ('error', 'template: t0:1:3: executing "t0" at <slice 1.5 .m.i>: error calling slice: can\'t slice item of type float64')),
+    ('error_after_or_points_at_deciding_operand', ['{{ trunc (or .f .a.x) "abc" }}'], {'f': 1.5, 'a': 's'}, 'zero', ('error', 'template: t0:1:13: executing "t0" at <.f>: wrong type for value; expected int; got float64')),
+    ('range_error_after_or_points_at_deciding_operand', ['{{ range $i, $v := or .a "s" }}{{ end }}'], {'a': 'v'}, 'zero', ('error', 'template: t0:1:22: executing "t0" at <.a>: range can\'t iterate over v')),
+    ('error_in_parenthesized_arg_points_inside', ['{{ trunc ($.m) "s" }}'], {'m': {}}, 'zero', ('error', 'template: t0:1:11: executing "t0" at <$.m>: wrong type for value; expected int; got map[string]interface {}')),
+    ('piped_final_error_points_at_last_word', ['{{ "x" | join (1.5 | print) }}'], {}, 'zero', ('error', 'template: t0:1:21: executing "t0" at <print>: wrong type for value; expected []interface {}; got string')),
 ]
 
 
