@@ -147,7 +147,7 @@ def _fuzz_chart(tmp_path: Path, template: str, cases: list) -> Path:
     (chart / "templates").mkdir(parents=True)
     (chart / "Chart.yaml").write_text("apiVersion: v2\nname: fz\nversion: 0.1.0\n")
     (chart / "templates" / "t.yaml").write_text(template)
-    text = json.dumps({"cases": cases}, ensure_ascii=False).replace("\x85", "\\u0085")
+    text = json.dumps({"cases": cases}, ensure_ascii=False).replace("\x85", "\\u0085").replace("\u2028", "\\u2028")
     (tmp_path / "values.json").write_text(text)
     return chart
 
