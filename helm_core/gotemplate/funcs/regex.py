@@ -3,7 +3,7 @@
 
 Why: patterns are Go RE2 syntax and results must follow Go's ``regexp``
 iteration rules (an empty match right after a match is skipped; ``$1W`` names
-group "1W"). Patterns are translated to Python ``re``: ASCII ``\\d \\w \\s``,
+group "1W"). Patterns are translated to Python ``re``: ASCII ``\\d \\w \\s \\b``,
 ``$`` only at the very end unless ``(?m)``, ``\\z``, ``(?<name>)``, POSIX
 classes, ``\\Q...\\E``, ``\\x{HHHH}``, ``\\pL``/``\\p{Lu}`` general categories. Not
 translated: script classes (``\\p{Greek}``) and ``(?U)``; such a pattern fails
@@ -27,6 +27,14 @@ _POSIX = {"alnum": "0-9A-Za-z", "alpha": "A-Za-z", "ascii": "\\x00-\\x7f", "blan
           "cntrl": "\\x00-\\x1f\\x7f", "digit": "0-9", "graph": "!-~", "lower": "a-z", "print": " -~",
           "punct": "!-/:-@\\[-`{-~", "space": "\\t\\n\\v\\f\\r ", "upper": "A-Z", "word": "0-9A-Za-z_",
           "xdigit": "0-9A-Fa-f"}
+
+
+#: Go's ASCII-only Perl classes (Python's would match Unicode digits, letters and spaces).
+_PERL_CLASSES = {"d": "0-9", "w": "0-9A-Za-z_", "s": "\\t\\n\\f\\r ", "D": "0-9", "W": "0-9A-Za-z_",
+                 "S": "\\t\\n\\f\\r "}
+_WORD = "[0-9A-Za-z_]"
+_WORD_BOUNDARY = f"(?:(?<={_WORD})(?!{_WORD})|(?<!{_WORD})(?={_WORD}))"
+_NOT_WORD_BOUNDARY = f"(?:(?<={_WORD})(?={_WORD})|(?<!{_WORD})(?!{_WORD}))"
 
 
 def _translate(expr: str) -> str:
@@ -60,6 +68,14 @@ def _translate(expr: str) -> str:
                 continue
             elif nxt == "Z":
                 raise re.error("bad escape \\Z", expr, i)
+            elif nxt in _PERL_CLASSES:
+                body = _PERL_CLASSES[nxt.lower()]
+                if in_class:
+                    out.append(body if nxt.islower() else expr[i:i + 2])
+                else:
+                    out.append(("[" if nxt.islower() else "[^") + body + "]")
+            elif nxt in "bB" and not in_class:
+                out.append(_WORD_BOUNDARY if nxt == "b" else _NOT_WORD_BOUNDARY)
             else:
                 out.append(expr[i:i + 2])
             i += 2
@@ -181,7 +197,7 @@ def _go_message(expr: str, err: re.error) -> str:
 @functools.lru_cache(maxsize=PATTERN_CACHE_SIZE)
 def _compile(expr: str) -> re.Pattern[str]:
     try:
-        return re.compile(_translate(expr), re.ASCII)
+        return re.compile(_translate(expr))
     except re.error as e:
         raise FuncError("error parsing regexp: " + _go_message(expr, e)) from None
 

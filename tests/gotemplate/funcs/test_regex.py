@@ -36,6 +36,10 @@ CASES = [
     ("unicode_letters", rx.regex_find_all, (r"\pL+", "é1ab", -1), ["é", "ab"]),
     ("unicode_upper_class", rx.regex_find_all, (r"[\p{Lu}\d]+", "aÉ1b", -1), ["É1"]),
     ("unicode_not_letter", rx.regex_find_all, (r"\PL+", "é1-b", -1), ["1-"]),
+    ("case_insensitive_non_ascii", rx.regex_find, ("(?i)é+", "xÉé"), "Éé"),
+    ("word_boundary_ascii", rx.regex_find_all, (r"\b\w+\b", "éa b_1", -1), ["a", "b_1"]),
+    ("not_boundary_on_empty", rx.regex_replace_all, (r"\B", "", "-"), "-"),
+    ("space_class_excludes_vtab", rx.regex_match, (r"\s", "\v"), False),
     ("quote_meta", rx.regex_quote_meta, ("a.b*c{1}",), "a\\.b\\*c\\{1\\}"),
 ]
 
