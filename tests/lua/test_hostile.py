@@ -142,10 +142,11 @@ def test_limit_error_cannot_be_swallowed_by_pcall_loop():
         luakit.pre_render(rt)
 
 
-def test_no_python_object_in_reach_of_chart_code():
-    # Walk everything reachable from the environment by pairs (plus string methods):
-    # every value must be a plain Lua value.
-    rt = luakit.runtime(luakit.handler("pre-render", (
+@pytest.mark.parametrize("perms", [frozenset(), frozenset({"io", "os", "network"})], ids=["no-permissions", "all-permissions"])
+def test_no_python_object_in_reach_of_chart_code(perms):
+    # Walk everything reachable from the environment by pairs: no value may be a
+    # Python object (lupa wraps those as userdata), even with every permission granted.
+    rt = luakit.runtime(permissions=perms, source=luakit.handler("pre-render", (
         "local seen, bad = {}, {}\n"
         "local function walk(v, path)\n"
         "  local t = type(v)\n"
@@ -155,6 +156,7 @@ def test_no_python_object_in_reach_of_chart_code():
         "  for k, x in pairs(v) do walk(x, path .. '.' .. tostring(k)) end\n"
         "end\n"
         "walk(_ENV, '_ENV')\n"
+        "walk(getmetatable(''), 'string metatable')\n"
         "walk(_, '_')\n"
         "_.values.bad = array(bad)")))
     assert luakit.pre_render(rt)["values"]["bad"] == []

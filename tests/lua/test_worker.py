@@ -97,3 +97,21 @@ def test_unknown_request_is_reported():
         session.close()
     assert reply == {"ok": False, "log": [], "error": {"message": "unknown worker request 'nope'",
                                                        "chart": "", "file": "", "line": 0}}
+
+
+WORKER_HOSTILE = ["python-global", "python-via-package-loaded", "loop-inside-pcall", "loop-in-xpcall-handler",
+                  "memory-string-rep", "deep-recursion", "rawset-read-only", "return-function"]
+
+
+@pytest.mark.parametrize("case_id", WORKER_HOSTILE, ids=WORKER_HOSTILE)
+def test_hostile_scripts_fail_the_same_way_in_the_worker(case_id):
+    from tests.lua.test_hostile import HOSTILE
+    body, message, line = next(h[1:] for h in HOSTILE if h[0] == case_id)
+    c = luakit.chart("c", lua_files={"chart": luakit.handler("pre-render", body)})
+    with _load(c, limits=luakit.TEST_LIMITS) as scripts:
+        with pytest.raises(errors.LuaError) as info:
+            scripts.fire("pre-render", luakit.context(c, {"a": 1}))
+        where = f"ext/lua/chart.lua:{line}: " if line else ""
+        assert str(info.value) == f'chart "c": {where}{message}'
+        # the worker survives a clean Lua failure and keeps serving the operation
+        assert scripts._session.call({"op": "nope"}, timeout=5)["ok"] is False
