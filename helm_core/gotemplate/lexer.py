@@ -1,8 +1,10 @@
 """Lexer for Go's text/template: a loop-driven state machine (Go's ``parse/lex.go``).
 
-Each ``_lex_*`` method consumes input and returns the next state; :func:`lex` runs the
-states in a loop and returns every item at once (no goroutine, nothing to drain). An
-error becomes one final ``ERROR`` item, so the parser meets it exactly where Go's does.
+Each ``lex_*`` state method consumes input and returns the next state; :func:`lex` runs
+the states in a loop and returns every item at once (no goroutine, nothing to drain).
+Inside an action one loop dispatches on the next character, with regular-expression fast
+paths for runs of spaces, names and quoted text. An error becomes one final ``ERROR``
+item, so the parser meets it exactly where Go's does.
 
 Rules kept from Go: trim markers are ``{{- `` and `` -}}`` (the space is required) and
 trim all ASCII space next to the action; comments ``{{/* */}}`` must touch their
@@ -105,10 +107,6 @@ class Item(NamedTuple):
         if len(self.val) > 10:
             return gostrconv.quote(self.val[:10]) + "..."
         return gostrconv.quote(self.val)
-
-
-def is_space(ch: str) -> bool:
-    return ch != "" and ch in SPACE_CHARS
 
 
 def is_alnum(ch: str) -> bool:
