@@ -36,6 +36,11 @@ HEADER = struct.Struct(">Q")
 STARTUP_TIMEOUT = 30.0
 #: Bytes of protocol overhead allowed on top of ``LuaLimits.max_bytes`` per reply.
 REPLY_SLACK = 1024 * 1024
+#: CPU seconds a worker may use in its life: a backstop should its parent die while
+#: the worker is stuck (the parent's kill is the real limit).
+WORKER_CPU_SECONDS = 600
+#: Linux prctl option: signal to receive when the parent dies.
+_PR_SET_PDEATHSIG = 1
 
 _BOOT = "import sys; sys.path.insert(0, sys.argv[1]); from helm_core.lua import worker; worker.main()"
 
@@ -286,8 +291,28 @@ class WorkerPool:
                 self._spare = None
 
 
+def _backstops() -> None:
+    """Die with the parent, and after ``WORKER_CPU_SECONDS`` of CPU (best effort)."""
+    import resource
+    import signal
+
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
+    try:
+        resource.setrlimit(resource.RLIMIT_CPU, (WORKER_CPU_SECONDS, WORKER_CPU_SECONDS + 5))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    except (ValueError, OSError):
+        pass
+
+
 def main() -> None:
     """Worker entry point: serve requests from stdin until it closes."""
+    _backstops()
     proto_out = os.dup(1)
     os.dup2(2, 1)  # stray writes to stdout can no longer corrupt the protocol
     inp = sys.stdin.buffer

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from pathlib import Path
 
 import pytest
 
@@ -115,3 +116,58 @@ def test_hostile_scripts_fail_the_same_way_in_the_worker(case_id):
         assert str(info.value) == f'chart "c": {where}{message}'
         # the worker survives a clean Lua failure and keeps serving the operation
         assert scripts._session.call({"op": "nope"}, timeout=5)["ok"] is False
+
+
+def test_worker_has_a_cpu_backstop_and_no_core_dumps():
+    session = worker.WorkerSession()
+    try:
+        session.wait_ready()
+        limits = open(f"/proc/{session.pid}/limits").read()
+    finally:
+        session.close()
+    cpu = next(line for line in limits.splitlines() if line.startswith("Max cpu time"))
+    core = next(line for line in limits.splitlines() if line.startswith("Max core file size"))
+    assert cpu.split()[3:5] == [str(worker.WORKER_CPU_SECONDS), str(worker.WORKER_CPU_SECONDS + 5)]
+    assert core.split()[4:6] == ["0", "0"]
+
+
+def test_worker_dies_with_its_parent():
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    # The worker is stuck in a C pattern match when its parent dies: only the death
+    # signal (or the CPU backstop) can end it, the closed pipe is never read.
+    code = (
+        "import threading, time\n"
+        "from helm_core import lua\n"
+        "from tests.lua import luakit\n"
+        "c = luakit.chart('c', lua_files={'chart': luakit.handler('pre-render', " + repr(PATHOLOGICAL) + ")})\n"
+        "sessions = []\n"
+        "def factory():\n"
+        "    sessions.append(lua.WorkerSession()); return sessions[0]\n"
+        "scripts = lua.load_chart_scripts(c, accepted_permissions=(), session_factory=factory)\n"
+        "threading.Thread(target=scripts.fire, args=('pre-render', luakit.context(c)), daemon=True).start()\n"
+        "time.sleep(0.5)\n"
+        "print(sessions[0].pid, flush=True)\n"
+        "time.sleep(60)\n")
+    root = str(Path(__file__).resolve().parents[2])
+    parent = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True, cwd=root)
+    try:
+        pid = int(parent.stdout.readline())
+    finally:
+        parent.send_signal(signal.SIGKILL)
+        parent.wait()
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            break
+        if open(f"/proc/{pid}/stat").read().split()[2] == "Z":
+            break  # exited, waiting to be reaped by init
+        time.sleep(0.05)
+    else:
+        os.kill(pid, signal.SIGKILL)
+        pytest.fail("the worker outlived its parent")
