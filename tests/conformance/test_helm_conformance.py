@@ -2,7 +2,8 @@
 
 For every chart in /work/shared/charts, render with its default values, with
 tests/conformance/values/<chart>.yaml and with every tests/conformance/values/<chart>.<variant>.yaml,
-run helm live (nothing of helm's output is committed), parse both outputs into objects keyed by
+with optional helm flags in <chart>.<variant>.args (``--kube-version``, ``--api-versions``,
+``--namespace``, one per line), run helm live (nothing of helm's output is committed), parse both outputs into objects keyed by
 Source + kind/namespace/name and compare them. When helm fails, we must fail with its message.
 
 Random output (randAlphaNum passwords, genCA/genPrivateKey PEM, their checksums) cannot be
@@ -24,7 +25,7 @@ import yaml
 
 from helm_core import goyaml, manifests
 from helm_core.chart import loader, prepare
-from helm_core.engine import render
+from helm_core.engine import capabilities, render
 from helm_core.errors import HelmError
 from tests.conformance import results
 from tests.engine import helmbin
@@ -60,6 +61,29 @@ def _cases() -> list[tuple[str, str]]:
         variants = sorted(p.name[len(name) + 1:-len(".yaml")] for p in VALUES_DIR.glob(f"{name}.*.yaml"))
         cases += [(name, v) for v in variants if "." not in v]
     return cases
+
+
+def _helm_flags(chart_name: str, which: str) -> tuple[list[str], render.RenderOptions]:
+    """Extra helm flags of a variant and the same settings as our render options."""
+    path = VALUES_DIR / f"{chart_name}.{which}.args"
+    if not path.is_file():
+        return [], render.RenderOptions()
+    flags = [line.split(None, 1) for line in path.read_text().splitlines() if line.strip()]
+    kube_version, api_versions, namespace = capabilities.DEFAULT_KUBE_VERSION, [], "default"
+    for flag, value in flags:
+        if flag == "--kube-version":
+            kube_version = value
+        elif flag == "--api-versions":
+            api_versions.append(value)
+        elif flag == "--namespace":
+            namespace = value
+        else:
+            raise AssertionError(f"{path}: unsupported flag {flag}")
+    options = render.RenderOptions(
+        release=capabilities.ReleaseInfo(namespace=namespace),
+        capabilities=capabilities.make_capabilities(kube_version=kube_version, extra_api_versions=api_versions),
+    )
+    return [part for pair in flags for part in pair], options
 
 
 def _values_file(chart_name: str, which: str) -> Path:
@@ -178,20 +202,22 @@ def test_render_matches_helm_template(chart_name, which):
         assert values_file.is_file(), f"write {values_file} to exercise non-default values"
         args = ["-f", str(values_file)]
         user_values = goyaml.load_values(values_file.read_bytes(), source=str(values_file))
+    flags, options = _helm_flags(chart_name, which)
+    args += flags
     code, out, err = helmbin.helm_template_result(chart_dir, *args)
     results.OUTCOMES[(chart_name, which)] = "error"
     if code != 0:
         expected = err.split("\n", 1)[0].removeprefix("Error: ")
         with pytest.raises(HelmError) as info:
             prepared = prepare.prepare_chart(loader.load(chart_dir), user_values)
-            render.render(prepared.chart, prepared.values)
+            render.render(prepared.chart, prepared.values, options=options)
         assert str(info.value) == expected
         results.OUTCOMES[(chart_name, which)] = "exact (error)"
         return
     theirs = _helm_documents(out)
     again = _helm_documents(helmbin.helm_template(chart_dir, *args))
     prepared = prepare.prepare_chart(loader.load(chart_dir), user_values)
-    ours = _our_documents(render.render(prepared.chart, prepared.values), prepared.chart.name)
+    ours = _our_documents(render.render(prepared.chart, prepared.values, options=options), prepared.chart.name)
     outcome, problems = _report(ours, theirs, again)
     results.OUTCOMES[(chart_name, which)] = outcome
     shown = "\n\n".join(problems[:MAX_OBJECTS_SHOWN])
