@@ -71,8 +71,13 @@ function api.set_known_events(list) for i = 1, #list do KNOWN_EVENTS[list[i]] = 
 local budget, used, deadline, exceeded, active, in_handler = 0, 0, 0, nil, false, false
 local registering = false
 
+local last_file, last_line = nil, 0  -- chart position seen by the last hook run
+
 local function hook()
   if not active or in_handler then return end
+  local info = getinfo(2, "Sl")
+  local chart_code = info and ssub(info.source, 1, 9) == "@ext/lua/"
+  if chart_code then last_file, last_line = ssub(info.source, 2), info.currentline end
   if not exceeded then
     used = used + STEP
     if used > budget then exceeded = "instructions"
@@ -81,14 +86,15 @@ local function hook()
     sethook(co_running(), hook, "", 1)  -- re-arm: every chart instruction from now on fails
   end
   -- Only chart code is interrupted; trusted prelude frames finish their bounded work.
-  local info = getinfo(2, "S")
-  if info and ssub(info.source, 1, 9) == "@ext/lua/" then
-    error("lua limit exceeded: " .. exceeded, 2)
-  end
+  if chart_code then error("lua limit exceeded: " .. exceeded, 2) end
 end
+
+-- Where chart code was when the hook last ran (memory errors carry no position).
+function api.last_position() return last_file, last_line end
 
 local function arm(max_instructions, cpu_seconds)
   budget, used, exceeded, active = max_instructions, 0, nil, true
+  last_file, last_line = nil, 0
   deadline = clock() + cpu_seconds
   sethook(hook, "", STEP)
 end

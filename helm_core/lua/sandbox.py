@@ -91,7 +91,7 @@ class ChartRuntime:
             result = self._api.run(lim.max_instructions, lim.cpu_seconds, fn, *args)
         except lua54.LuaMemoryError:
             self._collect_log()
-            raise self._error(f"memory limit of {lim.max_memory} bytes exceeded", "", 0) from None
+            raise self._error(f"memory limit of {lim.max_memory} bytes exceeded", *self._last_position()) from None
         except lua54.LuaError as exc:  # an error outside the xpcall: a bug or memory
             self._collect_log()
             raise self._error(f"lua failed: {_plain(exc)}", "", 0) from None
@@ -115,7 +115,18 @@ class ChartRuntime:
             msg = f"CPU time limit of {lim.cpu_seconds}s exceeded"
         elif msg == "not enough memory":
             msg = f"memory limit of {lim.max_memory} bytes exceeded"
+            if not file:
+                file, line = self._last_position()
         raise self._error(msg, file, int(line or 0))
+
+    def _last_position(self) -> tuple[str, int]:
+        """Where chart code last was, sampled by the count hook ("" if never)."""
+        try:
+            res = self._api.last_position()
+        except lua54.LuaError:
+            return "", 0
+        file, line = res if isinstance(res, tuple) else (res, 0)
+        return (file.decode("utf-8", "replace"), int(line)) if isinstance(file, bytes) else ("", 0)
 
     def _error(self, msg: str, file: str, line: int) -> errors.LuaError:
         where = f"{file}:{line}: " if file and line else (f"{file}: " if file else "")

@@ -15,7 +15,8 @@ MARKER = Path("/tmp/helm-core-hostile-marker")
 MEM = f"memory limit of {luakit.TEST_LIMITS.max_memory} bytes exceeded"
 INSTR = f"instruction limit of {luakit.TEST_LIMITS.max_instructions} exceeded"
 
-# (id, handler body starting on line 2, message, line); line 0 means no position.
+# (id, handler body starting on line 2, message, line); line 0 means no position (a
+# memory error carries the chart position the count hook last saw, if any).
 HOSTILE = [
     ("python-global", 'python.eval("1")', "attempt to index a nil value (global 'python')", 2),
     ("python-via-package-loaded", "return package.loaded.python",
@@ -57,10 +58,10 @@ HOSTILE = [
      "(error object is a table value)", 2),
     ("loop-in-__gc-finalizer", "setmetatable({}, {__gc = function() while true do end end})",
      "__gc metamethods are not allowed in chart Lua", 2),
-    ("memory-table-bomb", "local t = {}\nfor i = 1, 1e9 do t[i] = {} end", MEM, 0),
+    ("memory-table-bomb", "local t = {}\nfor i = 1, 1e9 do t[i] = {} end", MEM, 3),
     ("memory-string-rep", 'local s = string.rep("x", 1e9)', MEM, 0),
     ("memory-string-doubling", 'local s = "x"\nwhile true do s = s .. s end', MEM, 0),
-    ("deep-recursion", "local function f() return 1 + f() end\nf()", MEM, 0),
+    ("deep-recursion", "local function f() return 1 + f() end\nf()", MEM, 2),
     ("rawset-read-only", 'rawset(_.chart, "name", "evil")', "_.chart.name is read-only", 2),
     ("assign-read-only", '_.chart.name = "evil"', "_.chart.name is read-only", 2),
     ("table-insert-read-only", 'table.insert(_.capabilities.apiVersions, "evil/v1")',
