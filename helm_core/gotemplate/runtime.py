@@ -238,13 +238,19 @@ def eval_field(
 # Calls
 
 
-def _assignable(value: Any, typ: str) -> bool:
+def nillable(typ: str) -> bool:
+    return typ in _NILLABLE or typ.startswith("*")
+
+
+def assignable(value: Any, typ: str) -> bool:
     if typ in _ANY:
         return True
     if typ == "string":
         return isinstance(value, str)
-    if typ in ("int", "int64"):
-        return isinstance(value, int) and not isinstance(value, bool)
+    if typ == "int":
+        return isinstance(value, int) and not isinstance(value, (bool, gotypes.Int64))
+    if typ == "int64":
+        return isinstance(value, gotypes.Int64)
     if typ == "float64":
         return isinstance(value, float)
     if typ == "bool":
@@ -259,6 +265,8 @@ def _assignable(value: Any, typ: str) -> bool:
         return isinstance(value, bytes)
     if typ == "time.Time":
         return isinstance(value, datetime.datetime)
+    if typ.startswith("*") or "." in typ:  # a struct or pointer type: the object's own type
+        return isinstance(value, gotypes.GoObject) and value.go_type == typ
     return True
 
 
@@ -275,13 +283,13 @@ def validate_type(st: State, node: n.Node, value: Any, boxed: bool, typ: Optiona
         return value, boxed
     if value is None:
         if not boxed:
-            if typ in _NILLABLE:
+            if nillable(typ):
                 return None
             raise st.error(node, f"invalid value; expected {typ}")
         if typ in _ANY:
             return None
         raise st.error(node, f"wrong type for value; expected {typ}; got interface {{}}")
-    if not _assignable(value, typ):
+    if not assignable(value, typ):
         raise st.error(node, f"wrong type for value; expected {typ}; got {type_name(value, False)}")
     return value
 
@@ -291,7 +299,7 @@ def literal_arg(st: State, node: n.Node, typ: Optional[str]) -> Any:
     if typ == RAW_ARG:
         return (None if isinstance(node, n.NilNode) else constant_value(st, node)), False
     if isinstance(node, n.NilNode):
-        if typ is None or typ in _NILLABLE:
+        if typ is None or nillable(typ):
             return None
         raise st.error(node, f"cannot assign nil to {typ}")
     if typ is None or typ in _ANY:
@@ -306,7 +314,7 @@ def literal_arg(st: State, node: n.Node, typ: Optional[str]) -> Any:
         raise st.error(node, f"expected string; found {node}")
     if typ in ("int", "int64"):
         if isinstance(node, n.NumberNode) and node.is_int:
-            return node.int64
+            return node.int64 if typ == "int" else gotypes.Int64(node.int64)
         raise st.error(node, f"expected integer; found {node}")
     if typ == "float64":
         if isinstance(node, n.NumberNode) and node.is_float:

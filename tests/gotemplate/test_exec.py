@@ -6,7 +6,7 @@ from typing import Any
 import pytest
 
 from helm_core.gotemplate import Environment, ExecError, ParseError, gofmt
-from helm_core.gotemplate.gotypes import FuncError, GoObject, signature
+from helm_core.gotemplate.gotypes import FuncError, GoObject, Int64, signature
 
 
 class Obj(GoObject):
@@ -76,7 +76,26 @@ def fn() -> Any:
     return _concat
 
 
-FUNCS = {"upper": upper, "trunc": trunc, "fail": fail, "list": list_, "dict": dict_, "obj": obj,
+@signature("int", "int")
+def add64(a: int, b: int) -> Int64:
+    return Int64(a + b)
+
+
+@signature("int64")
+def takes64(a: int) -> Int64:
+    return Int64(a * 2)
+
+
+def greetp(o: Obj) -> str:
+    return "p:" + o.Name
+
+
+# A parameter of the object's own pointer type (declared by hand: not a shared Go type name).
+greetp.__go_params__ = ("*main.Obj",)  # type: ignore[attr-defined]
+greetp.__go_variadic__ = False  # type: ignore[attr-defined]
+
+
+FUNCS = {"add64": add64, "takes64": takes64, "greetp": greetp, "upper": upper, "trunc": trunc, "fail": fail, "list": list_, "dict": dict_, "obj": obj,
          "addf": addf, "join": join, "fn": fn}
 
 
@@ -250,6 +269,14 @@ EXEC_CASES = [
     ('range_error_after_or_points_at_deciding_operand', ['{{ range $i, $v := or .a "s" }}{{ end }}'], {'a': 'v'}, 'zero', ('error', 'template: t0:1:22: executing "t0" at <.a>: range can\'t iterate over v')),
     ('error_in_parenthesized_arg_points_inside', ['{{ trunc ($.m) "s" }}'], {'m': {}}, 'zero', ('error', 'template: t0:1:11: executing "t0" at <$.m>: wrong type for value; expected int; got map[string]interface {}')),
     ('piped_final_error_points_at_last_word', ['{{ "x" | join (1.5 | print) }}'], {}, 'zero', ('error', 'template: t0:1:21: executing "t0" at <print>: wrong type for value; expected []interface {}; got string')),
+    ('int64_results_print_and_type', ['{{ add64 1 2 }} {{ printf "%T" (add64 1 2) }} {{ takes64 3 }} {{ takes64 (add64 1 1) }}'], {}, 'zero', ('ok', '3 int64 6 4')),
+    ('int64_refused_for_int_param', ['{{ trunc (add64 1 1) "abcdef" }}'], {}, 'zero', ('error', 'template: t0:1:18: executing "t0" at <1>: wrong type for value; expected int; got int64')),
+    ('int_refused_for_int64_param', ['{{ takes64 (len "ab") }}'], {}, 'zero', ('error', 'template: t0:1:16: executing "t0" at <"ab">: wrong type for value; expected int64; got int')),
+    ('float_literal_for_int64_param', ['{{ takes64 1.5 }}'], {}, 'zero', ('error', 'template: t0:1:11: executing "t0" at <1.5>: expected integer; found 1.5')),
+    ('pointer_param_takes_object', ['{{ greetp .O }}'], {}, 'zero', ('ok', 'p:n')),
+    ('pointer_param_refuses_literal', ['{{ greetp "x" }}'], {}, 'zero', ('error', 'template: t0:1:10: executing "t0" at <"x">: can\'t handle "x" for arg of type *main.Obj')),
+    ('pointer_param_refuses_string_value', ['{{ greetp .a }}'], {'a': 's'}, 'zero', ('error', 'template: t0:1:10: executing "t0" at <.a>: wrong type for value; expected *main.Obj; got string')),
+    ('int64_compares_with_int', ['{{ eq (add64 1 1) 2 }} {{ lt (add64 1 1) 3 }}'], {}, 'zero', ('ok', 'true true')),
 ]
 
 

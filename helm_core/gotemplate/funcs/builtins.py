@@ -218,9 +218,9 @@ def call(name: str, fn: Any, *args: Any) -> Any:
         for i, arg in enumerate(args):
             typ = params[-1] if variadic and i >= num_in - 1 else params[i]
             if arg is None:
-                if typ not in ("interface {}", _V, "[]interface {}", "[]string", "map[string]interface {}", "[]byte"):
+                if not runtime.nillable(typ):
                     raise FuncError(f"arg {i}: value is nil; should be of type {typ}")
-            elif not runtime._assignable(arg, typ):
+            elif not runtime.assignable(arg, typ):
                 raise FuncError(f"arg {i}: value has type {gotypes.go_type_name(arg)}; should be {typ}")
     return fn(*args)
 
