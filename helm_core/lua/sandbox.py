@@ -187,7 +187,7 @@ class ChartRuntime:
         mutable = self._rt.table_from({k.encode(): True for k in spec.mutable})
         ctx = api.context(box, mutable, event.encode())
         self._call(api.fire, event.encode(), ctx)
-        return self._read_back(box, spec.mutable & set(parts))
+        return self._read_back(box, spec.mutable & set(parts), event)
 
     def _data(self, parts: Mapping[str, Any]) -> Any:
         """Python data -> a fresh Lua table (see :mod:`helm_core.lua.convert`)."""
@@ -199,7 +199,7 @@ class ChartRuntime:
         except lua54.LuaMemoryError:
             raise self._error(f"memory limit of {self.limits.max_memory} bytes exceeded", "", 0) from None
 
-    def _read_back(self, box: Any, keys: set[str]) -> dict[str, Any]:
+    def _read_back(self, box: Any, keys: set[str], event: str) -> dict[str, Any]:
         out: dict[str, Any] = {}
         lim = self.limits
         for key in sorted(keys):
@@ -220,7 +220,7 @@ class ChartRuntime:
                 elif not isinstance(data, dict):
                     raise convert.ConversionError("must be a table with string keys", path)
             except convert.ConversionError as exc:
-                raise self._error(f"bad data returned: {exc}", "", 0) from None
+                raise self._error(f"bad data returned by {event} handlers: {exc}", "", 0) from None
             out[key] = data
         return out
 

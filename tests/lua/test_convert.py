@@ -69,7 +69,7 @@ def test_nan_cannot_come_back_from_lua():
     rt = luakit.runtime(luakit.handler("pre-render", "_.values.n = 0/0"))
     with pytest.raises(errors.LuaError) as info:
         luakit.pre_render(rt)
-    assert str(info.value) == 'chart "c": bad data returned: _.values.n: NaN and infinite numbers cannot be values'
+    assert str(info.value) == 'chart "c": bad data returned by pre-render handlers: _.values.n: NaN and infinite numbers cannot be values'
 
 
 def test_nan_from_python_reaches_lua_as_nan():
@@ -81,7 +81,7 @@ def test_values_must_stay_a_map():
     rt = luakit.runtime(luakit.handler("pre-render", "_.values = array()"))
     with pytest.raises(errors.LuaError) as info:
         luakit.pre_render(rt)
-    assert str(info.value) == 'chart "c": bad data returned: _.values: must be a table with string keys'
+    assert str(info.value) == 'chart "c": bad data returned by pre-render handlers: _.values: must be a table with string keys'
 
 
 def test_python_inputs_are_not_mutated():

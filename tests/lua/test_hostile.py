@@ -75,21 +75,21 @@ HOSTILE = [
     ("register-handler-late", 'events.on("pre-render", function() end)',
      "events.on may only be called while ext/lua/chart.lua loads", 2),
     ("return-function", "_.values.f = print",
-     "bad data returned: _.values.f: cannot return a function, coroutine or userdata from Lua "
+     "bad data returned by pre-render handlers: _.values.f: cannot return a function, coroutine or userdata from Lua "
      "(only strings, numbers, booleans and tables)", 0),
     ("return-coroutine", "_.values = coroutine.create(function() end)",
-     "bad data returned: _.values: cannot return a function, coroutine or userdata from Lua "
+     "bad data returned by pre-render handlers: _.values: cannot return a function, coroutine or userdata from Lua "
      "(only strings, numbers, booleans and tables)", 0),
     ("return-huge-string", '_.values.big = string.rep("x", 2000000)',
-     "bad data returned: _.values.big: more than 1000000 bytes", 0),
+     "bad data returned by pre-render handlers: _.values.big: more than 1000000 bytes", 0),
     ("return-cycle", "local t = {}\nt.self = t\n_.values.cycle = t",
-     "bad data returned: _.values.cycle.self.self.self.self.self...."
+     "bad data returned by pre-render handlers: _.values.cycle.self.self.self.self.self...."
      + ".self" * 12 + ": data nested deeper than 50 levels", 0),
     ("return-shared-subtable-bomb", "local t = {}\nfor i = 1, 40 do t = {t, t} end\n_.values.bomb = t",
-     re.compile(r"bad data returned: _\.values\.bomb[\[\]12.]+: more than 10000 items"), 0),
+     re.compile(r"bad data returned by pre-render handlers: _\.values\.bomb[\[\]12.]+: more than 10000 items"), 0),
     ("return-non-string-key", "_.values[1.5] = true",
-     "bad data returned: _.values: table has number key; maps need string keys and lists keys 1..n", 0),
-    ("return-invalid-utf8", '_.values.bad = "\\255\\254"', "bad data returned: _.values.bad: string is not valid UTF-8", 0),
+     "bad data returned by pre-render handlers: _.values: table has number key; maps need string keys and lists keys 1..n", 0),
+    ("return-invalid-utf8", '_.values.bad = "\\255\\254"', "bad data returned by pre-render handlers: _.values.bad: string is not valid UTF-8", 0),
 ]
 
 
