@@ -20,7 +20,7 @@ from typing import Any
 from lupa import lua54
 
 from helm_core import errors
-from helm_core.lua import convert, eventspec, limits as limits_mod, network, prelude
+from helm_core.lua import convert, eventspec, libs, limits as limits_mod, network, prelude
 
 MAIN_MODULE = "chart"
 #: How the prelude serializes each mutable part back (``value``: any data).
@@ -64,7 +64,7 @@ class ChartRuntime:
             register_eval=False, register_builtins=False, encoding=None,
             unpack_returned_tuples=True, attribute_filter=_deny_attributes,
             max_memory=limits.max_memory)
-        api = self._rt.execute(prelude.PRELUDE, prelude.HOOK_STEP)
+        api = self._rt.execute(prelude.PRELUDE, prelude.HOOK_STEP, self._rt.execute(libs.LIBS))
         self._api = api
         setup = self._data({
             "events": list(eventspec.EVENTS),
