@@ -114,15 +114,20 @@ def test_version_over_one_mib_is_refused_before_anything_is_written(
     assert hc.list("helm.sh/v1alpha1", "Release", namespace=namespace) == []
 
 
-def test_the_api_server_itself_refuses_such_a_secret(hc: live.LiveClient, namespace: str) -> None:
-    """Why the limit is checked up front: the server would refuse the write anyway."""
+def test_our_limit_is_the_api_servers_limit(hc: live.LiveClient, namespace: str) -> None:
+    """Why the limit is checked up front: the server refuses one byte more, too late to help."""
     import os
 
-    big = {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "big", "namespace": namespace},
-           "data": {"blob": base64.b64encode(os.urandom(secrets.MAX_SECRET_BYTES + 1)).decode()}}
+    def secret(name: str, size: int) -> dict:
+        return {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": name, "namespace": namespace},
+                "data": {"blob": base64.b64encode(os.urandom(size)).decode()}}
+
+    hc.create(secret("at-limit", secrets.MAX_SECRET_BYTES))
     with pytest.raises(ClusterError) as caught:
-        hc.create(big)
-    assert "data: Too long: must have at most 1048576 bytes" in str(caught.value)
+        hc.create(secret("over-limit", secrets.MAX_SECRET_BYTES + 1))
+    assert str(caught.value) == (
+        f'create Secret "over-limit" in namespace "{namespace}": Secret "over-limit" is invalid: '
+        "data: Too long: may not be more than 1048576 bytes")
 
 
 def test_release_readers_cannot_read_values(hc: live.LiveClient, namespace: str) -> None:
