@@ -239,8 +239,8 @@ def dumps_raw(value: Any) -> str:
 # Unmarshal into interface{}
 
 
-def _reject_constant(name: str) -> Any:
-    raise JSONError(f"invalid character {_go_quote_char(name[0])} looking for beginning of value")
+def _reject_constant(name: str) -> Any:  # pragma: no cover - syntax_error rejects NaN/Infinity first
+    raise JSONError(f"invalid character {_quote_byte(ord(name[0]))} looking for beginning of value")
 
 
 def _float_or_range_error(text: str) -> float:
@@ -250,57 +250,190 @@ def _float_or_range_error(text: str) -> float:
     return value
 
 
-def _go_quote_char(ch: str) -> str:
-    if ch == "'":
+_SHORT_QUOTES = {0x07: "\\a", 0x08: "\\b", 0x0C: "\\f", 0x0A: "\\n", 0x0D: "\\r", 0x09: "\\t", 0x0B: "\\v",
+                 0x5C: "\\\\"}
+#: encoding/json's nesting limit.
+MAX_JSON_DEPTH = 10000
+
+
+def _quote_byte(c: int) -> str:
+    """encoding/json's ``quoteChar``: a byte shown as Go's ``strconv.Quote`` of ``string(rune(c))``."""
+    if c == 0x27:
         return "'\\''"
-    if ch == '"':
+    if c == 0x22:
         return "'\"'"
-    return "'" + ch + "'" if ch.isprintable() else repr(ch)
+    if c in _SHORT_QUOTES:
+        body = _SHORT_QUOTES[c]
+    elif c < 0x20 or c == 0x7F:
+        body = f"\\x{c:02x}"
+    elif 0x80 <= c <= 0xA0 or c == 0xAD:
+        body = f"\\u{c:04x}"
+    else:
+        body = chr(c)
+    return "'" + body + "'"
 
 
-def _go_error(text: str, exc: json.JSONDecodeError) -> str:
-    """Go's syntax error text for the first byte Python's decoder rejected."""
-    pos = exc.pos
-    if pos >= len(text.rstrip()) or exc.msg.startswith("Unterminated string"):
-        return "unexpected end of JSON input"
-    ch = text[pos]
-    msg = exc.msg
-    if msg == "Extra data":
-        return f"invalid character {_go_quote_char(ch)} after top-level value"
-    if msg.startswith("Expecting property name"):
-        return f"invalid character {_go_quote_char(ch)} looking for beginning of object key string"
-    if msg.startswith("Expecting ':'"):
-        return f"invalid character {_go_quote_char(ch)} after object key"
-    if msg.startswith("Expecting ',' delimiter"):
-        if _inside_object(text, pos):
-            return f"invalid character {_go_quote_char(ch)} after object key:value pair"
-        return f"invalid character {_go_quote_char(ch)} after array element"
-    if msg.startswith("Invalid control character"):
-        return f"invalid character {_go_quote_char(ch)} in string literal"
-    if msg.startswith("Invalid \\escape"):
-        return f"invalid character {_go_quote_char(text[pos + 1:pos + 2] or ch)} in string escape code"
-    return f"invalid character {_go_quote_char(ch)} looking for beginning of value"
+_HEX = frozenset(b"0123456789abcdefABCDEF")
+#: What Go's scanner sees at end of input (``eof`` steps with a space).
+_EOF_BYTE = ord(" ")
+_LITERALS = {ord("t"): b"true", ord("f"): b"false", ord("n"): b"null"}
 
 
-def _inside_object(text: str, pos: int) -> bool:
-    depth: list[str] = []
-    in_str = False
-    escaped = False
-    for ch in text[:pos]:
-        if in_str:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == '"':
-                in_str = False
-        elif ch == '"':
-            in_str = True
-        elif ch in "[{":
-            depth.append(ch)
-        elif ch in "]}" and depth:
-            depth.pop()
-    return bool(depth) and depth[-1] == "{"
+def syntax_error(data: bytes) -> str | None:
+    """encoding/json's ``checkValid``: Go's message for the first syntax error, or None.
+
+    A port of the scanner's state machine over bytes (structure only; values are not built).
+    """
+    stack: list[str] = []  # "k" object key expected/after, "v" object value, "a" array value
+    i, n = 0, len(data)
+
+    def err(c: int, context: str) -> str:
+        return f"invalid character {_quote_byte(c)} {context}"
+
+    def at(j: int) -> int:
+        # Go's scanner feeds a space at end of input: mid-token errors name ' '
+        return data[j] if j < n else _EOF_BYTE
+
+    def skip_space(j: int) -> int:
+        while j < n and data[j] in b" \t\r\n":
+            j += 1
+        return j
+
+    def value(j: int) -> tuple[int, str | None]:
+        """Scan one value starting at j (spaces skipped); returns (end, error)."""
+        j = skip_space(j)
+        if j >= n:
+            return j, "unexpected end of JSON input"
+        c = data[j]
+        if c == ord("{") or c == ord("["):
+            if len(stack) >= MAX_JSON_DEPTH:
+                return j, "exceeded max depth"
+            return j + 1, None
+        if c == ord('"'):
+            return string(j + 1)
+        if c == ord("-") or ord("0") <= c <= ord("9"):
+            return number(j)
+        if c in _LITERALS:
+            word = _LITERALS[c]
+            for k in range(1, len(word)):
+                got = data[j + k] if j + k < n else _EOF_BYTE
+                if got != word[k]:
+                    return j + k, err(got, f"in literal {word.decode()} (expecting {_quote_byte(word[k])})")
+            return j + len(word), None
+        return j, err(c, "looking for beginning of value")
+
+    def string(j: int) -> tuple[int, str | None]:
+        while j < n:
+            c = data[j]
+            if c == ord('"'):
+                return j + 1, None
+            if c == ord("\\"):
+                j += 1
+                e = data[j] if j < n else _EOF_BYTE
+                if e == ord("u"):
+                    for k in range(1, 5):
+                        h = data[j + k] if j + k < n else _EOF_BYTE
+                        if h not in _HEX:
+                            return j + k, err(h, "in \\u hexadecimal character escape")
+                    j += 5
+                    continue
+                if e not in b'bfnrt\\/"':
+                    return j, err(e, "in string escape code")
+            elif c < 0x20:
+                return j, err(c, "in string literal")
+            j += 1
+        return n, "unexpected end of JSON input"
+
+    def number(j: int) -> tuple[int, str | None]:
+        if data[j] == ord("-"):
+            j += 1
+            if not ord("0") <= at(j) <= ord("9"):
+                return j, err(at(j), "in numeric literal")
+        if data[j] == ord("0"):
+            j += 1
+        else:
+            while j < n and ord("0") <= data[j] <= ord("9"):
+                j += 1
+        if j < n and data[j] == ord("."):
+            j += 1
+            if not ord("0") <= at(j) <= ord("9"):
+                return j, err(at(j), "after decimal point in numeric literal")
+            while j < n and ord("0") <= data[j] <= ord("9"):
+                j += 1
+        if j < n and data[j] in b"eE":
+            j += 1
+            if j < n and data[j] in b"+-":
+                j += 1
+            if not ord("0") <= at(j) <= ord("9"):
+                return j, err(at(j), "in exponent of numeric literal")
+            while j < n and ord("0") <= data[j] <= ord("9"):
+                j += 1
+        return j, None
+
+    def opened(end: int) -> bool:
+        # a scanned value ends in "{" or "[" only when it opened a container
+        return data[end - 1] in b"{["
+
+    i, problem = value(0)
+    if problem:
+        return problem
+    if opened(i):
+        stack.append("{" if data[i - 1] == ord("{") else "[")
+    while stack:
+        i = skip_space(i)
+        if i >= n:
+            return "unexpected end of JSON input"
+        c = data[i]
+        top = stack[-1]
+        if top in ("{", "key"):  # a key is expected ("}" allowed only right after "{")
+            if c == ord("}") and top == "{":
+                stack.pop()
+                i += 1
+                continue
+            if c != ord('"'):
+                return err(c, "looking for beginning of object key string")
+            i, problem = string(i + 1)
+            if problem:
+                return problem
+            i = skip_space(i)
+            if i >= n:
+                return "unexpected end of JSON input"
+            if data[i] != ord(":"):
+                return err(data[i], "after object key")
+            stack[-1] = "value"
+        elif top == "value":  # after a key:value pair
+            if c == ord(","):
+                stack[-1] = "key"
+                i += 1
+                continue
+            if c == ord("}"):
+                stack.pop()
+                i += 1
+                continue
+            return err(c, "after object key:value pair")
+        elif top == "[":  # first element or "]"
+            if c == ord("]"):
+                stack.pop()
+                i += 1
+                continue
+            stack[-1] = "elem"
+            i -= 1
+        else:  # after an array element
+            if c == ord("]"):
+                stack.pop()
+                i += 1
+                continue
+            if c != ord(","):
+                return err(c, "after array element")
+        i, problem = value(i + 1)
+        if problem:
+            return problem
+        if opened(i):
+            stack.append("{" if data[i - 1] == ord("{") else "[")
+    i = skip_space(i)
+    if i < n:
+        return err(data[i], "after top-level value")
+    return None
 
 
 _DECODER = json.JSONDecoder(
@@ -313,14 +446,18 @@ _DECODER = json.JSONDecoder(
 def loads(text: str | bytes) -> Any:
     """``json.Unmarshal`` into ``interface{}``: numbers are float64, duplicate keys last-wins.
 
-    Raises :class:`JSONError` with Go's message on invalid input.
+    Raises :class:`JSONError` with Go's message on invalid input (syntax is checked first,
+    as ``checkValid`` does, then numbers out of float64 range).
     """
     if isinstance(text, (bytes, bytearray)):
-        text = bytes(text).decode("utf-8", "replace")
-    stripped = text.strip(" \t\r\n")
-    if not stripped:
-        raise JSONError("unexpected end of JSON input")
+        data = bytes(text)
+        text = data.decode("utf-8", "replace")
+    else:
+        data = text.encode("utf-8", "surrogatepass")
+    problem = syntax_error(data)
+    if problem:
+        raise JSONError(problem)
     try:
         return _DECODER.decode(text.strip(" \t\r\n"))
-    except json.JSONDecodeError as exc:
-        raise JSONError(_go_error(stripped, exc)) from None
+    except json.JSONDecodeError as exc:  # pragma: no cover - syntax_error saw it first
+        raise JSONError(f"invalid JSON: {exc.msg}") from None

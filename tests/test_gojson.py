@@ -73,8 +73,18 @@ def test_loads_decodes_into_interface(text, expected):
         ("[1 2]", "invalid character '2' after array element"),
         ("{} x", "invalid character 'x' after top-level value"),
         ("1e400", "json: cannot unmarshal number 1e400 into Go value of type float64"),
+        ("tru", "invalid character ' ' in literal true (expecting 'e')"),
+        ("[1.", "invalid character ' ' after decimal point in numeric literal"),
+        ("1e+", "invalid character ' ' in exponent of numeric literal"),
+        ('"a\\', "invalid character ' ' in string escape code"),
+        ('"\\u12', "invalid character ' ' in \\u hexadecimal character escape"),
+        ('"a\x01"', "invalid character '\\x01' in string literal"),
+        ("[é]", "invalid character '\u00c3' looking for beginning of value"),
+        ("{,}", "invalid character ',' looking for beginning of object key string"),
     ],
-    ids=["empty", "eof", "bad-start", "nan", "no-colon", "no-comma-obj", "no-comma-arr", "trailing", "range"],
+    ids=["empty", "eof", "bad-start", "nan", "no-colon", "no-comma-obj", "no-comma-arr", "trailing", "range",
+         "eof-in-literal", "eof-after-dot", "eof-in-exponent", "eof-in-escape", "eof-in-hex", "control-char",
+         "non-ascii-byte", "bad-key"],
 )
 def test_loads_errors_are_go_messages(text, message):
     with pytest.raises(gojson.JSONError) as info:
