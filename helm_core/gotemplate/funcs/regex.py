@@ -1,159 +1,23 @@
 """Regular expressions: ``regexMatch``, ``regexFind``, ``regexFindAll``, ``regexReplaceAll``,
 ``regexReplaceAllLiteral``, ``regexSplit``, ``regexQuoteMeta`` and the ``must*`` forms.
 
-Why: patterns are Go RE2 syntax and results must follow Go's ``regexp``
-iteration rules (an empty match right after a match is skipped; ``$1W`` names
-group "1W"). Patterns are translated to Python ``re``: ASCII ``\\d \\w \\s \\b``,
-``$`` only at the very end unless ``(?m)``, ``\\z``, ``(?<name>)``, POSIX
-classes, ``\\Q...\\E``, ``\\x{HHHH}``, ``\\pL``/``\\p{Lu}`` general categories. Not
-translated: script classes (``\\p{Greek}``) and ``(?U)``; such a pattern fails
-with an ``error parsing regexp`` message. Non-``must`` forms
-fail with Go's ``regexp: Compile(`x`): ...`` panic text.
+Why: patterns are Go RE2 syntax (translated by :mod:`regex_syntax`) and
+results must follow Go's ``regexp`` iteration rules (an empty match right after
+a match is skipped; ``$1W`` names group "1W"). Non-``must`` forms fail with
+Go's ``regexp: Compile(`x`): ...`` panic text.
 """
 from __future__ import annotations
 
 import functools
 import re
-import unicodedata
 from typing import Any, Callable
 
 from helm_core.gotemplate import gofmt
+from helm_core.gotemplate.funcs import regex_syntax
 from helm_core.gotemplate.gotypes import FuncError, signature
 
 #: Compiled patterns kept per process (templates reuse a handful of patterns).
 PATTERN_CACHE_SIZE = 256
-
-_POSIX = {"alnum": "0-9A-Za-z", "alpha": "A-Za-z", "ascii": "\\x00-\\x7f", "blank": "\\t ",
-          "cntrl": "\\x00-\\x1f\\x7f", "digit": "0-9", "graph": "!-~", "lower": "a-z", "print": " -~",
-          "punct": "!-/:-@\\[-`{-~", "space": "\\t\\n\\v\\f\\r ", "upper": "A-Z", "word": "0-9A-Za-z_",
-          "xdigit": "0-9A-Fa-f"}
-
-
-#: Go's ASCII-only Perl classes (Python's would match Unicode digits, letters and spaces).
-_PERL_CLASSES = {"d": "0-9", "w": "0-9A-Za-z_", "s": "\\t\\n\\f\\r ", "D": "0-9", "W": "0-9A-Za-z_",
-                 "S": "\\t\\n\\f\\r "}
-_WORD = "[0-9A-Za-z_]"
-_WORD_BOUNDARY = f"(?:(?<={_WORD})(?!{_WORD})|(?<!{_WORD})(?={_WORD}))"
-_NOT_WORD_BOUNDARY = f"(?:(?<={_WORD})(?={_WORD})|(?<!{_WORD})(?!{_WORD}))"
-
-
-def _translate(expr: str) -> str:
-    """Go RE2 syntax to Python ``re`` syntax (see module rules)."""
-    multiline = re.search(r"\(\?[a-zA-Z]*m[a-zA-Z]*[):]", expr) is not None
-    out: list[str] = []
-    i, n = 0, len(expr)
-    in_class = False
-    while i < n:
-        c = expr[i]
-        if c == "\\" and i + 1 < n:
-            nxt = expr[i + 1]
-            if nxt == "z":
-                out.append("\\Z")
-            elif nxt in "pP":
-                name, i = _class_name(expr, i)
-                ranges = _category_ranges(name)
-                negate = nxt == "P"
-                out.append(ranges if in_class and not negate else ("[^" if negate else "[") + ranges + "]")
-                continue
-            elif nxt == "Q":
-                end = expr.find("\\E", i + 2)
-                literal = expr[i + 2:] if end < 0 else expr[i + 2:end]
-                out.append(re.escape(literal))
-                i = n if end < 0 else end + 2
-                continue
-            elif nxt == "x" and expr.startswith("{", i + 2):
-                end = expr.find("}", i + 3)
-                out.append(_escape_code(int(expr[i + 3:end], 16)) if end > 0 else "\\x")
-                i = end + 1 if end > 0 else i + 2
-                continue
-            elif nxt == "Z":
-                raise re.error("bad escape \\Z", expr, i)
-            elif nxt in _PERL_CLASSES:
-                body = _PERL_CLASSES[nxt.lower()]
-                if in_class:
-                    out.append(body if nxt.islower() else expr[i:i + 2])
-                else:
-                    out.append(("[" if nxt.islower() else "[^") + body + "]")
-            elif nxt in "bB" and not in_class:
-                out.append(_WORD_BOUNDARY if nxt == "b" else _NOT_WORD_BOUNDARY)
-            else:
-                out.append(expr[i:i + 2])
-            i += 2
-            continue
-        if in_class:
-            if c == "[" and expr.startswith("[:", i):
-                end = expr.find(":]", i + 2)
-                name = expr[i + 2:end] if end > 0 else ""
-                neg = name.startswith("^")
-                if end > 0 and name.lstrip("^") in _POSIX and not neg:
-                    out.append(_POSIX[name])
-                    i = end + 2
-                    continue
-            if c == "[":
-                out.append("\\[")
-                i += 1
-                continue
-            if c == "]":
-                in_class = False
-            out.append(c)
-            i += 1
-            continue
-        if c == "[":
-            in_class = True
-            out.append(c)
-            i += 1
-            if i < n and expr[i] == "^":
-                out.append("^")
-                i += 1
-            if i < n and expr[i] == "]":
-                out.append("\\]")
-                i += 1
-            continue
-        if c == "$" and not multiline:
-            out.append("\\Z")
-            i += 1
-            continue
-        if expr.startswith("(?<", i) and not expr.startswith(("(?<=", "(?<!"), i):
-            out.append("(?P<")
-            i += 3
-            continue
-        out.append(c)
-        i += 1
-    return "".join(out)
-
-
-def _class_name(expr: str, i: int) -> tuple[str, int]:
-    """The Unicode class named after ``\\p``/``\\P`` at ``i`` and the index after it."""
-    if expr.startswith("{", i + 2):
-        end = expr.find("}", i + 3)
-        if end < 0:
-            raise re.error("invalid character class range", expr, i)
-        return expr[i + 3:end], end + 1
-    return expr[i + 2:i + 3], i + 3
-
-
-def _escape_code(code: int) -> str:
-    return f"\\U{code:08x}" if code > 0xFFFF else f"\\u{code:04x}"
-
-
-@functools.lru_cache(maxsize=64)
-def _category_ranges(name: str) -> str:
-    """A character-class body for Unicode general category ``name`` (``L``, ``Lu``, ``Nd``...).
-
-    Scripts (``Greek``) are not available from Python's unicodedata: such a class is an error.
-    """
-    if not name or not name.isalpha() or len(name) > 2 or not name[0].isupper():
-        raise re.error("invalid character class range", name, 0)
-    ranges: list[tuple[int, int]] = []
-    for code in range(0x110000):
-        if unicodedata.category(chr(code)).startswith(name):
-            if ranges and ranges[-1][1] == code - 1:
-                ranges[-1] = (ranges[-1][0], code)
-            else:
-                ranges.append((code, code))
-    if not ranges:
-        raise re.error("invalid character class range", name, 0)
-    return "".join(_escape_code(a) if a == b else f"{_escape_code(a)}-{_escape_code(b)}" for a, b in ranges)
 
 
 def _go_regexp_quote(s: str) -> str:
@@ -197,7 +61,9 @@ def _go_message(expr: str, err: re.error) -> str:
 @functools.lru_cache(maxsize=PATTERN_CACHE_SIZE)
 def _compile(expr: str) -> re.Pattern[str]:
     try:
-        return re.compile(_translate(expr))
+        return re.compile(regex_syntax.translate(expr))
+    except regex_syntax.GoSyntaxError as e:
+        raise FuncError(f"error parsing regexp: {e}") from None
     except re.error as e:
         raise FuncError("error parsing regexp: " + _go_message(expr, e)) from None
 

@@ -40,6 +40,12 @@ CASES = [
     ("word_boundary_ascii", rx.regex_find_all, (r"\b\w+\b", "éa b_1", -1), ["a", "b_1"]),
     ("not_boundary_on_empty", rx.regex_replace_all, (r"\B", "", "-"), "-"),
     ("space_class_excludes_vtab", rx.regex_match, (r"\s", "\v"), False),
+    ("ungreedy_flag_swaps", rx.regex_find_all, ("(?U)a+?", "a aaa", -1), ["a", "aaa"]),
+    ("ungreedy_flag", rx.regex_find, ("(?U)a+", "aaa"), "a"),
+    ("mid_group_flag_covers_later_alternatives", rx.regex_find_all, ("ab(?i)c|d", "abc D d", -1), ["abc", "D", "d"]),
+    ("flag_turned_off", rx.regex_find_all, ("(?i)a|b(?-i)c|d", "A bC bc D", -1), ["A", "bc"]),
+    ("brace_without_count_is_literal", rx.regex_find, ("a{,3}", "a{,3}"), "a{,3}"),
+    ("duplicate_names_leftmost", rx.regex_replace_all, ("(?P<n>a)(?P<n>b)", "ab", "${n}"), "a"),
     ("quote_meta", rx.regex_quote_meta, ("a.b*c{1}",), "a\\.b\\*c\\{1\\}"),
 ]
 
@@ -58,6 +64,12 @@ PARSE_ERRORS = [
     ("bad_range", "[z-a]", "invalid character class range: `z-a`"),
     ("bad_escape", "a\\q", "invalid escape sequence: `\\q`"),
     ("bad_repeat_count", "x{2,1}", "invalid repeat count: `{2,1}`"),
+    ("repeat_count_over_1000", "a{1001}", "invalid repeat count: `{1001}`"),
+    ("possessive_is_nested_repeat", "a++", "invalid nested repetition operator: `++`"),
+    ("lazy_then_repeat", "a*?+", "invalid nested repetition operator: `*?+`"),
+    ("backreference", "(a)\\1", "invalid escape sequence: `\\1`"),
+    ("lookahead", "a(?=b)", "invalid or unsupported Perl syntax: `(?=`"),
+    ("lookbehind", "a(?<=b)", "invalid named capture: `(?<=b)`"),
 ]
 
 
