@@ -1,12 +1,17 @@
 """gojson: encoding/json's exact bytes and strconv's float formatting."""
 from __future__ import annotations
 
+import base64
 import datetime
+import json
 import math
+import random
 
 import pytest
 
 from helm_core import gojson
+from helm_core.engine import helm_funcs
+from tests.engine import helmbin
 
 
 @pytest.mark.parametrize(
@@ -90,3 +95,44 @@ def test_loads_errors_are_go_messages(text, message):
     with pytest.raises(gojson.JSONError) as info:
         gojson.loads(text)
     assert str(info.value) == message
+
+
+FUZZ_CASES = 600
+FUZZ_SEED = 20261123
+_BASES = ['{"a": 1, "b": [true, false, null, -1.5e3, "x\\u00e9\\n"], "c": {"d": {}}, "e": []}',
+          '[1, 2, {"x": "y"}]', '"str"', "12", '{"k": "v"}', "{}", "[]", "true", "-0.5e-3"]
+_CHARS = list('{}[]",:-+.eE0123456789tfnrulasx \\/\t\n') + ["\x01", "é", "u"]
+
+
+def _mutated(rng: random.Random) -> str:
+    text = rng.choice(_BASES)
+    for _ in range(rng.randint(1, 3)):
+        op, pos = rng.random(), rng.randint(0, len(text))
+        if op < 0.33:
+            text = text[:pos] + rng.choice(_CHARS) + text[pos:]
+        elif op < 0.66:
+            text = text[:pos] + text[pos + 1:]
+        else:
+            text = text[:pos] + rng.choice(_CHARS) + text[pos + 1:]
+    return text
+
+
+def test_from_json_errors_agree_with_helm_on_mutated_json(tmp_path):
+    helmbin.require_helm()
+    rng = random.Random(FUZZ_SEED)
+    cases = [_mutated(rng) for _ in range(FUZZ_CASES)]
+    chart = tmp_path / "fj"
+    (chart / "templates").mkdir(parents=True)
+    (chart / "Chart.yaml").write_text("apiVersion: v2\nname: fj\nversion: 0.1.0\n")
+    (chart / "templates" / "t.yaml").write_text(
+        '{{- range $i, $v := .Values.cases }}\nc{{ $i }}: {{ toJson (fromJson $v) | b64enc | quote }}\n{{- end }}\n')
+    (tmp_path / "values.json").write_text(json.dumps({"cases": cases}))
+    out = helmbin.helm_template(chart, "-f", str(tmp_path / "values.json"))
+    helm = {}
+    for line in out.split("\n"):
+        if line.startswith("c") and ": " in line:
+            key, val = line.split(": ", 1)
+            helm[int(key[1:])] = base64.b64decode(json.loads(val)).decode()
+    mismatches = [f"{case!r}: helm {helm.get(i)} ours {gojson.dumps(helm_funcs.from_json(case))}"
+                  for i, case in enumerate(cases) if helm.get(i) != gojson.dumps(helm_funcs.from_json(case))]
+    assert not mismatches, "\n".join(mismatches[:5])
