@@ -114,13 +114,18 @@ def encode(version: rel.ReleaseVersion) -> dict[str, Any]:
     }
 
 
-def decode(secret: Mapping[str, Any]) -> rel.ReleaseVersion:
-    """The version a Secret made by ``encode`` stores; ``StorageError`` naming it if corrupt."""
+def decode(secret: Mapping[str, Any], *, payloads: bool = True) -> rel.ReleaseVersion:
+    """The version a Secret made by ``encode`` stores; ``StorageError`` naming it if corrupt.
+
+    ``payloads=False`` skips the compressed keys (values, manifest, hooks, notes come back
+    empty): enough for summaries, and cheap for long histories.
+    """
     meta = secret.get("metadata") or {}
     labels = meta.get("labels") or {}
     where = f'Secret "{meta.get("name")}" in namespace "{meta.get("namespace")}"'
     try:
-        data = {key: base64.b64decode(value) for key, value in (secret.get("data") or {}).items()}
+        data = {key: base64.b64decode(value) for key, value in (secret.get("data") or {}).items()
+                if payloads or key not in COMPRESSED_KEYS}
         text = {key: (gzip.decompress(value) if key in COMPRESSED_KEYS else value).decode()
                 for key, value in data.items()}
         return rel.ReleaseVersion(
@@ -165,6 +170,24 @@ def release_status(history: list[rel.ReleaseVersion]) -> dict[str, Any]:
     return status
 
 
+def merge_status(status: Mapping[str, Any] | None, version: rel.ReleaseVersion) -> dict[str, Any]:
+    """``status`` with ``version`` recorded: same result as ``release_status`` of the history
+    the status summarised plus ``version``, without reading that history again."""
+    entries = {str(e.get("version")): e for e in (status or {}).get("history") or ()}
+    entries[str(version.version)] = _summary(version)
+    ordered = [entries[key] for key in sorted(entries)][-STATUS_HISTORY:]
+    merged = dict(status or {})
+    merged["history"] = ordered
+    if not merged.get("version") or str(version.version) >= str(merged["version"]):
+        head = release_status([version])
+        head.pop("history")
+        head.pop("firstDeployed", None)
+        merged.update(head)
+    if version.first_deployed and not merged.get("firstDeployed"):
+        merged["firstDeployed"] = _time(version.first_deployed)
+    return merged
+
+
 class SecretsDriver:
     """``Driver`` on a cluster: version Secrets owned by a ``Release`` object."""
 
@@ -175,20 +198,26 @@ class SecretsDriver:
         return kclient.ObjectRef("v1", "Secret", secret_name(name, version), namespace)
 
     def _ensure_release(self, namespace: str, name: str) -> dict[str, Any]:
+        try:
+            return self._client.get(kclient.ObjectRef(RELEASE_API_VERSION, RELEASE_KIND, name, namespace))
+        except NotFoundError:
+            pass
         return self._client.apply({
             "apiVersion": RELEASE_API_VERSION, "kind": RELEASE_KIND,
             "metadata": {"name": name, "namespace": namespace, "labels": {OWNER_LABEL: OWNER}},
             "spec": {},
         })
 
-    def _publish(self, namespace: str, name: str) -> None:
-        history = self.history(namespace, name)
-        if history:
-            self._client.apply({
-                "apiVersion": RELEASE_API_VERSION, "kind": RELEASE_KIND,
-                "metadata": {"name": name, "namespace": namespace},
-                "status": release_status(history),
-            }, subresource="status", force=True)
+    def _write_status(self, namespace: str, name: str, status: dict[str, Any]) -> None:
+        self._client.apply({
+            "apiVersion": RELEASE_API_VERSION, "kind": RELEASE_KIND,
+            "metadata": {"name": name, "namespace": namespace}, "status": status,
+        }, subresource="status", force=True)
+
+    def _record(self, release: Mapping[str, Any], version: rel.ReleaseVersion) -> None:
+        """Fold one written version into the Release status (O(1), no history read)."""
+        self._write_status(version.namespace, version.name,
+                           merge_status(release.get("status"), version))
 
     def create(self, version: rel.ReleaseVersion) -> None:
         secret = encode(version)
@@ -201,7 +230,7 @@ class SecretsDriver:
             self._client.create(secret)
         except ConflictError as exc:
             raise exists_error(version) from exc
-        self._publish(version.namespace, version.name)
+        self._record(owner, version)
 
     def update(self, version: rel.ReleaseVersion) -> None:
         secret = encode(version)
@@ -215,7 +244,12 @@ class SecretsDriver:
         if owners:
             secret["metadata"]["ownerReferences"] = owners
         self._client.replace(secret)
-        self._publish(version.namespace, version.name)
+        release_ref = kclient.ObjectRef(RELEASE_API_VERSION, RELEASE_KIND, version.name,
+                                        version.namespace)
+        try:
+            self._record(self._client.get(release_ref), version)
+        except NotFoundError:
+            pass  # a version outliving its Release is being garbage-collected
 
     def get(self, namespace: str, name: str, version: ulid.ULID) -> rel.ReleaseVersion:
         try:
@@ -224,15 +258,20 @@ class SecretsDriver:
             raise missing_version(namespace, name, version) from exc
 
     def history(self, namespace: str, name: str) -> list[rel.ReleaseVersion]:
+        return self._history(namespace, name, payloads=True)
+
+    def _history(self, namespace: str, name: str, *, payloads: bool) -> list[rel.ReleaseVersion]:
         secrets = self._client.list("v1", "Secret", namespace=namespace,
                                     label_selector=selector(name))
-        return rel.sort_history(decode(s) for s in secrets if s.get("type") == SECRET_TYPE)
+        return rel.sort_history(decode(s, payloads=payloads) for s in secrets
+                                if s.get("type") == SECRET_TYPE)
 
     def delete(self, namespace: str, name: str, version: ulid.ULID) -> rel.ReleaseVersion:
         stored = self.get(namespace, name, version)
         self._client.delete(self._ref(namespace, name, version))
-        if self.history(namespace, name):
-            self._publish(namespace, name)
+        remaining = self._history(namespace, name, payloads=False)
+        if remaining:
+            self._write_status(namespace, name, release_status(remaining))
         else:
             self._client.delete(kclient.ObjectRef(RELEASE_API_VERSION, RELEASE_KIND, name, namespace))
         return stored

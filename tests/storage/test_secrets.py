@@ -113,3 +113,22 @@ def test_secrets_driver_keeps_release_object_owning_its_secrets():
     driver.delete("demo", "web", second.version)
     driver.delete("demo", "web", first.version)
     assert client.list("helm.sh/v1alpha1", "Release", namespace="demo") == []
+
+
+def test_decode_without_payloads_skips_compressed_keys():
+    version = make_version()
+    light = secrets.decode(secrets.encode(version), payloads=False)
+    assert light == version.replace(user_values={}, chart_values={}, manifest="", hooks="", notes="")
+
+
+def test_merge_status_matches_a_status_rebuilt_from_history():
+    history = [make_version(status=rel.Status.SUPERSEDED, chart_version=f"1.{i}.0") for i in range(12)]
+    status = None
+    for version in history:
+        status = secrets.merge_status(status, version)
+    assert status == secrets.release_status(history)
+    # Updating an older version changes its history entry, not the head.
+    older = history[3].with_status(rel.Status.FAILED, "Upgrade failed")
+    updated = secrets.merge_status(status, older)
+    assert updated == secrets.release_status(history[:3] + [older] + history[4:])
+    assert updated["chart"] == "nginx-1.11.0"
