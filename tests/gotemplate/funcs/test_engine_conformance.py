@@ -46,6 +46,7 @@ ERRORS = [
     'round 1.5 "x"', "seq 1.5", "date 1 2", 'dateModify "1h" 1', 'unixEpoch "x"',
     '(semver "1.0.0").LessThan "x"', 'pluck "a" (dict) 1', 'get (list) "a"', "concat (list) 1",
     'mustToPrettyJson (list (float64 "inf"))', 'genSignedCert "x" nil nil 1 "ca"',
+    'genSignedCert "x" nil nil 1 (dict)', 'trunc (add 1 2) "abcdef"', 'nindent (int64 2) "x"',
 ]
 
 
