@@ -1,6 +1,7 @@
 """A random corpus with Go's own answers: parse reprints/errors, executions and Sprintf.
 
-``data/go_corpus.json`` holds random inputs built from the language's pieces and the result
+``data/go_corpus.json`` (made by ``data/oracle/make_corpus.py`` with the Go program beside it)
+holds random inputs built from the language's pieces and the result
 Go 1.26's text/template and fmt gave for each (cases where Go's answer depends on a Go-only
 panic inside a helper function were left out). Every entry must match exactly.
 """

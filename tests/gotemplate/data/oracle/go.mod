@@ -1,0 +1,3 @@
+module gooracle
+
+go 1.24
