@@ -93,3 +93,23 @@ def test_python_inputs_are_not_mutated():
 def test_max_depth_is_capped():
     with pytest.raises(ValueError, match="LuaLimits.max_depth must be from 1 to 100, got 101"):
         dataclasses.replace(limits_mod.LuaLimits(), max_depth=101)
+
+
+@pytest.mark.parametrize(("event", "body", "message"), [
+    ("pre-render", "_.templates = {a = 1}", "_.templates: must be a list (keys 1..n)"),
+    ("pre-render", "_.templates[1] = 'x'", "_.templates[1]: must be a table"),
+    ("pre-render", "_.templates[1] = {name = 'a', data = 'b', mode = 'x'}",
+     "_.templates[1]: a template has only name, data and engine"),
+    ("pre-render", "_.templates[1] = {name = 'a', data = 1}", "_.templates[1].data: expected a string"),
+    ("pre-render", "_.templates[1] = {name = 'a'}", "_.templates[1]: a template needs a name and data"),
+    ("post-render", "_.objects = 'none'", "_.objects: must be a list of tables"),
+    ("post-render", "_.objects[1] = array({1, 2})", "_.objects[1]: an object must be a table with string keys"),
+], ids=["templates-map", "template-not-table", "template-extra-field", "template-data-number",
+        "template-no-data", "objects-string", "object-list"])
+def test_mutable_parts_must_keep_their_shape(event, body, message):
+    rt = luakit.runtime(luakit.handler(event, body))
+    parts = {"values": {}, "templates": [{"name": "templates/a.yaml", "data": b"x", "engine": ""}]} \
+        if event == "pre-render" else {"values": {}, "objects": [{"source": "c/templates/a.yaml", "object": {"kind": "A"}}]}
+    with pytest.raises(errors.LuaError) as info:
+        rt.fire(event, parts)
+    assert str(info.value) == f'chart "c": bad data returned by {event} handlers: {message}'

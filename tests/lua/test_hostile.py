@@ -170,3 +170,12 @@ def test_runtime_is_usable_for_another_chart_after_a_hostile_one():
     good = luakit.runtime(luakit.handler("pre-render", "_.values.ok = true"))
     assert luakit.pre_render(good)["values"] == {"a": 1, "ok": True}
     assert "HOME" not in os.environ or os.environ["HOME"]  # the process environment is untouched
+
+
+def test_cpu_time_limit_stops_a_loop_before_the_instruction_limit():
+    import dataclasses
+    lim = dataclasses.replace(luakit.TEST_LIMITS, max_instructions=10**12, cpu_seconds=0.2)
+    rt = luakit.runtime(luakit.handler("pre-render", "while true do end"), limits=lim)
+    with pytest.raises(errors.LuaError) as info:
+        luakit.pre_render(rt)
+    assert str(info.value) == 'chart "c": ext/lua/chart.lua:2: CPU time limit of 0.2s exceeded'

@@ -126,6 +126,9 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             self.end_headers()
             return
         body = f"path={self.path} token={self.headers.get('X-Token')}".encode()
+        if self.path == "/slow":
+            import time
+            time.sleep(1.5)
         if self.path == "/big":
             body = b"x" * 5000
         self.send_response(200)
@@ -177,6 +180,16 @@ def test_network_refusals_are_lua_errors(server, url, message):
     with pytest.raises(errors.LuaError) as info:
         luakit.pre_render(rt)
     assert str(info.value) == f'chart "c": ext/lua/chart.lua:2: {message}'
+
+
+def test_network_timeout_is_a_lua_error(server):
+    import dataclasses
+    lim = dataclasses.replace(luakit.TEST_LIMITS, network_timeout_seconds=0.3)
+    rt = luakit.runtime(luakit.handler("pre-render", f"network.get('{server}/slow')"),
+                        permissions=frozenset({"network"}), limits=lim)
+    with pytest.raises(errors.LuaError) as info:
+        luakit.pre_render(rt)
+    assert str(info.value) == 'chart "c": ext/lua/chart.lua:2: network.get: TimeoutError: timed out'
 
 
 def test_network_connection_failure_is_a_lua_error():
