@@ -56,7 +56,9 @@ class ChartScripts:
         return {k: dict(v) for k, v in self._handlers.items()}
 
     def _request(self, chart: model.Chart, request: dict[str, Any]) -> dict[str, Any]:
-        assert self._session is not None
+        if self._session is None:
+            raise errors.LuaError(f'chart "{chart.chart_path()}": its Lua runtime was closed '
+                                  "(after a timeout or close())", chart=chart.chart_path())
         try:
             reply = self._session.call(request, timeout=self._limits.timeout_seconds)
         except errors.LuaError as exc:

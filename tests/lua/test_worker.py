@@ -40,6 +40,9 @@ def test_pathological_pattern_in_c_is_stopped_by_killing_the_worker():
     assert info.value.chart == "top"
     assert elapsed < 3
     assert session._proc.poll() is not None  # the process is gone
+    with pytest.raises(errors.LuaError) as again:
+        scripts.fire("pre-render", luakit.context(c))
+    assert str(again.value) == 'chart "top": its Lua runtime was closed (after a timeout or close())'
 
 
 def test_worker_error_carries_chart_file_and_line():
