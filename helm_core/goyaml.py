@@ -19,6 +19,8 @@ see :mod:`helm_core.goyaml_write`.
 """
 from __future__ import annotations
 
+import base64
+import binascii
 import math
 import re
 import struct
@@ -52,6 +54,11 @@ INT64_MAX = 2**63 - 1
 UINT64_MAX = 2**64 - 1
 #: Limit on nested collections while converting (yaml.v2 has none; this keeps Python's stack safe).
 MAX_DEPTH = 10_000
+#: yaml.v2's alias expansion bounds (decode.go: alias_ratio_range_low/high and its thresholds).
+ALIAS_RATIO_LOW = 400_000
+ALIAS_RATIO_HIGH = 4_000_000
+MIN_ALIASES_CHECKED = 100
+MIN_DECODES_CHECKED = 1000
 
 _RESOLVE_MAP: dict[str, tuple[str, Any]] = {}
 for _values, _tag, _value in (
@@ -201,18 +208,53 @@ def _float32_key(value: float) -> str:
     return gojson.format_float(f32, "g")  # pragma: no cover - 9 digits always round-trip
 
 
+def _allowed_alias_ratio(decode_count: int) -> float:
+    """yaml.v2's ``allowedAliasRatio``: how much of a document may come from alias expansion."""
+    if decode_count <= ALIAS_RATIO_LOW:
+        return 0.99
+    if decode_count >= ALIAS_RATIO_HIGH:
+        return 0.10
+    return 0.99 - 0.89 * (decode_count - ALIAS_RATIO_LOW) / (ALIAS_RATIO_HIGH - ALIAS_RATIO_LOW)
+
+
+class _SelfReference(Exception):
+    """An anchored node reached again while it is being built (yaml.v2's "contains itself")."""
+
+
 class _Builder:
-    """Turns composed nodes into Go-typed values, with yaml.v2's merge and key rules."""
+    """Turns composed nodes into Go-typed values, with yaml.v2's merge, key and alias rules.
+
+    An anchored node met again is an alias: it is expanded afresh (Go values are copies);
+    expansion is bounded as yaml.v2 bounds it ("document contains excessive aliasing").
+    """
 
     def __init__(self) -> None:
         self.depth = 0
+        self.seen: set[int] = set()
+        self.building: set[int] = set()
+        self.alias_depth = 0
+        self.decode_count = 0
+        self.alias_count = 0
 
     def value(self, node: yaml.Node) -> Any:
+        key = id(node)
+        alias = key in self.seen
+        self.seen.add(key)
+        self.decode_count += 1
+        if self.alias_depth or alias:
+            self.alias_count += 1
+            if (self.alias_count > MIN_ALIASES_CHECKED and self.decode_count > MIN_DECODES_CHECKED
+                    and self.alias_count / self.decode_count > _allowed_alias_ratio(self.decode_count)):
+                raise ValueError("yaml: document contains excessive aliasing")
         if isinstance(node, yaml.ScalarNode):
             return self.scalar(node)
+        if key in self.building:
+            raise _SelfReference()
         self.depth += 1
         if self.depth > MAX_DEPTH:
             raise ValueError("yaml: exceeded max depth")
+        self.building.add(key)
+        self.alias_depth += alias
         try:
             if isinstance(node, yaml.SequenceNode):
                 return [self.value(child) for child in node.value]
@@ -221,9 +263,17 @@ class _Builder:
             return out
         finally:
             self.depth -= 1
+            self.alias_depth -= alias
+            self.building.discard(key)
 
     def scalar(self, node: yaml.ScalarNode) -> Any:
         tag = node.tag
+        if tag == TAG_BINARY:
+            try:
+                return base64.b64decode(node.value.encode("ascii", "replace"), validate=False).decode(
+                    "utf-8", "surrogateescape")
+            except (ValueError, binascii.Error):
+                raise ValueError(f"yaml: !!binary value contains invalid base64 data") from None
         if tag == TAG_PLAIN:
             rtag, value = resolve(node.value)
             return node.value if rtag in (TAG_TIMESTAMP, TAG_MERGE) else value
@@ -244,7 +294,10 @@ class _Builder:
                 self.merge(value_node, out)
                 continue
             key = self.value(key_node)
-            out[_key_string(key)] = self.value(value_node)
+            if isinstance(key, (list, dict)):
+                raise ValueError(f"yaml: invalid map key: {_go_sharp_v(key)}")
+            value = self.value(value_node)
+            out[_key_string(key, value)] = value
 
     def merge(self, node: yaml.Node, out: dict[str, Any]) -> None:
         if isinstance(node, yaml.MappingNode):
@@ -267,8 +320,8 @@ def _short(tag: str) -> str:
     return "!!" + tag.rsplit(":", 1)[1] if tag.startswith("tag:yaml.org,2002:") else tag
 
 
-def _key_string(key: Any) -> str:
-    """sigs.k8s.io/yaml's key conversion; other key types are its error."""
+def _key_string(key: Any, value: Any = None) -> str:
+    """sigs.k8s.io/yaml's key conversion; other key types (null, uint64) are its error."""
     if isinstance(key, str):
         return key
     if isinstance(key, bool):
@@ -277,19 +330,48 @@ def _key_string(key: Any) -> str:
         return str(key)
     if isinstance(key, float):
         return _float32_key(key)
-    go_type = "%!s(<nil>)" if key is None else _go_key_type(key)
-    shown = "<nil>" if key is None else repr(key)
-    raise ValueError(f"unsupported map key of type: {go_type}, key: {shown}, value: ")
+    go_type = "%!s(<nil>)" if key is None else "uint64"
+    raise ValueError(f"unsupported map key of type: {go_type}, key: {_go_sharp_v(key, top=True)}, "
+                     f"value: {_go_sharp_v(value, top=True)}")
 
 
-def _go_key_type(key: Any) -> str:
-    if isinstance(key, int):
-        return "uint64"
-    if isinstance(key, list):
-        return "[]interface {}"
-    if isinstance(key, dict):
-        return "map[interface {}]interface {}"
-    return type(key).__name__
+_GO_SHORT_ESCAPES = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t",
+                     "\v": "\\v", '"': '\\"', "\\": "\\\\"}
+
+
+def _go_quote(s: str) -> str:
+    """``strconv.Quote`` for the texts yaml errors show."""
+    out = []
+    for ch in s:
+        if ch in _GO_SHORT_ESCAPES:
+            out.append(_GO_SHORT_ESCAPES[ch])
+        elif ch.isprintable() or ch == " ":
+            out.append(ch)
+        elif ord(ch) < 0x80:
+            out.append(f"\\x{ord(ch):02x}")
+        elif ord(ch) <= 0xFFFF:
+            out.append(f"\\u{ord(ch):04x}")
+        else:
+            out.append(f"\\U{ord(ch):08x}")
+    return '"' + "".join(out) + '"'
+
+
+def _go_sharp_v(value: Any, *, top: bool = False) -> str:
+    """Go's ``%#v`` of a yaml.v2-decoded value (as its error messages print keys and values)."""
+    if value is None:
+        return "<nil>" if top else "interface {}(nil)"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return gojson.format_float(value, "g")
+    if isinstance(value, str):
+        return _go_quote(value)
+    if isinstance(value, list):
+        return "[]interface {}{" + ", ".join(_go_sharp_v(v) for v in value) + "}"
+    items = ", ".join(f"{_go_sharp_v(k)}:{_go_sharp_v(v)}" for k, v in sorted(value.items()))
+    return "map[interface {}]interface {}{" + items + "}"
 
 
 def _json_types(value: Any) -> Any:
@@ -322,6 +404,29 @@ def _describe_yaml_error(exc: yaml.YAMLError) -> str:
     return f"yaml: line {line}: {problem}" if line else f"yaml: {problem}"
 
 
+def _self_referencing_anchor(text: str) -> str:
+    """The anchor whose value contains an alias to itself (found again from parse events)."""
+    open_anchors: list[str | None] = []
+    for event in yaml.parse(text, Loader=_GoLoader):
+        if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+            open_anchors.append(event.anchor)
+        elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+            open_anchors.pop()
+        elif isinstance(event, yaml.AliasEvent) and event.anchor in open_anchors:
+            return str(event.anchor)
+    return ""  # pragma: no cover - only called after a self reference was built
+
+
+def _undefined_alias(exc: yaml.YAMLError, text: str) -> str | None:
+    """yaml.v2's text for an alias to an unknown anchor (the name is read at the error mark)."""
+    if not (getattr(exc, "problem", "") or "").startswith("found undefined alias"):
+        return None
+    mark = getattr(exc, "problem_mark", None)
+    start = mark.index + 1 if mark is not None else 0
+    name = re.match(r"[^\s,\[\]{}]*", text[start:])
+    return f"yaml: unknown anchor '{name.group(0) if name else ''}' referenced"
+
+
 def decode(data: bytes | str) -> Any:
     """``sigs.k8s.io/yaml.Unmarshal`` into ``interface{}`` of the first document.
 
@@ -334,7 +439,11 @@ def decode(data: bytes | str) -> Any:
         decoded = _Builder().value(node) if node is not None else None
         return _json_types(decoded)
     except yaml.YAMLError as exc:
-        raise ValueError(f"error converting YAML to JSON: {_describe_yaml_error(exc)}") from None
+        message = _undefined_alias(exc, text) or _describe_yaml_error(exc)
+        raise ValueError(f"error converting YAML to JSON: {message}") from None
+    except _SelfReference:
+        name = _self_referencing_anchor(text)
+        raise ValueError(f"error converting YAML to JSON: yaml: anchor '{name}' value contains itself") from None
     except ValueError as exc:
         raise ValueError(f"error converting YAML to JSON: {exc}") from None
     finally:
@@ -351,7 +460,13 @@ def decode_all(data: bytes | str) -> list[Any]:
             node = loader.get_node()
             docs.append(_json_types(_Builder().value(node)) if node is not None else None)
     except yaml.YAMLError as exc:
-        raise ValueError(f"error converting YAML to JSON: {_describe_yaml_error(exc)}") from None
+        message = _undefined_alias(exc, text) or _describe_yaml_error(exc)
+        raise ValueError(f"error converting YAML to JSON: {message}") from None
+    except _SelfReference:
+        name = _self_referencing_anchor(text)
+        raise ValueError(f"error converting YAML to JSON: yaml: anchor '{name}' value contains itself") from None
+    except ValueError as exc:
+        raise ValueError(f"error converting YAML to JSON: {exc}") from None
     finally:
         loader.dispose()
     return docs

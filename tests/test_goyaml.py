@@ -55,7 +55,7 @@ def test_load_types_values_as_helm_does(text, expected):
     ("text", "message"),
     [
         ("a: [1, 2\nb: 3\n", "v.yaml: error converting YAML to JSON: yaml: line 1: did not find expected ',' or ']'"),
-        ("n: {~: 1}", "v.yaml: error converting YAML to JSON: unsupported map key of type: %!s(<nil>), key: <nil>, value: "),
+        ("n: {~: 1}", "v.yaml: error converting YAML to JSON: unsupported map key of type: %!s(<nil>), key: <nil>, value: 1"),
         ("a: !!int x", "v.yaml: error converting YAML to JSON: yaml: cannot decode !!str `x` as a !!int"),
     ],
     ids=["syntax", "null-key", "bad-tag"],
@@ -195,4 +195,47 @@ def test_json_of_loaded_values_agrees_with_helm_on_random_values(tmp_path):
         f"case {i}: helm {helm.get(i)!r} ours {gojson.dumps(case)!r}"
         for i, case in enumerate(loaded) if helm.get(i) != gojson.dumps(case)
     ]
+    assert not mismatches, "\n".join(mismatches[:5])
+
+
+# Snippets where YAML 1.1 typing, tags, anchors, merges, keys and errors bite.
+TRICKY_YAML = [
+    "a: 1", "a: 1.0", "a: -1", "a: +1", "a: 0.", "a: .5", "a: -.5", "a: 1e3", "a: 1E3", "a: 1e+3", "a: 1.5e-3",
+    "a: 0x1F", "a: 0X1F", "a: -0x1F", "a: 0o17", "a: 017", "a: 08", "a: 0b101", "a: -0b101", "a: 1_000", "a: 1__0",
+    "a: 12:30", "a: 190:20:30", "a: 1:2.5", "a: .inf", "a: -.Inf", "a: .NaN", "a: 9223372036854775807",
+    "a: 9223372036854775808", "a: 18446744073709551615", "a: 18446744073709551616", "a: -9223372036854775809",
+    "a: y", "a: Y", "a: yes", "a: YES", "a: yEs", "a: n", "a: on", "a: Off", "a: true", "a: TRUE", "a: tRUE",
+    "a: ~", "a: null", "a: Null", "a: NULL", "a:", "a: ''", 'a: ""', "a: 2001-12-14", "a: 2001-12-14t21:59:43.10-05:00",
+    "a: 2001-12-14 21:59:43.10 -5", "a: 2002-12-14T00:00:00Z", "a: 2002-13-14", "a: 2002-02-30",
+    "a: !!str 1", "a: !!int '1'", "a: !!float 1", "a: !!bool yes", "a: !!null ''", "a: !!binary aGVsbG8=",
+    "a: !custom x", "a: !!timestamp 2001-12-14", "a: !!float abc", "a: !!int 1.5",
+    "a: |\n  x\n  y\n", "a: >\n  x\n  y\n\n  z\n", "a: |-\n  x\n", "a: |+\n  x\n\n", "a: |2\n   x\n", "a: >-\n  long\n  text\n",
+    "a: 'it''s'", 'a: "tab\\there"', 'a: "\\u00e9\\x41\\N\\_"', "a: multi\n  line\n  plain", "a: 'multi\n  line'",
+    "a: [1, 2, [3, {b: c}]]", "a: {b: 1, c: [x, y]}", "a: {b, c}", "a: [b: 1, c]", "{a: 1, a: 2}", "a: 1\na: 2",
+    "? complex\n: value", "? [a, b]\n: v", "? {a: 1}\n: v", "[1, 2]: v", "1: a\n2: b", "1.5: a", "true: a", "~: a",
+    "0x10: a", "1e3: a", "0.1: a", "123456789.123: a", "2001-12-14: a", "yes: a", "null: a", "'null': a",
+    "a: &x 1\nb: *x", "a: &x {c: 1}\nb:\n  <<: *x\n  d: 2", "a: &x {c: 1}\nb:\n  d: 2\n  <<: *x", "b: {<<: [{c: 1}, {c: 2, d: 3}]}",
+    "b: {c: 0, <<: {c: 1}}", "b: {<<: 1}", "b: *undefined", "a: &x [1, *x]", "<<: {a: 1}", "'<<': 1",
+    "a: 1\n---\nb: 2", "---\na: 1\n...\n", "--- !!map\na: 1", "%YAML 1.1\n---\na: 1", "%TAG ! tag:x,2000:\n---\na: !foo 1",
+    "# comment\na: 1 # trailing", "a: 'x' # c", "a: x#y", "a: x #y", "a:\t1", "a:  \t 1", "\ta: 1", "a: [1,\n  2,\n  3]",
+    "- 1\n- 2", "just a string", "123", "", "   ", "# only comment", "[", "{", "a: [", "a: {", "a: 'x", 'a: "x', "a: b: c",
+    "a:\n- 1\n - 2", "a:\n  - 1\n  -2", "a: - 1", "- a\nb: 1", "a: @x", "a: `x", "a: %x", "a: |\n x\n  y", "a:\n  b: 1\n c: 2",
+    "a: !!map\n  b: 1", "a: !!seq [1]", "a: !!omap\n  - b: 1", "a: !!set {b}", "a: '\\n'", 'a: "\\n"', "a: \"\\q\"",
+    "a: 'long line that goes on and on and on and on and on and on and on and on and on and on and on'",
+    "a: \u00e9\u00e8", "é: 1", "a: \U0001F600", "a: \"\\U0001F600\"", "a: 1\r\nb: 2\r\n", "a: x\u2028y", "a: x\u0085y",
+    "\ufeffa: 1", "a: '\ufeff'", "a:\n  b:\n    c:\n      d: [1, {e: [f, {g: h}]}]", "a: [a, b,]", "a: {a: 1,}",
+    "a: 0o8", "a: 0x", "a: +", "a: -", "a: .", "a: ..", "a: 1.2.3", "a: 1e", "a: e3", "a: +.inf", "a: -0", "a: +0.0",
+    "a: 0.0000001", "a: 1e21", "a: 100000000000000000000", "a: 1.0e+21", "a: 3.", "a: 1_0.5", "a: 0_1", "a: 0b", "a: 0b2",
+]
+
+
+def test_from_yaml_agrees_with_helm_on_tricky_documents(tmp_path):
+    from helm_core.engine import helm_funcs
+
+    helmbin.require_helm()
+    template = '{{- range $i, $v := .Values.cases }}\nc{{ $i }}: {{ toJson (fromYaml $v) | b64enc | quote }}\n{{- end }}\n'
+    chart = _fuzz_chart(tmp_path, template, TRICKY_YAML)
+    helm = _helm_outputs(chart, tmp_path / "values.json")
+    mismatches = [f"{case!r}: helm {helm.get(i)} ours {gojson.dumps(helm_funcs.from_yaml(case))}"
+                  for i, case in enumerate(TRICKY_YAML) if helm.get(i) != gojson.dumps(helm_funcs.from_yaml(case))]
     assert not mismatches, "\n".join(mismatches[:5])
