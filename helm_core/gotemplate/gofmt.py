@@ -14,6 +14,9 @@ Rules kept from Go (``fmt/print.go``, ``fmt/format.go``, ``strconv/ftoa.go``):
   ``%!d(MISSING)``, ``%!(EXTRA int=1)``, ``%!(NOVERB)``, ``%!(BADWIDTH)``,
   ``%!(BADPREC)``, ``%!v(BADINDEX)``.
 * a verb applies element-wise inside slices and maps (``%d`` of ``[1 2]`` is ``[1 2]``).
+* a :class:`~helm_core.gotemplate.gotypes.GoObject` prints through its ``String()`` method
+  for %v %s %q %x %X; otherwise, if it lists its struct fields in ``go_fields``, as Go
+  prints a struct (``&{n 1}``, ``%+v`` ``&{Name:n Age:1}``); else as ``str()``.
 """
 from __future__ import annotations
 
@@ -32,6 +35,7 @@ __all__ = [
     "MAX_WIDTH",
     "format_duration",
     "format_float",
+    "format_pointee",
     "format_time",
     "format_value",
     "quote",
@@ -67,6 +71,17 @@ def format_value(value: Any) -> str:
     p = _Printer()
     p.print_arg(value, "v")
     return "".join(p.buf)
+
+
+def format_pointee(value: Any) -> str:
+    """``%v`` of what a pointer points to (Go's ``indirect``): a struct prints without ``&``
+    and without its pointer-receiver ``String()``; anything else prints as :func:`format_value`."""
+    fields = getattr(value, "go_fields", None)
+    if isinstance(value, gotypes.GoObject) and fields is not None and value.go_type.startswith("*"):
+        p = _Printer()
+        p._print_struct(value, fields, "v", 1)
+        return "".join(p.buf)
+    return format_value(value)
 
 
 def sprint(*args: Any) -> str:
@@ -424,8 +439,11 @@ class _Printer:
             self.buf.append("]")
         elif isinstance(value, gotypes.GoObject):
             stringer = getattr(value, "String", None)
-            if callable(stringer) and verb in "vsxXq":
+            fields = getattr(value, "go_fields", None)
+            if callable(stringer) and verb in "vsxXq" and not self.sharp_v:
                 self.fmt_string(str(stringer()), verb, value)
+            elif fields is not None:
+                self._print_struct(value, fields, verb, depth)
             elif verb in "vs":
                 self.pad(str(value))
             else:
@@ -436,6 +454,28 @@ class _Printer:
                 self.pad(text)
             else:
                 self.bad_verb(verb, value)
+
+    def _print_struct(self, value: Any, fields: Any, verb: str, depth: int) -> None:
+        """A struct (or pointer to one) listing ``go_fields``: ``&{a b}``, ``%+v`` ``&{A:a B:b}``."""
+        go_type = value.go_type
+        pointer = go_type.startswith("*")
+        if self.sharp_v:
+            self.buf.append(("&" if pointer else "") + go_type.lstrip("*") + "{")
+            for i, name in enumerate(fields):
+                if i:
+                    self.buf.append(", ")
+                self.buf.append(name + ":")
+                self._print_sharp_elem(getattr(value, name), verb, depth)
+            self.buf.append("}")
+            return
+        self.buf.append(("&" if pointer and depth == 0 else "") + "{")
+        for i, name in enumerate(fields):
+            if i:
+                self.buf.append(" ")
+            if self.plus_v:
+                self.buf.append(name + ":")
+            self.print_arg(getattr(value, name), verb, depth + 1)
+        self.buf.append("}")
 
     def _print_sharp_elem(self, item: Any, verb: str, depth: int) -> None:
         if item is None:

@@ -500,4 +500,4 @@ def range_items(st: State, node: n.Node, value: Any, num_decl: int) -> Optional[
         if num_decl > 1:
             raise st.error(node, f"can't use {format_any(value)} to iterate over more than one variable")
         return [(None, i, False) for i in range(value)] or None
-    raise st.error(node, f"range can't iterate over {format_any(value)}")
+    raise st.error(node, f"range can't iterate over {gofmt.format_pointee(value)}")

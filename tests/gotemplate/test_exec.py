@@ -14,6 +14,7 @@ class Obj(GoObject):
 
     go_type = "*main.Obj"
     go_members = frozenset({"Name", "Greet", "String"})
+    go_fields = ("Name",)
 
     def __init__(self) -> None:
         self.Name = "n"
@@ -277,6 +278,7 @@ EXEC_CASES = [
     ('pointer_param_refuses_literal', ['{{ greetp "x" }}'], {}, 'zero', ('error', 'template: t0:1:10: executing "t0" at <"x">: can\'t handle "x" for arg of type *main.Obj')),
     ('pointer_param_refuses_string_value', ['{{ greetp .a }}'], {'a': 's'}, 'zero', ('error', 'template: t0:1:10: executing "t0" at <.a>: wrong type for value; expected *main.Obj; got string')),
     ('int64_compares_with_int', ['{{ eq (add64 1 1) 2 }} {{ lt (add64 1 1) 3 }}'], {}, 'zero', ('ok', 'true true')),
+    ('struct_printing_without_stringer_verbs', ['{{ printf "%d|%+d|%#v|%x|%v" .O .O .O .O (list .O) }}'], {}, 'zero', ('ok', '&{%!d(string=n)}|&{%!d(string=n)}|&main.Obj{Name:"n"}|4f424a|[OBJ]')),
 ]
 
 

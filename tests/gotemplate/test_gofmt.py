@@ -127,3 +127,32 @@ class _Version(gotypes.GoObject):
 def test_stringer_objects_print_their_string_method() -> None:
     assert gofmt.format_value(_Version()) == "1.2.3"
     assert gofmt.sprintf("%s|%q", _Version(), _Version()) == '1.2.3|"1.2.3"'
+
+
+class _Point(gotypes.GoObject):
+    """A Go ``*main.Point`` without a String method, listing its struct fields."""
+
+    go_type = "*main.Point"
+    go_fields = ("X", "Label")
+
+    def __init__(self) -> None:
+        self.X = 1
+        self.Label = "a"
+
+
+@pytest.mark.parametrize(
+    ("fmt", "text"),
+    [
+        ("%v", "&{1 a}"),
+        ("%+v", "&{X:1 Label:a}"),
+        ("%#v", 'main.Point{X:1, Label:"a"}'.join(["&", ""])),
+        ("%d", "&{1 %!d(string=a)}"),
+    ],
+    ids=["v", "plus_v", "sharp_v", "d"],
+)
+def test_struct_objects_print_their_go_fields(fmt: str, text: str) -> None:
+    assert gofmt.sprintf(fmt, _Point()) == text
+
+
+def test_pointee_of_struct_prints_without_ampersand() -> None:
+    assert gofmt.format_pointee(_Point()) == "{1 a}"
