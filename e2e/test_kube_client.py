@@ -175,3 +175,22 @@ def test_unreachable_server_is_a_cluster_error_naming_it(tmp_path) -> None:
         client.discover()
     assert str(caught.value).startswith(
         "get server version: cannot reach the Kubernetes API at https://127.0.0.1:1: ")
+
+
+def test_legacy_discovery_finds_the_same_resources(cluster: ClusterInfo, hc: live.LiveClient) -> None:
+    import time
+
+    legacy_client = live.connect(live.LiveOptions(kubeconfig=str(cluster.kubeconfig),
+                                                  aggregated_discovery=False))
+    key = lambda r: (r.api_version, r.kind, r.plural, r.namespaced)  # noqa: E731
+    deadline = time.monotonic() + 15  # CRDs deleted by other tests may still be going away
+    while True:
+        legacy = legacy_client.discover(refresh=True)
+        aggregated = hc.discover(refresh=True)
+        if sorted(map(key, legacy.resources)) == sorted(map(key, aggregated.resources)):
+            break
+        assert time.monotonic() < deadline, (
+            set(map(key, legacy.resources)) ^ set(map(key, aggregated.resources)))
+        time.sleep(0.5)
+    assert legacy.server_version == aggregated.server_version == "v1.37.2"
+    assert len(legacy.resources) > 50

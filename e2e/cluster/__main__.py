@@ -46,7 +46,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "up":
             if tools.missing_binaries():
                 tools.build(out=_err)
-            _err(f"[cluster] starting {args.name!r} ...")
+            current = harness.status(args.name)
+            if not (current and current["running"] and current.get("status") == "ready"):
+                _err(f"[cluster] starting {args.name!r} ...")
             kubeconfig = harness.up(args.name, node_count=args.nodes)
             state = harness.status(args.name) or {}
             _err(f"[cluster] {args.name!r} ready at {state.get('server')} "

@@ -52,7 +52,7 @@ def read_state(directory: Path) -> dict[str, Any] | None:
         return None
 
 
-def _write_state(directory: Path, **fields: Any) -> None:
+def _write_state(directory: Path, /, **fields: Any) -> None:
     temporary = directory / f".{STATE_FILE}.tmp"
     temporary.write_text(json.dumps(fields, indent=2))
     os.replace(temporary, directory / STATE_FILE)
