@@ -54,6 +54,9 @@ class LiveOptions:
     field_manager: str = kclient.FIELD_MANAGER
     """Server-side apply field manager."""
     request_timeout_s: float = REQUEST_TIMEOUT_S
+    aggregated_discovery: bool = True
+    """Ask for aggregated discovery (2 requests); False forces per-group-version discovery,
+    which servers older than Kubernetes 1.30 need anyway."""
 
 
 def connect(options: LiveOptions = LiveOptions()) -> LiveClient:
@@ -69,7 +72,8 @@ def connect(options: LiveOptions = LiveOptions()) -> LiveClient:
         except (k8s_config.ConfigException, OSError) as exc:
             raise ClusterError(f"cannot load kubeconfig: {exc}") from exc
     return LiveClient(api, field_manager=options.field_manager,
-                      request_timeout_s=options.request_timeout_s)
+                      request_timeout_s=options.request_timeout_s,
+                      aggregated_discovery=options.aggregated_discovery)
 
 
 @dataclass
@@ -85,8 +89,10 @@ class LiveClient:
 
     def __init__(self, api: k8s_client.ApiClient, *, field_manager: str = kclient.FIELD_MANAGER,
                  request_timeout_s: float = REQUEST_TIMEOUT_S, impersonate_user: str = "",
-                 discovery: _DiscoveryCache | None = None) -> None:
+                 discovery: _DiscoveryCache | None = None,
+                 aggregated_discovery: bool = True) -> None:
         self._api = api
+        self._aggregated = aggregated_discovery
         self._field_manager = field_manager
         self._timeout = request_timeout_s
         self._user = impersonate_user
@@ -105,7 +111,7 @@ class LiveClient:
         user = kclient.service_account_user(service_account, namespace)
         return LiveClient(self._api, field_manager=self._field_manager,
                           request_timeout_s=self._timeout, impersonate_user=user,
-                          discovery=self._discovery)
+                          discovery=self._discovery, aggregated_discovery=self._aggregated)
 
     # --- HTTP ---------------------------------------------------------------------------------
 
@@ -230,7 +236,8 @@ class LiveClient:
         version = self._request("GET", "/version", what="get server version")
         resources: list[kclient.ApiResource] = []
         for root in ("/api", "/apis"):
-            listing = self._request("GET", root, what=f"discover {root}", accept=AGGREGATED_DISCOVERY)
+            accept = AGGREGATED_DISCOVERY if self._aggregated else "application/json"
+            listing = self._request("GET", root, what=f"discover {root}", accept=accept)
             if listing.get("kind") == "APIGroupDiscoveryList":
                 resources += _aggregated(listing)
             else:

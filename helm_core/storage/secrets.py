@@ -45,6 +45,8 @@ RELEASE_KIND = "Release"
 STATUS_HISTORY = 10
 """Versions listed in a ``Release``'s status (the full history is in the Secrets)."""
 _TIMES = ("firstDeployed", "lastDeployed", "deleted")
+CRD_MISSING = ('the Release CRD "releases.helm.sh" (helm.sh/v1alpha1) is not installed in the '
+               "cluster; apply manifests/crds/release.yaml first")
 
 
 def secret_name(name: str, version: ulid.ULID) -> str:
@@ -198,6 +200,9 @@ class SecretsDriver:
         return kclient.ObjectRef("v1", "Secret", secret_name(name, version), namespace)
 
     def _ensure_release(self, namespace: str, name: str) -> dict[str, Any]:
+        if all(self._client.discover(refresh=refresh).find(RELEASE_API_VERSION, RELEASE_KIND) is None
+               for refresh in (False, True)):
+            raise StorageError(CRD_MISSING)
         try:
             return self._client.get(kclient.ObjectRef(RELEASE_API_VERSION, RELEASE_KIND, name, namespace))
         except NotFoundError:

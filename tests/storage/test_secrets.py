@@ -132,3 +132,13 @@ def test_merge_status_matches_a_status_rebuilt_from_history():
     updated = secrets.merge_status(status, older)
     assert updated == secrets.release_status(history[:3] + [older] + history[4:])
     assert updated["chart"] == "nginx-1.11.0"
+
+
+def test_missing_release_crd_is_a_clear_error_before_any_write():
+    cluster = fake.FakeCluster(resources=tuple(r for r in fake.FAKE_RESOURCES if r.kind != "Release"))
+    client = cluster.client()
+    with pytest.raises(StorageError) as caught:
+        secrets.SecretsDriver(client).create(make_version())
+    assert str(caught.value) == ('the Release CRD "releases.helm.sh" (helm.sh/v1alpha1) is not '
+                                 "installed in the cluster; apply manifests/crds/release.yaml first")
+    assert cluster.objects == {}
