@@ -16,7 +16,7 @@ def test_semver_exposes_fields_as_methods() -> None:
 
 def test_increments_return_value_type_without_pointer_methods() -> None:
     nxt = sv.semver("v1.2.3-rc.1").IncMinor()
-    assert (str(nxt), nxt.original, nxt.go_type) == ("1.3.0", "v1.3.0", "semver.Version")
+    assert (str(nxt), nxt.Original(), nxt.go_type) == ("1.3.0", "v1.3.0", "semver.Version")
     with pytest.raises(KeyError):
         nxt.go_field("Original")
     assert str(sv.semver("1.2.3-rc.1").IncPatch()) == "1.2.3"
@@ -43,7 +43,7 @@ PRERELEASE_ORDER = ["1.0.0-alpha", "1.0.0-alpha.1", "1.0.0-alpha.beta", "1.0.0-b
 
 def test_prerelease_precedence_follows_semver_spec() -> None:
     versions = [sv.semver(v) for v in PRERELEASE_ORDER]
-    assert all(a.compare(b) == -1 for a, b in zip(versions, versions[1:]))
+    assert all(a.Compare(b) == -1 for a, b in zip(versions, versions[1:]))
 
 
 CONSTRAINTS = [
