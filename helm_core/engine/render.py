@@ -36,6 +36,7 @@ from helm_core.engine import capabilities as caps_mod
 from helm_core.engine import files as files_mod
 from helm_core.engine import helm_funcs
 from helm_core.errors import SourcePos, TemplateError
+from helm_core.gotemplate import environment
 
 #: How many compiled template sets (one per distinct chart tree) are kept.
 TEMPLATE_CACHE_SIZE = 32
@@ -159,12 +160,18 @@ def _position(location: str) -> SourcePos:
     return SourcePos(":".join(parts), *nums[:2])
 
 
+def _exec_position(message: str) -> SourcePos | None:
+    """Where Go's ``template: <file>:<line>:<col>: ...`` text says the error is."""
+    tokens = message.split(": ", 2)
+    if len(tokens) == 3 and tokens[0] == "template":
+        return _position(tokens[1])
+    return None
+
+
 class _Compiled:
     """A parsed template set with its render-bound state (reset on every render)."""
 
     def __init__(self, templates: dict[str, _Renderable], order: list[str], *, strict: bool) -> None:
-        from helm_core.gotemplate import environment
-
         self.lock = threading.Lock()
         self.state = helm_funcs.RenderState(tset=None, strict=strict, exec_errors=(TemplateError,))
         funcs = helm_funcs.helm_func_map(_sprig_funcs())
@@ -251,7 +258,7 @@ def _render(chart: model.Chart, values: dict[str, Any], options: RenderOptions) 
                 text = compiled.tset.execute(name, item.data)
             except TemplateError as exc:
                 message = cleanup_exec_error(name, str(exc))
-                raise TemplateError(message, getattr(exc, "pos", None)) from None
+                raise TemplateError(message, _exec_position(str(exc)) or exc.pos) from None
             except RecursionError:
                 raise TemplateError(f"rendering template failed: {name}: template nesting too deep") from None
             rendered[name] = text.replace("<no value>", "")

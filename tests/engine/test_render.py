@@ -8,7 +8,7 @@ import pytest
 from helm_core import goyaml
 from helm_core.chart import loader, prepare
 from helm_core.engine import capabilities, render
-from helm_core.errors import TemplateError
+from helm_core.errors import SourcePos, TemplateError
 from tests.engine import helmbin
 
 
@@ -224,3 +224,12 @@ def test_files_methods_and_ranges_through_templates(tmp_path):
                 'd: "a.yaml: |\\n  a: 1\\nb.txt: |\\n  x\\n  y"\ne: 2\nf: v1\n')
     assert render_dir(root)["c3/templates/t.yaml"] == expected
     assert f"# Source: c3/templates/t.yaml\n{expected}" in helmbin.helm_template(root)
+
+
+def test_errors_carry_the_source_position(tmp_path):
+    with pytest.raises(TemplateError) as info:
+        render_one(tmp_path, 'a\n  {{ fail "boom" }}')
+    assert info.value.pos == SourcePos("e1/templates/t.yaml", 2, 5)
+    with pytest.raises(TemplateError) as info:
+        render_one(tmp_path, "a\n{{ if }}")
+    assert info.value.pos == SourcePos("e1/templates/t.yaml", 2)
