@@ -199,7 +199,8 @@ class SecretsDriver:
     def _ref(self, namespace: str, name: str, version: ulid.ULID) -> kclient.ObjectRef:
         return kclient.ObjectRef("v1", "Secret", secret_name(name, version), namespace)
 
-    def _ensure_release(self, namespace: str, name: str) -> dict[str, Any]:
+    def ensure_release(self, namespace: str, name: str) -> dict[str, Any]:
+        """The ``Release`` object, created if absent; actions make it own their objects."""
         if all(self._client.discover(refresh=refresh).find(RELEASE_API_VERSION, RELEASE_KIND) is None
                for refresh in (False, True)):
             raise StorageError(CRD_MISSING)
@@ -226,7 +227,7 @@ class SecretsDriver:
 
     def create(self, version: rel.ReleaseVersion) -> None:
         secret = encode(version)
-        owner = self._ensure_release(version.namespace, version.name)
+        owner = self.ensure_release(version.namespace, version.name)
         secret["metadata"]["ownerReferences"] = [{
             "apiVersion": RELEASE_API_VERSION, "kind": RELEASE_KIND, "name": version.name,
             "uid": owner["metadata"]["uid"], "controller": True,

@@ -1,0 +1,167 @@
+"""A release's objects on the cluster: ownership metadata, adoption checks, apply and delete sets.
+
+Why: install, upgrade, rollback and uninstall all perform the same cluster steps; keeping them
+here (on ``ClusterClient`` only) lets each action read as prepare, record, perform, update.
+
+Rules (Helm v3.22 ``pkg/action/validate.go`` and ``pkg/kube/client.go``, plus DESIGN §5):
+- Every applied object carries label ``app.kubernetes.io/managed-by: Helm`` and annotations
+  ``meta.helm.sh/release-name`` / ``meta.helm.sh/release-namespace`` (so Helm tooling sees it);
+  a namespaced object without a namespace gets the release's; namespaced objects in the
+  release's namespace also get an owner reference to the ``Release`` (garbage-collected with it);
+  objects elsewhere and cluster-scoped ones are tracked by the manifest only.
+- An existing object may be taken over only if its metadata says it belongs to this release;
+  otherwise ``ConflictError`` with Helm's text (``... exists and cannot be imported into the
+  current release: invalid ownership metadata; ...``), unless ``adopt`` is asked.
+- ``stale`` lists what an old manifest had and a new one lacks (same group, kind, namespace and
+  name), in the old order; ``delete_all`` skips objects annotated
+  ``helm.sh/resource-policy: keep`` and ones already gone, and reports both.
+- A kept object must lose its owner reference before the ``Release`` is deleted (or garbage
+  collection would remove it anyway): re-apply it with ``owner=None``.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from helm_core.errors import ClusterError, ConflictError, NotFoundError
+from helm_core.kube import client as kclient
+
+MANAGED_BY_LABEL = "app.kubernetes.io/managed-by"
+MANAGED_BY = "Helm"
+RELEASE_NAME_ANNOTATION = "meta.helm.sh/release-name"
+RELEASE_NAMESPACE_ANNOTATION = "meta.helm.sh/release-namespace"
+RESOURCE_POLICY_ANNOTATION = "helm.sh/resource-policy"
+KEEP_POLICY = "keep"
+
+
+@dataclass(frozen=True)
+class Owner:
+    """The release objects belong to; ``reference`` is the ``Release``'s owner reference."""
+
+    name: str
+    namespace: str
+    reference: Mapping[str, Any] | None = field(default=None, hash=False)
+
+
+def owner_reference(release: Mapping[str, Any]) -> dict[str, Any]:
+    """An owner reference to a stored ``Release`` object (not a controller: adopted objects may
+    already have one)."""
+    meta = release.get("metadata") or {}
+    return {"apiVersion": release.get("apiVersion"), "kind": release.get("kind"),
+            "name": meta.get("name"), "uid": meta.get("uid")}
+
+
+def resolve(client: kclient.ClusterClient, obj: Mapping[str, Any], namespace: str) -> dict[str, Any]:
+    """A copy of ``obj`` with the release namespace filled in for namespaced kinds, and cleared
+    for cluster-scoped ones; ``ClusterError`` (Helm's wording) when the kind is not served."""
+    ref = kclient.ObjectRef.of(obj)
+    resource = client.discover().find(ref.api_version, ref.kind)
+    if resource is None:
+        resource = client.discover(refresh=True).find(ref.api_version, ref.kind)
+    if resource is None:
+        raise ClusterError(f'resource mapping not found for name: "{ref.name}" namespace: '
+                           f'"{ref.namespace}": no matches for kind "{ref.kind}" in version '
+                           f'"{ref.api_version}"; ensure CRDs are installed first')
+    meta = dict(obj.get("metadata") or {})
+    if resource.namespaced:
+        meta["namespace"] = meta.get("namespace") or namespace
+    else:
+        meta.pop("namespace", None)
+    return {**obj, "metadata": meta}
+
+
+def mark(obj: Mapping[str, Any], owner: Owner) -> dict[str, Any]:
+    """A copy of a resolved object carrying the release's label, annotations and owner reference."""
+    meta = dict(obj.get("metadata") or {})
+    meta["labels"] = {**(meta.get("labels") or {}), MANAGED_BY_LABEL: MANAGED_BY}
+    meta["annotations"] = {**(meta.get("annotations") or {}), RELEASE_NAME_ANNOTATION: owner.name,
+                           RELEASE_NAMESPACE_ANNOTATION: owner.namespace}
+    if owner.reference is not None and meta.get("namespace") == owner.namespace:
+        others = [r for r in meta.get("ownerReferences") or ()
+                  if r.get("uid") != owner.reference.get("uid")]
+        meta["ownerReferences"] = [*others, dict(owner.reference)]
+    return {**obj, "metadata": meta}
+
+
+def ownership_problem(existing: Mapping[str, Any], owner: Owner) -> str:
+    """Why ``existing`` does not belong to ``owner`` (Helm's ``checkOwnership`` text), or ""."""
+    meta = existing.get("metadata") or {}
+    labels, annotations = meta.get("labels") or {}, meta.get("annotations") or {}
+    problems = []
+    for where, values, key, want in (
+            ("label", labels, MANAGED_BY_LABEL, MANAGED_BY),
+            ("annotation", annotations, RELEASE_NAME_ANNOTATION, owner.name),
+            ("annotation", annotations, RELEASE_NAMESPACE_ANNOTATION, owner.namespace)):
+        if key not in values:
+            problems.append(f'{where} validation error: missing key "{key}": must be set to "{want}"')
+        elif values[key] != want:
+            problems.append(f'{where} validation error: key "{key}" must equal "{want}": '
+                            f'current value is "{values[key]}"')
+    return "; ".join(["invalid ownership metadata", *problems]) if problems else ""
+
+
+def check_adoption(client: kclient.ClusterClient, objects: Iterable[Mapping[str, Any]],
+                   owner: Owner, *, adopt: bool = False,
+                   operation: str = "install") -> list[kclient.ObjectRef]:
+    """The resolved ``objects`` that already exist (to be taken over); ``ConflictError`` naming
+    the first one owned by someone else, unless ``adopt``. ``operation`` is ``install`` or
+    ``update`` as in Helm's "Unable to continue with ..." prefix."""
+    existing = []
+    for obj in objects:
+        ref = kclient.ObjectRef.of(obj)
+        try:
+            live = client.get(ref)
+        except NotFoundError:
+            continue
+        problem = "" if adopt else ownership_problem(live, owner)
+        if problem:
+            raise ConflictError(f"Unable to continue with {operation}: {ref} exists and cannot be "
+                                f"imported into the current release: {problem}")
+        existing.append(ref)
+    return existing
+
+
+def apply_all(client: kclient.ClusterClient, objects: Sequence[Mapping[str, Any]], owner: Owner, *,
+              force: bool = False, dry_run: bool = False) -> list[dict[str, Any]]:
+    """Server-side apply resolved ``objects`` in the given order, marked for ``owner``."""
+    return [client.apply(mark(obj, owner), force=force, dry_run=dry_run) for obj in objects]
+
+
+def _key(ref: kclient.ObjectRef) -> tuple[str, str, str, str]:
+    return ref.group, ref.kind, ref.namespace, ref.name
+
+
+def stale(old: Iterable[Mapping[str, Any]], new: Iterable[Mapping[str, Any]]) -> list[kclient.ObjectRef]:
+    """Objects of resolved ``old`` absent from resolved ``new`` (any version of the same group)."""
+    wanted = {_key(kclient.ObjectRef.of(obj)) for obj in new}
+    return [ref for ref in map(kclient.ObjectRef.of, old) if _key(ref) not in wanted]
+
+
+@dataclass(frozen=True)
+class Deletion:
+    """What ``delete_all`` did."""
+
+    deleted: tuple[kclient.ObjectRef, ...] = ()
+    kept: tuple[kclient.ObjectRef, ...] = ()
+    """Annotated ``helm.sh/resource-policy: keep``."""
+    missing: tuple[kclient.ObjectRef, ...] = ()
+    """Already gone."""
+
+
+def delete_all(client: kclient.ClusterClient, refs: Iterable[kclient.ObjectRef], *,
+               propagation: kclient.Propagation = kclient.Propagation.BACKGROUND) -> Deletion:
+    """Delete ``refs`` in the given order (reverse install order for uninstall), keeping kept ones."""
+    deleted, kept, missing = [], [], []
+    for ref in refs:
+        try:
+            live = client.get(ref)
+        except NotFoundError:
+            missing.append(ref)
+            continue
+        annotations = (live.get("metadata") or {}).get("annotations") or {}
+        if annotations.get(RESOURCE_POLICY_ANNOTATION) == KEEP_POLICY:
+            kept.append(ref)
+            continue
+        (deleted if client.delete(ref, propagation=propagation) else missing).append(ref)
+    return Deletion(deleted=tuple(deleted), kept=tuple(kept), missing=tuple(missing))

@@ -1,0 +1,106 @@
+"""Release objects: ownership metadata, Helm's adoption rules, stale sets and keep policy."""
+from __future__ import annotations
+
+import pytest
+
+from helm_core.errors import ClusterError, ConflictError
+from helm_core.kube import client as kclient
+from helm_core.kube import fake
+from helm_core.kube import resources as kres
+
+OWNER = kres.Owner("web", "demo", {"apiVersion": "helm.sh/v1alpha1", "kind": "Release",
+                                   "name": "web", "uid": "u-1"})
+
+
+def _cm(name: str = "cfg", namespace: str | None = None, **meta) -> dict:
+    metadata = {"name": name, **meta}
+    if namespace is not None:
+        metadata["namespace"] = namespace
+    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": metadata, "data": {"a": "1"}}
+
+
+def test_resolve_fills_namespace_for_namespaced_kinds_only():
+    client = fake.FakeCluster().client()
+    assert kres.resolve(client, _cm(), "demo")["metadata"]["namespace"] == "demo"
+    assert kres.resolve(client, _cm(namespace="other"), "demo")["metadata"]["namespace"] == "other"
+    ns = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "x", "namespace": "demo"}}
+    assert kres.resolve(client, ns, "demo")["metadata"] == {"name": "x"}
+    assert ns["metadata"] == {"name": "x", "namespace": "demo"}
+
+
+def test_resolve_unknown_kind_uses_helms_words():
+    client = fake.FakeCluster().client()
+    with pytest.raises(ClusterError) as caught:
+        kres.resolve(client, {"apiVersion": "example.com/v1", "kind": "Widget",
+                              "metadata": {"name": "w"}}, "demo")
+    assert str(caught.value) == ('resource mapping not found for name: "w" namespace: "": no matches '
+                                 'for kind "Widget" in version "example.com/v1"; ensure CRDs are '
+                                 "installed first")
+
+
+def test_mark_adds_helm_metadata_and_owner_in_release_namespace_only():
+    marked = kres.mark(_cm(namespace="demo", labels={"app": "x"}), OWNER)
+    assert marked["metadata"]["labels"] == {"app": "x", "app.kubernetes.io/managed-by": "Helm"}
+    assert marked["metadata"]["annotations"] == {"meta.helm.sh/release-name": "web",
+                                                 "meta.helm.sh/release-namespace": "demo"}
+    assert marked["metadata"]["ownerReferences"] == [OWNER.reference]
+    elsewhere = kres.mark(_cm(namespace="other"), OWNER)
+    assert "ownerReferences" not in elsewhere["metadata"]
+    unowned = kres.mark(_cm(namespace="demo"), kres.Owner("web", "demo"))
+    assert "ownerReferences" not in unowned["metadata"]
+
+
+PROBLEMS = [
+    ("unlabelled", {}, {},
+     'invalid ownership metadata; label validation error: missing key "app.kubernetes.io/managed-by": '
+     'must be set to "Helm"; annotation validation error: missing key "meta.helm.sh/release-name": '
+     'must be set to "web"; annotation validation error: missing key "meta.helm.sh/release-namespace": '
+     'must be set to "demo"'),
+    ("other-release", {"app.kubernetes.io/managed-by": "Helm"},
+     {"meta.helm.sh/release-name": "api", "meta.helm.sh/release-namespace": "demo"},
+     'invalid ownership metadata; annotation validation error: key "meta.helm.sh/release-name" must '
+     'equal "web": current value is "api"'),
+    ("ours", {"app.kubernetes.io/managed-by": "Helm"},
+     {"meta.helm.sh/release-name": "web", "meta.helm.sh/release-namespace": "demo"}, ""),
+]
+
+
+@pytest.mark.parametrize(("labels", "annotations", "problem"), [p[1:] for p in PROBLEMS],
+                         ids=[p[0] for p in PROBLEMS])
+def test_ownership_problem_matches_helm(labels, annotations, problem):
+    existing = _cm(namespace="demo", labels=labels, annotations=annotations)
+    assert kres.ownership_problem(existing, OWNER) == problem
+
+
+def test_check_adoption_refuses_foreign_objects_unless_adopting():
+    client = fake.FakeCluster().client()
+    client.create(_cm(namespace="demo", labels={"app.kubernetes.io/managed-by": "Helm"},
+                      annotations={"meta.helm.sh/release-name": "api",
+                                   "meta.helm.sh/release-namespace": "demo"}))
+    objects = [_cm(namespace="demo"), _cm("fresh", namespace="demo")]
+    with pytest.raises(ConflictError) as caught:
+        kres.check_adoption(client, objects, OWNER)
+    assert str(caught.value) == (
+        'Unable to continue with install: ConfigMap "cfg" in namespace "demo" exists and cannot be '
+        'imported into the current release: invalid ownership metadata; annotation validation error: '
+        'key "meta.helm.sh/release-name" must equal "web": current value is "api"')
+    assert kres.check_adoption(client, objects, OWNER, adopt=True) == [
+        kclient.ObjectRef("v1", "ConfigMap", "cfg", "demo")]
+
+
+def test_stale_lists_old_objects_missing_from_new_across_versions():
+    old = [_cm("a", "demo"), _cm("b", "demo"),
+           {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d", "namespace": "demo"}}]
+    new = [_cm("b", "demo"),
+           {"apiVersion": "apps/v1beta1", "kind": "Deployment", "metadata": {"name": "d", "namespace": "demo"}}]
+    assert kres.stale(old, new) == [kclient.ObjectRef("v1", "ConfigMap", "a", "demo")]
+
+
+def test_delete_all_keeps_annotated_and_reports_missing():
+    client = fake.FakeCluster().client()
+    client.create(_cm("gone-soon", "demo"))
+    client.create(_cm("kept", "demo", annotations={"helm.sh/resource-policy": "keep"}))
+    refs = [kclient.ObjectRef("v1", "ConfigMap", n, "demo") for n in ("gone-soon", "kept", "never")]
+    result = kres.delete_all(client, refs)
+    assert result == kres.Deletion(deleted=(refs[0],), kept=(refs[1],), missing=(refs[2],))
+    assert [o["metadata"]["name"] for o in client.list("v1", "ConfigMap", namespace="demo")] == ["kept"]
