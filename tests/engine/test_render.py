@@ -233,3 +233,13 @@ def test_errors_carry_the_source_position(tmp_path):
     with pytest.raises(TemplateError) as info:
         render_one(tmp_path, "a\n{{ if }}")
     assert info.value.pos == SourcePos("e1/templates/t.yaml", 2)
+
+
+def test_concurrent_renders_of_one_chart_stay_separate(tmp_path):
+    import concurrent.futures
+
+    root = write_chart(tmp_path / "parent", FAMILY)
+    names = [f"rel-{i}" for i in range(8)]
+    with concurrent.futures.ThreadPoolExecutor(max_workers=4) as pool:
+        outs = list(pool.map(lambda n: render_dir(root, release=capabilities.ReleaseInfo(name=n)), names))
+    assert [o["parent/templates/NOTES.txt"] for o in outs] == [f"notes for {n}" for n in names]
