@@ -14,10 +14,10 @@ import datetime
 import math
 import tomllib
 from dataclasses import dataclass, field
-from typing import Any, Callable, Protocol
+from typing import Any, Callable
 
 from helm_core import gojson, goyaml
-from helm_core.gotemplate import gotypes
+from helm_core.gotemplate import environment, gofmt, gotypes
 from helm_core.gotemplate.gotypes import FuncError, signature
 
 WARN_START = "HELM_ERR_START"
@@ -31,16 +31,6 @@ REMOVED_FUNCS = ("env", "expandenv")
 
 #: ``lookup(apiVersion, kind, namespace, name) -> map``; raise FuncError for an API error.
 LookupFunc = Callable[[str, str, str, str], dict[str, Any]]
-
-
-class TemplateSet(Protocol):
-    """What include/tpl need from the engine's template set."""
-
-    def execute(self, name: str, data: Any) -> str: ...
-
-    def parse(self, name: str, text: str) -> Any: ...
-
-    def clone(self) -> "TemplateSet": ...
 
 
 def warn_wrap(message: str) -> str:
@@ -352,7 +342,6 @@ class RenderState:
     per-name include depth, and the engine's options."""
 
     tset: Any
-    strict: bool = False
     lint_mode: bool = False
     lookup: LookupFunc = _empty_lookup
     included: dict[str, int] = field(default_factory=dict)
@@ -364,8 +353,6 @@ def bound_funcs(state: RenderState) -> dict[str, Callable[..., Any]]:
     """include, tpl, required, fail and lookup, closed over one render's state."""
 
     def executing() -> Any:
-        from helm_core.gotemplate import environment
-
         return environment.current_set() or state.tset
 
     @signature("string", "interface {}")
@@ -387,11 +374,11 @@ def bound_funcs(state: RenderState) -> dict[str, Callable[..., Any]]:
         try:
             clone.parse(ROOT_TEMPLATE_NAME, text)
         except state.exec_errors as exc:
-            raise FuncError(f"cannot parse template {gojson_quote_go(text)}: {exc}") from None
+            raise FuncError(f"cannot parse template {_go_quote(text)}: {exc}") from None
         try:
             out = clone.execute(ROOT_TEMPLATE_NAME, data)
         except state.exec_errors as exc:
-            raise FuncError(f"error during tpl function execution for {gojson_quote_go(text)}: {exc}") from None
+            raise FuncError(f"error during tpl function execution for {_go_quote(text)}: {exc}") from None
         return out.replace("<no value>", "")
 
     @signature("string", "interface {}")
@@ -415,10 +402,8 @@ def bound_funcs(state: RenderState) -> dict[str, Callable[..., Any]]:
     return {"include": include, "tpl": tpl, "required": required, "fail": fail, "lookup": lookup}
 
 
-def gojson_quote_go(text: str) -> str:
+def _go_quote(text: str) -> str:
     """Go's ``%q`` of a string (strconv.Quote)."""
-    from helm_core.gotemplate import gofmt
-
     return gofmt.sprintf("%q", text)
 
 

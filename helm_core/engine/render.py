@@ -173,7 +173,7 @@ class _Compiled:
 
     def __init__(self, templates: dict[str, _Renderable], order: list[str], *, strict: bool) -> None:
         self.lock = threading.Lock()
-        self.state = helm_funcs.RenderState(tset=None, strict=strict, exec_errors=(TemplateError,))
+        self.state = helm_funcs.RenderState(tset=None, exec_errors=(TemplateError,))
         funcs = helm_funcs.helm_func_map(_sprig_funcs())
         funcs.update(helm_funcs.bound_funcs(self.state))
         self.env = environment.Environment(funcs, missingkey="error" if strict else "zero")
