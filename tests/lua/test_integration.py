@@ -73,3 +73,20 @@ def test_values_changed_in_pre_render_reach_the_rendered_output(prepared):
         objects = _render(prepared.chart, ctx)
     deployment = next(o.object for o in objects if o.object["kind"] == "Deployment")
     assert deployment["spec"]["replicas"] == 1
+
+
+def test_aliased_subchart_sees_and_changes_the_values_under_its_alias():
+    from helm_core.chart import model as m
+    from tests.lua import luakit
+
+    sub = luakit.chart("sub", lua_files={"chart": luakit.handler("pre-render", "_.values.port = _.values.port + 1")},
+                       files={"values.yaml": b""})
+    sub.values = {"port": 80.0}
+    top = luakit.chart("top", dependencies=[m.Dependency(name="sub", version="1.2.3", alias="db")], subcharts=[sub])
+    prepared = prepare.prepare_chart(top, {"db": {"port": 5432}})
+    assert [c.chart_path() for c in prepared.chart.dependencies] == ["top/charts/db"]
+    with lua.load_chart_scripts(prepared.chart, accepted_permissions=(),
+                                session_factory=lua.InProcessSession) as scripts:
+        ctx = lua.new_context(prepared.chart, release=lua.ReleaseInfo("r"), values=prepared.values)
+        ctx = scripts.fire("pre-render", ctx)
+    assert ctx.values["db"]["port"] == 5433
