@@ -6,6 +6,7 @@ a numeric constant exactly, which later decides how the constant is passed to a 
 """
 from __future__ import annotations
 
+import math
 import re
 from typing import Optional
 
@@ -74,39 +75,74 @@ def unquote(s: str) -> str:
     return "".join(out)
 
 
+def _underscore_ok(s: str) -> bool:
+    """Go's ``underscoreOK``: each '_' sits between digits (or after a base prefix)."""
+    saw = "^"
+    i = 0
+    if s[:1] in ("+", "-") and s:
+        s = s[1:]
+    hexa = False
+    if len(s) >= 2 and s[0] == "0" and s[1] in "bBoOxX":
+        i, saw, hexa = 2, "0", s[1] in "xX"
+    while i < len(s):
+        c = s[i]
+        if "0" <= c <= "9" or (hexa and c.lower() in "abcdef"):
+            saw = "0"
+        elif c == "_":
+            if saw != "0":
+                return False
+            saw = "_"
+        else:
+            if saw == "_":
+                return False
+            saw = "!"
+        i += 1
+    return saw != "_"
+
+
+_BASES = {"x": 16, "o": 8, "b": 2}
+_DIGITS = {16: "0123456789abcdefABCDEF", 10: "0123456789", 8: "01234567", 2: "01"}
+_DECIMAL_FLOAT = re.compile(r"(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+
+
 def _parse_int(text: str) -> Optional[int]:
     """``strconv.ParseInt(text, 0, 64)`` without the range check; None if not an integer."""
-    body = text.lstrip("+-")
-    if text[:1] in "+-" and len(text) - len(body) > 1:
+    s = text
+    neg = False
+    if s[:1] in ("+", "-") and s:
+        neg, s = s[0] == "-", s[1:]
+    if not s or not _underscore_ok(s):
         return None
-    sign = -1 if text.startswith("-") else 1
-    if len(body) > 1 and body[0] == "0" and body[1] not in "xXoObB":
-        body = "0o" + body[1:]
-    if "_" in body and not (len(body) > 1 and body[0] == "0"):
-        # Go allows '_' only with a base prefix (base 0); decimal 1_000 is fine too.
-        pass
-    try:
-        value = int(body, 0)
-    except ValueError:
+    digits = s.replace("_", "")
+    base = 10
+    if len(digits) >= 2 and digits[0] == "0" and digits[1].lower() in _BASES:
+        base, digits = _BASES[digits[1].lower()], digits[2:]
+    elif len(digits) >= 2 and digits[0] == "0":
+        base, digits = 8, digits[1:]
+    if not digits or any(c not in _DIGITS[base] for c in digits):
         return None
-    return sign * value
+    value = int(digits, base)
+    return -value if neg else value
 
 
 def _parse_float(text: str) -> Optional[float]:
-    body = text.lstrip("+-")
-    neg = text.startswith("-")
+    """``strconv.ParseFloat(text, 64)`` for the literals the lexer produces; None if invalid."""
+    if not text or not _underscore_ok(text):
+        return None
+    t = text.replace("_", "")
+    body = t[1:] if t[:1] in ("+", "-") else t
     try:
         if body[:2] in ("0x", "0X"):
             if "p" not in body.lower():
                 return None
-            value = float.fromhex(body.replace("_", ""))
-        else:
-            if "_" in body:
-                return None
-            value = float(body)
-    except ValueError:
+            value = float.fromhex(t)
+            return None if math.isinf(value) else value
+        if not _DECIMAL_FLOAT.fullmatch(body):
+            return None
+        value = float(t)
+    except (ValueError, OverflowError):
         return None
-    return -value if neg else value
+    return None if math.isinf(value) else value  # Go: out of range is an error
 
 
 def new_number(tr: n.Tree, pos: int, text: str, typ: ItemType) -> n.NumberNode:
@@ -122,10 +158,7 @@ def new_number(tr: n.Tree, pos: int, text: str, typ: ItemType) -> n.NumberNode:
         num.is_int = num.is_uint = num.is_float = True
         return num
     if typ is ItemType.COMPLEX:
-        m = re.fullmatch(r"([+-]?[0-9.eE_]+)([+-][0-9.eE_]+)i", text)
-        if not m:
-            raise ValueError(f"illegal number syntax: {gofmt.quote(text)}")
-        num.complex128 = complex(float(m.group(1)), float(m.group(2)))
+        num.complex128 = _scan_complex(text)
         num.is_complex = True
         _simplify_complex(num)
         return num
@@ -160,6 +193,33 @@ def new_number(tr: n.Tree, pos: int, text: str, typ: ItemType) -> n.NumberNode:
     if not (num.is_int or num.is_uint or num.is_float):
         raise ValueError(f"illegal number syntax: {gofmt.quote(text)}")
     return num
+
+
+_FLOAT_TOKEN = re.compile(
+    r"[nN][aA][nN]|[+-]?(?:[iI][nN][fF]|0[xX][0-9a-fA-F_]*(?:\.[0-9a-fA-F_]*)?(?:[pP][+-]?[0-9_]*)?"
+    r"|[0-9_]*(?:\.[0-9_]*)?(?:[eEpP][+-]?[0-9_]*)?)"
+)
+
+
+def _scan_complex(text: str) -> complex:
+    """Go's ``fmt.Sscan`` into a complex128 (how the parser reads ``1+2i``), with its errors."""
+    m = _FLOAT_TOKEN.match(text)
+    real = m.group(0) if m else ""
+    rest = text[len(real):]
+    if not rest or rest[0] not in "+-":
+        raise ValueError("syntax error scanning complex number")
+    m = _FLOAT_TOKEN.match(rest, 1)
+    imag = rest[0] + (m.group(0) if m else "")
+    if not rest[len(imag):].startswith("i"):
+        raise ValueError("syntax error scanning complex number")
+    return complex(_go_parse_float(real), _go_parse_float(imag))
+
+
+def _go_parse_float(token: str) -> float:
+    value = _parse_float(token)
+    if value is None:
+        raise ValueError(f"strconv.ParseFloat: parsing {gofmt.quote(token)}: invalid syntax")
+    return value
 
 
 def _simplify_complex(num: n.NumberNode) -> None:

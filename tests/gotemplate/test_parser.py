@@ -94,6 +94,14 @@ PARSE_CASES = [
     ('declare_without_space', '{{ .x:=3 }}', False, 'template: x:1: unexpected ":=" in operand'),
     ('non_ascii_identifier', '{{ é }}', False, 'template: x:1: function "é" not defined'),
     ('error_line_number', 'line1\nline2 {{ if . }}\n  {{ foo }}\n{{ end }}', False, 'template: x:3: function "foo" not defined'),
+    ('float_overflow', '{{ 1e999 }}', False, 'template: x:1: illegal number syntax: "1e999"'),
+    ('hex_float_overflow', '{{ 0x1p9999 }}', False, 'template: x:1: illegal number syntax: "0x1p9999"'),
+    ('float_underflow_is_zero', '{{ 1e-999 }}', True, '{{1e-999}}'),
+    ('decimal_float_underscores', '{{ 1_000.5 }}', True, '{{1_000.5}}'),
+    ('hex_prefix_underscore', '{{ 0x_1F }}', True, '{{0x_1F}}'),
+    ('double_underscore', '{{ 1__0 }}', False, 'template: x:1: illegal number syntax: "1__0"'),
+    ('complex_needs_digits', '{{ --21i }}', False, 'template: x:1: strconv.ParseFloat: parsing "-": invalid syntax'),
+    ('octal_with_underscore', '{{ 0_17 }}', True, '{{0_17}}'),
 ]
 
 
