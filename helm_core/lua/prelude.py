@@ -39,14 +39,11 @@ local rawget, rawset, rawequal, rawlen = rawget, rawset, rawequal, rawlen
 local setmetatable, getmetatable, pcall, xpcall, assert = setmetatable, getmetatable, pcall, xpcall, assert
 local load = load
 local sethook, getinfo = debug.sethook, debug.getinfo
-local clock, ostime, osdate, difftime = os.clock, os.time, os.date, os.difftime
-local co_create, co_resume, co_status, co_running, co_yield, co_isyieldable, co_close =
-      coroutine.create, coroutine.resume, coroutine.status, coroutine.running,
-      coroutine.yield, coroutine.isyieldable, coroutine.close
+local clock = os.clock
+local co_create, co_resume, co_running = coroutine.create, coroutine.resume, coroutine.running
 local string, table, math, utf8, coroutine = string, table, math, utf8, coroutine
 local sfind, ssub, sformat, smatch, sgsub = string.find, string.sub, string.format, string.match, string.gsub
-local tconcat, tinsert, tsort, tunpack, tpack = table.concat, table.insert, table.sort, table.unpack, table.pack
-local gmatch, lower, mmax = string.gmatch, string.lower, math.max
+local tconcat, tsort, tunpack, tpack = table.concat, table.sort, table.unpack, table.pack
 local VERSION = _VERSION
 local BASE = {}
 for _, k in ipairs({"assert", "error", "ipairs", "next", "pairs", "pcall", "select",
