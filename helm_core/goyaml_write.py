@@ -81,33 +81,41 @@ def _reread_json_string(value: str) -> str:
     return str(goyaml.decode(gojson.quote_string(value)))
 
 
-def _key_less(a: str, b: str) -> bool:
-    """yaml.v2's ``keyList.Less`` for two string keys: letters before others, digit runs
-    compared as numbers."""
+def _wrap64(n: int) -> int:
+    """Go int64 arithmetic wraps around."""
+    return (n + 2**63) % 2**64 - 2**63
+
+
+def _key_less(a: str, b: str, v3: bool = False) -> bool:
+    """yaml.v2's (or yaml.v3's) ``keyList.Less`` for two string keys: letters after other
+    characters, digit runs compared as numbers. yaml.v3 puts a letter first when the
+    characters before were digits."""
     ar, br = a, b
+    digits = False
     for i in range(min(len(ar), len(br))):
         if ar[i] == br[i]:
+            digits = ar[i].isdecimal()
             continue
         al, bl = ar[i].isalpha(), br[i].isalpha()
         if al and bl:
             return ar[i] < br[i]
         if al or bl:
-            return bl
+            return al if (v3 and digits) else bl
         an = bn = 0
         if ar[i] == "0" or br[i] == "0":
             j = i - 1
-            while j >= 0 and ar[j].isdigit():
+            while j >= 0 and ar[j].isdecimal():
                 if ar[j] != "0":
                     an = bn = 1
                     break
                 j -= 1
         ai = i
-        while ai < len(ar) and ar[ai].isdigit():
-            an = an * 10 + int(ar[ai])
+        while ai < len(ar) and ar[ai].isdecimal():
+            an = _wrap64(an * 10 + ord(ar[ai]) - 48)
             ai += 1
         bi = i
-        while bi < len(br) and br[bi].isdigit():
-            bn = bn * 10 + int(br[bi])
+        while bi < len(br) and br[bi].isdecimal():
+            bn = _wrap64(bn * 10 + ord(br[bi]) - 48)
             bi += 1
         if an != bn:
             return an < bn
@@ -130,13 +138,13 @@ _LETTER_LAST = _LetterLastTable()
 _DIGIT = re.compile(r"\d")
 
 
-def _sorted_keys(keys: list[str]) -> list[str]:
-    """Keys in yaml.v2's order. Without digits the order is a plain key (letters after other
-    characters, else code point); digit runs need the full comparison."""
+def _sorted_keys(keys: list[str], v3: bool = False) -> list[str]:
+    """Keys in yaml.v2's (yaml.v3's) order. Without digits the order is a plain key (letters
+    after other characters, else code point); digit runs need the full comparison."""
     if not any(_DIGIT.search(k) for k in keys):
         return sorted(keys, key=lambda k: k.translate(_LETTER_LAST))
     return sorted(keys, key=functools.cmp_to_key(
-        lambda a, b: -1 if _key_less(a, b) else (1 if _key_less(b, a) else 0)))
+        lambda a, b: -1 if _key_less(a, b, v3) else (1 if _key_less(b, a, v3) else 0)))
 
 
 def _string_style(s: str) -> str | None:
@@ -182,7 +190,7 @@ def _escape_all(s: str) -> str:
     return '"' + "".join(out) + '"'
 
 
-def _events(value: Any, out: list[yaml.Event], boms: list[str] | None = None) -> None:
+def _events(value: Any, out: list[yaml.Event], boms: list[str] | None = None, v3: bool = False) -> None:
     """Events for a value already in yaml.v2's decoded types (see :func:`_after_json`).
 
     Strings led by a BOM become placeholders listed in ``boms`` (see :func:`_escape_all`).
@@ -194,8 +202,8 @@ def _events(value: Any, out: list[yaml.Event], boms: list[str] | None = None) ->
         width = len(_escape_all(value))
         if _BREAKS.search(value) or len(value.encode("utf-8", "surrogatepass")) > SIMPLE_KEY_MAX:
             width = max(width, SIMPLE_KEY_MAX + 1)
-        elif width > SIMPLE_KEY_MAX:
-            width = SIMPLE_KEY_MAX
+        elif width >= SIMPLE_KEY_MAX:
+            width = SIMPLE_KEY_MAX - 1  # PyYAML's emitter wants simple keys shorter than libyaml's limit
         token += "x" * max(0, width - len(token))
         boms.append(value)
         boms.append(token)
@@ -220,14 +228,14 @@ def _events(value: Any, out: list[yaml.Event], boms: list[str] | None = None) ->
         out.append(_scalar({"+Inf": ".inf", "-Inf": "-.inf", "NaN": ".nan"}.get(text, text)))
     elif isinstance(value, dict):
         out.append(yaml.MappingStartEvent(None, None, True, flow_style=False))
-        for key in _sorted_keys(list(value)):
-            _events(key, out, boms)
-            _events(value[key], out, boms)
+        for key in _sorted_keys(list(value), v3):
+            _events(key, out, boms, v3)
+            _events(value[key], out, boms, v3)
         out.append(yaml.MappingEndEvent())
     else:
         out.append(yaml.SequenceStartEvent(None, None, True, flow_style=False))
         for item in value:
-            _events(item, out, boms)
+            _events(item, out, boms, v3)
         out.append(yaml.SequenceEndEvent())
 
 
@@ -249,12 +257,97 @@ def dump(value: Any) -> str:
     return text
 
 
+_V3_BREAKS = "\r\n\x85\u2028\u2029"
+_V3_FIRST_BOTH = set("#,[]{}&*!|>'\"%@`")
+_V3_LATER_FLOW = set(",?[]{}")
+
+
+def _v3_printable(ch: str) -> bool:
+    o = ord(ch)
+    return (o == 0x0A or 0x20 <= o <= 0x7E or 0xA0 <= o <= 0xD7FF
+            or (0xE000 <= o <= 0xFFFD and o != 0xFEFF))
+
+
+def _v3_analysis(value: str) -> yaml.emitter.ScalarAnalysis:
+    """yaml.v3's ``yaml_emitter_analyze_scalar``: tabs only forbid plain and single-quoted
+    styles; non-printable characters (NEL, BOM, outside the BMP) force double quotes."""
+    if not value:
+        return yaml.emitter.ScalarAnalysis(scalar=value, empty=True, multiline=False, allow_flow_plain=False,
+                                           allow_block_plain=True, allow_single_quoted=True,
+                                           allow_double_quoted=True, allow_block=False)
+    block_ind = flow_ind = value.startswith(("---", "..."))
+    line_breaks = special = tabs = False
+    leading_space = leading_break = trailing_space = trailing_break = False
+    break_space = space_break = previous_space = previous_break = False
+    preceded_by_ws = True
+    last = len(value) - 1
+    for i, ch in enumerate(value):
+        followed_by_ws = i == last or value[i + 1] in " \t"
+        if i == 0:
+            if ch in _V3_FIRST_BOTH:
+                flow_ind = block_ind = True
+            elif ch in "?:":
+                flow_ind = True
+                block_ind = block_ind or followed_by_ws
+            elif ch == "-" and followed_by_ws:
+                flow_ind = block_ind = True
+        elif ch in _V3_LATER_FLOW:
+            flow_ind = True
+        elif ch == ":":
+            flow_ind = True
+            block_ind = block_ind or followed_by_ws
+        elif ch == "#" and preceded_by_ws:
+            flow_ind = block_ind = True
+        if ch == "\t":
+            tabs = True
+        elif not _v3_printable(ch):
+            special = True
+        if ch == " ":
+            leading_space = leading_space or i == 0
+            trailing_space = trailing_space or i == last
+            break_space = break_space or previous_break
+            previous_space, previous_break = True, False
+        elif ch in _V3_BREAKS:
+            line_breaks = True
+            leading_break = leading_break or i == 0
+            trailing_break = trailing_break or i == last
+            space_break = space_break or previous_space
+            previous_space, previous_break = False, True
+        else:
+            previous_space = previous_break = False
+        preceded_by_ws = ch in " \t" or ch in _V3_BREAKS
+    flow_plain = block_plain = single = block = True
+    if leading_space or leading_break or trailing_space or trailing_break:
+        flow_plain = block_plain = False
+    if trailing_space:
+        block = False
+    if break_space:
+        flow_plain = block_plain = single = False
+    if space_break or tabs or special:
+        flow_plain = block_plain = single = False
+    if space_break or special:
+        block = False
+    if line_breaks:
+        flow_plain = block_plain = False
+    if flow_ind:
+        flow_plain = False
+    if block_ind:
+        block_plain = False
+    return yaml.emitter.ScalarAnalysis(scalar=value, empty=False, multiline=line_breaks,
+                                       allow_flow_plain=flow_plain, allow_block_plain=block_plain,
+                                       allow_single_quoted=single, allow_double_quoted=True, allow_block=block)
+
+
 class _V3Emitter(yaml.Dumper):  # type: ignore[misc]
-    """The pure-Python libyaml port, with yaml.v3's sequence indentation inside mappings."""
+    """The pure-Python libyaml port, with yaml.v3's scalar analysis and its sequence
+    indentation inside mappings."""
 
     def expect_block_sequence(self) -> None:
         self.increase_indent(flow=False, indentless=False)
         self.state = self.expect_first_block_sequence_item
+
+    def analyze_scalar(self, scalar: str) -> yaml.emitter.ScalarAnalysis:
+        return _v3_analysis(scalar)
 
 
 #: yaml.v3 does not fold long lines.
@@ -277,9 +370,14 @@ def _v3_plain(value: Any, depth: int = 0) -> Any:
 def dump_pretty(value: Any) -> str:
     """Helm's ``toYamlPretty`` text (yaml.v3 Encoder, indent 2), ending with a newline."""
     events: list[yaml.Event] = [yaml.StreamStartEvent(), yaml.DocumentStartEvent(explicit=False)]
-    _events(_v3_plain(value), events)
+    boms: list[str] = []
+    _events(_v3_plain(value), events, boms, v3=True)
     events += [yaml.DocumentEndEvent(explicit=False), yaml.StreamEndEvent()]
     text = yaml.emit(events, Dumper=_V3Emitter, indent=EMIT_INDENT, width=V3_WIDTH, allow_unicode=True)
-    if text.endswith("\n...\n"):
+    if text.endswith("...\n") and text[-5:-4] in ("\n", "\u2028", "\u2029"):
         text = text[:-4]
+    for original, token in zip(boms[::2], boms[1::2]):
+        text = text.replace(token, _escape_all(original), 1)
+    if _END_MARK in text:
+        text = _END_MARK_RE.sub("", text)
     return text

@@ -239,3 +239,19 @@ def test_from_yaml_agrees_with_helm_on_tricky_documents(tmp_path):
     mismatches = [f"{case!r}: helm {helm.get(i)} ours {gojson.dumps(helm_funcs.from_yaml(case))}"
                   for i, case in enumerate(TRICKY_YAML) if helm.get(i) != gojson.dumps(helm_funcs.from_yaml(case))]
     assert not mismatches, "\n".join(mismatches[:5])
+
+
+def test_dump_pretty_agrees_with_helm_to_yaml_pretty_on_random_values(tmp_path):
+    helmbin.require_helm()
+    rng = random.Random(FUZZ_SEED + 2)
+    cases = [_random_value(rng) for _ in range(FUZZ_CASES)]
+    template = '{{- range $i, $v := .Values.cases }}\nc{{ $i }}: {{ toYamlPretty $v | b64enc | quote }}\n{{- end }}\n'
+    chart = _fuzz_chart(tmp_path, template, cases)
+    helm = _helm_outputs(chart, tmp_path / "values.json")
+    loaded = goyaml.load((tmp_path / "values.json").read_text())["cases"]
+    mismatches = []
+    for i, case in enumerate(loaded):
+        mine = goyaml.dump_pretty(case).removesuffix("\n")
+        if helm.get(i) != mine:
+            mismatches.append(f"case {i} {case!r}:\n helm {helm.get(i)!r}\n ours {mine!r}")
+    assert not mismatches, "\n".join(mismatches[:5])
