@@ -16,6 +16,12 @@
   final U+2028/U+2029.
 
 The emitter is libyaml's (PyYAML's CEmitter), the C code yaml.v2 was ported from.
+
+``toYamlPretty`` is yaml.v3's Encoder with indent 2 on the Go values themselves (no JSON step):
+sequences indented under their key, no line folding, yaml.v3's scalar analysis (a tab only rules
+out plain and single-quoted styles; NEL, BOM and characters outside the BMP force double quotes)
+and its key order (a letter sorts first after equal digits). PyYAML's Python emitter is used
+with those two parts replaced.
 """
 from __future__ import annotations
 
