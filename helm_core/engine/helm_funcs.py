@@ -289,11 +289,16 @@ def to_toml(value: Any) -> str:
 
 
 def _toml_to_go(value: Any) -> Any:
+    """BurntSushi's decoded types: dates and datetimes are ``time.Time`` (local ones in UTC)."""
     if isinstance(value, dict):
         return {k: _toml_to_go(v) for k, v in value.items()}
     if isinstance(value, list):
         return [_toml_to_go(v) for v in value]
-    if isinstance(value, (datetime.date, datetime.time)) and not isinstance(value, datetime.datetime):
+    if isinstance(value, datetime.datetime):
+        return value if value.tzinfo is not None else value.replace(tzinfo=datetime.timezone.utc)
+    if isinstance(value, datetime.date):
+        return datetime.datetime(value.year, value.month, value.day, tzinfo=datetime.timezone.utc)
+    if isinstance(value, datetime.time):  # Go's zero date (year 0) cannot be represented
         return value.isoformat()
     return value
 
