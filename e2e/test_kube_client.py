@@ -194,3 +194,20 @@ def test_legacy_discovery_finds_the_same_resources(cluster: ClusterInfo, hc: liv
         time.sleep(0.5)
     assert legacy.server_version == aggregated.server_version == "v1.37.2"
     assert len(legacy.resources) > 50
+
+
+def test_lookup_reads_the_live_cluster(hc: live.LiveClient, namespace: str) -> None:
+    from helm_core.kube import lookup as klookup
+
+    hc.apply(_config_map(namespace, {"a": "1"}))
+    found = klookup.lookup(hc, "v1", "ConfigMap", namespace, "settings")
+    assert found["data"] == {"a": "1"} and found["metadata"]["uid"]
+    assert klookup.lookup(hc, "v1", "ConfigMap", namespace, "missing") == {}
+    listed = klookup.lookup(hc, "v1", "ConfigMap", namespace, "")
+    assert sorted(i["metadata"]["name"] for i in listed["items"]) == ["kube-root-ca.crt", "settings"]
+    assert (listed["kind"], set(listed["metadata"])) == ("ConfigMapList", {"resourceVersion"})
+    assert klookup.lookup(hc, "v1", "Namespace", "", namespace)["metadata"]["name"] == namespace
+    with pytest.raises(ClusterError) as caught:
+        klookup.lookup(hc, "nope.example.com/v1", "Widget", namespace, "x")
+    assert str(caught.value) == ("unable to get apiresource from unstructured: nope.example.com/v1, "
+                                 "Kind=Widget: the server could not find the requested resource")

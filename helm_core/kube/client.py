@@ -129,6 +129,12 @@ class ClusterClient(Protocol):
         """Objects of a kind (in one namespace, or all when empty), each with apiVersion/kind."""
         ...
 
+    def collection(self, api_version: str, kind: str, *, namespace: str = "",
+                   label_selector: str = "") -> dict[str, Any]:
+        """The whole ``<Kind>List`` object as the server returns it (``metadata`` holds its
+        ``resourceVersion``), every page joined; ``list`` is its ``items``."""
+        ...
+
     def delete(self, ref: ObjectRef, *, propagation: Propagation = Propagation.BACKGROUND,
                resource_version: str = "") -> bool:
         """Delete; False when it was already gone. ``resource_version`` makes it conditional."""

@@ -9,7 +9,6 @@ Everything it models is also proven against a real API server in ``e2e/``.
 from __future__ import annotations
 
 import copy
-import itertools
 import threading
 import uuid
 from collections.abc import Mapping
@@ -56,10 +55,12 @@ class FakeCluster:
         self.objects: dict[kclient.ObjectRef, dict[str, Any]] = {}
         self.resources = resources
         self.lock = threading.Lock()
-        self._versions = itertools.count(1)
+        self.resource_version = 0
+        """The last resourceVersion handed out (like etcd's revision)."""
 
     def next_version(self) -> str:
-        return str(next(self._versions))
+        self.resource_version += 1
+        return str(self.resource_version)
 
     def client(self, field_manager: str = kclient.FIELD_MANAGER) -> FakeClient:
         return FakeClient(self, field_manager=field_manager)
@@ -146,6 +147,13 @@ class FakeClient:
                     if ref.api_version == api_version and ref.kind == kind
                     and (not namespace or ref.namespace == namespace)
                     and _matches(obj, label_selector)]
+
+    def collection(self, api_version: str, kind: str, *, namespace: str = "",
+                   label_selector: str = "") -> dict[str, Any]:
+        items = self.list(api_version, kind, namespace=namespace, label_selector=label_selector)
+        return {"apiVersion": api_version, "kind": f"{kind}List",
+                "metadata": {"resourceVersion": str(self.cluster.resource_version)},
+                "items": items}
 
     def delete(self, ref: kclient.ObjectRef, *,
                propagation: kclient.Propagation = kclient.Propagation.BACKGROUND,

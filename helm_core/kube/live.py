@@ -195,6 +195,11 @@ class LiveClient:
 
     def list(self, api_version: str, kind: str, *, namespace: str = "",
              label_selector: str = "") -> list[dict[str, Any]]:
+        return self.collection(api_version, kind, namespace=namespace,  # type: ignore[no-any-return]
+                               label_selector=label_selector)["items"]
+
+    def collection(self, api_version: str, kind: str, *, namespace: str = "",
+                   label_selector: str = "") -> dict[str, Any]:
         ref = kclient.ObjectRef(api_version, kind, "", namespace)
         path = self._path(ref, collection=True)
         items: list[dict[str, Any]] = []
@@ -209,9 +214,12 @@ class LiveClient:
             page = self._request("GET", path, what=f"list {kind}{where}", query=query)
             items += [{"apiVersion": api_version, "kind": kind, **item}
                       for item in page.get("items") or ()]
-            token = (page.get("metadata") or {}).get("continue") or ""
+            meta = page.get("metadata") or {}
+            token = meta.get("continue") or ""
             if not token:
-                return items
+                return {"apiVersion": api_version, "kind": f"{kind}List",
+                        "metadata": {"resourceVersion": meta.get("resourceVersion", "")},
+                        "items": items}
 
     def delete(self, ref: kclient.ObjectRef, *,
                propagation: kclient.Propagation = kclient.Propagation.BACKGROUND,
@@ -254,7 +262,10 @@ class LiveClient:
         found: list[kclient.ApiResource] = []
         for gv in group_versions:
             path = f"/api/{gv}" if root == "/api" else f"/apis/{gv}"
-            served = self._request("GET", path, what=f"discover {path}")
+            try:
+                served = self._request("GET", path, what=f"discover {path}")
+            except NotFoundError:  # the group went away (a CRD being deleted) since listed
+                continue
             for item in served.get("resources") or ():
                 if "/" in str(item.get("name", "")):
                     continue
