@@ -106,21 +106,26 @@ def seed(api: k8s.ApiClient, node_count: int = NODE_COUNT) -> None:
 
 
 def wait_usable(api: k8s.ApiClient, node_count: int = NODE_COUNT,
-                alive: Callable[[], None] = lambda: None) -> None:
+                alive: Callable[[], None] = lambda: None) -> dict[str, float]:
     """Block until ``node_count`` nodes are Ready and ``default/default`` ServiceAccount exists.
 
     ``alive`` is called each round so a crashed component fails fast instead of timing out.
+    Returns the seconds each part took: ``nodes`` and ``default-serviceaccount``.
     """
     core = k8s.CoreV1Api(api)
-    deadline = time.monotonic() + USABLE_TIMEOUT_S
+    began = time.monotonic()
+    deadline = began + USABLE_TIMEOUT_S
     missing = "nodes"
+    timings: dict[str, float] = {}
     while time.monotonic() < deadline:
         alive()
         ready = [node for node in core.list_node().items if _node_ready(node)]
         if len(ready) >= node_count:
+            timings.setdefault("nodes", round(time.monotonic() - began, 2))
             try:
                 core.read_namespaced_service_account("default", "default")
-                return
+                timings["default-serviceaccount"] = round(time.monotonic() - began, 2)
+                return timings
             except ApiException as exc:
                 if exc.status != 404:
                     raise

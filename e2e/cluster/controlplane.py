@@ -59,6 +59,8 @@ class ControlPlane:
     ports: Ports
     components: list[processes.Component] = field(default_factory=list)
     die_with_parent: bool = True
+    timings: dict[str, float] = field(default_factory=dict)
+    """Seconds from ``start`` until each component answered its health check."""
 
     @property
     def kubeconfig(self) -> Path:
@@ -74,6 +76,7 @@ class ControlPlane:
 
     def start(self) -> None:
         """Generate credentials, start every component in order and wait until each is ready."""
+        began = time.monotonic()
         credentials = pki.write(self.directory / "pki")
         for stem in ("admin", "controller-manager", "scheduler"):
             kubeconfig.write(self._kubeconfig_for(stem), server=self.server, pki=credentials,
@@ -81,6 +84,7 @@ class ControlPlane:
         self._spawn("etcd", self._etcd_argv())
         self._spawn("kube-apiserver", self._apiserver_argv(credentials))
         self._wait_https("kube-apiserver", f"{self.server}/readyz", self._admin_tls())
+        self.timings["kube-apiserver"] = time.monotonic() - began
         self._spawn("kube-controller-manager", self._controller_manager_argv(credentials))
         self._spawn("kube-scheduler", self._scheduler_argv())
         self._spawn("kwok", self._kwok_argv())
@@ -92,6 +96,7 @@ class ControlPlane:
         self._wait_https("kube-scheduler",
                          f"https://127.0.0.1:{self.ports.scheduler}/healthz", insecure)
         self._wait_http("kwok", f"http://127.0.0.1:{self.ports.kwok}/healthz")
+        self.timings["controllers"] = time.monotonic() - began
 
     def stop(self) -> None:
         """Stop every component, newest first; safe to call twice."""
@@ -260,4 +265,5 @@ def state_json(plane: ControlPlane) -> str:
         "kubeconfig": str(plane.kubeconfig),
         "ports": plane.ports.__dict__,
         "pids": plane.pids(),
+        "timings": {name: round(seconds, 2) for name, seconds in plane.timings.items()},
     }, indent=2)

@@ -34,6 +34,8 @@ START_TIMEOUT_S = 180.0
 STOP_TIMEOUT_S = 30.0
 PROVISION_EVERY_S = 1.0
 """Period of the volume provisioner loop."""
+START_ATTEMPTS = 3
+PORT_CLASH = "address already in use"
 STATE_FILE = "state.json"
 SUPERVISOR_MARK = "e2e.cluster"
 """Text expected in a supervisor's command line, so a reused pid is never signalled."""
@@ -66,18 +68,18 @@ def supervise(directory: Path, bin_dir: Path, node_count: int) -> int:
     from kubernetes.client.rest import ApiException
 
     processes.install_signal_handlers()
-    plane = controlplane.ControlPlane(directory=directory, bin_dir=bin_dir,
-                                      ports=controlplane.Ports.allocate())
-    atexit.register(plane.stop)
+    planes: list[controlplane.ControlPlane] = []
+    atexit.register(lambda: [plane.stop() for plane in planes])
     base = {"supervisor_pid": os.getpid(), "directory": str(directory)}
     _write_state(directory, status="starting", **base)
     started = time.monotonic()
     try:
-        plane.start()
+        plane = _start_plane(directory, bin_dir, planes)
         api = k8s_config.new_client_from_config(config_file=str(plane.kubeconfig))
         bootstrap.seed(api, node_count)
-        bootstrap.wait_usable(api, node_count, alive=plane.check_alive)
+        usable = bootstrap.wait_usable(api, node_count, alive=plane.check_alive)
         details = json.loads(controlplane.state_json(plane))
+        details["timings"].update({f"after-controllers:{k}": v for k, v in usable.items()})
         _write_state(directory, status="ready", start_seconds=round(time.monotonic() - started, 2),
                      **base, **details)
         print(f"ready in {time.monotonic() - started:.1f}s", flush=True)
@@ -97,7 +99,31 @@ def supervise(directory: Path, bin_dir: Path, node_count: int) -> int:
         print(f"failed: {exc}", file=sys.stderr, flush=True)
         return 1
     finally:
-        plane.stop()
+        for plane in planes:
+            plane.stop()
+
+
+def _start_plane(directory: Path, bin_dir: Path,
+                 planes: list[controlplane.ControlPlane]) -> controlplane.ControlPlane:
+    """Start the control plane on fresh ports, retrying when another process took a port.
+
+    Ports are picked free but released before the components bind them, so a cluster starting
+    at the same moment can take one; that shows as "address already in use" in the log.
+    """
+    for attempt in range(1, START_ATTEMPTS + 1):
+        plane = controlplane.ControlPlane(directory=directory, bin_dir=bin_dir,
+                                          ports=controlplane.Ports.allocate())
+        planes.append(plane)
+        try:
+            plane.start()
+            return plane
+        except errors.ComponentError as exc:
+            plane.stop()
+            if PORT_CLASH not in exc.log_tail or attempt == START_ATTEMPTS:
+                raise
+            print(f"{exc.component}: port taken, retrying on new ports", flush=True)
+            shutil.rmtree(directory / "etcd", ignore_errors=True)
+    raise AssertionError("unreachable")
 
 
 def _spawn_supervisor(directory: Path, bin_dir: Path, node_count: int, *,
