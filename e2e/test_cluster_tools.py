@@ -70,7 +70,7 @@ def test_kubernetes_staging_modules_are_replaced_by_matching_releases() -> None:
 def test_missing_go_toolchain_is_a_clear_error(tmp_path: Path,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(tools.CACHE_ENV, str(tmp_path))
-    monkeypatch.setattr(tools, "go_binary", lambda: None)
+    monkeypatch.setenv("GO", str(tmp_path / "no-go"))
     with pytest.raises(tools.errors.ToolsMissingError) as caught:
         tools.build(out=lambda line: None)
     assert str(caught.value) == (

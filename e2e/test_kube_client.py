@@ -187,7 +187,8 @@ def test_legacy_discovery_finds_the_same_resources(cluster: ClusterInfo, hc: liv
     while True:
         legacy = legacy_client.discover(refresh=True)
         aggregated = hc.discover(refresh=True)
-        if sorted(map(key, legacy.resources)) == sorted(map(key, aggregated.resources)):
+        if (sorted(map(key, legacy.resources)) == sorted(map(key, aggregated.resources))
+                and set(legacy.api_versions()) == set(aggregated.api_versions())):
             break
         assert time.monotonic() < deadline, (
             set(map(key, legacy.resources)) ^ set(map(key, aggregated.resources)))

@@ -158,8 +158,10 @@ def missing_binaries(directory: Path | None = None) -> list[str]:
 
 
 def go_binary() -> str | None:
-    """The ``go`` command, from ``$GO`` or PATH or the usual install place."""
-    for candidate in (os.environ.get("GO"), shutil.which("go"), "/usr/local/go/bin/go"):
+    """The ``go`` command: ``$GO`` when set (and only it), else PATH, else /usr/local/go/bin."""
+    explicit = os.environ.get("GO")
+    candidates = [explicit] if explicit else [shutil.which("go"), "/usr/local/go/bin/go"]
+    for candidate in candidates:
         if candidate and os.access(candidate, os.X_OK):
             return candidate
     return None
