@@ -68,11 +68,17 @@ class ApiResource:
 
 @dataclass(frozen=True)
 class Discovery:
-    """What the server serves: its version and every resource type (subresources excluded)."""
+    """What the server serves: its version, every resource type, and what Helm's version set
+    also counts (group/versions without resources, kinds of subresources such as ``Scale``)."""
 
     server_version: str
     """``gitVersion`` of ``/version`` (``v1.37.2``)."""
     resources: tuple[ApiResource, ...]
+    """Top-level resources (no subresources): what can be applied, got and listed."""
+    group_versions: tuple[str, ...] = ()
+    """Every served group/version, ``v1`` for the core group."""
+    subresource_kinds: tuple[tuple[str, str], ...] = ()
+    """(group/version, kind) of subresources (``apps/v1`` serves ``deployments/scale``: Scale)."""
 
     def find(self, api_version: str, kind: str) -> ApiResource | None:
         """The resource serving ``kind`` at ``api_version``, or None when it is not served."""
@@ -82,12 +88,14 @@ class Discovery:
         return None
 
     def api_versions(self) -> tuple[str, ...]:
-        """Helm's ``.Capabilities.APIVersions`` set: every group/version and ``gv/Kind``."""
-        seen: dict[str, None] = {}
+        """Helm's ``.Capabilities.APIVersions`` set (``action.GetVersionSet``): every
+        group/version, and ``gv/Kind`` for every resource and subresource it serves."""
+        seen: dict[str, None] = dict.fromkeys(self.group_versions)
         for resource in self.resources:
             seen.setdefault(resource.api_version, None)
-        for resource in self.resources:
-            seen.setdefault(f"{resource.api_version}/{resource.kind}", None)
+        kinds = [(r.api_version, r.kind) for r in self.resources] + list(self.subresource_kinds)
+        for api_version, kind in kinds:
+            seen.setdefault(f"{api_version}/{kind}", None)
         return tuple(seen)
 
 

@@ -242,55 +242,69 @@ class LiveClient:
 
     def _discover(self) -> kclient.Discovery:
         version = self._request("GET", "/version", what="get server version")
-        resources: list[kclient.ApiResource] = []
+        found = _Found()
         for root in ("/api", "/apis"):
             accept = AGGREGATED_DISCOVERY if self._aggregated else "application/json"
             listing = self._request("GET", root, what=f"discover {root}", accept=accept)
             if listing.get("kind") == "APIGroupDiscoveryList":
-                resources += _aggregated(listing)
+                _aggregated(listing, found)
             else:
-                resources += self._legacy(root, listing)
+                self._legacy(root, listing, found)
         return kclient.Discovery(server_version=str(version.get("gitVersion", "")),
-                                 resources=tuple(resources))
+                                 resources=tuple(found.resources),
+                                 group_versions=tuple(dict.fromkeys(found.group_versions)),
+                                 subresource_kinds=tuple(dict.fromkeys(found.subresource_kinds)))
 
-    def _legacy(self, root: str, listing: Mapping[str, Any]) -> list[kclient.ApiResource]:
+    def _legacy(self, root: str, listing: Mapping[str, Any], found: _Found) -> None:
         if root == "/api":
             group_versions = [str(v) for v in listing.get("versions") or ()]
         else:
             group_versions = [str(v["groupVersion"]) for group in listing.get("groups") or ()
                               for v in group.get("versions") or ()]
-        found: list[kclient.ApiResource] = []
         for gv in group_versions:
             path = f"/api/{gv}" if root == "/api" else f"/apis/{gv}"
             try:
                 served = self._request("GET", path, what=f"discover {path}")
             except NotFoundError:  # the group went away (a CRD being deleted) since listed
                 continue
+            found.group_versions.append(gv)
             for item in served.get("resources") or ():
                 if "/" in str(item.get("name", "")):
+                    if item.get("kind"):
+                        found.subresource_kinds.append((gv, str(item["kind"])))
                     continue
-                found.append(kclient.ApiResource(api_version=gv, kind=str(item["kind"]),
-                                                 plural=str(item["name"]),
-                                                 namespaced=bool(item.get("namespaced")),
-                                                 verbs=tuple(item.get("verbs") or ())))
-        return found
+                found.resources.append(kclient.ApiResource(
+                    api_version=gv, kind=str(item["kind"]), plural=str(item["name"]),
+                    namespaced=bool(item.get("namespaced")), verbs=tuple(item.get("verbs") or ())))
 
 
-def _aggregated(listing: Mapping[str, Any]) -> list[kclient.ApiResource]:
-    found: list[kclient.ApiResource] = []
+@dataclass
+class _Found:
+    """Discovery results being gathered."""
+
+    resources: list[kclient.ApiResource] = field(default_factory=list)
+    group_versions: list[str] = field(default_factory=list)
+    subresource_kinds: list[tuple[str, str]] = field(default_factory=list)
+
+
+def _aggregated(listing: Mapping[str, Any], found: _Found) -> None:
     for group in listing.get("items") or ():
         name = str((group.get("metadata") or {}).get("name") or "")
         for version in group.get("versions") or ():
             gv = f"{name}/{version['version']}" if name else str(version["version"])
+            found.group_versions.append(gv)
             for item in version.get("resources") or ():
                 kind = (item.get("responseKind") or {}).get("kind")
+                for sub in item.get("subresources") or ():
+                    sub_kind = (sub.get("responseKind") or {}).get("kind")
+                    if sub_kind:
+                        found.subresource_kinds.append((gv, str(sub_kind)))
                 if not kind:
                     continue
-                found.append(kclient.ApiResource(api_version=gv, kind=str(kind),
-                                                 plural=str(item["resource"]),
-                                                 namespaced=item.get("scope") == "Namespaced",
-                                                 verbs=tuple(item.get("verbs") or ())))
-    return found
+                found.resources.append(kclient.ApiResource(
+                    api_version=gv, kind=str(kind), plural=str(item["resource"]),
+                    namespaced=item.get("scope") == "Namespaced",
+                    verbs=tuple(item.get("verbs") or ())))
 
 
 def _error(what: str, status: int, data: bytes) -> ClusterError:

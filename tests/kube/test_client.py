@@ -51,3 +51,12 @@ def test_with_namespace_fills_only_missing_namespace_and_copies():
 
 def test_service_account_user_is_the_kubernetes_user_name():
     assert kclient.service_account_user("deployer", "team-a") == "system:serviceaccount:team-a:deployer"
+
+
+def test_api_versions_count_empty_group_versions_and_subresource_kinds():
+    found = kclient.Discovery(
+        server_version="v1.37.2",
+        resources=(kclient.ApiResource("apps/v1", "Deployment", "deployments", True),),
+        group_versions=("apps/v1", "example.com/v1"),
+        subresource_kinds=(("apps/v1", "Scale"), ("apps/v1", "Deployment")))
+    assert found.api_versions() == ("apps/v1", "example.com/v1", "apps/v1/Deployment", "apps/v1/Scale")
