@@ -67,3 +67,10 @@ def recover_interrupted(driver: Driver, namespace: str, name: str) -> list[rel.R
             driver.update(failed)
             recovered.append(failed)
     return recovered
+
+
+def prune_history(driver: Driver, namespace: str, name: str, max_history: int) -> list[rel.ReleaseVersion]:
+    """Delete the oldest versions beyond ``max_history`` (Helm's ``--history-max``; 0 keeps all),
+    never the last deployed one; returns what was deleted, oldest first."""
+    doomed = rel.to_prune(driver.history(namespace, name), max_history)
+    return [driver.delete(namespace, name, version.version) for version in doomed]

@@ -99,3 +99,14 @@ def test_recover_interrupted_marks_pending_versions_failed(store):
     assert stored.description == "operation interrupted: pending-upgrade never finished (its lock expired)"
     assert store.get("demo", "web", done.version) == done
     assert sdriver.recover_interrupted(store, "demo", "web") == []
+
+
+def test_prune_history_keeps_newest_and_last_deployed(store):
+    deployed = make_version()
+    later = [make_version(status=rel.Status.FAILED) for _ in range(4)]
+    for version in (deployed, *later):
+        store.create(version)
+    pruned = sdriver.prune_history(store, "demo", "web", max_history=3)
+    assert pruned == later[:2]
+    assert store.history("demo", "web") == [deployed, *later[2:]]
+    assert sdriver.prune_history(store, "demo", "web", max_history=0) == []
