@@ -197,8 +197,7 @@ class LocalCluster:
         """Stop the supervisor (which stops every component) and remove a temp directory."""
         if self.supervisor.alive():
             processes.stop(self.supervisor, grace_s=STOP_TIMEOUT_S)
-        for pid in (self.state.get("pids") or {}).values():
-            processes.signal_group(int(pid), signal.SIGKILL)
+        _kill_leftovers(self.state, self.directory)
         if self.owns_directory:
             shutil.rmtree(self.directory, ignore_errors=True)
 
@@ -211,6 +210,8 @@ def up(name: str, *, node_count: int = bootstrap.NODE_COUNT, bin_dir: Path | Non
     state = read_state(directory)
     if state and state.get("status") == "ready" and _supervisor_alive(state):
         return Path(state["kubeconfig"])
+    if state and state.get("status") == "starting" and _supervisor_alive(state):
+        return Path(_wait_ready(directory, None)["kubeconfig"])  # another `up` is starting it
     if state or directory.exists():
         down(name)
     bin_dir = bin_dir or tools.bin_dir()
@@ -240,8 +241,7 @@ def down(name: str) -> bool:
             if not processes.wait_gone(pid, STOP_TIMEOUT_S):
                 os.kill(pid, signal.SIGKILL)
                 processes.wait_gone(pid, STOP_TIMEOUT_S)
-        for component_pid in (state.get("pids") or {}).values():
-            processes.signal_group(int(component_pid), signal.SIGKILL)
+        _kill_leftovers(state, directory)
     shutil.rmtree(directory, ignore_errors=True)
     return True
 
@@ -252,6 +252,21 @@ def status(name: str) -> dict[str, Any] | None:
     if state is None:
         return None
     return {**state, "running": _supervisor_alive(state)}
+
+
+def _kill_leftovers(state: dict[str, Any], directory: Path) -> None:
+    """SIGKILL the group of any recorded component still running from ``directory``.
+
+    A pid is only signalled when its command line names the cluster's folder, so a pid the
+    kernel reused for an unrelated process is never touched.
+    """
+    for pid in (state.get("pids") or {}).values():
+        try:
+            cmdline = Path(f"/proc/{int(pid)}/cmdline").read_bytes().decode(errors="replace")
+        except OSError:
+            continue
+        if str(directory) in cmdline:
+            processes.signal_group(int(pid), signal.SIGKILL)
 
 
 def _supervisor_alive(state: dict[str, Any]) -> bool:
