@@ -37,6 +37,7 @@ from helm_core.engine import files as files_mod
 from helm_core.engine import helm_funcs
 from helm_core.errors import SourcePos, TemplateError
 from helm_core.gotemplate import environment
+from helm_core.gotemplate.funcs import sprig
 
 #: How many compiled template sets (one per distinct chart tree) are kept.
 TEMPLATE_CACHE_SIZE = 32
@@ -174,7 +175,7 @@ class _Compiled:
     def __init__(self, templates: dict[str, _Renderable], order: list[str], *, strict: bool) -> None:
         self.lock = threading.Lock()
         self.state = helm_funcs.RenderState(tset=None, exec_errors=(TemplateError,))
-        funcs = helm_funcs.helm_func_map(_sprig_funcs())
+        funcs = helm_funcs.helm_func_map(sprig.SPRIG_FUNCS)
         funcs.update(helm_funcs.bound_funcs(self.state))
         self.env = environment.Environment(funcs, missingkey="error" if strict else "zero")
         self.tset = self.env.new_set(helm_funcs.ROOT_TEMPLATE_NAME)
@@ -185,25 +186,6 @@ class _Compiled:
                 message = cleanup_parse_error(name, str(exc))
                 location = message[len("parse error at ("):].split(")", 1)[0]
                 raise TemplateError(message, _position(location)) from None
-
-
-def _sprig_funcs() -> dict[str, Callable[..., Any]]:
-    """Sprig's function map (the families' FUNCS merged until ``sprig.SPRIG_FUNCS`` exists)."""
-    try:
-        from helm_core.gotemplate.funcs import sprig
-    except ImportError:
-        import importlib
-
-        merged: dict[str, Callable[..., Any]] = {}
-        for family in ("conversion", "dates", "defaults", "dicts", "encoding", "lists", "math", "network",
-                       "paths", "reflection", "regex", "semver", "strings", "casing"):
-            try:
-                module = importlib.import_module(f"helm_core.gotemplate.funcs.{family}")
-            except ImportError:
-                continue
-            merged.update(getattr(module, "FUNCS", {}))
-        return merged
-    return dict(sprig.SPRIG_FUNCS)
 
 
 _CACHE: "OrderedDict[tuple[str, bool], _Compiled]" = OrderedDict()
