@@ -31,6 +31,8 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from helm_core.errors import ValuesError
+from helm_core.gotemplate import gostrconv
+from helm_core.gotemplate.gotypes import Int64
 
 #: Largest list index Helm accepts (``strvals.MaxIndex``).
 MAX_INDEX = 65536
@@ -96,11 +98,11 @@ def typed_value(text: str) -> Any:
     if _fold_equal(text, "null"):
         return None
     if text == "0":
-        return 0
+        return Int64(0)
     if text and text[0] != "0" and _DECIMAL_RE.fullmatch(text):
         number = int(text)
         if _INT64_MIN <= number <= _INT64_MAX:
-            return number
+            return Int64(number)
     return text
 
 
@@ -411,29 +413,14 @@ def _fold_equal(text: str, word: str) -> bool:
     return True
 
 
-_GO_ESCAPES = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\v": "\\v"}
-
-
-def _go_escape(ch: str, quote: str) -> str:
-    if ch == quote or ch == "\\":
-        return "\\" + ch
-    if ch in _GO_ESCAPES:
-        return _GO_ESCAPES[ch]
-    if ch.isprintable():
-        return ch
-    code = ord(ch)
-    if code < 0x80:
-        return f"\\x{code:02x}"
-    if code < 0x10000:
-        return f"\\u{code:04x}"
-    return f"\\U{code:08x}"
 
 
 def go_quote(text: str) -> str:
     """Go's ``%q`` of a string (``strconv.Quote``), as Helm's error texts print keys."""
-    return '"' + "".join(_go_escape(ch, '"') for ch in text) + '"'
+    return gostrconv.quote(text)
 
 
 def _go_quote_runes(text: str) -> str:
     """Go's ``%q`` of a ``[]rune``: ``['a' 'b']``."""
-    return "[" + " ".join("'" + _go_escape(ch, "'") + "'" for ch in text) + "]"
+    return "[" + " ".join(gostrconv.quote_char(ord(ch), False) for ch in text) + "]"
+

@@ -24,12 +24,11 @@ No function here changes a chart or a caller's dict: every one works on its own 
 from __future__ import annotations
 
 import dataclasses
-import math
 from collections.abc import Callable, Mapping, Sequence
-from decimal import Decimal
 from typing import Any
 
 from helm_core.chart import model, strvals
+from helm_core.gotemplate import gofmt, gostrconv
 from helm_core.errors import ValuesError
 
 #: The values key that is passed down to every subchart.
@@ -188,7 +187,7 @@ class _Coalescer:
             if name not in dest:
                 dest[name] = {}
             elif not isinstance(dest[name], dict):
-                raise ValuesError(f"type mismatch on {name}: {go_format_t(dest[name])}")
+                raise ValuesError(f"type mismatch on {name}: {gofmt.sprintf('%t', dest[name])}")
             sub_prefix = _concat(prefix, chart.name)
             self.globals(dest[name], dest, sub_prefix)
             dest[name] = self.chart(sub, dest[name], sub_prefix)
@@ -235,7 +234,7 @@ class _Coalescer:
                     dest_global[key] = parent_copy
                 elif not isinstance(dest_global[key], dict):
                     self.warn(
-                        f"Conflict: cannot merge map onto non-map for {strvals.go_quote(key)}. Skipping."
+                        f"Conflict: cannot merge map onto non-map for {gostrconv.quote(key)}. Skipping."
                     )
                 else:
                     _Coalescer(merge=True, warnings=self.warnings).tables(
@@ -266,12 +265,12 @@ class _Coalescer:
                 else:
                     self.warn(
                         f"warning: cannot overwrite table with non table for {full_key}"
-                        f" ({go_format_v(value)})"
+                        f" ({gofmt.format_value(value)})"
                     )
             elif isinstance(dst[key], dict) and value is not None:
                 self.warn(
                     f"warning: destination for {full_key} is a table. Ignoring non-table value"
-                    f" ({go_format_v(value)})"
+                    f" ({gofmt.format_value(value)})"
                 )
         return dst
 
@@ -347,7 +346,7 @@ def table_get(values: Mapping[str, Any], path: str, *, copy: bool = True) -> dic
     for name in path.split("."):
         found = table.get(name, _MISSING)
         if not isinstance(found, dict):
-            raise ValuesError(f"{strvals.go_quote(name)} is not a table")
+            raise ValuesError(f"{gostrconv.quote(name)} is not a table")
         table = found
     if not table:
         return {}
@@ -369,75 +368,13 @@ def path_get(values: Mapping[str, Any], path: str) -> Any:
         try:
             table = table_get(values, ".".join(parents), copy=False)
         except ValuesError:
-            raise ValuesError(f"{strvals.go_quote(key)} is not a value") from None
+            raise ValuesError(f"{gostrconv.quote(key)} is not a value") from None
     found = table.get(key, _MISSING)
     if found is _MISSING or isinstance(found, dict):
-        raise ValuesError(f"{strvals.go_quote(key)} is not a value")
+        raise ValuesError(f"{gostrconv.quote(key)} is not a value")
     return _copy_any(found)
 
 
 _MISSING = object()
 
 
-# -- Go's fmt for warning and error texts ---------------------------------------------------
-def go_format_v(value: Any) -> str:
-    """Go's ``%v`` of a values tree: ``map[a:1 b:[x y]]``, ``<nil>``, floats as ``%g``."""
-    if value is None:
-        return "<nil>"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        return _go_float_g(value)
-    if isinstance(value, dict):
-        inner = " ".join(f"{key}:{go_format_v(value[key])}" for key in sorted(value))
-        return f"map[{inner}]"
-    if isinstance(value, list):
-        return "[" + " ".join(go_format_v(item) for item in value) + "]"
-    return str(value)
-
-
-def go_format_t(value: Any) -> str:
-    """Go's ``%t`` of a values tree (non-bools print as ``%!t(string=foo)``)."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if value is None:
-        return "%!t(<nil>)"
-    if isinstance(value, dict):
-        inner = " ".join(
-            f"{go_format_t(key)}:{go_format_t(value[key])}" for key in sorted(value)
-        )
-        return f"map[{inner}]"
-    if isinstance(value, list):
-        return "[" + " ".join(go_format_t(item) for item in value) + "]"
-    kind = "int64" if isinstance(value, int) else "float64" if isinstance(value, float) else "string"
-    return f"%!t({kind}={go_format_v(value)})"
-
-
-def _go_float_g(number: float) -> str:
-    """Go's ``%v`` of a float64: shortest digits, ``e`` notation from exponent 6 up or
-    below -4 (``1e+06``, ``123456``, ``1e-05``)."""
-    if math.isnan(number):
-        return "NaN"
-    if math.isinf(number):
-        return "+Inf" if number > 0 else "-Inf"
-    if number == 0:
-        return "-0" if math.copysign(1, number) < 0 else "0"
-    sign, digits, exponent = Decimal(repr(number)).normalize().as_tuple()
-    text = "".join(str(d) for d in digits)
-    point = len(text) + int(exponent)  # position of the decimal point after the first digit
-    exp = point - 1
-    lead = "-" if sign else ""
-    if exp < -4 or exp >= _GO_SHORTEST_EXP_LIMIT:
-        mantissa = text[0] + ("." + text[1:] if len(text) > 1 else "")
-        return f"{lead}{mantissa}e{'-' if exp < 0 else '+'}{abs(exp):02d}"
-    if point <= 0:
-        return f"{lead}0.{'0' * -point}{text}"
-    if point >= len(text):
-        return f"{lead}{text}{'0' * (point - len(text))}"
-    return f"{lead}{text[:point]}.{text[point:]}"
-
-
-#: %v of a float64 uses %e from this decimal exponent on (strconv's shortest 'g' rule).
-_GO_SHORTEST_EXP_LIMIT = 6

@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from helm_core.chart import strvals
+from helm_core.gotemplate.gotypes import Int64
 from helm_core.errors import ValuesError
 
 SET_CASES = [
@@ -65,9 +66,9 @@ def test_parse_set_types_and_nests_values(text: str, expected: dict[str, Any]) -
     assert strvals.parse_set(text) == expected
 
 
-def test_parse_set_int_is_python_int_not_float_or_bool() -> None:
+def test_parse_set_int_is_go_int64_not_float_or_bool() -> None:
     parsed = strvals.parse_set("a=1,b=true")
-    assert type(parsed["a"]) is int
+    assert type(parsed["a"]) is Int64  # typeOf says int64, as in Helm
     assert type(parsed["b"]) is bool
 
 
@@ -265,7 +266,7 @@ def test_parse_set_literal_key_without_value_fails() -> None:
 
 @pytest.mark.parametrize(
     "text,expected",
-    [("true", True), ("tRuE", True), ("Null", None), ("0", 0), ("007", "007"), ("-7", -7),
+    [("true", True), ("tRuE", True), ("Null", None), ("0", Int64(0)), ("007", "007"), ("-7", Int64(-7)),
      ("", ""), ("1e3", "1e3"), ("١٢", "١٢")],
     ids=["true", "mixed-case", "null", "zero", "octal-like", "negative", "empty", "exponent",
          "non-ascii-digits"],
