@@ -87,3 +87,11 @@ def test_killing_the_owning_process_leaves_no_component_running(cluster: Cluster
     pids = [state["supervisor_pid"], *state["pids"].values()]
     assert [pid for pid in pids if not processes.wait_gone(pid, 15.0)] == []
     shutil.rmtree(state["directory"], ignore_errors=True)
+
+
+def test_build_with_cached_binaries_builds_nothing_and_prints_the_bin_dir_last(
+        cluster: ClusterInfo, tmp_path: Path) -> None:
+    result = run_cli("build", clusters_dir=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[-1] == str(tools.bin_dir())
+    assert result.stderr == ""

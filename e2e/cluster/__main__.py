@@ -16,7 +16,8 @@ from e2e.cluster import bootstrap, errors, harness, tools
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m e2e.cluster", description=__doc__)
-    commands = parser.add_subparsers(dest="command", required=True)
+    commands = parser.add_subparsers(dest="command", required=True,
+                                     metavar="{up,down,status,build}")
     up = commands.add_parser("up", help="start (or reuse) a cluster in the background")
     up.add_argument("--nodes", type=int, default=bootstrap.NODE_COUNT, help="fake kwok nodes")
     down = commands.add_parser("down", help="stop a cluster and remove its files")
@@ -25,7 +26,7 @@ def _parser() -> argparse.ArgumentParser:
         command.add_argument("--name", default="default", help="cluster name (default: default)")
     build = commands.add_parser("build", help="build the pinned binaries (idempotent)")
     build.add_argument("--force", action="store_true", help="rebuild even if present")
-    supervise = commands.add_parser("_supervise", help=argparse.SUPPRESS)
+    supervise = commands.add_parser("_supervise")  # internal: the process `up` starts
     supervise.add_argument("directory", type=Path)
     supervise.add_argument("--bin-dir", type=Path, required=True)
     supervise.add_argument("--nodes", type=int, default=bootstrap.NODE_COUNT)
