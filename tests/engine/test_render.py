@@ -243,3 +243,14 @@ def test_concurrent_renders_of_one_chart_stay_separate(tmp_path):
     with concurrent.futures.ThreadPoolExecutor(max_workers=4) as pool:
         outs = list(pool.map(lambda n: render_dir(root, release=capabilities.ReleaseInfo(name=n)), names))
     assert [o["parent/templates/NOTES.txt"] for o in outs] == [f"notes for {n}" for n in names]
+
+
+def test_binary_files_keep_their_bytes_through_templates(tmp_path):
+    root = tmp_path / "bf"
+    write_chart(root, {"Chart.yaml": chart_yaml("bf"), "templates/t.yaml": (
+        'a: {{ .Files.Get "blob.bin" | b64enc }}\nb: {{ (.Files.Glob "*.bin").AsSecrets | quote }}\n'
+        'c: {{ .Files.Get "blob.bin" | len }}\ne: {{ .Files.Get "blob.bin" | sha256sum }}\n')})
+    (root / "blob.bin").write_bytes(b"\xff\xfe\x00\x01abc\xc3\xa9")
+    assert render_dir(root)["bf/templates/t.yaml"] == (
+        'a: //4AAWFiY8Op\nb: "blob.bin: //4AAWFiY8Op"\nc: 9\n'
+        "e: 96bb9e9a9a8ebbefe41f70440790818c2e80ebe73f1a07faf977ad6b4dc26fce\n")

@@ -68,7 +68,7 @@ def len_(item: Any) -> int:
     if item is None:
         raise FuncError("len of nil pointer")
     if isinstance(item, str):
-        return len(item.encode("utf-8"))
+        return len(item.encode("utf-8", "surrogateescape"))
     if isinstance(item, (list, tuple, dict, bytes)):
         return len(item)
     raise FuncError(f"len of type {_struct_name(item)}")
@@ -95,7 +95,7 @@ def index(item: Any, *indexes: Any) -> Any:
         if item is None:
             raise FuncError("index of nil pointer")
         if isinstance(item, (list, tuple, str, bytes)):
-            seq = item.encode("utf-8") if isinstance(item, str) else item
+            seq = item.encode("utf-8", "surrogateescape") if isinstance(item, str) else item
             x = _index_arg(idx, len(seq))
             if x == len(seq):
                 kind = "string" if isinstance(item, str) else "slice"
@@ -123,7 +123,7 @@ def slice_(item: Any, *indexes: Any) -> Any:
     if isinstance(item, str):
         if len(indexes) == 3:
             raise FuncError("cannot 3-index slice a string")
-        seq: Any = item.encode("utf-8")
+        seq: Any = item.encode("utf-8", "surrogateescape")
     elif isinstance(item, (list, tuple, bytes)):
         seq = item
     else:
@@ -308,7 +308,7 @@ def lt(arg1: Any, arg2: Any) -> bool:
     if k1 in (_BOOL, _COMPLEX):
         raise FuncError("invalid type for comparison")
     if k1 == _STRING:
-        return bool(arg1.encode("utf-8") < arg2.encode("utf-8"))
+        return bool(arg1.encode("utf-8", "surrogateescape") < arg2.encode("utf-8", "surrogateescape"))
     return bool(arg1 < arg2)
 
 
