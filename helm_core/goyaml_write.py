@@ -34,6 +34,7 @@ import yaml
 
 from helm_core import gojson, goyaml
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
 _BASE60_FLOAT = re.compile(r"^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$")
 try:
     _Dumper = yaml.CDumper  # type: ignore[attr-defined]
@@ -50,6 +51,8 @@ def _after_json(value: Any, depth: int = 0) -> Any:
     if depth > goyaml.MAX_DEPTH:
         raise gojson.JSONError("json: exceeded max depth")
     if isinstance(value, str):
+        if _SURROGATE.search(value):  # invalid UTF-8 bytes: json.Marshal writes U+FFFD for each
+            value = _SURROGATE.sub("\ufffd", value)
         return _reread_json_string(value) if "\x85" in value else value
     if value is None or isinstance(value, bool):
         return value
@@ -66,7 +69,7 @@ def _after_json(value: Any, depth: int = 0) -> Any:
     if isinstance(value, dict):
         out: dict[str, Any] = {}
         for key, item in value.items():
-            key = str(key)
+            key = _SURROGATE.sub("\ufffd", str(key))
             if "\x85" in key:  # a multi-line flow key: yaml.v2 rejects the JSON it got
                 raise gojson.JSONError("yaml: line 1: did not find expected ',' or '}'")
             out[key] = _after_json(item, depth + 1)

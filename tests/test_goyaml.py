@@ -101,6 +101,7 @@ def test_decode_all_returns_every_document():
         (("word " * 30).strip(), "word word word word word word word word word word word word word word word word word\n"
                                  "  word word word word word word word word word word word word word\n"),
         (b"hi", "aGk=\n"),
+        (b"\xffab".decode("utf-8", "surrogateescape"), "\ufffdab\n"),
         ("\ufeff\"ab", '"\\uFEFF\\"\\x61\\x62"\n'),
         ({"\ufeffk\n": 1.0}, '? "\\uFEFF\\x6B\\n"\n: 1\n'),
         ("\u2028", "'\u2028'\n"),
