@@ -453,7 +453,10 @@ def loads(text: str | bytes) -> Any:
         data = bytes(text)
         text = data.decode("utf-8", "replace")
     else:
-        data = text.encode("utf-8", "surrogatepass")
+        try:  # invalid UTF-8 carried as surrogate escapes: scan the original bytes
+            data = text.encode("utf-8", "surrogateescape")
+        except UnicodeEncodeError:
+            data = text.encode("utf-8", "surrogatepass")
     problem = syntax_error(data)
     if problem:
         raise JSONError(problem)
