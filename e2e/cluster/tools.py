@@ -1,7 +1,7 @@
-"""Build the control-plane binaries from the pinned Go modules in ``e2e/cluster/tools/``.
+"""Build the control-plane binaries from the pinned Go modules in ``e2e/cluster/gotools/``.
 
 Rules:
-- Each tool group is its own Go module (``tools/<group>/go.mod`` + ``tools.go``, build tag
+- Each tool group is its own Go module (``gotools/<group>/go.mod`` + ``tools.go``, build tag
   ``tools``) so every tool links the dependency set its authors tested: one shared module would
   force a single version of etcd, gRPC and client-go on all of them (Kubernetes 1.37 pulls
   etcd 3.7 libraries, which would silently replace the pinned 3.6 server).
@@ -29,7 +29,7 @@ from pathlib import Path
 
 from e2e.cluster import errors
 
-TOOLS_SRC = Path(__file__).resolve().parent / "tools"
+TOOLS_SRC = Path(__file__).resolve().parent / "gotools"
 CACHE_ENV = "HELM_CONTROLLER_TOOLS_DIR"
 DEFAULT_CACHE = Path("~/.cache/helm-controller/tools")
 RECIPE_VERSION = "1"
@@ -65,7 +65,7 @@ class ToolGroup:
     """One pinned Go module and the binaries built from it with one ``go build``."""
 
     module: str
-    """Folder under ``tools/`` holding go.mod, go.sum and tools.go."""
+    """Folder under ``gotools/`` holding go.mod, go.sum and tools.go."""
     binaries: tuple[tuple[str, str], ...]
     """(binary name, Go package path) pairs."""
     ldflags: tuple[str, ...]
