@@ -9,9 +9,9 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Sequence
 
-from helm_core import goyaml
+from helm_core import goyaml, lua
 from helm_core.action import template as template_action, values_options
 from helm_core.chart import loader, prepare
 from helm_core.errors import HelmError
@@ -43,7 +43,28 @@ def _values(args: argparse.Namespace) -> dict:
     ))
 
 
-def _template_options(args: argparse.Namespace, name: str) -> template_action.TemplateOptions:
+def _add_lua_flags(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--accept-perms", action="append", default=[], metavar="PERM[,PERM]",
+                   help="Lua permissions the chart may use (network, io, os); see docs/lua.md")
+    p.add_argument("-y", "--yes", action="store_true",
+                   help="accept every Lua permission the chart asks for")
+
+
+def _lua_options(args: argparse.Namespace, chart: Any) -> template_action.LuaOptions:
+    accepted: set[str] = set()
+    for entry in args.accept_perms:
+        accepted.update(p.strip() for p in entry.split(",") if p.strip())
+    if args.yes:
+        for asked in lua.requested_permissions(chart).values():
+            accepted.update(asked)
+    return template_action.LuaOptions(accepted_permissions=frozenset(accepted))
+
+
+def _lua_log(line: str) -> None:
+    print(f"lua: {line}", file=sys.stderr)
+
+
+def _template_options(args: argparse.Namespace, name: str, chart: Any) -> template_action.TemplateOptions:
     api_versions: list[str] = []
     for entry in args.api_versions:
         api_versions.extend(v for v in entry.split(",") if v)
@@ -58,6 +79,7 @@ def _template_options(args: argparse.Namespace, name: str) -> template_action.Te
         show_only=tuple(args.show_only),
         strict=args.strict,
         is_upgrade=args.is_upgrade,
+        lua=_lua_options(args, chart),
     )
 
 
@@ -69,8 +91,8 @@ def cmd_template(args: argparse.Namespace) -> int:
     else:
         raise HelmError("template takes [NAME] CHART")
     chart = loader.load(chart_path)
-    options = _template_options(args, name)
-    result = template_action.run(chart, _values(args), options)
+    options = _template_options(args, name, chart)
+    result = template_action.run(chart, _values(args), options, log=_lua_log)
     for line in result.info:
         print(f"info: {line}", file=sys.stderr)
     text = template_action.output_text(result, options)
@@ -107,8 +129,9 @@ def cmd_lint(args: argparse.Namespace) -> int:
             if chart.metadata.is_library:
                 prepare.prepare_chart(chart, _values(args), allow_library=True)
             else:
-                options = template_action.TemplateOptions(strict=args.strict, namespace=args.namespace)
-                template_action.run(chart, _values(args), options)
+                options = template_action.TemplateOptions(strict=args.strict, namespace=args.namespace,
+                                                          lua=_lua_options(args, chart))
+                template_action.run(chart, _values(args), options, log=_lua_log)
         except HelmError as exc:
             print(f"[ERROR] {exc}")
             failures += 1
@@ -161,6 +184,7 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--strict", action="store_true", help="fail on missing values")
     t.add_argument("--is-upgrade", action="store_true", help="set .Release.IsUpgrade")
     _add_values_flags(t)
+    _add_lua_flags(t)
     t.set_defaults(func=cmd_template)
 
     lint = sub.add_parser("lint", help="check charts for problems")
@@ -168,6 +192,7 @@ def build_parser() -> argparse.ArgumentParser:
     lint.add_argument("--strict", action="store_true")
     lint.add_argument("-n", "--namespace", default="default")
     _add_values_flags(lint)
+    _add_lua_flags(lint)
     lint.set_defaults(func=cmd_lint)
 
     show = sub.add_parser("show", help="show information about a chart")

@@ -113,3 +113,38 @@ def test_lint_reports_each_chart(capsys, tmp_path):
     code, out, _ = run(capsys, "lint", str(EXAMPLES / "hello"), str(bad))
     assert code == 1
     assert "==> Linting" in out and "[ERROR]" in out and "2 chart(s) linted, 1 chart(s) failed" in out
+
+
+def test_template_runs_chart_lua_post_render(capsys):
+    code, out, err = run(capsys, "template", "demo", str(EXAMPLES / "lua-postrender"))
+    assert code == 0, err
+    docs = list(yaml.safe_load_all(out))
+    assert [(d["kind"], d["metadata"]["name"]) for d in docs] == [
+        ("PodDisruptionBudget", "demo-web"), ("Service", "demo-web"), ("Deployment", "demo-web"),
+    ]
+    assert all(d["metadata"]["labels"]["team"] == "platform" for d in docs)
+    assert "# Source: lua-postrender/ext/lua/chart.lua\n" in out
+    assert err == "lua: lua-postrender: dropping ConfigMap/demo-debug (debug is off)\n"
+
+
+def _asking_chart(tmp_path):
+    return write_chart(tmp_path, {
+        "Chart.yaml": chart_yaml("asks"),
+        "ext/permissions.yaml": "lua: [os]\n",
+        "ext/lua/chart.lua": 'events.on("post-template", 0, function(_) print(os.date("!%Y", 0)) end)\n',
+        "templates/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n",
+    })
+
+
+def test_lua_permission_not_accepted_is_refused_before_any_lua_runs(capsys, tmp_path):
+    code, out, err = run(capsys, "template", str(_asking_chart(tmp_path)))
+    assert (code, out) == (1, "")
+    assert err.startswith("Error: ") and "asks for Lua permissions [os]" in err and err.count("\n") == 1
+
+
+def test_lua_permission_accepted_by_flag_or_yes(capsys, tmp_path):
+    root = _asking_chart(tmp_path)
+    code, out, err = run(capsys, "template", str(root), "--accept-perms", "os")
+    assert code == 0 and err == "lua: asks: 1970\n" and "kind: ConfigMap" in out
+    code, _, err = run(capsys, "template", str(root), "-y")
+    assert code == 0 and err == "lua: asks: 1970\n"

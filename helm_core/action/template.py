@@ -6,16 +6,30 @@ Nothing touches a cluster; ``lookup`` returns empty maps.
 """
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from helm_core import manifests as mf
+from helm_core import events, goyaml, lua, manifests as mf
 from helm_core.chart import ignore, model, prepare
+from helm_core.lua import context as lua_context
 from helm_core.engine import capabilities as caps_mod, render as render_mod
 from helm_core.errors import HelmError
 
 NOTES_SUFFIX = "NOTES.txt"
 DEFAULT_RELEASE_NAME = "release-name"
+
+
+@dataclass(frozen=True)
+class LuaOptions:
+    """How chart Lua may run in this operation."""
+
+    #: Permissions the caller accepts (CLI ``--accept-perms``; the controller's allowlist ∩ request).
+    accepted_permissions: frozenset[str] = frozenset()
+    limits: lua.LuaLimits = field(default_factory=lua.LuaLimits)
+    #: Where runtimes live; None: a fresh worker process per operation (killable on time-out).
+    session_factory: Callable[[], Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -36,6 +50,7 @@ class TemplateOptions:
     #: ``--strict`` / lint: a missing value is an error instead of ``<no value>``.
     strict: bool = False
     is_upgrade: bool = False
+    lua: LuaOptions = field(default_factory=LuaOptions)
 
 
 @dataclass
@@ -49,8 +64,14 @@ class TemplateResult:
     info: list[str] = field(default_factory=list)
 
 
-def run(chart: model.Chart, user_values: dict[str, Any], options: TemplateOptions = TemplateOptions()) -> TemplateResult:
-    """Render ``chart`` with ``user_values`` into sorted manifests and hooks."""
+def run(chart: model.Chart, user_values: dict[str, Any], options: TemplateOptions = TemplateOptions(),
+        *, log: Callable[[str], None] = lambda _line: None) -> TemplateResult:
+    """Render ``chart`` with ``user_values`` into sorted manifests and hooks.
+
+    The steps are the lifecycle events of the ``template`` action: chart-loaded →
+    pre-render → render (core) → post-render → post-template. Chart Lua (if any)
+    answers the optional ones; ``log`` receives what its ``print`` says.
+    """
     prepared = prepare.prepare_chart(chart, user_values)
     capabilities = caps_mod.make_capabilities(
         kube_version=options.kube_version or caps_mod.DEFAULT_KUBE_VERSION,
@@ -63,23 +84,84 @@ def run(chart: model.Chart, user_values: dict[str, Any], options: TemplateOption
         is_install=not options.is_upgrade,
         is_upgrade=options.is_upgrade,
     )
-    files = render_mod.render(
-        prepared.chart,
-        prepared.values,
-        options=render_mod.RenderOptions(release=release, capabilities=capabilities, strict=options.strict),
-    )
-    notes = _take_notes(files, prepared.chart.name)
-    documents = mf.parse_documents(files)
-    ordered = mf.sort_manifests(documents)
+    step = _RenderStep(prepared.chart, render_mod.RenderOptions(
+        release=release, capabilities=capabilities, strict=options.strict))
+    with lua.load_chart_scripts(prepared.chart, accepted_permissions=options.lua.accepted_permissions,
+                                limits=options.lua.limits, log=log,
+                                session_factory=options.lua.session_factory) as scripts:
+        emitter: events.Emitter[lua.EventContext] = events.Emitter()
+        events.attach_chart_scripts(emitter, scripts, lua.ACTIONS["template"])
+        emitter.set_core("render", step)
+        ctx = lua.new_context(
+            prepared.chart,
+            release=lua.ReleaseInfo(name=release.name, namespace=release.namespace, revision=release.revision,
+                                    is_install=release.is_install, is_upgrade=release.is_upgrade),
+            capabilities=lua.CapabilitiesInfo(kube_version=capabilities.KubeVersion.Version,
+                                              api_versions=tuple(capabilities.APIVersions)),
+            values=prepared.values,
+        )
+        for event in ("chart-loaded", "pre-render", "render", "post-render", "post-template"):
+            ctx = emitter.emit(event, ctx)
+    ordered = mf.sort_manifests(step.documents_after(ctx.objects))
     return TemplateResult(
         chart=prepared.chart,
-        values=prepared.values,
+        values=dict(ctx.values),
         manifests=ordered.manifests,
         hooks=ordered.hooks,
         crds=model.all_crd_files(prepared.chart),
-        notes=notes,
+        notes=step.notes,
         info=ordered.skipped,
     )
+
+
+class _RenderStep:
+    """The core ``render`` event: templates and values of the context → rendered objects.
+
+    It keeps the rendered documents so that objects post-render handlers leave as they
+    were print exactly as rendered; only changed or added ones are serialised anew.
+    """
+
+    def __init__(self, chart: model.Chart, options: render_mod.RenderOptions) -> None:
+        self.chart = chart
+        self.options = options
+        self.templates = lua_context.templates_of(chart)
+        self.documents: list[mf.Manifest] = []
+        self.objects: tuple[lua.RenderedObject, ...] = ()
+        self.notes = ""
+
+    def __call__(self, ctx: lua.EventContext) -> lua.EventContext:
+        chart = self.chart if ctx.templates == self.templates else _with_templates(self.chart, ctx.templates)
+        files = render_mod.render(chart, dict(ctx.values), options=self.options)
+        self.notes = _take_notes(files, chart.name)
+        self.documents = mf.parse_documents(files)
+        self.objects = tuple(lua.RenderedObject(d.source, d.obj) for d in self.documents)
+        return dataclasses.replace(ctx, objects=self.objects)
+
+    def documents_after(self, objects: tuple[lua.RenderedObject, ...]) -> list[mf.Manifest]:
+        """The documents matching ``objects`` as handlers left them."""
+        if objects is self.objects:
+            return self.documents
+        unused = list(self.documents)
+        out = []
+        for item in objects:
+            found = next((d for d in unused if d.source == item.source and d.obj == item.object), None)
+            if found is not None:
+                unused.remove(found)
+                out.append(found)
+            else:
+                obj = dict(item.object)
+                out.append(mf.Manifest(source=item.source, content=goyaml.dump(obj).rstrip("\n"), obj=obj))
+        return out
+
+
+def _with_templates(chart: model.Chart, templates: Mapping[str, tuple[lua.TemplateSource, ...]]) -> model.Chart:
+    """A copy of the chart tree whose templates are those a pre-render handler left."""
+    copy = dataclasses.replace(
+        chart, templates=[model.File(t.name, t.data) for t in templates.get(chart.chart_path(), ())],
+        dependencies=[])
+    for sub in chart.dependencies:
+        copy.add_dependency(_with_templates(sub, templates))
+    return copy
 
 
 def _take_notes(files: dict[str, str], top: str) -> str:
