@@ -63,12 +63,12 @@ def connect(options: LiveOptions = LiveOptions()) -> LiveClient:
     """A client for the cluster ``options`` points at (no request is made yet)."""
     if options.in_cluster:
         configuration = k8s_client.Configuration()
-        k8s_config.load_incluster_config(client_configuration=configuration)
+        k8s_config.load_incluster_config(client_configuration=configuration)  # type: ignore[no-untyped-call]
         api = k8s_client.ApiClient(configuration)
     else:
         try:
-            api = k8s_config.new_client_from_config(config_file=options.kubeconfig,
-                                                    context=options.context)
+            api = k8s_config.new_client_from_config(  # type: ignore[no-untyped-call]
+                config_file=options.kubeconfig, context=options.context)
         except (k8s_config.ConfigException, OSError) as exc:
             raise ClusterError(f"cannot load kubeconfig: {exc}") from exc
     return LiveClient(api, field_manager=options.field_manager,
@@ -126,7 +126,7 @@ class LiveClient:
                                                 header_params=headers, body=body,
                                                 auth_settings=["BearerToken"])
             response = self._api.call_api(*request, _request_timeout=self._timeout)
-            data = response.read()
+            data = response.read()  # type: ignore[no-untyped-call]
         except urllib3.exceptions.HTTPError as exc:
             raise ClusterError(f"{what}: cannot reach the Kubernetes API at {self.server}: "
                                f"{exc}") from exc

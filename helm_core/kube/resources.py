@@ -152,7 +152,9 @@ class Deletion:
 def delete_all(client: kclient.ClusterClient, refs: Iterable[kclient.ObjectRef], *,
                propagation: kclient.Propagation = kclient.Propagation.BACKGROUND) -> Deletion:
     """Delete ``refs`` in the given order (reverse install order for uninstall), keeping kept ones."""
-    deleted, kept, missing = [], [], []
+    deleted: list[kclient.ObjectRef] = []
+    kept: list[kclient.ObjectRef] = []
+    missing: list[kclient.ObjectRef] = []
     for ref in refs:
         try:
             live = client.get(ref)
