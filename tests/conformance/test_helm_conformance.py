@@ -1,10 +1,11 @@
 """Our render against the real `helm template`, object by object, on the shared real charts.
 
-For every chart in /work/shared/charts, render with its default values, with
-tests/conformance/values/<chart>.yaml and with every tests/conformance/values/<chart>.<variant>.yaml,
-with optional helm flags in <chart>.<variant>.args (``--kube-version``, ``--api-versions``,
-``--namespace``, one per line), run helm live (nothing of helm's output is committed), parse both outputs into objects keyed by
-Source + kind/namespace/name and compare them. When helm fails, we must fail with its message.
+For every chart in /work/shared/charts (and our fixture charts in tests/conformance/charts),
+render with its default values, with values/<chart>.yaml and with every
+values/<chart>.<variant>.yaml (helm flags for a variant in values/<chart>.<variant>.args:
+``--kube-version``, ``--api-versions``, ``--namespace``, one per line). Helm runs live (nothing
+of its output is committed); both outputs are parsed into objects keyed by
+Source + kind/namespace/name and compared. When helm fails, we must fail with its message.
 
 Random output (randAlphaNum passwords, genCA/genPrivateKey PEM, their checksums) cannot be
 equal run to run. Helm is run twice: only leaves that differ between the two helm runs are
