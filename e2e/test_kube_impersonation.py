@@ -66,3 +66,34 @@ def test_service_account_is_denied_then_allowed_by_rbac(hc: live.LiveClient, nam
 def test_impersonated_client_still_discovers(hc: live.LiveClient, namespace: str) -> None:
     nobody = hc.impersonate(service_account="default", namespace=namespace)
     assert nobody.discover(refresh=True).find("apps/v1", "Deployment") is not None
+
+
+def test_waits_fall_back_to_gets_when_the_account_may_not_list(
+        hc: live.LiveClient, namespace: str) -> None:
+    from helm_core.kube import wait as kwait
+
+    hc.apply({"apiVersion": "v1", "kind": "ServiceAccount",
+              "metadata": {"name": "getter", "namespace": namespace}})
+    hc.apply({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
+              "metadata": {"name": "get-only", "namespace": namespace},
+              "rules": [{"apiGroups": [""], "resources": ["configmaps"], "verbs": ["get"]}]})
+    hc.apply({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
+              "metadata": {"name": "getter", "namespace": namespace},
+              "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "get-only"},
+              "subjects": [{"kind": "ServiceAccount", "name": "getter", "namespace": namespace}]})
+    refs = []
+    for i in range(kwait.LIST_THRESHOLD):
+        obj = {**_config_map(namespace), "metadata": {"name": f"app-{i}", "namespace": namespace}}
+        refs.append(kclient.ObjectRef.of(hc.apply(obj)))
+    getter = hc.impersonate(service_account="getter", namespace=namespace)
+    with pytest.raises(ForbiddenError):
+        getter.list("v1", "ConfigMap", namespace=namespace)
+    deadline = time.monotonic() + RBAC_PROPAGATION_S
+    while True:
+        try:
+            kwait.wait_ready(getter, refs, options=kwait.WaitOptions(timeout_s=5))
+            break
+        except ForbiddenError:  # RBAC may not have reached the authorizer yet: GETs refused too
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.2)

@@ -10,6 +10,9 @@ Rules:
   ``WaitError(timed_out=True)`` listing every object still not ready with its last state.
 - A missing object counts as not ready (it may not be created yet), never as an error.
 - ``wait_deleted`` returns once every object is gone (``NotFoundError``).
+- Each poll reads objects with one LIST per (kind, namespace) holding at least
+  ``LIST_THRESHOLD`` pending objects (falling back to GETs when RBAC refuses the LIST), and
+  one GET for the others: a big chart costs a handful of requests per poll, not one per object.
 """
 from __future__ import annotations
 
@@ -17,13 +20,15 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from helm_core.errors import NotFoundError, WaitError
+from helm_core.errors import ForbiddenError, NotFoundError, WaitError
 from helm_core.kube import client as kclient
 from helm_core.kube import readiness as kready
 
 DEFAULT_TIMEOUT_S = 300.0
 """Helm's default ``--timeout`` (5m0s)."""
 DEFAULT_POLL_S = 0.5
+LIST_THRESHOLD = 3
+"""Pending objects of one kind in one namespace from which a poll LISTs instead of GETs."""
 
 
 @dataclass(frozen=True)
@@ -56,14 +61,39 @@ def check(client: kclient.ClusterClient, ref: kclient.ObjectRef) -> kready.Readi
         return kready.Readiness(kready.State.NOT_FOUND, "not found")
 
 
+def _listed(client: kclient.ClusterClient, refs: list[kclient.ObjectRef]
+            ) -> dict[kclient.ObjectRef, kready.Readiness] | None:
+    first = refs[0]
+    try:
+        items = client.list(first.api_version, first.kind, namespace=first.namespace)
+    except ForbiddenError:
+        return None
+    by_name = {str((item.get("metadata") or {}).get("name")): item for item in items}
+    return {ref: kready.readiness(by_name[ref.name]) if ref.name in by_name
+            else kready.Readiness(kready.State.NOT_FOUND, "not found") for ref in refs}
+
+
+def check_all(client: kclient.ClusterClient, refs: Iterable[kclient.ObjectRef]
+              ) -> dict[kclient.ObjectRef, kready.Readiness]:
+    """The readiness of several objects now, in ``refs`` order (LIST or GET, see the rules)."""
+    ordered = list(dict.fromkeys(refs))
+    groups: dict[tuple[str, str, str], list[kclient.ObjectRef]] = {}
+    for ref in ordered:
+        groups.setdefault((ref.api_version, ref.kind, ref.namespace), []).append(ref)
+    states: dict[kclient.ObjectRef, kready.Readiness] = {}
+    for group in groups.values():
+        listed = _listed(client, group) if len(group) >= LIST_THRESHOLD else None
+        states.update(listed if listed is not None else {ref: check(client, ref) for ref in group})
+    return {ref: states[ref] for ref in ordered}
+
+
 def wait_ready(client: kclient.ClusterClient, refs: Iterable[kclient.ObjectRef], *,
                options: WaitOptions = WaitOptions()) -> None:
     """Block until every object in ``refs`` is ready; see the module rules for failures."""
     pending = {ref: kready.Readiness(kready.State.NOT_FOUND) for ref in refs}
     deadline = options.clock() + options.timeout_s
     while True:
-        for ref in list(pending):
-            state = check(client, ref)
+        for ref, state in check_all(client, pending).items():
             if state.state is kready.State.FAILED:
                 raise WaitError(f"{ref} failed: {state.message}", timed_out=False)
             if state.ready:
@@ -85,7 +115,8 @@ def wait_deleted(client: kclient.ClusterClient, refs: Iterable[kclient.ObjectRef
     pending = list(refs)
     deadline = options.clock() + options.timeout_s
     while True:
-        pending = [ref for ref in pending if check(client, ref).state is not kready.State.NOT_FOUND]
+        pending = [ref for ref, state in check_all(client, pending).items()
+                   if state.state is not kready.State.NOT_FOUND]
         if not pending:
             return
         if options.clock() >= deadline:

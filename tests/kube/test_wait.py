@@ -112,3 +112,33 @@ def test_wait_deleted_times_out_naming_survivors():
                            options=_options(clock, timeout=2))
     assert str(caught.value) == ('timed out after 2s waiting for deletion of Deployment "web" in '
                                  'namespace "ns"')
+
+
+class CountingClient(fake.FakeClient):
+    """Counts the reads a wait makes."""
+
+    def __init__(self, cluster: fake.FakeCluster) -> None:
+        super().__init__(cluster)
+        self.gets = 0
+        self.lists = 0
+
+    def get(self, ref):
+        self.gets += 1
+        return super().get(ref)
+
+    def list(self, *args, **kwargs):
+        self.lists += 1
+        return super().list(*args, **kwargs)
+
+
+def test_check_all_lists_large_groups_and_gets_the_rest():
+    client = CountingClient(fake.FakeCluster())
+    for i in range(4):
+        client.create(_deployment(f"web-{i}", ready=1))
+    client.create({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "svc", "namespace": "ns"}})
+    refs = [kclient.ObjectRef("apps/v1", "Deployment", f"web-{i}", "ns") for i in range(5)]
+    refs.append(kclient.ObjectRef("v1", "Service", "svc", "ns"))
+    states = kwait.check_all(client, refs)
+    assert list(states) == refs
+    assert [s.state.value for s in states.values()] == ["Current"] * 4 + ["NotFound", "Current"]
+    assert (client.lists, client.gets) == (1, 1)
