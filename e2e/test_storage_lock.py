@@ -137,3 +137,21 @@ def test_lock_of_a_sigkilled_process_is_recovered_after_expiry(
         (rel.Status.FAILED, "operation interrupted: pending-install never finished (its lock expired)")]
     held.release()
     assert hc.list("coordination.k8s.io/v1", "Lease", namespace=namespace) == []
+
+
+def test_contender_whose_clock_runs_ahead_cannot_take_a_live_lock(
+        hc: live.LiveClient, namespace: str) -> None:
+    import datetime as dt
+
+    def hour_ahead() -> dt.datetime:
+        return dt.datetime.now(dt.timezone.utc) + dt.timedelta(hours=1)
+
+    with _lock(hc, namespace, "honest", duration=30):
+        skewed = slock.ReleaseLock(hc, namespace=namespace, release="web", operation="rollback",
+                                   options=slock.LockOptions(duration_s=30, holder="skewed",
+                                                             clock=hour_ahead))
+        with pytest.raises(LockedError) as caught:
+            skewed.acquire()
+        assert "(held by honest, lock expires in " in str(caught.value)
+    server_now = hc.server_time()
+    assert abs((server_now - dt.datetime.now(dt.timezone.utc)).total_seconds()) < 5

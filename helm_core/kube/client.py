@@ -18,6 +18,7 @@ Rules every implementation keeps:
 """
 from __future__ import annotations
 
+import datetime as dt
 import enum
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -148,6 +149,11 @@ class ClusterClient(Protocol):
         """Delete; False when it was already gone. ``resource_version`` makes it conditional."""
         ...
 
+    def server_time(self) -> dt.datetime:
+        """The API server's clock now (UTC, whole seconds): machines whose clocks disagree
+        still agree on it, so lease expiry is judged by it."""
+        ...
+
     def discover(self, *, refresh: bool = False) -> Discovery:
         """Server version and served types, cached until ``refresh``."""
         ...
@@ -169,6 +175,18 @@ def with_namespace(obj: Mapping[str, Any], namespace: str) -> dict[str, Any]:
         return dict(obj)
     meta["namespace"] = namespace
     return {**obj, "metadata": meta}
+
+
+def last_write(obj: Mapping[str, Any]) -> dt.datetime | None:
+    """When the server last recorded a write to ``obj`` (newest ``managedFields`` time, the
+    server's clock), or None when it has none."""
+    times = []
+    for entry in (obj.get("metadata") or {}).get("managedFields") or ():
+        try:
+            times.append(dt.datetime.strptime(str(entry.get("time")), "%Y-%m-%dT%H:%M:%SZ"))
+        except ValueError:
+            continue
+    return max(times).replace(tzinfo=dt.timezone.utc) if times else None
 
 
 def refs(objects: Sequence[Mapping[str, Any]]) -> list[ObjectRef]:

@@ -1,7 +1,7 @@
 """An in-memory ``ClusterClient`` for unit tests of logic built on the client (storage, locks).
 
 What it models: object identity, ``resourceVersion`` guards (create/replace/delete
-preconditions), ``uid``, label-selector equality lists, a fixed discovery and the status
+preconditions), ``uid``, a server clock (``managedFields`` write times, ``server_time``), label-selector equality lists, a fixed discovery and the status
 subresource (writes to ``status`` touch only status). What it does not: field ownership (apply
 is a recursive merge that never conflicts), RBAC, defaulting, controllers, garbage collection.
 Everything it models is also proven against a real API server in ``e2e/``.
@@ -9,9 +9,10 @@ Everything it models is also proven against a real API server in ``e2e/``.
 from __future__ import annotations
 
 import copy
+import datetime as dt
 import threading
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from helm_core.errors import ClusterError, ConflictError, NotFoundError
@@ -51,7 +52,10 @@ def _matches(obj: Mapping[str, Any], selector: str) -> bool:
 class FakeCluster:
     """Objects shared by every ``FakeClient`` made from it (like one API server)."""
 
-    def __init__(self, resources: tuple[kclient.ApiResource, ...] = FAKE_RESOURCES) -> None:
+    def __init__(self, resources: tuple[kclient.ApiResource, ...] = FAKE_RESOURCES, *,
+                 clock: Callable[[], dt.datetime] | None = None) -> None:
+        self.clock = clock or (lambda: dt.datetime.now(dt.timezone.utc))
+        """The server's clock: stamps ``managedFields`` times and answers ``server_time``."""
         self.objects: dict[kclient.ObjectRef, dict[str, Any]] = {}
         self.resources = resources
         self.lock = threading.Lock()
@@ -93,6 +97,9 @@ class FakeClient:
         meta = stored.setdefault("metadata", {})
         meta["resourceVersion"] = self.cluster.next_version()
         meta.setdefault("uid", str(uuid.uuid4()))
+        stamp = self.cluster.clock().astimezone(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+        meta["managedFields"] = [{"manager": self._field_manager, "operation": "Update",
+                                  "time": stamp}]
         self.cluster.objects[key] = stored
         return copy.deepcopy(stored)
 
@@ -167,6 +174,9 @@ class FakeClient:
                 raise ConflictError(f"delete {ref}: precondition failed")
             del self.cluster.objects[key]
             return True
+
+    def server_time(self) -> dt.datetime:
+        return self.cluster.clock().astimezone(dt.timezone.utc).replace(microsecond=0)
 
     def discover(self, *, refresh: bool = False) -> kclient.Discovery:
         return kclient.Discovery(server_version=FAKE_SERVER_VERSION, resources=self.cluster.resources)

@@ -18,6 +18,8 @@ Rules:
 """
 from __future__ import annotations
 
+import datetime as dt
+import email.utils
 import json
 import threading
 from collections.abc import Mapping
@@ -233,6 +235,21 @@ class LiveClient:
         except NotFoundError:
             return False
         return True
+
+    def server_time(self) -> dt.datetime:
+        headers = {"Accept": "application/json"}
+        try:
+            request = self._api.param_serialize("GET", "/version", header_params=headers,
+                                                auth_settings=["BearerToken"])
+            response = self._api.call_api(*request, _request_timeout=self._timeout)
+            response.read()  # type: ignore[no-untyped-call]
+            stamp = response.headers.get("Date")
+        except (urllib3.exceptions.HTTPError, k8s_client.ApiException) as exc:
+            raise ClusterError(f"get server time: cannot reach the Kubernetes API at "
+                               f"{self.server}: {exc}") from exc
+        if not stamp:
+            raise ClusterError(f"get server time: the API server at {self.server} sent no Date")
+        return email.utils.parsedate_to_datetime(stamp).astimezone(dt.timezone.utc)
 
     def discover(self, *, refresh: bool = False) -> kclient.Discovery:
         with self._discovery.lock:

@@ -8,11 +8,15 @@ stuck ``pending-*`` releases of Flux helm-controller #149 and #454).
 Rules:
 - The Lease is ``<release>.lock`` in the release's namespace, labels ``release`` and
   ``owner: helm-core``, annotation ``helm.sh/operation`` naming the running operation.
-- ``acquire``: create the Lease; if it exists and is still live (``renewTime`` +
-  ``leaseDurationSeconds`` after now, by our clock), raise ``LockedError`` "another operation
-  (upgrade) is in progress on release ..." naming the holder and when it expires; if it
-  expired, take it over with a ``resourceVersion``-guarded update (losing that race is the
+- ``acquire``: create the Lease; if it exists and is still live, raise ``LockedError`` "another
+  operation (upgrade) is in progress on release ..." naming the holder and when it expires; if
+  it expired, take it over with a ``resourceVersion``-guarded update (losing that race is the
   same ``LockedError``). The holder's own Lease is re-acquired (a retry of the same holder).
+- Expiry is judged on the API server's clock only: the server's time of the Lease's last write
+  (``managedFields``) plus ``leaseDurationSeconds`` plus ``CLOCK_GRANULARITY_S`` (those times
+  are whole seconds) against the server's time now, so a contender whose clock runs ahead
+  cannot steal a live lock. ``renewTime`` (the holder's clock) is only read for Leases written
+  without managed fields.
 - While held, a daemon thread renews it every ``renew_every_s``; a failed renewal (someone took
   it over after we stalled longer than the duration) marks the lock lost: ``check`` then raises
   ``LockedError`` so the operation stops before writing its result.
@@ -39,6 +43,8 @@ LEASE_API_VERSION = "coordination.k8s.io/v1"
 OPERATION_ANNOTATION = "helm.sh/operation"
 DEFAULT_DURATION_S = 60
 """A dead holder blocks the release at most this long (seconds) after its last renewal."""
+CLOCK_GRANULARITY_S = 1
+"""Server timestamps are truncated to whole seconds: add one so expiry is never early."""
 _MICRO_TIME = "%Y-%m-%dT%H:%M:%S.%fZ"
 
 
@@ -62,7 +68,8 @@ class LockOptions:
     holder: str = field(default_factory=default_holder)
     """Identity written to ``holderIdentity``."""
     clock: Callable[[], dt.datetime] = field(default=_now, compare=False)
-    """Current UTC time (tests may pass their own)."""
+    """This machine's UTC time, written to ``acquireTime``/``renewTime`` for people to read;
+    expiry never depends on it."""
 
 
 def lease_name(release: str) -> str:
@@ -83,13 +90,16 @@ def _parse_micro(text: str) -> dt.datetime | None:
 
 
 def expiry(lease: Mapping[str, Any]) -> dt.datetime | None:
-    """When a Lease stops protecting its holder (None: malformed, treat as expired)."""
+    """When a Lease stops protecting its holder, on the server's clock (None: malformed, treat
+    as expired)."""
     spec = lease.get("spec") or {}
-    renewed = _parse_micro(str(spec.get("renewTime") or spec.get("acquireTime") or ""))
+    renewed = kclient.last_write(lease)
+    if renewed is None:
+        renewed = _parse_micro(str(spec.get("renewTime") or spec.get("acquireTime") or ""))
     duration = spec.get("leaseDurationSeconds")
     if renewed is None or not isinstance(duration, int):
         return None
-    return renewed + dt.timedelta(seconds=duration)
+    return renewed + dt.timedelta(seconds=duration + CLOCK_GRANULARITY_S)
 
 
 class ReleaseLock:
@@ -153,12 +163,12 @@ class ReleaseLock:
             self._resource_version = ""
             created = self._client.create(self._lease(now))
         except ConflictError:
-            created = self._take_over(now)
+            created = self._take_over(now, self._client.server_time())
         self._resource_version = str(created["metadata"]["resourceVersion"])
         self._start_renewing()
         return self
 
-    def _take_over(self, now: dt.datetime) -> dict[str, Any]:
+    def _take_over(self, now: dt.datetime, server_now: dt.datetime) -> dict[str, Any]:
         try:
             current = self._client.get(self.ref)
         except NotFoundError:  # released between our create and get: try once more
@@ -166,15 +176,15 @@ class ReleaseLock:
         spec = current.get("spec") or {}
         ends = expiry(current)
         mine = spec.get("holderIdentity") == self._options.holder
-        if not mine and ends is not None and ends > now:
-            raise self._busy(current, now)
+        if not mine and ends is not None and ends > server_now:
+            raise self._busy(current, server_now)
         self._resource_version = str(current["metadata"]["resourceVersion"])
         transitions = spec.get("leaseTransitions")
         self._transitions = (transitions if isinstance(transitions, int) else 0) + (0 if mine else 1)
         try:
             return self._client.replace(self._lease(now))
         except ConflictError:  # another contender took it over first
-            raise self._busy(self._client.get(self.ref), now) from None
+            raise self._busy(self._client.get(self.ref), server_now) from None
 
     def _start_renewing(self) -> None:
         self._stop.clear()

@@ -13,11 +13,17 @@ T0 = dt.datetime(2026, 11, 23, 12, 0, 0, tzinfo=dt.timezone.utc)
 
 
 class Clock:
-    def __init__(self) -> None:
-        self.now = T0
+    def __init__(self, now: dt.datetime = T0) -> None:
+        self.now = now
 
     def __call__(self) -> dt.datetime:
         return self.now
+
+
+def _setup() -> tuple[fake.FakeClient, Clock]:
+    """A fake API server whose clock the test moves (lock holders read the same clock)."""
+    clock = Clock()
+    return fake.FakeCluster(clock=clock).client(), clock
 
 
 def _lock(client, clock, holder: str, operation: str = "upgrade", duration: int = 30) -> slock.ReleaseLock:
@@ -27,7 +33,7 @@ def _lock(client, clock, holder: str, operation: str = "upgrade", duration: int 
 
 
 def test_lease_records_holder_operation_and_times():
-    client, clock = fake.FakeCluster().client(), Clock()
+    client, clock = _setup()
     with _lock(client, clock, "host-a/1") as held:
         lease = client.get(held.ref)
     assert lease["metadata"]["name"] == "web.lock"
@@ -39,19 +45,18 @@ def test_lease_records_holder_operation_and_times():
 
 
 def test_second_holder_gets_in_progress_error():
-    client, clock = fake.FakeCluster().client(), Clock()
+    client, clock = _setup()
     with _lock(client, clock, "host-a/1", "install"):
         clock.now = T0 + dt.timedelta(seconds=10)
         with pytest.raises(LockedError) as caught:
             _lock(client, clock, "host-b/2").acquire()
     assert str(caught.value) == (
         'another operation (install) is in progress on release "web" in namespace "demo" '
-        "(held by host-a/1, lock expires in 20s unless renewed)")
+        "(held by host-a/1, lock expires in 21s unless renewed)")
 
 
 def test_release_deletes_the_lease_so_next_operation_proceeds():
-    cluster = fake.FakeCluster()
-    client, clock = cluster.client(), Clock()
+    client, clock = _setup()
     with _lock(client, clock, "host-a/1"):
         pass
     assert client.list("coordination.k8s.io/v1", "Lease", namespace="demo") == []
@@ -60,9 +65,12 @@ def test_release_deletes_the_lease_so_next_operation_proceeds():
 
 
 def test_expired_lock_of_a_dead_holder_is_taken_over():
-    client, clock = fake.FakeCluster().client(), Clock()
+    client, clock = _setup()
     dead = _lock(client, clock, "host-a/1").acquire()
     dead._stop.set()  # the process died: no renewals, no release
+    clock.now = T0 + dt.timedelta(seconds=30, milliseconds=900)
+    with pytest.raises(LockedError):  # 30 s lease + 1 s for whole-second server timestamps
+        _lock(client, clock, "host-b/2").acquire()
     clock.now = T0 + dt.timedelta(seconds=31)
     with _lock(client, clock, "host-b/2") as taker:
         lease = client.get(taker.ref)
@@ -71,7 +79,7 @@ def test_expired_lock_of_a_dead_holder_is_taken_over():
 
 
 def test_renewal_keeps_the_lock_alive_past_its_duration():
-    client, clock = fake.FakeCluster().client(), Clock()
+    client, clock = _setup()
     with _lock(client, clock, "host-a/1") as held:
         clock.now = T0 + dt.timedelta(seconds=25)
         held.renew()
@@ -82,7 +90,7 @@ def test_renewal_keeps_the_lock_alive_past_its_duration():
 
 
 def test_holder_that_stalled_past_expiry_learns_it_lost_the_lock():
-    client, clock = fake.FakeCluster().client(), Clock()
+    client, clock = _setup()
     stalled = _lock(client, clock, "host-a/1").acquire()
     clock.now = T0 + dt.timedelta(seconds=45)
     with _lock(client, clock, "host-b/2") as taker:
@@ -97,17 +105,32 @@ def test_holder_that_stalled_past_expiry_learns_it_lost_the_lock():
 
 
 def test_same_holder_may_reacquire_its_own_live_lock():
-    client, clock = fake.FakeCluster().client(), Clock()
+    client, clock = _setup()
     _lock(client, clock, "host-a/1").acquire()._stop.set()
     with _lock(client, clock, "host-a/1") as again:
         assert client.get(again.ref)["spec"]["leaseTransitions"] == 0
 
 
-@pytest.mark.parametrize(("spec", "expected"), [
-    ({"renewTime": "2026-11-23T12:00:00.000000Z", "leaseDurationSeconds": 15}, T0 + dt.timedelta(seconds=15)),
-    ({"acquireTime": "2026-11-23T12:00:00Z", "leaseDurationSeconds": 5}, T0 + dt.timedelta(seconds=5)),
-    ({"renewTime": "garbage", "leaseDurationSeconds": 5}, None),
-    ({"renewTime": "2026-11-23T12:00:00.000000Z"}, None),
-], ids=["renewed", "acquired-only", "bad-time", "no-duration"])
-def test_expiry_of_lease_records(spec, expected):
-    assert slock.expiry({"spec": spec}) == expected
+def test_contender_with_a_clock_far_ahead_cannot_steal_a_live_lock():
+    client, clock = _setup()
+    with _lock(client, clock, "host-a/1"):
+        ahead = Clock(T0 + dt.timedelta(hours=1))
+        with pytest.raises(LockedError) as caught:
+            _lock(client, ahead, "host-b/2").acquire()
+        assert "lock expires in 31s unless renewed" in str(caught.value)
+
+
+SERVER_WRITE = [{"manager": "helm-core", "operation": "Update", "time": "2026-11-23T12:00:10Z"},
+                {"manager": "kubectl", "operation": "Update", "time": "2026-11-23T12:00:04Z"}]
+
+
+@pytest.mark.parametrize(("meta", "spec", "expected"), [
+    ({"managedFields": SERVER_WRITE}, {"renewTime": "2020-01-01T00:00:00.000000Z", "leaseDurationSeconds": 15},
+     T0 + dt.timedelta(seconds=26)),
+    ({}, {"renewTime": "2026-11-23T12:00:00.000000Z", "leaseDurationSeconds": 15}, T0 + dt.timedelta(seconds=16)),
+    ({}, {"acquireTime": "2026-11-23T12:00:00Z", "leaseDurationSeconds": 5}, T0 + dt.timedelta(seconds=6)),
+    ({}, {"renewTime": "garbage", "leaseDurationSeconds": 5}, None),
+    ({}, {"renewTime": "2026-11-23T12:00:00.000000Z"}, None),
+], ids=["server-write-time-wins", "renewed", "acquired-only", "bad-time", "no-duration"])
+def test_expiry_of_lease_records(meta, spec, expected):
+    assert slock.expiry({"metadata": meta, "spec": spec}) == expected
