@@ -31,10 +31,8 @@ import yaml
 from helm_core import gojson
 from helm_core.errors import ValuesError
 
-try:  # libyaml's parser when present: the C code yaml.v2 was ported from, and faster
-    _BaseLoader = yaml.CSafeLoader  # type: ignore[attr-defined]
-except AttributeError:  # pragma: no cover - depends on the PyYAML build
-    _BaseLoader = yaml.SafeLoader  # type: ignore[misc]
+#: libyaml's parser when present: the C code yaml.v2 was ported from, and faster.
+_BaseLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 TAG_STR = "tag:yaml.org,2002:str"
 TAG_INT = "tag:yaml.org,2002:int"
@@ -186,7 +184,7 @@ def resolve_plain(text: str) -> Any:
     return resolve(text)[1]
 
 
-class _GoLoader(_BaseLoader):  # type: ignore[misc, valid-type]
+class _GoLoader(_BaseLoader):  # type: ignore[misc]
     """Composes nodes only; every untagged plain scalar gets :data:`TAG_PLAIN`."""
 
 

@@ -36,10 +36,8 @@ from helm_core import gojson, goyaml
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _BASE60_FLOAT = re.compile(r"^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$")
-try:
-    _Dumper = yaml.CDumper  # type: ignore[attr-defined]
-except AttributeError:  # pragma: no cover - depends on the PyYAML build
-    _Dumper = yaml.Dumper  # type: ignore[misc]
+#: libyaml's emitter (the C code yaml.v2 was ported from) when PyYAML has it.
+_Dumper: Any = getattr(yaml, "CDumper", yaml.Dumper)
 #: yaml.v2's emitter settings: 2-space indent, lines folded past 80 columns, UTF-8 kept.
 EMIT_INDENT = 2
 EMIT_WIDTH = 80
@@ -152,8 +150,10 @@ def _sorted_keys(keys: list[str], v3: bool = False) -> list[str]:
     after other characters, else code point); digit runs need the full comparison."""
     if not any(_DIGIT.search(k) for k in keys):
         return sorted(keys, key=lambda k: k.translate(_LETTER_LAST))
-    return sorted(keys, key=functools.cmp_to_key(
-        lambda a, b: -1 if _key_less(a, b, v3) else (1 if _key_less(b, a, v3) else 0)))
+    def compare(a: str, b: str) -> int:
+        return -1 if _key_less(a, b, v3) else (1 if _key_less(b, a, v3) else 0)
+
+    return sorted(keys, key=functools.cmp_to_key(compare))
 
 
 def _string_style(s: str) -> str | None:
@@ -248,14 +248,8 @@ def _events(value: Any, out: list[yaml.Event], boms: list[str] | None = None, v3
         out.append(yaml.SequenceEndEvent())
 
 
-def dump(value: Any) -> str:
-    """``sigs.k8s.io/yaml.Marshal`` text, ending with a newline (``toYaml`` trims it)."""
-    events: list[yaml.Event] = [yaml.StreamStartEvent(), yaml.DocumentStartEvent(explicit=False)]
-    boms: list[str] = []
-    _events(_after_json(value), events, boms)
-    events += [yaml.DocumentEndEvent(explicit=False), yaml.StreamEndEvent()]
-    text = yaml.emit(events, Dumper=_Dumper, indent=EMIT_INDENT, width=EMIT_WIDTH,
-                     allow_unicode=True)
+def _finish(text: str, boms: list[str]) -> str:
+    """Undo libyaml-0.2.5-only output and put yaml.v2's text for BOM-led strings back."""
     # libyaml 0.2.5 closes an open-ended document (after a `|+` block) with "..."; yaml.v2 does not.
     if text.endswith("...\n") and text[-5:-4] in ("\n", "\u2028", "\u2029"):
         text = text[:-4]
@@ -264,6 +258,17 @@ def dump(value: Any) -> str:
     if _END_MARK in text:
         text = _END_MARK_RE.sub("", text)
     return text
+
+
+def dump(value: Any) -> str:
+    """``sigs.k8s.io/yaml.Marshal`` text, ending with a newline (``toYaml`` trims it)."""
+    events: list[yaml.Event] = [yaml.StreamStartEvent(), yaml.DocumentStartEvent(explicit=False)]
+    boms: list[str] = []
+    _events(_after_json(value), events, boms)
+    events += [yaml.DocumentEndEvent(explicit=False), yaml.StreamEndEvent()]
+    text = yaml.emit(events, Dumper=_Dumper, indent=EMIT_INDENT, width=EMIT_WIDTH,
+                     allow_unicode=True)
+    return _finish(str(text), boms)
 
 
 _V3_BREAKS = "\r\n\x85\u2028\u2029"
@@ -347,7 +352,7 @@ def _v3_analysis(value: str) -> yaml.emitter.ScalarAnalysis:
                                        allow_single_quoted=single, allow_double_quoted=True, allow_block=block)
 
 
-class _V3Emitter(yaml.Dumper):  # type: ignore[misc]
+class _V3Emitter(yaml.Dumper):
     """The pure-Python libyaml port, with yaml.v3's scalar analysis and its sequence
     indentation inside mappings."""
 
@@ -383,10 +388,4 @@ def dump_pretty(value: Any) -> str:
     _events(_v3_plain(value), events, boms, v3=True)
     events += [yaml.DocumentEndEvent(explicit=False), yaml.StreamEndEvent()]
     text = yaml.emit(events, Dumper=_V3Emitter, indent=EMIT_INDENT, width=V3_WIDTH, allow_unicode=True)
-    if text.endswith("...\n") and text[-5:-4] in ("\n", "\u2028", "\u2029"):
-        text = text[:-4]
-    for original, token in zip(boms[::2], boms[1::2]):
-        text = text.replace(token, _escape_all(original), 1)
-    if _END_MARK in text:
-        text = _END_MARK_RE.sub("", text)
-    return text
+    return _finish(str(text), boms)

@@ -111,7 +111,7 @@ class VersionSet(list, gotypes.GoObject):  # type: ignore[type-arg]
     def __str__(self) -> str:
         return _go_str(self)
 
-    def __hash__(self) -> int:  # identity: a list subclass is unhashable otherwise
+    def __hash__(self) -> int:  # type: ignore[override]  # identity: lists are unhashable
         return id(self)
 
 

@@ -198,5 +198,5 @@ class Files(dict, gotypes.GoObject):  # type: ignore[type-arg]
         inner = " ".join(f"{k}:[{' '.join(str(b) for b in self[k])}]" for k in sorted(self))
         return f"map[{inner}]"
 
-    def __hash__(self) -> int:  # identity: a dict subclass is unhashable otherwise
+    def __hash__(self) -> int:  # type: ignore[override]  # identity: dicts are unhashable
         return id(self)

@@ -248,7 +248,7 @@ class _TomlEncoder:
             self.newline()
         self.map(value, key, inline=False)
 
-    def array_of_tables(self, key: list[str], value: list[Any]) -> None:
+    def array_of_tables(self, key: list[str], value: list[Any] | tuple[Any, ...]) -> None:
         if not key:
             raise _TomlError("toml: top-level values must be Go maps or structs")
         for item in value:
@@ -307,7 +307,8 @@ def _toml_to_go(value: Any) -> Any:
 def from_toml(text: str) -> dict[str, Any]:
     """``fromToml``: a map (ints stay int64, as BurntSushi decodes); ``{"Error": ...}`` on error."""
     try:
-        return _toml_to_go(tomllib.loads(text))
+        decoded: dict[str, Any] = _toml_to_go(tomllib.loads(text))
+        return decoded
     except tomllib.TOMLDecodeError as exc:
         return {"Error": f"toml: {exc}"}
 
@@ -367,7 +368,8 @@ def bound_funcs(state: RenderState) -> dict[str, Callable[..., Any]]:
             raise FuncError(f"rendering template has a nested reference name: {name}: unable to execute template")
         state.included[name] = count + 1
         try:
-            return executing().execute(name, data)
+            out: str = executing().execute(name, data)
+            return out
         except state.exec_errors as exc:
             raise FuncError(str(exc)) from None
         finally:
@@ -381,7 +383,7 @@ def bound_funcs(state: RenderState) -> dict[str, Callable[..., Any]]:
         except state.exec_errors as exc:
             raise FuncError(f"cannot parse template {_go_quote(text)}: {exc}") from None
         try:
-            out = clone.execute(ROOT_TEMPLATE_NAME, data)
+            out: str = clone.execute(ROOT_TEMPLATE_NAME, data)
         except state.exec_errors as exc:
             raise FuncError(f"error during tpl function execution for {_go_quote(text)}: {exc}") from None
         return out.replace("<no value>", "")

@@ -84,7 +84,8 @@ def _values_table(values: Any, name: str) -> dict[str, Any]:
         if not isinstance(current, dict) or not isinstance(current.get(piece), dict):
             return {}
         current = current[piece]
-    return current
+    table: dict[str, Any] = current
+    return table
 
 
 def _is_template_valid(chart: model.Chart, template_name: str) -> bool:
@@ -155,7 +156,7 @@ def cleanup_exec_error(filename: str, message: str) -> str:
 
 def _position(location: str) -> SourcePos:
     parts = location.rsplit(":", 2)
-    nums = []
+    nums: list[int] = []
     while len(parts) > 1 and parts[-1].isdigit():
         nums.insert(0, int(parts.pop()))
     return SourcePos(":".join(parts), *nums[:2])
@@ -294,4 +295,5 @@ def _in_big_stack(fn: Callable[[], dict[str, str]]) -> dict[str, str]:
     kind, value = result[0]
     if kind == "err":
         raise value
-    return value
+    rendered: dict[str, str] = value
+    return rendered
