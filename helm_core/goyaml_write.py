@@ -25,6 +25,7 @@ with those two parts replaced.
 """
 from __future__ import annotations
 
+import base64
 import functools
 import math
 import re
@@ -223,6 +224,9 @@ def _events(value: Any, out: list[yaml.Event], boms: list[str] | None = None, v3
         out.append(_scalar("true"))
     elif value is False:
         out.append(_scalar("false"))
+    elif isinstance(value, _Binary):
+        out.append(yaml.ScalarEvent(None, goyaml.TAG_BINARY, (False, False), str(value),
+                                    style="|" if "\n" in value else None))
     elif isinstance(value, str):
         style = _string_style(value)
         if style is None and boms is not None and value[-1:] in ("\u2028", "\u2029") and _END_MARK not in value:
@@ -363,19 +367,48 @@ class _V3Emitter(yaml.Dumper):
     def analyze_scalar(self, scalar: str) -> yaml.emitter.ScalarAnalysis:
         return _v3_analysis(scalar)
 
+    def choose_scalar_style(self) -> str:
+        # libyaml writes a tagged scalar plain when it can (PyYAML only untagged ones)
+        event = self.event
+        if isinstance(event, yaml.ScalarEvent) and event.tag == goyaml.TAG_BINARY and not event.style:
+            if self.analysis is None:
+                self.analysis = self.analyze_scalar(event.value)
+            if self.analysis.allow_block_plain and not self.flow_level:
+                return ""
+        style: str = super().choose_scalar_style()
+        return style
+
 
 #: yaml.v3 does not fold long lines.
 V3_WIDTH = 2**31 - 1
 
 
+class _Binary(str):
+    """yaml.v3's form of a string that is not valid UTF-8: ``!!binary`` base64 text."""
+
+
+#: yaml.v2/v3 ``encodeBase64`` line length.
+BASE64_LINE = 70
+
+
+def _binary(value: str) -> _Binary:
+    encoded = base64.b64encode(value.encode("utf-8", "surrogateescape")).decode("ascii")
+    if len(encoded) // BASE64_LINE + 1 == 1:
+        return _Binary(encoded)
+    return _Binary("".join(encoded[i:i + BASE64_LINE] + "\n" for i in range(0, len(encoded), BASE64_LINE)))
+
+
 def _v3_plain(value: Any, depth: int = 0) -> Any:
-    """Go values as yaml.v3 marshals them directly: numbers keep their Go type."""
+    """Go values as yaml.v3 marshals them directly: numbers keep their Go type; invalid
+    UTF-8 text becomes ``!!binary``."""
     if depth > goyaml.MAX_DEPTH:
         raise gojson.JSONError("yaml: exceeded max depth")
     if isinstance(value, dict):
-        return {str(k): _v3_plain(v, depth + 1) for k, v in value.items()}
+        return {_v3_plain(str(k), depth): _v3_plain(v, depth + 1) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [_v3_plain(v, depth + 1) for v in value]
+    if isinstance(value, str) and _SURROGATE.search(value):
+        return _binary(value)
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
     return _after_json(value, depth)

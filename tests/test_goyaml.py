@@ -256,3 +256,16 @@ def test_dump_pretty_agrees_with_helm_to_yaml_pretty_on_random_values(tmp_path):
         if helm.get(i) != mine:
             mismatches.append(f"case {i} {case!r}:\n helm {helm.get(i)!r}\n ours {mine!r}")
     assert not mismatches, "\n".join(mismatches[:5])
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        (b"\xff\xfe\x00\x01abc\xc3\xa9".decode("utf-8", "surrogateescape"), "!!binary //4AAWFiY8Op\n"),
+        ({"k": (b"\xff" * 60).decode("utf-8", "surrogateescape")},
+         "k: !!binary |\n  " + "/" * 70 + "\n  " + "/" * 10 + "\n"),
+    ],
+    ids=["short-plain", "long-literal"],
+)
+def test_dump_pretty_writes_invalid_utf8_as_binary(value, expected):
+    assert goyaml.dump_pretty(value) == expected
