@@ -124,3 +124,23 @@ def test_upgrade_removes_dropped_objects_but_keeps_annotated_ones(
     time.sleep(1)
     survivor = hc.get(kclient.ObjectRef("v1", "ConfigMap", "extra", namespace))
     assert "ownerReferences" not in survivor["metadata"]
+
+
+def test_chart_crds_are_created_once_and_waited_until_established(
+        hc: live.LiveClient, namespace: str) -> None:
+    group = f"{namespace.rsplit('-', 1)[-1]}.crds.example.com"
+    crd = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+           "metadata": {"name": f"gadgets.{group}"},
+           "spec": {"group": group, "scope": "Namespaced",
+                    "names": {"kind": "Gadget", "plural": "gadgets", "singular": "gadget"},
+                    "versions": [{"name": "v1", "served": True, "storage": True, "schema": {
+                        "openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}}}]}}
+    try:
+        created, existing = kres.create_missing(hc, [crd])
+        assert (created, existing) == ([kclient.ObjectRef.of(crd)], [])
+        kwait.wait_ready(hc, created, options=kwait.WaitOptions(timeout_s=30))
+        changed = {**crd, "spec": {**crd["spec"], "names": {**crd["spec"]["names"], "shortNames": ["gd"]}}}
+        assert kres.create_missing(hc, [changed]) == ([], [kclient.ObjectRef.of(crd)])
+        assert "shortNames" not in hc.get(kclient.ObjectRef.of(crd))["spec"]["names"]
+    finally:
+        hc.delete(kclient.ObjectRef.of(crd))

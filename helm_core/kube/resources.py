@@ -15,6 +15,8 @@ Rules (Helm v3.22 ``pkg/action/validate.go`` and ``pkg/kube/client.go``, plus DE
 - ``stale`` lists what an old manifest had and a new one lacks (same group, kind, namespace and
   name), in the old order; ``delete_all`` skips objects annotated
   ``helm.sh/resource-policy: keep`` and ones already gone, and reports both.
+- ``create_missing`` is for a chart's ``crds/``: create what is absent, never touch what exists
+  (Helm installs CRDs once and never upgrades or deletes them); wait for the created ones.
 - A kept object must lose its owner reference before the ``Release`` is deleted (or garbage
   collection would remove it anyway): re-apply it with ``owner=None``.
 """
@@ -126,6 +128,21 @@ def apply_all(client: kclient.ClusterClient, objects: Sequence[Mapping[str, Any]
               force: bool = False, dry_run: bool = False) -> list[dict[str, Any]]:
     """Server-side apply resolved ``objects`` in the given order, marked for ``owner``."""
     return [client.apply(mark(obj, owner), force=force, dry_run=dry_run) for obj in objects]
+
+
+def create_missing(client: kclient.ClusterClient, objects: Sequence[Mapping[str, Any]]
+                   ) -> tuple[list[kclient.ObjectRef], list[kclient.ObjectRef]]:
+    """Create each object unless it exists; returns (created, already there), in order."""
+    created, existing = [], []
+    for obj in objects:
+        ref = kclient.ObjectRef.of(obj)
+        try:
+            client.create(obj)
+        except ConflictError:
+            existing.append(ref)
+            continue
+        created.append(ref)
+    return created, existing
 
 
 def _key(ref: kclient.ObjectRef) -> tuple[str, str, str, str]:

@@ -104,3 +104,13 @@ def test_delete_all_keeps_annotated_and_reports_missing():
     result = kres.delete_all(client, refs)
     assert result == kres.Deletion(deleted=(refs[0],), kept=(refs[1],), missing=(refs[2],))
     assert [o["metadata"]["name"] for o in client.list("v1", "ConfigMap", namespace="demo")] == ["kept"]
+
+
+def test_create_missing_never_touches_existing_objects():
+    client = fake.FakeCluster().client()
+    client.create(_cm("old", "demo"))
+    objects = [{**_cm("old", "demo"), "data": {"a": "changed"}}, _cm("new", "demo")]
+    created, existing = kres.create_missing(client, objects)
+    assert (created, existing) == ([kclient.ObjectRef("v1", "ConfigMap", "new", "demo")],
+                                   [kclient.ObjectRef("v1", "ConfigMap", "old", "demo")])
+    assert client.get(existing[0])["data"] == {"a": "1"}
