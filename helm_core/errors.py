@@ -16,10 +16,16 @@
      │    ├── ForbiddenError   RBAC refused the (possibly impersonated) user
      │    ├── WaitError        resources did not become ready (timeout) or failed (e.g. a Job)
      │    └── LockedError      another operation on the release holds its lock
-     └── StorageError          a release record cannot be stored or read
-          ├── ReleaseNotFoundError  no such release / version
-          ├── ReleaseExistsError    the version is already stored
-          └── TooLargeError         a version exceeds the 1 MiB Secret limit (checked up front)
+     ├── StorageError          a release record cannot be stored or read
+     │    ├── ReleaseNotFoundError  no such release / version
+     │    ├── ReleaseExistsError    the version is already stored
+     │    └── TooLargeError         a version exceeds the 1 MiB Secret limit (checked up front)
+     └── SourceError           a chart source (repository, registry, packaged chart) failed
+          ├── ChartNotFoundError       the repository has no chart by that name
+          ├── NoMatchingVersionError   no version satisfies the requested range
+          ├── DigestMismatchError      downloaded bytes do not match the published digest
+          ├── AuthError                the repository refused our credentials (401/403)
+          └── RegistryUnavailableError the repository cannot be reached or failed (retry later)
 
 Only boundaries (CLI, operator) translate these into exit codes or retry policy.
 """
@@ -140,3 +146,27 @@ class ReleaseExistsError(StorageError):
 
 class TooLargeError(StorageError):
     """An encoded release version exceeds Kubernetes' 1 MiB Secret limit."""
+
+
+class SourceError(HelmError):
+    """A chart source failed; every message names the repository or reference."""
+
+
+class ChartNotFoundError(SourceError):
+    """The repository or registry has no chart by that name."""
+
+
+class NoMatchingVersionError(SourceError):
+    """The chart exists but no version satisfies the requested version or range."""
+
+
+class DigestMismatchError(SourceError):
+    """Downloaded bytes differ from the digest the index, lock or reference promised."""
+
+
+class AuthError(SourceError):
+    """The repository refused the request (missing or wrong credentials)."""
+
+
+class RegistryUnavailableError(SourceError):
+    """The repository is unreachable or answered with a server error: worth retrying later."""

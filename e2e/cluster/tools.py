@@ -108,6 +108,11 @@ GROUPS: tuple[ToolGroup, ...] = (
             f"-X=helm.sh/helm/v3/pkg/lint/rules.k8sVersionMinor={KUBE_MINOR}",
         ),
     ),
+    ToolGroup(  # OCI registry for the chart-source tests (tests/sources)
+        module="registry",
+        binaries=(("registry", "github.com/distribution/distribution/v3/cmd/registry"),),
+        ldflags=STRIP + ("-X=github.com/distribution/distribution/v3/version.version=v3.1.1",),
+    ),
 )
 BUILD_ENV = {"CGO_ENABLED": "0", "GOFLAGS": "-buildvcs=false"}
 """Static binaries, as the upstream release builds make them; no VCS stamping of our repo."""

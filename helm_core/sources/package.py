@@ -1,0 +1,101 @@
+"""``helm-core package DIR``: a deterministic chart archive.
+
+Rules:
+- Files are the ones the loader sees (``.helmignore`` honoured), under ``<name>/`` as Helm
+  writes them, in sorted order, mode 0644, owner 0, no user/group names.
+- Every timestamp (tar entries and the gzip header) is ``mtime`` (default 0): the same
+  directory always packages to the same bytes, so the digest is stable across machines.
+- The archive is loaded back through the safe loader before it is returned.
+- ``chart_metadata`` gives Chart.yaml as Helm marshals ``chart.Metadata`` to JSON (its field
+  order, empty fields left out): the OCI config blob and the repository index use it.
+"""
+from __future__ import annotations
+
+import gzip
+import io
+import os
+import tarfile
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from helm_core.chart import archive, ignore, loader
+from helm_core.errors import ChartError
+
+FILE_MODE = 0o644
+DIR_MODE = 0o755
+_METADATA_FIELDS = ("name", "home", "sources", "version", "description", "keywords", "maintainers",
+                    "icon", "apiVersion", "condition", "tags", "appVersion", "deprecated",
+                    "annotations", "kubeVersion", "dependencies", "type")
+_DEPENDENCY_FIELDS = ("name", "version", "repository", "condition", "tags", "enabled",
+                      "import-values", "alias")
+
+
+def chart_files(root: Path) -> list[tuple[str, bytes]]:
+    """The files of a chart directory as the loader reads them (``.helmignore`` applied)."""
+    top = root.resolve()
+    rules_file = top / ignore.HELMIGNORE
+    rules = ignore.Rules.parse(rules_file.read_text("utf-8") if rules_file.is_file() else "",
+                               source=str(rules_file))
+    files: list[tuple[str, bytes]] = []
+    loader._walk(top, top, "", rules, files, archive.Limits())
+    return files
+
+
+def archive_bytes(name: str, files: list[tuple[str, bytes]], *, mtime: int = 0) -> bytes:
+    """A gzip tarball of ``files`` under ``name/`` with fixed metadata."""
+    raw = io.BytesIO()
+    with tarfile.open(fileobj=raw, mode="w", format=tarfile.PAX_FORMAT) as tar:
+        for rel, data in sorted(files):
+            info = tarfile.TarInfo(f"{name}/{rel}")
+            info.size = len(data)
+            info.mode = FILE_MODE
+            info.mtime = mtime
+            info.uid = info.gid = 0
+            info.uname = info.gname = ""
+            tar.addfile(info, io.BytesIO(data))
+    out = io.BytesIO()
+    with gzip.GzipFile(filename="", mode="wb", fileobj=out, mtime=mtime) as gz:
+        gz.write(raw.getvalue())
+    return out.getvalue()
+
+
+def package(root: str | os.PathLike[str], *, mtime: int = 0) -> tuple[str, bytes]:
+    """Package a chart directory; return (``<name>-<version>.tgz``, archive bytes)."""
+    path = Path(root)
+    chart = loader.load_dir(path)
+    meta = chart.metadata
+    data = archive_bytes(meta.name, chart_files(path), mtime=mtime)
+    loader.load_archive(data, source=str(path))
+    return f"{meta.name}-{meta.version}.tgz", data
+
+
+def raw_chart_yaml(data: bytes, *, source: str) -> dict[str, Any]:
+    """Chart.yaml of a packaged chart as a plain mapping (the archive is read safely)."""
+    for name, content in archive.read_archive(data, source=source):
+        if name == "Chart.yaml":
+            doc = yaml.safe_load(content)
+            if not isinstance(doc, dict):
+                raise ChartError(f"{source}: Chart.yaml is not a mapping")
+            return doc
+    raise ChartError(f"{source}: Chart.yaml file is missing")
+
+
+def chart_metadata(doc: dict[str, Any]) -> dict[str, Any]:
+    """Chart.yaml fields in ``chart.Metadata`` JSON order, empty ones omitted."""
+    out: dict[str, Any] = {}
+    for key in _METADATA_FIELDS:
+        value = doc.get(key)
+        if key == "dependencies" and value:
+            value = [{k: d[k] for k in _DEPENDENCY_FIELDS if d.get(k) not in (None, "", [], {}) or k == "repository"}
+                     for d in value if isinstance(d, dict)]
+            for d in value:
+                d.setdefault("repository", "")
+        if key == "maintainers" and value:
+            value = [{k: m[k] for k in ("name", "email", "url") if m.get(k)} for m in value if isinstance(m, dict)]
+        if value not in (None, "", [], {}, False):
+            out[key] = value if not isinstance(value, (int, float)) or isinstance(value, bool) else str(value)
+    if "apiVersion" not in out:
+        out["apiVersion"] = "v1"
+    return out

@@ -1,0 +1,56 @@
+"""Packaged charts kept in the cluster: a ``.tgz`` in a ConfigMap ``binaryData`` or Secret key.
+
+The library takes the bytes (the cluster read belongs to ``helm_core.kube``): the chart is
+loaded through the archive-safe loader and named by its SHA-256, like every other source.
+Secret data arrives base64-encoded from the API; ``from_secret_data`` decodes it.
+"""
+from __future__ import annotations
+
+import base64
+import binascii
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from helm_core.chart import loader
+from helm_core.errors import ChartNotFoundError, DigestMismatchError, SourceError
+from helm_core.sources import cache as cache_mod
+
+
+@dataclass(frozen=True)
+class Packaged:
+    data: bytes
+    digest: str
+    name: str
+    version: str
+
+
+def load(data: bytes, *, source: str, expected_digest: str = "") -> Packaged:
+    """Check and load a packaged chart; ``expected_digest`` (``sha256:``) pins its content."""
+    digest = "sha256:" + cache_mod.sha256_hex(data)
+    if expected_digest and expected_digest != digest:
+        raise DigestMismatchError(f"{source}: digest {digest} does not match the expected {expected_digest}")
+    chart = loader.load_archive(data, source=source)
+    return Packaged(data=data, digest=digest, name=chart.metadata.name, version=chart.metadata.version)
+
+
+def pick_key(data: Mapping[str, bytes], key: str, *, source: str) -> bytes:
+    """The bytes under ``key`` (or the only ``.tgz`` key when ``key`` is empty)."""
+    if key:
+        if key not in data:
+            raise ChartNotFoundError(f"{source}: no key {key!r} (keys: {', '.join(sorted(data)) or 'none'})")
+        return data[key]
+    archives = [k for k in data if k.endswith(".tgz")]
+    if len(archives) != 1:
+        raise SourceError(f"{source}: name the key holding the chart ({len(archives)} .tgz keys found)")
+    return data[archives[0]]
+
+
+def from_secret_data(data: Mapping[str, str]) -> dict[str, bytes]:
+    """Decode a Secret's (or ConfigMap ``binaryData``'s) base64 values."""
+    out: dict[str, bytes] = {}
+    for key, value in data.items():
+        try:
+            out[key] = base64.b64decode(value, validate=True)
+        except (binascii.Error, ValueError):
+            raise SourceError(f"key {key!r} is not valid base64") from None
+    return out

@@ -1,0 +1,314 @@
+"""HTTP(S) chart repositories: ``index.yaml``, version resolution, download and digest check.
+
+Rules (Helm's ``pkg/repo`` and ``pkg/downloader``):
+- The index is ``<url>/index.yaml`` (YAML or JSON). It is streamed to the cache (bounded by
+  ``MAX_INDEX_BYTES``) and revalidated with ``If-None-Match``/``If-Modified-Since``: a 304
+  reuses the cached copy. Its compact parse (name -> versions, urls, digest) is cached by the
+  index's digest, so a warm resolution never parses the YAML again.
+- Versions of a chart are sorted newest first (semver; unparsable ones last). A requested
+  version equal to an entry's version string wins; otherwise it is a Masterminds constraint
+  (``^1.2``, ``~1.2.3``, ``>=1.0 <2.0``, ``1.x``) and the newest match wins. Pre-releases
+  match only when the constraint names one or ``devel`` is set (empty version + devel is
+  ``>0.0.0-0``, as ``helm --devel``).
+- Chart URLs may be relative to the repository URL. The package's SHA-256 must equal the
+  index ``digest`` when one is published; the archive must load through the safe loader before
+  it is cached. A chart whose digest is already cached is never downloaded again.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import httpx
+import yaml
+
+from helm_core import versions
+from helm_core.chart import archive, loader
+from helm_core.errors import (
+    AuthError, ChartNotFoundError, DigestMismatchError, NoMatchingVersionError,
+    RegistryUnavailableError, SourceError,
+)
+from helm_core.sources import auth, cache as cache_mod
+
+MAX_INDEX_BYTES = 256 * 1024 * 1024
+"""Largest index.yaml accepted (bytes); the largest public indexes are tens of MB."""
+MAX_CHART_BYTES = archive.MAX_CHART_BYTES
+"""Largest chart package downloaded (bytes), the loader's own archive bound."""
+INDEX_PARSE_VERSION = "1"
+"""Bump when the cached compact parse changes shape."""
+DEVEL_CONSTRAINT = ">0.0.0-0"
+T = TypeVar("T")
+_INDEX_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+@dataclass(frozen=True)
+class IndexEntry:
+    """One chart version as an index lists it (only what resolution needs)."""
+
+    name: str
+    version: str
+    urls: tuple[str, ...]
+    digest: str = ""
+
+
+@dataclass(frozen=True)
+class Index:
+    """A parsed repository index: chart name -> versions, newest first."""
+
+    url: str
+    entries: dict[str, tuple[IndexEntry, ...]]
+    digest: str = ""
+    """The ``sha256:`` digest of the index file it came from."""
+
+
+def normalize_url(url: str) -> str:
+    return url.rstrip("/")
+
+
+def index_url(repo_url: str) -> str:
+    return normalize_url(repo_url) + "/index.yaml"
+
+
+def parse_index(data: bytes, *, url: str) -> Index:
+    """Parse index bytes (YAML or JSON) into an :class:`Index`; errors name the repository."""
+    try:
+        doc = json.loads(data) if data.lstrip()[:1] == b"{" else yaml.load(data, Loader=_INDEX_LOADER)
+    except (ValueError, yaml.YAMLError) as exc:
+        raise SourceError(f"{url}: index.yaml is not valid YAML or JSON: {exc}") from None
+    if not isinstance(doc, dict) or not doc.get("apiVersion"):
+        raise SourceError(f"{url}: index.yaml has no apiVersion (not a chart repository index)")
+    raw_entries = doc.get("entries") or {}
+    if not isinstance(raw_entries, dict):
+        raise SourceError(f"{url}: index.yaml entries must be a map")
+    entries: dict[str, tuple[IndexEntry, ...]] = {}
+    for name, items in raw_entries.items():
+        found = [_entry(str(name), item) for item in items or () if isinstance(item, dict)]
+        entries[str(name)] = tuple(sort_newest_first([e for e in found if e is not None]))
+    return Index(url=url, entries=entries)
+
+
+def _entry(name: str, item: dict[str, Any]) -> IndexEntry | None:
+    version = item.get("version")
+    if version is None or item.get("name", name) in ("", None):
+        return None
+    urls = item.get("urls") or ()
+    return IndexEntry(name=name, version=str(version), urls=tuple(str(u) for u in urls),
+                      digest=str(item.get("digest") or ""))
+
+
+def newest_first(items: list[T], version_of: Callable[[T], str]) -> list[T]:
+    """Newest semver first; versions that do not parse go last (Helm's ``SortEntries``)."""
+    parsed: list[tuple[versions.Version, T]] = []
+    bad: list[T] = []
+    for item in items:
+        try:
+            parsed.append((versions.Version.parse(version_of(item)), item))
+        except versions.VersionError:
+            bad.append(item)
+    parsed.sort(key=lambda pair: pair[0], reverse=True)
+    return [item for _, item in parsed] + bad
+
+
+def sort_newest_first(entries: list[IndexEntry]) -> list[IndexEntry]:
+    return newest_first(entries, lambda e: e.version)
+
+
+def select(index: Index, name: str, version: str = "", *, devel: bool = False) -> IndexEntry:
+    """Helm's ``IndexFile.Get``: exact version string first, then the newest constraint match."""
+    found = index.entries.get(name)
+    if not found:
+        raise ChartNotFoundError(f'chart "{name}" not found in {index.url} repository')
+    if version:
+        for entry in found:
+            if entry.version == version:
+                return entry
+    text = version or (DEVEL_CONSTRAINT if devel else "*")
+    try:
+        constraint = versions.Constraints.parse(text, include_prerelease=devel)
+    except versions.VersionError as exc:
+        raise NoMatchingVersionError(f'chart "{name}" in {index.url}: invalid version {version!r}: {exc}') from None
+    for entry in found:
+        try:
+            candidate = versions.Version.parse(entry.version)
+        except versions.VersionError:
+            continue
+        if constraint.check(candidate):
+            return entry
+    shown = version or ("latest development version" if devel else "latest stable version")
+    raise NoMatchingVersionError(f'chart "{name}" version "{shown}" not found in {index.url} repository')
+
+
+def resolve_url(repo_url: str, chart_url: str) -> str:
+    """A chart URL from the index, made absolute against the repository URL (Helm's rule)."""
+    return str(httpx.URL(normalize_url(repo_url) + "/").join(chart_url))
+
+
+@dataclass(frozen=True)
+class Fetched:
+    """A chart downloaded (or found in the cache) and checked."""
+
+    data: bytes
+    digest: str
+    entry: IndexEntry
+    url: str
+
+
+class Repository:
+    """One chart repository: its URL, credentials, HTTP client and the shared cache."""
+
+    def __init__(self, url: str, *, credentials: auth.Credentials = auth.NO_CREDENTIALS,
+                 cache: cache_mod.Cache, transport: httpx.BaseTransport | None = None) -> None:
+        self.url = normalize_url(url)
+        self.credentials = credentials
+        self.cache = cache
+        self._client = auth.client(credentials, transport=transport)
+        self._auth = auth.OriginAuth(credentials, self.url)
+
+    def close(self) -> None:
+        self._client.close()
+
+    def __enter__(self) -> Repository:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # index ---------------------------------------------------------------------------------
+    def index(self) -> Index:
+        """The repository's index, revalidated against the server, parsed once per content."""
+        key = f"repo-index:{self.url}"
+        with self.cache.lock(key):
+            record = self.cache.read_record(key) or {}
+            digest = self._fetch_index(record, key)
+            return self._parsed(digest)
+
+    def _fetch_index(self, record: dict[str, Any], key: str) -> str:
+        url = index_url(self.url)
+        headers = {}
+        cached = record.get("digest", "")
+        if cached and self.cache.has(cached):
+            if record.get("etag"):
+                headers["If-None-Match"] = record["etag"]
+            if record.get("last_modified"):
+                headers["If-Modified-Since"] = record["last_modified"]
+        with self._stream("GET", url, headers=headers, what="index") as response:
+            if response.status_code == 304 and cached:
+                return str(cached)
+            try:
+                digest = self.cache.put_stream(response.iter_bytes(cache_mod.CHUNK_BYTES),
+                                               limit=MAX_INDEX_BYTES, what=url)
+            except httpx.TransportError as exc:
+                raise RegistryUnavailableError(f"{self.url}: index download failed: {exc}") from None
+            self.cache.write_record(key, {
+                "digest": digest,
+                "etag": response.headers.get("ETag", ""),
+                "last_modified": response.headers.get("Last-Modified", ""),
+            })
+            return digest
+
+    def _parsed(self, digest: str) -> Index:
+        parse_key = f"repo-index-parse:{INDEX_PARSE_VERSION}:{digest}"
+        record = self.cache.read_record(parse_key)
+        if record is not None:
+            entries = {name: tuple(IndexEntry(name, v, tuple(u), d) for v, u, d in items)
+                       for name, items in record["entries"].items()}
+            return Index(url=self.url, entries=entries, digest=digest)
+        data = self.cache.get(digest)
+        if data is None:
+            raise RegistryUnavailableError(f"{self.url}: cached index vanished; retry")
+        parsed = parse_index(data, url=self.url)
+        self.cache.write_record(parse_key, {"entries": {
+            name: [[e.version, list(e.urls), e.digest] for e in items]
+            for name, items in parsed.entries.items()}})
+        return Index(url=self.url, entries=parsed.entries, digest=digest)
+
+    # charts --------------------------------------------------------------------------------
+    def fetch(self, name: str, version: str = "", *, devel: bool = False) -> Fetched:
+        """Resolve ``name``/``version`` in the index and return the checked package."""
+        entry = select(self.index(), name, version, devel=devel)
+        if not entry.urls:
+            raise SourceError(f'chart "{name}" version "{entry.version}" in {self.url} has no download URL')
+        url = resolve_url(self.url, entry.urls[0])
+        if entry.digest:
+            cached = self.cache.get(entry.digest)
+            if cached is not None:
+                return Fetched(cached, _with_algo(entry.digest), entry, url)
+        with self.cache.lock(f"chart:{url}"):
+            data = self._download(url)
+        digest = "sha256:" + cache_mod.sha256_hex(data)
+        if entry.digest and _with_algo(entry.digest) != digest:
+            raise DigestMismatchError(
+                f'chart "{name}" version "{entry.version}" from {url}: digest {digest} does not match '
+                f"the index digest {_with_algo(entry.digest)}")
+        check_archive(data, source=url)
+        self.cache.put(data)
+        return Fetched(data, digest, entry, url)
+
+    def _download(self, url: str) -> bytes:
+        with self._stream("GET", url, what="chart") as response:
+            return read_bounded(response, limit=MAX_CHART_BYTES, what=url, repo=self.url)
+
+    def _stream(self, method: str, url: str, *, headers: dict[str, str] | None = None,
+                what: str) -> Any:
+        return _checked_stream(self._client, method, url, headers=headers or {}, auth=self._auth,
+                               repo=self.url, what=what)
+
+
+def _with_algo(digest: str) -> str:
+    return digest if ":" in digest else f"sha256:{digest}"
+
+
+def check_archive(data: bytes, *, source: str) -> None:
+    """Refuse an unsafe or corrupt package before it reaches the cache."""
+    loader.load_archive(data, source=source)
+
+
+def read_bounded(response: httpx.Response, *, limit: int, what: str, repo: str) -> bytes:
+    """The body of a streamed response, refusing more than ``limit`` bytes."""
+    chunks = bytearray()
+    try:
+        for chunk in response.iter_bytes(cache_mod.CHUNK_BYTES):
+            chunks += chunk
+            if len(chunks) > limit:
+                raise SourceError(f"{what}: larger than the limit of {limit} bytes")
+    except httpx.TransportError as exc:
+        raise RegistryUnavailableError(f"{repo}: download of {what} failed: {exc}") from None
+    return bytes(chunks)
+
+
+class _checked_stream:
+    """``client.stream`` that maps transport failures and HTTP errors to source errors."""
+
+    def __init__(self, client: httpx.Client, method: str, url: str, *, headers: dict[str, str],
+                 auth: httpx.Auth, repo: str, what: str) -> None:
+        self._cm = client.stream(method, url, headers=headers, auth=auth)
+        self._url, self._repo, self._what = url, repo, what
+
+    def __enter__(self) -> httpx.Response:
+        try:
+            response = self._cm.__enter__()
+        except httpx.TransportError as exc:
+            raise RegistryUnavailableError(
+                f"{self._repo}: cannot reach the repository ({self._url}): {exc}") from None
+        if response.status_code in (200, 304):
+            return response
+        status = response.status_code
+        self._cm.__exit__(None, None, None)
+        if status in (401, 403):
+            raise AuthError(f"{self._repo}: {status} {response.reason_phrase} for {self._url} "
+                            "(missing or wrong credentials)")
+        if status == 404 and self._what == "index":
+            raise SourceError(f'{self._repo}: not a valid chart repository (no {self._url}: 404 Not Found)')
+        if status == 404:
+            raise ChartNotFoundError(f"{self._repo}: chart package {self._url} not found (404)")
+        if status == 429 or status >= 500:
+            raise RegistryUnavailableError(f"{self._repo}: {status} {response.reason_phrase} for {self._url}")
+        raise SourceError(f"{self._repo}: unexpected {status} {response.reason_phrase} for {self._url}")
+
+    def __exit__(self, *exc: object) -> None:
+        try:
+            self._cm.__exit__(*exc)
+        except httpx.TransportError:
+            pass
