@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any, Sequence
 
-from helm_core import goyaml, lua
+from helm_core import cli_sources, goyaml, lua
 from helm_core.action import template as template_action, values_options
 from helm_core.chart import loader, prepare
 from helm_core.errors import HelmError
@@ -99,8 +99,19 @@ def cmd_template(args: argparse.Namespace) -> int:
     if args.output_dir:
         _write_output_dir(Path(args.output_dir), text)
     else:
-        sys.stdout.write(text)
+        _write(text)
     return 0
+
+
+def _write(text: str) -> None:
+    """Print rendered text; bytes of binary chart files pass through unchanged (surrogateescape)."""
+    sys.stdout.flush()
+    buffer = getattr(sys.stdout, "buffer", None)
+    if buffer is None:  # a text-only stream (tests capture this way)
+        sys.stdout.write(text)
+        return
+    buffer.write(text.encode("utf-8", "surrogateescape"))
+    buffer.flush()
 
 
 def _write_output_dir(root: Path, text: str) -> None:
@@ -113,7 +124,7 @@ def _write_output_dir(root: Path, text: str) -> None:
             raise HelmError(f"refusing to write {source} outside {root}")
         target.parent.mkdir(parents=True, exist_ok=True)
         mode = "a" if target in written else "w"
-        with target.open(mode, encoding="utf-8") as fh:
+        with target.open(mode, encoding="utf-8", errors="surrogateescape") as fh:
             fh.write(f"---\n# Source: {source}\n{content}")
         if target not in written:
             print(f"wrote {target}")
@@ -145,16 +156,16 @@ def cmd_show(args: argparse.Namespace) -> int:
     chart = loader.load(args.chart)
     if args.what == "chart":
         chart_yaml = next((f for f in _raw_files(args.chart) if f[0] == "Chart.yaml"), None)
-        sys.stdout.write(chart_yaml[1].decode("utf-8") if chart_yaml else "")
+        _write(chart_yaml[1].decode("utf-8", "surrogateescape") if chart_yaml else "")
     elif args.what == "values":
         if args.computed:
             prepared = prepare.prepare_chart(chart, _values(args), allow_library=True)
-            sys.stdout.write(goyaml.dump(prepared.values))
+            _write(goyaml.dump(prepared.values))
         else:
-            sys.stdout.write(chart.raw_values.decode("utf-8"))
+            _write(chart.raw_values.decode("utf-8", "surrogateescape"))
     elif args.what == "readme":
         readme = next((f for f in chart.files if f.name.lower() == "readme.md"), None)
-        sys.stdout.write(readme.data.decode("utf-8") if readme else "")
+        _write(readme.data.decode("utf-8", "surrogateescape") if readme else "")
     return 0
 
 
@@ -202,6 +213,7 @@ def build_parser() -> argparse.ArgumentParser:
                       help="(values) show the coalesced values, with subcharts and user values")
     _add_values_flags(show)
     show.set_defaults(func=cmd_show)
+    cli_sources.register(sub)
     return parser
 
 
