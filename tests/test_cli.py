@@ -148,3 +148,16 @@ def test_lua_permission_accepted_by_flag_or_yes(capsys, tmp_path):
     assert code == 0 and err == "lua: asks: 1970\n" and "kind: ConfigMap" in out
     code, _, err = run(capsys, "template", str(root), "-y")
     assert code == 0 and err == "lua: asks: 1970\n"
+
+
+def test_binary_file_bytes_print_as_go_quotes_them(tmp_path, capfdbinary):
+    root = write_chart(tmp_path, {
+        "Chart.yaml": chart_yaml("bin"),
+        "files/b.bin": b"\xff\xfe\x00abc",
+        "templates/cm.yaml": 'kind: ConfigMap\ndata:\n  raw: {{ .Files.Get "files/b.bin" | quote }}\n'
+                             '  bytes: {{ .Files.Get "files/b.bin" }}\n',
+    })
+    assert cli.main(["template", str(root)]) == 0
+    out = capfdbinary.readouterr().out
+    assert b'  raw: "\\xff\\xfe\\x00abc"\n' in out
+    assert b"  bytes: \xff\xfe\x00abc\n" in out

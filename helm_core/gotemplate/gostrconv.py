@@ -204,6 +204,9 @@ def _quote_rune(ch: str, q: str, ascii_only: bool) -> str:
         return specials[ch]
     if code < 0x20 or code == 0x7F:
         return f"\\x{code:02x}"
+    if 0xDC80 <= code <= 0xDCFF:
+        # A byte of invalid UTF-8 carried as a surrogate escape (binary .Files): Go prints \xNN.
+        return f"\\x{code - 0xDC00:02x}"
     if 0xD800 <= code <= 0xDFFF:
         return "\\ufffd"
     if code < 0x10000:
