@@ -138,6 +138,11 @@ def parse_documents(files: Mapping[str, str]) -> list[Manifest]:
             try:
                 obj = goyaml.load(doc, source=path)
             except ValueError as exc:
+                if not _is_utf8(doc):
+                    # Bytes of a binary file that are not UTF-8 (Helm: "invalid leading UTF-8 octet").
+                    raise ManifestError(
+                        f"YAML parse error on {path}: error converting YAML to JSON: yaml: invalid UTF-8"
+                    ) from None
                 raise ManifestError(f"YAML parse error on {exc}") from None
             if obj is None:
                 obj = {}
@@ -148,6 +153,14 @@ def parse_documents(files: Mapping[str, str]) -> list[Manifest]:
                 )
             out.append(Manifest(source=path, content=doc, obj=obj))
     return out
+
+
+def _is_utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _hook_weight(annotations: Mapping[str, str]) -> int:

@@ -154,10 +154,13 @@ def test_binary_file_bytes_print_as_go_quotes_them(tmp_path, capfdbinary):
     root = write_chart(tmp_path, {
         "Chart.yaml": chart_yaml("bin"),
         "files/b.bin": b"\xff\xfe\x00abc",
-        "templates/cm.yaml": 'kind: ConfigMap\ndata:\n  raw: {{ .Files.Get "files/b.bin" | quote }}\n'
-                             '  bytes: {{ .Files.Get "files/b.bin" }}\n',
+        "templates/cm.yaml": 'kind: ConfigMap\ndata:\n  raw: {{ .Files.Get "files/b.bin" | quote }}\n',
+        "templates/bad.yaml": 'kind: ConfigMap\ndata:\n  bytes: {{ .Files.Get "files/b.bin" }}\n',
     })
+    assert cli.main(["template", str(root), "--show-only", "templates/cm.yaml"]) == 1
+    err = capfdbinary.readouterr().err
+    assert err == b"Error: YAML parse error on bin/templates/bad.yaml: error converting YAML to JSON: yaml: invalid UTF-8\n"
+    (root / "templates" / "bad.yaml").unlink()
     assert cli.main(["template", str(root)]) == 0
     out = capfdbinary.readouterr().out
     assert b'  raw: "\\xff\\xfe\\x00abc"\n' in out
-    assert b"  bytes: \xff\xfe\x00abc\n" in out
