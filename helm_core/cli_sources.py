@@ -1,0 +1,172 @@
+"""``helm-core pull|push|package|repo index|dependency build``: the chart-source commands.
+
+Flags and messages follow Helm's. Credentials come from flags (``--username``/``--password``,
+``--ca-file``, ``--cert-file``/``--key-file``, ``--insecure-skip-tls-verify``,
+``--pass-credentials``); the cache root from ``--cache-dir``, ``$HELM_CORE_CACHE`` or
+``~/.cache/helm-core`` (this module, as a CLI boundary, reads the environment).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+from typing import Any
+
+from helm_core import sources
+from helm_core.errors import HelmError, SourceError
+from helm_core.sources import cache as cache_mod, dependency, index as index_mod, oci, package as package_mod
+
+
+def _add_auth_flags(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--username", default="", help="chart repository username")
+    p.add_argument("--password", default="", help="chart repository password")
+    p.add_argument("--token", default="", help="bearer token (instead of username/password)")
+    p.add_argument("--ca-file", default="", help="verify certificates of HTTPS servers using this CA bundle")
+    p.add_argument("--cert-file", default="", help="identify with this SSL certificate file")
+    p.add_argument("--key-file", default="", help="identify with this SSL key file")
+    p.add_argument("--insecure-skip-tls-verify", action="store_true", help="skip TLS certificate checks")
+    p.add_argument("--pass-credentials", action="store_true", help="pass credentials to all domains")
+    p.add_argument("--plain-http", action="store_true", help="use insecure HTTP connections for OCI")
+    p.add_argument("--cache-dir", default="", help="chart cache folder (default $HELM_CORE_CACHE or ~/.cache/helm-core)")
+
+
+def _read(path: str) -> bytes:
+    if not path:
+        return b""
+    try:
+        return Path(path).read_bytes()
+    except OSError as exc:
+        raise SourceError(f"{path}: {exc.strerror}") from None
+
+
+def _credentials(args: argparse.Namespace) -> sources.Credentials:
+    return sources.Credentials(
+        username=args.username, password=args.password, token=args.token,
+        ca_pem=_read(args.ca_file), cert_pem=_read(args.cert_file), key_pem=_read(args.key_file),
+        insecure_skip_verify=args.insecure_skip_tls_verify, pass_credentials=args.pass_credentials,
+    )
+
+
+def _cache(args: argparse.Namespace) -> cache_mod.Cache:
+    return cache_mod.Cache(args.cache_dir or cache_mod.default_root(os.environ))
+
+
+def cmd_pull(args: argparse.Namespace) -> int:
+    if args.chart.startswith(oci.SCHEME):
+        ref = sources.ChartRef(kind="oci", url=args.chart, version=args.version, devel=args.devel,
+                               plain_http=args.plain_http)
+    elif args.repo:
+        ref = sources.ChartRef(kind="repo", url=args.repo, name=args.chart, version=args.version,
+                               devel=args.devel)
+    else:
+        raise SourceError(f"{args.chart}: give --repo URL or an oci:// reference "
+                          "(named repositories are not supported)")
+    resolved = sources.resolve(ref, _credentials(args), _cache(args))
+    dest = Path(args.destination)
+    dest.mkdir(parents=True, exist_ok=True)
+    target = dest / f"{resolved.name}-{resolved.version}.tgz"
+    temporary = target.with_name(f".{target.name}.tmp")
+    temporary.write_bytes(resolved.data)
+    os.replace(temporary, target)
+    if ref.kind == "oci":
+        print(f"Pulled: {resolved.source.removeprefix(oci.SCHEME)}")
+        print(f"Digest: {resolved.digest}")
+    return 0
+
+
+def cmd_push(args: argparse.Namespace) -> int:
+    data = _read(args.chart)
+    doc = package_mod.raw_chart_yaml(data, source=args.chart)
+    sources.packaged.load(data, source=args.chart)
+    meta = package_mod.chart_metadata(doc)
+    remote = oci.Reference.parse(args.remote.rstrip("/"))
+    if remote.tag or remote.digest:
+        raise SourceError(f"{args.remote}: give the repository without a tag (the chart version is the tag)")
+    ref = oci.Reference(remote.registry, f"{remote.repository}/{meta['name']}", oci.version_to_tag(str(meta["version"])))
+    with oci.Registry(ref.registry, credentials=_credentials(args), cache=_cache(args),
+                      plain_http=args.plain_http) as registry:
+        digest = registry.push(ref, data, meta, annotations=_annotations(meta))
+    print(f"Pushed: {str(ref).removeprefix(oci.SCHEME)}")
+    print(f"Digest: {digest}")
+    return 0
+
+
+def _annotations(meta: dict[str, Any]) -> dict[str, str]:
+    """Helm's ``generateOCIAnnotations`` (chart annotations never override these keys)."""
+    import datetime
+    out = {f"org.opencontainers.image.{k}": str(meta[f]) for k, f in
+           (("description", "description"), ("title", "name"), ("version", "version"), ("url", "home"))
+           if meta.get(f)}
+    out["org.opencontainers.image.created"] = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    if meta.get("sources"):
+        out["org.opencontainers.image.source"] = str(meta["sources"][0])
+    for key, value in (meta.get("annotations") or {}).items():
+        out.setdefault(str(key), str(value))
+    return out
+
+
+def cmd_package(args: argparse.Namespace) -> int:
+    for chart_dir in args.charts:
+        filename, data = package_mod.package(chart_dir)
+        dest = Path(args.destination)
+        dest.mkdir(parents=True, exist_ok=True)
+        target = (dest / filename).resolve()
+        temporary = target.with_name(f".{filename}.tmp")
+        temporary.write_bytes(data)
+        os.replace(temporary, target)
+        print(f"Successfully packaged chart and saved it to: {target}")
+    return 0
+
+
+def cmd_repo_index(args: argparse.Namespace) -> int:
+    if not Path(args.dir).is_dir():
+        raise HelmError(f"{args.dir}: not a directory")
+    index_mod.write_index(args.dir, url=args.url, merge_with=args.merge)
+    return 0
+
+
+def cmd_dependency_build(args: argparse.Namespace) -> int:
+    creds = _credentials(args)
+    built = dependency.build(args.chart, credentials=lambda _url: creds, cache=_cache(args))
+    for item in built:
+        print(f"Saving {item.name} {item.version} from {item.repository}")
+    print(f"{len(built)} dependencies in {Path(args.chart) / 'charts'}")
+    return 0
+
+
+def register(sub: Any) -> None:
+    """Add the chart-source subcommands to ``helm-core``'s subparsers."""
+    pull = sub.add_parser("pull", help="download a chart from a repository or OCI registry")
+    pull.add_argument("chart", help="chart name (with --repo) or oci:// reference")
+    pull.add_argument("--repo", default="", help="chart repository URL")
+    pull.add_argument("--version", default="", help="version or semver constraint (default: latest stable)")
+    pull.add_argument("--devel", action="store_true", help="use development versions too")
+    pull.add_argument("-d", "--destination", default=".", help="folder to write the chart to")
+    _add_auth_flags(pull)
+    pull.set_defaults(func=cmd_pull)
+
+    push = sub.add_parser("push", help="push a packaged chart to an OCI registry")
+    push.add_argument("chart", help="the .tgz to push")
+    push.add_argument("remote", help="oci://host/path")
+    _add_auth_flags(push)
+    push.set_defaults(func=cmd_push)
+
+    pkg = sub.add_parser("package", help="package chart directories into deterministic archives")
+    pkg.add_argument("charts", nargs="+", metavar="DIR")
+    pkg.add_argument("-d", "--destination", default=".", help="folder to write the archive to")
+    pkg.set_defaults(func=cmd_package)
+
+    repo_cmd = sub.add_parser("repo", help="chart repository tools")
+    repo_sub = repo_cmd.add_subparsers(dest="repo_command", required=True)
+    idx = repo_sub.add_parser("index", help="generate index.yaml for a folder of charts")
+    idx.add_argument("dir")
+    idx.add_argument("--url", default="", help="URL of the chart repository")
+    idx.add_argument("--merge", default="", help="merge the generated index into this index")
+    idx.set_defaults(func=cmd_repo_index)
+
+    dep = sub.add_parser("dependency", aliases=["dep"], help="manage a chart's dependencies")
+    dep_sub = dep.add_subparsers(dest="dependency_command", required=True)
+    dep_build = dep_sub.add_parser("build", help="fetch the dependencies of Chart.yaml (honours Chart.lock)")
+    dep_build.add_argument("chart", nargs="?", default=".")
+    _add_auth_flags(dep_build)
+    dep_build.set_defaults(func=cmd_dependency_build)
