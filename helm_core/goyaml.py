@@ -21,9 +21,11 @@ from __future__ import annotations
 
 import base64
 import binascii
+import contextlib
 import math
 import re
 import struct
+from collections.abc import Iterator
 from typing import Any
 
 import yaml
@@ -425,17 +427,11 @@ def _undefined_alias(exc: yaml.YAMLError, text: str) -> str | None:
     return f"yaml: unknown anchor '{name.group(0) if name else ''}' referenced"
 
 
-def decode(data: bytes | str) -> Any:
-    """``sigs.k8s.io/yaml.Unmarshal`` into ``interface{}`` of the first document.
-
-    Raises :class:`ValueError` with Go's message (``error converting YAML to JSON: ...``).
-    """
-    text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
-    loader = _GoLoader(text)
+@contextlib.contextmanager
+def _go_errors(text: str) -> Iterator[None]:
+    """Turn parser failures into Go's ``error converting YAML to JSON: ...`` texts."""
     try:
-        node = _first_node(loader)
-        decoded = _Builder().value(node) if node is not None else None
-        return _json_types(decoded)
+        yield
     except yaml.YAMLError as exc:
         message = _undefined_alias(exc, text) or _describe_yaml_error(exc)
         raise ValueError(f"error converting YAML to JSON: {message}") from None
@@ -444,6 +440,20 @@ def decode(data: bytes | str) -> Any:
         raise ValueError(f"error converting YAML to JSON: yaml: anchor '{name}' value contains itself") from None
     except ValueError as exc:
         raise ValueError(f"error converting YAML to JSON: {exc}") from None
+
+
+def decode(data: bytes | str) -> Any:
+    """``sigs.k8s.io/yaml.Unmarshal`` into ``interface{}`` of the first document.
+
+    Raises :class:`ValueError` with Go's message (``error converting YAML to JSON: ...``).
+    """
+    text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
+    loader = _GoLoader(text)
+    try:
+        with _go_errors(text):
+            node = _first_node(loader)
+            decoded = _Builder().value(node) if node is not None else None
+            return _json_types(decoded)
     finally:
         loader.dispose()
 
@@ -454,17 +464,10 @@ def decode_all(data: bytes | str) -> list[Any]:
     loader = _GoLoader(text)
     docs: list[Any] = []
     try:
-        while loader.check_node():
-            node = loader.get_node()
-            docs.append(_json_types(_Builder().value(node)) if node is not None else None)
-    except yaml.YAMLError as exc:
-        message = _undefined_alias(exc, text) or _describe_yaml_error(exc)
-        raise ValueError(f"error converting YAML to JSON: {message}") from None
-    except _SelfReference:
-        name = _self_referencing_anchor(text)
-        raise ValueError(f"error converting YAML to JSON: yaml: anchor '{name}' value contains itself") from None
-    except ValueError as exc:
-        raise ValueError(f"error converting YAML to JSON: {exc}") from None
+        with _go_errors(text):
+            while loader.check_node():
+                node = loader.get_node()
+                docs.append(_json_types(_Builder().value(node)) if node is not None else None)
     finally:
         loader.dispose()
     return docs

@@ -75,7 +75,7 @@ def unquote(s: str) -> str:
     return "".join(out)
 
 
-def _underscore_ok(s: str) -> bool:
+def underscore_ok(s: str) -> bool:
     """Go's ``underscoreOK``: each '_' sits between digits (or after a base prefix)."""
     saw = "^"
     i = 0
@@ -111,7 +111,7 @@ def _parse_int(text: str) -> Optional[int]:
     neg = False
     if s[:1] in ("+", "-") and s:
         neg, s = s[0] == "-", s[1:]
-    if not s or not _underscore_ok(s):
+    if not s or not underscore_ok(s):
         return None
     digits = s.replace("_", "")
     base = 10
@@ -127,7 +127,7 @@ def _parse_int(text: str) -> Optional[int]:
 
 def _parse_float(text: str) -> Optional[float]:
     """``strconv.ParseFloat(text, 64)`` for the literals the lexer produces; None if invalid."""
-    if not text or not _underscore_ok(text):
+    if not text or not underscore_ok(text):
         return None
     t = text.replace("_", "")
     body = t[1:] if t[:1] in ("+", "-") else t

@@ -12,7 +12,7 @@ import math
 import re
 from typing import Any
 
-from helm_core.gotemplate import gofmt
+from helm_core.gotemplate import gofmt, literals
 from helm_core.gotemplate.funcs import gohelpers
 from helm_core.gotemplate.gotypes import Int64, signature
 
@@ -33,33 +33,6 @@ class ParseError(ValueError):
         super().__init__(kind)
         self.kind = kind
         self.clamped = clamped
-
-
-def _underscore_ok(s: str) -> bool:
-    """Go's ``underscoreOK``: underscores only between digits (a base prefix counts as one)."""
-    saw = "^"
-    i = 0
-    if s[:1] in "+-":
-        s = s[1:]
-    hexa = False
-    if len(s) >= 2 and s[0] == "0" and s[1].lower() in "box":
-        i = 2
-        saw = "0"
-        hexa = s[1].lower() == "x"
-    while i < len(s):
-        c = s[i]
-        if c.isdigit() and c.isascii() or hexa and c.lower() in "abcdef":
-            saw = "0"
-        elif c == "_":
-            if saw != "0":
-                return False
-            saw = "_"
-        else:
-            if saw == "_":
-                return False
-            saw = "!"
-        i += 1
-    return saw != "_"
 
 
 def parse_int(s: str, base: int = 0, *, bits: int = 64) -> int:
@@ -94,7 +67,7 @@ def parse_int(s: str, base: int = 0, *, bits: int = 64) -> int:
         if d < 0 or d >= base:
             raise ParseError("syntax")
         value = value * base + d
-    if underscores and not _underscore_ok(s):
+    if underscores and not literals.underscore_ok(s):
         raise ParseError("syntax")
     limit = 1 << (bits - 1)
     if not neg and value >= limit:
@@ -110,7 +83,7 @@ def parse_float(s: str) -> float:
     if special is not None:
         return special
     if _HEX_FLOAT.fullmatch(s):
-        if "_" in s and not _underscore_ok(s):
+        if "_" in s and not literals.underscore_ok(s):
             raise ParseError("syntax")
         text = s.replace("_", "")
         if "p" not in text.lower():
@@ -120,7 +93,7 @@ def parse_float(s: str) -> float:
         except (ValueError, OverflowError):
             raise ParseError("range") from None
     elif _DEC_FLOAT.fullmatch(s):
-        if "_" in s and not _underscore_ok(s):
+        if "_" in s and not literals.underscore_ok(s):
             raise ParseError("syntax")
         value = float(s.replace("_", ""))
     else:
