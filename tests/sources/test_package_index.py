@@ -1,0 +1,77 @@
+"""Deterministic packaging and ``repo index``, compared with the reference helm."""
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+
+from helm_core.cli import main as cli_main
+from helm_core.chart import loader
+from helm_core.sources import index as index_mod, package as package_mod
+from tests import chartkit
+
+
+def _chart(root: Path, name: str = "demo", version: str = "1.0.0") -> Path:
+    return chartkit.write_chart(root / name, {
+        "Chart.yaml": chartkit.chart_yaml(name, version, description="A demo", appVersion='"2.0"'),
+        "values.yaml": "a: 1\n",
+        "templates/cm.yaml": "kind: ConfigMap\n",
+        ".helmignore": "*.bak\n",
+        "notes.bak": "ignored\n",
+    })
+
+
+def test_package_is_deterministic_and_loads(tmp_path: Path) -> None:
+    chart = _chart(tmp_path)
+    name1, data1 = package_mod.package(chart)
+    (chart / "values.yaml").touch()
+    name2, data2 = package_mod.package(chart)
+    assert name1 == name2 == "demo-1.0.0.tgz"
+    assert data1 == data2
+    loaded = loader.load_archive(data1, source=name1)
+    assert loaded.metadata.version == "1.0.0"
+    assert sorted(f.name for f in loaded.templates) == ["templates/cm.yaml"]
+    assert "notes.bak" not in [f.name for f in loaded.files]
+
+
+def test_cli_package_prints_helm_message(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    chart = _chart(tmp_path)
+    assert cli_main(["package", str(chart), "-d", str(tmp_path / "out")]) == 0
+    target = (tmp_path / "out" / "demo-1.0.0.tgz").resolve()
+    assert capsys.readouterr().out == f"Successfully packaged chart and saved it to: {target}\n"
+
+
+def _strip(doc: dict) -> dict:  # type: ignore[type-arg]
+    doc = dict(doc)
+    doc.pop("generated", None)
+    return {**doc, "entries": {name: [{k: v for k, v in e.items() if k != "created"} for e in items]
+                                for name, items in doc["entries"].items()}}
+
+
+def test_repo_index_matches_helm(tmp_path: Path, helm_binary: str) -> None:
+    repo = tmp_path / "repo"
+    (repo / "sub").mkdir(parents=True)
+    for version in ("1.0.0", "1.10.0", "1.2.0"):
+        _, data = package_mod.package(_chart(tmp_path / version, "demo", version))
+        (repo / f"demo-{version}.tgz").write_bytes(data)
+    _, other = package_mod.package(_chart(tmp_path / "o", "other", "0.1.0"))
+    (repo / "sub" / "other-0.1.0.tgz").write_bytes(other)
+    (repo / "junk.tgz").write_bytes(b"not a chart")
+    ours_dir = tmp_path / "ours"
+    subprocess.run(["cp", "-r", str(repo), str(ours_dir)], check=True)
+    subprocess.run([helm_binary, "repo", "index", str(repo), "--url", "https://charts.example/x"],
+                   check=True, capture_output=True, env={"HOME": str(tmp_path), "PATH": "/usr/bin:/bin"})
+    assert cli_main(["repo", "index", str(ours_dir), "--url", "https://charts.example/x"]) == 0
+    theirs = yaml.safe_load((repo / "index.yaml").read_text())
+    ours = yaml.safe_load((ours_dir / "index.yaml").read_text())
+    assert _strip(ours) == _strip(theirs)
+
+
+def test_index_without_url_uses_relative_paths(tmp_path: Path) -> None:
+    (tmp_path / "sub").mkdir()
+    _, data = package_mod.package(_chart(tmp_path / "c", "demo", "1.0.0"))
+    (tmp_path / "sub" / "demo-1.0.0.tgz").write_bytes(data)
+    doc = index_mod.index_directory(tmp_path, created="2026-01-01T00:00:00Z")
+    assert doc["entries"]["demo"][0]["urls"] == ["sub/demo-1.0.0.tgz"]
