@@ -127,7 +127,8 @@ def cmd_repo_index(args: argparse.Namespace) -> int:
 
 def cmd_dependency_build(args: argparse.Namespace) -> int:
     creds = _credentials(args)
-    built = dependency.build(args.chart, credentials=lambda _url: creds, cache=_cache(args))
+    built = dependency.build(args.chart, credentials=lambda _url: creds, cache=_cache(args),
+                             plain_http=args.plain_http)
     for item in built:
         print(f"Saving {item.name} {item.version} from {item.repository}")
     print(f"{len(built)} dependencies in {Path(args.chart) / 'charts'}")

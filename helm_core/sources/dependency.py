@@ -67,11 +67,12 @@ def _read_yaml(path: Path) -> dict[str, Any]:
     return doc
 
 
-def _ref(dep: dict[str, Any], version: str, chart_dir: Path) -> ChartRef | Path:
+def _ref(dep: dict[str, Any], version: str, chart_dir: Path, plain_http: bool) -> ChartRef | Path:
     repository = str(dep.get("repository") or "")
     name = str(dep["name"])
     if repository.startswith("oci://"):
-        return ChartRef(kind="oci", url=f"{repository.rstrip('/')}/{name}", version=version)
+        return ChartRef(kind="oci", url=f"{repository.rstrip('/')}/{name}", version=version,
+                        plain_http=plain_http)
     if repository.startswith(("http://", "https://")):
         return ChartRef(kind="repo", url=repository, name=name, version=version)
     if repository.startswith("file://"):
@@ -81,7 +82,8 @@ def _ref(dep: dict[str, Any], version: str, chart_dir: Path) -> ChartRef | Path:
 
 
 def build(chart_dir: str | os.PathLike[str], *, credentials: Callable[[str], Credentials],
-          cache: cache_mod.Cache, now: Callable[[], str] | None = None) -> list[Built]:
+          cache: cache_mod.Cache, plain_http: bool = False,
+          now: Callable[[], str] | None = None) -> list[Built]:
     """Fetch every dependency into ``charts/``; ``credentials(repository_url)`` picks auth."""
     root = Path(chart_dir)
     doc = _read_yaml(root / "Chart.yaml")
@@ -101,7 +103,7 @@ def build(chart_dir: str | os.PathLike[str], *, credentials: Callable[[str], Cre
         if not dep.get("repository"):
             continue  # a dependency already vendored in charts/ (Helm skips it too)
         version = str((locked[position] if locked else dep).get("version") or "")
-        item = _fetch(dep, version, root, credentials, cache)
+        item = _fetch(dep, version, root, credentials, cache, plain_http)
         built.append(item)
         resolved_lock.append({"name": dep["name"], "repository": dep["repository"], "version": item.version})
     if locked is None and req:
@@ -112,8 +114,8 @@ def build(chart_dir: str | os.PathLike[str], *, credentials: Callable[[str], Cre
 
 
 def _fetch(dep: dict[str, Any], version: str, root: Path, credentials: Callable[[str], Credentials],
-           cache: cache_mod.Cache) -> Built:
-    ref = _ref(dep, version, root)
+           cache: cache_mod.Cache, plain_http: bool) -> Built:
+    ref = _ref(dep, version, root, plain_http)
     repository = str(dep["repository"])
     if isinstance(ref, Path):
         filename, data = package_mod.package(ref)
