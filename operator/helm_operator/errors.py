@@ -1,0 +1,102 @@
+"""The one place where helm_core errors become Kopf retry policy and condition reasons.
+
+    HelmError                        -> permanent? reason
+     ├── ChartError (+ Archive, ...)     yes        ChartInvalid
+     ├── ValuesError / SchemaError       yes        ValuesInvalid
+     ├── TemplateError, ManifestError    yes        RenderFailed
+     ├── LuaError                        yes        LuaFailed (LuaPermissionDenied when refused)
+     ├── ClusterError                    no         ClusterError
+     │    ├── ForbiddenError             yes        Forbidden (the service account lacks rights)
+     │    ├── WaitError                  no         WaitFailed
+     │    └── LockedError                no         OperationInProgress
+     ├── StorageError                    no         StorageError
+     │    └── TooLargeError              yes        ReleaseTooLarge
+     └── SourceError                     yes        ChartSourceFailed
+          ├── AuthError                  no         ChartSourceAuth
+          └── RegistryUnavailableError   no         ChartSourceUnavailable
+    RequestError (this package)          yes        its own reason
+
+Permanent means "will not progress without a change" (Stalled); everything else is retried with
+exponential backoff until the request's retry budget is used up. Anything that is not a
+HelmError (a bug, a network hiccup in the Kubernetes client) is retried.
+"""
+from __future__ import annotations
+
+import kopf
+
+from helm_core import errors
+
+#: First retry delay, doubled per attempt up to ``MAX_BACKOFF_S`` (seconds).
+BASE_BACKOFF_S = 5.0
+MAX_BACKOFF_S = 300.0
+
+
+class RequestError(Exception):
+    """A HelmRequest that cannot proceed as written (missing service account, release name
+    claimed by another request, Lua permission refused by policy...). Always permanent."""
+
+    def __init__(self, message: str, *, reason: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
+_REASONS: tuple[tuple[type[BaseException], str, bool], ...] = (
+    # Most specific first: the first isinstance match wins.
+    (errors.ForbiddenError, "Forbidden", True),
+    (errors.WaitError, "WaitFailed", False),
+    (errors.LockedError, "OperationInProgress", False),
+    (errors.ClusterError, "ClusterError", False),
+    (errors.TooLargeError, "ReleaseTooLarge", True),
+    (errors.StorageError, "StorageError", False),
+    (errors.AuthError, "ChartSourceAuth", False),
+    (errors.RegistryUnavailableError, "ChartSourceUnavailable", False),
+    (errors.SourceError, "ChartSourceFailed", True),
+    (errors.ChartError, "ChartInvalid", True),
+    (errors.ValuesError, "ValuesInvalid", True),
+    (errors.TemplateError, "RenderFailed", True),
+    (errors.ManifestError, "RenderFailed", True),
+    (errors.LuaError, "LuaFailed", True),
+    (errors.HelmError, "HelmError", True),
+)
+
+
+def reason(exc: BaseException) -> str:
+    """The condition and Event reason for a failure (CamelCase)."""
+    if isinstance(exc, RequestError):
+        return exc.reason
+    for kind, name, _ in _REASONS:
+        if isinstance(exc, kind):
+            return name
+    return "InternalError"
+
+
+def is_permanent(exc: BaseException) -> bool:
+    """True when retrying the same spec cannot help (the request goes Stalled)."""
+    if isinstance(exc, RequestError):
+        return True
+    for kind, _, permanent in _REASONS:
+        if isinstance(exc, kind):
+            return permanent
+    return False
+
+
+def backoff_seconds(retry: int) -> float:
+    """Delay before retry number ``retry`` (0-based): 5 s, 10 s, 20 s ... capped at 300 s."""
+    if retry < 0:
+        raise ValueError(f"retry must be >= 0, not {retry}")
+    return min(MAX_BACKOFF_S, BASE_BACKOFF_S * (2.0 ** min(retry, 32)))
+
+
+def message(exc: BaseException) -> str:
+    """A one-line human message; non-Helm errors keep their type so bugs stay visible."""
+    text = str(exc).strip() or type(exc).__name__
+    if not isinstance(exc, (errors.HelmError, RequestError)):
+        text = f"{type(exc).__name__}: {text}"
+    return text
+
+
+def to_kopf(exc: BaseException, *, retry: int) -> kopf.PermanentError | kopf.TemporaryError:
+    """The Kopf exception to raise for ``exc`` on attempt ``retry`` (0-based)."""
+    if is_permanent(exc):
+        return kopf.PermanentError(message(exc))
+    return kopf.TemporaryError(message(exc), delay=backoff_seconds(retry))

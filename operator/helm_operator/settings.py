@@ -1,0 +1,82 @@
+"""Operator settings: what the admin decides, as frozen dataclasses per concern.
+
+Only ``main`` reads flags and the environment and builds an :class:`OperatorSettings`; every other
+module receives it. Each field's docstring gives its meaning, unit and why the default is what it is.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+#: Lua permissions an admin may allow (``helm_core.lua.permissions.ALL_PERMISSIONS``).
+LOG_FORMATS = ("text", "json")
+DEFAULT_WORKERS = 8
+DEFAULT_PROBE_PORT = 8080
+DEFAULT_METRICS_PORT = 9090
+MAX_WORKERS = 256
+
+
+@dataclass(frozen=True)
+class WatchSettings:
+    """Which HelmRequests this operator serves."""
+
+    namespaces: tuple[str, ...] = ()
+    """Namespaces to watch; empty means the whole cluster (needs cluster-wide list/watch)."""
+
+    @property
+    def cluster_wide(self) -> bool:
+        return not self.namespaces
+
+
+@dataclass(frozen=True)
+class SecuritySettings:
+    """Who the controller acts as, and what chart Lua may do."""
+
+    lua_allowlist: frozenset[str] = frozenset()
+    """Lua permissions a request may accept (io, network, os). Empty by default: a chart's Lua
+    gets nothing beyond the sandbox unless the admin allows it and the request accepts it."""
+
+    default_service_account: str = ""
+    """ServiceAccount (in the request's namespace) used when a request names none. Empty means
+    the controller's own identity is used for such requests — only sensible on a single-tenant
+    cluster, which is why :attr:`require_service_account` exists."""
+
+    require_service_account: bool = False
+    """When true, a request with no serviceAccountName (and no default) is Stalled instead of
+    running with the controller's own rights."""
+
+
+@dataclass(frozen=True)
+class RuntimeSettings:
+    """How the process runs."""
+
+    workers: int = DEFAULT_WORKERS
+    """Helm operations running at once (install/upgrade/uninstall); each holds a chart and its
+    render in memory, so 8 keeps a 2-core pod responsive. Between 1 and ``MAX_WORKERS``."""
+
+    log_format: str = "text"
+    """``text`` for humans, ``json`` (one object per line) for log collectors."""
+
+    probe_port: int = DEFAULT_PROBE_PORT
+    """Port of ``/healthz`` (liveness) and ``/readyz`` (readiness); 0 disables them."""
+
+    metrics_port: int = DEFAULT_METRICS_PORT
+    """Port of the Prometheus ``/metrics`` endpoint; 0 disables it."""
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.workers <= MAX_WORKERS:
+            raise ValueError(f"workers must be between 1 and {MAX_WORKERS}, not {self.workers}")
+        if self.log_format not in LOG_FORMATS:
+            raise ValueError(f"log format must be one of {', '.join(LOG_FORMATS)}, not {self.log_format!r}")
+        for name in ("probe_port", "metrics_port"):
+            port = getattr(self, name)
+            if not 0 <= port <= 65535:
+                raise ValueError(f"{name.replace('_', ' ')} must be between 0 and 65535, not {port}")
+
+
+@dataclass(frozen=True)
+class OperatorSettings:
+    """Everything the controller needs from its admin, composed per concern."""
+
+    watch: WatchSettings = field(default_factory=WatchSettings)
+    security: SecuritySettings = field(default_factory=SecuritySettings)
+    runtime: RuntimeSettings = field(default_factory=RuntimeSettings)

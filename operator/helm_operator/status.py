@@ -1,0 +1,191 @@
+"""HelmRequest status under kstatus rules, as pure functions from (old status, event) to new.
+
+Rules (sigs.k8s.io/cli-utils kstatus, as Flux follows them):
+- ``observedGeneration`` is the generation the controller has acted on; every transition sets it.
+- ``Ready`` is always present: True when the release for this generation is deployed, False on
+  failure, Unknown while an operation runs.
+- ``Reconciling`` and ``Stalled`` are "abnormal-true" conditions: present only while True, and
+  never both. Reconciling = work in progress (or retrying); Stalled = it will not progress
+  without a change (bad chart, values, Lua refused, retries used up).
+- ``Released`` tells whether the last Helm operation succeeded; it survives a later Stalled so
+  users see that the previous version still runs.
+- ``lastTransitionTime`` changes only when a condition's status changes.
+No function changes its input: each returns a new status dict.
+"""
+from __future__ import annotations
+
+import datetime
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+READY = "Ready"
+RECONCILING = "Reconciling"
+STALLED = "Stalled"
+RELEASED = "Released"
+
+#: Conditions present only while True (kstatus "abnormal-true").
+ABNORMAL_TRUE = frozenset({RECONCILING, STALLED})
+
+#: Entries kept in ``status.history`` (the Release object holds the full list).
+MAX_STATUS_HISTORY = 5
+#: A condition message longer than this is cut (the API server allows 32768; kubectl rows stay readable).
+MAX_MESSAGE_CHARS = 4096
+
+# Reasons (CamelCase, as Kubernetes conditions require).
+PROGRESSING = "Progressing"
+INSTALL_SUCCEEDED = "InstallSucceeded"
+UPGRADE_SUCCEEDED = "UpgradeSucceeded"
+ROLLBACK_SUCCEEDED = "RollbackSucceeded"
+RECONCILE_SUCCEEDED = "ReconciliationSucceeded"
+RETRYING = "RetryingAfterFailure"
+RETRIES_EXHAUSTED = "RetriesExhausted"
+SUSPENDED = "Suspended"
+
+
+def now_rfc3339() -> str:
+    """The current UTC time as Kubernetes writes it (seconds, ``Z``)."""
+    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def get_condition(status: Mapping[str, Any] | None, type_: str) -> dict[str, Any] | None:
+    """The condition of that type in ``status``, or None."""
+    for cond in (status or {}).get("conditions") or []:
+        if cond.get("type") == type_:
+            return dict(cond)
+    return None
+
+
+def set_condition(
+    conditions: Sequence[Mapping[str, Any]],
+    *,
+    type_: str,
+    status: str,
+    reason: str,
+    message: str,
+    generation: int,
+    now: str,
+) -> list[dict[str, Any]]:
+    """A new condition list with ``type_`` set; keeps ``lastTransitionTime`` when the status
+    does not change, and the other conditions' order."""
+    if status not in ("True", "False", "Unknown"):
+        raise ValueError(f"condition status must be True, False or Unknown, not {status!r}")
+    old = next((c for c in conditions if c.get("type") == type_), None)
+    since = old.get("lastTransitionTime", now) if old and old.get("status") == status else now
+    new = {"type": type_, "status": status, "reason": reason, "message": _cut(message),
+           "observedGeneration": generation, "lastTransitionTime": since}
+    if old is None:
+        return [dict(c) for c in conditions] + [new]
+    return [new if c.get("type") == type_ else dict(c) for c in conditions]
+
+
+def remove_condition(conditions: Sequence[Mapping[str, Any]], type_: str) -> list[dict[str, Any]]:
+    """A new condition list without ``type_``."""
+    return [dict(c) for c in conditions if c.get("type") != type_]
+
+
+def reconciling(status: Mapping[str, Any] | None, *, generation: int, message: str,
+                reason: str = PROGRESSING, now: str) -> dict[str, Any]:
+    """An operation starts (or is retried): Reconciling True, Ready Unknown, no Stalled."""
+    out = _base(status, generation)
+    conds = remove_condition(out.get("conditions", []), STALLED)
+    conds = set_condition(conds, type_=RECONCILING, status="True", reason=reason, message=message,
+                          generation=generation, now=now)
+    conds = set_condition(conds, type_=READY, status="Unknown", reason=reason, message=message,
+                          generation=generation, now=now)
+    out["conditions"] = _ordered(conds)
+    return out
+
+
+def succeeded(status: Mapping[str, Any] | None, *, generation: int, reason: str, message: str,
+              release: Mapping[str, Any], now: str) -> dict[str, Any]:
+    """The release for ``generation`` is deployed: Ready and Released True, nothing abnormal.
+
+    ``release`` holds the status fields to record (version, chartName, chartVersion, appVersion,
+    valuesDigest, chartDigest, notes, releaseName, releaseNamespace); ``history`` gets the new
+    version in front, at most ``MAX_STATUS_HISTORY`` entries."""
+    out = _base(status, generation)
+    out.update({k: v for k, v in release.items() if k != "history"})
+    conds = remove_condition(remove_condition(out.get("conditions", []), STALLED), RECONCILING)
+    for type_ in (READY, RELEASED):
+        conds = set_condition(conds, type_=type_, status="True", reason=reason, message=message,
+                              generation=generation, now=now)
+    out["conditions"] = _ordered(conds)
+    out.pop("lastError", None)
+    out["failures"] = 0
+    if release.get("version"):
+        entry = {k: release[k] for k in ("version", "chartVersion", "appVersion", "valuesDigest")
+                 if k in release}
+        entry["status"] = "deployed"
+        entry["deployed"] = now
+        rest = [dict(h) for h in out.get("history") or [] if h.get("version") != release["version"]]
+        for h in rest:
+            if h.get("status") == "deployed":
+                h["status"] = "superseded"
+        out["history"] = ([entry] + rest)[:MAX_STATUS_HISTORY]
+    return out
+
+
+def failed(status: Mapping[str, Any] | None, *, generation: int, reason: str, message: str,
+           retrying: bool, released: bool | None, now: str) -> dict[str, Any]:
+    """An operation failed. ``retrying``: Reconciling True (reason RetryingAfterFailure) and a
+    retry follows; otherwise Stalled True. Ready is False either way; ``failures`` counts up.
+    ``released`` False records that the Helm operation itself failed (Released False); None
+    leaves Released as it was (the failure came before any Helm write)."""
+    out = _base(status, generation)
+    conds = list(out.get("conditions", []))
+    if retrying:
+        conds = remove_condition(conds, STALLED)
+        conds = set_condition(conds, type_=RECONCILING, status="True", reason=RETRYING,
+                              message=message, generation=generation, now=now)
+    else:
+        conds = remove_condition(conds, RECONCILING)
+        conds = set_condition(conds, type_=STALLED, status="True", reason=reason, message=message,
+                              generation=generation, now=now)
+    conds = set_condition(conds, type_=READY, status="False", reason=reason, message=message,
+                          generation=generation, now=now)
+    if released is False:
+        conds = set_condition(conds, type_=RELEASED, status="False", reason=reason,
+                              message=message, generation=generation, now=now)
+    out["conditions"] = _ordered(conds)
+    out["lastError"] = _cut(message)
+    out["failures"] = int(out.get("failures") or 0) + 1
+    return out
+
+
+def suspended(status: Mapping[str, Any] | None, *, generation: int, now: str) -> dict[str, Any]:
+    """``spec.suspend``: nothing runs; Ready keeps its status but says why nothing changes."""
+    out = _base(status, generation)
+    conds = remove_condition(remove_condition(out.get("conditions", []), STALLED), RECONCILING)
+    ready = get_condition(out, READY)
+    conds = set_condition(conds, type_=READY, status=ready["status"] if ready else "Unknown",
+                          reason=SUSPENDED, message="reconciliation is suspended",
+                          generation=generation, now=now)
+    out["conditions"] = _ordered(conds)
+    return out
+
+
+def is_ready(status: Mapping[str, Any] | None, generation: int) -> bool:
+    """True when Ready is True for this very generation (what ``kubectl wait`` and Argo CD mean)."""
+    ready = get_condition(status, READY)
+    return bool(ready and ready.get("status") == "True"
+                and (status or {}).get("observedGeneration") == generation)
+
+
+def _base(status: Mapping[str, Any] | None, generation: int) -> dict[str, Any]:
+    out = {k: v for k, v in (status or {}).items()}
+    out["conditions"] = [dict(c) for c in out.get("conditions") or []]
+    out["observedGeneration"] = generation
+    return out
+
+
+_ORDER = {READY: 0, RECONCILING: 1, STALLED: 2, RELEASED: 3}
+
+
+def _ordered(conds: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return sorted(conds, key=lambda c: _ORDER.get(c["type"], len(_ORDER)))
+
+
+def _cut(message: str) -> str:
+    if len(message) <= MAX_MESSAGE_CHARS:
+        return message
+    return message[: MAX_MESSAGE_CHARS - 3] + "..."

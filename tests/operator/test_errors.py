@@ -1,0 +1,67 @@
+"""helm_core errors become Kopf retry policy and condition reasons (helm_operator.errors)."""
+from __future__ import annotations
+
+import kopf
+import pytest
+
+from helm_core import errors as core
+from helm_operator import errors
+
+CASES = [
+    (core.ChartFileError("Chart.yaml: name is required"), "ChartInvalid", True),
+    (core.ArchiveError("chart.tgz: ../x escapes"), "ChartInvalid", True),
+    (core.SchemaError("values don't meet the schema"), "ValuesInvalid", True),
+    (core.TemplateError("templates/x.yaml:1:2: boom"), "RenderFailed", True),
+    (core.ManifestError("bad yaml"), "RenderFailed", True),
+    (core.LuaError("lua failed"), "LuaFailed", True),
+    (core.ForbiddenError("forbidden"), "Forbidden", True),
+    (core.WaitError("timeout", timed_out=True), "WaitFailed", False),
+    (core.LockedError("in progress"), "OperationInProgress", False),
+    (core.ConflictError("conflict"), "ClusterError", False),
+    (core.TooLargeError("too big"), "ReleaseTooLarge", True),
+    (core.StorageError("storage"), "StorageError", False),
+    (core.AuthError("401"), "ChartSourceAuth", False),
+    (core.RegistryUnavailableError("down"), "ChartSourceUnavailable", False),
+    (core.NoMatchingVersionError("no 9.x"), "ChartSourceFailed", True),
+    (core.DigestMismatchError("digest"), "ChartSourceFailed", True),
+    (errors.RequestError("claimed", reason="ReleaseClaimed"), "ReleaseClaimed", True),
+    (RuntimeError("bug"), "InternalError", False),
+]
+
+
+@pytest.mark.parametrize(("exc", "reason", "permanent"), CASES,
+                         ids=[type(c[0]).__name__ for c in CASES])
+def test_reason_and_permanence(exc, reason, permanent):
+    assert errors.reason(exc) == reason
+    assert errors.is_permanent(exc) is permanent
+
+
+def test_permanent_error_becomes_kopf_permanent_error_with_message():
+    out = errors.to_kopf(core.SchemaError("values don't meet the specifications of the schema(s)"),
+                         retry=0)
+    assert isinstance(out, kopf.PermanentError)
+    assert str(out) == "values don't meet the specifications of the schema(s)"
+
+
+def test_temporary_error_becomes_kopf_temporary_error_with_backoff():
+    out = errors.to_kopf(core.LockedError("release demo/web: another operation is in progress"),
+                         retry=2)
+    assert isinstance(out, kopf.TemporaryError)
+    assert out.delay == 20.0
+
+
+@pytest.mark.parametrize(("retry", "delay"), [(0, 5.0), (1, 10.0), (5, 160.0), (6, 300.0),
+                                              (1000, 300.0)],
+                         ids=["first", "second", "sixth", "capped", "huge"])
+def test_backoff_doubles_and_is_capped(retry, delay):
+    assert errors.backoff_seconds(retry) == delay
+
+
+def test_backoff_refuses_negative_retry():
+    with pytest.raises(ValueError, match="retry must be >= 0, not -1"):
+        errors.backoff_seconds(-1)
+
+
+def test_message_of_a_non_helm_error_names_its_type():
+    assert errors.message(KeyError("x")) == "KeyError: 'x'"
+    assert errors.message(core.ClusterError("refused")) == "refused"

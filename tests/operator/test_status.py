@@ -1,0 +1,134 @@
+"""kstatus rules of the HelmRequest status (helm_operator.status)."""
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from helm_operator import status
+
+T0, T1 = "2026-01-01T00:00:00Z", "2026-01-01T00:01:00Z"
+RELEASE = {"version": "01JABCDEFGHJKMNPQRSTVWXYZ0", "chartName": "hello", "chartVersion": "0.1.0",
+           "appVersion": "1.0", "valuesDigest": "sha256:aa", "notes": "hi"}
+
+
+def types(st):
+    return [c["type"] for c in st["conditions"]]
+
+
+def cond(st, type_):
+    return status.get_condition(st, type_)
+
+
+def test_reconciling_sets_ready_unknown_and_reconciling_true_without_stalled():
+    st = status.reconciling(None, generation=1, message="installing", now=T0)
+    assert types(st) == ["Ready", "Reconciling"]
+    assert cond(st, "Ready")["status"] == "Unknown"
+    assert cond(st, "Reconciling") == {
+        "type": "Reconciling", "status": "True", "reason": "Progressing", "message": "installing",
+        "observedGeneration": 1, "lastTransitionTime": T0}
+    assert st["observedGeneration"] == 1
+
+
+def test_succeeded_removes_reconciling_and_stalled_and_records_release():
+    st = status.reconciling(None, generation=2, message="x", now=T0)
+    st = status.failed(st, generation=2, reason="ValuesInvalid", message="bad", retrying=False,
+                       released=None, now=T0)
+    st = status.succeeded(st, generation=3, reason=status.UPGRADE_SUCCEEDED, message="ok",
+                          release=RELEASE, now=T1)
+    assert types(st) == ["Ready", "Released"]
+    assert cond(st, "Ready")["status"] == "True"
+    assert st["version"] == RELEASE["version"] and st["chartVersion"] == "0.1.0"
+    assert st["failures"] == 0 and "lastError" not in st
+    assert st["history"] == [{"version": RELEASE["version"], "chartVersion": "0.1.0",
+                              "appVersion": "1.0", "valuesDigest": "sha256:aa",
+                              "status": "deployed", "deployed": T1}]
+    assert status.is_ready(st, 3) and not status.is_ready(st, 4)
+
+
+def test_failed_permanent_is_stalled_and_never_reconciling():
+    st = status.reconciling(None, generation=1, message="x", now=T0)
+    st = status.failed(st, generation=1, reason="ChartInvalid", message="no Chart.yaml",
+                       retrying=False, released=None, now=T1)
+    assert types(st) == ["Ready", "Stalled"]
+    assert cond(st, "Stalled")["reason"] == "ChartInvalid"
+    assert cond(st, "Ready") ["status"] == "False"
+    assert st["lastError"] == "no Chart.yaml" and st["failures"] == 1
+
+
+def test_failed_retrying_is_reconciling_and_never_stalled_and_counts_failures():
+    st = status.failed(None, generation=1, reason="WaitFailed", message="timeout",
+                       retrying=True, released=False, now=T0)
+    st = status.failed(st, generation=1, reason="WaitFailed", message="timeout",
+                       retrying=True, released=False, now=T1)
+    assert types(st) == ["Ready", "Reconciling", "Released"]
+    assert cond(st, "Reconciling")["reason"] == "RetryingAfterFailure"
+    assert cond(st, "Released")["status"] == "False"
+    assert st["failures"] == 2
+
+
+def test_transition_time_kept_while_status_unchanged():
+    st = status.failed(None, generation=1, reason="A", message="m1", retrying=False,
+                       released=None, now=T0)
+    st2 = status.failed(st, generation=1, reason="B", message="m2", retrying=False,
+                        released=None, now=T1)
+    assert cond(st2, "Ready")["lastTransitionTime"] == T0
+    assert cond(st2, "Ready")["reason"] == "B"
+    st3 = status.succeeded(st2, generation=1, reason="X", message="ok", release={}, now=T1)
+    assert cond(st3, "Ready")["lastTransitionTime"] == T1
+
+
+def test_released_survives_later_stall():
+    st = status.succeeded(None, generation=1, reason="InstallSucceeded", message="ok",
+                          release=RELEASE, now=T0)
+    st = status.failed(st, generation=2, reason="ValuesInvalid", message="bad", retrying=False,
+                       released=None, now=T1)
+    assert cond(st, "Released")["status"] == "True"
+    assert st["version"] == RELEASE["version"]
+    assert not status.is_ready(st, 2)
+
+
+def test_history_is_bounded_and_marks_previous_superseded():
+    st = None
+    for i in range(status.MAX_STATUS_HISTORY + 3):
+        rel = dict(RELEASE, version=f"01JABCDEFGHJKMNPQRSTVWXYZ{i:x}")
+        st = status.succeeded(st, generation=i + 1, reason="UpgradeSucceeded", message="ok",
+                              release=rel, now=T0)
+    assert len(st["history"]) == status.MAX_STATUS_HISTORY
+    assert [h["status"] for h in st["history"]] == ["deployed"] + ["superseded"] * 4
+    assert st["history"][0]["version"].endswith("7")
+
+
+def test_suspended_keeps_ready_status_and_drops_reconciling():
+    st = status.succeeded(None, generation=1, reason="InstallSucceeded", message="ok",
+                          release=RELEASE, now=T0)
+    st = status.reconciling(st, generation=2, message="upgrading", now=T0)
+    st = status.suspended(st, generation=2, now=T1)
+    assert types(st) == ["Ready", "Released"]
+    assert cond(st, "Ready")["status"] == "Unknown"
+    assert cond(st, "Ready")["reason"] == "Suspended"
+
+
+def test_functions_never_mutate_their_input():
+    st = status.succeeded(None, generation=1, reason="InstallSucceeded", message="ok",
+                          release=RELEASE, now=T0)
+    before = copy.deepcopy(st)
+    status.failed(st, generation=2, reason="A", message="m", retrying=True, released=False, now=T1)
+    status.reconciling(st, generation=2, message="m", now=T1)
+    status.succeeded(st, generation=2, reason="A", message="m", release=RELEASE, now=T1)
+    status.suspended(st, generation=2, now=T1)
+    assert st == before
+
+
+def test_long_messages_are_cut():
+    st = status.failed(None, generation=1, reason="A", message="x" * 10000, retrying=False,
+                       released=None, now=T0)
+    assert len(cond(st, "Ready")["message"]) == status.MAX_MESSAGE_CHARS
+    assert cond(st, "Ready")["message"].endswith("...")
+
+
+@pytest.mark.parametrize("bad", ["true", "", "yes"], ids=["lowercase", "empty", "yes"])
+def test_set_condition_refuses_non_kubernetes_status(bad):
+    with pytest.raises(ValueError, match=f"condition status must be True, False or Unknown, not {bad!r}"):
+        status.set_condition([], type_="Ready", status=bad, reason="r", message="m",
+                             generation=1, now=T0)
