@@ -131,7 +131,10 @@ class _RenderStep:
 
     def __call__(self, ctx: lua.EventContext) -> lua.EventContext:
         chart = self.chart if ctx.templates == self.templates else _with_templates(self.chart, ctx.templates)
-        files = render_mod.render(chart, dict(ctx.values), options=self.options)
+        # The engine a pre-render handler chose per template (TemplateSource.engine) reaches render.
+        engines = {f"{path}/{t.name}": t.engine for path, items in ctx.templates.items() for t in items if t.engine}
+        options = dataclasses.replace(self.options, template_engines=engines) if engines else self.options
+        files = render_mod.render(chart, dict(ctx.values), options=options)
         self.notes = _take_notes(files, chart.name)
         self.documents = mf.parse_documents(files)
         self.objects = tuple(lua.RenderedObject(d.source, d.obj) for d in self.documents)

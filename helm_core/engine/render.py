@@ -16,7 +16,11 @@ Rules kept, each as Helm has it:
 * ``required``/``fail`` errors read ``execution error at (<file>:<line>:<col>): <msg>``; other
   execution errors keep Go's text; parse errors read ``parse error at (<file>:<line>): <msg>``;
 * NOTES.txt files are rendered and returned under their path (the caller keeps the top
-  chart's and drops subcharts' ones, as ``helm template``/install do).
+  chart's and drops subcharts' ones, as ``helm template``/install do);
+* opt-in Jinja2 (``engine/jinja.py``): ``templates/x.yaml.j2`` files, and templates a
+  pre-render handler marked ``jinja2`` (``RenderOptions.template_engines``), render with Jinja2
+  under their name without ``.j2``; they are not parsed as Go templates, whose ``define``s
+  they can still ``include``. A chart with no opt-in renders exactly as before.
 
 Compiled template sets are cached by a digest of every template of the chart tree.
 """
@@ -29,12 +33,13 @@ import sys
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 from helm_core.chart import model
 from helm_core.engine import capabilities as caps_mod
 from helm_core.engine import files as files_mod
 from helm_core.engine import helm_funcs
+from helm_core.engine import jinja
 from helm_core.errors import SourcePos, TemplateError
 from helm_core.gotemplate import environment
 from helm_core.gotemplate.funcs import sprig
@@ -62,6 +67,9 @@ class RenderOptions:
     lint_mode: bool = False
     #: ``lookup`` provider; default: every lookup returns an empty map (as ``helm template``).
     lookup: helm_funcs.LookupFunc | None = None
+    #: Engine per template path (``<chart>/templates/x.yaml``) chosen by a pre-render handler:
+    #: ``""`` (Go templates, or Jinja2 for ``.j2`` files) or ``"jinja2"``.
+    template_engines: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -70,6 +78,10 @@ class _Renderable:
     text: str
     data: dict[str, Any]
     base_path: str
+    #: ``""`` for Go templates, ``jinja.ENGINE`` for Jinja2.
+    engine: str = ""
+    #: The template's file path, as errors name it (differs from ``name`` for ``.j2`` files).
+    source: str = ""
 
 
 def sort_template_names(names: list[str]) -> list[str]:
@@ -99,11 +111,12 @@ def collect_templates(chart: model.Chart, values: dict[str, Any], options: Rende
     """Helm's ``allTemplates``: every template with the data it renders with."""
     out: dict[str, _Renderable] = {}
     top = {"Values": values, "Release": options.release.as_map(), "Capabilities": capabilities}
-    _collect(chart, top, out)
+    _collect(chart, top, out, options.template_engines)
     return out
 
 
-def _collect(chart: model.Chart, parent: dict[str, Any], out: dict[str, _Renderable]) -> dict[str, Any]:
+def _collect(chart: model.Chart, parent: dict[str, Any], out: dict[str, _Renderable],
+             engines: Mapping[str, str]) -> dict[str, Any]:
     subcharts: dict[str, Any] = {}
     data: dict[str, Any] = {
         "Chart": caps_mod.ChartInfo(chart.metadata, is_root=chart.is_root()),
@@ -114,14 +127,28 @@ def _collect(chart: model.Chart, parent: dict[str, Any], out: dict[str, _Rendera
         "Subcharts": subcharts,
     }
     for sub in chart.dependencies:
-        subcharts[sub.name] = _collect(sub, data, out)
+        subcharts[sub.name] = _collect(sub, data, out, engines)
     prefix = chart.chart_path()
     for tmpl in chart.templates:
         if not _is_template_valid(chart, tmpl.name):
             continue
-        name = posixpath.join(prefix, tmpl.name)
-        out[name] = _Renderable(name, files_mod.bytes_to_text(tmpl.data), data, posixpath.join(prefix, "templates"))
+        source = posixpath.join(prefix, tmpl.name)
+        engine = _engine_of(source, engines.get(source, ""))
+        name = jinja.document_name(source) if engine else source
+        if name in out:
+            raise TemplateError(f"jinja2 error at ({source}): {name} is also rendered by another template",
+                                SourcePos(source))
+        out[name] = _Renderable(name, files_mod.bytes_to_text(tmpl.data), data, posixpath.join(prefix, "templates"),
+                                engine, source)
     return data
+
+
+def _engine_of(source: str, chosen: str) -> str:
+    """``jinja.ENGINE`` for ``.j2`` files and templates a handler marked so; else ``""``."""
+    if chosen not in ("", jinja.ENGINE):
+        raise TemplateError(f"unknown template engine {chosen!r} for {source} (known: {jinja.ENGINE})",
+                            SourcePos(source))
+    return jinja.ENGINE if chosen or jinja.is_jinja_file(source) else ""
 
 
 def templates_digest(templates: dict[str, _Renderable]) -> str:
@@ -132,6 +159,8 @@ def templates_digest(templates: dict[str, _Renderable]) -> str:
         h.update(b"\0")
         h.update(templates[name].text.encode("utf-8", "surrogateescape"))
         h.update(b"\0")
+        if templates[name].engine:
+            h.update(templates[name].engine.encode() + b"\0")
     return h.hexdigest()
 
 
@@ -180,7 +209,10 @@ class _Compiled:
         funcs.update(helm_funcs.bound_funcs(self.state))
         self.env = environment.Environment(funcs, missingkey="error" if strict else "zero")
         self.tset = self.env.new_set(helm_funcs.ROOT_TEMPLATE_NAME)
+        self.jinja: dict[bool, jinja.JinjaSet] = {}
         for name in order:
+            if templates[name].engine:
+                continue
             try:
                 self.tset.parse(name, templates[name].text)
             except TemplateError as exc:
@@ -225,6 +257,7 @@ def _render(chart: model.Chart, values: dict[str, Any], options: RenderOptions) 
     templates = collect_templates(chart, _copy_tree(values), options, capabilities)
     order = sort_template_names(list(templates))
     compiled = _compiled(templates, order, options.strict)
+    jinja_strict = options.strict or options.lint_mode
     with compiled.lock:
         state = compiled.state
         state.lint_mode = options.lint_mode
@@ -237,6 +270,12 @@ def _render(chart: model.Chart, values: dict[str, Any], options: RenderOptions) 
             item.data["Template"] = {"Name": name, "BasePath": item.base_path}
             state.tset = compiled.tset
             state.included = {}
+            if item.engine:
+                jset = compiled.jinja.get(jinja_strict)
+                if jset is None:
+                    jset = compiled.jinja[jinja_strict] = jinja.JinjaSet(state, strict=jinja_strict)
+                rendered[name] = jset.render(item.source, item.text, item.data)
+                continue
             try:
                 text = compiled.tset.execute(name, item.data)
             except TemplateError as exc:
