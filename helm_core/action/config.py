@@ -1,0 +1,127 @@
+"""What release actions share: the cluster, the storage driver, capabilities and a log.
+
+Why one ``Configuration``: every action (install, upgrade, rollback, uninstall, get, history,
+list, status, test) reaches the cluster only through ``client`` and stores releases only through
+``driver`` (Helm's ``action.Configuration``), so tests and the controller swap either seam.
+
+Rules:
+- ``capabilities`` None means "ask the cluster": the server's version and the discovery
+  version set (Helm's ``GetVersionSet``), read once per action run.
+- Every mutating action runs inside ``locked``: the release's Lease lock is taken first, then
+  versions left pending by a dead operation are marked failed (``recover_interrupted``), so a
+  crash never blocks a release for good.
+- Stored manifests are parsed back with ``parse_manifest``; objects are resolved (namespace
+  filled, kind checked by discovery) before any comparison or write.
+"""
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from helm_core import goyaml
+from helm_core import manifests as mf
+from helm_core.engine import capabilities as caps_mod
+from helm_core.errors import ClusterError, ManifestError, NotFoundError
+from helm_core.kube import client as kclient
+from helm_core.kube import resources
+from helm_core.kube import wait as kwait
+from helm_core.storage import driver as drv
+from helm_core.storage import lock as lock_mod
+from helm_core.storage import secrets
+
+
+def _quiet(_line: str) -> None:
+    return None
+
+
+@dataclass(frozen=True)
+class Configuration:
+    """The seams of every release action (Helm's ``action.Configuration``)."""
+
+    client: kclient.ClusterClient
+    """The cluster, through the ``ClusterClient`` Protocol only."""
+    driver: drv.Driver
+    """Where release versions are stored (``SecretsDriver`` on a cluster)."""
+    capabilities: caps_mod.Capabilities | None = None
+    """``.Capabilities`` for templates; None reads them from the cluster."""
+    log: Callable[[str], None] = _quiet
+    """Progress lines (``client.log`` in Helm)."""
+    lock: lock_mod.LockOptions = field(default_factory=lock_mod.LockOptions)
+    """Timing and holder identity of release locks."""
+
+
+def cluster_capabilities(cfg: Configuration) -> caps_mod.Capabilities:
+    """``cfg.capabilities``, or the cluster's version and discovery version set."""
+    if cfg.capabilities is not None:
+        return cfg.capabilities
+    discovery = cfg.client.discover()
+    return caps_mod.Capabilities(caps_mod.KubeVersion.parse(discovery.server_version),
+                                 caps_mod.VersionSet(discovery.api_versions()),
+                                 caps_mod.HelmVersion())
+
+
+@contextlib.contextmanager
+def locked(cfg: Configuration, *, namespace: str, name: str,
+           operation: str) -> Iterator[lock_mod.ReleaseLock]:
+    """Hold the release's lock for one operation and recover versions left pending."""
+    with lock_mod.ReleaseLock(cfg.client, namespace=namespace, release=name, operation=operation,
+                              options=cfg.lock) as held:
+        for version in drv.recover_interrupted(cfg.driver, namespace, name):
+            cfg.log(f"recovered interrupted version {version.version}: marked failed")
+        yield held
+
+
+def owner(cfg: Configuration, *, namespace: str, name: str) -> resources.Owner:
+    """The release as owner of its objects: with a reference to its ``Release`` when stored."""
+    ref = kclient.ObjectRef(secrets.RELEASE_API_VERSION, secrets.RELEASE_KIND, name, namespace)
+    try:
+        release = cfg.client.get(ref)
+    except NotFoundError:
+        return resources.Owner(name=name, namespace=namespace)
+    return resources.Owner(name=name, namespace=namespace,
+                           reference=resources.owner_reference(release))
+
+
+def parse_manifest(text: str, *, source: str = "manifest") -> list[dict[str, Any]]:
+    """The objects of a stored manifest (``---`` joined documents), in stored order."""
+    objects = []
+    for doc in mf.split_documents(text):
+        try:
+            obj = goyaml.load(doc, source=source)
+        except ValueError as exc:
+            raise ManifestError(f"stored {source} is not valid YAML: {exc}") from None
+        if isinstance(obj, dict) and obj:
+            objects.append(obj)
+    return objects
+
+
+def resolve_all(cfg: Configuration, objects: Sequence[Mapping[str, Any]],
+                namespace: str) -> list[dict[str, Any]]:
+    """Every object with its namespace settled by discovery (an unserved kind is an error)."""
+    return [resources.resolve(cfg.client, obj, namespace) for obj in objects]
+
+
+def resolve_stored(cfg: Configuration, objects: Sequence[Mapping[str, Any]],
+                   namespace: str) -> list[dict[str, Any]]:
+    """Objects of a stored manifest, resolved; kinds no longer served (their CRD is gone, so
+    are they) are skipped with a log line instead of failing the operation."""
+    resolved = []
+    for obj in objects:
+        try:
+            resolved.append(resources.resolve(cfg.client, obj, namespace))
+        except ClusterError as exc:
+            cfg.log(f"skipping {kclient.ObjectRef.of(obj)}: {exc}")
+    return resolved
+
+
+def wait_options(timeout_s: float) -> kwait.WaitOptions:
+    """Polling options for one ``--timeout``."""
+    return kwait.WaitOptions(timeout_s=timeout_s)
+
+
+def by_kind(objects: Sequence[Mapping[str, Any]], order: tuple[str, ...]) -> list[dict[str, Any]]:
+    """A stable sort of objects by kind in Helm's ``order`` (install or uninstall)."""
+    return sorted((dict(o) for o in objects),
+                  key=lambda o: mf.kind_sort_key(str(o.get("kind", "")), order))

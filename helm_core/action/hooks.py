@@ -1,0 +1,109 @@
+"""Helm hooks: resources annotated ``helm.sh/hook`` run around an operation's main step.
+
+Why here: install, upgrade, rollback, uninstall and test all run hooks the same way (Helm's
+``pkg/action/hooks.go``), so the rules live in one place.
+
+Rules:
+- A hook runs for each event named in ``helm.sh/hook`` (pre/post install, upgrade, delete,
+  rollback, and test). Hooks of one event run in ``helm.sh/hook-weight`` order (lower first),
+  equal weights by name (Helm's ``hookByWeight``), each finished before the next starts.
+- ``helm.sh/hook-delete-policy``: ``before-hook-creation`` (the default when none is given)
+  deletes a previous copy of the hook and waits until it is gone before creating it anew;
+  ``hook-succeeded`` deletes it once it succeeded; ``hook-failed`` deletes it once it failed.
+- Jobs and Pods are waited for (complete / succeeded); other kinds are done once applied.
+  A failed Job or Pod, or one not done within the timeout, fails the operation with
+  ``HookError``: "<event> hooks failed: <Kind "name">: <the Job's reason>".
+- Hooks are managed objects: they carry the release's ownership metadata and, in the release's
+  namespace, an owner reference to the ``Release`` (garbage-collected with it). They are not
+  part of the manifest: upgrades never prune them.
+- Stored hooks (a version's ``hooks`` text) are ``---\\n# Source: <path>\\n<doc>`` documents,
+  as ``helm get hooks`` prints them; ``parse`` reads them back.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from helm_core import goyaml
+from helm_core import manifests as mf
+from helm_core.action import config
+from helm_core.errors import HelmError, WaitError
+from helm_core.kube import client as kclient
+from helm_core.kube import resources
+from helm_core.kube import wait as kwait
+
+BEFORE_HOOK_CREATION = "before-hook-creation"
+HOOK_SUCCEEDED = "hook-succeeded"
+HOOK_FAILED = "hook-failed"
+DEFAULT_DELETE_POLICIES = (BEFORE_HOOK_CREATION,)
+WAITED_KINDS = frozenset({"Job", "Pod"})
+_SOURCE_PREFIX = "# Source: "
+
+
+class HookError(HelmError):
+    """A hook failed or timed out; the operation stops (and ``--atomic`` undoes it)."""
+
+
+def format_hooks(hooks: Iterable[mf.Hook]) -> str:
+    """The stored form of hooks (``helm get hooks``)."""
+    return mf.format_documents(h.manifest for h in hooks)
+
+
+def parse(text: str) -> list[mf.Hook]:
+    """Hooks stored by ``format_hooks``, in stored order."""
+    documents = []
+    for doc in mf.split_documents(text):
+        first, _, rest = doc.partition("\n")
+        source, content = (first[len(_SOURCE_PREFIX):], rest) if first.startswith(_SOURCE_PREFIX) \
+            else ("hooks", doc)
+        obj = goyaml.load(content, source=source)
+        if isinstance(obj, dict) and obj:
+            documents.append(mf.Manifest(source=source, content=content, obj=obj))
+    return mf.sort_manifests(documents).hooks
+
+
+def for_event(hooks: Sequence[mf.Hook], event: str) -> list[mf.Hook]:
+    """The hooks of one event in the order they run (weight, then name)."""
+    return sorted((h for h in hooks if event in h.events), key=lambda h: (h.weight, h.name))
+
+
+def _policies(hook: mf.Hook) -> tuple[str, ...]:
+    return tuple(hook.delete_policies) or DEFAULT_DELETE_POLICIES
+
+
+def run(cfg: config.Configuration, hooks: Sequence[mf.Hook], event: str, *,
+        owner: resources.Owner, timeout_s: float) -> list[kclient.ObjectRef]:
+    """Run the hooks of ``event`` one by one; returns the hooks applied (``HookError`` stops)."""
+    applied = []
+    for hook in for_event(hooks, event):
+        obj = resources.resolve(cfg.client, hook.manifest.obj, owner.namespace)
+        ref = kclient.ObjectRef.of(obj)
+        policies = _policies(hook)
+        if BEFORE_HOOK_CREATION in policies:
+            _delete(cfg, ref, timeout_s=timeout_s)
+        cfg.log(f"running {event} hook {ref}")
+        cfg.client.apply(resources.mark(obj, owner), force=True)
+        applied.append(ref)
+        if hook.kind in WAITED_KINDS:
+            try:
+                kwait.wait_ready(cfg.client, [ref], options=config.wait_options(timeout_s))
+            except WaitError as exc:
+                if HOOK_FAILED in policies:
+                    _delete(cfg, ref, timeout_s=timeout_s, wait=False)
+                raise HookError(f"{event} hooks failed: {exc}") from exc
+        if HOOK_SUCCEEDED in policies:
+            _delete(cfg, ref, timeout_s=timeout_s, wait=False)
+    return applied
+
+
+def _delete(cfg: config.Configuration, ref: kclient.ObjectRef, *, timeout_s: float,
+            wait: bool = True) -> None:
+    """Delete a hook object (its Pods with it) and, when asked, wait until it is gone."""
+    if cfg.client.delete(ref, propagation=kclient.Propagation.BACKGROUND) and wait:
+        kwait.wait_deleted(cfg.client, [ref], options=config.wait_options(timeout_s))
+
+
+def delete_all(cfg: config.Configuration, hooks: Sequence[mf.Hook], namespace: str) -> None:
+    """Remove every hook object of a release (atomic clean-up, uninstall)."""
+    for hook in hooks:
+        ref = kclient.ObjectRef.of(resources.resolve(cfg.client, hook.manifest.obj, namespace))
+        cfg.client.delete(ref, propagation=kclient.Propagation.BACKGROUND)

@@ -1,0 +1,253 @@
+"""The ``install`` action: render a chart against the cluster and create its first version.
+
+Steps (Helm's ``Install.Run`` as the seeds' lifecycle events): lock → load → chart-loaded →
+pre-render → render (``lookup`` and ``.Capabilities`` from the real cluster) → post-render →
+size check (a release too big for 1 MiB stops here, before anything is applied) → CRDs from
+``crds/`` created, waited Established → validate (every object's type is served) → record
+``pending-install`` → Lua ``pre-install`` → ``pre-install`` hooks → server-side apply in kind order → Lua
+``post-install`` → Lua ``wait`` → wait (``--wait``) → Lua ``ready`` → ``post-install`` hooks →
+record ``deployed``.
+
+Rules:
+- A name with any stored history is refused ("cannot re-use a name that is still in use")
+  unless ``replace`` and its newest version is uninstalled or failed (Helm's ``--replace``).
+- An existing object not owned by this release is refused with Helm's ownership error naming
+  it, unless ``take_ownership``.
+- A failure records the version ``failed`` with the reason; ``atomic`` then removes every
+  object and hook the install applied and its history, and says so.
+- ``dry_run`` renders and validates against the cluster and returns the pending version:
+  nothing is locked, stored or applied.
+"""
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from helm_core import events, lua
+from helm_core import manifests as mf
+from helm_core.action import config, hooks, uninstall
+from helm_core.action import template as template_action
+from helm_core.chart import model, prepare
+from helm_core.engine import capabilities as caps_mod
+from helm_core.engine import render as render_mod
+from helm_core.errors import HelmError, ReleaseExistsError
+from helm_core.kube import client as kclient
+from helm_core.kube import lookup as klookup
+from helm_core.kube import resources
+from helm_core.kube import wait as kwait
+from helm_core.storage import release as rel
+from helm_core.storage import secrets
+
+NAME_IN_USE = "cannot re-use a name that is still in use"
+ATOMIC_INSTALL = "release {name} failed, and has been uninstalled due to atomic being set: {error}"
+
+
+@dataclass(frozen=True)
+class InstallOptions:
+    """What ``helm-core install`` can be asked (Helm's flags)."""
+
+    name: str
+    namespace: str = "default"
+    chart_source: str = ""
+    """Where the chart came from, stored with every version (``chartSource``)."""
+    dry_run: bool = False
+    wait: bool = False
+    timeout_s: float = kwait.DEFAULT_TIMEOUT_S
+    atomic: bool = False
+    """On failure remove everything the install created (implies waiting)."""
+    create_namespace: bool = False
+    take_ownership: bool = False
+    """Adopt existing objects even when another release (or nobody) owns them."""
+    replace: bool = False
+    no_hooks: bool = False
+    description: str = ""
+    lua: template_action.LuaOptions = field(default_factory=template_action.LuaOptions)
+
+
+@dataclass
+class Rendered:
+    """A chart rendered for a release, with its Lua runtime still open for later events."""
+
+    chart: model.Chart
+    values: dict[str, Any]
+    manifests: list[mf.Manifest]
+    hooks: list[mf.Hook]
+    crds: list[tuple[str, model.File]]
+    notes: str
+    fire: Callable[[str], None]
+    """Emit one optional lifecycle event (its handlers cannot change objects any more)."""
+
+
+@contextlib.contextmanager
+def rendering(cfg: config.Configuration, chart: model.Chart, user_values: Mapping[str, Any], *,
+              name: str, namespace: str, action: str, revision: int,
+              lua_options: template_action.LuaOptions) -> Iterator[Rendered]:
+    """Render ``chart`` for an install or upgrade: chart-loaded, pre-render, render, post-render
+    and the action's ``pre-*`` event (whose handlers may still change objects)."""
+    prepared = prepare.prepare_chart(chart, dict(user_values))
+    capabilities = config.cluster_capabilities(cfg)
+    is_upgrade = action == "upgrade"
+    release = caps_mod.ReleaseInfo(name=name, namespace=namespace, revision=revision,
+                                   is_install=not is_upgrade, is_upgrade=is_upgrade)
+    step = template_action._RenderStep(prepared.chart, render_mod.RenderOptions(
+        release=release, capabilities=capabilities, lookup=klookup.make_lookup(cfg.client)))
+    with lua.load_chart_scripts(prepared.chart, accepted_permissions=lua_options.accepted_permissions,
+                                limits=lua_options.limits, log=cfg.log,
+                                session_factory=lua_options.session_factory) as scripts:
+        emitter: events.Emitter[lua.EventContext] = events.Emitter()
+        events.attach_chart_scripts(emitter, scripts, lua.ACTIONS[action])
+        emitter.set_core("render", step)
+        ctx = lua.new_context(
+            prepared.chart,
+            release=lua.ReleaseInfo(name=name, namespace=namespace, revision=revision,
+                                    is_install=not is_upgrade, is_upgrade=is_upgrade),
+            capabilities=lua.CapabilitiesInfo(kube_version=capabilities.KubeVersion.Version,
+                                              api_versions=tuple(capabilities.APIVersions)),
+            values=prepared.values)
+        for event in ("chart-loaded", "pre-render", "render", "post-render", f"pre-{action}"):
+            ctx = emitter.emit(event, ctx)
+        ordered = mf.sort_manifests(step.documents_after(ctx.objects))
+        final = ctx
+
+        def fire(event: str) -> None:
+            emitter.emit(event, final)
+
+        yield Rendered(chart=prepared.chart, values=dict(ctx.values), manifests=ordered.manifests,
+                       hooks=ordered.hooks, crds=model.all_crd_files(prepared.chart),
+                       notes=step.notes, fire=fire)
+
+
+def new_record(rendered: Rendered, *, name: str, namespace: str, status: rel.Status,
+               user_values: Mapping[str, Any], chart_source: str, description: str,
+               after: rel.ReleaseVersion | None = None,
+               first_deployed: Any = None) -> rel.ReleaseVersion:
+    """The version storing a rendered chart (its ULID after the newest stored one)."""
+    now = rel.utcnow()
+    md = rendered.chart.metadata
+    return rel.ReleaseVersion(
+        name=name, namespace=namespace, version=rel.new_version(after.version if after else None),
+        status=status, chart_name=md.name, chart_version=md.version, app_version=md.app_version,
+        chart_source=chart_source, user_values=dict(user_values), chart_values=rendered.values,
+        manifest=mf.format_documents(rendered.manifests), hooks=hooks.format_hooks(rendered.hooks),
+        notes=rendered.notes, description=description, first_deployed=first_deployed or now,
+        last_deployed=now)
+
+
+def crd_objects(crds: list[tuple[str, model.File]]) -> list[dict[str, Any]]:
+    """The objects of a chart's ``crds/`` files (several documents per file allowed)."""
+    objects = []
+    for chart_path, crd in crds:
+        objects += config.parse_manifest(crd.data.decode("utf-8", "replace"),
+                                         source=f"{chart_path}/{crd.name}")
+    return objects
+
+
+def install_crds(cfg: config.Configuration, crds: list[tuple[str, model.File]],
+                 timeout_s: float) -> None:
+    """Create the chart's CRDs that are missing and wait until they are Established."""
+    objects = crd_objects(crds)
+    if not objects:
+        return
+    created, _ = resources.create_missing(cfg.client, objects)
+    if created:
+        kwait.wait_ready(cfg.client, created, options=config.wait_options(timeout_s))
+        cfg.client.discover(refresh=True)
+
+
+def ensure_namespace(cfg: config.Configuration, namespace: str) -> None:
+    """``--create-namespace``: create the release namespace unless it exists."""
+    resources.create_missing(cfg.client, [{"apiVersion": "v1", "kind": "Namespace",
+                                           "metadata": {"name": namespace}}])
+
+
+def run(cfg: config.Configuration, chart: model.Chart, user_values: Mapping[str, Any],
+        options: InstallOptions) -> rel.ReleaseVersion:
+    """Install ``chart`` as release ``options.name``; returns the stored (or dry-run) version."""
+    rel.check_name(options.name)
+    if options.dry_run:
+        return _dry_run(cfg, chart, user_values, options)
+    if options.create_namespace:
+        ensure_namespace(cfg, options.namespace)
+    with config.locked(cfg, namespace=options.namespace, name=options.name, operation="install"):
+        return _install(cfg, chart, user_values, options)
+
+
+def _dry_run(cfg: config.Configuration, chart: model.Chart, user_values: Mapping[str, Any],
+             options: InstallOptions) -> rel.ReleaseVersion:
+    with rendering(cfg, chart, user_values, name=options.name, namespace=options.namespace,
+                   action="install", revision=1, lua_options=options.lua) as rendered:
+        if not options.create_namespace:
+            config.resolve_all(cfg, [m.obj for m in rendered.manifests], options.namespace)
+        record = new_record(rendered, name=options.name, namespace=options.namespace,
+                            status=rel.Status.PENDING_INSTALL, user_values=user_values,
+                            chart_source=options.chart_source, description="Dry run complete")
+        secrets.encode(record)
+        return record
+
+
+def _check_name_free(history: list[rel.ReleaseVersion], options: InstallOptions) -> None:
+    newest = rel.latest(history)
+    if newest is None:
+        return
+    if options.replace and newest.status in (rel.Status.UNINSTALLED, rel.Status.FAILED):
+        return
+    raise ReleaseExistsError(NAME_IN_USE)
+
+
+def _install(cfg: config.Configuration, chart: model.Chart, user_values: Mapping[str, Any],
+             options: InstallOptions) -> rel.ReleaseVersion:
+    history = cfg.driver.history(options.namespace, options.name)
+    _check_name_free(history, options)
+    with rendering(cfg, chart, user_values, name=options.name, namespace=options.namespace,
+                   action="install", revision=len(history) + 1, lua_options=options.lua) as rendered:
+        record = new_record(rendered, name=options.name, namespace=options.namespace,
+                            status=rel.Status.PENDING_INSTALL, user_values=user_values,
+                            chart_source=options.chart_source, after=rel.latest(history),
+                            description="Initial install underway")
+        secrets.encode(record)  # too big: refused before anything is applied
+        install_crds(cfg, rendered.crds, options.timeout_s)
+        objects = config.resolve_all(cfg, [m.obj for m in rendered.manifests], options.namespace)
+        cfg.driver.create(record)
+        try:
+            _perform(cfg, rendered, objects, options)
+        except HelmError as exc:
+            cfg.driver.update(record.with_status(rel.Status.FAILED,
+                                                 f'Release "{options.name}" failed: {exc}'))
+            if options.atomic:
+                _undo(cfg, rendered, objects, options)
+                raise HelmError(ATOMIC_INSTALL.format(name=options.name, error=exc)) from exc
+            raise
+    deployed = record.with_status(rel.Status.DEPLOYED, options.description or "Install complete")
+    cfg.driver.update(deployed)
+    return deployed
+
+
+def _perform(cfg: config.Configuration, rendered: Rendered, objects: list[dict[str, Any]],
+             options: InstallOptions) -> None:
+    owner = config.owner(cfg, namespace=options.namespace, name=options.name)
+    resources.check_adoption(cfg.client, objects, owner, adopt=options.take_ownership)
+    if not options.no_hooks:
+        hooks.run(cfg, rendered.hooks, "pre-install", owner=owner, timeout_s=options.timeout_s)
+    resources.apply_all(cfg.client, objects, owner, force=True)
+    rendered.fire("post-install")
+    if options.wait or options.atomic:
+        rendered.fire("wait")
+        kwait.wait_ready(cfg.client, kclient.refs(objects),
+                         options=config.wait_options(options.timeout_s))
+        rendered.fire("ready")
+    if not options.no_hooks:
+        hooks.run(cfg, rendered.hooks, "post-install", owner=owner, timeout_s=options.timeout_s)
+
+
+def _undo(cfg: config.Configuration, rendered: Rendered, objects: list[dict[str, Any]],
+          options: InstallOptions) -> None:
+    """``--atomic``: remove what the install applied (never CRDs) and its history."""
+    cfg.log(f"install of {options.name} failed: uninstalling it (atomic)")
+    uninstall.remove_objects(cfg, objects, owner=config.owner(cfg, namespace=options.namespace,
+                                                               name=options.name),
+                             wait=True, timeout_s=options.timeout_s)
+    hooks.delete_all(cfg, rendered.hooks, options.namespace)
+    for version in cfg.driver.history(options.namespace, options.name):
+        cfg.driver.delete(options.namespace, options.name, version.version)

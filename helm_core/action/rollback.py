@@ -1,0 +1,134 @@
+"""The ``rollback`` action: re-apply an earlier version as a new version (roll forward).
+
+Steps (Helm's ``Rollback.Run``: prepare, record, perform, update): lock → pick the target (a
+ULID, or the version before the newest) → record a ``pending-rollback`` version carrying the
+target's chart, values, manifest, hooks and notes → ``pre-rollback`` hooks → apply the target's
+objects, delete what the newest version has and the target lacks (keep policy respected) →
+wait (``--wait``) → ``post-rollback`` hooks → previous ``deployed`` versions ``superseded``, the
+new one ``deployed``. A failure marks the new version ``failed`` with the reason.
+
+``switch`` is the shared "move the cluster from one manifest to another" step; upgrade uses it.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import ulid
+
+from helm_core import manifests as mf
+from helm_core.action import config, hooks
+from helm_core.errors import HelmError, ReleaseNotFoundError
+from helm_core.kube import client as kclient
+from helm_core.kube import resources
+from helm_core.kube import wait as kwait
+from helm_core.storage import release as rel
+
+
+@dataclass(frozen=True)
+class RollbackOptions:
+    """What ``helm-core rollback`` can be asked."""
+
+    wait: bool = False
+    timeout_s: float = kwait.DEFAULT_TIMEOUT_S
+    no_hooks: bool = False
+    dry_run: bool = False
+    force: bool = True
+    """Server-side apply takes fields other managers hold (the chart wins, as in Helm)."""
+
+
+def _noop(_event: str) -> None:
+    return None
+
+
+def switch(cfg: config.Configuration, *, old: Sequence[Mapping[str, Any]],
+           new: Sequence[Mapping[str, Any]], stored_hooks: Sequence[mf.Hook], action: str,
+           namespace: str, name: str, wait: bool, timeout_s: float, no_hooks: bool,
+           fire: Callable[[str], None] = _noop) -> resources.Deletion:
+    """Move the cluster from resolved ``old`` objects to resolved ``new`` ones for ``action``
+    (``upgrade`` or ``rollback``): ownership check of objects new to the release, ``pre-``
+    hooks, apply in kind order, delete the stale ones, wait, ``post-`` hooks."""
+    owner = config.owner(cfg, namespace=namespace, name=name)
+    old_keys = {_key(o) for o in old}
+    arriving = [o for o in new if _key(o) not in old_keys]
+    resources.check_adoption(cfg.client, arriving, owner, operation="update")
+    if not no_hooks:
+        hooks.run(cfg, stored_hooks, f"pre-{action}", owner=owner, timeout_s=timeout_s)
+    resources.apply_all(cfg.client, new, owner, force=True)
+    doomed = set(resources.stale(old, new))
+    leaving = [o for o in config.by_kind(old, mf.UNINSTALL_ORDER)
+               if kclient.ObjectRef.of(o) in doomed and o.get("kind") != "CustomResourceDefinition"]
+    deletion = resources.delete_all(cfg.client, kclient.refs(leaving))
+    fire(f"post-{action}")
+    if wait:
+        fire("wait")
+        kwait.wait_ready(cfg.client, kclient.refs(new), options=config.wait_options(timeout_s))
+        fire("ready")
+    if not no_hooks:
+        hooks.run(cfg, stored_hooks, f"post-{action}", owner=owner, timeout_s=timeout_s)
+    return deletion
+
+
+def _key(obj: Mapping[str, Any]) -> tuple[str, str, str, str]:
+    ref = kclient.ObjectRef.of(obj)
+    return ref.group, ref.kind, ref.namespace, ref.name
+
+
+def supersede(cfg: config.Configuration, history: Sequence[rel.ReleaseVersion],
+              keep: ulid.ULID) -> None:
+    """Mark every ``deployed`` version but ``keep`` as ``superseded``."""
+    for version in history:
+        if version.status is rel.Status.DEPLOYED and version.version != keep:
+            cfg.driver.update(version.with_status(rel.Status.SUPERSEDED))
+
+
+def target_of(history: Sequence[rel.ReleaseVersion], name: str,
+              version: ulid.ULID | None) -> rel.ReleaseVersion:
+    """The version to roll back to: ``version``, or the one before the newest."""
+    if not history:
+        raise ReleaseNotFoundError(f'release: "{name}" not found')
+    if version is None:
+        if len(history) < 2:
+            raise ReleaseNotFoundError(f'release "{name}" has no previous version to roll back to')
+        return history[-2]
+    for stored in history:
+        if stored.version == version:
+            return stored
+    raise ReleaseNotFoundError(f'release "{name}" has no version {version}')
+
+
+def run(cfg: config.Configuration, name: str, namespace: str, version: ulid.ULID | None = None,
+        options: RollbackOptions = RollbackOptions()) -> rel.ReleaseVersion:
+    """Roll release ``name`` back to ``version`` (or the previous one) as a new version."""
+    if options.dry_run:
+        target = target_of(cfg.driver.history(namespace, name), name, version)
+        return target.with_status(rel.Status.PENDING_ROLLBACK, f"Rollback to {target.version}")
+    with config.locked(cfg, namespace=namespace, name=name, operation="rollback"):
+        return roll_back(cfg, name, namespace, version, options)
+
+
+def roll_back(cfg: config.Configuration, name: str, namespace: str, version: ulid.ULID | None,
+              options: RollbackOptions) -> rel.ReleaseVersion:
+    """The rollback itself, for callers already holding the lock (``upgrade --atomic``)."""
+    history = cfg.driver.history(namespace, name)
+    target = target_of(history, name, version)
+    newest = history[-1]
+    now = rel.utcnow()
+    record = target.replace(version=rel.new_version(newest.version),
+                            status=rel.Status.PENDING_ROLLBACK, last_deployed=now, deleted=None,
+                            description=f"Rollback to {target.version}")
+    cfg.driver.create(record)
+    try:
+        switch(cfg, old=config.resolve_stored(cfg, config.parse_manifest(newest.manifest), namespace),
+               new=config.resolve_all(cfg, config.parse_manifest(target.manifest), namespace),
+               stored_hooks=hooks.parse(target.hooks), action="rollback", namespace=namespace,
+               name=name, wait=options.wait, timeout_s=options.timeout_s,
+               no_hooks=options.no_hooks)
+    except HelmError as exc:
+        cfg.driver.update(record.with_status(rel.Status.FAILED, f'Rollback "{name}" failed: {exc}'))
+        raise
+    supersede(cfg, history, record.version)
+    deployed = record.with_status(rel.Status.DEPLOYED)
+    cfg.driver.update(deployed)
+    return deployed

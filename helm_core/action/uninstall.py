@@ -1,0 +1,137 @@
+"""The ``uninstall`` action: remove a release's objects, then its history (or mark it).
+
+Steps (Helm's ``Uninstall.Run``): lock → newest version marked ``uninstalling`` →
+``pre-delete`` hooks → the manifest's objects deleted in reverse kind order → wait until gone
+(``--wait``) → ``post-delete`` hooks → history deleted (the ``Release`` with its last version),
+or with ``keep_history`` the version marked ``uninstalled``.
+
+Rules:
+- CustomResourceDefinitions are never deleted (neither from ``crds/`` nor templated ones).
+- Objects annotated ``helm.sh/resource-policy: keep`` stay; they are re-applied without the
+  owner reference to the ``Release`` first, so garbage collection does not take them either.
+- A release whose newest version is already ``uninstalled`` is refused with ``keep_history``
+  ("... is already deleted"); without it, its history is purged.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from helm_core import manifests as mf
+from helm_core.action import config, hooks
+from helm_core.errors import ReleaseNotFoundError, StorageError
+from helm_core.kube import client as kclient
+from helm_core.kube import resources
+from helm_core.kube import wait as kwait
+from helm_core.storage import release as rel
+
+CRD_KIND = "CustomResourceDefinition"
+
+
+@dataclass(frozen=True)
+class UninstallOptions:
+    """What ``helm-core uninstall`` can be asked."""
+
+    keep_history: bool = False
+    wait: bool = False
+    timeout_s: float = kwait.DEFAULT_TIMEOUT_S
+    no_hooks: bool = False
+    dry_run: bool = False
+    ignore_not_found: bool = False
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class UninstallResult:
+    """What was removed; ``kept`` lists objects the keep policy left in place."""
+
+    release: rel.ReleaseVersion | None
+    kept: tuple[kclient.ObjectRef, ...] = ()
+    deleted: tuple[kclient.ObjectRef, ...] = field(default=())
+
+    @property
+    def info(self) -> str:
+        """Helm's closing line(s)."""
+        if self.release is None:
+            return ""
+        lines = []
+        if self.kept:
+            lines.append("These resources were kept due to the resource policy:")
+            lines += [f"[{ref.kind}] {ref.name}" for ref in self.kept]
+            lines.append("")
+        lines.append(f'release "{self.release.name}" uninstalled')
+        return "\n".join(lines)
+
+
+def not_found(name: str) -> ReleaseNotFoundError:
+    return ReleaseNotFoundError(f"uninstall: Release not loaded: {name}: release: not found")
+
+
+def remove_objects(cfg: config.Configuration, objects: Sequence[Mapping[str, Any]], *,
+                   owner: resources.Owner, wait: bool,
+                   timeout_s: float) -> resources.Deletion:
+    """Delete resolved ``objects`` in reverse kind order (CRDs never), honouring the keep
+    policy (kept objects lose their owner reference); wait until gone when asked."""
+    doomed = [o for o in config.by_kind(objects, mf.UNINSTALL_ORDER) if o.get("kind") != CRD_KIND]
+    deletion = resources.delete_all(cfg.client, kclient.refs(doomed))
+    kept = set(deletion.kept)
+    for obj in doomed:
+        if kclient.ObjectRef.of(obj) in kept:
+            cfg.client.apply(resources.mark(obj, resources.Owner(owner.name, owner.namespace)),
+                             force=True)
+    if wait and deletion.deleted:
+        kwait.wait_deleted(cfg.client, deletion.deleted, options=config.wait_options(timeout_s))
+    return deletion
+
+
+def run(cfg: config.Configuration, name: str, namespace: str,
+        options: UninstallOptions = UninstallOptions()) -> UninstallResult:
+    """Uninstall release ``name``; see the module rules."""
+    if options.dry_run:
+        history = cfg.driver.history(namespace, name)
+        if not history:
+            raise not_found(name)
+        return UninstallResult(release=history[-1])
+    with config.locked(cfg, namespace=namespace, name=name, operation="uninstall"):
+        return _uninstall(cfg, name, namespace, options)
+
+
+def _uninstall(cfg: config.Configuration, name: str, namespace: str,
+               options: UninstallOptions) -> UninstallResult:
+    history = cfg.driver.history(namespace, name)
+    if not history:
+        if options.ignore_not_found:
+            return UninstallResult(release=None)
+        raise not_found(name)
+    newest = history[-1]
+    if newest.status is rel.Status.UNINSTALLED:
+        if options.keep_history:
+            raise StorageError(f'"{name}" is already deleted')
+        _purge(cfg, history)
+        return UninstallResult(release=newest)
+    current = newest.with_status(rel.Status.UNINSTALLING,
+                                 "Deletion in progress (or silently failed)")
+    cfg.driver.update(current)
+    owner = config.owner(cfg, namespace=namespace, name=name)
+    stored_hooks = hooks.parse(newest.hooks)
+    if not options.no_hooks:
+        hooks.run(cfg, stored_hooks, "pre-delete", owner=owner, timeout_s=options.timeout_s)
+    objects = config.resolve_stored(cfg, config.parse_manifest(newest.manifest), namespace)
+    deletion = remove_objects(cfg, objects, owner=owner, wait=options.wait,
+                              timeout_s=options.timeout_s)
+    if not options.no_hooks:
+        hooks.run(cfg, stored_hooks, "post-delete", owner=owner, timeout_s=options.timeout_s)
+    done = current.replace(status=rel.Status.UNINSTALLED, deleted=rel.utcnow(),
+                           description=options.description or "Uninstallation complete")
+    if options.keep_history:
+        cfg.driver.update(done)
+    else:
+        _purge(cfg, history)
+    return UninstallResult(release=done, kept=deletion.kept, deleted=deletion.deleted)
+
+
+def _purge(cfg: config.Configuration, history: Sequence[rel.ReleaseVersion]) -> None:
+    """Delete every stored version (the last one takes the ``Release`` with it)."""
+    for version in history:
+        cfg.driver.delete(version.namespace, version.name, version.version)

@@ -1,0 +1,149 @@
+"""The ``upgrade`` action: render a chart over a deployed release as a new version.
+
+Steps (Helm's ``Upgrade.Run`` as the seeds' lifecycle events): lock → the current version (the
+last ``deployed``, else the newest) → values (below) → chart-loaded → pre-render → render
+(``lookup``/``.Capabilities`` from the cluster) → post-render → Lua ``pre-upgrade`` → record
+``pending-upgrade`` (too big: refused before anything is applied) → ownership check of objects
+new to the release → ``pre-upgrade`` hooks → apply → objects the new manifest lacks deleted
+(``helm.sh/resource-policy: keep`` respected) → Lua ``post-upgrade``/``wait``/``ready`` around
+``--wait`` → ``post-upgrade`` hooks → the previous version ``superseded``, the new ``deployed``.
+
+Values (Helm's ``reuseValues``):
+- ``reset_values``: only the values given now.
+- ``reuse_values``: the current version's user values, the values given now merged over them.
+- ``reset_then_reuse_values``: the same merge, over the new chart's defaults.
+- none of them: the values given now, or the current version's user values when none is given.
+
+A failure marks the new version ``failed`` with the reason; ``atomic`` then rolls back to the
+current version (a new version) and says so. ``install`` installs when no release exists.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from helm_core.action import config, install, rollback
+from helm_core.action import template as template_action
+from helm_core.chart import model
+from helm_core.errors import HelmError, ReleaseNotFoundError
+from helm_core.kube import wait as kwait
+from helm_core.storage import release as rel
+
+ATOMIC_UPGRADE = "release {name} failed, and has been rolled back due to atomic being set: {error}"
+
+
+@dataclass(frozen=True)
+class UpgradeOptions:
+    """What ``helm-core upgrade`` can be asked (Helm's flags)."""
+
+    name: str
+    namespace: str = "default"
+    chart_source: str = ""
+    install: bool = False
+    """Install when the release does not exist (``--install``)."""
+    dry_run: bool = False
+    wait: bool = False
+    timeout_s: float = kwait.DEFAULT_TIMEOUT_S
+    atomic: bool = False
+    reuse_values: bool = False
+    reset_values: bool = False
+    reset_then_reuse_values: bool = False
+    create_namespace: bool = False
+    take_ownership: bool = False
+    no_hooks: bool = False
+    description: str = ""
+    lua: template_action.LuaOptions = field(default_factory=template_action.LuaOptions)
+
+
+def merge_values(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
+    """``override`` deep-merged over ``base`` (maps merge, anything else replaces)."""
+    merged = dict(base)
+    for key, value in override.items():
+        if isinstance(value, Mapping) and isinstance(merged.get(key), Mapping):
+            merged[key] = merge_values(merged[key], value)
+        else:
+            merged[key] = value
+    return merged
+
+
+def effective_values(current: rel.ReleaseVersion, given: Mapping[str, Any],
+                     options: UpgradeOptions) -> dict[str, Any]:
+    """The user values of the new version (module rules)."""
+    if options.reset_values:
+        return dict(given)
+    if options.reuse_values or options.reset_then_reuse_values:
+        return merge_values(current.user_values, given)
+    return dict(given) if given else dict(current.user_values)
+
+
+def run(cfg: config.Configuration, chart: model.Chart, user_values: Mapping[str, Any],
+        options: UpgradeOptions) -> rel.ReleaseVersion:
+    """Upgrade release ``options.name`` to ``chart``; returns the new (or dry-run) version."""
+    rel.check_name(options.name)
+    if options.install and not cfg.driver.history(options.namespace, options.name):
+        return install.run(cfg, chart, user_values, install.InstallOptions(
+            name=options.name, namespace=options.namespace, chart_source=options.chart_source,
+            dry_run=options.dry_run, wait=options.wait, timeout_s=options.timeout_s,
+            atomic=options.atomic, create_namespace=options.create_namespace,
+            take_ownership=options.take_ownership, no_hooks=options.no_hooks,
+            description=options.description, lua=options.lua))
+    if options.dry_run:
+        history = cfg.driver.history(options.namespace, options.name)
+        current = _current(history, options.name)
+        values = effective_values(current, user_values, options)
+        with install.rendering(cfg, chart, values, name=options.name, namespace=options.namespace,
+                               action="upgrade", revision=len(history) + 1,
+                               lua_options=options.lua) as rendered:
+            config.resolve_all(cfg, [m.obj for m in rendered.manifests], options.namespace)
+            return install.new_record(rendered, name=options.name, namespace=options.namespace,
+                                      status=rel.Status.PENDING_UPGRADE, user_values=values,
+                                      chart_source=options.chart_source,
+                                      description="Dry run complete")
+    with config.locked(cfg, namespace=options.namespace, name=options.name, operation="upgrade"):
+        return _upgrade(cfg, chart, user_values, options)
+
+
+def _current(history: list[rel.ReleaseVersion], name: str) -> rel.ReleaseVersion:
+    newest = rel.latest(history)
+    if newest is None or newest.status is rel.Status.UNINSTALLED:
+        raise ReleaseNotFoundError(f'"{name}" has no deployed releases')
+    return rel.last_deployed(history) or newest
+
+
+def _upgrade(cfg: config.Configuration, chart: model.Chart, user_values: Mapping[str, Any],
+             options: UpgradeOptions) -> rel.ReleaseVersion:
+    history = cfg.driver.history(options.namespace, options.name)
+    current = _current(history, options.name)
+    values = effective_values(current, user_values, options)
+    with install.rendering(cfg, chart, values, name=options.name, namespace=options.namespace,
+                           action="upgrade", revision=len(history) + 1,
+                           lua_options=options.lua) as rendered:
+        new = config.resolve_all(cfg, [m.obj for m in rendered.manifests], options.namespace)
+        old = config.resolve_stored(cfg, config.parse_manifest(current.manifest), options.namespace)
+        record = install.new_record(rendered, name=options.name, namespace=options.namespace,
+                                    status=rel.Status.PENDING_UPGRADE, user_values=values,
+                                    chart_source=options.chart_source,
+                                    after=rel.latest(history),
+                                    first_deployed=current.first_deployed,
+                                    description="Preparing upgrade")
+        cfg.driver.create(record)
+        try:
+            rollback.switch(cfg, old=old, new=new, stored_hooks=rendered.hooks, action="upgrade",
+                            namespace=options.namespace, name=options.name,
+                            wait=options.wait or options.atomic, timeout_s=options.timeout_s,
+                            no_hooks=options.no_hooks, fire=rendered.fire)
+        except HelmError as exc:
+            cfg.driver.update(record.with_status(rel.Status.FAILED,
+                                                 f'Upgrade "{options.name}" failed: {exc}'))
+            if options.atomic:
+                cfg.log(f"upgrade of {options.name} failed: rolling back to {current.version}")
+                rollback.roll_back(cfg, options.name, options.namespace, current.version,
+                                   rollback.RollbackOptions(wait=True, timeout_s=options.timeout_s,
+                                                            no_hooks=options.no_hooks))
+                raise HelmError(ATOMIC_UPGRADE.format(name=options.name, error=exc)) from exc
+            raise
+    rollback.supersede(cfg, cfg.driver.history(options.namespace, options.name), record.version)
+    deployed = record.with_status(rel.Status.DEPLOYED, options.description or "Upgrade complete")
+    cfg.driver.update(deployed)
+    return deployed
