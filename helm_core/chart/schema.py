@@ -13,10 +13,6 @@ import hashlib
 import json
 from typing import Any
 
-import jsonschema
-import referencing
-import referencing.exceptions
-
 from helm_core.chart import model
 from helm_core.errors import SchemaError
 
@@ -26,7 +22,9 @@ HEADER = "values don't meet the specifications of the schema(s) in the following
 VALIDATOR_CACHE_SIZE = 128
 
 
-def _no_remote(uri: str) -> referencing.Resource:
+def _no_remote(uri: str) -> Any:
+    import referencing.exceptions
+
     raise referencing.exceptions.NoSuchResource(ref=uri)
 
 
@@ -43,6 +41,10 @@ def _dotted(path: Any) -> str:
 
 @functools.lru_cache(maxsize=VALIDATOR_CACHE_SIZE)
 def _compiled(digest: str, text: str) -> Any:
+    # Imported here: most charts have no schema, and jsonschema costs ~0.1 s to import.
+    import jsonschema
+    import referencing
+
     schema = json.loads(text)
     cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
     cls.check_schema(schema)
@@ -56,6 +58,9 @@ def _validator(schema: dict[str, Any]) -> Any:
 
 def violations(schema: dict[str, Any], values: dict[str, Any], *, source: str) -> list[str]:
     """Every violation of one schema, as ``- at '/a/b' (a.b): message`` lines, sorted by path."""
+    import jsonschema
+    import referencing.exceptions
+
     try:
         validator = _validator(schema)
         errors = sorted(validator.iter_errors(values), key=lambda e: (list(map(str, e.absolute_path)), e.message))
