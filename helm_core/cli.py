@@ -219,12 +219,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
     # A CLI run is short and builds large, long-lived trees (parsed templates, values):
     # the cyclic collector would rescan them again and again for nothing (~30% of a cold
     # render). Reference counting still frees everything that is not cyclic.
+    collecting = gc.isenabled()
     gc.disable()
-    parser = build_parser()
-    args = parser.parse_args(argv)
     try:
         return int(args.func(args))
     except HelmError as exc:
@@ -235,6 +236,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     except KeyboardInterrupt:
         return 130
+    finally:
+        if collecting:
+            gc.enable()
 
 
 def _one_line(message: str) -> str:
