@@ -176,6 +176,13 @@ class _Sandbox(sandbox.ImmutableSandboxedEnvironment):
             return False
         return super().is_safe_attribute(obj, attr, value)
 
+    def wrap_str_format(self, value: Any) -> None:
+        """``str.format``/``format_map`` are refused: their width specs build strings of any size."""
+        if getattr(value, "__name__", None) in _REFUSED_STR_ATTRIBUTES and isinstance(
+                getattr(value, "__self__", None), str):
+            raise sandbox.SecurityError(f"str.{value.__name__} is not allowed; use the '%' operator or |format")
+        return None
+
     def unsafe_undefined(self, obj: Any, attribute: str) -> jinja2.Undefined:
         raise sandbox.SecurityError(
             f"access to attribute {attribute!r} of {type(obj).__name__!r} object is unsafe")
@@ -256,7 +263,8 @@ def _check_power(left: Any, right: Any) -> None:
 def _check_product(left: Any, right: Any) -> None:
     for seq, count in ((left, right), (right, left)):
         if isinstance(seq, (str, list, tuple)) and isinstance(count, int):
-            if value_size(seq) * max(count, 0) > MAX_VALUE_SIZE:
+            size = len(seq) if isinstance(seq, str) else value_size(seq)
+            if size * max(count, 0) > MAX_VALUE_SIZE:
                 raise LimitError(f"'*': value larger than {MAX_VALUE_SIZE} characters")
             return
     if isinstance(left, int) and isinstance(right, int) and left.bit_length() + right.bit_length() > MAX_INT_BITS:
@@ -364,8 +372,9 @@ def _bound(state: helm_funcs.RenderState) -> dict[str, Callable[..., Any]]:
     def include(name: str, data: Any = None) -> str:
         try:
             out: str = go["include"](_text(name), _arg(data))
-        except FuncError as exc:
-            raise _Failure(_strip_warn(str(exc))) from None
+        except FuncError as exc:  # the innermost failure of a chain of Go includes
+            inner = str(exc).rsplit(_GO_INCLUDE_ERROR, 1)[-1]
+            raise _Failure(f"include {_text(name)!r}: {_strip_warn(inner)}") from None
         return out.replace("<no value>", "")
 
     def tpl(text: Any, data: Any = None) -> str:
@@ -391,6 +400,9 @@ def _bound(state: helm_funcs.RenderState) -> dict[str, Callable[..., Any]]:
         return state.lookup(_text(api_version), _text(kind), _text(namespace), _text(name))
 
     return {"include": include, "tpl": tpl, "required": required, "fail": fail, "lookup": lookup}
+
+
+_GO_INCLUDE_ERROR = "error calling include: "
 
 
 def _strip_warn(message: str) -> str:
