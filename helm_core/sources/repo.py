@@ -74,7 +74,7 @@ def index_url(repo_url: str) -> str:
 def parse_index(data: bytes, *, url: str) -> Index:
     """Parse index bytes (YAML or JSON) into an :class:`Index`; errors name the repository."""
     try:
-        doc = json.loads(data) if data.lstrip()[:1] == b"{" else yaml.load(data, Loader=_INDEX_LOADER)
+        doc = json.loads(data) if data.lstrip()[:1] == b"{" else load_yaml_strings(data)
     except (ValueError, yaml.YAMLError) as exc:
         raise SourceError(f"{url}: index.yaml is not valid YAML or JSON: {exc}") from None
     if not isinstance(doc, dict) or not doc.get("apiVersion"):
@@ -87,6 +87,61 @@ def parse_index(data: bytes, *, url: str) -> Index:
         found = [_entry(str(name), item) for item in items or () if isinstance(item, dict)]
         entries[str(name)] = tuple(sort_newest_first([e for e in found if e is not None]))
     return Index(url=url, entries=entries)
+
+
+_NULLS = frozenset(("", "~", "null", "Null", "NULL"))
+_NO_KEY = object()
+
+
+def load_yaml_strings(data: bytes) -> Any:
+    """Parse YAML into dicts, lists and *strings* straight from libyaml's events.
+
+    Why: resolving and constructing every scalar in Python makes ``yaml.load`` of a 10 MB index
+    take tens of seconds; an index needs only strings (a version ``1.10`` must stay "1.10"
+    anyway). Plain ``null``/``~``/empty scalars become None; anchors and aliases are honoured;
+    merge keys (``<<``) are kept as ordinary keys. Only the first document is read.
+    """
+    root: Any = None
+    stack: list[list[Any]] = []  # [container, pending mapping key]
+    anchors: dict[str, Any] = {}
+    for event in yaml.parse(data, Loader=_INDEX_LOADER):
+        kind = type(event)
+        if kind is yaml.ScalarEvent:
+            value: Any = None if event.implicit[0] and event.value in _NULLS else event.value
+        elif kind is yaml.MappingStartEvent:
+            value = {}
+        elif kind is yaml.SequenceStartEvent:
+            value = []
+        elif kind is yaml.MappingEndEvent or kind is yaml.SequenceEndEvent:
+            stack.pop()
+            if not stack:
+                break
+            continue
+        elif kind is yaml.AliasEvent:
+            if event.anchor not in anchors:
+                raise yaml.YAMLError(f"found undefined alias {event.anchor!r}")
+            value = anchors[event.anchor]
+        else:
+            continue
+        if getattr(event, "anchor", None) and kind is not yaml.AliasEvent:
+            anchors[event.anchor] = value
+        if not stack:
+            root = value
+        else:
+            frame = stack[-1]
+            container = frame[0]
+            if type(container) is list:
+                container.append(value)
+            elif frame[1] is _NO_KEY:
+                frame[1] = value if isinstance(value, str) or value is None else str(value)
+            else:
+                container[frame[1]] = value
+                frame[1] = _NO_KEY
+        if kind is yaml.MappingStartEvent or kind is yaml.SequenceStartEvent:
+            stack.append([value, _NO_KEY])
+        elif not stack:
+            break
+    return root
 
 
 def _entry(name: str, item: dict[str, Any]) -> IndexEntry | None:

@@ -238,3 +238,21 @@ def test_parse_index_without_api_version_is_refused() -> None:
     with pytest.raises(errors.SourceError) as info:
         repo.parse_index(b"entries: {}\n", url="https://r")
     assert str(info.value) == "https://r: index.yaml has no apiVersion (not a chart repository index)"
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("a: 1\nb: [x, 'y', \"z\"]\n", {"a": "1", "b": ["x", "y", "z"]}),
+    ("a: ~\nb: null\nc:\nd: 'null'\n", {"a": None, "b": None, "c": None, "d": "null"}),
+    ("version: 1.10\nn: {k: v}\n", {"version": "1.10", "n": {"k": "v"}}),
+    ("base: &b {x: 1}\nuse: *b\n", {"base": {"x": "1"}, "use": {"x": "1"}}),
+    ("- a\n- [b, {c: d}]\n", ["a", ["b", {"c": "d"}]]),
+    ("just text\n", "just text"),
+], ids=["scalars-as-strings", "nulls", "version-stays-text", "anchors", "nested-seq", "scalar-doc"])
+def test_load_yaml_strings(text: str, expected: object) -> None:
+    assert repo.load_yaml_strings(text.encode()) == expected
+
+
+def test_load_yaml_strings_undefined_alias_is_an_index_error() -> None:
+    with pytest.raises(errors.SourceError) as info:
+        repo.parse_index(b"apiVersion: v1\nentries: *nope\n", url="https://r")
+    assert str(info.value).startswith("https://r: index.yaml is not valid YAML or JSON: found undefined alias")
