@@ -215,6 +215,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_values_flags(show)
     show.set_defaults(func=cmd_show)
     cli_sources.register(sub)
+    __import__("helm_core.cli_release").cli_release.register(sub)
     return parser
 
 

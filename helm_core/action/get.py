@@ -16,7 +16,7 @@ from helm_core.storage import release as rel
 
 
 def not_found(name: str) -> ReleaseNotFoundError:
-    return ReleaseNotFoundError(f'release: "{name}" not found')
+    return ReleaseNotFoundError("release: not found")
 
 
 def run(cfg: config.Configuration, name: str, namespace: str,

@@ -87,7 +87,7 @@ def target_of(history: Sequence[rel.ReleaseVersion], name: str,
               version: ulid.ULID | None) -> rel.ReleaseVersion:
     """The version to roll back to: ``version``, or the one before the newest."""
     if not history:
-        raise ReleaseNotFoundError(f'release: "{name}" not found')
+        raise ReleaseNotFoundError("release: not found")
     if version is None:
         if len(history) < 2:
             raise ReleaseNotFoundError(f'release "{name}" has no previous version to roll back to')

@@ -1,0 +1,402 @@
+"""``helm-core`` release commands: install, upgrade, rollback, uninstall, get, history, list,
+status, test, with Helm's names, flags and output layout.
+
+Rules:
+- Versions are ULIDs: ``REVISION`` columns and ``--revision`` flags show and take them.
+- Tables are Helm's ``uitable`` layout: every cell right-padded to its column's width, cells
+  joined by a tab; ``history`` cuts cells at ``HISTORY_COL_WIDTH`` with ``...``.
+- ``-o json`` is compact JSON on one line, ``-o yaml`` block YAML with sorted keys (Helm's
+  ``output.EncodeJSON``/``EncodeYAML``); times as Helm prints them.
+- ``--timeout`` takes Go durations (``5m0s``, ``90s``, ``1h``) or plain seconds.
+"""
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import re
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from helm_core.action import config, get, history, install, rollback, uninstall, upgrade
+from helm_core.action import list as list_action
+from helm_core.action import status as status_action
+from helm_core.action import test as test_action
+from helm_core.chart import loader
+from helm_core.errors import HelmError
+from helm_core.kube import live
+from helm_core.kube import wait as kwait
+from helm_core.storage import release as rel
+from helm_core.storage import secrets
+
+HISTORY_COL_WIDTH = 60
+"""Helm's ``MaxColWidth`` for ``history`` tables."""
+ANSIC = "%a %b %e %H:%M:%S %Y"
+_DURATION = re.compile(r"(\d+(?:\.\d+)?)(h|ms|m|s)")
+_UNITS = {"h": 3600.0, "m": 60.0, "s": 1.0, "ms": 0.001}
+
+
+def parse_timeout(text: str) -> float:
+    """Seconds in a Go duration (``5m0s``) or a plain number of seconds."""
+    if re.fullmatch(r"\d+(\.\d+)?", text):
+        return float(text)
+    parts = _DURATION.findall(text)
+    if not parts or "".join(n + u for n, u in parts) != text:
+        raise argparse.ArgumentTypeError(f'invalid duration "{text}"')
+    return sum(float(n) * _UNITS[u] for n, u in parts)
+
+
+def table(rows: Sequence[Sequence[str]], *, max_width: int = 0) -> str:
+    """Helm's uitable layout (module rules), without a trailing newline."""
+    def fit(cell: str) -> str:
+        return cell[:max_width - 3] + "..." if max_width and len(cell) > max_width else cell
+    cells = [[fit(c) for c in row] for row in rows]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(cells[0]))] if cells else []
+    return "\n".join("\t".join(c.ljust(w) for c, w in zip(row, widths)) for row in cells)
+
+
+def go_time(value: dt.datetime | None) -> str:
+    """Go's ``time.Time.String()`` of a UTC time (whole seconds)."""
+    return value.strftime("%Y-%m-%d %H:%M:%S +0000 UTC") if value else "-"
+
+
+def ansic(value: dt.datetime | None) -> str:
+    """Go's ``time.ANSIC`` layout."""
+    return value.strftime(ANSIC) if value else ""
+
+
+def rfc3339(value: dt.datetime | None) -> str:
+    return value.strftime("%Y-%m-%dT%H:%M:%SZ") if value else ""
+
+
+def encode(data: Any, output: str) -> str:
+    """``-o json`` / ``-o yaml`` text, newline-terminated."""
+    if output == "json":
+        return json.dumps(data, separators=(",", ":")) + "\n"
+    return yaml.safe_dump(data, sort_keys=True, default_flow_style=False, allow_unicode=True)
+
+
+# --------------------------------------------------------------------------- connection
+
+def _configuration(args: argparse.Namespace) -> config.Configuration:
+    client = live.connect(live.LiveOptions(kubeconfig=args.kubeconfig, context=args.kube_context))
+    return config.Configuration(client=client, driver=secrets.SecretsDriver(client),
+                                log=lambda line: print(line, file=sys.stderr)
+                                if args.debug else None)
+
+
+def _add_cluster_flags(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--kubeconfig", default=os.environ.get("KUBECONFIG"), help="path to the kubeconfig file")
+    p.add_argument("--kube-context", help="name of the kubeconfig context to use")
+    p.add_argument("-n", "--namespace", default=os.environ.get("HELM_NAMESPACE", "default"))
+    p.add_argument("--debug", action="store_true", help="print progress to stderr")
+
+
+def _add_wait_flags(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--wait", action="store_true", help="wait until every object is ready")
+    p.add_argument("--timeout", type=parse_timeout, default=kwait.DEFAULT_TIMEOUT_S,
+                   help="time to wait for any individual operation (default 5m0s)")
+    p.add_argument("--no-hooks", action="store_true", help="do not run hooks")
+    p.add_argument("--dry-run", action="store_true", help="simulate the operation")
+
+
+def _add_output_flag(p: argparse.ArgumentParser) -> None:
+    p.add_argument("-o", "--output", choices=["table", "json", "yaml"], default="table")
+
+
+def _version_arg(text: str | None) -> Any:
+    if not text:
+        return None
+    try:
+        return rel.parse_version(text)
+    except ValueError as exc:
+        raise HelmError(str(exc)) from None
+
+
+# --------------------------------------------------------------------------- status printing
+
+def release_data(release: rel.ReleaseVersion) -> dict[str, Any]:
+    """A release as ``-o json|yaml`` of ``status``/``install`` shows it."""
+    return {"name": release.name, "namespace": release.namespace,
+            "version": str(release.version),
+            "info": {"status": release.status.value, "description": release.description,
+                     "first_deployed": rfc3339(release.first_deployed),
+                     "last_deployed": rfc3339(release.last_deployed),
+                     "deleted": rfc3339(release.deleted), "notes": release.notes},
+            "chart": {"metadata": {"name": release.chart_name, "version": release.chart_version,
+                                   "appVersion": release.app_version}},
+            "config": dict(release.user_values), "manifest": release.manifest}
+
+
+def status_text(release: rel.ReleaseVersion, *, show_description: bool = False,
+                show_manifest: bool = False) -> str:
+    """Helm's status printer (``helm status``, and after install/upgrade)."""
+    lines = [f"NAME: {release.name}"]
+    if release.last_deployed:
+        lines.append(f"LAST DEPLOYED: {ansic(release.last_deployed)}")
+    lines += [f"NAMESPACE: {release.namespace}", f"STATUS: {release.status.value}",
+              f"REVISION: {release.version}"]
+    if show_description:
+        lines.append(f"DESCRIPTION: {release.description}")
+    lines.append("TEST SUITE: None")
+    text = "\n".join(lines) + "\n"
+    if show_manifest or release.description.lower() == "dry run complete":
+        text += "HOOKS:\n" + release.hooks + f"MANIFEST:\n{release.manifest}\n"
+    if release.notes:
+        text += f"NOTES:\n{release.notes.strip()}\n"
+    return text
+
+
+def _print_release(release: rel.ReleaseVersion, output: str, **kw: bool) -> None:
+    if output == "table":
+        sys.stdout.write(status_text(release, **kw))
+    else:
+        sys.stdout.write(encode(release_data(release), output))
+
+
+# --------------------------------------------------------------------------- commands
+
+def _load_chart(path: str) -> Any:
+    return loader.load(path)
+
+
+def cmd_install(args: argparse.Namespace) -> int:
+    from helm_core import cli
+    name, chart_path = args.name, args.chart
+    chart = _load_chart(chart_path)
+    result = install.run(_configuration(args), chart, cli._values(args), install.InstallOptions(
+        name=name, namespace=args.namespace, chart_source=str(Path(chart_path).resolve()),
+        dry_run=args.dry_run, wait=args.wait, timeout_s=args.timeout, atomic=args.atomic,
+        create_namespace=args.create_namespace, take_ownership=args.take_ownership,
+        replace=args.replace, no_hooks=args.no_hooks, description=args.description,
+        lua=cli._lua_options(args, chart)))
+    _print_release(result, args.output)
+    return 0
+
+
+def cmd_upgrade(args: argparse.Namespace) -> int:
+    from helm_core import cli
+    chart = _load_chart(args.chart)
+    cfg = _configuration(args)
+    if args.install and not cfg.driver.history(args.namespace, args.name):
+        print(f'Release "{args.name}" does not exist. Installing it now.')
+    result = upgrade.run(cfg, chart, cli._values(args), upgrade.UpgradeOptions(
+        name=args.name, namespace=args.namespace, chart_source=str(Path(args.chart).resolve()),
+        install=args.install, dry_run=args.dry_run, wait=args.wait, timeout_s=args.timeout,
+        atomic=args.atomic, reuse_values=args.reuse_values, reset_values=args.reset_values,
+        reset_then_reuse_values=args.reset_then_reuse_values,
+        create_namespace=args.create_namespace, take_ownership=args.take_ownership,
+        no_hooks=args.no_hooks, description=args.description, lua=cli._lua_options(args, chart)))
+    if result.status is rel.Status.DEPLOYED and result.description != "Install complete":
+        print(f'Release "{args.name}" has been upgraded. Happy Helming!')
+    _print_release(result, args.output)
+    return 0
+
+
+def cmd_rollback(args: argparse.Namespace) -> int:
+    rollback.run(_configuration(args), args.name, args.namespace, _version_arg(args.version),
+                 rollback.RollbackOptions(wait=args.wait, timeout_s=args.timeout,
+                                          no_hooks=args.no_hooks, dry_run=args.dry_run))
+    print("Rollback was a success! Happy Helming!")
+    return 0
+
+
+def cmd_uninstall(args: argparse.Namespace) -> int:
+    cfg = _configuration(args)
+    for name in args.names:
+        result = uninstall.run(cfg, name, args.namespace, uninstall.UninstallOptions(
+            keep_history=args.keep_history, wait=args.wait, timeout_s=args.timeout,
+            no_hooks=args.no_hooks, dry_run=args.dry_run, ignore_not_found=args.ignore_not_found,
+            description=args.description))
+        if result.release is not None:
+            print(result.info if not args.dry_run else f'release "{name}" uninstalled')
+    return 0
+
+
+def cmd_get(args: argparse.Namespace) -> int:
+    release = get.run(_configuration(args), args.name, args.namespace, _version_arg(args.revision))
+    what = args.what
+    if what == "manifest":
+        sys.stdout.write(release.manifest)
+    elif what == "hooks":
+        sys.stdout.write(release.hooks)
+    elif what == "notes":
+        if release.notes:
+            sys.stdout.write(f"NOTES:\n{release.notes}\n")
+    elif what == "values":
+        values = get.values(release, all_values=args.all)
+        if args.output == "table":
+            header = "COMPUTED VALUES:" if args.all else "USER-SUPPLIED VALUES:"
+            sys.stdout.write(f"{header}\n" + (encode(values, "yaml") if values else "null\n"))
+        else:
+            sys.stdout.write(encode(values, args.output))
+    else:  # all
+        sys.stdout.write(status_text(release, show_description=False, show_manifest=True)
+                         .replace("TEST SUITE: None\n", "TEST SUITE: None\nUSER-SUPPLIED VALUES:\n"
+                                  + encode(dict(release.user_values), "yaml") + "\nCOMPUTED VALUES:\n"
+                                  + encode(dict(release.chart_values), "yaml") + "\n"))
+    return 0
+
+
+def cmd_history(args: argparse.Namespace) -> int:
+    versions = history.run(_configuration(args), args.name, args.namespace, max_versions=args.max)
+    if args.output == "table":
+        rows = [["REVISION", "UPDATED", "STATUS", "CHART", "APP VERSION", "DESCRIPTION"]]
+        rows += [[str(v.version), ansic(v.last_deployed), v.status.value, v.chart, v.app_version,
+                  v.description] for v in versions]
+        print(table(rows, max_width=HISTORY_COL_WIDTH))
+    else:
+        sys.stdout.write(encode([{"revision": str(v.version), "updated": rfc3339(v.last_deployed),
+                                  "status": v.status.value, "chart": v.chart,
+                                  "app_version": v.app_version, "description": v.description}
+                                 for v in versions], args.output))
+    return 0
+
+
+_STATUS_FLAGS = {"deployed": rel.Status.DEPLOYED, "failed": rel.Status.FAILED,
+                 "superseded": rel.Status.SUPERSEDED, "uninstalled": rel.Status.UNINSTALLED,
+                 "uninstalling": rel.Status.UNINSTALLING}
+_PENDING = (rel.Status.PENDING_INSTALL, rel.Status.PENDING_UPGRADE, rel.Status.PENDING_ROLLBACK)
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    statuses = {status for flag, status in _STATUS_FLAGS.items() if getattr(args, flag)}
+    if args.pending:
+        statuses.update(_PENDING)
+    found = list_action.run(_configuration(args), list_action.ListOptions(
+        namespace=args.namespace, all_namespaces=args.all_namespaces,
+        statuses=frozenset(statuses), all_statuses=args.all, filter=args.filter,
+        by_date=args.date, reverse=args.reverse))
+    if args.short:
+        sys.stdout.write("".join(f"{v.name}\n" for v in found))
+        return 0
+    elements = [{"name": v.name, "namespace": v.namespace, "revision": str(v.version),
+                 "updated": go_time(v.last_deployed), "status": v.status.value,
+                 "chart": v.chart, "app_version": v.app_version} for v in found]
+    if args.output != "table":
+        sys.stdout.write(encode(elements, args.output))
+        return 0
+    rows = [] if args.no_headers else [["NAME", "NAMESPACE", "REVISION", "UPDATED", "STATUS",
+                                        "CHART", "APP VERSION"]]
+    rows += [[e["name"], e["namespace"], e["revision"], e["updated"], e["status"], e["chart"],
+              e["app_version"]] for e in elements]
+    if rows:
+        print(table(rows))
+    return 0
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    release = status_action.run(_configuration(args), args.name, args.namespace,
+                                _version_arg(args.revision))
+    _print_release(release, args.output, show_description=args.show_desc)
+    return 0
+
+
+def cmd_test(args: argparse.Namespace) -> int:
+    cfg = _configuration(args)
+    test_action.run(cfg, args.name, args.namespace, timeout_s=args.timeout, only=tuple(args.filter))
+    sys.stdout.write(status_text(get.run(cfg, args.name, args.namespace)))
+    return 0
+
+
+# --------------------------------------------------------------------------- registration
+
+def _install_like(p: argparse.ArgumentParser) -> None:
+    from helm_core import cli
+    _add_cluster_flags(p)
+    _add_wait_flags(p)
+    _add_output_flag(p)
+    p.add_argument("--atomic", action="store_true", help="undo everything on failure (implies --wait)")
+    p.add_argument("--create-namespace", action="store_true", help="create the release namespace")
+    p.add_argument("--take-ownership", action="store_true",
+                   help="adopt existing objects whatever release owns them")
+    p.add_argument("--description", default="", help="a custom description")
+    cli._add_values_flags(p)
+    cli._add_lua_flags(p)
+
+
+def register(sub: Any) -> None:
+    """Add the release commands to ``helm-core``'s subcommand parser."""
+    p = sub.add_parser("install", help="install a chart as a release")
+    p.add_argument("name")
+    p.add_argument("chart")
+    p.add_argument("--replace", action="store_true",
+                   help="re-use the name of an uninstalled or failed release")
+    _install_like(p)
+    p.set_defaults(func=cmd_install)
+
+    p = sub.add_parser("upgrade", help="upgrade a release")
+    p.add_argument("name")
+    p.add_argument("chart")
+    p.add_argument("-i", "--install", action="store_true", help="install when absent")
+    p.add_argument("--reuse-values", action="store_true")
+    p.add_argument("--reset-values", action="store_true")
+    p.add_argument("--reset-then-reuse-values", action="store_true")
+    _install_like(p)
+    p.set_defaults(func=cmd_upgrade)
+
+    p = sub.add_parser("rollback", help="roll a release back to a previous version")
+    p.add_argument("name")
+    p.add_argument("version", nargs="?", help="the version (ULID) to roll back to; default: previous")
+    _add_cluster_flags(p)
+    _add_wait_flags(p)
+    p.set_defaults(func=cmd_rollback)
+
+    p = sub.add_parser("uninstall", aliases=["delete", "del", "un"], help="uninstall releases")
+    p.add_argument("names", nargs="+")
+    p.add_argument("--keep-history", action="store_true")
+    p.add_argument("--ignore-not-found", action="store_true")
+    p.add_argument("--description", default="")
+    _add_cluster_flags(p)
+    _add_wait_flags(p)
+    p.set_defaults(func=cmd_uninstall)
+
+    p = sub.add_parser("get", help="download a stored release version")
+    p.add_argument("what", choices=["manifest", "values", "notes", "hooks", "all"])
+    p.add_argument("name")
+    p.add_argument("--revision", help="the version (ULID); default: the newest")
+    p.add_argument("-a", "--all", action="store_true", help="(values) all computed values")
+    _add_cluster_flags(p)
+    _add_output_flag(p)
+    p.set_defaults(func=cmd_get)
+
+    p = sub.add_parser("history", aliases=["hist"], help="a release's versions")
+    p.add_argument("name")
+    p.add_argument("--max", type=int, default=history.DEFAULT_MAX)
+    _add_cluster_flags(p)
+    _add_output_flag(p)
+    p.set_defaults(func=cmd_history)
+
+    p = sub.add_parser("list", aliases=["ls"], help="list releases")
+    p.add_argument("-A", "--all-namespaces", action="store_true")
+    p.add_argument("-a", "--all", action="store_true", help="releases of every status")
+    for flag in (*_STATUS_FLAGS, "pending"):
+        p.add_argument(f"--{flag}", action="store_true", help=f"show {flag} releases")
+    p.add_argument("-f", "--filter", default="", help="a regular expression on release names")
+    p.add_argument("-d", "--date", action="store_true", help="sort by release date")
+    p.add_argument("-r", "--reverse", action="store_true")
+    p.add_argument("-q", "--short", action="store_true")
+    p.add_argument("--no-headers", action="store_true")
+    _add_cluster_flags(p)
+    _add_output_flag(p)
+    p.set_defaults(func=cmd_list)
+
+    p = sub.add_parser("status", help="a release's status")
+    p.add_argument("name")
+    p.add_argument("--revision")
+    p.add_argument("--show-desc", action="store_true")
+    _add_cluster_flags(p)
+    _add_output_flag(p)
+    p.set_defaults(func=cmd_status)
+
+    p = sub.add_parser("test", help="run a release's tests")
+    p.add_argument("name")
+    p.add_argument("--timeout", type=parse_timeout, default=kwait.DEFAULT_TIMEOUT_S)
+    p.add_argument("--filter", action="append", default=[], help="run only tests with this name")
+    _add_cluster_flags(p)
+    p.set_defaults(func=cmd_test)
