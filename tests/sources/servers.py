@@ -146,7 +146,7 @@ class RepoServer:
                 context.verify_mode = ssl.CERT_REQUIRED
             server.socket = context.wrap_socket(server.socket, server_side=True)
         self._server = server
-        threading.Thread(target=server.serve_forever, daemon=True).start()
+        threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
         return self
 
     def _authorized(self, header: str) -> bool:
@@ -196,6 +196,7 @@ class Registry:
     username: str = ""
     password: str = ""
     tls: Pki | None = None
+    token: TokenServer | None = None
     port: int = 0
     process: subprocess.Popen[bytes] | None = None
 
@@ -216,6 +217,10 @@ class Registry:
             hashed = bcrypt.hashpw(self.password.encode(), bcrypt.gensalt(rounds=4)).decode()
             (self.folder / "htpasswd").write_text(f"{self.username}:{hashed}\n")
             lines += ["auth:", "  htpasswd:", "    realm: test-registry", f"    path: {self.folder / 'htpasswd'}"]
+        if self.token:
+            (self.folder / "token-ca.pem").write_bytes(self.token.pki.ca_pem)
+            lines += ["auth:", "  token:", f"    realm: {self.token.realm}", f"    service: {self.token.service}",
+                      f"    issuer: {self.token.issuer}", f"    rootcertbundle: {self.folder / 'token-ca.pem'}"]
         (self.folder / "config.yml").write_text("\n".join(lines) + "\n")
         log = open(self.folder / "registry.log", "ab")
         self.process = subprocess.Popen([self.binary, "serve", str(self.folder / "config.yml")],
@@ -240,3 +245,79 @@ class Registry:
                 self.process.kill()
                 self.process.wait()
         self.process = None
+
+
+def _b64url(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+@dataclass
+class TokenServer:
+    """A Docker token service (``GET /token?service=..&scope=..``) issuing ES256 JWTs with an
+    ``x5c`` chain the registry verifies against ``rootcertbundle``; basic auth decides access."""
+
+    pki: Pki
+    username: str
+    password: str
+    service: str = "test-registry"
+    issuer: str = "test-issuer"
+    issued: list[str] = field(default_factory=list)
+    """Scopes a token was issued for."""
+    _server: http.server.ThreadingHTTPServer | None = None
+
+    @property
+    def realm(self) -> str:
+        assert self._server is not None
+        return f"http://127.0.0.1:{self._server.server_address[1]}/token"
+
+    def start(self) -> TokenServer:
+        from urllib.parse import parse_qs, urlparse
+        from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
+
+        owner = self
+        key = serialization.load_pem_private_key(self.pki.client_key, password=None)
+        cert_der = x509.load_pem_x509_certificate(self.pki.client_cert).public_bytes(serialization.Encoding.DER)
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def log_message(self, *args: object) -> None:
+                pass
+
+            def do_GET(self) -> None:  # noqa: N802
+                query = parse_qs(urlparse(self.path).query)
+                expected = "Basic " + base64.b64encode(f"{owner.username}:{owner.password}".encode()).decode()
+                given = self.headers.get("Authorization", "")
+                if given and given != expected:
+                    self._reply(401, b'{"errors":[{"code":"UNAUTHORIZED"}]}')
+                    return
+                access = []
+                for scope in query.get("scope", []):
+                    kind, name, actions = scope.split(":")
+                    owner.issued.append(scope)
+                    if given:  # anonymous callers get a token without access
+                        access.append({"type": kind, "name": name, "actions": actions.split(",")})
+                now = int(time.time())
+                header = {"alg": "ES256", "typ": "JWT", "x5c": [base64.b64encode(cert_der).decode()]}
+                claims = {"iss": owner.issuer, "sub": owner.username, "aud": query.get("service", [""])[0],
+                          "exp": now + 300, "nbf": now - 10, "iat": now, "jti": str(now), "access": access}
+                import json as _json
+                signing_input = (_b64url(_json.dumps(header).encode()) + "." +
+                                 _b64url(_json.dumps(claims).encode())).encode()
+                r, s = decode_dss_signature(key.sign(signing_input, ec.ECDSA(hashes.SHA256())))  # type: ignore[union-attr,call-arg]
+                token = signing_input.decode() + "." + _b64url(r.to_bytes(32, "big") + s.to_bytes(32, "big"))
+                self._reply(200, _json.dumps({"token": token, "expires_in": 300}).encode())
+
+            def _reply(self, status: int, body: bytes) -> None:
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+        self._server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()

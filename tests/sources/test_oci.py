@@ -194,3 +194,37 @@ class TestReferenceHelm:
              "--username", "alice", "--password", "wonderland", "--ca-file", str(ca)],
             check=True, capture_output=True, text=True, env=env).stdout
         assert "name: demo" in shown
+
+
+@pytest.fixture
+def token_registry(registry_binary: str, tmp_path: Path, pki: servers.Pki):  # type: ignore[no-untyped-def]
+    tokens = servers.TokenServer(pki=pki, username="bob", password="builder").start()
+    reg = servers.Registry(binary=registry_binary, folder=tmp_path / "token-reg", token=tokens).start()
+    yield reg
+    reg.stop()
+    tokens.stop()
+
+
+def test_token_auth_flow(token_registry: servers.Registry, cache: cache_mod.Cache, helm_binary: str,
+                         tmp_path: Path) -> None:
+    creds = Credentials(username="bob", password="builder")
+    push(token_registry, cache, "demo", "1.0.0", creds)
+    assert token_registry.token is not None
+    assert "repository:charts/demo:pull,push" in token_registry.token.issued
+    got = resolve(ChartRef(kind="oci", url=f"oci://{token_registry.host}/charts/demo", version="^1",
+                           plain_http=True), creds, cache_mod.Cache(tmp_path / "fresh"))
+    assert got.version == "1.0.0"
+    with pytest.raises(errors.AuthError) as info:
+        resolve(ChartRef(kind="oci", url=f"oci://{token_registry.host}/charts/demo", version="1.0.0",
+                         plain_http=True), Credentials(username="bob", password="bad"), cache_mod.Cache(tmp_path / "f2"))
+    assert str(info.value) == (f"https://{token_registry.host}".replace("https", "http") +
+                               f": token service {token_registry.token.realm} refused the credentials (401)")
+    with pytest.raises(errors.AuthError):
+        resolve(ChartRef(kind="oci", url=f"oci://{token_registry.host}/charts/demo", version="1.0.0",
+                         plain_http=True), Credentials(), cache_mod.Cache(tmp_path / "f3"))
+    # the reference helm runs the same flow against what we pushed
+    (tmp_path / "out").mkdir()
+    subprocess.run([helm_binary, "pull", f"oci://{token_registry.host}/charts/demo", "--version", "1.0.0",
+                    "--plain-http", "--username", "bob", "--password", "builder", "-d", str(tmp_path / "out")],
+                   check=True, capture_output=True, env={"HOME": str(tmp_path), "PATH": "/usr/bin:/bin"})
+    assert (tmp_path / "out" / "demo-1.0.0.tgz").read_bytes() == got.data
