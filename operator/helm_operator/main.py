@@ -1,9 +1,213 @@
-"""Entry point of the controller (`helm-operator run`). Built in the controller issue."""
+"""``helm-operator run`` (also ``python -m helm_operator run``): the controller process.
+
+The only module that reads flags and the environment. Every flag has an environment variable
+(``HELM_OPERATOR_<FLAG>``, what ``deploy/config.yaml`` sets); a flag wins over its variable.
+The process serves ``/healthz``, ``/readyz`` and ``/metrics`` on the probe port and
+``/metrics`` on the metrics port, then runs Kopf until SIGINT/SIGTERM.
+"""
 from __future__ import annotations
 
+import argparse
+import asyncio
+import datetime
+import json
+import logging
+import os
 import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from helm_operator import settings as settings_mod
+
+ENV_PREFIX = "HELM_OPERATOR_"
+#: Finalizer Kopf puts on each HelmRequest (the uninstall runs before it is removed).
+FINALIZER = "helm.sh/helmrequest-finalizer"
+#: Prefix of Kopf's bookkeeping annotations on HelmRequests.
+ANNOTATIONS_PREFIX = "helm-operator.helm.sh"
+TRUE_WORDS = frozenset({"1", "true", "yes", "on"})
 
 
-def main(argv: list[str] | None = None) -> int:
-    print("helm-operator: the controller is not built yet", file=sys.stderr)
-    return 1
+@dataclass(frozen=True)
+class Invocation:
+    """A parsed command line: the settings plus how to reach the cluster."""
+
+    settings: settings_mod.OperatorSettings
+    kubeconfig: str = ""
+    in_cluster: bool = False
+    cache_dir: str = ""
+    verbose: bool = False
+
+
+def _csv(text: str) -> tuple[str, ...]:
+    return tuple(part.strip() for part in text.split(",") if part.strip())
+
+
+def parser() -> argparse.ArgumentParser:
+    top = argparse.ArgumentParser(prog="helm-operator",
+                                  description="The HelmRequest controller (DESIGN.md §6).")
+    sub = top.add_subparsers(dest="command", required=True)
+    run = sub.add_parser("run", help="watch HelmRequests and reconcile them")
+    run.add_argument("--namespace", "-n", action="append", default=None,
+                     help="namespace to watch (repeat or comma-separate); default: all")
+    run.add_argument("--lua-allow", default=None,
+                     help="Lua permissions requests may accept, comma-separated (io,network,os)")
+    run.add_argument("--default-service-account", default=None)
+    run.add_argument("--require-service-account", action="store_true", default=None)
+    run.add_argument("--workers", type=int, default=None)
+    run.add_argument("--log-format", choices=settings_mod.LOG_FORMATS, default=None)
+    run.add_argument("--probe-port", type=int, default=None)
+    run.add_argument("--metrics-port", type=int, default=None)
+    run.add_argument("--kubeconfig", default=None)
+    run.add_argument("--in-cluster", action="store_true", default=None)
+    run.add_argument("--cache-dir", default=None, help="chart cache folder")
+    run.add_argument("--verbose", "-v", action="store_true", default=None)
+    return top
+
+
+def parse(argv: Sequence[str], env: Mapping[str, str]) -> Invocation:
+    """Flags over ``HELM_OPERATOR_*`` variables over defaults; raises SystemExit (usage) or
+    ValueError (a setting out of range) on bad input."""
+    args = parser().parse_args(list(argv))
+
+    def pick(flag: object, name: str, default: str = "") -> str:
+        if flag is not None:
+            return str(flag)
+        return env.get(ENV_PREFIX + name, default)
+
+    namespaces = (tuple(n for item in args.namespace for n in _csv(item)) if args.namespace
+                  else _csv(env.get(ENV_PREFIX + "NAMESPACES", "")))
+    allow = frozenset(_csv(pick(args.lua_allow, "LUA_ALLOWLIST")))
+    from helm_core.lua import permissions  # deferred: keeps `--help` fast
+
+    unknown = sorted(allow - permissions.ALL_PERMISSIONS)
+    if unknown:
+        raise ValueError(f"unknown Lua permission(s) in the allowlist: {', '.join(unknown)} "
+                         f"(known: {', '.join(sorted(permissions.ALL_PERMISSIONS))})")
+    security = settings_mod.SecuritySettings(
+        lua_allowlist=allow,
+        default_service_account=pick(args.default_service_account, "DEFAULT_SERVICE_ACCOUNT"),
+        require_service_account=pick(args.require_service_account, "REQUIRE_SERVICE_ACCOUNT",
+                                     "false").lower() in TRUE_WORDS)
+    runtime = settings_mod.RuntimeSettings(
+        workers=_int(pick(args.workers, "WORKERS", str(settings_mod.DEFAULT_WORKERS)), "workers"),
+        log_format=pick(args.log_format, "LOG_FORMAT", "text"),
+        probe_port=_int(pick(args.probe_port, "PROBE_PORT", str(settings_mod.DEFAULT_PROBE_PORT)),
+                        "probe port"),
+        metrics_port=_int(pick(args.metrics_port, "METRICS_PORT",
+                               str(settings_mod.DEFAULT_METRICS_PORT)), "metrics port"))
+    return Invocation(
+        settings=settings_mod.OperatorSettings(watch=settings_mod.WatchSettings(namespaces=namespaces),
+                                               security=security, runtime=runtime),
+        kubeconfig=pick(args.kubeconfig, "KUBECONFIG", env.get("KUBECONFIG", "")),
+        in_cluster=pick(args.in_cluster, "IN_CLUSTER", "false").lower() in TRUE_WORDS,
+        cache_dir=pick(args.cache_dir, "CACHE_DIR"),
+        verbose=pick(args.verbose, "VERBOSE", "false").lower() in TRUE_WORDS)
+
+
+def _int(text: str, what: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise ValueError(f"{what} must be an integer, not {text!r}") from None
+
+
+class JsonFormatter(logging.Formatter):
+    """One JSON object per line: time, level, logger, message (and the object when Kopf names one)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        entry = {"time": datetime.datetime.fromtimestamp(record.created, datetime.timezone.utc)
+                 .isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+                 "level": record.levelname.lower(), "logger": record.name,
+                 "message": record.getMessage()}
+        k8s = getattr(record, "k8s_ref", None)
+        if k8s:
+            entry["object"] = k8s
+        if record.exc_info:
+            entry["error"] = self.formatException(record.exc_info)
+        return json.dumps(entry, default=str)
+
+
+def setup_logging(fmt: str, *, verbose: bool) -> None:
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(JsonFormatter() if fmt == "json" else
+                         logging.Formatter("%(asctime)s %(levelname)-7s %(name)s %(message)s"))
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(logging.DEBUG if verbose else logging.INFO)
+    for noisy in ("kubernetes", "urllib3", "httpx", "aiohttp.access"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)
+
+
+def run(inv: Invocation) -> int:
+    """Run the operator until stopped; returns the exit code."""
+    import kopf
+
+    from helm_core.kube import live
+    from helm_core.sources import cache as cache_mod
+    from helm_operator import handlers, metrics as metrics_mod, probes, reconcile
+
+    setup_logging(inv.settings.runtime.log_format, verbose=inv.verbose)
+    log = logging.getLogger("helm_operator")
+    if inv.kubeconfig:
+        os.environ["KUBECONFIG"] = inv.kubeconfig  # what Kopf's client login reads
+    admin = live.connect(live.LiveOptions(kubeconfig=inv.kubeconfig or None,
+                                          in_cluster=inv.in_cluster,
+                                          field_manager="helm-operator"))
+    cache_root = Path(inv.cache_dir) if inv.cache_dir else cache_mod.default_root(os.environ)
+    runtime = reconcile.Runtime(
+        settings=inv.settings, admin=admin,
+        impersonate=lambda sa, ns: admin.impersonate(service_account=sa, namespace=ns),
+        cache=cache_mod.Cache(cache_root), log=lambda line: log.info("%s", line))
+    metrics = metrics_mod.Metrics()
+    health = probes.Health()
+    ports = {inv.settings.runtime.probe_port, inv.settings.runtime.metrics_port} - {0}
+    for port in sorted(ports):
+        probes.serve(port, health=health, metrics=metrics.exposition)
+
+    registry = kopf.OperatorRegistry()
+    handlers.register(registry)
+
+    @kopf.on.login(registry=registry)
+    def login(**kwargs: object) -> kopf.ConnectionInfo | None:
+        return kopf.login_via_client(**kwargs)  # type: ignore[arg-type]
+
+    @kopf.on.startup(registry=registry)
+    async def configure(settings: kopf.OperatorSettings, **_: object) -> None:
+        settings.execution.max_workers = inv.settings.runtime.workers
+        settings.persistence.finalizer = FINALIZER
+        settings.persistence.progress_storage = kopf.AnnotationsProgressStorage(prefix=ANNOTATIONS_PREFIX)
+        settings.persistence.diffbase_storage = kopf.AnnotationsDiffBaseStorage(
+            prefix=ANNOTATIONS_PREFIX, key="last-handled-configuration")
+        settings.posting.level = logging.WARNING
+        settings.watching.server_timeout = 300
+
+        async def heartbeat() -> None:
+            while True:
+                health.beat()
+                await asyncio.sleep(probes.HEARTBEAT_S)
+
+        asyncio.get_running_loop().create_task(heartbeat())
+        health.ready = True
+
+    watch = inv.settings.watch
+    log.info("helm-operator starting: namespaces=%s workers=%d lua-allowlist=%s",
+             ",".join(watch.namespaces) or "<all>", inv.settings.runtime.workers,
+             ",".join(sorted(inv.settings.security.lua_allowlist)) or "<none>")
+    kopf.run(registry=registry, standalone=True, clusterwide=watch.cluster_wide,
+             namespaces=watch.namespaces,
+             memo=kopf.Memo(runtime=runtime, metrics=metrics, last_check={}))
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        inv = parse(sys.argv[1:] if argv is None else argv, os.environ)
+    except ValueError as exc:
+        print(f"helm-operator: {exc}", file=sys.stderr)
+        return 2
+    return run(inv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

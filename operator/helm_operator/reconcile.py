@@ -1,0 +1,289 @@
+"""One HelmRequest brought to its desired state through helm_core actions.
+
+The handlers call :func:`apply` (create, update, resume, interval) and :func:`delete` (finalizer);
+both are synchronous (Kopf runs them in its worker threads) and return the new status.
+
+Steps of :func:`apply`: suspend? → service account (policy) → claim the release → values
+(valuesFrom + values, digest) → chart (source, verify, load) → Lua permissions → decide
+(rollbackTo / install / upgrade / nothing) → run the action as the service account → prune
+history → status. Every cluster access for the release goes through the impersonated client.
+
+Rules:
+- Nothing changes when the generation was handled and the values digest and chart digest
+  equal what the last success recorded (idle requests cost two reads per interval).
+- One operation per release in this process (a lock per release key); helm_core's release
+  lock guards against other processes.
+- A release is claimed by creating its ``Release`` with the owner annotation; a request finding
+  another owner is refused (Stalled, reason ReleaseClaimed).
+"""
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import ulid
+
+from helm_core import errors as core_errors
+from helm_core import sources as core_sources
+from helm_core.action import config as action_config
+from helm_core.action import install, rollback, template, uninstall, upgrade
+from helm_core.chart import loader
+from helm_core.kube import client as kclient
+from helm_core.lua import permissions as lua_permissions
+from helm_core.storage import driver as drv
+from helm_core.storage import release as rel
+from helm_core.storage import secrets
+from helm_operator import errors, policy, settings as settings_mod, sources, status
+
+DEFAULT_TIMEOUT_S = 300.0
+DEFAULT_MAX_HISTORY = 10
+DEFAULT_INTERVAL_S = 600.0
+_DURATION = re.compile(r"(\d+(?:\.\d+)?)(ms|s|m|h)")
+_UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
+
+
+def parse_duration(text: str | None, default: float) -> float:
+    """Seconds of a Go duration as the CRD allows it (``1h30m``, ``90s``, ``500ms``)."""
+    if not text:
+        return default
+    parts = _DURATION.findall(text)
+    if not parts or "".join(n + u for n, u in parts) != text:
+        raise core_errors.ValuesError(f"invalid duration {text!r} (want e.g. 5m, 90s, 1h30m)")
+    return sum(float(n) * _UNITS[u] for n, u in parts)
+
+
+@dataclass
+class Runtime:
+    """What every reconcile shares: the controller's client, the chart cache, the settings."""
+
+    settings: settings_mod.OperatorSettings
+    admin: kclient.ClusterClient
+    impersonate: Callable[[str, str], kclient.ClusterClient]
+    """``impersonate(service_account, namespace)`` -> a client acting as that account."""
+    cache: core_sources.Cache
+    log: Callable[[str], None] = lambda _line: None
+    _locks: dict[policy.ReleaseKey, threading.Lock] = field(default_factory=dict)
+    _guard: threading.Lock = field(default_factory=threading.Lock)
+
+    def release_lock(self, key: policy.ReleaseKey) -> threading.Lock:
+        with self._guard:
+            return self._locks.setdefault(key, threading.Lock())
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What happened: ``action`` is install, upgrade, rollback, none or suspended."""
+
+    action: str
+    status: dict[str, Any]
+
+
+def client_for(rt: Runtime, meta: Mapping[str, Any], spec: Mapping[str, Any]) -> kclient.ClusterClient:
+    """The client acting as the request's service account (checked to exist)."""
+    account = policy.service_account(meta, spec, security=rt.settings.security)
+    if not account:
+        return rt.admin
+    try:
+        rt.admin.get(kclient.ObjectRef("v1", "ServiceAccount", account, meta["namespace"]))
+    except core_errors.NotFoundError:
+        raise errors.RequestError(
+            f"service account {meta['namespace']}/{account} not found", reason="ServiceAccountNotFound"
+        ) from None
+    return rt.impersonate(account, meta["namespace"])
+
+
+def reader(client: kclient.ClusterClient, namespace: str) -> sources.Reader:
+    """A :data:`sources.Reader` reading ConfigMaps/Secrets of ``namespace`` through ``client``."""
+
+    def read(kind: str, name: str) -> Mapping[str, Any] | None:
+        try:
+            return client.get(kclient.ObjectRef("v1", kind, name, namespace))
+        except core_errors.NotFoundError:
+            return None
+
+    return read
+
+
+def claim(client: kclient.ClusterClient, key: policy.ReleaseKey, requester: str) -> None:
+    """Make this request the release's owner, or refuse when another request owns it."""
+    ref = kclient.ObjectRef(secrets.RELEASE_API_VERSION, secrets.RELEASE_KIND, key.name, key.namespace)
+    try:
+        current = client.get(ref)
+    except core_errors.NotFoundError:
+        client.create({"apiVersion": secrets.RELEASE_API_VERSION, "kind": secrets.RELEASE_KIND,
+                       "metadata": {"name": key.name, "namespace": key.namespace,
+                                    "labels": {secrets.OWNER_LABEL: secrets.OWNER},
+                                    "annotations": {policy.OWNER_ANNOTATION: requester}},
+                       "spec": {}})
+        return
+    claimed_by = ((current.get("metadata") or {}).get("annotations") or {}).get(policy.OWNER_ANNOTATION, "")
+    policy.check_owner(key, claimed_by=claimed_by, requester=requester)
+    if not claimed_by:
+        client.apply({"apiVersion": secrets.RELEASE_API_VERSION, "kind": secrets.RELEASE_KIND,
+                      "metadata": {"name": key.name, "namespace": key.namespace,
+                                   "annotations": {policy.OWNER_ANNOTATION: requester}}},
+                     force=True)
+
+
+def apply(rt: Runtime, body: Mapping[str, Any]) -> Outcome:
+    """Reconcile one request; raises helm_core or :class:`errors.RequestError` on failure."""
+    meta, spec = body["metadata"], body.get("spec") or {}
+    old = body.get("status") or {}
+    generation = int(meta.get("generation") or 1)
+    now = status.now_rfc3339()
+    if spec.get("suspend"):
+        return Outcome("suspended", status.suspended(old, generation=generation, now=now))
+    key = policy.release_key(meta, spec)
+    client = client_for(rt, meta, spec)
+    read = reader(client, meta["namespace"])
+    values = sources.resolve_values(spec, read=read)
+    ref, credentials = sources.chart_ref(spec, namespace=meta["namespace"], read=read)
+    chart_info = core_sources.resolve(ref, credentials, rt.cache)
+    cfg = action_config.Configuration(client=client, driver=secrets.SecretsDriver(client), log=rt.log)
+    with rt.release_lock(key):
+        claim(client, key, policy.owner_id(meta))
+        history = cfg.driver.history(key.namespace, key.name)
+        latest = history[-1] if history else None
+        rollback_to = spec.get("rollbackTo") or ""
+        if rollback_to:
+            if old.get("rolledBackTo") == rollback_to and latest is not None \
+                    and latest.status is rel.Status.DEPLOYED:
+                return Outcome("none", _observed(old, generation))
+            done = _rollback(cfg, key, spec, rollback_to)
+            out = _success(old, generation, done, values.digest, chart_info, "rollback", now)
+            out["rolledBackTo"] = rollback_to
+            # The release now runs older values: clearing rollbackTo must upgrade again.
+            out.pop("valuesDigest", None)
+            out.pop("chartDigest", None)
+            return Outcome("rollback", out)
+        unchanged = (latest is not None and latest.status is rel.Status.DEPLOYED
+                     and old.get("lastAttemptedGeneration") == generation
+                     and old.get("valuesDigest") == values.digest
+                     and old.get("chartDigest") == chart_info.digest
+                     and str(latest.version) == old.get("version"))
+        if unchanged:
+            return Outcome("none", _observed(old, generation))
+        chart = loader.load_archive(chart_info.data, source=chart_info.source)
+        granted = policy.granted_lua_permissions(spec, security=rt.settings.security)
+        refusal = policy.lua_refusal(lua_permissions.requested_permissions(chart),
+                                     accepted=(spec.get("lua") or {}).get("acceptPermissions") or (),
+                                     allowlist=rt.settings.security.lua_allowlist)
+        if refusal:
+            raise errors.RequestError(refusal, reason="LuaPermissionDenied")
+        lua = template.LuaOptions(accepted_permissions=granted)
+        live = [v for v in history if v.status is not rel.Status.UNINSTALLED]
+        if not live or all(v.status is rel.Status.FAILED for v in live) and not any(
+                v.status is rel.Status.SUPERSEDED for v in live):
+            action = "install"
+            opts = spec.get("install") or {}
+            done = install.run(cfg, chart, values.values, install.InstallOptions(
+                name=key.name, namespace=key.namespace, chart_source=chart_info.source,
+                wait=opts.get("wait", True), timeout_s=parse_duration(opts.get("timeout"), DEFAULT_TIMEOUT_S),
+                create_namespace=bool(opts.get("createNamespace")), replace=bool(history),
+                no_hooks=bool(opts.get("disableHooks")), lua=lua,
+                description=f"Install by HelmRequest {policy.owner_id(meta)}"))
+        else:
+            action = "upgrade"
+            opts = spec.get("upgrade") or {}
+            done = upgrade.run(cfg, chart, values.values, upgrade.UpgradeOptions(
+                name=key.name, namespace=key.namespace, chart_source=chart_info.source,
+                wait=opts.get("wait", True), timeout_s=parse_duration(opts.get("timeout"), DEFAULT_TIMEOUT_S),
+                atomic=bool(opts.get("atomic")), reset_values=True,
+                no_hooks=bool(opts.get("disableHooks")), lua=lua,
+                description=f"Upgrade by HelmRequest {policy.owner_id(meta)}"))
+        drv.prune_history(cfg.driver, key.namespace, key.name,
+                          int(spec.get("maxHistory", DEFAULT_MAX_HISTORY)))
+        out = _success(old, generation, done, values.digest, chart_info, action, now)
+        out.pop("rolledBackTo", None)
+        return Outcome(action, out)
+
+
+def remediate(rt: Runtime, body: Mapping[str, Any], *, action: str) -> str:
+    """After a failed install/upgrade: the spec's remediation strategy (uninstall a failed
+    install; rollback or uninstall a failed upgrade). Returns what was done ("" for nothing)."""
+    meta, spec = body["metadata"], body.get("spec") or {}
+    section = spec.get(action) or {}
+    default = "rollback" if action == "upgrade" else "none"
+    strategy = (section.get("remediation") or {}).get("strategy", default)
+    if strategy == "none" or action not in ("install", "upgrade"):
+        return ""
+    key = policy.release_key(meta, spec)
+    client = client_for(rt, meta, spec)
+    cfg = action_config.Configuration(client=client, driver=secrets.SecretsDriver(client), log=rt.log)
+    with rt.release_lock(key):
+        history = cfg.driver.history(key.namespace, key.name)
+        if strategy == "rollback" and any(v.status is rel.Status.SUPERSEDED for v in history):
+            rollback.run(cfg, key.name, key.namespace, None, rollback.RollbackOptions(
+                wait=section.get("wait", True),
+                timeout_s=parse_duration(section.get("timeout"), DEFAULT_TIMEOUT_S)))
+            return "rollback"
+        if strategy == "uninstall" or action == "install":
+            uninstall.run(cfg, key.name, key.namespace, uninstall.UninstallOptions(
+                keep_history=True, ignore_not_found=True, description="Remediation after failure"))
+            return "uninstall"
+    return ""
+
+
+def delete(rt: Runtime, body: Mapping[str, Any]) -> str:
+    """Uninstall the request's release (finalizer); returns a sentence for the Event.
+    A release owned by another request, or already gone, is left alone and said so."""
+    meta, spec = body["metadata"], body.get("spec") or {}
+    key = policy.release_key(meta, spec)
+    client = client_for(rt, meta, spec)
+    ref = kclient.ObjectRef(secrets.RELEASE_API_VERSION, secrets.RELEASE_KIND, key.name, key.namespace)
+    try:
+        current = client.get(ref)
+    except core_errors.NotFoundError:
+        return f"release {key} was already gone"
+    owner = ((current.get("metadata") or {}).get("annotations") or {}).get(policy.OWNER_ANNOTATION, "")
+    if owner and owner != policy.owner_id(meta):
+        return f"release {key} belongs to HelmRequest {owner}; left in place"
+    opts = spec.get("uninstall") or {}
+    cfg = action_config.Configuration(client=client, driver=secrets.SecretsDriver(client), log=rt.log)
+    with rt.release_lock(key):
+        uninstall.run(cfg, key.name, key.namespace, uninstall.UninstallOptions(
+            keep_history=bool(opts.get("keepHistory")), wait=bool(opts.get("wait", False)),
+            timeout_s=parse_duration(opts.get("timeout"), DEFAULT_TIMEOUT_S),
+            no_hooks=bool(opts.get("disableHooks")), ignore_not_found=True,
+            description=f"Uninstall by HelmRequest {policy.owner_id(meta)}"))
+    return f"release {key} uninstalled"
+
+
+def _rollback(cfg: action_config.Configuration, key: policy.ReleaseKey, spec: Mapping[str, Any],
+              target: str) -> rel.ReleaseVersion:
+    try:
+        version = ulid.ULID.from_str(target.upper())
+    except ValueError:
+        raise errors.RequestError(f"spec.rollbackTo: {target!r} is not a ULID", reason="RollbackInvalid") from None
+    opts = spec.get("upgrade") or {}
+    return rollback.run(cfg, key.name, key.namespace, version, rollback.RollbackOptions(
+        wait=opts.get("wait", True), timeout_s=parse_duration(opts.get("timeout"), DEFAULT_TIMEOUT_S)))
+
+
+def _observed(old: Mapping[str, Any], generation: int) -> dict[str, Any]:
+    """Nothing to do: the same status, acknowledged for this generation."""
+    out = dict(old)
+    if out.get("observedGeneration") != generation:
+        conds = [dict(c, observedGeneration=generation) for c in out.get("conditions") or []]
+        out.update(observedGeneration=generation, conditions=conds)
+    return out
+
+
+_REASONS = {"install": status.INSTALL_SUCCEEDED, "upgrade": status.UPGRADE_SUCCEEDED,
+            "rollback": status.ROLLBACK_SUCCEEDED}
+
+
+def _success(old: Mapping[str, Any], generation: int, done: rel.ReleaseVersion, digest: str,
+             chart_info: core_sources.ResolvedChart, action: str, now: str) -> dict[str, Any]:
+    message = (f"{action.capitalize()} of {done.chart_name}-{done.chart_version} succeeded: "
+               f"version {done.version}")
+    release = {"releaseName": done.name, "releaseNamespace": done.namespace,
+               "version": str(done.version), "chartName": done.chart_name,
+               "chartVersion": done.chart_version, "appVersion": done.app_version,
+               "valuesDigest": digest, "chartDigest": chart_info.digest, "notes": done.notes,
+               "lastAttemptedGeneration": generation}
+    return status.succeeded(old, generation=generation, reason=_REASONS[action], message=message,
+                            release=release, now=now)

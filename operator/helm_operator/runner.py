@@ -1,0 +1,160 @@
+"""Runs one reconcile for a handler: status before and after, Events, metrics, retry policy.
+
+Rules:
+- Status is written by the controller alone, with server-side apply on the status subresource
+  (field manager ``helm-operator``), so it is whole after every step.
+- Before an install/upgrade, Reconciling is posted so ``kubectl get hreq`` shows work.
+- A failure is a condition with a reason and message, a Warning Event, and a retry policy:
+  release failures (wait failed) follow ``remediation.retries`` (default 0) and run the
+  remediation strategy; transient cluster/source errors retry up to
+  ``MAX_TRANSIENT_RETRIES`` with exponential backoff; permanent errors stall at once.
+- Deletion never blocks for good: after ``MAX_DELETE_RETRIES`` (or at once when retrying
+  cannot help) the finalizer is released with a Warning Event saying what was left.
+"""
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from typing import Any
+
+import kopf
+
+from helm_core import errors as core_errors
+from helm_operator import errors, metrics as metrics_mod, reconcile, status
+
+MAX_TRANSIENT_RETRIES = 8
+MAX_DELETE_RETRIES = 5
+HELMREQUEST_API_VERSION = "helm.sh/v1alpha1"
+#: Stalled reasons worth re-trying at the request's interval: an admin may fix them without
+#: touching the request (RBAC granted, chart pushed, service account created).
+RETRY_ON_INTERVAL = frozenset({"Forbidden", "ChartSourceFailed", "ServiceAccountNotFound",
+                               "RetriesExhausted"})
+
+
+def write_status(rt: reconcile.Runtime, body: Mapping[str, Any], new: Mapping[str, Any]) -> None:
+    """Replace the request's status (server-side apply, forced: the controller owns it)."""
+    meta = body["metadata"]
+    rt.admin.apply({"apiVersion": HELMREQUEST_API_VERSION, "kind": "HelmRequest",
+                    "metadata": {"name": meta["name"], "namespace": meta["namespace"]},
+                    "status": dict(new)}, subresource="status", force=True)
+
+
+def state_of(st: Mapping[str, Any]) -> str:
+    """The metrics state of a status."""
+    ready = status.get_condition(st, status.READY) or {}
+    if ready.get("reason") == status.SUSPENDED:
+        return "suspended"
+    if status.get_condition(st, status.STALLED):
+        return "stalled"
+    if ready.get("status") == "True":
+        return "ready"
+    return "reconciling"
+
+
+def apply(rt: reconcile.Runtime, body: Mapping[str, Any], *, retry: int,
+          metrics: metrics_mod.Metrics, interval_check: bool = False) -> None:
+    """Reconcile ``body``; raises Kopf's TemporaryError to retry, PermanentError to stall."""
+    meta = body["metadata"]
+    old = dict(body.get("status") or {})
+    generation = int(meta.get("generation") or 1)
+    if interval_check and not _due_on_interval(old, generation):
+        return
+    started = time.monotonic()
+    metrics.in_flight.inc()
+    try:
+        announce = not status.is_ready(old, generation)
+        if not interval_check and announce and not (body.get("spec") or {}).get("suspend"):
+            message = "upgrading" if old.get("version") else "installing"
+            old = status.reconciling(old, generation=generation, message=f"{message} the release",
+                                     now=status.now_rfc3339())
+            write_status(rt, body, old)
+        live = dict(body, status=old)
+        try:
+            outcome = reconcile.apply(rt, live)
+        except Exception as exc:  # noqa: BLE001 - every failure becomes status and policy
+            _failed(rt, live, exc, retry=retry, metrics=metrics, started=started)
+            raise AssertionError("unreachable") from None
+        write_status(rt, body, outcome.status)
+        metrics.set_state(meta["uid"], state_of(outcome.status))
+        metrics.observe(action=outcome.action, result="success", seconds=time.monotonic() - started)
+        if outcome.action in ("install", "upgrade", "rollback"):
+            ready = status.get_condition(outcome.status, status.READY) or {}
+            kopf.event(dict(body), type="Normal", reason=ready.get("reason", "Succeeded"),
+                       message=ready.get("message", ""))
+    finally:
+        metrics.in_flight.dec()
+
+
+def _failed(rt: reconcile.Runtime, body: Mapping[str, Any], exc: Exception, *, retry: int,
+            metrics: metrics_mod.Metrics, started: float) -> None:
+    meta, spec = body["metadata"], body.get("spec") or {}
+    old = body.get("status") or {}
+    generation = int(meta.get("generation") or 1)
+    reason, message = errors.reason(exc), errors.message(exc)
+    action = "upgrade" if old.get("version") else "install"
+    release_failure = isinstance(exc, core_errors.WaitError)
+    if release_failure:
+        budget = int(((spec.get(action) or {}).get("remediation") or {}).get("retries", 0))
+        try:
+            done = reconcile.remediate(rt, body, action=action)
+        except Exception as rem_exc:  # noqa: BLE001 - reported, the original failure wins
+            done = f"remediation failed: {errors.message(rem_exc)}"
+        if done:
+            message = f"{message} (remediation: {done})"
+    else:
+        budget = MAX_TRANSIENT_RETRIES
+    permanent = errors.is_permanent(exc)
+    retrying = not permanent and retry < budget
+    if not permanent and not retrying:
+        message = f"{message} (gave up after {retry + 1} attempts)"
+        reason = status.RETRIES_EXHAUSTED if release_failure else reason
+    new = status.failed(old, generation=generation, reason=reason, message=message,
+                        retrying=retrying, released=False if release_failure else None,
+                        now=status.now_rfc3339())
+    if release_failure:
+        counter = f"{action}Failures"
+        new[counter] = int(old.get(counter) or 0) + 1
+    try:
+        write_status(rt, body, new)
+    except core_errors.HelmError as write_exc:
+        rt.log(f"cannot write status of {meta['namespace']}/{meta['name']}: {write_exc}")
+    kopf.event(dict(body), type="Warning", reason=reason, message=message)
+    metrics.set_state(meta["uid"], state_of(new))
+    metrics.observe(action=action, result="retry" if retrying else "stalled",
+                    seconds=time.monotonic() - started)
+    if retrying:
+        raise kopf.TemporaryError(message, delay=errors.backoff_seconds(retry))
+    raise kopf.PermanentError(message)
+
+
+def _due_on_interval(old: Mapping[str, Any], generation: int) -> bool:
+    """The interval check runs for requests Ready or stalled for a reason an admin can fix;
+    other stalls wait for a spec change, in-progress ones for their own retries."""
+    if old.get("observedGeneration") != generation:
+        return False
+    stalled = status.get_condition(old, status.STALLED)
+    if stalled:
+        return stalled.get("reason") in RETRY_ON_INTERVAL
+    return status.get_condition(old, status.RECONCILING) is None
+
+
+def delete(rt: reconcile.Runtime, body: Mapping[str, Any], *, retry: int,
+           metrics: metrics_mod.Metrics) -> None:
+    """Uninstall for the finalizer; gives up (and says so) rather than block forever."""
+    meta = body["metadata"]
+    started = time.monotonic()
+    try:
+        said = reconcile.delete(rt, body)
+    except Exception as exc:  # noqa: BLE001
+        message = errors.message(exc)
+        if not errors.is_permanent(exc) and retry < MAX_DELETE_RETRIES:
+            kopf.event(dict(body), type="Warning", reason="UninstallFailed", message=message)
+            raise kopf.TemporaryError(message, delay=errors.backoff_seconds(retry)) from None
+        kopf.event(dict(body), type="Warning", reason="FinalizerReleased",
+                   message=f"uninstall failed, finalizer released anyway: {message}")
+        metrics.observe(action="uninstall", result="stalled", seconds=time.monotonic() - started)
+        metrics.set_state(meta["uid"], None)
+        return
+    kopf.event(dict(body), type="Normal", reason="Uninstalled", message=said)
+    metrics.observe(action="uninstall", result="success", seconds=time.monotonic() - started)
+    metrics.set_state(meta["uid"], None)
