@@ -1,0 +1,100 @@
+"""Hook ordering, storage round trip and failures (fake cluster with Jobs)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from helm_core import manifests as mf
+from helm_core.action import config, hooks, install
+from helm_core.errors import HelmError
+from helm_core.kube import client as kclient
+from helm_core.kube import fake
+from helm_core.storage import secrets
+from tests.action.conftest import configmap, make_chart
+
+NS = "apps"
+
+
+def _job(name: str, event: str, *, weight: int = 0, policy: str = "", failed: bool = False) -> str:
+    policy_line = f"    helm.sh/hook-delete-policy: {policy}\n" if policy else ""
+    condition = ("Failed", "BackoffLimitExceeded") if failed else ("Complete", "Done")
+    return (f"apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: {name}\n  annotations:\n"
+            f"    helm.sh/hook: {event}\n    helm.sh/hook-weight: \"{weight}\"\n{policy_line}"
+            f"status:\n  conditions:\n  - type: {condition[0]}\n    status: \"True\"\n"
+            f"    reason: {condition[1]}\n    message: the message\n")
+
+
+@pytest.fixture
+def jobs_cfg() -> config.Configuration:
+    cluster = fake.FakeCluster(fake.FAKE_RESOURCES + (
+        kclient.ApiResource("batch/v1", "Job", "jobs", True),))
+    client = cluster.client()
+    lines: list[str] = []
+    return config.Configuration(client=client, driver=secrets.SecretsDriver(client),
+                                log=lines.append)
+
+
+def _exists(cfg: config.Configuration, name: str) -> bool:
+    return any(o["metadata"]["name"] == name for o in cfg.client.list("batch/v1", "Job", namespace=NS))
+
+
+def test_hooks_run_by_weight_then_name_and_delete_policies_apply(
+        jobs_cfg: config.Configuration, tmp_path: Path) -> None:
+    lines: list[str] = []
+    cfg = config.Configuration(client=jobs_cfg.client, driver=jobs_cfg.driver, log=lines.append)
+    chart = make_chart(tmp_path, {
+        "a.yaml": configmap("a"),
+        "j1.yaml": _job("zeta", "pre-install", weight=1),
+        "j2.yaml": _job("beta", "pre-install", weight=1, policy="hook-succeeded"),
+        "j3.yaml": _job("first", "pre-install,post-install", weight=-5),
+    })
+    done = install.run(cfg, chart, {}, install.InstallOptions(name="web", namespace=NS))
+    assert [line for line in lines if line.startswith("running")] == [
+        'running pre-install hook Job "first" in namespace "apps"',
+        'running pre-install hook Job "beta" in namespace "apps"',
+        'running pre-install hook Job "zeta" in namespace "apps"',
+        'running post-install hook Job "first" in namespace "apps"']
+    assert not _exists(cfg, "beta") and _exists(cfg, "zeta")
+    stored = hooks.parse(done.hooks)
+    assert [(h.name, h.events, h.weight) for h in stored] == [
+        ("zeta", ["pre-install"], 1), ("beta", ["pre-install"], 1),
+        ("first", ["pre-install", "post-install"], -5)]
+    assert hooks.format_hooks(stored) == done.hooks
+
+
+def test_a_failed_hook_job_fails_the_install_with_its_reason(
+        jobs_cfg: config.Configuration, tmp_path: Path) -> None:
+    chart = make_chart(tmp_path, {"a.yaml": configmap("a"),
+                                  "j.yaml": _job("migrate", "pre-install", failed=True,
+                                                 policy="hook-failed")})
+    with pytest.raises(hooks.HookError) as caught:
+        install.run(jobs_cfg, chart, {}, install.InstallOptions(name="web", namespace=NS))
+    assert str(caught.value) == ('pre-install hooks failed: Job "migrate" in namespace "apps" '
+                                 "failed: Job failed: BackoffLimitExceeded: the message")
+    assert not _exists(jobs_cfg, "migrate")
+    assert jobs_cfg.client.list("v1", "ConfigMap", namespace=NS) == []
+
+
+def test_atomic_install_removes_objects_hooks_and_history(
+        jobs_cfg: config.Configuration, tmp_path: Path) -> None:
+    chart = make_chart(tmp_path, {"a.yaml": configmap("a"),
+                                  "j.yaml": _job("check", "post-install", failed=True)})
+    with pytest.raises(HelmError, match="^release web failed, and has been uninstalled due to "
+                                        "atomic being set: post-install hooks failed: "):
+        install.run(jobs_cfg, chart, {}, install.InstallOptions(name="web", namespace=NS,
+                                                                atomic=True))
+    assert jobs_cfg.client.list("v1", "ConfigMap", namespace=NS) == []
+    assert not _exists(jobs_cfg, "check")
+    assert jobs_cfg.driver.history(NS, "web") == []
+
+
+@pytest.mark.parametrize(("event", "names"), [
+    ("pre-install", ["b", "a"]), ("test", ["t"]), ("post-delete", [])],
+    ids=["weights", "test", "none"])
+def test_for_event_selects_and_orders(event: str, names: list[str]) -> None:
+    def hook(name: str, events: list[str], weight: int) -> mf.Hook:
+        return mf.Hook(mf.Manifest("x", "", {"kind": "Job", "metadata": {"name": name}}),
+                       events, weight, [], [])
+    all_hooks = [hook("a", ["pre-install"], 2), hook("b", ["pre-install"], -1), hook("t", ["test"], 0)]
+    assert [h.name for h in hooks.for_event(all_hooks, event)] == names

@@ -1,0 +1,73 @@
+"""upgrade on the fake cluster: new versions, pruning, values modes, --install."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from helm_core.action import config, install, upgrade
+from helm_core.errors import ReleaseNotFoundError
+from helm_core.kube import client as kclient
+from helm_core.storage import release as rel
+from tests.action.conftest import configmap, make_chart
+
+NS = "apps"
+
+
+def _names(cfg: config.Configuration) -> list[str]:
+    return sorted(o["metadata"]["name"] for o in cfg.client.list("v1", "ConfigMap", namespace=NS))
+
+
+def test_upgrade_records_a_newer_version_supersedes_and_deletes_dropped_objects(
+        cfg: config.Configuration, tmp_path: Path) -> None:
+    chart = make_chart(tmp_path, {"a.yaml": configmap("a"), "b.yaml": configmap("b", condition=".Values.b")},
+                       values="greeting: hello\nb: true\n")
+    first = install.run(cfg, chart, {}, install.InstallOptions(name="web", namespace=NS))
+    assert _names(cfg) == ["a", "b"]
+    second = upgrade.run(cfg, chart, {"b": False}, upgrade.UpgradeOptions(name="web", namespace=NS))
+    assert second.version > first.version
+    assert (second.status, second.description) == (rel.Status.DEPLOYED, "Upgrade complete")
+    assert second.first_deployed == first.first_deployed
+    assert _names(cfg) == ["a"]
+    assert [v.status for v in cfg.driver.history(NS, "web")] == [rel.Status.SUPERSEDED,
+                                                                 rel.Status.DEPLOYED]
+
+
+def test_upgrade_of_a_missing_release_fails_unless_install(cfg: config.Configuration,
+                                                           tmp_path: Path) -> None:
+    chart = make_chart(tmp_path, {"a.yaml": configmap("a")})
+    with pytest.raises(ReleaseNotFoundError, match='^"web" has no deployed releases$'):
+        upgrade.run(cfg, chart, {}, upgrade.UpgradeOptions(name="web", namespace=NS))
+    done = upgrade.run(cfg, chart, {}, upgrade.UpgradeOptions(name="web", namespace=NS, install=True))
+    assert (done.status, done.description) == (rel.Status.DEPLOYED, "Install complete")
+
+
+OLD = {"a": 1, "nested": {"x": 1, "y": 2}}
+
+
+@pytest.mark.parametrize(("flags", "given", "expected"), [
+    ({}, {}, OLD),
+    ({}, {"b": 2}, {"b": 2}),
+    ({"reset_values": True}, {}, {}),
+    ({"reuse_values": True}, {"nested": {"y": 3}}, {"a": 1, "nested": {"x": 1, "y": 3}}),
+    ({"reset_then_reuse_values": True}, {"b": 2}, {"a": 1, "b": 2, "nested": {"x": 1, "y": 2}}),
+], ids=["default-reuses-when-none-given", "default-takes-given", "reset", "reuse-merges",
+        "reset-then-reuse-merges"])
+def test_effective_values_follow_helms_flags(flags: dict, given: dict, expected: dict) -> None:
+    current = rel.ReleaseVersion(name="web", namespace=NS, version=rel.new_version(),
+                                 status=rel.Status.DEPLOYED, chart_name="demo",
+                                 chart_version="0.1.0", user_values=OLD)
+    options = upgrade.UpgradeOptions(name="web", **flags)
+    assert upgrade.effective_values(current, given, options) == expected
+    assert current.user_values == {"a": 1, "nested": {"x": 1, "y": 2}}
+
+
+def test_upgrade_dry_run_changes_nothing(cfg: config.Configuration, tmp_path: Path) -> None:
+    chart = make_chart(tmp_path, {"a.yaml": configmap("a")})
+    install.run(cfg, chart, {}, install.InstallOptions(name="web", namespace=NS))
+    dry = upgrade.run(cfg, chart, {"greeting": "new"},
+                      upgrade.UpgradeOptions(name="web", namespace=NS, dry_run=True))
+    assert (dry.status, dry.description) == (rel.Status.PENDING_UPGRADE, "Dry run complete")
+    assert len(cfg.driver.history(NS, "web")) == 1
+    live = cfg.client.get(kclient.ObjectRef("v1", "ConfigMap", "a", NS))
+    assert live["data"] == {"greeting": "hello"}
