@@ -18,6 +18,8 @@ Rules of the sandbox (chart templates are untrusted):
 * ``ImmutableSandboxedEnvironment``: no ``_``-prefixed or internal attributes (an attempt is an
   error, never a silent blank), no mutation of dicts/lists (``Values`` stays as it was), no
   ``str.format``/``format_map``, no loader (``{% include %}``/``{% import %}`` are refused);
+  objects Go templates see as structs (``Chart``, ``Files``, ``Capabilities``...) show only
+  their Go members, as in Go;
 * limits per rendered template, each a named constant below: output size, size of any value a
   filter, operator or ``~`` produces, integer size, loop iterations, call depth, wall time;
 * autoescape off, ``trim_blocks``/``lstrip_blocks`` on, trailing newline kept;
@@ -32,14 +34,14 @@ import time
 from typing import Any, Callable, Iterator
 
 import jinja2
+import jinja2.exceptions
 from jinja2 import nodes, sandbox
 from jinja2.visitor import NodeTransformer
 
 from helm_core.engine import helm_funcs
 from helm_core.errors import SourcePos, TemplateError
-from helm_core.gotemplate import gofmt
+from helm_core.gotemplate import gofmt, gotypes
 from helm_core.gotemplate.funcs import crypto, encoding, gohelpers, strings
-from helm_core.gotemplate.gotypes import FuncError
 
 #: The engine name a pre-render handler sets on a template.
 ENGINE = "jinja2"
@@ -143,16 +145,18 @@ class _Guards(NodeTransformer):
     """Routes every ``for`` iterable and ``~`` through the environment's guards."""
 
     def visit_For(self, node: nodes.For) -> nodes.Node:  # noqa: N802 - visitor name
-        node = self.generic_visit(node)
-        literal = sum(len(d.data) for d in node.find_all(nodes.TemplateData))
-        node.iter = nodes.Call(nodes.EnvironmentAttribute("guard_iter"),
-                               [node.iter, nodes.Const(literal)], [], None, None, lineno=node.lineno)
-        return node
+        loop = self.generic_visit(node)
+        assert isinstance(loop, nodes.For)
+        literal = sum(len(d.data) for item in loop.body for d in item.find_all(nodes.TemplateData))
+        loop.iter = nodes.Call(nodes.EnvironmentAttribute("guard_iter"),
+                               [loop.iter, nodes.Const(literal)], [], None, None, lineno=loop.lineno)
+        return loop
 
     def visit_Concat(self, node: nodes.Concat) -> nodes.Node:  # noqa: N802 - visitor name
-        node = self.generic_visit(node)
-        return nodes.Call(nodes.EnvironmentAttribute("guard_concat"), list(node.nodes), [], None, None,
-                          lineno=node.lineno)
+        concat = self.generic_visit(node)
+        assert isinstance(concat, nodes.Concat)
+        return nodes.Call(nodes.EnvironmentAttribute("guard_concat"), list(concat.nodes), [], None, None,
+                          lineno=concat.lineno)
 
 
 class _Sandbox(sandbox.ImmutableSandboxedEnvironment):
@@ -174,17 +178,19 @@ class _Sandbox(sandbox.ImmutableSandboxedEnvironment):
     def is_safe_attribute(self, obj: Any, attr: str, value: Any) -> bool:
         if isinstance(obj, str) and attr in _REFUSED_STR_ATTRIBUTES:
             return False
+        if isinstance(obj, gotypes.GoObject):  # .Chart, .Files, .Capabilities...: Go's members only
+            return attr in obj.go_members
         return super().is_safe_attribute(obj, attr, value)
 
     def wrap_str_format(self, value: Any) -> None:
         """``str.format``/``format_map`` are refused: their width specs build strings of any size."""
         if getattr(value, "__name__", None) in _REFUSED_STR_ATTRIBUTES and isinstance(
                 getattr(value, "__self__", None), str):
-            raise sandbox.SecurityError(f"str.{value.__name__} is not allowed; use the '%' operator or |format")
+            raise jinja2.exceptions.SecurityError(f"str.{value.__name__} is not allowed; use the '%' operator or |format")
         return None
 
     def unsafe_undefined(self, obj: Any, attribute: str) -> jinja2.Undefined:
-        raise sandbox.SecurityError(
+        raise jinja2.exceptions.SecurityError(
             f"access to attribute {attribute!r} of {type(obj).__name__!r} object is unsafe")
 
     def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: N805
@@ -206,6 +212,8 @@ class _Sandbox(sandbox.ImmutableSandboxedEnvironment):
             _check_product(left, right)
         elif operator == "%" and isinstance(left, str):
             _check_format_spec(left)
+            if len(left) + value_size(right) > MAX_VALUE_SIZE:
+                raise LimitError(f"'%': value larger than {MAX_VALUE_SIZE} characters")
         elif operator == "+" and value_size(left) + value_size(right) > MAX_VALUE_SIZE:
             raise LimitError(f"'+': value larger than {MAX_VALUE_SIZE} characters")
         return super().call_binop(context, operator, left, right)
@@ -372,7 +380,7 @@ def _bound(state: helm_funcs.RenderState) -> dict[str, Callable[..., Any]]:
     def include(name: str, data: Any = None) -> str:
         try:
             out: str = go["include"](_text(name), _arg(data))
-        except FuncError as exc:  # the innermost failure of a chain of Go includes
+        except gotypes.FuncError as exc:  # the innermost failure of a chain of Go includes
             inner = str(exc).rsplit(_GO_INCLUDE_ERROR, 1)[-1]
             raise _Failure(f"include {_text(name)!r}: {_strip_warn(inner)}") from None
         return out.replace("<no value>", "")
@@ -380,7 +388,7 @@ def _bound(state: helm_funcs.RenderState) -> dict[str, Callable[..., Any]]:
     def tpl(text: Any, data: Any = None) -> str:
         try:
             out: str = go["tpl"](_text(text), _arg(data))
-        except FuncError as exc:
+        except gotypes.FuncError as exc:
             raise _Failure(_strip_warn(str(exc))) from None
         return out
 

@@ -58,6 +58,10 @@ REFUSED = [
     ("object-dict", "{{ Chart.__dict__ }}", "access to attribute '__dict__' of 'ChartInfo' object is unsafe"),
     ("number-real-class", "{{ Values.list[0].real.__class__ }}",
      "access to attribute '__class__' of 'float' object is unsafe"),
+    ("non-go-member", "{{ Chart.go_field('Name') }}",
+     "access to attribute 'go_field' of 'ChartInfo' object is unsafe"),
+    ("files-classmethod", "{{ Files.from_chart_files([]) }}",
+     "access to attribute 'from_chart_files' of 'Files' object is unsafe"),
     ("private-attribute", "{{ Capabilities.APIVersions._set }}",
      "access to attribute '_set' of 'VersionSet' object is unsafe"),
     # -- format strings ----------------------------------------------------------------------
@@ -69,6 +73,8 @@ REFUSED = [
      "str.format is not allowed; use the '%' operator or |format"),
     ("percent-width-bomb", "{{ '%0999999999d' % 1 }}", "'%': width or precision above 10000"),
     ("percent-star-width", "{{ '%*d' % (999999999, 1) }}", "'%': '*' widths are not allowed"),
+    ("percent-size-bomb", "{% set s = 'x' * 5000000 %}{{ '%s%s' % (s, s) }}",
+     "'%': value larger than 8388608 characters"),
     ("format-filter-width-bomb", "{{ '%.999999999f' | format(1.5) }}", "'%': width or precision above 10000"),
     # -- resource bombs --------------------------------------------------------------------------
     ("range-10e10", "{{ range(10**10) | list | length }}",
