@@ -70,7 +70,7 @@ def cmd_pull(args: argparse.Namespace) -> int:
     os.replace(temporary, target)
     if ref.kind == "oci":
         print(f"Pulled: {resolved.source.removeprefix(oci.SCHEME)}")
-        print(f"Digest: {resolved.digest}")
+        print(f"Digest: {resolved.manifest_digest}")
     return 0
 
 

@@ -65,6 +65,8 @@ class ResolvedChart:
     version: str
     source: str
     """Human description: URL of the package, OCI reference with tag/digest, or object."""
+    manifest_digest: str = ""
+    """OCI only: the manifest's digest (what ``helm pull`` prints as ``Digest:``)."""
 
 
 def resolve(ref: ChartRef, credentials: Credentials, cache: Cache, *,
@@ -81,7 +83,7 @@ def resolve(ref: ChartRef, credentials: Credentials, cache: Cache, *,
                           plain_http=ref.plain_http, transport=transport) as registry:
             pulled = registry.pull(reference, ref.version, devel=ref.devel)
         resolved = ResolvedChart(pulled.data, pulled.digest, reference.name, pulled.version,
-                                 str(pulled.reference))
+                                 str(pulled.reference), pulled.manifest_digest)
     elif ref.kind == "packaged":
         loaded = packaged.load(ref.data, source=ref.description or "<packaged chart>")
         cache.put(ref.data)

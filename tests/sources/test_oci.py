@@ -166,10 +166,14 @@ class TestReferenceHelm:
         assert out[0] == f"Pushed: {registry.host}/charts/demo:0.3.0"
         dest = tmp_path / "out"
         dest.mkdir()
-        subprocess.run([helm_binary, "pull", f"oci://{registry.host}/charts/demo", "--version", "0.3.0",
-                        "--plain-http", "-d", str(dest)], check=True, capture_output=True,
-                       env={"HOME": str(tmp_path), "PATH": "/usr/bin:/bin"})
+        helm_out = subprocess.run([helm_binary, "pull", f"oci://{registry.host}/charts/demo", "--version", "0.3.0",
+                                   "--plain-http", "-d", str(dest)], check=True, capture_output=True, text=True,
+                                  env={"HOME": str(tmp_path), "PATH": "/usr/bin:/bin"})
         assert (dest / "demo-0.3.0.tgz").read_bytes() == tgz.read_bytes()
+        assert cli_main(["pull", f"oci://{registry.host}/charts/demo", "--version", "0.3.0", "--plain-http",
+                         "-d", str(tmp_path / "ours"), "--cache-dir", str(tmp_path / "c")]) == 0
+        ours = capsys.readouterr().out
+        assert ours.splitlines() == (helm_out.stdout + helm_out.stderr).strip().splitlines()
         shown = subprocess.run([helm_binary, "show", "chart", f"oci://{registry.host}/charts/demo",
                                 "--version", "0.3.0", "--plain-http"], check=True, capture_output=True, text=True,
                                env={"HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}).stdout

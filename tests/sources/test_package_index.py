@@ -75,3 +75,42 @@ def test_index_without_url_uses_relative_paths(tmp_path: Path) -> None:
     (tmp_path / "sub" / "demo-1.0.0.tgz").write_bytes(data)
     doc = index_mod.index_directory(tmp_path, created="2026-01-01T00:00:00Z")
     assert doc["entries"]["demo"][0]["urls"] == ["sub/demo-1.0.0.tgz"]
+
+
+def test_helm_pulls_from_our_index_and_we_pull_from_helms(tmp_path: Path, helm_binary: str,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    from tests.sources import servers
+    env = {"HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
+    ours, theirs = tmp_path / "ours", tmp_path / "theirs"
+    for folder in (ours, theirs):
+        folder.mkdir()
+        for version in ("1.0.0", "1.1.0", "2.0.0"):
+            _, data = package_mod.package(_chart(tmp_path / f"src-{version}", "demo", version))
+            (folder / f"demo-{version}.tgz").write_bytes(data)
+    assert cli_main(["repo", "index", str(ours)]) == 0
+    subprocess.run([helm_binary, "repo", "index", str(theirs)], check=True, capture_output=True, env=env)
+    our_server = servers.RepoServer(root=ours, username="u", password="p").start()
+    their_server = servers.RepoServer(root=theirs, username="u", password="p").start()
+    try:
+        (tmp_path / "h").mkdir()
+        subprocess.run([helm_binary, "pull", "demo", "--repo", our_server.url, "--version", "^1",
+                        "--username", "u", "--password", "p", "-d", str(tmp_path / "h")],
+                       check=True, capture_output=True, env=env)
+        assert (tmp_path / "h" / "demo-1.1.0.tgz").read_bytes() == (ours / "demo-1.1.0.tgz").read_bytes()
+        capsys.readouterr()
+        assert cli_main(["pull", "demo", "--repo", their_server.url, "--version", "^1", "--username", "u",
+                         "--password", "p", "-d", str(tmp_path / "o"), "--cache-dir", str(tmp_path / "c")]) == 0
+        assert capsys.readouterr().out == ""  # helm pull prints nothing for repositories
+        assert (tmp_path / "o" / "demo-1.1.0.tgz").read_bytes() == (theirs / "demo-1.1.0.tgz").read_bytes()
+    finally:
+        our_server.stop()
+        their_server.stop()
+
+
+def test_cli_errors_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from tests.sources import servers
+    port = servers.free_port()
+    assert cli_main(["pull", "demo", "--repo", f"http://127.0.0.1:{port}", "--cache-dir", str(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"Error: http://127.0.0.1:{port}: cannot reach the repository")
+    assert err.count("\n") == 1

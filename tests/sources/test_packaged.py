@@ -1,0 +1,68 @@
+"""Packaged charts from a ConfigMap ``binaryData`` / Secret key (bytes handed in by the caller)."""
+from __future__ import annotations
+
+import base64
+
+import pytest
+
+from helm_core import errors
+from helm_core.sources import ChartRef, Credentials, cache as cache_mod, packaged, resolve
+from tests import chartkit
+from tests.sources.conftest import chart_tgz
+
+
+def test_resolve_packaged_chart(cache: cache_mod.Cache) -> None:
+    data = chart_tgz("demo", "3.1.4")
+    got = resolve(ChartRef(kind="packaged", data=data, description="configmap/ns/charts[demo.tgz]"),
+                  Credentials(), cache)
+    assert (got.name, got.version, got.source) == ("demo", "3.1.4", "configmap/ns/charts[demo.tgz]")
+    assert got.digest == "sha256:" + cache_mod.sha256_hex(data)
+    assert cache.get(got.digest) == data
+
+
+def test_packaged_digest_pin(cache: cache_mod.Cache) -> None:
+    pin = "sha256:" + "1" * 64
+    with pytest.raises(errors.DigestMismatchError) as info:
+        resolve(ChartRef(kind="packaged", data=chart_tgz(), description="secret/ns/s[c]", digest=pin),
+                Credentials(), cache)
+    assert str(info.value) == (f"secret/ns/s[c]: digest sha256:{cache_mod.sha256_hex(chart_tgz())} "
+                               f"does not match the pinned {pin}")
+
+
+def test_hostile_packaged_chart_refused(cache: cache_mod.Cache) -> None:
+    hostile = chartkit.make_tgz([
+        chartkit.tar_entry("demo/Chart.yaml", chartkit.chart_yaml().encode()),
+        chartkit.tar_entry("demo/link", kind=b"2", linkname="/etc/passwd"),
+    ])
+    with pytest.raises(errors.ArchiveError):
+        resolve(ChartRef(kind="packaged", data=hostile, description="configmap/ns/c[x]"), Credentials(), cache)
+    assert not cache.has("sha256:" + cache_mod.sha256_hex(hostile))
+
+
+def test_secret_data_is_decoded_and_key_picked() -> None:
+    data = chart_tgz()
+    decoded = packaged.from_secret_data({"chart.tgz": base64.b64encode(data).decode(), "note": "aGk="})
+    assert packaged.pick_key(decoded, "", source="secret/ns/s") == data
+    assert packaged.pick_key(decoded, "note", source="secret/ns/s") == b"hi"
+
+
+@pytest.mark.parametrize("data, key, message", [
+    ({"a.tgz": b"", "b.tgz": b""}, "", "secret/ns/s: name the key holding the chart (2 .tgz keys found)"),
+    ({"a.tgz": b""}, "zzz", "secret/ns/s: no key 'zzz' (keys: a.tgz)"),
+], ids=["ambiguous", "missing-key"])
+def test_pick_key_errors(data: dict[str, bytes], key: str, message: str) -> None:
+    with pytest.raises(errors.SourceError) as info:
+        packaged.pick_key(data, key, source="secret/ns/s")
+    assert str(info.value) == message
+
+
+def test_invalid_base64_is_refused() -> None:
+    with pytest.raises(errors.SourceError) as info:
+        packaged.from_secret_data({"c.tgz": "***"})
+    assert str(info.value) == "key 'c.tgz' is not valid base64"
+
+
+def test_unknown_kind() -> None:
+    with pytest.raises(errors.SourceError) as info:
+        resolve(ChartRef(kind="git"), Credentials(), cache_mod.Cache.__new__(cache_mod.Cache))
+    assert str(info.value) == "unknown chart source kind 'git' (want one of repo, oci, packaged)"
