@@ -2,6 +2,9 @@
 
 Usage: .venv/bin/python bench/render.py [chart ...]   (default: every chart in ../shared/charts)
 
+Then the Jinja2 section: warm render time of the example twins (examples/charts/twin-go in Go
+templates, twin-jinja in Jinja2, the same objects), with default values and with large ones.
+
 For each chart: load + prepare once, render once (first render: parse + compile), then time
 RUNS warm renders (median); time RUNS `helm-core template` processes (cold CLI: interpreter
 start, imports, load, render, print) and RUNS `helm template` processes (median). Prints
@@ -47,6 +50,33 @@ def time_ours(chart_dir: Path) -> tuple[float, float, int]:
     return cold, statistics.median(samples), len(out)
 
 
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "charts"
+#: Values that make the twins loop: many config keys and ports.
+LARGE_TWIN_VALUES = {"config": {f"KEY_{i:04d}": f"value-{i}" for i in range(500)},
+                     "ports": [{"name": f"p{i}", "port": 1000 + i} for i in range(200)]}
+
+
+def time_warm(chart_dir: Path, values: dict[str, object]) -> float:
+    """Median warm render time (the first render, which compiles, is not counted)."""
+    prepared = prepare.prepare_chart(loader.load(chart_dir), values)
+    render.render(prepared.chart, prepared.values)
+    samples = []
+    for _ in range(RUNS):
+        start = time.perf_counter()
+        render.render(prepared.chart, prepared.values)
+        samples.append(time.perf_counter() - start)
+    return statistics.median(samples)
+
+
+def jinja_twins() -> None:
+    """Print the Jinja2 twin's warm render time next to its Go-template twin's."""
+    print(f"\n{'jinja2 twin':26} {'go ms':>8} {'jinja2 ms':>9} {'jinja2/go':>9}")
+    for label, values in (("twin (default values)", {}), ("twin (500 keys, 200 ports)", LARGE_TWIN_VALUES)):
+        go_s = time_warm(EXAMPLES / "twin-go", values)
+        jinja_s = time_warm(EXAMPLES / "twin-jinja", values)
+        print(f"{label:26} {go_s * 1e3:8.2f} {jinja_s * 1e3:9.2f} {jinja_s / go_s:9.2f}")
+
+
 def time_command(command: list[str]) -> float:
     """Median wall time of RUNS runs of a whole process."""
     samples = []
@@ -62,6 +92,7 @@ def main(argv: list[str]) -> int:
     helm = helm_binary()
     if not CHARTS_DIR.is_dir():
         print(f"{CHARTS_DIR} is not present: nothing to measure")
+        jinja_twins()
         return 0
     print(f"{'chart':26} {'files':>5} {'first ms':>9} {'warm ms':>8} {'cli ms':>8} {'helm ms':>8}"
           f" {'warm/helm':>9} {'cli/helm':>8}")
@@ -72,6 +103,7 @@ def main(argv: list[str]) -> int:
         helm_s = time_command([helm, "template", str(chart_dir)]) if helm else float("nan")
         print(f"{name:26} {files:5d} {first * 1e3:9.1f} {warm * 1e3:8.1f} {cli_s * 1e3:8.1f} {helm_s * 1e3:8.1f}"
               f" {warm / helm_s:9.2f} {cli_s / helm_s:8.2f}")
+    jinja_twins()
     return 0
 
 
