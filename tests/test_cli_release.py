@@ -1,0 +1,63 @@
+"""The release CLI's pure parts: Helm's table layout, durations, status text."""
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+
+import pytest
+
+from helm_core import cli, cli_release
+from helm_core.storage import release as rel
+
+
+@pytest.mark.parametrize(("text", "seconds"), [
+    ("300", 300.0), ("5m0s", 300.0), ("90s", 90.0), ("1h", 3600.0), ("1m30s", 90.0),
+    ("1.5s", 1.5), ("250ms", 0.25)], ids=["plain", "helm-default", "seconds", "hours", "mixed",
+                                          "fraction", "millis"])
+def test_parse_timeout_reads_go_durations(text: str, seconds: float) -> None:
+    assert cli_release.parse_timeout(text) == seconds
+
+
+def test_parse_timeout_refuses_garbage() -> None:
+    with pytest.raises(argparse.ArgumentTypeError, match='^invalid duration "5 minutes"$'):
+        cli_release.parse_timeout("5 minutes")
+
+
+def test_table_pads_every_cell_and_joins_with_tabs_as_uitable() -> None:
+    text = cli_release.table([["NAME", "REVISION"], ["web", "1"]])
+    assert text == "NAME\tREVISION\nweb \t1       "
+
+
+def test_table_cuts_long_cells_with_dots_at_the_max_width() -> None:
+    text = cli_release.table([["DESCRIPTION"], ["x" * 70]], max_width=60)
+    assert text.splitlines()[1] == "x" * 57 + "..."
+
+
+def test_status_text_is_helms_layout() -> None:
+    when = dt.datetime(2026, 1, 2, 3, 4, 5, tzinfo=dt.timezone.utc)
+    version = rel.ReleaseVersion(name="web", namespace="apps", version=rel.parse_version(
+        "01M84CHBX2MR71618TA8Q3QJFN"), status=rel.Status.DEPLOYED, chart_name="demo",
+        chart_version="0.1.0", notes="  Thanks  \n", last_deployed=when)
+    assert cli_release.status_text(version) == (
+        "NAME: web\nLAST DEPLOYED: Fri Jan  2 03:04:05 2026\nNAMESPACE: apps\nSTATUS: deployed\n"
+        "REVISION: 01M84CHBX2MR71618TA8Q3QJFN\nTEST SUITE: None\nNOTES:\nThanks\n")
+
+
+@pytest.mark.parametrize("command", ["install", "upgrade", "rollback", "uninstall", "get",
+                                     "history", "list", "status", "test"])
+def test_release_commands_are_registered(command: str) -> None:
+    parser = cli.build_parser()
+    choices = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices
+    assert command in choices
+
+
+def test_install_flags_parse_like_helm() -> None:
+    args = cli.build_parser().parse_args([
+        "install", "web", "./chart", "-n", "apps", "--wait", "--timeout", "2m", "--atomic",
+        "--create-namespace", "--dry-run", "-f", "v.yaml", "--set", "a=1", "-o", "json",
+        "--kube-context", "ctx", "--kubeconfig", "/k"])
+    assert (args.name, args.chart, args.namespace, args.wait, args.timeout, args.atomic,
+            args.create_namespace, args.dry_run, args.values, args.set_values, args.output,
+            args.kube_context, args.kubeconfig) == (
+        "web", "./chart", "apps", True, 120.0, True, True, True, ["v.yaml"], ["a=1"], "json",
+        "ctx", "/k")
