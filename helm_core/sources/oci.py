@@ -290,6 +290,9 @@ class Registry:
         if size > repo.MAX_CHART_BYTES:
             raise SourceError(f"{ref}: chart layer of {size} bytes exceeds {repo.MAX_CHART_BYTES}")
         with self.cache.lock(f"oci-blob:{digest}"):
+            cached = self.cache.get(digest)  # another process may have fetched it while we waited
+            if cached is not None:
+                return cached
             response = self._request("GET", f"/v2/{ref.repository}/blobs/{digest}", where=str(ref))
             data = response.content
         actual = "sha256:" + cache_mod.sha256_hex(data)

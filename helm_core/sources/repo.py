@@ -291,6 +291,10 @@ class Repository:
             if cached is not None:
                 return Fetched(cached, _with_algo(entry.digest), entry, url)
         with self.cache.lock(f"chart:{url}"):
+            if entry.digest:  # another process may have fetched it while we waited
+                cached = self.cache.get(entry.digest)
+                if cached is not None:
+                    return Fetched(cached, _with_algo(entry.digest), entry, url)
             data = self._download(url)
         digest = "sha256:" + cache_mod.sha256_hex(data)
         if entry.digest and _with_algo(entry.digest) != digest:

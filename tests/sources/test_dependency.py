@@ -66,3 +66,23 @@ def test_build_honours_lock_and_refuses_stale_lock(
     with pytest.raises(errors.DependencyError) as info:
         dependency.build(chart, credentials=lambda _u: Credentials(), cache=cache, plain_http=True)
     assert str(info.value) == dependency.STALE_LOCK
+
+
+def test_file_dependency_is_packaged_and_unsupported_repository_refused(tmp_path: Path,
+                                                                          cache: cache_mod.Cache) -> None:
+    chartkit.write_chart(tmp_path / "lib", {"Chart.yaml": chartkit.chart_yaml("lib", "0.2.0"),
+                                            "templates/_h.tpl": "{{ define \"x\" }}{{ end }}\n"})
+    chart = chartkit.write_chart(tmp_path / "app", {
+        "Chart.yaml": chartkit.chart_yaml("app", "1.0.0") + "dependencies:\n- name: lib\n  version: 0.2.0\n"
+                      "  repository: file://../lib\n"})
+    built = dependency.build(chart, credentials=lambda _u: Credentials(), cache=cache)
+    assert [(b.name, b.version) for b in built] == [("lib", "0.2.0")]
+    assert (chart / "charts" / "lib-0.2.0.tgz").is_file()
+    assert (chart / "Chart.lock").is_file()
+    (chart / "Chart.yaml").write_text(chartkit.chart_yaml("app", "1.0.0") +
+                                      "dependencies:\n- name: lib\n  version: 0.2.0\n  repository: '@stable'\n")
+    (chart / "Chart.lock").unlink()
+    with pytest.raises(errors.DependencyError) as info:
+        dependency.build(chart, credentials=lambda _u: Credentials(), cache=cache)
+    assert str(info.value) == ("dependency 'lib': repository '@stable' is not supported (use an http(s)://, "
+                               "oci:// or file:// URL; named repositories need Helm's repositories.yaml)")

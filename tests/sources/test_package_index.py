@@ -114,3 +114,24 @@ def test_cli_errors_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[s
     err = capsys.readouterr().err
     assert err.startswith(f"Error: http://127.0.0.1:{port}: cannot reach the repository")
     assert err.count("\n") == 1
+
+
+def test_package_holds_the_same_files_as_helm_package(tmp_path: Path, helm_binary: str) -> None:
+    import io
+    import tarfile
+    chart = _chart(tmp_path)
+    (tmp_path / "h").mkdir()
+    subprocess.run([helm_binary, "package", str(chart), "-d", str(tmp_path / "h")], check=True,
+                   capture_output=True, env={"HOME": str(tmp_path), "PATH": "/usr/bin:/bin"})
+
+    def members(data: bytes) -> dict[str, bytes]:
+        with tarfile.open(fileobj=io.BytesIO(data)) as tar:
+            return {m.name: tar.extractfile(m).read() for m in tar.getmembers() if m.isfile()}  # type: ignore[union-attr]
+
+    theirs = members((tmp_path / "h" / "demo-1.0.0.tgz").read_bytes())
+    ours = members(package_mod.package(chart)[1])
+    assert sorted(ours) == sorted(theirs)
+    # helm re-marshals Chart.yaml; every other file is byte for byte the same
+    assert {k: v for k, v in ours.items() if k != "demo/Chart.yaml"} == {
+        k: v for k, v in theirs.items() if k != "demo/Chart.yaml"}
+    assert yaml.safe_load(ours["demo/Chart.yaml"]) == yaml.safe_load(theirs["demo/Chart.yaml"])

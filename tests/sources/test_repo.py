@@ -256,3 +256,22 @@ def test_load_yaml_strings_undefined_alias_is_an_index_error() -> None:
     with pytest.raises(errors.SourceError) as info:
         repo.parse_index(b"apiVersion: v1\nentries: *nope\n", url="https://r")
     assert str(info.value).startswith("https://r: index.yaml is not valid YAML or JSON: found undefined alias")
+
+
+def _resolve_in_child(url: str, root: str) -> None:
+    got = resolve(ChartRef(kind="repo", url=url, name="demo", version="1.2.0"), Credentials(), cache_mod.Cache(root))
+    assert got.version == "1.2.0"
+
+
+def test_concurrent_processes_download_a_chart_once(many, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    import multiprocessing
+    ctx = multiprocessing.get_context("fork")
+    procs = [ctx.Process(target=_resolve_in_child, args=(many.url, str(tmp_path / "shared"))) for _ in range(4)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(60)
+    assert [p.exitcode for p in procs] == [0, 0, 0, 0]
+    chart_gets = [path for _, path, _ in many.requests if path.endswith(".tgz")]
+    assert chart_gets == ["/demo-1.2.0.tgz"]
+    assert sorted(many.statuses) == [200, 200, 304, 304, 304]  # index once, chart once, three revalidations
