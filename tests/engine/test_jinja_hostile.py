@@ -62,6 +62,11 @@ REFUSED = [
      "access to attribute 'go_field' of 'ChartInfo' object is unsafe"),
     ("files-classmethod", "{{ Files.from_chart_files([]) }}",
      "access to attribute 'from_chart_files' of 'Files' object is unsafe"),
+    ("loop-context-class", "{% for x in [1] %}{{ loop.__class__ }}{% endfor %}",
+     "access to attribute '__class__' of 'LoopContext' object is unsafe"),
+    ("namespace-dunder", "{% set ns = namespace() %}{% set ns.__class__ = 1 %}{{ ns.__class__ }}",
+     "access to attribute '__class__' of 'Namespace' object is unsafe"),
+    ("callable-dunder-call", "{{ joiner().__call__ }}", "access to attribute '__call__' of 'Joiner' object is unsafe"),
     ("private-attribute", "{{ Capabilities.APIVersions._set }}",
      "access to attribute '_set' of 'VersionSet' object is unsafe"),
     # -- format strings ----------------------------------------------------------------------
@@ -100,6 +105,9 @@ REFUSED = [
     ("batch-bomb", "{{ range(10) | batch(10**9) | list }}", "batch: argument 1000000000 above 10000"),
     ("nested-list-serialisation", "{% set a = ['x' * 1000000] * 8 %}{% set b = [a, a, a] %}{{ b | toJson }}",
      "toJson: value larger than 8388608 characters"),
+    ("cpu-burn-time-budget",
+     "{% for i in range(1000) %}{% set x = range(100000) | list | sort(reverse=true) %}{% endfor %}",
+     "time budget of 5s exceeded"),
     ("lipsum-removed", "{{ lipsum(10**9) }}", "'lipsum' is undefined"),
     # -- recursion ----------------------------------------------------------------------------------
     ("macro-recursion", "{% macro m() %}{{ m() }}{% endmacro %}{{ m() }}", "calls nested deeper than 200"),
@@ -113,6 +121,9 @@ REFUSED = [
     ("values-pop", "{% set x = Values.pop('name') %}", "access to attribute 'pop' of 'dict' object is unsafe"),
     ("values-setdefault", "{{ Values.nested.setdefault('key', 'evil') }}",
      "access to attribute 'setdefault' of 'dict' object is unsafe"),
+    ("values-setitem", "{{ Values.__setitem__('name', 'evil') }}",
+     "access to attribute '__setitem__' of 'dict' object is unsafe"),
+    ("copy-then-update", "{{ Values.copy().update({}) }}", "access to attribute 'update' of 'dict' object is unsafe"),
     ("list-append", "{{ Values.list.append(3) }}", "access to attribute 'append' of 'list' object is unsafe"),
     ("files-clear", "{{ Files.clear() }}", "access to attribute 'clear' of 'Files' object is unsafe"),
     # -- files, environment, network ---------------------------------------------------------------------
