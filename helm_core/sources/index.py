@@ -77,7 +77,8 @@ def merge(new: dict[str, Any], old: dict[str, Any]) -> dict[str, Any]:
 
 
 def dump(index: dict[str, Any]) -> str:
-    return yaml.safe_dump(index, sort_keys=True, default_flow_style=False, allow_unicode=True)
+    text: str = yaml.safe_dump(index, sort_keys=True, default_flow_style=False, allow_unicode=True)
+    return text
 
 
 def write_index(directory: str | os.PathLike[str], *, url: str = "", merge_with: str = "") -> Path:

@@ -17,6 +17,7 @@ Rules (Helm's ``pkg/repo`` and ``pkg/downloader``):
 from __future__ import annotations
 
 import json
+import types
 from dataclasses import dataclass
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -366,8 +367,9 @@ class _checked_stream:
             raise RegistryUnavailableError(f"{self._repo}: {status} {response.reason_phrase} for {self._url}")
         raise SourceError(f"{self._repo}: unexpected {status} {response.reason_phrase} for {self._url}")
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: types.TracebackType | None) -> None:
         try:
-            self._cm.__exit__(*exc)
+            self._cm.__exit__(exc_type, exc, tb)
         except httpx.TransportError:
             pass
