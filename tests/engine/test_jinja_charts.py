@@ -127,3 +127,44 @@ def test_cli_lint_strict_refuses_a_missing_value_in_a_j2_file(capsys, tmp_path):
     assert cli.main(["lint", "--strict", str(root)]) == 1
     assert ("[ERROR] jinja2 error at (strict/templates/cm.yaml.j2:2): 'dict object' has no attribute 'missing'"
             in capsys.readouterr().out)
+
+
+SHARED_NGINX = Path("/work/shared/charts/nginx")
+COMMON_GO = """\
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: {{ include "common.names.fullname" . }}-go
+  namespace: {{ include "common.names.namespace" . | quote }}
+  labels: {{- include "common.labels.standard" (dict "customLabels" .Values.commonLabels "context" $) | nindent 4 }}
+data:
+  image: {{ include "common.images.image" (dict "imageRoot" .Values.image "global" .Values.global) }}
+"""
+COMMON_JINJA = """\
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: {{ include("common.names.fullname", root) }}-jinja
+  namespace: {{ include("common.names.namespace", root) | quote }}
+  labels:{{ include("common.labels.standard", {"customLabels": Values.commonLabels, "context": root}) | nindent(4) }}
+data:
+  image: {{ include("common.images.image", {"imageRoot": Values.image, "global": Values.global}) }}
+"""
+
+
+def test_jinja_template_reuses_bitnami_common_helpers(tmp_path):
+    if not SHARED_NGINX.is_dir():
+        pytest.skip(f"{SHARED_NGINX} not present: bitnami common helpers not tested")
+    chart = tmp_path / "nginx"
+    shutil.copytree(SHARED_NGINX, chart)
+    (chart / "templates" / "zz-go.yaml").write_text(COMMON_GO)
+    (chart / "templates" / "zz-jinja.yaml.j2").write_text(COMMON_JINJA)
+    user_values = {"commonLabels": {"team": "web"}}
+    result = template_action.run(loader.load(chart), user_values, template_action.TemplateOptions(release_name="r"))
+    by_source = dict(objects(result))
+    go, jinja = by_source["nginx/templates/zz-go.yaml"], by_source["nginx/templates/zz-jinja.yaml"]
+    assert jinja["metadata"].pop("name") == "r-nginx-jinja"
+    assert go["metadata"].pop("name") == "r-nginx-go"
+    assert jinja == go
+    assert go["metadata"]["labels"]["team"] == "web"
+    assert go["data"]["image"].startswith("docker.io/bitnami/nginx:")
