@@ -1,0 +1,354 @@
+"""The controller as a real process (``python -m helm_operator run``) against the local control
+plane: HelmRequests installed, upgraded, rolled back, refused and uninstalled, acting as each
+request's ServiceAccount."""
+from __future__ import annotations
+
+import base64
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from kubernetes import client as k8s
+from kubernetes.client.rest import ApiException
+
+from e2e.conftest import ClusterInfo, Kubectl
+from helm_core.sources import package
+
+pytestmark = pytest.mark.e2e
+
+ROOT = Path(__file__).resolve().parents[1]
+HELLO = ROOT / "examples" / "charts" / "hello"
+READY_TIMEOUT_S = 60.0
+START_TIMEOUT_S = 30.0
+GROUP, VERSION, PLURAL = "helm.sh", "v1alpha1", "helmrequests"
+
+FULL_RULES = [
+    {"apiGroups": ["", "apps", "batch", "helm.sh", "coordination.k8s.io"],
+     "resources": ["configmaps", "services", "secrets", "deployments", "replicasets", "pods", "jobs",
+                   "releases", "releases/status", "leases"],
+     "verbs": ["get", "list", "watch", "create", "update", "patch", "delete"]},
+]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class Controller:
+    """A running ``helm-operator run`` process; ``restart``/``kill`` for crash tests."""
+
+    def __init__(self, cluster: ClusterInfo, log: Path) -> None:
+        self.cluster = cluster
+        self.log = log
+        self.port = free_port()
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        env = dict(os.environ, HELM_OPERATOR_LUA_ALLOWLIST="io,os", KUBECONFIG=str(self.cluster.kubeconfig))
+        with open(self.log, "ab") as out:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "helm_operator", "run", "--probe-port", str(self.port),
+                 "--metrics-port", "0", "--cache-dir", str(self.log.parent / "cache")],
+                stdout=out, stderr=subprocess.STDOUT, env=env)
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise AssertionError(f"controller exited {self.proc.returncode}:\n{self.log.read_text()[-3000:]}")
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/readyz", timeout=1) as rsp:
+                    if rsp.status == 200:
+                        return
+            except OSError:
+                pass
+            time.sleep(0.2)
+        raise AssertionError(f"controller not ready:\n{self.log.read_text()[-3000:]}")
+
+    def stop(self, sig: int = signal.SIGTERM) -> None:
+        if self.proc and self.proc.poll() is None:
+            self.proc.send_signal(sig)
+            try:
+                self.proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+    def metrics(self) -> str:
+        with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/metrics", timeout=5) as rsp:
+            return rsp.read().decode()
+
+
+@pytest.fixture(scope="module")
+def controller(cluster: ClusterInfo, kubectl: Kubectl, tmp_path_factory: pytest.TempPathFactory
+               ) -> Iterator[Controller]:
+    for crd in ("helmrequest.yaml", "release.yaml"):
+        kubectl("apply", "-f", str(ROOT / "manifests" / "crds" / crd))
+    kubectl("wait", "--for=condition=Established", "crd/helmrequests.helm.sh", "crd/releases.helm.sh",
+            "--timeout=60s")
+    ctl = Controller(cluster, tmp_path_factory.mktemp("controller") / "controller.log")
+    ctl.start()
+    yield ctl
+    ctl.stop()
+
+
+@pytest.fixture
+def objects(api: k8s.ApiClient) -> k8s.CustomObjectsApi:
+    return k8s.CustomObjectsApi(api)
+
+
+def chart_tgz(files: dict[str, str], name: str = "demo") -> bytes:
+    return package.archive_bytes(name, sorted((k, v.encode()) for k, v in files.items()))
+
+
+def hello_tgz() -> bytes:
+    return package.package(HELLO)[1]
+
+
+def setup_namespace(api: k8s.ApiClient, namespace: str, *, chart: bytes,
+                    rules: list[dict[str, Any]] | None = None) -> None:
+    core, rbac = k8s.CoreV1Api(api), k8s.RbacAuthorizationV1Api(api)
+    core.create_namespaced_service_account(namespace, {"metadata": {"name": "deployer"}})
+    rbac.create_namespaced_role(namespace, {"metadata": {"name": "deployer"},
+                                            "rules": FULL_RULES if rules is None else rules})
+    rbac.create_namespaced_role_binding(namespace, {
+        "metadata": {"name": "deployer"},
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "deployer"},
+        "subjects": [{"kind": "ServiceAccount", "name": "deployer", "namespace": namespace}]})
+    core.create_namespaced_config_map(namespace, {
+        "metadata": {"name": "chart"}, "binaryData": {"chart.tgz": base64.b64encode(chart).decode()}})
+
+
+def request(objects: k8s.CustomObjectsApi, namespace: str, name: str = "app", **spec: Any) -> None:
+    body = {"apiVersion": f"{GROUP}/{VERSION}", "kind": "HelmRequest",
+            "metadata": {"name": name, "namespace": namespace},
+            "spec": {"chart": {"configMapRef": {"name": "chart"}}, "serviceAccountName": "deployer",
+                     "install": {"timeout": "60s"}, "upgrade": {"timeout": "60s"}, **spec}}
+    objects.create_namespaced_custom_object(GROUP, VERSION, namespace, PLURAL, body)
+
+
+def patch_spec(objects: k8s.CustomObjectsApi, namespace: str, name: str, spec: dict[str, Any]) -> None:
+    objects.patch_namespaced_custom_object(GROUP, VERSION, namespace, PLURAL, name, {"spec": spec})
+
+
+def get(objects: k8s.CustomObjectsApi, namespace: str, name: str = "app") -> dict[str, Any]:
+    return objects.get_namespaced_custom_object(GROUP, VERSION, namespace, PLURAL, name)  # type: ignore[no-any-return]
+
+
+def condition(obj: dict[str, Any], type_: str) -> dict[str, Any] | None:
+    for cond in (obj.get("status") or {}).get("conditions") or []:
+        if cond["type"] == type_:
+            return dict(cond)
+    return None
+
+
+def wait_for(objects: k8s.CustomObjectsApi, namespace: str, check: Callable[[dict[str, Any]], bool],
+             name: str = "app", timeout: float = READY_TIMEOUT_S) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout
+    obj: dict[str, Any] = {}
+    while time.monotonic() < deadline:
+        obj = get(objects, namespace, name)
+        if check(obj):
+            return obj
+        time.sleep(0.3)
+    raise AssertionError(f"timed out; last status: {json.dumps(obj.get('status'), indent=1)}")
+
+
+def ready_at(generation: int | None = None) -> Callable[[dict[str, Any]], bool]:
+    def check(obj: dict[str, Any]) -> bool:
+        ready = condition(obj, "Ready")
+        gen = generation or obj["metadata"]["generation"]
+        return bool(ready and ready["status"] == "True" and obj["status"].get("observedGeneration") == gen)
+    return check
+
+
+def stalled(obj: dict[str, Any]) -> bool:
+    return condition(obj, "Stalled") is not None
+
+
+def version_secrets(api: k8s.ApiClient, namespace: str) -> list[str]:
+    items = k8s.CoreV1Api(api).list_namespaced_secret(namespace, field_selector="type=helm.sh/release-version").items
+    return sorted(s.metadata.name for s in items)
+
+
+def test_apply_installs_then_values_edit_upgrades_then_delete_uninstalls(
+        controller: Controller, api: k8s.ApiClient, objects: k8s.CustomObjectsApi, kubectl: Kubectl,
+        namespace: str) -> None:
+    setup_namespace(api, namespace, chart=hello_tgz())
+    request(objects, namespace, values={"message": "one"})
+    kubectl("wait", "--for=condition=Ready", "hreq/app", "-n", namespace, "--timeout=60s")
+    obj = get(objects, namespace)
+    first = obj["status"]["version"]
+    assert obj["status"]["chartName"] == "hello" and obj["status"]["chartVersion"] == "0.1.0"
+    assert [c["type"] for c in obj["status"]["conditions"]] == ["Ready", "Released"]
+    cm = k8s.CoreV1Api(api).read_namespaced_config_map("app-hello", namespace)
+    assert cm.data["message"] == "one"
+    assert version_secrets(api, namespace) == [f"app.{first.lower()}"]
+    release = objects.get_namespaced_custom_object(GROUP, VERSION, namespace, "releases", "app")
+    assert release["status"]["version"] == first
+    assert release["metadata"]["annotations"]["helm.sh/helmrequest"] == f"{namespace}/app"
+
+    patch_spec(objects, namespace, "app", {"values": {"message": "two"}})
+    obj = wait_for(objects, namespace, ready_at(2))
+    second = obj["status"]["version"]
+    assert second != first and second > first
+    assert k8s.CoreV1Api(api).read_namespaced_config_map("app-hello", namespace).data["message"] == "two"
+    assert version_secrets(api, namespace) == sorted([f"app.{first.lower()}", f"app.{second.lower()}"])
+    assert condition(obj, "Ready")["reason"] == "UpgradeSucceeded"
+
+    objects.delete_namespaced_custom_object(GROUP, VERSION, namespace, PLURAL, "app")
+    deadline = time.monotonic() + READY_TIMEOUT_S
+    while time.monotonic() < deadline:
+        try:
+            get(objects, namespace)
+        except ApiException as exc:
+            assert exc.status == 404
+            break
+        time.sleep(0.3)
+    else:
+        raise AssertionError("the HelmRequest (its finalizer) was never removed")
+    assert version_secrets(api, namespace) == []
+    with pytest.raises(ApiException) as gone:
+        k8s.CoreV1Api(api).read_namespaced_config_map("app-hello", namespace)
+    assert gone.value.status == 404
+    events = kubectl("get", "events", "-n", namespace, "-o", "json").stdout
+    reasons = {e["reason"] for e in json.loads(events)["items"]
+               if e["involvedObject"]["kind"] == "HelmRequest"}
+    assert {"InstallSucceeded", "UpgradeSucceeded", "Uninstalled"} <= reasons
+
+
+def test_values_from_change_triggers_upgrade(controller: Controller, api: k8s.ApiClient,
+                                             objects: k8s.CustomObjectsApi, namespace: str) -> None:
+    setup_namespace(api, namespace, chart=hello_tgz())
+    core = k8s.CoreV1Api(api)
+    core.create_namespaced_config_map(namespace, {"metadata": {"name": "vals"},
+                                                  "data": {"values.yaml": "message: from-configmap\n"}})
+    request(objects, namespace, interval="1s", valuesFrom=[{"kind": "ConfigMap", "name": "vals"}])
+    obj = wait_for(objects, namespace, ready_at(1))
+    first = obj["status"]["version"]
+    assert core.read_namespaced_config_map("app-hello", namespace).data["message"] == "from-configmap"
+    core.patch_namespaced_config_map("vals", namespace, {"data": {"values.yaml": "message: changed\n"}})
+    obj = wait_for(objects, namespace, lambda o: o["status"].get("version") not in (None, first), timeout=60)
+    assert core.read_namespaced_config_map("app-hello", namespace).data["message"] == "changed"
+
+
+def test_bad_chart_reference_stalls_with_clear_message(controller: Controller, api: k8s.ApiClient,
+                                                       objects: k8s.CustomObjectsApi, namespace: str) -> None:
+    setup_namespace(api, namespace, chart=hello_tgz())
+    request(objects, namespace, chart={"configMapRef": {"name": "no-such-chart"}})
+    obj = wait_for(objects, namespace, stalled)
+    assert condition(obj, "Stalled")["reason"] == "ChartSourceFailed"
+    assert condition(obj, "Stalled")["message"] == f"configmap/{namespace}/no-such-chart: not found"
+    assert condition(obj, "Ready")["status"] == "False"
+    assert condition(obj, "Reconciling") is None
+    assert version_secrets(api, namespace) == []
+
+
+SCHEMA_CHART = {
+    "Chart.yaml": "apiVersion: v2\nname: demo\nversion: 1.0.0\n",
+    "values.yaml": "replicas: 1\n",
+    "values.schema.json": json.dumps({"type": "object", "properties": {"replicas": {"type": "integer"}}}),
+    "templates/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: demo\ndata:\n"
+                         "  replicas: {{ .Values.replicas | quote }}\n",
+}
+
+
+def test_values_failing_the_schema_stall_and_apply_nothing(controller: Controller, api: k8s.ApiClient,
+                                                           objects: k8s.CustomObjectsApi, namespace: str) -> None:
+    setup_namespace(api, namespace, chart=chart_tgz(SCHEMA_CHART))
+    request(objects, namespace, values={"replicas": "three"})
+    obj = wait_for(objects, namespace, stalled)
+    assert condition(obj, "Stalled")["reason"] == "ValuesInvalid"
+    assert "replicas" in condition(obj, "Stalled")["message"]
+    with pytest.raises(ApiException):
+        k8s.CoreV1Api(api).read_namespaced_config_map("demo", namespace)
+    assert version_secrets(api, namespace) == []
+
+
+def test_service_account_without_rights_is_refused_and_leaves_nothing(
+        controller: Controller, api: k8s.ApiClient, objects: k8s.CustomObjectsApi, namespace: str) -> None:
+    rules = [{"apiGroups": ["", "helm.sh", "coordination.k8s.io"],
+              "resources": ["configmaps", "secrets", "releases", "releases/status", "leases"],
+              "verbs": ["get", "list", "watch", "create", "update", "patch", "delete"]}]
+    setup_namespace(api, namespace, chart=hello_tgz(), rules=rules)
+    request(objects, namespace)
+    obj = wait_for(objects, namespace, lambda o: stalled(o) or condition(o, "Reconciling") is not None
+                   and (o["status"].get("failures") or 0) > 0)
+    message = condition(obj, "Ready")["message"]
+    assert f"system:serviceaccount:{namespace}:deployer" in message
+    assert "forbidden" in message
+    apps = k8s.AppsV1Api(api)
+    assert apps.list_namespaced_deployment(namespace).items == []
+
+
+LUA_CHART = {
+    "Chart.yaml": "apiVersion: v2\nname: demo\nversion: 1.0.0\n",
+    "ext/permissions.yaml": "lua: [io]\n",
+    "ext/lua/chart.lua": "events.on('pre-render', 0, function(_) end)\n",
+    "templates/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: demo\ndata:\n  a: b\n",
+}
+
+
+def test_lua_permission_refused_then_accepted_by_the_request(
+        controller: Controller, api: k8s.ApiClient, objects: k8s.CustomObjectsApi, namespace: str) -> None:
+    setup_namespace(api, namespace, chart=chart_tgz(LUA_CHART))
+    request(objects, namespace)
+    obj = wait_for(objects, namespace, stalled)
+    assert condition(obj, "Stalled")["reason"] == "LuaPermissionDenied"
+    assert condition(obj, "Stalled")["message"] == (
+        'chart "demo" asks for Lua permissions [io]; granted [] '
+        "(not in spec.lua.acceptPermissions: io)")
+    patch_spec(objects, namespace, "app", {"lua": {"acceptPermissions": ["io"]}})
+    wait_for(objects, namespace, ready_at(2))
+    assert k8s.CoreV1Api(api).read_namespaced_config_map("demo", namespace).data == {"a": "b"}
+
+
+def test_suspend_then_rollback_to_a_version(controller: Controller, api: k8s.ApiClient,
+                                            objects: k8s.CustomObjectsApi, namespace: str) -> None:
+    setup_namespace(api, namespace, chart=hello_tgz())
+    core = k8s.CoreV1Api(api)
+    request(objects, namespace, values={"message": "v1"})
+    first = wait_for(objects, namespace, ready_at(1))["status"]["version"]
+    patch_spec(objects, namespace, "app", {"values": {"message": "v2"}})
+    wait_for(objects, namespace, ready_at(2))
+    patch_spec(objects, namespace, "app", {"suspend": True, "values": {"message": "v3"}})
+    obj = wait_for(objects, namespace, lambda o: (condition(o, "Ready") or {}).get("reason") == "Suspended")
+    assert core.read_namespaced_config_map("app-hello", namespace).data["message"] == "v2"
+    assert len(version_secrets(api, namespace)) == 2
+    patch_spec(objects, namespace, "app", {"suspend": False, "rollbackTo": first})
+    obj = wait_for(objects, namespace, ready_at())
+    assert condition(obj, "Ready")["reason"] == "RollbackSucceeded"
+    assert core.read_namespaced_config_map("app-hello", namespace).data["message"] == "v1"
+    assert len(version_secrets(api, namespace)) == 3
+
+
+def test_same_release_claimed_twice_stalls_the_second(controller: Controller, api: k8s.ApiClient,
+                                                      objects: k8s.CustomObjectsApi, namespace: str) -> None:
+    setup_namespace(api, namespace, chart=hello_tgz())
+    request(objects, namespace, name="first", releaseName="shared")
+    wait_for(objects, namespace, ready_at(1), name="first")
+    request(objects, namespace, name="second", releaseName="shared")
+    obj = wait_for(objects, namespace, stalled, name="second")
+    assert condition(obj, "Stalled")["reason"] == "ReleaseClaimed"
+    assert condition(obj, "Stalled")["message"] == (
+        f"release {namespace}/shared is already managed by HelmRequest {namespace}/first; "
+        "choose another releaseName or targetNamespace")
+    objects.delete_namespaced_custom_object(GROUP, VERSION, namespace, PLURAL, "second")
+    time.sleep(2)
+    assert len(version_secrets(api, namespace)) == 1  # the second's deletion left the release
+
+
+def test_metrics_count_reconciles(controller: Controller) -> None:
+    text = controller.metrics()
+    assert 'helm_operator_reconciles_total{action="install",result="success"}' in text
+    assert "helm_operator_operations_in_flight" in text
