@@ -259,8 +259,15 @@ class Registry:
         return found
 
     def resolve_tag(self, ref: Reference, version: str = "", *, devel: bool = False) -> str:
+        """The tag to pull: the reference's own, an exact version as is, else a tag-list match."""
         if ref.tag and not version:
             return ref.tag
+        if version:
+            try:
+                versions.Version.parse_strict(version)
+                return version_to_tag(version)  # exact X.Y.Z: no need to list tags
+            except versions.VersionError:
+                pass
         return select_tag(self.tags(ref), version or ref.tag, devel=devel, where=str(ref))
 
     def pull(self, ref: Reference, version: str = "", *, devel: bool = False) -> Pulled:
@@ -295,11 +302,11 @@ class Registry:
                 return cached
             response = self._request("GET", f"/v2/{ref.repository}/blobs/{digest}", where=str(ref))
             data = response.content
-        actual = "sha256:" + cache_mod.sha256_hex(data)
-        if actual != digest:
-            raise DigestMismatchError(f"{ref}: chart layer digest {actual} does not match the manifest's {digest}")
-        repo.check_archive(data, source=str(ref))
-        self.cache.put(data)
+            actual = "sha256:" + cache_mod.sha256_hex(data)
+            if actual != digest:
+                raise DigestMismatchError(f"{ref}: chart layer digest {actual} does not match the manifest's {digest}")
+            repo.check_archive(data, source=str(ref))
+            self.cache.put(data)  # still under the lock: waiters find it in the cache
         return data
 
     # writing -------------------------------------------------------------------------------

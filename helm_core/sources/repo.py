@@ -265,9 +265,11 @@ class Repository:
             return digest
 
     def _parsed(self, digest: str) -> Index:
-        parse_key = f"repo-index-parse:{INDEX_PARSE_VERSION}:{digest}"
+        """The compact parse of the index, one record per repository (replaced when it changes,
+        so records stay bounded by the number of repositories)."""
+        parse_key = f"repo-index-parse:{INDEX_PARSE_VERSION}:{self.url}"
         record = self.cache.read_record(parse_key)
-        if record is not None:
+        if record is not None and record.get("digest") == digest:
             entries = {name: tuple(IndexEntry(name, v, tuple(u), d) for v, u, d in items)
                        for name, items in record["entries"].items()}
             return Index(url=self.url, entries=entries, digest=digest)
@@ -275,7 +277,7 @@ class Repository:
         if data is None:
             raise RegistryUnavailableError(f"{self.url}: cached index vanished; retry")
         parsed = parse_index(data, url=self.url)
-        self.cache.write_record(parse_key, {"entries": {
+        self.cache.write_record(parse_key, {"digest": digest, "entries": {
             name: [[e.version, list(e.urls), e.digest] for e in items]
             for name, items in parsed.entries.items()}})
         return Index(url=self.url, entries=parsed.entries, digest=digest)
@@ -297,13 +299,13 @@ class Repository:
                 if cached is not None:
                     return Fetched(cached, _with_algo(entry.digest), entry, url)
             data = self._download(url)
-        digest = "sha256:" + cache_mod.sha256_hex(data)
-        if entry.digest and _with_algo(entry.digest) != digest:
-            raise DigestMismatchError(
-                f'chart "{name}" version "{entry.version}" from {url}: digest {digest} does not match '
-                f"the index digest {_with_algo(entry.digest)}")
-        check_archive(data, source=url)
-        self.cache.put(data)
+            digest = "sha256:" + cache_mod.sha256_hex(data)
+            if entry.digest and _with_algo(entry.digest) != digest:
+                raise DigestMismatchError(
+                    f'chart "{name}" version "{entry.version}" from {url}: digest {digest} does not match '
+                    f"the index digest {_with_algo(entry.digest)}")
+            check_archive(data, source=url)
+            self.cache.put(data)  # still under the lock: waiters find it in the cache
         return Fetched(data, digest, entry, url)
 
     def _download(self, url: str) -> bytes:

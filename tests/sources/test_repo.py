@@ -275,3 +275,14 @@ def test_concurrent_processes_download_a_chart_once(many, tmp_path: Path) -> Non
     chart_gets = [path for _, path, _ in many.requests if path.endswith(".tgz")]
     assert chart_gets == ["/demo-1.2.0.tgz"]
     assert sorted(many.statuses) == [200, 200, 304, 304, 304]  # index once, chart once, three revalidations
+
+
+def test_index_parse_records_stay_one_per_repository(many, cache) -> None:  # type: ignore[no-untyped-def]
+    ref = ChartRef(kind="repo", url=many.url, name="demo")
+    from helm_core.sources import index as index_mod
+    for extra in ("3.0.0", "3.1.0", "3.2.0"):
+        (many.root / f"demo-{extra}.tgz").write_bytes(chart_tgz("demo", extra))
+        index_mod.write_index(many.root)
+        assert resolve(ref, Credentials(), cache).version == extra
+    records = list((cache.root / "refs").iterdir())
+    assert len(records) == 2  # the index's ETag record and its parse
