@@ -1,0 +1,72 @@
+"""Command line and environment of `helm-operator run` (helm_operator.main)."""
+from __future__ import annotations
+
+import json
+import logging
+import subprocess
+import sys
+
+import pytest
+
+from helm_operator import main
+
+
+def test_defaults_without_flags_or_environment():
+    inv = main.parse(["run"], {})
+    assert inv.settings.watch.namespaces == ()
+    assert inv.settings.security.lua_allowlist == frozenset()
+    assert not inv.settings.security.require_service_account
+    assert (inv.settings.runtime.workers, inv.settings.runtime.log_format) == (8, "text")
+
+
+def test_environment_sets_everything():
+    env = {"HELM_OPERATOR_NAMESPACES": "a, b", "HELM_OPERATOR_LUA_ALLOWLIST": "io,os",
+           "HELM_OPERATOR_DEFAULT_SERVICE_ACCOUNT": "deployer",
+           "HELM_OPERATOR_REQUIRE_SERVICE_ACCOUNT": "true", "HELM_OPERATOR_WORKERS": "3",
+           "HELM_OPERATOR_LOG_FORMAT": "json", "HELM_OPERATOR_PROBE_PORT": "0",
+           "KUBECONFIG": "/k"}
+    inv = main.parse(["run"], env)
+    assert inv.settings.watch.namespaces == ("a", "b")
+    assert inv.settings.security.lua_allowlist == {"io", "os"}
+    assert inv.settings.security.default_service_account == "deployer"
+    assert inv.settings.security.require_service_account
+    assert (inv.settings.runtime.workers, inv.settings.runtime.log_format) == (3, "json")
+    assert inv.settings.runtime.probe_port == 0
+    assert inv.kubeconfig == "/k"
+
+
+def test_flags_win_over_environment():
+    env = {"HELM_OPERATOR_NAMESPACES": "a", "HELM_OPERATOR_WORKERS": "3"}
+    inv = main.parse(["run", "-n", "x,y", "-n", "z", "--workers", "5"], env)
+    assert inv.settings.watch.namespaces == ("x", "y", "z")
+    assert inv.settings.runtime.workers == 5
+
+
+@pytest.mark.parametrize(("argv", "env", "message"), [
+    (["run", "--lua-allow", "io,exec"], {},
+     "unknown Lua permission(s) in the allowlist: exec (known: io, network, os)"),
+    (["run"], {"HELM_OPERATOR_WORKERS": "many"}, "workers must be an integer, not 'many'"),
+    (["run", "--workers", "0"], {}, "workers must be between 1 and 256, not 0"),
+], ids=["lua", "workers-text", "workers-range"])
+def test_bad_settings_are_refused(argv, env, message):
+    with pytest.raises(ValueError) as info:
+        main.parse(argv, env)
+    assert str(info.value) == message
+
+
+def test_main_reports_bad_settings_with_exit_code_2(capsys):
+    assert main.main(["run", "--workers", "0"]) == 2
+    assert capsys.readouterr().err == "helm-operator: workers must be between 1 and 256, not 0\n"
+
+
+def test_json_log_lines():
+    record = logging.LogRecord("helm_operator", logging.WARNING, __file__, 1, "hello %s", ("x",), None)
+    entry = json.loads(main.JsonFormatter().format(record))
+    assert (entry["level"], entry["logger"], entry["message"]) == ("warning", "helm_operator", "hello x")
+    assert entry["time"].endswith("Z")
+
+
+def test_module_entry_point_prints_usage():
+    out = subprocess.run([sys.executable, "-m", "helm_operator", "--help"], capture_output=True, text=True)
+    assert out.returncode == 0
+    assert "usage: helm-operator" in out.stdout and "run" in out.stdout
