@@ -12,13 +12,16 @@ Rules (Helm's, see ``pkg/getter/httpgetter.go``):
 from __future__ import annotations
 
 import base64
+import json
 import os
 import ssl
 import tempfile
-from collections.abc import Generator
+from collections.abc import Generator, Mapping
 from dataclasses import dataclass
 
 import httpx
+
+from helm_core.errors import SourceError
 
 DEFAULT_TIMEOUT_S = 60.0
 """Seconds for connect/read of one request; Helm's getter uses 120 s for whole downloads."""
@@ -123,3 +126,53 @@ def client(credentials: Credentials, *, transport: httpx.BaseTransport | None = 
         follow_redirects=True,
         headers={"User-Agent": USER_AGENT},
     )
+
+
+SECRET_KEYS = {
+    "username": ("username",),
+    "password": ("password",),
+    "token": ("token", "bearerToken"),
+    "ca_pem": ("ca.crt", "caFile"),
+    "cert_pem": ("tls.crt", "certFile"),
+    "key_pem": ("tls.key", "keyFile"),
+}
+"""Secret keys read by :func:`from_secret`, first found wins: Flux's names (``tls.crt``,
+``tls.key``, ``ca.crt``, and the older ``certFile``/``keyFile``/``caFile``) plus ``token``."""
+DOCKER_CONFIG_KEY = ".dockerconfigjson"
+
+
+def from_secret(data: Mapping[str, bytes], *, registry: str = "") -> Credentials:
+    """Credentials from a Secret's decoded data (the controller reads the Secret).
+
+    A ``kubernetes.io/dockerconfigjson`` Secret (key ``.dockerconfigjson``) gives the
+    username/password of its ``auths`` entry for ``registry`` (host[:port]); other keys as
+    listed in ``SECRET_KEYS``. Flags such as ``pass_credentials`` come from the request spec:
+    set them with ``dataclasses.replace``.
+    """
+    fields: dict[str, object] = {}
+    for field_name, keys in SECRET_KEYS.items():
+        for key in keys:
+            if key in data:
+                value = data[key]
+                fields[field_name] = value if field_name.endswith("_pem") else value.decode("utf-8").strip()
+                break
+    if DOCKER_CONFIG_KEY in data and registry:
+        fields.update(_docker_config_auth(data[DOCKER_CONFIG_KEY], registry))
+    return Credentials(**fields)  # type: ignore[arg-type]
+
+
+def _docker_config_auth(raw: bytes, registry: str) -> dict[str, str]:
+    try:
+        auths = json.loads(raw).get("auths") or {}
+    except (ValueError, AttributeError):
+        raise SourceError(f"{DOCKER_CONFIG_KEY}: not valid JSON") from None
+    for server, entry in auths.items():
+        host = server.split("://", 1)[-1].split("/", 1)[0]
+        if host != registry or not isinstance(entry, dict):
+            continue
+        if entry.get("username"):
+            return {"username": str(entry["username"]), "password": str(entry.get("password", ""))}
+        if entry.get("auth"):
+            user, _, password = base64.b64decode(entry["auth"]).decode("utf-8").partition(":")
+            return {"username": user, "password": password}
+    return {}
