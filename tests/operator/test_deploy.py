@@ -1,0 +1,80 @@
+"""deploy/: least privilege for the controller, a restricted pod, settings main understands."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+
+from helm_operator import main, probes
+
+DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
+
+
+def load(name: str) -> list[dict]:
+    return [d for d in yaml.safe_load_all((DEPLOY / name).read_text()) if d]
+
+
+def controller_rules() -> list[dict]:
+    role = next(d for d in load("rbac.yaml") if d["kind"] == "ClusterRole")
+    return role["rules"]
+
+
+def test_controller_role_has_no_wildcards_and_never_touches_secrets_or_workloads():
+    for rule in controller_rules():
+        assert "*" not in rule["verbs"] and "*" not in rule["resources"] and "*" not in rule["apiGroups"]
+        assert not {"secrets", "configmaps", "deployments", "pods"} & set(rule["resources"])
+
+
+def test_controller_may_impersonate_service_accounts_only():
+    impersonating = [r for r in controller_rules() if "impersonate" in r["verbs"]]
+    assert impersonating == [{"apiGroups": [""], "resources": ["serviceaccounts"], "verbs": ["get", "impersonate"]}]
+
+
+def test_controller_writes_only_helmrequests_status_and_events():
+    writes = {"create", "update", "patch", "delete"}
+    written = {(g, r) for rule in controller_rules() if writes & set(rule["verbs"])
+               for g in rule["apiGroups"] for r in rule["resources"]}
+    assert written == {("helm.sh", "helmrequests"), ("helm.sh", "helmrequests/status"),
+                       ("helm.sh", "helmrequests/finalizers"), ("", "events"), ("events.k8s.io", "events")}
+
+
+def test_user_roles_aggregate_into_view_edit_admin():
+    roles = {d["metadata"]["name"]: d for d in load("user-roles.yaml")}
+    assert set(roles) == {"helmrequest-view", "helmrequest-edit", "helmrequest-admin"}
+    labels = roles["helmrequest-edit"]["metadata"]["labels"]
+    assert labels["rbac.authorization.k8s.io/aggregate-to-edit"] == "true"
+    assert "rbac.authorization.k8s.io/aggregate-to-view" not in labels
+
+
+def test_deployment_is_restricted_with_probes_and_resources():
+    dep = load("deployment.yaml")[0]
+    pod = dep["spec"]["template"]["spec"]
+    (container,) = pod["containers"]
+    assert pod["securityContext"]["runAsNonRoot"] is True
+    assert pod["securityContext"]["seccompProfile"] == {"type": "RuntimeDefault"}
+    sc = container["securityContext"]
+    assert sc == {"allowPrivilegeEscalation": False, "readOnlyRootFilesystem": True,
+                  "capabilities": {"drop": ["ALL"]}}
+    assert container["livenessProbe"]["httpGet"]["path"] == "/healthz"
+    assert container["readinessProbe"]["httpGet"]["path"] == "/readyz"
+    assert container["resources"]["requests"] and container["resources"]["limits"]["memory"]
+    assert pod["serviceAccountName"] == next(d for d in load("serviceaccount.yaml"))["metadata"]["name"]
+
+
+def test_operator_config_is_understood_by_main():
+    config = load("config.yaml")[0]["data"]
+    dep = load("deployment.yaml")[0]["spec"]["template"]["spec"]["containers"][0]
+    env = dict(config, **{e["name"]: e["value"] for e in dep["env"]})
+    assert all(k.startswith(main.ENV_PREFIX) or k == "HOME" for k in env)
+    inv = main.parse(dep["args"], env)
+    assert inv.in_cluster
+    assert inv.settings.security.require_service_account
+    assert inv.settings.runtime.log_format == "json"
+    assert inv.settings.runtime.probe_port == dep["ports"][0]["containerPort"]
+    assert probes.HEARTBEAT_STALE_S < dep["livenessProbe"]["periodSeconds"] * 5
+
+
+def test_kustomization_lists_every_manifest():
+    kust = yaml.safe_load((DEPLOY / "kustomization.yaml").read_text())
+    assert sorted(kust["resources"]) == sorted(p.name for p in DEPLOY.glob("*.yaml")
+                                                if p.name != "kustomization.yaml")
