@@ -51,6 +51,8 @@ SUFFIX = ".j2"
 MAX_OUTPUT_CHARS = 16 * 1024 * 1024
 #: Size (characters, items) of any value a filter, function, operator or ``~`` may produce.
 MAX_VALUE_SIZE = 8 * 1024 * 1024
+#: How deep lists and maps a template builds may nest (serialising them recurses).
+MAX_VALUE_DEPTH = 100
 #: Bits of an integer an operator may produce (``10 ** 10 ** 10`` is refused).
 MAX_INT_BITS = 4096
 #: Loop iterations of one template, all loops together.
@@ -62,7 +64,8 @@ MAX_CALL_DEPTH = 200
 #: Wall time one template may take to render, in seconds.
 TIME_BUDGET_SECONDS = 5.0
 
-_WIDTH_FILTERS = frozenset({"center", "indent", "nindent", "wordwrap", "batch", "slice", "truncate", "trunc"})
+_WIDTH_FILTERS = frozenset({"center", "indent", "nindent", "wordwrap", "batch", "slice", "truncate", "trunc",
+                            "tojson"})
 _REMOVED_GLOBALS = ("lipsum",)
 _REFUSED_STR_ATTRIBUTES = frozenset({"format", "format_map"})
 
@@ -90,10 +93,17 @@ def value_size(value: Any, cap: int = MAX_VALUE_SIZE) -> int:
     Shared references count every time they are reached (as serialising them would), and the
     walk stops as soon as the total passes ``cap``, so it is bounded whatever the shape.
     """
+    return _measure(value, cap)[0]
+
+
+def _measure(value: Any, cap: int = MAX_VALUE_SIZE) -> tuple[int, int]:
+    """(size as :func:`value_size` counts it, nesting depth); both stop past their limits."""
     total = 0
-    stack = [value]
-    while stack and total <= cap:
-        item = stack.pop()
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack and total <= cap and deepest <= MAX_VALUE_DEPTH:
+        item, depth = stack.pop()
+        deepest = max(deepest, depth)
         if isinstance(item, (str, bytes, bytearray)):
             total += len(item) + 1
         elif isinstance(item, bool) or item is None:
@@ -103,20 +113,26 @@ def value_size(value: Any, cap: int = MAX_VALUE_SIZE) -> int:
         elif isinstance(item, dict):
             total += 1
             for k, v in item.items():
-                stack.append(k)
-                stack.append(v)
+                stack.append((k, depth + 1))
+                stack.append((v, depth + 1))
         elif isinstance(item, (list, tuple, set, frozenset)):
             total += 1
-            stack.extend(item)
+            stack.extend((v, depth + 1) for v in item)
         else:
             total += 1
-    return total
+    return total, deepest
 
 
-def _check_size(value: Any, what: str) -> Any:
-    if value_size(value) > MAX_VALUE_SIZE:
-        raise LimitError(f"{what}: value larger than {MAX_VALUE_SIZE} characters")
-    return value
+def _check_size(what: str, *values: Any) -> None:
+    """Refuse ``values`` that together are larger than :data:`MAX_VALUE_SIZE` or nest too deep."""
+    total = 0
+    for value in values:
+        size, depth = _measure(value)
+        if depth > MAX_VALUE_DEPTH:
+            raise LimitError(f"{what}: value nested deeper than {MAX_VALUE_DEPTH}")
+        total += size
+        if total > MAX_VALUE_SIZE:
+            raise LimitError(f"{what}: value larger than {MAX_VALUE_SIZE} characters")
 
 
 class _Budget:
@@ -212,10 +228,9 @@ class _Sandbox(sandbox.ImmutableSandboxedEnvironment):
             _check_product(left, right)
         elif operator == "%" and isinstance(left, str):
             _check_format_spec(left)
-            if len(left) + value_size(right) > MAX_VALUE_SIZE:
-                raise LimitError(f"'%': value larger than {MAX_VALUE_SIZE} characters")
-        elif operator == "+" and value_size(left) + value_size(right) > MAX_VALUE_SIZE:
-            raise LimitError(f"'+': value larger than {MAX_VALUE_SIZE} characters")
+            _check_size("'%'", left, right)
+        elif operator == "+":
+            _check_size("'+'", left, right)
         return super().call_binop(context, operator, left, right)
 
     # -- guards the compiled code calls ------------------------------------------------
@@ -230,8 +245,7 @@ class _Sandbox(sandbox.ImmutableSandboxedEnvironment):
             yield item
 
     def guard_concat(self, *parts: Any) -> str:
-        if sum(value_size(p) for p in parts) > MAX_VALUE_SIZE:
-            raise LimitError(f"'~': value larger than {MAX_VALUE_SIZE} characters")
+        _check_size("'~'", *parts)
         return "".join(_go_text(p) for p in parts)
 
     def _finalize(self, value: Any) -> Any:
@@ -241,6 +255,7 @@ class _Sandbox(sandbox.ImmutableSandboxedEnvironment):
             return value
         if isinstance(value, jinja2.Undefined):
             return value
+        _check_size("output", value)
         self.budget.emit(value_size(value))
         return _go_text(value)
 
@@ -302,31 +317,68 @@ def _check_format_spec(spec: str) -> None:
 
 
 def _guard(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
-    """Refuse oversized arguments before ``fn`` runs and oversized results after."""
+    """Refuse oversized arguments before ``fn`` runs and oversized results after.
+
+    Filters that grow their input more than linearly get an estimate first (:data:`_GROWTH`).
+    """
+    skip = 1 if hasattr(fn, "jinja_pass_arg") else 0  # the context/environment Jinja passes first
+    estimate = _GROWTH.get(name)
 
     def guarded(*args: Any, **kwargs: Any) -> Any:
-        for arg in (*args, *kwargs.values()):
-            _check_size(arg, name)
+        values = args[skip:]
+        if values and name == "join" and not isinstance(values[0], (str, list, tuple, dict)):
+            values = (list(values[0]), *values[1:])  # a generator (map, select...) is measured
+            args = (*args[:skip], *values)
+        _check_size(name, *values, *kwargs.values())
         if name in _WIDTH_FILTERS:
-            for arg in (*args[1:], *kwargs.values()):
+            for arg in (*values[1:], *kwargs.values()):
                 if isinstance(arg, int) and not isinstance(arg, bool) and abs(arg) > MAX_WIDTH:
                     raise LimitError(f"{name}: argument {arg} above {MAX_WIDTH}")
-        if name == "replace" and len(args) >= 3 and isinstance(args[0], str):
-            grows = args[0].count(str(args[1])) * max(len(str(args[2])) - len(str(args[1])), 0)
-            if len(args[0]) + grows > MAX_VALUE_SIZE:
-                raise LimitError(f"replace: value larger than {MAX_VALUE_SIZE} characters")
-        if name == "format" and args and isinstance(args[0], str):
-            _check_format_spec(args[0])
+        if name == "format" and values and isinstance(values[0], str):
+            _check_format_spec(values[0])
+        if estimate is not None and values and estimate(*values, **kwargs) > MAX_VALUE_SIZE:
+            raise LimitError(f"{name}: value larger than {MAX_VALUE_SIZE} characters")
         result = fn(*args, **kwargs)
         if isinstance(result, (str, bytes, list, tuple, dict)) and len(result) > MAX_VALUE_SIZE:
             raise LimitError(f"{name}: value larger than {MAX_VALUE_SIZE} characters")
         return result
 
     guarded.__name__ = getattr(fn, "__name__", name)
-    for marker in ("jinja_pass_arg",):
-        if hasattr(fn, marker):
-            setattr(guarded, marker, getattr(fn, marker))
+    if hasattr(fn, "jinja_pass_arg"):
+        setattr(guarded, "jinja_pass_arg", getattr(fn, "jinja_pass_arg"))
     return guarded
+
+
+def _grow_replace(s: Any, old: Any = "", new: Any = "", count: Any = None, **_: Any) -> int:
+    s, old, new = str(s), str(old), str(new)
+    times = s.count(old) if count is None else min(s.count(old), max(int(count), 0))
+    return len(s) + times * max(len(new) - len(old), 0)
+
+
+def _grow_lines(s: Any, width: Any = 4, *_: Any, **__: Any) -> int:
+    """indent/nindent: every line gets ``width`` more characters."""
+    text = str(s)
+    return len(text) + (text.count("\n") + 2) * max(_int(width), 0)
+
+
+def _grow_wordwrap(s: Any, width: Any = 79, break_long_words: Any = True, wrapstring: Any = None,
+                   *_: Any, **kwargs: Any) -> int:
+    text, wrap = str(s), str(kwargs.get("wrapstring", wrapstring) or "\n")
+    width = max(_int(kwargs.get("width", width)), 1)
+    return len(text) + (len(text) // width + 1) * len(wrap)
+
+
+def _grow_join(items: Any, d: Any = "", *_: Any, **kwargs: Any) -> int:
+    sep = str(kwargs.get("d", d))
+    count = len(items) if isinstance(items, (str, list, tuple, dict)) else 0
+    return value_size(items) + count * len(sep)
+
+
+#: Size estimates (before running) of filters whose output can outgrow their input many times.
+_GROWTH: dict[str, Callable[..., int]] = {
+    "replace": _grow_replace, "indent": _grow_lines, "nindent": _grow_lines,
+    "wordwrap": _grow_wordwrap, "join": _grow_join,
+}
 
 
 def _arg(value: Any) -> Any:

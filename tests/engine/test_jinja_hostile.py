@@ -105,6 +105,17 @@ REFUSED = [
     ("batch-bomb", "{{ range(10) | batch(10**9) | list }}", "batch: argument 1000000000 above 10000"),
     ("nested-list-serialisation", "{% set a = ['x' * 1000000] * 8 %}{% set b = [a, a, a] %}{{ b | toJson }}",
      "toJson: value larger than 8388608 characters"),
+    ("deep-nesting-serialised", "{% set ns = namespace(x=[]) %}{% for i in range(100000) %}"
+     "{% set ns.x = [ns.x] %}{% endfor %}{{ ns.x | toYaml }}", "toYaml: value nested deeper than 100"),
+    ("deep-nesting-printed", "{% set ns = namespace(x=[]) %}{% for i in range(100000) %}"
+     "{% set ns.x = [ns.x] %}{% endfor %}{{ ns.x }}", "output: value nested deeper than 100"),
+    ("join-separator-bomb", "{% set s = 'x' * 1000000 %}{{ range(100000) | map('string') | join(s) }}",
+     "join: value larger than 8388608 characters"),
+    ("wordwrap-wrapstring-bomb", "{% set s = 'x' * 1000000 %}{{ (' ' * 1000000) | wordwrap(1, wrapstring=s) }}",
+     "wordwrap: value larger than 8388608 characters"),
+    ("indent-many-lines", "{% set s = '\\n' * 1000000 %}{{ s | indent(9000) }}",
+     "indent: value larger than 8388608 characters"),
+    ("tojson-indent-bomb", "{{ Values | tojson(indent=1000000) }}", "tojson: argument 1000000 above 10000"),
     ("cpu-burn-time-budget",
      "{% for i in range(1000) %}{% set x = range(100000) | list | sort(reverse=true) %}{% endfor %}",
      "time budget of 5s exceeded"),
