@@ -350,9 +350,9 @@ def _guard(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _grow_replace(s: Any, old: Any = "", new: Any = "", count: Any = None, **_: Any) -> int:
-    s, old, new = str(s), str(old), str(new)
-    times = s.count(old) if count is None else min(s.count(old), max(int(count), 0))
-    return len(s) + times * max(len(new) - len(old), 0)
+    text, before, after = str(s), str(old), str(new)
+    times = text.count(before) if count is None else min(text.count(before), max(_int(count), 0))
+    return len(text) + times * max(len(after) - len(before), 0)
 
 
 def _grow_lines(s: Any, width: Any = 4, *_: Any, **__: Any) -> int:
@@ -364,8 +364,8 @@ def _grow_lines(s: Any, width: Any = 4, *_: Any, **__: Any) -> int:
 def _grow_wordwrap(s: Any, width: Any = 79, break_long_words: Any = True, wrapstring: Any = None,
                    *_: Any, **kwargs: Any) -> int:
     text, wrap = str(s), str(kwargs.get("wrapstring", wrapstring) or "\n")
-    width = max(_int(kwargs.get("width", width)), 1)
-    return len(text) + (len(text) // width + 1) * len(wrap)
+    columns = max(_int(kwargs.get("width", width)), 1)
+    return len(text) + (len(text) // columns + 1) * len(wrap)
 
 
 def _grow_join(items: Any, d: Any = "", *_: Any, **kwargs: Any) -> int:
