@@ -24,7 +24,7 @@ import json
 import re
 from collections.abc import Generator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NoReturn
 
 import httpx
 
@@ -234,6 +234,9 @@ class Registry:
             raise RegistryUnavailableError(f"{where}: cannot reach registry {self.registry}: {exc}") from None
         if response.status_code in ok:
             return response
+        self._raise_for(response, where)
+
+    def _raise_for(self, response: httpx.Response, where: str) -> NoReturn:
         status = response.status_code
         if status in (401, 403):
             raise AuthError(f"{where}: registry {self.registry} refused the request "
@@ -243,6 +246,20 @@ class Registry:
         if status == 429 or status >= 500:
             raise RegistryUnavailableError(f"{where}: registry {self.registry} answered {status}")
         raise SourceError(f"{where}: registry {self.registry} answered {status}: {response.text[:200]}")
+
+    def _get_bounded(self, path: str, *, where: str, limit: int,
+                     headers: dict[str, str] | None = None) -> bytes:
+        """GET a manifest or blob, refusing bodies over ``limit`` bytes (hostile registries)."""
+        try:
+            with self._client.stream("GET", f"{self.base}{path}", auth=self._auth,
+                                     headers=headers or {}) as response:
+                if response.status_code != 200:
+                    response.read()
+                    self._raise_for(response, where)
+                return repo.read_bounded(response, limit=limit, what=f"{where} ({path})",
+                                         repo=f"{where}: registry {self.registry}")
+        except httpx.TransportError as exc:
+            raise RegistryUnavailableError(f"{where}: cannot reach registry {self.registry}: {exc}") from None
 
     # reading -------------------------------------------------------------------------------
     def tags(self, ref: Reference) -> list[str]:
@@ -273,11 +290,8 @@ class Registry:
     def pull(self, ref: Reference, version: str = "", *, devel: bool = False) -> Pulled:
         """Resolve the reference (digest, tag or range) and return the checked chart."""
         target = ref.digest or self.resolve_tag(ref, version, devel=devel)
-        response = self._request("GET", f"/v2/{ref.repository}/manifests/{target}", where=str(ref),
-                                 headers={"Accept": MANIFEST_MEDIA_TYPE})
-        body = response.content
-        if len(body) > MAX_MANIFEST_BYTES:
-            raise SourceError(f"{ref}: manifest larger than {MAX_MANIFEST_BYTES} bytes")
+        body = self._get_bounded(f"/v2/{ref.repository}/manifests/{target}", where=str(ref),
+                                 limit=MAX_MANIFEST_BYTES, headers={"Accept": MANIFEST_MEDIA_TYPE})
         manifest_digest = "sha256:" + cache_mod.sha256_hex(body)
         if ref.digest and manifest_digest != ref.digest:
             raise DigestMismatchError(f"{ref}: manifest digest {manifest_digest} does not match the reference")
@@ -300,8 +314,8 @@ class Registry:
             cached = self.cache.get(digest)  # another process may have fetched it while we waited
             if cached is not None:
                 return cached
-            response = self._request("GET", f"/v2/{ref.repository}/blobs/{digest}", where=str(ref))
-            data = response.content
+            data = self._get_bounded(f"/v2/{ref.repository}/blobs/{digest}", where=str(ref),
+                                     limit=repo.MAX_CHART_BYTES)
             actual = "sha256:" + cache_mod.sha256_hex(data)
             if actual != digest:
                 raise DigestMismatchError(f"{ref}: chart layer digest {actual} does not match the manifest's {digest}")

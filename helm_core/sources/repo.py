@@ -289,15 +289,13 @@ class Repository:
         if not entry.urls:
             raise SourceError(f'chart "{name}" version "{entry.version}" in {self.url} has no download URL')
         url = resolve_url(self.url, entry.urls[0])
-        if entry.digest:
-            cached = self.cache.get(entry.digest)
-            if cached is not None:
-                return Fetched(cached, _with_algo(entry.digest), entry, url)
+        found = self._cached(entry, url)
+        if found is not None:
+            return found
         with self.cache.lock(f"chart:{url}"):
-            if entry.digest:  # another process may have fetched it while we waited
-                cached = self.cache.get(entry.digest)
-                if cached is not None:
-                    return Fetched(cached, _with_algo(entry.digest), entry, url)
+            found = self._cached(entry, url)  # another process may have fetched it while we waited
+            if found is not None:
+                return found
             data = self._download(url)
             digest = "sha256:" + cache_mod.sha256_hex(data)
             if entry.digest and _with_algo(entry.digest) != digest:
@@ -306,7 +304,21 @@ class Repository:
                     f"the index digest {_with_algo(entry.digest)}")
             check_archive(data, source=url)
             self.cache.put(data)  # still under the lock: waiters find it in the cache
+            if not entry.digest:
+                self.cache.write_record(f"chart-url:{url}", {"digest": digest})
         return Fetched(data, digest, entry, url)
+
+    def _cached(self, entry: IndexEntry, url: str) -> Fetched | None:
+        """The package from the cache: by the index digest, or (for indexes without digests)
+        by what this URL held last time (chart versions are immutable by convention)."""
+        digest = _with_algo(entry.digest) if entry.digest else ""
+        if not digest:
+            record = self.cache.read_record(f"chart-url:{url}")
+            digest = str(record.get("digest", "")) if record else ""
+        if not digest:
+            return None
+        data = self.cache.get(digest)
+        return Fetched(data, digest, entry, url) if data is not None else None
 
     def _download(self, url: str) -> bytes:
         with self._stream("GET", url, what="chart") as response:

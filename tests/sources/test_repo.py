@@ -286,3 +286,12 @@ def test_index_parse_records_stay_one_per_repository(many, cache) -> None:  # ty
         assert resolve(ref, Credentials(), cache).version == extra
     records = list((cache.root / "refs").iterdir())
     assert len(records) == 2  # the index's ETag record and its parse
+
+
+def test_index_without_digests_still_downloads_a_chart_once(make_repo, cache) -> None:  # type: ignore[no-untyped-def]
+    server = make_repo({("demo", "1.0.0"): chart_tgz("demo", "1.0.0")})
+    (server.root / "index.yaml").write_text(
+        "apiVersion: v1\nentries:\n  demo:\n  - name: demo\n    version: 1.0.0\n    urls: [demo-1.0.0.tgz]\n")
+    ref = ChartRef(kind="repo", url=server.url, name="demo")
+    assert resolve(ref, Credentials(), cache) == resolve(ref, Credentials(), cache)
+    assert [p for _, p, _ in server.requests] == ["/index.yaml", "/demo-1.0.0.tgz", "/index.yaml"]
