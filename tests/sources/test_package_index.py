@@ -15,7 +15,12 @@ from tests import chartkit
 
 def _chart(root: Path, name: str = "demo", version: str = "1.0.0") -> Path:
     return chartkit.write_chart(root / name, {
-        "Chart.yaml": chartkit.chart_yaml(name, version, description="A demo", appVersion='"2.0"'),
+        "Chart.yaml": chartkit.chart_yaml(name, version, description="A demo", appVersion='"2.0"') + (
+            "keywords: [a, b]\nhome: https://example.com\nsources: [https://src.example]\n"
+            "maintainers:\n- name: Jo\n  email: jo@example.com\nannotations:\n  category: Demo\n"
+            "kubeVersion: '>=1.20.0-0'\ndependencies:\n- name: sub\n  version: 1.x\n"
+            "  repository: https://r.example\n  condition: sub.enabled\n  alias: s\n"),
+        "charts/sub/Chart.yaml": chartkit.chart_yaml("sub", "1.0.0"),
         "values.yaml": "a: 1\n",
         "templates/cm.yaml": "kind: ConfigMap\n",
         ".helmignore": "*.bak\n",
