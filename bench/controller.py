@@ -1,0 +1,154 @@
+"""Controller scale: N HelmRequests of a one-ConfigMap chart applied at once on the local control
+plane; prints time until all Ready, apply→Ready p50/p95, controller peak RSS and CPU, idle CPU.
+
+    python bench/controller.py --count 100 [--count 500 ...] [--workers 8]
+
+Goal (issue 8): 1000 Ready within 120 s on a 2-core machine, RSS <= 250 MB.
+Uses ``HELM_CONTROLLER_E2E_KUBECONFIG`` when set, else starts its own cluster.
+"""
+from __future__ import annotations
+
+import argparse
+import base64
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from kubernetes import client as k8s  # noqa: E402
+from kubernetes import config as k8s_config  # noqa: E402
+
+from helm_core.sources import package  # noqa: E402
+
+POLL_S = 0.5
+IDLE_WINDOW_S = 30.0
+TIMEOUT_S = 600.0
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+RULES = [{"apiGroups": ["", "helm.sh", "coordination.k8s.io"],
+          "resources": ["configmaps", "secrets", "releases", "releases/status", "leases"],
+          "verbs": ["get", "list", "watch", "create", "update", "patch", "delete"]}]
+
+
+def cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / CLK_TCK
+
+
+def rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def chart() -> bytes:
+    return package.archive_bytes("bench", [
+        ("Chart.yaml", b"apiVersion: v2\nname: bench\nversion: 1.0.0\n"),
+        ("templates/cm.yaml", b"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\n"
+                              b"data:\n  v: {{ .Values.v | default \"x\" | quote }}\n")])
+
+
+def run(api: k8s.ApiClient, kubeconfig: Path, count: int, workers: int) -> None:
+    core, rbac, objects = k8s.CoreV1Api(api), k8s.RbacAuthorizationV1Api(api), k8s.CustomObjectsApi(api)
+    ns = f"bench-{count}-{int(time.time())}"
+    core.create_namespace({"metadata": {"name": ns}})
+    while True:
+        try:
+            core.read_namespaced_service_account("default", ns)
+            break
+        except k8s.ApiException:
+            time.sleep(0.1)
+    core.create_namespaced_service_account(ns, {"metadata": {"name": "deployer"}})
+    rbac.create_namespaced_role(ns, {"metadata": {"name": "deployer"}, "rules": RULES})
+    rbac.create_namespaced_role_binding(ns, {
+        "metadata": {"name": "deployer"},
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "deployer"},
+        "subjects": [{"kind": "ServiceAccount", "name": "deployer", "namespace": ns}]})
+    core.create_namespaced_config_map(ns, {"metadata": {"name": "chart"},
+                                           "binaryData": {"c.tgz": base64.b64encode(chart()).decode()}})
+    log = Path(tempfile.mkdtemp(prefix="bench-controller-")) / "controller.log"
+    with open(log, "wb") as out:
+        proc = subprocess.Popen([sys.executable, "-m", "helm_operator", "run", "-n", ns, "--workers", str(workers),
+                                 "--probe-port", "0", "--metrics-port", "0", "--cache-dir", str(log.parent / "cache")],
+                                stdout=out, stderr=subprocess.STDOUT,
+                                env=dict(os.environ, KUBECONFIG=str(kubeconfig)))
+    time.sleep(3)
+    peak = [0.0]
+    stop = threading.Event()
+
+    def sample() -> None:
+        while not stop.is_set() and proc.poll() is None:
+            peak[0] = max(peak[0], rss_mb(proc.pid))
+            time.sleep(0.5)
+
+    threading.Thread(target=sample, daemon=True).start()
+    cpu0 = cpu_seconds(proc.pid)
+    created: dict[str, float] = {}
+    start = time.monotonic()
+    for i in range(count):
+        name = f"r{i}"
+        objects.create_namespaced_custom_object("helm.sh", "v1alpha1", ns, "helmrequests", {
+            "apiVersion": "helm.sh/v1alpha1", "kind": "HelmRequest", "metadata": {"name": name},
+            "spec": {"chart": {"configMapRef": {"name": "chart"}}, "serviceAccountName": "deployer",
+                     "install": {"wait": False}}})
+        created[name] = time.monotonic()
+    applied = time.monotonic() - start
+    ready: dict[str, float] = {}
+    while len(ready) < count and time.monotonic() - start < TIMEOUT_S:
+        for item in objects.list_namespaced_custom_object("helm.sh", "v1alpha1", ns, "helmrequests")["items"]:
+            name = item["metadata"]["name"]
+            conds = {c["type"]: c for c in (item.get("status") or {}).get("conditions") or []}
+            if name not in ready and conds.get("Ready", {}).get("status") == "True":
+                ready[name] = time.monotonic()
+        time.sleep(POLL_S)
+    total = time.monotonic() - start
+    busy_cpu = cpu_seconds(proc.pid) - cpu0
+    cpu1 = cpu_seconds(proc.pid)
+    time.sleep(IDLE_WINDOW_S)
+    idle_cpu = (cpu_seconds(proc.pid) - cpu1) / IDLE_WINDOW_S * 100
+    stop.set()
+    latencies = sorted(ready[n] - created[n] for n in ready)
+    p = statistics.quantiles(latencies, n=20) if len(latencies) >= 2 else latencies * 19
+    print(f"N={count} workers={workers}: applied in {applied:.1f}s; {len(ready)}/{count} Ready in {total:.1f}s; "
+          f"apply->Ready p50 {statistics.median(latencies):.1f}s p95 {p[18]:.1f}s; "
+          f"controller peak RSS {peak[0]:.0f} MB, CPU {busy_cpu:.1f}s busy, idle {idle_cpu:.1f}% of a core "
+          f"over {IDLE_WINDOW_S:.0f}s", flush=True)
+    proc.terminate()
+    proc.wait(timeout=30)
+    core.delete_namespace(ns)
+
+
+def main() -> int:
+    args = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    args.add_argument("--count", type=int, action="append")
+    args.add_argument("--workers", type=int, default=8)
+    opts = args.parse_args()
+    external = os.environ.get("HELM_CONTROLLER_E2E_KUBECONFIG")
+    cluster = None
+    if external:
+        kubeconfig = Path(external)
+    else:
+        from e2e.cluster import harness
+        cluster = harness.LocalCluster.start()
+        kubeconfig = cluster.kubeconfig
+    try:
+        api = k8s_config.new_client_from_config(config_file=str(kubeconfig))
+        subprocess.run(["kubectl", f"--kubeconfig={kubeconfig}", "apply", "-f", str(ROOT / "manifests" / "crds")],
+                       check=True, capture_output=True)
+        for count in opts.count or [100]:
+            run(api, kubeconfig, count, opts.workers)
+    finally:
+        if cluster is not None:
+            cluster.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
