@@ -2,5 +2,6 @@
 
 Modules: :mod:`render` (``render(chart, values, options=...)``, Helm's engine.Render rules),
 :mod:`helm_funcs` (Helm's function map additions), :mod:`files` (``.Files``),
-:mod:`capabilities` (``.Capabilities``, ``.Chart``, ``.Release``).
+:mod:`capabilities` (``.Capabilities``, ``.Chart``, ``.Release``), :mod:`jinja` (the opt-in
+Jinja2 engine for ``.j2`` templates, sandboxed).
 """
