@@ -168,3 +168,17 @@ def test_jinja_template_reuses_bitnami_common_helpers(tmp_path):
     assert jinja == go
     assert go["metadata"]["labels"]["team"] == "web"
     assert go["data"]["image"].startswith("docker.io/bitnami/nginx:")
+
+
+def test_j2_hooks_and_kind_order_go_through_the_same_pipeline(tmp_path):
+    hook = ("apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: {{ Release.Name }}-migrate\n  annotations:\n"
+            "    \"helm.sh/hook\": pre-install\n    \"helm.sh/hook-weight\": \"{{ 1 + 1 }}\"\n")
+    objects_text = ("{% for kind in ['ConfigMap', 'Namespace'] %}\n---\napiVersion: v1\nkind: {{ kind }}\n"
+                    "metadata:\n  name: {{ kind | lower }}\n{% endfor %}\n")
+    root = write_chart(tmp_path / "pipe", {"Chart.yaml": chart_yaml("pipe"), "templates/hook.yaml.j2": hook,
+                                           "templates/objects.yaml.j2": objects_text})
+    result = template_action.run(loader.load(root), {}, template_action.TemplateOptions(release_name="r"))
+    assert [(m.source, m.obj["kind"]) for m in result.manifests] == [
+        ("pipe/templates/objects.yaml", "Namespace"), ("pipe/templates/objects.yaml", "ConfigMap")]
+    assert [(h.manifest.source, h.events, h.weight) for h in result.hooks] == [
+        ("pipe/templates/hook.yaml", ["pre-install"], 2)]
