@@ -9,8 +9,11 @@ Rules:
   equal weights by name (Helm's ``hookByWeight``), each finished before the next starts.
 - ``helm.sh/hook-delete-policy``: ``before-hook-creation`` (the default when none is given)
   deletes a previous copy of the hook and waits until it is gone before creating it anew;
-  ``hook-succeeded`` deletes it once it succeeded; ``hook-failed`` deletes it once it failed.
-- Jobs and Pods are waited for (complete / succeeded); other kinds are done once applied.
+  ``hook-succeeded`` deletes it once every hook of the event succeeded (or, when one fails, the
+  ones that succeeded before it), newest first; ``hook-failed`` deletes the hook that failed.
+  CRD hooks are never deleted.
+- Jobs and Pods are waited for (complete / succeeded, or deleted meanwhile as a Job with
+  ``ttlSecondsAfterFinished: 0`` is); other kinds are done once applied.
   A failed Job or Pod, or one not done within the timeout, fails the operation with
   ``HookError``: "<event> hooks failed: <Kind "name">: <the Job's reason>".
 - Hooks are managed objects: they carry the release's ownership metadata and, in the release's
@@ -28,6 +31,7 @@ from helm_core import manifests as mf
 from helm_core.action import config
 from helm_core.errors import HelmError, WaitError
 from helm_core.kube import client as kclient
+from helm_core.kube import readiness as kready
 from helm_core.kube import resources
 from helm_core.kube import wait as kwait
 
@@ -36,6 +40,7 @@ HOOK_SUCCEEDED = "hook-succeeded"
 HOOK_FAILED = "hook-failed"
 DEFAULT_DELETE_POLICIES = (BEFORE_HOOK_CREATION,)
 WAITED_KINDS = frozenset({"Job", "Pod"})
+CRD_KIND = "CustomResourceDefinition"
 _SOURCE_PREFIX = "# Source: "
 
 
@@ -73,31 +78,57 @@ def _policies(hook: mf.Hook) -> tuple[str, ...]:
 def run(cfg: config.Configuration, hooks: Sequence[mf.Hook], event: str, *,
         owner: resources.Owner, timeout_s: float) -> list[kclient.ObjectRef]:
     """Run the hooks of ``event`` one by one; returns the hooks applied (``HookError`` stops)."""
-    applied = []
+    done: list[tuple[mf.Hook, kclient.ObjectRef]] = []
     for hook in for_event(hooks, event):
         obj = resources.resolve(cfg.client, hook.manifest.obj, owner.namespace)
         ref = kclient.ObjectRef.of(obj)
-        policies = _policies(hook)
-        if BEFORE_HOOK_CREATION in policies:
-            _delete(cfg, ref, timeout_s=timeout_s)
+        if BEFORE_HOOK_CREATION in _policies(hook):
+            _delete(cfg, hook, ref, timeout_s=timeout_s)
         cfg.log(f"running {event} hook {ref}")
         cfg.client.apply(resources.mark(obj, owner), force=True)
-        applied.append(ref)
         if hook.kind in WAITED_KINDS:
             try:
-                kwait.wait_ready(cfg.client, [ref], options=config.wait_options(timeout_s))
+                wait_done(cfg, ref, options=config.wait_options(timeout_s))
             except WaitError as exc:
-                if HOOK_FAILED in policies:
-                    _delete(cfg, ref, timeout_s=timeout_s, wait=False)
+                if HOOK_FAILED in _policies(hook):
+                    _delete(cfg, hook, ref, timeout_s=timeout_s, wait=False)
+                _delete_succeeded(cfg, done, timeout_s=timeout_s)
                 raise HookError(f"{event} hooks failed: {exc}") from exc
-        if HOOK_SUCCEEDED in policies:
-            _delete(cfg, ref, timeout_s=timeout_s, wait=False)
-    return applied
+        done.append((hook, ref))
+    _delete_succeeded(cfg, done, timeout_s=timeout_s)
+    return [ref for _, ref in done]
 
 
-def _delete(cfg: config.Configuration, ref: kclient.ObjectRef, *, timeout_s: float,
-            wait: bool = True) -> None:
-    """Delete a hook object (its Pods with it) and, when asked, wait until it is gone."""
+def wait_done(cfg: config.Configuration, ref: kclient.ObjectRef, *,
+              options: kwait.WaitOptions) -> None:
+    """Wait until a hook Job or Pod completed; one deleted meanwhile (a Job's
+    ``ttlSecondsAfterFinished: 0``) counts as done, as Helm's watch does."""
+    deadline = options.clock() + options.timeout_s
+    while True:
+        state = kwait.check(cfg.client, ref)
+        if state.ready or state.state is kready.State.NOT_FOUND:
+            return
+        if state.state is kready.State.FAILED:
+            raise WaitError(f"{ref} failed: {state.message}", timed_out=False)
+        if options.clock() >= deadline:
+            raise WaitError(f"timed out after {options.timeout_s:g}s waiting for {ref}: "
+                            f"{state.message or state.state.value}", timed_out=True)
+        options.sleep(options.poll_s)
+
+
+def _delete_succeeded(cfg: config.Configuration, done: Sequence[tuple[mf.Hook, kclient.ObjectRef]],
+                      *, timeout_s: float) -> None:
+    """``hook-succeeded``: once every hook of the event succeeded (or one failed), newest first."""
+    for hook, ref in reversed(done):
+        if HOOK_SUCCEEDED in _policies(hook):
+            _delete(cfg, hook, ref, timeout_s=timeout_s, wait=False)
+
+
+def _delete(cfg: config.Configuration, hook: mf.Hook, ref: kclient.ObjectRef, *,
+            timeout_s: float, wait: bool = True) -> None:
+    """Delete a hook object (its Pods with it; never a CRD) and, when asked, wait until gone."""
+    if hook.kind == CRD_KIND:
+        return
     if cfg.client.delete(ref, propagation=kclient.Propagation.BACKGROUND) and wait:
         kwait.wait_deleted(cfg.client, [ref], options=config.wait_options(timeout_s))
 

@@ -179,7 +179,7 @@ def _dry_run(cfg: config.Configuration, chart: model.Chart, user_values: Mapping
     with rendering(cfg, chart, user_values, name=options.name, namespace=options.namespace,
                    action="install", revision=1, lua_options=options.lua) as rendered:
         if not options.create_namespace:
-            config.resolve_all(cfg, [m.obj for m in rendered.manifests], options.namespace)
+            config.resolve_all(cfg, [m.obj for m in rendered.manifests if m.obj], options.namespace)
         record = new_record(rendered, name=options.name, namespace=options.namespace,
                             status=rel.Status.PENDING_INSTALL, user_values=user_values,
                             chart_source=options.chart_source, description="Dry run complete")
@@ -208,7 +208,7 @@ def _install(cfg: config.Configuration, chart: model.Chart, user_values: Mapping
                             description="Initial install underway")
         secrets.encode(record)  # too big: refused before anything is applied
         install_crds(cfg, rendered.crds, options.timeout_s)
-        objects = config.resolve_all(cfg, [m.obj for m in rendered.manifests], options.namespace)
+        objects = config.resolve_all(cfg, [m.obj for m in rendered.manifests if m.obj], options.namespace)
         cfg.driver.create(record)
         try:
             _perform(cfg, rendered, objects, options)

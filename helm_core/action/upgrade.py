@@ -95,7 +95,7 @@ def run(cfg: config.Configuration, chart: model.Chart, user_values: Mapping[str,
         with install.rendering(cfg, chart, values, name=options.name, namespace=options.namespace,
                                action="upgrade", revision=len(history) + 1,
                                lua_options=options.lua) as rendered:
-            config.resolve_all(cfg, [m.obj for m in rendered.manifests], options.namespace)
+            config.resolve_all(cfg, [m.obj for m in rendered.manifests if m.obj], options.namespace)
             return install.new_record(rendered, name=options.name, namespace=options.namespace,
                                       status=rel.Status.PENDING_UPGRADE, user_values=values,
                                       chart_source=options.chart_source,
@@ -119,7 +119,7 @@ def _upgrade(cfg: config.Configuration, chart: model.Chart, user_values: Mapping
     with install.rendering(cfg, chart, values, name=options.name, namespace=options.namespace,
                            action="upgrade", revision=len(history) + 1,
                            lua_options=options.lua) as rendered:
-        new = config.resolve_all(cfg, [m.obj for m in rendered.manifests], options.namespace)
+        new = config.resolve_all(cfg, [m.obj for m in rendered.manifests if m.obj], options.namespace)
         old = config.resolve_stored(cfg, config.parse_manifest(current.manifest), options.namespace)
         record = install.new_record(rendered, name=options.name, namespace=options.namespace,
                                     status=rel.Status.PENDING_UPGRADE, user_values=values,
