@@ -93,6 +93,43 @@ def main() -> None:
                     check=True, capture_output=True, env=env)))
             print(f"helm pull --repo (no cache, as helm always does): {statistics.median(times):.3f} s")
         server.stop()
+        bench_oci(base, helm)
+
+
+def bench_oci(base: Path, helm: str | None) -> None:
+    """Pull by range from the distribution registry: cold, warm (tag list + manifest, cached
+    layer) and the reference ``helm pull``; skipped when the registry binary is not built."""
+    from helm_core.sources import oci
+    binary = servers.find_registry_binary()
+    if binary is None:
+        print("oci: skipped (no registry binary; python -m e2e.cluster build)")
+        return
+    registry = servers.Registry(binary=binary, folder=base / "registry").start()
+    try:
+        with oci.Registry(registry.host, cache=cache_mod.Cache(base / "push"), plain_http=True) as client:
+            for minor in range(50):
+                version = f"1.{minor}.0"
+                client.push(oci.Reference(registry.host, "charts/demo", version), chart_tgz("demo", version),
+                            {"name": "demo", "version": version}, annotations={})
+        ref = ChartRef(kind="oci", url=f"oci://{registry.host}/charts/demo", version="^1.10", plain_http=True)
+        cold, warm = [], []
+        for run in range(RUNS):
+            cache = cache_mod.Cache(base / f"oci-cache{run}")
+            cold.append(timed(lambda: resolve(ref, Credentials(), cache)))
+            warm.append(timed(lambda: resolve(ref, Credentials(), cache)))
+        print(f"oci (50 tags) helm-core resolve cold: {statistics.median(cold):.3f} s")
+        print(f"oci (50 tags) helm-core resolve warm: {statistics.median(warm):.3f} s")
+        if helm is not None:
+            times = []
+            for run in range(RUNS):
+                home = base / f"oci-home{run}"
+                (home / "out").mkdir(parents=True)
+                times.append(timed(lambda: subprocess.run(
+                    [helm, "pull", ref.url, "--version", "^1.10", "--plain-http", "-d", str(home / "out")],
+                    check=True, capture_output=True, env={"HOME": str(home), "PATH": os.environ.get("PATH", "")})))
+            print(f"oci helm pull: {statistics.median(times):.3f} s")
+    finally:
+        registry.stop()
 
 
 if __name__ == "__main__":
