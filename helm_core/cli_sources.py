@@ -8,6 +8,7 @@ Flags and messages follow Helm's. Credentials come from flags (``--username``/``
 from __future__ import annotations
 
 import argparse
+import datetime
 import os
 from pathlib import Path
 from typing import Any
@@ -93,7 +94,6 @@ def cmd_push(args: argparse.Namespace) -> int:
 
 def _annotations(meta: dict[str, Any]) -> dict[str, str]:
     """Helm's ``generateOCIAnnotations`` (chart annotations never override these keys)."""
-    import datetime
     out = {f"org.opencontainers.image.{k}": str(meta[f]) for k, f in
            (("description", "description"), ("title", "name"), ("version", "version"), ("url", "home"))
            if meta.get(f)}

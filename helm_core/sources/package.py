@@ -82,20 +82,27 @@ def raw_chart_yaml(data: bytes, *, source: str) -> dict[str, Any]:
     raise ChartError(f"{source}: Chart.yaml file is missing")
 
 
+def _dependency(dep: dict[str, Any]) -> dict[str, Any]:
+    """One dependency as ``chart.Dependency`` marshals: name and repository always present."""
+    out = {key: dep[key] for key in _DEPENDENCY_FIELDS if dep.get(key) not in (None, "", [], {}, False)}
+    out.setdefault("name", "")
+    out.setdefault("repository", "")
+    return {key: out[key] for key in _DEPENDENCY_FIELDS if key in out}
+
+
 def chart_metadata(doc: dict[str, Any]) -> dict[str, Any]:
-    """Chart.yaml fields in ``chart.Metadata`` JSON order, empty ones omitted."""
+    """Chart.yaml fields in ``chart.Metadata`` JSON order, empty ones omitted, numbers in string
+    fields (``version: 1.0``) written as strings as Go's typed struct reads them."""
     out: dict[str, Any] = {}
     for key in _METADATA_FIELDS:
         value = doc.get(key)
         if key == "dependencies" and value:
-            value = [{k: d[k] for k in _DEPENDENCY_FIELDS if d.get(k) not in (None, "", [], {}) or k == "repository"}
-                     for d in value if isinstance(d, dict)]
-            for d in value:
-                d.setdefault("repository", "")
-        if key == "maintainers" and value:
+            value = [_dependency(d) for d in value if isinstance(d, dict)]
+        elif key == "maintainers" and value:
             value = [{k: m[k] for k in ("name", "email", "url") if m.get(k)} for m in value if isinstance(m, dict)]
+        elif isinstance(value, (int, float)) and not isinstance(value, bool):
+            value = str(value)
         if value not in (None, "", [], {}, False):
-            out[key] = value if not isinstance(value, (int, float)) or isinstance(value, bool) else str(value)
-    if "apiVersion" not in out:
-        out["apiVersion"] = "v1"
+            out[key] = value
+    out.setdefault("apiVersion", "v1")
     return out

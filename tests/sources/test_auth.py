@@ -39,3 +39,9 @@ def test_docker_config_secret(entry: dict[str, str], expected: tuple[str, str]) 
 ], ids=["default-port", "scheme", "port", "host"])
 def test_same_origin(a: str, b: str, same: bool) -> None:
     assert auth.same_origin(httpx.URL(a), httpx.URL(b)) is same
+
+
+def test_public_names() -> None:
+    from helm_core import sources
+    assert sorted(sources.__all__) == ["Cache", "ChartRef", "Credentials", "KINDS", "ResolvedChart", "resolve"]
+    assert all(hasattr(sources, name) for name in sources.__all__)
