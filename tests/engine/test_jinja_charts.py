@@ -9,9 +9,13 @@ import pytest
 import yaml
 
 from helm_core import cli
+from helm_core.action import config
+from helm_core.action import install
 from helm_core.action import template as template_action
 from helm_core.chart import loader
 from helm_core.errors import TemplateError
+from helm_core.kube import fake
+from helm_core.storage import secrets
 from tests.chartkit import chart_yaml, write_chart
 from tests.engine import helmbin
 
@@ -182,3 +186,27 @@ def test_j2_hooks_and_kind_order_go_through_the_same_pipeline(tmp_path):
         ("pipe/templates/objects.yaml", "Namespace"), ("pipe/templates/objects.yaml", "ConfigMap")]
     assert [(h.manifest.source, h.events, h.weight) for h in result.hooks] == [
         ("pipe/templates/hook.yaml", ["pre-install"], 2)]
+
+
+@pytest.mark.parametrize("chart_dir", [TWIN_JINJA, MIXED], ids=["twin-jinja", "mixed-with-lua-switch"])
+def test_install_honours_j2_and_the_lua_engine_switch(chart_dir):
+    """install renders as template does: the stored manifest is what ``helm-core template`` prints."""
+    client = fake.FakeCluster().client()
+    cfg = config.Configuration(client=client, driver=secrets.SecretsDriver(client))
+    done = install.run(cfg, loader.load(chart_dir), {}, install.InstallOptions(name="twin", namespace="apps"))
+    expected = template_action.run(loader.load(chart_dir), {},
+                                   template_action.TemplateOptions(release_name="twin", namespace="apps"))
+    assert done.manifest == template_action.output_text(expected, template_action.TemplateOptions())
+    assert done.notes == expected.notes
+
+
+def test_installed_jinja_twin_equals_installed_go_twin():
+    manifests = []
+    for chart_dir in (TWIN_GO, TWIN_JINJA):
+        client = fake.FakeCluster().client()
+        cfg = config.Configuration(client=client, driver=secrets.SecretsDriver(client))
+        done = install.run(cfg, loader.load(chart_dir), {"replicaCount": 3},
+                           install.InstallOptions(name="twin", namespace="apps"))
+        manifests.append((done.manifest, done.notes))
+    assert manifests[0] == manifests[1]
+    assert "# Source: twin/templates/deployment.yaml\n" in manifests[0][0]
