@@ -1,8 +1,9 @@
 """Packaged charts kept in the cluster: a ``.tgz`` in a ConfigMap ``binaryData`` or Secret key.
 
-The library takes the bytes (the cluster read belongs to ``helm_core.kube``): the chart is
-loaded through the archive-safe loader and named by its SHA-256, like every other source.
-Secret data arrives base64-encoded from the API; ``from_secret_data`` decodes it.
+The chart is loaded through the archive-safe loader and named by its SHA-256, like every other
+source. ``read_from_cluster`` reads the object through a ``ClusterClient`` (so as the request's
+impersonated service account): a ConfigMap's ``binaryData`` or a Secret's ``data`` (both
+base64 in the API), the key named or else the only ``*.tgz`` key.
 """
 from __future__ import annotations
 
@@ -13,7 +14,11 @@ from dataclasses import dataclass
 
 from helm_core.chart import loader
 from helm_core.errors import ChartNotFoundError, DigestMismatchError, SourceError
+from helm_core.kube import client as kclient
 from helm_core.sources import cache as cache_mod
+
+KINDS = {"ConfigMap": "binaryData", "Secret": "data"}
+"""Object kinds that may hold a packaged chart, and the field holding base64 values."""
 
 
 @dataclass(frozen=True)
@@ -54,3 +59,16 @@ def from_secret_data(data: Mapping[str, str]) -> dict[str, bytes]:
         except (binascii.Error, ValueError):
             raise SourceError(f"key {key!r} is not valid base64") from None
     return out
+
+
+def read_from_cluster(client: kclient.ClusterClient, *, kind: str, namespace: str, name: str,
+                      key: str = "") -> tuple[bytes, str]:
+    """The archive bytes in a ConfigMap/Secret and a description (``configmap/ns/name[key]``)."""
+    if kind not in KINDS:
+        raise SourceError(f"{kind}/{namespace}/{name}: packaged charts live in a ConfigMap or Secret")
+    obj = client.get(kclient.ObjectRef("v1", kind, name, namespace))
+    where = f"{kind.lower()}/{namespace}/{name}"
+    values = from_secret_data(obj.get(KINDS[kind]) or {})
+    data = pick_key(values, key, source=where)
+    chosen = key or next(k for k, v in values.items() if v is data)
+    return data, f"{where}[{chosen}]"

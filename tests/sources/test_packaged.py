@@ -66,3 +66,31 @@ def test_unknown_kind() -> None:
     with pytest.raises(errors.SourceError) as info:
         resolve(ChartRef(kind="git"), Credentials(), cache_mod.Cache.__new__(cache_mod.Cache))
     assert str(info.value) == "unknown chart source kind 'git' (want one of repo, oci, packaged)"
+
+
+def _cluster_with(kind: str, field: str, values: dict[str, bytes]):  # type: ignore[no-untyped-def]
+    from helm_core.kube import fake
+    client = fake.FakeCluster().client()
+    client.create({"apiVersion": "v1", "kind": kind, "metadata": {"name": "charts", "namespace": "apps"},
+                   field: {k: base64.b64encode(v).decode() for k, v in values.items()}})
+    return client
+
+
+@pytest.mark.parametrize("kind, field", [("ConfigMap", "binaryData"), ("Secret", "data")], ids=["configmap", "secret"])
+def test_read_from_cluster(kind: str, field: str, cache: cache_mod.Cache) -> None:
+    data = chart_tgz("demo", "1.0.0")
+    client = _cluster_with(kind, field, {"demo-1.0.0.tgz": data})
+    got, where = packaged.read_from_cluster(client, kind=kind, namespace="apps", name="charts")
+    assert (got, where) == (data, f"{kind.lower()}/apps/charts[demo-1.0.0.tgz]")
+    resolved = resolve(ChartRef(kind="packaged", data=got, description=where), Credentials(), cache)
+    assert resolved.version == "1.0.0"
+
+
+def test_read_from_cluster_missing_object_and_wrong_kind() -> None:
+    from helm_core.kube import fake
+    client = fake.FakeCluster().client()
+    with pytest.raises(errors.NotFoundError):
+        packaged.read_from_cluster(client, kind="Secret", namespace="apps", name="nope")
+    with pytest.raises(errors.SourceError) as info:
+        packaged.read_from_cluster(client, kind="Pod", namespace="apps", name="p")
+    assert str(info.value) == "Pod/apps/p: packaged charts live in a ConfigMap or Secret"
