@@ -29,7 +29,6 @@ from helm_core.action import status as status_action
 from helm_core.action import test as test_action
 from helm_core.chart import loader
 from helm_core.errors import HelmError
-from helm_core.kube import live
 from helm_core.kube import wait as kwait
 from helm_core.storage import release as rel
 from helm_core.storage import secrets
@@ -84,6 +83,7 @@ def encode(data: Any, output: str) -> str:
 # --------------------------------------------------------------------------- connection
 
 def _configuration(args: argparse.Namespace) -> config.Configuration:
+    from helm_core.kube import live  # the kubernetes package: only commands that reach a cluster
     client = live.connect(live.LiveOptions(kubeconfig=args.kubeconfig, context=args.kube_context))
     return config.Configuration(client=client, driver=secrets.SecretsDriver(client),
                                 log=lambda line: print(line, file=sys.stderr)
