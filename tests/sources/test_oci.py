@@ -233,3 +233,16 @@ def test_token_auth_flow(token_registry: servers.Registry, cache: cache_mod.Cach
                     "--plain-http", "--username", "bob", "--password", "builder", "-d", str(tmp_path / "out")],
                    check=True, capture_output=True, env={"HOME": str(tmp_path), "PATH": "/usr/bin:/bin"})
     assert (tmp_path / "out" / "demo-1.0.0.tgz").read_bytes() == got.data
+
+
+def test_build_metadata_versions_use_underscore_tags(registry: servers.Registry, tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    tgz = tmp_path / "demo-1.0.0+build.7.tgz"
+    tgz.write_bytes(chart_tgz("demo", "1.0.0+build.7"))
+    assert cli_main(["push", str(tgz), f"oci://{registry.host}/charts", "--plain-http",
+                     "--cache-dir", str(tmp_path / "c")]) == 0
+    assert capsys.readouterr().out.splitlines()[0] == f"Pushed: {registry.host}/charts/demo:1.0.0_build.7"
+    got = resolve(ChartRef(kind="oci", url=f"oci://{registry.host}/charts/demo", version="1.0.0+build.7",
+                           plain_http=True), Credentials(), cache_mod.Cache(tmp_path / "c2"))
+    assert got.version == "1.0.0+build.7"
+    assert got.source == f"oci://{registry.host}/charts/demo:1.0.0_build.7"

@@ -140,3 +140,16 @@ def test_package_holds_the_same_files_as_helm_package(tmp_path: Path, helm_binar
     assert {k: v for k, v in ours.items() if k != "demo/Chart.yaml"} == {
         k: v for k, v in theirs.items() if k != "demo/Chart.yaml"}
     assert yaml.safe_load(ours["demo/Chart.yaml"]) == yaml.safe_load(theirs["demo/Chart.yaml"])
+
+
+def test_repo_index_merge_keeps_versions_the_folder_lacks(tmp_path: Path) -> None:
+    old = tmp_path / "old.yaml"
+    old.write_text("apiVersion: v1\nentries:\n  demo:\n  - name: demo\n    version: 0.9.0\n"
+                   "    urls: [https://old.example/demo-0.9.0.tgz]\n  gone:\n  - name: gone\n    version: 1.0.0\n")
+    _, data = package_mod.package(_chart(tmp_path / "src", "demo", "1.0.0"))
+    (tmp_path / "repo").mkdir()
+    (tmp_path / "repo" / "demo-1.0.0.tgz").write_bytes(data)
+    assert cli_main(["repo", "index", str(tmp_path / "repo"), "--merge", str(old)]) == 0
+    doc = yaml.safe_load((tmp_path / "repo" / "index.yaml").read_text())
+    assert [e["version"] for e in doc["entries"]["demo"]] == ["1.0.0", "0.9.0"]
+    assert [e["version"] for e in doc["entries"]["gone"]] == ["1.0.0"]
