@@ -120,9 +120,18 @@ def run(api: k8s.ApiClient, kubeconfig: Path, count: int, workers: int) -> None:
           f"apply->Ready p50 {statistics.median(latencies):.1f}s p95 {p[18]:.1f}s; "
           f"controller peak RSS {peak[0]:.0f} MB, CPU {busy_cpu:.1f}s busy, idle {idle_cpu:.1f}% of a core "
           f"over {IDLE_WINDOW_S:.0f}s", flush=True)
+    # Delete while the controller runs, so the finalizers are handled and the namespace goes.
+    core.delete_namespace(ns)
+    deadline = time.monotonic() + TIMEOUT_S
+    while time.monotonic() < deadline:
+        try:
+            core.read_namespace(ns)
+        except k8s.ApiException:
+            break
+        time.sleep(1)
+    print(f"    cleanup (uninstall of {count}) took {time.monotonic() - deadline + TIMEOUT_S:.1f}s", flush=True)
     proc.terminate()
     proc.wait(timeout=30)
-    core.delete_namespace(ns)
 
 
 def main() -> int:

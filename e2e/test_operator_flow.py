@@ -352,3 +352,24 @@ def test_metrics_count_reconciles(controller: Controller) -> None:
     text = controller.metrics()
     assert 'helm_operator_reconciles_total{action="install",result="success"}' in text
     assert "helm_operator_operations_in_flight" in text
+
+
+def test_drift_is_reported_in_warn_mode_and_corrected_in_enabled_mode(
+        controller: Controller, api: k8s.ApiClient, objects: k8s.CustomObjectsApi, namespace: str) -> None:
+    setup_namespace(api, namespace, chart=hello_tgz())
+    core = k8s.CoreV1Api(api)
+    request(objects, namespace, interval="1s", driftDetection={"mode": "warn"}, values={"message": "kept"})
+    first = wait_for(objects, namespace, ready_at(1))["status"]["version"]
+    core.patch_namespaced_config_map("app-hello", namespace, {"data": {"message": "edited by hand"}})
+    obj = wait_for(objects, namespace, lambda o: bool(o["status"].get("drift")), timeout=60)
+    assert obj["status"]["drift"] == [f'ConfigMap "app-hello" in namespace "{namespace}": changed (data)']
+    assert obj["status"]["version"] == first
+    assert core.read_namespaced_config_map("app-hello", namespace).data["message"] == "edited by hand"
+    patch_spec(objects, namespace, "app", {"driftDetection": {"mode": "enabled"}})
+    wait_for(objects, namespace, ready_at(2))  # the spec change upgrades, correcting the edit
+    assert core.read_namespaced_config_map("app-hello", namespace).data["message"] == "kept"
+    second = get(objects, namespace)["status"]["version"]
+    core.delete_namespaced_config_map("app-hello", namespace)
+    obj = wait_for(objects, namespace, lambda o: o["status"].get("version") not in (first, second), timeout=60)
+    assert core.read_namespaced_config_map("app-hello", namespace).data["message"] == "kept"
+    assert "drift" not in obj["status"]

@@ -36,7 +36,7 @@ from helm_core.lua import permissions as lua_permissions
 from helm_core.storage import driver as drv
 from helm_core.storage import release as rel
 from helm_core.storage import secrets
-from helm_operator import errors, policy, settings as settings_mod, sources, status
+from helm_operator import drift, errors, policy, settings as settings_mod, sources, status
 
 DEFAULT_TIMEOUT_S = 300.0
 DEFAULT_MAX_HISTORY = 10
@@ -75,10 +75,12 @@ class Runtime:
 
 @dataclass(frozen=True)
 class Outcome:
-    """What happened: ``action`` is install, upgrade, rollback, none or suspended."""
+    """What happened: ``action`` is install, upgrade, rollback, drift-correction, none or suspended."""
 
     action: str
     status: dict[str, Any]
+    drift: tuple[str, ...] = ()
+    """Drifted objects found (reported in warn mode, corrected in enabled mode)."""
 
 
 def client_for(rt: Runtime, meta: Mapping[str, Any], spec: Mapping[str, Any]) -> kclient.ClusterClient:
@@ -164,8 +166,18 @@ def apply(rt: Runtime, body: Mapping[str, Any]) -> Outcome:
                      and old.get("valuesDigest") == values.digest
                      and old.get("chartDigest") == chart_info.digest
                      and str(latest.version) == old.get("version"))
+        correcting = False
         if unchanged:
-            return Outcome("none", _observed(old, generation))
+            drift_mode = drift.mode(spec)
+            drifted = drift.detect(cfg, latest) if drift_mode != "disabled" and latest else []
+            if not drifted:
+                quiet = _observed(old, generation)
+                quiet.pop("drift", None)
+                return Outcome("none", quiet)
+            if drift_mode == "warn":
+                noted = dict(_observed(old, generation), drift=drifted)
+                return Outcome("none", noted, drift=tuple(drifted))
+            correcting = True
         chart = loader.load_archive(chart_info.data, source=chart_info.source)
         granted = policy.granted_lua_permissions(spec, security=rt.settings.security)
         refusal = policy.lua_refusal(lua_permissions.requested_permissions(chart),
@@ -188,16 +200,20 @@ def apply(rt: Runtime, body: Mapping[str, Any]) -> Outcome:
         else:
             action = "upgrade"
             opts = spec.get("upgrade") or {}
+            why = "Drift correction" if correcting else "Upgrade"
             done = upgrade.run(cfg, chart, values.values, upgrade.UpgradeOptions(
                 name=key.name, namespace=key.namespace, chart_source=chart_info.source,
                 wait=opts.get("wait", True), timeout_s=parse_duration(opts.get("timeout"), DEFAULT_TIMEOUT_S),
                 atomic=bool(opts.get("atomic")), reset_values=True,
                 no_hooks=bool(opts.get("disableHooks")), lua=lua,
-                description=f"Upgrade by HelmRequest {policy.owner_id(meta)}"))
+                description=f"{why} by HelmRequest {policy.owner_id(meta)}"))
         drv.prune_history(cfg.driver, key.namespace, key.name,
                           int(spec.get("maxHistory", DEFAULT_MAX_HISTORY)))
         out = _success(old, generation, done, values.digest, chart_info, action, now)
         out.pop("rolledBackTo", None)
+        out.pop("drift", None)
+        if correcting:
+            return Outcome("drift-correction", out, drift=tuple(drifted))
         return Outcome(action, out)
 
 
@@ -273,6 +289,7 @@ def _observed(old: Mapping[str, Any], generation: int) -> dict[str, Any]:
 
 
 _REASONS = {"install": status.INSTALL_SUCCEEDED, "upgrade": status.UPGRADE_SUCCEEDED,
+            "drift-correction": status.UPGRADE_SUCCEEDED,
             "rollback": status.ROLLBACK_SUCCEEDED}
 
 

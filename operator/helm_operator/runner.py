@@ -77,6 +77,11 @@ def apply(rt: reconcile.Runtime, body: Mapping[str, Any], *, retry: int,
         write_status(rt, body, outcome.status)
         metrics.set_state(meta["uid"], state_of(outcome.status))
         metrics.observe(action=outcome.action, result="success", seconds=time.monotonic() - started)
+        if outcome.drift:
+            corrected = outcome.action == "drift-correction"
+            kopf.event(dict(body), type="Normal" if corrected else "Warning",
+                       reason="DriftCorrected" if corrected else "DriftDetected",
+                       message="; ".join(outcome.drift))
         if outcome.action in ("install", "upgrade", "rollback"):
             ready = status.get_condition(outcome.status, status.READY) or {}
             kopf.event(dict(body), type="Normal", reason=ready.get("reason", "Succeeded"),
