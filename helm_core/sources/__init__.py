@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 import httpx
 
 from helm_core.errors import DigestMismatchError, SourceError
-from helm_core.sources import oci, packaged, repo
+from helm_core.sources import auth, oci, packaged, repo
 from helm_core.sources.auth import Credentials
 from helm_core.sources.cache import Cache
 
@@ -70,17 +70,22 @@ class ResolvedChart:
 
 
 def resolve(ref: ChartRef, credentials: Credentials, cache: Cache, *,
-            transport: httpx.BaseTransport | None = None) -> ResolvedChart:
-    """Fetch (or find in the cache) and verify the chart ``ref`` names."""
+            transport: httpx.BaseTransport | None = None,
+            timeout: float = auth.DEFAULT_TIMEOUT_S) -> ResolvedChart:
+    """Fetch (or find in the cache) and verify the chart ``ref`` names.
+
+    ``timeout`` bounds each HTTP request (seconds); ``transport`` is httpx's seam.
+    """
     if ref.kind == "repo":
-        with repo.Repository(ref.url, credentials=credentials, cache=cache, transport=transport) as r:
+        with repo.Repository(ref.url, credentials=credentials, cache=cache, transport=transport,
+                             timeout=timeout) as r:
             fetched = r.fetch(ref.name, ref.version, devel=ref.devel)
         resolved = ResolvedChart(fetched.data, fetched.digest, fetched.entry.name,
                                  fetched.entry.version, fetched.url)
     elif ref.kind == "oci":
         reference = oci.Reference.parse(ref.url)
         with oci.Registry(reference.registry, credentials=credentials, cache=cache,
-                          plain_http=ref.plain_http, transport=transport) as registry:
+                          plain_http=ref.plain_http, transport=transport, timeout=timeout) as registry:
             pulled = registry.pull(reference, ref.version, devel=ref.devel)
         resolved = ResolvedChart(pulled.data, pulled.digest, reference.name, pulled.version,
                                  str(pulled.reference), pulled.manifest_digest)

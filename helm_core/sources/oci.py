@@ -208,11 +208,12 @@ class Registry:
 
     def __init__(self, registry: str, *, credentials: auth.Credentials = auth.NO_CREDENTIALS,
                  cache: cache_mod.Cache, plain_http: bool = False,
-                 transport: httpx.BaseTransport | None = None) -> None:
+                 transport: httpx.BaseTransport | None = None,
+                 timeout: float = auth.DEFAULT_TIMEOUT_S) -> None:
         self.registry = registry
         self.base = f"{'http' if plain_http else 'https'}://{registry}"
         self.cache = cache
-        self._client = auth.client(credentials, transport=transport)
+        self._client = auth.client(credentials, transport=transport, timeout=timeout)
         self._auth = TokenAuth(credentials, self.base, lambda: self._client)
 
     def close(self) -> None:

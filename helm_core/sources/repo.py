@@ -215,11 +215,12 @@ class Repository:
     """One chart repository: its URL, credentials, HTTP client and the shared cache."""
 
     def __init__(self, url: str, *, credentials: auth.Credentials = auth.NO_CREDENTIALS,
-                 cache: cache_mod.Cache, transport: httpx.BaseTransport | None = None) -> None:
+                 cache: cache_mod.Cache, transport: httpx.BaseTransport | None = None,
+                 timeout: float = auth.DEFAULT_TIMEOUT_S) -> None:
         self.url = normalize_url(url)
         self.credentials = credentials
         self.cache = cache
-        self._client = auth.client(credentials, transport=transport)
+        self._client = auth.client(credentials, transport=transport, timeout=timeout)
         self._auth = auth.OriginAuth(credentials, self.url)
 
     def close(self) -> None:

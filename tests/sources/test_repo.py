@@ -295,3 +295,14 @@ def test_index_without_digests_still_downloads_a_chart_once(make_repo, cache) ->
     ref = ChartRef(kind="repo", url=server.url, name="demo")
     assert resolve(ref, Credentials(), cache) == resolve(ref, Credentials(), cache)
     assert [p for _, p, _ in server.requests] == ["/index.yaml", "/demo-1.0.0.tgz", "/index.yaml"]
+
+
+def test_silent_repository_times_out_as_unavailable(cache) -> None:  # type: ignore[no-untyped-def]
+    import socket
+    with socket.socket() as listener:  # accepts connections, never answers
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        url = f"http://127.0.0.1:{listener.getsockname()[1]}"
+        with pytest.raises(errors.RegistryUnavailableError) as info:
+            resolve(ChartRef(kind="repo", url=url, name="demo"), Credentials(), cache, timeout=0.3)
+    assert str(info.value).startswith(f"{url}: cannot reach the repository ({url}/index.yaml)")
