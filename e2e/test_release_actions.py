@@ -252,3 +252,32 @@ def test_uninstall_keep_history_marks_uninstalled_and_crds_stay(
     finally:
         cfg.client.delete(kclient.ObjectRef("apiextensions.k8s.io/v1", "CustomResourceDefinition",
                                             f"widgets.{group}"))
+
+
+def test_rollback_and_delete_hooks_run_around_their_operations(
+        cfg: config.Configuration, namespace: str, tmp_path: Path) -> None:
+    lines: list[str] = []
+    logged = config.Configuration(client=cfg.client, driver=cfg.driver, log=lines.append,
+                                  lock=cfg.lock)
+    chart = kit.chart(tmp_path, {
+        "a.yaml": kit.configmap("a"),
+        "r1.yaml": kit.hook_job("before-rollback", "pre-rollback"),
+        "r2.yaml": kit.hook_job("after-rollback", "post-rollback"),
+        "d1.yaml": kit.hook_job("before-delete", "pre-delete"),
+        "d2.yaml": kit.hook_job("after-delete", "post-delete"),
+    })
+    install.run(logged, chart, {}, install.InstallOptions(name="web", namespace=namespace))
+    upgrade.run(logged, chart, {"greeting": "two"},
+                upgrade.UpgradeOptions(name="web", namespace=namespace))
+    assert [line for line in lines if line.startswith("running")] == []
+    rollback.run(logged, "web", namespace, options=rollback.RollbackOptions(timeout_s=60))
+    uninstall.run(logged, "web", namespace, uninstall.UninstallOptions(keep_history=True,
+                                                                       timeout_s=60))
+    assert [line.split(" in namespace")[0] for line in lines if line.startswith("running")] == [
+        'running pre-rollback hook Job "before-rollback"',
+        'running post-rollback hook Job "after-rollback"',
+        'running pre-delete hook Job "before-delete"',
+        'running post-delete hook Job "after-delete"']
+    done = kit.get(cfg.client, "Job", "after-delete", namespace, "batch/v1")
+    assert any(c["type"] == "Complete" for c in done["status"]["conditions"])
+    assert not kit.exists(cfg.client, "ConfigMap", "a", namespace)
