@@ -230,7 +230,7 @@ def _perform(cfg: config.Configuration, rendered: Rendered, objects: list[dict[s
     resources.check_adoption(cfg.client, objects, owner, adopt=options.take_ownership)
     if not options.no_hooks:
         hooks.run(cfg, rendered.hooks, "pre-install", owner=owner, timeout_s=options.timeout_s)
-    resources.apply_all(cfg.client, objects, owner, force=True)
+    config.apply_batched(cfg, objects, owner)
     rendered.fire("post-install")
     if options.wait or options.atomic:
         rendered.fire("wait")

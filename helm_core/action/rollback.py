@@ -55,7 +55,7 @@ def switch(cfg: config.Configuration, *, old: Sequence[Mapping[str, Any]],
     resources.check_adoption(cfg.client, arriving, owner, operation="update")
     if not no_hooks:
         hooks.run(cfg, stored_hooks, f"pre-{action}", owner=owner, timeout_s=timeout_s)
-    resources.apply_all(cfg.client, new, owner, force=True)
+    config.apply_batched(cfg, new, owner)
     doomed = set(resources.stale(old, new))
     leaving = [o for o in config.by_kind(old, mf.UNINSTALL_ORDER)
                if kclient.ObjectRef.of(o) in doomed and o.get("kind") != "CustomResourceDefinition"]
