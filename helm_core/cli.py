@@ -10,12 +10,17 @@ import gc
 import os
 import sys
 from pathlib import Path
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
-from helm_core import cli_sources, goyaml, lua
-from helm_core.action import template as template_action, values_options
-from helm_core.chart import loader, prepare
+from helm_core import cli_sources
 from helm_core.errors import HelmError
+
+if TYPE_CHECKING:
+    from helm_core.action import template as template_action
+
+# Command modules are imported by the command that needs them: `helm-core` starts in a
+# fraction of the time when `template` does not load the HTTP client, and `pull` does not
+# load the template engine.
 
 
 def _add_values_flags(p: argparse.ArgumentParser) -> None:
@@ -34,6 +39,8 @@ def _add_values_flags(p: argparse.ArgumentParser) -> None:
 
 
 def _values(args: argparse.Namespace) -> dict:
+    from helm_core.action import values_options
+
     return values_options.merge(values_options.ValuesOptions(
         value_files=tuple(args.values),
         set_json=tuple(args.set_json),
@@ -51,7 +58,10 @@ def _add_lua_flags(p: argparse.ArgumentParser) -> None:
                    help="accept every Lua permission the chart asks for")
 
 
-def _lua_options(args: argparse.Namespace, chart: Any) -> template_action.LuaOptions:
+def _lua_options(args: argparse.Namespace, chart: Any) -> "template_action.LuaOptions":
+    from helm_core import lua
+    from helm_core.action import template as template_action
+
     accepted: set[str] = set()
     for entry in args.accept_perms:
         accepted.update(p.strip() for p in entry.split(",") if p.strip())
@@ -65,7 +75,9 @@ def _lua_log(line: str) -> None:
     print(f"lua: {line}", file=sys.stderr)
 
 
-def _template_options(args: argparse.Namespace, name: str, chart: Any) -> template_action.TemplateOptions:
+def _template_options(args: argparse.Namespace, name: str, chart: Any) -> "template_action.TemplateOptions":
+    from helm_core.action import template as template_action
+
     api_versions: list[str] = []
     for entry in args.api_versions:
         api_versions.extend(v for v in entry.split(",") if v)
@@ -85,6 +97,9 @@ def _template_options(args: argparse.Namespace, name: str, chart: Any) -> templa
 
 
 def cmd_template(args: argparse.Namespace) -> int:
+    from helm_core.action import template as template_action
+    from helm_core.chart import loader
+
     if len(args.args) == 1:
         name, chart_path = args.release_name or template_action.DEFAULT_RELEASE_NAME, args.args[0]
     elif len(args.args) == 2:
@@ -133,6 +148,9 @@ def _write_output_dir(root: Path, text: str) -> None:
 
 
 def cmd_lint(args: argparse.Namespace) -> int:
+    from helm_core.action import template as template_action
+    from helm_core.chart import loader, prepare
+
     failures = 0
     for chart_path in args.charts:
         print(f"==> Linting {chart_path}")
@@ -154,6 +172,9 @@ def cmd_lint(args: argparse.Namespace) -> int:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
+    from helm_core import goyaml
+    from helm_core.chart import loader, prepare
+
     chart = loader.load(args.chart)
     if args.what == "chart":
         chart_yaml = next((f for f in _raw_files(args.chart) if f[0] == "Chart.yaml"), None)

@@ -13,9 +13,16 @@ import os
 from pathlib import Path
 from typing import Any
 
-from helm_core import sources
+from typing import TYPE_CHECKING
+
 from helm_core.errors import HelmError, SourceError
-from helm_core.sources import cache as cache_mod, dependency, index as index_mod, oci, package as package_mod
+
+if TYPE_CHECKING:
+    from helm_core import sources
+    from helm_core.sources import cache as cache_mod
+
+# The source modules (and the HTTP client under them) are imported by the command that
+# uses them, so that `helm-core template` does not pay for them at start-up.
 
 
 def _add_auth_flags(p: argparse.ArgumentParser) -> None:
@@ -41,6 +48,7 @@ def _read(path: str) -> bytes:
 
 
 def _credentials(args: argparse.Namespace) -> sources.Credentials:
+    from helm_core import sources
     return sources.Credentials(
         username=args.username, password=args.password, token=args.token,
         ca_pem=_read(args.ca_file), cert_pem=_read(args.cert_file), key_pem=_read(args.key_file),
@@ -49,10 +57,13 @@ def _credentials(args: argparse.Namespace) -> sources.Credentials:
 
 
 def _cache(args: argparse.Namespace) -> cache_mod.Cache:
+    from helm_core.sources import cache as cache_mod
     return cache_mod.Cache(args.cache_dir or cache_mod.default_root(os.environ))
 
 
 def cmd_pull(args: argparse.Namespace) -> int:
+    from helm_core import sources
+    from helm_core.sources import oci
     if args.chart.startswith(oci.SCHEME):
         ref = sources.ChartRef(kind="oci", url=args.chart, version=args.version, devel=args.devel,
                                plain_http=args.plain_http)
@@ -76,6 +87,9 @@ def cmd_pull(args: argparse.Namespace) -> int:
 
 
 def cmd_push(args: argparse.Namespace) -> int:
+    from helm_core import sources
+    from helm_core.sources import oci
+    from helm_core.sources import package as package_mod
     data = _read(args.chart)
     doc = package_mod.raw_chart_yaml(data, source=args.chart)
     sources.packaged.load(data, source=args.chart)
@@ -106,6 +120,7 @@ def _annotations(meta: dict[str, Any]) -> dict[str, str]:
 
 
 def cmd_package(args: argparse.Namespace) -> int:
+    from helm_core.sources import package as package_mod
     for chart_dir in args.charts:
         filename, data = package_mod.package(chart_dir)
         dest = Path(args.destination)
@@ -119,6 +134,7 @@ def cmd_package(args: argparse.Namespace) -> int:
 
 
 def cmd_repo_index(args: argparse.Namespace) -> int:
+    from helm_core.sources import index as index_mod
     if not Path(args.dir).is_dir():
         raise HelmError(f"{args.dir}: not a directory")
     index_mod.write_index(args.dir, url=args.url, merge_with=args.merge)
@@ -126,6 +142,7 @@ def cmd_repo_index(args: argparse.Namespace) -> int:
 
 
 def cmd_dependency_build(args: argparse.Namespace) -> int:
+    from helm_core.sources import dependency
     creds = _credentials(args)
     built = dependency.build(args.chart, credentials=lambda _url: creds, cache=_cache(args),
                              plain_http=args.plain_http)
