@@ -38,15 +38,16 @@ import jinja2.exceptions
 from jinja2 import nodes, sandbox
 from jinja2.visitor import NodeTransformer
 
-from helm_core.engine import helm_funcs
+from helm_core.engine import engines, helm_funcs
 from helm_core.errors import SourcePos, TemplateError
 from helm_core.gotemplate import gofmt, gotypes
 from helm_core.gotemplate.funcs import crypto, encoding, gohelpers, strings
 
 #: The engine name a pre-render handler sets on a template.
-ENGINE = "jinja2"
-#: The file suffix that opts a template in; it is dropped from the document source name.
-SUFFIX = ".j2"
+ENGINE = engines.JINJA2
+SUFFIX = engines.JINJA2_SUFFIX
+is_jinja_file = engines.is_jinja_file
+document_name = engines.document_name
 #: Characters one template may output (literal text in loops counted per iteration).
 MAX_OUTPUT_CHARS = 16 * 1024 * 1024
 #: Size (characters, items) of any value a filter, function, operator or ``~`` may produce.
@@ -76,15 +77,6 @@ class LimitError(Exception):
 
 class _Failure(Exception):
     """``required``/``fail`` (their message is shown as is)."""
-
-
-def is_jinja_file(name: str) -> bool:
-    return name.endswith(SUFFIX)
-
-
-def document_name(name: str) -> str:
-    """``templates/cm.yaml.j2`` → ``templates/cm.yaml`` (other names unchanged)."""
-    return name[: -len(SUFFIX)] if is_jinja_file(name) else name
 
 
 def value_size(value: Any, cap: int = MAX_VALUE_SIZE) -> int:

@@ -33,13 +33,16 @@ import sys
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from helm_core.chart import model
 from helm_core.engine import capabilities as caps_mod
 from helm_core.engine import files as files_mod
 from helm_core.engine import helm_funcs
-from helm_core.engine import jinja
+from helm_core.engine import engines as engine_rules
+
+if TYPE_CHECKING:
+    from helm_core.engine import jinja
 from helm_core.errors import SourcePos, TemplateError
 from helm_core.gotemplate import environment
 from helm_core.gotemplate.funcs import sprig
@@ -78,7 +81,7 @@ class _Renderable:
     text: str
     data: dict[str, Any]
     base_path: str
-    #: ``""`` for Go templates, ``jinja.ENGINE`` for Jinja2.
+    #: ``""`` for Go templates, ``engine_rules.JINJA2`` for Jinja2.
     engine: str = ""
     #: The template's file path, as errors name it (differs from ``name`` for ``.j2`` files).
     source: str = ""
@@ -134,7 +137,7 @@ def _collect(chart: model.Chart, parent: dict[str, Any], out: dict[str, _Rendera
             continue
         source = posixpath.join(prefix, tmpl.name)
         engine = _engine_of(source, engines.get(source, ""))
-        name = jinja.document_name(source) if engine else source
+        name = engine_rules.document_name(source) if engine else source
         if name in out:
             raise TemplateError(f"jinja2 error at ({source}): {name} is also rendered by another template",
                                 SourcePos(source))
@@ -144,11 +147,11 @@ def _collect(chart: model.Chart, parent: dict[str, Any], out: dict[str, _Rendera
 
 
 def _engine_of(source: str, chosen: str) -> str:
-    """``jinja.ENGINE`` for ``.j2`` files and templates a handler marked so; else ``""``."""
-    if chosen not in ("", jinja.ENGINE):
-        raise TemplateError(f"unknown template engine {chosen!r} for {source} (known: {jinja.ENGINE})",
+    """``engine_rules.JINJA2`` for ``.j2`` files and templates a handler marked so; else ``""``."""
+    if chosen not in ("", engine_rules.JINJA2):
+        raise TemplateError(f"unknown template engine {chosen!r} for {source} (known: {engine_rules.JINJA2})",
                             SourcePos(source))
-    return jinja.ENGINE if chosen or jinja.is_jinja_file(source) else ""
+    return engine_rules.JINJA2 if chosen or engine_rules.is_jinja_file(source) else ""
 
 
 def templates_digest(templates: dict[str, _Renderable]) -> str:
@@ -209,7 +212,7 @@ class _Compiled:
         funcs.update(helm_funcs.bound_funcs(self.state))
         self.env = environment.Environment(funcs, missingkey="error" if strict else "zero")
         self.tset = self.env.new_set(helm_funcs.ROOT_TEMPLATE_NAME)
-        self.jinja: dict[bool, jinja.JinjaSet] = {}
+        self.jinja: dict[bool, "jinja.JinjaSet"] = {}
         for name in order:
             if templates[name].engine:
                 continue
@@ -273,6 +276,8 @@ def _render(chart: model.Chart, values: dict[str, Any], options: RenderOptions) 
             if item.engine:
                 jset = compiled.jinja.get(jinja_strict)
                 if jset is None:
+                    from helm_core.engine import jinja  # only charts that opt in pay for Jinja2
+
                     jset = compiled.jinja[jinja_strict] = jinja.JinjaSet(state, strict=jinja_strict)
                 rendered[name] = jset.render(item.source, item.text, item.data)
                 continue
