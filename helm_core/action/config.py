@@ -131,18 +131,49 @@ def apply_batched(cfg: Configuration, objects: Sequence[Mapping[str, Any]],
                   owner: resources.Owner) -> list[dict[str, Any]]:
     """Server-side apply resolved ``objects`` (already in kind order) marked for ``owner``:
     consecutive objects of one kind in parallel, each kind finished before the next starts."""
+    applied: list[dict[str, Any]] = []
+    with concurrent.futures.ThreadPoolExecutor(max_workers=APPLY_WORKERS) as pool:
+        for batch in _kind_batches(objects):
+            applied += pool.map(lambda o: cfg.client.apply(resources.mark(o, owner), force=True),
+                                batch)
+    return applied
+
+
+def _kind_batches(objects: Sequence[Mapping[str, Any]]) -> list[list[Mapping[str, Any]]]:
     batches: list[list[Mapping[str, Any]]] = []
     for obj in objects:
         if batches and batches[-1][0].get("kind") == obj.get("kind"):
             batches[-1].append(obj)
         else:
             batches.append([obj])
-    applied: list[dict[str, Any]] = []
+    return batches
+
+
+def delete_batched(cfg: Configuration, objects: Sequence[Mapping[str, Any]]) -> resources.Deletion:
+    """``resources.delete_all`` of resolved ``objects`` (already in uninstall order): a kind's
+    objects in parallel, kinds one after the other; the keep policy is respected."""
+    deleted: list[kclient.ObjectRef] = []
+    kept: list[kclient.ObjectRef] = []
+    missing: list[kclient.ObjectRef] = []
     with concurrent.futures.ThreadPoolExecutor(max_workers=APPLY_WORKERS) as pool:
-        for batch in batches:
-            applied += pool.map(lambda o: cfg.client.apply(resources.mark(o, owner), force=True),
-                                batch)
-    return applied
+        for batch in _kind_batches(objects):
+            for one in pool.map(lambda o: resources.delete_all(cfg.client, [kclient.ObjectRef.of(o)]),
+                                batch):
+                deleted += one.deleted
+                kept += one.kept
+                missing += one.missing
+    return resources.Deletion(deleted=tuple(deleted), kept=tuple(kept), missing=tuple(missing))
+
+
+def check_adoption(cfg: Configuration, objects: Sequence[Mapping[str, Any]], owner: resources.Owner,
+                   *, adopt: bool, operation: str) -> None:
+    """``resources.check_adoption`` with the GETs in parallel; the first object (in ``objects``
+    order) owned by someone else is the error, as when checked one by one."""
+    with concurrent.futures.ThreadPoolExecutor(max_workers=APPLY_WORKERS) as pool:
+        futures = [pool.submit(resources.check_adoption, cfg.client, [obj], owner, adopt=adopt,
+                               operation=operation) for obj in objects]
+    for future in futures:
+        future.result()
 
 
 def by_kind(objects: Sequence[Mapping[str, Any]], order: tuple[str, ...]) -> list[dict[str, Any]]:

@@ -227,7 +227,7 @@ def _install(cfg: config.Configuration, chart: model.Chart, user_values: Mapping
 def _perform(cfg: config.Configuration, rendered: Rendered, objects: list[dict[str, Any]],
              options: InstallOptions) -> None:
     owner = config.owner(cfg, namespace=options.namespace, name=options.name)
-    resources.check_adoption(cfg.client, objects, owner, adopt=options.take_ownership)
+    config.check_adoption(cfg, objects, owner, adopt=options.take_ownership, operation="install")
     if not options.no_hooks:
         hooks.run(cfg, rendered.hooks, "pre-install", owner=owner, timeout_s=options.timeout_s)
     config.apply_batched(cfg, objects, owner)

@@ -45,21 +45,21 @@ def _noop(_event: str) -> None:
 def switch(cfg: config.Configuration, *, old: Sequence[Mapping[str, Any]],
            new: Sequence[Mapping[str, Any]], stored_hooks: Sequence[mf.Hook], action: str,
            namespace: str, name: str, wait: bool, timeout_s: float, no_hooks: bool,
-           fire: Callable[[str], None] = _noop) -> resources.Deletion:
+           fire: Callable[[str], None] = _noop, adopt: bool = False) -> resources.Deletion:
     """Move the cluster from resolved ``old`` objects to resolved ``new`` ones for ``action``
     (``upgrade`` or ``rollback``): ownership check of objects new to the release, ``pre-``
     hooks, apply in kind order, delete the stale ones, wait, ``post-`` hooks."""
     owner = config.owner(cfg, namespace=namespace, name=name)
     old_keys = {_key(o) for o in old}
     arriving = [o for o in new if _key(o) not in old_keys]
-    resources.check_adoption(cfg.client, arriving, owner, operation="update")
+    config.check_adoption(cfg, arriving, owner, adopt=adopt, operation="update")
     if not no_hooks:
         hooks.run(cfg, stored_hooks, f"pre-{action}", owner=owner, timeout_s=timeout_s)
     config.apply_batched(cfg, new, owner)
     doomed = set(resources.stale(old, new))
     leaving = [o for o in config.by_kind(old, mf.UNINSTALL_ORDER)
                if kclient.ObjectRef.of(o) in doomed and o.get("kind") != "CustomResourceDefinition"]
-    deletion = resources.delete_all(cfg.client, kclient.refs(leaving))
+    deletion = config.delete_batched(cfg, leaving)
     fire(f"post-{action}")
     if wait:
         fire("wait")

@@ -74,7 +74,7 @@ def remove_objects(cfg: config.Configuration, objects: Sequence[Mapping[str, Any
     """Delete resolved ``objects`` in reverse kind order (CRDs never), honouring the keep
     policy (kept objects lose their owner reference); wait until gone when asked."""
     doomed = [o for o in config.by_kind(objects, mf.UNINSTALL_ORDER) if o.get("kind") != CRD_KIND]
-    deletion = resources.delete_all(cfg.client, kclient.refs(doomed))
+    deletion = config.delete_batched(cfg, doomed)
     kept = set(deletion.kept)
     for obj in doomed:
         if kclient.ObjectRef.of(obj) in kept:

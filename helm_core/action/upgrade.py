@@ -132,7 +132,8 @@ def _upgrade(cfg: config.Configuration, chart: model.Chart, user_values: Mapping
             rollback.switch(cfg, old=old, new=new, stored_hooks=rendered.hooks, action="upgrade",
                             namespace=options.namespace, name=options.name,
                             wait=options.wait or options.atomic, timeout_s=options.timeout_s,
-                            no_hooks=options.no_hooks, fire=rendered.fire)
+                            no_hooks=options.no_hooks, fire=rendered.fire,
+                            adopt=options.take_ownership)
         except HelmError as exc:
             cfg.driver.update(record.with_status(rel.Status.FAILED,
                                                  f'Upgrade "{options.name}" failed: {exc}'))
