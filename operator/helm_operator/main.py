@@ -158,7 +158,9 @@ def run(inv: Invocation) -> int:
     runtime = reconcile.Runtime(
         settings=inv.settings, admin=admin,
         impersonate=lambda sa, ns: admin.impersonate(service_account=sa, namespace=ns),
-        cache=cache_mod.Cache(cache_root), log=lambda line: log.info("%s", line))
+        cache=cache_mod.Cache(cache_root), log=lambda line: log.info("%s", line),
+        post_event=lambda body, type_, *, reason, message: kopf.event(
+            dict(body), type=type_, reason=reason, message=message))
     metrics = metrics_mod.Metrics()
     health = probes.Health()
     ports = {inv.settings.runtime.probe_port, inv.settings.runtime.metrics_port} - {0}

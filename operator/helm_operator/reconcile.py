@@ -22,7 +22,7 @@ import re
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import ulid
 
@@ -55,6 +55,12 @@ def parse_duration(text: str | None, default: float) -> float:
     return sum(float(n) * _UNITS[u] for n, u in parts)
 
 
+class EventPoster(Protocol):
+    """Posts a Kubernetes Event (``Normal`` or ``Warning``) about a HelmRequest."""
+
+    def __call__(self, body: Mapping[str, Any], type_: str, *, reason: str, message: str) -> None: ...
+
+
 @dataclass
 class Runtime:
     """What every reconcile shares: the controller's client, the chart cache, the settings."""
@@ -64,6 +70,8 @@ class Runtime:
     impersonate: Callable[[str, str], kclient.ClusterClient]
     """``impersonate(service_account, namespace)`` -> a client acting as that account."""
     cache: core_sources.Cache
+    post_event: EventPoster
+    """``post_event(body, type, reason=, message=)``: a Kubernetes Event on the request."""
     log: Callable[[str], None] = lambda _line: None
     _locks: dict[policy.ReleaseKey, threading.Lock] = field(default_factory=dict)
     _guard: threading.Lock = field(default_factory=threading.Lock)

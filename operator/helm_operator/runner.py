@@ -79,12 +79,12 @@ def apply(rt: reconcile.Runtime, body: Mapping[str, Any], *, retry: int,
         metrics.observe(action=outcome.action, result="success", seconds=time.monotonic() - started)
         if outcome.drift:
             corrected = outcome.action == "drift-correction"
-            kopf.event(dict(body), type="Normal" if corrected else "Warning",
+            rt.post_event(body, "Normal" if corrected else "Warning",
                        reason="DriftCorrected" if corrected else "DriftDetected",
                        message="; ".join(outcome.drift))
         if outcome.action in ("install", "upgrade", "rollback"):
             ready = status.get_condition(outcome.status, status.READY) or {}
-            kopf.event(dict(body), type="Normal", reason=ready.get("reason", "Succeeded"),
+            rt.post_event(body, "Normal", reason=ready.get("reason", "Succeeded"),
                        message=ready.get("message", ""))
     finally:
         metrics.in_flight.dec()
@@ -123,7 +123,7 @@ def _failed(rt: reconcile.Runtime, body: Mapping[str, Any], exc: Exception, *, r
         write_status(rt, body, new)
     except core_errors.HelmError as write_exc:
         rt.log(f"cannot write status of {meta['namespace']}/{meta['name']}: {write_exc}")
-    kopf.event(dict(body), type="Warning", reason=reason, message=message)
+    rt.post_event(body, "Warning", reason=reason, message=message)
     metrics.set_state(meta["uid"], state_of(new))
     metrics.observe(action=action, result="retry" if retrying else "stalled",
                     seconds=time.monotonic() - started)
@@ -153,13 +153,13 @@ def delete(rt: reconcile.Runtime, body: Mapping[str, Any], *, retry: int,
     except Exception as exc:  # noqa: BLE001
         message = errors.message(exc)
         if not errors.is_permanent(exc) and retry < MAX_DELETE_RETRIES:
-            kopf.event(dict(body), type="Warning", reason="UninstallFailed", message=message)
+            rt.post_event(body, "Warning", reason="UninstallFailed", message=message)
             raise kopf.TemporaryError(message, delay=errors.backoff_seconds(retry)) from None
-        kopf.event(dict(body), type="Warning", reason="FinalizerReleased",
+        rt.post_event(body, "Warning", reason="FinalizerReleased",
                    message=f"uninstall failed, finalizer released anyway: {message}")
         metrics.observe(action="uninstall", result="stalled", seconds=time.monotonic() - started)
         metrics.set_state(meta["uid"], None)
         return
-    kopf.event(dict(body), type="Normal", reason="Uninstalled", message=said)
+    rt.post_event(body, "Normal", reason="Uninstalled", message=said)
     metrics.observe(action="uninstall", result="success", seconds=time.monotonic() - started)
     metrics.set_state(meta["uid"], None)

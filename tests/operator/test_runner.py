@@ -1,0 +1,176 @@
+"""A request reconciled by the runner on the fake cluster seam: install, nothing-to-do, upgrade,
+failure policy (Stalled at once, retries with backoff, budget), claims and deletion."""
+from __future__ import annotations
+
+import base64
+import copy
+from typing import Any
+
+import kopf
+import pytest
+
+from helm_core.kube import client as kclient
+from helm_core.kube import fake
+from helm_core.sources import cache as cache_mod
+from helm_core.sources import package
+from helm_operator import metrics as metrics_mod
+from helm_operator import reconcile, runner, settings
+
+NS = "team"
+RESOURCES = fake.FAKE_RESOURCES + (
+    kclient.ApiResource("helm.sh/v1alpha1", "HelmRequest", "helmrequests", True),
+    kclient.ApiResource("v1", "ServiceAccount", "serviceaccounts", True),
+)
+CHART = package.archive_bytes("demo", [
+    ("Chart.yaml", b"apiVersion: v2\nname: demo\nversion: 1.0.0\nappVersion: '2'\n"),
+    ("values.schema.json", b'{"type": "object", "properties": {"n": {"type": "integer"}}}'),
+    ("templates/cm.yaml", b"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\n"
+                          b"data:\n  count: {{ .Values.n | default 0 | quote }}\n"),
+])
+
+
+class World:
+    def __init__(self, tmp_path, **security: Any) -> None:
+        self.cluster = fake.FakeCluster(RESOURCES)
+        self.admin = self.cluster.client("helm-operator")
+        self.events: list[tuple[str, str, str]] = []
+        self.rt = reconcile.Runtime(
+            settings=settings.OperatorSettings(security=settings.SecuritySettings(**security)),
+            admin=self.admin,
+            impersonate=lambda sa, ns: self.admin.impersonate(service_account=sa, namespace=ns),
+            cache=cache_mod.Cache(tmp_path / "cache"),
+            post_event=lambda body, type_, *, reason, message: self.events.append((type_, reason, message)))
+        self.metrics = metrics_mod.Metrics()
+        self.admin.create({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "chart", "namespace": NS},
+                           "binaryData": {"demo.tgz": base64.b64encode(CHART).decode()}})
+        self.admin.create({"apiVersion": "v1", "kind": "ServiceAccount",
+                           "metadata": {"name": "deployer", "namespace": NS}})
+
+    def request(self, name: str = "app", **spec: Any) -> dict[str, Any]:
+        body = {"apiVersion": "helm.sh/v1alpha1", "kind": "HelmRequest",
+                "metadata": {"name": name, "namespace": NS, "generation": 1, "uid": f"uid-{name}"},
+                "spec": {"chart": {"configMapRef": {"name": "chart"}}, "serviceAccountName": "deployer",
+                         "install": {"wait": False}, "upgrade": {"wait": False}, **spec}}
+        return self.admin.create(body)
+
+    def current(self, name: str = "app") -> dict[str, Any]:
+        return self.admin.get(kclient.ObjectRef("helm.sh/v1alpha1", "HelmRequest", name, NS))
+
+    def edit(self, name: str = "app", **spec: Any) -> dict[str, Any]:
+        body = copy.deepcopy(self.current(name))
+        body["spec"].update(spec)
+        body["metadata"]["generation"] += 1
+        return self.admin.replace(body)
+
+    def run(self, name: str = "app", retry: int = 0) -> dict[str, Any]:
+        runner.apply(self.rt, self.current(name), retry=retry, metrics=self.metrics)
+        return self.current(name)
+
+    def configmap(self, name: str) -> dict[str, Any]:
+        return self.admin.get(kclient.ObjectRef("v1", "ConfigMap", name, NS))
+
+
+def conditions(obj: dict[str, Any]) -> dict[str, tuple[str, str]]:
+    return {c["type"]: (c["status"], c["reason"]) for c in obj["status"]["conditions"]}
+
+
+def test_install_then_nothing_to_do_then_upgrade_on_values_change(tmp_path):
+    w = World(tmp_path)
+    w.request(values={"n": 1})
+    obj = w.run()
+    assert conditions(obj) == {"Ready": ("True", "InstallSucceeded"), "Released": ("True", "InstallSucceeded")}
+    assert (obj["status"]["chartName"], obj["status"]["appVersion"]) == ("demo", "2")
+    assert w.configmap("app")["data"] == {"count": "1"}
+    first = obj["status"]["version"]
+    assert w.run()["status"]["version"] == first  # idle: no new version
+    w.edit(values={"n": 2})
+    obj = w.run()
+    assert obj["status"]["version"] > first
+    assert conditions(obj)["Ready"] == ("True", "UpgradeSucceeded")
+    assert w.configmap("app")["data"] == {"count": "2"}
+    assert [e[1] for e in w.events] == ["InstallSucceeded", "UpgradeSucceeded"]
+
+
+def test_schema_failure_stalls_at_once_with_an_event(tmp_path):
+    w = World(tmp_path)
+    w.request(values={"n": "x"})
+    with pytest.raises(kopf.PermanentError):
+        w.run()
+    obj = w.current()
+    assert conditions(obj) == {"Ready": ("False", "ValuesInvalid"), "Stalled": ("True", "ValuesInvalid")}
+    assert obj["status"]["failures"] == 1
+    assert w.events[-1][:2] == ("Warning", "ValuesInvalid")
+    with pytest.raises(Exception):
+        w.configmap("app")
+
+
+def test_missing_service_account_stalls(tmp_path):
+    w = World(tmp_path)
+    w.request(serviceAccountName="nobody")
+    with pytest.raises(kopf.PermanentError) as info:
+        w.run()
+    assert str(info.value) == "service account team/nobody not found"
+    assert conditions(w.current())["Stalled"] == ("True", "ServiceAccountNotFound")
+
+
+def test_required_service_account(tmp_path):
+    w = World(tmp_path, require_service_account=True)
+    w.request(serviceAccountName="")
+    with pytest.raises(kopf.PermanentError):
+        w.run()
+    assert conditions(w.current())["Stalled"] == ("True", "ServiceAccountRequired")
+
+
+def test_second_request_for_a_release_is_stalled_and_its_deletion_leaves_the_release(tmp_path):
+    w = World(tmp_path)
+    w.request("first", releaseName="shared")
+    w.run("first")
+    w.request("second", releaseName="shared")
+    with pytest.raises(kopf.PermanentError):
+        w.run("second")
+    assert conditions(w.current("second"))["Stalled"] == ("True", "ReleaseClaimed")
+    runner.delete(w.rt, w.current("second"), retry=0, metrics=w.metrics)
+    assert w.events[-1] == ("Normal", "Uninstalled",
+                            "release team/shared belongs to HelmRequest team/first; left in place")
+    assert w.configmap("shared")["data"] == {"count": "0"}
+
+
+def test_transient_errors_retry_with_backoff_until_the_budget(tmp_path, monkeypatch):
+    w = World(tmp_path)
+    w.request()
+    from helm_core import errors as core
+
+    def locked(*_a: Any, **_k: Any) -> None:
+        raise core.LockedError("another operation (upgrade) is in progress on release app")
+
+    monkeypatch.setattr(reconcile, "claim", locked)
+    with pytest.raises(kopf.TemporaryError) as info:
+        w.run(retry=2)
+    assert info.value.delay == 20.0
+    assert conditions(w.current())["Reconciling"] == ("True", "RetryingAfterFailure")
+    assert "Stalled" not in conditions(w.current())
+    with pytest.raises(kopf.PermanentError) as final:
+        w.run(retry=runner.MAX_TRANSIENT_RETRIES)
+    assert str(final.value).endswith(f"(gave up after {runner.MAX_TRANSIENT_RETRIES + 1} attempts)")
+    assert conditions(w.current())["Stalled"][0] == "True"
+
+
+def test_suspended_request_does_nothing(tmp_path):
+    w = World(tmp_path)
+    w.request(suspend=True)
+    obj = w.run()
+    assert conditions(obj)["Ready"] == ("Unknown", "Suspended")
+    with pytest.raises(Exception):
+        w.configmap("app")
+
+
+def test_delete_uninstalls_and_a_gone_release_is_fine(tmp_path):
+    w = World(tmp_path)
+    w.request()
+    w.run()
+    runner.delete(w.rt, w.current(), retry=0, metrics=w.metrics)
+    assert w.events[-1] == ("Normal", "Uninstalled", "release team/app uninstalled")
+    with pytest.raises(Exception):
+        w.configmap("app")
+    runner.delete(w.rt, w.current(), retry=0, metrics=w.metrics)
+    assert w.events[-1] == ("Normal", "Uninstalled", "release team/app was already gone")
