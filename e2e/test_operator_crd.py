@@ -82,3 +82,12 @@ def test_release_identity_is_immutable(crd: Kubectl, namespace: str, field: str)
     result = crd("apply", "-f", "-", stdin=request(namespace, "web", changed), check=False)
     assert result.returncode != 0
     assert f"{field} is immutable (delete and recreate the HelmRequest)" in result.stderr
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "examples" / "quickstart").rglob("*.yaml")),
+                         ids=lambda p: str(p.relative_to(ROOT / "examples" / "quickstart")))
+def test_example_requests_pass_the_schema(crd: Kubectl, namespace: str, path: Path) -> None:
+    requests = [d for d in yaml.safe_load_all(path.read_text()) if d and d["kind"] == "HelmRequest"]
+    for doc in requests:
+        doc["metadata"]["namespace"] = namespace
+        crd("apply", "--dry-run=server", "-f", "-", stdin=yaml.safe_dump(doc))
