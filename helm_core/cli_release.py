@@ -191,7 +191,8 @@ def cmd_upgrade(args: argparse.Namespace) -> int:
         atomic=args.atomic, reuse_values=args.reuse_values, reset_values=args.reset_values,
         reset_then_reuse_values=args.reset_then_reuse_values,
         create_namespace=args.create_namespace, take_ownership=args.take_ownership,
-        no_hooks=args.no_hooks, description=args.description, lua=cli._lua_options(args, chart)))
+        no_hooks=args.no_hooks, description=args.description, max_history=args.history_max,
+        lua=cli._lua_options(args, chart)))
     if result.status is rel.Status.DEPLOYED and result.description != "Install complete":
         print(f'Release "{args.name}" has been upgraded. Happy Helming!')
     _print_release(result, args.output)
@@ -337,6 +338,8 @@ def register(sub: Any) -> None:
     p.add_argument("--reuse-values", action="store_true")
     p.add_argument("--reset-values", action="store_true")
     p.add_argument("--reset-then-reuse-values", action="store_true")
+    p.add_argument("--history-max", type=int, default=upgrade.DEFAULT_MAX_HISTORY,
+                   help="versions kept after the upgrade (0: no limit)")
     _install_like(p)
     p.set_defaults(func=cmd_upgrade)
 

@@ -14,7 +14,8 @@ Values (Helm's ``reuseValues``):
 - ``reset_then_reuse_values``: the same merge, over the new chart's defaults.
 - none of them: the values given now, or the current version's user values when none is given.
 
-A failure marks the new version ``failed`` with the reason; ``atomic`` then rolls back to the
+After a successful upgrade only the newest ``max_history`` versions are kept (Helm's
+``--history-max``, default 10). A failure marks the new version ``failed`` with the reason; ``atomic`` then rolls back to the
 current version (a new version) and says so. ``install`` installs when no release exists.
 """
 from __future__ import annotations
@@ -28,8 +29,11 @@ from helm_core.action import template as template_action
 from helm_core.chart import model
 from helm_core.errors import HelmError, ReleaseNotFoundError
 from helm_core.kube import wait as kwait
+from helm_core.storage import driver as drv
 from helm_core.storage import release as rel
 
+DEFAULT_MAX_HISTORY = 10
+"""Helm's ``--history-max`` default for upgrades."""
 ATOMIC_UPGRADE = "release {name} failed, and has been rolled back due to atomic being set: {error}"
 
 
@@ -53,6 +57,9 @@ class UpgradeOptions:
     take_ownership: bool = False
     no_hooks: bool = False
     description: str = ""
+    max_history: int = DEFAULT_MAX_HISTORY
+    """Versions kept after a successful upgrade (``--history-max``; 0 keeps all; the last
+    deployed one is never pruned)."""
     lua: template_action.LuaOptions = field(default_factory=template_action.LuaOptions)
 
 
@@ -147,4 +154,5 @@ def _upgrade(cfg: config.Configuration, chart: model.Chart, user_values: Mapping
     rollback.supersede(cfg, cfg.driver.history(options.namespace, options.name), record.version)
     deployed = record.with_status(rel.Status.DEPLOYED, options.description or "Upgrade complete")
     cfg.driver.update(deployed)
+    drv.prune_history(cfg.driver, options.namespace, options.name, options.max_history)
     return deployed

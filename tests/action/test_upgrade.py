@@ -71,3 +71,14 @@ def test_upgrade_dry_run_changes_nothing(cfg: config.Configuration, tmp_path: Pa
     assert len(cfg.driver.history(NS, "web")) == 1
     live = cfg.client.get(kclient.ObjectRef("v1", "ConfigMap", "a", NS))
     assert live["data"] == {"greeting": "hello"}
+
+
+def test_upgrade_prunes_history_beyond_max_history(cfg: config.Configuration, tmp_path: Path) -> None:
+    chart = make_chart(tmp_path, {"a.yaml": configmap("a")})
+    install.run(cfg, chart, {}, install.InstallOptions(name="web", namespace=NS))
+    for word in ("two", "three", "four"):
+        upgrade.run(cfg, chart, {"greeting": word},
+                    upgrade.UpgradeOptions(name="web", namespace=NS, max_history=2))
+    kept = cfg.driver.history(NS, "web")
+    assert [(v.status, v.user_values) for v in kept] == [
+        (rel.Status.SUPERSEDED, {"greeting": "three"}), (rel.Status.DEPLOYED, {"greeting": "four"})]
