@@ -281,3 +281,22 @@ def test_rollback_and_delete_hooks_run_around_their_operations(
     done = kit.get(cfg.client, "Job", "after-delete", namespace, "batch/v1")
     assert any(c["type"] == "Complete" for c in done["status"]["conditions"])
     assert not kit.exists(cfg.client, "ConfigMap", "a", namespace)
+
+
+def test_wait_timeout_marks_the_version_failed_with_the_reason(
+        cfg: config.Configuration, namespace: str, tmp_path: Path) -> None:
+    stuck = ("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: app\nspec:\n"
+             "  selector:\n    matchLabels: {app: x}\n  template:\n    metadata:\n"
+             "      labels: {app: x}\n    spec:\n      nodeSelector: {no-such-node: \"true\"}\n"
+             "      containers:\n      - name: c\n        image: nginx\n")
+    chart = kit.chart(tmp_path, {"d.yaml": stuck})
+    with pytest.raises(HelmError) as caught:
+        install.run(cfg, chart, {}, install.InstallOptions(name="web", namespace=namespace,
+                                                           wait=True, timeout_s=3))
+    assert str(caught.value).startswith(
+        f'timed out after 3s waiting for 1 object(s) to be ready: Deployment "app" in namespace '
+        f'"{namespace}": ')
+    [failed] = history.run(cfg, "web", namespace)
+    assert failed.status is rel.Status.FAILED
+    assert failed.description == f'Release "web" failed: {caught.value}'
+    assert kit.exists(cfg.client, "Deployment", "app", namespace, "apps/v1")
