@@ -1,12 +1,17 @@
 """Kopf handlers of HelmRequest: decorators only, each delegating to :mod:`runner`.
 
-create, update (spec changes only), resume (operator start) -> runner.apply; a timer at
-``TIMER_TICK_S`` -> runner.apply as an interval check when the request's ``spec.interval``
-has passed (valuesFrom and chart changes, release gone); delete -> runner.delete (finalizer).
+create, update (spec changes only), resume (operator start) -> runner.apply; a daemon per
+request sleeping ``spec.interval`` (an asyncio task: idle requests cost no CPU) ->
+runner.apply as an interval check (valuesFrom and chart changes, drift, a stall an admin may
+have fixed); delete -> runner.delete (finalizer).
 The runtime (clients, cache, settings) and metrics come through Kopf's ``memo``.
 """
 from __future__ import annotations
 
+import asyncio
+import contextvars
+import copy
+import functools
 import time
 from typing import Any
 
@@ -15,8 +20,10 @@ import kopf
 from helm_operator import reconcile, runner
 
 GROUP, VERSION, PLURAL = "helm.sh", "v1alpha1", "helmrequests"
-#: How often each request's timer wakes to see whether its interval has passed (seconds).
-TIMER_TICK_S = 10.0
+#: Shortest sleep between interval checks (seconds), whatever spec.interval says.
+MIN_INTERVAL_S = 1.0
+#: Seconds a stopping daemon (request deleted, operator exiting) gets before it is cancelled.
+DAEMON_CANCEL_S = 5.0
 
 
 def register(registry: kopf.OperatorRegistry) -> None:
@@ -29,21 +36,33 @@ def register(registry: kopf.OperatorRegistry) -> None:
         runner.apply(memo.runtime, body, retry=retry, metrics=memo.metrics)
         memo.last_check[body["metadata"]["uid"]] = time.monotonic()
 
-    @kopf.timer(GROUP, VERSION, PLURAL, registry=registry, id="interval", interval=TIMER_TICK_S,
-                initial_delay=TIMER_TICK_S, idle=TIMER_TICK_S)
-    def on_interval(body: kopf.Body, memo: kopf.Memo, **_: Any) -> None:
+    @kopf.daemon(GROUP, VERSION, PLURAL, registry=registry, id="interval",
+                 cancellation_timeout=DAEMON_CANCEL_S)
+    async def every_interval(body: kopf.Body, memo: kopf.Memo, stopped: kopf.DaemonStopped,
+                             **_: Any) -> None:
         uid = body["metadata"]["uid"]
-        every = reconcile.parse_duration((body.get("spec") or {}).get("interval"),
-                                         reconcile.DEFAULT_INTERVAL_S)
-        if time.monotonic() - memo.last_check.get(uid, 0.0) < every:
-            return
-        memo.last_check[uid] = time.monotonic()
-        try:
-            runner.apply(memo.runtime, body, retry=0, metrics=memo.metrics, interval_check=True)
-        except (kopf.TemporaryError, kopf.PermanentError):
-            pass  # already in status and Events; the next interval tries again
+        loop = asyncio.get_running_loop()
+        memo.last_check.setdefault(uid, time.monotonic())  # create/resume handlers check first
+        while not stopped:
+            every = reconcile.parse_duration((body.get("spec") or {}).get("interval"),
+                                             reconcile.DEFAULT_INTERVAL_S)
+            remaining = every - (time.monotonic() - memo.last_check.get(uid, 0.0))
+            if remaining > 0:
+                await stopped.wait(max(MIN_INTERVAL_S, remaining))
+                continue
+            memo.last_check[uid] = time.monotonic()
+            snapshot = copy.deepcopy(dict(body))
+            check = functools.partial(_interval_check, memo, snapshot)
+            await loop.run_in_executor(None, contextvars.copy_context().run, check)
 
     @kopf.on.delete(GROUP, VERSION, PLURAL, registry=registry, id="uninstall")
     def on_delete(body: kopf.Body, retry: int, memo: kopf.Memo, **_: Any) -> None:
         runner.delete(memo.runtime, body, retry=retry, metrics=memo.metrics)
         memo.last_check.pop(body["metadata"]["uid"], None)
+
+
+def _interval_check(memo: kopf.Memo, body: dict[str, Any]) -> None:
+    try:
+        runner.apply(memo.runtime, body, retry=0, metrics=memo.metrics, interval_check=True)
+    except (kopf.TemporaryError, kopf.PermanentError):
+        pass  # already in status and Events; the next interval tries again
