@@ -47,8 +47,8 @@ def test_cache_folder_defaults_under_the_user_cache() -> None:
 
 def test_missing_binaries_lists_every_tool_and_the_kwok_stages(tmp_path: Path) -> None:
     assert tools.missing_binaries(tmp_path) == [
-        "etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kwok", "helm", "registry",
-        "kwok-stages.yaml"]
+        "etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kwok", "helm",
+        "registry", "kwok-stages.yaml"]
 
 
 def test_every_tool_module_is_pinned_with_a_tools_build_tag() -> None:
