@@ -11,7 +11,6 @@ import secrets as pysecrets
 import time
 import traceback
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from kubernetes import client as k8s
