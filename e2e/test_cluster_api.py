@@ -271,7 +271,8 @@ def test_server_side_apply_reports_a_conflict_between_two_managers(
     with pytest.raises(ApiException) as caught:
         apply(api, namespace, "bob", {"colour": "blue"})
     assert caught.value.status == 409
-    assert status_message(caught.value) == 'Apply failed with 1 conflict: conflict with "alice": .data.colour'
+    assert status_message(caught.value) == (
+        'Apply failed with 1 conflict: conflict with "alice": .data.colour')
 
     forced = apply(api, namespace, "bob", {"colour": "blue"}, force=True)
     assert forced.data == {"colour": "blue", "size": "1"}

@@ -152,5 +152,5 @@ def test_deleting_a_claim_releases_and_deletes_its_volume(
     claim = wait_for(lambda: (c := core.read_namespaced_persistent_volume_claim(
         "scratch", namespace)).status.phase == "Bound" and c, "claim Bound")
     core.delete_namespaced_persistent_volume_claim("scratch", namespace)
-    volume_names = lambda: {v.metadata.name for v in core.list_persistent_volume().items}  # noqa: E731
-    wait_for(lambda: claim.spec.volume_name not in volume_names(), "volume deleted")
+    wait_for(lambda: claim.spec.volume_name not in {
+        v.metadata.name for v in core.list_persistent_volume().items}, "volume deleted")

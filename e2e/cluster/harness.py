@@ -2,8 +2,9 @@
 
 Rules:
 - One supervisor process owns one cluster: it starts the control plane, seeds nodes and storage,
-  runs the volume provisioner and load-balancer loops, and on SIGTERM/SIGINT/SIGHUP or any failure stops every
-  component (their process groups) before it exits. Components die with it even on SIGKILL.
+  runs the volume provisioner and load-balancer loops, and on SIGTERM/SIGINT/SIGHUP or any
+  failure stops every component (their process groups) before it exits. Components die with
+  it even on SIGKILL.
 - The supervisor reports through ``<dir>/state.json`` (``starting`` -> ``ready`` | ``failed``,
   with pids, ports, server and kubeconfig) written atomically; callers only read that file.
 - ``up`` is idempotent: a ready cluster of that name is reused; a stale one (its supervisor gone)

@@ -270,7 +270,7 @@ def _count_lines(path: Path) -> int:
 
 
 def main_build(argv_force: bool = False) -> int:
-    """CLI body of ``python -m e2e.cluster build``: progress on stderr, bin folder last on stdout."""
+    """Body of ``python -m e2e.cluster build``: progress on stderr, bin folder last on stdout."""
     def err(line: str) -> None:
         print(line, file=sys.stderr, flush=True)
 
