@@ -21,17 +21,16 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import yaml
+from typing import TYPE_CHECKING
 
-from helm_core.action import config, get, history, install, rollback, uninstall, upgrade
-from helm_core.action import list as list_action
-from helm_core.action import status as status_action
-from helm_core.action import test as test_action
-from helm_core.chart import loader
 from helm_core.errors import HelmError
-from helm_core.kube import wait as kwait
-from helm_core.storage import release as rel
-from helm_core.storage import secrets
+
+if TYPE_CHECKING:
+    from helm_core.action import config
+    from helm_core.storage import release as rel
+
+# Action modules (and the kubernetes client under them) are imported by the command that
+# runs them, so that `helm-core template` starts without loading them.
 
 HISTORY_COL_WIDTH = 60
 """Helm's ``MaxColWidth`` for ``history`` tables."""
@@ -75,6 +74,7 @@ def rfc3339(value: dt.datetime | None) -> str:
 
 def encode(data: Any, output: str) -> str:
     """``-o json`` / ``-o yaml`` text, newline-terminated."""
+    import yaml
     if output == "json":
         return json.dumps(data, separators=(",", ":")) + "\n"
     return yaml.safe_dump(data, sort_keys=True, default_flow_style=False, allow_unicode=True)
@@ -83,6 +83,8 @@ def encode(data: Any, output: str) -> str:
 # --------------------------------------------------------------------------- connection
 
 def _configuration(args: argparse.Namespace) -> config.Configuration:
+    from helm_core.action import config
+    from helm_core.storage import secrets
     from helm_core.kube import live  # the kubernetes package: only commands that reach a cluster
     client = live.connect(live.LiveOptions(kubeconfig=args.kubeconfig, context=args.kube_context))
     return config.Configuration(client=client, driver=secrets.SecretsDriver(client),
@@ -97,9 +99,16 @@ def _add_cluster_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--debug", action="store_true", help="print progress to stderr")
 
 
+def _timeout(args: argparse.Namespace) -> float:
+    """``--timeout`` in seconds, Helm's 5m0s when not given."""
+    from helm_core.kube import wait as kwait
+
+    return kwait.DEFAULT_TIMEOUT_S if args.timeout is None else float(args.timeout)
+
+
 def _add_wait_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--wait", action="store_true", help="wait until every object is ready")
-    p.add_argument("--timeout", type=parse_timeout, default=kwait.DEFAULT_TIMEOUT_S,
+    p.add_argument("--timeout", type=parse_timeout, default=None,
                    help="time to wait for any individual operation (default 5m0s)")
     p.add_argument("--no-hooks", action="store_true", help="do not run hooks")
     p.add_argument("--dry-run", action="store_true", help="simulate the operation")
@@ -110,6 +119,7 @@ def _add_output_flag(p: argparse.ArgumentParser) -> None:
 
 
 def _version_arg(text: str | None) -> Any:
+    from helm_core.storage import release as rel
     if not text:
         return None
     try:
@@ -162,16 +172,18 @@ def _print_release(release: rel.ReleaseVersion, output: str, **kw: bool) -> None
 # --------------------------------------------------------------------------- commands
 
 def _load_chart(path: str) -> Any:
+    from helm_core.chart import loader
     return loader.load(path)
 
 
 def cmd_install(args: argparse.Namespace) -> int:
+    from helm_core.action import install
     from helm_core import cli
     name, chart_path = args.name, args.chart
     chart = _load_chart(chart_path)
     result = install.run(_configuration(args), chart, cli._values(args), install.InstallOptions(
         name=name, namespace=args.namespace, chart_source=str(Path(chart_path).resolve()),
-        dry_run=args.dry_run, wait=args.wait, timeout_s=args.timeout, atomic=args.atomic,
+        dry_run=args.dry_run, wait=args.wait, timeout_s=_timeout(args), atomic=args.atomic,
         create_namespace=args.create_namespace, take_ownership=args.take_ownership,
         replace=args.replace, no_hooks=args.no_hooks, description=args.description,
         lua=cli._lua_options(args, chart)))
@@ -180,6 +192,8 @@ def cmd_install(args: argparse.Namespace) -> int:
 
 
 def cmd_upgrade(args: argparse.Namespace) -> int:
+    from helm_core.action import upgrade
+    from helm_core.storage import release as rel
     from helm_core import cli
     chart = _load_chart(args.chart)
     cfg = _configuration(args)
@@ -187,11 +201,11 @@ def cmd_upgrade(args: argparse.Namespace) -> int:
         print(f'Release "{args.name}" does not exist. Installing it now.')
     result = upgrade.run(cfg, chart, cli._values(args), upgrade.UpgradeOptions(
         name=args.name, namespace=args.namespace, chart_source=str(Path(args.chart).resolve()),
-        install=args.install, dry_run=args.dry_run, wait=args.wait, timeout_s=args.timeout,
+        install=args.install, dry_run=args.dry_run, wait=args.wait, timeout_s=_timeout(args),
         atomic=args.atomic, reuse_values=args.reuse_values, reset_values=args.reset_values,
         reset_then_reuse_values=args.reset_then_reuse_values,
         create_namespace=args.create_namespace, take_ownership=args.take_ownership,
-        no_hooks=args.no_hooks, description=args.description, max_history=args.history_max,
+        no_hooks=args.no_hooks, description=args.description, max_history=upgrade.DEFAULT_MAX_HISTORY if args.history_max is None else args.history_max,
         lua=cli._lua_options(args, chart)))
     if result.status is rel.Status.DEPLOYED and result.description != "Install complete":
         print(f'Release "{args.name}" has been upgraded. Happy Helming!')
@@ -200,18 +214,20 @@ def cmd_upgrade(args: argparse.Namespace) -> int:
 
 
 def cmd_rollback(args: argparse.Namespace) -> int:
+    from helm_core.action import rollback
     rollback.run(_configuration(args), args.name, args.namespace, _version_arg(args.version),
-                 rollback.RollbackOptions(wait=args.wait, timeout_s=args.timeout,
+                 rollback.RollbackOptions(wait=args.wait, timeout_s=_timeout(args),
                                           no_hooks=args.no_hooks, dry_run=args.dry_run))
     print("Rollback was a success! Happy Helming!")
     return 0
 
 
 def cmd_uninstall(args: argparse.Namespace) -> int:
+    from helm_core.action import uninstall
     cfg = _configuration(args)
     for name in args.names:
         result = uninstall.run(cfg, name, args.namespace, uninstall.UninstallOptions(
-            keep_history=args.keep_history, wait=args.wait, timeout_s=args.timeout,
+            keep_history=args.keep_history, wait=args.wait, timeout_s=_timeout(args),
             no_hooks=args.no_hooks, dry_run=args.dry_run, ignore_not_found=args.ignore_not_found,
             description=args.description))
         if result.release is not None:
@@ -220,6 +236,7 @@ def cmd_uninstall(args: argparse.Namespace) -> int:
 
 
 def cmd_get(args: argparse.Namespace) -> int:
+    from helm_core.action import get
     release = get.run(_configuration(args), args.name, args.namespace, _version_arg(args.revision))
     what = args.what
     if what == "manifest":
@@ -245,7 +262,9 @@ def cmd_get(args: argparse.Namespace) -> int:
 
 
 def cmd_history(args: argparse.Namespace) -> int:
-    versions = history.run(_configuration(args), args.name, args.namespace, max_versions=args.max)
+    from helm_core.action import history
+    versions = history.run(_configuration(args), args.name, args.namespace,
+                           max_versions=history.DEFAULT_MAX if args.max is None else args.max)
     if args.output == "table":
         rows = [["REVISION", "UPDATED", "STATUS", "CHART", "APP VERSION", "DESCRIPTION"]]
         rows += [[str(v.version), ansic(v.last_deployed), v.status.value, v.chart, v.app_version,
@@ -259,16 +278,17 @@ def cmd_history(args: argparse.Namespace) -> int:
     return 0
 
 
-_STATUS_FLAGS = {"deployed": rel.Status.DEPLOYED, "failed": rel.Status.FAILED,
-                 "superseded": rel.Status.SUPERSEDED, "uninstalled": rel.Status.UNINSTALLED,
-                 "uninstalling": rel.Status.UNINSTALLING}
-_PENDING = (rel.Status.PENDING_INSTALL, rel.Status.PENDING_UPGRADE, rel.Status.PENDING_ROLLBACK)
+#: ``list`` flags naming a status (the Status member of the same name, upper-cased).
+_STATUS_FLAGS = ("deployed", "failed", "superseded", "uninstalled", "uninstalling")
+_PENDING = ("PENDING_INSTALL", "PENDING_UPGRADE", "PENDING_ROLLBACK")
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    statuses = {status for flag, status in _STATUS_FLAGS.items() if getattr(args, flag)}
+    from helm_core.action import list as list_action
+    from helm_core.storage import release as rel
+    statuses = {rel.Status[flag.upper()] for flag in _STATUS_FLAGS if getattr(args, flag)}
     if args.pending:
-        statuses.update(_PENDING)
+        statuses.update(rel.Status[name] for name in _PENDING)
     found = list_action.run(_configuration(args), list_action.ListOptions(
         namespace=args.namespace, all_namespaces=args.all_namespaces,
         statuses=frozenset(statuses), all_statuses=args.all, filter=args.filter,
@@ -292,6 +312,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
+    from helm_core.action import status as status_action
     release = status_action.run(_configuration(args), args.name, args.namespace,
                                 _version_arg(args.revision))
     _print_release(release, args.output, show_description=args.show_desc)
@@ -299,8 +320,10 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 
 def cmd_test(args: argparse.Namespace) -> int:
+    from helm_core.action import get
+    from helm_core.action import test as test_action
     cfg = _configuration(args)
-    test_action.run(cfg, args.name, args.namespace, timeout_s=args.timeout, only=tuple(args.filter))
+    test_action.run(cfg, args.name, args.namespace, timeout_s=_timeout(args), only=tuple(args.filter))
     sys.stdout.write(status_text(get.run(cfg, args.name, args.namespace)))
     return 0
 
@@ -338,8 +361,8 @@ def register(sub: Any) -> None:
     p.add_argument("--reuse-values", action="store_true")
     p.add_argument("--reset-values", action="store_true")
     p.add_argument("--reset-then-reuse-values", action="store_true")
-    p.add_argument("--history-max", type=int, default=upgrade.DEFAULT_MAX_HISTORY,
-                   help="versions kept after the upgrade (0: no limit)")
+    p.add_argument("--history-max", type=int, default=None,
+                   help="versions kept after the upgrade (0: no limit; default 10, as Helm)")
     _install_like(p)
     p.set_defaults(func=cmd_upgrade)
 
@@ -370,7 +393,7 @@ def register(sub: Any) -> None:
 
     p = sub.add_parser("history", aliases=["hist"], help="a release's versions")
     p.add_argument("name")
-    p.add_argument("--max", type=int, default=history.DEFAULT_MAX)
+    p.add_argument("--max", type=int, default=None, help="maximum number of versions shown (default 256)")
     _add_cluster_flags(p)
     _add_output_flag(p)
     p.set_defaults(func=cmd_history)
@@ -399,7 +422,7 @@ def register(sub: Any) -> None:
 
     p = sub.add_parser("test", help="run a release's tests")
     p.add_argument("name")
-    p.add_argument("--timeout", type=parse_timeout, default=kwait.DEFAULT_TIMEOUT_S)
+    p.add_argument("--timeout", type=parse_timeout, default=None, help="default 5m0s")
     p.add_argument("--filter", action="append", default=[], help="run only tests with this name")
     _add_cluster_flags(p)
     p.set_defaults(func=cmd_test)
