@@ -373,3 +373,16 @@ def test_drift_is_reported_in_warn_mode_and_corrected_in_enabled_mode(
     obj = wait_for(objects, namespace, lambda o: o["status"].get("version") not in (first, second), timeout=60)
     assert core.read_namespaced_config_map("app-hello", namespace).data["message"] == "kept"
     assert "drift" not in obj["status"]
+
+
+def test_lua_permission_outside_the_admin_allowlist_is_refused_even_when_accepted(
+        controller: Controller, api: k8s.ApiClient, objects: k8s.CustomObjectsApi, namespace: str) -> None:
+    chart = dict(LUA_CHART, **{"ext/permissions.yaml": "lua: [network]\n"})
+    setup_namespace(api, namespace, chart=chart_tgz(chart))
+    request(objects, namespace, lua={"acceptPermissions": ["network", "io"]})
+    obj = wait_for(objects, namespace, stalled)
+    assert condition(obj, "Stalled")["message"] == (
+        'chart "demo" asks for Lua permissions [network]; granted [io] '
+        "(not in the operator's allowlist: network)")
+    with pytest.raises(ApiException):
+        k8s.CoreV1Api(api).read_namespaced_config_map("demo", namespace)

@@ -74,7 +74,8 @@ def apply(rt: reconcile.Runtime, body: Mapping[str, Any], *, retry: int,
         except Exception as exc:  # noqa: BLE001 - every failure becomes status and policy
             _failed(rt, live, exc, retry=retry, metrics=metrics, started=started)
             raise AssertionError("unreachable") from None
-        write_status(rt, body, outcome.status)
+        if outcome.status != old:  # an idle check writes nothing
+            write_status(rt, body, outcome.status)
         metrics.set_state(meta["uid"], state_of(outcome.status))
         metrics.observe(action=outcome.action, result="success", seconds=time.monotonic() - started)
         if outcome.drift:

@@ -174,3 +174,12 @@ def test_delete_uninstalls_and_a_gone_release_is_fine(tmp_path):
         w.configmap("app")
     runner.delete(w.rt, w.current(), retry=0, metrics=w.metrics)
     assert w.events[-1] == ("Normal", "Uninstalled", "release team/app was already gone")
+
+
+def test_idle_check_writes_nothing(tmp_path):
+    w = World(tmp_path)
+    w.request()
+    w.run()
+    before = w.current()["metadata"]["resourceVersion"]
+    runner.apply(w.rt, w.current(), retry=0, metrics=w.metrics, interval_check=True)
+    assert w.current()["metadata"]["resourceVersion"] == before
