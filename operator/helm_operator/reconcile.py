@@ -10,7 +10,7 @@ history → status. Every cluster access for the release goes through the impers
 
 Rules:
 - Nothing changes when the generation was handled and the values digest and chart digest
-  equal what the last success recorded (idle requests cost two reads per interval).
+  equal what the last success recorded (an idle check costs a few reads, no writes).
 - One operation per release in this process (a lock per release key); helm_core's release
   lock guards against other processes.
 - A release is claimed by creating its ``Release`` with the owner annotation; a request finding
