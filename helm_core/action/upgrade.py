@@ -26,7 +26,7 @@ from typing import Any
 
 from helm_core.action import config, install, rollback
 from helm_core.action import template as template_action
-from helm_core.chart import model
+from helm_core.chart import model, values as chart_values
 from helm_core.errors import HelmError, ReleaseNotFoundError
 from helm_core.kube import wait as kwait
 from helm_core.storage import driver as drv
@@ -63,24 +63,13 @@ class UpgradeOptions:
     lua: template_action.LuaOptions = field(default_factory=template_action.LuaOptions)
 
 
-def merge_values(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
-    """``override`` deep-merged over ``base`` (maps merge, anything else replaces)."""
-    merged = dict(base)
-    for key, value in override.items():
-        if isinstance(value, Mapping) and isinstance(merged.get(key), Mapping):
-            merged[key] = merge_values(merged[key], value)
-        else:
-            merged[key] = value
-    return merged
-
-
 def effective_values(current: rel.ReleaseVersion, given: Mapping[str, Any],
                      options: UpgradeOptions) -> dict[str, Any]:
     """The user values of the new version (module rules)."""
     if options.reset_values:
         return dict(given)
     if options.reuse_values or options.reset_then_reuse_values:
-        return merge_values(current.user_values, given)
+        return chart_values.merge_maps(dict(current.user_values), dict(given))
     return dict(given) if given else dict(current.user_values)
 
 

@@ -82,7 +82,7 @@ def merge_user_values(
     """
     base: dict[str, Any] = {}
     for values in files:
-        base = _merge_maps(base, copy_values(values))
+        base = merge_maps(base, copy_values(values))
     for text in set_json:
         try:
             base = strvals.parse_set_json(text, base)
@@ -103,12 +103,12 @@ def merge_user_values(
     return base
 
 
-def _merge_maps(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
+def merge_maps(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
     """``mergeMaps`` of options.go: b over a; maps merge, anything else (even None) replaces."""
     out = dict(a)
     for key, value in b.items():
         if isinstance(value, dict) and isinstance(out.get(key), dict):
-            out[key] = _merge_maps(out[key], value)
+            out[key] = merge_maps(out[key], value)
         else:
             out[key] = value
     return out
