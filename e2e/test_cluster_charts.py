@@ -26,7 +26,8 @@ from e2e.conftest import ClusterInfo, create_namespace
 
 pytestmark = pytest.mark.e2e
 
-CHARTS_DIR = Path(os.environ.get("HELM_CONTROLLER_SHARED_CHARTS", "/work/shared/charts"))
+CHARTS_DIR = Path(os.environ.get("HELM_CONTROLLER_SHARED_CHARTS",
+                               Path(__file__).resolve().parents[1].parent / "shared" / "charts"))
 CHART_PARALLELISM = 3
 """Concurrent installs: enough to overlap waiting, few enough for a 2-core machine."""
 INSTALL_TIMEOUT = "5m"

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import io
+import os
 import tarfile
 from pathlib import Path
 from typing import Iterable, Mapping
@@ -52,7 +53,8 @@ def package(files: Mapping[str, str | bytes], top: str = "demo") -> bytes:
 
 
 #: The real public charts of ../shared/charts (beside the repository), when present.
-SHARED_CHARTS = Path(__file__).resolve().parents[1].parent / "shared" / "charts"
+SHARED_CHARTS = Path(os.environ.get("HELM_CONTROLLER_SHARED_CHARTS",
+                                    Path(__file__).resolve().parents[1].parent / "shared" / "charts"))
 
 
 def shared_chart_names() -> list[str]:

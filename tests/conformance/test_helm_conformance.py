@@ -1,6 +1,6 @@
 """Our render against the real `helm template`, object by object, on the shared real charts.
 
-For every chart in /work/shared/charts (and our fixture charts in tests/conformance/charts),
+For every chart in ../shared/charts (and our fixture charts in tests/conformance/charts),
 render with its default values, with values/<chart>.yaml and with every
 values/<chart>.<variant>.yaml (helm flags for a variant in values/<chart>.<variant>.args:
 ``--kube-version``, ``--api-versions``, ``--namespace``, one per line). Helm runs live (nothing
@@ -28,10 +28,11 @@ from helm_core import goyaml, manifests
 from helm_core.chart import loader, prepare
 from helm_core.engine import capabilities, render
 from helm_core.errors import HelmError
+from tests.chartkit import SHARED_CHARTS
 from tests.conformance import results
 from tests.engine import helmbin
 
-CHARTS_DIR = Path("/work/shared/charts")
+CHARTS_DIR = SHARED_CHARTS
 #: Our own fixture charts (always present): they exercise rules the real charts rarely reach.
 LOCAL_CHARTS_DIR = Path(__file__).parent / "charts"
 VALUES_DIR = Path(__file__).parent / "values"

@@ -16,7 +16,7 @@ from helm_core.chart import loader
 from helm_core.errors import TemplateError
 from helm_core.kube import fake
 from helm_core.storage import secrets
-from tests.chartkit import chart_yaml, write_chart
+from tests.chartkit import SHARED_CHARTS, chart_yaml, write_chart
 from tests.engine import helmbin
 
 pytestmark = pytest.mark.timeout(120)
@@ -133,7 +133,7 @@ def test_cli_lint_strict_refuses_a_missing_value_in_a_j2_file(capsys, tmp_path):
             in capsys.readouterr().out)
 
 
-SHARED_NGINX = Path("/work/shared/charts/nginx")
+SHARED_NGINX = SHARED_CHARTS / "nginx"
 COMMON_GO = """\
 apiVersion: v1
 kind: ConfigMap
