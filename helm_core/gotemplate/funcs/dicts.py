@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from helm_core.gotemplate.funcs import gohelpers
+from helm_core.gotemplate.funcs import defaults, gohelpers
 from helm_core.gotemplate.gotypes import FuncError, go_type_name, signature
 
 _MAP_TYPE = "map[string]interface {}"
@@ -127,21 +127,11 @@ def dig(*args: Any) -> Any:
     return default
 
 
-def mergo_empty(v: Any) -> bool:
-    """mergo's isEmptyValue of a map element (dereferenced)."""
-    if v is None:
-        return True
-    if isinstance(v, bool):
-        return not v
-    if isinstance(v, (int, float)):
-        return v == 0
-    if isinstance(v, (str, bytes, list, tuple, dict)):
-        return len(v) == 0
-    return False
-
-
 def mergo_merge(dst: dict[str, Any], src: dict[str, Any], overwrite: bool) -> None:
-    """mergo's map deepMerge of ``src`` into ``dst`` (in place)."""
+    """mergo's map deepMerge of ``src`` into ``dst`` (in place).
+
+    mergo's ``isEmptyValue`` is Sprig's ``empty`` rule on these values (``defaults.is_empty``).
+    """
     for key, s in list(src.items()):
         exists = key in dst
         d = dst.get(key)
@@ -157,12 +147,12 @@ def mergo_merge(dst: dict[str, Any], src: dict[str, Any], overwrite: bool) -> No
                 dst[key] = s
             elif not exists or d is None:
                 dst[key] = []
-        if exists and not mergo_empty(d):
+        if exists and not defaults.is_empty(d):
             if isinstance(s, (list, tuple, bytes)):
                 continue
             if isinstance(s, dict) and isinstance(d, dict):
                 continue
-        if overwrite or not exists or mergo_empty(d):
+        if overwrite or not exists or defaults.is_empty(d):
             dst[key] = s
 
 
