@@ -9,19 +9,42 @@ Public API (import the modules, e.g. ``from helm_core import lua``):
 - permissions: :data:`ALL_PERMISSIONS`, :func:`requested_permissions`, :func:`describe`
 - :data:`EVENTS`, :data:`ACTIONS`: the events and, per action, their order
 """
-from helm_core.lua.context import (
-    CapabilitiesInfo,
-    EventContext,
-    ReleaseInfo,
-    RenderedObject,
-    TemplateSource,
-    new_context,
-)
-from helm_core.lua.eventspec import ACTIONS, EVENTS
-from helm_core.lua.events import ChartScripts, load_chart_scripts
-from helm_core.lua.limits import LuaLimits
-from helm_core.lua.permissions import ALL_PERMISSIONS, describe, requested_permissions
-from helm_core.lua.worker import InProcessSession, WorkerPool, WorkerSession
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+# Names resolve on first use (PEP 562): a chart without Lua never imports the sandbox, lupa
+# or the worker machinery, which keeps `helm-core template` start-up short.
+_HOMES = {
+    "CapabilitiesInfo": "context", "EventContext": "context", "ReleaseInfo": "context",
+    "RenderedObject": "context", "TemplateSource": "context", "new_context": "context",
+    "ACTIONS": "eventspec", "EVENTS": "eventspec",
+    "ChartScripts": "events", "load_chart_scripts": "events",
+    "LuaLimits": "limits",
+    "ALL_PERMISSIONS": "permissions", "describe": "permissions", "requested_permissions": "permissions",
+    "InProcessSession": "worker", "WorkerPool": "worker", "WorkerSession": "worker",
+}
+
+if TYPE_CHECKING:
+    from helm_core.lua.context import (
+        CapabilitiesInfo, EventContext, ReleaseInfo, RenderedObject, TemplateSource, new_context,
+    )
+    from helm_core.lua.eventspec import ACTIONS, EVENTS
+    from helm_core.lua.events import ChartScripts, load_chart_scripts
+    from helm_core.lua.limits import LuaLimits
+    from helm_core.lua.permissions import ALL_PERMISSIONS, describe, requested_permissions
+    from helm_core.lua.worker import InProcessSession, WorkerPool, WorkerSession
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "ACTIONS", "ALL_PERMISSIONS", "CapabilitiesInfo", "ChartScripts", "EVENTS", "EventContext",

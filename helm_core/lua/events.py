@@ -27,12 +27,12 @@ from typing import Any
 
 from helm_core import errors
 from helm_core.chart import model
-from helm_core.lua import context, eventspec, limits as limits_mod, permissions, sandbox, worker
+from helm_core.lua import context, eventspec, layout, limits as limits_mod, permissions, worker
 
 Log = Callable[[str], None]
 SessionFactory = Callable[[], worker.Session]
 
-MAIN_SCRIPT = sandbox.LUA_DIR + "chart.lua"
+MAIN_SCRIPT = layout.MAIN_SCRIPT
 
 
 def has_lua(chart: model.Chart) -> bool:
@@ -74,7 +74,7 @@ class ChartScripts:
 
     def _load(self) -> None:
         for chart in self._charts:
-            sources = {f.name: f.data for f in chart.files if sandbox.module_name(f.name)}
+            sources = {f.name: f.data for f in chart.files if layout.module_name(f.name)}
             reply = self._request(chart, {
                 "op": "load", "key": chart.chart_path(), "chart": chart.chart_path(),
                 "sources": {k: worker.b64(v) for k, v in sources.items()},

@@ -21,22 +21,15 @@ from lupa import lua54
 
 from helm_core import errors
 from helm_core.lua import convert, eventspec, libs, limits as limits_mod, network, prelude
+from helm_core.lua.layout import LUA_DIR, MAIN_SCRIPT, module_name
 
 MAIN_MODULE = "chart"
 #: How the prelude serializes each mutable part back (``value``: any data).
 READ_MODES = {"templates": b"list", "objects": b"objects"}
-LUA_DIR = "ext/lua/"
 
 
 def _deny_attributes(obj: object, name: object, is_setting: bool) -> object:
     raise AttributeError("access to Python attributes is denied")
-
-
-def module_name(path: str) -> str | None:
-    """``ext/lua/lib/util.lua`` -> ``lib.util``; None for files that are not modules."""
-    if not path.startswith(LUA_DIR) or not path.endswith(".lua"):
-        return None
-    return path[len(LUA_DIR):-4].replace("/", ".")
 
 
 class ChartRuntime:
@@ -59,7 +52,7 @@ class ChartRuntime:
                 chart=chart, file=LUA_DIR)
         modules = {module_name(p): src for p, src in sources.items() if module_name(p)}
         if MAIN_MODULE not in modules:
-            raise errors.LuaError("ext/lua/chart.lua is missing", chart=chart, file=LUA_DIR + "chart.lua")
+            raise errors.LuaError("ext/lua/chart.lua is missing", chart=chart, file=MAIN_SCRIPT)
         self._rt = lua54.LuaRuntime(
             register_eval=False, register_builtins=False, encoding=None,
             unpack_returned_tuples=True, attribute_filter=_deny_attributes,
@@ -148,7 +141,7 @@ class ChartRuntime:
     # -- API -----------------------------------------------------------------------
     def load(self) -> dict[str, int]:
         """Compile and run ``ext/lua/chart.lua`` (text only); returns handler counts by event."""
-        fn, err = self._compile(self._main_source, LUA_DIR + "chart.lua")
+        fn, err = self._compile(self._main_source, MAIN_SCRIPT)
         if fn is None:
             raise self._syntax_error(err)
         self._call(self._api.load_main, fn)

@@ -17,17 +17,15 @@ import hmac
 import ipaddress
 import secrets
 import zlib
-from typing import Any, ClassVar
-
-import bcrypt as bcrypt_lib
-from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import dsa, ec, ed25519, rsa
-from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
-from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from helm_core.gotemplate.funcs import encoding, gohelpers
 from helm_core.gotemplate.gotypes import FuncError, GoObject, go_type_name, signature
+
+# bcrypt and cryptography are imported by the functions that use them: together they cost
+# ~50 ms of start-up, and most charts never generate keys, certificates or bcrypt hashes.
+if TYPE_CHECKING:
+    from cryptography import x509
 
 #: Sizes Sprig uses: genPrivateKey's RSA key, the certificate functions' RSA keys.
 RSA_KEY_BITS = 4096
@@ -88,6 +86,7 @@ def adler32sum(s: str) -> str:
 @signature("string")
 def bcrypt(s: str) -> str:
     """``bcrypt``: ``$2a$10$`` hash; over-long input gives Go's error text as the result."""
+    import bcrypt as bcrypt_lib
     try:
         return bcrypt_lib.hashpw(gohelpers.to_bytes(s), bcrypt_lib.gensalt(BCRYPT_COST, b"2a")).decode()
     except ValueError:
@@ -127,6 +126,8 @@ def derive_password(counter: int, ptype: str, password: str, user: str, site: st
 
 
 def _pem_for_key(key: Any) -> str:
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import dsa, ec, rsa
     if isinstance(key, (rsa.RSAPrivateKey, ec.EllipticCurvePrivateKey, dsa.DSAPrivateKey)):
         fmt = serialization.PrivateFormat.TraditionalOpenSSL
     else:
@@ -137,6 +138,7 @@ def _pem_for_key(key: Any) -> str:
 @signature("string")
 def gen_private_key(typ: str) -> str:
     """``genPrivateKey rsa|dsa|ecdsa|ed25519`` ("" means rsa)."""
+    from cryptography.hazmat.primitives.asymmetric import dsa, ec, ed25519, rsa
     key: Any
     if typ in ("", "rsa"):
         key = rsa.generate_private_key(65537, RSA_KEY_BITS)
@@ -153,6 +155,7 @@ def gen_private_key(typ: str) -> str:
 
 def parse_private_key_pem(text: str) -> Any:
     """Sprig's ``parsePrivateKeyPEM`` with its error texts."""
+    from cryptography.hazmat.primitives import serialization
     data = gohelpers.to_bytes(text)
     begin = data.find(b"-----BEGIN ")
     if begin < 0:
@@ -218,11 +221,16 @@ def _dns(values: list[Any] | None) -> list[str]:
 
 
 def _sign_hash(key: Any) -> Any:
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.asymmetric import ed25519
     return None if isinstance(key, ed25519.Ed25519PrivateKey) else hashes.SHA256()
 
 
 def _create(cn: str, ips: list[Any] | None, dns: list[Any] | None, days: int, key: Any, *, is_ca: bool,
             issuer: x509.Certificate | None = None, issuer_key: Any = None) -> Certificate:
+    from cryptography import x509
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
     ip_list, dns_list = _ips(ips), _dns(dns)
     now = datetime.datetime.now(datetime.timezone.utc)
     pub = key.public_key()
@@ -263,6 +271,7 @@ def _create(cn: str, ips: list[Any] | None, dns: list[Any] | None, days: int, ke
 
 
 def _new_rsa() -> Any:
+    from cryptography.hazmat.primitives.asymmetric import rsa
     return rsa.generate_private_key(65537, CERT_RSA_KEY_BITS)
 
 
@@ -299,6 +308,7 @@ def gen_self_signed_cert_with_key(cn: str, ips: list[Any] | None, dns: list[Any]
 
 
 def _signer(ca: Any) -> tuple[x509.Certificate, Any]:
+    from cryptography import x509
     if not isinstance(ca, Certificate):
         raise FuncError(f"wrong type for value; expected sprig.certificate; got {go_type_name(ca)}")
     data = gohelpers.to_bytes(ca.Cert)
@@ -335,6 +345,7 @@ def gen_signed_cert_with_key(cn: str, ips: list[Any] | None, dns: list[Any] | No
 @signature("string", "string")
 def build_custom_cert(b64cert: str, b64key: str) -> Certificate:
     """``buildCustomCert B64CERT B64KEY``: validate and wrap existing PEM material."""
+    from cryptography import x509
     try:
         cert = encoding.go_b64decode(b64cert)
     except FuncError:
@@ -363,6 +374,7 @@ def _aes_key(password: str) -> bytes:
 @signature("string", "string")
 def encrypt_aes(password: str, plaintext: str) -> str:
     """``encryptAES``: base64(IV + AES-256-CBC(PKCS#7(plaintext))); "" stays ""."""
+    from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
     if plaintext == "":
         return ""
     content = gohelpers.to_bytes(plaintext)
@@ -376,6 +388,7 @@ def encrypt_aes(password: str, plaintext: str) -> str:
 @signature("string", "string")
 def decrypt_aes(password: str, crypt64: str) -> str:
     """``decryptAES``: the inverse of ``encryptAES``; malformed input fails as Go panics."""
+    from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
     if crypt64 == "":
         return ""
     data = encoding.go_b64decode(crypt64)
