@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
 
-from helm_core import cli_sources
+from helm_core import cachedirs, cli_sources, memo
 from helm_core.errors import HelmError
 
 if TYPE_CHECKING:
@@ -248,6 +248,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     # render). Reference counting still frees everything that is not cyclic.
     collecting = gc.isenabled()
     gc.disable()
+    # Parse trees and schema verdicts outlive this short process (helm_core.memo).
+    previous_memo = memo.active()
+    memo.use(memo.DiskMemo(cachedirs.default_root(os.environ) / cachedirs.MEMO_FOLDER))
     try:
         return int(args.func(args))
     except HelmError as exc:
@@ -259,6 +262,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         return 130
     finally:
+        memo.use(previous_memo)
         if collecting:
             gc.enable()
 

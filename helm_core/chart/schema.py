@@ -5,14 +5,21 @@ values, each enabled subchart's schema checks ``values[<subchart name>]``, and e
 violation of every chart is reported at once, each with the path of the value that
 failed. Schemas may not fetch anything over the network (``$ref`` to http(s) URLs
 is refused): rendering must not depend on a third-party server being up.
+
+With a memo installed (:mod:`helm_core.memo`, the CLI's), a pass — these values meet this
+schema — is remembered by a digest of both and of the validating code, so the next process
+neither imports jsonschema nor checks the schema against its metaschema again (about 0.3 s
+for bitnami's redis). Failures are never remembered: they are computed and reported anew.
 """
 from __future__ import annotations
 
 import functools
 import hashlib
 import json
+from pathlib import Path
 from typing import Any
 
+from helm_core import memo
 from helm_core.chart import model
 from helm_core.errors import SchemaError
 
@@ -56,8 +63,40 @@ def _validator(schema: dict[str, Any]) -> Any:
     return _compiled(hashlib.sha256(text.encode()).hexdigest(), text)
 
 
+PASS_MEMO = "schema-pass"
+_CODE_DIGEST: list[str] = []
+
+
+def _code_digest() -> str:
+    """This module's code and the installed jsonschema's validating code, by content."""
+    if not _CODE_DIGEST:
+        import importlib.util
+
+        spec = importlib.util.find_spec("jsonschema")
+        folder = Path(spec.origin).parent if spec and spec.origin else Path(__file__)
+        _CODE_DIGEST.append(memo.code_digest(__file__, folder / "validators.py", folder / "_keywords.py"))
+    return _CODE_DIGEST[0]
+
+
+def _pass_key(schema: dict[str, Any], values: dict[str, Any]) -> str:
+    # repr for what JSON cannot hold, typed so no two different values share a text.
+    text = json.dumps([schema, values], sort_keys=True, default=lambda v: f"{type(v).__qualname__}:{v!r}")
+    return hashlib.sha256(f"{_code_digest()}\0{text}".encode("utf-8", "surrogatepass")).hexdigest()
+
+
 def violations(schema: dict[str, Any], values: dict[str, Any], *, source: str) -> list[str]:
     """Every violation of one schema, as ``- at '/a/b' (a.b): message`` lines, sorted by path."""
+    disk = memo.active()
+    key = _pass_key(schema, values) if disk is not None else ""
+    if disk is not None and disk.get(PASS_MEMO, key) is not None:
+        return []
+    found = _violations(schema, values, source=source)
+    if disk is not None and not found:
+        disk.put(PASS_MEMO, key, b"")
+    return found
+
+
+def _violations(schema: dict[str, Any], values: dict[str, Any], *, source: str) -> list[str]:
     import jsonschema
     import referencing.exceptions
 

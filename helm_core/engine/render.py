@@ -43,6 +43,7 @@ from helm_core.engine import engines as engine_rules
 
 if TYPE_CHECKING:
     from helm_core.engine import jinja
+from helm_core import memo
 from helm_core.errors import SourcePos, TemplateError
 from helm_core.gotemplate import environment
 from helm_core.gotemplate.funcs import sprig
@@ -210,7 +211,8 @@ class _Compiled:
         self.state = helm_funcs.RenderState(tset=None, exec_errors=(TemplateError,))
         funcs = helm_funcs.helm_func_map(sprig.SPRIG_FUNCS)
         funcs.update(helm_funcs.bound_funcs(self.state))
-        self.env = environment.Environment(funcs, missingkey="error" if strict else "zero")
+        self.env = environment.Environment(funcs, missingkey="error" if strict else "zero",
+                                           memo=memo.active())
         self.tset = self.env.new_set(helm_funcs.ROOT_TEMPLATE_NAME)
         self.jinja: dict[bool, "jinja.JinjaSet"] = {}
         for name in order:

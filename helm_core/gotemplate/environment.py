@@ -18,8 +18,11 @@ Rules kept from Go's text/template:
   is executing and call ``execute`` on it or on a :meth:`TemplateSet.clone` (Helm's
   ``include`` and ``tpl``).
 
-Parsing and compiling happen once per (name, text, known function names): trees are
-immutable and shared by every set and clone that holds them.
+Parsing happens once per (name, text, known function names): trees are immutable and
+shared by every set and clone that holds them. A tree is compiled when first executed (a
+library chart's many defines are mostly never called). With a ``memo`` (see
+:mod:`helm_core.memo`) parse trees also outlive the process: a later process loads them
+instead of parsing again.
 """
 from __future__ import annotations
 
@@ -27,18 +30,27 @@ import contextlib
 import contextvars
 import gc
 import hashlib
+import pickle
 import sys
 import threading
 from collections import OrderedDict
-from typing import Any, Callable, Iterable, Literal, Mapping, Optional
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Literal, Mapping, Optional
 
 from helm_core.gotemplate import compiler, gofmt, nodes, parser, runtime
 from helm_core.gotemplate.funcs import builtins
+
+if TYPE_CHECKING:
+    from helm_core.memo import DiskMemo
 
 MissingKey = Literal["zero", "error", "default"]
 
 #: Parsed texts kept per environment (least recently used are dropped first).
 PARSE_CACHE_SIZE = 4096
+
+#: The memo kind of parse trees; the key also covers the parser's own code.
+TREES_MEMO = "gotemplate-trees"
+_PARSER_MODULES = ("lexer.py", "parser.py", "nodes.py", "literals.py")
 
 #: Python frames needed by deeply nested templates and includes; raised once if lower.
 RECURSION_LIMIT = 20000
@@ -93,7 +105,8 @@ class Environment:
     """Functions and options shared by template sets; owns the parse/compile cache."""
 
     def __init__(
-        self, funcs: Mapping[str, Callable[..., Any]] | None = None, *, missingkey: MissingKey = "zero"
+        self, funcs: Mapping[str, Callable[..., Any]] | None = None, *, missingkey: MissingKey = "zero",
+        memo: "DiskMemo | None" = None,
     ) -> None:
         if missingkey not in ("zero", "error", "default"):
             raise ValueError(f"unsupported missingkey {missingkey!r}")
@@ -101,6 +114,8 @@ class Environment:
         self.funcs: dict[str, Callable[..., Any]] = {**builtins.BUILTINS, **(funcs or {})}
         self.plans: dict[str, runtime.Plan] = {name: runtime.make_plan(fn) for name, fn in self.funcs.items()}
         self.missingkey: MissingKey = missingkey
+        self.memo = memo
+        self._known_digests: dict[frozenset[str], str] = {}
         self._cache: OrderedDict[tuple[str, str, frozenset[str]], dict[str, nodes.Tree]] = OrderedDict()
         self._lock = threading.Lock()
 
@@ -116,21 +131,57 @@ class Environment:
 
     def parse_trees(self, name: str, text: str, known: frozenset[str]) -> dict[str, nodes.Tree]:
         """Parse (cached) ``text`` as ``name`` with ``known`` function names."""
-        key = (name, hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest(), known)
+        digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+        key = (name, digest, known)
         with self._lock:
             trees = self._cache.get(key)
             if trees is not None:
                 self._cache.move_to_end(key)
                 return trees
         with _gc_paused():
-            trees = parser.parse(name, text, known.__contains__)
-            for tree in trees.values():
-                compiler.compile_tree(tree)
+            trees = self._parse(name, text, digest, known)
         with self._lock:
             self._cache[key] = trees
             if len(self._cache) > PARSE_CACHE_SIZE:
                 self._cache.popitem(last=False)
         return trees
+
+
+    def _parse(self, name: str, text: str, digest: str, known: frozenset[str]) -> dict[str, nodes.Tree]:
+        if self.memo is None:
+            return parser.parse(name, text, known.__contains__)
+        memo_key = hashlib.sha256("\0".join(
+            (_parser_digest(), name, digest, self._known_digest(known))).encode()).hexdigest()
+        blob = self.memo.get(TREES_MEMO, memo_key)
+        if blob is not None:
+            try:
+                trees: dict[str, nodes.Tree] = pickle.loads(blob)
+                return trees
+            except Exception:  # noqa: BLE001 - a damaged entry is a miss
+                pass
+        trees = parser.parse(name, text, known.__contains__)
+        self.memo.put(TREES_MEMO, memo_key, pickle.dumps(trees, protocol=pickle.HIGHEST_PROTOCOL))
+        return trees
+
+    def _known_digest(self, known: frozenset[str]) -> str:
+        digest = self._known_digests.get(known)
+        if digest is None:
+            digest = hashlib.sha256("\0".join(sorted(known)).encode()).hexdigest()
+            self._known_digests[known] = digest
+        return digest
+
+
+_PARSER_DIGEST: list[str] = []
+
+
+def _parser_digest() -> str:
+    """Digest of the parser's code and the Python version (pickles name classes and fields)."""
+    if not _PARSER_DIGEST:
+        from helm_core.memo import code_digest
+
+        here = Path(__file__).parent
+        _PARSER_DIGEST.append(code_digest(*(here / m for m in _PARSER_MODULES)) + sys.version)
+    return _PARSER_DIGEST[0]
 
 
 class TemplateSet:

@@ -7,7 +7,7 @@ errors quote it (``executing "x" at <.Values.foo>``) and parser tests compare re
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Optional, Union
+from typing import Any, Callable, Optional, Union
 
 from helm_core.gotemplate import gofmt
 
@@ -34,6 +34,10 @@ class Tree:
         nl = before.rfind("\n")
         col = len(before[nl + 1 :].encode("utf-8")) if nl >= 0 else len(before.encode("utf-8"))
         return f"{self.parse_name}:{1 + before.count(chr(10))}:{col}"
+
+    def __getstate__(self) -> dict[str, Any]:
+        # Closures do not pickle; a loaded tree compiles again when first executed.
+        return dict(self.__dict__, compiled=None)
 
 
 class Node:

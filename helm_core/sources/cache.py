@@ -24,10 +24,11 @@ import json
 import os
 import tempfile
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from helm_core.cachedirs import default_root  # noqa: F401 - the cache root rule, re-exported
 from helm_core.errors import SourceError
 
 DEFAULT_MAX_BYTES = 2 * 1024 * 1024 * 1024
@@ -193,14 +194,3 @@ class Cache:
                 with contextlib.suppress(FileNotFoundError):
                     os.unlink(path)
                 total -= size
-
-
-def default_root(env: Mapping[str, str]) -> Path:
-    """``$HELM_CORE_CACHE`` or ``$XDG_CACHE_HOME/helm-core`` or ``~/.cache/helm-core``.
-
-    Takes the environment as an argument: only the CLI and the operator's main read it.
-    """
-    if env.get("HELM_CORE_CACHE"):
-        return Path(env["HELM_CORE_CACHE"])
-    base = env.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "helm-core"

@@ -1,0 +1,101 @@
+"""A memo on disk for pure, expensive results that short processes would otherwise redo.
+
+``helm-core template`` is a fresh process each time: without a memo it re-parses every
+template and re-checks every values schema against its metaschema on every run (most of a
+cold run for large charts). Like Python's ``__pycache__``, entries are found only by a digest
+of everything the result depends on (the input and the code that computes it), so an entry
+can never be stale: after a change it is simply not found again.
+
+Rules:
+- The library keeps no memo unless one is installed with :func:`use` (the CLI does, under its
+  cache root; a long-running controller keeps its caches in memory instead).
+- Writes go to a temporary file in the same folder and are renamed into place; a missing,
+  unreadable or corrupt entry is a miss and the result is computed again.
+- The folder is private to the user (0700): entries may be pickles, and a pickle must only
+  come from the user's own earlier runs.
+- Size is bounded: now and then a write removes the least recently written entries until the
+  folder fits ``max_bytes``.
+"""
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import random
+import tempfile
+from pathlib import Path
+
+DEFAULT_MAX_BYTES = 256 * 1024 * 1024
+#: One write in this many checks the folder's size (a scan costs a directory listing).
+PRUNE_EVERY = 32
+
+
+class DiskMemo:
+    """Entries ``<root>/<kind>/<key>`` of bytes; ``kind`` names what computed them."""
+
+    def __init__(self, root: str | os.PathLike[str], *, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
+        self.root = Path(root)
+        self.max_bytes = max_bytes
+
+    def get(self, kind: str, key: str) -> bytes | None:
+        try:
+            return (self.root / kind / key).read_bytes()
+        except OSError:
+            return None
+
+    def put(self, kind: str, key: str, data: bytes) -> None:
+        """Store ``data``; a failure to write (read-only or full disk) only loses the memo."""
+        folder = self.root / kind
+        try:
+            folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+            fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-")
+            try:
+                with os.fdopen(fd, "wb") as out:
+                    out.write(data)
+                os.replace(tmp, folder / key)
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
+                raise
+        except OSError:
+            return
+        if random.randrange(PRUNE_EVERY) == 0:
+            self.prune()
+
+    def prune(self) -> None:
+        """Remove the oldest entries until the memo fits ``max_bytes``."""
+        entries: list[tuple[float, int, Path]] = []
+        for path in self.root.glob("*/*"):
+            with contextlib.suppress(OSError):
+                st = path.stat()
+                entries.append((st.st_mtime, st.st_size, path))
+        total = sum(size for _, size, _ in entries)
+        for _, size, path in sorted(entries):
+            if total <= self.max_bytes:
+                break
+            with contextlib.suppress(OSError):
+                path.unlink()
+            total -= size
+
+
+_ACTIVE: DiskMemo | None = None
+
+
+def use(memo: DiskMemo | None) -> None:
+    """Install ``memo`` for this process (``None`` turns memoising off)."""
+    global _ACTIVE
+    _ACTIVE = memo
+
+
+def active() -> DiskMemo | None:
+    """The installed memo, if any."""
+    return _ACTIVE
+
+
+def code_digest(*paths: str | os.PathLike[str]) -> str:
+    """A digest of source files whose code decides a memoised result (part of its key)."""
+    h = hashlib.sha256()
+    for path in paths:
+        h.update(Path(path).read_bytes())
+        h.update(b"\0")
+    return h.hexdigest()

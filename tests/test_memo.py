@@ -1,0 +1,127 @@
+"""The disk memo: content-keyed entries, misses on any change, and what uses it (parse
+trees, schema passes, the CLI)."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from helm_core import cli, memo
+from helm_core.chart import schema
+from helm_core.engine import render
+from helm_core.gotemplate import environment, parser
+from helm_core.gotemplate.funcs import sprig
+
+
+@pytest.fixture
+def disk(tmp_path: Path):
+    installed = memo.DiskMemo(tmp_path / "memo")
+    memo.use(installed)
+    yield installed
+    memo.use(None)
+
+
+def test_put_then_get_and_missing_entries(tmp_path: Path) -> None:
+    m = memo.DiskMemo(tmp_path)
+    assert m.get("k", "a") is None
+    m.put("k", "a", b"data")
+    assert m.get("k", "a") == b"data"
+    assert (tmp_path / "k").stat().st_mode & 0o777 == 0o700
+    assert not [p for p in (tmp_path / "k").iterdir() if p.name.startswith(".tmp-")]
+
+
+def test_unwritable_root_loses_only_the_memo(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    m = memo.DiskMemo(blocker / "memo")
+    m.put("k", "a", b"data")  # no error: memoising is best effort
+    assert m.get("k", "a") is None
+
+
+def test_prune_keeps_the_newest_entries_within_the_bound(tmp_path: Path) -> None:
+    m = memo.DiskMemo(tmp_path, max_bytes=250)
+    for i in range(5):
+        m.put("k", f"e{i}", b"x" * 100)
+        os.utime(tmp_path / "k" / f"e{i}", (1000 + i, 1000 + i))
+    m.prune()
+    assert sorted(p.name for p in (tmp_path / "k").iterdir()) == ["e3", "e4"]
+
+
+def _env(disk: memo.DiskMemo | None) -> environment.Environment:
+    return environment.Environment(sprig.SPRIG_FUNCS, memo=disk)
+
+
+TEXT = '{{ define "x" }}X={{ .a | upper }}{{ end }}{{ template "x" . }}-{{ len .b }}'
+
+
+def test_parse_trees_outlive_the_environment(disk: memo.DiskMemo, monkeypatch: pytest.MonkeyPatch) -> None:
+    first = _env(disk).new_set()
+    first.parse("t.yaml", TEXT)
+    assert first.execute("t.yaml", {"a": "q", "b": [1, 2]}) == "X=Q-2"
+    calls = []
+    real_parse = parser.parse
+    monkeypatch.setattr(parser, "parse", lambda *a, **k: calls.append(a) or real_parse(*a, **k))
+    second = _env(disk).new_set()  # a new process would start like this
+    second.parse("t.yaml", TEXT)
+    assert calls == []  # loaded, not parsed
+    assert second.tree("x") is not None and second.tree("x").compiled is None
+    assert second.execute("t.yaml", {"a": "r", "b": []}) == "X=R-0"
+    third = _env(disk).new_set()
+    third.parse("t.yaml", TEXT + " ")  # another text: parsed again
+    third.parse("u.yaml", TEXT)  # another name: its errors must name it, parsed again
+    assert len(calls) == 2
+
+
+def test_parse_errors_are_not_remembered(disk: memo.DiskMemo) -> None:
+    for _ in range(2):
+        with pytest.raises(parser.ParseError, match='function "nope" not defined'):
+            _env(disk).new_set().parse("bad.yaml", "{{ nope }}")
+
+
+def test_a_damaged_entry_is_a_miss(disk: memo.DiskMemo) -> None:
+    _env(disk).new_set().parse("t.yaml", TEXT)
+    for entry in (disk.root / environment.TREES_MEMO).iterdir():
+        entry.write_bytes(b"not a pickle")
+    tset = _env(disk).new_set()
+    tset.parse("t.yaml", TEXT)
+    assert tset.execute("t.yaml", {"a": "z", "b": [0]}) == "X=Z-1"
+
+
+SCHEMA = {"type": "object", "properties": {"port": {"type": "integer"}}}
+
+
+def test_schema_pass_is_remembered_failures_are_not(disk: memo.DiskMemo,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = []
+    real = schema._violations
+    monkeypatch.setattr(schema, "_violations", lambda *a, **k: calls.append(a) or real(*a, **k))
+    assert schema.violations(SCHEMA, {"port": 80}, source="c/values.schema.json") == []
+    assert schema.violations(SCHEMA, {"port": 80}, source="c/values.schema.json") == []
+    assert len(calls) == 1
+    # Another value (even one equal in Python: 80.0 == 80) is checked again.
+    assert schema.violations(SCHEMA, {"port": 80.5}, source="c/values.schema.json") != []
+    assert schema.violations(SCHEMA, {"port": 80.5}, source="c/values.schema.json") != []
+    assert schema.violations(SCHEMA, {"port": 80.0}, source="c/values.schema.json") == []
+    assert len(calls) == 4
+
+
+def test_without_a_memo_nothing_is_written(tmp_path: Path) -> None:
+    memo.use(None)
+    assert schema.violations(SCHEMA, {"port": 80}, source="c/values.schema.json") == []
+    tset = environment.Environment(sprig.SPRIG_FUNCS).new_set()
+    tset.parse("t.yaml", TEXT)
+    assert not any(tmp_path.iterdir())
+
+
+def test_the_cli_keeps_its_memo_under_the_cache_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    chart = Path(__file__).resolve().parents[1] / "examples" / "charts" / "hello"
+    monkeypatch.setenv("HELM_CORE_CACHE", str(tmp_path))
+    monkeypatch.setattr(render, "_CACHE", type(render._CACHE)())  # as in a new process
+    assert cli.main(["template", "x", str(chart)]) == 0
+    first = capsys.readouterr().out
+    assert any((tmp_path / "memo" / environment.TREES_MEMO).iterdir())
+    assert memo.active() is None  # installed for the command only
+    assert cli.main(["template", "x", str(chart)]) == 0
+    assert capsys.readouterr().out == first
