@@ -267,10 +267,28 @@ def main(argv: Sequence[str] | None = None) -> int:
             gc.enable()
 
 
+def run() -> None:
+    """The console script: :func:`main`, then exit without tearing the interpreter down.
+
+    A run builds large object graphs (parse trees, values, documents); freeing them one by
+    one at exit took up to half of a cold ``template`` run. Output streams and logging are
+    flushed first; helm_core registers no exit handlers that would be skipped.
+    """
+    code = main()
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except BrokenPipeError:  # the reader went away (`| head`): as Python would exit
+        code = code or 120
+    if "logging" in sys.modules:
+        sys.modules["logging"].shutdown()
+    os._exit(code)
+
+
 def _one_line(message: str) -> str:
     """Keep multi-line reports (schema violations) readable but clearly one error."""
     return message.strip()
 
 
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    run()
