@@ -135,7 +135,7 @@ class _Lexer:
         self.continue_ok = continue_ok
         self.emit_comments = emit_comments
         #: Offsets of every newline: an item's line is 1 + the newlines before its start.
-        self.newlines = [i for i, ch in enumerate(text) if ch == "\n"] if "\n" in text else []
+        self.newlines = _newline_offsets(text)
 
     # -- primitives -------------------------------------------------------
     def line_at(self, pos: int) -> int:
@@ -155,7 +155,8 @@ class _Lexer:
 
     def emit(self, typ: ItemType) -> None:
         start = self.start
-        self.items.append(Item(typ, start, self.text[start : self.pos], self.line_at(start)))
+        # tuple.__new__ skips NamedTuple's Python-level __new__: emit runs once per token.
+        self.items.append(_new_item(Item, (typ, start, self.text[start : self.pos], self.line_at(start))))
         self.start = self.pos
 
     def ignore(self) -> None:
@@ -470,6 +471,19 @@ class _Lexer:
         self.pos = x + 1
         self.emit(ItemType.RAW_STRING)
         return True
+
+
+_new_item = tuple.__new__
+
+
+def _newline_offsets(text: str) -> list[int]:
+    offsets = []
+    find = text.find
+    pos = find("\n")
+    while pos >= 0:
+        offsets.append(pos)
+        pos = find("\n", pos + 1)
+    return offsets
 
 
 def _match_end(rx: re.Pattern[str], text: str, pos: int) -> int:
