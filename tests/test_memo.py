@@ -125,3 +125,26 @@ def test_the_cli_keeps_its_memo_under_the_cache_root(tmp_path: Path, monkeypatch
     assert memo.active() is None  # installed for the command only
     assert cli.main(["template", "x", str(chart)]) == 0
     assert capsys.readouterr().out == first
+
+
+def test_a_valid_schema_is_checked_against_its_metaschema_once(disk: memo.DiskMemo,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    import jsonschema
+
+    checks = []
+    real = jsonschema.Draft202012Validator.check_schema
+    monkeypatch.setattr(jsonschema.Draft202012Validator, "check_schema",
+                        classmethod(lambda cls, s, **k: checks.append(s) or real(s, **k)))
+    own = dict(SCHEMA, title="checked once")
+    for port in (1, 2):
+        schema._compiled.cache_clear()  # as in a new process
+        assert schema.violations(own, {"port": port}, source="c/values.schema.json") == []
+    schema._compiled.cache_clear()
+    assert schema.violations(own, {"port": "x"}, source="c/values.schema.json") != []
+    assert len(checks) == 1
+    bad = {"type": "object", "properties": {"port": {"type": 12}}}
+    for _ in range(2):
+        schema._compiled.cache_clear()
+        with pytest.raises(Exception, match="invalid schema"):
+            schema.violations(bad, {"port": 1}, source="c/values.schema.json")
+    assert len(checks) == 3

@@ -46,24 +46,9 @@ def _dotted(path: Any) -> str:
     return out or "(root)"
 
 
-@functools.lru_cache(maxsize=VALIDATOR_CACHE_SIZE)
-def _compiled(digest: str, text: str) -> Any:
-    # Imported here: most charts have no schema, and jsonschema costs ~0.1 s to import.
-    import jsonschema
-    import referencing
-
-    schema = json.loads(text)
-    cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
-    cls.check_schema(schema)
-    return cls(schema, registry=referencing.Registry(retrieve=_no_remote))
-
-
-def _validator(schema: dict[str, Any]) -> Any:
-    text = json.dumps(schema, sort_keys=True)
-    return _compiled(hashlib.sha256(text.encode()).hexdigest(), text)
-
-
 PASS_MEMO = "schema-pass"
+#: Schemas found valid against their metaschema: changed values skip that check.
+VALID_SCHEMA_MEMO = "schema-valid"
 _CODE_DIGEST: list[str] = []
 
 
@@ -76,6 +61,28 @@ def _code_digest() -> str:
         folder = Path(spec.origin).parent if spec and spec.origin else Path(__file__)
         _CODE_DIGEST.append(memo.code_digest(__file__, folder / "validators.py", folder / "_keywords.py"))
     return _CODE_DIGEST[0]
+
+
+@functools.lru_cache(maxsize=VALIDATOR_CACHE_SIZE)
+def _compiled(digest: str, text: str) -> Any:
+    # Imported here: most charts have no schema, and jsonschema costs ~0.1 s to import.
+    import jsonschema
+    import referencing
+
+    schema = json.loads(text)
+    cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+    disk = memo.active()
+    key = hashlib.sha256(f"{_code_digest()}\0{digest}".encode()).hexdigest()
+    if disk is None or disk.get(VALID_SCHEMA_MEMO, key) is None:
+        cls.check_schema(schema)
+        if disk is not None:
+            disk.put(VALID_SCHEMA_MEMO, key, b"")
+    return cls(schema, registry=referencing.Registry(retrieve=_no_remote))
+
+
+def _validator(schema: dict[str, Any]) -> Any:
+    text = json.dumps(schema, sort_keys=True)
+    return _compiled(hashlib.sha256(text.encode()).hexdigest(), text)
 
 
 def _pass_key(schema: dict[str, Any], values: dict[str, Any]) -> str:
