@@ -182,3 +182,17 @@ def stalled(obj: dict[str, Any]) -> bool:
 def version_secrets(api: k8s.ApiClient, namespace: str) -> list[str]:
     items = k8s.CoreV1Api(api).list_namespaced_secret(namespace, field_selector="type=helm.sh/release-version").items
     return sorted(s.metadata.name for s in items)
+
+
+def explain(kubectl: Kubectl, field: str, timeout: float = 60.0) -> str:
+    """``kubectl explain FIELD`` with whitespace collapsed. The API server publishes a new CRD's
+    OpenAPI (and kubectl refreshes its discovery cache) a few seconds after Established: ask
+    again for a while before failing."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            return " ".join(kubectl("explain", field).stdout.split())
+        except AssertionError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(2)

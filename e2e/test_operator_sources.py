@@ -4,6 +4,7 @@ and TLS) serve the charts over loopback; ranges are re-resolved every interval; 
 are Reconciling and recover by themselves; a digest mismatch is Stalled and applies nothing."""
 from __future__ import annotations
 
+import hashlib
 import re
 import subprocess
 import sys
@@ -16,8 +17,9 @@ import pytest
 from kubernetes import client as k8s
 from kubernetes.client.rest import ApiException
 
-from e2e.operator_kit import (chart_tgz, condition, controller, get, objects, ready_at, request,
-                              setup_namespace, stalled, version_secrets, wait_for)
+from e2e.conftest import Kubectl
+from e2e.operator_kit import (chart_tgz, condition, controller, explain, get, objects, ready_at,
+                              request, setup_namespace, stalled, version_secrets, wait_for)
 from helm_core.sources import index as index_mod
 from tests.sources import servers
 
@@ -347,11 +349,12 @@ def test_archive_not_matching_the_index_digest_stalls_and_applies_nothing(
         controller: Any, api: k8s.ApiClient, objects: k8s.CustomObjectsApi, namespace: str,
         make_repo: Callable[..., Repo]) -> None:
     repo = make_repo()
-    repo.publish("1.0.0", data=web_tgz("1.0.0", note=f"indexed for {namespace}"))
+    indexed = web_tgz("1.0.0", note=f"indexed for {namespace}")  # bytes no cache has seen
+    repo.publish("1.0.0", data=indexed)
     # the server now serves other bytes than the index promises
     (repo.root / "web-1.0.0.tgz").write_bytes(web_tgz("1.0.0", note=f"swapped for {namespace}"))
     setup_namespace(api, namespace, chart=None)
-    request(objects, namespace, chart=repository(repo.url, "1.0.0"))
+    request(objects, namespace, interval=INTERVAL, chart=repository(repo.url, "1.0.0"))
     obj = wait_for(objects, namespace, stalled)
     assert condition(obj, "Stalled")["reason"] == "ChartDigestMismatch"
     message = condition(obj, "Stalled")["message"]
@@ -360,3 +363,26 @@ def test_archive_not_matching_the_index_digest_stalls_and_applies_nothing(
     assert condition(obj, "Ready")["status"] == "False"
     assert version_secrets(api, namespace) == []
     assert no_web_configmap(api, namespace)
+    time.sleep(3 * 2.0)  # looked at again every interval: still refused, still nothing applied
+    assert condition(get(objects, namespace), "Stalled")["reason"] == "ChartDigestMismatch"
+    assert version_secrets(api, namespace) == [] and no_web_configmap(api, namespace)
+
+    (repo.root / "web-1.0.0.tgz").write_bytes(indexed)  # the repository fixed: recovers by itself
+    obj = wait_for(objects, namespace, ready_at(1), timeout=NEXT_INTERVAL_TIMEOUT_S)
+    assert obj["status"]["chartDigest"] == "sha256:" + hashlib.sha256(indexed).hexdigest()
+    assert web_configmap(api, namespace) == {"chartVersion": "1.0.0"}
+
+
+# --- the CRD documents the source fields -------------------------------------------------------
+
+def test_kubectl_explain_documents_the_source_fields(controller: Any, kubectl: Kubectl) -> None:
+    repo = explain(kubectl, "hreq.spec.chart.repository")
+    assert "re-resolved every interval" in repo
+    assert "ca.crt (a CA bundle trusted instead of the system roots)" in repo
+    assert "url" in repo and "name" in repo and "secretRef" in repo
+    digest = explain(kubectl, "hreq.spec.chart.oci.digest")
+    assert "the manifest digest (what helm push prints as Digest)" in digest
+    assert "Stalled (ChartDigestMismatch)" in digest
+    chart = explain(kubectl, "hreq.spec.chart")
+    assert "Repository errors (unreachable, 401/403, chart or version not found yet) leave the " \
+           "request Reconciling" in chart
