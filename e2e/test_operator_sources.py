@@ -126,14 +126,22 @@ def assert_retrying_not_stalled(obj: dict[str, Any], reason: str, message: str) 
 
 # --- 1. HTTP repositories ------------------------------------------------------------------------
 
-def test_repository_with_basic_auth_from_a_secret_becomes_ready_with_its_objects(
-        controller: Any, api: k8s.ApiClient, objects: k8s.CustomObjectsApi, namespace: str,
-        make_repo: Callable[..., Repo]) -> None:
+def request_behind_basic_auth(api: k8s.ApiClient, objects: k8s.CustomObjectsApi, namespace: str,
+                              make_repo: Callable[..., Repo], *, password: str) -> Repo:
+    """A repository asking for USER/PASSWORD with web 1.0.0, and a request for it whose
+    credentials Secret ``repo-auth`` holds ``password``."""
     repo = make_repo(username=USER, password=PASSWORD)
     repo.publish("1.0.0")
     setup_namespace(api, namespace, chart=None)
-    secret(api, namespace, "repo-auth", {"username": USER, "password": PASSWORD})
+    secret(api, namespace, "repo-auth", {"username": USER, "password": password})
     request(objects, namespace, chart=repository(repo.url, "1.0.0", "repo-auth"))
+    return repo
+
+
+def test_repository_with_basic_auth_from_a_secret_becomes_ready_with_its_objects(
+        controller: Any, api: k8s.ApiClient, objects: k8s.CustomObjectsApi, namespace: str,
+        make_repo: Callable[..., Repo]) -> None:
+    repo = request_behind_basic_auth(api, objects, namespace, make_repo, password=PASSWORD)
     obj = wait_for(objects, namespace, ready_at(1))
     assert (obj["status"]["chartName"], obj["status"]["chartVersion"]) == ("web", "1.0.0")
     assert web_configmap(api, namespace) == {"chartVersion": "1.0.0"}
@@ -229,10 +237,27 @@ def test_oci_range_becomes_ready_follows_pushes_in_range_and_checks_digest_pins(
     assert web_configmap(api, namespace) == {"chartVersion": "1.1.0"}
 
     push(reg, pki, tmp_path, "2.0.0")  # out of range: never installed
+    assert_still_on(objects, namespace, "1.1.0", obj["status"]["version"])
+    assert get(objects, namespace, "pinned")["status"]["chartVersion"] == "1.0.0"
+
+
+def ready_on_a_new_repository(api: k8s.ApiClient, objects: k8s.CustomObjectsApi, namespace: str,
+                              make_repo: Callable[..., Repo]) -> tuple[Repo, dict[str, Any]]:
+    """A repository with web 1.0.0 and a request for RANGE checked every INTERVAL, Ready:
+    the repository and the request's status."""
+    repo = make_repo()
+    repo.publish("1.0.0")
+    setup_namespace(api, namespace, chart=None)
+    request(objects, namespace, interval=INTERVAL, chart=repository(repo.url))
+    return repo, wait_for(objects, namespace, ready_at(1))["status"]
+
+
+def assert_still_on(objects: k8s.CustomObjectsApi, namespace: str, chart_version: str,
+                    version: str) -> None:
+    """After a few interval checks the release is unchanged (a push outside the range)."""
     time.sleep(4 * 2.0)
     now = get(objects, namespace)["status"]
-    assert (now["chartVersion"], now["version"]) == ("1.1.0", obj["status"]["version"])
-    assert get(objects, namespace, "pinned")["status"]["chartVersion"] == "1.0.0"
+    assert (now["chartVersion"], now["version"]) == (chart_version, version)
 
 
 # --- 3. ranges re-resolved every interval (6. the index cache does not go stale) ---------------
@@ -240,11 +265,7 @@ def test_oci_range_becomes_ready_follows_pushes_in_range_and_checks_digest_pins(
 def test_repository_range_upgrades_on_the_next_interval_and_never_past_the_range(
         controller: Any, api: k8s.ApiClient, objects: k8s.CustomObjectsApi, namespace: str,
         make_repo: Callable[..., Repo]) -> None:
-    repo = make_repo()
-    repo.publish("1.0.0")
-    setup_namespace(api, namespace, chart=None)
-    request(objects, namespace, interval=INTERVAL, chart=repository(repo.url))
-    first = wait_for(objects, namespace, ready_at(1))["status"]
+    repo, first = ready_on_a_new_repository(api, objects, namespace, make_repo)
     assert first["chartVersion"] == "1.0.0"
     fetches = repo.index_fetches()
     time.sleep(3 * 2.0)
@@ -263,10 +284,8 @@ def test_repository_range_upgrades_on_the_next_interval_and_never_past_the_range
 
     repo.publish("2.0.0")
     seen = repo.index_fetches()
-    time.sleep(4 * 2.0)
+    assert_still_on(objects, namespace, "1.1.0", obj["status"]["version"])
     assert repo.index_fetches() > seen
-    now = get(objects, namespace)["status"]
-    assert (now["chartVersion"], now["version"]) == ("1.1.0", obj["status"]["version"])
     assert web_configmap(api, namespace) == {"chartVersion": "1.1.0"}
     assert len(version_secrets(api, namespace)) == 2
 
@@ -276,11 +295,7 @@ def test_repository_range_upgrades_on_the_next_interval_and_never_past_the_range
 def test_repository_down_then_back_becomes_ready_without_touching_the_request(
         controller: Any, api: k8s.ApiClient, objects: k8s.CustomObjectsApi, namespace: str,
         make_repo: Callable[..., Repo]) -> None:
-    repo = make_repo()
-    repo.publish("1.0.0")
-    setup_namespace(api, namespace, chart=None)
-    request(objects, namespace, interval=INTERVAL, chart=repository(repo.url))
-    first = wait_for(objects, namespace, ready_at(1))["status"]
+    repo, first = ready_on_a_new_repository(api, objects, namespace, make_repo)
     repo.server.stop()
     down = wait_for(objects, namespace, reconciling_with("ChartSourceUnavailable"),
                     timeout=NEXT_INTERVAL_TIMEOUT_S)
@@ -327,11 +342,7 @@ def test_unknown_chart_then_no_version_in_range_are_retried_until_published(
 def test_wrong_credentials_are_named_and_a_fixed_secret_is_picked_up(
         controller: Any, api: k8s.ApiClient, objects: k8s.CustomObjectsApi, namespace: str,
         make_repo: Callable[..., Repo]) -> None:
-    repo = make_repo(username=USER, password=PASSWORD)
-    repo.publish("1.0.0")
-    setup_namespace(api, namespace, chart=None)
-    secret(api, namespace, "repo-auth", {"username": USER, "password": "wrong"})
-    request(objects, namespace, chart=repository(repo.url, "1.0.0", "repo-auth"))
+    repo = request_behind_basic_auth(api, objects, namespace, make_repo, password="wrong")
     refused = wait_for(objects, namespace, reconciling_with("ChartSourceAuth"))
     assert_retrying_not_stalled(refused, "ChartSourceAuth",
                                 f"{repo.url}: 401 Unauthorized for {repo.url}/index.yaml "
