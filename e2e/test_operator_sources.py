@@ -21,6 +21,7 @@ from e2e.conftest import Kubectl
 from e2e.operator_kit import (chart_tgz, condition, controller, explain, get, objects, ready_at,
                               request, setup_namespace, stalled, version_secrets, wait_for)
 from helm_core.sources import index as index_mod
+from tests import chartkit
 from tests.sources import servers
 
 pytestmark = pytest.mark.e2e
@@ -397,3 +398,25 @@ def test_kubectl_explain_documents_the_source_fields(controller: Any, kubectl: K
     chart = explain(kubectl, "hreq.spec.chart")
     assert "Repository errors (unreachable, 401/403, chart or version not found yet) leave the " \
            "request Reconciling" in chart
+
+
+def test_hostile_archive_served_by_a_repository_stalls_and_writes_nothing(
+        controller: Any, api: k8s.ApiClient, objects: k8s.CustomObjectsApi, namespace: str,
+        make_repo: Callable[..., Repo]) -> None:
+    hostile = chartkit.make_tgz([
+        chartkit.tar_entry("web/Chart.yaml", b"apiVersion: v2\nname: web\nversion: 1.0.0\n"),
+        chartkit.tar_entry("web/../../escape.txt", f"owned {namespace}".encode()),
+    ])
+    repo = make_repo()
+    (repo.root / "web-1.0.0.tgz").write_bytes(hostile)  # our indexer skips it: a hand-written index
+    (repo.root / "index.yaml").write_text("apiVersion: v1\nentries:\n  web:\n  - name: web\n"
+                                          "    version: 1.0.0\n    urls: [web-1.0.0.tgz]\n")
+    setup_namespace(api, namespace, chart=None)
+    request(objects, namespace, chart=repository(repo.url, "1.0.0"))
+    obj = wait_for(objects, namespace, stalled)
+    assert condition(obj, "Stalled")["reason"] == "ChartInvalid"
+    assert "escape.txt" in condition(obj, "Stalled")["message"]
+    assert version_secrets(api, namespace) == [] and no_web_configmap(api, namespace)
+    assert list(controller.log.parent.parent.rglob("escape.txt")) == []
+    cached = [p.read_bytes() for p in (controller.log.parent / "cache").rglob("*") if p.is_file()]
+    assert cached and hostile not in cached  # the cache is in use, but never holds the archive
