@@ -2,13 +2,13 @@
 refused by the structural schema and CEL rules before any controller sees them."""
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
 import yaml
 
 from e2e.conftest import Kubectl
+from e2e.operator_kit import explain
 
 pytestmark = pytest.mark.e2e
 
@@ -30,18 +30,7 @@ def request(namespace: str, name: str, spec: dict) -> str:
 
 
 def test_kubectl_explain_describes_the_spec(crd: Kubectl) -> None:
-    # The API server publishes a new CRD's OpenAPI (and kubectl refreshes its discovery
-    # cache) a few seconds after Established: ask again for a while before failing.
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            result = crd("explain", "hreq.spec.valuesFrom")
-            break
-        except AssertionError:
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(2)
-    out = " ".join(result.stdout.split())
+    out = explain(crd, "hreq.spec.valuesFrom")
     assert "A change in a referenced object triggers an upgrade." in out
     assert "targetPath" in out
 

@@ -11,8 +11,8 @@ from kubernetes import client as k8s
 from kubernetes.client.rest import ApiException
 
 from e2e.conftest import ClusterInfo, Kubectl
-from e2e.test_operator_flow import (ROOT, Controller, chart_tgz, condition, get, ready_at, request,
-                                    setup_namespace, version_secrets, wait_for)
+from e2e.operator_kit import (ROOT, Controller, chart_tgz, condition, get, ready_at, request,
+                              setup_namespace, version_secrets, wait_for)
 
 pytestmark = pytest.mark.e2e
 

@@ -96,8 +96,11 @@ def resolve(ref: ChartRef, credentials: Credentials, cache: Cache, *,
                                  ref.description or "<packaged chart>")
     else:
         raise SourceError(f"unknown chart source kind {ref.kind!r} (want one of {', '.join(KINDS)})")
-    if ref.digest and ref.digest != resolved.digest:
-        raise DigestMismatchError(f"{resolved.source}: digest {resolved.digest} does not match the "
+    # An OCI pin may name the manifest (what `helm push` prints) or the archive itself.
+    if ref.digest and ref.digest not in (resolved.digest, resolved.manifest_digest):
+        shown = resolved.digest + (f" (manifest {resolved.manifest_digest})"
+                                   if resolved.manifest_digest else "")
+        raise DigestMismatchError(f"{resolved.source}: digest mismatch: got {shown}, "
                                   f"pinned {ref.digest}")
     return resolved
 

@@ -113,7 +113,7 @@ def select_tag(tags: list[str], version: str, *, devel: bool = False, where: str
     try:
         constraint = versions.Constraints.parse(text, include_prerelease=devel)
     except versions.VersionError as exc:
-        raise NoMatchingVersionError(f"{where}: invalid version {version!r}: {exc}") from None
+        raise SourceError(f"{where}: invalid version {version!r}: {exc}") from None
     candidates = []
     for tag in tags:
         try:
@@ -295,7 +295,8 @@ class Registry:
                                  limit=MAX_MANIFEST_BYTES, headers={"Accept": MANIFEST_MEDIA_TYPE})
         manifest_digest = "sha256:" + cache_mod.sha256_hex(body)
         if ref.digest and manifest_digest != ref.digest:
-            raise DigestMismatchError(f"{ref}: manifest digest {manifest_digest} does not match the reference")
+            raise DigestMismatchError(f"{ref}: digest mismatch: manifest digest {manifest_digest} "
+                                      "does not match the reference")
         layer = _chart_layer(json.loads(body), where=str(ref))
         data = self._blob(ref, layer["digest"], int(layer.get("size", 0)))
         pulled_ref = Reference(ref.registry, ref.repository, "" if ref.digest else target, ref.digest)
@@ -319,7 +320,8 @@ class Registry:
                                      limit=repo.MAX_CHART_BYTES)
             actual = "sha256:" + cache_mod.sha256_hex(data)
             if actual != digest:
-                raise DigestMismatchError(f"{ref}: chart layer digest {actual} does not match the manifest's {digest}")
+                raise DigestMismatchError(f"{ref}: digest mismatch: chart layer digest {actual} "
+                                          f"does not match the manifest's {digest}")
             repo.check_archive(data, source=str(ref))
             self.cache.put(data)  # still under the lock: waiters find it in the cache
         return data

@@ -33,7 +33,7 @@ def load(data: bytes, *, source: str, expected_digest: str = "") -> Packaged:
     """Check and load a packaged chart; ``expected_digest`` (``sha256:``) pins its content."""
     digest = "sha256:" + cache_mod.sha256_hex(data)
     if expected_digest and expected_digest != digest:
-        raise DigestMismatchError(f"{source}: digest {digest} does not match the expected {expected_digest}")
+        raise DigestMismatchError(f"{source}: digest mismatch: got {digest}, expected {expected_digest}")
     chart = loader.load_archive(data, source=source)
     return Packaged(data=data, digest=digest, name=chart.metadata.name, version=chart.metadata.version)
 

@@ -184,7 +184,7 @@ def select(index: Index, name: str, version: str = "", *, devel: bool = False) -
     try:
         constraint = versions.Constraints.parse(text, include_prerelease=devel)
     except versions.VersionError as exc:
-        raise NoMatchingVersionError(f'chart "{name}" in {index.url}: invalid version {version!r}: {exc}') from None
+        raise SourceError(f'chart "{name}" in {index.url}: invalid version {version!r}: {exc}') from None
     for entry in found:
         try:
             candidate = versions.Version.parse(entry.version)
@@ -301,8 +301,8 @@ class Repository:
             digest = "sha256:" + cache_mod.sha256_hex(data)
             if entry.digest and _with_algo(entry.digest) != digest:
                 raise DigestMismatchError(
-                    f'chart "{name}" version "{entry.version}" from {url}: digest {digest} does not match '
-                    f"the index digest {_with_algo(entry.digest)}")
+                    f'chart "{name}" version "{entry.version}" from {url}: digest mismatch: got {digest}, '
+                    f"the index says {_with_algo(entry.digest)}")
             check_archive(data, source=url)
             self.cache.put(data)  # still under the lock: waiters find it in the cache
             if not entry.digest:

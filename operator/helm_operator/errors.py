@@ -12,13 +12,20 @@
      ├── StorageError                    no         StorageError
      │    └── TooLargeError              yes        ReleaseTooLarge
      └── SourceError                     yes        ChartSourceFailed
-          ├── AuthError                  no         ChartSourceAuth
-          └── RegistryUnavailableError   no         ChartSourceUnavailable
+          ├── AuthError                  no*        ChartSourceAuth
+          ├── RegistryUnavailableError   no*        ChartSourceUnavailable
+          ├── ChartNotFoundError         no*        ChartNotFound
+          ├── NoMatchingVersionError     no*        ChartVersionNotFound
+          └── DigestMismatchError        yes        ChartDigestMismatch
     RequestError (this package)          yes        its own reason
 
 Permanent means "will not progress without a change" (Stalled); everything else is retried with
 exponential backoff until the request's retry budget is used up. Anything that is not a
 HelmError (a bug, a network hiccup in the Kubernetes client) is retried.
+
+(*) Repository errors wait on something outside the request (the server back, a chart pushed,
+the credentials Secret fixed): they stay Reconciling and, once the backoff budget is used, keep
+being retried at the request's interval, never Stalled (Flux's HelmChart does the same).
 """
 from __future__ import annotations
 
@@ -50,6 +57,9 @@ _REASONS: tuple[tuple[type[BaseException], str, bool], ...] = (
     (errors.StorageError, "StorageError", False),
     (errors.AuthError, "ChartSourceAuth", False),
     (errors.RegistryUnavailableError, "ChartSourceUnavailable", False),
+    (errors.ChartNotFoundError, "ChartNotFound", False),
+    (errors.NoMatchingVersionError, "ChartVersionNotFound", False),
+    (errors.DigestMismatchError, "ChartDigestMismatch", True),
     (errors.SourceError, "ChartSourceFailed", True),
     (errors.ChartError, "ChartInvalid", True),
     (errors.ValuesError, "ValuesInvalid", True),
@@ -78,6 +88,16 @@ def is_permanent(exc: BaseException) -> bool:
         if isinstance(exc, kind):
             return permanent
     return False
+
+
+#: Reasons retried at the request's interval after the backoff budget, instead of Stalled.
+RETRY_FOREVER = frozenset({"ChartSourceAuth", "ChartSourceUnavailable", "ChartNotFound",
+                           "ChartVersionNotFound"})
+
+
+def retries_forever(exc: BaseException) -> bool:
+    """True for failures outside the request's control that must never give up (see (*))."""
+    return reason(exc) in RETRY_FOREVER
 
 
 def backoff_seconds(retry: int) -> float:

@@ -288,7 +288,11 @@ def _rollback(cfg: action_config.Configuration, key: policy.ReleaseKey, spec: Ma
 
 
 def _observed(old: Mapping[str, Any], generation: int) -> dict[str, Any]:
-    """Nothing to do: the same status, acknowledged for this generation."""
+    """Nothing to do: the same status, acknowledged for this generation (Ready again when an
+    earlier failure, such as a repository down, left it otherwise)."""
+    if not status.is_ready(old, generation) or status.get_condition(old, status.RECONCILING) \
+            or status.get_condition(old, status.STALLED):
+        return status.recovered(old, generation=generation, now=status.now_rfc3339())
     out = dict(old)
     if out.get("observedGeneration") != generation:
         conds = [dict(c, observedGeneration=generation) for c in out.get("conditions") or []]

@@ -28,7 +28,7 @@ HELMREQUEST_API_VERSION = "helm.sh/v1alpha1"
 #: Stalled reasons worth re-trying at the request's interval: an admin may fix them without
 #: touching the request (RBAC granted, chart pushed, service account created).
 RETRY_ON_INTERVAL = frozenset({"Forbidden", "ChartSourceFailed", "ServiceAccountNotFound",
-                               "RetriesExhausted"})
+                               "RetriesExhausted", "ChartDigestMismatch"})
 
 
 def write_status(rt: reconcile.Runtime, body: Mapping[str, Any], new: Mapping[str, Any]) -> None:
@@ -72,7 +72,8 @@ def apply(rt: reconcile.Runtime, body: Mapping[str, Any], *, retry: int,
         try:
             outcome = reconcile.apply(rt, live)
         except Exception as exc:  # noqa: BLE001 - every failure becomes status and policy
-            _failed(rt, live, exc, retry=retry, metrics=metrics, started=started)
+            _failed(rt, live, exc, retry=retry, metrics=metrics, started=started,
+                    interval_check=interval_check)
             raise AssertionError("unreachable") from None
         if outcome.status != old:  # an idle check writes nothing
             write_status(rt, body, outcome.status)
@@ -92,7 +93,7 @@ def apply(rt: reconcile.Runtime, body: Mapping[str, Any], *, retry: int,
 
 
 def _failed(rt: reconcile.Runtime, body: Mapping[str, Any], exc: Exception, *, retry: int,
-            metrics: metrics_mod.Metrics, started: float) -> None:
+            metrics: metrics_mod.Metrics, started: float, interval_check: bool = False) -> None:
     meta, spec = body["metadata"], body.get("spec") or {}
     old = body.get("status") or {}
     generation = int(meta.get("generation") or 1)
@@ -111,12 +112,17 @@ def _failed(rt: reconcile.Runtime, body: Mapping[str, Any], exc: Exception, *, r
         budget = MAX_TRANSIENT_RETRIES
     permanent = errors.is_permanent(exc)
     retrying = not permanent and retry < budget
-    if not permanent and not retrying:
+    # No Kopf retry follows an interval check, and a repository error must never give up: the
+    # interval daemon tries again (Reconciling, reason RetryingOnInterval).
+    on_interval = not permanent and not release_failure and (
+        interval_check or (not retrying and errors.retries_forever(exc)))
+    if not permanent and not retrying and not on_interval:
         message = f"{message} (gave up after {retry + 1} attempts)"
         reason = status.RETRIES_EXHAUSTED if release_failure else reason
     new = status.failed(old, generation=generation, reason=reason, message=message,
-                        retrying=retrying, released=False if release_failure else None,
-                        now=status.now_rfc3339())
+                        retrying=retrying or on_interval,
+                        released=False if release_failure else None, now=status.now_rfc3339(),
+                        retry_reason=status.RETRYING_ON_INTERVAL if on_interval else status.RETRYING)
     if release_failure:
         counter = f"{action}Failures"
         new[counter] = int(old.get(counter) or 0) + 1
@@ -126,22 +132,24 @@ def _failed(rt: reconcile.Runtime, body: Mapping[str, Any], exc: Exception, *, r
         rt.log(f"cannot write status of {meta['namespace']}/{meta['name']}: {write_exc}")
     rt.post_event(body, "Warning", reason=reason, message=message)
     metrics.set_state(meta["uid"], state_of(new))
-    metrics.observe(action=action, result="retry" if retrying else "stalled",
+    metrics.observe(action=action, result="retry" if retrying or on_interval else "stalled",
                     seconds=time.monotonic() - started)
-    if retrying:
+    if retrying and not on_interval:
         raise kopf.TemporaryError(message, delay=errors.backoff_seconds(retry))
     raise kopf.PermanentError(message)
 
 
 def _due_on_interval(old: Mapping[str, Any], generation: int) -> bool:
-    """The interval check runs for requests Ready or stalled for a reason an admin can fix;
-    other stalls wait for a spec change, in-progress ones for their own retries."""
+    """The interval check runs for requests Ready, stalled for a reason an admin can fix, or
+    left to it to retry; other stalls wait for a spec change, in-progress ones for their own
+    (Kopf) retries."""
     if old.get("observedGeneration") != generation:
         return False
     stalled = status.get_condition(old, status.STALLED)
     if stalled:
         return stalled.get("reason") in RETRY_ON_INTERVAL
-    return status.get_condition(old, status.RECONCILING) is None
+    reconciling = status.get_condition(old, status.RECONCILING)
+    return reconciling is None or reconciling.get("reason") == status.RETRYING_ON_INTERVAL
 
 
 def delete(rt: reconcile.Runtime, body: Mapping[str, Any], *, retry: int,

@@ -29,7 +29,7 @@ import yaml
 from helm_core import errors
 from helm_core import sources as core_sources
 from helm_core.chart import strvals, values as values_mod
-from helm_core.sources import packaged
+from helm_core.sources import auth, oci, packaged
 
 #: ``reader(kind, name)`` -> the object (ConfigMap or Secret, as the API returns it) or None
 #: when it does not exist; reads are in the request's namespace.
@@ -130,7 +130,10 @@ def chart_ref(spec: Mapping[str, Any], *, namespace: str, read: Reader
     """The helm_core chart reference and credentials for ``spec.chart``.
 
     Packaged charts are read here (ConfigMap ``binaryData``/Secret ``data`` key, or the only
-    ``.tgz`` key); repository and OCI credentials come from their ``secretRef``."""
+    ``.tgz`` key); repository and OCI credentials come from their ``secretRef`` (the keys
+    :func:`helm_core.sources.auth.from_secret` reads). A missing packaged-chart object is a
+    plain SourceError (Stalled, retried at the interval): it belongs to the request's own
+    namespace, unlike a chart not yet pushed to a repository (ChartNotFoundError, Reconciling)."""
     chart = spec.get("chart") or {}
     present = [k for k in ("configMapRef", "secretRef", "repository", "oci") if chart.get(k)]
     if len(present) != 1:
@@ -145,13 +148,14 @@ def chart_ref(spec: Mapping[str, Any], *, namespace: str, read: Reader
         description = f"{obj_kind.lower()}/{namespace}/{ref['name']}" + (f"[{key}]" if key else "")
         obj = read(obj_kind, ref["name"])
         if obj is None:
-            raise errors.ChartNotFoundError(f"{description}: not found")
+            raise errors.SourceError(f"{description}: not found")
         blobs = packaged.from_secret_data(
             (obj.get("binaryData") if obj_kind == "ConfigMap" else obj.get("data")) or {})
         data = packaged.pick_key(blobs, key, source=description)
         return (core_sources.ChartRef(kind="packaged", data=data, description=description),
                 core_sources.Credentials())
-    credentials = _credentials(ref.get("secretRef"), namespace=namespace, read=read)
+    host = oci.Reference.parse(ref["url"]).registry if kind == "oci" else ""
+    credentials = _credentials(ref.get("secretRef"), namespace=namespace, read=read, registry=host)
     if kind == "repository":
         return (core_sources.ChartRef(kind="repo", url=ref["url"], name=ref["name"],
                                       version=ref.get("version") or ""), credentials)
@@ -159,21 +163,12 @@ def chart_ref(spec: Mapping[str, Any], *, namespace: str, read: Reader
                                   digest=ref.get("digest") or ""), credentials)
 
 
-_CREDENTIAL_KEYS = {"username": "username", "password": "password", "token": "token",
-                    "caFile": "ca_pem", "certFile": "cert_pem", "keyFile": "key_pem"}
-
-
-def _credentials(secret_ref: Mapping[str, Any] | None, *, namespace: str, read: Reader
-                 ) -> core_sources.Credentials:
+def _credentials(secret_ref: Mapping[str, Any] | None, *, namespace: str, read: Reader,
+                 registry: str) -> core_sources.Credentials:
     if not secret_ref:
         return core_sources.Credentials()
     name = secret_ref["name"]
     obj = read("Secret", name)
     if obj is None:
         raise errors.AuthError(f"secret/{namespace}/{name}: credentials secret not found")
-    data = packaged.from_secret_data(obj.get("data") or {})
-    fields: dict[str, Any] = {}
-    for key, attr in _CREDENTIAL_KEYS.items():
-        if key in data:
-            fields[attr] = data[key] if attr.endswith("_pem") else data[key].decode("utf-8")
-    return core_sources.Credentials(**fields)
+    return auth.from_secret(packaged.from_secret_data(obj.get("data") or {}), registry=registry)

@@ -38,6 +38,8 @@ UPGRADE_SUCCEEDED = "UpgradeSucceeded"
 ROLLBACK_SUCCEEDED = "RollbackSucceeded"
 RECONCILE_SUCCEEDED = "ReconciliationSucceeded"
 RETRYING = "RetryingAfterFailure"
+#: Reconciling reason when the next try is the request's interval check (not a Kopf retry).
+RETRYING_ON_INTERVAL = "RetryingOnInterval"
 RETRIES_EXHAUSTED = "RetriesExhausted"
 SUSPENDED = "Suspended"
 
@@ -126,16 +128,18 @@ def succeeded(status: Mapping[str, Any] | None, *, generation: int, reason: str,
 
 
 def failed(status: Mapping[str, Any] | None, *, generation: int, reason: str, message: str,
-           retrying: bool, released: bool | None, now: str) -> dict[str, Any]:
-    """An operation failed. ``retrying``: Reconciling True (reason RetryingAfterFailure) and a
-    retry follows; otherwise Stalled True. Ready is False either way; ``failures`` counts up.
+           retrying: bool, released: bool | None, now: str,
+           retry_reason: str = RETRYING) -> dict[str, Any]:
+    """An operation failed. ``retrying``: Reconciling True (reason ``retry_reason``: who tries
+    next) and a retry follows; otherwise Stalled True. Ready is False either way; ``failures``
+    counts up.
     ``released`` False records that the Helm operation itself failed (Released False); None
     leaves Released as it was (the failure came before any Helm write)."""
     out = _base(status, generation)
     conds = list(out.get("conditions", []))
     if retrying:
         conds = remove_condition(conds, STALLED)
-        conds = set_condition(conds, type_=RECONCILING, status="True", reason=RETRYING,
+        conds = set_condition(conds, type_=RECONCILING, status="True", reason=retry_reason,
                               message=message, generation=generation, now=now)
     else:
         conds = remove_condition(conds, RECONCILING)
@@ -149,6 +153,21 @@ def failed(status: Mapping[str, Any] | None, *, generation: int, reason: str, me
     out["conditions"] = _ordered(conds)
     out["lastError"] = _cut(message)
     out["failures"] = int(out.get("failures") or 0) + 1
+    return out
+
+
+def recovered(status: Mapping[str, Any] | None, *, generation: int, now: str) -> dict[str, Any]:
+    """A check found the deployed release as desired after a failure that changed nothing (a
+    repository back, a Secret fixed): Ready True again, nothing abnormal; release fields kept."""
+    out = _base(status, generation)
+    conds = remove_condition(remove_condition(out.get("conditions", []), STALLED), RECONCILING)
+    message = (f"Release version {out.get('version', '')} of {out.get('chartName', '')}-"
+               f"{out.get('chartVersion', '')} is deployed as desired")
+    conds = set_condition(conds, type_=READY, status="True", reason=RECONCILE_SUCCEEDED,
+                          message=message, generation=generation, now=now)
+    out["conditions"] = _ordered(conds)
+    out.pop("lastError", None)
+    out["failures"] = 0
     return out
 
 

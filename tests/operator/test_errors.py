@@ -22,8 +22,10 @@ CASES = [
     (core.StorageError("storage"), "StorageError", False),
     (core.AuthError("401"), "ChartSourceAuth", False),
     (core.RegistryUnavailableError("down"), "ChartSourceUnavailable", False),
-    (core.NoMatchingVersionError("no 9.x"), "ChartSourceFailed", True),
-    (core.DigestMismatchError("digest"), "ChartSourceFailed", True),
+    (core.ChartNotFoundError("no chart"), "ChartNotFound", False),
+    (core.NoMatchingVersionError("no 9.x"), "ChartVersionNotFound", False),
+    (core.DigestMismatchError("digest"), "ChartDigestMismatch", True),
+    (core.SourceError("invalid version"), "ChartSourceFailed", True),
     (errors.RequestError("claimed", reason="ReleaseClaimed"), "ReleaseClaimed", True),
     (RuntimeError("bug"), "InternalError", False),
 ]

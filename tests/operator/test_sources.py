@@ -4,6 +4,7 @@ from __future__ import annotations
 import base64
 import copy
 import io
+import json
 import tarfile
 
 import pytest
@@ -128,11 +129,12 @@ def test_packaged_chart_from_secret_key():
     assert ref.data == data and ref.description == "secret/ns/chart[c]"
 
 
-def test_missing_packaged_chart_object_is_chart_not_found():
-    with pytest.raises(core.ChartNotFoundError) as info:
+def test_missing_packaged_chart_object_is_a_source_error_not_a_missing_repository_chart():
+    with pytest.raises(core.SourceError) as info:
         sources.chart_ref({"chart": {"configMapRef": {"name": "gone"}}}, namespace="ns",
                           read=reader({}))
     assert str(info.value) == "configmap/ns/gone: not found"
+    assert not isinstance(info.value, core.ChartNotFoundError)
 
 
 def test_repository_reference_with_basic_auth_secret():
@@ -159,3 +161,27 @@ def test_exactly_one_chart_source(chart, found):
         sources.chart_ref({"chart": chart}, namespace="ns", read=reader({}))
     assert str(info.value) == ("spec.chart: exactly one chart source: configMapRef, secretRef, "
                                f"repository or oci (found {found})")
+
+
+def test_credentials_secret_uses_flux_key_names_and_docker_config():
+    ca = b"-----BEGIN CERTIFICATE-----\nx\n-----END CERTIFICATE-----\n"
+    docker = json.dumps({"auths": {"r.example:5000": {"username": "robot", "password": "s3"}}})
+    read = reader({("Secret", "tls"): {"data": {"username": b64("u"), "password": b64("p"),
+                                               "ca.crt": b64(ca)}},
+                   ("Secret", "pull"): {"data": {".dockerconfigjson": b64(docker)}}})
+    _, creds = sources.chart_ref({"chart": {"repository": {"url": "https://c.example", "name": "web",
+                                                           "secretRef": {"name": "tls"}}}},
+                                 namespace="ns", read=read)
+    assert (creds.username, creds.password, creds.ca_pem) == ("u", "p", ca)
+    _, creds = sources.chart_ref({"chart": {"oci": {"url": "oci://r.example:5000/charts/web",
+                                                    "secretRef": {"name": "pull"}}}},
+                                 namespace="ns", read=read)
+    assert (creds.username, creds.password) == ("robot", "s3")
+
+
+def test_missing_credentials_secret_is_an_auth_error_naming_it():
+    spec = {"chart": {"repository": {"url": "https://c.example", "name": "web",
+                                     "secretRef": {"name": "absent"}}}}
+    with pytest.raises(core.AuthError) as info:
+        sources.chart_ref(spec, namespace="ns", read=reader({}))
+    assert str(info.value) == "secret/ns/absent: credentials secret not found"

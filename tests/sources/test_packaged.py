@@ -25,8 +25,8 @@ def test_packaged_digest_pin(cache: cache_mod.Cache) -> None:
     with pytest.raises(errors.DigestMismatchError) as info:
         resolve(ChartRef(kind="packaged", data=chart_tgz(), description="secret/ns/s[c]", digest=pin),
                 Credentials(), cache)
-    assert str(info.value) == (f"secret/ns/s[c]: digest sha256:{cache_mod.sha256_hex(chart_tgz())} "
-                               f"does not match the pinned {pin}")
+    assert str(info.value) == (f"secret/ns/s[c]: digest mismatch: got "
+                               f"sha256:{cache_mod.sha256_hex(chart_tgz())}, pinned {pin}")
 
 
 def test_hostile_packaged_chart_refused(cache: cache_mod.Cache) -> None:

@@ -55,6 +55,14 @@ def test_no_matching_version_names_range(many, cache) -> None:  # type: ignore[n
     assert str(info.value) == f'chart "demo" version "^3.0" not found in {many.url} repository'
 
 
+def test_invalid_version_constraint_is_a_plain_source_error(many, cache) -> None:  # type: ignore[no-untyped-def]
+    # a typo in the spec is not "no version yet": it must not be retried as if a push could fix it
+    with pytest.raises(errors.SourceError) as info:
+        resolve(ChartRef(kind="repo", url=many.url, name="demo", version=">=1.0 <<2"), Credentials(), cache)
+    assert not isinstance(info.value, errors.NoMatchingVersionError)
+    assert str(info.value).startswith(f'chart "demo" in {many.url}: invalid version \'>=1.0 <<2\'')
+
+
 def test_not_a_repository(tmp_path: Path, cache) -> None:  # type: ignore[no-untyped-def]
     server = servers.RepoServer(root=tmp_path).start()
     try:
@@ -104,7 +112,7 @@ def test_digest_mismatch_is_refused_and_not_cached(many, cache) -> None:  # type
     tampered = cache_mod.sha256_hex(chart_tgz("demo", "1.0.0", description="tampered"))
     original = cache_mod.sha256_hex(chart_tgz("demo", "1.0.0"))
     assert str(info.value) == (f'chart "demo" version "1.0.0" from {many.url}/demo-1.0.0.tgz: digest '
-                               f"sha256:{tampered} does not match the index digest sha256:{original}")
+                               f"mismatch: got sha256:{tampered}, the index says sha256:{original}")
     assert not fresh.has(tampered)
 
 
