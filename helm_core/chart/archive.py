@@ -17,11 +17,14 @@ import gzip
 import io
 import posixpath
 import re
-import tarfile
 import zlib
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from helm_core.errors import ArchiveError
+
+if TYPE_CHECKING:
+    import tarfile
 
 #: Helm's MaxDecompressedChartSize: the unpacked size of a whole chart archive.
 MAX_CHART_BYTES = 100 * 1024 * 1024
@@ -75,6 +78,8 @@ def read_archive(data: bytes, *, source: str = "<archive>", limits: Limits = Lim
 
     The first path component (the chart's folder in the archive) is removed, as Helm does.
     """
+    import tarfile  # here: loading a chart folder needs no tar machinery
+
     # Tar headers and padding take room too: allow them on top of the content budget.
     raw = _BoundedReader(data, limits.max_chart_bytes + limits.max_entries * 1024 + 1024 * 1024, source)
     try:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import datetime
 import math
-import tomllib
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -306,6 +305,8 @@ def _toml_to_go(value: Any) -> Any:
 @signature("string")
 def from_toml(text: str) -> dict[str, Any]:
     """``fromToml``: a map (ints stay int64, as BurntSushi decodes); ``{"Error": ...}`` on error."""
+    import tomllib  # only charts calling fromToml pay for it
+
     try:
         decoded: dict[str, Any] = _toml_to_go(tomllib.loads(text))
         return decoded

@@ -14,7 +14,6 @@ import base64
 import datetime
 import hashlib
 import hmac
-import ipaddress
 import secrets
 import zlib
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -200,6 +199,8 @@ class Certificate(GoObject):
 
 
 def _ips(values: list[Any] | None) -> list[Any]:
+    import ipaddress
+
     out = []
     for v in values or []:
         if not isinstance(v, str):

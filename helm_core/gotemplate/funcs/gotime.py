@@ -11,7 +11,6 @@ from __future__ import annotations
 import datetime
 import functools
 import re
-import zoneinfo
 
 from helm_core.gotemplate.gotypes import Duration, FuncError
 
@@ -59,6 +58,8 @@ UTC = FixedZone("UTC", 0)
 @functools.lru_cache(maxsize=1)
 def local_zone() -> datetime.tzinfo:
     """Go's ``time.Local``: the zone of /etc/localtime, UTC when absent."""
+    import zoneinfo  # here: the zone database machinery is only needed for named zones
+
     try:
         with open(LOCALTIME_PATH, "rb") as f:
             return zoneinfo.ZoneInfo.from_file(f, key="Local")
@@ -72,6 +73,8 @@ def load_location(name: str) -> datetime.tzinfo | None:
         return UTC
     if name == "Local":
         return local_zone()
+    import zoneinfo
+
     try:
         return zoneinfo.ZoneInfo(name)
     except (zoneinfo.ZoneInfoNotFoundError, ValueError, OSError):
