@@ -135,8 +135,9 @@ def _upgrade(cfg: config.Configuration, chart: model.Chart, user_values: Mapping
                                                  f'Upgrade "{options.name}" failed: {exc}'))
             if options.atomic:
                 cfg.log(f"upgrade of {options.name} failed: rolling back to {current.version}")
-                rollback.roll_back(cfg, options.name, options.namespace, current.version,
-                                   rollback.RollbackOptions(wait=True, timeout_s=options.timeout_s,
+                undo_cfg, wait = config.for_undo(cfg, exc)
+                rollback.roll_back(undo_cfg, options.name, options.namespace, current.version,
+                                   rollback.RollbackOptions(wait=wait, timeout_s=options.timeout_s,
                                                             no_hooks=options.no_hooks))
                 raise HelmError(ATOMIC_UPGRADE.format(name=options.name, error=exc)) from exc
             raise
