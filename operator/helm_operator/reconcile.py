@@ -18,6 +18,7 @@ Rules:
 """
 from __future__ import annotations
 
+import functools
 import re
 import threading
 from collections.abc import Callable, Mapping
@@ -73,6 +74,8 @@ class Runtime:
     post_event: EventPoster
     """``post_event(body, type, reason=, message=)``: a Kubernetes Event on the request."""
     log: Callable[[str], None] = lambda _line: None
+    superseded: Callable[[Mapping[str, Any]], str] = lambda _meta: ""
+    """``superseded(metadata)``: why waits for this generation should stop ("" to go on)."""
     _locks: dict[policy.ReleaseKey, threading.Lock] = field(default_factory=dict)
     _guard: threading.Lock = field(default_factory=threading.Lock)
 
@@ -152,7 +155,8 @@ def apply(rt: Runtime, body: Mapping[str, Any]) -> Outcome:
     values = sources.resolve_values(spec, read=read)
     ref, credentials = sources.chart_ref(spec, namespace=meta["namespace"], read=read)
     chart_info = core_sources.resolve(ref, credentials, rt.cache)
-    cfg = action_config.Configuration(client=client, driver=secrets.SecretsDriver(client), log=rt.log)
+    cfg = action_config.Configuration(client=client, driver=secrets.SecretsDriver(client), log=rt.log,
+                                      cancelled=functools.partial(rt.superseded, meta))
     with rt.release_lock(key):
         claim(client, key, policy.owner_id(meta))
         history = cfg.driver.history(key.namespace, key.name)
@@ -236,7 +240,8 @@ def remediate(rt: Runtime, body: Mapping[str, Any], *, action: str) -> str:
         return ""
     key = policy.release_key(meta, spec)
     client = client_for(rt, meta, spec)
-    cfg = action_config.Configuration(client=client, driver=secrets.SecretsDriver(client), log=rt.log)
+    cfg = action_config.Configuration(client=client, driver=secrets.SecretsDriver(client), log=rt.log,
+                                      cancelled=functools.partial(rt.superseded, meta))
     with rt.release_lock(key):
         history = cfg.driver.history(key.namespace, key.name)
         if strategy == "rollback" and any(v.status is rel.Status.SUPERSEDED for v in history):

@@ -22,6 +22,11 @@ class WatchSettings:
     namespaces: tuple[str, ...] = ()
     """Namespaces to watch; empty means the whole cluster (needs cluster-wide list/watch)."""
 
+    values_from: bool = True
+    """Watch ConfigMaps/Secrets (metadata only) so a change to one a request's ``valuesFrom``
+    names upgrades it at once. Needs list/watch on configmaps and secrets; false drops that
+    need, and such changes are then seen at ``spec.interval``."""
+
     @property
     def cluster_wide(self) -> bool:
         return not self.namespaces
