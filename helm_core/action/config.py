@@ -33,6 +33,7 @@ from helm_core.kube import resources
 from helm_core.kube import wait as kwait
 from helm_core.storage import driver as drv
 from helm_core.storage import lock as lock_mod
+from helm_core.storage import release as rel
 from helm_core.storage import secrets
 
 
@@ -71,13 +72,15 @@ def cluster_capabilities(cfg: Configuration) -> caps_mod.Capabilities:
 
 @contextlib.contextmanager
 def locked(cfg: Configuration, *, namespace: str, name: str,
-           operation: str) -> Iterator[lock_mod.ReleaseLock]:
-    """Hold the release's lock for one operation and recover versions left pending."""
+           operation: str) -> Iterator[list[rel.ReleaseVersion]]:
+    """Hold the release's lock for one operation and recover versions left pending; yields the
+    release's history as it is then (the one read the recovery needs serves the action too)."""
     with lock_mod.ReleaseLock(cfg.client, namespace=namespace, release=name, operation=operation,
-                              options=cfg.lock) as held:
-        for version in drv.recover_interrupted(cfg.driver, namespace, name):
+                              options=cfg.lock):
+        history, recovered = drv.recover(cfg.driver, cfg.driver.history(namespace, name))
+        for version in recovered:
             cfg.log(f"recovered interrupted version {version.version}: marked failed")
-        yield held
+        yield history
 
 
 def owner(cfg: Configuration, *, namespace: str, name: str) -> resources.Owner:

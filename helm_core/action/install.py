@@ -170,8 +170,9 @@ def run(cfg: config.Configuration, chart: model.Chart, user_values: Mapping[str,
         return _dry_run(cfg, chart, user_values, options)
     if options.create_namespace:
         ensure_namespace(cfg, options.namespace)
-    with config.locked(cfg, namespace=options.namespace, name=options.name, operation="install"):
-        return _install(cfg, chart, user_values, options)
+    with config.locked(cfg, namespace=options.namespace, name=options.name,
+                       operation="install") as history:
+        return _install(cfg, chart, user_values, options, history)
 
 
 def _dry_run(cfg: config.Configuration, chart: model.Chart, user_values: Mapping[str, Any],
@@ -197,8 +198,7 @@ def _check_name_free(history: list[rel.ReleaseVersion], options: InstallOptions)
 
 
 def _install(cfg: config.Configuration, chart: model.Chart, user_values: Mapping[str, Any],
-             options: InstallOptions) -> rel.ReleaseVersion:
-    history = cfg.driver.history(options.namespace, options.name)
+             options: InstallOptions, history: list[rel.ReleaseVersion]) -> rel.ReleaseVersion:
     _check_name_free(history, options)
     with rendering(cfg, chart, user_values, name=options.name, namespace=options.namespace,
                    action="install", revision=len(history) + 1, lua_options=options.lua) as rendered:

@@ -36,6 +36,8 @@ from helm_core.kube import client as kclient
 
 REQUEST_TIMEOUT_S = 30.0
 """Per-request deadline; waits poll with short requests, so no request needs longer."""
+DEFAULT_MAX_CONNECTIONS = 16
+"""Kept-open connections of one client (``LiveOptions.max_connections``)."""
 LIST_PAGE_SIZE = 500
 """Objects per page when listing (``limit``/``continue``)."""
 AGGREGATED_DISCOVERY = ("application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,"
@@ -66,20 +68,26 @@ class LiveOptions:
     aggregated_discovery: bool = True
     """Ask for aggregated discovery (2 requests); False forces per-group-version discovery,
     which servers older than Kubernetes 1.30 need anyway."""
+    max_connections: int = DEFAULT_MAX_CONNECTIONS
+    """Connections kept open for reuse. Size it to the threads making requests at once: past
+    it, urllib3 drops the connection after each request and the next one pays a new TLS
+    handshake (the kubernetes package's default is 5 per CPU)."""
 
 
 def connect(options: LiveOptions = LiveOptions()) -> LiveClient:
     """A client for the cluster ``options`` points at (no request is made yet)."""
+    configuration = type.__call__(k8s_client.Configuration)  # not a copy of the global default
     if options.in_cluster:
-        configuration = k8s_client.Configuration()
         k8s_config.load_incluster_config(client_configuration=configuration)  # type: ignore[no-untyped-call]
-        api = k8s_client.ApiClient(configuration)
     else:
         try:
-            api = k8s_config.new_client_from_config(  # type: ignore[no-untyped-call]
-                config_file=options.kubeconfig, context=options.context)
+            k8s_config.load_kube_config(  # type: ignore[no-untyped-call]
+                config_file=options.kubeconfig, context=options.context,
+                client_configuration=configuration)
         except (k8s_config.ConfigException, OSError) as exc:
             raise ClusterError(f"cannot load kubeconfig: {exc}") from exc
+    configuration.connection_pool_maxsize = options.max_connections
+    api = k8s_client.ApiClient(configuration)
     return LiveClient(api, field_manager=options.field_manager,
                       request_timeout_s=options.request_timeout_s,
                       aggregated_discovery=options.aggregated_discovery)

@@ -158,6 +158,7 @@ def run(inv: Invocation) -> int:
     """Run the operator until stopped; returns the exit code."""
     import kopf
 
+    from helm_core.action import config as action_config
     from helm_core.kube import live
     from helm_core.sources import cache as cache_mod
     from helm_operator import handlers, metrics as metrics_mod, probes, reconcile, watches
@@ -166,9 +167,12 @@ def run(inv: Invocation) -> int:
     log = logging.getLogger("helm_operator")
     if inv.kubeconfig:
         os.environ["KUBECONFIG"] = inv.kubeconfig  # what Kopf's client login reads
+    # a connection per worker, plus the parallel applies of one action
     admin = live.connect(live.LiveOptions(kubeconfig=inv.kubeconfig or None,
                                           in_cluster=inv.in_cluster,
-                                          field_manager="helm-operator"))
+                                          field_manager="helm-operator",
+                                          max_connections=inv.settings.runtime.workers
+                                          + action_config.APPLY_WORKERS))
     cache_root = Path(inv.cache_dir) if inv.cache_dir else cache_mod.default_root(os.environ)
     requests = watches.Requests()
     runtime = reconcile.Runtime(

@@ -198,6 +198,7 @@ def apply(rt: Runtime, body: Mapping[str, Any]) -> Outcome:
         if refusal:
             raise errors.RequestError(refusal, reason="LuaPermissionDenied")
         lua = template.LuaOptions(accepted_permissions=granted)
+        max_history = int(spec.get("maxHistory", DEFAULT_MAX_HISTORY))
         live = [v for v in history if v.status is not rel.Status.UNINSTALLED]
         if not live or all(v.status is rel.Status.FAILED for v in live) and not any(
                 v.status is rel.Status.SUPERSEDED for v in live):
@@ -217,10 +218,10 @@ def apply(rt: Runtime, body: Mapping[str, Any]) -> Outcome:
                 name=key.name, namespace=key.namespace, chart_source=chart_info.source,
                 wait=opts.get("wait", True), timeout_s=parse_duration(opts.get("timeout"), DEFAULT_TIMEOUT_S),
                 atomic=bool(opts.get("atomic")), reset_values=True,
-                no_hooks=bool(opts.get("disableHooks")), lua=lua,
+                no_hooks=bool(opts.get("disableHooks")), lua=lua, max_history=max_history,
                 description=f"{why} by HelmRequest {policy.owner_id(meta)}"))
-        drv.prune_history(cfg.driver, key.namespace, key.name,
-                          int(spec.get("maxHistory", DEFAULT_MAX_HISTORY)))
+        if action == "install" and 0 < max_history <= len(history):  # upgrade prunes itself
+            drv.prune_history(cfg.driver, key.namespace, key.name, max_history)
         out = _success(old, generation, done, values.digest, chart_info, action, now)
         out.pop("rolledBackTo", None)
         out.pop("drift", None)

@@ -17,7 +17,7 @@ def test_defaults_without_flags_or_environment():
     assert inv.settings.watch.values_from is True
     assert inv.settings.security.lua_allowlist == frozenset()
     assert not inv.settings.security.require_service_account
-    assert (inv.settings.runtime.workers, inv.settings.runtime.log_format) == (8, "text")
+    assert (inv.settings.runtime.workers, inv.settings.runtime.log_format) == (16, "text")
 
 
 def test_environment_sets_everything():
