@@ -129,14 +129,8 @@ def _failed(rt: reconcile.Runtime, body: Mapping[str, Any], exc: Exception, *, r
     if release_failure:
         counter = f"{action}Failures"
         new[counter] = int(old.get(counter) or 0) + 1
-    try:
-        write_status(rt, body, new)
-    except core_errors.HelmError as write_exc:
-        rt.log(f"cannot write status of {meta['namespace']}/{meta['name']}: {write_exc}")
-    rt.post_event(body, "Warning", reason=reason, message=message)
-    metrics.set_state(meta["uid"], state_of(new))
-    metrics.observe(action=action, result="retry" if retrying else "stalled",
-                    seconds=time.monotonic() - started)
+    _report(rt, body, new, "Warning", reason=reason, message=message, metrics=metrics,
+            action=action, result="retry" if retrying else "stalled", started=started)
     if retrying:
         raise kopf.TemporaryError(message, delay=errors.backoff_seconds(retry))
     raise kopf.PermanentError(message)
@@ -164,13 +158,23 @@ def _superseded(rt: reconcile.Runtime, body: Mapping[str, Any],
                f"and its version was marked failed")
     new = status.reconciling(old, generation=generation, message=message, reason=SUPERSEDED,
                              now=status.now_rfc3339())
+    _report(rt, body, new, "Normal", reason=SUPERSEDED, message=message, metrics=metrics,
+            action=action, result="superseded", started=started)
+
+
+def _report(rt: reconcile.Runtime, body: Mapping[str, Any], new: Mapping[str, Any], type_: str,
+            *, reason: str, message: str, metrics: metrics_mod.Metrics, action: str, result: str,
+            started: float) -> None:
+    """An unsuccessful end: status (a failed write is logged, the Event still goes), Event,
+    metrics."""
+    meta = body["metadata"]
     try:
         write_status(rt, body, new)
     except core_errors.HelmError as write_exc:
         rt.log(f"cannot write status of {meta['namespace']}/{meta['name']}: {write_exc}")
-    rt.post_event(body, "Normal", reason=SUPERSEDED, message=message)
+    rt.post_event(body, type_, reason=reason, message=message)
     metrics.set_state(meta["uid"], state_of(new))
-    metrics.observe(action=action, result="superseded", seconds=time.monotonic() - started)
+    metrics.observe(action=action, result=result, seconds=time.monotonic() - started)
 
 
 def _due_on_interval(old: Mapping[str, Any], generation: int) -> bool:
