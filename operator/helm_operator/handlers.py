@@ -17,11 +17,13 @@ from typing import Any
 
 import kopf
 
-from helm_operator import reconcile, runner
+from helm_operator import reconcile, runner, status
 
 GROUP, VERSION, PLURAL = "helm.sh", "v1alpha1", "helmrequests"
 #: Shortest sleep between interval checks (seconds), whatever spec.interval says.
 MIN_INTERVAL_S = 1.0
+#: Seconds between looks at a request woken by a valuesFrom change while it was busy.
+BUSY_RECHECK_S = 2.0
 #: Seconds a stopping daemon (request deleted, operator exiting) gets before it is cancelled.
 DAEMON_CANCEL_S = 5.0
 
@@ -52,6 +54,12 @@ def register(registry: kopf.OperatorRegistry) -> None:
                 await _sleep(stopped, woken, max(MIN_INTERVAL_S, remaining))
                 continue
             memo.last_check[uid] = time.monotonic()
+            if uid in memo.woken and _busy(body):
+                # a valuesFrom object changed while an operation runs, which may have read it
+                # before the change: look again once the operation is over
+                memo.last_check[uid] -= every - BUSY_RECHECK_S
+                continue
+            memo.woken.discard(uid)
             snapshot = copy.deepcopy(dict(body))
             check = functools.partial(_interval_check, memo, snapshot)
             await loop.run_in_executor(None, contextvars.copy_context().run, check)
@@ -61,6 +69,7 @@ def register(registry: kopf.OperatorRegistry) -> None:
         runner.delete(memo.runtime, body, retry=retry, metrics=memo.metrics)
         memo.last_check.pop(body["metadata"]["uid"], None)
         memo.wakeups.pop(body["metadata"]["uid"], None)
+        memo.woken.discard(body["metadata"]["uid"])
 
 
 def wake(memo: kopf.Memo, uids: list[str]) -> None:
@@ -68,9 +77,17 @@ def wake(memo: kopf.Memo, uids: list[str]) -> None:
     changed). Runs in the event loop (``loop.call_soon_threadsafe`` from a watch thread)."""
     for uid in uids:
         memo.last_check[uid] = 0.0
+        memo.woken.add(uid)
         woken = memo.wakeups.get(uid)
         if woken is not None:
             woken.set()
+
+
+def _busy(body: kopf.Body) -> bool:
+    """An operation of the request runs or is due: Reconciling, or a generation not handled."""
+    st = body.get("status") or {}
+    return (st.get("observedGeneration") != body["metadata"].get("generation")
+            or status.get_condition(st, status.RECONCILING) is not None)
 
 
 async def _sleep(stopped: kopf.DaemonStopped, woken: asyncio.Event, seconds: float) -> None:

@@ -189,7 +189,7 @@ def run(inv: Invocation) -> int:
 
     registry = kopf.OperatorRegistry()
     handlers.register(registry)
-    memo = kopf.Memo(runtime=runtime, metrics=metrics, last_check={}, wakeups={})
+    memo = kopf.Memo(runtime=runtime, metrics=metrics, last_check={}, wakeups={}, woken=set())
 
     @kopf.on.login(registry=registry)
     def login(**kwargs: object) -> kopf.ConnectionInfo | None:
