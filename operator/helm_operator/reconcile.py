@@ -178,18 +178,17 @@ def apply(rt: Runtime, body: Mapping[str, Any]) -> Outcome:
                      and old.get("valuesDigest") == values.digest
                      and old.get("chartDigest") == chart_info.digest
                      and str(latest.version) == old.get("version"))
-        correcting = False
         if unchanged:
             drift_mode = drift.mode(spec)
-            drifted = drift.detect(cfg, latest) if drift_mode != "disabled" and latest else []
-            if not drifted:
-                quiet = _observed(old, generation)
-                quiet.pop("drift", None)
+            found = drift.detect(cfg, latest) if drift_mode != "disabled" and latest else []
+            quiet = _observed(old, generation)
+            quiet.pop("drift", None)
+            if not found:
                 return Outcome("none", quiet)
-            if drift_mode == "warn":
-                noted = dict(_observed(old, generation), drift=drifted)
-                return Outcome("none", noted, drift=tuple(drifted))
-            correcting = True
+            lines = drift.describe(found)
+            if drift_mode == "enabled" and latest and drift.correct(cfg, latest, found):
+                return Outcome("drift-correction", quiet, drift=tuple(lines))
+            return Outcome("none", dict(quiet, drift=lines), drift=tuple(lines))
         chart = loader.load_archive(chart_info.data, source=chart_info.source)
         granted = policy.granted_lua_permissions(spec, security=rt.settings.security)
         refusal = policy.lua_refusal(lua_permissions.requested_permissions(chart),
@@ -213,20 +212,17 @@ def apply(rt: Runtime, body: Mapping[str, Any]) -> Outcome:
         else:
             action = "upgrade"
             opts = spec.get("upgrade") or {}
-            why = "Drift correction" if correcting else "Upgrade"
             done = upgrade.run(cfg, chart, values.values, upgrade.UpgradeOptions(
                 name=key.name, namespace=key.namespace, chart_source=chart_info.source,
                 wait=opts.get("wait", True), timeout_s=parse_duration(opts.get("timeout"), DEFAULT_TIMEOUT_S),
                 atomic=bool(opts.get("atomic")), reset_values=True,
                 no_hooks=bool(opts.get("disableHooks")), lua=lua, max_history=max_history,
-                description=f"{why} by HelmRequest {policy.owner_id(meta)}"))
+                description=f"Upgrade by HelmRequest {policy.owner_id(meta)}"))
         if action == "install" and 0 < max_history <= len(history):  # upgrade prunes itself
             drv.prune_history(cfg.driver, key.namespace, key.name, max_history)
         out = _success(old, generation, done, values.digest, chart_info, action, now)
         out.pop("rolledBackTo", None)
         out.pop("drift", None)
-        if correcting:
-            return Outcome("drift-correction", out, drift=tuple(drifted))
         return Outcome(action, out)
 
 
@@ -303,7 +299,6 @@ def _observed(old: Mapping[str, Any], generation: int) -> dict[str, Any]:
 
 
 _REASONS = {"install": status.INSTALL_SUCCEEDED, "upgrade": status.UPGRADE_SUCCEEDED,
-            "drift-correction": status.UPGRADE_SUCCEEDED,
             "rollback": status.ROLLBACK_SUCCEEDED}
 
 

@@ -219,3 +219,40 @@ def test_a_wait_superseded_by_a_newer_generation_returns_without_retry_or_remedi
     assert w.admin.list("coordination.k8s.io/v1", "Lease", namespace=NS) == []
     text = w.metrics.exposition().decode()
     assert 'helm_operator_reconciles_total{action="install",result="superseded"} 1.0' in text
+
+
+def _versions(w: World) -> list[str]:
+    return sorted(s["metadata"]["name"] for s in w.admin.list("v1", "Secret", namespace=NS)
+                  if s.get("type") == "helm.sh/release-version")
+
+
+def test_drift_is_reported_in_warn_mode_and_only_drifted_objects_reapplied_in_enabled_mode(tmp_path):
+    w = World(tmp_path)
+    w.request(values={"n": 3}, driftDetection={"mode": "warn"})
+    version = w.run()["status"]["version"]
+    edited = w.configmap("app")
+    edited["data"]["count"] = "99"
+    w.admin.replace(edited)
+    runner.apply(w.rt, w.current(), retry=0, metrics=w.metrics, interval_check=True)
+    line = f'ConfigMap "app" in namespace "{NS}": changed (data)'
+    assert w.current()["status"]["drift"] == [line]
+    assert w.configmap("app")["data"] == {"count": "99"}
+    assert w.events[-1] == ("Warning", "DriftDetected", line)
+
+    body = copy.deepcopy(w.current())
+    body["spec"]["driftDetection"] = {"mode": "enabled"}  # (same generation: no upgrade)
+    w.admin.replace(body)
+    runner.apply(w.rt, w.current(), retry=0, metrics=w.metrics, interval_check=True)
+    obj = w.current()
+    assert w.configmap("app")["data"] == {"count": "3"}
+    assert obj["status"]["version"] == version  # ("drift" leaves status on a real server:
+    # the fake's apply merges and never drops a field; e2e checks that)
+    assert _versions(w) == [f"app.{version.lower()}"]  # no new version
+    assert w.events[-1] == ("Normal", "DriftCorrected", line)
+    assert conditions(obj)["Ready"] == ("True", "InstallSucceeded")
+
+    w.admin.delete(kclient.ObjectRef("v1", "ConfigMap", "app", NS))
+    runner.apply(w.rt, w.current(), retry=0, metrics=w.metrics, interval_check=True)
+    assert w.configmap("app")["data"] == {"count": "3"}
+    assert w.events[-1] == ("Normal", "DriftCorrected", f'ConfigMap "app" in namespace "{NS}": deleted')
+    assert w.admin.list("coordination.k8s.io/v1", "Lease", namespace=NS) == []
