@@ -383,7 +383,8 @@ def test_drift_is_reported_in_warn_mode_and_corrected_in_enabled_mode(
     assert restored.data["message"] == "kept"
     obj = wait_for(objects, namespace, lambda o: "drift" not in o["status"])
     assert obj["status"]["version"] == second  # no new version: the deployed one runs again
-    assert version_secrets(api, namespace) == sorted([f"app.{first.lower()}", f"app.{second.lower()}"])
+    assert version_secrets(api, namespace) == sorted([f"app.{first.lower()}",
+                                                      f"app.{second.lower()}"])
 
 
 def test_lua_permission_outside_the_admin_allowlist_is_refused_even_when_accepted(

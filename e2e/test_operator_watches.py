@@ -62,7 +62,8 @@ def test_a_new_generation_cancels_the_wait_of_the_previous_one(
     superseded = _reasons(kubectl, namespace).get("Superseded")
     assert superseded == ["superseded by generation 2: the install of generation 1 stopped "
                           "waiting and its version was marked failed"]
-    release = objects.get_namespaced_custom_object("helm.sh", "v1alpha1", namespace, "releases", "app")
+    release = objects.get_namespaced_custom_object("helm.sh", "v1alpha1", namespace, "releases",
+                                                   "app")
     assert release["status"]["version"] == obj["status"]["version"]
     assert len(version_secrets(api, namespace)) == 2  # the failed first version, the deployed one
     leases = k8s.CoordinationV1Api(api).list_namespaced_lease(namespace).items
@@ -93,7 +94,8 @@ def test_a_changed_values_from_configmap_upgrades_at_once_despite_a_long_interva
         return lambda o: o["status"].get("version") not in (None, before) and ready_at(1)(o)
 
     # an object no request reads changes nothing
-    core.patch_namespaced_secret("unrelated", namespace, {"stringData": {"values.yaml": "message: y\n"}})
+    core.patch_namespaced_secret("unrelated", namespace,
+                                 {"stringData": {"values.yaml": "message: y\n"}})
     core.patch_namespaced_config_map("vals", namespace, {"data": {"values.yaml": "message: two\n"}})
     changed = time.monotonic()
     obj = wait_for(objects, namespace, upgraded_from(first), timeout=120)

@@ -263,8 +263,8 @@ class LiveClient:
                                                 header_params=headers,
                                                 auth_settings=["BearerToken"])
             # the read deadline outlasts the server's own timeout: a silent stream is dead
-            response = self._api.call_api(*request,
-                                          _request_timeout=(self._timeout, timeout_s + self._timeout))
+            response = self._api.call_api(
+                *request, _request_timeout=(self._timeout, timeout_s + self._timeout))
             if response.status != 200:
                 raise _error(what, response.status, response.read())  # type: ignore[no-untyped-call]
             try:

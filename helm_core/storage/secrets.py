@@ -235,7 +235,8 @@ class SecretsDriver:
                 guarded: bool = False) -> None:
         """Fold one written version into the Release status (O(1), no history read);
         ``guarded``: only if ``release`` is still current (else ``ConflictError``)."""
-        resource_version = (release.get("metadata") or {}).get("resourceVersion", "") if guarded else ""
+        meta = release.get("metadata") or {}
+        resource_version = meta.get("resourceVersion", "") if guarded else ""
         self._write_status(version.namespace, version.name,
                            merge_status(release.get("status"), version), resource_version)
 

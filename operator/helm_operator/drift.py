@@ -57,7 +57,8 @@ def detect(cfg: action_config.Configuration, version: rel.ReleaseVersion) -> lis
         desired = _content(cfg.client.apply(obj, force=True, dry_run=True))
         current = _content(live)
         if desired != current:
-            changed = sorted(k for k in set(desired) | set(current) if desired.get(k) != current.get(k))
+            changed = sorted(k for k in set(desired) | set(current)
+                             if desired.get(k) != current.get(k))
             found.append(Drifted(f"{ref}: changed ({', '.join(changed)})", obj))
     return found
 
@@ -77,7 +78,8 @@ def correct(cfg: action_config.Configuration, version: rel.ReleaseVersion,
     with action_config.locked(cfg, namespace=version.namespace, name=version.name,
                               operation="drift-correction") as history:
         head = rel.latest(history)
-        if head is None or head.version != version.version or head.status is not rel.Status.DEPLOYED:
+        if (head is None or head.version != version.version
+                or head.status is not rel.Status.DEPLOYED):
             return False
         owner = action_config.owner(cfg, namespace=version.namespace, name=version.name)
         action_config.apply_batched(cfg, [d.stored for d in found], owner)

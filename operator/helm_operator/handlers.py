@@ -3,7 +3,8 @@
 create, update (spec changes only), resume (operator start) -> runner.apply; a daemon per
 request sleeping ``spec.interval`` (an asyncio task: idle requests cost no CPU) ->
 runner.apply as an interval check (valuesFrom and chart changes, drift, a stall an admin may
-have fixed), woken early by :func:`wake` when a valuesFrom object changes; delete -> runner.delete (finalizer).
+have fixed), woken early by :func:`wake` when a valuesFrom object changes; delete ->
+runner.delete (finalizer).
 The runtime (clients, cache, settings) and metrics come through Kopf's ``memo``.
 """
 from __future__ import annotations
