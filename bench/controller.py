@@ -1,7 +1,7 @@
 """Controller scale: N HelmRequests of a one-ConfigMap chart applied at once on the local control
 plane; prints time until all Ready, apply→Ready p50/p95, controller peak RSS and CPU, idle CPU.
 
-    python bench/controller.py --count 100 [--count 500 ...] [--workers 8]
+    python bench/controller.py --count 100 [--count 500 ...] [--workers 16]
 
 Goal (issue 8): 1000 Ready within 120 s on a 2-core machine, RSS <= 250 MB.
 Uses ``HELM_CONTROLLER_E2E_KUBECONFIG`` when set, else starts its own cluster.
@@ -27,6 +27,7 @@ from kubernetes import client as k8s  # noqa: E402
 from kubernetes import config as k8s_config  # noqa: E402
 
 from helm_core.sources import package  # noqa: E402
+from helm_operator import settings  # noqa: E402
 
 POLL_S = 0.5
 CREATE_THREADS = 8
@@ -144,7 +145,7 @@ def run(api: k8s.ApiClient, kubeconfig: Path, count: int, workers: int) -> None:
 def main() -> int:
     args = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     args.add_argument("--count", type=int, action="append")
-    args.add_argument("--workers", type=int, default=8)
+    args.add_argument("--workers", type=int, default=settings.DEFAULT_WORKERS)
     opts = args.parse_args()
     external = os.environ.get("HELM_CONTROLLER_E2E_KUBECONFIG")
     cluster = None

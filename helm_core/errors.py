@@ -15,6 +15,7 @@
      │    ├── ConflictError    already exists, stale resourceVersion, or an apply field conflict
      │    ├── ForbiddenError   RBAC refused the (possibly impersonated) user
      │    ├── WaitError        resources did not become ready (timeout) or failed (e.g. a Job)
+     │    │    └── WaitCancelled  the caller stopped the wait (e.g. a newer desired state)
      │    └── LockedError      another operation on the release holds its lock
      ├── StorageError          a release record cannot be stored or read
      │    ├── ReleaseNotFoundError  no such release / version
@@ -126,6 +127,16 @@ class WaitError(ClusterError):
     def __init__(self, message: str, *, timed_out: bool) -> None:
         super().__init__(message)
         self.timed_out = timed_out
+
+
+class WaitCancelled(WaitError):
+    """The caller's cancellation hook stopped a wait (``WaitOptions.cancelled``); actions treat
+    it as a failed wait (the version is marked failed, the lock released); ``reason`` is what
+    the hook said."""
+
+    def __init__(self, message: str, *, reason: str) -> None:
+        super().__init__(message, timed_out=False)
+        self.reason = reason
 
 
 class LockedError(ClusterError):

@@ -10,6 +10,8 @@ Rules:
 - Every mutating action runs inside ``locked``: the release's Lease lock is taken first, then
   versions left pending by a dead operation are marked failed (``recover_interrupted``), so a
   crash never blocks a release for good.
+- Every wait polls with ``wait_options`` so ``cancelled`` reaches it; a cancelled wait fails
+  the version like a timed-out one (Helm marks a release failed when its context is cancelled).
 - Stored manifests are parsed back with ``parse_manifest``; objects are resolved (namespace
   filled, kind checked by discovery) before any comparison or write.
 """
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import contextlib
+import dataclasses
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,12 +27,13 @@ from typing import Any
 from helm_core import goyaml
 from helm_core import manifests as mf
 from helm_core.engine import capabilities as caps_mod
-from helm_core.errors import ClusterError, ManifestError, NotFoundError
+from helm_core.errors import ClusterError, ManifestError, NotFoundError, WaitCancelled
 from helm_core.kube import client as kclient
 from helm_core.kube import resources
 from helm_core.kube import wait as kwait
 from helm_core.storage import driver as drv
 from helm_core.storage import lock as lock_mod
+from helm_core.storage import release as rel
 from helm_core.storage import secrets
 
 
@@ -51,6 +55,9 @@ class Configuration:
     """Progress lines (``client.log`` in Helm)."""
     lock: lock_mod.LockOptions = field(default_factory=lock_mod.LockOptions)
     """Timing and holder identity of release locks."""
+    cancelled: Callable[[], str] = kwait.never_cancelled
+    """Asked between the polls of every wait (``--wait``, hooks, CRDs, deletions): a reason
+    stops the wait with ``WaitCancelled``, which the actions handle as a failed wait."""
 
 
 def cluster_capabilities(cfg: Configuration) -> caps_mod.Capabilities:
@@ -65,13 +72,15 @@ def cluster_capabilities(cfg: Configuration) -> caps_mod.Capabilities:
 
 @contextlib.contextmanager
 def locked(cfg: Configuration, *, namespace: str, name: str,
-           operation: str) -> Iterator[lock_mod.ReleaseLock]:
-    """Hold the release's lock for one operation and recover versions left pending."""
+           operation: str) -> Iterator[list[rel.ReleaseVersion]]:
+    """Hold the release's lock for one operation and recover versions left pending; yields the
+    release's history as it is then (the one read the recovery needs serves the action too)."""
     with lock_mod.ReleaseLock(cfg.client, namespace=namespace, release=name, operation=operation,
-                              options=cfg.lock) as held:
-        for version in drv.recover_interrupted(cfg.driver, namespace, name):
+                              options=cfg.lock):
+        history, recovered = drv.recover(cfg.driver, cfg.driver.history(namespace, name))
+        for version in recovered:
             cfg.log(f"recovered interrupted version {version.version}: marked failed")
-        yield held
+        yield history
 
 
 def owner(cfg: Configuration, *, namespace: str, name: str) -> resources.Owner:
@@ -117,9 +126,20 @@ def resolve_stored(cfg: Configuration, objects: Sequence[Mapping[str, Any]],
     return resolved
 
 
-def wait_options(timeout_s: float) -> kwait.WaitOptions:
-    """Polling options for one ``--timeout``."""
-    return kwait.WaitOptions(timeout_s=timeout_s)
+def wait_options(cfg: Configuration, timeout_s: float) -> kwait.WaitOptions:
+    """Polling options for one ``--timeout``, with the configuration's cancellation hook."""
+    return kwait.WaitOptions(timeout_s=timeout_s, cancelled=cfg.cancelled)
+
+
+def for_undo(cfg: Configuration, failure: BaseException) -> tuple[Configuration, bool]:
+    """The configuration and the ``wait`` flag of an ``--atomic`` undo after ``failure``.
+
+    Helm undoes a release whose context was cancelled like any failed one; but the caller
+    stopped waiting, so after a ``WaitCancelled`` the undo does not wait for readiness and is
+    not itself cancelled half-way (which would leave it half-done)."""
+    if isinstance(failure, WaitCancelled):
+        return dataclasses.replace(cfg, cancelled=kwait.never_cancelled), False
+    return cfg, True
 
 
 APPLY_WORKERS = 8

@@ -88,7 +88,7 @@ def run(cfg: config.Configuration, hooks: Sequence[mf.Hook], event: str, *,
         cfg.client.apply(resources.mark(obj, owner), force=True)
         if hook.kind in WAITED_KINDS:
             try:
-                wait_done(cfg, ref, options=config.wait_options(timeout_s))
+                wait_done(cfg, ref, options=config.wait_options(cfg, timeout_s))
             except WaitError as exc:
                 if HOOK_FAILED in _policies(hook):
                     _delete(cfg, hook, ref, timeout_s=timeout_s, wait=False)
@@ -110,6 +110,7 @@ def wait_done(cfg: config.Configuration, ref: kclient.ObjectRef, *,
             return
         if state.state is kready.State.FAILED:
             raise WaitError(f"{ref} failed: {state.message}", timed_out=False)
+        kwait.stop_if_cancelled(options, str(ref))
         if options.clock() >= deadline:
             raise WaitError(f"timed out after {options.timeout_s:g}s waiting for {ref}: "
                             f"{state.message or state.state.value}", timed_out=True)
@@ -130,7 +131,7 @@ def _delete(cfg: config.Configuration, hook: mf.Hook, ref: kclient.ObjectRef, *,
     if hook.kind == CRD_KIND:
         return
     if cfg.client.delete(ref, propagation=kclient.Propagation.BACKGROUND) and wait:
-        kwait.wait_deleted(cfg.client, [ref], options=config.wait_options(timeout_s))
+        kwait.wait_deleted(cfg.client, [ref], options=config.wait_options(cfg, timeout_s))
 
 
 def delete_all(cfg: config.Configuration, hooks: Sequence[mf.Hook], namespace: str) -> None:

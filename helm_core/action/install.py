@@ -152,7 +152,7 @@ def install_crds(cfg: config.Configuration, crds: list[tuple[str, model.File]],
         return
     created, _ = resources.create_missing(cfg.client, objects)
     if created:
-        kwait.wait_ready(cfg.client, created, options=config.wait_options(timeout_s))
+        kwait.wait_ready(cfg.client, created, options=config.wait_options(cfg, timeout_s))
         cfg.client.discover(refresh=True)
 
 
@@ -170,8 +170,9 @@ def run(cfg: config.Configuration, chart: model.Chart, user_values: Mapping[str,
         return _dry_run(cfg, chart, user_values, options)
     if options.create_namespace:
         ensure_namespace(cfg, options.namespace)
-    with config.locked(cfg, namespace=options.namespace, name=options.name, operation="install"):
-        return _install(cfg, chart, user_values, options)
+    with config.locked(cfg, namespace=options.namespace, name=options.name,
+                       operation="install") as history:
+        return _install(cfg, chart, user_values, options, history)
 
 
 def _dry_run(cfg: config.Configuration, chart: model.Chart, user_values: Mapping[str, Any],
@@ -197,8 +198,7 @@ def _check_name_free(history: list[rel.ReleaseVersion], options: InstallOptions)
 
 
 def _install(cfg: config.Configuration, chart: model.Chart, user_values: Mapping[str, Any],
-             options: InstallOptions) -> rel.ReleaseVersion:
-    history = cfg.driver.history(options.namespace, options.name)
+             options: InstallOptions, history: list[rel.ReleaseVersion]) -> rel.ReleaseVersion:
     _check_name_free(history, options)
     with rendering(cfg, chart, user_values, name=options.name, namespace=options.namespace,
                    action="install", revision=len(history) + 1, lua_options=options.lua) as rendered:
@@ -216,7 +216,7 @@ def _install(cfg: config.Configuration, chart: model.Chart, user_values: Mapping
             cfg.driver.update(record.with_status(rel.Status.FAILED,
                                                  f'Release "{options.name}" failed: {exc}'))
             if options.atomic:
-                _undo(cfg, rendered, objects, options)
+                _undo(*config.for_undo(cfg, exc), rendered, objects, options)
                 raise HelmError(ATOMIC_INSTALL.format(name=options.name, error=exc)) from exc
             raise
     deployed = record.with_status(rel.Status.DEPLOYED, options.description or "Install complete")
@@ -235,19 +235,19 @@ def _perform(cfg: config.Configuration, rendered: Rendered, objects: list[dict[s
     if options.wait or options.atomic:
         rendered.fire("wait")
         kwait.wait_ready(cfg.client, kclient.refs(objects),
-                         options=config.wait_options(options.timeout_s))
+                         options=config.wait_options(cfg, options.timeout_s))
         rendered.fire("ready")
     if not options.no_hooks:
         hooks.run(cfg, rendered.hooks, "post-install", owner=owner, timeout_s=options.timeout_s)
 
 
-def _undo(cfg: config.Configuration, rendered: Rendered, objects: list[dict[str, Any]],
-          options: InstallOptions) -> None:
+def _undo(cfg: config.Configuration, wait: bool, rendered: Rendered,
+          objects: list[dict[str, Any]], options: InstallOptions) -> None:
     """``--atomic``: remove what the install applied (never CRDs) and its history."""
     cfg.log(f"install of {options.name} failed: uninstalling it (atomic)")
     uninstall.remove_objects(cfg, objects, owner=config.owner(cfg, namespace=options.namespace,
                                                                name=options.name),
-                             wait=True, timeout_s=options.timeout_s)
+                             wait=wait, timeout_s=options.timeout_s)
     hooks.delete_all(cfg, rendered.hooks, options.namespace)
     for version in cfg.driver.history(options.namespace, options.name):
         cfg.driver.delete(options.namespace, options.name, version.version)

@@ -63,7 +63,7 @@ def switch(cfg: config.Configuration, *, old: Sequence[Mapping[str, Any]],
     fire(f"post-{action}")
     if wait:
         fire("wait")
-        kwait.wait_ready(cfg.client, kclient.refs(new), options=config.wait_options(timeout_s))
+        kwait.wait_ready(cfg.client, kclient.refs(new), options=config.wait_options(cfg, timeout_s))
         fire("ready")
     if not no_hooks:
         hooks.run(cfg, stored_hooks, f"post-{action}", owner=owner, timeout_s=timeout_s)

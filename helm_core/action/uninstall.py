@@ -81,7 +81,8 @@ def remove_objects(cfg: config.Configuration, objects: Sequence[Mapping[str, Any
             cfg.client.apply(resources.mark(obj, resources.Owner(owner.name, owner.namespace)),
                              force=True)
     if wait and deletion.deleted:
-        kwait.wait_deleted(cfg.client, deletion.deleted, options=config.wait_options(timeout_s))
+        kwait.wait_deleted(cfg.client, deletion.deleted,
+                           options=config.wait_options(cfg, timeout_s))
     return deletion
 
 

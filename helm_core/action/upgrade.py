@@ -96,8 +96,9 @@ def run(cfg: config.Configuration, chart: model.Chart, user_values: Mapping[str,
                                       status=rel.Status.PENDING_UPGRADE, user_values=values,
                                       chart_source=options.chart_source,
                                       description="Dry run complete")
-    with config.locked(cfg, namespace=options.namespace, name=options.name, operation="upgrade"):
-        return _upgrade(cfg, chart, user_values, options)
+    with config.locked(cfg, namespace=options.namespace, name=options.name,
+                       operation="upgrade") as history:
+        return _upgrade(cfg, chart, user_values, options, history)
 
 
 def _current(history: list[rel.ReleaseVersion], name: str) -> rel.ReleaseVersion:
@@ -108,8 +109,7 @@ def _current(history: list[rel.ReleaseVersion], name: str) -> rel.ReleaseVersion
 
 
 def _upgrade(cfg: config.Configuration, chart: model.Chart, user_values: Mapping[str, Any],
-             options: UpgradeOptions) -> rel.ReleaseVersion:
-    history = cfg.driver.history(options.namespace, options.name)
+             options: UpgradeOptions, history: list[rel.ReleaseVersion]) -> rel.ReleaseVersion:
     current = _current(history, options.name)
     values = effective_values(current, user_values, options)
     with install.rendering(cfg, chart, values, name=options.name, namespace=options.namespace,
@@ -135,8 +135,9 @@ def _upgrade(cfg: config.Configuration, chart: model.Chart, user_values: Mapping
                                                  f'Upgrade "{options.name}" failed: {exc}'))
             if options.atomic:
                 cfg.log(f"upgrade of {options.name} failed: rolling back to {current.version}")
-                rollback.roll_back(cfg, options.name, options.namespace, current.version,
-                                   rollback.RollbackOptions(wait=True, timeout_s=options.timeout_s,
+                undo_cfg, wait = config.for_undo(cfg, exc)
+                rollback.roll_back(undo_cfg, options.name, options.namespace, current.version,
+                                   rollback.RollbackOptions(wait=wait, timeout_s=options.timeout_s,
                                                             no_hooks=options.no_hooks))
                 raise HelmError(ATOMIC_UPGRADE.format(name=options.name, error=exc)) from exc
             raise

@@ -1,6 +1,6 @@
 """An in-memory ``ClusterClient`` for unit tests of logic built on the client (storage, locks).
 
-What it models: object identity, ``resourceVersion`` guards (create/replace/delete
+What it models: object identity, ``resourceVersion`` guards (create/replace/delete/apply
 preconditions), ``uid``, a server clock (``managedFields`` write times, ``server_time``), label-selector equality lists, a fixed discovery and the status
 subresource (writes to ``status`` touch only status). What it does not: field ownership (apply
 is a recursive merge that never conflicts), RBAC, defaulting, controllers, garbage collection.
@@ -140,6 +140,9 @@ class FakeClient:
         key = self._key(ref)
         with self.cluster.lock:
             current = self.cluster.objects.get(key, {})
+            wanted = (obj.get("metadata") or {}).get("resourceVersion")
+            if wanted and wanted != (current.get("metadata") or {}).get("resourceVersion"):
+                raise ConflictError(f"apply {ref}: the object has been modified")
             patch = {"status": obj.get("status")} if subresource == "status" else obj
             merged = _merge(current, patch)
             if dry_run:

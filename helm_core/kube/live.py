@@ -22,7 +22,7 @@ import datetime as dt
 import email.utils
 import json
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote
@@ -36,11 +36,20 @@ from helm_core.kube import client as kclient
 
 REQUEST_TIMEOUT_S = 30.0
 """Per-request deadline; waits poll with short requests, so no request needs longer."""
+DEFAULT_MAX_CONNECTIONS = 16
+"""Kept-open connections of one client (``LiveOptions.max_connections``)."""
 LIST_PAGE_SIZE = 500
 """Objects per page when listing (``limit``/``continue``)."""
 AGGREGATED_DISCOVERY = ("application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,"
                         "application/json")
 APPLY_CONTENT_TYPE = "application/apply-patch+yaml"
+WATCH_TIMEOUT_S = 300
+"""Seconds the server keeps one watch request open (``timeoutSeconds``); callers re-watch."""
+METADATA_ONLY = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json"
+"""Accept header of a metadata-only watch: the server sends no ``data``/``spec``/``status``."""
+METADATA_ONLY_LIST = ("application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,"
+                      "application/json")
+"""The same for a list."""
 
 
 @dataclass(frozen=True)
@@ -59,20 +68,26 @@ class LiveOptions:
     aggregated_discovery: bool = True
     """Ask for aggregated discovery (2 requests); False forces per-group-version discovery,
     which servers older than Kubernetes 1.30 need anyway."""
+    max_connections: int = DEFAULT_MAX_CONNECTIONS
+    """Connections kept open for reuse. Size it to the threads making requests at once: past
+    it, urllib3 drops the connection after each request and the next one pays a new TLS
+    handshake (the kubernetes package's default is 5 per CPU)."""
 
 
 def connect(options: LiveOptions = LiveOptions()) -> LiveClient:
     """A client for the cluster ``options`` points at (no request is made yet)."""
+    configuration = type.__call__(k8s_client.Configuration)  # not a copy of the global default
     if options.in_cluster:
-        configuration = k8s_client.Configuration()
         k8s_config.load_incluster_config(client_configuration=configuration)  # type: ignore[no-untyped-call]
-        api = k8s_client.ApiClient(configuration)
     else:
         try:
-            api = k8s_config.new_client_from_config(  # type: ignore[no-untyped-call]
-                config_file=options.kubeconfig, context=options.context)
+            k8s_config.load_kube_config(  # type: ignore[no-untyped-call]
+                config_file=options.kubeconfig, context=options.context,
+                client_configuration=configuration)
         except (k8s_config.ConfigException, OSError) as exc:
             raise ClusterError(f"cannot load kubeconfig: {exc}") from exc
+    configuration.connection_pool_maxsize = options.max_connections
+    api = k8s_client.ApiClient(configuration)
     return LiveClient(api, field_manager=options.field_manager,
                       request_timeout_s=options.request_timeout_s,
                       aggregated_discovery=options.aggregated_discovery)
@@ -201,7 +216,8 @@ class LiveClient:
                                label_selector=label_selector)["items"]
 
     def collection(self, api_version: str, kind: str, *, namespace: str = "",
-                   label_selector: str = "") -> dict[str, Any]:
+                   label_selector: str = "", metadata_only: bool = False) -> dict[str, Any]:
+        """``ClusterClient.collection``; ``metadata_only`` lists ``PartialObjectMetadata``."""
         ref = kclient.ObjectRef(api_version, kind, "", namespace)
         path = self._path(ref, collection=True)
         items: list[dict[str, Any]] = []
@@ -213,7 +229,8 @@ class LiveClient:
             if token:
                 query.append(("continue", token))
             where = f' in namespace "{namespace}"' if namespace else ""
-            page = self._request("GET", path, what=f"list {kind}{where}", query=query)
+            page = self._request("GET", path, what=f"list {kind}{where}", query=query,
+                                 accept=METADATA_ONLY_LIST if metadata_only else "application/json")
             items += [{"apiVersion": api_version, "kind": kind, **item}
                       for item in page.get("items") or ()]
             meta = page.get("metadata") or {}
@@ -222,6 +239,50 @@ class LiveClient:
                 return {"apiVersion": api_version, "kind": f"{kind}List",
                         "metadata": {"resourceVersion": meta.get("resourceVersion", "")},
                         "items": items}
+
+    def watch(self, api_version: str, kind: str, *, namespace: str = "",
+              resource_version: str = "", metadata_only: bool = False,
+              timeout_s: int = WATCH_TIMEOUT_S) -> Iterator[tuple[str, dict[str, Any]]]:
+        """One watch request: ``(type, object)`` events (ADDED, MODIFIED, DELETED, BOOKMARK,
+        ERROR) until the server ends it after ``timeout_s``. Without ``resource_version`` the
+        server first sends every existing object as ADDED. ``metadata_only`` asks for
+        ``PartialObjectMetadata`` (no Secret data ever crosses the wire). An ERROR event (410
+        Gone: ``resource_version`` too old) is yielded for the caller to restart from scratch."""
+        path = self._path(kclient.ObjectRef(api_version, kind, "", namespace), collection=True)
+        query = [("watch", "true"), ("allowWatchBookmarks", "true"),
+                 ("timeoutSeconds", str(int(timeout_s)))]
+        if resource_version:
+            query.append(("resourceVersion", resource_version))
+        headers = {"Accept": METADATA_ONLY if metadata_only else "application/json"}
+        if self._user:
+            headers["Impersonate-User"] = self._user
+        where = f' in namespace "{namespace}"' if namespace else ""
+        what = f"watch {kind}{where}"
+        try:
+            request = self._api.param_serialize("GET", path, query_params=query,
+                                                header_params=headers,
+                                                auth_settings=["BearerToken"])
+            # the read deadline outlasts the server's own timeout: a silent stream is dead
+            response = self._api.call_api(
+                *request, _request_timeout=(self._timeout, timeout_s + self._timeout))
+            if response.status != 200:
+                raise _error(what, response.status, response.read())  # type: ignore[no-untyped-call]
+            try:
+                pending = b""
+                # amt=None: each chunk as the server sends it (a size would wait to fill it)
+                for chunk in response.response.stream(None):
+                    pending += chunk
+                    *lines, pending = pending.split(b"\n")
+                    for line in lines:
+                        if line.strip():
+                            event = json.loads(line)
+                            yield str(event.get("type", "")), dict(event.get("object") or {})
+            finally:
+                response.response.close()  # a stream left half-read never goes back to the pool
+        except urllib3.exceptions.HTTPError as exc:
+            raise ClusterError(f"{what}: connection to {self.server} lost: {exc}") from exc
+        except k8s_client.ApiException as exc:
+            raise ClusterError(f"{what}: {exc.reason}") from exc
 
     def delete(self, ref: kclient.ObjectRef, *,
                propagation: kclient.Propagation = kclient.Propagation.BACKGROUND,

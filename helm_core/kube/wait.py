@@ -10,6 +10,10 @@ Rules:
   ``WaitError(timed_out=True)`` listing every object still not ready with its last state.
 - A missing object counts as not ready (it may not be created yet), never as an error.
 - ``wait_deleted`` returns once every object is gone (``NotFoundError``).
+- Cancellation: after each poll that leaves objects pending, ``WaitOptions.cancelled`` is
+  asked; a non-empty answer (the reason) ends the wait with ``WaitCancelled`` naming it and
+  the objects still pending. Polling is the only blocking step, so a cancellation is seen
+  within one ``poll_s`` plus one poll; a wait whose objects are all ready is never cancelled.
 - Each poll reads objects with one LIST per (kind, namespace) holding at least
   ``LIST_THRESHOLD`` pending objects (falling back to GETs when RBAC refuses the LIST), and
   one GET for the others: a big chart costs a handful of requests per poll, not one per object.
@@ -20,7 +24,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from helm_core.errors import ForbiddenError, NotFoundError, WaitError
+from helm_core.errors import ForbiddenError, NotFoundError, WaitCancelled, WaitError
 from helm_core.kube import client as kclient
 from helm_core.kube import readiness as kready
 
@@ -29,6 +33,11 @@ DEFAULT_TIMEOUT_S = 300.0
 DEFAULT_POLL_S = 0.5
 LIST_THRESHOLD = 3
 """Pending objects of one kind in one namespace from which a poll LISTs instead of GETs."""
+
+
+def never_cancelled() -> str:
+    """The default cancellation hook: never stop a wait."""
+    return ""
 
 
 @dataclass(frozen=True)
@@ -42,6 +51,17 @@ class WaitOptions:
     clock: Callable[[], float] = field(default=time.monotonic, compare=False)
     """Monotonic clock in seconds (tests may pass their own)."""
     sleep: Callable[[float], None] = field(default=time.sleep, compare=False)
+    cancelled: Callable[[], str] = field(default=never_cancelled, compare=False)
+    """Asked between polls: why the wait should stop now ("" to go on). Must be cheap (it runs
+    every ``poll_s``) and thread-safe (actions wait in worker threads)."""
+
+
+def stop_if_cancelled(options: WaitOptions, waiting_for: str) -> None:
+    """Raise ``WaitCancelled`` when ``options.cancelled`` gives a reason."""
+    reason = options.cancelled()
+    if reason:
+        raise WaitCancelled(f"wait cancelled ({reason}) while waiting for {waiting_for}",
+                            reason=reason)
 
 
 def _describe(pending: dict[kclient.ObjectRef, kready.Readiness]) -> str:
@@ -102,6 +122,7 @@ def wait_ready(client: kclient.ClusterClient, refs: Iterable[kclient.ObjectRef],
                 pending[ref] = state
         if not pending:
             return
+        stop_if_cancelled(options, f"{len(pending)} object(s) to be ready: {_describe(pending)}")
         if options.clock() >= deadline:
             raise WaitError(f"timed out after {_seconds(options.timeout_s)} waiting for "
                             f"{len(pending)} object(s) to be ready: {_describe(pending)}",
@@ -119,8 +140,9 @@ def wait_deleted(client: kclient.ClusterClient, refs: Iterable[kclient.ObjectRef
                    if state.state is not kready.State.NOT_FOUND]
         if not pending:
             return
+        names = ", ".join(str(ref) for ref in pending)
+        stop_if_cancelled(options, f"deletion of {names}")
         if options.clock() >= deadline:
-            names = ", ".join(str(ref) for ref in pending)
             raise WaitError(f"timed out after {_seconds(options.timeout_s)} waiting for "
                             f"deletion of {names}", timed_out=True)
         options.sleep(options.poll_s)

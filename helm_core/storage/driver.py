@@ -59,14 +59,23 @@ def recover_interrupted(driver: Driver, namespace: str, name: str) -> list[rel.R
     Call it after taking the release's lock: nobody else can be working on those versions then,
     so a pending status can only be a leftover, and leaving it would block the release for good.
     """
-    recovered = []
-    for version in driver.history(namespace, name):
-        if version.status.pending:
-            failed = version.with_status(rel.Status.FAILED,
-                                         INTERRUPTED.format(status=version.status.value))
-            driver.update(failed)
-            recovered.append(failed)
+    _, recovered = recover(driver, driver.history(namespace, name))
     return recovered
+
+
+def recover(driver: Driver, history: list[rel.ReleaseVersion]
+            ) -> tuple[list[rel.ReleaseVersion], list[rel.ReleaseVersion]]:
+    """``recover_interrupted`` over a history just read: returns the history as it is now
+    (recovered versions replaced) and the recovered versions, so callers need no second read."""
+    now, recovered = [], []
+    for version in history:
+        if version.status.pending:
+            version = version.with_status(rel.Status.FAILED,
+                                          INTERRUPTED.format(status=version.status.value))
+            driver.update(version)
+            recovered.append(version)
+        now.append(version)
+    return now, recovered
 
 
 def prune_history(driver: Driver, namespace: str, name: str, max_history: int) -> list[rel.ReleaseVersion]:

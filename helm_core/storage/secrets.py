@@ -21,6 +21,7 @@ created with the first version and deleted with the last.
 from __future__ import annotations
 
 import base64
+import contextlib
 import datetime as dt
 import gzip
 import json
@@ -195,6 +196,11 @@ class SecretsDriver:
 
     def __init__(self, client: kclient.ClusterClient) -> None:
         self._client = client
+        # What this driver last wrote, by (namespace, name): the next write of the same Secret
+        # or Release status uses its resourceVersion as a precondition instead of reading the
+        # object first; a conflict (someone wrote meanwhile) falls back to reading.
+        self._secrets: dict[tuple[str, str], dict[str, Any]] = {}
+        self._releases: dict[tuple[str, str], dict[str, Any]] = {}
 
     def _ref(self, namespace: str, name: str, version: ulid.ULID) -> kclient.ObjectRef:
         return kclient.ObjectRef("v1", "Secret", secret_name(name, version), namespace)
@@ -214,16 +220,25 @@ class SecretsDriver:
             "spec": {},
         })
 
-    def _write_status(self, namespace: str, name: str, status: dict[str, Any]) -> None:
-        self._client.apply({
+    def _write_status(self, namespace: str, name: str, status: dict[str, Any],
+                      resource_version: str = "") -> None:
+        metadata = {"name": name, "namespace": namespace}
+        if resource_version:
+            metadata["resourceVersion"] = resource_version
+        written = self._client.apply({
             "apiVersion": RELEASE_API_VERSION, "kind": RELEASE_KIND,
-            "metadata": {"name": name, "namespace": namespace}, "status": status,
+            "metadata": metadata, "status": status,
         }, subresource="status", force=True)
+        self._releases[(namespace, name)] = written
 
-    def _record(self, release: Mapping[str, Any], version: rel.ReleaseVersion) -> None:
-        """Fold one written version into the Release status (O(1), no history read)."""
+    def _record(self, release: Mapping[str, Any], version: rel.ReleaseVersion, *,
+                guarded: bool = False) -> None:
+        """Fold one written version into the Release status (O(1), no history read);
+        ``guarded``: only if ``release`` is still current (else ``ConflictError``)."""
+        meta = release.get("metadata") or {}
+        resource_version = meta.get("resourceVersion", "") if guarded else ""
         self._write_status(version.namespace, version.name,
-                           merge_status(release.get("status"), version))
+                           merge_status(release.get("status"), version), resource_version)
 
     def create(self, version: rel.ReleaseVersion) -> None:
         secret = encode(version)
@@ -233,29 +248,47 @@ class SecretsDriver:
             "uid": owner["metadata"]["uid"], "controller": True,
         }]
         try:
-            self._client.create(secret)
+            created = self._client.create(secret)
         except ConflictError as exc:
             raise exists_error(version) from exc
+        self._secrets[(version.namespace, created["metadata"]["name"])] = created["metadata"]
         self._record(owner, version)
 
     def update(self, version: rel.ReleaseVersion) -> None:
         secret = encode(version)
         ref = self._ref(version.namespace, version.name, version.version)
+        known = self._secrets.pop((ref.namespace, ref.name), None)
+        written = None
         try:
-            current = self._client.get(ref)
+            if known:
+                with contextlib.suppress(ConflictError):  # written by someone else since
+                    written = self._replace(secret, known)
+            if written is None:
+                written = self._replace(secret, self._client.get(ref)["metadata"])
         except NotFoundError as exc:
             raise missing_version(version.namespace, version.name, version.version) from exc
-        secret["metadata"]["resourceVersion"] = current["metadata"]["resourceVersion"]
-        owners = current["metadata"].get("ownerReferences")
-        if owners:
-            secret["metadata"]["ownerReferences"] = owners
-        self._client.replace(secret)
+        self._secrets[(ref.namespace, ref.name)] = written["metadata"]
+        release = self._releases.pop((version.namespace, version.name), None)
+        if release is not None:
+            try:
+                self._record(release, version, guarded=True)
+                return
+            except ConflictError:
+                pass  # written by someone else since: read it
         release_ref = kclient.ObjectRef(RELEASE_API_VERSION, RELEASE_KIND, version.name,
                                         version.namespace)
         try:
             self._record(self._client.get(release_ref), version)
         except NotFoundError:
             pass  # a version outliving its Release is being garbage-collected
+
+    def _replace(self, secret: dict[str, Any], meta: Mapping[str, Any]) -> dict[str, Any]:
+        """Replace a version Secret over ``meta`` (its resourceVersion and owner references)."""
+        secret["metadata"]["resourceVersion"] = meta["resourceVersion"]
+        owners = meta.get("ownerReferences")
+        if owners:
+            secret["metadata"]["ownerReferences"] = owners
+        return self._client.replace(secret)
 
     def get(self, namespace: str, name: str, version: ulid.ULID) -> rel.ReleaseVersion:
         try:

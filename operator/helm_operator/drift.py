@@ -3,15 +3,18 @@
 Detection reads each object of the stored manifest (as the request's service account): a
 missing object is drift; a present one is compared with a server-side apply dry run of the
 stored object (forced, so fields another manager took over come back): if the dry run would
-change anything outside ``metadata`` and ``status``, the object drifted. Correction is an
-upgrade with the same chart and values (a new version), so helm_core re-applies everything
-exactly as an upgrade does.
+change anything outside ``metadata`` and ``status``, the object drifted.
+Correction (mode ``enabled``) server-side applies the drifted objects again, and only them,
+under the release lock, exactly as the version stored them (Flux corrects drift the same way):
+no new version, since what runs is again what the deployed version says; an Event names what
+was corrected. If another operation changed the release meanwhile, nothing is applied.
 Limits: ``MAX_REPORTED`` drifted objects are named; hooks are not checked (Helm keeps them
 outside the manifest).
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from helm_core import errors as core_errors
@@ -24,14 +27,24 @@ MAX_REPORTED = 20
 _IGNORED = ("metadata", "status")
 
 
+@dataclass(frozen=True)
+class Drifted:
+    """One drifted object: what to say, and the stored object that puts it right."""
+
+    line: str
+    """``ConfigMap "x" in namespace "y": deleted`` (or ``changed (data)``)."""
+    stored: dict[str, Any]
+    """The object as the deployed version stored it, resolved."""
+
+
 def mode(spec: Mapping[str, Any]) -> str:
     """``spec.driftDetection.mode`` (default disabled)."""
     return str((spec.get("driftDetection") or {}).get("mode") or "disabled")
 
 
-def detect(cfg: action_config.Configuration, version: rel.ReleaseVersion) -> list[str]:
-    """Lines naming each drifted object (``ConfigMap "x" in namespace "y": deleted``)."""
-    found: list[str] = []
+def detect(cfg: action_config.Configuration, version: rel.ReleaseVersion) -> list[Drifted]:
+    """Every drifted object of ``version``, in manifest order."""
+    found: list[Drifted] = []
     objects = action_config.resolve_stored(cfg, action_config.parse_manifest(version.manifest),
                                            version.namespace)
     for obj in objects:
@@ -39,16 +52,38 @@ def detect(cfg: action_config.Configuration, version: rel.ReleaseVersion) -> lis
         try:
             live = cfg.client.get(ref)
         except core_errors.NotFoundError:
-            found.append(f"{ref}: deleted")
+            found.append(Drifted(f"{ref}: deleted", obj))
             continue
-        desired = cfg.client.apply(obj, force=True, dry_run=True)
-        if _content(desired) != _content(live):
-            changed = sorted(k for k in set(_content(desired)) | set(_content(live))
-                             if _content(desired).get(k) != _content(live).get(k))
-            found.append(f"{ref}: changed ({', '.join(changed)})")
-        if len(found) >= MAX_REPORTED:
-            break
+        desired = _content(cfg.client.apply(obj, force=True, dry_run=True))
+        current = _content(live)
+        if desired != current:
+            changed = sorted(k for k in set(desired) | set(current)
+                             if desired.get(k) != current.get(k))
+            found.append(Drifted(f"{ref}: changed ({', '.join(changed)})", obj))
     return found
+
+
+def describe(found: Sequence[Drifted]) -> list[str]:
+    """The lines to report: at most ``MAX_REPORTED``, then how many more."""
+    lines = [d.line for d in found[:MAX_REPORTED]]
+    if len(found) > MAX_REPORTED:
+        lines.append(f"... and {len(found) - MAX_REPORTED} more")
+    return lines
+
+
+def correct(cfg: action_config.Configuration, version: rel.ReleaseVersion,
+            found: Sequence[Drifted]) -> bool:
+    """Apply the drifted objects of ``version`` again (module rules); False when ``version``
+    is no longer the deployed head of the release, and nothing was applied."""
+    with action_config.locked(cfg, namespace=version.namespace, name=version.name,
+                              operation="drift-correction") as history:
+        head = rel.latest(history)
+        if (head is None or head.version != version.version
+                or head.status is not rel.Status.DEPLOYED):
+            return False
+        owner = action_config.owner(cfg, namespace=version.namespace, name=version.name)
+        action_config.apply_batched(cfg, [d.stored for d in found], owner)
+    return True
 
 
 def _content(obj: Mapping[str, Any]) -> dict[str, Any]:

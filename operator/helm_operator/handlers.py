@@ -3,7 +3,8 @@
 create, update (spec changes only), resume (operator start) -> runner.apply; a daemon per
 request sleeping ``spec.interval`` (an asyncio task: idle requests cost no CPU) ->
 runner.apply as an interval check (valuesFrom and chart changes, drift, a stall an admin may
-have fixed); delete -> runner.delete (finalizer).
+have fixed), woken early by :func:`wake` when a valuesFrom object changes; delete ->
+runner.delete (finalizer).
 The runtime (clients, cache, settings) and metrics come through Kopf's ``memo``.
 """
 from __future__ import annotations
@@ -17,11 +18,13 @@ from typing import Any
 
 import kopf
 
-from helm_operator import reconcile, runner
+from helm_operator import reconcile, runner, status
 
 GROUP, VERSION, PLURAL = "helm.sh", "v1alpha1", "helmrequests"
 #: Shortest sleep between interval checks (seconds), whatever spec.interval says.
 MIN_INTERVAL_S = 1.0
+#: Seconds between looks at a request woken by a valuesFrom change while it was busy.
+BUSY_RECHECK_S = 2.0
 #: Seconds a stopping daemon (request deleted, operator exiting) gets before it is cancelled.
 DAEMON_CANCEL_S = 5.0
 
@@ -43,14 +46,21 @@ def register(registry: kopf.OperatorRegistry) -> None:
         uid = body["metadata"]["uid"]
         loop = asyncio.get_running_loop()
         memo.last_check.setdefault(uid, time.monotonic())  # create/resume handlers check first
+        woken = memo.wakeups.setdefault(uid, asyncio.Event())
         while not stopped:
             every = reconcile.parse_duration((body.get("spec") or {}).get("interval"),
                                              reconcile.DEFAULT_INTERVAL_S)
             remaining = every - (time.monotonic() - memo.last_check.get(uid, 0.0))
             if remaining > 0:
-                await stopped.wait(max(MIN_INTERVAL_S, remaining))
+                await _sleep(stopped, woken, max(MIN_INTERVAL_S, remaining))
                 continue
             memo.last_check[uid] = time.monotonic()
+            if uid in memo.woken and _busy(body):
+                # a valuesFrom object changed while an operation runs, which may have read it
+                # before the change: look again once the operation is over
+                memo.last_check[uid] -= every - BUSY_RECHECK_S
+                continue
+            memo.woken.discard(uid)
             snapshot = copy.deepcopy(dict(body))
             check = functools.partial(_interval_check, memo, snapshot)
             await loop.run_in_executor(None, contextvars.copy_context().run, check)
@@ -59,6 +69,37 @@ def register(registry: kopf.OperatorRegistry) -> None:
     def on_delete(body: kopf.Body, retry: int, memo: kopf.Memo, **_: Any) -> None:
         runner.delete(memo.runtime, body, retry=retry, metrics=memo.metrics)
         memo.last_check.pop(body["metadata"]["uid"], None)
+        memo.wakeups.pop(body["metadata"]["uid"], None)
+        memo.woken.discard(body["metadata"]["uid"])
+
+
+def wake(memo: kopf.Memo, uids: list[str]) -> None:
+    """Run the interval check of these requests now (a ConfigMap/Secret they read values from
+    changed). Runs in the event loop (``loop.call_soon_threadsafe`` from a watch thread)."""
+    for uid in uids:
+        memo.last_check[uid] = 0.0
+        memo.woken.add(uid)
+        woken = memo.wakeups.get(uid)
+        if woken is not None:
+            woken.set()
+
+
+def _busy(body: kopf.Body) -> bool:
+    """An operation of the request runs or is due: Reconciling, or a generation not handled."""
+    st = body.get("status") or {}
+    return (st.get("observedGeneration") != body["metadata"].get("generation")
+            or status.get_condition(st, status.RECONCILING) is not None)
+
+
+async def _sleep(stopped: kopf.DaemonStopped, woken: asyncio.Event, seconds: float) -> None:
+    """Sleep ``seconds``, less when the daemon is stopped or woken (:func:`wake`)."""
+    waits = [asyncio.ensure_future(woken.wait()), asyncio.ensure_future(stopped.wait(seconds))]
+    try:
+        await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for waiting in waits:
+            waiting.cancel()
+    woken.clear()
 
 
 def _interval_check(memo: kopf.Memo, body: dict[str, Any]) -> None:

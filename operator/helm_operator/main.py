@@ -26,6 +26,7 @@ FINALIZER = "helm.sh/helmrequest-finalizer"
 #: Prefix of Kopf's bookkeeping annotations on HelmRequests.
 ANNOTATIONS_PREFIX = "helm-operator.helm.sh"
 TRUE_WORDS = frozenset({"1", "true", "yes", "on"})
+FALSE_WORDS = frozenset({"0", "false", "no", "off"})
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,9 @@ def parser() -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="watch HelmRequests and reconcile them")
     run.add_argument("--namespace", "-n", action="append", default=None,
                      help="namespace to watch (repeat or comma-separate); default: all")
+    run.add_argument("--watch-values-from", default=None, metavar="true|false",
+                     help="upgrade at once when a valuesFrom ConfigMap/Secret changes "
+                          "(needs list/watch on them; default true)")
     run.add_argument("--lua-allow", default=None,
                      help="Lua permissions requests may accept, comma-separated (io,network,os)")
     run.add_argument("--default-service-account", default=None)
@@ -97,12 +101,23 @@ def parse(argv: Sequence[str], env: Mapping[str, str]) -> Invocation:
         metrics_port=_int(pick(args.metrics_port, "METRICS_PORT",
                                str(settings_mod.DEFAULT_METRICS_PORT)), "metrics port"))
     return Invocation(
-        settings=settings_mod.OperatorSettings(watch=settings_mod.WatchSettings(namespaces=namespaces),
+        settings=settings_mod.OperatorSettings(
+            watch=settings_mod.WatchSettings(
+                namespaces=namespaces,
+                values_from=_bool(pick(args.watch_values_from, "WATCH_VALUES_FROM", "true"),
+                                  "watch values from")),
                                                security=security, runtime=runtime),
         kubeconfig=pick(args.kubeconfig, "KUBECONFIG", env.get("KUBECONFIG", "")),
         in_cluster=pick(args.in_cluster, "IN_CLUSTER", "false").lower() in TRUE_WORDS,
         cache_dir=pick(args.cache_dir, "CACHE_DIR"),
         verbose=pick(args.verbose, "VERBOSE", "false").lower() in TRUE_WORDS)
+
+
+def _bool(text: str, what: str) -> bool:
+    word = text.strip().lower()
+    if word not in TRUE_WORDS | FALSE_WORDS:
+        raise ValueError(f"{what} must be true or false, not {text!r}")
+    return word in TRUE_WORDS
 
 
 def _int(text: str, what: str) -> int:
@@ -143,20 +158,25 @@ def run(inv: Invocation) -> int:
     """Run the operator until stopped; returns the exit code."""
     import kopf
 
+    from helm_core.action import config as action_config
     from helm_core.kube import live
     from helm_core.sources import cache as cache_mod
-    from helm_operator import handlers, metrics as metrics_mod, probes, reconcile
+    from helm_operator import handlers, metrics as metrics_mod, probes, reconcile, watches
 
     setup_logging(inv.settings.runtime.log_format, verbose=inv.verbose)
     log = logging.getLogger("helm_operator")
     if inv.kubeconfig:
         os.environ["KUBECONFIG"] = inv.kubeconfig  # what Kopf's client login reads
+    # a connection per worker, plus the parallel applies of one action
     admin = live.connect(live.LiveOptions(kubeconfig=inv.kubeconfig or None,
                                           in_cluster=inv.in_cluster,
-                                          field_manager="helm-operator"))
+                                          field_manager="helm-operator",
+                                          max_connections=inv.settings.runtime.workers
+                                          + action_config.APPLY_WORKERS))
     cache_root = Path(inv.cache_dir) if inv.cache_dir else cache_mod.default_root(os.environ)
+    requests = watches.Requests()
     runtime = reconcile.Runtime(
-        settings=inv.settings, admin=admin,
+        settings=inv.settings, admin=admin, superseded=requests.superseded,
         impersonate=lambda sa, ns: admin.impersonate(service_account=sa, namespace=ns),
         cache=cache_mod.Cache(cache_root), log=lambda line: log.info("%s", line),
         post_event=lambda body, type_, *, reason, message: kopf.event(
@@ -169,6 +189,7 @@ def run(inv: Invocation) -> int:
 
     registry = kopf.OperatorRegistry()
     handlers.register(registry)
+    memo = kopf.Memo(runtime=runtime, metrics=metrics, last_check={}, wakeups={}, woken=set())
 
     @kopf.on.login(registry=registry)
     def login(**kwargs: object) -> kopf.ConnectionInfo | None:
@@ -189,7 +210,16 @@ def run(inv: Invocation) -> int:
                 health.beat()
                 await asyncio.sleep(probes.HEARTBEAT_S)
 
-        asyncio.get_running_loop().create_task(heartbeat())
+        loop = asyncio.get_running_loop()
+        loop.create_task(heartbeat())
+        # Own connection pool: long-lived watches must not hold the workers' connections.
+        watch_client = live.connect(live.LiveOptions(kubeconfig=inv.kubeconfig or None,
+                                                     in_cluster=inv.in_cluster))
+        values = watches.ValuesObjects(
+            requests, lambda uids: loop.call_soon_threadsafe(handlers.wake, memo, uids))
+        watches.start(watch_client, namespaces=watch.namespaces, requests=requests,
+                      values=values if watch.values_from else None,
+                      log=lambda line: log.warning("%s", line))
         health.ready = True
 
     watch = inv.settings.watch
@@ -198,7 +228,7 @@ def run(inv: Invocation) -> int:
              ",".join(sorted(inv.settings.security.lua_allowlist)) or "<none>")
     kopf.run(registry=registry, standalone=True, clusterwide=watch.cluster_wide,
              namespaces=watch.namespaces,
-             memo=kopf.Memo(runtime=runtime, metrics=metrics, last_check={}))
+             memo=memo)
     return 0
 
 

@@ -18,6 +18,7 @@ Rules:
 """
 from __future__ import annotations
 
+import functools
 import re
 import threading
 from collections.abc import Callable, Mapping
@@ -73,6 +74,8 @@ class Runtime:
     post_event: EventPoster
     """``post_event(body, type, reason=, message=)``: a Kubernetes Event on the request."""
     log: Callable[[str], None] = lambda _line: None
+    superseded: Callable[[Mapping[str, Any]], str] = lambda _meta: ""
+    """``superseded(metadata)``: why waits for this generation should stop ("" to go on)."""
     _locks: dict[policy.ReleaseKey, threading.Lock] = field(default_factory=dict)
     _guard: threading.Lock = field(default_factory=threading.Lock)
 
@@ -152,7 +155,8 @@ def apply(rt: Runtime, body: Mapping[str, Any]) -> Outcome:
     values = sources.resolve_values(spec, read=read)
     ref, credentials = sources.chart_ref(spec, namespace=meta["namespace"], read=read)
     chart_info = core_sources.resolve(ref, credentials, rt.cache)
-    cfg = action_config.Configuration(client=client, driver=secrets.SecretsDriver(client), log=rt.log)
+    cfg = action_config.Configuration(client=client, driver=secrets.SecretsDriver(client), log=rt.log,
+                                      cancelled=functools.partial(rt.superseded, meta))
     with rt.release_lock(key):
         claim(client, key, policy.owner_id(meta))
         history = cfg.driver.history(key.namespace, key.name)
@@ -174,18 +178,17 @@ def apply(rt: Runtime, body: Mapping[str, Any]) -> Outcome:
                      and old.get("valuesDigest") == values.digest
                      and old.get("chartDigest") == chart_info.digest
                      and str(latest.version) == old.get("version"))
-        correcting = False
         if unchanged:
             drift_mode = drift.mode(spec)
-            drifted = drift.detect(cfg, latest) if drift_mode != "disabled" and latest else []
-            if not drifted:
-                quiet = _observed(old, generation)
-                quiet.pop("drift", None)
+            found = drift.detect(cfg, latest) if drift_mode != "disabled" and latest else []
+            quiet = _observed(old, generation)
+            quiet.pop("drift", None)
+            if not found:
                 return Outcome("none", quiet)
-            if drift_mode == "warn":
-                noted = dict(_observed(old, generation), drift=drifted)
-                return Outcome("none", noted, drift=tuple(drifted))
-            correcting = True
+            lines = drift.describe(found)
+            if drift_mode == "enabled" and latest and drift.correct(cfg, latest, found):
+                return Outcome("drift-correction", quiet, drift=tuple(lines))
+            return Outcome("none", dict(quiet, drift=lines), drift=tuple(lines))
         chart = loader.load_archive(chart_info.data, source=chart_info.source)
         granted = policy.granted_lua_permissions(spec, security=rt.settings.security)
         refusal = policy.lua_refusal(lua_permissions.requested_permissions(chart),
@@ -194,6 +197,7 @@ def apply(rt: Runtime, body: Mapping[str, Any]) -> Outcome:
         if refusal:
             raise errors.RequestError(refusal, reason="LuaPermissionDenied")
         lua = template.LuaOptions(accepted_permissions=granted)
+        max_history = int(spec.get("maxHistory", DEFAULT_MAX_HISTORY))
         live = [v for v in history if v.status is not rel.Status.UNINSTALLED]
         if not live or all(v.status is rel.Status.FAILED for v in live) and not any(
                 v.status is rel.Status.SUPERSEDED for v in live):
@@ -208,20 +212,17 @@ def apply(rt: Runtime, body: Mapping[str, Any]) -> Outcome:
         else:
             action = "upgrade"
             opts = spec.get("upgrade") or {}
-            why = "Drift correction" if correcting else "Upgrade"
             done = upgrade.run(cfg, chart, values.values, upgrade.UpgradeOptions(
                 name=key.name, namespace=key.namespace, chart_source=chart_info.source,
                 wait=opts.get("wait", True), timeout_s=parse_duration(opts.get("timeout"), DEFAULT_TIMEOUT_S),
                 atomic=bool(opts.get("atomic")), reset_values=True,
-                no_hooks=bool(opts.get("disableHooks")), lua=lua,
-                description=f"{why} by HelmRequest {policy.owner_id(meta)}"))
-        drv.prune_history(cfg.driver, key.namespace, key.name,
-                          int(spec.get("maxHistory", DEFAULT_MAX_HISTORY)))
+                no_hooks=bool(opts.get("disableHooks")), lua=lua, max_history=max_history,
+                description=f"Upgrade by HelmRequest {policy.owner_id(meta)}"))
+        if action == "install" and 0 < max_history <= len(history):  # upgrade prunes itself
+            drv.prune_history(cfg.driver, key.namespace, key.name, max_history)
         out = _success(old, generation, done, values.digest, chart_info, action, now)
         out.pop("rolledBackTo", None)
         out.pop("drift", None)
-        if correcting:
-            return Outcome("drift-correction", out, drift=tuple(drifted))
         return Outcome(action, out)
 
 
@@ -236,7 +237,8 @@ def remediate(rt: Runtime, body: Mapping[str, Any], *, action: str) -> str:
         return ""
     key = policy.release_key(meta, spec)
     client = client_for(rt, meta, spec)
-    cfg = action_config.Configuration(client=client, driver=secrets.SecretsDriver(client), log=rt.log)
+    cfg = action_config.Configuration(client=client, driver=secrets.SecretsDriver(client), log=rt.log,
+                                      cancelled=functools.partial(rt.superseded, meta))
     with rt.release_lock(key):
         history = cfg.driver.history(key.namespace, key.name)
         if strategy == "rollback" and any(v.status is rel.Status.SUPERSEDED for v in history):
@@ -301,7 +303,6 @@ def _observed(old: Mapping[str, Any], generation: int) -> dict[str, Any]:
 
 
 _REASONS = {"install": status.INSTALL_SUCCEEDED, "upgrade": status.UPGRADE_SUCCEEDED,
-            "drift-correction": status.UPGRADE_SUCCEEDED,
             "rollback": status.ROLLBACK_SUCCEEDED}
 
 

@@ -8,6 +8,9 @@ Rules:
   release failures (wait failed) follow ``remediation.retries`` (default 0) and run the
   remediation strategy; transient cluster/source errors retry up to
   ``MAX_TRANSIENT_RETRIES`` with exponential backoff; permanent errors stall at once.
+- A wait cancelled by a newer generation (``Runtime.superseded``) is no failure: Reconciling
+  (reason Superseded) and a Normal Event say so, and the handler returns so the newer
+  generation runs at once.
 - Deletion never blocks for good: after ``MAX_DELETE_RETRIES`` (or at once when retrying
   cannot help) the finalizer is released with a Warning Event saying what was left.
 """
@@ -25,6 +28,8 @@ from helm_operator import errors, metrics as metrics_mod, reconcile, status
 MAX_TRANSIENT_RETRIES = 8
 MAX_DELETE_RETRIES = 5
 HELMREQUEST_API_VERSION = "helm.sh/v1alpha1"
+#: Reason of the condition and Event when a newer generation cancels a wait.
+SUPERSEDED = "Superseded"
 #: Stalled reasons worth re-trying at the request's interval: an admin may fix them without
 #: touching the request (RBAC granted, chart pushed, service account created).
 RETRY_ON_INTERVAL = frozenset({"Forbidden", "ChartSourceFailed", "ServiceAccountNotFound",
@@ -72,6 +77,10 @@ def apply(rt: reconcile.Runtime, body: Mapping[str, Any], *, retry: int,
         try:
             outcome = reconcile.apply(rt, live)
         except Exception as exc:  # noqa: BLE001 - every failure becomes status and policy
+            cancelled = _cancelled_wait(exc)
+            if cancelled is not None:
+                _superseded(rt, live, cancelled, metrics=metrics, started=started)
+                return
             _failed(rt, live, exc, retry=retry, metrics=metrics, started=started,
                     interval_check=interval_check)
             raise AssertionError("unreachable") from None
@@ -126,17 +135,52 @@ def _failed(rt: reconcile.Runtime, body: Mapping[str, Any], exc: Exception, *, r
     if release_failure:
         counter = f"{action}Failures"
         new[counter] = int(old.get(counter) or 0) + 1
+    _report(rt, body, new, "Warning", reason=reason, message=message, metrics=metrics,
+            action=action, result="retry" if retrying or on_interval else "stalled", started=started)
+    if retrying and not on_interval:
+        raise kopf.TemporaryError(message, delay=errors.backoff_seconds(retry))
+    raise kopf.PermanentError(message)
+
+
+def _cancelled_wait(exc: BaseException) -> core_errors.WaitCancelled | None:
+    """The cancelled wait behind ``exc`` (an atomic undo wraps it), if any."""
+    for cause in (exc, exc.__cause__):
+        if isinstance(cause, core_errors.WaitCancelled):
+            return cause
+    return None
+
+
+def _superseded(rt: reconcile.Runtime, body: Mapping[str, Any],
+                cancelled: core_errors.WaitCancelled, *, metrics: metrics_mod.Metrics,
+                started: float) -> None:
+    """A newer generation stopped this one's wait (its version is marked failed): say so and
+    return normally, so Kopf hands the newer generation to the handlers at once. No retry, no
+    backoff, no remediation: the new spec decides what the release becomes."""
+    meta = body["metadata"]
+    old = body.get("status") or {}
+    generation = int(meta.get("generation") or 1)
+    action = "upgrade" if old.get("version") else "install"
+    message = (f"{cancelled.reason}: the {action} of generation {generation} stopped waiting "
+               f"and its version was marked failed")
+    new = status.reconciling(old, generation=generation, message=message, reason=SUPERSEDED,
+                             now=status.now_rfc3339())
+    _report(rt, body, new, "Normal", reason=SUPERSEDED, message=message, metrics=metrics,
+            action=action, result="superseded", started=started)
+
+
+def _report(rt: reconcile.Runtime, body: Mapping[str, Any], new: Mapping[str, Any], type_: str,
+            *, reason: str, message: str, metrics: metrics_mod.Metrics, action: str, result: str,
+            started: float) -> None:
+    """An unsuccessful end: status (a failed write is logged, the Event still goes), Event,
+    metrics."""
+    meta = body["metadata"]
     try:
         write_status(rt, body, new)
     except core_errors.HelmError as write_exc:
         rt.log(f"cannot write status of {meta['namespace']}/{meta['name']}: {write_exc}")
-    rt.post_event(body, "Warning", reason=reason, message=message)
+    rt.post_event(body, type_, reason=reason, message=message)
     metrics.set_state(meta["uid"], state_of(new))
-    metrics.observe(action=action, result="retry" if retrying or on_interval else "stalled",
-                    seconds=time.monotonic() - started)
-    if retrying and not on_interval:
-        raise kopf.TemporaryError(message, delay=errors.backoff_seconds(retry))
-    raise kopf.PermanentError(message)
+    metrics.observe(action=action, result=result, seconds=time.monotonic() - started)
 
 
 def _due_on_interval(old: Mapping[str, Any], generation: int) -> bool:

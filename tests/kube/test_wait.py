@@ -5,7 +5,7 @@ from typing import Any
 
 import pytest
 
-from helm_core.errors import WaitError
+from helm_core.errors import WaitCancelled, WaitError
 from helm_core.kube import client as kclient
 from helm_core.kube import fake
 from helm_core.kube import wait as kwait
@@ -142,3 +142,61 @@ def test_check_all_lists_large_groups_and_gets_the_rest():
     assert list(states) == refs
     assert [s.state.value for s in states.values()] == ["Current"] * 4 + ["NotFound", "Current"]
     assert (client.lists, client.gets) == (1, 1)
+
+
+class Cancel:
+    """A cancellation hook giving ``reason`` from the ``after``-th question on."""
+
+    def __init__(self, after: int, reason: str = "superseded by generation 2") -> None:
+        self.asked = 0
+        self.after = after
+        self.reason = reason
+
+    def __call__(self) -> str:
+        self.asked += 1
+        return self.reason if self.asked >= self.after else ""
+
+
+def test_wait_ready_stops_between_polls_once_cancelled_naming_reason_and_pending():
+    client = fake.FakeCluster().client()
+    client.create(_deployment("web", ready=0))
+    clock, cancel = Clock(), Cancel(after=3)
+    options = kwait.WaitOptions(timeout_s=300, poll_s=1.0, clock=clock, sleep=clock.sleep,
+                                cancelled=cancel)
+    with pytest.raises(WaitCancelled) as caught:
+        kwait.wait_ready(client, [kclient.ObjectRef("apps/v1", "Deployment", "web", "ns")],
+                         options=options)
+    assert isinstance(caught.value, WaitError) and caught.value.timed_out is False
+    assert caught.value.reason == "superseded by generation 2"
+    assert str(caught.value) == ('wait cancelled (superseded by generation 2) while waiting for '
+                                 '1 object(s) to be ready: Deployment "web" in namespace "ns": '
+                                 'Ready: 0/1')
+    assert (cancel.asked, clock.sleeps, clock.now) == (3, 2, 2.0)  # long before the 300 s
+
+
+def test_a_wait_whose_objects_are_ready_is_not_cancelled():
+    client = fake.FakeCluster().client()
+    client.create(_deployment("web", ready=0))
+    ref = kclient.ObjectRef("apps/v1", "Deployment", "web", "ns")
+    clock = Clock(lambda sleeps: client.apply(_deployment("web", ready=1)))
+    cancel = Cancel(after=2)  # would cancel at the second question, after the object is ready
+    kwait.wait_ready(client, [ref], options=kwait.WaitOptions(
+        timeout_s=10, poll_s=1.0, clock=clock, sleep=clock.sleep, cancelled=cancel))
+    assert (cancel.asked, clock.sleeps) == (1, 1)
+
+
+def test_wait_deleted_stops_once_cancelled():
+    client = fake.FakeCluster().client()
+    client.create(_deployment("web", ready=1))
+    clock = Clock()
+    with pytest.raises(WaitCancelled, match=r'^wait cancelled \(stop\) while waiting for deletion '
+                                            r'of Deployment "web" in namespace "ns"$'):
+        kwait.wait_deleted(client, [kclient.ObjectRef("apps/v1", "Deployment", "web", "ns")],
+                           options=kwait.WaitOptions(timeout_s=60, poll_s=1.0, clock=clock,
+                                                     sleep=clock.sleep,
+                                                     cancelled=Cancel(after=1, reason="stop")))
+    assert clock.sleeps == 0
+
+
+def test_the_default_hook_never_cancels():
+    assert kwait.WaitOptions().cancelled() == ""

@@ -14,9 +14,10 @@ from helm_operator import main
 def test_defaults_without_flags_or_environment():
     inv = main.parse(["run"], {})
     assert inv.settings.watch.namespaces == ()
+    assert inv.settings.watch.values_from is True
     assert inv.settings.security.lua_allowlist == frozenset()
     assert not inv.settings.security.require_service_account
-    assert (inv.settings.runtime.workers, inv.settings.runtime.log_format) == (8, "text")
+    assert (inv.settings.runtime.workers, inv.settings.runtime.log_format) == (16, "text")
 
 
 def test_environment_sets_everything():
@@ -37,8 +38,11 @@ def test_environment_sets_everything():
 
 def test_flags_win_over_environment():
     env = {"HELM_OPERATOR_NAMESPACES": "a", "HELM_OPERATOR_WORKERS": "3"}
-    inv = main.parse(["run", "-n", "x,y", "-n", "z", "--workers", "5"], env)
+    env["HELM_OPERATOR_WATCH_VALUES_FROM"] = "true"
+    inv = main.parse(["run", "-n", "x,y", "-n", "z", "--workers", "5",
+                      "--watch-values-from", "false"], env)
     assert inv.settings.watch.namespaces == ("x", "y", "z")
+    assert inv.settings.watch.values_from is False
     assert inv.settings.runtime.workers == 5
 
 
@@ -47,7 +51,9 @@ def test_flags_win_over_environment():
      "unknown Lua permission(s) in the allowlist: exec (known: io, network, os)"),
     (["run"], {"HELM_OPERATOR_WORKERS": "many"}, "workers must be an integer, not 'many'"),
     (["run", "--workers", "0"], {}, "workers must be between 1 and 256, not 0"),
-], ids=["lua", "workers-text", "workers-range"])
+    (["run"], {"HELM_OPERATOR_WATCH_VALUES_FROM": "sometimes"},
+     "watch values from must be true or false, not 'sometimes'"),
+], ids=["lua", "workers-text", "workers-range", "watch-values-from"])
 def test_bad_settings_are_refused(argv, env, message):
     with pytest.raises(ValueError) as info:
         main.parse(argv, env)

@@ -183,3 +183,76 @@ def test_idle_check_writes_nothing(tmp_path):
     before = w.current()["metadata"]["resourceVersion"]
     runner.apply(w.rt, w.current(), retry=0, metrics=w.metrics, interval_check=True)
     assert w.current()["metadata"]["resourceVersion"] == before
+
+
+STUCK = package.archive_bytes("stuck", [
+    ("Chart.yaml", b"apiVersion: v2\nname: stuck\nversion: 1.0.0\n"),
+    # the fake cluster never makes a Deployment ready
+    ("templates/d.yaml", b"apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n"
+                         b"spec:\n  replicas: 1\n"),
+])
+
+
+def test_a_wait_superseded_by_a_newer_generation_returns_without_retry_or_remediation(tmp_path):
+    w = World(tmp_path)
+    w.admin.create({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "stuck", "namespace": NS},
+                    "binaryData": {"stuck.tgz": base64.b64encode(STUCK).decode()}})
+    asked: list[dict[str, Any]] = []
+
+    def superseded(meta):
+        asked.append(dict(meta))
+        return "superseded by generation 2"
+
+    w.rt.superseded = superseded
+    w.request(chart={"configMapRef": {"name": "stuck"}},
+              install={"wait": True, "timeout": "5m", "remediation": {"strategy": "uninstall"}})
+    obj = w.run()  # returns: no TemporaryError/PermanentError for Kopf
+    assert asked and asked[0]["uid"] == "uid-app" and asked[0]["generation"] == 1
+    assert conditions(obj) == {"Ready": ("Unknown", "Superseded"), "Reconciling": ("True", "Superseded")}
+    message = ("superseded by generation 2: the install of generation 1 stopped waiting and its "
+               "version was marked failed")
+    assert w.events[-1] == ("Normal", "Superseded", message)
+    assert "failures" not in obj["status"] and "installFailures" not in obj["status"]
+    secrets = w.admin.list("v1", "Secret", namespace=NS)
+    [version] = [s for s in secrets if s.get("type") == "helm.sh/release-version"]
+    assert version["metadata"]["labels"]["status"] == "failed"  # not uninstalled: no remediation
+    assert w.admin.list("coordination.k8s.io/v1", "Lease", namespace=NS) == []
+    text = w.metrics.exposition().decode()
+    assert 'helm_operator_reconciles_total{action="install",result="superseded"} 1.0' in text
+
+
+def _versions(w: World) -> list[str]:
+    return sorted(s["metadata"]["name"] for s in w.admin.list("v1", "Secret", namespace=NS)
+                  if s.get("type") == "helm.sh/release-version")
+
+
+def test_drift_is_reported_in_warn_mode_and_only_drifted_objects_reapplied_in_enabled_mode(tmp_path):
+    w = World(tmp_path)
+    w.request(values={"n": 3}, driftDetection={"mode": "warn"})
+    version = w.run()["status"]["version"]
+    edited = w.configmap("app")
+    edited["data"]["count"] = "99"
+    w.admin.replace(edited)
+    runner.apply(w.rt, w.current(), retry=0, metrics=w.metrics, interval_check=True)
+    line = f'ConfigMap "app" in namespace "{NS}": changed (data)'
+    assert w.current()["status"]["drift"] == [line]
+    assert w.configmap("app")["data"] == {"count": "99"}
+    assert w.events[-1] == ("Warning", "DriftDetected", line)
+
+    body = copy.deepcopy(w.current())
+    body["spec"]["driftDetection"] = {"mode": "enabled"}  # (same generation: no upgrade)
+    w.admin.replace(body)
+    runner.apply(w.rt, w.current(), retry=0, metrics=w.metrics, interval_check=True)
+    obj = w.current()
+    assert w.configmap("app")["data"] == {"count": "3"}
+    assert obj["status"]["version"] == version  # ("drift" leaves status on a real server:
+    # the fake's apply merges and never drops a field; e2e checks that)
+    assert _versions(w) == [f"app.{version.lower()}"]  # no new version
+    assert w.events[-1] == ("Normal", "DriftCorrected", line)
+    assert conditions(obj)["Ready"] == ("True", "InstallSucceeded")
+
+    w.admin.delete(kclient.ObjectRef("v1", "ConfigMap", "app", NS))
+    runner.apply(w.rt, w.current(), retry=0, metrics=w.metrics, interval_check=True)
+    assert w.configmap("app")["data"] == {"count": "3"}
+    assert w.events[-1] == ("Normal", "DriftCorrected", f'ConfigMap "app" in namespace "{NS}": deleted')
+    assert w.admin.list("coordination.k8s.io/v1", "Lease", namespace=NS) == []

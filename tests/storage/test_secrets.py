@@ -142,3 +142,57 @@ def test_missing_release_crd_is_a_clear_error_before_any_write():
     assert str(caught.value) == ('the Release CRD "releases.helm.sh" (helm.sh/v1alpha1) is not '
                                  "installed in the cluster; apply manifests/crds/release.yaml first")
     assert cluster.objects == {}
+
+
+class CountingClient(fake.FakeClient):
+    """Counts GETs by kind."""
+
+    def __init__(self, cluster: fake.FakeCluster) -> None:
+        super().__init__(cluster)
+        self.gets: list[str] = []
+
+    def get(self, ref):
+        self.gets.append(ref.kind)
+        return super().get(ref)
+
+
+def test_an_update_after_the_drivers_own_write_reads_nothing_first():
+    client = CountingClient(fake.FakeCluster())
+    driver = secrets.SecretsDriver(client)
+    pending = make_version(status=rel.Status.PENDING_INSTALL)
+    driver.create(pending)
+    client.gets.clear()
+    driver.update(pending.with_status(rel.Status.DEPLOYED))
+    driver.update(pending.with_status(rel.Status.SUPERSEDED))
+    assert client.gets == []  # resourceVersions of its own writes are the preconditions
+    release = client.get(kclient.ObjectRef("helm.sh/v1alpha1", "Release", "web", "demo"))
+    assert [h["status"] for h in release["status"]["history"]] == ["superseded"]
+    assert driver.get("demo", "web", pending.version).status is rel.Status.SUPERSEDED
+
+
+def test_an_update_after_someone_else_wrote_reads_again_and_keeps_their_write():
+    client = CountingClient(fake.FakeCluster())
+    driver = secrets.SecretsDriver(client)
+    first = make_version(status=rel.Status.PENDING_INSTALL)
+    driver.create(first)
+    other = secrets.SecretsDriver(client)  # another process, e.g. a CLI user
+    second = make_version(status=rel.Status.PENDING_UPGRADE)
+    other.create(second)
+    other.update(first.with_status(rel.Status.FAILED))  # the Secret changed behind `driver`
+    client.gets.clear()
+    driver.update(first.with_status(rel.Status.SUPERSEDED))
+    assert client.gets == ["Secret", "Release"]  # both preconditions failed: read, then write
+    release = client.get(kclient.ObjectRef("helm.sh/v1alpha1", "Release", "web", "demo"))
+    assert [(h["version"], h["status"]) for h in release["status"]["history"]] == [
+        (str(first.version), "superseded"), (str(second.version), "pending-upgrade")]
+    assert driver.get("demo", "web", first.version).status is rel.Status.SUPERSEDED
+
+
+def test_an_update_of_a_version_deleted_meanwhile_says_it_is_missing():
+    client = fake.FakeCluster().client()
+    driver = secrets.SecretsDriver(client)
+    version = make_version(status=rel.Status.PENDING_INSTALL)
+    driver.create(version)
+    client.delete(kclient.ObjectRef("v1", "Secret", secrets.secret_name("web", version.version), "demo"))
+    with pytest.raises(StorageError, match="web"):
+        driver.update(version.with_status(rel.Status.DEPLOYED))

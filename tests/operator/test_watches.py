@@ -1,0 +1,122 @@
+"""watches: newer generations and valuesFrom objects, from watch events (no cluster needed:
+the watch loop runs against a scripted Watcher; e2e/test_operator_watches.py runs it live)."""
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from helm_core import errors as core_errors
+from helm_operator import watches
+
+
+def _request(uid: str, generation: int, *refs: tuple[str, str], ns: str = "apps") -> dict[str, Any]:
+    return {"metadata": {"uid": uid, "generation": generation, "namespace": ns, "name": uid},
+            "spec": {"valuesFrom": [{"kind": k, "name": n} for k, n in refs]}}
+
+
+def _meta(name: str, version: str, ns: str = "apps") -> dict[str, Any]:
+    return {"metadata": {"name": name, "namespace": ns, "resourceVersion": version}}
+
+
+def test_a_newer_generation_supersedes_an_older_one_only():
+    requests = watches.Requests()
+    requests.event("ADDED", _request("u1", 1))
+    assert requests.superseded({"uid": "u1", "generation": 1}) == ""
+    requests.event("MODIFIED", _request("u1", 3))
+    assert requests.superseded({"uid": "u1", "generation": 1}) == "superseded by generation 3"
+    assert requests.superseded({"uid": "u1", "generation": 3}) == ""
+    requests.event("MODIFIED", _request("u1", 2))  # a late event never lowers what was seen
+    assert requests.superseded({"uid": "u1", "generation": 2}) == "superseded by generation 3"
+    assert requests.superseded({"uid": "unknown", "generation": 1}) == ""
+    requests.event("DELETED", _request("u1", 3))
+    assert requests.superseded({"uid": "u1", "generation": 1}) == ""
+
+
+def test_references_follow_the_spec_and_ignore_bad_entries():
+    body = _request("u1", 1, ("ConfigMap", "a"), ("Secret", "b"))
+    body["spec"]["valuesFrom"] += [{"kind": "Pod", "name": "x"}, {"kind": "ConfigMap"}, "junk"]
+    assert watches.references(body) == {watches.ObjectKey("ConfigMap", "apps", "a"),
+                                        watches.ObjectKey("Secret", "apps", "b")}
+    requests = watches.Requests()
+    requests.event("ADDED", body)
+    requests.event("ADDED", _request("u2", 1, ("ConfigMap", "a")))
+    assert requests.referencing(watches.ObjectKey("ConfigMap", "apps", "a")) == ["u1", "u2"]
+    requests.event("MODIFIED", _request("u1", 2, ("Secret", "b")))
+    assert requests.referencing(watches.ObjectKey("ConfigMap", "apps", "a")) == ["u2"]
+    assert requests.referencing(watches.ObjectKey("ConfigMap", "other", "a")) == []
+
+
+def _values() -> tuple[watches.Requests, watches.ValuesObjects, list[list[str]]]:
+    requests = watches.Requests()
+    changed: list[list[str]] = []
+    requests.event("ADDED", _request("u1", 1, ("ConfigMap", "a")))
+    return requests, watches.ValuesObjects(requests, changed.append), changed
+
+
+def test_listed_objects_are_the_known_state_and_changes_are_reported():
+    _, values, changed = _values()
+    values.event("ConfigMap", "ADDED", _meta("a", "10"), initial=True)
+    values.event("ConfigMap", "ADDED", _meta("unrelated", "11"), initial=True)
+    values.event("Secret", "MODIFIED", _meta("a", "12"))  # a Secret "a" is not the ConfigMap
+    values.event("ConfigMap", "MODIFIED", _meta("unrelated", "13"))
+    assert changed == []
+    values.event("ConfigMap", "MODIFIED", _meta("a", "14"))
+    values.event("ConfigMap", "DELETED", _meta("a", "15"))
+    values.event("ConfigMap", "ADDED", _meta("a", "16"))  # created again after the listing
+    assert changed == [["u1"], ["u1"], ["u1"]]
+
+
+def test_a_relisting_after_410_reports_only_what_changed_meanwhile():
+    _, values, changed = _values()
+    values.event("ConfigMap", "ADDED", _meta("a", "10"), initial=True)
+    values.event("ConfigMap", "ADDED", _meta("a", "10"), initial=True)
+    assert changed == []
+
+
+class Scripted:
+    """A Watcher replaying listings and watch streams; the last watch stops the loop."""
+
+    def __init__(self, stop: threading.Event, listings: list[dict], streams: list[Any]) -> None:
+        self.stop, self.listings, self.streams = stop, listings, streams
+        self.watched_from: list[str] = []
+
+    def collection(self, api_version, kind, *, namespace="", label_selector="",
+                   metadata_only=False):
+        assert metadata_only
+        return self.listings.pop(0)
+
+    def watch(self, api_version, kind, *, namespace="", resource_version="",
+              metadata_only=False, timeout_s=0):
+        self.watched_from.append(resource_version)
+        stream = self.streams.pop(0)
+        if not self.streams:
+            self.stop.set()
+        if isinstance(stream, Exception):
+            raise stream
+        yield from stream
+
+
+def test_follow_lists_then_watches_resumes_and_starts_over_after_gone():
+    stop = threading.Event()
+    client = Scripted(stop, listings=[
+        {"metadata": {"resourceVersion": "5"}, "items": [_meta("a", "4")]},
+        {"metadata": {"resourceVersion": "40"}, "items": [_meta("a", "39")]},
+    ], streams=[
+        [("MODIFIED", _meta("a", "6")), ("BOOKMARK", _meta("", "7"))],  # server ends the watch
+        core_errors.ClusterError("connection reset"),
+        [("ERROR", {"code": 410})],
+        [("MODIFIED", _meta("a", "41"))],
+        [],
+    ])
+    seen: list[tuple[str, str, bool]] = []
+    logged: list[str] = []
+
+    def handle(type_, obj, *, initial=False):
+        seen.append((type_, obj["metadata"]["resourceVersion"], initial))
+
+    watches.follow(client, "v1", "ConfigMap", namespace="", metadata_only=True, handle=handle,
+                   log=logged.append, stop=stop)
+    assert client.watched_from == ["5", "7", "7", "40", "41"]
+    assert seen == [("ADDED", "4", True), ("MODIFIED", "6", False), ("ADDED", "39", True),
+                    ("MODIFIED", "41", False)]
+    assert logged == ["watch of ConfigMap failed, retrying in 1s: connection reset"]
