@@ -113,3 +113,22 @@ def test_a_changed_values_from_configmap_upgrades_at_once_despite_a_long_interva
     wait_for(objects, namespace, upgraded_from(second), timeout=PROMPT_S)
     assert core.read_namespaced_config_map("out", namespace).data["message"] == "three"
     assert len(version_secrets(api, namespace)) == 3
+
+
+def test_a_spec_fix_during_a_retry_delay_is_handled_at_once(
+        controller: Controller, api: k8s.ApiClient, objects: k8s.CustomObjectsApi,
+        namespace: str) -> None:
+    """A repository nobody answers fails with backoff (5, 10, 20 s ...): a user fixing the
+    source must not wait out the delay in progress (operator/helm_operator/progress.py)."""
+    setup_namespace(api, namespace, chart=chart_tgz({
+        "Chart.yaml": "apiVersion: v2\nname: demo\nversion: 1.0.0\n",
+        "templates/cm.yaml": "kind: ConfigMap\napiVersion: v1\nmetadata:\n  name: fixed\n"}))
+    request(objects, namespace, chart={"repository": {"url": "http://127.0.0.1:9/charts", "name": "demo"}})
+    wait_for(objects, namespace, lambda o: (o.get("status") or {}).get("failures", 0) >= 3, timeout=120)
+    patched = time.monotonic()  # now inside the 20 s delay before the fourth attempt
+    patch_spec(objects, namespace, "app", {"chart": {"repository": None, "configMapRef": {"name": "chart"}}})
+    obj = wait_for(objects, namespace, ready_at(2), timeout=120)
+    took = time.monotonic() - patched
+    print(f"generation 2 Ready {took:.1f}s after the fix (a 20 s retry delay was in progress)")
+    assert took < PROMPT_S / 2, f"generation 2 was Ready {took:.1f}s after the fix"
+    assert obj["status"]["chartName"] == "demo"

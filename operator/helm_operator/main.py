@@ -161,7 +161,7 @@ def run(inv: Invocation) -> int:
     from helm_core.action import config as action_config
     from helm_core.kube import live
     from helm_core.sources import cache as cache_mod
-    from helm_operator import handlers, metrics as metrics_mod, probes, reconcile, watches
+    from helm_operator import handlers, metrics as metrics_mod, probes, progress, reconcile, watches
 
     setup_logging(inv.settings.runtime.log_format, verbose=inv.verbose)
     log = logging.getLogger("helm_operator")
@@ -199,7 +199,8 @@ def run(inv: Invocation) -> int:
     async def configure(settings: kopf.OperatorSettings, **_: object) -> None:
         settings.execution.max_workers = inv.settings.runtime.workers
         settings.persistence.finalizer = FINALIZER
-        settings.persistence.progress_storage = kopf.AnnotationsProgressStorage(prefix=ANNOTATIONS_PREFIX)
+        settings.persistence.progress_storage = progress.GenerationAwareProgressStorage(
+            prefix=ANNOTATIONS_PREFIX)
         settings.persistence.diffbase_storage = kopf.AnnotationsDiffBaseStorage(
             prefix=ANNOTATIONS_PREFIX, key="last-handled-configuration")
         settings.posting.level = logging.WARNING

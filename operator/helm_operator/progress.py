@@ -1,0 +1,32 @@
+"""Kopf's record of handler progress, with one change: a newer generation of a HelmRequest is
+never kept waiting by the retry delay of an older one.
+
+Kopf keeps a failed handler's next retry time (``delayed``) in its progress record and honours
+it even when the object changes meanwhile, so a user who fixed a HelmRequest during a backoff
+waited the delay out (measured: Ready 20.2 s after the fix, during a 20 s delay). The controller
+writes ``status.observedGeneration`` with every failure; a record read for a body whose
+generation is newer than that belongs to an older spec: its delay and retry count are dropped,
+so the new spec runs at once with a fresh retry budget.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import kopf
+
+
+def superseded(body: Any) -> bool:
+    """The spec changed after the last attempt reported in status."""
+    generation = (body.get("metadata") or {}).get("generation")
+    observed = (body.get("status") or {}).get("observedGeneration")
+    return isinstance(generation, int) and isinstance(observed, int) and generation > observed
+
+
+class GenerationAwareProgressStorage(kopf.AnnotationsProgressStorage):
+    """Annotations progress storage that forgets the retry delay of a superseded spec."""
+
+    def fetch(self, *, key: Any, body: Any) -> Any:
+        record = super().fetch(key=key, body=body)
+        if record and record.get("delayed") and not record.get("success") and superseded(body):
+            return dict(record, delayed=None, retries=0)
+        return record

@@ -1,0 +1,51 @@
+"""Kopf progress records: a retry delay of an older generation never holds a newer one."""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import kopf
+
+from helm_operator import progress
+
+PREFIX = "helm-operator.helm.sh"
+DELAYED = {"started": "2026-11-23T17:00:00.000000+00:00", "delayed": "2026-11-23T17:00:20.000000+00:00",
+           "purpose": "update", "retries": 3, "success": False, "failure": False, "message": "down"}
+
+
+def body(generation: int, observed: int | None, record: dict[str, Any] | None = DELAYED) -> kopf.Body:
+    raw: dict[str, Any] = {"apiVersion": "helm.sh/v1alpha1", "kind": "HelmRequest",
+                           "metadata": {"name": "app", "namespace": "ns", "generation": generation,
+                                        "annotations": {}}}
+    if record is not None:
+        raw["metadata"]["annotations"][f"{PREFIX}/apply"] = json.dumps(record)
+    if observed is not None:
+        raw["status"] = {"observedGeneration": observed}
+    return kopf.Body(raw)
+
+
+def fetch(b: kopf.Body) -> Any:
+    return progress.GenerationAwareProgressStorage(prefix=PREFIX).fetch(key=kopf.HandlerId("apply"), body=b)
+
+
+def test_the_delay_of_the_same_generation_is_kept() -> None:
+    assert fetch(body(2, 2)) == DELAYED
+
+
+def test_a_newer_generation_drops_the_delay_and_the_retry_count() -> None:
+    record = fetch(body(3, 2))
+    assert record["delayed"] is None and record["retries"] == 0
+    assert record["started"] == DELAYED["started"] and record["purpose"] == "update"
+
+
+def test_nothing_to_drop() -> None:
+    assert fetch(body(3, 2, record=None)) is None
+    done = dict(DELAYED, success=True)
+    assert fetch(body(3, 2, record=done)) == done
+    assert fetch(body(3, None)) == DELAYED  # no attempt reported yet: Kopf decides
+
+
+def test_superseded() -> None:
+    assert progress.superseded({"metadata": {"generation": 2}, "status": {"observedGeneration": 1}})
+    assert not progress.superseded({"metadata": {"generation": 2}, "status": {"observedGeneration": 2}})
+    assert not progress.superseded({"metadata": {"generation": 2}})
