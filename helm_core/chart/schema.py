@@ -49,18 +49,14 @@ def _dotted(path: Any) -> str:
 PASS_MEMO = "schema-pass"
 #: Schemas found valid against their metaschema: changed values skip that check.
 VALID_SCHEMA_MEMO = "schema-valid"
-_CODE_DIGEST: list[str] = []
-
-
+@functools.cache
 def _code_digest() -> str:
     """This module's code and the installed jsonschema's validating code, by content."""
-    if not _CODE_DIGEST:
-        import importlib.util
+    import importlib.util
 
-        spec = importlib.util.find_spec("jsonschema")
-        folder = Path(spec.origin).parent if spec and spec.origin else Path(__file__)
-        _CODE_DIGEST.append(memo.code_digest(__file__, folder / "validators.py", folder / "_keywords.py"))
-    return _CODE_DIGEST[0]
+    spec = importlib.util.find_spec("jsonschema")
+    folder = Path(spec.origin).parent if spec and spec.origin else Path(__file__)
+    return memo.code_digest(__file__, folder / "validators.py", folder / "_keywords.py")
 
 
 @functools.lru_cache(maxsize=VALIDATOR_CACHE_SIZE)

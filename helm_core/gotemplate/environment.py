@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import functools
 import gc
 import hashlib
 import pickle
@@ -171,17 +172,13 @@ class Environment:
         return digest
 
 
-_PARSER_DIGEST: list[str] = []
-
-
+@functools.cache
 def _parser_digest() -> str:
     """Digest of the parser's code and the Python version (pickles name classes and fields)."""
-    if not _PARSER_DIGEST:
-        from helm_core.memo import code_digest
+    from helm_core.memo import code_digest
 
-        here = Path(__file__).parent
-        _PARSER_DIGEST.append(code_digest(*(here / m for m in _PARSER_MODULES)) + sys.version)
-    return _PARSER_DIGEST[0]
+    here = Path(__file__).parent
+    return code_digest(*(here / m for m in _PARSER_MODULES)) + sys.version
 
 
 class TemplateSet:
