@@ -179,3 +179,22 @@ def test_console_script_flushes_everything_before_its_fast_exit(tmp_path):
     failing = subprocess.run([sys.executable, "-c", "from helm_core.cli import run; run()", "template",
                               str(tmp_path / "missing")], capture_output=True, text=True, check=False)
     assert failing.returncode == 1 and failing.stderr.startswith("Error: ")
+
+
+@pytest.mark.parametrize("argv", [
+    ["template", "rel", "chart", "-f", "v.yaml", "--set", "a=1", "-s", "templates/x.yaml", "--include-crds", "-y"],
+    ["lint", "c1", "c2", "--strict"],
+    ["show", "values", "chart", "--computed"],
+])
+def test_a_local_command_parses_alike_with_only_its_own_subparser(argv):
+    whole = cli.build_parser().parse_args(argv)
+    alone = cli.build_parser(argv[0]).parse_args(argv)
+    assert vars(alone) == vars(whole)
+
+
+def test_top_level_help_still_lists_every_command(capsys):
+    with pytest.raises(SystemExit):
+        cli.main(["--help"])
+    out = capsys.readouterr().out
+    for command in ("template", "lint", "show", "install", "upgrade", "pull", "repo"):
+        assert command in out
