@@ -464,3 +464,15 @@ def loads(text: str | bytes) -> Any:
         return _DECODER.decode(text.strip(" \t\r\n"))
     except json.JSONDecodeError as exc:  # pragma: no cover - syntax_error saw it first
         raise JSONError(f"invalid JSON: {exc.msg}") from None
+
+
+def copy_tree(value: Any) -> Any:
+    """A deep copy of JSON-like data (maps and lists copied, scalars shared).
+
+    Several times faster than ``copy.deepcopy``, which values pass through often.
+    """
+    if isinstance(value, dict):
+        return {key: copy_tree(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [copy_tree(item) for item in value]
+    return value

@@ -22,6 +22,8 @@ from __future__ import annotations
 import base64
 import binascii
 import contextlib
+import functools
+import hashlib
 import math
 import re
 import struct
@@ -30,7 +32,7 @@ from typing import Any
 
 import yaml
 
-from helm_core import gojson
+from helm_core import gojson, memo
 from helm_core.errors import ValuesError
 
 #: libyaml's parser when present: the C code yaml.v2 was ported from, and faster.
@@ -446,8 +448,28 @@ def decode(data: bytes | str) -> Any:
     """``sigs.k8s.io/yaml.Unmarshal`` into ``interface{}`` of the first document.
 
     Raises :class:`ValueError` with Go's message (``error converting YAML to JSON: ...``).
+    Large texts (values files, rendered manifests) go through the active disk memo, if any.
     """
     text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
+    disk = memo.active()
+    if disk is None or len(text) < MEMO_MIN_CHARS:
+        return _decode(text)
+    key = hashlib.sha256(f"{_code_digest()}\0{text}".encode("utf-8", "surrogatepass")).hexdigest()
+    return disk.pickled(DECODE_MEMO, key, lambda: _decode(text))
+
+
+#: Decoded documents in the disk memo; below MEMO_MIN_CHARS decoding costs less than a file read.
+DECODE_MEMO = "goyaml-decode"
+MEMO_MIN_CHARS = 1024
+
+
+@functools.cache
+def _code_digest() -> str:
+    """The decoding code (this module, Go's number formatting) and the YAML parser's version."""
+    return memo.code_digest(__file__, gojson.__file__) + yaml.__version__ + str(_BaseLoader)
+
+
+def _decode(text: str) -> Any:
     loader = _GoLoader(text)
     try:
         with _go_errors(text):

@@ -21,8 +21,11 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-import random
+import pickle
 from pathlib import Path
+from typing import Callable, TypeVar
+
+T = TypeVar("T")
 
 DEFAULT_MAX_BYTES = 256 * 1024 * 1024
 #: One write in this many checks the folder's size (a scan costs a directory listing).
@@ -60,8 +63,26 @@ class DiskMemo:
                 raise
         except OSError:
             return
+        import random
+
         if random.randrange(PRUNE_EVERY) == 0:
             self.prune()
+
+    def pickled(self, kind: str, key: str, compute: Callable[[], T]) -> T:
+        """The result of ``compute()``, unpickled from the entry when there is one.
+
+        A damaged entry is a miss; an exception from ``compute`` is raised and nothing is stored.
+        """
+        blob = self.get(kind, key)
+        if blob is not None:
+            try:
+                found: T = pickle.loads(blob)
+                return found
+            except Exception:  # noqa: BLE001 - a damaged entry is a miss
+                pass
+        value = compute()
+        self.put(kind, key, pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
+        return value
 
     def prune(self) -> None:
         """Remove the oldest entries until the memo fits ``max_bytes``."""

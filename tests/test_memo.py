@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from helm_core import cli, memo
+from helm_core import cli, goyaml, memo
 from helm_core.chart import schema
 from helm_core.engine import render
 from helm_core.gotemplate import environment, parser
@@ -86,6 +86,29 @@ def test_a_damaged_entry_is_a_miss(disk: memo.DiskMemo) -> None:
     tset = _env(disk).new_set()
     tset.parse("t.yaml", TEXT)
     assert tset.execute("t.yaml", {"a": "z", "b": [0]}) == "X=Z-1"
+
+
+BIG_YAML = "".join(f"key{i}:\n  port: {i}\n  enabled: yes\n  name: '{i:x}'\n" for i in range(200))
+
+
+def test_large_yaml_decodes_are_remembered_small_ones_and_errors_are_not(
+        disk: memo.DiskMemo, monkeypatch: pytest.MonkeyPatch) -> None:
+    expected = goyaml.decode(BIG_YAML)
+    assert expected["key10"] == {"port": 10.0, "enabled": True, "name": "a"}
+    calls = []
+    real = goyaml._decode
+    monkeypatch.setattr(goyaml, "_decode", lambda text: calls.append(text) or real(text))
+    again = goyaml.decode(BIG_YAML)
+    assert again == expected and again is not expected and calls == []  # loaded, not decoded
+    again["key10"]["port"] = 0.0  # a caller's change does not reach the memo
+    assert goyaml.decode(BIG_YAML)["key10"]["port"] == 10.0
+    goyaml.decode("a: 1")
+    assert calls == ["a: 1"]  # small: cheaper to decode than to read an entry
+    bad = BIG_YAML + "key0: [unclosed\n"
+    for _ in range(2):
+        with pytest.raises(ValueError):
+            goyaml.decode(bad)
+    assert len(list((disk.root / goyaml.DECODE_MEMO).iterdir())) == 1
 
 
 SCHEMA = {"type": "object", "properties": {"port": {"type": "integer"}}}

@@ -24,13 +24,14 @@ from typing import Any
 from helm_core import versions
 from helm_core.chart import model, values as chart_values
 from helm_core.errors import DependencyError, ValuesError
+from helm_core.gojson import copy_tree
 
 
 def copy_chart(chart: model.Chart) -> model.Chart:
     """A copy whose metadata, values and dependency lists may be changed freely (files shared)."""
     dup = copy.copy(chart)
     dup.metadata = copy.deepcopy(chart.metadata)
-    dup.values = copy.deepcopy(chart.values)
+    dup.values = copy_tree(chart.values)
     dup.dependencies = []
     for sub in chart.dependencies:
         dup.add_dependency(copy_chart(sub))

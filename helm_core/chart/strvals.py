@@ -31,6 +31,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from helm_core.errors import ValuesError
+from helm_core.gojson import copy_tree
 from helm_core.gotemplate import gostrconv
 from helm_core.gotemplate.gotypes import Int64
 
@@ -115,7 +116,7 @@ class _Mode:
 
 
 def _run(s: str, into: Mapping[str, Any] | None, mode: str, reader: FileReader | None = None) -> dict[str, Any]:
-    data: dict[str, Any] = _copy_tree(dict(into)) if into else {}
+    data: dict[str, Any] = copy_tree(dict(into)) if into else {}
     parser = _Parser(s, mode, reader)
     try:
         parser.parse(data)
@@ -337,15 +338,6 @@ def _special_chars(stops: frozenset[str], escapes: bool) -> re.Pattern[str]:
     """A pattern finding the next stop (or backslash, when escapes apply)."""
     chars = "".join(sorted(stops)) + ("\\" if escapes else "")
     return re.compile("[" + re.escape(chars) + "]")
-
-
-def _copy_tree(value: Any) -> Any:
-    """A deep copy of JSON-like data, several times faster than ``copy.deepcopy``."""
-    if isinstance(value, dict):
-        return {key: _copy_tree(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_copy_tree(item) for item in value]
-    return value
 
 
 def _set(data: dict[str, Any], key: str, value: Any) -> None:

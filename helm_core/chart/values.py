@@ -28,6 +28,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from helm_core.chart import model, strvals
+from helm_core.gojson import copy_tree
 from helm_core.gotemplate import gofmt, gostrconv
 from helm_core.errors import ValuesError
 
@@ -40,15 +41,7 @@ Warnings = list[str]
 
 def copy_values(values: Mapping[str, Any]) -> dict[str, Any]:
     """A deep copy of a values map (dicts and lists copied, scalars shared)."""
-    return {key: _copy_any(item) for key, item in values.items()}
-
-
-def _copy_any(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {key: _copy_any(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_copy_any(item) for item in value]
-    return value
+    return {key: copy_tree(item) for key, item in values.items()}
 
 
 # -- user values (``values.Options.MergeValues``) ----------------------------------------
@@ -372,7 +365,7 @@ def path_get(values: Mapping[str, Any], path: str) -> Any:
     found = table.get(key, _MISSING)
     if found is _MISSING or isinstance(found, dict):
         raise ValuesError(f"{gostrconv.quote(key)} is not a value")
-    return _copy_any(found)
+    return copy_tree(found)
 
 
 _MISSING = object()

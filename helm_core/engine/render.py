@@ -44,6 +44,7 @@ from helm_core.engine import engines as engine_rules
 if TYPE_CHECKING:
     from helm_core.engine import jinja
 from helm_core import memo
+from helm_core.gojson import copy_tree
 from helm_core.errors import SourcePos, TemplateError
 from helm_core.gotemplate import environment
 from helm_core.gotemplate.funcs import sprig
@@ -259,7 +260,7 @@ def render(chart: model.Chart, values: dict[str, Any], *,
 def _render(chart: model.Chart, values: dict[str, Any], options: RenderOptions) -> dict[str, str]:
     capabilities = options.capabilities or caps_mod.make_capabilities()
     # Templates may change values (Sprig's set/unset); they share one copy, never the caller's.
-    templates = collect_templates(chart, _copy_tree(values), options, capabilities)
+    templates = collect_templates(chart, copy_tree(values), options, capabilities)
     order = sort_template_names(list(templates))
     compiled = _compiled(templates, order, options.strict)
     jinja_strict = options.strict or options.lint_mode
@@ -292,14 +293,6 @@ def _render(chart: model.Chart, values: dict[str, Any], options: RenderOptions) 
                 raise TemplateError(f"rendering template failed: {name}: template nesting too deep") from None
             rendered[name] = text.replace("<no value>", "")
         return rendered
-
-
-def _copy_tree(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _copy_tree(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_copy_tree(v) for v in value]
-    return value
 
 
 class _DeepStack:

@@ -226,7 +226,8 @@ def _pipeline(pipe: n.PipeNode) -> Pipe:
     cmds = tuple(_command(c) for c in pipe.cmds)
     decl = [v.ident[0] for v in pipe.decl]
     is_assign = pipe.is_assign
-    at_node = last_touched(pipe) if pipe.cmds else pipe
+    # Only an assignment to an undefined variable reports a position (st.var's error).
+    at_node = (last_touched(pipe) if pipe.cmds else pipe) if decl and is_assign else pipe
 
     if len(cmds) == 1 and not decl:
         only = cmds[0]

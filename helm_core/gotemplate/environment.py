@@ -31,7 +31,6 @@ import contextvars
 import functools
 import gc
 import hashlib
-import pickle
 import sys
 import threading
 from collections import OrderedDict
@@ -153,16 +152,7 @@ class Environment:
             return parser.parse(name, text, known.__contains__)
         memo_key = hashlib.sha256("\0".join(
             (_parser_digest(), name, digest, self._known_digest(known))).encode()).hexdigest()
-        blob = self.memo.get(TREES_MEMO, memo_key)
-        if blob is not None:
-            try:
-                trees: dict[str, nodes.Tree] = pickle.loads(blob)
-                return trees
-            except Exception:  # noqa: BLE001 - a damaged entry is a miss
-                pass
-        trees = parser.parse(name, text, known.__contains__)
-        self.memo.put(TREES_MEMO, memo_key, pickle.dumps(trees, protocol=pickle.HIGHEST_PROTOCOL))
-        return trees
+        return self.memo.pickled(TREES_MEMO, memo_key, lambda: parser.parse(name, text, known.__contains__))
 
     def _known_digest(self, known: frozenset[str]) -> str:
         digest = self._known_digests.get(known)
