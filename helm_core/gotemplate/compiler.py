@@ -98,6 +98,25 @@ def _list(lst: n.ListNode) -> Run:
     return run_list
 
 
+def _branch(lst: Optional[n.ListNode]) -> Optional[Run]:
+    """The body of an if/with/range branch, compiled the first time it runs.
+
+    Charts guard whole features behind values that are off by default; their branches
+    never run in most renders, so compiling them up front was most of a short run's work.
+    """
+    if lst is None:
+        return None
+    compiled: Optional[Run] = None
+
+    def run_branch(st: rt.State, dot: Any, db: bool) -> None:
+        nonlocal compiled
+        if compiled is None:
+            compiled = _list(lst)
+        compiled(st, dot, db)
+
+    return run_branch
+
+
 def _action(node: n.ActionNode) -> Run:
     pipe = _pipeline(node.pipe)
     if node.pipe.decl:
@@ -120,8 +139,8 @@ def _action(node: n.ActionNode) -> Run:
 
 def _if_with(node: n.BranchNode, *, is_with: bool) -> Run:
     pipe = _pipeline(node.pipe)
-    body = _list(node.list)
-    else_body = _list(node.else_list) if node.else_list is not None else None
+    body = _branch(node.list)
+    else_body = _branch(node.else_list)
     is_true = rt.is_true
 
     def run_if(st: rt.State, dot: Any, db: bool) -> None:
@@ -141,8 +160,8 @@ def _if_with(node: n.BranchNode, *, is_with: bool) -> Run:
 
 def _range(node: n.RangeNode) -> Run:
     pipe = _pipeline(node.pipe)
-    body = _list(node.list)
-    else_body = _list(node.else_list) if node.else_list is not None else None
+    body = _branch(node.list)
+    else_body = _branch(node.else_list)
     decl = [v.ident[0] for v in node.pipe.decl]
     is_assign = node.pipe.is_assign
     num_decl = len(decl)

@@ -23,14 +23,19 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Iterable
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from helm_core import errors
 from helm_core.chart import model
-from helm_core.lua import context, eventspec, layout, limits as limits_mod, permissions, worker
+from helm_core.lua import context, eventspec, layout, limits as limits_mod, permissions
+
+if TYPE_CHECKING:
+    from helm_core.lua import worker
+
+# The worker module (subprocess, select...) is imported only once a chart has Lua to run.
 
 Log = Callable[[str], None]
-SessionFactory = Callable[[], worker.Session]
+SessionFactory = Callable[[], "worker.Session"]
 
 MAIN_SCRIPT = layout.MAIN_SCRIPT
 
@@ -73,6 +78,8 @@ class ChartScripts:
         return reply
 
     def _load(self) -> None:
+        from helm_core.lua import worker
+
         for chart in self._charts:
             sources = {f.name: f.data for f in chart.files if layout.module_name(f.name)}
             reply = self._request(chart, {
@@ -94,6 +101,8 @@ class ChartScripts:
         for chart in self._charts:
             if not self._handlers.get(chart.chart_path(), {}).get(event):
                 continue
+            from helm_core.lua import worker
+
             parts = context.chart_parts(ctx, chart, before_render=before)
             reply = self._request(chart, {"op": "fire", "key": chart.chart_path(), "event": event,
                                           "parts": worker.encode_parts(parts)})
@@ -127,6 +136,8 @@ def load_chart_scripts(chart: model.Chart, *, accepted_permissions: Iterable[str
     charts = [c for c in permissions.walk(chart) if has_lua(c)]
     if not charts:
         return ChartScripts([], None, lim, log or (lambda _line: None))
+    from helm_core.lua import worker
+
     session = (session_factory or worker.WorkerSession)()
     scripts = ChartScripts(charts, session, lim, log or (lambda _line: None))
     try:
