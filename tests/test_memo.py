@@ -10,7 +10,7 @@ import pytest
 from helm_core import cli, goyaml, memo
 from helm_core.chart import schema
 from helm_core.engine import render
-from helm_core.gotemplate import environment, parser
+from helm_core.gotemplate import environment, nodes, parser
 from helm_core.gotemplate.funcs import sprig
 
 
@@ -71,6 +71,28 @@ def test_parse_trees_outlive_the_environment(disk: memo.DiskMemo, monkeypatch: p
     third.parse("t.yaml", TEXT + " ")  # another text: parsed again
     third.parse("u.yaml", TEXT)  # another name: its errors must name it, parsed again
     assert len(calls) == 2
+
+
+LIBRARY = ('{{ define "used" }}U{{ end }}{{ define "unused" }}{{ .x.y.z }}{{ end }}'
+           '{{ define "blank" }}{{ end }}')
+
+
+def test_remembered_trees_load_only_when_a_set_needs_them(disk: memo.DiskMemo) -> None:
+    _env(disk).new_set().parse("lib.tpl", LIBRARY)
+    tset = _env(disk).new_set()
+    tset.parse("own.tpl", '{{ define "blank" }}B{{ end }}{{ template "used" }}{{ template "blank" }}')
+    tset.parse("lib.tpl", LIBRARY)  # from the memo: its empty "blank" must not replace ours
+    stored = tset._trees
+    assert all(isinstance(stored[n], environment.StoredTree) for n in ("used", "unused", "lib.tpl"))
+    assert tset.execute("own.tpl", {}) == "UB"
+    assert isinstance(stored["used"], nodes.Tree)  # loaded on first use
+    assert isinstance(stored["unused"], environment.StoredTree)  # never run, never unpickled
+    unused = tset.tree("unused")
+    fresh = _env(None).new_set()
+    fresh.parse("lib.tpl", LIBRARY)
+    same = fresh.tree("unused")
+    assert unused is not None and same is not None and unused.text == LIBRARY
+    assert str(unused.root) == str(same.root) and unused.location(unused.root.pos) == same.location(same.root.pos)
 
 
 def test_parse_errors_are_not_remembered(disk: memo.DiskMemo) -> None:

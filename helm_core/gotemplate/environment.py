@@ -31,6 +31,8 @@ import contextvars
 import functools
 import gc
 import hashlib
+import io
+import pickle
 import sys
 import threading
 from collections import OrderedDict
@@ -48,8 +50,9 @@ MissingKey = Literal["zero", "error", "default"]
 #: Parsed texts kept per environment (least recently used are dropped first).
 PARSE_CACHE_SIZE = 4096
 
-#: The memo kind of parse trees; the key also covers the parser's own code.
-TREES_MEMO = "gotemplate-trees"
+#: The memo kind of parse trees (each pickled apart, see StoredTree); the key also covers
+#: the parser's own code.
+TREES_MEMO = "gotemplate-stored-trees"
 _PARSER_MODULES = ("lexer.py", "parser.py", "nodes.py", "literals.py")
 
 #: Python frames needed by deeply nested templates and includes; raised once if lower.
@@ -116,7 +119,7 @@ class Environment:
         self.missingkey: MissingKey = missingkey
         self.memo = memo
         self._known_digests: dict[frozenset[str], str] = {}
-        self._cache: OrderedDict[tuple[str, str, frozenset[str]], dict[str, nodes.Tree]] = OrderedDict()
+        self._cache: OrderedDict[tuple[str, str, frozenset[str]], dict[str, nodes.Tree | StoredTree]] = OrderedDict()
         self._lock = threading.Lock()
 
     def new_set(self, name: str = "gotpl", *, missingkey: Optional[MissingKey] = None) -> "TemplateSet":
@@ -129,7 +132,7 @@ class Environment:
             raise ValueError(f"unsupported missingkey {mode!r}")
         return TemplateSet(self, name, {}, {}, missingkey=mode)
 
-    def parse_trees(self, name: str, text: str, known: frozenset[str]) -> dict[str, nodes.Tree]:
+    def parse_trees(self, name: str, text: str, known: frozenset[str]) -> dict[str, nodes.Tree | StoredTree]:
         """Parse (cached) ``text`` as ``name`` with ``known`` function names."""
         digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
         key = (name, digest, known)
@@ -147,12 +150,24 @@ class Environment:
         return trees
 
 
-    def _parse(self, name: str, text: str, digest: str, known: frozenset[str]) -> dict[str, nodes.Tree]:
+    def _parse(self, name: str, text: str, digest: str,
+               known: frozenset[str]) -> dict[str, nodes.Tree | StoredTree]:
         if self.memo is None:
-            return parser.parse(name, text, known.__contains__)
+            return dict(parser.parse(name, text, known.__contains__))
         memo_key = hashlib.sha256("\0".join(
             (_parser_digest(), name, digest, self._known_digest(known))).encode()).hexdigest()
-        return self.memo.pickled(TREES_MEMO, memo_key, lambda: parser.parse(name, text, known.__contains__))
+        blob = self.memo.get(TREES_MEMO, memo_key)
+        if blob is not None:
+            try:
+                stored: dict[str, tuple[bool, bytes]] = pickle.loads(blob)
+                return {tname: StoredTree(tblob, text, empty) for tname, (empty, tblob) in stored.items()}
+            except Exception:  # noqa: BLE001 - a damaged entry is a miss
+                pass
+        trees = parser.parse(name, text, known.__contains__)
+        self.memo.put(TREES_MEMO, memo_key, pickle.dumps(
+            {tname: (nodes.is_empty_tree(tree.root), StoredTree.dump(tree)) for tname, tree in trees.items()},
+            protocol=pickle.HIGHEST_PROTOCOL))
+        return dict(trees)
 
     def _known_digest(self, known: frozenset[str]) -> str:
         digest = self._known_digests.get(known)
@@ -160,6 +175,62 @@ class Environment:
             digest = hashlib.sha256("\0".join(sorted(known)).encode()).hexdigest()
             self._known_digests[known] = digest
         return digest
+
+
+class StoredTree:
+    """A tree from the disk memo, unpickled the first time a set needs it.
+
+    Library charts define far more templates than a chart uses (Bitnami's ``common``:
+    about half of a chart's trees), so each tree is pickled on its own and most are never
+    loaded. The template text, shared by every tree of a file, is not in each pickle: it
+    is the text being parsed, given back on load.
+    """
+
+    __slots__ = ("blob", "text", "empty", "_tree")
+
+    def __init__(self, blob: bytes, text: str, empty: bool) -> None:
+        self.blob = blob
+        self.text = text
+        #: Whether the tree is empty (an empty redefinition does not replace a template).
+        self.empty = empty
+        self._tree: Optional[nodes.Tree] = None
+
+    @staticmethod
+    def dump(tree: nodes.Tree) -> bytes:
+        out = io.BytesIO()
+        _TextOutPickler(out, tree.text).dump(tree)
+        return out.getvalue()
+
+    def load(self) -> nodes.Tree:
+        if self._tree is None:  # two threads may both load: the first to finish is kept
+            loaded = _TextInUnpickler(io.BytesIO(self.blob), self.text).load()
+            if self._tree is None:
+                self._tree = loaded
+        return self._tree
+
+
+class _TextOutPickler(pickle.Pickler):
+    def __init__(self, out: io.BytesIO, text: str) -> None:
+        super().__init__(out, protocol=pickle.HIGHEST_PROTOCOL)
+        self._text = text
+
+    def persistent_id(self, obj: Any) -> Optional[str]:
+        return "text" if obj is self._text else None
+
+
+class _TextInUnpickler(pickle.Unpickler):
+    def __init__(self, blob: io.BytesIO, text: str) -> None:
+        super().__init__(blob)
+        self._text = text
+
+    def persistent_load(self, pid: Any) -> str:
+        if pid != "text":
+            raise pickle.UnpicklingError(f"unknown persistent id {pid!r}")
+        return self._text
+
+
+def _is_empty(tree: nodes.Tree | StoredTree) -> bool:
+    return tree.empty if isinstance(tree, StoredTree) else nodes.is_empty_tree(tree.root)
 
 
 @functools.cache
@@ -178,7 +249,7 @@ class TemplateSet:
         self,
         env: Environment,
         name: str,
-        trees: dict[str, nodes.Tree],
+        trees: dict[str, nodes.Tree | StoredTree],
         own_funcs: dict[str, Callable[..., Any]],
         *,
         missingkey: MissingKey,
@@ -212,7 +283,7 @@ class TemplateSet:
         trees = self.env.parse_trees(name, text, known)
         for tname, tree in trees.items():
             old = self._trees.get(tname)
-            if old is not None and nodes.is_empty_tree(tree.root):
+            if old is not None and _is_empty(tree):
                 continue
             self._trees[tname] = tree
 
@@ -231,10 +302,13 @@ class TemplateSet:
         return sorted(self._trees)
 
     def tree(self, name: str) -> Optional[nodes.Tree]:
-        return self._trees.get(name)
+        tree = self._trees.get(name)
+        if tree.__class__ is StoredTree:
+            tree = self._trees[name] = tree.load()  # type: ignore[union-attr]
+        return tree  # type: ignore[return-value]
 
     def lookup_compiled(self, name: str) -> Optional[compiler.Run]:
-        tree = self._trees.get(name)
+        tree = self.tree(name)
         return compiler.compile_tree(tree) if tree is not None else None
 
     # -- execution ----------------------------------------------------------
