@@ -95,6 +95,31 @@ def test_remembered_trees_load_only_when_a_set_needs_them(disk: memo.DiskMemo) -
     assert str(unused.root) == str(same.root) and unused.location(unused.root.pos) == same.location(same.root.pos)
 
 
+BRANCHES = ('{{ if .on }}ON{{ range .items }}[{{ . }}]{{ end }}{{ else }}OFF{{ .x.y }}{{ end }}'
+            '{{ with .w }}W{{ .z.q }}{{ else with .v }}V{{ end }}')
+
+
+def test_remembered_branches_load_when_they_first_run(disk: memo.DiskMemo) -> None:
+    _env(disk).new_set().parse("b.yaml", BRANCHES)
+    fresh = _env(None).new_set()
+    fresh.parse("b.yaml", BRANCHES)
+    tset = _env(disk).new_set()
+    tset.parse("b.yaml", BRANCHES)
+    tree = tset.tree("b.yaml")
+    assert tree is not None
+    if_node, with_node = tree.root.nodes
+    assert if_node._list_blob and if_node._else_blob and if_node.has_else  # nothing loaded yet
+    assert tset.execute("b.yaml", {"on": True, "items": [1, 2], "v": 0}) == "ON[1][2]"
+    assert if_node._list_blob is None and if_node._else_blob  # only the branch that ran
+    assert with_node._list_blob and with_node._else_blob is None  # `else with` ran, its body did not
+    with pytest.raises(Exception) as remembered:
+        tset.execute("b.yaml", {"on": False, "x": None})
+    with pytest.raises(Exception) as parsed:
+        fresh.execute("b.yaml", {"on": False, "x": None})
+    assert str(remembered.value) == str(parsed.value) and "b.yaml:1:" in str(parsed.value)
+    assert str(tree.root) == str(fresh.tree("b.yaml").root)  # reprints load every body
+
+
 def test_parse_errors_are_not_remembered(disk: memo.DiskMemo) -> None:
     for _ in range(2):
         with pytest.raises(parser.ParseError, match='function "nope" not defined'):

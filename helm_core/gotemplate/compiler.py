@@ -98,20 +98,21 @@ def _list(lst: n.ListNode) -> Run:
     return run_list
 
 
-def _branch(lst: Optional[n.ListNode]) -> Optional[Run]:
-    """The body of an if/with/range branch, compiled the first time it runs.
+def _branch(node: n.BranchNode, *, else_part: bool) -> Optional[Run]:
+    """A body of an if/with/range, compiled (and, from the memo, unpickled) the first time it runs.
 
     Charts guard whole features behind values that are off by default; their branches
     never run in most renders, so compiling them up front was most of a short run's work.
     """
-    if lst is None:
+    if else_part and not node.has_else:
         return None
     compiled: Optional[Run] = None
 
     def run_branch(st: rt.State, dot: Any, db: bool) -> None:
         nonlocal compiled
         if compiled is None:
-            compiled = _list(lst)
+            body = node.else_list if else_part else node.list
+            compiled = _list(body) if body is not None else _nothing
         compiled(st, dot, db)
 
     return run_branch
@@ -139,8 +140,8 @@ def _action(node: n.ActionNode) -> Run:
 
 def _if_with(node: n.BranchNode, *, is_with: bool) -> Run:
     pipe = _pipeline(node.pipe)
-    body = _branch(node.list)
-    else_body = _branch(node.else_list)
+    body = _branch(node, else_part=False)
+    else_body = _branch(node, else_part=True)
     is_true = rt.is_true
 
     def run_if(st: rt.State, dot: Any, db: bool) -> None:
@@ -160,8 +161,8 @@ def _if_with(node: n.BranchNode, *, is_with: bool) -> Run:
 
 def _range(node: n.RangeNode) -> Run:
     pipe = _pipeline(node.pipe)
-    body = _branch(node.list)
-    else_body = _branch(node.else_list)
+    body = _branch(node, else_part=False)
+    else_body = _branch(node, else_part=True)
     decl = [v.ident[0] for v in node.pipe.decl]
     is_assign = node.pipe.is_assign
     num_decl = len(decl)

@@ -6,6 +6,8 @@ errors quote it (``executing "x" at <.Values.foo>``) and parser tests compare re
 """
 from __future__ import annotations
 
+import io
+import pickle
 from dataclasses import dataclass
 from typing import Any, Callable, Optional, Union
 
@@ -258,9 +260,15 @@ class ElseNode(Node):
 
 
 class BranchNode(Node):
-    """Shared shape of if, range and with."""
+    """Shared shape of if, range and with.
 
-    __slots__ = ("line", "pipe", "list", "else_list")
+    Pickled (the disk memo of parse trees), each body is a pickle of its own, unpickled
+    the first time ``list`` or ``else_list`` is read: charts keep whole features behind
+    values that are off by default, and most of a chart's nodes sit in branches that never
+    run, so a render that does not enter a branch does not pay for loading it.
+    """
+
+    __slots__ = ("line", "pipe", "_list", "_else_list", "has_else", "_list_blob", "_else_blob")
     keyword = ""
 
     def __init__(
@@ -269,14 +277,81 @@ class BranchNode(Node):
         super().__init__(tr, pos)
         self.line = line
         self.pipe = pipe
-        self.list = lst
-        self.else_list = else_list
+        self._list = lst
+        self._else_list = else_list
+        self.has_else = else_list is not None
+        self._list_blob: Optional[bytes] = None
+        self._else_blob: Optional[bytes] = None
+
+    @property
+    def list(self) -> ListNode:
+        blob = self._list_blob
+        if blob is not None:  # two threads may both load: either result is the same tree
+            self._list = _load_body(self.tr, blob)
+            self._list_blob = None
+        return self._list
+
+    @property
+    def else_list(self) -> Optional[ListNode]:
+        blob = self._else_blob
+        if blob is not None:
+            self._else_list = _load_body(self.tr, blob)
+            self._else_blob = None
+        return self._else_list
+
+    def __reduce_ex__(self, protocol: Any) -> tuple[Any, ...]:
+        bodies = (_dump_body(self.tr, self.list),
+                  _dump_body(self.tr, self.else_list) if self.has_else else None)
+        return (_stored_branch, (type(self), self.tr, self.pos, self.line, self.pipe, bodies))
 
     def __str__(self) -> str:
         s = "{{" + self.keyword + " " + str(self.pipe) + "}}" + str(self.list)
-        if self.else_list is not None:
+        if self.has_else:
             s += "{{else}}" + str(self.else_list)
         return s + "{{end}}"
+
+
+def _stored_branch(cls: type[BranchNode], tr: Tree, pos: int, line: int, pipe: PipeNode,
+                   bodies: tuple[bytes, Optional[bytes]]) -> BranchNode:
+    node = cls.__new__(cls)
+    node.tr, node.pos, node.line, node.pipe = tr, pos, line, pipe
+    node._list = node._else_list = None  # type: ignore[assignment]
+    node._list_blob, node._else_blob = bodies
+    node.has_else = bodies[1] is not None
+    return node
+
+
+class _BodyPickler(pickle.Pickler):
+    """Pickles a branch body; its tree (every node's ``tr``) is a reference, not a copy."""
+
+    def __init__(self, out: io.BytesIO, tree: Tree) -> None:
+        super().__init__(out, protocol=pickle.HIGHEST_PROTOCOL)
+        self._tree = tree
+
+    def persistent_id(self, obj: Any) -> Optional[str]:
+        return "tree" if obj is self._tree else None
+
+
+class _BodyUnpickler(pickle.Unpickler):
+    def __init__(self, blob: bytes, tree: Tree) -> None:
+        super().__init__(io.BytesIO(blob))
+        self._tree = tree
+
+    def persistent_load(self, pid: Any) -> Tree:
+        if pid != "tree":
+            raise pickle.UnpicklingError(f"unknown persistent id {pid!r}")
+        return self._tree
+
+
+def _dump_body(tree: Tree, body: Optional[ListNode]) -> bytes:
+    out = io.BytesIO()
+    _BodyPickler(out, tree).dump(body)
+    return out.getvalue()
+
+
+def _load_body(tree: Tree, blob: bytes) -> ListNode:
+    body: ListNode = _BodyUnpickler(blob, tree).load()
+    return body
 
 
 class IfNode(BranchNode):

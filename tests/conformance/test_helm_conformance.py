@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 import yaml
 
-from helm_core import goyaml, manifests
+from helm_core import goyaml, manifests, memo
 from helm_core.chart import loader, prepare
 from helm_core.engine import capabilities, render
 from helm_core.errors import HelmError
@@ -194,7 +194,7 @@ def test_shared_charts_are_present():
 
 @pytest.mark.conformance
 @pytest.mark.parametrize(("chart_name", "which"), CASES, ids=[f"{c}-{w}" for c, w in CASES])
-def test_render_matches_helm_template(chart_name, which):
+def test_render_matches_helm_template(chart_name, which, tmp_path, monkeypatch):
     helmbin.require_helm()
     chart_dir = CHART_DIRS[chart_name]
     args: list[str] = []
@@ -224,3 +224,20 @@ def test_render_matches_helm_template(chart_name, which):
     results.OUTCOMES[(chart_name, which)] = outcome
     shown = "\n\n".join(problems[:MAX_OBJECTS_SHOWN])
     assert not problems, f"{len(problems)} object(s) differ from helm template:\n{shown}"
+    # As `helm-core template` runs a second time: trees (and branch bodies) from the disk memo.
+    remembered = _our_documents(_render_through_memo(chart_dir, user_values, options, tmp_path, monkeypatch),
+                                prepared.chart.name)
+    _, problems = _report(remembered, theirs, again)
+    shown = "\n\n".join(problems[:MAX_OBJECTS_SHOWN])
+    assert not problems, f"with the disk memo, {len(problems)} object(s) differ from helm template:\n{shown}"
+
+
+def _render_through_memo(chart_dir: Path, user_values: dict[str, Any], options: render.RenderOptions,
+                         root: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+    """The second of two renders, each as a new process would do it, sharing one disk memo."""
+    monkeypatch.setattr(memo, "_ACTIVE", memo.DiskMemo(root / "memo"))
+    for _ in range(2):
+        monkeypatch.setattr(render, "_CACHE", type(render._CACHE)())
+        prepared = prepare.prepare_chart(loader.load(chart_dir), user_values)
+        rendered = render.render(prepared.chart, prepared.values, options=options)
+    return rendered
