@@ -167,16 +167,17 @@ def test_binary_file_bytes_print_as_go_quotes_them(tmp_path, capfdbinary):
 
 
 def test_console_script_flushes_everything_before_its_fast_exit(tmp_path):
-    """`run` ends with os._exit: the whole output must still reach a pipe, with main's code."""
+    """The console script (`python -m helm_core`) ends with os._exit: the whole output must still
+    reach a pipe, with main's code."""
     values = {f"k{i:05d}": "v" * 40 for i in range(3000)}  # ~200 KB: more than a pipe buffer
     root = write_chart(tmp_path, {"Chart.yaml": chart_yaml("big"),
                                   "templates/cm.yaml": "kind: ConfigMap\ndata:\n{{ toYaml .Values.big | indent 2 }}\n"})
     (tmp_path / "v.yaml").write_text(yaml.safe_dump({"big": values}))
-    proc = subprocess.run([sys.executable, "-c", "from helm_core.cli import run; run()", "template", "x",
+    proc = subprocess.run([sys.executable, "-m", "helm_core", "template", "x",
                            str(root), "-f", str(tmp_path / "v.yaml")], capture_output=True, check=False)
     assert proc.returncode == 0, proc.stderr
     assert yaml.safe_load(proc.stdout.decode().split("\n", 2)[2])["data"] == values
-    failing = subprocess.run([sys.executable, "-c", "from helm_core.cli import run; run()", "template",
+    failing = subprocess.run([sys.executable, "-m", "helm_core", "template",
                               str(tmp_path / "missing")], capture_output=True, text=True, check=False)
     assert failing.returncode == 1 and failing.stderr.startswith("Error: ")
 
