@@ -13,9 +13,6 @@ from __future__ import annotations
 import base64
 import datetime
 import hashlib
-import hmac
-import secrets
-import zlib
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from helm_core.gotemplate.funcs import encoding, gohelpers
@@ -79,6 +76,8 @@ def sha512sum(s: str) -> str:
 @signature("string")
 def adler32sum(s: str) -> str:
     """``adler32sum``: decimal checksum."""
+    import zlib
+
     return str(zlib.adler32(gohelpers.to_bytes(s)))
 
 
@@ -105,6 +104,8 @@ def rand_bytes(count: int) -> str:
     """``randBytes``: base64 of ``count`` random bytes."""
     if count < 0:
         raise FuncError("runtime error: makeslice: len out of range")
+    import secrets
+
     return base64.b64encode(secrets.token_bytes(count)).decode()
 
 
@@ -119,6 +120,8 @@ def derive_password(counter: int, ptype: str, password: str, user: str, site: st
     key = hashlib.scrypt(gohelpers.to_bytes(password), salt=salt, n=SCRYPT_N, r=SCRYPT_R, p=SCRYPT_P,
                          dklen=SCRYPT_KEYLEN, maxmem=_SCRYPT_MAXMEM)
     msg = _MP_SEED + len(sb).to_bytes(4, "big") + sb + (counter & 0xFFFFFFFF).to_bytes(4, "big")
+    import hmac
+
     seed = hmac.new(key, msg, hashlib.sha256).digest()
     temp = templates[seed[0] % len(templates)]
     return "".join(_MP_CHARS[ch][seed[i + 1] % len(_MP_CHARS[ch])] for i, ch in enumerate(temp))
@@ -232,6 +235,7 @@ def _create(cn: str, ips: list[Any] | None, dns: list[Any] | None, days: int, ke
     from cryptography import x509
     from cryptography.hazmat.primitives import serialization
     from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+    import secrets
     ip_list, dns_list = _ips(ips), _dns(dns)
     now = datetime.datetime.now(datetime.timezone.utc)
     pub = key.public_key()
@@ -376,6 +380,7 @@ def _aes_key(password: str) -> bytes:
 def encrypt_aes(password: str, plaintext: str) -> str:
     """``encryptAES``: base64(IV + AES-256-CBC(PKCS#7(plaintext))); "" stays ""."""
     from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+    import secrets
     if plaintext == "":
         return ""
     content = gohelpers.to_bytes(plaintext)

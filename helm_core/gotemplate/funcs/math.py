@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import decimal
 import math as pymath
-import secrets
 from typing import Any, Callable
 
 from helm_core.gotemplate.funcs import conversion, gohelpers
@@ -292,6 +291,8 @@ def rand_int(lo: int, hi: int) -> int:
     """``randInt``: uniform in [lo, hi); an empty range is Go's ``rand.Intn`` panic."""
     if hi - lo <= 0:
         raise FuncError("invalid argument to Intn")
+    import secrets
+
     return lo + secrets.randbelow(hi - lo)
 
 

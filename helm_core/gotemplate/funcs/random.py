@@ -6,20 +6,19 @@ count yields "" (the error is dropped).
 """
 from __future__ import annotations
 
-import secrets
-import string
-
 from helm_core.gotemplate.gotypes import signature
 
-ALPHA = string.ascii_uppercase + string.ascii_lowercase
-NUMERIC = string.digits
-ALPHANUMERIC = string.digits + ALPHA
+ALPHA = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+NUMERIC = "0123456789"
+ALPHANUMERIC = NUMERIC + ALPHA
 ASCII_PRINTABLE = "".join(chr(c) for c in range(32, 127))
 
 
 def _random(count: int, alphabet: str) -> str:
     if count <= 0:
         return ""
+    import secrets  # with hmac and random behind it, ~2 ms of start-up most renders never use
+
     return "".join(secrets.choice(alphabet) for _ in range(count))
 
 
