@@ -31,7 +31,6 @@ import contextvars
 import functools
 import gc
 import hashlib
-import io
 import pickle
 import sys
 import threading
@@ -165,7 +164,7 @@ class Environment:
                 pass
         trees = parser.parse(name, text, known.__contains__)
         self.memo.put(TREES_MEMO, memo_key, pickle.dumps(
-            {tname: (nodes.is_empty_tree(tree.root), StoredTree.dump(tree)) for tname, tree in trees.items()},
+            {tname: (nodes.is_empty_tree(tree.root), nodes.dump_tree(tree)) for tname, tree in trees.items()},
             protocol=pickle.HIGHEST_PROTOCOL))
         return dict(trees)
 
@@ -195,38 +194,12 @@ class StoredTree:
         self.empty = empty
         self._tree: Optional[nodes.Tree] = None
 
-    @staticmethod
-    def dump(tree: nodes.Tree) -> bytes:
-        out = io.BytesIO()
-        _TextOutPickler(out, tree.text).dump(tree)
-        return out.getvalue()
-
     def load(self) -> nodes.Tree:
         if self._tree is None:  # two threads may both load: the first to finish is kept
-            loaded = _TextInUnpickler(io.BytesIO(self.blob), self.text).load()
+            loaded = nodes.load_tree(self.blob, self.text)
             if self._tree is None:
                 self._tree = loaded
         return self._tree
-
-
-class _TextOutPickler(pickle.Pickler):
-    def __init__(self, out: io.BytesIO, text: str) -> None:
-        super().__init__(out, protocol=pickle.HIGHEST_PROTOCOL)
-        self._text = text
-
-    def persistent_id(self, obj: Any) -> Optional[str]:
-        return "text" if obj is self._text else None
-
-
-class _TextInUnpickler(pickle.Unpickler):
-    def __init__(self, blob: io.BytesIO, text: str) -> None:
-        super().__init__(blob)
-        self._text = text
-
-    def persistent_load(self, pid: Any) -> str:
-        if pid != "text":
-            raise pickle.UnpicklingError(f"unknown persistent id {pid!r}")
-        return self._text
 
 
 def _is_empty(tree: nodes.Tree | StoredTree) -> bool:

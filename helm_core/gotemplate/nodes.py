@@ -6,8 +6,10 @@ errors quote it (``executing "x" at <.Values.foo>``) and parser tests compare re
 """
 from __future__ import annotations
 
+import copyreg
 import io
 import pickle
+import threading
 from dataclasses import dataclass
 from typing import Any, Callable, Optional, Union
 
@@ -321,37 +323,62 @@ def _stored_branch(cls: type[BranchNode], tr: Tree, pos: int, line: int, pipe: P
     return node
 
 
-class _BodyPickler(pickle.Pickler):
-    """Pickles a branch body; its tree (every node's ``tr``) is a reference, not a copy."""
+# Pickled forms. The C pickler calls a Python hook only for types in its dispatch_table:
+# a tree met inside its own pickle is written once (the pickle memoizes it) as "the tree
+# being loaded", with no per-object callback on either side.
 
-    def __init__(self, out: io.BytesIO, tree: Tree) -> None:
-        super().__init__(out, protocol=pickle.HIGHEST_PROTOCOL)
-        self._tree = tree
-
-    def persistent_id(self, obj: Any) -> Optional[str]:
-        return "tree" if obj is self._tree else None
+_loading = threading.local()
 
 
-class _BodyUnpickler(pickle.Unpickler):
-    def __init__(self, blob: bytes, tree: Tree) -> None:
-        super().__init__(io.BytesIO(blob))
-        self._tree = tree
-
-    def persistent_load(self, pid: Any) -> Tree:
-        if pid != "tree":
-            raise pickle.UnpicklingError(f"unknown persistent id {pid!r}")
-        return self._tree
+def _tree_being_loaded() -> Tree:
+    tree: Tree = _loading.tree
+    return tree
 
 
-def _dump_body(tree: Tree, body: Optional[ListNode]) -> bytes:
+def _pickle(obj: Any, tree: Tree, reduce_tree: Callable[[Tree], Any]) -> bytes:
     out = io.BytesIO()
-    _BodyPickler(out, tree).dump(body)
+    pickler = pickle.Pickler(out, protocol=pickle.HIGHEST_PROTOCOL)
+    pickler.dispatch_table = {**copyreg.dispatch_table, Tree: reduce_tree}
+    pickler.dump(obj)
     return out.getvalue()
 
 
+def _unpickle(blob: bytes, tree: Tree) -> Any:
+    previous = getattr(_loading, "tree", None)
+    _loading.tree = tree
+    try:
+        return pickle.loads(blob)
+    finally:
+        _loading.tree = previous
+
+
+def _dump_body(tree: Tree, body: Optional[ListNode]) -> bytes:
+    def reduce_tree(t: Tree) -> Any:
+        if t is not tree:
+            raise pickle.PicklingError(f"a node of {tree.name!r} points at another tree ({t.name!r})")
+        return _tree_being_loaded, ()
+
+    return _pickle(body, tree, reduce_tree)
+
+
 def _load_body(tree: Tree, blob: bytes) -> ListNode:
-    body: ListNode = _BodyUnpickler(blob, tree).load()
+    body: ListNode = _unpickle(blob, tree)
     return body
+
+
+def dump_tree(tree: Tree) -> bytes:
+    """``tree`` pickled without its text (the text of the whole file, shared by its trees)."""
+    def reduce_tree(t: Tree) -> Any:
+        return copyreg.__newobj__, (Tree,), dict(t.__getstate__(), text="")  # type: ignore[attr-defined]
+
+    return _pickle(tree, tree, reduce_tree)
+
+
+def load_tree(blob: bytes, text: str) -> Tree:
+    """A tree from :func:`dump_tree`, given back the ``text`` it was parsed from."""
+    tree: Tree = pickle.loads(blob)
+    tree.text = text
+    return tree
 
 
 class IfNode(BranchNode):
