@@ -22,6 +22,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import math
+import pickle
 import re
 from pathlib import Path
 from typing import Any
@@ -183,11 +184,11 @@ def decode(data: bytes | str) -> Any:
     """``sigs.k8s.io/yaml.Unmarshal`` into ``interface{}`` of the first document.
 
     Raises :class:`ValueError` with Go's message (``error converting YAML to JSON: ...``).
-    Large texts (values files, rendered manifests) go through the active disk memo, if any.
+    Goes through the active disk memo, if any.
     """
     text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
     disk = memo.active()
-    if disk is None or len(text) < MEMO_MIN_CHARS:
+    if disk is None:
         return _decode(text)
     key = hashlib.sha256(f"{_code_digest()}\0{text}".encode("utf-8", "surrogatepass")).hexdigest()
     return disk.pickled(DECODE_MEMO, key, lambda: _decode(text))
@@ -206,23 +207,30 @@ def decode_all(data: bytes | str) -> list[Any]:
     return goyaml_read.decode_all(data)
 
 
-#: Decoded documents in the disk memo. A 240-character manifest decodes in ~160 µs and reads
-#: back from the memo in ~55 µs; below MEMO_MIN_CHARS decoding is the cheaper.
+#: Decoded documents in the disk memo. Even a small manifest reads back faster (~55 µs) than
+#: it decodes (~160 µs for 240 characters), and a run that finds them all never imports PyYAML.
 DECODE_MEMO = "goyaml-decode"
-MEMO_MIN_CHARS = 128
 
 
 @functools.cache
 def _code_digest() -> str:
-    """The decoding code (this module, the reader, Go's number formatting) and PyYAML's."""
+    """Our YAML code (this module, reader, writer, Go's number formatting) and PyYAML's."""
+    here = Path(__file__).parent
+    return memo.code_digest(__file__, here / "goyaml_read.py", here / "goyaml_write.py",
+                            gojson.__file__) + pyyaml_digest()
+
+
+@functools.cache
+def pyyaml_digest() -> str:
+    """PyYAML's version and whether its libyaml binding is there, found without importing it
+    (part of the memo key of whatever PyYAML parses or writes)."""
     import importlib.util
 
-    # PyYAML's __init__ (its version) and whether its libyaml binding is there, without importing it.
     spec = importlib.util.find_spec("yaml")
-    yaml_init = Path(spec.origin) if spec is not None and spec.origin else Path(__file__)
-    binding = sorted(p.name for p in yaml_init.parent.glob("_yaml.*"))
-    here = Path(__file__).parent
-    return memo.code_digest(__file__, here / "goyaml_read.py", gojson.__file__, yaml_init) + str(binding)
+    init = Path(spec.origin) if spec is not None and spec.origin else None
+    if init is None:  # pragma: no cover - PyYAML is a dependency
+        return "no-pyyaml"
+    return memo.code_digest(init) + str(sorted(p.name for p in init.parent.glob("_yaml.*")))
 
 
 def load(data: bytes | str, *, source: str = "<input>") -> Any:
@@ -256,11 +264,74 @@ def dump(value: Any) -> str:
 
     Ends with a newline as Marshal's does (``toYaml`` trims it); raises
     :class:`helm_core.gojson.JSONError` when JSON cannot represent the value.
-    See :mod:`helm_core.goyaml_write` for the rules.
+    See :mod:`helm_core.goyaml_write` for the rules. With a disk memo active, the text of a
+    value met before is read back instead of emitted (and PyYAML is not imported for it).
     """
+    plain = json_step(value)
+    disk = memo.active()
+    if disk is None:
+        return _emit(plain)
+    key = hashlib.sha256(_code_digest().encode() + pickle.dumps(plain, protocol=pickle.HIGHEST_PROTOCOL))
+    return disk.pickled(DUMP_MEMO, key.hexdigest(), lambda: _emit(plain))
+
+
+#: Texts of ``toYaml`` in the disk memo, keyed by the value after its JSON step.
+DUMP_MEMO = "goyaml-dump"
+
+
+def _emit(plain: Any) -> str:
     from helm_core import goyaml_write
 
-    return goyaml_write.dump(value)
+    return goyaml_write.emit(plain)
+
+
+#: Lone surrogates: bytes of invalid UTF-8 carried through (surrogateescape).
+SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def json_step(value: Any, depth: int = 0) -> Any:
+    """What yaml.v2 decodes from ``json.Marshal(value)``: integral float64 below 1e21 that
+    fits int64/uint64 is an int again, []byte is base64 text, structs are their JSON form."""
+    if depth > MAX_DEPTH:
+        raise gojson.JSONError("json: exceeded max depth")
+    if isinstance(value, str):
+        if SURROGATE.search(value):  # invalid UTF-8 bytes: json.Marshal writes U+FFFD for each
+            value = SURROGATE.sub("\ufffd", value)
+        return _reread_json_string(value) if "\x85" in value else value
+    if value is None or isinstance(value, bool):
+        return value
+    if isinstance(value, float):
+        if math.isnan(value) or math.isinf(value):
+            raise gojson.JSONError(f"json: unsupported value: {gojson.format_float(value)}")
+        if value.is_integer() and abs(value) < gojson.JSON_FLOAT_EXP_HIGH:
+            as_int = int(gojson.format_float(value, "f"))  # JSON's shortest digits, zero-padded
+            if INT64_MIN <= as_int <= UINT64_MAX:
+                return as_int
+        return value
+    if isinstance(value, int):
+        return value
+    if isinstance(value, dict):
+        out: dict[str, Any] = {}
+        for key, item in value.items():
+            key = SURROGATE.sub("\ufffd", str(key))
+            if "\x85" in key:  # a multi-line flow key: yaml.v2 rejects the JSON it got
+                raise gojson.JSONError("yaml: line 1: did not find expected ',' or '}'")
+            out[key] = json_step(item, depth + 1)
+        return out
+    if isinstance(value, (list, tuple)):
+        return [json_step(v, depth + 1) for v in value]
+    if isinstance(value, (bytes, bytearray)):
+        return gojson.loads(gojson.dumps(bytes(value)))
+    converted = gojson.to_go_json(value)
+    if converted is value:
+        return gojson.loads(gojson.dumps(value))  # raises Go's error for unsupported types
+    return json_step(converted, depth + 1)
+
+
+def _reread_json_string(value: str) -> str:
+    """Go's JSON leaves NEL (U+0085) raw; yaml.v2 then reads it as a line break inside a
+    double-quoted scalar and folds it (to a space, with surrounding spaces trimmed)."""
+    return str(decode(gojson.quote_string(value)))
 
 
 def dump_pretty(value: Any) -> str:

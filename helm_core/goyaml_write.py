@@ -35,58 +35,12 @@ import yaml
 
 from helm_core import gojson, goyaml
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
 _BASE60_FLOAT = re.compile(r"^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$")
 #: libyaml's emitter (the C code yaml.v2 was ported from) when PyYAML has it.
 _Dumper: Any = getattr(yaml, "CDumper", yaml.Dumper)
 #: yaml.v2's emitter settings: 2-space indent, lines folded past 80 columns, UTF-8 kept.
 EMIT_INDENT = 2
 EMIT_WIDTH = 80
-
-
-def _after_json(value: Any, depth: int = 0) -> Any:
-    """What yaml.v2 decodes from ``json.Marshal(value)``: integral float64 below 1e21 that
-    fits int64/uint64 is an int again, []byte is base64 text, structs are their JSON form."""
-    if depth > goyaml.MAX_DEPTH:
-        raise gojson.JSONError("json: exceeded max depth")
-    if isinstance(value, str):
-        if _SURROGATE.search(value):  # invalid UTF-8 bytes: json.Marshal writes U+FFFD for each
-            value = _SURROGATE.sub("\ufffd", value)
-        return _reread_json_string(value) if "\x85" in value else value
-    if value is None or isinstance(value, bool):
-        return value
-    if isinstance(value, float):
-        if math.isnan(value) or math.isinf(value):
-            raise gojson.JSONError(f"json: unsupported value: {gojson.format_float(value)}")
-        if value.is_integer() and abs(value) < gojson.JSON_FLOAT_EXP_HIGH:
-            as_int = int(gojson.format_float(value, "f"))  # JSON's shortest digits, zero-padded
-            if goyaml.INT64_MIN <= as_int <= goyaml.UINT64_MAX:
-                return as_int
-        return value
-    if isinstance(value, int):
-        return value
-    if isinstance(value, dict):
-        out: dict[str, Any] = {}
-        for key, item in value.items():
-            key = _SURROGATE.sub("\ufffd", str(key))
-            if "\x85" in key:  # a multi-line flow key: yaml.v2 rejects the JSON it got
-                raise gojson.JSONError("yaml: line 1: did not find expected ',' or '}'")
-            out[key] = _after_json(item, depth + 1)
-        return out
-    if isinstance(value, (list, tuple)):
-        return [_after_json(v, depth + 1) for v in value]
-    if isinstance(value, (bytes, bytearray)):
-        return gojson.loads(gojson.dumps(bytes(value)))
-    converted = gojson.to_go_json(value)
-    if converted is value:
-        return gojson.loads(gojson.dumps(value))  # raises Go's error for unsupported types
-    return _after_json(converted, depth + 1)
-
-
-def _reread_json_string(value: str) -> str:
-    """Go's JSON leaves NEL (U+0085) raw; yaml.v2 then reads it as a line break inside a
-    double-quoted scalar and folds it (to a space, with surrounding spaces trimmed)."""
-    return str(goyaml.decode(gojson.quote_string(value)))
 
 
 def _wrap64(n: int) -> int:
@@ -201,7 +155,7 @@ def _escape_all(s: str) -> str:
 
 
 def _events(value: Any, out: list[yaml.Event], boms: list[str] | None = None, v3: bool = False) -> None:
-    """Events for a value already in yaml.v2's decoded types (see :func:`_after_json`).
+    """Events for a value already in yaml.v2's decoded types (see :func:`helm_core.goyaml.json_step`).
 
     Strings led by a BOM become placeholders listed in ``boms`` (see :func:`_escape_all`).
     """
@@ -264,11 +218,12 @@ def _finish(text: str, boms: list[str]) -> str:
     return text
 
 
-def dump(value: Any) -> str:
-    """``sigs.k8s.io/yaml.Marshal`` text, ending with a newline (``toYaml`` trims it)."""
+def emit(plain: Any) -> str:
+    """``sigs.k8s.io/yaml.Marshal`` text of a value after its JSON step (:func:`goyaml.json_step`),
+    ending with a newline (``toYaml`` trims it)."""
     events: list[yaml.Event] = [yaml.StreamStartEvent(), yaml.DocumentStartEvent(explicit=False)]
     boms: list[str] = []
-    _events(_after_json(value), events, boms)
+    _events(plain, events, boms)
     events += [yaml.DocumentEndEvent(explicit=False), yaml.StreamEndEvent()]
     text = yaml.emit(events, Dumper=_Dumper, indent=EMIT_INDENT, width=EMIT_WIDTH,
                      allow_unicode=True)
@@ -407,11 +362,11 @@ def _v3_plain(value: Any, depth: int = 0) -> Any:
         return {_v3_plain(str(k), depth): _v3_plain(v, depth + 1) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [_v3_plain(v, depth + 1) for v in value]
-    if isinstance(value, str) and _SURROGATE.search(value):
+    if isinstance(value, str) and goyaml.SURROGATE.search(value):
         return _binary(value)
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
-    return _after_json(value, depth)
+    return goyaml.json_step(value, depth)
 
 
 def dump_pretty(value: Any) -> str:

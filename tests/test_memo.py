@@ -3,6 +3,8 @@ trees, schema passes, the CLI)."""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -12,6 +14,7 @@ from helm_core.chart import schema
 from helm_core.engine import render
 from helm_core.gotemplate import environment, nodes, parser
 from helm_core.gotemplate.funcs import sprig
+from tests.chartkit import chart_yaml, write_chart
 
 
 @pytest.fixture
@@ -138,7 +141,7 @@ def test_a_damaged_entry_is_a_miss(disk: memo.DiskMemo) -> None:
 BIG_YAML = "".join(f"key{i}:\n  port: {i}\n  enabled: yes\n  name: '{i:x}'\n" for i in range(200))
 
 
-def test_large_yaml_decodes_are_remembered_small_ones_and_errors_are_not(
+def test_yaml_decodes_are_remembered_errors_are_not(
         disk: memo.DiskMemo, monkeypatch: pytest.MonkeyPatch) -> None:
     expected = goyaml.decode(BIG_YAML)
     assert expected["key10"] == {"port": 10.0, "enabled": True, "name": "a"}
@@ -149,13 +152,42 @@ def test_large_yaml_decodes_are_remembered_small_ones_and_errors_are_not(
     assert again == expected and again is not expected and calls == []  # loaded, not decoded
     again["key10"]["port"] = 0.0  # a caller's change does not reach the memo
     assert goyaml.decode(BIG_YAML)["key10"]["port"] == 10.0
-    goyaml.decode("a: 1")
-    assert calls == ["a: 1"]  # small: cheaper to decode than to read an entry
     bad = BIG_YAML + "key0: [unclosed\n"
     for _ in range(2):
         with pytest.raises(ValueError):
             goyaml.decode(bad)
-    assert len(list((disk.root / goyaml.DECODE_MEMO).iterdir())) == 1
+    assert len(calls) == 2 and len(list((disk.root / goyaml.DECODE_MEMO).iterdir())) == 1
+
+
+def test_to_yaml_texts_are_remembered_by_value(disk: memo.DiskMemo, monkeypatch: pytest.MonkeyPatch) -> None:
+    value = {"b": [1, 2.5, "yes"], "a": {"x": None}}
+    first = goyaml.dump(value)
+    calls = []
+    real = goyaml._emit
+    monkeypatch.setattr(goyaml, "_emit", lambda plain: calls.append(plain) or real(plain))
+    assert goyaml.dump({"b": [1, 2.5, "yes"], "a": {"x": None}}) == first  # read back
+    assert goyaml.dump({"a": {"x": None}, "b": [1, 2.5, True]}) != first  # another value
+    assert calls == [{"a": {"x": None}, "b": [1, 2.5, True]}]
+    with pytest.raises(Exception, match="unsupported value: NaN"):
+        goyaml.dump({"a": float("nan")})  # refused before the memo is asked
+
+
+def test_a_second_cli_run_of_a_chart_does_not_import_pyyaml(tmp_path: Path) -> None:
+    """Chart.yaml, values, toYaml texts and rendered documents all come from the memo."""
+    chart = write_chart(tmp_path / "src", {
+        "Chart.yaml": chart_yaml("c"),
+        "values.yaml": "labels:\n  tier: web\nports: [80, 443]\n",
+        "templates/cm.yaml": "kind: ConfigMap\nmetadata:\n  labels: {{- toYaml .Values.labels | nindent 4 }}\n"
+                             "data:\n  ports: {{ .Values.ports | toJson | quote }}\n"
+                             "  parsed: {{ fromYaml \"x: 1\" | toYaml | quote }}\n"})
+    script = ("import sys; from helm_core import cli; code = cli.main(['template', 'x', sys.argv[1]]); "
+              "print('pyyaml' if 'yaml' in sys.modules else 'no pyyaml', file=sys.stderr); sys.exit(code)")
+    env = dict(os.environ, HELM_CORE_CACHE=str(tmp_path / "cache"))
+    runs = [subprocess.run([sys.executable, "-c", script, str(chart)], capture_output=True, text=True,
+                           env=env, check=False) for _ in range(2)]
+    assert [r.returncode for r in runs] == [0, 0], runs[0].stderr
+    assert runs[0].stdout == runs[1].stdout and "tier: web" in runs[0].stdout
+    assert [r.stderr.strip().splitlines()[-1] for r in runs] == ["pyyaml", "no pyyaml"]
 
 
 SCHEMA = {"type": "object", "properties": {"port": {"type": "integer"}}}

@@ -12,11 +12,12 @@ Every error names the file and the field. Scalars are read as written (``appVers
 """
 from __future__ import annotations
 
+import functools
+import hashlib
 import re
 from typing import Any
 
-import yaml
-
+from helm_core import goyaml, memo
 from helm_core.chart import model
 from helm_core.errors import ChartFileError
 
@@ -27,8 +28,8 @@ _SEMVER_RE = re.compile(
 )
 _ALIAS_RE = re.compile(r"^[a-zA-Z0-9_-]+$")
 _KNOWN_TYPES = ("", model.TYPE_APPLICATION, model.TYPE_LIBRARY)
-#: Keeps every scalar as its text (libyaml's parser when available).
-_TEXT_LOADER = getattr(yaml, "CBaseLoader", yaml.BaseLoader)
+#: Chart.yaml (and requirements/lock) documents in the disk memo, as read before typing.
+TEXT_YAML_MEMO = "chartfile-yaml"
 
 
 def is_valid_version(version: str) -> bool:
@@ -46,9 +47,25 @@ def is_valid_version(version: str) -> bool:
 
 
 def _read_yaml(data: bytes, source: str) -> Any:
+    disk = memo.active()
+    if disk is None:
+        return _parse_yaml_text(data, source)
+    key = hashlib.sha256(_code_digest().encode() + b"\0" + data).hexdigest()
+    return disk.pickled(TEXT_YAML_MEMO, key, lambda: _parse_yaml_text(data, source))
+
+
+@functools.cache
+def _code_digest() -> str:
+    return memo.code_digest(__file__) + goyaml.pyyaml_digest()
+
+
+def _parse_yaml_text(data: bytes, source: str) -> Any:
+    import yaml  # only when the document is not in the memo (PyYAML's import is ~15 ms)
+
     try:
-        # BaseLoader keeps every scalar as its text; fields are typed below.
-        return yaml.load(data.decode("utf-8-sig"), Loader=_TEXT_LOADER)  # noqa: S506
+        # BaseLoader keeps every scalar as its text (libyaml's when available); fields are typed below.
+        loader = getattr(yaml, "CBaseLoader", yaml.BaseLoader)
+        return yaml.load(data.decode("utf-8-sig"), Loader=loader)  # noqa: S506
     except UnicodeDecodeError:
         raise ChartFileError(f"{source}: not UTF-8 text") from None
     except yaml.YAMLError as exc:

@@ -11,9 +11,7 @@ import json
 import os
 import stat
 from pathlib import Path
-from typing import Iterable
-
-import yaml
+from typing import Any, Iterable
 
 from helm_core import goyaml
 from helm_core.chart import archive, chartfile, ignore, model
@@ -159,14 +157,20 @@ def load_files(files: Iterable[tuple[str, bytes]], *, source: str = "<chart>",
     return chart
 
 
+def _yaml_document(text: str) -> Any:
+    import yaml  # a YAML schema is rare: PyYAML (~15 ms to import) is loaded for it only
+
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise ValueError(str(exc)) from None
+
+
 def _load_schema(data: bytes, source: str) -> dict:
     try:
         text = data.decode("utf-8")
-        if source.endswith(".json"):
-            schema = json.loads(text)
-        else:
-            schema = yaml.safe_load(text)
-    except (UnicodeDecodeError, ValueError, yaml.YAMLError) as exc:
+        schema = json.loads(text) if source.endswith(".json") else _yaml_document(text)
+    except (UnicodeDecodeError, ValueError) as exc:
         raise ValuesError(f"{source}: invalid schema: {exc}") from None
     if not isinstance(schema, dict):
         raise ValuesError(f"{source}: a schema must be an object")
