@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from helm_core import memo
-from helm_core.chart import model
+from helm_core.chart import metaschema, model
 from helm_core.errors import SchemaError
 
 HEADER = "values don't meet the specifications of the schema(s) in the following chart(s):"
@@ -51,12 +51,12 @@ PASS_MEMO = "schema-pass"
 VALID_SCHEMA_MEMO = "schema-valid"
 @functools.cache
 def _code_digest() -> str:
-    """This module's code and the installed jsonschema's validating code, by content."""
+    """This module's code, the metaschema check's and the installed jsonschema's validating code."""
     import importlib.util
 
     spec = importlib.util.find_spec("jsonschema")
     folder = Path(spec.origin).parent if spec and spec.origin else Path(__file__)
-    return memo.code_digest(__file__, folder / "validators.py", folder / "_keywords.py")
+    return memo.code_digest(__file__, metaschema.__file__, folder / "validators.py", folder / "_keywords.py")
 
 
 @functools.lru_cache(maxsize=VALIDATOR_CACHE_SIZE)
@@ -70,7 +70,7 @@ def _compiled(digest: str, text: str) -> Any:
     disk = memo.active()
     key = hashlib.sha256(f"{_code_digest()}\0{digest}".encode()).hexdigest()
     if disk is None or disk.get(VALID_SCHEMA_MEMO, key) is None:
-        cls.check_schema(schema)
+        metaschema.check_schema(cls, schema)
         if disk is not None:
             disk.put(VALID_SCHEMA_MEMO, key, b"")
     return cls(schema, registry=referencing.Registry(retrieve=_no_remote))
