@@ -4,260 +4,135 @@
 subschema it visits builds a new validator object and every ``$ref`` / ``$dynamicRef`` is
 resolved again through ``referencing`` (URL joins, dynamic scope). For Draft 2020-12, whose
 metaschema is seven vocabulary documents tied together by ``$dynamicRef: "#meta"``, that is
-about 0.3-0.5 s for bitnami's redis schema.
+0.3-0.5 s for bitnami's redis schema, after ~70 ms of importing jsonschema.
 
-A metaschema never changes, so all of that can be decided once per process: :func:`check_schema`
-compiles the metaschema into plain closures, with every reference resolved statically by the
-same ``referencing`` calls jsonschema makes at run time (the dynamic scope is tracked while
-compiling, so ``$dynamicRef`` lands where jsonschema's would), and each leaf keyword (``type``,
-``enum``, ``pattern``, ``format``...) checked by jsonschema's own keyword function. The closures
-answer only "valid or not". When they say "not valid" — or when the metaschema uses anything
-this module does not know — the exact path, ``cls.check_schema``, runs and raises its error,
-so the messages users see are jsonschema's own, word for word.
+A metaschema never changes, so here it is compiled once per process by
+:mod:`helm_core.chart.verdict`, with every reference — ``$dynamicRef`` included — resolved
+statically, into closures that answer "valid or not" without importing jsonschema. The
+metaschema documents are read from the files the installed ``jsonschema-specifications``
+ships (the same ones jsonschema uses), not copied. When the closures say "not valid", or
+cannot decide, :func:`check_schema` runs ``cls.check_schema`` and its error is raised as it
+always was: users see jsonschema's messages, word for word.
 """
 from __future__ import annotations
 
 import functools
+import importlib.util
+import json
 import re
-from collections.abc import Callable
+from pathlib import Path
 from typing import Any
+from urllib.parse import urldefrag, urlsplit
 
-Check = Callable[[Any], bool]
+from helm_core.chart import verdict
 
-#: Keyword functions that only look at the instance (they never descend into subschemas), by
-#: name in jsonschema._keywords / _legacy_keywords: they are called as they are.
-_LEAF_FUNCTIONS = frozenset({
-    "type", "enum", "const", "format", "pattern", "required", "uniqueItems", "multipleOf",
-    "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minimum_draft3_draft4",
-    "maximum_draft3_draft4", "minItems", "maxItems", "minLength", "maxLength",
-    "minProperties", "maxProperties", "dependentRequired",
-})
-_KEYWORD_MODULES = frozenset({"jsonschema._keywords", "jsonschema._legacy_keywords"})
+#: Folders of jsonschema-specifications' ``schemas/`` for the drafts compiled here.
+_FOLDERS = {verdict.DRAFT_2020_12: "draft202012", verdict.DRAFT_7: "draft7"}
+#: Every dialect jsonschema 4.x knows (normalized as its ``validator_for`` normalizes them):
+#: a ``$schema`` that is none of these gets the default, Draft 2020-12, as in Helm.
+DIALECTS = {
+    "https://json-schema.org/draft/2020-12/schema": verdict.DRAFT_2020_12,
+    "https://json-schema.org/draft/2019-09/schema": "2019-09",
+    "http://json-schema.org/draft-07/schema": verdict.DRAFT_7,
+    "http://json-schema.org/draft-06/schema": "6",
+    "http://json-schema.org/draft-04/schema": "4",
+    "http://json-schema.org/draft-03/schema": "3",
+}
+
+# Strings that RFC 3986 accepts as a URI / URI-reference, under any of the checkers jsonschema
+# may use for "uri" and "uri-reference" (rfc3987 or rfc3986-validator, if installed): a narrow
+# ASCII subset. Anything else is Undecided and left to jsonschema.
+_PCHAR = r"[A-Za-z0-9._~!$&'()*+,;=:@-]"
+_TAIL = rf"(?:\?(?:{_PCHAR}|[/?])*)?(?:#(?:{_PCHAR}|[/?])*)?"
+_PATH = rf"(?:/{_PCHAR}*)*"
+_URI = re.compile(  # scheme ":" then "//" authority and path, or a path ("urn:x", "file:/x")
+    rf"[A-Za-z][A-Za-z0-9+.-]*:(?://[A-Za-z0-9.-]+(?::[0-9]*)?{_PATH}|(?:/?{_PCHAR}+{_PATH})?){_TAIL}", re.ASCII)
+_RELATIVE = re.compile(
+    rf"(?:[A-Za-z0-9._~!$&'()*+,;=@-]+{_PATH}|/(?:{_PCHAR}+{_PATH})?)?{_TAIL}", re.ASCII)
 
 
-class _Unsupported(Exception):
-    """The metaschema uses something this compiler does not model: use the exact path."""
+def _is_regex(text: str) -> bool:
+    try:
+        re.compile(text)  # what jsonschema's "regex" format checker does
+    except re.error:
+        return False
+    return True
+
+
+def _safe(pattern: re.Pattern[str]) -> verdict.Check:
+    def check(text: str) -> bool:
+        if pattern.fullmatch(text):
+            return True
+        raise verdict.Undecided(f"{text!r} as a URI: jsonschema's answer depends on what is installed")
+    return check
+
+
+_FORMATS: dict[str, verdict.Check] = {
+    "regex": _is_regex,
+    "uri": _safe(_URI),
+    "uri-reference": lambda text: bool(_URI.fullmatch(text)) or _safe(_RELATIVE)(text),
+}
+
+
+def dialect(schema: Any) -> str:
+    """The draft jsonschema's ``validator_for(schema, default=Draft202012Validator)`` picks."""
+    if type(schema) is not dict or "$schema" not in schema:
+        return verdict.DRAFT_2020_12
+    uri = schema["$schema"]
+    if type(uri) is not str:
+        raise verdict.Undecided("$schema that is not a string")
+    return DIALECTS.get(urlsplit(uri).geturl(), verdict.DRAFT_2020_12)
+
+
+@functools.cache
+def _documents(draft: str) -> tuple[str, dict[str, Any]]:
+    """(root URI, documents by URI): ``draft``'s metaschema as jsonschema-specifications ships it."""
+    spec = importlib.util.find_spec("jsonschema_specifications")
+    if spec is None or not spec.submodule_search_locations or draft not in _FOLDERS:
+        raise verdict.Undecided(f"no metaschema files for draft {draft}")
+    folder = Path(next(iter(spec.submodule_search_locations))) / "schemas" / _FOLDERS[draft]
+    documents: dict[str, Any] = {}
+    root = ""
+    for path in sorted(folder.rglob("*")):
+        if path.is_file() and not path.name.startswith("."):
+            document = json.loads(path.read_text(encoding="utf-8"))
+            uri = urldefrag(document["$id"]).url
+            documents[uri] = document
+            root = uri if path.name == "metaschema.json" else root
+    return root, documents
+
+
+@functools.cache
+def compiled(draft: str) -> tuple[verdict.Check | None, str]:
+    """(check, why not): the compiled metaschema of ``draft``, or None and the reason."""
+    try:
+        root, documents = _documents(draft)
+        compiler = verdict.Compiler(draft, documents, formats=_FORMATS.get, relative_refs=True)
+        return compiler.compile(root), ""
+    except (verdict.Undecided, OSError, ValueError, KeyError) as exc:
+        return None, str(exc) or type(exc).__name__
+
+
+def valid(schema: Any, draft: str | None = None) -> bool:
+    """Whether ``schema`` meets its metaschema; raises verdict.Undecided when that is not known."""
+    draft = dialect(schema) if draft is None else draft
+    check, why = compiled(draft)
+    if check is None:
+        raise verdict.Undecided(why)
+    verdict.plain(schema)
+    try:
+        return check(schema)
+    except RecursionError:
+        raise verdict.Undecided("a schema nested too deeply") from None
 
 
 def check_schema(cls: Any, schema: Any) -> None:
     """Raise what ``cls.check_schema(schema)`` raises (``jsonschema.SchemaError``), or nothing."""
-    check = compiled_check(cls)
-    if check is not None:
+    draft = DIALECTS.get(urlsplit(cls.ID_OF(cls.META_SCHEMA) or "").geturl())
+    if draft is not None:
         try:
-            if check(schema):
+            if valid(schema, draft):
                 return
-        except RecursionError:  # a very deep schema: let the exact path decide
+        except verdict.Undecided:
             pass
     cls.check_schema(schema)
-
-
-@functools.cache
-def compiled_check(cls: Any) -> Check | None:
-    """The verdict function of ``cls``'s metaschema, or ``None`` when it cannot be compiled."""
-    try:
-        return _Compiler(cls).root()
-    except _Unsupported:
-        return None
-
-
-def _true(instance: Any) -> bool:
-    return True
-
-
-def _false(instance: Any) -> bool:
-    return False
-
-
-class _Compiler:
-    """Mirrors jsonschema's ``iter_errors`` / ``descend`` / ``_validate_reference`` statically.
-
-    A node is compiled under the same (applicability class, keyword class, resolver) that
-    jsonschema would validate it with. Compiled nodes are shared by a key that decides every
-    later resolution — the node, both classes, the resolver's base URI and the URIs of its
-    dynamic scope in order of first entry (``$dynamicRef`` resolves to the outermost resource
-    of that scope with the anchor) — so the recursion through ``#meta`` closes into a cycle.
-    """
-
-    def __init__(self, cls: Any) -> None:
-        import jsonschema.validators
-        import jsonschema_specifications
-        import referencing
-        import referencing.jsonschema
-
-        self._referencing = referencing
-        self._validator_for = jsonschema.validators.validator_for
-        meta_cls = jsonschema.validators.validator_for(cls.META_SCHEMA, default=cls)
-        self._format_checker = meta_cls.FORMAT_CHECKER
-        self._meta_cls = meta_cls
-        self._registry = jsonschema_specifications.REGISTRY
-        self._done: dict[tuple[Any, ...], list[Check]] = {}
-        self._leaf_validators: dict[Any, Any] = {}
-
-    def root(self) -> Check:
-        cls = self._meta_cls
-        schema = cls.META_SCHEMA
-        resolver = self._registry.resolver_with_root(self._specification(cls).create_resource(schema))
-        return self._node(schema, cls, cls, resolver)
-
-    # -- jsonschema's moves ---------------------------------------------------------------
-
-    def _specification(self, cls: Any) -> Any:
-        spec = self._referencing.jsonschema.specification_with
-        return spec(dialect_id=cls.ID_OF(cls.META_SCHEMA) or "urn:unknown-dialect",
-                    default=self._referencing.Specification.OPAQUE)
-
-    def _descend(self, schema: Any, cls: Any, resolver: Any) -> Check:
-        """``validator.descend(instance, schema)`` from a validator of class ``cls``."""
-        if schema is True:
-            return _true
-        if schema is False:
-            return _false
-        if not isinstance(schema, dict):
-            raise _Unsupported(f"subschema {schema!r}")
-        inner = resolver.in_subresource(self._specification(cls).create_resource(schema))
-        return self._node(schema, cls, self._validator_for(schema, default=cls), inner)
-
-    def _reference(self, ref: Any, cls: Any, resolver: Any) -> Check:
-        """``validator._validate_reference(ref, instance)``: resolved now, once."""
-        try:
-            resolved = resolver.lookup(ref)
-        except self._referencing.exceptions.Unresolvable as exc:
-            raise _Unsupported(f"unresolvable {ref!r}") from exc
-        contents = resolved.contents
-        if contents is True:
-            return _true
-        if contents is False:
-            return _false
-        if not isinstance(contents, dict):
-            raise _Unsupported(f"reference {ref!r} to {contents!r}")
-        return self._node(contents, cls, self._validator_for(contents, default=cls), resolved.resolver)
-
-    def _key(self, schema: dict[str, Any], app_cls: Any, cls: Any, resolver: Any) -> tuple[Any, ...]:
-        base = getattr(resolver, "_base_uri", None)
-        if not isinstance(base, str):
-            raise _Unsupported("resolver without a base URI")
-        scope: list[str] = []
-        for uri, _ in reversed(list(resolver.dynamic_scope())):
-            if uri not in scope:
-                scope.append(uri)
-        return id(schema), app_cls, cls, base, tuple(scope)
-
-    def _node(self, schema: dict[str, Any], app_cls: Any, cls: Any, resolver: Any) -> Check:
-        """All keywords of one subschema: ``app_cls`` picks them (``$ref`` siblings), ``cls`` runs them."""
-        key = self._key(schema, app_cls, cls, resolver)
-        cell = self._done.get(key)
-        if cell is not None:  # already compiled, or being compiled higher up (a cycle)
-            return cell[0] if cell else (lambda instance: cell[0](instance))
-        cell = []
-        self._done[key] = cell
-        checks = [check for k, v in app_cls._APPLICABLE_VALIDATORS(schema) if k in cls.VALIDATORS
-                  if (check := self._keyword(k, v, schema, cls, resolver)) is not _true]
-        if not checks:
-            fn: Check = _true
-        elif len(checks) == 1:
-            fn = checks[0]
-        else:
-            def fn(instance: Any, checks: tuple[Check, ...] = tuple(checks)) -> bool:
-                for check in checks:
-                    if not check(instance):
-                        return False
-                return True
-        cell.append(fn)
-        return fn
-
-    # -- keywords ----------------------------------------------------------------------------
-
-    def _keyword(self, keyword: str, value: Any, schema: dict[str, Any], cls: Any, resolver: Any) -> Check:
-        function = cls.VALIDATORS[keyword]
-        name = getattr(function, "__name__", "")
-        if getattr(function, "__module__", "") not in _KEYWORD_MODULES:
-            raise _Unsupported(f"keyword {keyword!r} implemented by {function!r}")
-        if name in _LEAF_FUNCTIONS:
-            return self._leaf(function, value, schema, cls)
-        if name == "dependencies_draft4_draft6_draft7" and isinstance(value, dict) and all(
-                isinstance(v, list) for v in value.values()):
-            return self._leaf(function, value, schema, cls)  # only the "required" form: no subschema
-        if name in ("ref", "dynamicRef"):
-            return self._reference(value, cls, resolver)
-        if name in ("allOf", "anyOf") and isinstance(value, list):
-            subs = tuple(self._descend(s, cls, resolver) for s in value)
-            if name == "allOf":
-                return lambda instance: all(sub(instance) for sub in subs)
-            return lambda instance: any(sub(instance) for sub in subs)
-        if name == "properties" and isinstance(value, dict):
-            return self._properties(value, cls, resolver)
-        if name == "patternProperties" and isinstance(value, dict):
-            return self._pattern_properties(value, cls, resolver)
-        if name == "additionalProperties":
-            return self._additional_properties(value, schema, cls, resolver)
-        if name == "propertyNames":
-            sub = self._descend(value, cls, resolver)
-            return lambda instance: not isinstance(instance, dict) or all(sub(k) for k in instance)
-        if name in ("items", "items_draft6_draft7_draft201909") and value is True:
-            return _true  # every item is allowed (the same in both drafts' functions)
-        if name in ("items", "items_draft6_draft7_draft201909", "items_draft3_draft4") and isinstance(
-                value, dict) and "prefixItems" not in schema:
-            sub = self._descend(value, cls, resolver)
-            return lambda instance: not isinstance(instance, list) or all(sub(v) for v in instance)
-        raise _Unsupported(f"keyword {keyword!r} ({name}) with {value!r}")
-
-    def _leaf(self, function: Any, value: Any, schema: dict[str, Any], cls: Any) -> Check:
-        validator = self._leaf_validators.get(cls)
-        if validator is None:
-            # One validator per class stands for all of them: leaf keywords only use its type
-            # checker and the format checker, which check_schema carries down unchanged.
-            validator = cls(schema={}, format_checker=self._format_checker)
-            self._leaf_validators[cls] = validator
-
-        def leaf(instance: Any) -> bool:
-            for _ in function(validator, value, instance, schema) or ():
-                return False
-            return True
-        return leaf
-
-    def _properties(self, properties: dict[str, Any], cls: Any, resolver: Any) -> Check:
-        subs = tuple((name, self._descend(s, cls, resolver)) for name, s in properties.items())
-        subs = tuple((name, sub) for name, sub in subs if sub is not _true)
-
-        def check(instance: Any) -> bool:
-            if not isinstance(instance, dict):
-                return True
-            for name, sub in subs:
-                if name in instance and not sub(instance[name]):
-                    return False
-            return True
-        return check
-
-    def _pattern_properties(self, patterns: dict[str, Any], cls: Any, resolver: Any) -> Check:
-        subs = tuple((pattern, self._descend(s, cls, resolver)) for pattern, s in patterns.items())
-
-        def check(instance: Any) -> bool:
-            if not isinstance(instance, dict):
-                return True
-            return all(sub(v) for pattern, sub in subs for k, v in instance.items() if re.search(pattern, k))
-        return check
-
-    def _additional_properties(self, value: Any, schema: dict[str, Any], cls: Any, resolver: Any) -> Check:
-        # Which properties are "additional" is decided as jsonschema's find_additional_properties
-        # does: not named in properties, and not matched by the patterns joined with "|".
-        known = schema.get("properties", {})
-        patterns = "|".join(schema.get("patternProperties", {}))
-        if isinstance(value, dict):
-            sub = self._descend(value, cls, resolver)
-        elif value is False:
-            sub = _false
-        elif value is True:
-            return _true
-        else:
-            raise _Unsupported(f"additionalProperties {value!r}")
-
-        def check(instance: Any) -> bool:
-            if not isinstance(instance, dict):
-                return True
-            for name, item in instance.items():
-                if name in known or (patterns and re.search(patterns, name)):
-                    continue
-                if not sub(item):
-                    return False
-            return True
-        return check

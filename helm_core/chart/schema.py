@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from helm_core import memo
-from helm_core.chart import metaschema, model
+from helm_core.chart import metaschema, model, verdict
 from helm_core.errors import SchemaError
 
 HEADER = "values don't meet the specifications of the schema(s) in the following chart(s):"
@@ -49,14 +49,44 @@ def _dotted(path: Any) -> str:
 PASS_MEMO = "schema-pass"
 #: Schemas found valid against their metaschema: changed values skip that check.
 VALID_SCHEMA_MEMO = "schema-valid"
+
+
 @functools.cache
 def _code_digest() -> str:
-    """This module's code, the metaschema check's and the installed jsonschema's validating code."""
+    """This module's code, the fast verdicts' and the installed jsonschema's validating code."""
     import importlib.util
 
     spec = importlib.util.find_spec("jsonschema")
     folder = Path(spec.origin).parent if spec and spec.origin else Path(__file__)
-    return memo.code_digest(__file__, metaschema.__file__, folder / "validators.py", folder / "_keywords.py")
+    return memo.code_digest(__file__, metaschema.__file__, verdict.__file__,
+                            folder / "validators.py", folder / "_keywords.py")
+
+
+def _valid_key(digest: str) -> str:
+    return hashlib.sha256(f"{_code_digest()}\0{digest}".encode()).hexdigest()
+
+
+def _known_valid(digest: str) -> bool:
+    disk = memo.active()
+    return disk is not None and disk.get(VALID_SCHEMA_MEMO, _valid_key(digest)) is not None
+
+
+def _remember_valid(digest: str) -> None:
+    disk = memo.active()
+    if disk is not None:
+        disk.put(VALID_SCHEMA_MEMO, _valid_key(digest), b"")
+
+
+@functools.lru_cache(maxsize=VALIDATOR_CACHE_SIZE)
+def _fast(digest: str, text: str) -> verdict.Check:
+    """The schema's values check, without jsonschema; Undecided if it cannot be had that way."""
+    schema = json.loads(text)
+    draft = metaschema.dialect(schema)
+    if not _known_valid(digest):
+        if not metaschema.valid(schema, draft):
+            raise verdict.Undecided("the schema does not meet its metaschema")
+        _remember_valid(digest)
+    return verdict.Compiler(draft, {"": schema}).compile("")
 
 
 @functools.lru_cache(maxsize=VALIDATOR_CACHE_SIZE)
@@ -67,44 +97,54 @@ def _compiled(digest: str, text: str) -> Any:
 
     schema = json.loads(text)
     cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
-    disk = memo.active()
-    key = hashlib.sha256(f"{_code_digest()}\0{digest}".encode()).hexdigest()
-    if disk is None or disk.get(VALID_SCHEMA_MEMO, key) is None:
+    if not _known_valid(digest):
         metaschema.check_schema(cls, schema)
-        if disk is not None:
-            disk.put(VALID_SCHEMA_MEMO, key, b"")
+        _remember_valid(digest)
     return cls(schema, registry=referencing.Registry(retrieve=_no_remote))
 
 
-def _validator(schema: dict[str, Any]) -> Any:
-    text = json.dumps(schema, sort_keys=True)
-    return _compiled(hashlib.sha256(text.encode()).hexdigest(), text)
-
-
-def _pass_key(schema: dict[str, Any], values: dict[str, Any]) -> str:
+def _pass_key(text: str, values: dict[str, Any]) -> str:
     # repr for what JSON cannot hold, typed so no two different values share a text.
-    text = json.dumps([schema, values], sort_keys=True, default=lambda v: f"{type(v).__qualname__}:{v!r}")
-    return hashlib.sha256(f"{_code_digest()}\0{text}".encode("utf-8", "surrogatepass")).hexdigest()
+    values_text = json.dumps(values, sort_keys=True, default=lambda v: f"{type(v).__qualname__}:{v!r}")
+    key = f"{_code_digest()}\0{text}\0{values_text}"
+    return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def violations(schema: dict[str, Any], values: dict[str, Any], *, source: str) -> list[str]:
-    """Every violation of one schema, as ``- at '/a/b' (a.b): message`` lines, sorted by path."""
+    """Every violation of one schema, as ``- at '/a/b' (a.b): message`` lines, sorted by path.
+
+    Values are first checked by compiled closures (:mod:`helm_core.chart.verdict`) that answer
+    as jsonschema would, without importing it; jsonschema itself runs only when they find a
+    violation or cannot decide, and then it words every message.
+    """
+    text = json.dumps(schema, sort_keys=True)
+    digest = hashlib.sha256(text.encode()).hexdigest()
     disk = memo.active()
-    key = _pass_key(schema, values) if disk is not None else ""
+    key = _pass_key(text, values) if disk is not None else ""
     if disk is not None and disk.get(PASS_MEMO, key) is not None:
         return []
-    found = _violations(schema, values, source=source)
+    found = [] if _passes(digest, text, values) else _violations(digest, text, values, source=source)
     if disk is not None and not found:
         disk.put(PASS_MEMO, key, b"")
     return found
 
 
-def _violations(schema: dict[str, Any], values: dict[str, Any], *, source: str) -> list[str]:
+def _passes(digest: str, text: str, values: dict[str, Any]) -> bool:
+    """True when the values surely pass; False when jsonschema must look (a failure, or not known)."""
+    try:
+        check = _fast(digest, text)
+        verdict.plain(values)
+        return check(values)
+    except (verdict.Undecided, RecursionError):
+        return False
+
+
+def _violations(digest: str, text: str, values: dict[str, Any], *, source: str) -> list[str]:
     import jsonschema
     import referencing.exceptions
 
     try:
-        validator = _validator(schema)
+        validator = _compiled(digest, text)
         errors = sorted(validator.iter_errors(values), key=lambda e: (list(map(str, e.absolute_path)), e.message))
         return [f"- at '{_pointer(e.absolute_path)}' ({_dotted(e.absolute_path)}): {e.message}" for e in errors]
     except jsonschema.SchemaError as exc:

@@ -2,7 +2,9 @@
 
 Every case is decided twice in the same process — by jsonschema's own ``cls.check_schema``
 (the reference) and by :mod:`helm_core.chart.metaschema` — and both the verdict of the
-compiled function alone and what ``metaschema.check_schema`` raises must agree with it.
+compiled closures alone (when they decide) and what ``metaschema.check_schema`` raises must
+agree with it. The tests also count how many cases the closures decide: a fast path that
+always said "undecided" would agree trivially.
 """
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from helm_core.chart import loader, metaschema
+from helm_core.chart import loader, metaschema, verdict
 from tests.chartkit import SHARED_CHARTS, shared_chart_names
 
 DRAFTS = {
@@ -82,13 +84,22 @@ def _ours(cls: Any, schema: Any) -> str | None:
     return None
 
 
-def _assert_same(schema: Any, label: str) -> bool:
+#: Drafts whose metaschema is compiled; the others always take jsonschema's path.
+FAST = {"2020-12", "7", "unknown"}
+
+
+def _assert_same(schema: Any, label: str, decided: list[bool] | None = None) -> bool:
     """Both paths agree on ``schema``; returns jsonschema's verdict (True: valid)."""
     cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
     expected = _reference(cls, schema)
-    check = metaschema.compiled_check(cls)
-    if check is not None:
-        assert check(schema) is (expected is None), f"{label}: compiled verdict differs from check_schema"
+    try:
+        fast = metaschema.valid(schema)
+    except verdict.Undecided:
+        fast = None
+    if fast is not None:
+        assert fast is (expected is None), f"{label}: compiled verdict differs from check_schema"
+    if decided is not None:
+        decided.append(fast is not None)
     assert _ours(cls, schema) == expected, f"{label}: error differs"
     return expected is None
 
@@ -98,20 +109,43 @@ def _with_draft(case: Any, draft: str) -> Any:
 
 
 def test_the_drafts_helm_charts_use_are_compiled():
-    # Only these go fast; the others (2019-09's $recursiveRef, Draft 3's schema-valued
-    # "type") are refused by the compiler and take the exact path.
-    for cls in (jsonschema.Draft202012Validator, jsonschema.Draft7Validator,
-                jsonschema.Draft6Validator, jsonschema.Draft4Validator):
-        assert metaschema.compiled_check(cls) is not None, cls.__name__
-    assert metaschema.compiled_check(jsonschema.Draft201909Validator) is None
-    assert metaschema.compiled_check(jsonschema.Draft3Validator) is None
+    # Only these go fast; the others are left to jsonschema.
+    for draft in ("2020-12", "7"):
+        check, why = metaschema.compiled(draft)
+        assert check is not None, why
+    for draft in ("2019-09", "6", "4", "3"):
+        assert metaschema.compiled(draft)[0] is None
+
+
+def test_dialects_are_jsonschemas():
+    import jsonschema.validators as validators
+    from urllib.parse import urlsplit
+
+    known = {urlsplit(uri).geturl() for uri in validators._META_SCHEMAS}  # what validator_for looks up
+    assert set(metaschema.DIALECTS) == known
+    names = {jsonschema.Draft202012Validator: "2020-12", jsonschema.Draft201909Validator: "2019-09",
+             jsonschema.Draft7Validator: "7", jsonschema.Draft6Validator: "6",
+             jsonschema.Draft4Validator: "4", jsonschema.Draft3Validator: "3"}
+    variants = [uri + tail for uri in DRAFTS.values() for tail in ("", "#")] + [
+        "https://json-schema.org/draft-07/schema#", "urn:x", "", "HTTP://json-schema.org/draft-07/schema#"]
+    for schema in [{}, True, {"type": "string"}] + [{"$schema": v} for v in variants]:
+        cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+        assert metaschema.dialect(schema) == names[cls], schema
+
+
+def test_keywords_are_jsonschemas():
+    assert verdict.KEYWORDS["2020-12"] == set(jsonschema.Draft202012Validator.VALIDATORS)
+    assert verdict.KEYWORDS["7"] == set(jsonschema.Draft7Validator.VALIDATORS)
 
 
 @pytest.mark.parametrize("draft", sorted(DRAFTS))
 def test_written_cases_get_the_same_verdict_and_message(draft):
-    verdicts = [_assert_same(_with_draft(case, draft), f"{draft} {json.dumps(case)}") for case in CASES]
+    decided: list[bool] = []
+    verdicts = [_assert_same(_with_draft(case, draft), f"{draft} {json.dumps(case)}", decided) for case in CASES]
     # The cases do what they are for: most are invalid, some valid, in every draft.
     assert verdicts.count(False) >= 20 and verdicts.count(True) >= 5
+    if draft in FAST:
+        assert decided.count(True) >= len(CASES) - 5, "the compiled check decides nearly every case"
 
 
 def _shared_schemas() -> list[tuple[str, Any]]:
@@ -135,8 +169,10 @@ def test_shared_chart_schemas_get_the_same_verdict():
     if not SHARED:
         pytest.skip(f"{SHARED_CHARTS} not present: no real chart schemas to compare")
     assert len(SHARED) >= 7  # prometheus, alertmanager, redis, cert-manager, nginx, external-secrets, postgresql
+    decided: list[bool] = []
     for label, schema in SHARED:
-        assert _assert_same(schema, label), f"{label} is a valid schema today"
+        assert _assert_same(schema, label, decided), f"{label} is a valid schema today"
+    assert all(decided), "every shared chart schema is decided by the compiled check"
 
 
 #: What a mutation may put in place of a keyword's value: right and wrong types, bad patterns.
@@ -194,8 +230,10 @@ def test_mutated_schemas_get_the_same_verdict_and_message():
     small = BASES + [schema for _, schema in SHARED if len(json.dumps(schema)) < 6_000]
     large = [schema for _, schema in SHARED if len(json.dumps(schema)) >= 6_000]
     rng = random.Random(3)
-    verdicts = []
+    verdicts, decided = [], []
     for n, base in enumerate([rng.choice(small) for _ in range(300)] + large * 3):
         schema, changes = _mutate(rng, base)
-        verdicts.append(_assert_same(schema, f"mutation {n}: {changes}"))
+        fast = metaschema.dialect(schema) in ("2020-12", "7")
+        verdicts.append(_assert_same(schema, f"mutation {n}: {changes}", decided if fast else None))
     assert verdicts.count(True) >= 40 and verdicts.count(False) >= 40
+    assert decided.count(True) >= 0.95 * len(decided) and len(decided) >= 200
