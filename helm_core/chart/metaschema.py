@@ -42,13 +42,13 @@ DIALECTS = {
 # Strings that RFC 3986 accepts as a URI / URI-reference, under any of the checkers jsonschema
 # may use for "uri" and "uri-reference" (rfc3987 or rfc3986-validator, if installed): a narrow
 # ASCII subset. Anything else is Undecided and left to jsonschema.
-_PCHAR = r"[A-Za-z0-9._~!$&'()*+,;=:@-]"
+_PCHAR = r"(?:[A-Za-z0-9._~!$&'()*+,;=:@-]|%[0-9A-Fa-f]{2})"
 _TAIL = rf"(?:\?(?:{_PCHAR}|[/?])*)?(?:#(?:{_PCHAR}|[/?])*)?"
 _PATH = rf"(?:/{_PCHAR}*)*"
 _URI = re.compile(  # scheme ":" then "//" authority and path, or a path ("urn:x", "file:/x")
     rf"[A-Za-z][A-Za-z0-9+.-]*:(?://[A-Za-z0-9.-]+(?::[0-9]*)?{_PATH}|(?:/?{_PCHAR}+{_PATH})?){_TAIL}", re.ASCII)
 _RELATIVE = re.compile(
-    rf"(?:[A-Za-z0-9._~!$&'()*+,;=@-]+{_PATH}|/(?:{_PCHAR}+{_PATH})?)?{_TAIL}", re.ASCII)
+    rf"(?:(?:[A-Za-z0-9._~!$&'()*+,;=@-]|%[0-9A-Fa-f]{{2}})+{_PATH}|/(?:{_PCHAR}+{_PATH})?)?{_TAIL}", re.ASCII)
 
 
 def _is_regex(text: str) -> bool:
