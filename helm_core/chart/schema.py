@@ -106,6 +106,9 @@ def _compiled(digest: str, text: str) -> Any:
     import referencing
 
     schema = json.loads(text)
+    if isinstance(schema, dict) and not isinstance(schema.get("$schema", ""), str):
+        # validator_for would fail on it with an AttributeError from deep inside urllib.
+        raise jsonschema.SchemaError(f"$schema must be a string, not {json.dumps(schema['$schema'])}")
     cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
     if not _known_valid(digest):
         metaschema.check_schema(cls, schema)
