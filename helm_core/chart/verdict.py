@@ -61,7 +61,8 @@ def plain(instance: Any) -> None:
     """Raise Undecided unless ``instance`` is made only of what JSON and YAML values hold.
 
     The closures below rely on it: dicts with string keys, lists, strings, ints, finite
-    floats, booleans and None.
+    floats, booleans and None (strings and numbers may be subclasses, such as ``--set``'s
+    Int64: jsonschema's type checks are isinstance checks too).
     """
     stack = [instance]
     while stack:
@@ -74,26 +75,30 @@ def plain(instance: Any) -> None:
             stack.extend(item.values())
         elif kind is list:
             stack.extend(item)
-        elif kind is float:
+        elif isinstance(item, float):
             if item != item or item in (float("inf"), float("-inf")):
                 raise Undecided("a NaN or infinite number")
-        elif kind not in (str, int, bool, type(None)):
+        elif not isinstance(item, (str, int)) and item is not None:
             raise Undecided(f"a value of type {kind.__name__}")
 
 
 def _is_number(instance: Any) -> bool:
-    return type(instance) in (int, float)
+    return isinstance(instance, (int, float)) and type(instance) is not bool
+
+
+def _is_string(instance: Any) -> bool:
+    return isinstance(instance, str)
 
 
 #: jsonschema's draft 6+ type checker, for plain instances.
 TYPE_CHECKS: dict[str, Check] = {
     "array": lambda i: type(i) is list,
     "boolean": lambda i: type(i) is bool,
-    "integer": lambda i: type(i) is int or (type(i) is float and i.is_integer()),
+    "integer": lambda i: (isinstance(i, int) and type(i) is not bool) or (isinstance(i, float) and i.is_integer()),
     "null": lambda i: i is None,
     "number": _is_number,
     "object": lambda i: type(i) is dict,
-    "string": lambda i: type(i) is str,
+    "string": _is_string,
 }
 
 
@@ -111,7 +116,7 @@ def same(one: Any, two: Any) -> bool:
 def _unique(items: list[Any]) -> bool:
     # jsonschema sorts and compares neighbours, falling back to pairs: for strings only, or
     # numbers only, that is plain set semantics. Other mixes have corner cases: not guessed.
-    if all(type(i) is str for i in items) or all(type(i) in (int, float) for i in items):
+    if all(_is_string(i) for i in items) or all(_is_number(i) for i in items):
         return len(set(items)) == len(items)
     raise Undecided("uniqueItems over values that are not all strings or all numbers")
 
@@ -406,7 +411,7 @@ class Compiler:
 
     def _k_pattern(self, value: Any, node: Any, base: str, scope: tuple[str, ...]) -> Check:
         regex = _regex(value)
-        return lambda instance: type(instance) is not str or regex.search(instance) is not None
+        return lambda instance: not _is_string(instance) or regex.search(instance) is not None
 
     def _k_format(self, value: Any, node: Any, base: str, scope: tuple[str, ...]) -> Check:
         if self.formats is None:
@@ -414,7 +419,7 @@ class Compiler:
         check = self.formats(value) if type(value) is str else None
         if check is None:
             raise Undecided(f"format {value!r}")
-        return lambda instance: type(instance) is not str or check(instance)
+        return lambda instance: not _is_string(instance) or check(instance)
 
     def _k_uniqueItems(self, value: Any, node: Any, base: str, scope: tuple[str, ...]) -> Check:
         if not value:
@@ -427,13 +432,13 @@ class Compiler:
         def multiple_of(instance: Any) -> bool:
             if not _is_number(instance):
                 return True
-            if type(value) is float:
-                quotient = instance / value
-                try:
+            try:
+                if type(value) is float:
+                    quotient = instance / value
                     return int(quotient) == quotient
-                except OverflowError:
-                    raise Undecided("multipleOf overflows") from None
-            return not instance % value
+                return not instance % value
+            except OverflowError:
+                raise Undecided("multipleOf overflows") from None
         return multiple_of
 
     def _k_minimum(self, value: Any, *_: Any) -> Check:
@@ -453,22 +458,22 @@ class Compiler:
         return lambda instance: not _is_number(instance) or instance < value
 
     def _k_minLength(self, value: Any, *_: Any) -> Check:
-        return _size(str, value, lambda n: n >= value)
+        return _size(TYPE_CHECKS["string"], value, lambda n: n >= value)
 
     def _k_maxLength(self, value: Any, *_: Any) -> Check:
-        return _size(str, value, lambda n: n <= value)
+        return _size(TYPE_CHECKS["string"], value, lambda n: n <= value)
 
     def _k_minItems(self, value: Any, *_: Any) -> Check:
-        return _size(list, value, lambda n: n >= value)
+        return _size(TYPE_CHECKS["array"], value, lambda n: n >= value)
 
     def _k_maxItems(self, value: Any, *_: Any) -> Check:
-        return _size(list, value, lambda n: n <= value)
+        return _size(TYPE_CHECKS["array"], value, lambda n: n <= value)
 
     def _k_minProperties(self, value: Any, *_: Any) -> Check:
-        return _size(dict, value, lambda n: n >= value)
+        return _size(TYPE_CHECKS["object"], value, lambda n: n >= value)
 
     def _k_maxProperties(self, value: Any, *_: Any) -> Check:
-        return _size(dict, value, lambda n: n <= value)
+        return _size(TYPE_CHECKS["object"], value, lambda n: n <= value)
 
 
 def _nested_anchor(node: Any, *, top: bool = False) -> bool:
@@ -486,9 +491,9 @@ def _number(value: Any) -> None:
         raise Undecided(f"a bound that is not a number: {value!r}")
 
 
-def _size(kind: type, value: Any, fits: Callable[[int], bool]) -> Check:
+def _size(applies: Check, value: Any, fits: Callable[[int], bool]) -> Check:
     _number(value)
-    return lambda instance: type(instance) is not kind or fits(len(instance))
+    return lambda instance: not applies(instance) or fits(len(instance))
 
 
 def _regex(pattern: Any) -> re.Pattern[str]:

@@ -20,6 +20,7 @@ import pytest
 import referencing
 
 from helm_core.chart import loader, metaschema, prepare, schema, verdict
+from helm_core.gotemplate.gotypes import Int64
 from tests.chartkit import SHARED_CHARTS, shared_chart_names
 
 D7 = "http://json-schema.org/draft-07/schema#"
@@ -82,6 +83,9 @@ CASES: list[tuple[Any, list[Any]]] = [
     ({"$schema": D7, "prefixItems": [{"type": "string"}]}, [[1]]),  # not a draft 7 keyword: ignored
     ({"format": "ipv4", "title": "t", "x-anything": {"type": "string"}}, ["not an ip", 3]),
     (True, [1]), (False, [1]), ({}, [None]),
+    # --set gives Int64 (an int subclass): the same answers as for int.
+    ({"type": "integer", "minimum": 2, "multipleOf": 3, "enum": [3, 6.0]}, [Int64(3), Int64(6), Int64(9), Int64(1)]),
+    ({"type": "array", "uniqueItems": True, "items": {"type": "number"}}, [[Int64(1), 1], [Int64(1), 2.0]]),
 ]
 #: What the compiled closures refuse: jsonschema answers these.
 UNDECIDED: list[tuple[Any, Any]] = [
