@@ -74,6 +74,22 @@ _FORMATS: dict[str, verdict.Check] = {
 }
 
 
+def _folder(draft: str) -> Path | None:
+    spec = importlib.util.find_spec("jsonschema_specifications")
+    if spec is None or not spec.submodule_search_locations or draft not in _FOLDERS:
+        return None
+    return Path(next(iter(spec.submodule_search_locations))) / "schemas" / _FOLDERS[draft]
+
+
+def _files(folder: Path) -> list[Path]:
+    return [p for p in sorted(folder.rglob("*")) if p.is_file() and not p.name.startswith(".")]
+
+
+def files() -> list[Path]:
+    """The metaschema files the compiled checks are made of (for memo keys)."""
+    return [path for draft in _FOLDERS if (folder := _folder(draft)) for path in _files(folder)]
+
+
 def dialect(schema: Any) -> str:
     """The draft jsonschema's ``validator_for(schema, default=Draft202012Validator)`` picks."""
     if type(schema) is not dict or "$schema" not in schema:
@@ -87,18 +103,16 @@ def dialect(schema: Any) -> str:
 @functools.cache
 def _documents(draft: str) -> tuple[str, dict[str, Any]]:
     """(root URI, documents by URI): ``draft``'s metaschema as jsonschema-specifications ships it."""
-    spec = importlib.util.find_spec("jsonschema_specifications")
-    if spec is None or not spec.submodule_search_locations or draft not in _FOLDERS:
+    folder = _folder(draft)
+    if folder is None:
         raise verdict.Undecided(f"no metaschema files for draft {draft}")
-    folder = Path(next(iter(spec.submodule_search_locations))) / "schemas" / _FOLDERS[draft]
     documents: dict[str, Any] = {}
     root = ""
-    for path in sorted(folder.rglob("*")):
-        if path.is_file() and not path.name.startswith("."):
-            document = json.loads(path.read_text(encoding="utf-8"))
-            uri = urldefrag(document["$id"]).url
-            documents[uri] = document
-            root = uri if path.name == "metaschema.json" else root
+    for path in _files(folder):
+        document = json.loads(path.read_text(encoding="utf-8"))
+        uri = urldefrag(document["$id"]).url
+        documents[uri] = document
+        root = uri if path.name == "metaschema.json" else root
     return root, documents
 
 

@@ -59,13 +59,15 @@ VALID_SCHEMA_MEMO = "schema-valid"
 
 @functools.cache
 def _code_digest() -> str:
-    """This module's code, the fast verdicts' and the installed jsonschema's validating code."""
+    """This module's code, the compiled checks' (and the metaschema files they are made of)
+    and the installed jsonschema's validating code."""
     import importlib.util
 
     spec = importlib.util.find_spec("jsonschema")
     folder = Path(spec.origin).parent if spec and spec.origin else Path(__file__)
-    return memo.code_digest(__file__, metaschema.__file__, verdict.__file__,
-                            folder / "validators.py", folder / "_keywords.py")
+    jsonschema_code = [folder / name for name in ("validators.py", "_keywords.py", "_legacy_keywords.py",
+                                                  "_utils.py", "_types.py", "_format.py")]
+    return memo.code_digest(__file__, metaschema.__file__, verdict.__file__, *metaschema.files(), *jsonschema_code)
 
 
 def _valid_key(digest: str) -> str:

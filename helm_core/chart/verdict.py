@@ -167,8 +167,7 @@ class Compiler:
         self.documents = documents
         self.formats = formats  # None: "format" is an annotation, as for values
         self.relative_refs = relative_refs
-        # Documents with anchors below their top: a named reference could land there.
-        self._nested_anchors = {uri for uri, doc in documents.items() if _nested_anchor(doc, top=True)}
+        self._nested_anchors: set[str] | None = None  # found when a named reference needs them
         self._done: dict[tuple[Any, ...], list[Check]] = {}
 
     def compile(self, base: str) -> Check:
@@ -220,6 +219,9 @@ class Compiler:
         if fragment.startswith("/"):
             return self._subschema(self._pointer(document, fragment), uri, scope)
         if fragment:
+            if self._nested_anchors is None:
+                # Documents with anchors below their top: a named reference could land there.
+                self._nested_anchors = {u for u, doc in self.documents.items() if _nested_anchor(doc, top=True)}
             if self._nested_anchors.intersection((uri, *scope)):
                 raise Undecided(f"anchor {ref!r} among nested anchors")
             if document.get("$dynamicAnchor") == fragment:
