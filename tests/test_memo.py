@@ -195,17 +195,19 @@ SCHEMA = {"type": "object", "properties": {"port": {"type": "integer"}}}
 
 def test_schema_pass_is_remembered_failures_are_not(disk: memo.DiskMemo,
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
-    calls = []
-    real = schema._violations
-    monkeypatch.setattr(schema, "_violations", lambda *a, **k: calls.append(a) or real(*a, **k))
+    fast, exact = [], []
+    real_fast, real_exact = schema._passes, schema._violations
+    monkeypatch.setattr(schema, "_passes", lambda *a, **k: fast.append(a) or real_fast(*a, **k))
+    monkeypatch.setattr(schema, "_violations", lambda *a, **k: exact.append(a) or real_exact(*a, **k))
     assert schema.violations(SCHEMA, {"port": 80}, source="c/values.schema.json") == []
     assert schema.violations(SCHEMA, {"port": 80}, source="c/values.schema.json") == []
-    assert len(calls) == 1
-    # Another value (even one equal in Python: 80.0 == 80) is checked again.
+    assert (len(fast), len(exact)) == (1, 0)  # the compiled check passed it, then the memo did
+    # Another value (even one equal in Python: 80.0 == 80) is checked again; a failure is
+    # worded by jsonschema each time.
     assert schema.violations(SCHEMA, {"port": 80.5}, source="c/values.schema.json") != []
     assert schema.violations(SCHEMA, {"port": 80.5}, source="c/values.schema.json") != []
     assert schema.violations(SCHEMA, {"port": 80.0}, source="c/values.schema.json") == []
-    assert len(calls) == 4
+    assert (len(fast), len(exact)) == (4, 2)
 
 
 def test_without_a_memo_nothing_is_written(tmp_path: Path) -> None:
@@ -233,20 +235,30 @@ def test_a_valid_schema_is_checked_against_its_metaschema_once(disk: memo.DiskMe
                                                               monkeypatch: pytest.MonkeyPatch) -> None:
     import jsonschema
 
-    checks = []
-    real = jsonschema.Draft202012Validator.check_schema
+    from helm_core.chart import metaschema
+
+    compiled, exact = [], []
+    real_valid, real_check = metaschema.valid, jsonschema.Draft202012Validator.check_schema
+    monkeypatch.setattr(metaschema, "valid", lambda s, *a: compiled.append(s) or real_valid(s, *a))
     monkeypatch.setattr(jsonschema.Draft202012Validator, "check_schema",
-                        classmethod(lambda cls, s, **k: checks.append(s) or real(s, **k)))
+                        classmethod(lambda cls, s, **k: exact.append(s) or real_check(s, **k)))
+
+    def new_process() -> None:
+        schema._fast.cache_clear()
+        schema._compiled.cache_clear()
+
     own = dict(SCHEMA, title="checked once")
     for port in (1, 2):
-        schema._compiled.cache_clear()  # as in a new process
+        new_process()
         assert schema.violations(own, {"port": port}, source="c/values.schema.json") == []
-    schema._compiled.cache_clear()
+    new_process()
     assert schema.violations(own, {"port": "x"}, source="c/values.schema.json") != []
-    assert len(checks) == 1
+    assert (len(compiled), len(exact)) == (1, 0)
+    # An invalid schema is never remembered: the compiled check finds it (in the fast path,
+    # then again before jsonschema's check words the error), every time.
     bad = {"type": "object", "properties": {"port": {"type": 12}}}
     for _ in range(2):
-        schema._compiled.cache_clear()
+        new_process()
         with pytest.raises(Exception, match="invalid schema"):
             schema.violations(bad, {"port": 1}, source="c/values.schema.json")
-    assert len(checks) == 3
+    assert (len(compiled), len(exact)) == (5, 2)

@@ -58,6 +58,13 @@ def test_invalid_schema_is_a_clear_error():
         schema.validate(chart, {})
 
 
+def test_a_schema_whose_dollar_schema_is_not_a_string_is_a_clear_error():
+    chart = model.Chart(metadata=model.Metadata(api_version="v2", name="app", version="1.0.0"),
+                        schema={"$schema": 7, "type": "object"}, schema_file="values.schema.json")
+    with pytest.raises(SchemaError, match=r"^app/values.schema.json: invalid schema: \$schema must be a string, not 7$"):
+        schema.validate(chart, {})
+
+
 def test_remote_refs_are_not_fetched():
     chart = model.Chart(metadata=model.Metadata(api_version="v2", name="app", version="1.0.0"),
                         schema={"$ref": "https://example.invalid/schema.json"}, schema_file="values.schema.json")

@@ -1,0 +1,507 @@
+"""JSON Schema "valid or not" answers, compiled to closures, without importing jsonschema.
+
+Importing jsonschema costs ~70 ms and walking a schema with it is slow (a validator object
+per visited subschema, every reference resolved again). Most first runs only need to learn
+that the chart's values pass; the error messages matter only when they do not. So a schema
+is compiled here into plain closures that answer exactly what jsonschema 4.x would answer
+— same keyword semantics, same type rules (``1.0`` is an integer, ``True`` is not a
+number), same equality (``1 == 1.0``, ``True != 1``) — and anything whose answer could
+differ is not guessed: it raises :class:`Undecided` (at compile time for a keyword or
+reference this module does not model, at run time for a rare instance such as
+``uniqueItems`` over mixed types), and the caller asks jsonschema.
+
+Drafts: 2020-12 (Helm's default) and 7, the two that chart schemas use; others are Undecided.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from typing import Any
+from urllib.parse import unquote, urldefrag, urljoin
+
+Check = Callable[[Any], bool]
+#: A format assertion: (format name) -> check of a string instance, or None when unknown.
+FormatChecks = Callable[[str], Callable[[str], bool] | None]
+
+DRAFT_2020_12 = "2020-12"
+DRAFT_7 = "7"
+#: The keywords jsonschema applies in each draft (its validators' VALIDATORS): every other
+#: key of a schema is an annotation and ignored, as jsonschema ignores it.
+KEYWORDS = {
+    DRAFT_2020_12: frozenset({
+        "$dynamicRef", "$ref", "additionalProperties", "allOf", "anyOf", "const", "contains",
+        "dependentRequired", "dependentSchemas", "enum", "exclusiveMaximum", "exclusiveMinimum",
+        "format", "if", "items", "maxItems", "maxLength", "maxProperties", "maximum", "minItems",
+        "minLength", "minProperties", "minimum", "multipleOf", "not", "oneOf", "pattern",
+        "patternProperties", "prefixItems", "properties", "propertyNames", "required", "type",
+        "unevaluatedItems", "unevaluatedProperties", "uniqueItems"}),
+    DRAFT_7: frozenset({
+        "$ref", "additionalItems", "additionalProperties", "allOf", "anyOf", "const", "contains",
+        "dependencies", "enum", "exclusiveMaximum", "exclusiveMinimum", "format", "if", "items",
+        "maxItems", "maxLength", "maxProperties", "maximum", "minItems", "minLength",
+        "minProperties", "minimum", "multipleOf", "not", "oneOf", "pattern", "patternProperties",
+        "properties", "propertyNames", "required", "type", "uniqueItems"}),
+}
+#: Keys that, with a string value, make a subschema its own resource or an anchor:
+#: references around them resolve against another base, which is not modelled here.
+_RESOURCE_KEYS = ("$id", "$anchor", "$dynamicAnchor")
+
+
+def _resource(node: Any) -> bool:
+    return type(node) is dict and any(type(node.get(k)) is str for k in _RESOURCE_KEYS)
+
+
+class Undecided(Exception):
+    """This module cannot answer exactly as jsonschema would: ask jsonschema."""
+
+
+# -- instances --------------------------------------------------------------------------------
+
+def plain(instance: Any) -> None:
+    """Raise Undecided unless ``instance`` is made only of what JSON and YAML values hold.
+
+    The closures below rely on it: dicts with string keys, lists, strings, ints, finite
+    floats, booleans and None (strings and numbers may be subclasses, such as ``--set``'s
+    Int64: jsonschema's type checks are isinstance checks too).
+    """
+    stack = [instance]
+    while stack:
+        item = stack.pop()
+        kind = type(item)
+        if kind is dict:
+            for key in item:
+                if type(key) is not str:
+                    raise Undecided(f"a key of type {type(key).__name__}")
+            stack.extend(item.values())
+        elif kind is list:
+            stack.extend(item)
+        elif isinstance(item, float):
+            if item != item or item in (float("inf"), float("-inf")):
+                raise Undecided("a NaN or infinite number")
+        elif not isinstance(item, (str, int)) and item is not None:
+            raise Undecided(f"a value of type {kind.__name__}")
+
+
+def _is_number(instance: Any) -> bool:
+    return isinstance(instance, (int, float)) and type(instance) is not bool
+
+
+def _is_string(instance: Any) -> bool:
+    return isinstance(instance, str)
+
+
+#: jsonschema's draft 6+ type checker, for plain instances.
+TYPE_CHECKS: dict[str, Check] = {
+    "array": lambda i: type(i) is list,
+    "boolean": lambda i: type(i) is bool,
+    "integer": lambda i: (isinstance(i, int) and type(i) is not bool) or (isinstance(i, float) and i.is_integer()),
+    "null": lambda i: i is None,
+    "number": _is_number,
+    "object": lambda i: type(i) is dict,
+    "string": _is_string,
+}
+
+
+def same(one: Any, two: Any) -> bool:
+    """jsonschema's equality of plain values: booleans equal only themselves, 1 equals 1.0."""
+    if type(one) is bool or type(two) is bool:
+        return one is two
+    if type(one) is list and type(two) is list:
+        return len(one) == len(two) and all(same(a, b) for a, b in zip(one, two))
+    if type(one) is dict and type(two) is dict:
+        return len(one) == len(two) and all(k in two and same(v, two[k]) for k, v in one.items())
+    return one == two
+
+
+def _unique(items: list[Any]) -> bool:
+    # jsonschema sorts and compares neighbours, falling back to pairs: for strings only, or
+    # numbers only, that is plain set semantics. Other mixes have corner cases: not guessed.
+    if all(_is_string(i) for i in items) or all(_is_number(i) for i in items):
+        return len(set(items)) == len(items)
+    raise Undecided("uniqueItems over values that are not all strings or all numbers")
+
+
+# -- compiling --------------------------------------------------------------------------------
+
+def _true(instance: Any) -> bool:
+    return True
+
+
+def _false(instance: Any) -> bool:
+    return False
+
+
+def _all(checks: list[Check]) -> Check:
+    checks = [c for c in checks if c is not _true]
+    if not checks:
+        return _true
+    if len(checks) == 1:
+        return checks[0]
+    if _false in checks:
+        return _false
+    frozen = tuple(checks)
+
+    def every(instance: Any) -> bool:
+        for check in frozen:
+            if not check(instance):
+                return False
+        return True
+    return every
+
+
+class Compiler:
+    """Compiles the schemas of ``documents`` (base URI -> document) for one draft.
+
+    A node is compiled under the state jsonschema's ``referencing`` resolver would be in
+    when it validates that node: its base URI and the URIs of its dynamic scope (by first
+    entry; ``$dynamicRef`` lands in the outermost one with the anchor). Nodes are shared by
+    (node, state), so recursive references (``"$ref": "#"``) close into cycles.
+    """
+
+    def __init__(self, draft: str, documents: Mapping[str, Any], *, formats: FormatChecks | None = None,
+                 relative_refs: bool = False) -> None:
+        if draft not in KEYWORDS:
+            raise Undecided(f"draft {draft}")
+        self.draft = draft
+        self.keywords = KEYWORDS[draft]
+        self.documents = documents
+        self.formats = formats  # None: "format" is an annotation, as for values
+        self.relative_refs = relative_refs
+        self._nested_anchors: set[str] | None = None  # found when a named reference needs them
+        self._done: dict[tuple[Any, ...], list[Check]] = {}
+
+    def compile(self, base: str) -> Check:
+        """The check of the document at ``base``, as a validator rooted there runs it."""
+        return self._subschema(self.documents[base], base, (), root=True)
+
+    # -- subschemas and references ----------------------------------------------------------
+
+    def _subschema(self, node: Any, base: str, scope: tuple[str, ...], *, root: bool = False) -> Check:
+        if node is True:
+            return _true
+        if node is False:
+            return _false
+        if type(node) is not dict:
+            raise Undecided(f"a subschema of type {type(node).__name__}")
+        if not root and _resource(node):
+            raise Undecided("a subschema with its own id or anchor")
+        key = (id(node), base, scope)
+        cell = self._done.get(key)
+        if cell is not None:  # compiled, or being compiled further up (a cycle)
+            return cell[0] if cell else (lambda instance: cell[0](instance))
+        cell = []
+        self._done[key] = cell
+        if "$schema" in node and not root:
+            raise Undecided("a subschema with its own $schema")
+        if self.draft == DRAFT_7 and "$ref" in node:
+            items = [("$ref", node["$ref"])]  # draft 7: $ref's siblings are ignored
+        else:
+            items = list(node.items())
+        check = _all([self._keyword(k, v, node, base, scope) for k, v in items if k in self.keywords])
+        cell.append(check)
+        return check
+
+    def _reference(self, ref: Any, base: str, scope: tuple[str, ...]) -> Check:
+        """Resolved now, as ``referencing``'s ``Resolver.lookup`` would resolve it then."""
+        if type(ref) is not str:
+            raise Undecided("a non-string reference")
+        if ref.startswith("#"):
+            uri, fragment = base, ref[1:]
+        elif self.relative_refs:
+            uri, fragment = urldefrag(urljoin(base, ref))
+        else:
+            raise Undecided(f"reference {ref!r} outside the schema")
+        document = self.documents.get(uri)
+        if document is None:
+            raise Undecided(f"reference {ref!r} to an unknown document")
+        if base and (not scope or uri != base) and base not in scope:
+            scope = (*scope, base)  # the lookup enters the base into the dynamic scope
+        if fragment.startswith("/"):
+            return self._subschema(self._pointer(document, fragment), uri, scope)
+        if fragment:
+            if self._nested_anchors is None:
+                # Documents with anchors below their top: a named reference could land there.
+                self._nested_anchors = {u for u, doc in self.documents.items() if _nested_anchor(doc, top=True)}
+            if self._nested_anchors.intersection((uri, *scope)):
+                raise Undecided(f"anchor {ref!r} among nested anchors")
+            if document.get("$dynamicAnchor") == fragment:
+                # The outermost resource of the dynamic scope with the same dynamic anchor.
+                uri = next((u for u in scope if self.documents.get(u, {}).get("$dynamicAnchor") == fragment), uri)
+                return self._subschema(self.documents[uri], uri, scope, root=True)
+            raise Undecided(f"anchor {ref!r}")
+        return self._subschema(document, uri, scope, root=True)
+
+    @staticmethod
+    def _pointer(document: Any, pointer: str) -> Any:
+        node = document
+        for segment in unquote(pointer).split("/")[1:]:
+            segment = segment.replace("~1", "/").replace("~0", "~")
+            try:
+                node = node[int(segment)] if type(node) is list else node[segment]
+            except (KeyError, IndexError, ValueError, TypeError):
+                raise Undecided(f"pointer {pointer!r} leads nowhere") from None
+            if _resource(node):
+                raise Undecided(f"pointer {pointer!r} crosses an id or anchor")
+        return node
+
+    # -- keywords ---------------------------------------------------------------------------
+
+    def _keyword(self, keyword: str, value: Any, node: dict[str, Any], base: str, scope: tuple[str, ...]) -> Check:
+        method = getattr(self, "_k_" + keyword.lstrip("$"), None)
+        if method is None:
+            raise Undecided(f"keyword {keyword!r}")
+        return method(value, node, base, scope)
+
+    def _subschemas(self, value: Any, base: str, scope: tuple[str, ...]) -> list[Check]:
+        if type(value) is not list:
+            raise Undecided("a list of subschemas that is not a list")
+        return [self._subschema(v, base, scope) for v in value]
+
+    def _k_ref(self, value: Any, node: Any, base: str, scope: tuple[str, ...]) -> Check:
+        return self._reference(value, base, scope)
+
+    def _k_dynamicRef(self, value: Any, node: Any, base: str, scope: tuple[str, ...]) -> Check:
+        return self._reference(value, base, scope)  # referencing resolves both alike
+
+    def _k_allOf(self, value: Any, node: Any, base: str, scope: tuple[str, ...]) -> Check:
+        return _all(self._subschemas(value, base, scope))
+
+    def _k_anyOf(self, value: Any, node: Any, base: str, scope: tuple[str, ...]) -> Check:
+        subs = tuple(self._subschemas(value, base, scope))
+        return lambda instance: any(sub(instance) for sub in subs)
+
+    def _k_oneOf(self, value: Any, node: Any, base: str, scope: tuple[str, ...]) -> Check:
+        subs = tuple(self._subschemas(value, base, scope))
+        return lambda instance: sum(1 for sub in subs if sub(instance)) == 1
+
+    def _k_not(self, value: Any, node: Any, base: str, scope: tuple[str, ...]) -> Check:
+        sub = self._subschema(value, base, scope)
+        return lambda instance: not sub(instance)
+
+    def _k_if(self, value: Any, node: Any, base: str, scope: tuple[str, ...]) -> Check:
+        condition = self._subschema(value, base, scope)
+        then = self._subschema(node["then"], base, scope) if "then" in node else _true
+        otherwise = self._subschema(node["else"], base, scope) if "else" in node else _true
+        return lambda instance: then(instance) if condition(instance) else otherwise(instance)
+
+    def _k_properties(self, value: Any, node: Any, base: str, scope: tuple[str, ...]) -> Check:
+        if type(value) is not dict:
+            raise Undecided("properties that are not an object")
+        subs = tuple((name, check) for name, s in value.items()
+                     if (check := self._subschema(s, base, scope)) is not _true)
+
+        def properties(instance: Any) -> bool:
+            if type(instance) is dict:
+                for name, sub in subs:
+                    if name in instance and not sub(instance[name]):
+                        return False
+            return True
+        return properties
+
+    def _k_patternProperties(self, value: Any, node: Any, base: str, scope: tuple[str, ...]) -> Check:
+        if type(value) is not dict:
+            raise Undecided("patternProperties that are not an object")
+        subs = tuple((_regex(p), self._subschema(s, base, scope)) for p, s in value.items())
+
+        def pattern_properties(instance: Any) -> bool:
+            if type(instance) is not dict:
+                return True
+            return all(sub(v) for regex, sub in subs for k, v in instance.items() if regex.search(k))
+        return pattern_properties
+
+    def _k_additionalProperties(self, value: Any, node: Any, base: str, scope: tuple[str, ...]) -> Check:
+        # "Additional" as jsonschema's find_additional_properties decides: not a key of
+        # properties, and not matched by the patternProperties patterns joined with "|".
+        known = node.get("properties", {})
+        patterns = "|".join(node.get("patternProperties", {}))
+        regex = _regex(patterns) if patterns else None
+        if value is True:
+            return _true
+        sub = _false if value is False else self._subschema(value, base, scope)
+
+        def additional_properties(instance: Any) -> bool:
+            if type(instance) is not dict:
+                return True
+            for name, item in instance.items():
+                if name in known or (regex is not None and regex.search(name)):
+                    continue
+                if not sub(item):
+                    return False
+            return True
+        return additional_properties
+
+    def _k_propertyNames(self, value: Any, node: Any, base: str, scope: tuple[str, ...]) -> Check:
+        sub = self._subschema(value, base, scope)
+        return lambda instance: type(instance) is not dict or all(sub(name) for name in instance)
+
+    def _k_prefixItems(self, value: Any, node: Any, base: str, scope: tuple[str, ...]) -> Check:
+        subs = tuple(self._subschemas(value, base, scope))
+        return lambda instance: type(instance) is not list or all(s(i) for s, i in zip(subs, instance))
+
+    def _k_items(self, value: Any, node: Any, base: str, scope: tuple[str, ...]) -> Check:
+        if type(value) is list:
+            if self.draft != DRAFT_7:
+                raise Undecided("items as a list in draft 2020-12")
+            return self._k_prefixItems(value, node, base, scope)  # draft 7's tuple form
+        # 2020-12: items after prefixItems; draft 7 (no prefixItems keyword): all of them.
+        start = len(node.get("prefixItems", [])) if self.draft == DRAFT_2020_12 else 0
+        sub = self._subschema(value, base, scope)
+        return lambda instance: type(instance) is not list or all(sub(i) for i in instance[start:])
+
+    def _k_additionalItems(self, value: Any, node: Any, base: str, scope: tuple[str, ...]) -> Check:
+        items = node.get("items", {})
+        if type(items) is dict:
+            return _true  # jsonschema ignores additionalItems unless items is a list
+        if type(items) is not list:
+            raise Undecided("additionalItems next to a boolean items")
+        start = len(items)
+        sub = self._subschema(value, base, scope)
+        return lambda instance: type(instance) is not list or all(sub(i) for i in instance[start:])
+
+    def _k_dependentSchemas(self, value: Any, node: Any, base: str, scope: tuple[str, ...]) -> Check:
+        if type(value) is not dict:
+            raise Undecided("dependentSchemas that are not an object")
+        subs = tuple((name, self._subschema(s, base, scope)) for name, s in value.items())
+        return lambda instance: type(instance) is not dict or all(
+            sub(instance) for name, sub in subs if name in instance)
+
+    def _k_dependentRequired(self, value: Any, node: Any, base: str, scope: tuple[str, ...]) -> Check:
+        if type(value) is not dict:
+            raise Undecided("dependentRequired that is not an object")
+        pairs = tuple(value.items())
+        return lambda instance: type(instance) is not dict or all(
+            each in instance for name, needed in pairs if name in instance for each in needed)
+
+    def _k_dependencies(self, value: Any, node: Any, base: str, scope: tuple[str, ...]) -> Check:
+        if type(value) is not dict:
+            raise Undecided("dependencies that are not an object")
+        checks: list[Check] = []
+        for name, dependency in value.items():
+            if type(dependency) is list:
+                needed = tuple(dependency)
+                checks.append(lambda i, name=name, needed=needed: name not in i or all(n in i for n in needed))
+            else:
+                sub = self._subschema(dependency, base, scope)
+                checks.append(lambda i, name=name, sub=sub: name not in i or sub(i))
+        every = _all(checks)
+        return lambda instance: type(instance) is not dict or every(instance)
+
+    # -- leaf keywords ----------------------------------------------------------------------
+
+    def _k_type(self, value: Any, node: Any, base: str, scope: tuple[str, ...]) -> Check:
+        names = [value] if type(value) is str else value
+        if type(names) is not list or any(type(n) is not str or n not in TYPE_CHECKS for n in names):
+            raise Undecided(f"type {value!r}")  # jsonschema raises UnknownType: not a verdict
+        checks = tuple(TYPE_CHECKS[n] for n in names)
+        if len(checks) == 1:
+            return checks[0]
+        return lambda instance: any(check(instance) for check in checks)
+
+    def _k_enum(self, value: Any, node: Any, base: str, scope: tuple[str, ...]) -> Check:
+        if type(value) is not list:
+            raise Undecided("enum that is not a list")
+        return lambda instance: any(same(each, instance) for each in value)
+
+    def _k_const(self, value: Any, node: Any, base: str, scope: tuple[str, ...]) -> Check:
+        return lambda instance: same(instance, value)
+
+    def _k_required(self, value: Any, node: Any, base: str, scope: tuple[str, ...]) -> Check:
+        if type(value) is not list:
+            raise Undecided("required that is not a list")
+        names = tuple(value)
+        return lambda instance: type(instance) is not dict or all(n in instance for n in names)
+
+    def _k_pattern(self, value: Any, node: Any, base: str, scope: tuple[str, ...]) -> Check:
+        regex = _regex(value)
+        return lambda instance: not _is_string(instance) or regex.search(instance) is not None
+
+    def _k_format(self, value: Any, node: Any, base: str, scope: tuple[str, ...]) -> Check:
+        if self.formats is None:
+            return _true
+        check = self.formats(value) if type(value) is str else None
+        if check is None:
+            raise Undecided(f"format {value!r}")
+        return lambda instance: not _is_string(instance) or check(instance)
+
+    def _k_uniqueItems(self, value: Any, node: Any, base: str, scope: tuple[str, ...]) -> Check:
+        if not value:
+            return _true
+        return lambda instance: type(instance) is not list or _unique(instance)
+
+    def _k_multipleOf(self, value: Any, node: Any, base: str, scope: tuple[str, ...]) -> Check:
+        _number(value)
+
+        def multiple_of(instance: Any) -> bool:
+            if not _is_number(instance):
+                return True
+            try:
+                if type(value) is float:
+                    quotient = instance / value
+                    return int(quotient) == quotient
+                return not instance % value
+            except OverflowError:
+                raise Undecided("multipleOf overflows") from None
+        return multiple_of
+
+    def _k_minimum(self, value: Any, *_: Any) -> Check:
+        _number(value)
+        return lambda instance: not _is_number(instance) or instance >= value
+
+    def _k_maximum(self, value: Any, *_: Any) -> Check:
+        _number(value)
+        return lambda instance: not _is_number(instance) or instance <= value
+
+    def _k_exclusiveMinimum(self, value: Any, *_: Any) -> Check:
+        _number(value)
+        return lambda instance: not _is_number(instance) or instance > value
+
+    def _k_exclusiveMaximum(self, value: Any, *_: Any) -> Check:
+        _number(value)
+        return lambda instance: not _is_number(instance) or instance < value
+
+    def _k_minLength(self, value: Any, *_: Any) -> Check:
+        return _size(TYPE_CHECKS["string"], value, lambda n: n >= value)
+
+    def _k_maxLength(self, value: Any, *_: Any) -> Check:
+        return _size(TYPE_CHECKS["string"], value, lambda n: n <= value)
+
+    def _k_minItems(self, value: Any, *_: Any) -> Check:
+        return _size(TYPE_CHECKS["array"], value, lambda n: n >= value)
+
+    def _k_maxItems(self, value: Any, *_: Any) -> Check:
+        return _size(TYPE_CHECKS["array"], value, lambda n: n <= value)
+
+    def _k_minProperties(self, value: Any, *_: Any) -> Check:
+        return _size(TYPE_CHECKS["object"], value, lambda n: n >= value)
+
+    def _k_maxProperties(self, value: Any, *_: Any) -> Check:
+        return _size(TYPE_CHECKS["object"], value, lambda n: n <= value)
+
+
+def _nested_anchor(node: Any, *, top: bool = False) -> bool:
+    if type(node) is dict:
+        if not top and (type(node.get("$anchor")) is str or type(node.get("$dynamicAnchor")) is str):
+            return True
+        return any(_nested_anchor(v) for v in node.values())
+    if type(node) is list:
+        return any(_nested_anchor(v) for v in node)
+    return False
+
+
+def _number(value: Any) -> None:
+    if not _is_number(value):
+        raise Undecided(f"a bound that is not a number: {value!r}")
+
+
+def _size(applies: Check, value: Any, fits: Callable[[int], bool]) -> Check:
+    _number(value)
+    return lambda instance: not applies(instance) or fits(len(instance))
+
+
+def _regex(pattern: Any) -> re.Pattern[str]:
+    if type(pattern) is not str:
+        raise Undecided("a pattern that is not a string")
+    try:
+        return re.compile(pattern)
+    except re.error:
+        raise Undecided(f"pattern {pattern!r} does not compile") from None
