@@ -22,11 +22,16 @@ import functools
 import hashlib
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from helm_core import memo
-from helm_core.chart import metaschema, model, verdict
+from helm_core.chart import model
 from helm_core.errors import SchemaError
+
+if TYPE_CHECKING:
+    from helm_core.chart import verdict
+
+# The compiled checks (verdict, metaschema) are imported when a chart has a schema: most have none.
 
 HEADER = "values don't meet the specifications of the schema(s) in the following chart(s):"
 #: Compiled checks and validators kept per process (a controller validates the same schemas
@@ -65,6 +70,8 @@ def _code_digest() -> str:
 
     spec = importlib.util.find_spec("jsonschema")
     folder = Path(spec.origin).parent if spec and spec.origin else Path(__file__)
+    from helm_core.chart import metaschema, verdict
+
     jsonschema_code = [folder / name for name in ("validators.py", "_keywords.py", "_legacy_keywords.py",
                                                   "_utils.py", "_types.py", "_format.py")]
     return memo.code_digest(__file__, metaschema.__file__, verdict.__file__, *metaschema.files(), *jsonschema_code)
@@ -89,6 +96,8 @@ def _remember_valid(digest: str) -> None:
 def _fast(digest: str, text: str) -> verdict.Check | None:
     """The schema's values check without jsonschema, or None when it cannot be had that way
     (an invalid schema, a keyword not modelled): then jsonschema decides, every time."""
+    from helm_core.chart import metaschema, verdict
+
     schema = json.loads(text)
     try:
         draft = metaschema.dialect(schema)
@@ -113,6 +122,8 @@ def _compiled(digest: str, text: str) -> Any:
         raise jsonschema.SchemaError(f"$schema must be a string, not {json.dumps(schema['$schema'])}")
     cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
     if not _known_valid(digest):
+        from helm_core.chart import metaschema
+
         metaschema.check_schema(cls, schema)
         _remember_valid(digest)
     return cls(schema, registry=referencing.Registry(retrieve=_no_remote))
@@ -149,6 +160,8 @@ def _passes(digest: str, text: str, values: dict[str, Any]) -> bool:
     check = _fast(digest, text)
     if check is None:
         return False
+    from helm_core.chart import verdict
+
     try:
         verdict.plain(values)
         return check(values)
