@@ -26,7 +26,12 @@ class PatternError(ValueError):
 
 def go_match(pattern: str, name: str) -> bool:
     """Go's ``path.Match``: shell glob where ``*``/``?`` never match '/'."""
+    if not _GLOB_CHARS.intersection(pattern):  # a literal name (most .helmignore lines): no regex to build
+        return pattern == name
     return _compile(pattern).fullmatch(name) is not None
+
+
+_GLOB_CHARS = frozenset("*?[\\")
 
 
 @functools.lru_cache(maxsize=1024)
