@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import itertools
 import os
 import pickle
 from pathlib import Path
@@ -28,7 +29,7 @@ from typing import Callable, TypeVar
 T = TypeVar("T")
 
 DEFAULT_MAX_BYTES = 256 * 1024 * 1024
-#: One write in this many checks the folder's size (a scan costs a directory listing).
+#: One writing process in this many checks the folder's size (a scan lists every entry).
 PRUNE_EVERY = 32
 
 
@@ -38,6 +39,9 @@ class DiskMemo:
     def __init__(self, root: str | os.PathLike[str], *, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
         self.root = Path(root)
         self.max_bytes = max_bytes
+        self._folders: set[str] = set()  # kinds whose folder this process made sure of
+        self._temp_names = itertools.count()
+        self._prune_drawn = False
 
     def get(self, kind: str, key: str) -> bytes | None:
         try:
@@ -46,13 +50,18 @@ class DiskMemo:
             return None
 
     def put(self, kind: str, key: str, data: bytes) -> None:
-        """Store ``data``; a failure to write (read-only or full disk) only loses the memo."""
-        import tempfile  # writes are rare next to reads: keep start-up light
+        """Store ``data``; a failure to write (read-only or full disk) only loses the memo.
 
+        A first run writes an entry per template file and document: each costs one file
+        creation and one rename (no tempfile module, no mkdir once the folder is known).
+        """
         folder = self.root / kind
+        tmp = folder / f".tmp-{os.getpid()}-{next(self._temp_names)}"
         try:
-            folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-            fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-")
+            if kind not in self._folders:
+                folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+                self._folders.add(kind)
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
             try:
                 with os.fdopen(fd, "wb") as out:
                     out.write(data)
@@ -63,10 +72,10 @@ class DiskMemo:
                 raise
         except OSError:
             return
-        import random
-
-        if random.randrange(PRUNE_EVERY) == 0:
-            self.prune()
+        if not self._prune_drawn:
+            self._prune_drawn = True
+            if os.urandom(1)[0] % PRUNE_EVERY == 0:
+                self.prune()
 
     def pickled(self, kind: str, key: str, compute: Callable[[], T]) -> T:
         """The result of ``compute()``, unpickled from the entry when there is one.
