@@ -36,6 +36,12 @@ CHANGED_VALUE = {
     "prometheus-node-exporter": {"podLabels": {"sweep": "two"}},
 }
 """The value each chart's upgrade changes; charts not listed get ``commonLabels.sweep``."""
+INSTALL_VALUES = {
+    # node-exporter binds a host port on every node, and so does the one prometheus brings as
+    # a subchart: the two DaemonSets, installed side by side, must not ask for the same port.
+    "prometheus-node-exporter": {"service": {"port": 9101}},
+}
+"""Values a chart is installed (and upgraded) with; the others use their defaults."""
 
 
 @pytest.fixture(scope="module")
@@ -68,7 +74,8 @@ def _sweep(client: live.LiveClient, api: k8s.ApiClient, chart_name: str) -> tupl
     cfg = kit.configuration(client, lock_s=60)
     try:
         chart = loader.load(chartkit.SHARED_CHARTS / chart_name)
-        first = install.run(cfg, chart, {}, install.InstallOptions(
+        base = INSTALL_VALUES.get(chart_name, {})
+        first = install.run(cfg, chart, base, install.InstallOptions(
             name=name, namespace=namespace, wait=True, timeout_s=TIMEOUT_S))
         objects = config.resolve_stored(cfg, config.parse_manifest(first.manifest), namespace)
         assert objects, f"{chart_name} rendered no objects"
@@ -76,7 +83,7 @@ def _sweep(client: live.LiveClient, api: k8s.ApiClient, chart_name: str) -> tupl
         missing = [str(kclient.ObjectRef.of(o)) for o in objects
                    if o.get("kind") != "CustomResourceDefinition" and _leftovers(client, [o]) == []]
         assert not missing, f"not created: {missing}"
-        changed = CHANGED_VALUE.get(chart_name, {"commonLabels": {"sweep": "two"}})
+        changed = {**base, **CHANGED_VALUE.get(chart_name, {"commonLabels": {"sweep": "two"}})}
         second = upgrade.run(cfg, chart, changed, upgrade.UpgradeOptions(
             name=name, namespace=namespace, wait=True, timeout_s=TIMEOUT_S))
         assert second.manifest != first.manifest, "the changed value changed nothing"
