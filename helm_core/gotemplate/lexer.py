@@ -124,7 +124,9 @@ _CHAR_BODY = re.compile(r"(?:[^'\\\n]|\\[^\n])*")
 
 
 class _Lexer:
-    def __init__(self, text: str, break_ok: bool, continue_ok: bool, emit_comments: bool) -> None:
+    def __init__(
+        self, text: str, break_ok: bool, continue_ok: bool, emit_comments: bool, fast: bool = True
+    ) -> None:
         self.text = text
         self.end = len(text)
         self.pos = 0
@@ -134,6 +136,9 @@ class _Lexer:
         self.break_ok = break_ok
         self.continue_ok = continue_ok
         self.emit_comments = emit_comments
+        self.fast = fast
+        #: Word -> item type for identifiers the fast path meets (plain names default to IDENTIFIER).
+        self.words = _WORDS[break_ok, continue_ok]
         #: Offsets of every newline: an item's line is 1 + the newlines before its start.
         self.newlines = _newline_offsets(text)
 
@@ -283,7 +288,10 @@ class _Lexer:
 
     def lex_inside_action(self) -> _State:
         text = self.text
+        fast = self.fast
         while True:
+            if fast:
+                self.scan_common()
             pos = self.pos
             if text.startswith(RIGHT_DELIM, pos) or (_has_right_trim(text, pos) and text.startswith(RIGHT_DELIM, pos + 2)):
                 if self.paren_depth == 0:
@@ -356,6 +364,40 @@ class _Lexer:
             else:
                 self.error(f"unrecognized character in action: {_sharp_u(ch)}")
                 return None
+
+    def scan_common(self) -> None:
+        """Emit the run of common tokens at ``pos`` in one regex scan (the fast path).
+
+        It stops before anything :data:`_COMMON` does not match (a right delimiter, a
+        trimmed space before ``-}}``, a ``)`` with no open paren, unusual characters or
+        numbers, anything that could be an error); the exact loop takes over from there.
+        """
+        pos = self.pos
+        text = self.text
+        append = self.items.append
+        words = self.words
+        line = self.line_at(pos)
+        depth = self.paren_depth
+        for m in iter(_COMMON.scanner(text, pos).match, None):
+            kind = m.lastindex
+            val = m.group()
+            if kind == _K_IDENT:
+                typ = words.get(val, _IDENTIFIER)
+            elif kind == _K_RIGHT_PAREN:
+                if depth == 0:
+                    break
+                depth -= 1
+                typ = _RIGHT_PAREN
+            else:
+                typ = _COMMON_TYPES[kind]
+                if kind == _K_LEFT_PAREN:
+                    depth += 1
+            append(_new_item(Item, (typ, pos, val, line)))
+            pos += len(val)
+            if kind == _K_SPACE or kind == _K_RAW:
+                line += val.count("\n")
+        self.pos = self.start = pos
+        self.paren_depth = depth
 
     # The helpers below return a truthy value to continue inside the action, None on error
     # (lex_space instead returns the next state when it reached a trimmed right delimiter).
@@ -491,6 +533,51 @@ def _match_end(rx: re.Pattern[str], text: str, pos: int) -> int:
     return m.end() if m else pos
 
 
+# The fast path: one alternative per common token, numbered by group (m.lastindex).
+# Names, fields and numbers must end where Go's lexer ends them (a terminator follows),
+# else nothing matches and the exact loop reports the error. A space run never takes the
+# single space of a ``-}}`` (the backtracking lookahead leaves it for the delimiter).
+_TERM = r"(?=[ \t\r\n.,|:)(]|\}\})"
+_COMMON = re.compile(
+    r"([ \t\r\n]+(?!-\}\}))"  # 1 space
+    r"|(\.[A-Za-z_][A-Za-z0-9_]*+" + _TERM + ")"  # 2 field
+    r"|([A-Za-z_][A-Za-z0-9_]*+" + _TERM + ")"  # 3 identifier, keyword or bool
+    r'|("[^"\\\n]*+(?:\\[^\n][^"\\\n]*+)*+")'  # 4 quoted string
+    r"|(\$[A-Za-z0-9_]*+" + _TERM + ")"  # 5 variable
+    r"|(\|)"  # 6 pipe
+    r"|(\()"  # 7 left paren
+    r"|(\))"  # 8 right paren
+    r"|(\." + _TERM + ")"  # 9 dot
+    r"|([0-9]++(?=[ \t\r\n,|:)(]|\}\}))"  # 10 decimal number (no '.', '_', exponent or suffix)
+    r"|(`[^`]*+`)"  # 11 raw string
+    r"|(:=)"  # 12 declare
+    r"|(=)"  # 13 assign
+    r"|(,)"  # 14 comma
+    r"|('[^'\\\n]*+(?:\\[^\n][^'\\\n]*+)*+')"  # 15 character constant
+)
+_K_SPACE, _K_IDENT, _K_LEFT_PAREN, _K_RIGHT_PAREN, _K_RAW = 1, 3, 7, 8, 11
+_IDENTIFIER = ItemType.IDENTIFIER
+_RIGHT_PAREN = ItemType.RIGHT_PAREN
+_COMMON_TYPES = (
+    None, ItemType.SPACE, ItemType.FIELD, None, ItemType.STRING, ItemType.VARIABLE, ItemType.PIPE,
+    ItemType.LEFT_PAREN, None, ItemType.DOT, ItemType.NUMBER, ItemType.RAW_STRING, ItemType.DECLARE,
+    ItemType.ASSIGN, ItemType.CHAR, ItemType.CHAR_CONSTANT,
+)
+
+
+def _words(break_ok: bool, continue_ok: bool) -> dict[str, ItemType]:
+    """What lex_identifier makes of the words that are not plain identifiers."""
+    words = {w: t for w, t in KEYWORDS.items() if w != "."}
+    words["true"] = words["false"] = ItemType.BOOL
+    if not break_ok:
+        del words["break"]
+    if not continue_ok:
+        del words["continue"]
+    return words
+
+
+_WORDS = {(b, c): _words(b, c) for b in (False, True) for c in (False, True)}
+
 _TERMINATORS = frozenset(" \t\r\n.,|:)(") | {""}
 
 
@@ -518,6 +605,17 @@ def _sharp_u(ch: str) -> str:
     return text
 
 
-def lex(text: str, *, break_ok: bool = True, continue_ok: bool = True, emit_comments: bool = False) -> list[Item]:
-    """Every item of ``text``, ending with ``EOF`` or one ``ERROR`` item."""
-    return _Lexer(text, break_ok, continue_ok, emit_comments).run()
+def lex(
+    text: str, *, break_ok: bool = True, continue_ok: bool = True, emit_comments: bool = False,
+    fast: bool | None = None,
+) -> list[Item]:
+    """Every item of ``text``, ending with ``EOF`` or one ``ERROR`` item.
+
+    ``fast=False`` lexes with the exact state machine alone (the fast path must give the
+    same items; tests and bench/parse.py compare them); None means :data:`FAST_PATH`.
+    """
+    return _Lexer(text, break_ok, continue_ok, emit_comments, FAST_PATH if fast is None else fast).run()
+
+
+#: Default for :func:`lex`: whether the regex fast path runs (False forces the exact path).
+FAST_PATH = True
