@@ -137,8 +137,10 @@ class _Lexer:
         self.continue_ok = continue_ok
         self.emit_comments = emit_comments
         self.fast = fast
-        #: Word -> item type for identifiers the fast path meets (plain names default to IDENTIFIER).
-        self.words = _WORDS[break_ok, continue_ok]
+        #: Where lexing goes after text or an action: the fast loop, or the exact states only.
+        self.text_state: _State = self.lex_fast if fast else self.lex_text
+        #: Item types of whole tokens the fast path knows by their text (keywords, ``.``, ``|``...).
+        self.fixed = _FIXED[break_ok, continue_ok]
         #: Offsets of every newline: an item's line is 1 + the newlines before its start.
         self.newlines = _newline_offsets(text)
 
@@ -211,7 +213,7 @@ class _Lexer:
 
     # -- states -------------------------------------------------------------
     def run(self) -> list[Item]:
-        state: _State = self.lex_text
+        state: _State = self.text_state
         while state is not None:
             state = state()  # type: ignore[assignment]
         return self.items
@@ -272,7 +274,7 @@ class _Lexer:
         self.ignore()
         if self.emit_comments:
             self.items.append(item)
-        return self.lex_text
+        return self.text_state
 
     def lex_right_delim(self) -> _State:
         _, trim = self.at_right_delim()
@@ -284,14 +286,15 @@ class _Lexer:
         if trim:
             self.pos += _left_trim_length(self.text, self.pos)
             self.ignore()
-        return self.lex_text
+        return self.text_state
 
     def lex_inside_action(self) -> _State:
         text = self.text
         fast = self.fast
         while True:
             if fast:
-                self.scan_common()
+                self.pos, self.paren_depth = self.scan_common(self.pos, self.paren_depth)
+                self.start = self.pos
             pos = self.pos
             if text.startswith(RIGHT_DELIM, pos) or (_has_right_trim(text, pos) and text.startswith(RIGHT_DELIM, pos + 2)):
                 if self.paren_depth == 0:
@@ -365,39 +368,79 @@ class _Lexer:
                 self.error(f"unrecognized character in action: {_sharp_u(ch)}")
                 return None
 
-    def scan_common(self) -> None:
-        """Emit the run of common tokens at ``pos`` in one regex scan (the fast path).
+    def lex_fast(self) -> _State:
+        """Text and whole actions made only of common tokens, in one loop (the fast path).
 
-        It stops before anything :data:`_COMMON` does not match (a right delimiter, a
-        trimmed space before ``-}}``, a ``)`` with no open paren, unusual characters or
-        numbers, anything that could be an error); the exact loop takes over from there.
+        Each action is committed only if :data:`_COMMON` tokens run from its opening to
+        its closing delimiter with balanced parens; otherwise (comments, errors, anything
+        unusual) its items are dropped and the exact states lex it from its text on.
         """
+        text, end, items = self.text, self.end, self.items
+        append = items.append
+        newlines = self.newlines
         pos = self.pos
+        while True:
+            x = text.find(LEFT_DELIM, pos)
+            if x < 0:
+                break
+            inner = x + 2
+            trim = _has_left_trim(text, inner)
+            if trim:
+                inner += 2
+            if text.startswith(LEFT_COMMENT, inner):
+                break
+            mark = len(items)
+            if x > pos:
+                seg_end = x - (len(text[pos:x]) - len(text[pos:x].rstrip(SPACE_CHARS))) if trim else x
+                if seg_end > pos:
+                    append(_new_item(Item, (_TEXT, pos, text[pos:seg_end], bisect.bisect_left(newlines, pos) + 1)))
+            append(_new_item(Item, (_LEFT_DELIM, x, LEFT_DELIM, bisect.bisect_left(newlines, x) + 1)))
+            e, depth = self.scan_common(inner, 0)
+            if depth == 0 and text.startswith(RIGHT_DELIM, e):
+                append(_new_item(Item, (_RIGHT_DELIM, e, RIGHT_DELIM, bisect.bisect_left(newlines, e) + 1)))
+                pos = e + 2
+            elif depth == 0 and e < end and text[e] in SPACE_CHARS and text.startswith("-}}", e + 1):
+                e += 2
+                append(_new_item(Item, (_RIGHT_DELIM, e, RIGHT_DELIM, bisect.bisect_left(newlines, e) + 1)))
+                pos = _match_end(_SPACES, text, e + 2)
+            else:
+                del items[mark:]
+                break
+        self.pos = self.start = pos
+        return self.lex_text
+
+    def scan_common(self, pos: int, depth: int) -> tuple[int, int]:
+        """Emit the run of common tokens from ``pos``; returns where it stopped and the paren depth.
+
+        It stops before anything :data:`_COMMON` does not match (a right delimiter, the
+        single space of ``-}}``, unusual characters or numbers, anything that could be an
+        error) and before a ``)`` with no open paren.
+        """
         text = self.text
+        stop = _COMMON_RUN.match(text, pos).end()
+        if stop == pos:
+            return pos, depth
         append = self.items.append
-        words = self.words
-        line = self.line_at(pos)
-        depth = self.paren_depth
-        for m in iter(_COMMON.scanner(text, pos).match, None):
-            kind = m.lastindex
-            val = m.group()
-            if kind == _K_IDENT:
-                typ = words.get(val, _IDENTIFIER)
-            elif kind == _K_RIGHT_PAREN:
+        fixed = self.fixed
+        line = bisect.bisect_left(self.newlines, pos) + 1
+        # The run's tokens are findall's first matches, if findall sees far enough: a
+        # truncated "-}}" would let a space run take the space the run left before it
+        # (ending one past ``stop``), so the window reaches 4 characters past ``stop``.
+        for val in _COMMON.findall(text, pos, stop + 4):
+            typ = fixed.get(val) or _FIRST_CHAR[val[0]]
+            if typ is _LEFT_PAREN:
+                depth += 1
+            elif typ is _RIGHT_PAREN:
                 if depth == 0:
                     break
                 depth -= 1
-                typ = _RIGHT_PAREN
-            else:
-                typ = _COMMON_TYPES[kind]
-                if kind == _K_LEFT_PAREN:
-                    depth += 1
             append(_new_item(Item, (typ, pos, val, line)))
             pos += len(val)
-            if kind == _K_SPACE or kind == _K_RAW:
+            if (typ is _SPACE or typ is _RAW_STRING) and "\n" in val:
                 line += val.count("\n")
-        self.pos = self.start = pos
-        self.paren_depth = depth
+            if pos >= stop:
+                break
+        return pos, depth
 
     # The helpers below return a truthy value to continue inside the action, None on error
     # (lex_space instead returns the next state when it reached a trimmed right delimiter).
@@ -533,50 +576,53 @@ def _match_end(rx: re.Pattern[str], text: str, pos: int) -> int:
     return m.end() if m else pos
 
 
-# The fast path: one alternative per common token, numbered by group (m.lastindex).
-# Names, fields and numbers must end where Go's lexer ends them (a terminator follows),
-# else nothing matches and the exact loop reports the error. A space run never takes the
-# single space of a ``-}}`` (the backtracking lookahead leaves it for the delimiter).
+# The fast path: one alternative per common token. Names, fields and numbers must end
+# where Go's lexer ends them (a terminator follows), else nothing matches and the exact
+# loop reports the error. A space run never takes the single space of a ``-}}`` (the
+# backtracking lookahead leaves it for the delimiter).
 _TERM = r"(?=[ \t\r\n.,|:)(]|\}\})"
-_COMMON = re.compile(
-    r"([ \t\r\n]+(?!-\}\}))"  # 1 space
-    r"|(\.[A-Za-z_][A-Za-z0-9_]*+" + _TERM + ")"  # 2 field
-    r"|([A-Za-z_][A-Za-z0-9_]*+" + _TERM + ")"  # 3 identifier, keyword or bool
-    r'|("[^"\\\n]*+(?:\\[^\n][^"\\\n]*+)*+")'  # 4 quoted string
-    r"|(\$[A-Za-z0-9_]*+" + _TERM + ")"  # 5 variable
-    r"|(\|)"  # 6 pipe
-    r"|(\()"  # 7 left paren
-    r"|(\))"  # 8 right paren
-    r"|(\." + _TERM + ")"  # 9 dot
-    r"|([0-9]++(?=[ \t\r\n,|:)(]|\}\}))"  # 10 decimal number (no '.', '_', exponent or suffix)
-    r"|(`[^`]*+`)"  # 11 raw string
-    r"|(:=)"  # 12 declare
-    r"|(=)"  # 13 assign
-    r"|(,)"  # 14 comma
-    r"|('[^'\\\n]*+(?:\\[^\n][^'\\\n]*+)*+')"  # 15 character constant
+_COMMON_TOKEN = (
+    r"[ \t\r\n]+(?!-\}\})"  # space
+    r"|\.[A-Za-z_][A-Za-z0-9_]*+" + _TERM  # field
+    + r"|[A-Za-z_][A-Za-z0-9_]*+" + _TERM  # identifier, keyword or bool
+    + r'|"[^"\\\n]*+(?:\\[^\n][^"\\\n]*+)*+"'  # quoted string
+    r"|\$[A-Za-z0-9_]*+" + _TERM  # variable
+    + r"|[|(),=]|:="  # pipe, parens, comma, assign, declare
+    r"|\." + _TERM  # dot
+    + r"|[0-9]++(?=[ \t\r\n,|:)(]|\}\})"  # decimal number (no '.', '_', exponent or suffix)
+    r"|`[^`]*+`"  # raw string
+    r"|'[^'\\\n]*+(?:\\[^\n][^'\\\n]*+)*+'"  # character constant
 )
-_K_SPACE, _K_IDENT, _K_LEFT_PAREN, _K_RIGHT_PAREN, _K_RAW = 1, 3, 7, 8, 11
-_IDENTIFIER = ItemType.IDENTIFIER
-_RIGHT_PAREN = ItemType.RIGHT_PAREN
-_COMMON_TYPES = (
-    None, ItemType.SPACE, ItemType.FIELD, None, ItemType.STRING, ItemType.VARIABLE, ItemType.PIPE,
-    ItemType.LEFT_PAREN, None, ItemType.DOT, ItemType.NUMBER, ItemType.RAW_STRING, ItemType.DECLARE,
-    ItemType.ASSIGN, ItemType.CHAR, ItemType.CHAR_CONSTANT,
-)
+_COMMON = re.compile(_COMMON_TOKEN)
+_COMMON_RUN = re.compile(f"(?:{_COMMON_TOKEN})*+")
+_TEXT, _SPACE, _RAW_STRING = ItemType.TEXT, ItemType.SPACE, ItemType.RAW_STRING
+_LEFT_DELIM, _RIGHT_DELIM = ItemType.LEFT_DELIM, ItemType.RIGHT_DELIM
+_LEFT_PAREN, _RIGHT_PAREN = ItemType.LEFT_PAREN, ItemType.RIGHT_PAREN
+
+#: A common token's type from its first character, when its whole text is not in ``_FIXED``.
+_FIRST_CHAR = {
+    **dict.fromkeys(SPACE_CHARS, ItemType.SPACE),
+    **dict.fromkeys("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_", ItemType.IDENTIFIER),
+    **dict.fromkeys("0123456789", ItemType.NUMBER),
+    ".": ItemType.FIELD, '"': ItemType.STRING, "$": ItemType.VARIABLE, "`": ItemType.RAW_STRING,
+    "'": ItemType.CHAR_CONSTANT,
+}
 
 
-def _words(break_ok: bool, continue_ok: bool) -> dict[str, ItemType]:
-    """What lex_identifier makes of the words that are not plain identifiers."""
-    words = {w: t for w, t in KEYWORDS.items() if w != "."}
-    words["true"] = words["false"] = ItemType.BOOL
+def _fixed(break_ok: bool, continue_ok: bool) -> dict[str, ItemType]:
+    """Whole tokens with one type: keywords (as lex_identifier decides), bools, ``.``, operators."""
+    fixed = dict(KEYWORDS)
+    fixed.update({"true": ItemType.BOOL, "false": ItemType.BOOL, " ": ItemType.SPACE, "|": ItemType.PIPE,
+                  "(": ItemType.LEFT_PAREN, ")": ItemType.RIGHT_PAREN, ",": ItemType.CHAR,
+                  "=": ItemType.ASSIGN, ":=": ItemType.DECLARE})
     if not break_ok:
-        del words["break"]
+        del fixed["break"]
     if not continue_ok:
-        del words["continue"]
-    return words
+        del fixed["continue"]
+    return fixed
 
 
-_WORDS = {(b, c): _words(b, c) for b in (False, True) for c in (False, True)}
+_FIXED = {(b, c): _fixed(b, c) for b in (False, True) for c in (False, True)}
 
 _TERMINATORS = frozenset(" \t\r\n.,|:)(") | {""}
 
@@ -590,8 +636,7 @@ def _has_right_trim(t: str, p: int) -> bool:
 
 
 def _left_trim_length(t: str, p: int) -> int:
-    seg = t[p:]
-    return len(seg) - len(seg.lstrip(SPACE_CHARS))
+    return _match_end(_SPACES, t, p) - p
 
 
 def _sharp_u(ch: str) -> str:

@@ -41,7 +41,8 @@ class Tree:
 
 
 class Node:
-    """Base of all nodes."""
+    """Base of all nodes (subclasses set ``tr`` and ``pos`` themselves: no super() call
+    per node while parsing)."""
 
     __slots__ = ("pos", "tr")
 
@@ -57,7 +58,8 @@ class ListNode(Node):
     __slots__ = ("nodes",)
 
     def __init__(self, tr: Tree, pos: int) -> None:
-        super().__init__(tr, pos)
+        self.tr = tr
+        self.pos = pos
         self.nodes: list[Node] = []
 
     def __str__(self) -> str:
@@ -68,7 +70,8 @@ class TextNode(Node):
     __slots__ = ("text",)
 
     def __init__(self, tr: Tree, pos: int, text: str) -> None:
-        super().__init__(tr, pos)
+        self.tr = tr
+        self.pos = pos
         self.text = text
 
     def __str__(self) -> str:
@@ -79,7 +82,8 @@ class CommentNode(Node):
     __slots__ = ("text",)
 
     def __init__(self, tr: Tree, pos: int, text: str) -> None:
-        super().__init__(tr, pos)
+        self.tr = tr
+        self.pos = pos
         self.text = text
 
     def __str__(self) -> str:
@@ -90,7 +94,8 @@ class PipeNode(Node):
     __slots__ = ("line", "is_assign", "decl", "cmds")
 
     def __init__(self, tr: Tree, pos: int, line: int) -> None:
-        super().__init__(tr, pos)
+        self.tr = tr
+        self.pos = pos
         self.line = line
         self.is_assign = False
         self.decl: list[VariableNode] = []
@@ -107,7 +112,8 @@ class ActionNode(Node):
     __slots__ = ("line", "pipe")
 
     def __init__(self, tr: Tree, pos: int, line: int, pipe: PipeNode) -> None:
-        super().__init__(tr, pos)
+        self.tr = tr
+        self.pos = pos
         self.line = line
         self.pipe = pipe
 
@@ -119,7 +125,8 @@ class CommandNode(Node):
     __slots__ = ("args",)
 
     def __init__(self, tr: Tree, pos: int) -> None:
-        super().__init__(tr, pos)
+        self.tr = tr
+        self.pos = pos
         self.args: list[Node] = []
 
     def __str__(self) -> str:
@@ -130,7 +137,8 @@ class IdentifierNode(Node):
     __slots__ = ("ident",)
 
     def __init__(self, tr: Tree, pos: int, ident: str) -> None:
-        super().__init__(tr, pos)
+        self.tr = tr
+        self.pos = pos
         self.ident = ident
 
     def __str__(self) -> str:
@@ -143,7 +151,8 @@ class VariableNode(Node):
     __slots__ = ("ident",)
 
     def __init__(self, tr: Tree, pos: int, ident: str) -> None:
-        super().__init__(tr, pos)
+        self.tr = tr
+        self.pos = pos
         self.ident = ident.split(".")
 
     def __str__(self) -> str:
@@ -168,7 +177,8 @@ class FieldNode(Node):
     __slots__ = ("ident",)
 
     def __init__(self, tr: Tree, pos: int, ident: str) -> None:
-        super().__init__(tr, pos)
+        self.tr = tr
+        self.pos = pos
         self.ident = ident[1:].split(".")
 
     def __str__(self) -> str:
@@ -181,7 +191,8 @@ class ChainNode(Node):
     __slots__ = ("node", "fields")
 
     def __init__(self, tr: Tree, pos: int, node: Node) -> None:
-        super().__init__(tr, pos)
+        self.tr = tr
+        self.pos = pos
         self.node = node
         self.fields: list[str] = []
 
@@ -202,7 +213,8 @@ class BoolNode(Node):
     __slots__ = ("true",)
 
     def __init__(self, tr: Tree, pos: int, true: bool) -> None:
-        super().__init__(tr, pos)
+        self.tr = tr
+        self.pos = pos
         self.true = true
 
     def __str__(self) -> str:
@@ -215,7 +227,8 @@ class NumberNode(Node):
     __slots__ = ("is_int", "is_uint", "is_float", "is_complex", "int64", "uint64", "float64", "complex128", "text")
 
     def __init__(self, tr: Tree, pos: int, text: str) -> None:
-        super().__init__(tr, pos)
+        self.tr = tr
+        self.pos = pos
         self.text = text
         self.is_int = self.is_uint = self.is_float = self.is_complex = False
         self.int64 = 0
@@ -231,7 +244,8 @@ class StringNode(Node):
     __slots__ = ("quoted", "text")
 
     def __init__(self, tr: Tree, pos: int, quoted: str, text: str) -> None:
-        super().__init__(tr, pos)
+        self.tr = tr
+        self.pos = pos
         self.quoted = quoted
         self.text = text
 
@@ -250,7 +264,8 @@ class ElseNode(Node):
     __slots__ = ("line",)
 
     def __init__(self, tr: Tree, pos: int, line: int) -> None:
-        super().__init__(tr, pos)
+        self.tr = tr
+        self.pos = pos
         self.line = line
 
     def __str__(self) -> str:
@@ -266,7 +281,8 @@ class BranchNode(Node):
     def __init__(
         self, tr: Tree, pos: int, line: int, pipe: PipeNode, lst: ListNode, else_list: Optional[ListNode]
     ) -> None:
-        super().__init__(tr, pos)
+        self.tr = tr
+        self.pos = pos
         self.line = line
         self.pipe = pipe
         self.list = lst
@@ -298,7 +314,8 @@ class BreakNode(Node):
     __slots__ = ("line",)
 
     def __init__(self, tr: Tree, pos: int, line: int) -> None:
-        super().__init__(tr, pos)
+        self.tr = tr
+        self.pos = pos
         self.line = line
 
     def __str__(self) -> str:
@@ -309,7 +326,8 @@ class ContinueNode(Node):
     __slots__ = ("line",)
 
     def __init__(self, tr: Tree, pos: int, line: int) -> None:
-        super().__init__(tr, pos)
+        self.tr = tr
+        self.pos = pos
         self.line = line
 
     def __str__(self) -> str:
@@ -322,7 +340,8 @@ class TemplateNode(Node):
     __slots__ = ("line", "name", "pipe")
 
     def __init__(self, tr: Tree, pos: int, line: int, name: str, pipe: Optional[PipeNode]) -> None:
-        super().__init__(tr, pos)
+        self.tr = tr
+        self.pos = pos
         self.line = line
         self.name = name
         self.pipe = pipe
