@@ -183,12 +183,15 @@ class _Parser:
 
     def item_list(self) -> tuple[n.ListNode, n.Node]:
         """itemList: textOrAction* ending in {{end}} or {{else}}."""
-        lst = n.ListNode(self.tree, self.peek_non_space().pos)
-        while self.peek_non_space().typ is not ItemType.EOF:
+        token = self.peek_non_space()
+        lst = n.ListNode(self.tree, token.pos)
+        nodes = lst.nodes
+        while token.typ is not ItemType.EOF:
             node = self.text_or_action()
             if isinstance(node, (n.EndNode, n.ElseNode)):
                 return lst, node
-            lst.nodes.append(node)
+            nodes.append(node)
+            token = self.peek_non_space()
         self.errorf("unexpected EOF")
         raise AssertionError("unreachable")
 
@@ -229,8 +232,7 @@ class _Parser:
             return self.template_control()
         if typ is ItemType.WITH:
             return self.branch_control(n.WithNode, "with")
-        self.backup()
-        token = self.peek()
+        self.i -= 1  # back to token (already fetched): the pipeline starts there
         return n.ActionNode(self.tree, token.pos, token.line, self.pipeline("command", ItemType.RIGHT_DELIM))
 
     def break_control(self, token: Item, word: str) -> n.Node:
@@ -244,10 +246,9 @@ class _Parser:
 
     def pipeline(self, context: str, end: ItemType) -> n.PipeNode:
         """Pipeline: declarations? command ('|' command)*."""
-        token = self.peek_non_space()
-        pipe = n.PipeNode(self.tree, token.pos, token.line)
+        v = self.peek_non_space()
+        pipe = n.PipeNode(self.tree, v.pos, v.line)
         while True:  # declarations
-            v = self.peek_non_space()
             if v.typ is not ItemType.VARIABLE:
                 break
             v_index = self.i
@@ -264,7 +265,8 @@ class _Parser:
                 pipe.decl.append(n.VariableNode(self.tree, v.pos, v.val))
                 self.vars.append(v.val)
                 if context == "range" and len(pipe.decl) < 2:
-                    if self.peek_non_space().typ in (ItemType.VARIABLE, ItemType.RIGHT_DELIM, ItemType.RIGHT_PAREN):
+                    v = self.peek_non_space()
+                    if v.typ in (ItemType.VARIABLE, ItemType.RIGHT_DELIM, ItemType.RIGHT_PAREN):
                         continue
                     self.errorf("range can only initialize variables")
                 self.errorf(f"too many declarations in {context}")
@@ -272,15 +274,26 @@ class _Parser:
                 self.i = v_index
                 _ = after
             break
+        cmds = pipe.cmds
+        items, n_items = self.items, self.n_items
         while True:
-            token = self.next_non_space()
+            i = self.i  # token = self.next_non_space()
+            token = items[i] if i < n_items else items[-1]
+            i += 1
+            while token.typ is _SPACE:
+                token = items[i] if i < n_items else items[-1]
+                i += 1
+            if i > self.fetched:
+                self.fetched = i
             if token.typ is end:
+                self.i = i
                 self.check_pipeline(pipe, context)
                 return pipe
             if token.typ in _OPERAND_START:
-                self.backup()
-                pipe.cmds.append(self.command())
+                self.i = i - 1
+                cmds.append(self.command(token))
             else:
+                self.i = i
                 self.unexpected(token, context)
 
     def check_pipeline(self, pipe: n.PipeNode, context: str) -> None:
@@ -357,9 +370,9 @@ class _Parser:
         self.unexpected(token, context)
         raise AssertionError("unreachable")
 
-    def command(self) -> n.CommandNode:
-        """Command: operand (space operand)*, ended by '|', ')' or '}}'."""
-        cmd = n.CommandNode(self.tree, self.peek_non_space().pos)
+    def command(self, first: Item) -> n.CommandNode:
+        """Command: operand (space operand)*, ended by '|', ')' or '}}'; ``first`` is the next item."""
+        cmd = n.CommandNode(self.tree, first.pos)
         args = cmd.args
         items, n_items = self.items, self.n_items
         while True:
@@ -390,29 +403,44 @@ class _Parser:
         node = self.term()
         if node is None:
             return None
-        token = self.peek()
+        items, n_items, i = self.items, self.n_items, self.i  # token = self.peek()
+        token = items[i] if i < n_items else items[-1]
+        if i >= self.fetched:
+            self.fetched = i + 1
         if token.typ is ItemType.FIELD:
-            chain = n.ChainNode(self.tree, token.pos, node)
-            items, n_items, i = self.items, self.n_items, self.i
+            pos = token.pos
+            fields = []
             while token.typ is ItemType.FIELD:
-                chain.add(token.val)
+                fields.append(token.val[1:])  # a FIELD item is "." and a non-empty name
                 i += 1
                 token = items[i] if i < n_items else items[-1]
             self.i = i
             if i >= self.fetched:
                 self.fetched = i + 1
-            if isinstance(node, n.FieldNode):
-                return n.FieldNode(self.tree, chain.pos, str(chain))
-            if isinstance(node, n.VariableNode):
-                return n.VariableNode(self.tree, chain.pos, str(chain))
+            if isinstance(node, (n.FieldNode, n.VariableNode)):
+                # Go builds a new node from the chain's text at the chain's position: the
+                # same as extending this one (fresh from term(), shared with nothing).
+                node.ident.extend(fields)
+                node.pos = pos
+                return node
             if isinstance(node, (n.BoolNode, n.StringNode, n.NumberNode, n.NilNode, n.DotNode)):
                 self.errorf(f"unexpected . after term {gofmt.quote(str(node))}")
+            chain = n.ChainNode(self.tree, pos, node)
+            chain.fields = fields
             return chain
         return node
 
     def term(self) -> Optional[n.Node]:
         """Term: literal | function | . | $var | .Field | '(' pipeline ')'."""
-        token = self.next_non_space()
+        items, i, n_items = self.items, self.i, self.n_items  # token = self.next_non_space()
+        token = items[i] if i < n_items else items[-1]
+        i += 1
+        while token.typ is _SPACE:
+            token = items[i] if i < n_items else items[-1]
+            i += 1
+        self.i = i
+        if i > self.fetched:
+            self.fetched = i
         typ = token.typ
         tr = self.tree
         # Most frequent kinds first.
