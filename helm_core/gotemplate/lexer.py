@@ -290,11 +290,7 @@ class _Lexer:
 
     def lex_inside_action(self) -> _State:
         text = self.text
-        fast = self.fast
         while True:
-            if fast:
-                self.pos, self.paren_depth = self.scan_common(self.pos, self.paren_depth)
-                self.start = self.pos
             pos = self.pos
             if text.startswith(RIGHT_DELIM, pos) or (_has_right_trim(text, pos) and text.startswith(RIGHT_DELIM, pos + 2)):
                 if self.paren_depth == 0:
@@ -369,78 +365,90 @@ class _Lexer:
                 return None
 
     def lex_fast(self) -> _State:
-        """Text and whole actions made only of common tokens, in one loop (the fast path).
+        """Text and actions made only of common tokens, in one loop (the fast path).
 
-        Each action is committed only if :data:`_COMMON` tokens run from its opening to
-        its closing delimiter with balanced parens; otherwise (comments, errors, anything
-        unusual) its items are dropped and the exact states lex it from its text on.
+        One regex run covers an action's tokens, its ``}}``, the text after it and the
+        next ``{{`` (see :data:`_STREAM_TOKEN`), so a template of common actions is lexed
+        by a few regex calls and one loop over their matches. An action is committed at
+        its ``}}`` when its parens balance; anything else (a comment, an error, an unusual
+        token) drops the items of the unfinished action and the exact states lex it, from
+        the text before it on. They come back here after it.
         """
-        text, end, items = self.text, self.end, self.items
+        text, items, newlines = self.text, self.items, self.newlines
+        commit = self.pos  # items before ``mark`` cover text[:commit] and are final
+        x = text.find(LEFT_DELIM, commit)
+        if x < 0 or text.startswith(LEFT_COMMENT, x + (4 if _has_left_trim(text, x + 2) else 2)):
+            return self.lex_text
+        mark = len(items)
         append = items.append
-        newlines = self.newlines
-        pos = self.pos
-        while True:
-            x = text.find(LEFT_DELIM, pos)
-            if x < 0:
-                break
-            inner = x + 2
-            trim = _has_left_trim(text, inner)
-            if trim:
-                inner += 2
-            if text.startswith(LEFT_COMMENT, inner):
-                break
-            mark = len(items)
-            if x > pos:
-                seg_end = x - (len(text[pos:x]) - len(text[pos:x].rstrip(SPACE_CHARS))) if trim else x
-                if seg_end > pos:
-                    append(_new_item(Item, (_TEXT, pos, text[pos:seg_end], bisect.bisect_left(newlines, pos) + 1)))
-            append(_new_item(Item, (_LEFT_DELIM, x, LEFT_DELIM, bisect.bisect_left(newlines, x) + 1)))
-            e, depth = self.scan_common(inner, 0)
-            if depth == 0 and text.startswith(RIGHT_DELIM, e):
-                append(_new_item(Item, (_RIGHT_DELIM, e, RIGHT_DELIM, bisect.bisect_left(newlines, e) + 1)))
-                pos = e + 2
-            elif depth == 0 and e < end and text[e] in SPACE_CHARS and text.startswith("-}}", e + 1):
-                e += 2
-                append(_new_item(Item, (_RIGHT_DELIM, e, RIGHT_DELIM, bisect.bisect_left(newlines, e) + 1)))
-                pos = _match_end(_SPACES, text, e + 2)
-            else:
-                del items[mark:]
-                break
-        self.pos = self.start = pos
-        return self.lex_text
-
-    def scan_common(self, pos: int, depth: int) -> tuple[int, int]:
-        """Emit the run of common tokens from ``pos``; returns where it stopped and the paren depth.
-
-        It stops before anything :data:`_COMMON` does not match (a right delimiter, the
-        single space of ``-}}``, unusual characters or numbers, anything that could be an
-        error) and before a ``)`` with no open paren.
-        """
-        text = self.text
-        stop = _COMMON_RUN.match(text, pos).end()
-        if stop == pos:
-            return pos, depth
-        append = self.items.append
         fixed = self.fixed
-        line = bisect.bisect_left(self.newlines, pos) + 1
+        pos, line = self.text_and_open(commit, x, bisect.bisect_left(newlines, commit) + 1)
+        depth = 0
+        stop = _STREAM_RUN.match(text, pos).end()
         # The run's tokens are findall's first matches, if findall sees far enough: a
         # truncated "-}}" would let a space run take the space the run left before it
         # (ending one past ``stop``), so the window reaches 4 characters past ``stop``.
-        for val in _COMMON.findall(text, pos, stop + 4):
+        for val in _STREAM.findall(text, pos, stop + 4):
             typ = fixed.get(val) or _FIRST_CHAR[val[0]]
+            if typ is _SPACE:
+                if "-" not in val:
+                    append(_new_item(Item, (typ, pos, val, line)))
+                    pos += len(val)
+                    if "\n" in val:
+                        line += val.count("\n")
+                    continue
+                typ = _RIGHT_DELIM  # a space and "-}}" (then maybe text and the next "{{")
+            if typ is _RIGHT_DELIM:
+                if depth:
+                    break  # the exact states say "unclosed left paren"
+                if val[0] == "}":
+                    append(_new_item(Item, (typ, pos, RIGHT_DELIM, line)))
+                    after = commit = pos + 2
+                else:  # trimmed: the space and "-" belong to no item; spaces after go too
+                    line += val[0] == "\n"
+                    append(_new_item(Item, (typ, pos + 2, RIGHT_DELIM, line)))
+                    after = pos + 4
+                    commit = _match_end(_SPACES, text, after)
+                mark = len(items)
+                end = pos + len(val)
+                if end == after:
+                    break  # no "{{" for this loop: the exact states lex the rest
+                line += text.count("\n", pos + 2, commit)
+                x = end - 2 if val[-1] == "{" else end - 4
+                pos, line = self.text_and_open(commit, x, line)
+                continue
             if typ is _LEFT_PAREN:
                 depth += 1
             elif typ is _RIGHT_PAREN:
                 if depth == 0:
-                    break
+                    break  # the exact states say "unexpected right paren"
                 depth -= 1
             append(_new_item(Item, (typ, pos, val, line)))
             pos += len(val)
-            if (typ is _SPACE or typ is _RAW_STRING) and "\n" in val:
+            if typ is _RAW_STRING and "\n" in val:
                 line += val.count("\n")
-            if pos >= stop:
-                break
-        return pos, depth
+        del items[mark:]
+        self.pos = self.start = commit
+        return self.lex_text
+
+    def text_and_open(self, start: int, x: int, line: int) -> tuple[int, int]:
+        """Emit the text from ``start`` (on ``line``) to the ``{{`` at ``x``, and that ``{{``.
+
+        The text loses its trailing spaces before ``{{-``. Returns where the action's
+        inside starts and its line.
+        """
+        text = self.text
+        inner = x + 2
+        end = x
+        if _has_left_trim(text, inner):
+            inner += 2
+            end -= len(text[start:x]) - len(text[start:x].rstrip(SPACE_CHARS))
+        append = self.items.append
+        if end > start:
+            append(_new_item(Item, (_TEXT, start, text[start:end], line)))
+        line += text.count("\n", start, x)
+        append(_new_item(Item, (_LEFT_DELIM, x, LEFT_DELIM, line)))
+        return inner, line + text.count("\n", x, inner)
 
     # The helpers below return a truthy value to continue inside the action, None on error
     # (lex_space instead returns the next state when it reached a trimmed right delimiter).
@@ -593,19 +601,23 @@ _COMMON_TOKEN = (
     r"|`[^`]*+`"  # raw string
     r"|'[^'\\\n]*+(?:\\[^\n][^'\\\n]*+)*+'"  # character constant
 )
-_COMMON = re.compile(_COMMON_TOKEN)
-_COMMON_RUN = re.compile(f"(?:{_COMMON_TOKEN})*+")
+# Between actions: a right delimiter, then (if there is one and no comment follows it)
+# the text up to the next left delimiter and that delimiter with its trim marker.
+_CLOSE_TOKEN = r"(?:\}\}|[ \t\r\n]-\}\})(?:[^{]*+(?:\{(?!\{)[^{]*+)*+\{\{(?:-[ \t\r\n])?(?!/\*))?"
+_STREAM_TOKEN = f"{_COMMON_TOKEN}|{_CLOSE_TOKEN}"
+_STREAM = re.compile(_STREAM_TOKEN)
+_STREAM_RUN = re.compile(f"(?:{_STREAM_TOKEN})*+")
 _TEXT, _SPACE, _RAW_STRING = ItemType.TEXT, ItemType.SPACE, ItemType.RAW_STRING
 _LEFT_DELIM, _RIGHT_DELIM = ItemType.LEFT_DELIM, ItemType.RIGHT_DELIM
 _LEFT_PAREN, _RIGHT_PAREN = ItemType.LEFT_PAREN, ItemType.RIGHT_PAREN
 
-#: A common token's type from its first character, when its whole text is not in ``_FIXED``.
+#: A stream token's type from its first character, when its whole text is not in ``_FIXED``.
 _FIRST_CHAR = {
     **dict.fromkeys(SPACE_CHARS, ItemType.SPACE),
     **dict.fromkeys("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_", ItemType.IDENTIFIER),
     **dict.fromkeys("0123456789", ItemType.NUMBER),
     ".": ItemType.FIELD, '"': ItemType.STRING, "$": ItemType.VARIABLE, "`": ItemType.RAW_STRING,
-    "'": ItemType.CHAR_CONSTANT,
+    "'": ItemType.CHAR_CONSTANT, "}": ItemType.RIGHT_DELIM,
 }
 
 

@@ -190,19 +190,12 @@ class ChainNode(Node):
 
     __slots__ = ("node", "fields")
 
-    def __init__(self, tr: Tree, pos: int, node: Node) -> None:
+    def __init__(self, tr: Tree, pos: int, node: Node, fields: list[str]) -> None:
         self.tr = tr
         self.pos = pos
         self.node = node
-        self.fields: list[str] = []
-
-    def add(self, f: str) -> None:
-        if not f or f[0] != ".":
-            raise ValueError("no dot in field")
-        f = f[1:]
-        if not f:
-            raise ValueError("empty field")
-        self.fields.append(f)
+        #: Field names without their dots.
+        self.fields = fields
 
     def __str__(self) -> str:
         head = f"({self.node})" if isinstance(self.node, PipeNode) else str(self.node)

@@ -187,10 +187,14 @@ class _Parser:
         lst = n.ListNode(self.tree, token.pos)
         nodes = lst.nodes
         while token.typ is not ItemType.EOF:
-            node = self.text_or_action()
-            if isinstance(node, (n.EndNode, n.ElseNode)):
-                return lst, node
-            nodes.append(node)
+            if token.typ is ItemType.TEXT:  # text_or_action's first case, inline
+                self.i += 1
+                nodes.append(n.TextNode(self.tree, token.pos, token.val))
+            else:
+                node = self.text_or_action()
+                if isinstance(node, (n.EndNode, n.ElseNode)):
+                    return lst, node
+                nodes.append(node)
             token = self.peek_non_space()
         self.errorf("unexpected EOF")
         raise AssertionError("unreachable")
@@ -214,6 +218,9 @@ class _Parser:
         """Action: control | command ("|" command)* ."""
         token = self.next_non_space()
         typ = token.typ
+        if typ not in _CONTROL:
+            self.i -= 1  # back to token (already fetched): the pipeline starts there
+            return n.ActionNode(self.tree, token.pos, token.line, self.pipeline("command", ItemType.RIGHT_DELIM))
         if typ is ItemType.BLOCK:
             return self.block_control()
         if typ is ItemType.BREAK:
@@ -230,10 +237,7 @@ class _Parser:
             return self.branch_control(n.RangeNode, "range")
         if typ is ItemType.TEMPLATE:
             return self.template_control()
-        if typ is ItemType.WITH:
-            return self.branch_control(n.WithNode, "with")
-        self.i -= 1  # back to token (already fetched): the pipeline starts there
-        return n.ActionNode(self.tree, token.pos, token.line, self.pipeline("command", ItemType.RIGHT_DELIM))
+        return self.branch_control(n.WithNode, "with")
 
     def break_control(self, token: Item, word: str) -> n.Node:
         nxt = self.next_non_space()
@@ -376,7 +380,7 @@ class _Parser:
         args = cmd.args
         items, n_items = self.items, self.n_items
         while True:
-            # (term() skips and fetches the spaces before the operand itself.)
+            # (operand() skips and fetches the spaces before the operand itself.)
             operand = self.operand()
             if operand is not None:
                 args.append(operand)
@@ -399,11 +403,56 @@ class _Parser:
         return cmd
 
     def operand(self) -> Optional[n.Node]:
-        """Operand: term .Field*."""
-        node = self.term()
-        if node is None:
+        """Operand: term .Field*; None (nothing consumed) when no term starts here.
+
+        Term: literal | function | . | $var | .Field | '(' pipeline ')'. The term is read
+        here rather than in its own method: this is the parser's hottest code.
+        """
+        items, i, n_items = self.items, self.i, self.n_items  # token = self.next_non_space()
+        token = items[i] if i < n_items else items[-1]
+        i += 1
+        while token.typ is _SPACE:
+            token = items[i] if i < n_items else items[-1]
+            i += 1
+        self.i = i
+        if i > self.fetched:
+            self.fetched = i
+        typ = token.typ
+        tr = self.tree
+        # Most frequent kinds first.
+        if typ is ItemType.FIELD:
+            node: n.Node = n.FieldNode(tr, token.pos, token.val)
+        elif typ is ItemType.IDENTIFIER:
+            if not self.has_function(token.val):
+                self.errorf(f"function {gofmt.quote(token.val)} not defined")
+            node = n.IdentifierNode(tr, token.pos, token.val)
+        elif typ is ItemType.STRING or typ is ItemType.RAW_STRING:
+            node = n.StringNode(tr, token.pos, token.val, self.unquote(token.val))
+        elif typ is ItemType.VARIABLE:
+            node = self.use_var(token)
+        elif typ is ItemType.DOT:
+            node = n.DotNode(tr, token.pos)
+        elif typ is ItemType.NIL:
+            node = n.NilNode(tr, token.pos)
+        elif typ is ItemType.BOOL:
+            node = n.BoolNode(tr, token.pos, token.val == "true")
+        elif typ is ItemType.NUMBER or typ is ItemType.CHAR_CONSTANT or typ is ItemType.COMPLEX:
+            try:
+                node = literals.new_number(tr, token.pos, token.val, typ)
+            except ValueError as e:
+                self.errorf(str(e))
+        elif typ is ItemType.LEFT_PAREN:
+            if self.paren_depth >= MAX_PAREN_DEPTH:
+                self.errorf("max expression depth exceeded")
+            self.paren_depth += 1
+            try:
+                node = self.pipeline("parenthesized pipeline", ItemType.RIGHT_PAREN)
+            finally:
+                self.paren_depth -= 1
+        else:
+            self.i -= 1
             return None
-        items, n_items, i = self.items, self.n_items, self.i  # token = self.peek()
+        i = self.i  # token = self.peek()
         token = items[i] if i < n_items else items[-1]
         if i >= self.fetched:
             self.fetched = i + 1
@@ -419,64 +468,14 @@ class _Parser:
                 self.fetched = i + 1
             if isinstance(node, (n.FieldNode, n.VariableNode)):
                 # Go builds a new node from the chain's text at the chain's position: the
-                # same as extending this one (fresh from term(), shared with nothing).
+                # same as extending this one (fresh from the term, shared with nothing).
                 node.ident.extend(fields)
                 node.pos = pos
                 return node
             if isinstance(node, (n.BoolNode, n.StringNode, n.NumberNode, n.NilNode, n.DotNode)):
                 self.errorf(f"unexpected . after term {gofmt.quote(str(node))}")
-            chain = n.ChainNode(self.tree, pos, node)
-            chain.fields = fields
-            return chain
+            return n.ChainNode(self.tree, pos, node, fields)
         return node
-
-    def term(self) -> Optional[n.Node]:
-        """Term: literal | function | . | $var | .Field | '(' pipeline ')'."""
-        items, i, n_items = self.items, self.i, self.n_items  # token = self.next_non_space()
-        token = items[i] if i < n_items else items[-1]
-        i += 1
-        while token.typ is _SPACE:
-            token = items[i] if i < n_items else items[-1]
-            i += 1
-        self.i = i
-        if i > self.fetched:
-            self.fetched = i
-        typ = token.typ
-        tr = self.tree
-        # Most frequent kinds first.
-        if typ is ItemType.FIELD:
-            return n.FieldNode(tr, token.pos, token.val)
-        if typ is ItemType.IDENTIFIER:
-            if not self.has_function(token.val):
-                self.errorf(f"function {gofmt.quote(token.val)} not defined")
-            return n.IdentifierNode(tr, token.pos, token.val)
-        if typ is ItemType.STRING:
-            return n.StringNode(tr, token.pos, token.val, self.unquote(token.val))
-        if typ is ItemType.VARIABLE:
-            return self.use_var(token)
-        if typ is ItemType.DOT:
-            return n.DotNode(tr, token.pos)
-        if typ is ItemType.NIL:
-            return n.NilNode(tr, token.pos)
-        if typ is ItemType.BOOL:
-            return n.BoolNode(tr, token.pos, token.val == "true")
-        if typ in (ItemType.CHAR_CONSTANT, ItemType.COMPLEX, ItemType.NUMBER):
-            try:
-                return literals.new_number(tr, token.pos, token.val, typ)
-            except ValueError as e:
-                self.errorf(str(e))
-        if typ is ItemType.LEFT_PAREN:
-            if self.paren_depth >= MAX_PAREN_DEPTH:
-                self.errorf("max expression depth exceeded")
-            self.paren_depth += 1
-            try:
-                return self.pipeline("parenthesized pipeline", ItemType.RIGHT_PAREN)
-            finally:
-                self.paren_depth -= 1
-        if typ in (ItemType.STRING, ItemType.RAW_STRING):
-            return n.StringNode(tr, token.pos, token.val, self.unquote(token.val))
-        self.backup()
-        return None
 
     def use_var(self, token: Item) -> n.Node:
         v = n.VariableNode(self.tree, token.pos, token.val)
@@ -494,6 +493,12 @@ class _Parser:
 
 
 _SPACE = ItemType.SPACE
+
+#: Keywords that start a control action (anything else starts a pipeline).
+_CONTROL = frozenset({
+    ItemType.BLOCK, ItemType.BREAK, ItemType.CONTINUE, ItemType.ELSE, ItemType.END, ItemType.IF,
+    ItemType.RANGE, ItemType.TEMPLATE, ItemType.WITH,
+})
 
 _OPERAND_START = frozenset(
     {
