@@ -67,6 +67,10 @@ class ItemType(enum.Enum):
     TEMPLATE = enum.auto()
     WITH = enum.auto()
 
+    # Members are singletons compared by identity: hash them by identity too, in C (Enum's
+    # own __hash__ is Python code, and the parser tests item types against sets).
+    __hash__ = object.__hash__
+
     @property
     def is_keyword(self) -> bool:
         return self.value > ItemType.KEYWORD.value
