@@ -393,6 +393,8 @@ class _Lexer:
         # truncated "-}}" would let a space run take the space the run left before it
         # (ending one past ``stop``), so the window reaches 4 characters past ``stop``.
         for val in _STREAM.findall(text, pos, stop + 4):
+            if pos >= stop:
+                break  # past the run, findall would skip what no token matches
             typ = fixed.get(val) or _FIRST_CHAR[val[0]]
             if typ is _SPACE:
                 if "-" not in val:
