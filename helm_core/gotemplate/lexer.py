@@ -6,6 +6,12 @@ Inside an action one loop dispatches on the next character, with regular-express
 paths for runs of spaces, names and quoted text. An error becomes one final ``ERROR``
 item, so the parser meets it exactly where Go's does.
 
+That exact state machine is the fallback of a faster one (:meth:`_Lexer.lex_fast`, on
+unless ``fast=False``): one regular expression tokenises the common case, text and
+actions of ordinary tokens, and any action holding anything else (a comment, an error, an
+unusual number or character) is handed to the exact states whole. Both give the same
+items; tests/gotemplate/test_lexer_fast_path.py compares them.
+
 Rules kept from Go: trim markers are ``{{- `` and `` -}}`` (the space is required) and
 trim all ASCII space next to the action; comments ``{{/* */}}`` must touch their
 delimiters; ``break``/``continue`` are keywords unless a function has that name;
@@ -13,7 +19,6 @@ positions are character offsets into the template text, lines are 1-based.
 """
 from __future__ import annotations
 
-import bisect
 import enum
 import re
 from typing import Callable, NamedTuple, Optional
@@ -140,17 +145,22 @@ class _Lexer:
         self.break_ok = break_ok
         self.continue_ok = continue_ok
         self.emit_comments = emit_comments
-        self.fast = fast
         #: Where lexing goes after text or an action: the fast loop, or the exact states only.
         self.text_state: _State = self.lex_fast if fast else self.lex_text
         #: Item types of whole tokens the fast path knows by their text (keywords, ``.``, ``|``...).
         self.fixed = _FIXED[break_ok, continue_ok]
-        #: Offsets of every newline: an item's line is 1 + the newlines before its start.
-        self.newlines = _newline_offsets(text)
+        #: A position and its line: line_at counts newlines on from there (lexing moves forward).
+        self.line_mark = (0, 1)
 
     # -- primitives -------------------------------------------------------
     def line_at(self, pos: int) -> int:
-        return bisect.bisect_left(self.newlines, pos) + 1 if self.newlines else 1
+        """1 + the newlines before ``pos``."""
+        mark, line = self.line_mark
+        if pos < mark:
+            mark, line = 0, 1
+        line += self.text.count("\n", mark, pos)
+        self.line_mark = (pos, line)
+        return line
 
     def next(self) -> str:
         """The next character, or "" at the end (moving past it, so backup() undoes it)."""
@@ -378,7 +388,7 @@ class _Lexer:
         token) drops the items of the unfinished action and the exact states lex it, from
         the text before it on. They come back here after it.
         """
-        text, items, newlines = self.text, self.items, self.newlines
+        text, items = self.text, self.items
         commit = self.pos  # items before ``mark`` cover text[:commit] and are final
         x = text.find(LEFT_DELIM, commit)
         if x < 0 or text.startswith(LEFT_COMMENT, x + (4 if _has_left_trim(text, x + 2) else 2)):
@@ -386,7 +396,7 @@ class _Lexer:
         mark = len(items)
         append = items.append
         fixed = self.fixed
-        pos, line = self.text_and_open(commit, x, bisect.bisect_left(newlines, commit) + 1)
+        pos, line = self.text_and_open(commit, x, self.line_at(commit))
         depth = 0
         stop = _STREAM_RUN.match(text, pos).end()
         # The run's tokens are findall's first matches, if findall sees far enough: a
@@ -573,16 +583,6 @@ class _Lexer:
 
 
 _new_item = tuple.__new__
-
-
-def _newline_offsets(text: str) -> list[int]:
-    offsets = []
-    find = text.find
-    pos = find("\n")
-    while pos >= 0:
-        offsets.append(pos)
-        pos = find("\n", pos + 1)
-    return offsets
 
 
 def _match_end(rx: re.Pattern[str], text: str, pos: int) -> int:

@@ -1,0 +1,159 @@
+"""Lex and parse time of every chart's templates: exact lexer vs fast path, in the same run.
+
+Usage: .venv/bin/python bench/parse.py [--against DIR] [--json] [chart ...]
+(default: every chart in ../shared/charts)
+
+For each chart, every ``templates/`` file of it and its subcharts (what Helm parses) is
+lexed and parsed in a loop; the best of RUNS passes is printed in ms:
+
+* ``lex exact`` / ``lex``: ``lexer.lex`` with the fast path off (the per-character state
+  machine alone) and on; ``parse exact`` / ``parse``: ``parser.parse`` (lexing included)
+  with the fast path off and on; ``x``: exact / fast;
+* ``trees KB`` and ``loads ms``: the pickled trees of the chart (what the disk memo stores)
+  and the time to unpickle them (a second run's hot path).
+
+``--against DIR`` also runs this script on another checkout's ``helm_core`` (e.g. the
+main branch: ``git archive main helm_core | tar -x -C /tmp/base`` then ``--against
+/tmp/base``) in a subprocess, and prints its parse time and the ratio to ours: that
+shows the parser's own gains too, which the exact-lexer figures do not. The cyclic GC is
+paused while timing, as the template environment pauses it while parsing.
+"""
+from __future__ import annotations
+
+import gc
+import inspect
+import json
+import os
+import pickle
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.render import CHARTS_DIR, byte_compile  # noqa: E402
+from helm_core.chart import loader, model  # noqa: E402
+from helm_core.engine import helm_funcs  # noqa: E402
+from helm_core.engine.files import bytes_to_text  # noqa: E402
+from helm_core.gotemplate import lexer, parser  # noqa: E402
+from helm_core.gotemplate.funcs import builtins, sprig  # noqa: E402
+
+RUNS = 7
+
+
+def known_functions() -> frozenset[str]:
+    """The names Helm's template set knows (what a chart's templates are parsed with)."""
+    state = helm_funcs.RenderState(tset=None, exec_errors=())
+    return frozenset({**builtins.BUILTINS, **helm_funcs.helm_func_map(sprig.SPRIG_FUNCS),
+                      **helm_funcs.bound_funcs(state)})
+
+
+def best_ms(fn: Callable[[], Any]) -> float:
+    fn()  # warm-up: first calls compile regexes and fill caches
+    best = float("inf")
+    gc.disable()
+    try:
+        for _ in range(RUNS):
+            start = time.perf_counter()
+            fn()
+            best = min(best, time.perf_counter() - start)
+    finally:
+        gc.enable()
+    return best * 1000
+
+
+def measure(chart_dir: Path, known: frozenset[str]) -> dict[str, float]:
+    templates = [(name, bytes_to_text(f.data)) for name, f in model.all_template_files(loader.load(chart_dir))]
+    has = known.__contains__
+    # An older checkout (--against) has no switch: its figures are its only path.
+    switch = "fast" in inspect.signature(lexer.lex).parameters
+
+    def lex_all(fast: bool) -> None:
+        for _, text in templates:
+            lexer.lex(text, fast=fast) if switch else lexer.lex(text)
+
+    def parse_all(fast: bool) -> Callable[[], None]:
+        def run() -> None:
+            saved = getattr(lexer, "FAST_PATH", None)
+            if switch:
+                lexer.FAST_PATH = fast
+            try:
+                for name, text in templates:
+                    parser.parse(name, text, has)
+            finally:
+                if switch:
+                    lexer.FAST_PATH = saved
+        return run
+
+    blob = pickle.dumps([parser.parse(name, text, has) for name, text in templates],
+                        protocol=pickle.HIGHEST_PROTOCOL)
+    return {
+        "files": len(templates),
+        "lex_exact": best_ms(lambda: lex_all(False)),
+        "lex": best_ms(lambda: lex_all(True)),
+        "parse_exact": best_ms(parse_all(False)),
+        "parse": best_ms(parse_all(True)),
+        "trees_kb": len(blob) / 1024,
+        "loads": best_ms(lambda: pickle.loads(blob)),
+    }
+
+
+def against(directory: str, names: list[str]) -> dict[str, dict[str, float]]:
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([directory, str(Path(__file__).resolve().parents[1])]))
+    out = subprocess.run([sys.executable, __file__, "--json", *names], env=env, check=True,
+                         capture_output=True, text=True).stdout
+    result: dict[str, dict[str, float]] = json.loads(out)
+    return result
+
+
+def main(argv: list[str]) -> int:
+    as_json = "--json" in argv
+    base_dir = None
+    if "--against" in argv:
+        i = argv.index("--against")
+        if i + 1 >= len(argv):
+            print("--against needs a directory holding another checkout's helm_core", file=sys.stderr)
+            return 2
+        base_dir = argv[i + 1]
+        if not (Path(base_dir) / "helm_core").is_dir():
+            print(f"--against {base_dir}: no helm_core package there", file=sys.stderr)
+            return 2
+        argv = argv[:i] + argv[i + 2:]
+    names = [a for a in argv if a != "--json"]
+    if not CHARTS_DIR.is_dir():
+        print(f"{CHARTS_DIR} is not present: nothing to measure")
+        return 0
+    names = names or sorted(d.name for d in CHARTS_DIR.iterdir() if (d / "Chart.yaml").is_file())
+    byte_compile()
+    known = known_functions()
+    results = {name: measure(CHARTS_DIR / name, known) for name in names}
+    if as_json:
+        print(json.dumps(results))
+        return 0
+    base = against(base_dir, names) if base_dir else {}
+    header = (f"{'chart':26} {'files':>5} {'lex exact':>9} {'lex':>6} {'x':>5} {'parse exact':>11}"
+              f" {'parse':>6} {'x':>5} {'trees KB':>8} {'loads ms':>8}")
+    if base:
+        header += f" {'base parse':>10} {'x':>5}"
+    print(header)
+    totals: dict[str, float] = {}
+    for name, r in [*results.items(), ("total", {})]:
+        if name == "total":
+            r = totals
+        else:
+            for key, value in r.items():
+                totals[key] = totals.get(key, 0) + value
+        line = (f"{name:26} {r['files']:5.0f} {r['lex_exact']:9.1f} {r['lex']:6.1f}"
+                f" {r['lex_exact'] / r['lex']:5.2f} {r['parse_exact']:11.1f} {r['parse']:6.1f}"
+                f" {r['parse_exact'] / r['parse']:5.2f} {r['trees_kb']:8.0f} {r['loads']:8.1f}")
+        if base:
+            b = base[name]["parse"] if name != "total" else sum(v["parse"] for v in base.values())
+            line += f" {b:10.1f} {b / r['parse']:5.2f}"
+        print(line)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
