@@ -1,6 +1,6 @@
 """Lex and parse time of every chart's templates: exact lexer vs fast path, in the same run.
 
-Usage: .venv/bin/python bench/parse.py [--against DIR] [--json] [chart ...]
+Usage: .venv/bin/python bench/parse.py [--against DIR] [chart ...]
 (default: every chart in ../shared/charts)
 
 For each chart, every ``templates/`` file of it and its subcharts (what Helm parses) is
@@ -12,10 +12,11 @@ lexed and parsed in a loop; the best of RUNS passes is printed in ms:
 * ``trees KB`` and ``loads ms``: the pickled trees of the chart (what the disk memo stores)
   and the time to unpickle them (a second run's hot path).
 
-``--against DIR`` also runs this script on another checkout's ``helm_core`` (e.g. the
-main branch: ``git archive main helm_core | tar -x -C /tmp/base`` then ``--against
-/tmp/base``) in a subprocess, and prints its parse time and the ratio to ours: that
-shows the parser's own gains too, which the exact-lexer figures do not. The cyclic GC is
+``--against DIR`` also times the same templates with another checkout's ``helm_core``
+(e.g. the main branch: ``git archive main helm_core | tar -x -C /tmp/base`` then
+``--against /tmp/base``) in a subprocess, after ours, and prints its parse time and the
+ratio to ours: that shows the parser's own gains too, which the exact-lexer figures do
+not. The machine's load shifts both; compare figures from quiet runs. The cyclic GC is
 paused while timing, as the template environment pauses it while parsing.
 """
 from __future__ import annotations
@@ -31,12 +32,11 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+#: Set by --against for its subprocess: the directory whose helm_core is measured.
+OTHER_CODE = os.environ.get("BENCH_PARSE_CODE")
+sys.path.insert(0, OTHER_CODE or str(Path(__file__).resolve().parent.parent))
 
-from bench.render import CHARTS_DIR, byte_compile  # noqa: E402
-from helm_core.chart import loader, model  # noqa: E402
 from helm_core.engine import helm_funcs  # noqa: E402
-from helm_core.engine.files import bytes_to_text  # noqa: E402
 from helm_core.gotemplate import lexer, parser  # noqa: E402
 from helm_core.gotemplate.funcs import builtins, sprig  # noqa: E402
 
@@ -64,8 +64,13 @@ def best_ms(fn: Callable[[], Any]) -> float:
     return best * 1000
 
 
-def measure(chart_dir: Path, known: frozenset[str]) -> dict[str, float]:
-    templates = [(name, bytes_to_text(f.data)) for name, f in model.all_template_files(loader.load(chart_dir))]
+def chart_templates(chart_dir: Path) -> list[tuple[str, str]]:
+    from helm_core.chart import loader, model
+    from helm_core.engine.files import bytes_to_text
+    return [(name, bytes_to_text(f.data)) for name, f in model.all_template_files(loader.load(chart_dir))]
+
+
+def measure(templates: list[tuple[str, str]], known: frozenset[str]) -> dict[str, float]:
     has = known.__contains__
     # An older checkout (--against) has no switch: its figures are its only path.
     switch = "fast" in inspect.signature(lexer.lex).parameters
@@ -100,16 +105,22 @@ def measure(chart_dir: Path, known: frozenset[str]) -> dict[str, float]:
     }
 
 
-def against(directory: str, names: list[str]) -> dict[str, dict[str, float]]:
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([directory, str(Path(__file__).resolve().parents[1])]))
-    out = subprocess.run([sys.executable, __file__, "--json", *names], env=env, check=True,
-                         capture_output=True, text=True).stdout
+def against(directory: str, charts: dict[str, list[tuple[str, str]]]) -> dict[str, dict[str, float]]:
+    """Run :func:`measure` in a subprocess importing ``directory``'s helm_core (templates on stdin)."""
+    env = dict(os.environ, BENCH_PARSE_CODE=directory)
+    out = subprocess.run([sys.executable, __file__, "--templates-on-stdin"], env=env, check=True,
+                         input=json.dumps(charts), capture_output=True, text=True).stdout
     result: dict[str, dict[str, float]] = json.loads(out)
     return result
 
 
 def main(argv: list[str]) -> int:
-    as_json = "--json" in argv
+    known = known_functions()
+    if argv == ["--templates-on-stdin"]:  # the --against subprocess
+        charts = json.load(sys.stdin)
+        print(json.dumps({name: measure(templates, known) for name, templates in charts.items()}))
+        return 0
+    from bench.render import CHARTS_DIR, byte_compile
     base_dir = None
     if "--against" in argv:
         i = argv.index("--against")
@@ -121,18 +132,14 @@ def main(argv: list[str]) -> int:
             print(f"--against {base_dir}: no helm_core package there", file=sys.stderr)
             return 2
         argv = argv[:i] + argv[i + 2:]
-    names = [a for a in argv if a != "--json"]
     if not CHARTS_DIR.is_dir():
         print(f"{CHARTS_DIR} is not present: nothing to measure")
         return 0
-    names = names or sorted(d.name for d in CHARTS_DIR.iterdir() if (d / "Chart.yaml").is_file())
+    names = argv or sorted(d.name for d in CHARTS_DIR.iterdir() if (d / "Chart.yaml").is_file())
     byte_compile()
-    known = known_functions()
-    results = {name: measure(CHARTS_DIR / name, known) for name in names}
-    if as_json:
-        print(json.dumps(results))
-        return 0
-    base = against(base_dir, names) if base_dir else {}
+    charts = {name: chart_templates(CHARTS_DIR / name) for name in names}
+    results = {name: measure(templates, known) for name, templates in charts.items()}
+    base = against(base_dir, charts) if base_dir else {}
     header = (f"{'chart':26} {'files':>5} {'lex exact':>9} {'lex':>6} {'x':>5} {'parse exact':>11}"
               f" {'parse':>6} {'x':>5} {'trees KB':>8} {'loads ms':>8}")
     if base:
