@@ -285,26 +285,16 @@ class _Parser:
                 _ = after
             break
         cmds = pipe.cmds
-        items, n_items = self.items, self.n_items
         while True:
-            i = self.i  # token = self.next_non_space()
-            token = items[i] if i < n_items else items[-1]
-            i += 1
-            while token.typ is _SPACE:
-                token = items[i] if i < n_items else items[-1]
-                i += 1
-            if i > self.fetched:
-                self.fetched = i
+            token = self.next_non_space()
             if token.typ is end:
-                self.i = i
                 if len(cmds) != 1:
                     self.check_pipeline(pipe, context)
                 return pipe
             if token.typ in _OPERAND_START:
-                self.i = i - 1
+                self.i -= 1
                 cmds.append(self.command(token))
             else:
-                self.i = i
                 self.unexpected(token, context)
 
     def check_pipeline(self, pipe: n.PipeNode, context: str) -> None:
@@ -415,15 +405,7 @@ class _Parser:
         Term: literal | function | . | $var | .Field | '(' pipeline ')'. The term is read
         here rather than in its own method: this is the parser's hottest code.
         """
-        items, i, n_items = self.items, self.i, self.n_items  # token = self.next_non_space()
-        token = items[i] if i < n_items else items[-1]
-        i += 1
-        while token.typ is _SPACE:
-            token = items[i] if i < n_items else items[-1]
-            i += 1
-        self.i = i
-        if i > self.fetched:
-            self.fetched = i
+        token = self.next_non_space()
         typ = token.typ
         tr = self.tree
         # Most frequent kinds first.
@@ -464,7 +446,7 @@ class _Parser:
         else:
             self.i -= 1
             return None
-        i = self.i  # token = self.peek()
+        items, n_items, i = self.items, self.n_items, self.i  # token = self.peek()
         token = items[i] if i < n_items else items[-1]
         if i >= self.fetched:
             self.fetched = i + 1
