@@ -14,10 +14,11 @@ lexed and parsed in a loop; the best of RUNS passes is printed in ms:
 
 ``--against DIR`` also times the same templates with another checkout's ``helm_core``
 (e.g. the main branch: ``git archive main helm_core | tar -x -C /tmp/base`` then
-``--against /tmp/base``) in a subprocess, after ours, and prints its parse time and the
-ratio to ours: that shows the parser's own gains too, which the exact-lexer figures do
-not. The machine's load shifts both; compare figures from quiet runs. The cyclic GC is
-paused while timing, as the template environment pauses it while parsing.
+``--against /tmp/base``) in a subprocess, after ours, and prints its parse time, the
+ratio to ours, and its trees' size and unpickling time: that shows the parser's own
+gains too, which the exact-lexer figures do not. The machine's load shifts both; compare
+figures from quiet runs. The cyclic GC is paused while timing, as the template
+environment pauses it while parsing.
 """
 from __future__ import annotations
 
@@ -36,7 +37,9 @@ from typing import Any, Callable
 OTHER_CODE = os.environ.get("BENCH_PARSE_CODE")
 sys.path.insert(0, OTHER_CODE or str(Path(__file__).resolve().parent.parent))
 
+from helm_core.chart import loader, model  # noqa: E402
 from helm_core.engine import helm_funcs  # noqa: E402
+from helm_core.engine.files import bytes_to_text  # noqa: E402
 from helm_core.gotemplate import lexer, parser  # noqa: E402
 from helm_core.gotemplate.funcs import builtins, sprig  # noqa: E402
 
@@ -65,9 +68,8 @@ def best_ms(fn: Callable[[], Any]) -> float:
 
 
 def chart_templates(chart_dir: Path) -> list[tuple[str, str]]:
-    from helm_core.chart import loader, model
-    from helm_core.engine.files import bytes_to_text
-    return [(name, bytes_to_text(f.data)) for name, f in model.all_template_files(loader.load(chart_dir))]
+    chart = loader.load(chart_dir)
+    return [(name, bytes_to_text(f.data)) for name, f in model.all_template_files(chart)]
 
 
 def measure(templates: list[tuple[str, str]], known: frozenset[str]) -> dict[str, float]:
@@ -105,8 +107,9 @@ def measure(templates: list[tuple[str, str]], known: frozenset[str]) -> dict[str
     }
 
 
-def against(directory: str, charts: dict[str, list[tuple[str, str]]]) -> dict[str, dict[str, float]]:
-    """Run :func:`measure` in a subprocess importing ``directory``'s helm_core (templates on stdin)."""
+def against(directory: str,
+            charts: dict[str, list[tuple[str, str]]]) -> dict[str, dict[str, float]]:
+    """:func:`measure` in a subprocess importing ``directory``'s helm_core (templates on stdin)."""
     env = dict(os.environ, BENCH_PARSE_CODE=directory)
     out = subprocess.run([sys.executable, __file__, "--templates-on-stdin"], env=env, check=True,
                          input=json.dumps(charts), capture_output=True, text=True).stdout
@@ -125,7 +128,8 @@ def main(argv: list[str]) -> int:
     if "--against" in argv:
         i = argv.index("--against")
         if i + 1 >= len(argv):
-            print("--against needs a directory holding another checkout's helm_core", file=sys.stderr)
+            print("--against needs a directory holding another checkout's helm_core",
+                  file=sys.stderr)
             return 2
         base_dir = argv[i + 1]
         if not (Path(base_dir) / "helm_core").is_dir():
@@ -143,7 +147,7 @@ def main(argv: list[str]) -> int:
     header = (f"{'chart':26} {'files':>5} {'lex exact':>9} {'lex':>6} {'x':>5} {'parse exact':>11}"
               f" {'parse':>6} {'x':>5} {'trees KB':>8} {'loads ms':>8}")
     if base:
-        header += f" {'base parse':>10} {'x':>5}"
+        header += f" {'base parse':>10} {'x':>5} {'base KB':>7} {'base loads':>10}"
     print(header)
     totals: dict[str, float] = {}
     for name, r in [*results.items(), ("total", {})]:
@@ -156,8 +160,10 @@ def main(argv: list[str]) -> int:
                 f" {r['lex_exact'] / r['lex']:5.2f} {r['parse_exact']:11.1f} {r['parse']:6.1f}"
                 f" {r['parse_exact'] / r['parse']:5.2f} {r['trees_kb']:8.0f} {r['loads']:8.1f}")
         if base:
-            b = base[name]["parse"] if name != "total" else sum(v["parse"] for v in base.values())
-            line += f" {b:10.1f} {b / r['parse']:5.2f}"
+            b = base[name] if name != "total" else {
+                key: sum(v[key] for v in base.values()) for key in ("parse", "trees_kb", "loads")}
+            line += (f" {b['parse']:10.1f} {b['parse'] / r['parse']:5.2f} {b['trees_kb']:7.0f}"
+                     f" {b['loads']:10.1f}")
         print(line)
     return 0
 
