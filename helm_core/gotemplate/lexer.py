@@ -458,7 +458,8 @@ class _Lexer:
         end = x
         if _has_left_trim(text, inner):
             inner += 2
-            end -= len(text[start:x]) - len(text[start:x].rstrip(SPACE_CHARS))
+            while end > start and text[end - 1] in SPACE_CHARS:  # (no copy of a long text)
+                end -= 1
         append = self.items.append
         if end > start:
             append(_new_item(Item, (_TEXT, start, text[start:end], line)))
@@ -630,9 +631,9 @@ _FIRST_CHAR = {
 def _fixed(break_ok: bool, continue_ok: bool) -> dict[str, ItemType]:
     """Whole tokens with one type: keywords (as lex_identifier decides), bools, ``.``, operators."""
     fixed = dict(KEYWORDS)
-    fixed.update({"true": ItemType.BOOL, "false": ItemType.BOOL, " ": ItemType.SPACE, "|": ItemType.PIPE,
-                  "(": ItemType.LEFT_PAREN, ")": ItemType.RIGHT_PAREN, ",": ItemType.CHAR,
-                  "=": ItemType.ASSIGN, ":=": ItemType.DECLARE})
+    fixed.update({"true": ItemType.BOOL, "false": ItemType.BOOL, " ": ItemType.SPACE,
+                  "|": ItemType.PIPE, "(": ItemType.LEFT_PAREN, ")": ItemType.RIGHT_PAREN,
+                  ",": ItemType.CHAR, "=": ItemType.ASSIGN, ":=": ItemType.DECLARE})
     if not break_ok:
         del fixed["break"]
     if not continue_ok:
@@ -677,7 +678,8 @@ def lex(
     ``fast=False`` lexes with the exact state machine alone (the fast path must give the
     same items; tests and bench/parse.py compare them); None means :data:`FAST_PATH`.
     """
-    return _Lexer(text, break_ok, continue_ok, emit_comments, FAST_PATH if fast is None else fast).run()
+    fast = FAST_PATH if fast is None else fast
+    return _Lexer(text, break_ok, continue_ok, emit_comments, fast).run()
 
 
 #: Default for :func:`lex`: whether the regex fast path runs (False forces the exact path).

@@ -226,7 +226,8 @@ class _Parser:
         typ = token.typ
         if typ not in _CONTROL:
             self.i -= 1  # back to token (already fetched): the pipeline starts there
-            return n.ActionNode(self.tree, token.pos, token.line, self.pipeline("command", _RIGHT_DELIM))
+            pipe = self.pipeline("command", _RIGHT_DELIM)
+            return n.ActionNode(self.tree, token.pos, token.line, pipe)
         if typ is _BLOCK:
             return self.block_control()
         if typ is _BREAK:
@@ -372,7 +373,7 @@ class _Parser:
         raise AssertionError("unreachable")
 
     def command(self, first: Item) -> n.CommandNode:
-        """Command: operand (space operand)*, ended by '|', ')' or '}}'; ``first`` is the next item."""
+        """Command: operand (space operand)*, ended by '|', ')' or '}}'; ``first`` is next."""
         cmd = n.CommandNode(self.tree, first.pos)
         args = cmd.args
         items, n_items = self.items, self.n_items
