@@ -79,6 +79,16 @@ def test_shared_chart_templates_lex_and_parse_the_same(chart_name: str,
     from helm_core.gotemplate.funcs import builtins, sprig
     known = (frozenset(builtins.BUILTINS) | frozenset(helm_funcs.helm_func_map(sprig.SPRIG_FUNCS))
              | {"include", "tpl", "required", "fail", "lookup"})
+    exact_actions = []
+    original = lexer._Lexer.lex_inside_action
+    monkeypatch.setattr(lexer._Lexer, "lex_inside_action",
+                        lambda self: exact_actions.append(1) or original(self))
+    for _, text in templates:
+        lexer.lex(text, fast=True)
+    actions = sum(text.count("{{") for _, text in templates)
+    # Real charts are what the fast path is for: nearly all their actions must take it.
+    assert len(exact_actions) <= actions // 20, f"{len(exact_actions)} of {actions} actions lexed exactly"
+    monkeypatch.undo()
     rng = random.Random(chart_name)
     for name, text in templates:
         assert_same_items(text)
