@@ -87,7 +87,7 @@ def test_shared_chart_templates_lex_and_parse_the_same(chart_name: str,
         lexer.lex(text, fast=True)
     actions = sum(text.count("{{") for _, text in templates)
     # Real charts are what the fast path is for: nearly all their actions must take it.
-    assert len(exact_actions) <= actions // 20, f"{len(exact_actions)} of {actions} actions lexed exactly"
+    assert len(exact_actions) <= actions // 20, f"{len(exact_actions)} of {actions} lexed exactly"
     monkeypatch.undo()
     rng = random.Random(chart_name)
     for name, text in templates:
