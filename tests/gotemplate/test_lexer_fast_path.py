@@ -1,9 +1,10 @@
 """The lexer's fast path gives exactly the exact state machine's items, and so the same trees.
 
 ``lex(fast=False)`` runs the original per-character state machine alone. Every template
-of the charts in ../shared/charts (when present) and thousands of generated inputs, well
-formed or not, must lex to identical items (kinds, values, positions, lines, errors) and
-parse to identical trees or identical errors either way.
+of the charts in ../shared/charts (when present), the Go corpus and the lexer and parser
+cases, and thousands of generated inputs, well formed or not, must lex to identical items
+(kinds, values, positions, lines, errors) and parse to identical trees or identical errors
+either way.
 """
 from __future__ import annotations
 
@@ -172,3 +173,24 @@ def test_generated_inputs_lex_and_parse_the_same(monkeypatch: pytest.MonkeyPatch
 def test_edge_cases_lex_and_parse_the_same(text: str, monkeypatch: pytest.MonkeyPatch) -> None:
     assert_same_items(text)
     assert_same_parse("edge", text, KNOWN, monkeypatch)
+
+
+# -- the existing corpora -----------------------------------------------------------------------
+
+def _corpus_inputs() -> list[str]:
+    from tests.gotemplate import test_go_corpus, test_lexer, test_parser
+    corpus = test_go_corpus.CORPUS
+    return ([case[0] for case in corpus["parse"]] + [case[0] for case in corpus["exec"]]
+            + [case[1] for case in test_lexer.LEX_CASES]
+            + [case[1] for case in test_parser.PARSE_CASES])
+
+
+def test_go_corpus_lexer_and_parser_cases_lex_and_parse_the_same(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Go's own answers are checked elsewhere (fast path on); here: the exact path agrees too."""
+    from tests.gotemplate import test_go_corpus
+    inputs = _corpus_inputs()
+    assert len(inputs) > 800
+    for i, text in enumerate(inputs):
+        assert_same_items(text)
+        assert_same_parse(f"corpus{i}", text, test_go_corpus.PARSE_FUNCS, monkeypatch)
