@@ -157,3 +157,13 @@ def all_crd_files(chart: Chart) -> list[tuple[str, File]]:
     for sub in chart.dependencies:
         found.extend(all_crd_files(sub))
     return found
+
+
+def all_template_files(chart: Chart) -> list[tuple[str, File]]:
+    """Every ``templates/`` file of a chart and its subcharts, parent first, as
+    ``(template name, file)`` with Helm's names (``parent/charts/sub/templates/x.yaml``)."""
+    prefix = chart.chart_path()
+    found = [(f"{prefix}/{f.name}", f) for f in chart.templates]
+    for sub in chart.dependencies:
+        found.extend(all_template_files(sub))
+    return found

@@ -6,6 +6,12 @@ Inside an action one loop dispatches on the next character, with regular-express
 paths for runs of spaces, names and quoted text. An error becomes one final ``ERROR``
 item, so the parser meets it exactly where Go's does.
 
+That exact state machine is the fallback of a faster one (:meth:`_Lexer.lex_fast`, on
+unless ``fast=False``): one regular expression tokenises the common case, text and
+actions of ordinary tokens, and any action holding anything else (a comment, an error, an
+unusual number or character) is handed to the exact states whole. Both give the same
+items; tests/gotemplate/test_lexer_fast_path.py compares them.
+
 Rules kept from Go: trim markers are ``{{- `` and `` -}}`` (the space is required) and
 trim all ASCII space next to the action; comments ``{{/* */}}`` must touch their
 delimiters; ``break``/``continue`` are keywords unless a function has that name;
@@ -13,7 +19,6 @@ positions are character offsets into the template text, lines are 1-based.
 """
 from __future__ import annotations
 
-import bisect
 import enum
 import re
 from typing import Callable, NamedTuple, Optional
@@ -66,6 +71,10 @@ class ItemType(enum.Enum):
     RANGE = enum.auto()
     TEMPLATE = enum.auto()
     WITH = enum.auto()
+
+    # Members are singletons compared by identity: hash them by identity too, in C (Enum's
+    # own __hash__ is Python code, and the parser tests item types against sets).
+    __hash__ = object.__hash__
 
     @property
     def is_keyword(self) -> bool:
@@ -124,7 +133,9 @@ _CHAR_BODY = re.compile(r"(?:[^'\\\n]|\\[^\n])*")
 
 
 class _Lexer:
-    def __init__(self, text: str, break_ok: bool, continue_ok: bool, emit_comments: bool) -> None:
+    def __init__(
+        self, text: str, break_ok: bool, continue_ok: bool, emit_comments: bool, fast: bool = True
+    ) -> None:
         self.text = text
         self.end = len(text)
         self.pos = 0
@@ -134,12 +145,22 @@ class _Lexer:
         self.break_ok = break_ok
         self.continue_ok = continue_ok
         self.emit_comments = emit_comments
-        #: Offsets of every newline: an item's line is 1 + the newlines before its start.
-        self.newlines = _newline_offsets(text)
+        #: Where lexing goes after text or an action: the fast loop, or the exact states only.
+        self.text_state: _State = self.lex_fast if fast else self.lex_text
+        #: Item types of whole tokens the fast path knows by their text (keywords, ``.``, ``|``...).
+        self.fixed = _FIXED[break_ok, continue_ok]
+        #: A position and its line: line_at counts newlines on from there (lexing moves forward).
+        self.line_mark = (0, 1)
 
     # -- primitives -------------------------------------------------------
     def line_at(self, pos: int) -> int:
-        return bisect.bisect_left(self.newlines, pos) + 1 if self.newlines else 1
+        """1 + the newlines before ``pos``."""
+        mark, line = self.line_mark
+        if pos < mark:
+            mark, line = 0, 1
+        line += self.text.count("\n", mark, pos)
+        self.line_mark = (pos, line)
+        return line
 
     def next(self) -> str:
         """The next character, or "" at the end (moving past it, so backup() undoes it)."""
@@ -206,7 +227,7 @@ class _Lexer:
 
     # -- states -------------------------------------------------------------
     def run(self) -> list[Item]:
-        state: _State = self.lex_text
+        state: _State = self.text_state
         while state is not None:
             state = state()  # type: ignore[assignment]
         return self.items
@@ -267,7 +288,7 @@ class _Lexer:
         self.ignore()
         if self.emit_comments:
             self.items.append(item)
-        return self.lex_text
+        return self.text_state
 
     def lex_right_delim(self) -> _State:
         _, trim = self.at_right_delim()
@@ -279,7 +300,7 @@ class _Lexer:
         if trim:
             self.pos += _left_trim_length(self.text, self.pos)
             self.ignore()
-        return self.lex_text
+        return self.text_state
 
     def lex_inside_action(self) -> _State:
         text = self.text
@@ -356,6 +377,95 @@ class _Lexer:
             else:
                 self.error(f"unrecognized character in action: {_sharp_u(ch)}")
                 return None
+
+    def lex_fast(self) -> _State:
+        """Text and actions made only of common tokens, in one loop (the fast path).
+
+        One regex run covers an action's tokens, its ``}}``, the text after it and the
+        next ``{{`` (see :data:`_STREAM_TOKEN`), so a template of common actions is lexed
+        by a few regex calls and one loop over their matches. An action is committed at
+        its ``}}`` when its parens balance; anything else (a comment, an error, an unusual
+        token) drops the items of the unfinished action and the exact states lex it, from
+        the text before it on. They come back here after it.
+        """
+        text, items = self.text, self.items
+        commit = self.pos  # items before ``mark`` cover text[:commit] and are final
+        x = text.find(LEFT_DELIM, commit)
+        if x < 0 or text.startswith(LEFT_COMMENT, x + (4 if _has_left_trim(text, x + 2) else 2)):
+            return self.lex_text
+        mark = len(items)
+        append = items.append
+        fixed = self.fixed
+        pos, line = self.text_and_open(commit, x, self.line_at(commit))
+        depth = 0
+        stop = _STREAM_RUN.match(text, pos).end()
+        # The run's tokens are findall's first matches, if findall sees far enough: a
+        # truncated "-}}" would let a space run take the space the run left before it
+        # (ending one past ``stop``), so the window reaches 4 characters past ``stop``.
+        for val in _STREAM.findall(text, pos, stop + 4):
+            if pos >= stop:
+                break  # past the run, findall would skip what no token matches
+            typ = fixed.get(val) or _FIRST_CHAR[val[0]]
+            if typ is _SPACE:
+                if "-" not in val:
+                    append(_new_item(Item, (typ, pos, val, line)))
+                    pos += len(val)
+                    if "\n" in val:
+                        line += val.count("\n")
+                    continue
+                typ = _RIGHT_DELIM  # a space and "-}}" (then maybe text and the next "{{")
+            if typ is _RIGHT_DELIM:
+                if depth:
+                    break  # the exact states say "unclosed left paren"
+                if val[0] == "}":
+                    append(_new_item(Item, (typ, pos, RIGHT_DELIM, line)))
+                    after = commit = pos + 2
+                else:  # trimmed: the space and "-" belong to no item; spaces after go too
+                    line += val[0] == "\n"
+                    append(_new_item(Item, (typ, pos + 2, RIGHT_DELIM, line)))
+                    after = pos + 4
+                    commit = _match_end(_SPACES, text, after)
+                mark = len(items)
+                end = pos + len(val)
+                if end == after:
+                    break  # no "{{" for this loop: the exact states lex the rest
+                line += text.count("\n", pos + 2, commit)
+                x = end - 2 if val[-1] == "{" else end - 4
+                pos, line = self.text_and_open(commit, x, line)
+                continue
+            if typ is _LEFT_PAREN:
+                depth += 1
+            elif typ is _RIGHT_PAREN:
+                if depth == 0:
+                    break  # the exact states say "unexpected right paren"
+                depth -= 1
+            append(_new_item(Item, (typ, pos, val, line)))
+            pos += len(val)
+            if typ is _RAW_STRING and "\n" in val:
+                line += val.count("\n")
+        del items[mark:]
+        self.pos = self.start = commit
+        return self.lex_text
+
+    def text_and_open(self, start: int, x: int, line: int) -> tuple[int, int]:
+        """Emit the text from ``start`` (on ``line``) to the ``{{`` at ``x``, and that ``{{``.
+
+        The text loses its trailing spaces before ``{{-``. Returns where the action's
+        inside starts and its line.
+        """
+        text = self.text
+        inner = x + 2
+        end = x
+        if _has_left_trim(text, inner):
+            inner += 2
+            while end > start and text[end - 1] in SPACE_CHARS:  # (no copy of a long text)
+                end -= 1
+        append = self.items.append
+        if end > start:
+            append(_new_item(Item, (_TEXT, start, text[start:end], line)))
+        line += text.count("\n", start, x)
+        append(_new_item(Item, (_LEFT_DELIM, x, LEFT_DELIM, line)))
+        return inner, line + text.count("\n", x, inner)
 
     # The helpers below return a truthy value to continue inside the action, None on error
     # (lex_space instead returns the next state when it reached a trimmed right delimiter).
@@ -476,20 +586,62 @@ class _Lexer:
 _new_item = tuple.__new__
 
 
-def _newline_offsets(text: str) -> list[int]:
-    offsets = []
-    find = text.find
-    pos = find("\n")
-    while pos >= 0:
-        offsets.append(pos)
-        pos = find("\n", pos + 1)
-    return offsets
-
-
 def _match_end(rx: re.Pattern[str], text: str, pos: int) -> int:
     m = rx.match(text, pos)
     return m.end() if m else pos
 
+
+# The fast path: one alternative per common token. Names, fields and numbers must end
+# where Go's lexer ends them (a terminator follows), else nothing matches and the exact
+# loop reports the error. A space run never takes the single space of a ``-}}`` (the
+# backtracking lookahead leaves it for the delimiter).
+_TERM = r"(?=[ \t\r\n.,|:)(]|\}\})"
+_COMMON_TOKEN = (
+    r"[ \t\r\n]+(?!-\}\})"  # space
+    r"|\.[A-Za-z_][A-Za-z0-9_]*+" + _TERM  # field
+    + r"|[A-Za-z_][A-Za-z0-9_]*+" + _TERM  # identifier, keyword or bool
+    + r'|"[^"\\\n]*+(?:\\[^\n][^"\\\n]*+)*+"'  # quoted string
+    r"|\$[A-Za-z0-9_]*+" + _TERM  # variable
+    + r"|[|(),=]|:="  # pipe, parens, comma, assign, declare
+    r"|\." + _TERM  # dot
+    + r"|[0-9]++(?=[ \t\r\n,|:)(]|\}\})"  # decimal number (no '.', '_', exponent or suffix)
+    r"|`[^`]*+`"  # raw string
+    r"|'[^'\\\n]*+(?:\\[^\n][^'\\\n]*+)*+'"  # character constant
+)
+# Between actions: a right delimiter, then (if there is one and no comment follows it)
+# the text up to the next left delimiter and that delimiter with its trim marker.
+_CLOSE_TOKEN = r"(?:\}\}|[ \t\r\n]-\}\})(?:[^{]*+(?:\{(?!\{)[^{]*+)*+\{\{(?:-[ \t\r\n])?(?!/\*))?"
+_STREAM_TOKEN = f"{_COMMON_TOKEN}|{_CLOSE_TOKEN}"
+_STREAM = re.compile(_STREAM_TOKEN)
+_STREAM_RUN = re.compile(f"(?:{_STREAM_TOKEN})*+")
+_TEXT, _SPACE, _RAW_STRING = ItemType.TEXT, ItemType.SPACE, ItemType.RAW_STRING
+_LEFT_DELIM, _RIGHT_DELIM = ItemType.LEFT_DELIM, ItemType.RIGHT_DELIM
+_LEFT_PAREN, _RIGHT_PAREN = ItemType.LEFT_PAREN, ItemType.RIGHT_PAREN
+
+#: A stream token's type from its first character, when its whole text is not in ``_FIXED``.
+_FIRST_CHAR = {
+    **dict.fromkeys(SPACE_CHARS, ItemType.SPACE),
+    **dict.fromkeys("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_", ItemType.IDENTIFIER),
+    **dict.fromkeys("0123456789", ItemType.NUMBER),
+    ".": ItemType.FIELD, '"': ItemType.STRING, "$": ItemType.VARIABLE, "`": ItemType.RAW_STRING,
+    "'": ItemType.CHAR_CONSTANT, "}": ItemType.RIGHT_DELIM,
+}
+
+
+def _fixed(break_ok: bool, continue_ok: bool) -> dict[str, ItemType]:
+    """Whole tokens with one type: keywords (as lex_identifier decides), bools, ``.``, operators."""
+    fixed = dict(KEYWORDS)
+    fixed.update({"true": ItemType.BOOL, "false": ItemType.BOOL, " ": ItemType.SPACE,
+                  "|": ItemType.PIPE, "(": ItemType.LEFT_PAREN, ")": ItemType.RIGHT_PAREN,
+                  ",": ItemType.CHAR, "=": ItemType.ASSIGN, ":=": ItemType.DECLARE})
+    if not break_ok:
+        del fixed["break"]
+    if not continue_ok:
+        del fixed["continue"]
+    return fixed
+
+
+_FIXED = {(b, c): _fixed(b, c) for b in (False, True) for c in (False, True)}
 
 _TERMINATORS = frozenset(" \t\r\n.,|:)(") | {""}
 
@@ -503,8 +655,7 @@ def _has_right_trim(t: str, p: int) -> bool:
 
 
 def _left_trim_length(t: str, p: int) -> int:
-    seg = t[p:]
-    return len(seg) - len(seg.lstrip(SPACE_CHARS))
+    return _match_end(_SPACES, t, p) - p
 
 
 def _sharp_u(ch: str) -> str:
@@ -518,6 +669,18 @@ def _sharp_u(ch: str) -> str:
     return text
 
 
-def lex(text: str, *, break_ok: bool = True, continue_ok: bool = True, emit_comments: bool = False) -> list[Item]:
-    """Every item of ``text``, ending with ``EOF`` or one ``ERROR`` item."""
-    return _Lexer(text, break_ok, continue_ok, emit_comments).run()
+def lex(
+    text: str, *, break_ok: bool = True, continue_ok: bool = True, emit_comments: bool = False,
+    fast: bool | None = None,
+) -> list[Item]:
+    """Every item of ``text``, ending with ``EOF`` or one ``ERROR`` item.
+
+    ``fast=False`` lexes with the exact state machine alone (the fast path must give the
+    same items; tests and bench/parse.py compare them); None means :data:`FAST_PATH`.
+    """
+    fast = FAST_PATH if fast is None else fast
+    return _Lexer(text, break_ok, continue_ok, emit_comments, fast).run()
+
+
+#: Default for :func:`lex`: whether the regex fast path runs (False forces the exact path).
+FAST_PATH = True

@@ -45,7 +45,8 @@ class Tree:
 
 
 class Node:
-    """Base of all nodes."""
+    """Base of all nodes (subclasses set ``tr`` and ``pos`` themselves: no super() call
+    per node while parsing)."""
 
     __slots__ = ("pos", "tr")
 
@@ -61,7 +62,8 @@ class ListNode(Node):
     __slots__ = ("nodes",)
 
     def __init__(self, tr: Tree, pos: int) -> None:
-        super().__init__(tr, pos)
+        self.tr = tr
+        self.pos = pos
         self.nodes: list[Node] = []
 
     def __str__(self) -> str:
@@ -72,7 +74,8 @@ class TextNode(Node):
     __slots__ = ("text",)
 
     def __init__(self, tr: Tree, pos: int, text: str) -> None:
-        super().__init__(tr, pos)
+        self.tr = tr
+        self.pos = pos
         self.text = text
 
     def __str__(self) -> str:
@@ -83,7 +86,8 @@ class CommentNode(Node):
     __slots__ = ("text",)
 
     def __init__(self, tr: Tree, pos: int, text: str) -> None:
-        super().__init__(tr, pos)
+        self.tr = tr
+        self.pos = pos
         self.text = text
 
     def __str__(self) -> str:
@@ -94,7 +98,8 @@ class PipeNode(Node):
     __slots__ = ("line", "is_assign", "decl", "cmds")
 
     def __init__(self, tr: Tree, pos: int, line: int) -> None:
-        super().__init__(tr, pos)
+        self.tr = tr
+        self.pos = pos
         self.line = line
         self.is_assign = False
         self.decl: list[VariableNode] = []
@@ -111,7 +116,8 @@ class ActionNode(Node):
     __slots__ = ("line", "pipe")
 
     def __init__(self, tr: Tree, pos: int, line: int, pipe: PipeNode) -> None:
-        super().__init__(tr, pos)
+        self.tr = tr
+        self.pos = pos
         self.line = line
         self.pipe = pipe
 
@@ -123,7 +129,8 @@ class CommandNode(Node):
     __slots__ = ("args",)
 
     def __init__(self, tr: Tree, pos: int) -> None:
-        super().__init__(tr, pos)
+        self.tr = tr
+        self.pos = pos
         self.args: list[Node] = []
 
     def __str__(self) -> str:
@@ -134,7 +141,8 @@ class IdentifierNode(Node):
     __slots__ = ("ident",)
 
     def __init__(self, tr: Tree, pos: int, ident: str) -> None:
-        super().__init__(tr, pos)
+        self.tr = tr
+        self.pos = pos
         self.ident = ident
 
     def __str__(self) -> str:
@@ -147,7 +155,8 @@ class VariableNode(Node):
     __slots__ = ("ident",)
 
     def __init__(self, tr: Tree, pos: int, ident: str) -> None:
-        super().__init__(tr, pos)
+        self.tr = tr
+        self.pos = pos
         self.ident = ident.split(".")
 
     def __str__(self) -> str:
@@ -172,7 +181,8 @@ class FieldNode(Node):
     __slots__ = ("ident",)
 
     def __init__(self, tr: Tree, pos: int, ident: str) -> None:
-        super().__init__(tr, pos)
+        self.tr = tr
+        self.pos = pos
         self.ident = ident[1:].split(".")
 
     def __str__(self) -> str:
@@ -184,18 +194,12 @@ class ChainNode(Node):
 
     __slots__ = ("node", "fields")
 
-    def __init__(self, tr: Tree, pos: int, node: Node) -> None:
-        super().__init__(tr, pos)
+    def __init__(self, tr: Tree, pos: int, node: Node, fields: list[str]) -> None:
+        self.tr = tr
+        self.pos = pos
         self.node = node
-        self.fields: list[str] = []
-
-    def add(self, f: str) -> None:
-        if not f or f[0] != ".":
-            raise ValueError("no dot in field")
-        f = f[1:]
-        if not f:
-            raise ValueError("empty field")
-        self.fields.append(f)
+        #: Field names without their dots.
+        self.fields = fields
 
     def __str__(self) -> str:
         head = f"({self.node})" if isinstance(self.node, PipeNode) else str(self.node)
@@ -206,7 +210,8 @@ class BoolNode(Node):
     __slots__ = ("true",)
 
     def __init__(self, tr: Tree, pos: int, true: bool) -> None:
-        super().__init__(tr, pos)
+        self.tr = tr
+        self.pos = pos
         self.true = true
 
     def __str__(self) -> str:
@@ -219,7 +224,8 @@ class NumberNode(Node):
     __slots__ = ("is_int", "is_uint", "is_float", "is_complex", "int64", "uint64", "float64", "complex128", "text")
 
     def __init__(self, tr: Tree, pos: int, text: str) -> None:
-        super().__init__(tr, pos)
+        self.tr = tr
+        self.pos = pos
         self.text = text
         self.is_int = self.is_uint = self.is_float = self.is_complex = False
         self.int64 = 0
@@ -235,7 +241,8 @@ class StringNode(Node):
     __slots__ = ("quoted", "text")
 
     def __init__(self, tr: Tree, pos: int, quoted: str, text: str) -> None:
-        super().__init__(tr, pos)
+        self.tr = tr
+        self.pos = pos
         self.quoted = quoted
         self.text = text
 
@@ -254,7 +261,8 @@ class ElseNode(Node):
     __slots__ = ("line",)
 
     def __init__(self, tr: Tree, pos: int, line: int) -> None:
-        super().__init__(tr, pos)
+        self.tr = tr
+        self.pos = pos
         self.line = line
 
     def __str__(self) -> str:
@@ -276,7 +284,8 @@ class BranchNode(Node):
     def __init__(
         self, tr: Tree, pos: int, line: int, pipe: PipeNode, lst: ListNode, else_list: Optional[ListNode]
     ) -> None:
-        super().__init__(tr, pos)
+        self.tr = tr
+        self.pos = pos
         self.line = line
         self.pipe = pipe
         self._list = lst
@@ -400,7 +409,8 @@ class BreakNode(Node):
     __slots__ = ("line",)
 
     def __init__(self, tr: Tree, pos: int, line: int) -> None:
-        super().__init__(tr, pos)
+        self.tr = tr
+        self.pos = pos
         self.line = line
 
     def __str__(self) -> str:
@@ -411,7 +421,8 @@ class ContinueNode(Node):
     __slots__ = ("line",)
 
     def __init__(self, tr: Tree, pos: int, line: int) -> None:
-        super().__init__(tr, pos)
+        self.tr = tr
+        self.pos = pos
         self.line = line
 
     def __str__(self) -> str:
@@ -424,7 +435,8 @@ class TemplateNode(Node):
     __slots__ = ("line", "name", "pipe")
 
     def __init__(self, tr: Tree, pos: int, line: int, name: str, pipe: Optional[PipeNode]) -> None:
-        super().__init__(tr, pos)
+        self.tr = tr
+        self.pos = pos
         self.line = line
         self.name = name
         self.pipe = pipe

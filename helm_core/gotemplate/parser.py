@@ -72,6 +72,9 @@ class _Parser:
         self.error_reason = ""
 
     # -- token stream -------------------------------------------------------
+    # ``fetched`` is the high-water mark of items read (errors report the line of the last
+    # one, as Go's parser does). The hot paths below inline these reads: same effect on
+    # ``i`` and ``fetched``, without a method call per token.
     def next(self) -> Item:
         i = self.i
         self.i = i + 1
@@ -83,19 +86,33 @@ class _Parser:
         self.i -= 1
 
     def peek(self) -> Item:
-        item = self.next()
-        self.i -= 1
-        return item
+        i = self.i
+        if i >= self.fetched:
+            self.fetched = i + 1
+        return self.items[i] if i < self.n_items else self.items[-1]
 
     def next_non_space(self) -> Item:
-        item = self.next()
+        items, i, n_items = self.items, self.i, self.n_items
+        item = items[i] if i < n_items else items[-1]
+        i += 1
         while item.typ is _SPACE:
-            item = self.next()
+            item = items[i] if i < n_items else items[-1]
+            i += 1
+        self.i = i
+        if i > self.fetched:
+            self.fetched = i
         return item
 
     def peek_non_space(self) -> Item:
-        item = self.next_non_space()
-        self.backup()
+        """The next non-space item, leaving ``i`` on it (the spaces before it are consumed)."""
+        items, i, n_items = self.items, self.i, self.n_items
+        item = items[i] if i < n_items else items[-1]
+        while item.typ is _SPACE:
+            i += 1
+            item = items[i] if i < n_items else items[-1]
+        self.i = i
+        if i >= self.fetched:
+            self.fetched = i + 1
         return item
 
     # -- errors -------------------------------------------------------------
@@ -112,7 +129,7 @@ class _Parser:
         return token
 
     def unexpected(self, token: Item, context: str) -> None:
-        if token.typ is ItemType.ERROR:
+        if token.typ is _ERROR:
             extra = ""
             if self.action_line and self.action_line != token.line:
                 extra = f" in action started at {self.name}:{self.action_line}"
@@ -126,11 +143,11 @@ class _Parser:
         """Template: (text | action | define)* EOF."""
         tree = self.tree
         tree.root = n.ListNode(tree, self.peek().pos)
-        while self.peek().typ is not ItemType.EOF:
-            if self.peek().typ is ItemType.LEFT_DELIM:
+        while self.peek().typ is not _EOF:
+            if self.peek().typ is _LEFT_DELIM:
                 mark = self.i
                 self.next()
-                if self.next_non_space().typ is ItemType.DEFINE:
+                if self.next_non_space().typ is _DEFINE:
                     self.parse_definition()
                     continue
                 self.i = mark
@@ -159,11 +176,11 @@ class _Parser:
         """Define: {{define "name"}} itemList {{end}}."""
         context = "define clause"
         token = self.next_non_space()
-        if token.typ not in (ItemType.STRING, ItemType.RAW_STRING):
+        if token.typ not in (_STRING, _RAW_STRING):
             self.unexpected(token, context)
         name = self.unquote(token.val)
         saved = self._sub_tree(name)
-        self.expect(ItemType.RIGHT_DELIM, context)
+        self.expect(_RIGHT_DELIM, context)
         self.tree.root, end = self.item_list()
         if not isinstance(end, n.EndNode):
             self.errorf(f"unexpected {end} in {context}")
@@ -172,26 +189,33 @@ class _Parser:
 
     def item_list(self) -> tuple[n.ListNode, n.Node]:
         """itemList: textOrAction* ending in {{end}} or {{else}}."""
-        lst = n.ListNode(self.tree, self.peek_non_space().pos)
-        while self.peek_non_space().typ is not ItemType.EOF:
-            node = self.text_or_action()
-            if isinstance(node, (n.EndNode, n.ElseNode)):
-                return lst, node
-            lst.nodes.append(node)
+        token = self.peek_non_space()
+        lst = n.ListNode(self.tree, token.pos)
+        nodes = lst.nodes
+        while token.typ is not _EOF:
+            if token.typ is _TEXT:  # text_or_action's first case, inline
+                self.i += 1
+                nodes.append(n.TextNode(self.tree, token.pos, token.val))
+            else:
+                node = self.text_or_action()
+                if isinstance(node, (n.EndNode, n.ElseNode)):
+                    return lst, node
+                nodes.append(node)
+            token = self.peek_non_space()
         self.errorf("unexpected EOF")
         raise AssertionError("unreachable")
 
     def text_or_action(self) -> n.Node:
         token = self.next_non_space()
-        if token.typ is ItemType.TEXT:
+        if token.typ is _TEXT:
             return n.TextNode(self.tree, token.pos, token.val)
-        if token.typ is ItemType.LEFT_DELIM:
+        if token.typ is _LEFT_DELIM:
             self.action_line = token.line
             try:
                 return self.action()
             finally:
                 self.action_line = 0
-        if token.typ is ItemType.COMMENT:
+        if token.typ is _COMMENT:
             return n.CommentNode(self.tree, token.pos, token.val)
         self.unexpected(token, "input")
         raise AssertionError("unreachable")
@@ -200,31 +224,31 @@ class _Parser:
         """Action: control | command ("|" command)* ."""
         token = self.next_non_space()
         typ = token.typ
-        if typ is ItemType.BLOCK:
+        if typ not in _CONTROL:
+            self.i -= 1  # back to token (already fetched): the pipeline starts there
+            pipe = self.pipeline("command", _RIGHT_DELIM)
+            return n.ActionNode(self.tree, token.pos, token.line, pipe)
+        if typ is _BLOCK:
             return self.block_control()
-        if typ is ItemType.BREAK:
+        if typ is _BREAK:
             return self.break_control(token, "break")
-        if typ is ItemType.CONTINUE:
+        if typ is _CONTINUE:
             return self.break_control(token, "continue")
-        if typ is ItemType.ELSE:
+        if typ is _ELSE:
             return self.else_control()
-        if typ is ItemType.END:
-            return n.EndNode(self.tree, self.expect(ItemType.RIGHT_DELIM, "end").pos)
-        if typ is ItemType.IF:
+        if typ is _END:
+            return n.EndNode(self.tree, self.expect(_RIGHT_DELIM, "end").pos)
+        if typ is _IF:
             return self.branch_control(n.IfNode, "if")
-        if typ is ItemType.RANGE:
+        if typ is _RANGE:
             return self.branch_control(n.RangeNode, "range")
-        if typ is ItemType.TEMPLATE:
+        if typ is _TEMPLATE:
             return self.template_control()
-        if typ is ItemType.WITH:
-            return self.branch_control(n.WithNode, "with")
-        self.backup()
-        token = self.peek()
-        return n.ActionNode(self.tree, token.pos, token.line, self.pipeline("command", ItemType.RIGHT_DELIM))
+        return self.branch_control(n.WithNode, "with")
 
     def break_control(self, token: Item, word: str) -> n.Node:
         nxt = self.next_non_space()
-        if nxt.typ is not ItemType.RIGHT_DELIM:
+        if nxt.typ is not _RIGHT_DELIM:
             self.unexpected(nxt, "{{" + word + "}}")
         if self.range_depth == 0:
             self.errorf("{{" + word + "}} outside {{range}}")
@@ -233,27 +257,27 @@ class _Parser:
 
     def pipeline(self, context: str, end: ItemType) -> n.PipeNode:
         """Pipeline: declarations? command ('|' command)*."""
-        token = self.peek_non_space()
-        pipe = n.PipeNode(self.tree, token.pos, token.line)
+        v = self.peek_non_space()
+        pipe = n.PipeNode(self.tree, v.pos, v.line)
         while True:  # declarations
-            v = self.peek_non_space()
-            if v.typ is not ItemType.VARIABLE:
+            if v.typ is not _VARIABLE:
                 break
             v_index = self.i
             self.next()
             after = self.peek()
             nxt = self.peek_non_space()
-            if nxt.typ in (ItemType.ASSIGN, ItemType.DECLARE):
-                pipe.is_assign = nxt.typ is ItemType.ASSIGN
+            if nxt.typ in (_ASSIGN, _DECLARE):
+                pipe.is_assign = nxt.typ is _ASSIGN
                 self.next_non_space()
                 pipe.decl.append(n.VariableNode(self.tree, v.pos, v.val))
                 self.vars.append(v.val)
-            elif nxt.typ is ItemType.CHAR and nxt.val == ",":
+            elif nxt.typ is _CHAR and nxt.val == ",":
                 self.next_non_space()
                 pipe.decl.append(n.VariableNode(self.tree, v.pos, v.val))
                 self.vars.append(v.val)
                 if context == "range" and len(pipe.decl) < 2:
-                    if self.peek_non_space().typ in (ItemType.VARIABLE, ItemType.RIGHT_DELIM, ItemType.RIGHT_PAREN):
+                    v = self.peek_non_space()
+                    if v.typ in (_VARIABLE, _RIGHT_DELIM, _RIGHT_PAREN):
                         continue
                     self.errorf("range can only initialize variables")
                 self.errorf(f"too many declarations in {context}")
@@ -261,14 +285,16 @@ class _Parser:
                 self.i = v_index
                 _ = after
             break
+        cmds = pipe.cmds
         while True:
             token = self.next_non_space()
             if token.typ is end:
-                self.check_pipeline(pipe, context)
+                if len(cmds) != 1:
+                    self.check_pipeline(pipe, context)
                 return pipe
             if token.typ in _OPERAND_START:
-                self.backup()
-                pipe.cmds.append(self.command())
+                self.i -= 1
+                cmds.append(self.command(token))
             else:
                 self.unexpected(token, context)
 
@@ -283,7 +309,7 @@ class _Parser:
         """if/range/with: pipeline itemList ({{else}} itemList | {{else if ...}})? {{end}}."""
         mark = len(self.vars)
         try:
-            pipe = self.pipeline(context, ItemType.RIGHT_DELIM)
+            pipe = self.pipeline(context, _RIGHT_DELIM)
             if context == "range":
                 self.range_depth += 1
             lst, nxt = self.item_list()
@@ -292,11 +318,11 @@ class _Parser:
             else_list: Optional[n.ListNode] = None
             if isinstance(nxt, n.ElseNode):
                 peek = self.peek().typ
-                if context == "if" and peek is ItemType.IF:
+                if context == "if" and peek is _IF:
                     self.next()
                     else_list = n.ListNode(self.tree, nxt.pos)
                     else_list.nodes.append(self.branch_control(n.IfNode, "if"))
-                elif context == "with" and peek is ItemType.WITH:
+                elif context == "with" and peek is _WITH:
                     self.next()
                     else_list = n.ListNode(self.tree, nxt.pos)
                     else_list.nodes.append(self.branch_control(n.WithNode, "with"))
@@ -310,9 +336,9 @@ class _Parser:
 
     def else_control(self) -> n.Node:
         peek = self.peek_non_space()
-        if peek.typ in (ItemType.IF, ItemType.WITH):
+        if peek.typ in (_IF, _WITH):
             return n.ElseNode(self.tree, peek.pos, peek.line)
-        token = self.expect(ItemType.RIGHT_DELIM, "else")
+        token = self.expect(_RIGHT_DELIM, "else")
         return n.ElseNode(self.tree, token.pos, token.line)
 
     def block_control(self) -> n.Node:
@@ -320,7 +346,7 @@ class _Parser:
         context = "block clause"
         token = self.next_non_space()
         name = self.template_name(token, context)
-        pipe = self.pipeline(context, ItemType.RIGHT_DELIM)
+        pipe = self.pipeline(context, _RIGHT_DELIM)
         saved = self._sub_tree(name)
         self.tree.root, end = self.item_list()
         if not isinstance(end, n.EndNode):
@@ -335,31 +361,39 @@ class _Parser:
         token = self.next_non_space()
         name = self.template_name(token, context)
         pipe = None
-        if self.next_non_space().typ is not ItemType.RIGHT_DELIM:
+        if self.next_non_space().typ is not _RIGHT_DELIM:
             self.backup()
-            pipe = self.pipeline(context, ItemType.RIGHT_DELIM)
+            pipe = self.pipeline(context, _RIGHT_DELIM)
         return n.TemplateNode(self.tree, token.pos, token.line, name, pipe)
 
     def template_name(self, token: Item, context: str) -> str:
-        if token.typ in (ItemType.STRING, ItemType.RAW_STRING):
+        if token.typ in (_STRING, _RAW_STRING):
             return self.unquote(token.val)
         self.unexpected(token, context)
         raise AssertionError("unreachable")
 
-    def command(self) -> n.CommandNode:
-        """Command: operand (space operand)*, ended by '|', ')' or '}}'."""
-        cmd = n.CommandNode(self.tree, self.peek_non_space().pos)
+    def command(self, first: Item) -> n.CommandNode:
+        """Command: operand (space operand)*, ended by '|', ')' or '}}'; ``first`` is next."""
+        cmd = n.CommandNode(self.tree, first.pos)
+        args = cmd.args
+        items, n_items = self.items, self.n_items
         while True:
-            self.peek_non_space()
+            # (operand() skips and fetches the spaces before the operand itself.)
             operand = self.operand()
             if operand is not None:
-                cmd.args.append(operand)
-            token = self.next()
-            if token.typ is ItemType.SPACE:
+                args.append(operand)
+            i = self.i  # token = self.next()
+            token = items[i] if i < n_items else items[-1]
+            i += 1
+            self.i = i
+            if i > self.fetched:
+                self.fetched = i
+            typ = token.typ
+            if typ is _SPACE:
                 continue
-            if token.typ in (ItemType.RIGHT_DELIM, ItemType.RIGHT_PAREN):
-                self.backup()
-            elif token.typ is not ItemType.PIPE:
+            if typ is _RIGHT_DELIM or typ is _RIGHT_PAREN:
+                self.i = i - 1
+            elif typ is not _PIPE:
                 self.unexpected(token, "operand")
             break
         if not cmd.args:
@@ -367,59 +401,76 @@ class _Parser:
         return cmd
 
     def operand(self) -> Optional[n.Node]:
-        """Operand: term .Field*."""
-        node = self.term()
-        if node is None:
-            return None
-        if self.peek().typ is ItemType.FIELD:
-            chain = n.ChainNode(self.tree, self.peek().pos, node)
-            while self.peek().typ is ItemType.FIELD:
-                chain.add(self.next().val)
-            if isinstance(node, n.FieldNode):
-                return n.FieldNode(self.tree, chain.pos, str(chain))
-            if isinstance(node, n.VariableNode):
-                return n.VariableNode(self.tree, chain.pos, str(chain))
-            if isinstance(node, (n.BoolNode, n.StringNode, n.NumberNode, n.NilNode, n.DotNode)):
-                self.errorf(f"unexpected . after term {gofmt.quote(str(node))}")
-            return chain
-        return node
+        """Operand: term .Field*; None (nothing consumed) when no term starts here.
 
-    def term(self) -> Optional[n.Node]:
-        """Term: literal | function | . | $var | .Field | '(' pipeline ')'."""
+        Term: literal | function | . | $var | .Field | '(' pipeline ')'. The term is read
+        here rather than in its own method: this is the parser's hottest code.
+        """
         token = self.next_non_space()
         typ = token.typ
         tr = self.tree
-        if typ is ItemType.IDENTIFIER:
+        # Most frequent kinds first.
+        if typ is _FIELD:
+            node: n.Node = n.FieldNode(tr, token.pos, token.val)
+        elif typ is _IDENTIFIER:
             if not self.has_function(token.val):
                 self.errorf(f"function {gofmt.quote(token.val)} not defined")
-            return n.IdentifierNode(tr, token.pos, token.val)
-        if typ is ItemType.DOT:
-            return n.DotNode(tr, token.pos)
-        if typ is ItemType.NIL:
-            return n.NilNode(tr, token.pos)
-        if typ is ItemType.VARIABLE:
-            return self.use_var(token)
-        if typ is ItemType.FIELD:
-            return n.FieldNode(tr, token.pos, token.val)
-        if typ is ItemType.BOOL:
-            return n.BoolNode(tr, token.pos, token.val == "true")
-        if typ in (ItemType.CHAR_CONSTANT, ItemType.COMPLEX, ItemType.NUMBER):
+            node = n.IdentifierNode(tr, token.pos, token.val)
+        elif typ is _STRING or typ is _RAW_STRING:
+            val = token.val
+            if typ is _STRING and "\\" not in val:
+                # The lexer's "..." without escapes: no quote or newline inside to refuse.
+                node = n.StringNode(tr, token.pos, val, val[1:-1])
+            else:
+                node = n.StringNode(tr, token.pos, val, self.unquote(val))
+        elif typ is _VARIABLE:
+            node = self.use_var(token)
+        elif typ is _DOT:
+            node = n.DotNode(tr, token.pos)
+        elif typ is _NIL:
+            node = n.NilNode(tr, token.pos)
+        elif typ is _BOOL:
+            node = n.BoolNode(tr, token.pos, token.val == "true")
+        elif typ is _NUMBER or typ is _CHAR_CONSTANT or typ is _COMPLEX:
             try:
-                return literals.new_number(tr, token.pos, token.val, typ)
+                node = literals.new_number(tr, token.pos, token.val, typ)
             except ValueError as e:
                 self.errorf(str(e))
-        if typ is ItemType.LEFT_PAREN:
+        elif typ is _LEFT_PAREN:
             if self.paren_depth >= MAX_PAREN_DEPTH:
                 self.errorf("max expression depth exceeded")
             self.paren_depth += 1
             try:
-                return self.pipeline("parenthesized pipeline", ItemType.RIGHT_PAREN)
+                node = self.pipeline("parenthesized pipeline", _RIGHT_PAREN)
             finally:
                 self.paren_depth -= 1
-        if typ in (ItemType.STRING, ItemType.RAW_STRING):
-            return n.StringNode(tr, token.pos, token.val, self.unquote(token.val))
-        self.backup()
-        return None
+        else:
+            self.i -= 1
+            return None
+        items, n_items, i = self.items, self.n_items, self.i  # token = self.peek()
+        token = items[i] if i < n_items else items[-1]
+        if i >= self.fetched:
+            self.fetched = i + 1
+        if token.typ is _FIELD:
+            pos = token.pos
+            fields = []
+            while token.typ is _FIELD:
+                fields.append(token.val[1:])  # a FIELD item is "." and a non-empty name
+                i += 1
+                token = items[i] if i < n_items else items[-1]
+            self.i = i
+            if i >= self.fetched:
+                self.fetched = i + 1
+            if isinstance(node, (n.FieldNode, n.VariableNode)):
+                # Go builds a new node from the chain's text at the chain's position: the
+                # same as extending this one (fresh from the term, shared with nothing).
+                node.ident.extend(fields)
+                node.pos = pos
+                return node
+            if isinstance(node, (n.BoolNode, n.StringNode, n.NumberNode, n.NilNode, n.DotNode)):
+                self.errorf(f"unexpected . after term {gofmt.quote(str(node))}")
+            return n.ChainNode(self.tree, pos, node, fields)
+        return node
 
     def use_var(self, token: Item) -> n.Node:
         v = n.VariableNode(self.tree, token.pos, token.val)
@@ -436,7 +487,47 @@ class _Parser:
             raise AssertionError("unreachable")
 
 
+# Item types as module constants: reading a member off an Enum class costs ~10x more.
+_ASSIGN = ItemType.ASSIGN
+_BLOCK = ItemType.BLOCK
+_BOOL = ItemType.BOOL
+_BREAK = ItemType.BREAK
+_CHAR = ItemType.CHAR
+_CHAR_CONSTANT = ItemType.CHAR_CONSTANT
+_COMMENT = ItemType.COMMENT
+_COMPLEX = ItemType.COMPLEX
+_CONTINUE = ItemType.CONTINUE
+_DECLARE = ItemType.DECLARE
+_DEFINE = ItemType.DEFINE
+_DOT = ItemType.DOT
+_ELSE = ItemType.ELSE
+_END = ItemType.END
+_EOF = ItemType.EOF
+_ERROR = ItemType.ERROR
+_FIELD = ItemType.FIELD
+_IDENTIFIER = ItemType.IDENTIFIER
+_IF = ItemType.IF
+_LEFT_DELIM = ItemType.LEFT_DELIM
+_LEFT_PAREN = ItemType.LEFT_PAREN
+_NIL = ItemType.NIL
+_NUMBER = ItemType.NUMBER
+_PIPE = ItemType.PIPE
+_RANGE = ItemType.RANGE
+_RAW_STRING = ItemType.RAW_STRING
+_RIGHT_DELIM = ItemType.RIGHT_DELIM
+_RIGHT_PAREN = ItemType.RIGHT_PAREN
 _SPACE = ItemType.SPACE
+_STRING = ItemType.STRING
+_TEMPLATE = ItemType.TEMPLATE
+_TEXT = ItemType.TEXT
+_VARIABLE = ItemType.VARIABLE
+_WITH = ItemType.WITH
+
+#: Keywords that start a control action (anything else starts a pipeline).
+_CONTROL = frozenset({
+    ItemType.BLOCK, ItemType.BREAK, ItemType.CONTINUE, ItemType.ELSE, ItemType.END, ItemType.IF,
+    ItemType.RANGE, ItemType.TEMPLATE, ItemType.WITH,
+})
 
 _OPERAND_START = frozenset(
     {
