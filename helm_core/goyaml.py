@@ -34,6 +34,7 @@ import yaml
 
 from helm_core import gojson, memo
 from helm_core.errors import ValuesError
+from helm_core.gotemplate import gostrconv
 
 #: libyaml's parser when present: the C code yaml.v2 was ported from, and faster.
 _BaseLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -467,7 +468,7 @@ MEMO_MIN_CHARS = 128
 @functools.cache
 def _code_digest() -> str:
     """The decoding code (this module, Go's number formatting) and the YAML parser's version."""
-    return memo.code_digest(__file__, gojson.__file__) + yaml.__version__ + str(_BaseLoader)
+    return memo.code_digest(__file__, gojson.__file__, gostrconv.__file__) + yaml.__version__ + str(_BaseLoader)
 
 
 def _decode(text: str) -> Any:
