@@ -22,14 +22,17 @@ from __future__ import annotations
 
 import base64
 import datetime
-import json
+import functools
 import math
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from helm_core.gotemplate import gotypes
 from helm_core.gotemplate.funcs import gotime
 from helm_core.gotemplate.gostrconv import format_float  # re-exported: part of this module's API
+
+if TYPE_CHECKING:
+    import json
 
 #: encoding/json switches to exponent form outside [1e-6, 1e21).
 JSON_FLOAT_EXP_LOW = 1e-6
@@ -376,11 +379,14 @@ def syntax_error(data: bytes) -> str | None:
     return None
 
 
-_DECODER = json.JSONDecoder(
-    parse_float=_float_or_range_error,
-    parse_int=_float_or_range_error,
-    parse_constant=_reject_constant,
-)
+@functools.cache
+def _decoder() -> json.JSONDecoder:
+    """Python's C decoder set up as Go decodes into ``interface{}`` (json is imported here, on
+    first use: it costs the template engine's start-up ~2 ms that most renders never need)."""
+    import json
+
+    return json.JSONDecoder(parse_float=_float_or_range_error, parse_int=_float_or_range_error,
+                            parse_constant=_reject_constant)
 
 
 def loads(text: str | bytes) -> Any:
@@ -402,9 +408,11 @@ def loads(text: str | bytes) -> Any:
     if problem:
         raise JSONError(problem)
     try:
-        value = _DECODER.decode(text.strip(" \t\r\n"))
-    except json.JSONDecodeError as exc:  # pragma: no cover - syntax_error saw it first
-        raise JSONError(f"invalid JSON: {exc.msg}") from None
+        value = _decoder().decode(text.strip(" \t\r\n"))
+    except JSONError:
+        raise  # a number out of float64's range
+    except ValueError as exc:  # pragma: no cover - syntax_error saw it first
+        raise JSONError(f"invalid JSON: {exc}") from None
     return _replace_surrogates(value) if _MAY_DECODE_SURROGATES.search(text) else value
 
 
