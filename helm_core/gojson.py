@@ -396,10 +396,18 @@ def loads(text: str | bytes) -> Any:
     Raises :class:`JSONError` with Go's message on invalid input (syntax is checked first,
     as ``checkValid`` does, then numbers out of float64 range).
     """
+    data: bytes | None = None
     if isinstance(text, (bytes, bytearray)):
         data = bytes(text)
         text = data.decode("utf-8", "surrogateescape")
-    else:
+    # Text Python's strict decoder accepts is text Go's scanner accepts (same grammar, same
+    # whitespace), short of Go's nesting limit; only other text pays for the scanner port.
+    if text.count("[") + text.count("{") <= MAX_JSON_DEPTH:
+        try:
+            return _decoded(text)
+        except (ValueError, RecursionError):
+            pass
+    if data is None:
         try:  # invalid UTF-8 carried as surrogate escapes: scan the original bytes
             data = text.encode("utf-8", "surrogateescape")
         except UnicodeEncodeError:
@@ -408,11 +416,15 @@ def loads(text: str | bytes) -> Any:
     if problem:
         raise JSONError(problem)
     try:
-        value = _decoder().decode(text.strip(" \t\r\n"))
+        return _decoded(text)
     except JSONError:
         raise  # a number out of float64's range
     except ValueError as exc:  # pragma: no cover - syntax_error saw it first
         raise JSONError(f"invalid JSON: {exc}") from None
+
+
+def _decoded(text: str) -> Any:
+    value = _decoder().decode(text)
     return _replace_surrogates(value) if _MAY_DECODE_SURROGATES.search(text) else value
 
 
