@@ -182,7 +182,8 @@ def dumps_raw(value: Any) -> str:
 # Unmarshal into interface{}
 
 
-def _reject_constant(name: str) -> Any:  # pragma: no cover - syntax_error rejects NaN/Infinity first
+def _reject_constant(name: str) -> Any:
+    """Python reads NaN and Infinity, Go does not: rejected, then :func:`syntax_error` says why."""
     raise JSONError(f"invalid character {_quote_byte(ord(name[0]))} looking for beginning of value")
 
 
