@@ -1,33 +1,42 @@
-"""JSON exactly as Go's ``encoding/json`` writes and reads it, plus Go's float formatting.
+"""JSON exactly as Go's ``encoding/json`` writes and reads it: the one encoder and decoder.
 
 Templates see JSON through Helm's ``toJson``/``fromJson`` and Sprig's ``toPrettyJson``/
-``toRawJson``; the bytes must match Go's. Rules of ``json.Marshal`` kept here:
+``toRawJson``/``mustToJson``/``mustFromJson``...; all of them call encoding/json, so the bytes
+and error texts must match Go's. Rules of ``json.Marshal`` kept here:
 
-* map keys sorted by byte order (Python's code point order is the same order);
+* map keys sorted by byte order (Python's code point order is the same order); a
+  :class:`Struct` (a Go struct, from ``go_json_value()``) keeps its field order;
 * ``<``, ``>``, ``&`` escaped as ``\\u003c \\u003e \\u0026`` unless HTML escaping is off;
   U+2028/U+2029 always escaped; control characters as ``\\b \\f \\n \\r \\t`` or ``\\u00XX``;
-* float64 in ``%f`` form for 1e-6 <= |f| < 1e21, else ``%e`` with ``e-07`` cleaned to ``e-7``;
+  invalid UTF-8 (lone surrogates) as ``\\ufffd``;
+* float64 in ``%f`` form for 1e-6 <= |f| < 1e21, else ``%e`` with ``e-07`` cleaned to ``e-7``
+  (digits from :func:`helm_core.gotemplate.gostrconv.format_float`);
   NaN and infinities are errors (``json: unsupported value: NaN``);
-* ``[]byte`` as base64, ``time.Time`` as RFC 3339 with nanoseconds, nil as ``null``.
+* ``[]byte`` as base64, ``time.Time`` as RFC 3339 with nanoseconds, ``time.Duration`` as its
+  nanoseconds, nil as ``null``.
 
-Reading (:func:`loads`) decodes into ``interface{}``: every number becomes a float64.
+Reading (:func:`loads`) decodes into ``interface{}``: every number becomes a float64, and
+errors carry the Go scanner's messages (``invalid character 'x' looking for beginning of value``).
 """
 from __future__ import annotations
 
 import base64
 import datetime
-import json
+import functools
 import math
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from helm_core.gotemplate import gotypes
+from helm_core.gotemplate.funcs import gotime
+from helm_core.gotemplate.gostrconv import format_float  # re-exported: part of this module's API
+
+if TYPE_CHECKING:
+    import json
 
 #: encoding/json switches to exponent form outside [1e-6, 1e21).
 JSON_FLOAT_EXP_LOW = 1e-6
 JSON_FLOAT_EXP_HIGH = 1e21
-#: strconv's %g with shortest precision uses exponent form when the exponent is >= this.
-G_SHORTEST_EPREC = 6
 
 
 class Struct(dict):  # type: ignore[type-arg]
@@ -39,65 +48,7 @@ class JSONError(ValueError):
 
 
 # ---------------------------------------------------------------------------
-# strconv.FormatFloat(f, fmt, -1, 64)
-
-
-def _shortest_digits(f: float) -> tuple[str, int]:
-    """Shortest round-trip decimal digits of ``abs(f) > 0`` and the decimal point position.
-
-    The value is ``0.<digits> * 10**dp`` (Go's ``decimalSlice`` convention).
-    """
-    mant, _, exp_text = repr(abs(f)).partition("e")
-    exp = int(exp_text) if exp_text else 0
-    int_part, _, frac_part = mant.partition(".")
-    all_digits = int_part + frac_part
-    stripped = all_digits.lstrip("0")
-    zeros = len(all_digits) - len(stripped)
-    digits = stripped.rstrip("0") or "0"
-    return digits, len(int_part) - zeros + exp
-
-
-def _fmt_e(neg: bool, digits: str, dp: int) -> str:
-    exp = dp - 1
-    mant = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
-    sign = "-" if exp < 0 else "+"
-    return f"{'-' if neg else ''}{mant}e{sign}{abs(exp):02d}"
-
-
-def _fmt_f(neg: bool, digits: str, dp: int) -> str:
-    if dp <= 0:
-        body = "0." + "0" * (-dp) + digits
-    elif dp >= len(digits):
-        body = digits + "0" * (dp - len(digits))
-    else:
-        body = digits[:dp] + "." + digits[dp:]
-    return ("-" if neg else "") + body
-
-
-def format_float(f: float, fmt: str = "g") -> str:
-    """``strconv.FormatFloat(f, fmt, -1, 64)`` for fmt in ``g``, ``e``, ``f``.
-
-    Infinities and NaN print as Go does: ``+Inf``, ``-Inf``, ``NaN``.
-    """
-    if math.isnan(f):
-        return "NaN"
-    if math.isinf(f):
-        return "+Inf" if f > 0 else "-Inf"
-    neg = math.copysign(1.0, f) < 0
-    if f == 0:
-        digits, dp = "0", 1
-    else:
-        digits, dp = _shortest_digits(f)
-    if fmt == "e":
-        return _fmt_e(neg, digits, dp)
-    if fmt == "f":
-        return _fmt_f(neg, digits, dp)
-    if fmt != "g":
-        raise ValueError(f"unsupported float format {fmt!r}")
-    exp = dp - 1
-    if exp < -4 or exp >= G_SHORTEST_EPREC:
-        return _fmt_e(neg, digits, dp)
-    return _fmt_f(neg, digits, dp)
+# Floats: strconv.FormatFloat lives in gostrconv (re-exported here), JSON's choice of form here
 
 
 def json_float(f: float) -> str:
@@ -119,34 +70,23 @@ def json_float(f: float) -> str:
 _ESCAPES_HTML = {i: f"\\u{i:04x}" for i in range(0x20)}
 _ESCAPES_HTML.update({0x08: "\\b", 0x0C: "\\f", 0x0A: "\\n", 0x0D: "\\r", 0x09: "\\t"})
 _ESCAPES_HTML.update({ord('"'): '\\"', ord("\\"): "\\\\", 0x2028: "\\u2028", 0x2029: "\\u2029"})
+# a lone surrogate is a byte of invalid UTF-8 (surrogateescape): Go writes the escape \ufffd for it
+_ESCAPES_HTML.update({c: "\\ufffd" for c in range(0xD800, 0xE000)})
 _ESCAPES_RAW = dict(_ESCAPES_HTML)
 _ESCAPES_HTML.update({ord("<"): "\\u003c", ord(">"): "\\u003e", ord("&"): "\\u0026"})
 _NEEDS_ESCAPE_HTML = re.compile(r'[\x00-\x1f"\\<>&\u2028\u2029\ud800-\udfff]')
 _NEEDS_ESCAPE_RAW = re.compile(r'[\x00-\x1f"\\\u2028\u2029\ud800-\udfff]')
 _SURROGATES = re.compile(r"[\ud800-\udfff]")
+#: Text whose decoding may hold surrogates: raw ones, or escapes Python leaves lone.
+_MAY_DECODE_SURROGATES = re.compile(r"[\ud800-\udfff]|\\u[dD][89abAB]")
 
 
 def quote_string(s: str, *, escape_html: bool = True) -> str:
-    """A JSON string literal as Go writes it (lone surrogates, Go's invalid UTF-8, become U+FFFD)."""
+    """A JSON string literal as Go writes it (lone surrogates, Go's invalid UTF-8, become ``\\ufffd``)."""
     pattern = _NEEDS_ESCAPE_HTML if escape_html else _NEEDS_ESCAPE_RAW
     if not pattern.search(s):
         return '"' + s + '"'
-    s = _SURROGATES.sub("\\\\ufffd", s) if _SURROGATES.search(s) else s
     return '"' + s.translate(_ESCAPES_HTML if escape_html else _ESCAPES_RAW) + '"'
-
-
-def format_time(t: datetime.datetime) -> str:
-    """``time.Time.MarshalJSON`` without quotes: RFC 3339 with trimmed nanoseconds."""
-    base = t.strftime("%Y-%m-%dT%H:%M:%S")
-    if t.microsecond:
-        base += ("." + f"{t.microsecond:06d}").rstrip("0")
-    offset = t.utcoffset()
-    if offset is None or offset == datetime.timedelta(0):
-        return base + "Z"
-    total = int(offset.total_seconds()) // 60
-    sign = "-" if total < 0 else "+"
-    total = abs(total)
-    return f"{base}{sign}{total // 60:02d}:{total % 60:02d}"
 
 
 def to_go_json(value: Any) -> Any:
@@ -205,13 +145,16 @@ def _encode(value: Any, out: list[str], escape_html: bool, indent: str | None, l
         out.append("]")
     elif isinstance(value, (bytes, bytearray)):
         out.append('"' + base64.b64encode(bytes(value)).decode("ascii") + '"')
-    elif isinstance(value, datetime.datetime):
-        out.append('"' + format_time(value) + '"')
+    elif isinstance(value, datetime.datetime):  # time.Time.MarshalJSON
+        out.append('"' + gotime.format_time(value, gotime.RFC3339_NANO) + '"')
     else:
         converted = to_go_json(value)
-        if converted is value:
+        if converted is not value:
+            _encode(converted, out, escape_html, indent, level)
+        elif isinstance(value, gotypes.GoObject):
+            out.append("{}")  # a Go struct without JSON fields: encoding/json never refuses a struct
+        else:
             raise JSONError(f"json: unsupported type: {gotypes.go_type_name(value)}")
-        _encode(converted, out, escape_html, indent, level)
 
 
 def dumps(value: Any) -> str:
@@ -239,7 +182,8 @@ def dumps_raw(value: Any) -> str:
 # Unmarshal into interface{}
 
 
-def _reject_constant(name: str) -> Any:  # pragma: no cover - syntax_error rejects NaN/Infinity first
+def _reject_constant(name: str) -> Any:
+    """Python reads NaN and Infinity, Go does not: rejected, then :func:`syntax_error` says why."""
     raise JSONError(f"invalid character {_quote_byte(ord(name[0]))} looking for beginning of value")
 
 
@@ -307,7 +251,7 @@ def syntax_error(data: bytes) -> str | None:
         c = data[j]
         if c == ord("{") or c == ord("["):
             if len(stack) >= MAX_JSON_DEPTH:
-                return j, "exceeded max depth"
+                return j, err(c, "exceeded max depth")
             return j + 1, None
         if c == ord('"'):
             return string(j + 1)
@@ -436,23 +380,35 @@ def syntax_error(data: bytes) -> str | None:
     return None
 
 
-_DECODER = json.JSONDecoder(
-    parse_float=_float_or_range_error,
-    parse_int=_float_or_range_error,
-    parse_constant=_reject_constant,
-)
+@functools.cache
+def _decoder() -> json.JSONDecoder:
+    """Python's C decoder set up as Go decodes into ``interface{}`` (json is imported here, on
+    first use: it costs the template engine's start-up ~2 ms that most renders never need)."""
+    import json
+
+    return json.JSONDecoder(parse_float=_float_or_range_error, parse_int=_float_or_range_error,
+                            parse_constant=_reject_constant)
 
 
 def loads(text: str | bytes) -> Any:
-    """``json.Unmarshal`` into ``interface{}``: numbers are float64, duplicate keys last-wins.
+    """``json.Unmarshal`` into ``interface{}``: numbers are float64, duplicate keys last-wins,
+    lone surrogate escapes and bytes of invalid UTF-8 in strings become U+FFFD.
 
     Raises :class:`JSONError` with Go's message on invalid input (syntax is checked first,
     as ``checkValid`` does, then numbers out of float64 range).
     """
+    data: bytes | None = None
     if isinstance(text, (bytes, bytearray)):
         data = bytes(text)
-        text = data.decode("utf-8", "replace")
-    else:
+        text = data.decode("utf-8", "surrogateescape")
+    # Text Python's strict decoder accepts is text Go's scanner accepts (same grammar, same
+    # whitespace), short of Go's nesting limit; only other text pays for the scanner port.
+    if text.count("[") + text.count("{") <= MAX_JSON_DEPTH:
+        try:
+            return _decoded(text)
+        except (ValueError, RecursionError):
+            pass
+    if data is None:
         try:  # invalid UTF-8 carried as surrogate escapes: scan the original bytes
             data = text.encode("utf-8", "surrogateescape")
         except UnicodeEncodeError:
@@ -461,9 +417,27 @@ def loads(text: str | bytes) -> Any:
     if problem:
         raise JSONError(problem)
     try:
-        return _DECODER.decode(text.strip(" \t\r\n"))
-    except json.JSONDecodeError as exc:  # pragma: no cover - syntax_error saw it first
-        raise JSONError(f"invalid JSON: {exc.msg}") from None
+        return _decoded(text)
+    except JSONError:
+        raise  # a number out of float64's range
+    except ValueError as exc:  # pragma: no cover - syntax_error saw it first
+        raise JSONError(f"invalid JSON: {exc}") from None
+
+
+def _decoded(text: str) -> Any:
+    value = _decoder().decode(text)
+    return _replace_surrogates(value) if _MAY_DECODE_SURROGATES.search(text) else value
+
+
+def _replace_surrogates(value: Any) -> Any:
+    """Go's ``unquote`` yields U+FFFD where Python's decoder leaves a lone surrogate."""
+    if isinstance(value, str):
+        return _SURROGATES.sub("\ufffd", value)
+    if isinstance(value, list):
+        return [_replace_surrogates(item) for item in value]
+    if isinstance(value, dict):
+        return {_replace_surrogates(key): _replace_surrogates(item) for key, item in value.items()}
+    return value
 
 
 def copy_tree(value: Any) -> Any:

@@ -29,6 +29,7 @@ from typing import Any
 
 from helm_core import gojson, memo
 from helm_core.errors import ValuesError
+from helm_core.gotemplate import gostrconv
 
 TAG_STR = "tag:yaml.org,2002:str"
 TAG_INT = "tag:yaml.org,2002:int"
@@ -214,10 +215,12 @@ DECODE_MEMO = "goyaml-decode"
 
 @functools.cache
 def _code_digest() -> str:
-    """Our YAML code (this module, reader, writer, Go's number formatting) and PyYAML's."""
+    """Our YAML code (this module, reader, writer, Go's JSON and number formatting) and PyYAML's."""
+    from helm_core.gotemplate import gostrconv
+
     here = Path(__file__).parent
     return memo.code_digest(__file__, here / "goyaml_read.py", here / "goyaml_write.py",
-                            gojson.__file__) + pyyaml_digest()
+                            gojson.__file__, gostrconv.__file__) + pyyaml_digest()
 
 
 @functools.cache

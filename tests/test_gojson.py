@@ -10,8 +10,11 @@ import random
 import pytest
 
 from helm_core import gojson
-from helm_core.engine import helm_funcs
+from helm_core.engine import files, helm_funcs
+from helm_core.gotemplate import gotypes
+from helm_core.gotemplate.funcs import gotime
 from tests.engine import helmbin
+from tests.engine.test_render import chart_yaml, render_dir, write_chart
 
 
 @pytest.mark.parametrize(
@@ -37,6 +40,18 @@ def test_format_float_is_strconv_shortest(value, fmt, expected):
         (1e21, "1e+21"), (1e-7, "1e-7"), (1e20, "100000000000000000000"), (0.000001, "0.000001"),
         (1000000.0, "1000000"), (12, "12"), (b"hi", '"aGk="'), ({}, "{}"), ([], "[]"),
         (datetime.datetime(2024, 1, 2, 3, 4, 5, 120000, tzinfo=datetime.timezone.utc), '"2024-01-02T03:04:05.12Z"'),
+        # Go's []byte, whatever the Python type
+        (bytearray(b"hi"), '"aGk="'),
+        # each byte of invalid UTF-8 (a surrogate escape in Python) is the escape \ufffd
+        ("ab\udcffcd", '"ab\\ufffdcd"'),
+        # time.Time: a 4-digit year and the nanoseconds Go keeps
+        (datetime.datetime(1, 1, 1, tzinfo=datetime.timezone.utc), '"0001-01-01T00:00:00Z"'),
+        (gotime.with_nanos(datetime.datetime(2024, 1, 2, 3, 4, 5, 123456, tzinfo=datetime.timezone.utc), 123456789),
+         '"2024-01-02T03:04:05.123456789Z"'),
+        # .Files is a Go map (engine.files): sorted keys, not insertion order
+        (files.Files({"f/a/b.txt": b"y", "f/a.txt": b"x"}), '{"f/a.txt":"eA==","f/a/b.txt":"eQ=="}'),
+        (gojson.Struct(b=1, a=2), '{"b":1,"a":2}'),
+        (gotypes.Duration(1500), "1500"),
     ],
     ids=lambda v: repr(v)[:30],
 )
@@ -57,10 +72,23 @@ def test_dumps_nan_is_go_error():
         gojson.dumps(math.nan)
 
 
+class _NoJSONFields(gotypes.GoObject):
+    go_type = "*x.T"
+
+
+def test_go_struct_without_json_fields_is_an_empty_object():
+    assert gojson.dumps([_NoJSONFields()]) == "[{}]"
+    with pytest.raises(gojson.JSONError, match="^json: unsupported type: complex$"):
+        gojson.dumps(1j)
+
+
 @pytest.mark.parametrize(
     ("text", "expected"),
-    [('{"a": 1, "a": 2}', {"a": 2.0}), ("[1, 2.5, -0]", [1.0, 2.5, -0.0]), ('"x"', "x"), ("null", None)],
-    ids=["dup-last-wins", "numbers-float", "string", "null"],
+    [('{"a": 1, "a": 2}', {"a": 2.0}), ("[1, 2.5, -0]", [1.0, 2.5, -0.0]), ('"x"', "x"), ("null", None),
+     ('["\\ud83d\\ude00", "\\ud800x\\udc00", {"\\udfff": 1}]', ["\U0001f600", "\ufffdx\ufffd", {"\ufffd": 1.0}]),
+     ('"a\udcff"', "a\ufffd"), (b'{"a": "\xff\xfe"}', {"a": "\ufffd\ufffd"})],
+    ids=["dup-last-wins", "numbers-float", "string", "null", "surrogate-escapes", "invalid-utf8-text",
+         "invalid-utf8-bytes"],
 )
 def test_loads_decodes_into_interface(text, expected):
     assert gojson.loads(text) == expected
@@ -86,10 +114,12 @@ def test_loads_decodes_into_interface(text, expected):
         ('"a\x01"', "invalid character '\\x01' in string literal"),
         ("[é]", "invalid character '\u00c3' looking for beginning of value"),
         ("{,}", "invalid character ',' looking for beginning of object key string"),
+        ("[" * 10000, "unexpected end of JSON input"),
+        ("[" * 10001, "invalid character '[' exceeded max depth"),
     ],
     ids=["empty", "eof", "bad-start", "nan", "no-colon", "no-comma-obj", "no-comma-arr", "trailing", "range",
          "eof-in-literal", "eof-after-dot", "eof-in-exponent", "eof-in-escape", "eof-in-hex", "control-char",
-         "non-ascii-byte", "bad-key"],
+         "non-ascii-byte", "bad-key", "depth-10000", "depth-10001"],
 )
 def test_loads_errors_are_go_messages(text, message):
     with pytest.raises(gojson.JSONError) as info:
@@ -136,3 +166,51 @@ def test_from_json_errors_agree_with_helm_on_mutated_json(tmp_path):
     mismatches = [f"{case!r}: helm {helm.get(i)} ours {gojson.dumps(helm_funcs.from_json(case))}"
                   for i, case in enumerate(cases) if helm.get(i) != gojson.dumps(helm_funcs.from_json(case))]
     assert not mismatches, "\n".join(mismatches[:5])
+
+
+#: Templates where gojson and Sprig's former second encoder/decoder disagreed (or both differed
+#: from Go); each line must print what Helm prints. Results are base64 so any byte survives YAML.
+DISAGREEMENTS = {
+    "invalid_utf8_toJson": '.Files.Get "bin.txt" | toJson',
+    "invalid_utf8_mustToJson": '.Files.Get "bin.txt" | mustToJson',
+    "invalid_utf8_toRawJson": '.Files.Get "bin.txt" | toRawJson',
+    "year1_toJson": 'toDate "2006-01-02" "0001-01-01" | toJson',
+    "year1_mustToJson": 'toDate "2006-01-02" "0001-01-01" | mustToJson',
+    "nanos_toJson": 'toDate "2006-01-02T15:04:05.999999999Z07:00" "2024-01-02T03:04:05.123456789Z" | toJson',
+    "nanos_toPrettyJson": 'toDate "2006-01-02T15:04:05.999999999Z07:00" "2024-01-02T03:04:05.123456789Z"'
+                          ' | toPrettyJson',
+    "times_toToml": 'dict "a" (toDate "2006-01-02" "0001-01-01") "b" (toDate "2006-01-02T15:04:05.999999999Z07:00"'
+                    ' "2024-01-02T03:04:05.123456789+02:00") | toToml',
+    "files_toJson": ".Files | toJson",
+    "files_mustToJson": ".Files | mustToJson",
+    "lone_surrogate_fromJson": 'fromJson "{\\"a\\":\\"\\\\ud800x\\\\udc00\\"}" | toJson',
+    "lone_surrogate_mustFromJson": 'mustFromJson "{\\"a\\":\\"\\\\ud800x\\\\udc00\\"}" | toJson',
+    "pair_fromJson": 'fromJson "{\\"a\\":\\"\\\\ud83d\\\\ude00\\"}" | toJson',
+    "pair_mustFromJson": 'mustFromJson "{\\"a\\":\\"\\\\ud83d\\\\ude00\\"}" | toJson',
+    "invalid_utf8_fromJson": '.Files.Get "bin.json" | fromJson | toJson',
+    "invalid_utf8_mustFromJson": '.Files.Get "bin.json" | mustFromJson | toJson',
+    "eof_fromJson": 'fromJson "[12." | toJson',
+    "max_depth_fromJson": 'fromJson (repeat 10001 "[") | toJson',
+    "non_ascii_fromJson": 'fromJson "é" | toJson',
+}
+
+
+def test_json_functions_print_what_helm_prints_where_the_encoders_disagreed(tmp_path):
+    helmbin.require_helm()
+    lines = [f"{key}: {{{{ {expr} | b64enc }}}}" for key, expr in DISAGREEMENTS.items()]
+    root = write_chart(tmp_path / "dis", {"Chart.yaml": chart_yaml("dis"), "templates/t.yaml": "\n".join(lines) + "\n",
+                                          "f/a.txt": "x", "f/a/b.txt": "y"})
+    (root / "bin.txt").write_bytes(b"ab\xffcd")
+    (root / "bin.json").write_bytes(b'{"a":"\xff\xfe"}')
+    helm = helmbin.helm_template(root).split("# Source: dis/templates/t.yaml\n", 1)[1].rstrip("\n")
+    ours = render_dir(root)["dis/templates/t.yaml"].rstrip("\n")
+
+    def decoded(text: str) -> dict[str, str]:
+        pairs = (line.split(": ", 1) for line in text.split("\n"))
+        return {key: base64.b64decode(value).decode("utf-8", "backslashreplace") for key, value in pairs}
+
+    helm_out, our_out = decoded(helm), decoded(ours)
+    assert set(helm_out) == set(DISAGREEMENTS)
+    mismatches = [f"{key}: helm {helm_out[key]!r} ours {our_out.get(key)!r}" for key in DISAGREEMENTS
+                  if helm_out[key] != our_out.get(key)]
+    assert not mismatches, "\n".join(mismatches)

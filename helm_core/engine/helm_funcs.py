@@ -17,6 +17,7 @@ from typing import Any, Callable
 
 from helm_core import gojson, goyaml
 from helm_core.gotemplate import environment, gofmt, gotypes
+from helm_core.gotemplate.funcs import gotime
 from helm_core.gotemplate.gotypes import FuncError, signature
 
 WARN_START = "HELM_ERR_START"
@@ -203,7 +204,7 @@ class _TomlEncoder:
                 text = gojson.format_float(value, "g")
                 out.append(text if ("e" in text or "." in text) else text + ".0")
         elif isinstance(value, datetime.datetime):
-            out.append(gojson.format_time(value))
+            out.append(gotime.format_time(value, gotime.RFC3339_NANO))
         elif isinstance(value, (bytes, bytearray)):
             self.element(list(bytes(value)))
         elif isinstance(value, (list, tuple)):

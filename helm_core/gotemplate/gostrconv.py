@@ -7,7 +7,6 @@ which agrees with Go's. Quoting follows ``strconv.Quote`` (``\\x``, ``\\u``, ``\
 from __future__ import annotations
 
 import datetime
-import decimal
 import math
 import struct
 
@@ -107,14 +106,18 @@ def quote(s: str, *, ascii_only: bool = False) -> str:
 def _shortest_digits(x: float) -> tuple[str, int]:
     """Shortest decimal digits of a non-negative float and the decimal point position.
 
-    Python's ``repr`` and Go's ``strconv`` both pick the shortest digits that read back.
+    The value is ``0.<digits> * 10**dp`` (Go's ``decimalSlice`` convention). Python's ``repr``
+    and Go's ``strconv`` both pick the shortest digits that read back, so they are taken from
+    ``repr`` (plain string work: several times faster than going through ``decimal``).
     """
     if x == 0:
         return "0", 1
-    _sign, digs, exp = decimal.Decimal(repr(x)).as_tuple()
-    text = "".join(map(str, digs))
-    dp = len(text) + int(exp)
-    return text.rstrip("0"), dp
+    mant, _, exp_text = repr(x).partition("e")
+    int_part, _, frac_part = mant.partition(".")
+    all_digits = int_part + frac_part
+    stripped = all_digits.lstrip("0")
+    leading_zeros = len(all_digits) - len(stripped)
+    return stripped.rstrip("0"), len(int_part) - leading_zeros + (int(exp_text) if exp_text else 0)
 
 
 def _binary_float(value: float) -> str:

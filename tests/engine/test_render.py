@@ -1,6 +1,8 @@
 """engine.render: Helm's rendering rules, checked against texts helm prints (and live helm)."""
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -254,3 +256,17 @@ def test_binary_files_keep_their_bytes_through_templates(tmp_path):
     assert render_dir(root)["bf/templates/t.yaml"] == (
         'a: //4AAWFiY8Op\nb: "blob.bin: //4AAWFiY8Op"\nc: 9\n'
         "e: 96bb9e9a9a8ebbefe41f70440790818c2e80ebe73f1a07faf977ad6b4dc26fce\n")
+
+
+#: Modules the template engine must not import at start-up: decimal (with numbers and contextvars)
+#: only serves Sprig's float math, json only fromJson-like functions; each loads on first use.
+DEFERRED_MODULES = ("decimal", "json")
+
+
+def test_importing_the_engine_leaves_deferred_modules_unloaded():
+    root = Path(__file__).resolve().parents[2]
+    code = ("import sys, helm_core.engine.render\n"
+            f"print(' '.join(m for m in {DEFERRED_MODULES!r} if m in sys.modules))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                          cwd=root, env={"PYTHONPATH": str(root)})
+    assert proc.stdout.strip() == ""

@@ -4,15 +4,16 @@ Helm keeps (``toPrettyJson``, ``toRawJson``, ``mustToJson``, ``mustToPrettyJson`
 
 Why: secrets are built with these, so the bytes must match Go: decoders port
 Go's error offsets (``illegal base64 data at input byte N``, returned as the
-result text by Sprig), and JSON follows ``encoding/json`` (sorted keys, HTML
-escaping except in the raw forms, Go's float text, Go's syntax error messages).
+result text by Sprig). JSON is :mod:`helm_core.gojson`, the encoding/json that
+Helm's ``toJson``/``fromJson`` use too; here only Sprig's error handling is added.
 """
 from __future__ import annotations
 
 import base64
-from typing import Any
+from typing import Any, Callable
 
-from helm_core.gotemplate.funcs import gohelpers, jsonenc
+from helm_core import gojson
+from helm_core.gotemplate.funcs import gohelpers
 from helm_core.gotemplate.gotypes import FuncError, signature
 
 _B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
@@ -153,22 +154,30 @@ def b32dec(s: str) -> str:
         return str(e)
 
 
+def _go_json(fn: Callable[[Any], Any], arg: Any) -> Any:
+    """Sprig returns encoding/json's error: a template function error with Go's text."""
+    try:
+        return fn(arg)
+    except gojson.JSONError as exc:
+        raise FuncError(str(exc)) from None
+
+
 @signature("interface {}")
 def must_to_json(v: Any) -> str:
     """``mustToJson``: ``json.Marshal`` (HTML-escaped)."""
-    return jsonenc.marshal(v, escape_html=True)
+    return _go_json(gojson.dumps, v)
 
 
 @signature("interface {}")
 def must_to_pretty_json(v: Any) -> str:
     """``mustToPrettyJson``: ``json.MarshalIndent(v, "", "  ")``."""
-    return jsonenc.marshal(v, escape_html=True, indent="  ")
+    return _go_json(gojson.dumps_pretty, v)
 
 
 @signature("interface {}")
 def must_to_raw_json(v: Any) -> str:
     """``mustToRawJson``: an Encoder without HTML escaping, trailing newline trimmed."""
-    return jsonenc.marshal(v, escape_html=False)
+    return _go_json(gojson.dumps_raw, v)
 
 
 @signature("interface {}")
@@ -188,8 +197,8 @@ def to_raw_json(v: Any) -> str:
 
 @signature("string")
 def must_from_json(s: str) -> Any:
-    """``mustFromJson``: numbers are float64, objects maps; Go's error texts."""
-    return jsonenc.unmarshal(s)
+    """``mustFromJson``: ``json.Unmarshal`` into ``interface{}`` (numbers float64); Go's error texts."""
+    return _go_json(gojson.loads, s)
 
 
 FUNCS = {

@@ -9,17 +9,20 @@ rounds half away from zero at 16 decimal places).
 """
 from __future__ import annotations
 
-import decimal
+import functools
 import math as pymath
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from helm_core.gotemplate.funcs import conversion, gohelpers
 from helm_core.gotemplate.gotypes import FuncError, Int64, signature
 
+if TYPE_CHECKING:
+    import decimal
+
 #: shopspring/decimal's DivisionPrecision: decimal places kept by ``divf``.
 DIVISION_PRECISION = 16
 #: Working precision for exact decimal add/sub/mul of float64 operands.
-_DECIMAL_CONTEXT = decimal.Context(prec=2000, rounding=decimal.ROUND_HALF_UP)
+_DECIMAL_PRECISION = 2000
 
 _i64 = conversion.cast_int64
 _f64 = conversion.cast_float64
@@ -172,41 +175,52 @@ def round_(a: Any, places: int, *round_on: float) -> float:
     return float(rounded) / pow_
 
 
-def _to_decimal(v: Any) -> decimal.Decimal:
+@functools.cache
+def _decimal_context() -> decimal.Context:
+    """The context of the ``*f`` functions: exact add/sub/mul, division rounding half away from zero."""
+    import decimal  # with numbers and contextvars, ~2 ms of start-up that only the *f functions need
+
+    return decimal.Context(prec=_DECIMAL_PRECISION, rounding=decimal.ROUND_HALF_UP)
+
+
+def _to_decimal(ctx: decimal.Context, v: Any) -> decimal.Decimal:
     f = _f64(v)
     if pymath.isnan(f):
         raise FuncError("Cannot create a Decimal from NaN")
     if pymath.isinf(f):
         raise FuncError("Cannot create a Decimal from " + ("+Inf" if f > 0 else "-Inf"))
-    return decimal.Decimal(repr(f))
+    return ctx.create_decimal(repr(f))
 
 
-def _decimal_op(a: Any, rest: tuple[Any, ...], op: Callable[[decimal.Decimal, decimal.Decimal], decimal.Decimal]) -> float:
-    acc = _to_decimal(a)
+_DecimalOp = Callable[["decimal.Context", "decimal.Decimal", "decimal.Decimal"], "decimal.Decimal"]
+
+
+def _decimal_op(a: Any, rest: tuple[Any, ...], op: _DecimalOp) -> float:
+    ctx = _decimal_context()
+    acc = _to_decimal(ctx, a)
     for v in rest:
-        acc = op(acc, _to_decimal(v))
+        acc = op(ctx, acc, _to_decimal(ctx, v))
     result = float(acc)
     return 0.0 if result == 0 else result  # decimals have no negative zero
 
 
-def _dadd(x: decimal.Decimal, y: decimal.Decimal) -> decimal.Decimal:
-    return _DECIMAL_CONTEXT.add(x, y)
+def _dadd(ctx: decimal.Context, x: decimal.Decimal, y: decimal.Decimal) -> decimal.Decimal:
+    return ctx.add(x, y)
 
 
-def _dsub(x: decimal.Decimal, y: decimal.Decimal) -> decimal.Decimal:
-    return _DECIMAL_CONTEXT.subtract(x, y)
+def _dsub(ctx: decimal.Context, x: decimal.Decimal, y: decimal.Decimal) -> decimal.Decimal:
+    return ctx.subtract(x, y)
 
 
-def _dmul(x: decimal.Decimal, y: decimal.Decimal) -> decimal.Decimal:
-    return _DECIMAL_CONTEXT.multiply(x, y)
+def _dmul(ctx: decimal.Context, x: decimal.Decimal, y: decimal.Decimal) -> decimal.Decimal:
+    return ctx.multiply(x, y)
 
 
-def _ddiv(x: decimal.Decimal, y: decimal.Decimal) -> decimal.Decimal:
+def _ddiv(ctx: decimal.Context, x: decimal.Decimal, y: decimal.Decimal) -> decimal.Decimal:
     if y == 0:
         raise FuncError("decimal division by 0")
-    q = _DECIMAL_CONTEXT.divide(x, y)
-    return q.quantize(decimal.Decimal(1).scaleb(-DIVISION_PRECISION), rounding=decimal.ROUND_HALF_UP,
-                      context=_DECIMAL_CONTEXT)
+    # quantize rounds with the context's rounding: half away from zero, as shopspring/decimal
+    return ctx.divide(x, y).quantize(ctx.create_decimal(1).scaleb(-DIVISION_PRECISION), context=ctx)
 
 
 @signature("interface {}")

@@ -5,6 +5,7 @@ import datetime
 
 import pytest
 
+from helm_core import gojson
 from helm_core.gotemplate.funcs import encoding as enc, semver
 from helm_core.gotemplate.gotypes import Duration, FuncError
 
@@ -86,7 +87,11 @@ FROM_JSON_ERRORS = [
     ("trailing_comma", "[1,]", "invalid character ']' looking for beginning of value"),
     ("two_values", "1 2", "invalid character '2' after top-level value"),
     ("missing_colon", '{"a" 1}', "invalid character '1' after object key"),
-    ("bad_literal", "tru", "unexpected end of JSON input"),
+    # Go's scanner feeds a space at end of input, so a cut token names ' ' (as Helm prints)
+    ("bad_literal", "tru", "invalid character ' ' in literal true (expecting 'e')"),
+    ("eof_after_dot", "[12.", "invalid character ' ' after decimal point in numeric literal"),
+    # the scanner reads bytes: a non-ASCII character is named by its first byte
+    ("non_ascii_byte", "é", "invalid character '\u00c3' looking for beginning of value"),
     ("bad_literal_char", "trux", "invalid character 'x' in literal true (expecting 'e')"),
     ("newline_in_string", '"a\nb"', "invalid character '\\n' in string literal"),
     ("leading_zero", "01", "invalid character '1' after top-level value"),
@@ -102,9 +107,17 @@ def test_must_from_json_errors_read_like_go(text: str, message: str) -> None:
     assert str(err.value) == message
 
 
-class _StructJSON(dict):  # type: ignore[type-arg]
-    """A Go struct's JSON object (fields in declaration order)."""
+def test_must_from_json_decodes_surrogate_escapes_like_go() -> None:
+    assert enc.must_from_json('["\\ud83d\\ude00", "\\ud800x"]') == ["\U0001f600", "\ufffdx"]
 
 
 def test_struct_objects_keep_field_order_while_maps_sort() -> None:
-    assert enc.must_to_json({"z": _StructJSON(b=1, a=2), "a": 0}) == '{"a":0,"z":{"b":1,"a":2}}'
+    assert enc.must_to_json({"z": gojson.Struct(b=1, a=2), "a": 0}) == '{"a":0,"z":{"b":1,"a":2}}'
+
+
+class _MapType(dict):  # type: ignore[type-arg]
+    """A Go map type (like Helm's ``engine.files``): still a map to encoding/json."""
+
+
+def test_map_types_sort_their_keys() -> None:
+    assert enc.must_to_json(_MapType(b=1, a=2)) == '{"a":2,"b":1}'
