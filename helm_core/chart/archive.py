@@ -13,11 +13,9 @@ Each refusal is an :class:`~helm_core.errors.ArchiveError` naming the entry.
 """
 from __future__ import annotations
 
-import gzip
 import io
 import posixpath
 import re
-import zlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -50,6 +48,8 @@ class _BoundedReader(io.RawIOBase):
     """A gzip stream that refuses to inflate past a byte budget (gzip bombs)."""
 
     def __init__(self, data: bytes, budget: int, source: str) -> None:
+        import gzip  # archives only: a chart folder is read without it
+
         self._inflate = gzip.GzipFile(fileobj=io.BytesIO(data))
         self._left = budget
         self._budget = budget
@@ -59,6 +59,8 @@ class _BoundedReader(io.RawIOBase):
         return True
 
     def readinto(self, buffer: bytearray) -> int:  # type: ignore[override]
+        import zlib
+
         try:
             chunk = self._inflate.read(min(len(buffer), self._left + 1))
         except (OSError, EOFError, zlib.error) as exc:
@@ -79,6 +81,7 @@ def read_archive(data: bytes, *, source: str = "<archive>", limits: Limits = Lim
     The first path component (the chart's folder in the archive) is removed, as Helm does.
     """
     import tarfile  # here: loading a chart folder needs no tar machinery
+    import zlib
 
     # Tar headers and padding take room too: allow them on top of the content budget.
     raw = _BoundedReader(data, limits.max_chart_bytes + limits.max_entries * 1024 + 1024 * 1024, source)
