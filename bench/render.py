@@ -9,7 +9,8 @@ For each chart: load + prepare once, render once (first render: parse + compile)
 RUNS warm renders (median); time `helm-core template` processes (cold CLI: interpreter
 start, imports, load, render, print): once with an empty cache root (`cli 1st`: parses
 every template, checks schemas) then RUNS more with the memo that run left (`cli`: parse
-trees and schema passes loaded from disk, as on a user's second run); and RUNS
+trees, YAML documents, toYaml texts and schema passes read from disk, as on a user's second
+run); and RUNS
 `helm template` processes (median). Prints ms and the ratios warm/helm (goal <= 1.0) and
 cold CLI/helm (goal <= 2.0) for both CLI figures.
 
