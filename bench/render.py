@@ -10,8 +10,7 @@ RUNS warm renders (median); time `helm-core template` processes (cold CLI: inter
 start, imports, load, render, print): once with an empty cache root (`cli 1st`: parses
 every template, checks schemas) then RUNS more with the memo that run left (`cli`: parse
 trees, YAML documents, toYaml texts and schema passes read from disk, as on a user's second
-run); and RUNS
-`helm template` processes (median). Prints ms and the ratios warm/helm (goal <= 1.0) and
+run); and RUNS `helm template` processes (median). Prints ms and the ratios warm/helm (goal <= 1.0) and
 cold CLI/helm (goal <= 2.0) for both CLI figures.
 
 Our modules are byte-compiled first (`compileall`), as a wheel install does: an editable
