@@ -11,10 +11,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from helm_core import events, goyaml, lua, manifests as mf
+from helm_core import goyaml, lua, manifests as mf
 from helm_core.chart import ignore, model, prepare
-from helm_core.lua import context as lua_context
 from helm_core.engine import capabilities as caps_mod, render as render_mod
+from helm_core.lua import layout
 from helm_core.errors import HelmError
 
 NOTES_SUFFIX = "NOTES.txt"
@@ -27,7 +27,8 @@ class LuaOptions:
 
     #: Permissions the caller accepts (CLI ``--accept-perms``; the controller's allowlist ∩ request).
     accepted_permissions: frozenset[str] = frozenset()
-    limits: lua.LuaLimits = field(default_factory=lua.LuaLimits)
+    #: None: the defaults of :class:`~helm_core.lua.LuaLimits`.
+    limits: lua.LuaLimits | None = None
     #: Where runtimes live; None: a fresh worker process per operation (killable on time-out).
     session_factory: Callable[[], Any] | None = None
 
@@ -86,6 +87,30 @@ def run(chart: model.Chart, user_values: dict[str, Any], options: TemplateOption
     )
     step = _RenderStep(prepared.chart, render_mod.RenderOptions(
         release=release, capabilities=capabilities, strict=options.strict))
+    if layout.has_extensions(prepared.chart):
+        values, documents = _run_lifecycle(step, prepared, release, capabilities, options, log)
+    else:
+        # No chart Lua and no permissions file anywhere in the tree: every lifecycle event but
+        # the core render would be empty, and the Lua machinery is not even imported.
+        values, documents = dict(prepared.values), step.render(prepared.chart, prepared.values)
+    ordered = mf.sort_manifests(documents)
+    return TemplateResult(
+        chart=prepared.chart,
+        values=values,
+        manifests=ordered.manifests,
+        hooks=ordered.hooks,
+        crds=model.all_crd_files(prepared.chart),
+        notes=step.notes,
+        info=ordered.skipped,
+    )
+
+
+def _run_lifecycle(step: "_RenderStep", prepared: prepare.Prepared, release: caps_mod.ReleaseInfo,
+                   capabilities: Any, options: TemplateOptions,
+                   log: Callable[[str], None]) -> tuple[dict[str, Any], list[mf.Manifest]]:
+    """The template action's events with the chart's Lua handlers around the core render."""
+    from helm_core import events
+
     with lua.load_chart_scripts(prepared.chart, accepted_permissions=options.lua.accepted_permissions,
                                 limits=options.lua.limits, log=log,
                                 session_factory=options.lua.session_factory) as scripts:
@@ -102,16 +127,7 @@ def run(chart: model.Chart, user_values: dict[str, Any], options: TemplateOption
         )
         for event in ("chart-loaded", "pre-render", "render", "post-render", "post-template"):
             ctx = emitter.emit(event, ctx)
-    ordered = mf.sort_manifests(step.documents_after(ctx.objects))
-    return TemplateResult(
-        chart=prepared.chart,
-        values=dict(ctx.values),
-        manifests=ordered.manifests,
-        hooks=ordered.hooks,
-        crds=model.all_crd_files(prepared.chart),
-        notes=step.notes,
-        info=ordered.skipped,
-    )
+    return dict(ctx.values), step.documents_after(ctx.objects)
 
 
 class _RenderStep:
@@ -124,19 +140,27 @@ class _RenderStep:
     def __init__(self, chart: model.Chart, options: render_mod.RenderOptions) -> None:
         self.chart = chart
         self.options = options
-        self.templates = lua_context.templates_of(chart)
         self.documents: list[mf.Manifest] = []
         self.objects: tuple[lua.RenderedObject, ...] = ()
         self.notes = ""
 
+    def render(self, chart: model.Chart, values: dict[str, Any],
+               options: render_mod.RenderOptions | None = None) -> list[mf.Manifest]:
+        """Templates → documents (NOTES.txt kept apart in ``notes``)."""
+        files = render_mod.render(chart, dict(values), options=options or self.options)
+        self.notes = _take_notes(files, chart.name)
+        self.documents = mf.parse_documents(files)
+        return self.documents
+
     def __call__(self, ctx: lua.EventContext) -> lua.EventContext:
-        chart = self.chart if ctx.templates == self.templates else _with_templates(self.chart, ctx.templates)
+        from helm_core.lua import context as lua_context
+
+        templates = lua_context.templates_of(self.chart)
+        chart = self.chart if ctx.templates == templates else _with_templates(self.chart, ctx.templates)
         # The engine a pre-render handler chose per template (TemplateSource.engine) reaches render.
         engines = {f"{path}/{t.name}": t.engine for path, items in ctx.templates.items() for t in items if t.engine}
         options = dataclasses.replace(self.options, template_engines=engines) if engines else self.options
-        files = render_mod.render(chart, dict(ctx.values), options=options)
-        self.notes = _take_notes(files, chart.name)
-        self.documents = mf.parse_documents(files)
+        self.render(chart, dict(ctx.values), options)
         self.objects = tuple(lua.RenderedObject(d.source, d.obj) for d in self.documents)
         return dataclasses.replace(ctx, objects=self.objects)
 

@@ -26,7 +26,7 @@ from typing import Any
 
 from helm_core.chart import model
 
-EXT_DIR = "ext/"
+from helm_core.lua.layout import EXT_DIR
 TEMPLATES_DIR = "templates/"
 #: Source given to objects a chart's Lua adds, under the chart's path.
 NEW_OBJECT_SOURCE = "ext/lua/chart.lua"

@@ -5,8 +5,21 @@ import of the Lua runtime (most charts have none).
 """
 from __future__ import annotations
 
-LUA_DIR = "ext/lua/"
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from helm_core.chart import model
+
+#: A chart's extensions: its Lua (``ext/lua/``) and what that Lua asks for (``ext/permissions.yaml``).
+EXT_DIR = "ext/"
+LUA_DIR = EXT_DIR + "lua/"
 MAIN_SCRIPT = LUA_DIR + "chart.lua"
+
+
+def has_extensions(chart: "model.Chart") -> bool:
+    """Whether the chart or any subchart has files under ``ext/`` (without loading any Lua)."""
+    return any(f.name.startswith(EXT_DIR) for f in chart.files) or any(
+        has_extensions(sub) for sub in chart.dependencies)
 
 
 def module_name(path: str) -> str | None:

@@ -44,3 +44,24 @@ def test_install_and_upgrade_fire_their_events_in_order(cfg: config.Configuratio
                 upgrade.UpgradeOptions(name="web", namespace=NS, lua=LUA_OPTIONS))
     assert [line.removeprefix("demo: ") for line in lines if line.removeprefix("demo: ") in TRACED] == [
         "chart-loaded", "pre-render", "post-render", "pre-upgrade", "post-upgrade"]
+
+
+def test_template_without_chart_extensions_renders_as_with_them(tmp_path: Path) -> None:
+    """A chart tree with no ext/ files skips the lifecycle machinery; the result is the same,
+    and a permissions file alone (no Lua) still has to be accepted."""
+    import pytest
+
+    from helm_core.chart import loader
+    from helm_core.errors import LuaError
+
+    files = {"Chart.yaml": chartkit.chart_yaml("plain"), "values.yaml": "greeting: hello\n",
+             "templates/a.yaml": configmap("a"), "templates/NOTES.txt": "hi {{ .Release.Name }}"}
+    plain = template_action.run(loader.load(chartkit.write_chart(tmp_path / "plain", files)), {"x": 1})
+    traced = {**files, "ext/lua/chart.lua": 'events.on("post-render", function(_) end)'}
+    with_lua = template_action.run(loader.load(chartkit.write_chart(tmp_path / "lua", traced)), {"x": 1},
+                                   template_action.TemplateOptions(lua=LUA_OPTIONS))
+    assert [(m.source, m.content) for m in plain.manifests] == [(m.source, m.content) for m in with_lua.manifests]
+    assert plain.values == with_lua.values and plain.notes == with_lua.notes == "hi release-name"
+    asking = {**files, "ext/permissions.yaml": "lua: [network]\n"}
+    with pytest.raises(LuaError, match="asks for Lua permissions"):
+        template_action.run(loader.load(chartkit.write_chart(tmp_path / "asking", asking)), {})
