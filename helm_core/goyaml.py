@@ -216,8 +216,6 @@ DECODE_MEMO = "goyaml-decode"
 @functools.cache
 def _code_digest() -> str:
     """Our YAML code (this module, reader, writer, Go's JSON and number formatting) and PyYAML's."""
-    from helm_core.gotemplate import gostrconv
-
     here = Path(__file__).parent
     return memo.code_digest(__file__, here / "goyaml_read.py", here / "goyaml_write.py",
                             gojson.__file__, gostrconv.__file__) + pyyaml_digest()
