@@ -225,13 +225,10 @@ def _code_digest() -> str:
 def pyyaml_digest() -> str:
     """PyYAML's version and whether its libyaml binding is there, found without importing it
     (part of the memo key of whatever PyYAML parses or writes)."""
-    import importlib.util
-
-    spec = importlib.util.find_spec("yaml")
-    init = Path(spec.origin) if spec is not None and spec.origin else None
-    if init is None:  # pragma: no cover - PyYAML is a dependency
+    folder = memo.package_folder("yaml")
+    if folder is None:  # pragma: no cover - PyYAML is a dependency
         return "no-pyyaml"
-    return memo.code_digest(init) + str(sorted(p.name for p in init.parent.glob("_yaml.*")))
+    return memo.code_digest(folder / "__init__.py") + str(sorted(p.name for p in folder.glob("_yaml.*")))
 
 
 def load(data: bytes | str, *, source: str = "<input>") -> Any:

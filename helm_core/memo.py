@@ -130,3 +130,14 @@ def code_digest(*paths: str | os.PathLike[str]) -> str:
         h.update(Path(path).read_bytes())
         h.update(b"\0")
     return h.hexdigest()
+
+
+def package_folder(name: str) -> Path | None:
+    """Where an installed package's code lives, found without importing it (its files go
+    into memo keys; importing it would cost what the memo saves)."""
+    import importlib.util
+
+    spec = importlib.util.find_spec(name)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(next(iter(spec.submodule_search_locations)))

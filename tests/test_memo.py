@@ -262,3 +262,9 @@ def test_a_valid_schema_is_checked_against_its_metaschema_once(disk: memo.DiskMe
         with pytest.raises(Exception, match="invalid schema"):
             schema.violations(bad, {"port": 1}, source="c/values.schema.json")
     assert (len(compiled), len(exact)) == (5, 2)
+
+
+def test_package_folder_finds_installed_code_or_none() -> None:
+    folder = memo.package_folder("yaml")
+    assert folder is not None and (folder / "__init__.py").is_file()
+    assert memo.package_folder("no_such_package_here") is None

@@ -17,13 +17,13 @@ always was: users see jsonschema's messages, word for word.
 from __future__ import annotations
 
 import functools
-import importlib.util
 import json
 import re
 from pathlib import Path
 from typing import Any
 from urllib.parse import urldefrag, urlsplit
 
+from helm_core import memo
 from helm_core.chart import verdict
 
 #: Folders of jsonschema-specifications' ``schemas/`` for the drafts compiled here.
@@ -75,10 +75,10 @@ _FORMATS: dict[str, verdict.Check] = {
 
 
 def _folder(draft: str) -> Path | None:
-    spec = importlib.util.find_spec("jsonschema_specifications")
-    if spec is None or not spec.submodule_search_locations or draft not in _FOLDERS:
+    package = memo.package_folder("jsonschema_specifications")
+    if package is None or draft not in _FOLDERS:
         return None
-    return Path(next(iter(spec.submodule_search_locations))) / "schemas" / _FOLDERS[draft]
+    return package / "schemas" / _FOLDERS[draft]
 
 
 def _files(folder: Path) -> list[Path]:

@@ -66,11 +66,9 @@ VALID_SCHEMA_MEMO = "schema-valid"
 def _code_digest() -> str:
     """This module's code, the compiled checks' (and the metaschema files they are made of)
     and the installed jsonschema's validating code."""
-    import importlib.util
-
-    spec = importlib.util.find_spec("jsonschema")
-    folder = Path(spec.origin).parent if spec and spec.origin else Path(__file__)
     from helm_core.chart import metaschema, verdict
+
+    folder = memo.package_folder("jsonschema") or Path(__file__).parent
 
     jsonschema_code = [folder / name for name in ("validators.py", "_keywords.py", "_legacy_keywords.py",
                                                   "_utils.py", "_types.py", "_format.py")]

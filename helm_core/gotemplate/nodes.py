@@ -344,21 +344,12 @@ def _tree_being_loaded() -> Tree:
     return tree
 
 
-def _pickle(obj: Any, tree: Tree, reduce_tree: Callable[[Tree], Any]) -> bytes:
+def _pickle(obj: Any, reduce_tree: Callable[[Tree], Any]) -> bytes:
     out = io.BytesIO()
     pickler = pickle.Pickler(out, protocol=pickle.HIGHEST_PROTOCOL)
     pickler.dispatch_table = {**copyreg.dispatch_table, Tree: reduce_tree}
     pickler.dump(obj)
     return out.getvalue()
-
-
-def _unpickle(blob: bytes, tree: Tree) -> Any:
-    previous = getattr(_loading, "tree", None)
-    _loading.tree = tree
-    try:
-        return pickle.loads(blob)
-    finally:
-        _loading.tree = previous
 
 
 def _dump_body(tree: Tree, body: Optional[ListNode]) -> bytes:
@@ -367,12 +358,17 @@ def _dump_body(tree: Tree, body: Optional[ListNode]) -> bytes:
             raise pickle.PicklingError(f"a node of {tree.name!r} points at another tree ({t.name!r})")
         return _tree_being_loaded, ()
 
-    return _pickle(body, tree, reduce_tree)
+    return _pickle(body, reduce_tree)
 
 
 def _load_body(tree: Tree, blob: bytes) -> ListNode:
-    body: ListNode = _unpickle(blob, tree)
-    return body
+    previous = getattr(_loading, "tree", None)
+    _loading.tree = tree
+    try:
+        body: ListNode = pickle.loads(blob)
+        return body
+    finally:
+        _loading.tree = previous
 
 
 def dump_tree(tree: Tree) -> bytes:
@@ -380,7 +376,7 @@ def dump_tree(tree: Tree) -> bytes:
     def reduce_tree(t: Tree) -> Any:
         return copyreg.__newobj__, (Tree,), dict(t.__getstate__(), text="")  # type: ignore[attr-defined]
 
-    return _pickle(tree, tree, reduce_tree)
+    return _pickle(tree, reduce_tree)
 
 
 def load_tree(blob: bytes, text: str) -> Tree:
