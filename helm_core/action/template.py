@@ -144,9 +144,9 @@ class _RenderStep:
         self.objects: tuple[lua.RenderedObject, ...] = ()
         self.notes = ""
 
-    def render(self, chart: model.Chart, values: dict[str, Any],
+    def render(self, chart: model.Chart, values: Mapping[str, Any],
                options: render_mod.RenderOptions | None = None) -> list[mf.Manifest]:
-        """Templates → documents (NOTES.txt kept apart in ``notes``)."""
+        """Templates → documents (NOTES.txt kept apart in ``notes``); ``values`` may be any mapping."""
         files = render_mod.render(chart, dict(values), options=options or self.options)
         self.notes = _take_notes(files, chart.name)
         self.documents = mf.parse_documents(files)
@@ -160,7 +160,7 @@ class _RenderStep:
         # The engine a pre-render handler chose per template (TemplateSource.engine) reaches render.
         engines = {f"{path}/{t.name}": t.engine for path, items in ctx.templates.items() for t in items if t.engine}
         options = dataclasses.replace(self.options, template_engines=engines) if engines else self.options
-        self.render(chart, dict(ctx.values), options)
+        self.render(chart, ctx.values, options)
         self.objects = tuple(lua.RenderedObject(d.source, d.obj) for d in self.documents)
         return dataclasses.replace(ctx, objects=self.objects)
 
