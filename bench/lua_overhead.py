@@ -10,7 +10,6 @@ the worker interpreter.
 """
 from __future__ import annotations
 
-import dataclasses
 import statistics
 import sys
 import time
@@ -18,7 +17,7 @@ from pathlib import Path
 
 import yaml
 
-from helm_core import lua
+from helm_core import lua, records
 from helm_core.chart import loader, prepare
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "charts" / "lua-postrender"
@@ -37,7 +36,7 @@ def operation(chart, values, objects, session_factory) -> None:
         ctx = lua.new_context(chart, release=lua.ReleaseInfo("demo"), values=values)
         for event in EVENTS:
             if event == "post-render":
-                ctx = dataclasses.replace(ctx, objects=objects)
+                ctx = records.replace(ctx, objects=objects)
             ctx = scripts.fire(event, ctx)
 
 
@@ -61,7 +60,7 @@ def main() -> None:
     chart = loader.load(str(EXAMPLE))
     prepared = prepare.prepare_chart(chart, {})
     with_lua = prepared.chart
-    without_lua = dataclasses.replace(with_lua, files=[f for f in with_lua.files if not f.name.startswith("ext/")])
+    without_lua = records.replace(with_lua, files=[f for f in with_lua.files if not f.name.startswith("ext/")])
     values = prepared.values
     print(f"chart {chart.name}, events {', '.join(EVENTS)}, {runs} runs each")
     for n in (3, 100):

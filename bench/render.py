@@ -10,8 +10,8 @@ RUNS warm renders (median); time `helm-core template` processes (cold CLI: inter
 start, imports, load, render, print): once with an empty cache root (`cli 1st`: parses
 every template, checks schemas) then RUNS more with the memo that run left (`cli`: parse
 trees, YAML documents, toYaml texts and schema passes read from disk, as on a user's second
-run); and RUNS `helm template` processes (median). Prints ms and the ratios warm/helm (goal <= 1.0) and
-cold CLI/helm (goal <= 2.0) for both CLI figures.
+run); and RUNS `helm template` processes (median), each right after one of ours. Prints ms
+and the ratios warm/helm (goal <= 1.0) and cold CLI/helm (goal <= 2.0) for both CLI figures.
 
 Our modules are byte-compiled first (`compileall`), as a wheel install does: an editable
 checkout run with PYTHONDONTWRITEBYTECODE would otherwise re-compile them on every run.
@@ -36,7 +36,7 @@ from helm_core.engine import render  # noqa: E402
 CHARTS_DIR = Path(os.environ.get("HELM_CONTROLLER_SHARED_CHARTS",
                                   Path(__file__).resolve().parents[1].parent / "shared" / "charts"))
 HELM_CORE = Path(sys.executable).with_name("helm-core")
-RUNS = 5
+RUNS = 9
 BOOTSTRAP_HELM = "/root/.cache/hc-bootstrap/bin/helm"
 
 
@@ -85,23 +85,27 @@ def jinja_twins() -> None:
         print(f"{label:26} {go_s * 1e3:8.2f} {jinja_s * 1e3:9.2f} {jinja_s / go_s:9.2f}")
 
 
-def time_command(command: list[str], env: dict[str, str] | None = None, runs: int = RUNS) -> float:
-    """Median wall time of ``runs`` runs of a whole process."""
-    samples = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        subprocess.run(command, capture_output=True, check=True, env=env)
-        samples.append(time.perf_counter() - start)
-    return statistics.median(samples)
+def run_ms(command: list[str], env: dict[str, str] | None = None) -> float:
+    """Wall time of one whole process."""
+    start = time.perf_counter()
+    subprocess.run(command, capture_output=True, check=True, env=env)
+    return time.perf_counter() - start
 
 
-def time_cli(chart_dir: Path) -> tuple[float, float]:
-    """(first run with an empty cache root, median of the runs after it) of `helm-core template`."""
+def time_cli(chart_dir: Path, helm: str | None) -> tuple[float, float, float]:
+    """(first run with an empty cache root, median of the runs after it) of `helm-core template`,
+    and the median of as many `helm template` runs, interleaved with ours so that a busy
+    moment on the machine weighs on both sides of the ratio."""
     with tempfile.TemporaryDirectory(prefix="bench-render-cache-") as cache:
         env = dict(os.environ, HELM_CORE_CACHE=cache)
         command = [str(HELM_CORE), "template", str(chart_dir)]
-        first = time_command(command, env, runs=1)
-        return first, time_command(command, env)
+        first = run_ms(command, env)
+        ours, helms = [], []
+        for _ in range(RUNS):
+            ours.append(run_ms(command, env))
+            if helm:
+                helms.append(run_ms([helm, "template", str(chart_dir)]))
+        return first, statistics.median(ours), statistics.median(helms) if helms else float("nan")
 
 
 def byte_compile() -> None:
@@ -123,8 +127,7 @@ def main(argv: list[str]) -> int:
     for name in names:
         chart_dir = CHARTS_DIR / name
         first, warm, files = time_ours(chart_dir)
-        cli_first, cli_s = time_cli(chart_dir)
-        helm_s = time_command([helm, "template", str(chart_dir)]) if helm else float("nan")
+        cli_first, cli_s, helm_s = time_cli(chart_dir, helm)
         print(f"{name:26} {files:5d} {first * 1e3:9.1f} {warm * 1e3:8.1f} {cli_first * 1e3:8.1f} {cli_s * 1e3:8.1f}"
               f" {helm_s * 1e3:8.1f} {warm / helm_s:9.2f} {cli_first / helm_s:8.2f} {cli_s / helm_s:8.2f}")
     jinja_twins()

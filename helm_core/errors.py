@@ -32,10 +32,10 @@ Only boundaries (CLI, operator) translate these into exit codes or retry policy.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from helm_core.records import record
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class SourcePos:
     """A place in a source file; ``line`` and ``col`` are 1-based, 0 means unknown."""
 

@@ -16,8 +16,9 @@ An action reads as its event list: ``ctx = emitter.emit("pre-render", ctx)``,
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Generic, Protocol, TypeVar
+
+from helm_core.records import record
 
 C = TypeVar("C")
 Handler = Callable[[C], C]
@@ -30,7 +31,7 @@ CORE_EVENTS = frozenset({
 DEFAULT_WEIGHT = 0.5
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class _Registered(Generic[C]):
     weight: float
     seq: int

@@ -10,11 +10,11 @@ sorted by path, documents in file order). Uninstall uses the reverse order.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
 from helm_core import goyaml
 from helm_core.errors import ManifestError
+from helm_core.records import field, record
 
 HOOK_ANNOTATION = "helm.sh/hook"
 HOOK_WEIGHT_ANNOTATION = "helm.sh/hook-weight"
@@ -60,7 +60,7 @@ UNINSTALL_ORDER: tuple[str, ...] = (
 _SEPARATOR = re.compile(r"(?:^|\s*\n)---\s*")
 
 
-@dataclass
+@record
 class Manifest:
     """One rendered document: its source template, text and parsed object."""
 
@@ -86,7 +86,7 @@ class Manifest:
         return {k: v for k, v in ann.items() if isinstance(v, str)} if isinstance(ann, dict) else {}
 
 
-@dataclass
+@record
 class Hook:
     """A document annotated as a Helm hook."""
 
@@ -105,7 +105,7 @@ class Hook:
         return self.manifest.name
 
 
-@dataclass
+@record
 class SortedManifests:
     hooks: list[Hook]
     manifests: list[Manifest]

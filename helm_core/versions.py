@@ -21,12 +21,11 @@ module follows that library rule for rule:
 """
 from __future__ import annotations
 
-import dataclasses
 import functools
 import re
 from typing import Callable
 
-from helm_core import errors
+from helm_core import errors, records
 
 #: Longest version string accepted, in UTF-8 bytes (Masterminds ``MaxVersionLen``).
 MAX_VERSION_LEN = 256
@@ -200,7 +199,7 @@ def _compare_prerelease(s: str, o: str) -> int:
 
 
 @functools.total_ordering
-@dataclasses.dataclass(frozen=True, eq=False)
+@records.record(frozen=True, eq=False)
 class Version:
     """One semantic version. Equality and ordering follow :meth:`compare` (metadata ignored).
 
@@ -211,10 +210,10 @@ class Version:
     major: int
     minor: int
     patch: int
-    prerelease: str = dataclasses.field(default="", kw_only=True)
-    metadata: str = dataclasses.field(default="", kw_only=True)
+    prerelease: str = records.field(default="", kw_only=True)
+    metadata: str = records.field(default="", kw_only=True)
     #: The text this version was parsed from (``v1.2`` stays ``v1.2``).
-    original: str = dataclasses.field(default="", kw_only=True)
+    original: str = records.field(default="", kw_only=True)
 
     def __post_init__(self) -> None:
         for name in ("major", "minor", "patch"):
@@ -309,7 +308,7 @@ class Version:
         """A derived version whose ``original`` keeps this one's ``v`` prefix, as Go does."""
         nxt = Version(major, minor, patch, prerelease=pre, metadata=meta)
         prefix = "v" if self.original.startswith("v") else ""
-        return dataclasses.replace(nxt, original=prefix + str(nxt))
+        return records.replace(nxt, original=prefix + str(nxt))
 
     def inc_patch(self) -> Version:
         """Next patch; a prerelease version just drops its prerelease (1.2.3-rc -> 1.2.3)."""
@@ -348,7 +347,7 @@ class Version:
 # Constraints
 
 
-@dataclasses.dataclass(frozen=True)
+@records.record(frozen=True)
 class _Constraint:
     """One ``OP VERSION`` term. ``dirty`` marks a wildcard; ``orig`` is the text after OP."""
 
@@ -518,7 +517,7 @@ def _check_one(v: Version, c: _Constraint, include_pre: bool) -> str | None:
     return _CHECKS[c.op](v, c)
 
 
-@dataclasses.dataclass(frozen=True)
+@records.record(frozen=True)
 class Constraints:
     """A parsed range: OR of groups, each an AND of terms (Go's ``semver.Constraints``).
 

@@ -19,9 +19,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import contextlib
-import dataclasses
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from helm_core import goyaml
@@ -31,6 +29,7 @@ from helm_core.errors import ClusterError, ManifestError, NotFoundError, WaitCan
 from helm_core.kube import client as kclient
 from helm_core.kube import resources
 from helm_core.kube import wait as kwait
+from helm_core.records import field, record, replace
 from helm_core.storage import driver as drv
 from helm_core.storage import lock as lock_mod
 from helm_core.storage import release as rel
@@ -41,7 +40,7 @@ def _quiet(_line: str) -> None:
     return None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Configuration:
     """The seams of every release action (Helm's ``action.Configuration``)."""
 
@@ -138,7 +137,7 @@ def for_undo(cfg: Configuration, failure: BaseException) -> tuple[Configuration,
     stopped waiting, so after a ``WaitCancelled`` the undo does not wait for readiness and is
     not itself cancelled half-way (which would leave it half-done)."""
     if isinstance(failure, WaitCancelled):
-        return dataclasses.replace(cfg, cancelled=kwait.never_cancelled), False
+        return replace(cfg, cancelled=kwait.never_cancelled), False
     return cfg, True
 
 

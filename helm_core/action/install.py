@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 from helm_core import events, lua
@@ -37,6 +36,7 @@ from helm_core.kube import client as kclient
 from helm_core.kube import lookup as klookup
 from helm_core.kube import resources
 from helm_core.kube import wait as kwait
+from helm_core.records import field, record
 from helm_core.storage import release as rel
 from helm_core.storage import secrets
 
@@ -44,7 +44,7 @@ NAME_IN_USE = "cannot re-use a name that is still in use"
 ATOMIC_INSTALL = "release {name} failed, and has been uninstalled due to atomic being set: {error}"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class InstallOptions:
     """What ``helm-core install`` can be asked (Helm's flags)."""
 
@@ -66,7 +66,7 @@ class InstallOptions:
     lua: template_action.LuaOptions = field(default_factory=template_action.LuaOptions)
 
 
-@dataclass
+@record
 class Rendered:
     """A chart rendered for a release, with its Lua runtime still open for later events."""
 

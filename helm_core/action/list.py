@@ -8,16 +8,16 @@ regular expression searched in the release name; sorted by name (then namespace)
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from helm_core.action import config
 from helm_core.errors import HelmError
+from helm_core.records import record
 from helm_core.storage import release as rel
 
 DEFAULT_STATUSES = frozenset({rel.Status.DEPLOYED, rel.Status.FAILED})
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ListOptions:
     """What ``helm-core list`` can be asked."""
 

@@ -12,7 +12,6 @@ new one ``deployed``. A failure marks the new version ``failed`` with the reason
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import ulid
@@ -23,10 +22,11 @@ from helm_core.errors import HelmError, ReleaseNotFoundError
 from helm_core.kube import client as kclient
 from helm_core.kube import resources
 from helm_core.kube import wait as kwait
+from helm_core.records import record
 from helm_core.storage import release as rel
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class RollbackOptions:
     """What ``helm-core rollback`` can be asked."""
 

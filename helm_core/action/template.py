@@ -6,9 +6,7 @@ Nothing touches a cluster; ``lookup`` returns empty maps.
 """
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 from helm_core import goyaml, lua, manifests as mf
@@ -16,12 +14,13 @@ from helm_core.chart import ignore, model, prepare
 from helm_core.engine import capabilities as caps_mod, render as render_mod
 from helm_core.lua import layout
 from helm_core.errors import HelmError
+from helm_core.records import field, record, replace
 
 NOTES_SUFFIX = "NOTES.txt"
 DEFAULT_RELEASE_NAME = "release-name"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class LuaOptions:
     """How chart Lua may run in this operation."""
 
@@ -33,7 +32,7 @@ class LuaOptions:
     session_factory: Callable[[], Any] | None = None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class TemplateOptions:
     """What ``helm-core template`` can be asked."""
 
@@ -54,7 +53,7 @@ class TemplateOptions:
     lua: LuaOptions = field(default_factory=LuaOptions)
 
 
-@dataclass
+@record
 class TemplateResult:
     chart: model.Chart
     values: dict[str, Any]
@@ -159,10 +158,10 @@ class _RenderStep:
         chart = self.chart if ctx.templates == templates else _with_templates(self.chart, ctx.templates)
         # The engine a pre-render handler chose per template (TemplateSource.engine) reaches render.
         engines = {f"{path}/{t.name}": t.engine for path, items in ctx.templates.items() for t in items if t.engine}
-        options = dataclasses.replace(self.options, template_engines=engines) if engines else self.options
+        options = replace(self.options, template_engines=engines) if engines else self.options
         self.render(chart, ctx.values, options)
         self.objects = tuple(lua.RenderedObject(d.source, d.obj) for d in self.documents)
-        return dataclasses.replace(ctx, objects=self.objects)
+        return replace(ctx, objects=self.objects)
 
     def documents_after(self, objects: tuple[lua.RenderedObject, ...]) -> list[mf.Manifest]:
         """The documents matching ``objects`` as handlers left them."""
@@ -183,7 +182,7 @@ class _RenderStep:
 
 def _with_templates(chart: model.Chart, templates: Mapping[str, tuple[lua.TemplateSource, ...]]) -> model.Chart:
     """A copy of the chart tree whose templates are those a pre-render handler left."""
-    copy = dataclasses.replace(
+    copy = replace(
         chart, templates=[model.File(t.name, t.data) for t in templates.get(chart.chart_path(), ())],
         dependencies=[])
     for sub in chart.dependencies:

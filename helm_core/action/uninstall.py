@@ -15,7 +15,6 @@ Rules:
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from helm_core import manifests as mf
@@ -24,12 +23,13 @@ from helm_core.errors import ReleaseNotFoundError, StorageError
 from helm_core.kube import client as kclient
 from helm_core.kube import resources
 from helm_core.kube import wait as kwait
+from helm_core.records import field, record
 from helm_core.storage import release as rel
 
 CRD_KIND = "CustomResourceDefinition"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class UninstallOptions:
     """What ``helm-core uninstall`` can be asked."""
 
@@ -42,7 +42,7 @@ class UninstallOptions:
     description: str = ""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class UninstallResult:
     """What was removed; ``kept`` lists objects the keep policy left in place."""
 

@@ -21,7 +21,6 @@ current version (a new version) and says so. ``install`` installs when no releas
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 from helm_core.action import config, install, rollback
@@ -29,6 +28,7 @@ from helm_core.action import template as template_action
 from helm_core.chart import model, values as chart_values
 from helm_core.errors import HelmError, ReleaseNotFoundError
 from helm_core.kube import wait as kwait
+from helm_core.records import field, record
 from helm_core.storage import driver as drv
 from helm_core.storage import release as rel
 
@@ -37,7 +37,7 @@ DEFAULT_MAX_HISTORY = 10
 ATOMIC_UPGRADE = "release {name} failed, and has been rolled back due to atomic being set: {error}"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class UpgradeOptions:
     """What ``helm-core upgrade`` can be asked (Helm's flags)."""
 

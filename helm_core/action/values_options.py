@@ -1,16 +1,16 @@
 """User values as the command line and the controller give them (Helm's ``values.Options``)."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
 from helm_core import goyaml
 from helm_core.chart import values as chart_values
 from helm_core.errors import ValuesError
+from helm_core.records import field, record
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ValuesOptions:
     """Where user values come from; merged in Helm's order (files, then each --set flavour)."""
 

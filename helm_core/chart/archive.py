@@ -16,10 +16,10 @@ from __future__ import annotations
 import io
 import posixpath
 import re
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from helm_core.errors import ArchiveError
+from helm_core.records import record
 
 if TYPE_CHECKING:
     import tarfile
@@ -35,7 +35,7 @@ _DRIVE_PATH = re.compile(r"^[a-zA-Z]:/")
 _UTF8_BOM = b"\xef\xbb\xbf"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Limits:
     """Size limits for archives; the defaults are Helm's."""
 

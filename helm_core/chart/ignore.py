@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
 
 from helm_core.errors import ChartError
+from helm_core.records import record
 
 HELMIGNORE = ".helmignore"
 _DEFAULT_RULES = ("templates/.?*",)
@@ -95,7 +95,7 @@ def _class_char(p: str, i: int) -> tuple[str, int]:
     return p[i], i + 1
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class _Rule:
     raw: str
     glob: str

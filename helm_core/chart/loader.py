@@ -7,7 +7,6 @@ templates, subcharts under ``charts/`` (folders or archives; names starting with
 """
 from __future__ import annotations
 
-import json
 import os
 import stat
 from pathlib import Path
@@ -167,6 +166,8 @@ def _yaml_document(text: str) -> Any:
 
 
 def _load_schema(data: bytes, source: str) -> dict:
+    import json  # only charts with a schema need it
+
     try:
         text = data.decode("utf-8")
         schema = json.loads(text) if source.endswith(".json") else _yaml_document(text)

@@ -11,8 +11,9 @@ Values inside the model follow the Go typing Helm gives them (see
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
+
+from helm_core.records import field, record
 
 API_VERSION_V1 = "v1"
 API_VERSION_V2 = "v2"
@@ -24,7 +25,7 @@ TYPE_APPLICATION = "application"
 TYPE_LIBRARY = "library"
 
 
-@dataclass
+@record
 class File:
     """A file of a chart: ``name`` is the path from the chart root with '/' separators."""
 
@@ -32,14 +33,14 @@ class File:
     data: bytes
 
 
-@dataclass
+@record
 class Maintainer:
     name: str = ""
     email: str = ""
     url: str = ""
 
 
-@dataclass
+@record
 class ImportValue:
     """One ``import-values`` entry: the exports form has ``child == "exports.<name>"``
     and ``parent == "."``, as Helm normalises it; the child/parent form keeps both paths."""
@@ -50,7 +51,7 @@ class ImportValue:
     raw: Any = None
 
 
-@dataclass
+@record
 class Dependency:
     """A dependency declared in Chart.yaml (v2/helm.sh/v3) or requirements.yaml (v1)."""
 
@@ -69,7 +70,7 @@ class Dependency:
         return self.alias or self.name
 
 
-@dataclass
+@record
 class Metadata:
     """Chart.yaml's content, with Helm's field meaning (``chart.Metadata``)."""
 
@@ -96,7 +97,7 @@ class Metadata:
         return self.type == TYPE_LIBRARY
 
 
-@dataclass
+@record
 class Lock:
     """Chart.lock (v2) or requirements.lock (v1)."""
 
@@ -105,7 +106,7 @@ class Lock:
     dependencies: list[Dependency] = field(default_factory=list)
 
 
-@dataclass
+@record
 class Chart:
     """A loaded chart and, recursively, its subcharts.
 

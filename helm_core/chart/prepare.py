@@ -7,14 +7,14 @@ result is validated against every enabled chart's schema.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from helm_core.chart import dependencies, model, schema, values as chart_values
 from helm_core.errors import ChartError
+from helm_core.records import record
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Prepared:
     """A chart copy with only its enabled subcharts, and the values to render it with."""
 

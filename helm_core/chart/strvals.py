@@ -24,7 +24,6 @@ same steps on a private copy, so callers' dicts are never changed.
 from __future__ import annotations
 
 import functools
-import json
 import math
 import re
 from collections.abc import Callable, Mapping
@@ -308,7 +307,7 @@ class _Parser:
         if self._skip_empty():
             return None
         try:
-            value, end = _JSON.raw_decode(self.text, self.pos)
+            value, end = _json_decoder().raw_decode(self.text, self.pos)
         except (ValueError, RecursionError) as exc:
             raise ValuesError(f"invalid JSON value: {exc}") from None
         self.pos = end
@@ -328,9 +327,12 @@ def _json_constant(text: str) -> Any:
     raise ValueError(f"invalid character {text[0]!r} looking for beginning of value")
 
 
-_JSON = json.JSONDecoder(
-    parse_float=_json_float, parse_int=_json_float, parse_constant=_json_constant
-)
+@functools.cache
+def _json_decoder() -> Any:
+    import json  # only --set-json needs it: not on every CLI run's start path
+
+    return json.JSONDecoder(parse_float=_json_float, parse_int=_json_float,
+                            parse_constant=_json_constant)
 
 
 @functools.lru_cache(maxsize=None)

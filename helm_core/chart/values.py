@@ -23,10 +23,10 @@ No function here changes a chart or a caller's dict: every one works on its own 
 """
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from helm_core import records
 from helm_core.chart import model, strvals
 from helm_core.gojson import copy_tree
 from helm_core.gotemplate import gofmt, gostrconv
@@ -312,7 +312,7 @@ def apply_import_values(chart: model.Chart, *, warnings: Warnings | None = None)
     """Helm's ``processDependencyImportValues``: a new chart tree whose every chart carries
     its imported values, children first. Templates and files are shared, not copied."""
     subs = [apply_import_values(sub, warnings=warnings) for sub in chart.dependencies]
-    new = dataclasses.replace(chart, dependencies=[], parent=chart.parent)
+    new = records.replace(chart, dependencies=[], parent=chart.parent)
     for sub in subs:
         new.add_dependency(sub)
     new.values = import_values(new, warnings=warnings)

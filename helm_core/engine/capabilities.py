@@ -13,12 +13,12 @@ Why: charts branch on these (``semverCompare ">=1.19" .Capabilities.KubeVersion.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from typing import Any, ClassVar, Iterable
 
 from helm_core import gojson
 from helm_core.chart import model
 from helm_core.gotemplate import gotypes
+from helm_core.records import field, record
 
 DEFAULT_KUBE_VERSION = "v1.37.0"
 HELM_VERSION = "v3.22.0"
@@ -274,7 +274,7 @@ class ChartInfo(_GoStruct):
         return "{" + super().__str__() + f" {_go_value_str(self.IsRoot)}" + "}"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ReleaseInfo:
     """``.Release`` for ``helm template``/install: a plain map in templates."""
 

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import datetime
 import math
-from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from helm_core import gojson, goyaml
 from helm_core.gotemplate import environment, gofmt, gotypes
 from helm_core.gotemplate.funcs import gotime
 from helm_core.gotemplate.gotypes import FuncError, signature
+from helm_core.records import field, record
 
 WARN_START = "HELM_ERR_START"
 WARN_END = "HELM_ERR_END"
@@ -343,7 +343,7 @@ def _empty_lookup(api_version: str, kind: str, namespace: str, name: str) -> dic
     return {}
 
 
-@dataclass
+@record
 class RenderState:
     """What include/tpl share during one render: the top template set (the engine's
     ``current_set()`` wins while executing, so a tpl's clone is seen by its includes),

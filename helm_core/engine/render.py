@@ -32,7 +32,6 @@ import re
 import sys
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from helm_core.chart import model
@@ -40,6 +39,7 @@ from helm_core.engine import capabilities as caps_mod
 from helm_core.engine import files as files_mod
 from helm_core.engine import helm_funcs
 from helm_core.engine import engines as engine_rules
+from helm_core.records import field, record
 
 if TYPE_CHECKING:
     from helm_core.engine import jinja
@@ -59,7 +59,7 @@ RENDER_RECURSION_LIMIT = 400_000
 _WARN_RE = re.compile(helm_funcs.WARN_START + r"((?s:.*))" + helm_funcs.WARN_END)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class RenderOptions:
     """How to render: the release, the cluster's capabilities, strictness and lookup."""
 
@@ -77,7 +77,7 @@ class RenderOptions:
     template_engines: Mapping[str, str] = field(default_factory=dict)
 
 
-@dataclass
+@record
 class _Renderable:
     name: str
     text: str

@@ -27,8 +27,9 @@ turns a raised :class:`FuncError` into Go's ``error calling NAME: MSG``.
 from __future__ import annotations
 
 import datetime
-from dataclasses import dataclass
 from typing import Any, Callable, ClassVar, TypeVar
+
+from helm_core.records import record
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -72,7 +73,7 @@ class Int64(int):
     __slots__ = ()
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Duration:
     """A Go ``time.Duration`` in nanoseconds; prints like Go (``1h2m3s``)."""
 

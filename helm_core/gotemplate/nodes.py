@@ -10,13 +10,13 @@ import copyreg
 import io
 import pickle
 import threading
-from dataclasses import dataclass
 from typing import Any, Callable, Optional, Union
 
 from helm_core.gotemplate import gofmt
+from helm_core.records import record
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class Tree:
     """One named template: its body and where it was parsed from.
 

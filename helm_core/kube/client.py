@@ -21,14 +21,15 @@ from __future__ import annotations
 import datetime as dt
 import enum
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, Protocol
+
+from helm_core.records import record
 
 FIELD_MANAGER = "helm-core"
 """Our server-side apply field manager: fields we apply are owned under this name."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ObjectRef:
     """Identity of one object: ``namespace`` is empty for cluster-scoped kinds."""
 
@@ -54,7 +55,7 @@ class ObjectRef:
         return f'{self.kind} "{self.name}"{where}'
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ApiResource:
     """One served resource type as discovery reports it."""
 
@@ -67,7 +68,7 @@ class ApiResource:
     verbs: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Discovery:
     """What the server serves: its version, every resource type, and what Helm's version set
     also counts (group/versions without resources, kinds of subresources such as ``Scale``)."""

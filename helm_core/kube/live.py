@@ -23,7 +23,6 @@ import email.utils
 import json
 import threading
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote
 
@@ -33,6 +32,7 @@ from kubernetes import config as k8s_config
 
 from helm_core.errors import ClusterError, ConflictError, ForbiddenError, NotFoundError
 from helm_core.kube import client as kclient
+from helm_core.records import field, record
 
 REQUEST_TIMEOUT_S = 30.0
 """Per-request deadline; waits poll with short requests, so no request needs longer."""
@@ -52,7 +52,7 @@ METADATA_ONLY_LIST = ("application/json;as=PartialObjectMetadataList;g=meta.k8s.
 """The same for a list."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class LiveOptions:
     """How to reach the cluster."""
 
@@ -93,7 +93,7 @@ def connect(options: LiveOptions = LiveOptions()) -> LiveClient:
                       aggregated_discovery=options.aggregated_discovery)
 
 
-@dataclass
+@record
 class _DiscoveryCache:
     """Discovery shared by a client and its impersonated siblings."""
 
@@ -356,7 +356,7 @@ class LiveClient:
                     namespaced=bool(item.get("namespaced")), verbs=tuple(item.get("verbs") or ())))
 
 
-@dataclass
+@record
 class _Found:
     """Discovery results being gathered."""
 

@@ -25,8 +25,9 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
+
+from helm_core.records import record
 
 
 class State(str, enum.Enum):
@@ -39,7 +40,7 @@ class State(str, enum.Enum):
     NOT_FOUND = "NotFound"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Readiness:
     """The state of one object and a human reason (``Available: 1/3``)."""
 

@@ -23,11 +23,11 @@ Rules (Helm v3.22 ``pkg/action/validate.go`` and ``pkg/kube/client.go``, plus DE
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from helm_core.errors import ClusterError, ConflictError, NotFoundError
 from helm_core.kube import client as kclient
+from helm_core.records import field, record
 
 MANAGED_BY_LABEL = "app.kubernetes.io/managed-by"
 MANAGED_BY = "Helm"
@@ -37,7 +37,7 @@ RESOURCE_POLICY_ANNOTATION = "helm.sh/resource-policy"
 KEEP_POLICY = "keep"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Owner:
     """The release objects belong to; ``reference`` is the ``Release``'s owner reference."""
 
@@ -155,7 +155,7 @@ def stale(old: Iterable[Mapping[str, Any]], new: Iterable[Mapping[str, Any]]) ->
     return [ref for ref in map(kclient.ObjectRef.of, old) if _key(ref) not in wanted]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Deletion:
     """What ``delete_all`` did."""
 

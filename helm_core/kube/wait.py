@@ -22,11 +22,11 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 
 from helm_core.errors import ForbiddenError, NotFoundError, WaitCancelled, WaitError
 from helm_core.kube import client as kclient
 from helm_core.kube import readiness as kready
+from helm_core.records import field, record
 
 DEFAULT_TIMEOUT_S = 300.0
 """Helm's default ``--timeout`` (5m0s)."""
@@ -40,7 +40,7 @@ def never_cancelled() -> str:
     return ""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class WaitOptions:
     """How long and how often to poll."""
 

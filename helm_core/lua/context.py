@@ -21,10 +21,10 @@ Scoping rules for the chart at ``parent/charts/sub``:
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
 from typing import Any
 
 from helm_core.chart import model
+from helm_core.records import field, record, replace
 
 from helm_core.lua.layout import EXT_DIR
 TEMPLATES_DIR = "templates/"
@@ -32,7 +32,7 @@ TEMPLATES_DIR = "templates/"
 NEW_OBJECT_SOURCE = "ext/lua/chart.lua"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ReleaseInfo:
     """``_.release`` (and Helm's ``.Release``)."""
 
@@ -48,7 +48,7 @@ class ReleaseInfo:
                 "isInstall": self.is_install, "isUpgrade": self.is_upgrade, "service": self.service}
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class CapabilitiesInfo:
     """``_.capabilities``: ``kubeVersion.{version,major,minor}``, ``apiVersions``, ``helmVersion.version``."""
 
@@ -66,7 +66,7 @@ class CapabilitiesInfo:
         }
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class TemplateSource:
     """A template before rendering; ``engine`` is empty (Go templates) unless a
     pre-render handler chose another one (e.g. ``"jinja2"``)."""
@@ -76,7 +76,7 @@ class TemplateSource:
     engine: str = ""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class RenderedObject:
     """One parsed object of the rendered manifest and the template it came from
     (``chart/templates/x.yaml``, as in Helm's ``# Source:`` lines)."""
@@ -85,7 +85,7 @@ class RenderedObject:
     object: Mapping[str, Any]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class EventContext:
     """The whole tree's context; ``templates`` are keyed by chart path."""
 

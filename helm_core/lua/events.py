@@ -20,12 +20,11 @@ chart path. A chart tree without Lua never starts a worker.
 """
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Iterable
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from helm_core import errors
+from helm_core import errors, records
 from helm_core.chart import model
 from helm_core.lua import context, eventspec, layout, limits as limits_mod, permissions
 
@@ -88,7 +87,7 @@ class ChartScripts:
                 "files": {k: worker.b64(v) for k, v in context.all_files(chart).items()},
                 "static": _jsonable(context.static_parts(chart)),
                 "permissions": sorted(permissions.chart_permissions(chart)),
-                "limits": dataclasses.asdict(self._limits),
+                "limits": records.asdict(self._limits),
             })
             self._handlers[chart.chart_path()] = {str(k): int(v) for k, v in reply["handlers"].items()}
 

@@ -13,10 +13,11 @@ not listed).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+
+from helm_core.records import record
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class EventSpec:
     """One event: ``mutable`` names the context parts handlers may change."""
 

@@ -1,7 +1,7 @@
 """Limits of chart Lua, as one frozen settings object with sane defaults."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from helm_core.records import record
 
 MIB = 1024 * 1024
 #: Deepest nesting data may have: Lua's parser needs registers per level of the table
@@ -9,7 +9,7 @@ MIB = 1024 * 1024
 MAX_DEPTH_CAP = 100
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class LuaLimits:
     """What one chart's Lua may use. Each call into a chart's runtime (loading
     ``chart.lua``, or one event's handlers of that chart) gets the instruction and CPU

@@ -17,11 +17,11 @@ Errors are the :class:`~helm_core.errors.SourceError` family: ``RegistryUnavaila
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 
 import httpx
 
 from helm_core.errors import DigestMismatchError, SourceError
+from helm_core.records import field, record
 from helm_core.sources import auth, oci, packaged, repo
 from helm_core.sources.auth import Credentials
 from helm_core.sources.cache import Cache
@@ -31,7 +31,7 @@ __all__ = ["ChartRef", "Credentials", "Cache", "ResolvedChart", "resolve", "KIND
 KINDS = ("repo", "oci", "packaged")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ChartRef:
     """What the user asked for; which fields matter depends on ``kind``."""
 
@@ -54,7 +54,7 @@ class ChartRef:
     """Optional ``sha256:`` pin of the chart archive, checked for every kind."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ResolvedChart:
     """A verified chart archive and where it came from."""
 

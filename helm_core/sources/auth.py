@@ -17,18 +17,18 @@ import os
 import ssl
 import tempfile
 from collections.abc import Generator, Mapping
-from dataclasses import dataclass
 
 import httpx
 
 from helm_core.errors import SourceError
+from helm_core.records import record
 
 DEFAULT_TIMEOUT_S = 60.0
 """Seconds for connect/read of one request; Helm's getter uses 120 s for whole downloads."""
 USER_AGENT = "helm-core/0.1"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Credentials:
     """How to authenticate to a repository or registry; every field is optional."""
 
@@ -147,7 +147,7 @@ def from_secret(data: Mapping[str, bytes], *, registry: str = "") -> Credentials
     A ``kubernetes.io/dockerconfigjson`` Secret (key ``.dockerconfigjson``) gives the
     username/password of its ``auths`` entry for ``registry`` (host[:port]); other keys as
     listed in ``SECRET_KEYS``. Flags such as ``pass_credentials`` come from the request spec:
-    set them with ``dataclasses.replace``.
+    set them with ``records.replace``.
     """
     fields: dict[str, object] = {}
     for field_name, keys in SECRET_KEYS.items():

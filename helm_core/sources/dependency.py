@@ -16,7 +16,6 @@ from __future__ import annotations
 import datetime
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +23,7 @@ import yaml
 
 from helm_core import gojson
 from helm_core.errors import DependencyError
+from helm_core.records import record
 from helm_core.sources import ChartRef, Credentials, cache as cache_mod, package as package_mod, resolve
 
 STALE_LOCK = ("the lock file (Chart.lock) is out of sync with the dependencies file (Chart.yaml). "
@@ -32,7 +32,7 @@ _DEP_FIELDS = ("name", "version", "repository", "condition", "tags", "enabled", 
 _ALWAYS = ("name", "repository")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Built:
     name: str
     version: str

@@ -23,7 +23,6 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Generator
-from dataclasses import dataclass
 from typing import Any, NoReturn
 
 import httpx
@@ -34,6 +33,7 @@ from helm_core.errors import (
     AuthError, ChartNotFoundError, DigestMismatchError, NoMatchingVersionError,
     RegistryUnavailableError, SourceError,
 )
+from helm_core.records import record
 from helm_core.sources import auth, cache as cache_mod, repo
 
 SCHEME = "oci://"
@@ -52,7 +52,7 @@ _REPO_PATH_RE = re.compile(r"/v2/(.+?)/(?:manifests|blobs|tags)/")
 _CHALLENGE_RE = re.compile(r'(\w+)="([^"]*)"')
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Reference:
     """A parsed ``oci://`` reference."""
 
@@ -127,7 +127,7 @@ def select_tag(tags: list[str], version: str, *, devel: bool = False, where: str
     raise NoMatchingVersionError(f"{where}: no tag matching version {version or '*'!r}")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Pulled:
     data: bytes
     digest: str

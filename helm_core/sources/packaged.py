@@ -10,18 +10,18 @@ from __future__ import annotations
 import base64
 import binascii
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 from helm_core.chart import loader
 from helm_core.errors import ChartNotFoundError, DigestMismatchError, SourceError
 from helm_core.kube import client as kclient
+from helm_core.records import record
 from helm_core.sources import cache as cache_mod
 
 KINDS = {"ConfigMap": "binaryData", "Secret": "data"}
 """Object kinds that may hold a packaged chart, and the field holding base64 values."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Packaged:
     data: bytes
     digest: str

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import types
-from dataclasses import dataclass
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -31,6 +30,7 @@ from helm_core.errors import (
     AuthError, ChartNotFoundError, DigestMismatchError, NoMatchingVersionError,
     RegistryUnavailableError, SourceError,
 )
+from helm_core.records import record
 from helm_core.sources import auth, cache as cache_mod
 
 MAX_INDEX_BYTES = 256 * 1024 * 1024
@@ -44,7 +44,7 @@ T = TypeVar("T")
 _INDEX_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class IndexEntry:
     """One chart version as an index lists it (only what resolution needs)."""
 
@@ -54,7 +54,7 @@ class IndexEntry:
     digest: str = ""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Index:
     """A parsed repository index: chart name -> versions, newest first."""
 
@@ -201,7 +201,7 @@ def resolve_url(repo_url: str, chart_url: str) -> str:
     return str(httpx.URL(normalize_url(repo_url) + "/").join(chart_url))
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Fetched:
     """A chart downloaded (or found in the cache) and checked."""
 

@@ -32,12 +32,12 @@ import socket
 import threading
 import uuid
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any
 
 from helm_core.errors import ClusterError, ConflictError, LockedError, NotFoundError
 from helm_core.kube import client as kclient
+from helm_core.records import field, record
 
 LEASE_API_VERSION = "coordination.k8s.io/v1"
 OPERATION_ANNOTATION = "helm.sh/operation"
@@ -57,7 +57,7 @@ def _now() -> dt.datetime:
     return dt.datetime.now(dt.timezone.utc)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class LockOptions:
     """Timing and identity of a release lock."""
 

@@ -13,12 +13,12 @@ Rules:
 """
 from __future__ import annotations
 
-import dataclasses
 import datetime as dt
 import enum
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from helm_core import records
+from helm_core.records import field, record
 from typing import Any
 
 import ulid
@@ -53,7 +53,7 @@ def utcnow() -> dt.datetime:
     return dt.datetime.now(dt.timezone.utc).replace(microsecond=0)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ReleaseVersion:
     """One stored version of a release: what was applied, with which values, and how it went."""
 
@@ -91,11 +91,11 @@ class ReleaseVersion:
 
     def with_status(self, status: Status, description: str = "") -> ReleaseVersion:
         """A copy with a new status (and description when given)."""
-        return dataclasses.replace(self, status=status, description=description or self.description)
+        return records.replace(self, status=status, description=description or self.description)
 
     def replace(self, **changes: Any) -> ReleaseVersion:
         """A copy with ``changes`` applied."""
-        return dataclasses.replace(self, **changes)
+        return records.replace(self, **changes)
 
 
 def check_name(name: str) -> None:

@@ -14,12 +14,12 @@ outside the manifest).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from helm_core import errors as core_errors
 from helm_core.action import config as action_config
 from helm_core.kube import client as kclient
+from helm_core.records import record
 from helm_core.storage import release as rel
 
 MODES = ("disabled", "warn", "enabled")
@@ -27,7 +27,7 @@ MAX_REPORTED = 20
 _IGNORED = ("metadata", "status")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Drifted:
     """One drifted object: what to say, and the stored object that puts it right."""
 

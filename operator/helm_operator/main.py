@@ -15,10 +15,11 @@ import logging
 import os
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from helm_operator import settings as settings_mod
+
+from helm_core.records import record
 
 ENV_PREFIX = "HELM_OPERATOR_"
 #: Finalizer Kopf puts on each HelmRequest (the uninstall runs before it is removed).
@@ -29,7 +30,7 @@ TRUE_WORDS = frozenset({"1", "true", "yes", "on"})
 FALSE_WORDS = frozenset({"0", "false", "no", "off"})
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Invocation:
     """A parsed command line: the settings plus how to reach the cluster."""
 

@@ -14,10 +14,11 @@ Rules:
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from helm_operator import errors, settings as settings_mod
+
+from helm_core.records import record
 
 #: Annotation on the Release naming the HelmRequest (``<namespace>/<name>``) that owns it.
 OWNER_ANNOTATION = "helm.sh/helmrequest"
@@ -25,7 +26,7 @@ OWNER_ANNOTATION = "helm.sh/helmrequest"
 SERVICE_ACCOUNT_USER = "system:serviceaccount:{namespace}:{name}"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ReleaseKey:
     """A release's identity: one operation at a time per key."""
 

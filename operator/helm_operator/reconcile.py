@@ -22,7 +22,6 @@ import functools
 import re
 import threading
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import ulid
@@ -34,6 +33,7 @@ from helm_core.action import install, rollback, template, uninstall, upgrade
 from helm_core.chart import loader
 from helm_core.kube import client as kclient
 from helm_core.lua import permissions as lua_permissions
+from helm_core.records import field, record
 from helm_core.storage import driver as drv
 from helm_core.storage import release as rel
 from helm_core.storage import secrets
@@ -62,7 +62,7 @@ class EventPoster(Protocol):
     def __call__(self, body: Mapping[str, Any], type_: str, *, reason: str, message: str) -> None: ...
 
 
-@dataclass
+@record
 class Runtime:
     """What every reconcile shares: the controller's client, the chart cache, the settings."""
 
@@ -84,7 +84,7 @@ class Runtime:
             return self._locks.setdefault(key, threading.Lock())
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Outcome:
     """What happened: ``action`` is install, upgrade, rollback, drift-correction, none or suspended."""
 

@@ -1,11 +1,11 @@
-"""Operator settings: what the admin decides, as frozen dataclasses per concern.
+"""Operator settings: what the admin decides, as frozen records per concern.
 
 Only ``main`` reads flags and the environment and builds an :class:`OperatorSettings`; every other
 module receives it. Each field's docstring gives its meaning, unit and why the default is what it is.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from helm_core.records import field, record
 
 #: Lua permissions an admin may allow (``helm_core.lua.permissions.ALL_PERMISSIONS``).
 LOG_FORMATS = ("text", "json")
@@ -15,7 +15,7 @@ DEFAULT_METRICS_PORT = 9090
 MAX_WORKERS = 256
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class WatchSettings:
     """Which HelmRequests this operator serves."""
 
@@ -32,7 +32,7 @@ class WatchSettings:
         return not self.namespaces
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class SecuritySettings:
     """Who the controller acts as, and what chart Lua may do."""
 
@@ -50,7 +50,7 @@ class SecuritySettings:
     running with the controller's own rights."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class RuntimeSettings:
     """How the process runs."""
 
@@ -81,7 +81,7 @@ class RuntimeSettings:
                 raise ValueError(f"{name.replace('_', ' ')} must be between 0 and 65535, not {port}")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class OperatorSettings:
     """Everything the controller needs from its admin, composed per concern."""
 

@@ -21,7 +21,6 @@ import binascii
 import hashlib
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 import yaml
@@ -29,6 +28,7 @@ import yaml
 from helm_core import errors
 from helm_core import sources as core_sources
 from helm_core.chart import strvals, values as values_mod
+from helm_core.records import record
 from helm_core.sources import auth, oci, packaged
 
 #: ``reader(kind, name)`` -> the object (ConfigMap or Secret, as the API returns it) or None
@@ -40,7 +40,7 @@ DEFAULT_VALUES_KEY = "values.yaml"
 MAX_VALUES_BYTES = 1024 * 1024
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ResolvedValues:
     """The merged user values of a request and what they were made from."""
 

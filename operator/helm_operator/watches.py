@@ -24,10 +24,10 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass
 from typing import Any, Protocol
 
 from helm_core import errors as core_errors
+from helm_core.records import record
 
 HELMREQUEST = ("helm.sh/v1alpha1", "HelmRequest")
 VALUES_KINDS = ("ConfigMap", "Secret")
@@ -35,7 +35,7 @@ MIN_BACKOFF_S = 1.0
 MAX_BACKOFF_S = 30.0
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ObjectKey:
     """A ConfigMap or Secret a request reads values from."""
 

@@ -1,12 +1,12 @@
 """Cancelled waits (``Configuration.cancelled``): handled as failed waits by the actions."""
 from __future__ import annotations
 
-import dataclasses
 import time
 from pathlib import Path
 
 import pytest
 
+from helm_core import records
 from helm_core.action import config, install, upgrade
 from helm_core.errors import HelmError, WaitCancelled
 from helm_core.kube import client as kclient
@@ -26,7 +26,7 @@ def _chart(tmp_path: Path):
 
 
 def _cancelling(cfg: config.Configuration) -> config.Configuration:
-    return dataclasses.replace(cfg, cancelled=lambda: SUPERSEDED)
+    return records.replace(cfg, cancelled=lambda: SUPERSEDED)
 
 
 def _exists(cfg: config.Configuration, kind: str, name: str) -> bool:

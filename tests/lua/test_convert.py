@@ -1,12 +1,11 @@
 """Data crossing the Python/Lua boundary: copies, Go types, limits, no code."""
 from __future__ import annotations
 
-import dataclasses
 import math
 
 import pytest
 
-from helm_core import errors
+from helm_core import errors, records
 from helm_core.lua import convert, limits as limits_mod
 from tests.lua import luakit
 
@@ -92,7 +91,7 @@ def test_python_inputs_are_not_mutated():
 
 def test_max_depth_is_capped():
     with pytest.raises(ValueError, match="LuaLimits.max_depth must be from 1 to 100, got 101"):
-        dataclasses.replace(limits_mod.LuaLimits(), max_depth=101)
+        records.replace(limits_mod.LuaLimits(), max_depth=101)
 
 
 @pytest.mark.parametrize(("event", "body", "message"), [

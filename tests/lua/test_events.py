@@ -249,11 +249,11 @@ def test_require_loop_is_an_error():
 
 
 def test_require_count_is_limited():
-    import dataclasses
+    from helm_core import records
     mods = {f"m{i}": "return 1" for i in range(3)}
     c = luakit.chart("top", lua_files={"chart": 'require("m0") require("m1") require("m2")', **mods})
     with pytest.raises(errors.LuaError) as info:
-        luakit.load(c, limits=dataclasses.replace(luakit.TEST_LIMITS, max_modules=2))
+        luakit.load(c, limits=records.replace(luakit.TEST_LIMITS, max_modules=2))
     assert str(info.value) == 'chart "top": ext/lua/chart.lua:1: too many modules required (limit 2)'
 
 

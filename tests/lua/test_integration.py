@@ -1,13 +1,12 @@
 """The example chart through loader → values → pre-render → render → post-render."""
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 
 import pytest
 import yaml
 
-from helm_core import lua, manifests
+from helm_core import lua, manifests, records
 from helm_core.chart import loader, model, prepare
 from helm_core.engine import capabilities as caps_mod, render as render_mod
 
@@ -25,7 +24,7 @@ def _render(chart: model.Chart, ctx: lua.EventContext) -> tuple[lua.RenderedObje
 
 
 def _with_templates(chart: model.Chart, templates) -> model.Chart:
-    copy = dataclasses.replace(chart, templates=[model.File(t.name, t.data) for t in templates[chart.chart_path()]],
+    copy = records.replace(chart, templates=[model.File(t.name, t.data) for t in templates[chart.chart_path()]],
                                dependencies=[])
     for sub in chart.dependencies:
         copy.add_dependency(_with_templates(sub, templates))
@@ -47,8 +46,8 @@ def test_example_chart_post_render_changes_the_rendered_objects(prepared, sessio
         ctx = scripts.fire("chart-loaded", ctx)
         ctx = scripts.fire("pre-render", ctx)
         assert ctx.values["replicaCount"] == 1  # raised from 0 by pre-render
-        ctx = dataclasses.replace(ctx, values={**ctx.values, "replicaCount": 3.0})
-        ctx = dataclasses.replace(ctx, objects=_render(prepared.chart, ctx))
+        ctx = records.replace(ctx, values={**ctx.values, "replicaCount": 3.0})
+        ctx = records.replace(ctx, objects=_render(prepared.chart, ctx))
         assert [o.object["kind"] for o in ctx.objects] == ["ConfigMap", "Deployment", "Service"]
         ctx = scripts.fire("post-render", ctx)
         ctx = scripts.fire("post-template", ctx)

@@ -1,13 +1,12 @@
 """Runtimes in a worker process: the wall-clock limit kills it, even inside C code."""
 from __future__ import annotations
 
-import dataclasses
 import time
 from pathlib import Path
 
 import pytest
 
-from helm_core import errors, lua
+from helm_core import errors, lua, records
 from helm_core.lua import worker
 from tests.lua import luakit
 
@@ -28,7 +27,7 @@ def test_worker_runs_handlers_like_in_process():
 
 
 def test_pathological_pattern_in_c_is_stopped_by_killing_the_worker():
-    lim = dataclasses.replace(luakit.TEST_LIMITS, timeout_seconds=1.0)
+    lim = records.replace(luakit.TEST_LIMITS, timeout_seconds=1.0)
     c = luakit.chart("top", lua_files={"chart": luakit.handler("pre-render", PATHOLOGICAL)})
     scripts = _load(c, limits=lim)
     session = scripts._session

@@ -1,11 +1,12 @@
 """Operator settings refuse nonsense at start-up (helm_operator.settings)."""
 from __future__ import annotations
 
-import dataclasses
 
 import pytest
 
 from helm_operator import settings
+
+from helm_core import records
 
 
 def test_defaults_watch_all_namespaces_and_allow_no_lua():
@@ -16,7 +17,7 @@ def test_defaults_watch_all_namespaces_and_allow_no_lua():
 
 
 def test_settings_are_frozen():
-    with pytest.raises(dataclasses.FrozenInstanceError):
+    with pytest.raises(records.FrozenInstanceError):
         settings.RuntimeSettings().workers = 3  # type: ignore[misc]
 
 
