@@ -85,6 +85,16 @@ def test_ca_and_signed_certificate_follow_sprig_template() -> None:
     assert (cert.not_valid_after_utc - cert.not_valid_before_utc).days == 30
 
 
+def test_a_ca_known_only_by_its_pem_texts_signs_the_same_way() -> None:
+    made = crypto.gen_ca("my-ca", 365)
+    rebuilt = crypto.Certificate(made.Cert, made.Key)  # as buildCustomCert gives: PEM texts only
+    for ca in (made, rebuilt):
+        cert = x509.load_pem_x509_certificate(crypto.gen_signed_cert("svc", None, None, 1, ca).Cert.encode())
+        ca_cert = x509.load_pem_x509_certificate(ca.Cert.encode())
+        ca_cert.public_key().verify(cert.signature, cert.tbs_certificate_bytes, padding.PKCS1v15(),
+                                    cert.signature_hash_algorithm)
+
+
 def test_self_signed_with_given_ecdsa_key() -> None:
     key = crypto.gen_private_key("ecdsa")
     cert = crypto.gen_self_signed_cert_with_key("me", None, None, 1, key)
