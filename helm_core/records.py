@@ -96,8 +96,7 @@ def _collect_fields(cls: type, kw_only: bool) -> tuple[Field, ...]:
                 delattr(cls, name)
             else:
                 setattr(cls, name, f.default)
-        by_name.pop(name, None)
-        by_name[name] = f
+        by_name[name] = f  # a redefined base field keeps its place, as with dataclasses
     return tuple(by_name.values())
 
 

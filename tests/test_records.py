@@ -171,3 +171,18 @@ def test_hash_false_field_is_compared_but_not_hashed() -> None:
 
     assert hash(Owner("a", {"uid": "1"})) == hash(Owner("a"))
     assert Owner("a", {"uid": "1"}) != Owner("a")
+
+
+def test_a_redefined_base_field_keeps_its_place() -> None:
+    @record
+    class Base:
+        a: int = 1
+        b: int = 2
+
+    @record
+    class Child(Base):
+        a: int = 10
+        c: int = 3
+
+    assert [f.name for f in fields(Child)] == ["a", "b", "c"]
+    assert (Child().a, Child(5).a) == (10, 5)
