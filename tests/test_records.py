@@ -2,12 +2,17 @@
 from __future__ import annotations
 
 import copy
+import os
 import pickle
+import subprocess
+import sys
+from pathlib import Path
 from typing import ClassVar
 
 import pytest
 
 from helm_core.records import FrozenInstanceError, asdict, field, fields, is_record, record, replace
+from tests.chartkit import chart_yaml, write_chart
 
 
 @record
@@ -186,3 +191,18 @@ def test_a_redefined_base_field_keeps_its_place() -> None:
 
     assert [f.name for f in fields(Child)] == ["a", "b", "c"]
     assert (Child().a, Child(5).a) == (10, 5)
+
+
+def test_helm_core_template_runs_without_importing_dataclasses(tmp_path: Path) -> None:
+    """What this module is for: the CLI's start path defines its records without
+    dataclasses (and so without inspect, ast, dis and tokenize)."""
+    chart = write_chart(tmp_path / "src", {"Chart.yaml": chart_yaml("c"), "values.yaml": "a: 1\n",
+                                           "templates/cm.yaml": "kind: ConfigMap\ndata:\n  a: {{ .Values.a }}\n"})
+    script = ("import sys; from helm_core import cli; code = cli.main(['template', 'x', sys.argv[1]]); "
+              "print(sorted(m for m in ('dataclasses', 'inspect') if m in sys.modules), file=sys.stderr); "
+              "sys.exit(code)")
+    run = subprocess.run([sys.executable, "-c", script, str(chart)], capture_output=True, text=True,
+                         env=dict(os.environ, HELM_CORE_CACHE=str(tmp_path / "cache")), check=False)
+    assert run.returncode == 0, run.stderr
+    assert "a: 1" in run.stdout
+    assert run.stderr.strip().splitlines()[-1] == "[]"
