@@ -69,7 +69,7 @@ def current_set() -> Optional["TemplateSet"]:
 
 @contextlib.contextmanager
 def _gc_paused() -> Any:
-    """Pause the cyclic GC while building trees and closures.
+    """Pause the cyclic GC while a template is parsed (or its trees loaded from the memo).
 
     Parsing allocates many small objects that all stay alive; letting the collector scan
     them repeatedly halves parse speed. Nothing cyclic is freed during a parse, so pausing
