@@ -72,8 +72,32 @@ def test_parse_trees_outlive_the_environment(disk: memo.DiskMemo, monkeypatch: p
     assert second.execute("t.yaml", {"a": "r", "b": []}) == "X=R-0"
     third = _env(disk).new_set()
     third.parse("t.yaml", TEXT + " ")  # another text: parsed again
-    third.parse("u.yaml", TEXT)  # another name: its errors must name it, parsed again
-    assert len(calls) == 2
+    assert len(calls) == 1
+
+
+def test_the_same_text_under_another_name_loads_and_names_its_own_file(
+        disk: memo.DiskMemo, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A library chart's file under a second chart (`redis/charts/common/...` after
+    `postgresql/charts/common/...`) is not parsed again; its trees and errors name it."""
+    _env(disk).new_set().parse("a/templates/t.yaml", TEXT)
+    calls = []
+    real_parse = parser.parse
+    monkeypatch.setattr(parser, "parse", lambda *a, **k: calls.append(a) or real_parse(*a, **k))
+    tset = _env(disk).new_set()
+    tset.parse("b/templates/t.yaml", TEXT)
+    assert calls == []
+    assert sorted(tset.names()) == ["b/templates/t.yaml", "x"]
+    own, define = tset.tree("b/templates/t.yaml"), tset.tree("x")
+    assert own is not None and define is not None
+    assert (own.name, own.parse_name, define.name, define.parse_name) == (
+        "b/templates/t.yaml", "b/templates/t.yaml", "x", "b/templates/t.yaml")
+    with pytest.raises(Exception) as remembered:
+        tset.execute("b/templates/t.yaml", {"a": "q"})
+    fresh = _env(None).new_set()
+    fresh.parse("b/templates/t.yaml", TEXT)
+    with pytest.raises(Exception) as parsed:
+        fresh.execute("b/templates/t.yaml", {"a": "q"})
+    assert str(remembered.value) == str(parsed.value) and "b/templates/t.yaml:1:" in str(parsed.value)
 
 
 LIBRARY = ('{{ define "used" }}U{{ end }}{{ define "unused" }}{{ .x.y.z }}{{ end }}'

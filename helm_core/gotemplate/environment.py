@@ -153,18 +153,22 @@ class Environment:
                known: frozenset[str]) -> dict[str, nodes.Tree | StoredTree]:
         if self.memo is None:
             return dict(parser.parse(name, text, known.__contains__))
+        # Keyed by the text, not the file name: the same library chart (Bitnami's `common`)
+        # under two charts parses once. The file's own tree is stored under None.
         memo_key = hashlib.sha256("\0".join(
-            (_parser_digest(), name, digest, self._known_digest(known))).encode()).hexdigest()
+            (_parser_digest(), digest, self._known_digest(known))).encode()).hexdigest()
         blob = self.memo.get(TREES_MEMO, memo_key)
         if blob is not None:
             try:
-                stored: dict[str, tuple[bool, bytes]] = pickle.loads(blob)
-                return {tname: StoredTree(tblob, text, empty) for tname, (empty, tblob) in stored.items()}
+                stored: dict[str | None, tuple[bool, bytes]] = pickle.loads(blob)
+                return {name if tname is None else tname: StoredTree(tblob, name, text, empty)
+                        for tname, (empty, tblob) in stored.items()}
             except Exception:  # noqa: BLE001 - a damaged entry is a miss
                 pass
         trees = parser.parse(name, text, known.__contains__)
         self.memo.put(TREES_MEMO, memo_key, pickle.dumps(
-            {tname: (nodes.is_empty_tree(tree.root), nodes.dump_tree(tree)) for tname, tree in trees.items()},
+            {None if tname == name else tname: (nodes.is_empty_tree(tree.root), nodes.dump_tree(tree))
+             for tname, tree in trees.items()},
             protocol=pickle.HIGHEST_PROTOCOL))
         return dict(trees)
 
@@ -181,14 +185,15 @@ class StoredTree:
 
     Library charts define far more templates than a chart uses (Bitnami's ``common``:
     about half of a chart's trees), so each tree is pickled on its own and most are never
-    loaded. The template text, shared by every tree of a file, is not in each pickle: it
-    is the text being parsed, given back on load.
+    loaded. Where it was parsed from (the file's name and text, shared by every tree of
+    the file) is not in each pickle: it is given back on load.
     """
 
-    __slots__ = ("blob", "text", "empty", "_tree")
+    __slots__ = ("blob", "parse_name", "text", "empty", "_tree")
 
-    def __init__(self, blob: bytes, text: str, empty: bool) -> None:
+    def __init__(self, blob: bytes, parse_name: str, text: str, empty: bool) -> None:
         self.blob = blob
+        self.parse_name = parse_name
         self.text = text
         #: Whether the tree is empty (an empty redefinition does not replace a template).
         self.empty = empty
@@ -196,7 +201,7 @@ class StoredTree:
 
     def load(self) -> nodes.Tree:
         if self._tree is None:  # two threads may both load: the first to finish is kept
-            loaded = nodes.load_tree(self.blob, self.text)
+            loaded = nodes.load_tree(self.blob, self.parse_name, self.text)
             if self._tree is None:
                 self._tree = loaded
         return self._tree

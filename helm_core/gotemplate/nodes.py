@@ -372,17 +372,24 @@ def _load_body(tree: Tree, blob: bytes) -> ListNode:
 
 
 def dump_tree(tree: Tree) -> bytes:
-    """``tree`` pickled without its text (the text of the whole file, shared by its trees)."""
+    """``tree`` pickled without where it was parsed from: the file's name and text (shared by
+    the file's trees, and the same text may be parsed under another name)."""
     def reduce_tree(t: Tree) -> Any:
-        return copyreg.__newobj__, (Tree,), dict(t.__getstate__(), text="")  # type: ignore[attr-defined]
+        state = dict(t.__getstate__(), text="", parse_name="")  # type: ignore[attr-defined]
+        if t.name == t.parse_name:
+            state["name"] = None  # the file's own tree is named after the file
+        return copyreg.__newobj__, (Tree,), state
 
     return _pickle(tree, reduce_tree)
 
 
-def load_tree(blob: bytes, text: str) -> Tree:
-    """A tree from :func:`dump_tree`, given back the ``text`` it was parsed from."""
+def load_tree(blob: bytes, parse_name: str, text: str) -> Tree:
+    """A tree from :func:`dump_tree`, parsed from ``text`` as file ``parse_name``."""
     tree: Tree = pickle.loads(blob)
     tree.text = text
+    tree.parse_name = parse_name
+    if tree.name is None:
+        tree.name = parse_name
     return tree
 
 
