@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Optional
 
-from helm_core.gotemplate import nodes as n
+from helm_core.gotemplate import gcpause, nodes as n
 from helm_core.gotemplate import runtime as rt
 
 Run = Callable[[rt.State, Any, bool], None]
@@ -29,7 +29,8 @@ MISSING = rt.MISSING
 def compile_tree(tree: n.Tree) -> Run:
     """The closure executing ``tree`` (cached on the tree: trees are immutable once parsed)."""
     if tree.compiled is None:
-        tree.compiled = _list(tree.root) if tree.root is not None else _nothing
+        with gcpause.paused():
+            tree.compiled = _list(tree.root) if tree.root is not None else _nothing
     return tree.compiled
 
 
@@ -111,8 +112,9 @@ def _branch(node: n.BranchNode, *, else_part: bool) -> Optional[Run]:
     def run_branch(st: rt.State, dot: Any, db: bool) -> None:
         nonlocal compiled
         if compiled is None:
-            body = node.else_list if else_part else node.list
-            compiled = _list(body) if body is not None else _nothing
+            with gcpause.paused():
+                body = node.else_list if else_part else node.list
+                compiled = _list(body) if body is not None else _nothing
         compiled(st, dot, db)
 
     return run_branch

@@ -26,10 +26,8 @@ instead of parsing again.
 """
 from __future__ import annotations
 
-import contextlib
 import contextvars
 import functools
-import gc
 import hashlib
 import pickle
 import sys
@@ -38,7 +36,7 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Literal, Mapping, Optional
 
-from helm_core.gotemplate import compiler, gofmt, nodes, parser, runtime
+from helm_core.gotemplate import compiler, gcpause, gofmt, nodes, parser, runtime
 from helm_core.gotemplate.funcs import builtins
 
 if TYPE_CHECKING:
@@ -65,24 +63,6 @@ _CURRENT: contextvars.ContextVar[Optional["TemplateSet"]] = contextvars.ContextV
 def current_set() -> Optional["TemplateSet"]:
     """The template set executing right now (for functions like Helm's ``include``)."""
     return _CURRENT.get()
-
-
-@contextlib.contextmanager
-def _gc_paused() -> Any:
-    """Pause the cyclic GC while a template is parsed (or its trees loaded from the memo).
-
-    Parsing allocates many small objects that all stay alive; letting the collector scan
-    them repeatedly halves parse speed. Nothing cyclic is freed during a parse, so pausing
-    changes no behaviour; the previous state is restored (nested pauses are harmless).
-    """
-    was_enabled = gc.isenabled()
-    if was_enabled:
-        gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def check_funcs(funcs: Mapping[str, Callable[..., Any]]) -> None:
@@ -140,7 +120,7 @@ class Environment:
             if trees is not None:
                 self._cache.move_to_end(key)
                 return trees
-        with _gc_paused():
+        with gcpause.paused():
             trees = self._parse(name, text, digest, known)
         with self._lock:
             self._cache[key] = trees
@@ -201,7 +181,8 @@ class StoredTree:
 
     def load(self) -> nodes.Tree:
         if self._tree is None:  # two threads may both load: the first to finish is kept
-            loaded = nodes.load_tree(self.blob, self.parse_name, self.text)
+            with gcpause.paused():
+                loaded = nodes.load_tree(self.blob, self.parse_name, self.text)
             if self._tree is None:
                 self._tree = loaded
         return self._tree
