@@ -22,7 +22,8 @@ Parsing happens once per (name, text, known function names): trees are immutable
 shared by every set and clone that holds them. A tree is compiled when first executed (a
 library chart's many defines are mostly never called). With a ``memo`` (see
 :mod:`helm_core.memo`) parse trees also outlive the process: a later process loads them
-instead of parsing again.
+instead of parsing again (found by the text and the known names: the same text under
+another file name, a library chart shared by two charts, is loaded and renamed).
 """
 from __future__ import annotations
 
