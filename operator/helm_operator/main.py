@@ -17,9 +17,8 @@ import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from helm_operator import settings as settings_mod
-
 from helm_core.records import record
+from helm_operator import settings as settings_mod
 
 ENV_PREFIX = "HELM_OPERATOR_"
 #: Finalizer Kopf puts on each HelmRequest (the uninstall runs before it is removed).
