@@ -224,20 +224,22 @@ def test_render_matches_helm_template(chart_name, which, tmp_path, monkeypatch):
     results.OUTCOMES[(chart_name, which)] = outcome
     shown = "\n\n".join(problems[:MAX_OBJECTS_SHOWN])
     assert not problems, f"{len(problems)} object(s) differ from helm template:\n{shown}"
-    # As `helm-core template` runs a second time: trees (and branch bodies) from the disk memo.
-    remembered = _our_documents(_render_through_memo(chart_dir, user_values, options, tmp_path, monkeypatch),
-                                prepared.chart.name)
-    _, problems = _report(remembered, theirs, again)
-    shown = "\n\n".join(problems[:MAX_OBJECTS_SHOWN])
-    assert not problems, f"with the disk memo, {len(problems)} object(s) differ from helm template:\n{shown}"
+    # As `helm-core template` runs after a run with the chart's defaults left its disk memo
+    # (trees, branch bodies, YAML documents), then once more.
+    for run in _renders_through_memo(chart_dir, user_values, options, tmp_path, monkeypatch):
+        _, problems = _report(_our_documents(run, prepared.chart.name), theirs, again)
+        shown = "\n\n".join(problems[:MAX_OBJECTS_SHOWN])
+        assert not problems, f"with the disk memo, {len(problems)} object(s) differ from helm template:\n{shown}"
 
 
-def _render_through_memo(chart_dir: Path, user_values: dict[str, Any], options: render.RenderOptions,
-                         root: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
-    """The second of two renders, each as a new process would do it, sharing one disk memo."""
+def _renders_through_memo(chart_dir: Path, user_values: dict[str, Any], options: render.RenderOptions,
+                          root: Path, monkeypatch: pytest.MonkeyPatch) -> list[dict[str, str]]:
+    """Three renders, each as a new process would do it, sharing one disk memo: the chart's
+    defaults, then ``user_values`` twice; the last two are returned."""
     monkeypatch.setattr(memo, "_ACTIVE", memo.DiskMemo(root / "memo"))
-    for _ in range(2):
+    rendered = []
+    for values in ({}, user_values, user_values):
         monkeypatch.setattr(render, "_CACHE", type(render._CACHE)())
-        prepared = prepare.prepare_chart(loader.load(chart_dir), user_values)
-        rendered = render.render(prepared.chart, prepared.values, options=options)
-    return rendered
+        prepared = prepare.prepare_chart(loader.load(chart_dir), values)
+        rendered.append(render.render(prepared.chart, prepared.values, options=options))
+    return rendered[1:]
