@@ -86,7 +86,7 @@ def jinja_twins() -> None:
         print(f"{label:26} {go_s * 1e3:8.2f} {jinja_s * 1e3:9.2f} {jinja_s / go_s:9.2f}")
 
 
-def run_ms(command: list[str], env: dict[str, str] | None = None) -> float:
+def wall_seconds(command: list[str], env: dict[str, str] | None = None) -> float:
     """Wall time of one whole process."""
     start = time.perf_counter()
     subprocess.run(command, capture_output=True, check=True, env=env)
@@ -100,12 +100,12 @@ def time_cli(chart_dir: Path, helm: str | None) -> tuple[float, float, float]:
     with tempfile.TemporaryDirectory(prefix="bench-render-cache-") as cache:
         env = dict(os.environ, HELM_CORE_CACHE=cache)
         command = [str(HELM_CORE), "template", str(chart_dir)]
-        first = run_ms(command, env)
+        first = wall_seconds(command, env)
         ours, helms = [], []
         for _ in range(RUNS):
-            ours.append(run_ms(command, env))
+            ours.append(wall_seconds(command, env))
             if helm:
-                helms.append(run_ms([helm, "template", str(chart_dir)]))
+                helms.append(wall_seconds([helm, "template", str(chart_dir)]))
         return first, statistics.median(ours), statistics.median(helms) if helms else float("nan")
 
 

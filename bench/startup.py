@@ -14,18 +14,15 @@ families a chart calls, lazily).
 """
 from __future__ import annotations
 
-import compileall
-import os
 import statistics
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 
-from render import helm_binary  # noqa: E402
+from render import byte_compile, helm_binary, wall_seconds  # noqa: E402
 
 RUNS = 21
 START_PATH = ("helm_core.cli", "helm_core.action.template", "helm_core.chart.loader",
@@ -34,12 +31,7 @@ IMPORTS = "import gc; gc.disable(); import " + ", ".join(START_PATH)
 
 
 def median_ms(command: list[str]) -> float:
-    samples = []
-    for _ in range(RUNS):
-        start = time.perf_counter()
-        subprocess.run(command, capture_output=True, check=True)
-        samples.append(time.perf_counter() - start)
-    return statistics.median(samples) * 1e3
+    return statistics.median(wall_seconds(command) for _ in range(RUNS)) * 1e3
 
 
 def self_times() -> list[tuple[int, str]]:
@@ -54,7 +46,7 @@ def self_times() -> list[tuple[int, str]]:
 
 
 def main() -> int:
-    compileall.compile_dir(str(ROOT / "helm_core"), quiet=1)
+    byte_compile()
     bare = median_ms([sys.executable, "-c", "pass"])
     start_path = median_ms([sys.executable, "-c", IMPORTS])
     print(f"{'python -c pass':32} {bare:7.1f} ms")

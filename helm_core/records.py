@@ -203,17 +203,21 @@ def record(cls: type[_T] | None = None, /, *, frozen: bool = False, eq: bool = T
     return wrap if cls is None else wrap(cls)
 
 
+def _table(obj: Any) -> tuple[Field, ...] | None:
+    return getattr(obj if isinstance(obj, type) else type(obj), _FIELDS, None)
+
+
 def is_record(obj: Any) -> bool:
     """True for a record class or an instance of one."""
-    return hasattr(obj if isinstance(obj, type) else type(obj), _FIELDS)
+    return _table(obj) is not None
 
 
 def fields(obj: Any) -> tuple[Field, ...]:
     """The fields of a record class or instance, in order."""
-    try:
-        return getattr(obj if isinstance(obj, type) else type(obj), _FIELDS)  # type: ignore[no-any-return]
-    except AttributeError:
-        raise TypeError(f"{obj!r} is not a record class or instance") from None
+    table = _table(obj)
+    if table is None:
+        raise TypeError(f"{obj!r} is not a record class or instance")
+    return table
 
 
 def replace(obj: _T, /, **changes: Any) -> _T:
