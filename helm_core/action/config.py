@@ -57,6 +57,18 @@ class Configuration:
     cancelled: Callable[[], str] = kwait.never_cancelled
     """Asked between the polls of every wait (``--wait``, hooks, CRDs, deletions): a reason
     stops the wait with ``WaitCancelled``, which the actions handle as a failed wait."""
+    renderer: Any = None
+    """Where chart code runs (:class:`helm_core.engine.renderer.Renderer`): None is this
+    process; the controller passes worker processes under render limits."""
+
+
+def renderer_of(cfg: Configuration) -> Any:
+    """``cfg.renderer``, or rendering in this process."""
+    if cfg.renderer is not None:
+        return cfg.renderer
+    from helm_core.engine import renderer
+
+    return renderer.LOCAL
 
 
 def cluster_capabilities(cfg: Configuration) -> caps_mod.Capabilities:

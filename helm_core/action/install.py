@@ -28,7 +28,7 @@ from helm_core import events, lua
 from helm_core import manifests as mf
 from helm_core.action import config, hooks, uninstall
 from helm_core.action import template as template_action
-from helm_core.chart import model, prepare
+from helm_core.chart import model
 from helm_core.engine import capabilities as caps_mod
 from helm_core.engine import render as render_mod
 from helm_core.errors import HelmError, ReleaseExistsError
@@ -86,13 +86,15 @@ def rendering(cfg: config.Configuration, chart: model.Chart, user_values: Mappin
               lua_options: template_action.LuaOptions) -> Iterator[Rendered]:
     """Render ``chart`` for an install or upgrade: chart-loaded, pre-render, render, post-render
     and the action's ``pre-*`` event (whose handlers may still change objects)."""
-    prepared = prepare.prepare_chart(chart, dict(user_values))
+    renderer = config.renderer_of(cfg)
+    prepared = renderer.prepare(chart, user_values)
     capabilities = config.cluster_capabilities(cfg)
     is_upgrade = action == "upgrade"
     release = caps_mod.ReleaseInfo(name=name, namespace=namespace, revision=revision,
                                    is_install=not is_upgrade, is_upgrade=is_upgrade)
-    step = template_action._RenderStep(prepared.chart, render_mod.RenderOptions(
-        release=release, capabilities=capabilities, lookup=klookup.make_lookup(cfg.client)))
+    step = template_action.RenderStep(prepared.chart, render_mod.RenderOptions(
+        release=release, capabilities=capabilities, lookup=klookup.make_lookup(cfg.client)),
+        renderer)
     with lua.load_chart_scripts(prepared.chart, accepted_permissions=lua_options.accepted_permissions,
                                 limits=lua_options.limits, log=cfg.log,
                                 session_factory=lua_options.session_factory) as scripts:

@@ -12,11 +12,11 @@ from typing import Any
 from helm_core import goyaml, lua, manifests as mf
 from helm_core.chart import ignore, model, prepare
 from helm_core.engine import capabilities as caps_mod, render as render_mod
+from helm_core.engine import renderer as renderer_mod
 from helm_core.lua import layout
 from helm_core.errors import HelmError
 from helm_core.records import field, record, replace
 
-NOTES_SUFFIX = "NOTES.txt"
 DEFAULT_RELEASE_NAME = "release-name"
 
 
@@ -84,7 +84,7 @@ def run(chart: model.Chart, user_values: dict[str, Any], options: TemplateOption
         is_install=not options.is_upgrade,
         is_upgrade=options.is_upgrade,
     )
-    step = _RenderStep(prepared.chart, render_mod.RenderOptions(
+    step = RenderStep(prepared.chart, render_mod.RenderOptions(
         release=release, capabilities=capabilities, strict=options.strict))
     if layout.has_extensions(prepared.chart):
         values, documents = _run_lifecycle(step, prepared, release, capabilities, options, log)
@@ -104,7 +104,7 @@ def run(chart: model.Chart, user_values: dict[str, Any], options: TemplateOption
     )
 
 
-def _run_lifecycle(step: "_RenderStep", prepared: prepare.Prepared, release: caps_mod.ReleaseInfo,
+def _run_lifecycle(step: "RenderStep", prepared: prepare.Prepared, release: caps_mod.ReleaseInfo,
                    capabilities: Any, options: TemplateOptions,
                    log: Callable[[str], None]) -> tuple[dict[str, Any], list[mf.Manifest]]:
     """The template action's events with the chart's Lua handlers around the core render."""
@@ -129,16 +129,18 @@ def _run_lifecycle(step: "_RenderStep", prepared: prepare.Prepared, release: cap
     return dict(ctx.values), step.documents_after(ctx.objects)
 
 
-class _RenderStep:
+class RenderStep:
     """The core ``render`` event: templates and values of the context → rendered objects.
 
     It keeps the rendered documents so that objects post-render handlers leave as they
     were print exactly as rendered; only changed or added ones are serialised anew.
     """
 
-    def __init__(self, chart: model.Chart, options: render_mod.RenderOptions) -> None:
+    def __init__(self, chart: model.Chart, options: render_mod.RenderOptions,
+                 renderer: renderer_mod.Renderer = renderer_mod.LOCAL) -> None:
         self.chart = chart
         self.options = options
+        self.renderer = renderer
         self.documents: list[mf.Manifest] = []
         self.objects: tuple[lua.RenderedObject, ...] = ()
         self.notes = ""
@@ -146,9 +148,9 @@ class _RenderStep:
     def render(self, chart: model.Chart, values: Mapping[str, Any],
                options: render_mod.RenderOptions | None = None) -> list[mf.Manifest]:
         """Templates → documents (NOTES.txt kept apart in ``notes``); ``values`` may be any mapping."""
-        files = render_mod.render(chart, dict(values), options=options or self.options)
-        self.notes = _take_notes(files, chart.name)
-        self.documents = mf.parse_documents(files)
+        rendered = self.renderer.render(chart, values, options or self.options)
+        self.notes = rendered.notes
+        self.documents = rendered.documents
         return self.documents
 
     def __call__(self, ctx: lua.EventContext) -> lua.EventContext:
@@ -188,16 +190,6 @@ def _with_templates(chart: model.Chart, templates: Mapping[str, tuple[lua.Templa
     for sub in chart.dependencies:
         copy.add_dependency(_with_templates(sub, templates))
     return copy
-
-
-def _take_notes(files: dict[str, str], top: str) -> str:
-    """Remove every NOTES.txt from ``files``; return the top chart's (subcharts' are not shown)."""
-    notes = ""
-    for name in [n for n in files if n.endswith(NOTES_SUFFIX)]:
-        text = files.pop(name)
-        if name == f"{top}/templates/{NOTES_SUFFIX}":
-            notes = text
-    return notes
 
 
 def _is_test_hook(hook: mf.Hook) -> bool:

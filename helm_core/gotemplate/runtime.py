@@ -426,7 +426,7 @@ def call_function(
         argv.append(validate_type(st, last, final, False, t))
     try:
         return fn(*argv)
-    except (BreakLoop, ContinueLoop, RecursionError):
+    except (BreakLoop, ContinueLoop, RecursionError, MemoryError):
         raise
     except gotypes.FuncError as e:
         raise st.error(call_node, f"error calling {name}: {e}") from e

@@ -1,0 +1,83 @@
+"""The seam where a release action hands chart code to something that runs it.
+
+Three steps of an install or upgrade run what a chart brings: loading its archive (YAML,
+gzip), preparing its values (coalescing, ``values.schema.json`` with its patterns) and
+rendering its templates. An action asks a :class:`Renderer` for them, so the caller decides
+where they run:
+
+- :data:`LOCAL` runs them in this process (the CLI, tests);
+- :class:`helm_core.isolation.IsolatedRenderer` runs them in a worker process under a
+  :class:`~helm_core.limits.RenderLimits` budget (the controller: no chart can hang or crash
+  the process that serves every namespace).
+
+Everything in between (chart Lua, the cluster, storage) stays with the action.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Protocol
+
+from helm_core import manifests as mf
+from helm_core.chart import loader, model, prepare
+from helm_core.engine import render as render_mod
+from helm_core.records import record
+
+NOTES_SUFFIX = "NOTES.txt"
+
+
+@record(frozen=True)
+class RenderedDocuments:
+    """What the templates of a chart produced: documents (sorted by path) and the top
+    chart's NOTES.txt (subcharts' notes are not shown, as in Helm)."""
+
+    documents: list[mf.Manifest]
+    notes: str = ""
+
+
+class Renderer(Protocol):
+    """Runs the chart-supplied steps of an action."""
+
+    def load_archive(self, data: bytes, *, source: str) -> model.Chart:
+        """A packaged chart (``.tgz`` bytes) loaded into the chart model."""
+
+    def prepare(self, chart: model.Chart, user_values: Mapping[str, Any]) -> prepare.Prepared:
+        """Dependencies resolved, values coalesced and checked against every schema."""
+
+    def render(self, chart: model.Chart, values: Mapping[str, Any],
+               options: render_mod.RenderOptions) -> RenderedDocuments:
+        """The chart's templates rendered with the final ``values``."""
+
+
+def render_documents(chart: model.Chart, values: Mapping[str, Any],
+                     options: render_mod.RenderOptions) -> RenderedDocuments:
+    """Templates → documents, NOTES.txt kept apart (the work every renderer does)."""
+    files = render_mod.render(chart, dict(values), options=options)
+    notes = take_notes(files, chart.name)
+    return RenderedDocuments(mf.parse_documents(files), notes)
+
+
+def take_notes(files: dict[str, str], top: str) -> str:
+    """Remove every NOTES.txt from ``files``; return the top chart's."""
+    notes = ""
+    for name in [n for n in files if n.endswith(NOTES_SUFFIX)]:
+        text = files.pop(name)
+        if name == f"{top}/templates/{NOTES_SUFFIX}":
+            notes = text
+    return notes
+
+
+class LocalRenderer:
+    """Every step in this process, on the caller's thread."""
+
+    def load_archive(self, data: bytes, *, source: str) -> model.Chart:
+        return loader.load_archive(data, source=source)
+
+    def prepare(self, chart: model.Chart, user_values: Mapping[str, Any]) -> prepare.Prepared:
+        return prepare.prepare_chart(chart, dict(user_values))
+
+    def render(self, chart: model.Chart, values: Mapping[str, Any],
+               options: render_mod.RenderOptions) -> RenderedDocuments:
+        return render_documents(chart, values, options)
+
+
+LOCAL: Renderer = LocalRenderer()

@@ -1,0 +1,219 @@
+"""Render workers shared by every request, fairly, and the Renderer that uses them.
+
+Rules:
+- At most ``workers`` processes; one request at a time each. A worker past a limit, or
+  dead, is killed and the next request starts a fresh one: a chart that crashes or hangs
+  costs its own request, never another's.
+- Fairness: one tenant (the controller passes the namespace) holds at most ``per_tenant``
+  workers at once (default: all but one), so a namespace full of hostile or slow charts
+  always leaves a worker for the others.
+- A request prefers an idle worker that rendered the same chart lately (warm caches).
+- The CPU-heavy steps run in the worker and are then repeated cheaply in the caller where
+  the caller needs the objects: loading an archive (deterministic: once it has loaded within
+  its budget in a worker, it loads the same way here) and coalescing values (the schema
+  check, with its chart-supplied patterns, runs only in the worker).
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import threading
+import time
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from helm_core import errors, manifests as mf
+from helm_core.chart import loader, model, prepare
+from helm_core.engine import render as render_mod
+from helm_core.engine import renderer as renderer_mod
+from helm_core.isolation import process
+from helm_core.isolation.serve import rebuild_error
+from helm_core.limits import (DEFAULT_LIMITS, RenderCrashed, RenderLimitExceeded, RenderLimits,
+                              describe_bytes)
+from helm_core.records import replace
+
+#: Bytes a reply may have beyond the output limit (objects travel beside their text).
+REPLY_SLACK = 1 << 20
+#: How many charts a worker remembers for affinity.
+RECENT_CHARTS = 8
+
+
+def default_workers() -> int:
+    """Two on a small machine, up to four: renders are short, most time is spent waiting on
+    the API server."""
+    return max(2, min(4, os.cpu_count() or 2))
+
+
+class RenderPool:
+    """Worker processes for rendering, shared between tenants."""
+
+    def __init__(self, *, workers: int | None = None, limits: RenderLimits = DEFAULT_LIMITS,
+                 per_tenant: int | None = None) -> None:
+        self.size = workers or default_workers()
+        if self.size < 1:
+            raise ValueError("a render pool needs at least one worker")
+        self.limits = limits
+        self.per_tenant = per_tenant or max(1, self.size - 1)
+        self._cond = threading.Condition()
+        self._idle: list[process.WorkerProcess] = []
+        self._busy = 0
+        self._tenants: dict[str, int] = {}
+        self._closed = False
+        self.started = 0
+        """Worker processes started so far (a restart after a kill counts)."""
+
+    def renderer(self, *, tenant: str = "", limits: RenderLimits | None = None) -> IsolatedRenderer:
+        """A Renderer for one request of ``tenant``; ``limits`` may only lower the pool's."""
+        own = self.limits if limits is None else self.limits.lowered(
+            timeout_s=limits.timeout_s, cpu_s=limits.cpu_s, memory_bytes=limits.memory_bytes,
+            output_bytes=limits.output_bytes)
+        return IsolatedRenderer(self, tenant=tenant, limits=own)
+
+    def warm(self) -> None:
+        """Start one worker now, so the first request does not pay the interpreter's start."""
+        with self._cond:
+            if self._closed or self._idle:
+                return
+            self.started += 1
+            self._idle.append(process.WorkerProcess())
+
+    @contextlib.contextmanager
+    def worker(self, *, tenant: str, affinity: str) -> Iterator[process.WorkerProcess]:
+        """A worker for one request; it goes back to the pool unless it died or was killed."""
+        proc = self._acquire(tenant, affinity)
+        try:
+            yield proc
+        finally:
+            self._release(proc, tenant, affinity)
+
+    def _acquire(self, tenant: str, affinity: str) -> process.WorkerProcess:
+        with self._cond:
+            while True:
+                if self._closed:
+                    raise errors.HelmError("the render pool is shut down")
+                if self._tenants.get(tenant, 0) < self.per_tenant and self._busy < self.size:
+                    break
+                self._cond.wait()
+            self._busy += 1
+            self._tenants[tenant] = self._tenants.get(tenant, 0) + 1
+            chosen = next((w for w in self._idle if affinity in w.recent), None)
+            if chosen is None and self._idle:
+                chosen = self._idle[-1]
+            if chosen is not None:
+                self._idle.remove(chosen)
+                return chosen
+            self.started += 1
+        try:
+            return process.WorkerProcess()
+        except OSError as exc:
+            self._release(None, tenant, affinity)
+            raise errors.HelmError(f"cannot start a render worker: {exc}") from exc
+
+    def _release(self, proc: process.WorkerProcess | None, tenant: str, affinity: str) -> None:
+        with self._cond:
+            self._busy -= 1
+            self._tenants[tenant] -= 1
+            if not self._tenants[tenant]:
+                del self._tenants[tenant]
+            if proc is not None and proc.alive and not self._closed:
+                if affinity in proc.recent:
+                    proc.recent.remove(affinity)
+                proc.recent = [affinity, *proc.recent][:RECENT_CHARTS]
+                self._idle.append(proc)
+            elif proc is not None:
+                proc.kill()
+            self._cond.notify_all()
+
+    def close(self) -> None:
+        """Kill every idle worker; busy ones are killed as their requests return. Requests
+        waiting for a worker fail at once."""
+        with self._cond:
+            self._closed = True
+            idle, self._idle = self._idle, []
+            self._cond.notify_all()
+        for proc in idle:
+            proc.kill()
+
+
+class IsolatedRenderer:
+    """The :class:`~helm_core.engine.renderer.Renderer` of one request, backed by a pool."""
+
+    def __init__(self, pool: RenderPool, *, tenant: str, limits: RenderLimits) -> None:
+        self.pool = pool
+        self.tenant = tenant
+        self.limits = limits
+
+    def load_archive(self, data: bytes, *, source: str) -> model.Chart:
+        self._ask({"op": "load", "data": data, "source": source}, label=source, affinity=source)
+        return loader.load_archive(data, source=source)
+
+    def prepare(self, chart: model.Chart, user_values: Mapping[str, Any]) -> prepare.Prepared:
+        self._ask({"op": "prepare", "chart": chart, "values": dict(user_values)},
+                  label=_label(chart), affinity=_label(chart))
+        return prepare.prepare_chart(chart, dict(user_values), validate_schema=False)
+
+    def render(self, chart: model.Chart, values: Mapping[str, Any],
+               options: render_mod.RenderOptions) -> renderer_mod.RenderedDocuments:
+        lookup = options.lookup
+
+        def answer(call: dict[str, Any]) -> Any:
+            if call.get("call") != "lookup" or lookup is None:
+                return {}  # no lookup: an empty map, as ``helm template`` gives
+            api_version, kind, namespace, name = (str(a) for a in call.get("args") or ())
+            return lookup(api_version, kind, namespace, name)
+
+        reply = self._ask({"op": "render", "chart": chart, "values": dict(values),
+                           "options": replace(options, lookup=None)},
+                          label=_label(chart), affinity=_label(chart), on_call=answer)
+        documents = [mf.Manifest(source=str(s), content=str(c), obj=o if isinstance(o, dict) else {})
+                     for s, c, o in reply.get("documents") or []]
+        return renderer_mod.RenderedDocuments(documents, str(reply.get("notes") or ""))
+
+    def _ask(self, message: dict[str, Any], *, label: str, affinity: str,
+             on_call: Any = None) -> dict[str, Any]:
+        limits = self.limits
+        message["limits"] = limits
+        with self.pool.worker(tenant=self.tenant, affinity=affinity) as proc:
+            try:
+                proc.wait_ready()  # a fresh worker's start-up is not the chart's time
+            except (process.WorkerTimedOut, process.WorkerDied) as exc:
+                raise RenderCrashed(f"chart {label}: a render worker could not start ({exc})") from None
+            deadline = time.monotonic() + limits.timeout_s
+            try:
+                reply = proc.request(message, deadline=deadline,
+                                     max_reply=4 * limits.output_bytes + REPLY_SLACK,
+                                     on_call=on_call or (lambda _call: {}))
+            except process.WorkerTimedOut:
+                raise RenderLimitExceeded(
+                    f"chart {label}: rendering took longer than the render timeout of "
+                    f"{limits.timeout_s:g}s; its worker was stopped", limit="timeout_s") from None
+            except process.ReplyTooLarge:
+                raise RenderLimitExceeded(
+                    f"chart {label}: rendered more than its output limit of "
+                    f"{describe_bytes(limits.output_bytes)}", limit="output_bytes") from None
+            except process.WorkerDied as died:
+                if died.signum == signal.SIGXCPU:
+                    raise RenderLimitExceeded(
+                        f"chart {label}: rendering used more than its CPU limit of {limits.cpu_s:g}s",
+                        limit="cpu_s") from None
+                raise RenderCrashed(f"chart {label}: the worker rendering it crashed "
+                                    f"({died.how}); nothing was applied") from None
+            error = reply.get("error") or {}
+            if error.get("type") == "MemoryError":
+                proc.kill()  # its heap may be fragmented past use: start afresh
+        if reply.get("ok"):
+            return reply
+        if error.get("type") == "MemoryError":
+            raise RenderLimitExceeded(
+                f"chart {label}: rendering needed more memory than its limit of "
+                f"{describe_bytes(limits.memory_bytes)}", limit="memory_bytes")
+        exc = rebuild_error(error)
+        if isinstance(exc, RenderLimitExceeded):
+            raise RenderLimitExceeded(f"chart {label}: {exc}", limit=exc.limit)
+        raise exc
+
+
+def _label(chart: model.Chart) -> str:
+    """How messages name a chart: ``name-version``."""
+    return f"{chart.metadata.name}-{chart.metadata.version}"

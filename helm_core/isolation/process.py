@@ -1,0 +1,171 @@
+"""One render worker process, seen from the parent: start, ask, enforce the clock, kill.
+
+Framing: an 8-byte big-endian length, then the body. The parent sends pickles (the worker
+trusts its parent: charts and options are model objects); the worker answers in JSON only,
+so a worker a chart managed to subvert can send data, never code. While it works on a
+request the worker may ask the parent something (``{"op": "lookup", ...}``): the parent
+answers with ``{"op": "reply", ...}`` and goes on waiting for the final answer.
+
+The worker starts with ``python -I`` and an empty environment: it inherits no credentials.
+"""
+from __future__ import annotations
+
+import json
+import os
+import pickle
+import select
+import signal
+import struct
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+HEADER = struct.Struct(">Q")
+#: Seconds a new worker may take to import the engine and say it is ready.
+STARTUP_TIMEOUT_S = 60.0
+_BOOT = ("import sys; sys.path.insert(0, sys.argv[1]); "
+         "from helm_core.isolation import serve; serve.main()")
+
+
+class WorkerDied(Exception):
+    """The worker ended before answering: ``signal`` (e.g. SIGSEGV, SIGXCPU) or exit code."""
+
+    def __init__(self, how: str, *, signum: int = 0) -> None:
+        super().__init__(how)
+        self.how = how
+        self.signum = signum
+
+
+class WorkerTimedOut(Exception):
+    """The deadline passed before the answer came; the worker has been killed."""
+
+
+class ReplyTooLarge(Exception):
+    """The worker announced a reply over the allowed size; it has been killed."""
+
+
+class WorkerProcess:
+    """A started worker. Not thread-safe: one caller at a time (the pool sees to it)."""
+
+    def __init__(self) -> None:
+        root = str(Path(__file__).resolve().parents[2])
+        self._proc = subprocess.Popen(
+            [sys.executable, "-I", "-c", _BOOT, root],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=None, env={},
+            start_new_session=True)
+        self.pid = self._proc.pid
+        self.ready = False
+        self._ended = False
+        self.recent: list[str] = []
+        """Affinity keys of the charts this worker rendered last (its caches are warm)."""
+
+    # -- asking --------------------------------------------------------------------------
+
+    def wait_ready(self) -> None:
+        if not self.ready:
+            self._read(time.monotonic() + STARTUP_TIMEOUT_S, max_size=1 << 20)
+            self.ready = True
+
+    def request(self, message: Mapping[str, Any], *, deadline: float, max_reply: int,
+                on_call: Callable[[dict[str, Any]], Any]) -> dict[str, Any]:
+        """Send ``message``; answer the worker's calls with ``on_call`` until the final
+        reply, which is returned. Raises WorkerDied, WorkerTimedOut or ReplyTooLarge (the
+        worker is then dead)."""
+        self.wait_ready()
+        self._send(message)
+        while True:
+            reply = self._read(deadline, max_size=max_reply)
+            if reply.get("op") != "call":
+                return reply
+            try:
+                answer = {"op": "reply", "ok": True, "value": on_call(reply)}
+            except Exception as exc:  # noqa: BLE001 - the worker re-raises it where it asked
+                answer = {"op": "reply", "ok": False, "type": type(exc).__name__, "message": str(exc)}
+            self._send(answer)
+
+    def _send(self, message: Mapping[str, Any]) -> None:
+        data = pickle.dumps(dict(message), protocol=pickle.HIGHEST_PROTOCOL)
+        assert self._proc.stdin is not None
+        try:
+            self._proc.stdin.write(HEADER.pack(len(data)) + data)
+            self._proc.stdin.flush()
+        except OSError:
+            raise self._died() from None
+
+    def _read(self, deadline: float, *, max_size: int) -> dict[str, Any]:
+        (size,) = HEADER.unpack(self._read_exact(HEADER.size, deadline))
+        if size > max_size:
+            self.kill()
+            raise ReplyTooLarge(f"{size} bytes")
+        body = self._read_exact(size, deadline)
+        try:
+            reply = json.loads(body)
+        except ValueError:
+            reply = None
+        if not isinstance(reply, dict):
+            self.kill()
+            raise WorkerDied("sent a malformed reply")
+        return reply
+
+    def _read_exact(self, n: int, deadline: float) -> bytes:
+        assert self._proc.stdout is not None
+        fd = self._proc.stdout.fileno()
+        chunks: list[bytes] = []
+        got = 0
+        while got < n:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([fd], [], [], left)[0]:
+                self.kill()
+                raise WorkerTimedOut()
+            chunk = os.read(fd, min(n - got, 1 << 20))
+            if not chunk:
+                raise self._died()
+            chunks.append(chunk)
+            got += len(chunk)
+        return b"".join(chunks)
+
+    def _died(self) -> WorkerDied:
+        self._ended = True
+        try:
+            code = self._proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            code = self._proc.returncode
+        self._close_pipes()
+        if code is not None and code < 0:
+            try:
+                name = signal.Signals(-code).name
+            except ValueError:
+                name = f"signal {-code}"
+            return WorkerDied(f"killed by {name}", signum=-code)
+        return WorkerDied(f"exited with code {code}")
+
+    # -- ending --------------------------------------------------------------------------
+
+    @property
+    def alive(self) -> bool:
+        return not self._ended and self._proc.poll() is None
+
+    def kill(self) -> None:
+        """SIGKILL now; the exit is reaped in the background (a render never waits on it)."""
+        self._ended = True
+        if self._proc.poll() is None:
+            try:
+                self._proc.kill()
+            except OSError:
+                pass
+            threading.Thread(target=self._proc.wait, name=f"reap-render-worker-{self.pid}",
+                             daemon=True).start()
+        self._close_pipes()
+
+    def _close_pipes(self) -> None:
+        for pipe in (self._proc.stdin, self._proc.stdout):
+            if pipe is not None:
+                try:
+                    pipe.close()
+                except OSError:
+                    pass

@@ -1,0 +1,188 @@
+"""The worker's side: serve load, prepare and render requests from the parent, one at a time.
+
+Each request carries its :class:`~helm_core.limits.RenderLimits`. Before it runs, the worker
+lowers its own soft limits: ``RLIMIT_AS`` to what it uses now plus the render thread's stack
+plus ``memory_bytes`` (Python then raises MemoryError, which is reported), and
+``RLIMIT_CPU`` to the CPU it has used plus ``cpu_s`` (the kernel's SIGXCPU ends it, which the
+parent reports). The wall clock is the parent's: it kills the worker at the deadline.
+
+Compiled templates stay in this process between requests (the engine's caches are keyed by
+template text), so a chart rendered again is not parsed again.
+"""
+from __future__ import annotations
+
+import json
+import os
+import pickle
+import resource
+import signal
+import sys
+from collections.abc import Mapping
+from typing import Any
+
+from helm_core import errors
+from helm_core import limits as limits_mod
+from helm_core.isolation.process import HEADER
+
+#: Linux prctl option: the signal to receive when the parent dies.
+_PR_SET_PDEATHSIG = 1
+
+
+class _Channel:
+    """Frames on the two protocol pipes."""
+
+    def __init__(self) -> None:
+        self.out = os.dup(1)
+        os.dup2(2, 1)  # stray prints can no longer corrupt the protocol
+        self.inp = sys.stdin.buffer
+
+    def send(self, obj: Mapping[str, Any]) -> None:
+        data = json.dumps(obj, separators=(",", ":")).encode("utf-8")
+        view = memoryview(HEADER.pack(len(data)) + data)
+        while view:
+            view = view[os.write(self.out, view):]
+
+    def receive(self) -> dict[str, Any] | None:
+        head = self.inp.read(HEADER.size)
+        if len(head) < HEADER.size:
+            return None
+        (size,) = HEADER.unpack(head)
+        message: dict[str, Any] = pickle.loads(self.inp.read(size))
+        return message
+
+    def call(self, op: str, *args: Any) -> Any:
+        """Ask the parent (e.g. a ``lookup`` against the cluster) and wait for its answer."""
+        self.send({"op": "call", "call": op, "args": list(args)})
+        answer = self.receive()
+        if answer is None:
+            raise SystemExit(0)  # the parent is gone
+        if answer.get("ok"):
+            return answer.get("value")
+        raise rebuild_error(answer)
+
+
+def rebuild_error(info: Mapping[str, Any]) -> Exception:
+    """The helm_core error named in ``info`` (``type``, ``message``), as close as it can be
+    rebuilt; anything else becomes a plain HelmError with the same words."""
+    kind = getattr(errors, str(info.get("type", "")), None) or getattr(limits_mod, str(info.get("type", "")), None)
+    message = str(info.get("message", ""))
+    if kind is errors.SchemaError:
+        return errors.SchemaError(message, list(info.get("violations") or []))
+    if kind is limits_mod.RenderLimitExceeded:
+        return limits_mod.RenderLimitExceeded(message, limit=str(info.get("limit", "")))
+    if isinstance(kind, type) and issubclass(kind, errors.HelmError) and kind.__init__ is errors.HelmError.__init__:
+        return kind(message)
+    if kind is errors.TemplateError:
+        return errors.TemplateError(message)
+    return errors.HelmError(message)
+
+
+def describe_error(exc: BaseException) -> dict[str, Any]:
+    """An exception as JSON for the parent."""
+    info: dict[str, Any] = {"type": type(exc).__name__, "message": str(exc)}
+    if isinstance(exc, errors.SchemaError):
+        info["violations"] = list(exc.violations)
+    if isinstance(exc, limits_mod.RenderLimitExceeded):
+        info["limit"] = exc.limit
+    return info
+
+
+class _Budget:
+    """Soft process limits for one request, restored afterwards."""
+
+    def __init__(self, limits: limits_mod.RenderLimits) -> None:
+        from helm_core.engine import render
+
+        self.limits = limits
+        self._stack = render.RENDER_STACK_BYTES
+
+    def __enter__(self) -> None:
+        used = resource.getrusage(resource.RUSAGE_SELF)
+        cpu = int(used.ru_utime + used.ru_stime + self.limits.cpu_s) + 1
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu, resource.RLIM_INFINITY))
+        resource.setrlimit(resource.RLIMIT_AS, (_address_space() + self._stack + self.limits.memory_bytes,
+                                                resource.RLIM_INFINITY))
+
+    def __exit__(self, *_exc: object) -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+        resource.setrlimit(resource.RLIMIT_CPU, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+
+
+def _address_space() -> int:
+    """Bytes of virtual memory this process maps now."""
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[0]) * resource.getpagesize()
+
+
+def handle(channel: _Channel, request: Mapping[str, Any]) -> dict[str, Any]:
+    """Run one request; every outcome is a reply (``ok`` with results, or ``error``)."""
+    from helm_core.chart import loader, prepare
+    from helm_core.engine import renderer
+    from helm_core.records import replace
+
+    limits: limits_mod.RenderLimits = request["limits"]
+    op = request["op"]
+    try:
+        with _Budget(limits):
+            if op == "load":
+                loader.load_archive(request["data"], source=request["source"])
+                return {"ok": True}
+            if op == "prepare":
+                prepare.prepare_chart(request["chart"], dict(request["values"]))
+                return {"ok": True}
+            if op == "render":
+                options = replace(request["options"], lookup=lambda *a: channel.call("lookup", *a))
+                done = renderer.render_documents(request["chart"], request["values"], options)
+                size = len(done.notes) + sum(len(d.content) for d in done.documents)
+                if size > limits.output_bytes:
+                    raise limits_mod.RenderLimitExceeded(
+                        f"the chart rendered {limits_mod.describe_bytes(size)}, more than its output "
+                        f"limit of {limits_mod.describe_bytes(limits.output_bytes)}", limit="output_bytes")
+                return {"ok": True, "notes": done.notes,
+                        "documents": [[d.source, d.content, d.obj] for d in done.documents]}
+            return {"ok": False, "error": {"type": "HelmError", "message": f"unknown request {op!r}"}}
+    except MemoryError:
+        return {"ok": False, "error": {"type": "MemoryError", "message": ""}}
+    except errors.HelmError as exc:
+        return {"ok": False, "error": describe_error(exc)}
+    except RecursionError:
+        return {"ok": False, "error": {"type": "HelmError", "message": "chart nesting too deep"}}
+    except Exception as exc:  # noqa: BLE001 - a bug of ours: named, never a silent crash
+        return {"ok": False, "error": {"type": "InternalError", "message": f"{type(exc).__name__}: {exc}"}}
+
+
+def _backstops() -> None:
+    """Die with the parent; never write a core file."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
+def _warm_up() -> None:
+    """Import and exercise the render path once, so the first real request does not pay."""
+    from helm_core.chart import model, prepare
+    from helm_core.engine import render, renderer
+
+    chart = model.Chart(metadata=model.Metadata(name="warm-up", version="0.1.0", api_version="v2"),
+                        templates=[model.File("templates/cm.yaml",
+                                              b"a: {{ .Values.a | toYaml }}\n")],
+                        values={"a": 1})
+    prepared = prepare.prepare_chart(chart, {})
+    renderer.render_documents(prepared.chart, prepared.values, render.RenderOptions())
+
+
+def main() -> None:
+    """Worker entry point: serve requests from stdin until it closes."""
+    _backstops()
+    channel = _Channel()
+    _warm_up()
+    channel.send({"ready": True})
+    while True:
+        request = channel.receive()
+        if request is None:
+            return
+        channel.send(handle(channel, request))
