@@ -57,6 +57,7 @@ class RenderPool:
         self.per_tenant = per_tenant or max(1, self.size - 1)
         self._cond = threading.Condition()
         self._idle: list[process.WorkerProcess] = []
+        self._all: set[process.WorkerProcess] = set()
         self._busy = 0
         self._tenants: dict[str, int] = {}
         self._closed = False
@@ -76,7 +77,9 @@ class RenderPool:
             if self._closed or self._idle:
                 return
             self.started += 1
-            self._idle.append(process.WorkerProcess())
+            proc = process.WorkerProcess()
+            self._all.add(proc)
+            self._idle.append(proc)
 
     @contextlib.contextmanager
     def worker(self, *, tenant: str, affinity: str) -> Iterator[process.WorkerProcess]:
@@ -105,10 +108,15 @@ class RenderPool:
                 return chosen
             self.started += 1
         try:
-            return process.WorkerProcess()
+            proc = process.WorkerProcess()
         except OSError as exc:
             self._release(None, tenant, affinity)
             raise errors.HelmError(f"cannot start a render worker: {exc}") from exc
+        with self._cond:
+            self._all.add(proc)
+            if self._closed:
+                proc.kill()
+        return proc
 
     def _release(self, proc: process.WorkerProcess | None, tenant: str, affinity: str) -> None:
         with self._cond:
@@ -122,17 +130,19 @@ class RenderPool:
                 proc.recent = [affinity, *proc.recent][:RECENT_CHARTS]
                 self._idle.append(proc)
             elif proc is not None:
-                proc.kill()
+                proc.close()
+                self._all.discard(proc)
             self._cond.notify_all()
 
     def close(self) -> None:
-        """Kill every idle worker; busy ones are killed as their requests return. Requests
-        waiting for a worker fail at once."""
+        """Kill every worker, busy ones too (their requests fail at once, as do requests
+        waiting for a worker): what a shutdown needs."""
         with self._cond:
             self._closed = True
-            idle, self._idle = self._idle, []
+            every, self._idle = list(self._all), []
+            self._all.clear()
             self._cond.notify_all()
-        for proc in idle:
+        for proc in every:
             proc.kill()
 
 
@@ -201,7 +211,7 @@ class IsolatedRenderer:
                                     f"({died.how}); nothing was applied") from None
             error = reply.get("error") or {}
             if error.get("type") == "MemoryError":
-                proc.kill()  # its heap may be fragmented past use: start afresh
+                proc.close()  # its heap may be fragmented past use: start afresh
         if reply.get("ok"):
             return reply
         if error.get("type") == "MemoryError":

@@ -99,7 +99,7 @@ class WorkerProcess:
     def _read(self, deadline: float, *, max_size: int) -> dict[str, Any]:
         (size,) = HEADER.unpack(self._read_exact(HEADER.size, deadline))
         if size > max_size:
-            self.kill()
+            self.close()
             raise ReplyTooLarge(f"{size} bytes")
         body = self._read_exact(size, deadline)
         try:
@@ -107,7 +107,7 @@ class WorkerProcess:
         except ValueError:
             reply = None
         if not isinstance(reply, dict):
-            self.kill()
+            self.close()
             raise WorkerDied("sent a malformed reply")
         return reply
 
@@ -119,7 +119,7 @@ class WorkerProcess:
         while got < n:
             left = deadline - time.monotonic()
             if left <= 0 or not select.select([fd], [], [], left)[0]:
-                self.kill()
+                self.close()
                 raise WorkerTimedOut()
             chunk = os.read(fd, min(n - got, 1 << 20))
             if not chunk:
@@ -133,7 +133,7 @@ class WorkerProcess:
         try:
             code = self._proc.wait(timeout=5)
         except subprocess.TimeoutExpired:
-            self.kill()
+            self.close()
             code = self._proc.returncode
         self._close_pipes()
         if code is not None and code < 0:
@@ -151,7 +151,8 @@ class WorkerProcess:
         return not self._ended and self._proc.poll() is None
 
     def kill(self) -> None:
-        """SIGKILL now; the exit is reaped in the background (a render never waits on it)."""
+        """SIGKILL now; the exit is reaped in the background (a render never waits on it).
+        Safe from any thread: a caller reading from the worker sees it die."""
         self._ended = True
         if self._proc.poll() is None:
             try:
@@ -160,6 +161,10 @@ class WorkerProcess:
                 pass
             threading.Thread(target=self._proc.wait, name=f"reap-render-worker-{self.pid}",
                              daemon=True).start()
+
+    def close(self) -> None:
+        """Kill and close the pipes: for the thread that owns the worker."""
+        self.kill()
         self._close_pipes()
 
     def _close_pipes(self) -> None:

@@ -17,6 +17,8 @@
           ├── ChartNotFoundError         no*        ChartNotFound
           ├── NoMatchingVersionError     no*        ChartVersionNotFound
           └── DigestMismatchError        yes        ChartDigestMismatch
+     ├── RenderLimitExceeded             yes**      RenderLimitExceeded
+     └── RenderCrashed                   yes**      RenderCrashed
     RequestError (this package)          yes        its own reason
 
 Permanent means "will not progress without a change" (Stalled); everything else is retried with
@@ -26,12 +28,15 @@ HelmError (a bug, a network hiccup in the Kubernetes client) is retried.
 (*) Repository errors wait on something outside the request (the server back, a chart pushed,
 the credentials Secret fixed): they stay Reconciling and, once the backoff budget is used, keep
 being retried at the request's interval, never Stalled (Flux's HelmChart does the same).
+(**) A chart past its render limits, or crashing its worker, does the same on the next try:
+Stalled at once, then tried again at the request's interval (the admin may raise a limit).
 """
 from __future__ import annotations
 
 import kopf
 
 from helm_core import errors
+from helm_core import limits
 
 #: First retry delay, doubled per attempt up to ``MAX_BACKOFF_S`` (seconds).
 BASE_BACKOFF_S = 5.0
@@ -66,6 +71,8 @@ _REASONS: tuple[tuple[type[BaseException], str, bool], ...] = (
     (errors.TemplateError, "RenderFailed", True),
     (errors.ManifestError, "RenderFailed", True),
     (errors.LuaError, "LuaFailed", True),
+    (limits.RenderLimitExceeded, limits.RenderLimitExceeded.reason, True),
+    (limits.RenderCrashed, limits.RenderCrashed.reason, True),
     (errors.HelmError, "HelmError", True),
 )
 

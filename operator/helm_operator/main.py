@@ -17,6 +17,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from helm_core.limits import DEFAULT_LIMITS, RenderLimits, describe_bytes, parse_bytes
 from helm_core.records import record
 from helm_operator import settings as settings_mod
 
@@ -66,6 +67,18 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--in-cluster", action="store_true", default=None)
     run.add_argument("--cache-dir", default=None, help="chart cache folder")
     run.add_argument("--verbose", "-v", action="store_true", default=None)
+    limits = run.add_argument_group("render limits (every chart is run in a worker process "
+                                    "under them; a request may lower them, never raise them)")
+    limits.add_argument("--render-timeout", default=None, metavar="DURATION",
+                        help=f"wall time of one render (default {DEFAULT_LIMITS.timeout_s:g}s)")
+    limits.add_argument("--render-cpu", default=None, metavar="DURATION",
+                        help=f"CPU time of one render (default {DEFAULT_LIMITS.cpu_s:g}s)")
+    limits.add_argument("--render-memory", default=None, metavar="SIZE",
+                        help=f"memory of one render (default {describe_bytes(DEFAULT_LIMITS.memory_bytes)})")
+    limits.add_argument("--render-output", default=None, metavar="SIZE",
+                        help=f"rendered text of one chart (default {describe_bytes(DEFAULT_LIMITS.output_bytes)})")
+    limits.add_argument("--render-workers", type=int, default=None,
+                        help="render worker processes (default: 2-4 by CPU count)")
     return top
 
 
@@ -100,8 +113,18 @@ def parse(argv: Sequence[str], env: Mapping[str, str]) -> Invocation:
                         "probe port"),
         metrics_port=_int(pick(args.metrics_port, "METRICS_PORT",
                                str(settings_mod.DEFAULT_METRICS_PORT)), "metrics port"))
+    render = settings_mod.RenderSettings(
+        limits=RenderLimits(
+            timeout_s=_seconds(pick(args.render_timeout, "RENDER_TIMEOUT"), DEFAULT_LIMITS.timeout_s,
+                               "render timeout"),
+            cpu_s=_seconds(pick(args.render_cpu, "RENDER_CPU"), DEFAULT_LIMITS.cpu_s, "render cpu"),
+            memory_bytes=_size(pick(args.render_memory, "RENDER_MEMORY"), DEFAULT_LIMITS.memory_bytes,
+                               "render memory"),
+            output_bytes=_size(pick(args.render_output, "RENDER_OUTPUT"), DEFAULT_LIMITS.output_bytes,
+                               "render output")),
+        workers=_int(pick(args.render_workers, "RENDER_WORKERS", "0"), "render workers"))
     return Invocation(
-        settings=settings_mod.OperatorSettings(
+        settings=settings_mod.OperatorSettings(render=render,
             watch=settings_mod.WatchSettings(
                 namespaces=namespaces,
                 values_from=_bool(pick(args.watch_values_from, "WATCH_VALUES_FROM", "true"),
@@ -118,6 +141,28 @@ def _bool(text: str, what: str) -> bool:
     if word not in TRUE_WORDS | FALSE_WORDS:
         raise ValueError(f"{what} must be true or false, not {text!r}")
     return word in TRUE_WORDS
+
+
+def _seconds(text: str, default: float, what: str) -> float:
+    if not text:
+        return default
+    from helm_core.errors import HelmError
+    from helm_operator.reconcile import parse_duration  # deferred: keeps `--help` fast
+
+    try:
+        seconds = parse_duration(text, default)
+    except HelmError as exc:
+        raise ValueError(f"{what}: {exc}") from None
+    if seconds <= 0:
+        raise ValueError(f"{what} must be positive, not {text!r}")
+    return seconds
+
+
+def _size(text: str, default: int, what: str) -> int:
+    try:
+        return parse_bytes(text) if text else default
+    except ValueError as exc:
+        raise ValueError(f"{what}: {exc}") from None
 
 
 def _int(text: str, what: str) -> int:
@@ -158,10 +203,11 @@ def run(inv: Invocation) -> int:
     """Run the operator until stopped; returns the exit code."""
     import kopf
 
+    from helm_core import isolation
     from helm_core.action import config as action_config
     from helm_core.kube import live
     from helm_core.sources import cache as cache_mod
-    from helm_operator import handlers, metrics as metrics_mod, probes, progress, reconcile, watches
+    from helm_operator import handlers, metrics as metrics_mod, probes, progress, reconcile, shutdown, watches
 
     setup_logging(inv.settings.runtime.log_format, verbose=inv.verbose)
     log = logging.getLogger("helm_operator")
@@ -175,8 +221,13 @@ def run(inv: Invocation) -> int:
                                           + action_config.APPLY_WORKERS))
     cache_root = Path(inv.cache_dir) if inv.cache_dir else cache_mod.default_root(os.environ)
     requests = watches.Requests()
+    pool = isolation.RenderPool(workers=inv.settings.render.workers or None,
+                                limits=inv.settings.render.limits)
+    pool.warm()
+    stop = shutdown.Shutdown(on_stop=pool.close)
     runtime = reconcile.Runtime(
-        settings=inv.settings, admin=admin, superseded=requests.superseded,
+        settings=inv.settings, admin=admin, superseded=stop.superseded(requests.superseded),
+        render_pool=pool, stopping=stop.stopping,
         impersonate=lambda sa, ns: admin.impersonate(service_account=sa, namespace=ns),
         cache=cache_mod.Cache(cache_root), log=lambda line: log.info("%s", line),
         post_event=lambda body, type_, *, reason, message: kopf.event(
@@ -212,6 +263,7 @@ def run(inv: Invocation) -> int:
                 await asyncio.sleep(probes.HEARTBEAT_S)
 
         loop = asyncio.get_running_loop()
+        stop.install(loop)
         loop.create_task(heartbeat())
         # Own connection pool: long-lived watches must not hold the workers' connections.
         watch_client = live.connect(live.LiveOptions(kubeconfig=inv.kubeconfig or None,
@@ -228,7 +280,7 @@ def run(inv: Invocation) -> int:
              ",".join(watch.namespaces) or "<all>", inv.settings.runtime.workers,
              ",".join(sorted(inv.settings.security.lua_allowlist)) or "<none>")
     kopf.run(registry=registry, standalone=True, clusterwide=watch.cluster_wide,
-             namespaces=watch.namespaces,
+             namespaces=watch.namespaces, stop_flag=stop.flag,
              memo=memo)
     return 0
 

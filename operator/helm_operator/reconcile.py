@@ -27,10 +27,12 @@ from typing import Any, Protocol
 import ulid
 
 from helm_core import errors as core_errors
+from helm_core import isolation
+from helm_core import limits as limits_mod
 from helm_core import sources as core_sources
 from helm_core.action import config as action_config
 from helm_core.action import install, rollback, template, uninstall, upgrade
-from helm_core.chart import loader
+from helm_core.engine import renderer as renderer_mod
 from helm_core.kube import client as kclient
 from helm_core.lua import permissions as lua_permissions
 from helm_core.records import field, record
@@ -56,6 +58,20 @@ def parse_duration(text: str | None, default: float) -> float:
     return sum(float(n) * _UNITS[u] for n, u in parts)
 
 
+def render_limits(spec: Mapping[str, Any], *, ceiling: limits_mod.RenderLimits) -> limits_mod.RenderLimits:
+    """``spec.renderLimits`` ({timeout, cpu, memory, output}) applied under ``ceiling``: a
+    request may lower a limit, never raise it."""
+    asked = spec.get("renderLimits") or {}
+    try:
+        return ceiling.lowered(
+            timeout_s=parse_duration(asked.get("timeout"), ceiling.timeout_s),
+            cpu_s=parse_duration(asked.get("cpu"), ceiling.cpu_s),
+            memory_bytes=limits_mod.parse_bytes(str(asked["memory"])) if asked.get("memory") else None,
+            output_bytes=limits_mod.parse_bytes(str(asked["output"])) if asked.get("output") else None)
+    except (ValueError, core_errors.ValuesError) as exc:
+        raise errors.RequestError(f"spec.renderLimits: {exc}", reason="InvalidRenderLimits") from None
+
+
 class EventPoster(Protocol):
     """Posts a Kubernetes Event (``Normal`` or ``Warning``) about a HelmRequest."""
 
@@ -76,8 +92,21 @@ class Runtime:
     log: Callable[[str], None] = lambda _line: None
     superseded: Callable[[Mapping[str, Any]], str] = lambda _meta: ""
     """``superseded(metadata)``: why waits for this generation should stop ("" to go on)."""
+    stopping: Callable[[], bool] = lambda: False
+    """True once the controller is shutting down: failures are then not reported."""
+    render_pool: isolation.RenderPool | None = None
+    """Worker processes that load, check and render charts; None renders in this process
+    (tests of the reconcile logic only: a controller always isolates chart code)."""
     _locks: dict[policy.ReleaseKey, threading.Lock] = field(default_factory=dict)
     _guard: threading.Lock = field(default_factory=threading.Lock)
+
+    def renderer_for(self, meta: Mapping[str, Any], spec: Mapping[str, Any]) -> renderer_mod.Renderer:
+        """Where this request's chart code runs: the pool, its namespace as the tenant, under
+        the admin's limits lowered by ``spec.renderLimits``."""
+        if self.render_pool is None:
+            return renderer_mod.LOCAL
+        return self.render_pool.renderer(tenant=meta["namespace"], limits=render_limits(
+            spec, ceiling=self.render_pool.limits))
 
     def release_lock(self, key: policy.ReleaseKey) -> threading.Lock:
         with self._guard:
@@ -155,8 +184,10 @@ def apply(rt: Runtime, body: Mapping[str, Any]) -> Outcome:
     values = sources.resolve_values(spec, read=read)
     ref, credentials = sources.chart_ref(spec, namespace=meta["namespace"], read=read)
     chart_info = core_sources.resolve(ref, credentials, rt.cache)
+    renderer = rt.renderer_for(meta, spec)
     cfg = action_config.Configuration(client=client, driver=secrets.SecretsDriver(client), log=rt.log,
-                                      cancelled=functools.partial(rt.superseded, meta))
+                                      cancelled=functools.partial(rt.superseded, meta),
+                                      renderer=renderer)
     with rt.release_lock(key):
         claim(client, key, policy.owner_id(meta))
         history = cfg.driver.history(key.namespace, key.name)
@@ -189,7 +220,7 @@ def apply(rt: Runtime, body: Mapping[str, Any]) -> Outcome:
             if drift_mode == "enabled" and latest and drift.correct(cfg, latest, found):
                 return Outcome("drift-correction", quiet, drift=tuple(lines))
             return Outcome("none", dict(quiet, drift=lines), drift=tuple(lines))
-        chart = loader.load_archive(chart_info.data, source=chart_info.source)
+        chart = renderer.load_archive(chart_info.data, source=chart_info.source)
         granted = policy.granted_lua_permissions(spec, security=rt.settings.security)
         refusal = policy.lua_refusal(lua_permissions.requested_permissions(chart),
                                      accepted=(spec.get("lua") or {}).get("acceptPermissions") or (),

@@ -33,7 +33,8 @@ SUPERSEDED = "Superseded"
 #: Stalled reasons worth re-trying at the request's interval: an admin may fix them without
 #: touching the request (RBAC granted, chart pushed, service account created).
 RETRY_ON_INTERVAL = frozenset({"Forbidden", "ChartSourceFailed", "ServiceAccountNotFound",
-                               "RetriesExhausted", "ChartDigestMismatch"})
+                               "RetriesExhausted", "ChartDigestMismatch", "RenderLimitExceeded",
+                               "RenderCrashed"})
 
 
 def write_status(rt: reconcile.Runtime, body: Mapping[str, Any], new: Mapping[str, Any]) -> None:
@@ -77,6 +78,11 @@ def apply(rt: reconcile.Runtime, body: Mapping[str, Any], *, retry: int,
         try:
             outcome = reconcile.apply(rt, live)
         except Exception as exc:  # noqa: BLE001 - every failure becomes status and policy
+            if rt.stopping():
+                # the shutdown broke it (workers killed, waits cut): no verdict on the request;
+                # the next start resumes it
+                raise kopf.TemporaryError(f"interrupted by shutdown: {errors.message(exc)}",
+                                          delay=1) from None
             cancelled = _cancelled_wait(exc)
             if cancelled is not None:
                 _superseded(rt, live, cancelled, metrics=metrics, started=started)

@@ -5,6 +5,7 @@ module receives it. Each field's docstring gives its meaning, unit and why the d
 """
 from __future__ import annotations
 
+from helm_core.limits import DEFAULT_LIMITS, RenderLimits
 from helm_core.records import field, record
 
 #: Lua permissions an admin may allow (``helm_core.lua.permissions.ALL_PERMISSIONS``).
@@ -82,9 +83,26 @@ class RuntimeSettings:
 
 
 @record(frozen=True)
+class RenderSettings:
+    """Where and under which limits chart code runs (loading, values, schemas, templates)."""
+
+    limits: RenderLimits = DEFAULT_LIMITS
+    """The ceiling of every render; a request's ``spec.renderLimits`` may only lower it."""
+
+    workers: int = 0
+    """Render worker processes (0: two to four, by CPU count). Each holds compiled charts
+    (about 60-100 MB); a namespace may use all but one of them at once."""
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.workers <= MAX_WORKERS:
+            raise ValueError(f"render workers must be between 0 and {MAX_WORKERS}, not {self.workers}")
+
+
+@record(frozen=True)
 class OperatorSettings:
     """Everything the controller needs from its admin, composed per concern."""
 
     watch: WatchSettings = field(default_factory=WatchSettings)
     security: SecuritySettings = field(default_factory=SecuritySettings)
     runtime: RuntimeSettings = field(default_factory=RuntimeSettings)
+    render: RenderSettings = field(default_factory=RenderSettings)
