@@ -1,0 +1,236 @@
+"""Render workers: the same output as rendering in-process, and every limit and crash turned
+into a clean error naming the chart, with the worker replaced and other tenants served."""
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from helm_core import errors
+from helm_core.chart import loader
+from helm_core.engine import render as render_mod
+from helm_core.engine import renderer as renderer_mod
+from helm_core.isolation import RenderPool
+from helm_core.limits import MIB, RenderCrashed, RenderLimitExceeded, RenderLimits
+from tests.chartkit import chart_yaml, write_chart
+
+SHARED_CHARTS = Path(__file__).resolve().parents[3] / "shared" / "charts"
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "charts" / "hello"
+#: A loop of RSA key generation: seconds of CPU, whatever the engine.
+SLOW = '{{- range until 100000 }}{{ $k := genPrivateKey "rsa" }}{{- end }}\na: 1\n'
+#: A string doubled until memory runs out.
+GROW = ('{{- $s := "abcdefghij" }}{{- range until 40 }}{{- $s = printf "%s%s" $s $s }}{{- end }}\n'
+        'a: {{ len $s }}\n')
+
+
+def _chart(tmp_path: Path, name: str, template: str, **extra: str) -> Path:
+    files = {"Chart.yaml": chart_yaml(name), "templates/cm.yaml": template}
+    files.update(extra)
+    return write_chart(tmp_path / name, files)
+
+
+def _render(renderer: renderer_mod.Renderer, path: Path, values: dict | None = None,
+            options: render_mod.RenderOptions = render_mod.RenderOptions()) -> renderer_mod.RenderedDocuments:
+    prepared = renderer.prepare(loader.load(path), values or {})
+    return renderer.render(prepared.chart, prepared.values, options)
+
+
+def _flat(done: renderer_mod.RenderedDocuments) -> list[tuple[str, str, dict]]:
+    return [(d.source, d.content, d.obj) for d in done.documents]
+
+
+@pytest.fixture
+def pool():
+    p = RenderPool(workers=2, limits=RenderLimits(timeout_s=60, cpu_s=60))
+    yield p
+    p.close()
+
+
+def _charts() -> list[Path]:
+    found = sorted(p for p in SHARED_CHARTS.iterdir() if (p / "Chart.yaml").exists()) \
+        if SHARED_CHARTS.is_dir() else []
+    return [EXAMPLE, *found]
+
+
+@pytest.mark.parametrize("path", _charts(), ids=lambda p: p.name)
+def test_worker_renders_what_this_process_renders(pool: RenderPool, path: Path) -> None:
+    local, again = _flat(_render(renderer_mod.LOCAL, path)), _flat(_render(renderer_mod.LOCAL, path))
+    isolated = _render(pool.renderer(tenant="t"), path)
+    # documents with generated secrets (random keys, certificates) differ from run to run:
+    # those are compared by source and kind only
+    assert [(s, o.get("kind")) for s, _, o in _flat(isolated)] == [(s, o.get("kind")) for s, _, o in local]
+    stable = [i for i, doc in enumerate(local) if doc == again[i]]
+    assert [_flat(isolated)[i] for i in stable] == [local[i] for i in stable]
+    assert len(stable) >= len(local) // 2
+    assert isolated.notes == _render(renderer_mod.LOCAL, path).notes
+
+
+def test_shared_charts_are_there_or_said_missing() -> None:
+    if not SHARED_CHARTS.is_dir():
+        pytest.skip(f"{SHARED_CHARTS} is not present: only the example chart was compared")
+
+
+def test_a_request_may_lower_limits_never_raise_them(pool: RenderPool) -> None:
+    own = pool.renderer(tenant="t", limits=RenderLimits(timeout_s=5, cpu_s=1000, memory_bytes=64 * MIB,
+                                                        output_bytes=10**12))
+    assert (own.limits.timeout_s, own.limits.cpu_s) == (5, 60)
+    assert own.limits.memory_bytes == 64 * MIB
+    assert own.limits.output_bytes == pool.limits.output_bytes
+
+
+def test_timeout_kills_the_worker_and_names_the_chart(pool: RenderPool, tmp_path: Path) -> None:
+    path = _chart(tmp_path, "slow", SLOW)
+    with pytest.raises(RenderLimitExceeded) as caught:
+        _render(pool.renderer(tenant="t", limits=RenderLimits(timeout_s=1.5, cpu_s=60)), path)
+    assert caught.value.limit == "timeout_s"
+    assert str(caught.value).startswith("chart slow-0.1.0: ")
+    assert "1.5s" in str(caught.value)
+    # the pool goes on with a fresh worker
+    assert _flat(_render(pool.renderer(tenant="t"), EXAMPLE)) == _flat(_render(renderer_mod.LOCAL, EXAMPLE))
+
+
+def test_cpu_limit(pool: RenderPool, tmp_path: Path) -> None:
+    path = _chart(tmp_path, "slow", SLOW)
+    with pytest.raises(RenderLimitExceeded) as caught:
+        _render(pool.renderer(tenant="t", limits=RenderLimits(timeout_s=60, cpu_s=1)), path)
+    assert caught.value.limit == "cpu_s"
+    assert str(caught.value) == "chart slow-0.1.0: rendering used more than its CPU limit of 1s"
+
+
+def test_memory_limit(pool: RenderPool, tmp_path: Path) -> None:
+    path = _chart(tmp_path, "grow", GROW)
+    with pytest.raises(RenderLimitExceeded) as caught:
+        _render(pool.renderer(tenant="t", limits=RenderLimits(memory_bytes=256 * MIB)), path)
+    assert caught.value.limit in ("memory_bytes", "output_bytes")
+    assert str(caught.value).startswith("chart grow-0.1.0: ")
+
+
+def test_output_limit(pool: RenderPool, tmp_path: Path) -> None:
+    path = _chart(tmp_path, "big", 'a: {{ repeat 2000000 "x" }}\n')
+    with pytest.raises(RenderLimitExceeded) as caught:
+        _render(pool.renderer(tenant="t", limits=RenderLimits(output_bytes=1 * MIB)), path)
+    assert caught.value.limit == "output_bytes"
+    assert str(caught.value).startswith("chart big-0.1.0: ")
+    assert "1MiB" in str(caught.value)
+
+
+def test_a_crashed_worker_is_reported_and_replaced(pool: RenderPool, tmp_path: Path) -> None:
+    path = _chart(tmp_path, "slow", SLOW)
+    renderer = pool.renderer(tenant="t")
+    chart = loader.load(path)
+    prepared = renderer.prepare(chart, {})
+    before = pool.started
+
+    def crash_when_busy() -> None:
+        while not pool._all or all(not p.ready for p in pool._all):
+            time.sleep(0.05)
+        time.sleep(0.5)
+        for proc in list(pool._all):
+            if proc not in pool._idle:
+                os.kill(proc.pid, signal.SIGSEGV)
+
+    killer = threading.Thread(target=crash_when_busy)
+    killer.start()
+    with pytest.raises(RenderCrashed) as caught:
+        renderer.render(prepared.chart, prepared.values, render_mod.RenderOptions())
+    killer.join()
+    assert str(caught.value) == ("chart slow-0.1.0: the worker rendering it crashed (killed by SIGSEGV); "
+                                 "nothing was applied")
+    assert _render(pool.renderer(tenant="t"), EXAMPLE).documents
+    assert pool.started > before
+
+
+def test_one_tenant_cannot_take_every_worker(tmp_path: Path) -> None:
+    pool = RenderPool(workers=2, limits=RenderLimits(timeout_s=8, cpu_s=60))
+    slow = _chart(tmp_path, "slow", SLOW)
+    outcomes: dict[str, str] = {}
+
+    def hostile(n: int) -> None:
+        try:
+            _render(pool.renderer(tenant="hostile"), slow)
+        except RenderLimitExceeded as exc:
+            outcomes[f"hostile{n}"] = exc.limit
+
+    try:
+        threads = [threading.Thread(target=hostile, args=(n,)) for n in range(2)]
+        for t in threads:
+            t.start()
+        time.sleep(0.5)
+        done = _render(pool.renderer(tenant="good"), EXAMPLE)
+        # the good tenant was served while the hostile one still held its worker
+        still_running = sum(t.is_alive() for t in threads)
+        for t in threads:
+            t.join()
+    finally:
+        pool.close()
+    assert done.documents
+    assert still_running == 2
+    assert outcomes == {"hostile0": "timeout_s", "hostile1": "timeout_s"}
+
+
+def test_lookup_is_answered_by_the_caller(pool: RenderPool, tmp_path: Path) -> None:
+    path = _chart(tmp_path, "look", 'a: {{ (lookup "v1" "ConfigMap" "ns" "cm").data.k }}\n')
+    calls = []
+
+    def lookup(api_version: str, kind: str, namespace: str, name: str) -> dict:
+        calls.append((api_version, kind, namespace, name))
+        return {"data": {"k": "from-the-cluster"}}
+
+    done = _render(pool.renderer(tenant="t"), path, options=render_mod.RenderOptions(lookup=lookup))
+    assert calls == [("v1", "ConfigMap", "ns", "cm")]
+    assert done.documents[0].obj == {"a": "from-the-cluster"}
+
+    def refused(*_args: str) -> dict:
+        raise errors.ForbiddenError("configmaps is forbidden: User cannot get")
+
+    options = render_mod.RenderOptions(lookup=refused)
+    with pytest.raises(errors.TemplateError) as isolated:
+        _render(pool.renderer(tenant="t"), path, options=options)
+    with pytest.raises(errors.TemplateError) as local:
+        _render(renderer_mod.LOCAL, path, options=options)
+    assert str(isolated.value) == str(local.value)
+
+
+def test_schema_errors_come_back_whole(pool: RenderPool, tmp_path: Path) -> None:
+    path = _chart(tmp_path, "schema", "a: {{ .Values.count }}\n",
+                  **{"values.schema.json": '{"properties": {"count": {"type": "integer", "minimum": 3}}}',
+                     "values.yaml": "count: 1\n"})
+    with pytest.raises(errors.SchemaError) as isolated:
+        _render(pool.renderer(tenant="t"), path)
+    with pytest.raises(errors.SchemaError) as local:
+        _render(renderer_mod.LOCAL, path)
+    assert str(isolated.value) == str(local.value)
+    assert isolated.value.violations == local.value.violations
+
+
+def test_template_errors_are_the_same(pool: RenderPool, tmp_path: Path) -> None:
+    path = _chart(tmp_path, "bad", 'a: {{ required "n is required" .Values.n }}\n')
+    with pytest.raises(errors.TemplateError) as isolated:
+        _render(pool.renderer(tenant="t"), path)
+    with pytest.raises(errors.TemplateError) as local:
+        _render(renderer_mod.LOCAL, path)
+    assert str(isolated.value) == str(local.value)
+
+
+def test_archives_are_loaded_in_a_worker_first(pool: RenderPool, tmp_path: Path) -> None:
+    from tests.chartkit import make_tgz, tar_entry
+
+    bomb = make_tgz([tar_entry("c/Chart.yaml", chart_yaml("c").encode()),
+                     tar_entry("c/values.yaml", b"a: &a [" + b"x," * 10 + b"]\n")])
+    assert pool.renderer(tenant="t").load_archive(bomb, source="c.tgz").name == "c"
+    with pytest.raises(errors.ArchiveError) as isolated:
+        pool.renderer(tenant="t").load_archive(b"not a tarball", source="junk.tgz")
+    with pytest.raises(errors.ArchiveError) as local:
+        renderer_mod.LOCAL.load_archive(b"not a tarball", source="junk.tgz")
+    assert str(isolated.value) == str(local.value)
+
+
+def test_a_closed_pool_refuses_work(tmp_path: Path) -> None:
+    pool = RenderPool(workers=1)
+    pool.close()
+    with pytest.raises(errors.HelmError, match="render pool is shut down"):
+        _render(pool.renderer(tenant="t"), EXAMPLE)
