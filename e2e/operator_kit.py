@@ -49,9 +49,11 @@ def free_port() -> int:
 class Controller:
     """A running ``helm-operator run`` process; ``restart``/``kill`` for crash tests."""
 
-    def __init__(self, cluster: ClusterInfo, log: Path) -> None:
+    def __init__(self, cluster: ClusterInfo, log: Path, args: tuple[str, ...] = ()) -> None:
         self.cluster = cluster
         self.log = log
+        self.args = args
+        """Extra ``helm-operator run`` flags."""
         self.port = free_port()
         self.proc: subprocess.Popen[bytes] | None = None
 
@@ -60,7 +62,7 @@ class Controller:
         with open(self.log, "ab") as out:
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "helm_operator", "run", "--probe-port", str(self.port),
-                 "--metrics-port", "0", "--cache-dir", str(self.log.parent / "cache")],
+                 "--metrics-port", "0", "--cache-dir", str(self.log.parent / "cache"), *self.args],
                 stdout=out, stderr=subprocess.STDOUT, env=env)
         deadline = time.monotonic() + START_TIMEOUT_S
         while time.monotonic() < deadline:
