@@ -4,7 +4,8 @@ plane; prints time until all Ready, apply→Ready p50/p95, controller peak RSS a
     python bench/controller.py --count 100 [--count 500 ...] [--workers 16]
 
 Goal (issue 8): 1000 Ready within 120 s on a 2-core machine, RSS <= 250 MB.
-Uses ``HELM_CONTROLLER_E2E_KUBECONFIG`` when set, else starts its own cluster.
+Uses ``HELM_CONTROLLER_E2E_KUBECONFIG`` when set, else starts its own cluster. To measure
+another checkout of the controller (e.g. before a change), run with ``PYTHONPATH=DIR:DIR/operator``.
 """
 from __future__ import annotations
 
@@ -51,6 +52,14 @@ def rss_mb(pid: int) -> float:
     return 0.0
 
 
+def children(pid: int) -> list[int]:
+    """The processes the controller started: its render workers (and Lua workers)."""
+    try:
+        return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        return []
+
+
 def chart() -> bytes:
     return package.archive_bytes("bench", [
         ("Chart.yaml", b"apiVersion: v2\nname: bench\nversion: 1.0.0\n"),
@@ -83,12 +92,19 @@ def run(api: k8s.ApiClient, kubeconfig: Path, count: int, workers: int) -> None:
                                 stdout=out, stderr=subprocess.STDOUT,
                                 env=dict(os.environ, KUBECONFIG=str(kubeconfig)))
     time.sleep(3)
-    peak = [0.0]
+    peak = [0.0, 0.0]
     stop = threading.Event()
 
     def sample() -> None:
         while not stop.is_set() and proc.poll() is None:
             peak[0] = max(peak[0], rss_mb(proc.pid))
+            workers_rss = 0.0
+            for child in children(proc.pid):
+                try:
+                    workers_rss += rss_mb(child)
+                except OSError:
+                    pass
+            peak[1] = max(peak[1], workers_rss)
             time.sleep(0.5)
 
     threading.Thread(target=sample, daemon=True).start()
@@ -126,7 +142,8 @@ def run(api: k8s.ApiClient, kubeconfig: Path, count: int, workers: int) -> None:
     p = statistics.quantiles(latencies, n=20) if len(latencies) >= 2 else latencies * 19
     print(f"N={count} workers={workers}: applied in {applied:.1f}s; {len(ready)}/{count} Ready in {total:.1f}s; "
           f"apply->Ready p50 {statistics.median(latencies):.1f}s p95 {p[18]:.1f}s; "
-          f"controller peak RSS {peak[0]:.0f} MB, CPU {busy_cpu:.1f}s busy, idle {idle_cpu:.1f}% of a core "
+          f"controller peak RSS {peak[0]:.0f} MB (its workers {peak[1]:.0f} MB), "
+          f"CPU {busy_cpu:.1f}s busy, idle {idle_cpu:.1f}% of a core "
           f"over {IDLE_WINDOW_S:.0f}s", flush=True)
     # Delete while the controller runs, so the finalizers are handled and the namespace goes.
     core.delete_namespace(ns)
