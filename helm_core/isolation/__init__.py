@@ -11,6 +11,21 @@ killed, limited (``RLIMIT_AS``, ``RLIMIT_CPU``) and replaced, and holds no crede
   (namespaces), and :class:`IsolatedRenderer`, the :class:`~helm_core.engine.renderer.Renderer`
   actions use through ``Configuration.renderer``.
 """
-from helm_core.isolation.pool import IsolatedRenderer, RenderPool
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from helm_core.isolation.pool import IsolatedRenderer, RenderPool
 
 __all__ = ["IsolatedRenderer", "RenderPool"]
+
+
+def __getattr__(name: str) -> Any:
+    # the pool (and with it the engine) is imported on first use: the Lua worker, which only
+    # needs the process module, stays light
+    if name in __all__:
+        from helm_core.isolation import pool
+
+        return getattr(pool, name)
+    raise AttributeError(name)

@@ -27,8 +27,10 @@ from typing import Any
 HEADER = struct.Struct(">Q")
 #: Seconds a new worker may take to import the engine and say it is ready.
 STARTUP_TIMEOUT_S = 60.0
-_BOOT = ("import sys; sys.path.insert(0, sys.argv[1]); "
-         "from helm_core.isolation import serve; serve.main()")
+_BOOT = ("import sys, importlib; sys.path.insert(0, sys.argv[1]); "
+         "importlib.import_module(sys.argv[2]).main()")
+#: The module whose ``main()`` a render worker runs.
+RENDER_WORKER = "helm_core.isolation.serve"
 
 
 class WorkerDied(Exception):
@@ -45,18 +47,26 @@ class WorkerTimedOut(Exception):
 
 
 class ReplyTooLarge(Exception):
-    """The worker announced a reply over the allowed size; it has been killed."""
+    """The worker announced a reply over the allowed size (``size``); it has been killed."""
+
+    def __init__(self, size: int) -> None:
+        super().__init__(f"{size} bytes")
+        self.size = size
 
 
 class WorkerProcess:
-    """A started worker. Not thread-safe: one caller at a time (the pool sees to it)."""
+    """A started worker running ``module``'s ``main()``. Not thread-safe: one caller at a time
+    (the pools see to it). ``json_requests``: requests go as JSON too (the Lua worker, whose
+    requests carry only data); ``quiet``: the worker's stderr is dropped."""
 
-    def __init__(self) -> None:
+    def __init__(self, module: str = RENDER_WORKER, *, json_requests: bool = False,
+                 quiet: bool = False) -> None:
         root = str(Path(__file__).resolve().parents[2])
+        self._json_requests = json_requests
         self._proc = subprocess.Popen(
-            [sys.executable, "-I", "-c", _BOOT, root],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=None, env={},
-            start_new_session=True)
+            [sys.executable, "-I", "-c", _BOOT, root, module],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL if quiet else None, env={}, start_new_session=True)
         self.pid = self._proc.pid
         self.ready = False
         self._ended = False
@@ -65,13 +75,14 @@ class WorkerProcess:
 
     # -- asking --------------------------------------------------------------------------
 
-    def wait_ready(self) -> None:
+    def wait_ready(self, timeout_s: float = STARTUP_TIMEOUT_S) -> None:
+        """Block until the worker said it is ready (it imports and warms up first)."""
         if not self.ready:
-            self._read(time.monotonic() + STARTUP_TIMEOUT_S, max_size=1 << 20)
+            self._read(time.monotonic() + timeout_s, max_size=1 << 20)
             self.ready = True
 
     def request(self, message: Mapping[str, Any], *, deadline: float, max_reply: int,
-                on_call: Callable[[dict[str, Any]], Any]) -> dict[str, Any]:
+                on_call: Callable[[dict[str, Any]], Any] | None = None) -> dict[str, Any]:
         """Send ``message``; answer the worker's calls with ``on_call`` until the final
         reply, which is returned. Raises WorkerDied, WorkerTimedOut or ReplyTooLarge (the
         worker is then dead)."""
@@ -79,7 +90,7 @@ class WorkerProcess:
         self._send(message)
         while True:
             reply = self._read(deadline, max_size=max_reply)
-            if reply.get("op") != "call":
+            if reply.get("op") != "call" or on_call is None:
                 return reply
             try:
                 answer = {"op": "reply", "ok": True, "value": on_call(reply)}
@@ -88,7 +99,8 @@ class WorkerProcess:
             self._send(answer)
 
     def _send(self, message: Mapping[str, Any]) -> None:
-        data = pickle.dumps(dict(message), protocol=pickle.HIGHEST_PROTOCOL)
+        data = (json.dumps(message, separators=(",", ":")).encode("utf-8") if self._json_requests
+                else pickle.dumps(dict(message), protocol=pickle.HIGHEST_PROTOCOL))
         assert self._proc.stdin is not None
         try:
             self._proc.stdin.write(HEADER.pack(len(data)) + data)
@@ -100,7 +112,7 @@ class WorkerProcess:
         (size,) = HEADER.unpack(self._read_exact(HEADER.size, deadline))
         if size > max_size:
             self.close()
-            raise ReplyTooLarge(f"{size} bytes")
+            raise ReplyTooLarge(size)
         body = self._read_exact(size, deadline)
         try:
             reply = json.loads(body)
@@ -146,6 +158,10 @@ class WorkerProcess:
 
     # -- ending --------------------------------------------------------------------------
 
+    def wait(self, timeout: float) -> int:
+        """The exit status once the process has ended (negative: the signal that ended it)."""
+        return self._proc.wait(timeout=timeout)
+
     @property
     def alive(self) -> bool:
         return not self._ended and self._proc.poll() is None
@@ -174,3 +190,38 @@ class WorkerProcess:
                     pipe.close()
                 except OSError:
                     pass
+
+
+class Channel:
+    """The worker's side of the pipes: requests in (pickles, or JSON with ``json_requests``),
+    replies out (JSON), and calls to the parent in the middle of a request."""
+
+    def __init__(self, *, json_requests: bool = False) -> None:
+        self._json_requests = json_requests
+        self.out = os.dup(1)
+        os.dup2(2, 1)  # stray prints can no longer corrupt the protocol
+        self.inp = sys.stdin.buffer
+
+    def send(self, obj: Mapping[str, Any]) -> None:
+        data = json.dumps(obj, separators=(",", ":")).encode("utf-8")
+        view = memoryview(HEADER.pack(len(data)) + data)
+        while view:
+            view = view[os.write(self.out, view):]
+
+    def receive(self) -> dict[str, Any] | None:
+        head = self.inp.read(HEADER.size)
+        if len(head) < HEADER.size:
+            return None
+        (size,) = HEADER.unpack(head)
+        body = self.inp.read(size)
+        message: dict[str, Any] = json.loads(body) if self._json_requests else pickle.loads(body)
+        return message
+
+    def call(self, op: str, *args: Any) -> dict[str, Any]:
+        """Ask the parent (e.g. a ``lookup`` against the cluster) and wait for its answer:
+        ``{"ok": True, "value": ...}`` or ``{"ok": False, "type": ..., "message": ...}``."""
+        self.send({"op": "call", "call": op, "args": list(args)})
+        answer = self.receive()
+        if answer is None:
+            raise SystemExit(0)  # the parent is gone
+        return answer

@@ -11,54 +11,17 @@ template text), so a chart rendered again is not parsed again.
 """
 from __future__ import annotations
 
-import json
-import os
-import pickle
 import resource
 import signal
-import sys
 from collections.abc import Mapping
 from typing import Any
 
 from helm_core import errors
 from helm_core import limits as limits_mod
-from helm_core.isolation.process import HEADER
+from helm_core.isolation import process
 
 #: Linux prctl option: the signal to receive when the parent dies.
 _PR_SET_PDEATHSIG = 1
-
-
-class _Channel:
-    """Frames on the two protocol pipes."""
-
-    def __init__(self) -> None:
-        self.out = os.dup(1)
-        os.dup2(2, 1)  # stray prints can no longer corrupt the protocol
-        self.inp = sys.stdin.buffer
-
-    def send(self, obj: Mapping[str, Any]) -> None:
-        data = json.dumps(obj, separators=(",", ":")).encode("utf-8")
-        view = memoryview(HEADER.pack(len(data)) + data)
-        while view:
-            view = view[os.write(self.out, view):]
-
-    def receive(self) -> dict[str, Any] | None:
-        head = self.inp.read(HEADER.size)
-        if len(head) < HEADER.size:
-            return None
-        (size,) = HEADER.unpack(head)
-        message: dict[str, Any] = pickle.loads(self.inp.read(size))
-        return message
-
-    def call(self, op: str, *args: Any) -> Any:
-        """Ask the parent (e.g. a ``lookup`` against the cluster) and wait for its answer."""
-        self.send({"op": "call", "call": op, "args": list(args)})
-        answer = self.receive()
-        if answer is None:
-            raise SystemExit(0)  # the parent is gone
-        if answer.get("ok"):
-            return answer.get("value")
-        raise rebuild_error(answer)
 
 
 def rebuild_error(info: Mapping[str, Any]) -> Exception:
@@ -75,6 +38,18 @@ def rebuild_error(info: Mapping[str, Any]) -> Exception:
     if kind is errors.TemplateError:
         return errors.TemplateError(message)
     return errors.HelmError(message)
+
+
+def _lookup_through(channel: process.Channel) -> Any:
+    """``lookup`` answered by the parent, its errors raised here as the parent raised them."""
+
+    def lookup(api_version: str, kind: str, namespace: str, name: str) -> Any:
+        answer = channel.call("lookup", api_version, kind, namespace, name)
+        if answer.get("ok"):
+            return answer.get("value")
+        raise rebuild_error(answer)
+
+    return lookup
 
 
 def describe_error(exc: BaseException) -> dict[str, Any]:
@@ -114,7 +89,7 @@ def _address_space() -> int:
         return int(f.read().split()[0]) * resource.getpagesize()
 
 
-def handle(channel: _Channel, request: Mapping[str, Any]) -> dict[str, Any]:
+def handle(channel: process.Channel, request: Mapping[str, Any]) -> dict[str, Any]:
     """Run one request; every outcome is a reply (``ok`` with results, or ``error``)."""
     from helm_core.chart import loader, prepare
     from helm_core.engine import renderer
@@ -131,7 +106,7 @@ def handle(channel: _Channel, request: Mapping[str, Any]) -> dict[str, Any]:
                 prepare.prepare_chart(request["chart"], dict(request["values"]))
                 return {"ok": True}
             if op == "render":
-                options = replace(request["options"], lookup=lambda *a: channel.call("lookup", *a))
+                options = replace(request["options"], lookup=_lookup_through(channel))
                 done = renderer.render_documents(request["chart"], request["values"], options)
                 size = len(done.notes) + sum(len(d.content) for d in done.documents)
                 if size > limits.output_bytes:
@@ -178,7 +153,7 @@ def _warm_up() -> None:
 def main() -> None:
     """Worker entry point: serve requests from stdin until it closes."""
     _backstops()
-    channel = _Channel()
+    channel = process.Channel()
     _warm_up()
     channel.send({"ready": True})
     while True:

@@ -17,21 +17,15 @@ from __future__ import annotations
 
 import base64
 import json
-import os
-import select
-import struct
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable, Mapping
-from pathlib import Path
 from typing import Any, Protocol
 
 from helm_core import errors
+from helm_core.isolation import process
 from helm_core.lua import limits as limits_mod
 
-HEADER = struct.Struct(">Q")
 #: Seconds a new worker may take to import lupa and report ready.
 STARTUP_TIMEOUT = 30.0
 #: Bytes of protocol overhead allowed on top of ``LuaLimits.max_bytes`` per reply.
@@ -42,7 +36,6 @@ WORKER_CPU_SECONDS = 600
 #: Linux prctl option: signal to receive when the parent dies.
 _PR_SET_PDEATHSIG = 1
 
-_BOOT = "import sys; sys.path.insert(0, sys.argv[1]); from helm_core.lua import worker; worker.main()"
 
 
 def b64(data: bytes) -> str:
@@ -158,95 +151,52 @@ class WorkerSession:
     """One worker process; requests are answered in order, each within ``timeout``."""
 
     def __init__(self, *, max_reply_bytes: int = limits_mod.LuaLimits().max_bytes) -> None:
-        root = str(Path(__file__).resolve().parents[2])
-        self._proc = subprocess.Popen(
-            [sys.executable, "-I", "-c", _BOOT, root],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-            env={}, close_fds=True, start_new_session=True)
-        self._ready = False
+        self._worker = process.WorkerProcess("helm_core.lua.worker", json_requests=True, quiet=True)
         self._max_reply = max_reply_bytes + REPLY_SLACK
-        self.pid = self._proc.pid
+        self.pid = self._worker.pid
         #: Called once after :meth:`close` (the pool uses it to start the next spare).
         self.on_close: Callable[[], None] | None = None
 
+    @property
+    def alive(self) -> bool:
+        return self._worker.alive
+
     def call(self, request: Mapping[str, Any], *, timeout: float) -> dict[str, Any]:
-        if self._proc.poll() is not None:
+        if not self._worker.alive:
             raise errors.LuaError("the Lua worker process is gone")
         self.wait_ready()
-        data = json.dumps(request, separators=(",", ":")).encode("utf-8")
-        try:
-            assert self._proc.stdin is not None
-            self._proc.stdin.write(HEADER.pack(len(data)) + data)
-            self._proc.stdin.flush()
-        except OSError:
-            self.kill()
-            raise errors.LuaError("the Lua worker process died") from None
         what = f"{request.get('op')} {request.get('event', '')}".strip()
-        return self._read(time.monotonic() + timeout, what, timeout=timeout)
+        try:
+            return self._worker.request(request, deadline=time.monotonic() + timeout,
+                                        max_reply=self._max_reply)
+        except process.WorkerTimedOut:
+            raise errors.LuaError(f"Lua timed out after {timeout:g}s ({what}); the worker was killed") from None
+        except process.ReplyTooLarge as exc:
+            raise errors.LuaError(f"Lua worker reply of {exc.size} bytes is over the limit") from None
+        except process.WorkerDied as exc:
+            raise errors.LuaError(f"the Lua worker process died ({what}: {exc.how})") from None
 
     def wait_ready(self) -> None:
         """Block until the worker has imported lupa and reported ready."""
-        if not self._ready:
-            self._read(time.monotonic() + STARTUP_TIMEOUT, "starting the Lua worker")
-            self._ready = True
-
-    def _read(self, deadline: float, what: str, *, timeout: float = STARTUP_TIMEOUT) -> dict[str, Any]:
-        head = self._read_exact(HEADER.size, deadline, what, timeout)
-        (size,) = HEADER.unpack(head)
-        if size > self._max_reply:
-            self.kill()
-            raise errors.LuaError(f"Lua worker reply of {size} bytes is over the limit")
-        body = self._read_exact(size, deadline, what, timeout)
         try:
-            reply = json.loads(body.decode("utf-8"))
-        except ValueError:
-            self.kill()
-            raise errors.LuaError("Lua worker sent a malformed reply") from None
-        if not isinstance(reply, dict):
-            self.kill()
-            raise errors.LuaError("Lua worker sent a malformed reply")
-        return reply
+            self._worker.wait_ready(STARTUP_TIMEOUT)
+        except process.WorkerTimedOut:
+            raise errors.LuaError(f"Lua timed out after {STARTUP_TIMEOUT:g}s (starting the Lua worker); "
+                                  "the worker was killed") from None
+        except process.WorkerDied as exc:
+            raise errors.LuaError(f"the Lua worker process died (starting the Lua worker: {exc.how})") from None
 
-    def _read_exact(self, n: int, deadline: float, what: str, timeout: float) -> bytes:
-        assert self._proc.stdout is not None
-        fd = self._proc.stdout.fileno()
-        chunks: list[bytes] = []
-        got = 0
-        while got < n:
-            left = deadline - time.monotonic()
-            ready = select.select([fd], [], [], max(left, 0))[0] if left > 0 else []
-            if not ready:
-                self.kill()
-                raise errors.LuaError(f"Lua timed out after {timeout:g}s ({what}); the worker was killed")
-            chunk = os.read(fd, min(n - got, 1 << 20))
-            if not chunk:
-                self.kill()
-                raise errors.LuaError(f"the Lua worker process died ({what})")
-            chunks.append(chunk)
-            got += len(chunk)
-        return b"".join(chunks)
+    def wait(self, timeout: float) -> int:
+        """The worker's exit status once it has ended."""
+        return self._worker.wait(timeout)
 
     def kill(self) -> None:
-        if self._proc.poll() is None:
-            self._proc.kill()
-        self._proc.wait()
-        self._close_pipes()
-
-    def _close_pipes(self) -> None:
-        for pipe in (self._proc.stdin, self._proc.stdout):
-            if pipe is not None:
-                try:
-                    pipe.close()
-                except OSError:
-                    pass
+        self._worker.close()
 
     def close(self) -> None:
         """End the worker at once: its state is disposable, and waiting for a Python
         interpreter to tear down costs ~100 ms. The exit is reaped in the background."""
-        if self._proc.poll() is None:
-            self._proc.kill()
-            threading.Thread(target=self._proc.wait, name=f"reap-lua-worker-{self.pid}", daemon=True).start()
-        self._close_pipes()
+        self._worker.close()
         callback, self.on_close = self.on_close, None
         if callback is not None:
             callback()
@@ -276,7 +226,7 @@ class WorkerPool:
     def session(self) -> WorkerSession:
         with self._lock:
             spare, self._spare = self._spare, None
-            if spare is None or spare._proc.poll() is not None:
+            if spare is None or not spare.alive:
                 spare = WorkerSession()
             spare.on_close = self._refill
             return spare
@@ -332,32 +282,22 @@ def _warm_up() -> None:
 def main() -> None:
     """Worker entry point: serve requests from stdin until it closes."""
     _backstops()
-    proto_out = os.dup(1)
-    os.dup2(2, 1)  # stray writes to stdout can no longer corrupt the protocol
-    inp = sys.stdin.buffer
+    channel = process.Channel(json_requests=True)
     dispatcher = Dispatcher()
     from helm_core.lua import sandbox  # noqa: F401 - import lupa before reporting ready
 
-    def send(obj: Mapping[str, Any]) -> None:
-        data = json.dumps(obj, separators=(",", ":")).encode("utf-8")
-        os.write(proto_out, HEADER.pack(len(data)))
-        view = memoryview(data)
-        while view:
-            n = os.write(proto_out, view)
-            view = view[n:]
-
     _warm_up()
-    send({"ok": True, "ready": True})
+    channel.send({"ok": True, "ready": True})
     while True:
-        head = inp.read(HEADER.size)
-        if len(head) < HEADER.size:
-            return
-        (size,) = HEADER.unpack(head)
-        body = inp.read(size)
         try:
-            request = json.loads(body.decode("utf-8"))
+            request = channel.receive()
+        except ValueError:
+            request = {"op": "malformed"}
+        if request is None:
+            return
+        try:
             reply = dispatcher.handle(request)
         except Exception as exc:  # noqa: BLE001 - report, never crash silently
             reply = {"ok": False, "log": [], "error": {"message": f"Lua worker error: {type(exc).__name__}: {exc}",
                                                        "chart": "", "file": "", "line": 0}}
-        send(reply)
+        channel.send(reply)

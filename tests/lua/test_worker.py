@@ -38,7 +38,7 @@ def test_pathological_pattern_in_c_is_stopped_by_killing_the_worker():
     assert str(info.value) == 'chart "top": Lua timed out after 1s (fire pre-render); the worker was killed'
     assert info.value.chart == "top"
     assert elapsed < 3
-    assert session._proc.poll() is not None  # the process is gone
+    assert not session.alive  # the process is gone
     with pytest.raises(errors.LuaError) as again:
         scripts.fire("pre-render", luakit.context(c))
     assert str(again.value) == 'chart "top": its Lua runtime was closed (after a timeout or close())'
@@ -89,7 +89,7 @@ def test_closed_worker_is_gone():
     session = worker.WorkerSession()
     session.call({"op": "nope"}, timeout=5)
     session.close()
-    assert session._proc.wait(timeout=5) == -9  # killed, reaped in the background
+    assert session.wait(timeout=5) == -9  # killed, reaped in the background
 
 
 def test_unknown_request_is_reported():
