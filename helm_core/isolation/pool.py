@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import secrets
 import signal
 import threading
 import time
@@ -153,15 +154,20 @@ class IsolatedRenderer:
         self.pool = pool
         self.tenant = tenant
         self.limits = limits
+        self._kept: tuple[model.Chart | None, str] = (None, "")
 
     def load_archive(self, data: bytes, *, source: str) -> model.Chart:
         self._ask({"op": "load", "data": data, "source": source}, label=source, affinity=source)
         return loader.load_archive(data, source=source)
 
     def prepare(self, chart: model.Chart, user_values: Mapping[str, Any]) -> prepare.Prepared:
-        self._ask({"op": "prepare", "chart": chart, "values": dict(user_values)},
+        token = secrets.token_hex(8)
+        self._ask({"op": "prepare", "chart": chart, "values": dict(user_values), "keep": token},
                   label=_label(chart), affinity=_label(chart))
-        return prepare.prepare_chart(chart, dict(user_values), validate_schema=False)
+        prepared = prepare.prepare_chart(chart, dict(user_values), validate_schema=False)
+        # the worker keeps its own (identical: preparing is deterministic) prepared chart
+        self._kept = (prepared.chart, token)
+        return prepared
 
     def render(self, chart: model.Chart, values: Mapping[str, Any],
                options: render_mod.RenderOptions) -> renderer_mod.RenderedDocuments:
@@ -173,9 +179,15 @@ class IsolatedRenderer:
             api_version, kind, namespace, name = (str(a) for a in call.get("args") or ())
             return lookup(api_version, kind, namespace, name)
 
-        reply = self._ask({"op": "render", "chart": chart, "values": dict(values),
-                           "options": replace(options, lookup=None)},
-                          label=_label(chart), affinity=_label(chart), on_call=answer)
+        message = {"op": "render", "chart": chart, "values": dict(values),
+                   "options": replace(options, lookup=None)}
+        kept, token = self._kept
+        if chart is kept:  # unchanged since prepare (no Lua handler replaced templates)
+            message.update(chart=None, kept=token)
+        reply = self._ask(dict(message), label=_label(chart), affinity=_label(chart), on_call=answer)
+        if (reply.get("error") or {}).get("type") == "NotKept":  # another worker prepared it
+            reply = self._ask(dict(message, chart=chart), label=_label(chart), affinity=_label(chart),
+                              on_call=answer)
         documents = [mf.Manifest(source=str(s), content=str(c), obj=o if isinstance(o, dict) else {})
                      for s, c, o in reply.get("documents") or []]
         return renderer_mod.RenderedDocuments(documents, str(reply.get("notes") or ""))
@@ -212,7 +224,7 @@ class IsolatedRenderer:
             error = reply.get("error") or {}
             if error.get("type") == "MemoryError":
                 proc.close()  # its heap may be fragmented past use: start afresh
-        if reply.get("ok"):
+        if reply.get("ok") or error.get("type") == "NotKept":
             return reply
         if error.get("type") == "MemoryError":
             raise RenderLimitExceeded(

@@ -20,6 +20,10 @@ from helm_core import errors
 from helm_core import limits as limits_mod
 from helm_core.isolation import process
 
+#: Prepared charts kept for the render that follows their prepare (by the parent's token), so
+#: the chart crosses the pipe once per operation, not twice.
+KEEP_PREPARED = 16
+_PREPARED: dict[str, Any] = {}
 #: Linux prctl option: the signal to receive when the parent dies.
 _PR_SET_PDEATHSIG = 1
 
@@ -103,11 +107,17 @@ def handle(channel: process.Channel, request: Mapping[str, Any]) -> dict[str, An
                 loader.load_archive(request["data"], source=request["source"])
                 return {"ok": True}
             if op == "prepare":
-                prepare.prepare_chart(request["chart"], dict(request["values"]))
+                kept = prepare.prepare_chart(request["chart"], dict(request["values"])).chart
+                _PREPARED[request["keep"]] = kept
+                while len(_PREPARED) > KEEP_PREPARED:
+                    _PREPARED.pop(next(iter(_PREPARED)))
                 return {"ok": True}
             if op == "render":
+                chart = request["chart"] if request["chart"] is not None else _PREPARED.get(request["kept"])
+                if chart is None:
+                    return {"ok": False, "error": {"type": "NotKept", "message": ""}}
                 options = replace(request["options"], lookup=_lookup_through(channel))
-                done = renderer.render_documents(request["chart"], request["values"], options)
+                done = renderer.render_documents(chart, request["values"], options)
                 size = len(done.notes) + sum(len(d.content) for d in done.documents)
                 if size > limits.output_bytes:
                     raise limits_mod.RenderLimitExceeded(

@@ -234,3 +234,13 @@ def test_a_closed_pool_refuses_work(tmp_path: Path) -> None:
     pool.close()
     with pytest.raises(errors.HelmError, match="render pool is shut down"):
         _render(pool.renderer(tenant="t"), EXAMPLE)
+
+
+def test_render_falls_back_when_its_worker_did_not_prepare_the_chart(pool: RenderPool) -> None:
+    renderer = pool.renderer(tenant="t")
+    prepared = renderer.prepare(loader.load(EXAMPLE), {})
+    for proc in list(pool._idle):  # the worker that prepared it is gone: a fresh one renders
+        proc.close()
+    pool._idle.clear()
+    done = renderer.render(prepared.chart, prepared.values, render_mod.RenderOptions())
+    assert _flat(done) == _flat(_render(renderer_mod.LOCAL, EXAMPLE))
