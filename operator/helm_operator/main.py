@@ -224,7 +224,8 @@ def run(inv: Invocation) -> int:
     pool = isolation.RenderPool(workers=inv.settings.render.workers or None,
                                 limits=inv.settings.render.limits)
     pool.warm()
-    stop = shutdown.Shutdown(on_stop=pool.close)
+    metrics = metrics_mod.Metrics()
+    stop = shutdown.Shutdown(on_stop=pool.close, busy=lambda: metrics.operations_in_flight() > 0)
     runtime = reconcile.Runtime(
         settings=inv.settings, admin=admin, superseded=stop.superseded(requests.superseded),
         render_pool=pool, stopping=stop.stopping,
@@ -232,7 +233,6 @@ def run(inv: Invocation) -> int:
         cache=cache_mod.Cache(cache_root), log=lambda line: log.info("%s", line),
         post_event=lambda body, type_, *, reason, message: kopf.event(
             dict(body), type=type_, reason=reason, message=message))
-    metrics = metrics_mod.Metrics()
     health = probes.Health()
     ports = {inv.settings.runtime.probe_port, inv.settings.runtime.metrics_port} - {0}
     for port in sorted(ports):
@@ -263,7 +263,6 @@ def run(inv: Invocation) -> int:
                 await asyncio.sleep(probes.HEARTBEAT_S)
 
         loop = asyncio.get_running_loop()
-        stop.install(loop)
         loop.create_task(heartbeat())
         # Own connection pool: long-lived watches must not hold the workers' connections.
         watch_client = live.connect(live.LiveOptions(kubeconfig=inv.kubeconfig or None,
@@ -279,9 +278,9 @@ def run(inv: Invocation) -> int:
     log.info("helm-operator starting: namespaces=%s workers=%d lua-allowlist=%s",
              ",".join(watch.namespaces) or "<all>", inv.settings.runtime.workers,
              ",".join(sorted(inv.settings.security.lua_allowlist)) or "<none>")
-    kopf.run(registry=registry, standalone=True, clusterwide=watch.cluster_wide,
-             namespaces=watch.namespaces, stop_flag=stop.flag,
-             memo=memo)
+    stop.run(lambda: kopf.run(registry=registry, standalone=True, clusterwide=watch.cluster_wide,
+                              namespaces=watch.namespaces, stop_flag=stop.flag, memo=memo))
+    pool.close()
     return 0
 
 

@@ -60,6 +60,10 @@ class Metrics:
         for name, count in counts.items():
             self.requests.labels(state=name).set(count)
 
+    def operations_in_flight(self) -> int:
+        """Reconciles running now."""
+        return int(self.registry.get_sample_value("helm_operator_operations_in_flight") or 0)
+
     def exposition(self) -> bytes:
         """The text format Prometheus scrapes."""
         return prometheus_client.generate_latest(self.registry)

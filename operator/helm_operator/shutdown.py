@@ -1,24 +1,25 @@
 """SIGTERM and SIGINT: the controller stops within a few seconds, whatever is running.
 
 Kopf stops its watches on a signal, but waits for handlers still running in its threads, and
-a thread cannot be interrupted. So on a signal the controller:
+a thread cannot be interrupted. So Kopf runs in a thread of its own, the main thread takes the
+signals, and on one the controller:
 
 1. marks itself stopping: waits in progress end at their next poll (``superseded`` answers
    "the controller is stopping"), and failures are no longer written to status (the next
    start resumes every request, as after a crash);
 2. kills the render workers, so no render holds a handler;
 3. raises Kopf's stop flag;
-4. exits after ``grace_s`` even if something still runs (Kubernetes would SIGKILL after its
-   own grace period anyway; releases are safe: a lock left behind expires, a version left
-   pending is marked failed by the next operation).
+4. exits as soon as no reconcile runs, and after ``grace_s`` even if one still does (Kubernetes
+   would SIGKILL after its own grace period anyway; releases are safe: a lock left behind
+   expires, a version left pending is marked failed by the next operation).
 """
 from __future__ import annotations
 
-import asyncio
 import logging
 import os
 import signal
 import threading
+import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -26,6 +27,8 @@ from typing import Any
 #: promise to admins is 5 s).
 GRACE_S = 4.0
 STOPPING = "the controller is stopping"
+#: Seconds between looks at whether operations are still running.
+POLL_S = 0.1
 
 log = logging.getLogger("helm_operator")
 
@@ -33,11 +36,12 @@ log = logging.getLogger("helm_operator")
 class Shutdown:
     """The stop sequence; ``flag`` is what ``kopf.run(stop_flag=...)`` watches."""
 
-    def __init__(self, *, on_stop: Callable[[], None], grace_s: float = GRACE_S,
-                 exit: Callable[[int], None] = os._exit) -> None:
+    def __init__(self, *, on_stop: Callable[[], None], busy: Callable[[], bool] = lambda: False,
+                 grace_s: float = GRACE_S, exit: Callable[[int], None] = os._exit) -> None:
         self.flag = threading.Event()
         self._stopping = threading.Event()
         self._on_stop = on_stop
+        self._busy = busy
         self._grace_s = grace_s
         self._exit = exit
 
@@ -52,25 +56,42 @@ class Shutdown:
 
         return reason
 
-    def install(self, loop: asyncio.AbstractEventLoop) -> None:
-        """Take SIGTERM and SIGINT over from Kopf (call from a startup handler)."""
+    def install(self) -> None:
+        """Handle SIGTERM and SIGINT (from the main thread; Kopf then runs in another thread,
+        where it leaves signals alone)."""
         for signum in (signal.SIGTERM, signal.SIGINT):
-            loop.add_signal_handler(signum, self.begin, signum)
+            signal.signal(signum, lambda received, _frame: self.begin(received))
+
+    def run(self, operator: Callable[[], object]) -> None:
+        """Run ``operator`` (Kopf, watching :attr:`flag`) in a thread until it returns, while
+        this (main) thread takes the signals."""
+        self.install()
+        thread = threading.Thread(target=operator, name="kopf")
+        thread.start()
+        while thread.is_alive():
+            thread.join(0.5)
 
     def begin(self, signum: int = signal.SIGTERM) -> None:
         if self._stopping.is_set():
             return
         log.info("%s received: stopping (at most %gs)", signal.Signals(signum).name, self._grace_s)
         self._stopping.set()
-        timer = threading.Timer(self._grace_s, self._deadline)
-        timer.daemon = True
-        timer.start()
         try:
             self._on_stop()
         finally:
             self.flag.set()
+            threading.Thread(target=self._exit_when_idle, name="shutdown", daemon=True).start()
 
-    def _deadline(self) -> None:
-        log.warning("still busy %gs after the stop signal: exiting now", self._grace_s)
+    def _exit_when_idle(self) -> None:
+        """Exit once no reconcile runs (Kopf's own graceful stop of its watches and daemons
+        takes longer and holds nothing of ours), or at the deadline."""
+        deadline = time.monotonic() + self._grace_s
+        while time.monotonic() < deadline:
+            if not self._busy():
+                log.info("stopped: no operation in progress")
+                break
+            time.sleep(POLL_S)
+        else:
+            log.warning("still busy %gs after the stop signal: exiting now", self._grace_s)
         logging.shutdown()
         self._exit(0)
