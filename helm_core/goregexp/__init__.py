@@ -1,0 +1,277 @@
+"""Go's ``regexp`` package, in linear time: RE2 C++ (``google-re2``) with Go's syntax and Go's rules.
+
+Why: every pattern a chart supplies (Sprig's regex functions, values-schema ``pattern``...)
+must answer as Go answers and never backtrack: ``^(a+)+$`` takes exponential time in Python's
+``re`` and microseconds here. RE2 is the engine Go's regexp was ported from: same
+leftmost-first semantics, same syntax up to the differences :mod:`.syntax` handles.
+
+What Go's methods add on top of a search, reproduced here on UTF-8 byte offsets as Go works:
+``FindAll``'s ``n`` and its rule that an empty match right after a match is dropped,
+``ReplaceAll``'s loop (no replacement for an empty match abutting the previous one) and
+``Expand``'s ``$1`` / ``${name}`` / ``$$``, and ``Split``'s ``n``.
+"""
+from __future__ import annotations
+
+import functools
+from typing import Callable
+
+import re2
+
+from helm_core.goregexp.syntax import GoSyntaxError, Translation
+
+__all__ = ["GoSyntaxError", "Regexp", "compile", "quote_meta", "valid"]
+
+#: Compiled patterns kept per process (charts reuse a handful of patterns).
+CACHE_SIZE = 512
+#: RE2's memory budget per pattern: Go accepts programs up to ~3M instructions
+#: (``\pL{1000}`` is 1.2M), RE2's default 8 MiB refuses them.
+MAX_MEM = 64 << 20
+
+Spans = tuple[tuple[int, int], ...]
+
+
+def _options() -> re2.Options:
+    options = re2.Options()
+    options.log_errors = False  # RE2 would print every refused pattern on stderr
+    options.max_mem = MAX_MEM
+    return options
+
+
+_OPTIONS = _options()
+
+
+def encode(text: str) -> bytes:
+    """A Go string's bytes: invalid UTF-8 kept as Python's surrogate escapes."""
+    try:
+        return text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # a lone surrogate no Go string can hold: Go's U+FFFD
+        return "".join("\ufffd" if "\ud800" <= c <= "\udfff" and not "\udc80" <= c <= "\udcff" else c
+                       for c in text).encode("utf-8", "surrogateescape")
+
+
+def decode(data: bytes) -> str:
+    return data.decode("utf-8", "surrogateescape")
+
+
+def _rune_width(data: bytes, pos: int) -> int:
+    """``utf8.DecodeRune``'s width at ``pos``: 0 at the end, 1 for an invalid byte."""
+    if pos >= len(data):
+        return 0
+    lead = data[pos]
+    size = 1 if lead < 0x80 else 2 if lead >> 5 == 6 else 3 if lead >> 4 == 14 else 4 if lead >> 3 == 30 else 1
+    if size > 1:
+        try:
+            data[pos:pos + size].decode("utf-8")
+        except UnicodeDecodeError:
+            return 1
+    return size
+
+
+class Regexp:
+    """A compiled Go pattern (``*regexp.Regexp``)."""
+
+    def __init__(self, expr: str) -> None:
+        translation = Translation(expr)
+        try:
+            self._re = re2.compile(encode(translation.re2), _OPTIONS)
+        except re2.error as exc:
+            message = exc.args[0].decode("utf-8", "replace") if exc.args and isinstance(exc.args[0], bytes) else str(exc)
+            raise translation.go_error(message) from None
+        if translation.go_only is not None:
+            raise translation.go_only[1]
+        self.expr = expr
+        #: Go's SubexpNames.
+        self.names = translation.names
+        self._groups = range(self._re.groups + 1)
+
+    def __repr__(self) -> str:
+        return f"goregexp.compile({self.expr!r})"
+
+    # -- searches on bytes (Go's doExecute) ------------------------------------------------
+
+    def _execute(self, data: bytes, pos: int, groups: bool) -> Spans | None:
+        m = self._re.search(data, pos)
+        if m is None:
+            return None
+        return tuple(m.span(g) for g in self._groups) if groups else (m.span(),)
+
+    def _all(self, data: bytes, n: int, groups: bool = False) -> list[Spans]:
+        """Go's ``allMatches``: no empty match right after the previous match; at most n (n < 0: all)."""
+        out: list[Spans] = []
+        end = len(data)
+        pos, prev_end = 0, -1
+        while (n < 0 or len(out) < n) and pos <= end:
+            spans = self._execute(data, pos, groups)
+            if spans is None:
+                break
+            start, stop = spans[0]
+            accept = True
+            if stop == pos:
+                if start == prev_end:
+                    accept = False
+                width = _rune_width(data, pos)
+                pos = pos + width if width else end + 1
+            else:
+                pos = stop
+            prev_end = stop
+            if accept:
+                out.append(spans)
+        return out
+
+    # -- Go's string methods ---------------------------------------------------------------
+
+    def match_string(self, s: str) -> bool:
+        """``MatchString``."""
+        return self._re.search(encode(s)) is not None
+
+    def find_string(self, s: str) -> str:
+        """``FindString``: the leftmost match, "" when none."""
+        data = encode(s)
+        spans = self._execute(data, 0, False)
+        return decode(data[spans[0][0]:spans[0][1]]) if spans else ""
+
+    def find_all_string(self, s: str, n: int) -> list[str]:
+        """``FindAllString``."""
+        data = encode(s)
+        return [decode(data[a:b]) for (a, b), in self._all(data, n)]
+
+    def find_all_string_index(self, s: str, n: int) -> list[tuple[int, int]]:
+        """``FindAllStringIndex`` (byte offsets, as Go's)."""
+        return [spans[0] for spans in self._all(encode(s), n)]
+
+    def _replace_all(self, src: bytes, groups: bool, repl: Callable[[Spans], bytes]) -> bytes:
+        """Go's ``replaceAll`` loop."""
+        out: list[bytes] = []
+        last_end = search_pos = 0
+        end = len(src)
+        while search_pos <= end:
+            spans = self._execute(src, search_pos, groups)
+            if spans is None:
+                break
+            start, stop = spans[0]
+            out.append(src[last_end:start])
+            # No replacement for an empty match right after another match.
+            if stop > last_end or start == 0:
+                out.append(repl(spans))
+            last_end = stop
+            width = _rune_width(src, search_pos)
+            if search_pos + width > stop:
+                search_pos += width
+            elif search_pos + 1 > stop:
+                search_pos += 1  # at the end of the input, where the width is 0
+            else:
+                search_pos = stop
+        out.append(src[last_end:])
+        return b"".join(out)
+
+    def replace_all_string(self, src: str, repl: str) -> str:
+        """``ReplaceAllString``: ``repl`` expanded as ``Expand`` does."""
+        data, template = encode(src), encode(repl)
+        expand = "$" in repl
+        result = self._replace_all(data, expand, lambda spans: self._expand(template, data, spans) if expand else template)
+        return decode(result)
+
+    def replace_all_literal_string(self, src: str, repl: str) -> str:
+        """``ReplaceAllLiteralString``."""
+        template = encode(repl)
+        return decode(self._replace_all(encode(src), False, lambda _spans: template))
+
+    def _expand(self, template: bytes, src: bytes, spans: Spans) -> bytes:
+        """Go's ``Regexp.expand``: ``$n``, ``${n}``, ``$name``, ``${name}``, ``$$``; unknown names expand to ""."""
+        out: list[bytes] = []
+        while template:
+            before, dollar, after = template.partition(b"$")
+            if not dollar:
+                break
+            out.append(before)
+            template = after
+            if template.startswith(b"$"):
+                out.append(b"$")
+                template = template[1:]
+                continue
+            parsed = _extract(template)
+            if parsed is None:
+                out.append(b"$")  # malformed: the $ is text
+                continue
+            name, num, template = parsed
+            if num >= 0:
+                if num < len(spans) and spans[num][0] >= 0:
+                    out.append(src[spans[num][0]:spans[num][1]])
+            else:
+                for i, group in enumerate(self.names):
+                    if group == name and i < len(spans) and spans[i][0] >= 0:
+                        out.append(src[spans[i][0]:spans[i][1]])
+                        break
+        out.append(template)
+        return b"".join(out)
+
+    def split(self, s: str, n: int) -> list[str]:
+        """``Split``: at most n pieces (n < 0: all); n == 0 gives none."""
+        if n == 0:
+            return []
+        if self.expr and not s:
+            return [""]
+        data = encode(s)
+        pieces: list[str] = []
+        beg = end = 0
+        for (start, stop), in self._all(data, n):
+            if n > 0 and len(pieces) == n - 1:
+                break
+            end = start
+            if stop != 0:
+                pieces.append(decode(data[beg:end]))
+            beg = stop
+        if end != len(data):
+            pieces.append(decode(data[beg:]))
+        return pieces
+
+
+def _extract(template: bytes) -> tuple[str, int, bytes] | None:
+    """Go's ``extract``: (name, number or -1, rest) after a ``$``, or None when malformed."""
+    text = decode(template)
+    brace = text.startswith("{")
+    body = text[1:] if brace else text
+    i = 0
+    while i < len(body) and (body[i] == "_" or body[i].isalpha() or _is_go_digit(body[i])):
+        i += 1
+    if i == 0:
+        return None
+    name = body[:i]
+    if brace:
+        if i >= len(body) or body[i] != "}":
+            return None
+        i += 1
+    num = -1 if not name.isascii() or not name.isdigit() or len(name) > 1 and name[0] == "0" else int(name)
+    if num >= 10 ** 8:
+        num = -1
+    return name, num, encode(body[i:])
+
+
+def _is_go_digit(ch: str) -> bool:
+    """``unicode.IsDigit``: category Nd."""
+    import unicodedata
+
+    return unicodedata.category(ch) == "Nd"
+
+
+@functools.lru_cache(maxsize=CACHE_SIZE)
+def compile(expr: str) -> Regexp:  # noqa: A001 - Go's name, as regexp.Compile
+    """``regexp.Compile``: raises GoSyntaxError with Go's text."""
+    return Regexp(expr)
+
+
+def valid(expr: str) -> bool:
+    """Whether Go's ``regexp.Compile`` accepts ``expr``."""
+    try:
+        compile(expr)
+    except GoSyntaxError:
+        return False
+    return True
+
+
+_SPECIAL = frozenset("\\.+*?()|[]{}^$")
+
+
+def quote_meta(s: str) -> str:
+    """``regexp.QuoteMeta``: a backslash before each of ``\\.+*?()|[]{}^$``."""
+    return "".join("\\" + ch if ch in _SPECIAL else ch for ch in s)
