@@ -13,6 +13,7 @@ What Go's methods add on top of a search, reproduced here on UTF-8 byte offsets 
 from __future__ import annotations
 
 import functools
+import re
 from typing import Callable
 
 import re2
@@ -38,6 +39,9 @@ def _options() -> re2.Options:
 
 
 _OPTIONS = _options()
+#: An invalid UTF-8 byte, as Python's surrogateescape keeps it in a str.
+_ESCAPED_BYTE = re.compile("([\udc80-\udcff])")
+_REPLACEMENT = "\ufffd".encode()
 
 
 def encode(text: str) -> bytes:
@@ -51,6 +55,42 @@ def encode(text: str) -> bytes:
 
 def decode(data: bytes) -> str:
     return data.decode("utf-8", "surrogateescape")
+
+
+class _Subject:
+    """A Go string as RE2 searches it. Go reads each invalid UTF-8 byte as U+FFFD (one byte
+    wide); RE2 would not match it at all. So RE2 searches ``text``, where each such byte is
+    U+FFFD, and :meth:`piece` cuts the original bytes by offsets in ``text``."""
+
+    __slots__ = ("data", "text", "_origin")
+
+    def __init__(self, s: str) -> None:
+        self.data = encode(s)
+        self._origin: list[int] | None = None
+        if _ESCAPED_BYTE.search(s) is None:
+            self.text = self.data
+            return
+        text, origin, at = bytearray(), [], 0
+        for i, piece in enumerate(_ESCAPED_BYTE.split(s)):  # text, escaped byte, text, ...
+            if i % 2:
+                text += _REPLACEMENT
+                origin.extend([at] * len(_REPLACEMENT))
+                at += 1
+            else:
+                raw = encode(piece)
+                text += raw
+                origin.extend(range(at, at + len(raw)))
+                at += len(raw)
+        origin.append(at)
+        self.text = bytes(text)
+        self._origin = origin
+
+    def origin(self, offset: int) -> int:
+        """The offset in the original bytes of an offset in ``text`` (at a rune boundary)."""
+        return offset if self._origin is None else self._origin[offset]
+
+    def piece(self, start: int, stop: int) -> bytes:
+        return self.data[self.origin(start):self.origin(stop)]
 
 
 def _rune_width(data: bytes, pos: int) -> int:
@@ -67,6 +107,16 @@ def _rune_width(data: bytes, pos: int) -> int:
     return size
 
 
+def _inside_rune(data: bytes, pos: int) -> bool:
+    """Whether ``pos`` falls between the bytes of one (valid) UTF-8 sequence."""
+    if pos >= len(data) or data[pos] & 0xC0 != 0x80:
+        return False
+    for lead in range(pos - 1, max(pos - 4, -1), -1):
+        if data[lead] & 0xC0 != 0x80:
+            return lead + _rune_width(data, lead) > pos
+    return False
+
+
 class Regexp:
     """A compiled Go pattern (``*regexp.Regexp``)."""
 
@@ -75,7 +125,7 @@ class Regexp:
         try:
             self._re = re2.compile(encode(translation.re2), _OPTIONS)
         except re2.error as exc:
-            message = exc.args[0].decode("utf-8", "replace") if exc.args and isinstance(exc.args[0], bytes) else str(exc)
+            message = exc.args[0].decode("utf-8", "surrogateescape") if exc.args and isinstance(exc.args[0], bytes) else str(exc)
             raise translation.go_error(message) from None
         if translation.go_only is not None:
             raise translation.go_only[1]
@@ -90,10 +140,17 @@ class Regexp:
     # -- searches on bytes (Go's doExecute) ------------------------------------------------
 
     def _execute(self, data: bytes, pos: int, groups: bool) -> Spans | None:
-        m = self._re.search(data, pos)
-        if m is None:
-            return None
-        return tuple(m.span(g) for g in self._groups) if groups else (m.span(),)
+        """The leftmost-first match at or after ``pos`` (Go's ``doExecute``)."""
+        while True:
+            m = self._re.search(data, pos)
+            if m is None:
+                return None
+            start, stop = m.span()
+            # RE2 steps bytes: its \B also holds between the bytes of one character, where
+            # Go (stepping runes) never looks. Such a match is not Go's: look again further on.
+            if not (_inside_rune(data, start) or _inside_rune(data, stop)):
+                return tuple(m.span(g) for g in self._groups) if groups else ((start, stop),)
+            pos = start + 1
 
     def _all(self, data: bytes, n: int, groups: bool = False) -> list[Spans]:
         """Go's ``allMatches``: no empty match right after the previous match; at most n (n < 0: all)."""
@@ -122,25 +179,27 @@ class Regexp:
 
     def match_string(self, s: str) -> bool:
         """``MatchString``."""
-        return self._re.search(encode(s)) is not None
+        return self._execute(_Subject(s).text, 0, False) is not None
 
     def find_string(self, s: str) -> str:
         """``FindString``: the leftmost match, "" when none."""
-        data = encode(s)
-        spans = self._execute(data, 0, False)
-        return decode(data[spans[0][0]:spans[0][1]]) if spans else ""
+        subject = _Subject(s)
+        spans = self._execute(subject.text, 0, False)
+        return decode(subject.piece(*spans[0])) if spans else ""
 
     def find_all_string(self, s: str, n: int) -> list[str]:
         """``FindAllString``."""
-        data = encode(s)
-        return [decode(data[a:b]) for (a, b), in self._all(data, n)]
+        subject = _Subject(s)
+        return [decode(subject.piece(*spans[0])) for spans in self._all(subject.text, n)]
 
     def find_all_string_index(self, s: str, n: int) -> list[tuple[int, int]]:
         """``FindAllStringIndex`` (byte offsets, as Go's)."""
-        return [spans[0] for spans in self._all(encode(s), n)]
+        subject = _Subject(s)
+        return [(subject.origin(a), subject.origin(b)) for (a, b), *_ in self._all(subject.text, n)]
 
-    def _replace_all(self, src: bytes, groups: bool, repl: Callable[[Spans], bytes]) -> bytes:
+    def _replace_all(self, subject: _Subject, groups: bool, repl: Callable[[Spans], bytes]) -> str:
         """Go's ``replaceAll`` loop."""
+        src = subject.text
         out: list[bytes] = []
         last_end = search_pos = 0
         end = len(src)
@@ -149,7 +208,7 @@ class Regexp:
             if spans is None:
                 break
             start, stop = spans[0]
-            out.append(src[last_end:start])
+            out.append(subject.piece(last_end, start))
             # No replacement for an empty match right after another match.
             if stop > last_end or start == 0:
                 out.append(repl(spans))
@@ -161,22 +220,22 @@ class Regexp:
                 search_pos += 1  # at the end of the input, where the width is 0
             else:
                 search_pos = stop
-        out.append(src[last_end:])
-        return b"".join(out)
+        out.append(subject.piece(last_end, end))
+        return decode(b"".join(out))
 
     def replace_all_string(self, src: str, repl: str) -> str:
         """``ReplaceAllString``: ``repl`` expanded as ``Expand`` does."""
-        data, template = encode(src), encode(repl)
-        expand = "$" in repl
-        result = self._replace_all(data, expand, lambda spans: self._expand(template, data, spans) if expand else template)
-        return decode(result)
+        subject, template = _Subject(src), encode(repl)
+        if b"$" not in template:
+            return self._replace_all(subject, False, lambda _spans: template)
+        return self._replace_all(subject, True, lambda spans: self._expand(template, subject, spans))
 
     def replace_all_literal_string(self, src: str, repl: str) -> str:
         """``ReplaceAllLiteralString``."""
         template = encode(repl)
-        return decode(self._replace_all(encode(src), False, lambda _spans: template))
+        return self._replace_all(_Subject(src), False, lambda _spans: template)
 
-    def _expand(self, template: bytes, src: bytes, spans: Spans) -> bytes:
+    def _expand(self, template: bytes, subject: _Subject, spans: Spans) -> bytes:
         """Go's ``Regexp.expand``: ``$n``, ``${n}``, ``$name``, ``${name}``, ``$$``; unknown names expand to ""."""
         out: list[bytes] = []
         while template:
@@ -196,11 +255,11 @@ class Regexp:
             name, num, template = parsed
             if num >= 0:
                 if num < len(spans) and spans[num][0] >= 0:
-                    out.append(src[spans[num][0]:spans[num][1]])
+                    out.append(subject.piece(*spans[num]))
             else:
                 for i, group in enumerate(self.names):
                     if group == name and i < len(spans) and spans[i][0] >= 0:
-                        out.append(src[spans[i][0]:spans[i][1]])
+                        out.append(subject.piece(*spans[i]))
                         break
         out.append(template)
         return b"".join(out)
@@ -211,18 +270,18 @@ class Regexp:
             return []
         if self.expr and not s:
             return [""]
-        data = encode(s)
+        subject = _Subject(s)
         pieces: list[str] = []
         beg = end = 0
-        for (start, stop), in self._all(data, n):
+        for (start, stop), *_ in self._all(subject.text, n):
             if n > 0 and len(pieces) == n - 1:
                 break
             end = start
             if stop != 0:
-                pieces.append(decode(data[beg:end]))
+                pieces.append(decode(subject.piece(beg, end)))
             beg = stop
-        if end != len(data):
-            pieces.append(decode(data[beg:]))
+        if end != len(subject.text):
+            pieces.append(decode(subject.piece(beg, len(subject.text))))
         return pieces
 
 

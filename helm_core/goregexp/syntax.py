@@ -232,6 +232,9 @@ class Translation:
             error = GoSyntaxError(_RE2_TO_GO.get(text, text), arg)
             if text == "invalid perl operator" and arg.startswith("(?<"):
                 error = self._lookbehind_error()
+            elif text == "invalid UTF-8":  # Go's argument: the rest of the pattern from the bad byte
+                bad = next((i for i, ch in enumerate(self.expr) if "\udc80" <= ch <= "\udcff"), 0)
+                error = GoSyntaxError(error.code, self.expr[bad:])
         if self.go_only is not None:
             pos, go_only = self.go_only
             found = self.expr.find(error.arg) if error.arg and error.arg != self.expr else len(self.expr)
