@@ -18,6 +18,7 @@ from typing import Callable
 
 import re2
 
+from helm_core import goutf8
 from helm_core.goregexp.syntax import GoSyntaxError, Translation
 
 __all__ = ["GoSyntaxError", "Regexp", "compile", "quote_meta", "valid"]
@@ -95,16 +96,7 @@ class _Subject:
 
 def _rune_width(data: bytes, pos: int) -> int:
     """``utf8.DecodeRune``'s width at ``pos``: 0 at the end, 1 for an invalid byte."""
-    if pos >= len(data):
-        return 0
-    lead = data[pos]
-    size = 1 if lead < 0x80 else 2 if lead >> 5 == 6 else 3 if lead >> 4 == 14 else 4 if lead >> 3 == 30 else 1
-    if size > 1:
-        try:
-            data[pos:pos + size].decode("utf-8")
-        except UnicodeDecodeError:
-            return 1
-    return size
+    return goutf8.decode_rune(data, pos)[1]
 
 
 def _inside_rune(data: bytes, pos: int) -> bool:
