@@ -42,27 +42,28 @@ _GLOB_CHARS = frozenset("*?[\\")
 
 
 def _match(pattern: bytes, name: bytes) -> bool:
+    at = 0  # how much of name is matched: offsets, so that no try copies the name
     while pattern:
         star, chunk, pattern = _scan_chunk(pattern)
         if star and not chunk:
-            return _SEPARATOR not in name  # a trailing * takes the rest of this path segment
-        rest = _match_chunk(chunk, name)
-        if rest is None or rest and not pattern:
-            rest = _after_star(chunk, name, last=not pattern) if star else None
-            if rest is None:
+            return name.find(b"/", at) < 0  # a trailing * takes the rest of this path segment
+        end = _match_chunk(chunk, name, at)
+        if end is None or end < len(name) and not pattern:
+            end = _after_star(chunk, name, at, last=not pattern) if star else None
+            if end is None:
                 return False
-        name = rest
-    return not name
+        at = end
+    return at == len(name)
 
 
-def _after_star(chunk: bytes, name: bytes, *, last: bool) -> bytes | None:
-    """The first place after a ``*`` (which stops at '/') where ``chunk`` matches: what is left."""
-    for i, byte in enumerate(name):
-        if byte == _SEPARATOR:
+def _after_star(chunk: bytes, name: bytes, at: int, *, last: bool) -> int | None:
+    """The first place after a ``*`` (which stops at '/') where ``chunk`` matches: where it ends."""
+    for i in range(at, len(name)):
+        if name[i] == _SEPARATOR:
             break
-        rest = _match_chunk(chunk, name[i + 1:])
-        if rest is not None and not (last and rest):
-            return rest
+        end = _match_chunk(chunk, name, i + 1)
+        if end is not None and not (last and end < len(name)):
+            return end
     return None
 
 
@@ -86,17 +87,17 @@ def _scan_chunk(pattern: bytes) -> tuple[bool, bytes, bytes]:
     return star, stripped, b""
 
 
-def _match_chunk(chunk: bytes, s: bytes) -> bytes | None:
-    """What is left of ``s`` after ``chunk`` matched its start, or None; PatternError when malformed."""
+def _match_chunk(chunk: bytes, name: bytes, at: int) -> int | None:
+    """Where ``chunk`` matched from ``name[at:]`` ends, or None; PatternError when malformed."""
     failed = False
     while chunk:
-        failed = failed or not s
+        failed = failed or at >= len(name)
         c = chunk[0]
         if c == 0x5B:  # [
             rune = -1
             if not failed:
-                rune, width = goutf8.decode_rune(s)
-                s = s[width:]
+                rune, width = goutf8.decode_rune(name, at)
+                at += width
             chunk = chunk[1:]
             negated = chunk[:1] == b"^"
             if negated:
@@ -115,8 +116,8 @@ def _match_chunk(chunk: bytes, s: bytes) -> bytes | None:
             failed = failed or matched == negated
         elif c == 0x3F:  # ?
             if not failed:
-                failed = s[0] == _SEPARATOR
-                s = s[goutf8.decode_rune(s)[1]:]
+                failed = name[at] == _SEPARATOR
+                at += goutf8.decode_rune(name, at)[1]
             chunk = chunk[1:]
         else:
             if c == 0x5C:  # backslash: the next byte is literal
@@ -124,10 +125,10 @@ def _match_chunk(chunk: bytes, s: bytes) -> bytes | None:
                 if not chunk:
                     raise PatternError("syntax error in pattern")
             if not failed:
-                failed = chunk[0] != s[0]
-                s = s[1:]
+                failed = chunk[0] != name[at]
+                at += 1
             chunk = chunk[1:]
-    return None if failed else s
+    return None if failed else at
 
 
 def _class_char(chunk: bytes) -> tuple[int, bytes]:
