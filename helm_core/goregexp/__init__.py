@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import re
+import unicodedata
 from typing import Callable
 
 import re2
@@ -117,7 +118,8 @@ class Regexp:
         try:
             self._re = re2.compile(encode(translation.re2), _OPTIONS)
         except re2.error as exc:
-            message = exc.args[0].decode("utf-8", "surrogateescape") if exc.args and isinstance(exc.args[0], bytes) else str(exc)
+            raw = exc.args[0] if exc.args else b""
+            message = raw.decode("utf-8", "surrogateescape") if isinstance(raw, bytes) else str(raw)
             raise translation.go_error(message) from None
         if translation.go_only is not None:
             raise translation.go_only[1]
@@ -300,8 +302,6 @@ def _extract(template: bytes) -> tuple[str, int, bytes] | None:
 
 def _is_go_digit(ch: str) -> bool:
     """``unicode.IsDigit``: category Nd."""
-    import unicodedata
-
     return unicodedata.category(ch) == "Nd"
 
 

@@ -20,10 +20,12 @@ PATTERNS = CATASTROPHIC + [
     r"(?U)a+", r"a+?", r"\Q.*\E", r"(?P<user>\w+)@(?<dom>\w+)", r"(a)|(b)", r"[[:alpha:]]+",
     r"\pL+", r"\p{Greek}+", r"\p{letter}+", r"\PC+", r"[\P{Cn}]+", r"[^\pC]+", r"\p{Lc}", r"\p{ASCII}+",
     r"(?s).", r".", r"a{2,3}", r"\x{263a}", r"[a-c-e]+", r"\d+|\s+", r"(é|e)+", r"(?i)straße",
-    r"\z", r"\A\w", r"(a*)+", r"(a|ab)(c|bcd)(d*)",
+    r"\z", r"\A\w", r"(a*)+", r"(a|ab)(c|bcd)(d*)", r"(?i)s+", r"(?i)[k-l]+", r"(?i)\p{Lu}+", r"(?i)Σ+",
+    r"[^\x00-\x{10FFFF}]", r"\Q\\E", r"(?i:A)(?-i:a)", r"[\d\-z]+", r"x*?", r"(?:)", r"(|a)+", r"(a|)+",
 ]
 SUBJECTS = ["", "banana", "a" * 41 + "b", "a" * 41, "ab-c.d e_f", "K\u212ak", "a\nb\na\n",
-            "héllo wörld ☺", "α-β γδ", "x" * 30, "abcd", "user@host, me@there", "aaac", "Straße STRASSE"]
+            "héllo wörld ☺", "α-β γδ", "x" * 30, "abcd", "user@host, me@there", "aaac", "Straße STRASSE",
+            "ſsSkK\u212a σςΣ", "\\E-9z"]
 TEMPLATES = ["[$0]", "<$1>", "${1}W", "$1W", "$user/${dom}", "$$", "$01", "$10", "$", "${", "${x",
              "$9", "$dom$", "$${1}"]
 INVALID = [
