@@ -24,7 +24,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from helm_core import memo
+from helm_core import goregexp, memo
 from helm_core.chart import model
 from helm_core.errors import SchemaError
 
@@ -66,7 +66,6 @@ VALID_SCHEMA_MEMO = "schema-valid"
 def _code_digest() -> str:
     """This module's code, the compiled checks' (and the metaschema files they are made of)
     and the installed jsonschema's validating code."""
-    from helm_core import goregexp
     from helm_core.chart import jsonschema_go, metaschema, verdict
 
     folder = memo.package_folder("jsonschema") or Path(__file__).parent
@@ -185,6 +184,8 @@ def _violations(digest: str, text: str, values: dict[str, Any], *, source: str) 
         raise SchemaError(f"{source}: invalid schema: {exc.message}") from None
     except (referencing.exceptions.Unresolvable, referencing.exceptions.NoSuchResource) as exc:
         raise SchemaError(f"{source}: cannot resolve schema reference: {exc}") from None
+    except goregexp.GoSyntaxError as exc:  # a pattern no metaschema checks (draft 4's patternProperties keys)
+        raise SchemaError(f"{source}: invalid schema: {exc}") from None
 
 
 def validate(chart: model.Chart, values: dict[str, Any]) -> None:

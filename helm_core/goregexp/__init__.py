@@ -15,9 +15,7 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
-from typing import Callable
-
-import re2
+from typing import Any, Callable
 
 from helm_core import goutf8
 from helm_core.goregexp.syntax import GoSyntaxError, Translation
@@ -33,14 +31,18 @@ MAX_MEM = 64 << 20
 Spans = tuple[tuple[int, int], ...]
 
 
-def _options() -> re2.Options:
+@functools.cache
+def _re2() -> tuple[Any, Any]:
+    """(the re2 module, RE2 options): imported at the first pattern, as most runs compile none
+    (importing the extension costs several ms of every start-up)."""
+    import re2
+
     options = re2.Options()
     options.log_errors = False  # RE2 would print every refused pattern on stderr
     options.max_mem = MAX_MEM
-    return options
+    return re2, options
 
 
-_OPTIONS = _options()
 #: An invalid UTF-8 byte, as Python's surrogateescape keeps it in a str.
 _ESCAPED_BYTE = re.compile("([\udc80-\udcff])")
 _REPLACEMENT = "\ufffd".encode()
@@ -115,8 +117,9 @@ class Regexp:
 
     def __init__(self, expr: str) -> None:
         translation = Translation(expr)
+        re2, options = _re2()
         try:
-            self._re = re2.compile(encode(translation.re2), _OPTIONS)
+            self._re = re2.compile(encode(translation.re2), options)
         except re2.error as exc:
             raw = exc.args[0] if exc.args else b""
             message = raw.decode("utf-8", "surrogateescape") if isinstance(raw, bytes) else str(raw)

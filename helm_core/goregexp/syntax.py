@@ -19,7 +19,8 @@ keep their bytes as surrogate escapes), so offsets are Go's byte offsets.
 """
 from __future__ import annotations
 
-from helm_core.goregexp import unicode_names
+import functools
+from typing import Any
 
 #: Go's maxHeight: deeper nesting is "expression nests too deeply".
 MAX_NESTING = 1000
@@ -82,22 +83,30 @@ def _complement(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
     return out
 
 
+@functools.cache
+def _unicode_names() -> Any:
+    """Go's table of class names: imported at the first ``\\p``, which few patterns have."""
+    from helm_core.goregexp import unicode_names
+
+    return unicode_names
+
+
 def _ranges(table: str) -> list[tuple[int, int]]:
     if table == "Ascii":
         return [(0, 0x7F)]
     if table == "Assigned":
-        return _complement(unicode_names.RANGES["Cn"])
-    return list(unicode_names.RANGES[table])
+        return _complement(_unicode_names().RANGES["Cn"])
+    return list(_unicode_names().RANGES[table])
 
 
 def unicode_class(name: str, negate: bool, in_class: bool) -> str | None:
     """RE2 text for Go's ``\\p{name}`` (``\\P`` when ``negate``), or None when Go knows no such name."""
     if name.startswith("^"):
         negate, name = not negate, name[1:]
-    table = unicode_names.NAMES.get(canonical(name))
+    table = _unicode_names().NAMES.get(canonical(name))
     if table is None:
         return None
-    if table == "Any" or table not in unicode_names.RANGES and table not in ("Ascii", "Assigned"):
+    if table == "Any" or table not in _unicode_names().RANGES and table not in ("Ascii", "Assigned"):
         return f"\\{'P' if negate else 'p'}{{{table}}}"
     ranges = _ranges(table)
     if in_class:

@@ -67,3 +67,10 @@ def test_patterns_go_refuses_make_the_schema_invalid(pattern: str):
 
 def test_patterns_only_go_accepts_are_valid():
     _validate({"properties": {"x": {"pattern": r"\pN+\p{Greek}"}}}, {"x": "1α"})
+
+
+def test_a_pattern_no_metaschema_checks_is_an_invalid_schema_not_a_traceback():
+    draft4 = {"$schema": "http://json-schema.org/draft-04/schema#", "patternProperties": {"(": {"type": "integer"}}}
+    with pytest.raises(SchemaError) as err:
+        _validate(draft4, {"x(": "a"})
+    assert str(err.value) == "app/values.schema.json: invalid schema: error parsing regexp: missing closing ): `(`"
