@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import functools
 import re
+import threading
 import unicodedata
+from collections import OrderedDict
 from typing import Any, Callable
 
 from helm_core import goutf8
@@ -130,6 +132,8 @@ class Regexp:
         #: Go's SubexpNames.
         self.names = translation.names
         self._groups = range(self._re.groups + 1)
+        #: RE2's instruction count (what the pattern costs in memory).
+        self.program_size: int = self._re.programsize
 
     def __repr__(self) -> str:
         return f"goregexp.compile({self.expr!r})"
@@ -308,10 +312,48 @@ def _is_go_digit(ch: str) -> bool:
     return unicodedata.category(ch) == "Nd"
 
 
-@functools.lru_cache(maxsize=CACHE_SIZE)
+class _Cache:
+    """Compiled patterns by text, least recently used first out. Programs over
+    LARGE_PROGRAM instructions (``\\pL{1000}`` is 1.2 million, tens of MB) get only a few
+    places: a chart making many of them must not keep them all alive."""
+
+    def __init__(self, size: int, large: int) -> None:
+        self._sizes = {False: size, True: large}
+        self._entries: dict[bool, OrderedDict[str, Regexp]] = {False: OrderedDict(), True: OrderedDict()}
+        self._lock = threading.Lock()
+
+    def get(self, expr: str) -> Regexp | None:
+        with self._lock:
+            for entries in self._entries.values():
+                found = entries.get(expr)
+                if found is not None:
+                    entries.move_to_end(expr)
+                    return found
+        return None
+
+    def put(self, rx: Regexp) -> None:
+        large = rx.program_size > LARGE_PROGRAM
+        with self._lock:
+            entries = self._entries[large]
+            entries[rx.expr] = rx
+            if len(entries) > self._sizes[large]:
+                entries.popitem(last=False)
+
+
+#: Instructions above which a compiled program counts as large for the cache.
+LARGE_PROGRAM = 20_000
+#: How many large programs are kept.
+LARGE_CACHE_SIZE = 4
+_CACHE = _Cache(CACHE_SIZE, LARGE_CACHE_SIZE)
+
+
 def compile(expr: str) -> Regexp:  # noqa: A001 - Go's name, as regexp.Compile
     """``regexp.Compile``: raises GoSyntaxError with Go's text."""
-    return Regexp(expr)
+    rx = _CACHE.get(expr)
+    if rx is None:
+        rx = Regexp(expr)
+        _CACHE.put(rx)
+    return rx
 
 
 def valid(expr: str) -> bool:
