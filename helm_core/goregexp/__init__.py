@@ -343,7 +343,7 @@ class _Cache:
 #: Instructions above which a compiled program counts as large for the cache.
 LARGE_PROGRAM = 20_000
 #: How many large programs are kept.
-LARGE_CACHE_SIZE = 4
+LARGE_CACHE_SIZE = 2
 _CACHE = _Cache(CACHE_SIZE, LARGE_CACHE_SIZE)
 
 
