@@ -10,9 +10,7 @@ path ignores that path (so a negation only ever narrows what is kept).
 """
 from __future__ import annotations
 
-import functools
-import re
-
+from helm_core import goutf8
 from helm_core.errors import ChartError
 from helm_core.records import record
 
@@ -24,75 +22,127 @@ class PatternError(ValueError):
     """A glob pattern is malformed (Go's ``filepath.ErrBadPattern``)."""
 
 
+_SEPARATOR = ord("/")
+
+
 def go_match(pattern: str, name: str) -> bool:
-    """Go's ``path.Match``: shell glob where ``*``/``?`` never match '/'."""
-    if not _GLOB_CHARS.intersection(pattern):  # a literal name (most .helmignore lines): no regex to build
+    """Go's ``filepath.Match`` on Unix (raises PatternError for Go's ``ErrBadPattern``).
+
+    Go's own algorithm, not a regular expression: each ``*`` takes the first place where the
+    next chunk matches and is never revisited, so answers can differ from a regex's (``*a[^x]*b``
+    does not match ``aaa/b`` in Go). It is also why a hostile pattern cannot backtrack: the work
+    is bounded by len(pattern) x len(name). Bytes, as Go compares them.
+    """
+    if not _GLOB_CHARS.intersection(pattern):  # a literal name (most .helmignore lines)
         return pattern == name
-    return _compile(pattern).fullmatch(name) is not None
+    return _match(pattern.encode("utf-8", "surrogateescape"), name.encode("utf-8", "surrogateescape"))
 
 
 _GLOB_CHARS = frozenset("*?[\\")
 
 
-@functools.lru_cache(maxsize=1024)
-def _compile(pattern: str) -> re.Pattern[str]:
-    """Translate a Go glob into a regular expression (raises PatternError when malformed)."""
-    out: list[str] = []
-    i = 0
-    while i < len(pattern):
-        c = pattern[i]
-        if c == "*":
-            out.append("[^/]*")
-            i += 1
-        elif c == "?":
-            out.append("[^/]")
-            i += 1
-        elif c == "[":
-            cls, i = _translate_class(pattern, i)
-            out.append(cls)
-        elif c == "\\":
-            if i + 1 >= len(pattern):
-                raise PatternError("syntax error in pattern")
-            out.append(re.escape(pattern[i + 1]))
-            i += 2
-        else:
-            out.append(re.escape(c))
-            i += 1
-    return re.compile("".join(out), re.DOTALL)
+def _match(pattern: bytes, name: bytes) -> bool:
+    at = 0  # how much of name is matched: offsets, so that no try copies the name
+    while pattern:
+        star, chunk, pattern = _scan_chunk(pattern)
+        if star and not chunk:
+            return name.find(b"/", at) < 0  # a trailing * takes the rest of this path segment
+        end = _match_chunk(chunk, name, at)
+        if end is None or end < len(name) and not pattern:
+            end = _after_star(chunk, name, at, last=not pattern) if star else None
+            if end is None:
+                return False
+        at = end
+    return at == len(name)
 
 
-def _translate_class(p: str, i: int) -> tuple[str, int]:
-    """``[...]`` starting at ``p[i] == '['``: Go negates with '^' and never matches '/'."""
-    i += 1
-    negate = i < len(p) and p[i] == "^"
-    if negate:
-        i += 1
-    ranges: list[str] = []
-    first = True
-    while True:
-        if i >= len(p):
-            raise PatternError("syntax error in pattern")
-        if p[i] == "]" and not first:
-            i += 1
+def _after_star(chunk: bytes, name: bytes, at: int, *, last: bool) -> int | None:
+    """The first place after a ``*`` (which stops at '/') where ``chunk`` matches: where it ends."""
+    for i in range(at, len(name)):
+        if name[i] == _SEPARATOR:
             break
-        first = False
-        lo, i = _class_char(p, i)
-        hi = lo
-        if i < len(p) and p[i] == "-":
-            hi, i = _class_char(p, i + 1)
-        ranges.append(f"{re.escape(lo)}-{re.escape(hi)}" if hi != lo else re.escape(lo))
-    body = "".join(ranges)
-    return (f"[^/{body}]" if negate else f"(?!/)[{body}]"), i
+        end = _match_chunk(chunk, name, i + 1)
+        if end is not None and not (last and end < len(name)):
+            return end
+    return None
 
 
-def _class_char(p: str, i: int) -> tuple[str, int]:
-    if i >= len(p) or p[i] in "-]":
-        raise PatternError("syntax error in pattern")
-    if p[i] == "\\":
+def _scan_chunk(pattern: bytes) -> tuple[bool, bytes, bytes]:
+    """(a leading star?, the chunk up to the next star outside [], the rest)."""
+    stripped = pattern.lstrip(b"*")
+    star = len(stripped) != len(pattern)
+    in_range = False
+    i = 0
+    while i < len(stripped):
+        c = stripped[i]
+        if c == 0x5C and i + 1 < len(stripped):  # backslash
+            i += 1
+        elif c == 0x5B:  # [
+            in_range = True
+        elif c == 0x5D:  # ]
+            in_range = False
+        elif c == 0x2A and not in_range:  # *
+            return star, stripped[:i], stripped[i:]
         i += 1
-        if i >= len(p):
+    return star, stripped, b""
+
+
+def _match_chunk(chunk: bytes, name: bytes, at: int) -> int | None:
+    """Where ``chunk`` matched from ``name[at:]`` ends, or None; PatternError when malformed."""
+    failed = False
+    while chunk:
+        failed = failed or at >= len(name)
+        c = chunk[0]
+        if c == 0x5B:  # [
+            rune = -1
+            if not failed:
+                rune, width = goutf8.decode_rune(name, at)
+                at += width
+            chunk = chunk[1:]
+            negated = chunk[:1] == b"^"
+            if negated:
+                chunk = chunk[1:]
+            matched, ranges = False, 0
+            while True:
+                if chunk[:1] == b"]" and ranges:
+                    chunk = chunk[1:]
+                    break
+                lo, chunk = _class_char(chunk)
+                hi = lo
+                if chunk[:1] == b"-":
+                    hi, chunk = _class_char(chunk[1:])
+                matched = matched or lo <= rune <= hi
+                ranges += 1
+            failed = failed or matched == negated
+        elif c == 0x3F:  # ?
+            if not failed:
+                failed = name[at] == _SEPARATOR
+                at += goutf8.decode_rune(name, at)[1]
+            chunk = chunk[1:]
+        else:
+            if c == 0x5C:  # backslash: the next byte is literal
+                chunk = chunk[1:]
+                if not chunk:
+                    raise PatternError("syntax error in pattern")
+            if not failed:
+                failed = chunk[0] != name[at]
+                at += 1
+            chunk = chunk[1:]
+    return None if failed else at
+
+
+def _class_char(chunk: bytes) -> tuple[int, bytes]:
+    """Go's ``getEsc``: one (possibly escaped) character of a class, and what follows it."""
+    if not chunk or chunk[0] in b"-]":
+        raise PatternError("syntax error in pattern")
+    if chunk[0] == 0x5C:
+        chunk = chunk[1:]
+        if not chunk:
             raise PatternError("syntax error in pattern")
-    return p[i], i + 1
+    rune, width = goutf8.decode_rune(chunk)
+    if rune == goutf8.RUNE_ERROR and width == 1 or len(chunk) == width:
+        raise PatternError("syntax error in pattern")
+    return rune, chunk[width:]
 
 
 @record(frozen=True)

@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urldefrag, urlsplit
 
-from helm_core import memo
-from helm_core.chart import verdict
+from helm_core import goregexp, memo
+from helm_core.chart import jsonschema_go, verdict
 
 #: Folders of jsonschema-specifications' ``schemas/`` for the drafts compiled here.
 _FOLDERS = {verdict.DRAFT_2020_12: "draft202012", verdict.DRAFT_7: "draft7"}
@@ -52,11 +52,7 @@ _RELATIVE = re.compile(
 
 
 def _is_regex(text: str) -> bool:
-    try:
-        re.compile(text)  # what jsonschema's "regex" format checker does
-    except re.error:
-        return False
-    return True
+    return goregexp.valid(text)  # Helm's validator: Go's regexp.Compile (jsonschema_go.format_checker)
 
 
 def _safe(pattern: re.Pattern[str]) -> verdict.Check:
@@ -149,4 +145,4 @@ def check_schema(cls: Any, schema: Any) -> None:
                 return
         except verdict.Undecided:
             pass
-    cls.check_schema(schema)
+    cls.check_schema(schema, format_checker=jsonschema_go.format_checker(cls))

@@ -24,7 +24,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from helm_core import memo
+from helm_core import goregexp, memo
 from helm_core.chart import model
 from helm_core.errors import SchemaError
 
@@ -66,13 +66,15 @@ VALID_SCHEMA_MEMO = "schema-valid"
 def _code_digest() -> str:
     """This module's code, the compiled checks' (and the metaschema files they are made of)
     and the installed jsonschema's validating code."""
-    from helm_core.chart import metaschema, verdict
+    from helm_core.chart import jsonschema_go, metaschema, verdict
 
     folder = memo.package_folder("jsonschema") or Path(__file__).parent
+    regexp_code = [Path(goregexp.__file__), Path(goregexp.__file__).with_name("syntax.py"), jsonschema_go.__file__]
 
     jsonschema_code = [folder / name for name in ("validators.py", "_keywords.py", "_legacy_keywords.py",
                                                   "_utils.py", "_types.py", "_format.py")]
-    return memo.code_digest(__file__, metaschema.__file__, verdict.__file__, *metaschema.files(), *jsonschema_code)
+    return memo.code_digest(__file__, metaschema.__file__, verdict.__file__, *metaschema.files(), *jsonschema_code,
+                            *regexp_code)
 
 
 def _valid_key(digest: str) -> str:
@@ -114,6 +116,9 @@ def _compiled(digest: str, text: str) -> Any:
     import jsonschema
     import referencing
 
+    from helm_core.chart import jsonschema_go
+
+    jsonschema_go.install()  # patterns are Go's, as in Helm's validator
     schema = json.loads(text)
     if isinstance(schema, dict) and not isinstance(schema.get("$schema", ""), str):
         # validator_for would fail on it with an AttributeError from deep inside urllib.
@@ -179,6 +184,8 @@ def _violations(digest: str, text: str, values: dict[str, Any], *, source: str) 
         raise SchemaError(f"{source}: invalid schema: {exc.message}") from None
     except (referencing.exceptions.Unresolvable, referencing.exceptions.NoSuchResource) as exc:
         raise SchemaError(f"{source}: cannot resolve schema reference: {exc}") from None
+    except goregexp.GoSyntaxError as exc:  # a pattern no metaschema checks (draft 4's patternProperties keys)
+        raise SchemaError(f"{source}: invalid schema: {exc}") from None
 
 
 def validate(chart: model.Chart, values: dict[str, Any]) -> None:

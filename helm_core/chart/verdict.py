@@ -14,10 +14,11 @@ Drafts: 2020-12 (Helm's default) and 7, the two that chart schemas use; others a
 """
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping
 from typing import Any
 from urllib.parse import unquote, urldefrag, urljoin
+
+from helm_core import goregexp
 
 Check = Callable[[Any], bool]
 #: A format assertion: (format name) -> check of a string instance, or None when unknown.
@@ -306,7 +307,7 @@ class Compiler:
         def pattern_properties(instance: Any) -> bool:
             if type(instance) is not dict:
                 return True
-            return all(sub(v) for regex, sub in subs for k, v in instance.items() if regex.search(k))
+            return all(sub(v) for regex, sub in subs for k, v in instance.items() if regex.match_string(k))
         return pattern_properties
 
     def _k_additionalProperties(self, value: Any, node: Any, base: str, scope: tuple[str, ...]) -> Check:
@@ -323,7 +324,7 @@ class Compiler:
             if type(instance) is not dict:
                 return True
             for name, item in instance.items():
-                if name in known or (regex is not None and regex.search(name)):
+                if name in known or (regex is not None and regex.match_string(name)):
                     continue
                 if not sub(item):
                     return False
@@ -413,7 +414,7 @@ class Compiler:
 
     def _k_pattern(self, value: Any, node: Any, base: str, scope: tuple[str, ...]) -> Check:
         regex = _regex(value)
-        return lambda instance: not _is_string(instance) or regex.search(instance) is not None
+        return lambda instance: not _is_string(instance) or regex.match_string(instance)
 
     def _k_format(self, value: Any, node: Any, base: str, scope: tuple[str, ...]) -> Check:
         if self.formats is None:
@@ -498,10 +499,11 @@ def _size(applies: Check, value: Any, fits: Callable[[int], bool]) -> Check:
     return lambda instance: not applies(instance) or fits(len(instance))
 
 
-def _regex(pattern: Any) -> re.Pattern[str]:
+def _regex(pattern: Any) -> goregexp.Regexp:
+    """A schema pattern as Helm's validator reads it: Go's regexp (searched, not anchored)."""
     if type(pattern) is not str:
         raise Undecided("a pattern that is not a string")
     try:
-        return re.compile(pattern)
-    except re.error:
+        return goregexp.compile(pattern)
+    except goregexp.GoSyntaxError:
         raise Undecided(f"pattern {pattern!r} does not compile") from None

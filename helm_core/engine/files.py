@@ -8,8 +8,9 @@ Rules (Helm v3 ``pkg/engine/files.go``):
 
 * ``Get``/``GetBytes`` of a missing file give ``""``/empty bytes, never an error;
 * ``Glob`` uses gobwas/glob with ``/`` as separator: ``*`` and ``?`` stop at ``/``, ``**``
-  crosses it, ``[!a-z]`` classes, ``{a,b}`` alternatives, ``\\`` escapes; a pattern that
-  does not compile matches everything (Helm falls back to ``**``);
+  crosses it, ``[!a-z]`` classes (one range or a list: ``[a-z0-9]`` does not compile),
+  ``{a,b}`` alternatives, ``\\`` escapes; a pattern that does not compile matches everything
+  (Helm falls back to ``**``). Patterns run as Go regexps: linear time whatever the chart gives;
 * ``Lines`` drops one trailing newline and splits on ``\\n``;
 * ``AsConfig``/``AsSecrets`` key files by base name and render them with ``toYaml``
   (secrets base64-encoded).
@@ -21,10 +22,9 @@ from __future__ import annotations
 import base64
 import functools
 import posixpath
-import re
 from typing import Any, ClassVar, Iterable
 
-from helm_core import goyaml
+from helm_core import goregexp, goyaml
 from helm_core.gotemplate import gotypes
 
 #: The separator gobwas/glob is compiled with by Helm.
@@ -42,92 +42,118 @@ class GlobSyntaxError(ValueError):
     """A gobwas/glob pattern that does not compile."""
 
 
-def _glob_class(pattern: str, i: int) -> tuple[str, int]:
-    """Translate ``[...]`` starting after ``[``; returns (regex, index after ``]``)."""
-    negate = False
-    if i < len(pattern) and pattern[i] == "!":
-        negate = True
-        i += 1
-    parts: list[str] = []
-    while True:
-        if i >= len(pattern):
-            raise GlobSyntaxError("unexpected end of input in character class")
-        ch = pattern[i]
-        if ch == "]":
-            i += 1
-            break
-        if ch == "\\":
-            i += 1
-            if i >= len(pattern):
-                raise GlobSyntaxError("unexpected end of input after escape")
-            ch = pattern[i]
-        i += 1
-        if i + 1 < len(pattern) and pattern[i] == "-" and pattern[i + 1] != "]":
-            hi = pattern[i + 1]
-            i += 2
-            parts.append(re.escape(ch) + "-" + re.escape(hi))
-        else:
-            parts.append(re.escape(ch))
-    if not parts:
-        raise GlobSyntaxError("empty character class")
-    return ("[^" if negate else "[") + "".join(parts) + "]", i
+_SINGLE = f"[^{GLOB_SEPARATOR}]"
+_TEXT_BREAKERS = "?*[{"
+_TERMS_BREAKERS = _TEXT_BREAKERS + "},"
 
 
-def _glob_regex(pattern: str, i: int, in_braces: bool) -> tuple[str, int]:
-    """Translate until end (or, inside ``{}``, until ``,``/``}``)."""
+def _rune_class(chars: str, negate: bool) -> str:
+    return ("[^" if negate else "[") + "".join(f"\\x{{{ord(c):X}}}" for c in chars) + "]"
+
+
+def _glob_text(pattern: str, i: int, breakers: str) -> tuple[str, int]:
+    """gobwas ``fetchText``: runes up to an unescaped breaker; ``\\`` takes the next rune as is."""
     out: list[str] = []
-    sep = re.escape(GLOB_SEPARATOR)
+    escaped = False
     while i < len(pattern):
-        ch = pattern[i]
-        if in_braces and ch in ",}":
-            return "".join(out), i
-        if ch == "*":
-            if pattern[i + 1:i + 2] == "*":
-                out.append(".*")
-                i += 2
-            else:
-                out.append(f"[^{sep}]*")
-                i += 1
-        elif ch == "?":
-            out.append(f"[^{sep}]")
+        c = pattern[i]
+        if not escaped and c == "\\":
+            escaped = True
             i += 1
-        elif ch == "[":
-            cls, i = _glob_class(pattern, i + 1)
-            out.append(cls)
-        elif ch == "{":
-            alternatives: list[str] = []
-            i += 1
-            while True:
-                alt, i = _glob_regex(pattern, i, True)
-                alternatives.append(alt)
-                if i >= len(pattern):
-                    raise GlobSyntaxError("unexpected end of input in alternatives")
-                if pattern[i] == "}":
-                    i += 1
-                    break
-                i += 1  # ','
-            out.append("(?:" + "|".join(alternatives) + ")")
-        elif ch == "\\":
-            if i + 1 >= len(pattern):
-                raise GlobSyntaxError("unexpected end of input after escape")
-            out.append(re.escape(pattern[i + 1]))
-            i += 2
-        else:
-            out.append(re.escape(ch))
-            i += 1
-    if in_braces:
-        raise GlobSyntaxError("unexpected end of input in alternatives")
+            continue
+        if not escaped and c in breakers:
+            break
+        escaped = False
+        out.append(c)
+        i += 1
     return "".join(out), i
 
 
+def _glob_range(pattern: str, i: int) -> tuple[str, int]:
+    """gobwas's ``[...]`` after the ``[``: one range ``a-z`` or a list of runes, ``!`` negating.
+    Classes may match the separator (gobwas's List and Range do not exclude it)."""
+    negate = seen_not = want_hi = want_close = False
+    lo = hi = chars = ""
+    while True:
+        if i >= len(pattern):
+            raise GlobSyntaxError("unexpected end of input")
+        c = pattern[i]
+        i += 1
+        if want_close:
+            if c != "]":
+                raise GlobSyntaxError("expected close range character")
+            break
+        if want_hi:
+            hi, want_close = c, True
+            continue
+        if not seen_not and c == "!":
+            negate = seen_not = True
+            continue
+        if pattern[i:i + 1] == "-":
+            lo, want_hi = c, True
+            i += 1
+            continue
+        chars, i = _glob_text(pattern, i - 1, "]")
+        want_close = True
+    if bool(chars) == bool(lo and hi):
+        raise GlobSyntaxError("could not parse range")
+    if chars:
+        return _rune_class(chars, negate), i
+    if hi < lo:
+        raise GlobSyntaxError(f"hi character '{hi}' should be greater than lo '{lo}'")
+    return ("[^" if negate else "[") + f"\\x{{{ord(lo):X}}}-\\x{{{ord(hi):X}}}]", i
+
+
+def _glob_regex(pattern: str) -> str:
+    """A gobwas/glob pattern (separator ``/``) as Go regexp syntax, read as gobwas's lexer and
+    parser read it: ``**`` crosses ``/``, ``*`` and ``?`` do not; ``{a,b}`` alternatives (an
+    unclosed ``{`` ends with the pattern); ``,`` and ``}`` are text outside braces."""
+    if any("\udc80" <= c <= "\udcff" for c in pattern):
+        raise GlobSyntaxError("could not read rune")
+    terms: list[list[list[str]]] = [[[]]]  # nested {...}: alternatives, each a list of parts
+    i = 0
+    while i < len(pattern):
+        c, parts = pattern[i], terms[-1][-1]
+        inside = len(terms) > 1
+        if c == "{":
+            terms.append([[]])
+        elif c == "," and inside:
+            terms[-1].append([])
+        elif c == "}" and inside:
+            alternatives = terms.pop()
+            terms[-1][-1].append("(?:" + "|".join("".join(a) for a in alternatives) + ")")
+        elif c == "[":
+            part, i = _glob_range(pattern, i + 1)
+            parts.append(part)
+            continue
+        elif c == "?":
+            parts.append(_SINGLE)
+        elif c == "*":
+            if pattern.startswith("**", i):
+                parts.append("(?s:.*)")
+                i += 1
+            else:
+                parts.append(_SINGLE + "*")
+        else:
+            text, i = _glob_text(pattern, i, _TERMS_BREAKERS if inside else _TEXT_BREAKERS)
+            parts.append(goregexp.quote_meta(text))
+            continue
+        i += 1
+    while len(terms) > 1:
+        alternatives = terms.pop()
+        terms[-1][-1].append("(?:" + "|".join("".join(a) for a in alternatives) + ")")
+    return "".join(terms[0][0])
+
+
 @functools.lru_cache(maxsize=GLOB_CACHE_SIZE)
-def compile_glob(pattern: str) -> re.Pattern[str]:
-    """A gobwas/glob pattern as a regex (Helm's fallback ``**`` when it does not compile)."""
+def compile_glob(pattern: str) -> goregexp.Regexp:
+    """A gobwas/glob pattern as a whole-path Go regexp (linear time); Helm's fallback ``**``
+    when it does not compile."""
     try:
-        regex, _ = _glob_regex(pattern, 0, False)
+        body = _glob_regex(pattern)
     except GlobSyntaxError:
-        regex = ".*"
-    return re.compile(regex + r"\Z", re.DOTALL)
+        body = "(?s:.*)"
+    return goregexp.compile(f"^(?:{body})$")
 
 
 class Files(dict, gotypes.GoObject):  # type: ignore[type-arg]
@@ -165,8 +191,8 @@ class Files(dict, gotypes.GoObject):  # type: ignore[type-arg]
     @gotypes.signature("string")
     def Glob(self, pattern: str) -> "Files":  # noqa: N802 - Go method name
         """The files whose path matches a gobwas/glob pattern."""
-        regex = compile_glob(pattern)
-        return Files({k: v for k, v in self.items() if regex.match(k)})
+        glob = compile_glob(pattern)
+        return Files({k: v for k, v in self.items() if glob.match_string(k)})
 
     @gotypes.signature("string")
     def Lines(self, path: str) -> list[str]:  # noqa: N802 - Go method name
