@@ -30,6 +30,9 @@ MAX_CHART_BYTES = 100 * 1024 * 1024
 MAX_FILE_BYTES = 5 * 1024 * 1024
 #: Entries per archive (files and directories); real charts have a few hundred.
 MAX_ENTRIES = 20_000
+#: Files and folders walked in a chart folder. Helm has no such limit, but links between
+#: folders can make a walk without end (each folder linked twice from the one above it).
+MAX_DIR_ENTRIES = 1_000_000
 
 _DRIVE_PATH = re.compile(r"^[a-zA-Z]:/")
 _UTF8_BOM = b"\xef\xbb\xbf"
@@ -42,6 +45,7 @@ class Limits:
     max_chart_bytes: int = MAX_CHART_BYTES
     max_file_bytes: int = MAX_FILE_BYTES
     max_entries: int = MAX_ENTRIES
+    max_dir_entries: int = MAX_DIR_ENTRIES
 
 
 class _BoundedReader(io.RawIOBase):
