@@ -205,35 +205,45 @@ class _Parser:
         return eof
 
     def item(self, items: list[Any], index: int, level: int) -> tuple[list[Any], bool]:
-        """item := '=' value | '[' index ']' item | '.' key  (after ``name[index]``)."""
-        if index < 0:
-            raise ValuesError(f"negative {index} index not allowed")
-        rest, last = self._until(_ITEM_STOPS)
-        if rest:
-            raise ValuesError(f"unexpected data at end of array index: {_go_quote_runes(rest)}")
-        if last is None:
-            return items, True
-        if last == "=":
-            value, _ = self._value()
-            return _set_index(items, index, value), False
-        if last == "[":
+        """item := '=' value | '[' index ']' item | '.' key  (after ``name[index]``).
+
+        Helm recurses once per ``[i]``; a chain ``a[0][0]...`` as long as a command line
+        allows is followed here in a loop (the lists on the way kept in ``chain``), then
+        each list is set into the one above it, innermost first, as Helm's returns do.
+        """
+        chain: list[tuple[list[Any], int]] = []
+        while True:
+            if index < 0:
+                raise ValuesError(f"negative {index} index not allowed")
+            rest, last = self._until(_ITEM_STOPS)
+            if rest:
+                raise ValuesError(f"unexpected data at end of array index: {_go_quote_runes(rest)}")
+            if last is None:
+                return (chain[0][0] if chain else items), True
+            if last != "[":
+                break
             next_index = self._index()
+            chain.append((items, index))
             current: list[Any] = []
             if len(items) > index and items[index] is not None:
                 current = _as_list(items[index])
-            inner_list, eof = self.item(current, next_index, level)
-            if eof:
-                return items, True
-            return _set_index(items, index, inner_list), False
-        inner: dict[str, Any] = {}
-        if len(items) > index:
-            if isinstance(items[index], dict):
-                inner = items[index]
-            else:  # indices out of order: Helm replaces the item in place
-                items[index] = inner
-        if self.key(inner, level):
-            return items, True
-        return _set_index(items, index, inner), False
+            items, index = current, next_index
+        if last == "=":
+            value, _ = self._value()
+            result = _set_index(items, index, value)
+        else:
+            inner: dict[str, Any] = {}
+            if len(items) > index:
+                if isinstance(items[index], dict):
+                    inner = items[index]
+                else:  # indices out of order: Helm replaces the item in place
+                    items[index] = inner
+            if self.key(inner, level):
+                return (chain[0][0] if chain else items), True
+            result = _set_index(items, index, inner)
+        for outer, outer_index in reversed(chain):
+            result = _set_index(outer, outer_index, result)
+        return result, False
 
     def _index(self) -> int:
         """index := decimal ']' (Go's strconv.Atoi)."""
