@@ -47,7 +47,7 @@ TAG_PLAIN = "tag:helm-core,plain"
 INT64_MIN = -(2**63)
 INT64_MAX = 2**63 - 1
 UINT64_MAX = 2**64 - 1
-#: Limit on nested collections while converting (yaml.v2 has none; this keeps Python's stack safe).
+#: yaml.v2's max_flow_level and max_indents: nested flow collections, and block indents.
 MAX_DEPTH = 10_000
 #: yaml.v2's alias expansion bounds (decode.go: alias_ratio_range_low/high and its thresholds).
 ALIAS_RATIO_LOW = 400_000

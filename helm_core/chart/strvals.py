@@ -30,6 +30,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from helm_core.errors import ValuesError
+from helm_core import gojson
 from helm_core.gojson import copy_tree
 from helm_core.gotemplate import gostrconv
 from helm_core.gotemplate.gotypes import Int64
@@ -320,6 +321,12 @@ class _Parser:
             value, end = _json_decoder().raw_decode(self.text, self.pos)
         except (ValueError, RecursionError) as exc:
             raise ValuesError(f"invalid JSON value: {exc}") from None
+        decoded = self.text[self.pos:end]
+        if decoded.count("[") + decoded.count("{") > gojson.MAX_JSON_DEPTH:
+            # Go's decoder refuses nesting past its limit; Python's has none.
+            problem = gojson.syntax_error(decoded.encode("utf-8", "surrogatepass"))
+            if problem:
+                raise ValuesError(f"invalid JSON value: {problem}")
         self.pos = end
         self._skip_empty()
         return value

@@ -1,0 +1,106 @@
+"""Hostile or extreme user and chart inputs through the CLI: Helm's answer, or one error line.
+
+The depths are the ones Helm accepts: yaml.v2 nests 10000 flow levels, Go's JSON decoder
+10000, and Helm's --set parser has no limit at all on ``a[0][0]...``.
+"""
+from __future__ import annotations
+
+import os
+
+from helm_core import cli
+from tests.chartkit import chart_yaml, write_chart
+
+#: Nine lists of nine aliases of the list before: 9**9 strings once expanded ("billion laughs").
+ALIAS_BOMB = "a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n" + "".join(
+    f"{name}: &{name} [{', '.join(['*' + prev] * 9)}]\n" for prev, name in zip("abcdefgh", "bcdefghi"))
+
+
+def run(capsys, *argv):
+    code = cli.main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _chart(tmp_path, values: str = "", template: str = "v: {{ toJson .Values.deep }}\n", **files: str):
+    return write_chart(tmp_path / "c", {"Chart.yaml": chart_yaml(), "values.yaml": values,
+                                        "templates/t.yaml": template, **files})
+
+
+def test_values_nested_10000_levels_render_as_helm(capsys, tmp_path):
+    nested = "[" * 10_000 + "1" + "]" * 10_000
+    root = _chart(tmp_path, f"deep: {nested}\n")
+    code, out, err = run(capsys, "template", "r", str(root))
+    assert (code, err) == (0, "")
+    assert out == f"---\n# Source: demo/templates/t.yaml\nv: {nested}\n"
+
+
+def test_values_nested_past_yaml_v2_limit_is_its_error(capsys, tmp_path):
+    root = _chart(tmp_path, "deep: " + "[" * 10_001 + "]" * 10_001 + "\n")
+    code, out, err = run(capsys, "template", "r", str(root))
+    assert (code, out) == (1, "")
+    assert err == (f"Error: cannot parse {root}/values.yaml: error converting YAML to JSON: "
+                   "yaml: exceeded max depth of 10000\n")
+
+
+def test_block_values_nested_2000_levels_render(capsys, tmp_path):
+    text = "deep:\n" + "".join(" " * (i + 1) + "k:\n" for i in range(2000)) + " " * 2001 + "v\n"
+    root = _chart(tmp_path, text)
+    code, out, err = run(capsys, "template", "r", str(root))
+    assert (code, err) == (0, "")
+    assert out.endswith("v: " + '{"k":' * 2000 + '"v"' + "}" * 2000 + "\n")
+
+
+def test_huge_integer_in_values_stays_its_digits(capsys, tmp_path):
+    # yaml.v2 cannot hold it as int64, uint64 or float64: it resolves to a string.
+    digits = "9" * 3000
+    root = _chart(tmp_path, f"big: {digits}\n", template="v: {{ .Values.big }} {{ kindOf .Values.big }}\n")
+    code, out, err = run(capsys, "template", "r", str(root))
+    assert (code, err) == (0, "")
+    assert out == f"---\n# Source: demo/templates/t.yaml\nv: {digits} string\n"
+
+
+def test_set_list_nested_30000_levels_is_parsed_and_reaches_the_template(capsys, tmp_path):
+    # Helm's --set has no depth limit; the 60001 characters of JSON reach the output.
+    root = _chart(tmp_path, template="v: {{ toJson .Values.deep | len }}\n")
+    code, out, err = run(capsys, "template", "r", str(root), "--set", "deep" + "[0]" * 30_000 + "=1")
+    assert (code, err) == (0, "")
+    assert out == "---\n# Source: demo/templates/t.yaml\nv: 60001\n"
+
+
+def test_rendered_yaml_nested_past_yaml_v2_limit_is_helms_parse_error(capsys, tmp_path):
+    root = _chart(tmp_path)
+    code, out, err = run(capsys, "template", "r", str(root), "--set", "deep" + "[0]" * 30_000 + "=1")
+    assert (code, out) == (1, "")
+    assert err == ("Error: YAML parse error on demo/templates/t.yaml: error converting YAML to JSON: "
+                   "yaml: exceeded max depth of 10000\n")
+
+
+def test_set_json_nested_past_go_json_limit_is_helms_error(capsys, tmp_path):
+    root = _chart(tmp_path)
+    value = "deep=" + "[" * 10_001 + "]" * 10_001
+    code, out, err = run(capsys, "template", "r", str(root), "--set-json", value)
+    assert (code, out, err) == (1, "", f"Error: failed parsing --set-json data {value}\n")
+
+
+def test_alias_bomb_in_chart_yaml_is_refused_in_helms_words(capsys, tmp_path):
+    root = write_chart(tmp_path / "c", {"Chart.yaml": chart_yaml() + ALIAS_BOMB})
+    code, out, err = run(capsys, "template", "r", str(root))
+    assert (code, out) == (1, "")
+    assert err == ("Error: cannot load Chart.yaml: error converting YAML to JSON: "
+                   "yaml: document contains excessive aliasing\n")
+
+
+def test_alias_bomb_in_values_yaml_is_refused_in_helms_words(capsys, tmp_path):
+    root = _chart(tmp_path, ALIAS_BOMB)
+    code, out, err = run(capsys, "template", "r", str(root))
+    assert (code, out) == (1, "")
+    assert err == (f"Error: cannot parse {root}/values.yaml: error converting YAML to JSON: "
+                   "yaml: document contains excessive aliasing\n")
+
+
+def test_symlink_loop_in_chart_folder_is_one_line(capsys, tmp_path):
+    root = _chart(tmp_path)
+    os.symlink("..", root / "templates" / "loop")
+    code, out, err = run(capsys, "template", "r", str(root))
+    assert (code, out) == (1, "")
+    assert err == f"Error: {root}: symlink templates/loop points to {root}, a folder that contains it (a loop)\n"
