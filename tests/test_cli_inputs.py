@@ -104,3 +104,16 @@ def test_symlink_loop_in_chart_folder_is_one_line(capsys, tmp_path):
     code, out, err = run(capsys, "template", "r", str(root))
     assert (code, out) == (1, "")
     assert err == f"Error: {root}: symlink templates/loop points to {root}, a folder that contains it (a loop)\n"
+
+
+def test_schema_and_values_nested_3000_levels_validate(capsys, tmp_path):
+    nested_schema = '{"properties":{"a":' * 3000 + '{"type":"string"}' + "}}" * 3000
+    root = _chart(tmp_path, template="v: ok\n", **{"values.schema.json": nested_schema})
+    value = "a=" + '{"a":' * 2999 + "1" + "}" * 2999
+    code, out, err = run(capsys, "template", "r", str(root), "--set-json", value)
+    assert (code, out) == (1, "")
+    assert err.startswith("Error: values don't meet the specifications of the schema(s) in the following "
+                          "chart(s):\ndemo:\n- at '/a/a/")
+    assert err.endswith(".a.a): 1.0 is not of type 'string'\n")
+    code, out, err = run(capsys, "template", "r", str(root), "--set-json", value.replace("1", '"s"'))
+    assert (code, out, err) == (0, "---\n# Source: demo/templates/t.yaml\nv: ok\n", "")

@@ -128,6 +128,8 @@ def _load_schema(data: bytes, source: str) -> dict:
         schema = json.loads(text) if source.endswith(".json") else _yaml_document(text)
     except (UnicodeDecodeError, ValueError) as exc:
         raise ValuesError(f"{source}: invalid schema: {exc}") from None
+    except RecursionError:  # a caller on a small stack (the CLI's holds Go's 10000 levels)
+        raise ValuesError(f"{source}: invalid schema: nested deeper than this thread's stack allows") from None
     if not isinstance(schema, dict):
         raise ValuesError(f"{source}: a schema must be an object")
     return schema

@@ -186,6 +186,13 @@ def _violations(digest: str, text: str, values: dict[str, Any], *, source: str) 
         raise SchemaError(f"{source}: cannot resolve schema reference: {exc}") from None
     except goregexp.GoSyntaxError as exc:  # a pattern no metaschema checks (draft 4's patternProperties keys)
         raise SchemaError(f"{source}: invalid schema: {exc}") from None
+    except RecursionError:
+        # Helm's validator stops a $ref reaching its own schema again at the same value
+        # ("causing reference cycle"); jsonschema recurses until the stack is spent.
+        raise SchemaError(
+            f"{source}: invalid schema: a $ref cycle (a schema reached again without descending "
+            "into the values), or schema and values nested deeper than the stack allows"
+        ) from None
 
 
 def validate(chart: model.Chart, values: dict[str, Any]) -> None:

@@ -70,3 +70,37 @@ def test_remote_refs_are_not_fetched():
                         schema={"$ref": "https://example.invalid/schema.json"}, schema_file="values.schema.json")
     with pytest.raises(SchemaError, match=r"cannot resolve schema reference"):
         schema.validate(chart, {})
+
+
+REF_CYCLE = ("app/values.schema.json: invalid schema: a $ref cycle (a schema reached again without "
+             "descending into the values), or schema and values nested deeper than the stack allows")
+
+
+def _chart_with(schema_doc: dict) -> model.Chart:
+    return model.Chart(metadata=model.Metadata(api_version="v2", name="app", version="1.0.0"),
+                       schema=schema_doc, schema_file="values.schema.json")
+
+
+def test_ref_to_itself_is_one_error_line_not_a_traceback():
+    # Helm: "both /$ref and  resolve to ... causing reference cycle"; jsonschema would recurse.
+    with pytest.raises(SchemaError) as caught:
+        schema.validate(_chart_with({"$ref": "#"}), {"a": 1.0})
+    assert str(caught.value) == REF_CYCLE
+
+
+def test_mutual_refs_fail_only_where_values_reach_them_as_helm():
+    doc = {"definitions": {"a": {"$ref": "#/definitions/b"}, "b": {"$ref": "#/definitions/a"}},
+           "properties": {"x": {"$ref": "#/definitions/a"}}}
+    schema.validate(_chart_with(doc), {"y": 1.0})
+    with pytest.raises(SchemaError) as caught:
+        schema.validate(_chart_with(doc), {"x": 1.0})
+    assert str(caught.value) == REF_CYCLE
+
+
+def test_recursive_schema_descending_into_values_is_no_cycle():
+    tree = {"type": "object", "properties": {"name": {"type": "string"}, "child": {"$ref": "#"}}}
+    values = {"name": "a", "child": {"name": "b", "child": {"name": "c"}}}
+    schema.validate(_chart_with(tree), values)
+    values["child"]["child"]["name"] = 1.0
+    with pytest.raises(SchemaError, match=r"- at '/child/child/name' \(child.child.name\): 1.0 is not of type 'string'"):
+        schema.validate(_chart_with(tree), values)
