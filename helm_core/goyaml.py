@@ -90,6 +90,9 @@ _TS_SPACED = re.compile(
 _DAYS_IN_MONTH = (31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
 
 
+_UINT64_DIGITS = len(str(UINT64_MAX))
+
+
 def _parse_unsigned(digits: str) -> int | None:
     """``strconv.ParseUint(s, 0, 64)`` magnitude without sign (None when invalid)."""
     prefix = digits[:2].lower()
@@ -99,7 +102,11 @@ def _parse_unsigned(digits: str) -> int | None:
         return int(rest, base) if pattern.match(rest) else None
     if len(digits) > 1 and digits[0] == "0":
         return int(digits[1:], 8) if _OCTAL.match(digits[1:]) else None
-    return int(digits) if _DECIMAL.match(digits) else None
+    if not _DECIMAL.match(digits):
+        return None
+    # Past 20 digits it is out of uint64's range: say so without converting thousands of
+    # digits (Python refuses decimal conversions past 4300 digits; Go answers "out of range").
+    return int(digits) if len(digits) <= _UINT64_DIGITS else UINT64_MAX + 1
 
 
 def _parse_go_int(plain: str) -> int | None:

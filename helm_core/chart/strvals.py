@@ -42,6 +42,7 @@ MAX_NESTED_NAME_LEVEL = 30
 
 _INT64_MIN = -(2**63)
 _INT64_MAX = 2**63 - 1
+_INT64_DIGITS = len(str(_INT64_MAX))
 _DECIMAL_RE = re.compile(r"[+-]?[0-9]+", re.ASCII)
 _KEY_STOPS = frozenset("=[,.")
 _LITERAL_KEY_STOPS = frozenset("=[.")
@@ -100,7 +101,7 @@ def typed_value(text: str) -> Any:
         return None
     if text == "0":
         return Int64(0)
-    if text and text[0] != "0" and _DECIMAL_RE.fullmatch(text):
+    if text and text[0] != "0" and len(text.lstrip("+-0")) <= _INT64_DIGITS and _DECIMAL_RE.fullmatch(text):
         number = int(text)
         if _INT64_MIN <= number <= _INT64_MAX:
             return Int64(number)
@@ -255,7 +256,8 @@ class _Parser:
             raise ValuesError(
                 f"error parsing index: strconv.Atoi: parsing {go_quote(text)}: invalid syntax"
             )
-        number = int(text)
+        # Thousands of digits are out of range: Python would refuse to convert them at all.
+        number = int(text) if len(text.lstrip("+-0")) <= _INT64_DIGITS else _INT64_MAX + 1
         if not _INT64_MIN <= number <= _INT64_MAX:
             raise ValuesError(
                 f"error parsing index: strconv.Atoi: parsing {go_quote(text)}: value out of range"

@@ -135,6 +135,15 @@ def test_nested_name_levels_are_limited() -> None:
     )
 
 
+def test_integers_of_thousands_of_digits_stay_text_as_in_helm() -> None:
+    digits = "7" * 5000
+    assert strvals.parse_set(f"a={digits},b=-{digits},c=9223372036854775807,d=-9223372036854775808") == {
+        "a": digits, "b": "-" + digits, "c": Int64(2**63 - 1), "d": Int64(-(2**63))}
+    with pytest.raises(ValuesError) as caught:
+        strvals.parse_set(f"a[{digits}]=1")
+    assert str(caught.value) == f'error parsing index: strconv.Atoi: parsing "{digits}": value out of range'
+
+
 def test_index_one_past_max_is_helms_error() -> None:
     with pytest.raises(ValuesError) as caught:
         strvals.parse_set("a[65537]=1")
