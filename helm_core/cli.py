@@ -322,13 +322,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _with_deep_stack(command: Callable[[], Any]) -> Any:
-    """Run a command on a stack as deep as the inputs Helm accepts: values and YAML nested
-    10000 levels deep (yaml.v2's limit), --set lists deeper still. The render's large stack
-    (:mod:`helm_core.engine.render`) serves the whole command; past it, one error line."""
-    from helm_core.engine.render import _in_big_stack
+    """Run a command on a stack as deep as the inputs Helm accepts (:mod:`helm_core.deepstack`):
+    values and YAML nested 10000 levels deep (yaml.v2's limit), --set lists deeper still;
+    past it, one error line."""
+    from helm_core import deepstack
 
     try:
-        return _in_big_stack(command)
+        return deepstack.run(command)
     except RecursionError:
         raise HelmError("input nested too deeply to be handled (values, YAML or JSON)") from None
 
