@@ -239,8 +239,13 @@ def _go_sharp_v(value: Any, *, top: bool = False) -> str:
     return "map[interface {}]interface {}{" + items + "}"
 
 
-def _json_types(value: Any) -> Any:
-    """The JSON step: ints become float64; NaN/Inf cannot be marshalled."""
+class _JSONTooDeep(Exception):
+    """The JSON text of the document nests deeper than Go's decoder reads it back."""
+
+
+def _json_types(value: Any, depth: int = 1) -> Any:
+    """The JSON step: ints become float64; NaN/Inf cannot be marshalled; Go's decoder
+    reads at most :data:`~helm_core.gojson.MAX_JSON_DEPTH` nested arrays and objects."""
     if isinstance(value, bool) or value is None or isinstance(value, str):
         return value
     if isinstance(value, int):
@@ -249,9 +254,11 @@ def _json_types(value: Any) -> Any:
         if math.isnan(value) or math.isinf(value):
             raise ValueError(f"json: unsupported value: {gojson.format_float(value)}")
         return value
+    if depth > gojson.MAX_JSON_DEPTH:
+        raise _JSONTooDeep("{" if isinstance(value, dict) else "[")
     if isinstance(value, dict):
-        return {k: _json_types(v) for k, v in value.items()}
-    return [_json_types(v) for v in value]
+        return {k: _json_types(v, depth + 1) for k, v in value.items()}
+    return [_json_types(v, depth + 1) for v in value]
 
 
 def _describe_yaml_error(exc: yaml.YAMLError) -> str:
@@ -302,6 +309,9 @@ def _go_errors(text: str) -> Iterator[None]:
     except yaml.YAMLError as exc:
         message = _undefined_alias(exc, text) or _describe_yaml_error(exc)
         raise ValueError(f"error converting YAML to JSON: {message}") from None
+    except _JSONTooDeep as exc:  # YAML allows 10000 levels of each kind; JSON 10000 in all
+        raise ValueError(
+            f"error unmarshaling JSON: while decoding JSON: invalid character '{exc}' exceeded max depth") from None
     except _SelfReference:
         name = _self_referencing_anchor(text)
         raise ValueError(f"error converting YAML to JSON: yaml: anchor '{name}' value contains itself") from None

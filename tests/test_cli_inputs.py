@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import os
 
+import pytest
+
 from helm_core import cli
 from tests.chartkit import chart_yaml, write_chart
 
@@ -26,20 +28,31 @@ def _chart(tmp_path, values: str = "", template: str = "v: {{ toJson .Values.dee
                                         "templates/t.yaml": template, **files})
 
 
-def test_values_nested_10000_levels_render_as_helm(capsys, tmp_path):
-    nested = "[" * 10_000 + "1" + "]" * 10_000
+def test_values_nested_9999_levels_under_a_key_render_as_helm(capsys, tmp_path):
+    nested = "[" * 9_999 + "1" + "]" * 9_999
     root = _chart(tmp_path, f"deep: {nested}\n")
     code, out, err = run(capsys, "template", "r", str(root))
     assert (code, err) == (0, "")
     assert out == f"---\n# Source: demo/templates/t.yaml\nv: {nested}\n"
 
 
-def test_values_nested_past_yaml_v2_limit_is_its_error(capsys, tmp_path):
-    root = _chart(tmp_path, "deep: " + "[" * 10_001 + "]" * 10_001 + "\n")
+def test_values_one_level_deeper_fail_helms_json_step(capsys, tmp_path):
+    # yaml.v2 reads 10000 flow levels, but the document's JSON (one more: the top map)
+    # is past Go's decoder limit of 10000.
+    root = _chart(tmp_path, "deep: " + "[" * 10_000 + "]" * 10_000 + "\n")
+    code, out, err = run(capsys, "template", "r", str(root))
+    assert (code, out) == (1, "")
+    assert err == (f"Error: cannot parse {root}/values.yaml: error unmarshaling JSON: while decoding JSON: "
+                   "invalid character '[' exceeded max depth\n")
+
+
+@pytest.mark.parametrize(("prefix", "where"), [("deep: ", ""), ("x: 1\ndeep:\n  ", "line 3: ")], ids=["line-1", "line-3"])
+def test_values_nested_past_yaml_v2_limit_is_its_error(capsys, tmp_path, prefix, where):
+    root = _chart(tmp_path, prefix + "[" * 10_001 + "]" * 10_001 + "\n")
     code, out, err = run(capsys, "template", "r", str(root))
     assert (code, out) == (1, "")
     assert err == (f"Error: cannot parse {root}/values.yaml: error converting YAML to JSON: "
-                   "yaml: exceeded max depth of 10000\n")
+                   f"yaml: {where}exceeded max depth of 10000\n")
 
 
 def test_block_values_nested_2000_levels_render(capsys, tmp_path):

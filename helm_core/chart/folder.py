@@ -53,8 +53,9 @@ def read_files(root: str | os.PathLike[str], *, limits: archive.Limits = archive
         real = path
         if stat.S_ISLNK(info.st_mode):
             real = _resolve(path)
-            _log.info("found symbolic link in path: %s resolves to %s. Contents of linked file included and used",
-                      path, real)
+            # Helm's warning, word for word (links can bring in anything on the disk).
+            _log.warning("found symbolic link in path: %s resolves to %s. Contents of linked file included and used",
+                         path, real)
             info = _lstat(real)
             if stat.S_ISDIR(info.st_mode) and real in above:
                 raise ChartError(f"{top}: symlink {rel} points to {real}, a folder that contains it (a loop)")

@@ -72,7 +72,7 @@ def test_helmignore_double_star_is_an_error(tmp_path):
         loader.load(tmp_path)
 
 
-def test_symlinks_are_followed_wherever_they_point_as_helm(tmp_path):
+def test_symlinks_are_followed_wherever_they_point_as_helm(tmp_path, caplog):
     # Helm's sympath.Walk follows every link and names the content by the link's path.
     root = write_chart(tmp_path / "c", {"Chart.yaml": chart_yaml(), "files/real.txt": "r"})
     os.symlink("real.txt", root / "files" / "alias.txt")
@@ -81,6 +81,8 @@ def test_symlinks_are_followed_wherever_they_point_as_helm(tmp_path):
     os.symlink(tmp_path / "outside", root / "linked")
     files = {f.name: f.data for f in loader.load(root).files}
     assert files == {"files/alias.txt": b"r", "files/real.txt": b"r", "linked/o.txt": b"out"}
+    assert f"found symbolic link in path: {root}/linked resolves to {tmp_path}/outside. Contents of linked file " \
+           "included and used" in caplog.messages
 
 
 def _load_error(root, limits=archive.Limits()) -> str:
