@@ -249,12 +249,15 @@ def load(data: bytes | str, *, source: str = "<input>") -> Any:
         raise ValueError(f"{source}: {exc}") from None
 
 
-def load_values(data: bytes | str, *, source: str) -> dict[str, Any]:
-    """Values from a YAML file: the first document, which must be a map (empty → {})."""
+def load_values(data: bytes | str, *, source: str, failure: str = "cannot parse") -> dict[str, Any]:
+    """Values from a YAML file: the first document, which must be a map (empty → {}).
+
+    A YAML error reads ``<failure> <source>: <Go's error>`` (Helm says ``failed to parse``
+    of ``-f`` files)."""
     try:
         loaded = load(data, source=source)
     except ValueError as exc:
-        raise ValuesError(f"cannot parse {exc}") from None
+        raise ValuesError(f"{failure} {exc}") from None
     if loaded is None:
         return {}
     if not isinstance(loaded, dict):

@@ -130,3 +130,12 @@ def test_schema_and_values_nested_3000_levels_validate(capsys, tmp_path):
     assert err.endswith(".a.a): 1.0 is not of type 'string'\n")
     code, out, err = run(capsys, "template", "r", str(root), "--set-json", value.replace("1", '"s"'))
     assert (code, out, err) == (0, "---\n# Source: demo/templates/t.yaml\nv: ok\n", "")
+
+
+def test_alias_bomb_in_a_values_file_is_helms_error(capsys, tmp_path):
+    bomb = tmp_path / "bomb.yaml"
+    bomb.write_text(ALIAS_BOMB)
+    code, out, err = run(capsys, "template", "r", str(_chart(tmp_path)), "-f", str(bomb))
+    assert (code, out) == (1, "")
+    assert err == (f"Error: failed to parse {bomb}: error converting YAML to JSON: "
+                   "yaml: document contains excessive aliasing\n")

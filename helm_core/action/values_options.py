@@ -32,7 +32,7 @@ class ValuesOptions:
 def merge(options: ValuesOptions, *, read: Callable[[str], bytes] = chart_values.read_user_file) -> dict[str, Any]:
     """The user-supplied values, merged as ``helm template/install`` merges them."""
     docs = [options.inline] if options.inline else []
-    docs += [goyaml.load_values(read(p), source=p) for p in options.value_files]
+    docs += [goyaml.load_values(read(p), source=p, failure="failed to parse") for p in options.value_files]
     return chart_values.merge_user_values(
         docs,
         set_json=list(options.set_json),
