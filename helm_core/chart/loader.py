@@ -44,8 +44,9 @@ def load_dir(root: Path, *, limits: archive.Limits = archive.Limits()) -> model.
 def load_files(files: Iterable[tuple[str, bytes]], *, source: str = "<chart>",
                limits: archive.Limits = archive.Limits()) -> model.Chart:
     """Build a chart (and its subcharts) from ``(path, bytes)`` pairs relative to its root."""
-    files = list(files)
+    # An archive may hold a name twice; Helm's maps of templates and files keep the last.
     by_name = dict(files)
+    files = list(by_name.items())
     if "Chart.yaml" not in by_name:
         raise ChartError(f"{source}: Chart.yaml file is missing")
     where = source.rstrip("/")

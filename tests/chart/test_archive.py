@@ -74,6 +74,15 @@ def test_links_devices_and_fifos_are_empty_files_as_helm_reads_them():
         "files/hard": b"", "files/dev": b"", "files/fifo": b""}
 
 
+def test_an_entry_given_twice_is_the_last_one_as_in_helm():
+    chart = loader.load_archive(_attack(tar_entry("demo/templates/cm.yaml", b"first"),
+                                        tar_entry("demo/files/a.txt", b"one"),
+                                        tar_entry("demo/templates/cm.yaml", b"second"),
+                                        tar_entry("demo/files/a.txt", b"two")))
+    assert [(t.name, t.data) for t in chart.templates] == [("templates/cm.yaml", b"second")]
+    assert [(f.name, f.data) for f in chart.files] == [("files/a.txt", b"two")]
+
+
 def test_top_folder_name_is_dropped_whatever_it_is_as_helm():
     # "/etc/passwd": the empty first component is the chart's folder, so this is etc/passwd.
     files = dict(archive.read_archive(_attack(tar_entry("/etc/passwd", b"x"), tar_entry("C:/w/x", b"y"))))
