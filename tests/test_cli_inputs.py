@@ -139,3 +139,14 @@ def test_alias_bomb_in_a_values_file_is_helms_error(capsys, tmp_path):
     assert (code, out) == (1, "")
     assert err == (f"Error: failed to parse {bomb}: error converting YAML to JSON: "
                    "yaml: document contains excessive aliasing\n")
+
+
+def test_to_yaml_pretty_writes_any_depth_where_to_yaml_gives_up(capsys, tmp_path):
+    # helm 3.22 with deep[0]x30000=1: toYaml is "" (its JSON step re-reads past yaml.v2's
+    # 10000 levels); toYamlPretty (yaml.v3's encoder, no limit) is 60001 characters.
+    root = _chart(tmp_path, template="a: {{ toYaml .Values.deep | len }}\nb: {{ toYamlPretty .Values.deep | len }}\n"
+                                     "c: {{ toYamlPretty .Values.deep | sha256sum }}\n")
+    code, out, err = run(capsys, "template", "r", str(root), "--set", "deep" + "[0]" * 30_000 + "=1")
+    assert (code, err) == (0, "")
+    assert out == ("---\n# Source: demo/templates/t.yaml\na: 0\nb: 60001\n"
+                   "c: f4fff4d349225773f33b0ceb0d93ccca2e70a075c59d9c352a1f03232676363a\n")
