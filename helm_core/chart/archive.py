@@ -30,7 +30,7 @@ MAX_CHART_BYTES = 100 * 1024 * 1024
 #: Helm's MaxDecompressedFileSize: the largest single file.
 MAX_FILE_BYTES = 5 * 1024 * 1024
 #: Entries per archive (files and directories); real charts have a few hundred.
-MAX_ENTRIES = 20_000
+MAX_ENTRIES = 100_000
 #: Files and folders walked in a chart folder. Helm has no such limit, but links between
 #: folders can make a walk without end (each folder linked twice from the one above it).
 MAX_DIR_ENTRIES = 1_000_000
@@ -91,7 +91,7 @@ def read_archive(data: bytes, *, source: str = "<archive>", limits: Limits = Lim
     # Tar headers and padding take room too: allow them on top of the content budget.
     raw = _BoundedReader(data, limits.max_chart_bytes + limits.max_entries * 1024 + 1024 * 1024, source)
     try:
-        tar = tarfile.open(fileobj=io.BufferedReader(raw), mode="r|")
+        tar = tarfile.open(fileobj=io.BufferedReader(raw, buffer_size=1 << 20), mode="r|")
     except (tarfile.TarError, OSError) as exc:
         raise ArchiveError(f"{source}: not a gzipped tar archive: {exc}") from None
 
@@ -143,17 +143,20 @@ def _chart_name(original: str, source: str) -> str:
     delimiter = "\\" if "\\" in original else "/"
     parts = original.split(delimiter)
     name = "/".join(parts[1:])
-    entry = f"(entry {gostrconv.quote(original)})"
     if name.startswith("/"):
-        raise ArchiveError(f"{source}: chart illegally contains absolute paths {entry}")
+        raise _refused(source, "chart illegally contains absolute paths", original)
     name = posixpath.normpath(name) if name else "."
     if name == ".":
         raise ArchiveError(f"{source}: chart illegally contains content outside the base directory: "
                            f"{gostrconv.quote(original)}")
     if name.startswith(".."):
-        raise ArchiveError(f"{source}: chart illegally references parent directory {entry}")
+        raise _refused(source, "chart illegally references parent directory", original)
     if _DRIVE_PATH.match(name):
-        raise ArchiveError(f"{source}: chart contains illegally named files {entry}")
+        raise _refused(source, "chart contains illegally named files", original)
     if parts[0] == "Chart.yaml":
-        raise ArchiveError(f"{source}: chart yaml not in base directory {entry}")
+        raise _refused(source, "chart yaml not in base directory", original)
     return name
+
+
+def _refused(source: str, helm_words: str, entry: str) -> ArchiveError:
+    return ArchiveError(f"{source}: {helm_words} (entry {gostrconv.quote(entry)})")
