@@ -10,7 +10,7 @@ import gc
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from helm_core import cachedirs, memo
 from helm_core.errors import HelmError
@@ -306,7 +306,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     previous_memo = memo.active()
     memo.use(memo.DiskMemo(cachedirs.default_root(os.environ) / cachedirs.MEMO_FOLDER))
     try:
-        return int(args.func(args))
+        return int(_with_deep_stack(lambda: args.func(args)))
     except HelmError as exc:
         print(f"Error: {_one_line(str(exc))}", file=sys.stderr)
         return 1
@@ -319,6 +319,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         memo.use(previous_memo)
         if collecting:
             gc.enable()
+
+
+def _with_deep_stack(command: Callable[[], Any]) -> Any:
+    """Run a command on a stack as deep as the inputs Helm accepts (:mod:`helm_core.deepstack`):
+    values and YAML nested 10000 levels deep (yaml.v2's limit), --set lists deeper still;
+    past it, one error line."""
+    from helm_core import deepstack
+
+    try:
+        return deepstack.run(command)
+    except RecursionError:
+        raise HelmError("input nested too deeply to be handled (values, YAML or JSON)") from None
 
 
 def run() -> None:

@@ -47,7 +47,7 @@ TAG_PLAIN = "tag:helm-core,plain"
 INT64_MIN = -(2**63)
 INT64_MAX = 2**63 - 1
 UINT64_MAX = 2**64 - 1
-#: Limit on nested collections while converting (yaml.v2 has none; this keeps Python's stack safe).
+#: yaml.v2's max_flow_level and max_indents: nested flow collections, and block indents.
 MAX_DEPTH = 10_000
 #: yaml.v2's alias expansion bounds (decode.go: alias_ratio_range_low/high and its thresholds).
 ALIAS_RATIO_LOW = 400_000
@@ -90,6 +90,9 @@ _TS_SPACED = re.compile(
 _DAYS_IN_MONTH = (31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
 
 
+_UINT64_DIGITS = len(str(UINT64_MAX))
+
+
 def _parse_unsigned(digits: str) -> int | None:
     """``strconv.ParseUint(s, 0, 64)`` magnitude without sign (None when invalid)."""
     prefix = digits[:2].lower()
@@ -99,7 +102,11 @@ def _parse_unsigned(digits: str) -> int | None:
         return int(rest, base) if pattern.match(rest) else None
     if len(digits) > 1 and digits[0] == "0":
         return int(digits[1:], 8) if _OCTAL.match(digits[1:]) else None
-    return int(digits) if _DECIMAL.match(digits) else None
+    if not _DECIMAL.match(digits):
+        return None
+    # Past 20 digits it is out of uint64's range: say so without converting thousands of
+    # digits (Python refuses decimal conversions past 4300 digits; Go answers "out of range").
+    return int(digits) if len(digits) <= _UINT64_DIGITS else UINT64_MAX + 1
 
 
 def _parse_go_int(plain: str) -> int | None:
@@ -242,12 +249,15 @@ def load(data: bytes | str, *, source: str = "<input>") -> Any:
         raise ValueError(f"{source}: {exc}") from None
 
 
-def load_values(data: bytes | str, *, source: str) -> dict[str, Any]:
-    """Values from a YAML file: the first document, which must be a map (empty → {})."""
+def load_values(data: bytes | str, *, source: str, failure: str = "cannot parse") -> dict[str, Any]:
+    """Values from a YAML file: the first document, which must be a map (empty → {}).
+
+    A YAML error reads ``<failure> <source>: <Go's error>`` (Helm says ``failed to parse``
+    of ``-f`` files)."""
     try:
         loaded = load(data, source=source)
     except ValueError as exc:
-        raise ValuesError(f"cannot parse {exc}") from None
+        raise ValuesError(f"{failure} {exc}") from None
     if loaded is None:
         return {}
     if not isinstance(loaded, dict):

@@ -33,6 +33,23 @@ class _GoLoader(_BaseLoader):  # type: ignore[misc]
 
 
 _GoLoader.yaml_implicit_resolvers = {}
+
+
+def _allow_go_nesting() -> None:
+    """libyaml refuses more than 1000 nested collections; yaml.v2 allows 10000 flow levels
+    and 10000 block indents (counted apart), so libyaml may nest both: the builder then
+    applies yaml.v2's two limits. The setter is exported by PyYAML's bundled libyaml."""
+    try:
+        import ctypes
+
+        from yaml import _yaml
+
+        ctypes.CDLL(_yaml.__file__).yaml_set_max_nest_level(2 * MAX_DEPTH + 1)
+    except (ImportError, OSError, AttributeError):  # pure-Python PyYAML: it has no such limit
+        pass
+
+
+_allow_go_nesting()
 _GoLoader.add_implicit_resolver(TAG_PLAIN, re.compile(r"(?s).*"), [None, ""])
 
 
@@ -71,7 +88,8 @@ class _Builder:
     """
 
     def __init__(self) -> None:
-        self.depth = 0
+        self.flow_depth = 0
+        self.block_depth = 0
         self.seen: set[int] = set()
         self.building: set[int] = set()
         self.alias_depth = 0
@@ -92,9 +110,13 @@ class _Builder:
             return self.scalar(node)
         if key in self.building:
             raise _SelfReference()
-        self.depth += 1
-        if self.depth > MAX_DEPTH:
-            raise ValueError("yaml: exceeded max depth")
+        flow = bool(node.flow_style)
+        self.flow_depth += flow
+        self.block_depth += not flow
+        if self.flow_depth > MAX_DEPTH or self.block_depth > MAX_DEPTH:
+            line = node.start_mark.line
+            where = f"line {line + 1}: " if line else ""
+            raise ValueError(f"yaml: {where}exceeded max depth of {MAX_DEPTH}")
         self.building.add(key)
         self.alias_depth += alias
         try:
@@ -104,7 +126,8 @@ class _Builder:
             self.mapping(node, out)
             return out
         finally:
-            self.depth -= 1
+            self.flow_depth -= flow
+            self.block_depth -= not flow
             self.alias_depth -= alias
             self.building.discard(key)
 
@@ -216,8 +239,13 @@ def _go_sharp_v(value: Any, *, top: bool = False) -> str:
     return "map[interface {}]interface {}{" + items + "}"
 
 
-def _json_types(value: Any) -> Any:
-    """The JSON step: ints become float64; NaN/Inf cannot be marshalled."""
+class _JSONTooDeep(Exception):
+    """The JSON text of the document nests deeper than Go's decoder reads it back."""
+
+
+def _json_types(value: Any, depth: int = 1) -> Any:
+    """The JSON step: ints become float64; NaN/Inf cannot be marshalled; Go's decoder
+    reads at most :data:`~helm_core.gojson.MAX_JSON_DEPTH` nested arrays and objects."""
     if isinstance(value, bool) or value is None or isinstance(value, str):
         return value
     if isinstance(value, int):
@@ -226,14 +254,18 @@ def _json_types(value: Any) -> Any:
         if math.isnan(value) or math.isinf(value):
             raise ValueError(f"json: unsupported value: {gojson.format_float(value)}")
         return value
+    if depth > gojson.MAX_JSON_DEPTH:
+        raise _JSONTooDeep("{" if isinstance(value, dict) else "[")
     if isinstance(value, dict):
-        return {k: _json_types(v) for k, v in value.items()}
-    return [_json_types(v) for v in value]
+        return {k: _json_types(v, depth + 1) for k, v in value.items()}
+    return [_json_types(v, depth + 1) for v in value]
 
 
 def _describe_yaml_error(exc: yaml.YAMLError) -> str:
     """yaml.v2's ``yaml: line N: problem`` text for a libyaml scanner or parser error."""
     problem = getattr(exc, "problem", None) or str(exc)
+    if problem == "exceeded maximum nesting depth":  # libyaml's limit, met only past yaml.v2's
+        problem = f"exceeded max depth of {MAX_DEPTH}"
     problem_mark = getattr(exc, "problem_mark", None)
     context_mark = getattr(exc, "context_mark", None)
     line = 0
@@ -277,11 +309,16 @@ def _go_errors(text: str) -> Iterator[None]:
     except yaml.YAMLError as exc:
         message = _undefined_alias(exc, text) or _describe_yaml_error(exc)
         raise ValueError(f"error converting YAML to JSON: {message}") from None
+    except _JSONTooDeep as exc:  # YAML allows 10000 levels of each kind; JSON 10000 in all
+        raise ValueError(
+            f"error unmarshaling JSON: while decoding JSON: invalid character '{exc}' exceeded max depth") from None
     except _SelfReference:
         name = _self_referencing_anchor(text)
         raise ValueError(f"error converting YAML to JSON: yaml: anchor '{name}' value contains itself") from None
     except ValueError as exc:
         raise ValueError(f"error converting YAML to JSON: {exc}") from None
+    except RecursionError:  # a caller on a small stack (the CLI's is deep enough for 10000)
+        raise ValueError("error converting YAML to JSON: yaml: nested deeper than this thread's stack allows") from None
 
 
 def decode(text: str) -> Any:

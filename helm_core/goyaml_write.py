@@ -353,20 +353,19 @@ def _binary(value: str) -> _Binary:
     return _Binary("".join(encoded[i:i + BASE64_LINE] + "\n" for i in range(0, len(encoded), BASE64_LINE)))
 
 
-def _v3_plain(value: Any, depth: int = 0) -> Any:
+def _v3_plain(value: Any) -> Any:
     """Go values as yaml.v3 marshals them directly: numbers keep their Go type; invalid
-    UTF-8 text becomes ``!!binary``."""
-    if depth > goyaml.MAX_DEPTH:
-        raise gojson.JSONError("yaml: exceeded max depth")
+    UTF-8 text becomes ``!!binary``. yaml.v3's encoder has no depth limit (there is no JSON
+    step here): ``toYamlPretty`` writes 10001 levels where ``toYaml`` gives up."""
     if isinstance(value, dict):
-        return {_v3_plain(str(k), depth): _v3_plain(v, depth + 1) for k, v in value.items()}
+        return {_v3_plain(str(k)): _v3_plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_v3_plain(v, depth + 1) for v in value]
+        return [_v3_plain(v) for v in value]
     if isinstance(value, str) and goyaml.SURROGATE.search(value):
         return _binary(value)
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
-    return goyaml.json_step(value, depth)
+    return goyaml.json_step(value)
 
 
 def dump_pretty(value: Any) -> str:

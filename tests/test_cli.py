@@ -89,9 +89,16 @@ def test_show_chart(capsys):
     [
         (["template", "/nonexistent"], "Error: /nonexistent: no such chart directory or archive\n"),
         (["template", str(EXAMPLES / "hello"), "--set", "a"], "Error: failed parsing --set data: key \"a\" has no value\n"),
-        (["template", str(EXAMPLES / "hello"), "-f", "/nonexistent.yaml"], "Error: cannot read values file /nonexistent.yaml: No such file or directory\n"),
+        (["template", str(EXAMPLES / "hello"), "-f", "/nonexistent.yaml"], "Error: open /nonexistent.yaml: no such file or directory\n"),
+        (["template", str(EXAMPLES / "hello"), "--set-file", "a=/dev/zero"],
+         "Error: failed parsing --set-file data: read /dev/zero: more than 104857600 bytes"
+         " (a device or a stream without end?)\n"),
+        (["template", str(EXAMPLES / "hello"), "--set-file", "a=/"],
+         "Error: failed parsing --set-file data: read /: is a directory\n"),
+        (["template", str(EXAMPLES / "hello"), "--set", "a[65537]=1"],
+         "Error: failed parsing --set data: index of 65537 is greater than maximum supported index of 65536\n"),
     ],
-    ids=["missing-chart", "bad-set", "missing-values-file"],
+    ids=["missing-chart", "bad-set", "missing-values-file", "set-file-device", "set-file-folder", "set-index"],
 )
 def test_errors_are_one_line_exit_1(capsys, argv, message):
     code, out, err = run(capsys, *argv)

@@ -27,6 +27,13 @@ from tests.engine import helmbin
         ("a: +.5", {"a": 0.5}),
         ("a: 1e400", {"a": "1e400"}),
         ("a: 123456789012345678901234", {"a": 1.2345678901234568e23}),
+        # Too long for int64, uint64 and float64: yaml.v2 keeps the text (Python would refuse
+        # to convert 5000 decimal digits at all).
+        ("a: " + "9" * 5000, {"a": "9" * 5000}),
+        ("a: -" + "1" * 5000, {"a": "-" + "1" * 5000}),
+        ("a: 0x" + "f" * 5000, {"a": "0x" + "f" * 5000}),
+        ("a: " + "9" * 300, {"a": 1e300}),
+        ("a: 0x" + "0" * 5000 + "1", {"a": 1.0}),
         ("a: yes", {"a": True}),
         ("a: Off", {"a": False}),
         ("a: ~", {"a": None}),

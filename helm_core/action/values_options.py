@@ -1,7 +1,6 @@
 """User values as the command line and the controller give them (Helm's ``values.Options``)."""
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any, Callable
 
 from helm_core import goyaml
@@ -30,17 +29,10 @@ class ValuesOptions:
     inline: dict[str, Any] = field(default_factory=dict)
 
 
-def _read_file(path: str) -> bytes:
-    try:
-        return Path(path).read_bytes()
-    except OSError as exc:
-        raise ValuesError(f"cannot read values file {path}: {exc.strerror}") from None
-
-
-def merge(options: ValuesOptions, *, read: Callable[[str], bytes] = _read_file) -> dict[str, Any]:
+def merge(options: ValuesOptions, *, read: Callable[[str], bytes] = chart_values.read_user_file) -> dict[str, Any]:
     """The user-supplied values, merged as ``helm template/install`` merges them."""
     docs = [options.inline] if options.inline else []
-    docs += [goyaml.load_values(read(p), source=p) for p in options.value_files]
+    docs += [goyaml.load_values(read(p), source=p, failure="failed to parse") for p in options.value_files]
     return chart_values.merge_user_values(
         docs,
         set_json=list(options.set_json),

@@ -3,13 +3,13 @@
 A chart archive comes from untrusted places (repositories, ConfigMaps), so every
 entry is checked before its bytes are kept, and nothing is ever written to disk:
 
-* paths must stay inside the chart: no absolute paths, drive letters or ``..``;
-* only regular files and directories: symlinks, hard links, devices and FIFOs are
-  refused (a link inside a packaged chart has no meaning Helm honours);
-* a size budget for the whole archive and for each file, and a file count limit,
-  all enforced on the bytes actually read (a lying header cannot bypass them).
+* paths must stay inside the chart: no absolute paths, drive letters or ``..``
+  (Helm's rules: the first path component is the chart's folder, whatever it is);
+* links, devices and FIFOs become empty files, as Helm reads them: nothing is followed;
+* Helm's size budgets for the whole archive and for each file, enforced on the bytes
+  actually read (a lying header cannot bypass them), and a file count limit.
 
-Each refusal is an :class:`~helm_core.errors.ArchiveError` naming the entry.
+Each refusal is an :class:`~helm_core.errors.ArchiveError`: the archive, then Helm's words.
 """
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ import re
 from typing import TYPE_CHECKING
 
 from helm_core.errors import ArchiveError
+from helm_core.gotemplate import gostrconv
 from helm_core.records import record
 
 if TYPE_CHECKING:
@@ -29,7 +30,10 @@ MAX_CHART_BYTES = 100 * 1024 * 1024
 #: Helm's MaxDecompressedFileSize: the largest single file.
 MAX_FILE_BYTES = 5 * 1024 * 1024
 #: Entries per archive (files and directories); real charts have a few hundred.
-MAX_ENTRIES = 20_000
+MAX_ENTRIES = 100_000
+#: Files and folders walked in a chart folder. Helm has no such limit, but links between
+#: folders can make a walk without end (each folder linked twice from the one above it).
+MAX_DIR_ENTRIES = 1_000_000
 
 _DRIVE_PATH = re.compile(r"^[a-zA-Z]:/")
 _UTF8_BOM = b"\xef\xbb\xbf"
@@ -42,6 +46,7 @@ class Limits:
     max_chart_bytes: int = MAX_CHART_BYTES
     max_file_bytes: int = MAX_FILE_BYTES
     max_entries: int = MAX_ENTRIES
+    max_dir_entries: int = MAX_DIR_ENTRIES
 
 
 class _BoundedReader(io.RawIOBase):
@@ -86,45 +91,39 @@ def read_archive(data: bytes, *, source: str = "<archive>", limits: Limits = Lim
     # Tar headers and padding take room too: allow them on top of the content budget.
     raw = _BoundedReader(data, limits.max_chart_bytes + limits.max_entries * 1024 + 1024 * 1024, source)
     try:
-        tar = tarfile.open(fileobj=io.BufferedReader(raw), mode="r|")
+        tar = tarfile.open(fileobj=io.BufferedReader(raw, buffer_size=1 << 20), mode="r|")
     except (tarfile.TarError, OSError) as exc:
         raise ArchiveError(f"{source}: not a gzipped tar archive: {exc}") from None
 
     files: list[tuple[str, bytes]] = []
-    total = 0
+    remaining = limits.max_chart_bytes
     entries = 0
     try:
         for member in tar:
             entries += 1
             if entries > limits.max_entries:
                 raise ArchiveError(f"{source}: more than {limits.max_entries} entries in the archive")
-            name = _safe_name(member, source)
             if member.isdir():
                 continue
-            if member.issym() or member.islnk():
-                raise ArchiveError(
-                    f"{source}: entry {member.name!r} is a {'symlink' if member.issym() else 'hard link'} "
-                    f"to {member.linkname!r}; links are not allowed in chart archives"
-                )
-            if not member.isreg():
-                raise ArchiveError(f"{source}: entry {member.name!r} is not a regular file (device, FIFO or other)")
-            if name is None:
-                continue
+            name = _chart_name(member.name, source)
+            if member.size > remaining:
+                raise ArchiveError(f"{source}: decompressed chart is larger than the maximum file size "
+                                   f"{limits.max_chart_bytes}")
             if member.size > limits.max_file_bytes:
-                raise ArchiveError(
-                    f"{source}: entry {member.name!r} is {member.size} bytes, over the per-file "
-                    f"limit of {limits.max_file_bytes}"
-                )
-            if total + member.size > limits.max_chart_bytes:
-                raise ArchiveError(
-                    f"{source}: decompressed chart is larger than the limit of {limits.max_chart_bytes} "
-                    f"bytes (at entry {member.name!r})"
-                )
-            handle = tar.extractfile(member)
-            content = handle.read(member.size + 1) if handle is not None else b""
-            if len(content) != member.size:
-                raise ArchiveError(f"{source}: entry {member.name!r} is truncated or its size is wrong")
-            total += len(content)
+                raise ArchiveError(f"{source}: decompressed chart file {gostrconv.quote(member.name)} is larger "
+                                   f"than the maximum file size {limits.max_file_bytes}")
+            # Links, devices and FIFOs carry no bytes: Helm keeps them as empty files and so do
+            # we (tarfile would follow a link to another entry; nothing is ever followed here).
+            content = b""
+            if member.isreg():
+                handle = tar.extractfile(member)
+                content = handle.read(member.size + 1) if handle is not None else b""
+                if len(content) != member.size:
+                    raise ArchiveError(f"{source}: entry {member.name!r} is truncated or its size is wrong")
+            remaining -= len(content)
+            if remaining <= 0:
+                raise ArchiveError(f"{source}: decompressed chart is larger than the maximum file size "
+                                   f"{limits.max_chart_bytes}")
             if content.startswith(_UTF8_BOM):
                 content = content[len(_UTF8_BOM):]
             files.append((name, content))
@@ -137,34 +136,27 @@ def read_archive(data: bytes, *, source: str = "<archive>", limits: Limits = Lim
     return files
 
 
-def _safe_name(member: tarfile.TarInfo, source: str) -> str | None:
-    """The chart-relative path of an entry, or an error if it could escape the chart.
-
-    Returns None for the top folder itself.
-    """
-    original = member.name
+def _chart_name(original: str, source: str) -> str:
+    """The chart-relative path of an entry by Helm's rules, or Helm's error for a name that
+    could escape the chart (the entry named after it). The first component (the chart's
+    folder) is dropped, whatever it is."""
     delimiter = "\\" if "\\" in original else "/"
-    if original.startswith(("/", "\\")) or _DRIVE_PATH.match(original.replace("\\", "/")):
-        raise ArchiveError(f"{source}: entry {original!r} has an absolute path")
     parts = original.split(delimiter)
-    if ".." in parts:
-        raise ArchiveError(f"{source}: entry {original!r} references a parent directory")
-    if len(parts) > 1 and parts[0] in (".", ""):
-        parts = parts[1:]
-    if parts and parts[0] == "Chart.yaml" and len(parts) == 1:
-        raise ArchiveError(f"{source}: entry {original!r}: Chart.yaml is not inside the chart's folder")
-    rest = "/".join(parts[1:])
-    if not rest:
-        return None
-    cleaned = posixpath.normpath(rest)
-    if cleaned.startswith("..") or cleaned.startswith("/") or _DRIVE_PATH.match(cleaned):
-        raise ArchiveError(f"{source}: entry {original!r} points outside the chart")
-    if member.issym() or member.islnk():
-        target = member.linkname
-        base = posixpath.dirname(cleaned) if member.issym() else ""
-        resolved = posixpath.normpath(posixpath.join(base, target))
-        if target.startswith("/") or resolved.startswith(".."):
-            raise ArchiveError(
-                f"{source}: entry {original!r} is a link pointing outside the chart ({target!r})"
-            )
-    return cleaned
+    name = "/".join(parts[1:])
+    if name.startswith("/"):
+        raise _refused(source, "chart illegally contains absolute paths", original)
+    name = posixpath.normpath(name) if name else "."
+    if name == ".":
+        raise ArchiveError(f"{source}: chart illegally contains content outside the base directory: "
+                           f"{gostrconv.quote(original)}")
+    if name.startswith(".."):
+        raise _refused(source, "chart illegally references parent directory", original)
+    if _DRIVE_PATH.match(name):
+        raise _refused(source, "chart contains illegally named files", original)
+    if parts[0] == "Chart.yaml":
+        raise _refused(source, "chart yaml not in base directory", original)
+    return name
+
+
+def _refused(source: str, helm_words: str, entry: str) -> ArchiveError:
+    return ArchiveError(f"{source}: {helm_words} (entry {gostrconv.quote(entry)})")

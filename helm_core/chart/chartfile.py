@@ -65,7 +65,10 @@ def _parse_yaml_text(data: bytes, source: str) -> Any:
     try:
         # BaseLoader keeps every scalar as its text (libyaml's when available); fields are typed below.
         loader = getattr(yaml, "CBaseLoader", yaml.BaseLoader)
-        return yaml.load(data.decode("utf-8-sig"), Loader=loader)  # noqa: S506
+        doc = yaml.load(data.decode("utf-8-sig"), Loader=loader)  # noqa: S506
+        if b"*" in data:
+            _refuse_alias_bomb(data, source)
+        return doc
     except UnicodeDecodeError:
         raise ChartFileError(f"{source}: not UTF-8 text") from None
     except yaml.YAMLError as exc:
@@ -73,6 +76,19 @@ def _parse_yaml_text(data: bytes, source: str) -> Any:
         where = f"{source}:{mark.line + 1}" if mark is not None else source
         problem = getattr(exc, "problem", None) or str(exc)
         raise ChartFileError(f"{where}: invalid YAML: {problem}") from None
+
+
+def _refuse_alias_bomb(data: bytes, source: str) -> None:
+    """BaseLoader shares an aliased node where Helm's YAML-to-JSON step copies it: refuse,
+    in Helm's words, the documents whose aliases would blow up there."""
+    from helm_core import goyaml_read
+
+    try:
+        goyaml_read.decode(data.decode("utf-8-sig"))
+    except ValueError as exc:
+        if "excessive aliasing" in str(exc):
+            name = source.rsplit("/", 1)[-1]
+            raise ChartFileError(f"cannot load {name}: {exc}") from None
 
 
 class _Fields:

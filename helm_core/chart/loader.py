@@ -8,12 +8,11 @@ templates, subcharts under ``charts/`` (folders or archives; names starting with
 from __future__ import annotations
 
 import os
-import stat
 from pathlib import Path
 from typing import Any, Iterable
 
 from helm_core import goyaml
-from helm_core.chart import archive, chartfile, ignore, model
+from helm_core.chart import archive, chartfile, folder, model
 from helm_core.errors import ArchiveError, ChartError, ValuesError
 
 _UTF8_BOM = b"\xef\xbb\xbf"
@@ -38,59 +37,16 @@ def load_archive(data: bytes, *, source: str = "<archive>",
 
 
 def load_dir(root: Path, *, limits: archive.Limits = archive.Limits()) -> model.Chart:
-    """Load an unpacked chart, honouring ``.helmignore``.
-
-    Symbolic links are followed only while they stay inside the chart directory;
-    device files, sockets and FIFOs are refused.
-    """
-    top = root.resolve()
-    rules_file = top / ignore.HELMIGNORE
-    rules_text = rules_file.read_text("utf-8") if rules_file.is_file() else ""
-    rules = ignore.Rules.parse(rules_text, source=str(rules_file))
-    files: list[tuple[str, bytes]] = []
-    _walk(top, top, "", rules, files, limits)
-    return load_files(files, source=str(root), limits=limits)
-
-
-def _walk(top: Path, directory: Path, prefix: str, rules: ignore.Rules,
-          out: list[tuple[str, bytes]], limits: archive.Limits) -> None:
-    for entry in sorted(os.scandir(directory), key=lambda e: e.name):
-        rel = f"{prefix}{entry.name}"
-        target = Path(entry.path)
-        if entry.is_symlink():
-            resolved = target.resolve()
-            if resolved != top and top not in resolved.parents:
-                raise ChartError(f"{top}: {rel} is a symlink pointing outside the chart ({os.readlink(entry.path)})")
-            target = resolved
-        try:
-            st = target.stat()
-        except OSError as exc:
-            raise ChartError(f"{top}: cannot read {rel}: {exc.strerror}") from None
-        if stat.S_ISDIR(st.st_mode):
-            if not rules.ignored(rel, is_dir=True):
-                _walk(top, target, rel + "/", rules, out, limits)
-            continue
-        if rules.ignored(rel, is_dir=False):
-            continue
-        if not stat.S_ISREG(st.st_mode):
-            raise ChartError(f"{top}: cannot load irregular file {rel} (device, socket or FIFO)")
-        if st.st_size > limits.max_file_bytes:
-            raise ChartError(
-                f"{top}: chart file {rel!r} is larger than the maximum file size {limits.max_file_bytes}"
-            )
-        if len(out) >= limits.max_entries:
-            raise ChartError(f"{top}: more than {limits.max_entries} files in the chart")
-        data = target.read_bytes()
-        if data.startswith(_UTF8_BOM):
-            data = data[len(_UTF8_BOM):]
-        out.append((rel, data))
+    """Load an unpacked chart, honouring ``.helmignore`` (see :mod:`helm_core.chart.folder`)."""
+    return load_files(folder.read_files(root, limits=limits), source=str(root), limits=limits)
 
 
 def load_files(files: Iterable[tuple[str, bytes]], *, source: str = "<chart>",
                limits: archive.Limits = archive.Limits()) -> model.Chart:
     """Build a chart (and its subcharts) from ``(path, bytes)`` pairs relative to its root."""
-    files = list(files)
+    # An archive may hold a name twice; Helm's maps of templates and files keep the last.
     by_name = dict(files)
+    files = list(by_name.items())
     if "Chart.yaml" not in by_name:
         raise ChartError(f"{source}: Chart.yaml file is missing")
     where = source.rstrip("/")
@@ -173,6 +129,8 @@ def _load_schema(data: bytes, source: str) -> dict:
         schema = json.loads(text) if source.endswith(".json") else _yaml_document(text)
     except (UnicodeDecodeError, ValueError) as exc:
         raise ValuesError(f"{source}: invalid schema: {exc}") from None
+    except RecursionError:  # a caller on a small stack (the CLI's holds Go's 10000 levels)
+        raise ValuesError(f"{source}: invalid schema: nested deeper than this thread's stack allows") from None
     if not isinstance(schema, dict):
         raise ValuesError(f"{source}: a schema must be an object")
     return schema

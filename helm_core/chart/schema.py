@@ -146,12 +146,29 @@ def violations(schema: dict[str, Any], values: dict[str, Any], *, source: str) -
     as jsonschema would, without importing it; jsonschema itself runs only when they find a
     violation or cannot decide, and then it words every message.
     """
+    try:
+        return _checked(schema, values, source)
+    except RecursionError:
+        # Cycles Helm names are found first (refcycle); what is left is a cycle it cannot
+        # follow (remote or $id references) or nesting deeper than this thread's stack.
+        raise SchemaError(f"{source}: cannot validate: the schema recursed deeper than the stack allows "
+                          "(a $ref cycle, or schema and values nested too deeply)") from None
+
+
+def _checked(schema: dict[str, Any], values: dict[str, Any], source: str) -> list[str]:
     text = json.dumps(schema, sort_keys=True)
     digest = hashlib.sha256(text.encode()).hexdigest()
     disk = memo.active()
     key = _pass_key(text, values) if disk is not None else ""
     if disk is not None and disk.get(PASS_MEMO, key) is not None:
         return []
+    if '"$ref"' in text:
+        from helm_core.chart import refcycle
+
+        # Before any check: both would recurse on a cycle until the stack is spent.
+        cycle = refcycle.find(schema, values)
+        if cycle is not None:
+            return [f"- at '{_pointer(cycle.path)}' ({_dotted(cycle.path)}): {cycle.message}"]
     found = [] if _passes(digest, text, values) else _violations(digest, text, values, source=source)
     if disk is not None and not found:
         disk.put(PASS_MEMO, key, b"")

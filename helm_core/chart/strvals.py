@@ -30,6 +30,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from helm_core.errors import ValuesError
+from helm_core import gojson
 from helm_core.gojson import copy_tree
 from helm_core.gotemplate import gostrconv
 from helm_core.gotemplate.gotypes import Int64
@@ -41,6 +42,7 @@ MAX_NESTED_NAME_LEVEL = 30
 
 _INT64_MIN = -(2**63)
 _INT64_MAX = 2**63 - 1
+_INT64_DIGITS = len(str(_INT64_MAX))
 _DECIMAL_RE = re.compile(r"[+-]?[0-9]+", re.ASCII)
 _KEY_STOPS = frozenset("=[,.")
 _LITERAL_KEY_STOPS = frozenset("=[.")
@@ -99,7 +101,7 @@ def typed_value(text: str) -> Any:
         return None
     if text == "0":
         return Int64(0)
-    if text and text[0] != "0" and _DECIMAL_RE.fullmatch(text):
+    if text and text[0] != "0" and len(text.lstrip("+-0")) <= _INT64_DIGITS and _DECIMAL_RE.fullmatch(text):
         number = int(text)
         if _INT64_MIN <= number <= _INT64_MAX:
             return Int64(number)
@@ -205,35 +207,45 @@ class _Parser:
         return eof
 
     def item(self, items: list[Any], index: int, level: int) -> tuple[list[Any], bool]:
-        """item := '=' value | '[' index ']' item | '.' key  (after ``name[index]``)."""
-        if index < 0:
-            raise ValuesError(f"negative {index} index not allowed")
-        rest, last = self._until(_ITEM_STOPS)
-        if rest:
-            raise ValuesError(f"unexpected data at end of array index: {_go_quote_runes(rest)}")
-        if last is None:
-            return items, True
-        if last == "=":
-            value, _ = self._value()
-            return _set_index(items, index, value), False
-        if last == "[":
+        """item := '=' value | '[' index ']' item | '.' key  (after ``name[index]``).
+
+        Helm recurses once per ``[i]``; a chain ``a[0][0]...`` as long as a command line
+        allows is followed here in a loop (the lists on the way kept in ``chain``), then
+        each list is set into the one above it, innermost first, as Helm's returns do.
+        """
+        chain: list[tuple[list[Any], int]] = []
+        while True:
+            if index < 0:
+                raise ValuesError(f"negative {index} index not allowed")
+            rest, last = self._until(_ITEM_STOPS)
+            if rest:
+                raise ValuesError(f"unexpected data at end of array index: {_go_quote_runes(rest)}")
+            if last is None:
+                return (chain[0][0] if chain else items), True
+            if last != "[":
+                break
             next_index = self._index()
+            chain.append((items, index))
             current: list[Any] = []
             if len(items) > index and items[index] is not None:
                 current = _as_list(items[index])
-            inner_list, eof = self.item(current, next_index, level)
-            if eof:
-                return items, True
-            return _set_index(items, index, inner_list), False
-        inner: dict[str, Any] = {}
-        if len(items) > index:
-            if isinstance(items[index], dict):
-                inner = items[index]
-            else:  # indices out of order: Helm replaces the item in place
-                items[index] = inner
-        if self.key(inner, level):
-            return items, True
-        return _set_index(items, index, inner), False
+            items, index = current, next_index
+        if last == "=":
+            value, _ = self._value()
+            result = _set_index(items, index, value)
+        else:
+            inner: dict[str, Any] = {}
+            if len(items) > index:
+                if isinstance(items[index], dict):
+                    inner = items[index]
+                else:  # indices out of order: Helm replaces the item in place
+                    items[index] = inner
+            if self.key(inner, level):
+                return (chain[0][0] if chain else items), True
+            result = _set_index(items, index, inner)
+        for outer, outer_index in reversed(chain):
+            result = _set_index(outer, outer_index, result)
+        return result, False
 
     def _index(self) -> int:
         """index := decimal ']' (Go's strconv.Atoi)."""
@@ -244,7 +256,8 @@ class _Parser:
             raise ValuesError(
                 f"error parsing index: strconv.Atoi: parsing {go_quote(text)}: invalid syntax"
             )
-        number = int(text)
+        # Thousands of digits are out of range: Python would refuse to convert them at all.
+        number = int(text) if len(text.lstrip("+-0")) <= _INT64_DIGITS else _INT64_MAX + 1
         if not _INT64_MIN <= number <= _INT64_MAX:
             raise ValuesError(
                 f"error parsing index: strconv.Atoi: parsing {go_quote(text)}: value out of range"
@@ -310,6 +323,12 @@ class _Parser:
             value, end = _json_decoder().raw_decode(self.text, self.pos)
         except (ValueError, RecursionError) as exc:
             raise ValuesError(f"invalid JSON value: {exc}") from None
+        decoded = self.text[self.pos:end]
+        if decoded.count("[") + decoded.count("{") > gojson.MAX_JSON_DEPTH:
+            # Go's decoder refuses nesting past its limit; Python's has none.
+            problem = gojson.syntax_error(decoded.encode("utf-8", "surrogatepass"))
+            if problem:
+                raise ValuesError(f"invalid JSON value: {problem}")
         self.pos = end
         self._skip_empty()
         return value

@@ -45,16 +45,30 @@ def copy_values(values: Mapping[str, Any]) -> dict[str, Any]:
 
 
 # -- user values (``values.Options.MergeValues``) ----------------------------------------
-def read_local_file(path: str) -> str:
-    """The default ``--set-file`` reader: the file's text, errors worded as Go's ``os``."""
+#: The largest ``-f`` / ``--set-file`` file read. Helm reads without bound, so a device such as
+#: /dev/zero grows it until the machine runs out of memory; no real values file is near this.
+MAX_USER_FILE_BYTES = 100 * 1024 * 1024
+
+
+def read_user_file(path: str, *, limit: int = MAX_USER_FILE_BYTES) -> bytes:
+    """A user's values file, errors worded as Go's ``os.ReadFile`` (``open x: no such file or
+    directory``); FIFOs and devices are read as Helm reads them, but never past ``limit``."""
     try:
         with open(path, "rb") as handle:
-            return handle.read().decode("utf-8", "replace")
+            data = handle.read(limit + 1)
     except IsADirectoryError:
         raise ValuesError(f"read {path}: is a directory") from None
     except OSError as exc:
         reason = (exc.strerror or str(exc)).lower()
         raise ValuesError(f"open {path}: {reason}") from None
+    if len(data) > limit:
+        raise ValuesError(f"read {path}: more than {limit} bytes (a device or a stream without end?)")
+    return data
+
+
+def read_local_file(path: str) -> str:
+    """The default ``--set-file`` reader: the file's text."""
+    return read_user_file(path).decode("utf-8", "replace")
 
 
 def merge_user_values(

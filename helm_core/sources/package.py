@@ -20,7 +20,7 @@ from typing import Any
 
 import yaml
 
-from helm_core.chart import archive, ignore, loader
+from helm_core.chart import archive, folder, loader
 from helm_core.errors import ChartError
 
 FILE_MODE = 0o644
@@ -34,13 +34,7 @@ _DEPENDENCY_FIELDS = ("name", "version", "repository", "condition", "tags", "ena
 
 def chart_files(root: Path) -> list[tuple[str, bytes]]:
     """The files of a chart directory as the loader reads them (``.helmignore`` applied)."""
-    top = root.resolve()
-    rules_file = top / ignore.HELMIGNORE
-    rules = ignore.Rules.parse(rules_file.read_text("utf-8") if rules_file.is_file() else "",
-                               source=str(rules_file))
-    files: list[tuple[str, bytes]] = []
-    loader._walk(top, top, "", rules, files, archive.Limits())
-    return files
+    return folder.read_files(root)
 
 
 def archive_bytes(name: str, files: list[tuple[str, bytes]], *, mtime: int = 0) -> bytes:

@@ -5,7 +5,7 @@ import os
 
 import pytest
 
-from helm_core.chart import loader, model
+from helm_core.chart import archive, loader, model
 from helm_core.errors import ChartError, ChartFileError, ValuesError
 from tests.chartkit import SHARED_CHARTS, chart_yaml, package, shared_chart_names, write_chart
 
@@ -72,22 +72,68 @@ def test_helmignore_double_star_is_an_error(tmp_path):
         loader.load(tmp_path)
 
 
-def test_symlink_inside_chart_is_followed_outside_refused(tmp_path):
+def test_symlinks_are_followed_wherever_they_point_as_helm(tmp_path, caplog):
+    # Helm's sympath.Walk follows every link and names the content by the link's path.
     root = write_chart(tmp_path / "c", {"Chart.yaml": chart_yaml(), "files/real.txt": "r"})
     os.symlink("real.txt", root / "files" / "alias.txt")
-    chart = loader.load(root)
-    assert {f.name: f.data for f in chart.files}["files/alias.txt"] == b"r"
-    (tmp_path / "outside.txt").write_text("secret")
-    os.symlink(tmp_path / "outside.txt", root / "files" / "evil.txt")
-    with pytest.raises(ChartError, match=r"files/evil.txt is a symlink pointing outside the chart"):
-        loader.load(root)
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "outside" / "o.txt").write_text("out")
+    os.symlink(tmp_path / "outside", root / "linked")
+    files = {f.name: f.data for f in loader.load(root).files}
+    assert files == {"files/alias.txt": b"r", "files/real.txt": b"r", "linked/o.txt": b"out"}
+    assert f"found symbolic link in path: {root}/linked resolves to {tmp_path}/outside. Contents of linked file " \
+           "included and used" in caplog.messages
 
 
-def test_fifo_in_chart_dir_is_refused(tmp_path):
+def _load_error(root, limits=archive.Limits()) -> str:
+    with pytest.raises(ChartError) as caught:
+        loader.load(root, limits=limits)
+    return str(caught.value)
+
+
+def test_symlink_to_a_folder_containing_it_is_a_loop(tmp_path):
+    # Helm walks templates/loop/loop/... until the path is too long; we name the link.
+    root = write_chart(tmp_path / "c", {"Chart.yaml": chart_yaml(), "templates/cm.yaml": "x"})
+    os.symlink("..", root / "templates" / "loop")
+    assert _load_error(root) == f"{root}: symlink templates/loop points to {root}, a folder that contains it (a loop)"
+
+
+def test_links_to_each_other_are_helms_evalsymlinks_error(tmp_path):
+    root = write_chart(tmp_path / "c", {"Chart.yaml": chart_yaml()})
+    os.symlink("b", root / "a")
+    os.symlink("a", root / "b")
+    assert _load_error(root) == f"error evaluating symlink {root}/a: EvalSymlinks: too many links"
+
+
+def test_dangling_symlink_is_helms_error(tmp_path):
+    root = write_chart(tmp_path / "c", {"Chart.yaml": chart_yaml()})
+    os.symlink("missing", root / "gone")
+    assert _load_error(root) == f"error evaluating symlink {root}/gone: lstat {root}/missing: no such file or directory"
+
+
+def test_links_that_repeat_folders_without_end_hit_the_walk_limit(tmp_path):
+    # Each folder linked twice from the one above: 2**20 paths. Helm would walk them all.
+    root = write_chart(tmp_path / "c", {"Chart.yaml": chart_yaml()})
+    for level in range(20):
+        (root / f"d{level}").mkdir()
+        if level:
+            os.symlink(f"../d{level}", root / f"d{level - 1}" / "x")
+            os.symlink(f"../d{level}", root / f"d{level - 1}" / "y")
+    assert _load_error(root, archive.Limits(max_dir_entries=5000)) == (
+        f"{root}: more than 5000 files and folders in the chart")
+
+
+def test_file_over_helms_size_limit_is_helms_error(tmp_path):
+    root = write_chart(tmp_path / "c", {"Chart.yaml": chart_yaml()})
+    with open(root / "big.bin", "wb") as handle:  # sparse: 2 GB that takes no room
+        handle.truncate(2 * 1024 ** 3)
+    assert _load_error(root) == 'chart file "big.bin" is larger than the maximum file size 5242880'
+
+
+def test_fifo_in_chart_dir_is_refused_in_helms_words(tmp_path):
     root = write_chart(tmp_path, {"Chart.yaml": chart_yaml()})
     os.mkfifo(root / "pipe")
-    with pytest.raises(ChartError, match="cannot load irregular file pipe"):
-        loader.load(root)
+    assert _load_error(root) == f"cannot load irregular file {root}/pipe as it has file mode type bits set"
 
 
 def test_subchart_archive_in_charts_dir(tmp_path):

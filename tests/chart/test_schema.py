@@ -1,6 +1,8 @@
 """Schemas validate final values of the chart and of each enabled subchart, listing every violation."""
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from helm_core.chart import model, schema
@@ -70,3 +72,58 @@ def test_remote_refs_are_not_fetched():
                         schema={"$ref": "https://example.invalid/schema.json"}, schema_file="values.schema.json")
     with pytest.raises(SchemaError, match=r"cannot resolve schema reference"):
         schema.validate(chart, {})
+
+
+HEADER = "values don't meet the specifications of the schema(s) in the following chart(s):\napp:\n"
+
+
+def _chart_with(schema_doc: dict) -> model.Chart:
+    return model.Chart(metadata=model.Metadata(api_version="v2", name="app", version="1.0.0"),
+                       schema=schema_doc, schema_file="values.schema.json")
+
+
+def _failure(schema_doc: dict, values: dict) -> str:
+    with pytest.raises(SchemaError) as caught:
+        schema.validate(_chart_with(schema_doc), values)
+    return str(caught.value)
+
+
+def test_ref_to_itself_is_helms_reference_cycle():
+    # helm 3.22: - at '': both /$ref and  resolve to "file:///values.schema.json#" causing reference cycle
+    assert _failure({"$ref": "#"}, {"a": 1.0}) == HEADER + (
+        "- at '/' ((root)): both /$ref and  resolve to \"file:///values.schema.json#\" causing reference cycle")
+
+
+def test_mutual_refs_fail_only_where_values_reach_them_as_helm():
+    doc = {"definitions": {"a": {"$ref": "#/definitions/b"}, "b": {"$ref": "#/definitions/a"}},
+           "properties": {"x": {"$ref": "#/definitions/a"}}}
+    schema.validate(_chart_with(doc), {"y": 1.0})
+    # helm 3.22: - at '/x': both /properties/x/$ref/$ref/$ref and /properties/x/$ref resolve to
+    # "file:///values.schema.json#/definitions/a" causing reference cycle
+    assert _failure(doc, {"x": 1.0}) == HEADER + (
+        "- at '/x' (x): both /properties/x/$ref/$ref/$ref and /properties/x/$ref resolve to "
+        "\"file:///values.schema.json#/definitions/a\" causing reference cycle")
+
+
+def test_cycle_through_all_of_is_found():
+    assert _failure({"allOf": [{"$ref": "#"}]}, {}) == HEADER + (
+        "- at '/' ((root)): both /allOf/0/$ref and  resolve to \"file:///values.schema.json#\" causing reference cycle")
+
+
+def test_stack_deep_schema_outside_the_cli_is_one_line():
+    nested: dict = {"type": "string"}
+    values: Any = 1.0
+    for _ in range(3000):
+        nested, values = {"properties": {"a": nested}}, {"a": values}
+    assert _failure(nested, values) == (
+        "app/values.schema.json: cannot validate: the schema recursed deeper than the stack allows "
+        "(a $ref cycle, or schema and values nested too deeply)")
+
+
+def test_recursive_schema_descending_into_values_is_no_cycle():
+    tree = {"type": "object", "properties": {"name": {"type": "string"}, "child": {"$ref": "#"}}}
+    values = {"name": "a", "child": {"name": "b", "child": {"name": "c"}}}
+    schema.validate(_chart_with(tree), values)
+    values["child"]["child"]["name"] = 1.0
+    with pytest.raises(SchemaError, match=r"- at '/child/child/name' \(child.child.name\): 1.0 is not of type 'string'"):
+        schema.validate(_chart_with(tree), values)

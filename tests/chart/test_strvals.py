@@ -135,6 +135,37 @@ def test_nested_name_levels_are_limited() -> None:
     )
 
 
+def test_integers_of_thousands_of_digits_stay_text_as_in_helm() -> None:
+    digits = "7" * 5000
+    assert strvals.parse_set(f"a={digits},b=-{digits},c=9223372036854775807,d=-9223372036854775808") == {
+        "a": digits, "b": "-" + digits, "c": Int64(2**63 - 1), "d": Int64(-(2**63))}
+    with pytest.raises(ValuesError) as caught:
+        strvals.parse_set(f"a[{digits}]=1")
+    assert str(caught.value) == f'error parsing index: strconv.Atoi: parsing "{digits}": value out of range'
+
+
+def test_index_one_past_max_is_helms_error() -> None:
+    with pytest.raises(ValuesError) as caught:
+        strvals.parse_set("a[65537]=1")
+    assert str(caught.value) == "index of 65537 is greater than maximum supported index of 65536"
+
+
+def test_list_nested_as_deep_as_a_command_line_allows_is_parsed() -> None:
+    # Helm recurses once per [i] and has no limit; a 128 KiB argument holds 40000 of them.
+    depth = 40_000
+    parsed = strvals.parse_set("a" + "[0]" * depth + "=1,b[1][0].c=x")
+    node = parsed["a"]
+    for _ in range(depth - 1):
+        assert len(node) == 1
+        node = node[0]
+    assert node == [Int64(1)]
+    assert parsed["b"] == [None, [{"c": "x"}]]
+
+
+def test_nested_list_ending_early_keeps_what_was_set() -> None:
+    assert strvals.parse_set("a[0]=1,a[1][0][2]") == {"a": [Int64(1)]}
+
+
 INTO_CASES = [
     ("overrides-and-keeps",
      {"outer": {"inner1": "overwrite", "inner2": "value2"}},

@@ -97,6 +97,26 @@ def test_merge_user_values_default_file_reader_reads_text_and_words_errors_like_
     assert str(caught.value) == f"failed parsing --set-file data: read {tmp_path}: is a directory"
 
 
+def test_set_file_of_an_endless_device_stops_at_the_limit() -> None:
+    # Helm's os.ReadFile of /dev/zero grows until the machine runs out of memory.
+    with pytest.raises(ValuesError) as caught:
+        values.read_user_file("/dev/zero", limit=1024)
+    assert str(caught.value) == "read /dev/zero: more than 1024 bytes (a device or a stream without end?)"
+
+
+def test_set_file_reads_a_fifo_as_helm_does(tmp_path: Path) -> None:
+    import os
+    import threading
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    writer = threading.Thread(target=lambda: fifo.write_text("from a pipe"))
+    writer.start()
+    merged = values.merge_user_values([], set_file=[f"a={fifo}"])
+    writer.join()
+    assert merged == {"a": "from a pipe"}
+
+
 def test_merge_user_values_set_into_file_scalar_fails_like_helm() -> None:
     with pytest.raises(ValuesError) as caught:
         values.merge_user_values([_y("a: 1")], set=["a.b=2"])

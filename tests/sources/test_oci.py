@@ -142,7 +142,7 @@ def test_hostile_layer_refused(registry: servers.Registry, cache: cache_mod.Cach
     from tests import chartkit
     hostile = chartkit.make_tgz([
         chartkit.tar_entry("demo/Chart.yaml", chartkit.chart_yaml("demo", "1.0.0").encode()),
-        chartkit.tar_entry("/etc/evil", b"x"),
+        chartkit.tar_entry("demo/../../etc/evil", b"x"),  # "/etc/evil" is etc/evil to Helm
     ])
     ref = oci.Reference(registry.host, "charts/demo", "1.0.0")
     with oci.Registry(registry.host, cache=cache, plain_http=True) as client:

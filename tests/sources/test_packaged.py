@@ -32,7 +32,7 @@ def test_packaged_digest_pin(cache: cache_mod.Cache) -> None:
 def test_hostile_packaged_chart_refused(cache: cache_mod.Cache) -> None:
     hostile = chartkit.make_tgz([
         chartkit.tar_entry("demo/Chart.yaml", chartkit.chart_yaml().encode()),
-        chartkit.tar_entry("demo/link", kind=b"2", linkname="/etc/passwd"),
+        chartkit.tar_entry("demo/../../etc/cron.d/x", b"owned"),
     ])
     with pytest.raises(errors.ArchiveError):
         resolve(ChartRef(kind="packaged", data=hostile, description="configmap/ns/c[x]"), Credentials(), cache)
