@@ -381,11 +381,13 @@ def bound_funcs(state: RenderState) -> dict[str, Callable[..., Any]]:
     def tpl(text: str, data: Any) -> str:
         clone = executing().clone()
         try:
-            clone.parse(ROOT_TEMPLATE_NAME, text)
+            body = clone.parse(ROOT_TEMPLATE_NAME, text)
         except state.exec_errors as exc:
             raise FuncError(f"cannot parse template {_go_quote(text)}: {exc}") from None
         try:
-            out: str = clone.execute(ROOT_TEMPLATE_NAME, data)
+            # The body just parsed runs, not the set's "gotpl": an empty (blank or comments
+            # only) text does not replace an enclosing tpl's text there, yet prints itself.
+            out: str = clone.execute(ROOT_TEMPLATE_NAME, data, body=body)
         except state.exec_errors as exc:
             raise FuncError(f"error during tpl function execution for {_go_quote(text)}: {exc}") from None
         return out.replace("<no value>", "")
