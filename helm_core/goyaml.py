@@ -191,7 +191,7 @@ def decode(data: bytes | str) -> Any:
     disk = memo.active()
     if disk is None:
         return _decode(text)
-    key = hashlib.sha256(f"{_code_digest()}\0{text}".encode("utf-8", "surrogatepass")).hexdigest()
+    key = hashlib.sha256(f"{code_digest()}\0{text}".encode("utf-8", "surrogatepass")).hexdigest()
     return disk.pickled(DECODE_MEMO, key, lambda: _decode(text))
 
 
@@ -214,7 +214,7 @@ DECODE_MEMO = "goyaml-decode"
 
 
 @functools.cache
-def _code_digest() -> str:
+def code_digest() -> str:
     """Our YAML code (this module, reader, writer, Go's JSON and number formatting) and PyYAML's."""
     here = Path(__file__).parent
     return memo.code_digest(__file__, here / "goyaml_read.py", here / "goyaml_write.py",
@@ -269,7 +269,7 @@ def dump(value: Any) -> str:
     disk = memo.active()
     if disk is None:
         return _emit(plain)
-    key = hashlib.sha256(_code_digest().encode() + pickle.dumps(plain, protocol=pickle.HIGHEST_PROTOCOL))
+    key = hashlib.sha256(code_digest().encode() + pickle.dumps(plain, protocol=pickle.HIGHEST_PROTOCOL))
     return disk.pickled(DUMP_MEMO, key.hexdigest(), lambda: _emit(plain))
 
 

@@ -150,8 +150,7 @@ def load_files(files: Iterable[tuple[str, bytes]], *, source: str = "<chart>",
                     continue
                 subchart = load_files(inner, source=sub_source, limits=limits)
         except ChartError as exc:
-            # The inner error already names the file; keep it and say which subchart.
-            raise type(exc)(f"{exc} (in subchart {sub} of {metadata.name})") from None
+            raise type(exc)(f"error unpacking subchart {sub} in {metadata.name}: {exc}") from None
         chart.add_dependency(subchart)
     return chart
 
