@@ -242,18 +242,23 @@ def load(data: bytes | str, *, source: str = "<input>") -> Any:
         raise ValueError(f"{source}: {exc}") from None
 
 
-def load_values(data: bytes | str, *, source: str) -> dict[str, Any]:
-    """Values from a YAML file: the first document, which must be a map (empty → {})."""
+def load_values(data: bytes | str, *, context: str) -> dict[str, Any]:
+    """Values from a YAML file, as Helm unmarshals it into a map (empty or null → {}).
+
+    Raises :class:`ValuesError` ``"<context>: <Go's message>"``; ``context`` is Helm's wrapping
+    (``cannot load values.yaml``, ``failed to parse <file>``).
+    """
     try:
-        loaded = load(data, source=source)
+        loaded = decode(data)
     except ValueError as exc:
-        raise ValuesError(f"cannot parse {exc}") from None
+        raise ValuesError(f"{context}: {exc}") from None
     if loaded is None:
         return {}
     if not isinstance(loaded, dict):
-        raise ValuesError(
-            f"{source}: values must be a YAML map, not {type(loaded).__name__}"
-        )
+        kind = "array" if isinstance(loaded, list) else "bool" if isinstance(loaded, bool) else \
+            "number" if isinstance(loaded, float) else "string"
+        raise ValuesError(f"{context}: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal "
+                          f"{kind} into Go value of type map[string]interface {{}}")
     return loaded
 
 

@@ -87,9 +87,9 @@ def test_show_chart(capsys):
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["template", "/nonexistent"], "Error: /nonexistent: no such chart directory or archive\n"),
+        (["template", "/nonexistent"], "Error: path \"/nonexistent\" not found\n"),
         (["template", str(EXAMPLES / "hello"), "--set", "a"], "Error: failed parsing --set data: key \"a\" has no value\n"),
-        (["template", str(EXAMPLES / "hello"), "-f", "/nonexistent.yaml"], "Error: cannot read values file /nonexistent.yaml: No such file or directory\n"),
+        (["template", str(EXAMPLES / "hello"), "-f", "/nonexistent.yaml"], "Error: open /nonexistent.yaml: no such file or directory\n"),
     ],
     ids=["missing-chart", "bad-set", "missing-values-file"],
 )

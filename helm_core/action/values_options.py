@@ -33,14 +33,18 @@ class ValuesOptions:
 def _read_file(path: str) -> bytes:
     try:
         return Path(path).read_bytes()
+    except IsADirectoryError:  # Go opens a directory and fails reading it
+        raise ValuesError(f"read {path}: is a directory") from None
     except OSError as exc:
-        raise ValuesError(f"cannot read values file {path}: {exc.strerror}") from None
+        # Go's *PathError text: "open <path>: <errno text>" (errno texts are lower case in Go).
+        reason = (exc.strerror or str(exc))
+        raise ValuesError(f"open {path}: {reason[:1].lower()}{reason[1:]}") from None
 
 
 def merge(options: ValuesOptions, *, read: Callable[[str], bytes] = _read_file) -> dict[str, Any]:
     """The user-supplied values, merged as ``helm template/install`` merges them."""
     docs = [options.inline] if options.inline else []
-    docs += [goyaml.load_values(read(p), source=p) for p in options.value_files]
+    docs += [goyaml.load_values(read(p), context=f"failed to parse {p}") for p in options.value_files]
     return chart_values.merge_user_values(
         docs,
         set_json=list(options.set_json),

@@ -15,6 +15,7 @@ from typing import Any, Iterable
 from helm_core import goyaml
 from helm_core.chart import archive, chartfile, ignore, model
 from helm_core.errors import ArchiveError, ChartError, ValuesError
+from helm_core.gotemplate import gostrconv
 
 _UTF8_BOM = b"\xef\xbb\xbf"
 SCHEMA_FILES = ("values.schema.json", "values.schema.yaml")
@@ -24,7 +25,7 @@ def load(path: str | os.PathLike[str], *, limits: archive.Limits = archive.Limit
     """Load a chart from a directory or a ``.tgz`` file."""
     p = Path(path)
     if not p.exists():
-        raise ChartError(f"{path}: no such chart directory or archive")
+        raise ChartError(f"path {gostrconv.quote(str(path))} not found")
     if p.is_dir():
         return load_dir(p, limits=limits)
     return load_archive(p.read_bytes(), source=str(path), limits=limits)
@@ -92,7 +93,7 @@ def load_files(files: Iterable[tuple[str, bytes]], *, source: str = "<chart>",
     files = list(files)
     by_name = dict(files)
     if "Chart.yaml" not in by_name:
-        raise ChartError(f"{source}: Chart.yaml file is missing")
+        raise ChartError("Chart.yaml file is missing")
     where = source.rstrip("/")
     metadata = chartfile.parse_chart_yaml(by_name["Chart.yaml"], source=f"{where}/Chart.yaml")
     chart = model.Chart(metadata=metadata)
@@ -103,7 +104,7 @@ def load_files(files: Iterable[tuple[str, bytes]], *, source: str = "<chart>",
             continue
         if name == "values.yaml":
             chart.raw_values = data
-            chart.values = goyaml.load_values(data, source=f"{where}/values.yaml")
+            chart.values = goyaml.load_values(data, context="cannot load values.yaml")
         elif name in SCHEMA_FILES:
             if chart.schema is None or name == "values.schema.json":
                 chart.schema = _load_schema(data, f"{where}/{name}")
@@ -149,7 +150,7 @@ def load_files(files: Iterable[tuple[str, bytes]], *, source: str = "<chart>",
                 if not inner:
                     continue
                 subchart = load_files(inner, source=sub_source, limits=limits)
-        except ChartError as exc:
+        except (ChartError, ValuesError) as exc:
             raise type(exc)(f"error unpacking subchart {sub} in {metadata.name}: {exc}") from None
         chart.add_dependency(subchart)
     return chart
