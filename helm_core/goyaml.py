@@ -255,10 +255,8 @@ def load_values(data: bytes | str, *, context: str) -> dict[str, Any]:
     if loaded is None:
         return {}
     if not isinstance(loaded, dict):
-        kind = "array" if isinstance(loaded, list) else "bool" if isinstance(loaded, bool) else \
-            "number" if isinstance(loaded, float) else "string"
         raise ValuesError(f"{context}: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal "
-                          f"{kind} into Go value of type map[string]interface {{}}")
+                          f"{gojson.json_kind(loaded)} into Go value of type map[string]interface {{}}")
     return loaded
 
 

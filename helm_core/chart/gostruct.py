@@ -83,7 +83,7 @@ def unmarshal(doc: Any, target: GoStruct) -> dict[str, Any]:
     if doc is None:
         return {}
     if not isinstance(doc, dict):
-        raise UnmarshalError(f"json: cannot unmarshal {_json_kind(doc)} into Go value of type {target.type_name}")
+        raise UnmarshalError(f"json: cannot unmarshal {gojson.json_kind(doc)} into Go value of type {target.type_name}")
     return _struct(doc, target, [])
 
 
@@ -179,20 +179,8 @@ def to_go_string(value: Any) -> str:
 
 
 def _type_error(value: Any, owner: GoStruct, path: list[str], go_type: str) -> UnmarshalError:
-    return UnmarshalError(f"json: cannot unmarshal {_json_kind(value)} into Go struct field "
+    return UnmarshalError(f"json: cannot unmarshal {gojson.json_kind(value)} into Go struct field "
                           f"{owner.short_name}.{'.'.join(path)} of type {go_type}")
-
-
-def _json_kind(value: Any) -> str:
-    if isinstance(value, dict):
-        return "object"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, (int, float)):
-        return "number"
-    return "string"
 
 
 def _json_value(value: Any) -> Any:
