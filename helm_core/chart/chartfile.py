@@ -21,10 +21,10 @@ import posixpath
 import re
 from typing import Any
 
-from helm_core import gojson, goyaml, memo
+from helm_core import goyaml, memo
 from helm_core.chart import gostruct, model
 from helm_core.errors import ChartFileError
-from helm_core.gotemplate import gostrconv
+from helm_core.gotemplate import gofmt, gostrconv
 
 #: Masterminds semver's (lenient) version syntax, which Helm uses to validate ``version``.
 _SEMVER_RE = re.compile(
@@ -128,23 +128,24 @@ def parse_dependencies(fields: dict[str, Any]) -> list[model.Dependency]:
                 condition=_text(dep, "condition"),
                 tags=_texts(dep, "tags"),
                 enabled=True,
-                import_values=_parse_import_values(dep.get("import-values", []), name),
+                import_values=_parse_import_values(dep.get("import-values", [])),
                 alias=alias,
             )
         )
     return deps
 
 
-def _parse_import_values(raw: list[Any], name: str) -> list[model.ImportValue]:
+def _parse_import_values(raw: list[Any]) -> list[model.ImportValue]:
+    """Helm's reading of ``import-values``: a string is ``exports.<it>`` into the parent's top;
+    a map's ``child`` and ``parent`` are printed with ``%v`` (a missing one reads ``<nil>`` and
+    imports nothing); entries of any other type are skipped."""
     out = []
     for item in raw:
         if isinstance(item, str):
             out.append(model.ImportValue(child=f"exports.{item}", parent=".", raw=item))
-        elif isinstance(item, dict) and isinstance(item.get("child"), str) and isinstance(item.get("parent"), str):
-            out.append(model.ImportValue(child=item["child"], parent=item["parent"], raw=dict(item)))
-        else:
-            raise ChartFileError(f"dependency {gostrconv.quote(name)}: import-values entries must be a string "
-                                 f"or a map with 'child' and 'parent' strings, not {gojson.dumps(item)}")
+        elif isinstance(item, dict):
+            out.append(model.ImportValue(child=gofmt.format_value(item.get("child")),
+                                         parent=gofmt.format_value(item.get("parent")), raw=dict(item)))
     return out
 
 

@@ -190,6 +190,8 @@ def validate(chart: model.Chart, values: dict[str, Any]) -> None:
 
 
 def _collect(chart: model.Chart, values: dict[str, Any], report: list[str]) -> None:
+    if chart.schema_error:
+        report.extend([f"{chart.name}:", chart.schema_error])
     if chart.schema is not None:
         found = violations(chart.schema, values, source=f"{chart.chart_path()}/{chart.schema_file}")
         if found:
