@@ -80,9 +80,8 @@ def _load_prefix(source: str) -> str:
     return f"cannot load {posixpath.basename(source)}: "
 
 
-def _decode(data: bytes, source: str, target: gostruct.GoStruct) -> dict[str, Any]:
-    """The file's fields as Helm's Go struct holds them, or Helm's error line."""
-    doc = _read_yaml(data, source)
+def _decode(doc: Any, source: str, target: gostruct.GoStruct) -> dict[str, Any]:
+    """The file's fields (``doc``, as read) as Helm's Go struct holds them, or Helm's error line."""
     try:
         return gostruct.unmarshal(doc, target)
     except gostruct.MarshalError as exc:
@@ -162,9 +161,9 @@ def parse_chart_yaml(data: bytes, *, source: str = "Chart.yaml") -> model.Metada
     """Parse and validate Chart.yaml content in any of the three forms."""
     doc = _read_yaml(data, source)
     if isinstance(doc, dict) and doc.get("apiVersion") == model.API_VERSION_HELM_V3:
-        metadata = _parse_helm_v3(data, source)
+        metadata = _parse_helm_v3(doc, source)
     else:
-        fields = _decode(data, source, gostruct.METADATA)
+        fields = _decode(doc, source, gostruct.METADATA)
         metadata = _metadata_from(fields, api_version=fields.get("apiVersion") or model.API_VERSION_V1,
                                   name=_text(fields, "name"), version=fields.get("version", ""),
                                   app_version=_text(fields, "appVersion"))
@@ -179,8 +178,8 @@ _HELM_V3_CHART = gostruct.GoStruct("helm.sh/v3.Chart", {
 })
 
 
-def _parse_helm_v3(data: bytes, source: str) -> model.Metadata:
-    top = _decode(data, source, _HELM_V3_CHART)
+def _parse_helm_v3(doc: Any, source: str) -> model.Metadata:
+    top = _decode(doc, source, _HELM_V3_CHART)
     kind = top.get("kind", "")
     if kind != "Chart":
         raise ChartFileError(f"{source}: field 'kind': must be Chart for apiVersion {model.API_VERSION_HELM_V3}, "
@@ -239,12 +238,12 @@ def validate_metadata(metadata: model.Metadata, *, source: str) -> None:
 
 def parse_requirements(data: bytes, *, source: str = "requirements.yaml") -> list[model.Dependency]:
     """Dependencies of a v1 chart, from requirements.yaml (read into Helm's Metadata, as Helm does)."""
-    return parse_dependencies(_decode(data, source, gostruct.METADATA))
+    return parse_dependencies(_decode(_read_yaml(data, source), source, gostruct.METADATA))
 
 
 def parse_lock(data: bytes, *, source: str) -> model.Lock:
     """Chart.lock or requirements.lock."""
-    fields = _decode(data, source, gostruct.LOCK)
+    fields = _decode(_read_yaml(data, source), source, gostruct.LOCK)
     return model.Lock(
         generated=fields.get("generated", ""),
         digest=fields.get("digest", ""),
