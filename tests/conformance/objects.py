@@ -105,10 +105,20 @@ def _random_inside(ours: Any, theirs: Any, again: Any) -> bool:
     token that differs also differs between helm's two runs and is ``random_like``."""
     if not (isinstance(ours, str) and isinstance(theirs, str) and isinstance(again, str)):
         return False
+    decoded = [_base64_text(text) for text in (ours, theirs, again)]
+    if None not in decoded:  # a Secret's data: the text inside
+        ours, theirs, again = decoded
     mine, helms, helms_again = _TOKEN.split(ours), _TOKEN.split(theirs), _TOKEN.split(again)
     if not len(mine) == len(helms) == len(helms_again):
         return False
     return all(a == b or (b != c and random_like(a, b)) for a, b, c in zip(mine, helms, helms_again))
+
+
+def _base64_text(text: str) -> str | None:
+    try:
+        return base64.b64decode(text, validate=True).decode()
+    except (binascii.Error, ValueError):
+        return None
 
 
 def _short(value: Any, limit: int = 120) -> str:
