@@ -113,10 +113,11 @@ def _struct(doc: dict[str, Any], target: GoStruct, path: list[str]) -> dict[str,
         name = _field_name(target, key)
         if name is None:
             continue
-        value = _convert(doc[key], target.fields[name], target, path + [name])
+        kind = target.fields[name]
+        value = _convert(doc[key], kind, target, path + [name])
         if value is not None:
             out[name] = value
-        else:
+        elif kind not in (STRING, BOOL):  # null leaves a string or bool as it was, empties the rest
             out.pop(name, None)
     return out
 
