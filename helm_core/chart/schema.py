@@ -175,10 +175,13 @@ def _violations(digest: str, text: str, values: dict[str, Any], *, source: str) 
         validator = _compiled(digest, text)
         errors = sorted(validator.iter_errors(values), key=lambda e: (list(map(str, e.absolute_path)), e.message))
         return [f"- at '{_pointer(e.absolute_path)}' ({_dotted(e.absolute_path)}): {e.message}" for e in errors]
+    # A schema that cannot be used is reported under the chart's name with the violations, as
+    # helm reports it (its first line is the same); the reason is ours (helm-core fetches no
+    # remote references, where helm tries the network).
     except jsonschema.SchemaError as exc:
-        raise SchemaError(f"{source}: invalid schema: {exc.message}") from None
+        return [f"{source}: invalid schema: {exc.message}"]
     except (referencing.exceptions.Unresolvable, referencing.exceptions.NoSuchResource) as exc:
-        raise SchemaError(f"{source}: cannot resolve schema reference: {exc}") from None
+        return [f"{source}: cannot resolve schema reference: {exc}"]
 
 
 def validate(chart: model.Chart, values: dict[str, Any]) -> None:
