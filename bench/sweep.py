@@ -82,6 +82,7 @@ def compare(ours_text: str, theirs_text: str, again_text: str) -> str | None:
     ours = objects.template_documents(ours_text)
     theirs = objects.template_documents(theirs_text)
     again = objects.template_documents(again_text)
+    _pair_random_names(ours, theirs, again)
     if set(ours) != set(theirs):
         missing = sorted(set(theirs) - set(ours), key=str)
         extra = sorted(set(ours) - set(theirs), key=str)
@@ -92,6 +93,25 @@ def compare(ours_text: str, theirs_text: str, again_text: str) -> str | None:
         if found:
             return f"{key[0]} {key[1]}/{key[3]}: {found}"
     return None
+
+
+def _pair_random_names(ours: dict[objects.Key, Any], theirs: dict[objects.Key, Any],
+                       again: dict[objects.Key, Any]) -> None:
+    """An object whose name is random (a test Pod named ``<release>-<random>-test``) has another
+    key in each run: when one such object is left on each side for a Source and kind, and helm's
+    two runs named it differently too, ours is moved under helm's key (its contents are still
+    compared, the name as a random leaf)."""
+    def left(objs: dict[objects.Key, Any], others: dict[objects.Key, Any]) -> dict[tuple[str, str, str], list[objects.Key]]:
+        groups: dict[tuple[str, str, str], list[objects.Key]] = {}
+        for key in set(objs) - set(others):
+            groups.setdefault(key[:3], []).append(key)
+        return groups
+
+    mine, helms, helms_again = left(ours, theirs), left(theirs, ours), left(again, theirs)
+    for group, keys in helms.items():
+        if len(keys) == 1 and len(mine.get(group, [])) == 1 and len(helms_again.get(group, [])) == 1:
+            ours[keys[0]] = ours.pop(mine[group][0])
+            again[keys[0]] = again.pop(helms_again[group][0])
 
 
 def sweep_one(chart: Path, helm: str, ours: list[str], timeout: float, memory_mb: int) -> tuple[str, str]:
