@@ -353,7 +353,7 @@ def run() -> None:
 
 def _one_line(message: str) -> str:
     """Keep multi-line reports (schema violations) readable but clearly one error."""
-    return message.strip()
+    return message.strip("\n")  # helm keeps a trailing space (e.g. an empty dependency name)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -5,7 +5,8 @@
      │    ├── ChartFileError   Chart.yaml / requirements.yaml content (names file and field)
      │    ├── ArchiveError     a packaged chart is unsafe or corrupt (names the entry)
      │    └── DependencyError  a declared dependency is missing or wrong
-     ├── ValuesError           values cannot be parsed or merged (names the path, a.b[2])
+     ├── ReleaseNameError      a release name Helm refuses
+ ├── ValuesError           values cannot be parsed or merged (names the path, a.b[2])
      │    └── SchemaError      values fail values.schema.json (lists every violation)
      ├── TemplateError         template parse or execution failure (carries SourcePos)
      ├── ManifestError         rendered output is not valid YAML / Kubernetes objects
@@ -73,6 +74,10 @@ class DependencyError(ChartError):
 
 class ValuesError(HelmError):
     """Values cannot be read, parsed (--set syntax) or merged."""
+
+
+class ReleaseNameError(HelmError, ValueError):
+    """A release name Helm refuses (still a ValueError, as callers caught it before)."""
 
 
 class SchemaError(ValuesError):

@@ -81,6 +81,19 @@ _SURROGATES = re.compile(r"[\ud800-\udfff]")
 _MAY_DECODE_SURROGATES = re.compile(r"[\ud800-\udfff]|\\u[dD][89abAB]")
 
 
+def json_kind(value: Any) -> str:
+    """The JSON kind encoding/json names in "cannot unmarshal <kind> into ..." errors."""
+    if isinstance(value, dict):
+        return "object"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, (int, float)):
+        return "number"
+    return "string"
+
+
 def quote_string(s: str, *, escape_html: bool = True) -> str:
     """A JSON string literal as Go writes it (lone surrogates, Go's invalid UTF-8, become ``\\ufffd``)."""
     pattern = _NEEDS_ESCAPE_HTML if escape_html else _NEEDS_ESCAPE_RAW

@@ -198,7 +198,7 @@ def decode(data: bytes | str) -> Any:
     disk = memo.active()
     if disk is None:
         return _decode(text)
-    key = hashlib.sha256(f"{_code_digest()}\0{text}".encode("utf-8", "surrogatepass")).hexdigest()
+    key = hashlib.sha256(f"{code_digest()}\0{text}".encode("utf-8", "surrogatepass")).hexdigest()
     return disk.pickled(DECODE_MEMO, key, lambda: _decode(text))
 
 
@@ -221,7 +221,7 @@ DECODE_MEMO = "goyaml-decode"
 
 
 @functools.cache
-def _code_digest() -> str:
+def code_digest() -> str:
     """Our YAML code (this module, reader, writer, Go's JSON and number formatting) and PyYAML's."""
     here = Path(__file__).parent
     return memo.code_digest(__file__, here / "goyaml_read.py", here / "goyaml_write.py",
@@ -249,21 +249,21 @@ def load(data: bytes | str, *, source: str = "<input>") -> Any:
         raise ValueError(f"{source}: {exc}") from None
 
 
-def load_values(data: bytes | str, *, source: str, failure: str = "cannot parse") -> dict[str, Any]:
-    """Values from a YAML file: the first document, which must be a map (empty → {}).
+def load_values(data: bytes | str, *, context: str) -> dict[str, Any]:
+    """Values from a YAML file, as Helm unmarshals it into a map (empty or null → {}).
 
-    A YAML error reads ``<failure> <source>: <Go's error>`` (Helm says ``failed to parse``
-    of ``-f`` files)."""
+    Raises :class:`ValuesError` ``"<context>: <Go's message>"``; ``context`` is Helm's wrapping
+    (``cannot load values.yaml``, ``failed to parse <file>``).
+    """
     try:
-        loaded = load(data, source=source)
+        loaded = decode(data)
     except ValueError as exc:
-        raise ValuesError(f"{failure} {exc}") from None
+        raise ValuesError(f"{context}: {exc}") from None
     if loaded is None:
         return {}
     if not isinstance(loaded, dict):
-        raise ValuesError(
-            f"{source}: values must be a YAML map, not {type(loaded).__name__}"
-        )
+        raise ValuesError(f"{context}: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal "
+                          f"{gojson.json_kind(loaded)} into Go value of type map[string]interface {{}}")
     return loaded
 
 
@@ -279,7 +279,7 @@ def dump(value: Any) -> str:
     disk = memo.active()
     if disk is None:
         return _emit(plain)
-    key = hashlib.sha256(_code_digest().encode() + pickle.dumps(plain, protocol=pickle.HIGHEST_PROTOCOL))
+    key = hashlib.sha256(code_digest().encode() + pickle.dumps(plain, protocol=pickle.HIGHEST_PROTOCOL))
     return disk.pickled(DUMP_MEMO, key.hexdigest(), lambda: _emit(plain))
 
 

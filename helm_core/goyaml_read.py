@@ -11,13 +11,13 @@ import binascii
 import contextlib
 import math
 import re
-import struct
 from collections.abc import Iterator
 from typing import Any
 
 import yaml
 
 from helm_core import gojson
+from helm_core.gotemplate import gostrconv
 from helm_core.goyaml import (
     ALIAS_RATIO_HIGH, ALIAS_RATIO_LOW, INT64_MAX, INT64_MIN, MAX_DEPTH, MIN_ALIASES_CHECKED,
     MIN_DECODES_CHECKED, TAG_BINARY, TAG_BOOL, TAG_FLOAT, TAG_INT, TAG_MERGE, TAG_NULL, TAG_PLAIN,
@@ -55,16 +55,8 @@ _GoLoader.add_implicit_resolver(TAG_PLAIN, re.compile(r"(?s).*"), [None, ""])
 
 def _float32_key(value: float) -> str:
     """``strconv.FormatFloat(f, 'g', -1, 32)`` as sigs.k8s.io/yaml names float keys."""
-    if math.isnan(value):
-        return ".nan"
-    if math.isinf(value):
-        return ".inf" if value > 0 else "-.inf"
-    f32 = struct.unpack("f", struct.pack("f", value))[0]
-    for precision in range(1, 10):
-        text = f"{f32:.{precision}e}"
-        if struct.unpack("f", struct.pack("f", float(text)))[0] == f32:
-            return gojson.format_float(float(text), "g")
-    return gojson.format_float(f32, "g")  # pragma: no cover - 9 digits always round-trip
+    text = gostrconv.format_float32(value)
+    return {"NaN": ".nan", "+Inf": ".inf", "-Inf": "-.inf"}.get(text, text)
 
 
 def _allowed_alias_ratio(decode_count: int) -> float:
@@ -323,12 +315,22 @@ def _go_errors(text: str) -> Iterator[None]:
 
 def decode(text: str) -> Any:
     """The first document of ``text`` with Helm's typing (see :mod:`helm_core.goyaml`)."""
+    return _first_document(text, json_step=True)
+
+
+def decode_unconverted(text: str) -> Any:
+    """The first document as yaml.v2 types it (ints stay ints, NaN stays), before the JSON
+    step: what sigs.k8s.io/yaml converts for a typed target such as Helm's ``chart.Metadata``."""
+    return _first_document(text, json_step=False)
+
+
+def _first_document(text: str, *, json_step: bool) -> Any:
     loader = _GoLoader(text)
     try:
         with _go_errors(text):
             node = _first_node(loader)
             decoded = _Builder().value(node) if node is not None else None
-            return _json_types(decoded)
+            return _json_types(decoded) if json_step else decoded
     finally:
         loader.dispose()
 

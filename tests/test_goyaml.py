@@ -74,8 +74,10 @@ def test_load_errors_carry_go_text(text, message):
 
 
 def test_load_values_rejects_a_list():
-    with pytest.raises(ValuesError, match="values must be a YAML map, not list"):
-        goyaml.load_values("- a\n", source="values.yaml")
+    with pytest.raises(ValuesError) as err:
+        goyaml.load_values("- a\n", context="cannot load values.yaml")
+    assert str(err.value) == ("cannot load values.yaml: error unmarshaling JSON: while decoding JSON: json: "
+                              "cannot unmarshal array into Go value of type map[string]interface {}")  # helm's
 
 
 def test_decode_all_returns_every_document():

@@ -283,8 +283,8 @@ def test_a_valid_schema_is_checked_against_its_metaschema_once(disk: memo.DiskMe
     bad = {"type": "object", "properties": {"port": {"type": 12}}}
     for _ in range(2):
         new_process()
-        with pytest.raises(Exception, match="invalid schema"):
-            schema.violations(bad, {"port": 1}, source="c/values.schema.json")
+        found = schema.violations(bad, {"port": 1}, source="c/values.schema.json")
+        assert found[0].startswith("c/values.schema.json: invalid schema: ")
     assert (len(compiled), len(exact)) == (5, 2)
 
 

@@ -9,12 +9,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from helm_core import goyaml, lua, manifests as mf
+from helm_core import goyaml, lua, manifests as mf, versions
 from helm_core.chart import ignore, model, prepare
 from helm_core.engine import capabilities as caps_mod, render as render_mod
 from helm_core.engine import renderer as renderer_mod
 from helm_core.lua import layout
-from helm_core.errors import HelmError
+from helm_core.errors import ChartError, HelmError
+from helm_core.storage import release as release_storage
 from helm_core.records import field, record, replace
 
 DEFAULT_RELEASE_NAME = "release-name"
@@ -72,6 +73,7 @@ def run(chart: model.Chart, user_values: dict[str, Any], options: TemplateOption
     pre-render → render (core) → post-render → post-template. Chart Lua (if any)
     answers the optional ones; ``log`` receives what its ``print`` says.
     """
+    release_storage.check_name(options.release_name)
     prepared = prepare.prepare_chart(chart, user_values)
     capabilities = caps_mod.make_capabilities(
         kube_version=options.kube_version or caps_mod.DEFAULT_KUBE_VERSION,
@@ -129,6 +131,15 @@ def _run_lifecycle(step: "RenderStep", prepared: prepare.Prepared, release: caps
     return dict(ctx.values), step.documents_after(ctx.objects)
 
 
+def check_kube_version(chart: model.Chart, capabilities: caps_mod.Capabilities) -> None:
+    """Helm renders no chart whose ``kubeVersion`` range excludes the cluster's version (a
+    range that does not parse excludes every version)."""
+    wanted = chart.metadata.kube_version
+    have = capabilities.KubeVersion.String()
+    if wanted and not versions.is_compatible_range(wanted, have):
+        raise ChartError(f"chart requires kubeVersion: {wanted} which is incompatible with Kubernetes {have}")
+
+
 class RenderStep:
     """The core ``render`` event: templates and values of the context → rendered objects.
 
@@ -148,7 +159,9 @@ class RenderStep:
     def render(self, chart: model.Chart, values: Mapping[str, Any],
                options: render_mod.RenderOptions | None = None) -> list[mf.Manifest]:
         """Templates → documents (NOTES.txt kept apart in ``notes``); ``values`` may be any mapping."""
-        rendered = self.renderer.render(chart, values, options or self.options)
+        options = options or self.options
+        check_kube_version(chart, options.capabilities or caps_mod.make_capabilities())
+        rendered = self.renderer.render(chart, values, options)
         self.notes = rendered.notes
         self.documents = rendered.documents
         return self.documents

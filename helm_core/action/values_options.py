@@ -5,7 +5,6 @@ from typing import Any, Callable
 
 from helm_core import goyaml
 from helm_core.chart import values as chart_values
-from helm_core.errors import ValuesError
 from helm_core.records import field, record
 
 
@@ -32,7 +31,7 @@ class ValuesOptions:
 def merge(options: ValuesOptions, *, read: Callable[[str], bytes] = chart_values.read_user_file) -> dict[str, Any]:
     """The user-supplied values, merged as ``helm template/install`` merges them."""
     docs = [options.inline] if options.inline else []
-    docs += [goyaml.load_values(read(p), source=p, failure="failed to parse") for p in options.value_files]
+    docs += [goyaml.load_values(read(p), context=f"failed to parse {p}") for p in options.value_files]
     return chart_values.merge_user_values(
         docs,
         set_json=list(options.set_json),

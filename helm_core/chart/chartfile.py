@@ -3,23 +3,28 @@
 Three spellings of the same metadata map to one :class:`~helm_core.chart.model.Metadata`:
 
 * ``apiVersion: v2`` (Helm 3 as shipped) and ``v1`` (Helm 2; dependencies in
-  ``requirements.yaml``; a missing apiVersion means v1, as Helm reads it);
+  ``requirements.yaml``; a missing apiVersion means v1, as Helm reads it); any other
+  apiVersion loads as Helm loads it (only ``helm lint`` refuses it);
 * the proposal's ``apiVersion: helm.sh/v3, kind: Chart`` form, where name lives in
   ``metadata.name``, version and appVersion in ``metadata.labels`` and the rest in ``data``.
 
-Every error names the file and the field. Scalars are read as written (``appVersion:
-3.10`` stays ``"3.10"``), which is what chart authors mean.
+Fields are read as Helm reads them (:mod:`helm_core.chart.gostruct`): ``appVersion: 1.0``
+unquoted is the number 1 and reads ``"1"``, ``version: 1.10`` reads ``"1.1"``; texts are
+sanitised as Helm's ``Validate`` does (whitespace becomes a space, unprintable characters
+go). Errors are Helm's own lines (``cannot load Chart.yaml: ...``, ``validation: ...``).
 """
 from __future__ import annotations
 
 import functools
 import hashlib
+import posixpath
 import re
 from typing import Any
 
 from helm_core import goyaml, memo
-from helm_core.chart import model
+from helm_core.chart import gostruct, model
 from helm_core.errors import ChartFileError
+from helm_core.gotemplate import gofmt, gostrconv
 
 #: Masterminds semver's (lenient) version syntax, which Helm uses to validate ``version``.
 _SEMVER_RE = re.compile(
@@ -56,249 +61,191 @@ def _read_yaml(data: bytes, source: str) -> Any:
 
 @functools.cache
 def _code_digest() -> str:
-    return memo.code_digest(__file__) + goyaml.pyyaml_digest()
+    return memo.code_digest(__file__) + goyaml.code_digest()
 
 
 def _parse_yaml_text(data: bytes, source: str) -> Any:
-    import yaml  # only when the document is not in the memo (PyYAML's import is ~15 ms)
+    from helm_core import goyaml_read  # only when the document is not in the memo (PyYAML: ~15 ms)
 
     try:
-        # BaseLoader keeps every scalar as its text (libyaml's when available); fields are typed below.
-        loader = getattr(yaml, "CBaseLoader", yaml.BaseLoader)
-        doc = yaml.load(data.decode("utf-8-sig"), Loader=loader)  # noqa: S506
-        if b"*" in data:
-            _refuse_alias_bomb(data, source)
-        return doc
+        return goyaml_read.decode_unconverted(data.decode("utf-8-sig"))
     except UnicodeDecodeError:
-        raise ChartFileError(f"{source}: not UTF-8 text") from None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"{source}:{mark.line + 1}" if mark is not None else source
-        problem = getattr(exc, "problem", None) or str(exc)
-        raise ChartFileError(f"{where}: invalid YAML: {problem}") from None
-
-
-def _refuse_alias_bomb(data: bytes, source: str) -> None:
-    """BaseLoader shares an aliased node where Helm's YAML-to-JSON step copies it: refuse,
-    in Helm's words, the documents whose aliases would blow up there."""
-    from helm_core import goyaml_read
-
-    try:
-        goyaml_read.decode(data.decode("utf-8-sig"))
+        raise ChartFileError(f"{_load_prefix(source)}error converting YAML to JSON: yaml: invalid leading UTF-8 octet") from None
     except ValueError as exc:
-        if "excessive aliasing" in str(exc):
-            name = source.rsplit("/", 1)[-1]
-            raise ChartFileError(f"cannot load {name}: {exc}") from None
+        raise ChartFileError(f"{_load_prefix(source)}{exc}") from None
 
 
-class _Fields:
-    """Typed access to a mapping read by BaseLoader, with errors naming file and field."""
-
-    def __init__(self, doc: Any, source: str, prefix: str = "") -> None:
-        if doc is None:
-            doc = {}
-        if not isinstance(doc, dict):
-            where = f"field '{prefix.rstrip('.')}':" if prefix else "top level"
-            raise ChartFileError(f"{source}: {where} must be a map")
-        self.doc = doc
-        self.source = source
-        self.prefix = prefix
-
-    def _err(self, field: str, message: str) -> ChartFileError:
-        return ChartFileError(f"{self.source}: field '{self.prefix}{field}': {message}")
-
-    def str(self, field: str) -> str:
-        value = self.doc.get(field)
-        if value is None:
-            return ""
-        if isinstance(value, (dict, list)):
-            raise self._err(field, f"must be a string, not a {'map' if isinstance(value, dict) else 'list'}")
-        return value if value != "~" and value != "null" else ""
-
-    def bool(self, field: str) -> bool:
-        value = self.str(field)
-        if value in ("", "false", "False", "FALSE"):
-            return False
-        if value in ("true", "True", "TRUE"):
-            return True
-        raise self._err(field, f"must be true or false, not {value!r}")
-
-    def str_list(self, field: str) -> list[str]:
-        value = self.doc.get(field)
-        if value is None or value == "":
-            return []
-        if not isinstance(value, list) or any(isinstance(v, (dict, list)) for v in value):
-            raise self._err(field, "must be a list of strings")
-        return [v for v in value]
-
-    def str_map(self, field: str) -> dict[str, str]:
-        value = self.doc.get(field)
-        if value is None or value == "":
-            return {}
-        if not isinstance(value, dict) or any(isinstance(v, (dict, list)) for v in value.values()):
-            raise self._err(field, "must be a map of strings")
-        return {str(k): v for k, v in value.items()}
-
-    def map_list(self, field: str) -> list["_Fields"]:
-        value = self.doc.get(field)
-        if value is None or value == "":
-            return []
-        if not isinstance(value, list):
-            raise self._err(field, "must be a list")
-        out = []
-        for i, item in enumerate(value):
-            if item is None or item in ("", "null", "~", "Null", "NULL"):
-                raise self._err(f"{field}[{i}]", "must not be empty or null")
-            out.append(_Fields(item, self.source, f"{self.prefix}{field}[{i}]."))
-        return out
+def _load_prefix(source: str) -> str:
+    """Helm's wrapping of a file's load error: ``cannot load Chart.yaml: ``."""
+    return f"cannot load {posixpath.basename(source)}: "
 
 
-def parse_dependencies(fields: _Fields, field: str = "dependencies") -> list[model.Dependency]:
+def _decode(doc: Any, source: str, target: gostruct.GoStruct) -> dict[str, Any]:
+    """The file's fields (``doc``, as read) as Helm's Go struct holds them, or Helm's error line."""
+    try:
+        return gostruct.unmarshal(doc, target)
+    except gostruct.MarshalError as exc:
+        raise ChartFileError(f"{_load_prefix(source)}error converting YAML to JSON: {exc}") from None
+    except gostruct.UnmarshalError as exc:
+        raise ChartFileError(f"{_load_prefix(source)}error unmarshaling JSON: while decoding JSON: {exc}") from None
+
+
+#: Go's unicode.IsSpace beyond ASCII (Python's isspace also counts U+001C..U+001F).
+_GO_SPACES = frozenset("\t\n\v\f\r \x85\xa0\u1680\u2028\u2029\u202f\u205f\u3000") | frozenset(
+    chr(c) for c in range(0x2000, 0x200B))
+
+
+def sanitize(text: str) -> str:
+    """Helm's ``sanitizeString``: every space character becomes ``" "``, unprintable ones go."""
+    if text.isascii() and text.isprintable():
+        return text
+    return "".join(" " if ch in _GO_SPACES else ch for ch in text if ch in _GO_SPACES or ch.isprintable())
+
+
+def _text(fields: dict[str, Any], name: str) -> str:
+    return sanitize(fields.get(name, ""))
+
+
+def _texts(fields: dict[str, Any], name: str) -> list[str]:
+    return [sanitize(item) for item in fields.get(name, [])]
+
+
+def parse_dependencies(fields: dict[str, Any]) -> list[model.Dependency]:
     deps = []
-    for dep in fields.map_list(field):
-        name = dep.str("name")
-        if not name:
-            raise dep._err("name", "is required")
-        alias = dep.str("alias")
+    for dep in fields.get("dependencies", []):
+        if dep is None:
+            raise ChartFileError("validation: dependencies must not contain empty or null nodes")
+        name = _text(dep, "name")
+        alias = dep.get("alias", "")
         if alias and not _ALIAS_RE.match(alias):
-            raise dep._err("alias", f"dependency {name!r} has disallowed characters in the alias")
+            raise ChartFileError(f"validation: dependency {gostrconv.quote(name)} has disallowed characters in the alias")
         deps.append(
             model.Dependency(
                 name=name,
-                version=dep.str("version"),
-                repository=dep.str("repository"),
-                condition=dep.str("condition"),
-                tags=dep.str_list("tags"),
+                version=_text(dep, "version"),
+                repository=_text(dep, "repository"),
+                condition=_text(dep, "condition"),
+                tags=_texts(dep, "tags"),
                 enabled=True,
-                import_values=_parse_import_values(dep, name),
+                import_values=_parse_import_values(dep.get("import-values", [])),
                 alias=alias,
             )
         )
     return deps
 
 
-def _parse_import_values(dep: _Fields, name: str) -> list[model.ImportValue]:
-    raw = dep.doc.get("import-values")
-    if raw is None or raw == "":
-        return []
-    if not isinstance(raw, list):
-        raise dep._err("import-values", "must be a list")
+def _parse_import_values(raw: list[Any]) -> list[model.ImportValue]:
+    """Helm's reading of ``import-values``: a string is ``exports.<it>`` into the parent's top;
+    a map's ``child`` and ``parent`` are printed with ``%v`` (a missing one reads ``<nil>`` and
+    imports nothing); entries of any other type are skipped."""
     out = []
-    for i, item in enumerate(raw):
+    for item in raw:
         if isinstance(item, str):
             out.append(model.ImportValue(child=f"exports.{item}", parent=".", raw=item))
-        elif isinstance(item, dict) and isinstance(item.get("child"), str) and isinstance(item.get("parent"), str):
-            out.append(model.ImportValue(child=item["child"], parent=item["parent"], raw=dict(item)))
-        else:
-            raise dep._err(
-                f"import-values[{i}]",
-                "must be a string or a map with 'child' and 'parent' strings",
-            )
+        elif isinstance(item, dict):
+            out.append(model.ImportValue(child=gofmt.format_value(item.get("child")),
+                                         parent=gofmt.format_value(item.get("parent")), raw=dict(item)))
     return out
 
 
-def _parse_maintainers(fields: _Fields) -> list[model.Maintainer]:
+def _parse_maintainers(fields: dict[str, Any]) -> list[model.Maintainer]:
     out = []
-    for m in fields.map_list("maintainers"):
-        out.append(model.Maintainer(name=m.str("name"), email=m.str("email"), url=m.str("url")))
+    for m in fields.get("maintainers", []):
+        if m is None:
+            raise ChartFileError("validation: maintainers must not contain empty or null nodes")
+        out.append(model.Maintainer(name=_text(m, "name"), email=_text(m, "email"), url=_text(m, "url")))
     return out
 
 
 def parse_chart_yaml(data: bytes, *, source: str = "Chart.yaml") -> model.Metadata:
     """Parse and validate Chart.yaml content in any of the three forms."""
     doc = _read_yaml(data, source)
-    top = _Fields(doc, source)
-    api_version = top.str("apiVersion") or model.API_VERSION_V1
-    if api_version == model.API_VERSION_HELM_V3:
-        metadata = _parse_helm_v3(top)
+    if isinstance(doc, dict) and doc.get("apiVersion") == model.API_VERSION_HELM_V3:
+        metadata = _parse_helm_v3(doc, source)
     else:
-        metadata = _metadata_from(top, api_version=api_version, name=top.str("name"),
-                                  version=top.str("version"), app_version=top.str("appVersion"))
+        fields = _decode(doc, source, gostruct.METADATA)
+        metadata = _metadata_from(fields, api_version=fields.get("apiVersion") or model.API_VERSION_V1,
+                                  name=_text(fields, "name"), version=fields.get("version", ""),
+                                  app_version=_text(fields, "appVersion"))
     validate_metadata(metadata, source=source)
     return metadata
 
 
-def _parse_helm_v3(top: _Fields) -> model.Metadata:
-    kind = top.str("kind")
+_HELM_V3_CHART = gostruct.GoStruct("helm.sh/v3.Chart", {
+    "kind": gostruct.STRING,
+    "metadata": gostruct.GoStruct("helm.sh/v3.ObjectMeta", {"name": gostruct.STRING, "labels": gostruct.STRING_MAP}),
+    "data": gostruct.METADATA,
+})
+
+
+def _parse_helm_v3(doc: Any, source: str) -> model.Metadata:
+    top = _decode(doc, source, _HELM_V3_CHART)
+    kind = top.get("kind", "")
     if kind != "Chart":
-        raise top._err("kind", f"must be Chart for apiVersion {model.API_VERSION_HELM_V3}, not {kind!r}")
-    meta = _Fields(top.doc.get("metadata"), top.source, "metadata.")
-    labels = _Fields(meta.doc.get("labels"), top.source, "metadata.labels.")
-    data = _Fields(top.doc.get("data"), top.source, "data.")
-    return _metadata_from(data, api_version=model.API_VERSION_HELM_V3, name=meta.str("name"),
-                          version=labels.str("version"), app_version=labels.str("appVersion"))
+        raise ChartFileError(f"{source}: field 'kind': must be Chart for apiVersion {model.API_VERSION_HELM_V3}, "
+                             f"not {kind!r}")
+    meta = top.get("metadata", {})
+    labels = meta.get("labels", {})
+    return _metadata_from(top.get("data", {}), api_version=model.API_VERSION_HELM_V3, name=sanitize(meta.get("name", "")),
+                          version=labels.get("version", ""), app_version=sanitize(labels.get("appVersion", "")))
 
 
-def _metadata_from(fields: _Fields, *, api_version: str, name: str, version: str,
+def _metadata_from(fields: dict[str, Any], *, api_version: str, name: str, version: str,
                    app_version: str) -> model.Metadata:
     return model.Metadata(
         api_version=api_version,
         name=name,
         version=version,
-        kube_version=fields.str("kubeVersion"),
-        description=fields.str("description"),
-        type=fields.str("type"),  # "" when absent, as Helm keeps it (.Chart.Type, toJson .Chart)
-        keywords=fields.str_list("keywords"),
-        home=fields.str("home"),
-        sources=fields.str_list("sources"),
+        kube_version=_text(fields, "kubeVersion"),
+        description=_text(fields, "description"),
+        type=fields.get("type", ""),  # "" when absent, as Helm keeps it (.Chart.Type, toJson .Chart)
+        keywords=_texts(fields, "keywords"),
+        home=_text(fields, "home"),
+        sources=_texts(fields, "sources"),
         dependencies=parse_dependencies(fields),
         maintainers=_parse_maintainers(fields),
-        icon=fields.str("icon"),
+        icon=_text(fields, "icon"),
         app_version=app_version,
-        deprecated=fields.bool("deprecated"),
-        annotations=fields.str_map("annotations"),
-        condition=fields.str("condition"),
-        tags=fields.str("tags"),
+        deprecated=fields.get("deprecated", False),
+        annotations=fields.get("annotations", {}),
+        condition=_text(fields, "condition"),
+        tags=_text(fields, "tags"),
     )
 
 
-def _field_names(metadata: model.Metadata) -> dict[str, str]:
-    if metadata.api_version == model.API_VERSION_HELM_V3:
-        return {"name": "metadata.name", "version": "metadata.labels.version", "type": "data.type",
-                "dependencies": "data.dependencies"}
-    return {"name": "name", "version": "version", "type": "type", "dependencies": "dependencies"}
-
-
 def validate_metadata(metadata: model.Metadata, *, source: str) -> None:
-    """Helm's ``Metadata.Validate`` rules, with errors naming file and field."""
-    names = _field_names(metadata)
-
-    def fail(field: str, message: str) -> ChartFileError:
-        return ChartFileError(f"{source}: field '{names.get(field, field)}': {message}")
-
-    if metadata.api_version not in model.KNOWN_API_VERSIONS:
-        raise ChartFileError(
-            f"{source}: field 'apiVersion': unknown apiVersion {metadata.api_version!r} "
-            f"(known: {', '.join(model.KNOWN_API_VERSIONS)})"
-        )
+    """Helm's ``Metadata.Validate`` rules and messages, in its order."""
+    quote = gostrconv.quote
     if not metadata.name:
-        raise fail("name", "is required")
-    if metadata.name in (".", "..") or "/" in metadata.name or "\\" in metadata.name:
-        raise fail("name", f"{metadata.name!r} is not a valid chart name")
+        raise ChartFileError("validation: chart.metadata.name is required")
+    if metadata.name in (".", ".."):
+        raise ChartFileError(f"validation: chart.metadata.name {quote(metadata.name)} is not allowed")
+    if "/" in metadata.name:  # Go's name != filepath.Base(name)
+        raise ChartFileError(f"validation: chart.metadata.name {quote(metadata.name)} is invalid")
     if not metadata.version:
-        raise fail("version", "is required")
+        raise ChartFileError("validation: chart.metadata.version is required")
     if not is_valid_version(metadata.version):
-        raise fail("version", f"{metadata.version!r} is not a valid SemVer 2 version")
+        raise ChartFileError(f"validation: chart.metadata.version {quote(metadata.version)} is invalid")
     if metadata.type not in _KNOWN_TYPES:
-        raise fail("type", f"must be application or library, not {metadata.type!r}")
+        raise ChartFileError("validation: chart.metadata.type must be application or library")
     seen: set[str] = set()
     for dep in metadata.dependencies:
         key = dep.effective_name
         if key in seen:
-            raise fail("dependencies", f"more than one dependency with name or alias {key!r}")
+            raise ChartFileError(f"validation: more than one dependency with name or alias {quote(key)}")
         seen.add(key)
 
 
 def parse_requirements(data: bytes, *, source: str = "requirements.yaml") -> list[model.Dependency]:
-    """Dependencies of a v1 chart, from requirements.yaml."""
-    return parse_dependencies(_Fields(_read_yaml(data, source), source))
+    """Dependencies of a v1 chart, from requirements.yaml (read into Helm's Metadata, as Helm does)."""
+    return parse_dependencies(_decode(_read_yaml(data, source), source, gostruct.METADATA))
 
 
 def parse_lock(data: bytes, *, source: str) -> model.Lock:
     """Chart.lock or requirements.lock."""
-    fields = _Fields(_read_yaml(data, source), source)
+    fields = _decode(_read_yaml(data, source), source, gostruct.LOCK)
     return model.Lock(
-        generated=fields.str("generated"),
-        digest=fields.str("digest"),
+        generated=fields.get("generated", ""),
+        digest=fields.get("digest", ""),
         dependencies=parse_dependencies(fields),
     )

@@ -38,17 +38,21 @@ def copy_chart(chart: model.Chart) -> model.Chart:
     return dup
 
 
+#: Helm's wrapping of a missing dependency, naming the command that fetches it.
+MISSING_DEPENDENCIES_HINT = ("An error occurred while checking for chart dependencies. You may need to run "
+                             "`helm dependency build` to fetch missing dependencies")
+
+
 def check_present(chart: model.Chart) -> None:
-    """Every declared dependency must have a chart in ``charts/`` (Helm's ``CheckDependencies``)."""
+    """Every dependency the chart declares has a chart in ``charts/`` (Helm's ``CheckDependencies``,
+    which helm runs on the chart it installs; a subchart's own missing ones are left out)."""
     missing = []
     for dep in chart.metadata.dependencies:
         if not any(sub.name == dep.name for sub in chart.dependencies):
             missing.append(dep.name)
     if missing:
-        where = chart.chart_path()
-        raise DependencyError(
-            f"{where}: found in Chart.yaml, but missing in charts/ directory: {', '.join(missing)}"
-        )
+        raise DependencyError(f"{MISSING_DEPENDENCIES_HINT}: found in Chart.yaml, but missing in charts/ "
+                              f"directory: {', '.join(missing)}")
 
 
 def _alias_copy(charts: list[model.Chart], dep: model.Dependency) -> model.Chart | None:
@@ -134,17 +138,11 @@ def process_enabled(chart: model.Chart, user_values: dict[str, Any], prefix: str
 
 def process(chart: model.Chart, user_values: dict[str, Any]) -> model.Chart:
     """A copy of ``chart`` with only enabled subcharts and import-values applied."""
-    _check_tree(chart)
+    check_present(chart)
     prepared = copy_chart(chart)
     process_enabled(prepared, user_values)
     _import_bottom_up(prepared)
     return prepared
-
-
-def _check_tree(chart: model.Chart) -> None:
-    check_present(chart)
-    for sub in chart.dependencies:
-        _check_tree(sub)
 
 
 def _import_bottom_up(chart: model.Chart) -> None:

@@ -14,6 +14,7 @@ from typing import Any, Iterable
 from helm_core import goyaml
 from helm_core.chart import archive, chartfile, folder, model
 from helm_core.errors import ArchiveError, ChartError, ValuesError
+from helm_core.gotemplate import gostrconv
 
 _UTF8_BOM = b"\xef\xbb\xbf"
 SCHEMA_FILES = ("values.schema.json", "values.schema.yaml")
@@ -23,10 +24,34 @@ def load(path: str | os.PathLike[str], *, limits: archive.Limits = archive.Limit
     """Load a chart from a directory or a ``.tgz`` file."""
     p = Path(path)
     if not p.exists():
-        raise ChartError(f"{path}: no such chart directory or archive")
+        raise ChartError(f"path {gostrconv.quote(str(path))} not found")
     if p.is_dir():
         return load_dir(p, limits=limits)
-    return load_archive(p.read_bytes(), source=str(path), limits=limits)
+    data = p.read_bytes()
+    _ensure_archive(str(path), data)
+    return load_archive(data, source=str(path), limits=limits)
+
+
+_GZIP_MAGIC = b"\x1f\x8b\x08"
+#: Go's http.DetectContentType for the types a mistaken chart file plausibly is.
+_SNIFFED = ((b"PK\x03\x04", "application/zip"), (b"%PDF-", "application/pdf"),
+            (b"\x89PNG\r\n\x1a\n", "image/png"), (b"BZh", "application/x-bzip2"))
+_BINARY_BYTES = frozenset(range(0x09)) | {0x0B} | frozenset(range(0x0E, 0x1B)) | frozenset(range(0x1C, 0x20))
+
+
+def _ensure_archive(name: str, data: bytes) -> None:
+    """Helm's ``ensureArchive``: a chart file must be gzip, said in helm's words. Helm sniffs a
+    512-byte buffer, zero-padded, so a short file reads as binary."""
+    if data.startswith(_GZIP_MAGIC):
+        return
+    if name.endswith((".yml", ".yaml")):
+        raise ArchiveError(f"file '{name}' seems to be a YAML file, but expected a gzipped archive")
+    head = data[:512].ljust(512, b"\0")
+    content_type = next((kind for magic, kind in _SNIFFED if head.startswith(magic)), None)
+    if content_type is None:
+        binary = any(byte in _BINARY_BYTES for byte in head)
+        content_type = "application/octet-stream" if binary else "text/plain; charset=utf-8"
+    raise ArchiveError(f"file '{name}' does not appear to be a gzipped archive; got '{content_type}'")
 
 
 def load_archive(data: bytes, *, source: str = "<archive>",
@@ -48,7 +73,7 @@ def load_files(files: Iterable[tuple[str, bytes]], *, source: str = "<chart>",
     by_name = dict(files)
     files = list(by_name.items())
     if "Chart.yaml" not in by_name:
-        raise ChartError(f"{source}: Chart.yaml file is missing")
+        raise ChartError("Chart.yaml file is missing")
     where = source.rstrip("/")
     metadata = chartfile.parse_chart_yaml(by_name["Chart.yaml"], source=f"{where}/Chart.yaml")
     chart = model.Chart(metadata=metadata)
@@ -59,11 +84,14 @@ def load_files(files: Iterable[tuple[str, bytes]], *, source: str = "<chart>",
             continue
         if name == "values.yaml":
             chart.raw_values = data
-            chart.values = goyaml.load_values(data, source=f"{where}/values.yaml")
+            chart.values = goyaml.load_values(data, context="cannot load values.yaml")
         elif name in SCHEMA_FILES:
             if chart.schema is None or name == "values.schema.json":
-                chart.schema = _load_schema(data, f"{where}/{name}")
                 chart.schema_file = name
+                if name == "values.schema.json" and (problem := _json_schema_problem(data)):
+                    chart.schema, chart.schema_error = None, problem
+                else:
+                    chart.schema = _load_schema(data, f"{where}/{name}")
         elif name == "Chart.lock":
             chart.lock = chartfile.parse_lock(data, source=f"{where}/{name}")
         elif name == "requirements.yaml":
@@ -105,9 +133,8 @@ def load_files(files: Iterable[tuple[str, bytes]], *, source: str = "<chart>",
                 if not inner:
                     continue
                 subchart = load_files(inner, source=sub_source, limits=limits)
-        except ChartError as exc:
-            # The inner error already names the file; keep it and say which subchart.
-            raise type(exc)(f"{exc} (in subchart {sub} of {metadata.name})") from None
+        except (ChartError, ValuesError) as exc:
+            raise type(exc)(f"error unpacking subchart {sub} in {metadata.name}: {exc}") from None
         chart.add_dependency(subchart)
     return chart
 
@@ -119,6 +146,15 @@ def _yaml_document(text: str) -> Any:
         return yaml.safe_load(text)
     except yaml.YAMLError as exc:
         raise ValueError(str(exc)) from None
+
+
+def _json_schema_problem(data: bytes) -> str | None:
+    """Go's message for a values.schema.json that is not JSON (read with a json.Decoder, whose
+    text for a truncated document is "unexpected EOF"), else None."""
+    from helm_core import gojson
+
+    problem = gojson.syntax_error(data)
+    return "unexpected EOF" if problem == "unexpected end of JSON input" else problem
 
 
 def _load_schema(data: bytes, source: str) -> dict:

@@ -123,6 +123,9 @@ class Chart:
     schema: dict[str, Any] | None = None
     #: Name of the file the schema came from (``values.schema.json`` / ``.yaml``).
     schema_file: str = ""
+    #: Why values.schema.json could not be read (Go's JSON error), reported when values are
+    #: validated, as Helm reports it, rather than when the chart is loaded.
+    schema_error: str = ""
     templates: list[File] = field(default_factory=list)
     files: list[File] = field(default_factory=list)
     lock: Lock | None = None

@@ -30,7 +30,7 @@ def prepare_chart(chart: model.Chart, user_values: dict[str, Any], *,
     installable") unless ``allow_library`` (lint checks them).
     """
     if chart.metadata.is_library and not allow_library:
-        raise ChartError(f"{chart.name}: library charts are not installable")
+        raise ChartError(f"{chart.metadata.type} charts are not installable")  # helm's checkIfInstallable
     prepared = dependencies.process(chart, user_values)
     final = chart_values.coalesce_values(prepared, user_values)
     if validate_schema:

@@ -197,12 +197,15 @@ def _violations(digest: str, text: str, values: dict[str, Any], *, source: str) 
         validator = _compiled(digest, text)
         errors = sorted(validator.iter_errors(values), key=lambda e: (list(map(str, e.absolute_path)), e.message))
         return [f"- at '{_pointer(e.absolute_path)}' ({_dotted(e.absolute_path)}): {e.message}" for e in errors]
+    # A schema that cannot be used is reported under the chart's name with the violations, as
+    # helm reports it (its first line is the same); the reason is ours (helm-core fetches no
+    # remote references, where helm tries the network).
     except jsonschema.SchemaError as exc:
-        raise SchemaError(f"{source}: invalid schema: {exc.message}") from None
+        return [f"{source}: invalid schema: {exc.message}"]
     except (referencing.exceptions.Unresolvable, referencing.exceptions.NoSuchResource) as exc:
-        raise SchemaError(f"{source}: cannot resolve schema reference: {exc}") from None
+        return [f"{source}: cannot resolve schema reference: {exc}"]
     except goregexp.GoSyntaxError as exc:  # a pattern no metaschema checks (draft 4's patternProperties keys)
-        raise SchemaError(f"{source}: invalid schema: {exc}") from None
+        return [f"{source}: invalid schema: {exc}"]
 
 
 def validate(chart: model.Chart, values: dict[str, Any]) -> None:
@@ -214,6 +217,8 @@ def validate(chart: model.Chart, values: dict[str, Any]) -> None:
 
 
 def _collect(chart: model.Chart, values: dict[str, Any], report: list[str]) -> None:
+    if chart.schema_error:
+        report.extend([f"{chart.name}:", chart.schema_error])
     if chart.schema is not None:
         found = violations(chart.schema, values, source=f"{chart.chart_path()}/{chart.schema_file}")
         if found:

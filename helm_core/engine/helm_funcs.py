@@ -71,7 +71,7 @@ def from_yaml(text: str) -> dict[str, Any]:
         return {}
     if not isinstance(value, dict):
         return {"Error": "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal "
-                         f"{_json_kind(value)} into Go value of type map[string]interface {{}}"}
+                         f"{gojson.json_kind(value)} into Go value of type map[string]interface {{}}"}
     return value
 
 
@@ -86,20 +86,8 @@ def from_yaml_array(text: str) -> list[Any]:
         return []
     if not isinstance(value, list):
         return ["error unmarshaling JSON: while decoding JSON: json: cannot unmarshal "
-                f"{_json_kind(value)} into Go value of type []interface {{}}"]
+                f"{gojson.json_kind(value)} into Go value of type []interface {{}}"]
     return value
-
-
-def _json_kind(value: Any) -> str:
-    if isinstance(value, dict):
-        return "object"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, (int, float)):
-        return "number"
-    return "string"
 
 
 @signature("interface {}")
@@ -140,7 +128,7 @@ def _json_first_typed(text: str, want: type, go_type: str) -> Any:
             raise gojson.JSONError(f"json: cannot unmarshal number into Go value of type {go_type}") from None
         raise
     if value is not None and not isinstance(value, want):
-        raise gojson.JSONError(f"json: cannot unmarshal {_json_kind(value)} into Go value of type {go_type}")
+        raise gojson.JSONError(f"json: cannot unmarshal {gojson.json_kind(value)} into Go value of type {go_type}")
     return value
 
 
@@ -381,11 +369,13 @@ def bound_funcs(state: RenderState) -> dict[str, Callable[..., Any]]:
     def tpl(text: str, data: Any) -> str:
         clone = executing().clone()
         try:
-            clone.parse(ROOT_TEMPLATE_NAME, text)
+            body = clone.parse(ROOT_TEMPLATE_NAME, text)
         except state.exec_errors as exc:
             raise FuncError(f"cannot parse template {_go_quote(text)}: {exc}") from None
         try:
-            out: str = clone.execute(ROOT_TEMPLATE_NAME, data)
+            # The body just parsed runs, not the set's "gotpl": an empty (blank or comments
+            # only) text does not replace an enclosing tpl's text there, yet prints itself.
+            out: str = clone.execute(ROOT_TEMPLATE_NAME, data, body=body)
         except state.exec_errors as exc:
             raise FuncError(f"error during tpl function execution for {_go_quote(text)}: {exc}") from None
         return out.replace("<no value>", "")

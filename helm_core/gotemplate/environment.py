@@ -189,6 +189,21 @@ class StoredTree:
         return self._tree
 
 
+class ParsedBody:
+    """The tree one ``parse`` produced for its own name (kept or not by the set)."""
+
+    __slots__ = ("name", "_tree")
+
+    def __init__(self, name: str, tree: nodes.Tree | StoredTree) -> None:
+        self.name = name
+        self._tree = tree
+
+    def tree(self) -> nodes.Tree:
+        if isinstance(self._tree, StoredTree):
+            self._tree = self._tree.load()
+        return self._tree
+
+
 def _is_empty(tree: nodes.Tree | StoredTree) -> bool:
     return tree.empty if isinstance(tree, StoredTree) else nodes.is_empty_tree(tree.root)
 
@@ -234,9 +249,11 @@ class TemplateSet:
         check_funcs(funcs)
         self._set_funcs({**self._own_funcs, **funcs})
 
-    def parse(self, name: str, text: str, *, extra_names: Iterable[str] = ()) -> None:
+    def parse(self, name: str, text: str, *, extra_names: Iterable[str] = ()) -> "ParsedBody":
         """Parse ``text`` as template ``name`` and add it and its defines to the set.
 
+        Returns the body parsed for ``name``: what Go's ``t.New(name).Parse(text)`` then
+        executes, even when that body is empty and so did not replace a stored ``name``.
         Raises :class:`~helm_core.gotemplate.parser.ParseError`.
         """
         known = self._known | frozenset(extra_names) if extra_names else self._known
@@ -246,6 +263,7 @@ class TemplateSet:
             if old is not None and _is_empty(tree):
                 continue
             self._trees[tname] = tree
+        return ParsedBody(name, trees[name])
 
     def clone(self) -> "TemplateSet":
         """A copy sharing the (immutable) trees; later parses into either do not affect the other."""
@@ -272,12 +290,18 @@ class TemplateSet:
         return compiler.compile_tree(tree) if tree is not None else None
 
     # -- execution ----------------------------------------------------------
-    def execute(self, name: str, data: Any) -> str:
+    def execute(self, name: str, data: Any, *, body: Optional["ParsedBody"] = None) -> str:
         """Run template ``name`` with dot = ``data``; returns the output.
 
+        With ``body`` (what :meth:`parse` returned) that very body runs under its name, as
+        Go's template returned by ``Parse`` does, rather than the set's stored ``name``.
         Raises :class:`~helm_core.gotemplate.runtime.ExecError` with Go's message.
         """
-        run = self.lookup_compiled(name)
+        if body is not None:
+            name = body.name
+            run: Optional[compiler.Run] = compiler.compile_tree(body.tree())
+        else:
+            run = self.lookup_compiled(name)
         if run is None:
             raise runtime.ExecError(
                 f"template: no template {gofmt.quote(name)} associated with template "

@@ -225,6 +225,20 @@ class _Printer:
         else:
             self.bad_verb(verb, arg)
 
+    def fmt_complex(self, v: complex, verb: str) -> None:
+        """Go's ``fmtComplex``: ``(real+imag i)``, each part formatted as a float with the
+        verb, width and precision, the imaginary one always signed."""
+        if verb not in "vbgGxXfFeE":
+            self.bad_verb(verb, v)
+            return
+        plus = self.plus
+        self.buf.append("(")
+        self.fmt_float(v.real, verb, v)
+        self.plus = True
+        self.fmt_float(v.imag, verb, v)
+        self.buf.append("i)")
+        self.plus = plus
+
     def _float(self, v: float, verb: str, prec: int) -> None:
         if self.prec is not None:
             prec = self.prec
@@ -385,6 +399,8 @@ class _Printer:
             self.fmt_integer(arg, verb, arg)
         elif isinstance(arg, float):
             self.fmt_float(arg, verb, arg)
+        elif isinstance(arg, complex):
+            self.fmt_complex(arg, verb)
         elif isinstance(arg, str):
             self.fmt_string(arg, verb, arg)
         elif isinstance(arg, (bytes, bytearray)):

@@ -52,6 +52,21 @@ def format_float(value: float, verb: str = "g", prec: int = -1) -> str:
     return ("-" if neg else "") + body
 
 
+def format_float32(value: float) -> str:
+    """``strconv.FormatFloat(value, 'g', -1, 32)``: the shortest digits that read back as the
+    same float32 (how sigs.k8s.io/yaml turns YAML floats into map keys and string fields)."""
+    if math.isnan(value) or math.isinf(value):
+        return format_float(value)
+    f32 = struct.unpack("f", struct.pack("f", value))[0]
+    if math.isinf(f32):
+        return format_float(f32)
+    for precision in range(9):
+        text = f"{f32:.{precision}e}"
+        if struct.unpack("f", struct.pack("f", float(text)))[0] == f32:
+            return format_float(float(text))
+    return format_float(f32)  # pragma: no cover - 9 digits always read back
+
+
 def format_duration(ns: int) -> str:
     """``time.Duration.String()``: ``1h2m3.5s``, ``1.5ms``, ``0s``."""
     if ns == 0:

@@ -132,6 +132,8 @@ def go_type_name(value: Any) -> str:
         return "int"
     if isinstance(value, float):
         return "float64"
+    if isinstance(value, complex):  # only template constants such as 1+2i make these
+        return "complex128"
     if isinstance(value, str):
         return "string"
     if isinstance(value, bytes):

@@ -149,18 +149,7 @@ def print_value(st: State, node: n.Node, value: Any) -> None:
     elif callable(value) and not isinstance(value, gotypes.GoObject):
         raise st.error(node, f"can't print {node} of type {_func_type(value)}")
     else:
-        st.out.append(format_any(value))
-
-
-def format_any(value: Any) -> str:
-    """``%v`` including complex numbers, which the value model lacks but literals can make."""
-    if isinstance(value, complex):
-        real = gofmt.format_float(value.real)
-        imag = gofmt.format_float(value.imag)
-        if not imag.startswith(("-", "+")):
-            imag = "+" + imag
-        return f"({real}{imag}i)"
-    return gofmt.format_value(value)
+        st.out.append(gofmt.format_value(value))
 
 
 def _func_type(fn: Callable[..., Any]) -> str:
@@ -407,7 +396,7 @@ def call_function(
         raise st.error(call_node, f"error calling {name}: reflect: call of reflect.Value.Type on zero Value")
     argv: list[Any] = []
     if special == "call":
-        argv.append(str(args[0].node) if args else format_any(final))  # type: ignore[attr-defined]
+        argv.append(str(args[0].node) if args else gofmt.format_value(final))  # type: ignore[attr-defined]
     i = 0
     while i < num_fixed and i < len(args):
         argv.append(args[i](st, dot, dboxed, params[i]))
@@ -498,6 +487,6 @@ def range_items(st: State, node: n.Node, value: Any, num_decl: int) -> Optional[
         return [(i, v, False) for i, v in enumerate(value)] or None
     if isinstance(value, int) and not isinstance(value, bool):
         if num_decl > 1:
-            raise st.error(node, f"can't use {format_any(value)} to iterate over more than one variable")
+            raise st.error(node, f"can't use {gofmt.format_value(value)} to iterate over more than one variable")
         return [(None, i, False) for i in range(value)] or None
     raise st.error(node, f"range can't iterate over {gofmt.format_pointee(value)}")

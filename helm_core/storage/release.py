@@ -18,6 +18,8 @@ import enum
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from helm_core import records
+from helm_core.errors import ReleaseNameError
+from helm_core.gotemplate import gostrconv
 from helm_core.records import field, record
 from typing import Any
 
@@ -99,10 +101,13 @@ class ReleaseVersion:
 
 
 def check_name(name: str) -> None:
-    """Refuse names Helm refuses (DNS-1123 subdomain, at most ``RELEASE_NAME_MAX`` chars)."""
-    if not name or len(name) > RELEASE_NAME_MAX or not _RELEASE_NAME.match(name):
-        raise ValueError(f'invalid release name "{name}": must be a lowercase RFC 1123 '
-                         f"subdomain of at most {RELEASE_NAME_MAX} characters")
+    """Refuse names Helm refuses (DNS-1123 subdomain, at most ``RELEASE_NAME_MAX`` chars), in
+    Helm's words (``ValidateReleaseName`` as install and template wrap it)."""
+    if not name:
+        raise ReleaseNameError('release name "": no name provided')
+    if len(name) > RELEASE_NAME_MAX or not _RELEASE_NAME.match(name):
+        raise ReleaseNameError(f"release name {gostrconv.quote(name)}: invalid release name, must match regex "
+                               f"{_RELEASE_NAME.pattern} and the length must not be longer than {RELEASE_NAME_MAX}")
 
 
 def new_version(after: ulid.ULID | None = None) -> ulid.ULID:

@@ -47,8 +47,7 @@ def test_install_refuses_a_name_with_history(cfg: config.Configuration, tmp_path
 def test_install_refuses_names_helm_refuses(cfg: config.Configuration, tmp_path: Path,
                                             name: str) -> None:
     chart = make_chart(tmp_path, {"a.yaml": configmap("a")})
-    with pytest.raises(ValueError, match=f'^invalid release name "{name}": must be a lowercase '
-                                         "RFC 1123 subdomain of at most 53 characters$"):
+    with pytest.raises(ValueError, match=f'^release name "{name}": invalid release name, must match regex '):
         install.run(cfg, chart, {}, install.InstallOptions(name=name, namespace="apps"))
 
 

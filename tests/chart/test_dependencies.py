@@ -86,7 +86,7 @@ def test_loaded_chart_is_not_modified_by_prepare(tmp_path):
 
 def test_missing_dependency_is_named(tmp_path):
     parent = PARENT + "  - name: queue\n    version: 1.0.0\n    repository: https://charts.example.com\n"
-    with pytest.raises(DependencyError, match="app: found in Chart.yaml, but missing in charts/ directory: queue"):
+    with pytest.raises(DependencyError, match="You may need to run `helm dependency build` to fetch missing dependencies: found in Chart.yaml, but missing in charts/ directory: queue"):
         prepare.prepare_chart(_chart(tmp_path, parent), {})
 
 
@@ -127,7 +127,7 @@ dependencies:
 
 def test_library_chart_cannot_be_rendered_alone(tmp_path):
     chart = loader.load(write_chart(tmp_path, {"Chart.yaml": chart_yaml("lib", type="library")}))
-    with pytest.raises(ChartError, match="lib: library charts are not installable"):
+    with pytest.raises(ChartError, match="^library charts are not installable$"):
         prepare.prepare_chart(chart, {})
 
 

@@ -5,8 +5,8 @@ import os
 
 import pytest
 
-from helm_core.chart import archive, loader, model
-from helm_core.errors import ChartError, ChartFileError, ValuesError
+from helm_core.chart import archive, loader, model, prepare
+from helm_core.errors import ArchiveError, ChartError, ChartFileError, SchemaError, ValuesError
 from tests.chartkit import SHARED_CHARTS, chart_yaml, package, shared_chart_names, write_chart
 
 
@@ -143,10 +143,11 @@ def test_subchart_archive_in_charts_dir(tmp_path):
     assert [(c.name, c.metadata.version) for c in chart.dependencies] == [("sub", "1.2.3")]
 
 
-def test_error_in_subchart_names_the_subchart_file(tmp_path):
+def test_error_in_subchart_names_the_subchart_as_helm_does(tmp_path):
     write_chart(tmp_path, {"Chart.yaml": chart_yaml(), "charts/sub/Chart.yaml": "apiVersion: v2\nname: sub\n"})
-    with pytest.raises(ChartFileError, match=r"charts/sub/Chart.yaml: field 'version': is required \(in subchart sub of demo\)"):
+    with pytest.raises(ChartFileError) as err:
         loader.load(tmp_path)
+    assert str(err.value) == "error unpacking subchart sub in demo: validation: chart.metadata.version is required"
 
 
 def test_missing_chart_yaml(tmp_path):
@@ -156,7 +157,7 @@ def test_missing_chart_yaml(tmp_path):
 
 
 def test_missing_path():
-    with pytest.raises(ChartError, match="no such chart directory or archive"):
+    with pytest.raises(ChartError, match="^path \"/nonexistent/chart\" not found$"):
         loader.load("/nonexistent/chart")
 
 
@@ -168,8 +169,10 @@ def test_bad_values_yaml_names_the_file_and_line(tmp_path):
 
 def test_values_yaml_must_be_a_map(tmp_path):
     write_chart(tmp_path, {"Chart.yaml": chart_yaml(), "values.yaml": "- a\n- b\n"})
-    with pytest.raises(ValuesError, match="values must be a YAML map, not list"):
+    with pytest.raises(ValuesError) as err:
         loader.load(tmp_path)
+    assert str(err.value) == ("cannot load values.yaml: error unmarshaling JSON: while decoding JSON: json: "
+                              "cannot unmarshal array into Go value of type map[string]interface {}")
 
 
 def test_schema_yaml_form_is_loaded(tmp_path):
@@ -178,10 +181,29 @@ def test_schema_yaml_form_is_loaded(tmp_path):
     assert chart.schema == {"type": "object", "required": ["a"]} and chart.schema_file == "values.schema.yaml"
 
 
-def test_invalid_schema_json_is_an_error(tmp_path):
-    write_chart(tmp_path, {"Chart.yaml": chart_yaml(), "values.schema.json": "{not json"})
-    with pytest.raises(ValuesError, match="values.schema.json: invalid schema"):
-        loader.load(tmp_path)
+@pytest.mark.parametrize(("text", "reason"), [("{not json", "invalid character 'n' looking for beginning of object key string"),
+                                              ('{"type":', "unexpected EOF")], ids=["syntax", "truncated"])
+def test_invalid_schema_json_fails_validation_as_in_helm(tmp_path, text, reason):
+    # Helm loads the chart and reports the schema's JSON error when it validates values.
+    write_chart(tmp_path, {"Chart.yaml": chart_yaml(), "values.schema.json": text})
+    chart = loader.load(tmp_path)
+    with pytest.raises(SchemaError) as err:
+        prepare.prepare_chart(chart, {})
+    assert str(err.value) == f"values don't meet the specifications of the schema(s) in the following chart(s):\ndemo:\n{reason}"
+
+
+@pytest.mark.parametrize(("name", "data", "message"), [
+    ("c.tgz", b"not a tarball", "file '{path}' does not appear to be a gzipped archive; got 'application/octet-stream'"),
+    ("c.tgz", b"x" * 600, "file '{path}' does not appear to be a gzipped archive; got 'text/plain; charset=utf-8'"),
+    ("c.tgz", b"PK\x03\x04rest", "file '{path}' does not appear to be a gzipped archive; got 'application/zip'"),
+    ("values.yaml", b"a: 1\n", "file '{path}' seems to be a YAML file, but expected a gzipped archive"),
+], ids=["short", "text", "zip", "yaml"])
+def test_a_chart_file_that_is_not_gzip_gets_helms_line(tmp_path, name, data, message):
+    path = tmp_path / name
+    path.write_bytes(data)
+    with pytest.raises(ArchiveError) as err:
+        loader.load(path)
+    assert str(err.value) == message.format(path=path)
 
 
 def test_v1_chart_with_requirements(tmp_path):

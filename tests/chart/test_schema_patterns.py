@@ -73,4 +73,5 @@ def test_a_pattern_no_metaschema_checks_is_an_invalid_schema_not_a_traceback():
     draft4 = {"$schema": "http://json-schema.org/draft-04/schema#", "patternProperties": {"(": {"type": "integer"}}}
     with pytest.raises(SchemaError) as err:
         _validate(draft4, {"x(": "a"})
-    assert str(err.value) == "app/values.schema.json: invalid schema: error parsing regexp: missing closing ): `(`"
+    assert str(err.value) == ("values don't meet the specifications of the schema(s) in the following chart(s):\n"
+                              "app:\napp/values.schema.json: invalid schema: error parsing regexp: missing closing ): `(`")

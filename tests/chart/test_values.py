@@ -26,7 +26,7 @@ def _chart(name: str, values_yaml: str = "", subs: tuple[model.Chart, ...] = (),
            deps: tuple[model.Dependency, ...] = ()) -> model.Chart:
     chart = model.Chart(
         metadata=model.Metadata(api_version="v2", name=name, version="0.1.0", dependencies=list(deps)),
-        values=goyaml.load_values(values_yaml, source=f"{name}/values.yaml"),
+        values=goyaml.load_values(values_yaml, context="cannot load values.yaml"),
     )
     for sub in subs:
         chart.add_dependency(sub)
@@ -34,7 +34,7 @@ def _chart(name: str, values_yaml: str = "", subs: tuple[model.Chart, ...] = (),
 
 
 def _y(text: str) -> dict[str, Any]:
-    return goyaml.load_values(text, source="test")
+    return goyaml.load_values(text, context="test")
 
 
 # -- merge_user_values --------------------------------------------------------------------

@@ -14,10 +14,7 @@ PEM blocks, base64 of those); the case is then reported as "random-equivalent", 
 """
 from __future__ import annotations
 
-import base64
-import binascii
 import difflib
-import re
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +26,7 @@ from helm_core.chart import loader, prepare
 from helm_core.engine import capabilities, render
 from helm_core.errors import HelmError
 from tests.chartkit import SHARED_CHARTS
-from tests.conformance import results
+from tests.conformance import objects, results
 from tests.engine import helmbin
 
 CHARTS_DIR = SHARED_CHARTS
@@ -41,8 +38,6 @@ MAX_DIFF_LINES = 60
 #: Differing objects shown per failure.
 MAX_OBJECTS_SHOWN = 5
 
-_ALNUM = re.compile(r"^[A-Za-z0-9]+$")
-_PEM = re.compile(r"-----BEGIN [A-Z ]+-----")
 
 
 def _chart_dirs() -> dict[str, Path]:
@@ -96,75 +91,20 @@ def _values_file(chart_name: str, which: str) -> Path:
 CASES = _cases()
 
 
-def _helm_documents(text: str) -> dict[tuple, Any]:
-    objects: dict[tuple, Any] = {}
-    for chunk in re.split(r"(?m)^---\s*$", text):
-        chunk = chunk.strip("\n")
-        if not chunk.strip():
-            continue
-        match = re.match(r"# Source: (.+)\n?", chunk)
-        assert match, f"helm output document without a Source line: {chunk[:200]!r}"
-        source = match.group(1)
-        _add(objects, source, goyaml.decode(chunk[match.end():]))
-    return objects
-
-
 def _our_documents(rendered: dict[str, str], top_chart: str) -> dict[tuple, Any]:
-    objects: dict[tuple, Any] = {}
+    found: dict[tuple, Any] = {}
     for path in sorted(rendered):
         content = rendered[path]
         if path.endswith("NOTES.txt") or path.rsplit("/", 1)[-1].startswith("_") or not content.strip():
             continue
         for doc in manifests.split_documents(content):
-            _add(objects, path, goyaml.decode(doc))
-    return objects
-
-
-def _add(objects: dict[tuple, Any], source: str, obj: Any) -> None:
-    meta = obj.get("metadata") if isinstance(obj, dict) else None
-    meta = meta if isinstance(meta, dict) else {}
-    kind = obj.get("kind") if isinstance(obj, dict) else None
-    base = (source, str(kind), str(meta.get("namespace", "")), str(meta.get("name", "")))
-    n = 0
-    while base + (n,) in objects:
-        n += 1
-    objects[base + (n,)] = obj
-
-
-def _random_like(a: Any, b: Any) -> bool:
-    """Two leaves that only random functions could make differ."""
-    if not isinstance(a, str) or not isinstance(b, str):
-        return False
-    if _PEM.search(a) and _PEM.search(b):
-        return True
-    if len(a) == len(b) and _ALNUM.match(a) and _ALNUM.match(b):
-        return True
-    try:
-        da, db = base64.b64decode(a, validate=True), base64.b64decode(b, validate=True)
-    except (binascii.Error, ValueError):
-        return False
-    try:
-        return _random_like(da.decode(), db.decode())
-    except UnicodeDecodeError:
-        return len(da) == len(db)
+            objects.add(found, path, goyaml.decode(doc))
+    return found
 
 
 def _compare(ours: Any, theirs: Any, again: Any, tolerated: list[int]) -> bool:
     """Equal, or differing only where helm's own second run differs (``again``)."""
-    if isinstance(ours, dict) and isinstance(theirs, dict):
-        again_map = again if isinstance(again, dict) else {}
-        return ours.keys() == theirs.keys() and all(
-            _compare(ours[k], theirs[k], again_map.get(k), tolerated) for k in ours)
-    if isinstance(ours, list) and isinstance(theirs, list):
-        again_list = again if isinstance(again, list) and len(again) == len(theirs) else [None] * len(theirs)
-        return len(ours) == len(theirs) and all(
-            _compare(a, b, c, tolerated) for a, b, c in zip(ours, theirs, again_list))
-    if ours == theirs and type(ours) is type(theirs):
-        return True
-    if again != theirs and _random_like(ours, theirs):
-        tolerated.append(1)
-        return True
-    return False
+    return objects.first_difference(ours, theirs, again, tolerated=tolerated) is None
 
 
 def _dump(obj: Any) -> list[str]:
@@ -203,7 +143,7 @@ def test_render_matches_helm_template(chart_name, which, tmp_path, monkeypatch):
         values_file = _values_file(chart_name, which)
         assert values_file.is_file(), f"write {values_file} to exercise non-default values"
         args = ["-f", str(values_file)]
-        user_values = goyaml.load_values(values_file.read_bytes(), source=str(values_file))
+        user_values = goyaml.load_values(values_file.read_bytes(), context=f"failed to parse {values_file}")
     flags, options = _helm_flags(chart_name, which)
     args += flags
     code, out, err = helmbin.helm_template_result(chart_dir, *args)
@@ -216,8 +156,8 @@ def test_render_matches_helm_template(chart_name, which, tmp_path, monkeypatch):
         assert str(info.value) == expected
         results.OUTCOMES[(chart_name, which)] = "exact (error)"
         return
-    theirs = _helm_documents(out)
-    again = _helm_documents(helmbin.helm_template(chart_dir, *args))
+    theirs = objects.template_documents(out)
+    again = objects.template_documents(helmbin.helm_template(chart_dir, *args))
     prepared = prepare.prepare_chart(loader.load(chart_dir), user_values)
     ours = _our_documents(render.render(prepared.chart, prepared.values, options=options), prepared.chart.name)
     outcome, problems = _report(ours, theirs, again)

@@ -104,6 +104,28 @@ def test_render_data_is_helms(tmp_path, template, expected):
     assert render_one(tmp_path, template) == expected
 
 
+@pytest.mark.parametrize(
+    ("outer", "inner", "expected"),
+    [
+        ("A{{ tpl .Values.inner . }}B", "", "AB"),
+        ("A{{ tpl .Values.inner . }}B", "  {{/* c */}} ", "A   B"),
+        # Once re-ran the outer text until include's depth limit ("nested reference name").
+        ('{{ include "e1.x" . }}{{ tpl .Values.inner . }}.', "{{- /* only a comment */ -}}", "x."),
+        ('A{{ tpl .Values.inner . }}B', '{{ define "e1.y" }}Y{{ end }}', "AB"),
+    ],
+    ids=["empty", "blank-and-comment", "include-then-empty", "only-a-define"],
+)
+def test_tpl_of_empty_text_inside_tpl_prints_that_text(tmp_path, outer, inner, expected):
+    # helm 3.22: an empty tpl body does not replace the enclosing tpl's "gotpl", yet is what runs.
+    root = write_chart(tmp_path / "e1", {
+        "Chart.yaml": chart_yaml("e1"),
+        "templates/_x.tpl": '{{ define "e1.x" }}x{{ end }}',
+        "templates/t.yaml": "{{ tpl .Values.outer . }}",
+    })
+    out = render_dir(root, {"outer": outer, "inner": inner})
+    assert out["e1/templates/t.yaml"] == expected
+
+
 def test_strict_mode_errors_on_missing_keys(tmp_path):
     with pytest.raises(TemplateError) as info:
         render_one(tmp_path, "{{ .Values.missing }}", strict=True)

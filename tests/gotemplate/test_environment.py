@@ -32,6 +32,34 @@ def test_empty_redefinition_does_not_replace() -> None:
     assert tset.execute("d", None) == "kept"
 
 
+# Go's TestEmptyTemplate (multi_test.go): each text parsed in turn as template ``in`` of one
+# root; the template the last Parse returned is executed with dot = ``in``.
+@pytest.mark.parametrize(
+    ("texts", "name", "expected"),
+    [
+        (["x", "y"], "", "y"),
+        ([""], "once", ""),
+        (["", ""], "twice", ""),
+        (["{{.}}", "{{.}}"], "twice", "twice"),
+        (["{{/* a comment */}}", "{{/* a comment */}}"], "comment", ""),
+        (["{{.}}", ""], "twice", ""),
+    ],
+)
+def test_executing_what_parse_returned_runs_its_own_body(texts: list[str], name: str, expected: str) -> None:
+    tset = Environment().new_set("root")
+    for text in texts:
+        body = tset.parse(name, text)
+    assert tset.execute(name, name, body=body) == expected
+
+
+def test_empty_body_runs_itself_while_the_set_keeps_the_earlier_one() -> None:
+    tset = Environment().new_set()
+    tset.parse("t", "kept")
+    body = tset.parse("t", "  {{/* c */}} ")
+    assert tset.execute("t", None, body=body) == "   "
+    assert tset.execute("t", None) == "kept"
+
+
 def test_two_definitions_in_one_text_fail() -> None:
     tset = Environment().new_set()
     with pytest.raises(ParseError) as info:

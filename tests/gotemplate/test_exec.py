@@ -352,3 +352,63 @@ def test_inputs_are_not_mutated() -> None:
     snapshot = repr(data)
     run(["{{ range .l }}{{ . }}{{ end }}{{ range $k, $v := .m }}{{ $k }}{{ end }}{{ $x := .l }}"], data, "zero")
     assert repr(data) == snapshot
+
+
+# Complex constants (``1+2i``, ``4i``): Go 1.26's answers, with the data {"x": 16.2-17i}. The first
+# ones are exec_test.go's own vectors ("ideal complex", "dot complex", "printf complex", "printf
+# lots", "with 1.5i", "bug16e", "bug16j", "lt 1+0i 1+0i"); the rest widen fmtComplex's verbs and flags.
+COMPLEX_CASES = [
+    ('{{printf "%T" 1i}}', 'complex128'),
+    ('<{{.x}}>', '<(16.2-17i)>'),
+    ('{{if 1.5i}}NON-ZERO{{else}}ZERO{{end}}', 'NON-ZERO'),
+    ('{{printf "%g" 1+7i}}', '(1+7i)'),
+    ('{{printf "%d %s %g %s" 127 "hello" 7-3i "M0"}}', '127 hello (7-3i) M0'),
+    ('{{with 1.5i}}{{.}}{{else}}ZERO{{end}}', '(0+1.5i)'),
+    ('{{0i|printf}}', 'ERR template: t0:1:5: executing "t0" at <printf>: wrong type for value; expected string; got complex128'),
+    ('{{1+2i|printf "%v"}}', '(1+2i)'),
+    ('{{lt 1+0i 1+0i}}', 'ERR template: t0:1:2: executing "t0" at <lt 1+0i 1+0i>: error calling lt: invalid type for comparison'),
+    ('{{ 1+2i }}', '(1+2i)'),
+    ('{{ 0i }}', '(0+0i)'),
+    ('{{ 13+0i }}', '(13+0i)'),
+    ('{{ printf "%v %.2f %d %x" 1+2i 1+2i 1+2i 1+2i }}', '(1+2i) (1.00+2.00i) %!d(complex128=(1+2i)) (0x1p+00+0x1p+01i)'),
+    ('{{ print 1+2i 3 }}', '(1+2i) 3'),
+    ('{{ println 1e21i }}', '(0+1e+21i)\n'),
+    ('{{ printf "%q" 1i }}', '%!q(complex128=(0+1i))'),
+    ('{{ printf "%8.1f|%-12v|%+v" 1+2i 1+2i 1+2i }}', '(     1.0    +2.0i)|(1           +2          i)|(1+2i)'),
+    ('{{ len 1i }}', 'ERR template: t0:1:3: executing "t0" at <len 1i>: error calling len: len of type complex128'),
+    ('{{ index 1i 0 }}', 'ERR template: t0:1:3: executing "t0" at <index 1i 0>: error calling index: can\'t index item of type complex128'),
+    ('{{ printf "%s" 1i }}', '%!s(complex128=(0+1i))'),
+    ('{{ and 1i 0 }}', '0'),
+    ('{{ eq 1i 1 }}', 'ERR template: t0:1:3: executing "t0" at <eq 1i 1>: error calling eq: incompatible types for comparison: complex128 and int'),
+    ('{{ eq 1.0 1+0i }}', 'ERR template: t0:1:3: executing "t0" at <eq 1.0 1+0i>: error calling eq: incompatible types for comparison: float64 and complex128'),
+    ('{{ printf "%v" -0i }}', '(0-0i)'),
+    ('{{ printf "%e" 1.5i }}', '(0.000000e+00+1.500000e+00i)'),
+    ('{{ printf "%#v" 1i }}', '(0+1i)'),
+    ('{{ printf "%08.2f|% v|%#g|%E|%G|%b" 1+2i 1+2i 1i 1.5i 1e21i 1i }}', '(00001.00+0002.00i)|( 1+2i)|(0.00000+1.00000i)|(0.000000E+00+1.500000E+00i)|(0+1E+21i)|(0p-1074+4503599627370496p-52i)'),
+    ('{{ printf "%v" (print 2i) }}', '(0+2i)'),
+    ('{{ printf "%x" 1.5i }}', '(0x0p+00+0x1.8p+00i)'),
+    ('{{ printf "%v" (slice "abc" 1i) }}', 'ERR template: t0:1:16: executing "t0" at <slice "abc" 1i>: error calling slice: cannot index slice/array with type complex128'),
+    ('{{ printf "%6v|%-6.1v|" 1i 2i }}', '(     0    +1i)|(0     +2    i)|'),
+    ('{{ .x }}', '(16.2-17i)'),
+    ('{{ printf "%t" 1i }}', '%!t(complex128=(0+1i))'),
+    ('{{ printf "%c %U" 1i 2i }}', '%!c(complex128=(0+1i)) %!U(complex128=(0+2i))'),
+    ('{{ html 1i }}', '(0+1i)'),
+    ('{{ js 1+2i }}', '(1+2i)'),
+    ('{{ urlquery 3i }}', '%280%2B3i%29'),
+    ('{{ printf "%v" (index (slice (print 1i) 0) ) }}', '(0+1i)'),
+    ('{{ not 0i }}', 'true'),
+    ('{{ or 0i 2i }}', '(0+2i)'),
+    ('{{ $x := 1i }}{{ $x }}', '(0+1i)'),
+    ('{{ range 1i }}{{ end }}', 'ERR template: t0:1:9: executing "t0" at <1i>: range can\'t iterate over (0+1i)'),
+    ('{{ 1i.x }}', 'ERR template: t0:1: unexpected . after term "1i"'),
+    ('{{ call 1i }}', 'ERR template: t0:1:3: executing "t0" at <call 1i>: error calling call: non-function 1i of type complex128'),
+]
+
+
+@pytest.mark.parametrize(("template", "expected"), COMPLEX_CASES)
+def test_complex_constants_match_go(template: str, expected: str) -> None:
+    try:
+        got = run([template], {"x": 16.2 - 17j}, "zero")
+    except (ExecError, ParseError) as exc:
+        got = "ERR " + str(exc)
+    assert got == expected

@@ -68,8 +68,12 @@ def test_check_name_accepts_helm_names(name):
 def test_check_name_refuses_other_names(name):
     with pytest.raises(ValueError) as caught:
         rel.check_name(name)
-    assert str(caught.value) == (f'invalid release name "{name}": must be a lowercase RFC 1123 '
-                                 "subdomain of at most 53 characters")
+    if name:  # helm's lines
+        assert str(caught.value) == (
+            f'release name "{name}": invalid release name, must match regex '
+            r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$ and the length must not be longer than 53")
+    else:
+        assert str(caught.value) == 'release name "": no name provided'
 
 
 def test_pending_statuses():

@@ -244,8 +244,6 @@ def _basic_kind(v: Any) -> str:
     return ""
 
 
-def _type(v: Any) -> str:
-    return "complex128" if isinstance(v, complex) else gotypes.go_type_name(v)
 
 
 def _go_kind(v: Any) -> str:
@@ -270,7 +268,7 @@ def eq(arg1: Any, *args: Any) -> bool:
         k2 = _basic_kind(arg)
         if k1 != k2:
             if arg1 is not None and arg is not None:
-                raise FuncError(f"incompatible types for comparison: {_type(arg1)} and {_type(arg)}")
+                raise FuncError(f"incompatible types for comparison: {gotypes.go_type_name(arg1)} and {gotypes.go_type_name(arg)}")
             continue
         if k1:
             if arg1 == arg:
@@ -279,14 +277,14 @@ def eq(arg1: Any, *args: Any) -> bool:
         g1, g2 = _go_kind(arg1), _go_kind(arg)
         if g1 != g2 and "invalid" not in (g1, g2):
             raise FuncError(
-                f"non-comparable types {gofmt.sprintf('%s', arg1)}: {_type(arg1)}, {_type(arg)}: {gofmt.format_value(arg)}"
+                f"non-comparable types {gofmt.sprintf('%s', arg1)}: {gotypes.go_type_name(arg1)}, {gotypes.go_type_name(arg)}: {gofmt.format_value(arg)}"
             )
         if arg1 is None or arg is None:
             if arg1 is None and arg is None:
                 return True
             continue
         if g2 in ("slice", "map", "func"):
-            raise FuncError(f"non-comparable type {gofmt.sprintf('%s', arg)}: {_type(arg)}")
+            raise FuncError(f"non-comparable type {gofmt.sprintf('%s', arg)}: {gotypes.go_type_name(arg)}")
         if arg1 is arg or arg1 == arg:
             return True
     return False
@@ -304,7 +302,7 @@ def lt(arg1: Any, arg2: Any) -> bool:
     if not k1 or not k2:
         raise FuncError("invalid type for comparison")
     if k1 != k2:
-        raise FuncError(f"incompatible types for comparison: {_type(arg1)} and {_type(arg2)}")
+        raise FuncError(f"incompatible types for comparison: {gotypes.go_type_name(arg1)} and {gotypes.go_type_name(arg2)}")
     if k1 in (_BOOL, _COMPLEX):
         raise FuncError("invalid type for comparison")
     if k1 == _STRING:
