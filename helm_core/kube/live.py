@@ -241,7 +241,7 @@ class LiveClient:
                         "items": items}
 
     def watch(self, api_version: str, kind: str, *, namespace: str = "",
-              resource_version: str = "", metadata_only: bool = False,
+              resource_version: str = "", label_selector: str = "", metadata_only: bool = False,
               timeout_s: int = WATCH_TIMEOUT_S) -> Iterator[tuple[str, dict[str, Any]]]:
         """One watch request: ``(type, object)`` events (ADDED, MODIFIED, DELETED, BOOKMARK,
         ERROR) until the server ends it after ``timeout_s``. Without ``resource_version`` the
@@ -253,6 +253,8 @@ class LiveClient:
                  ("timeoutSeconds", str(int(timeout_s)))]
         if resource_version:
             query.append(("resourceVersion", resource_version))
+        if label_selector:
+            query.append(("labelSelector", label_selector))
         headers = {"Accept": METADATA_ONLY if metadata_only else "application/json"}
         if self._user:
             headers["Impersonate-User"] = self._user
