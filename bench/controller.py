@@ -210,15 +210,23 @@ def install_crds(kubeconfig: Path) -> None:
                    check=True, capture_output=True)
 
 
-def cluster_kubeconfig() -> tuple[Path, Any]:
-    """``HELM_CONTROLLER_E2E_KUBECONFIG`` when set, else a cluster started here (returned, to be
-    stopped by the caller)."""
+def on_cluster(work: Callable[[k8s.ApiClient, Path], None]) -> None:
+    """``work(admin client, kubeconfig)`` on ``HELM_CONTROLLER_E2E_KUBECONFIG``'s cluster when
+    set, else on one started (and stopped) here; the CRDs are applied first."""
     external = os.environ.get("HELM_CONTROLLER_E2E_KUBECONFIG")
+    cluster: Any = None
     if external:
-        return Path(external), None
-    from e2e.cluster import harness
-    cluster = harness.LocalCluster.start()
-    return cluster.kubeconfig, cluster
+        kubeconfig = Path(external)
+    else:
+        from e2e.cluster import harness
+        cluster = harness.LocalCluster.start()
+        kubeconfig = cluster.kubeconfig
+    try:
+        install_crds(kubeconfig)
+        work(k8s_config.new_client_from_config(config_file=str(kubeconfig)), kubeconfig)
+    finally:
+        if cluster is not None:
+            cluster.stop()
 
 
 def main() -> int:
@@ -226,15 +234,12 @@ def main() -> int:
     args.add_argument("--count", type=int, action="append")
     args.add_argument("--workers", type=int, default=settings.DEFAULT_WORKERS)
     opts = args.parse_args()
-    kubeconfig, cluster = cluster_kubeconfig()
-    try:
-        api = k8s_config.new_client_from_config(config_file=str(kubeconfig))
-        install_crds(kubeconfig)
+
+    def work(api: k8s.ApiClient, kubeconfig: Path) -> None:
         for count in opts.count or [100]:
             run(api, kubeconfig, count, opts.workers)
-    finally:
-        if cluster is not None:
-            cluster.stop()
+
+    on_cluster(work)
     return 0
 
 

@@ -23,7 +23,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import controller as bench  # noqa: E402  (bench/controller.py: namespace, replicas, polling)
 from kubernetes import client as k8s  # noqa: E402
-from kubernetes import config as k8s_config  # noqa: E402
 
 from helm_operator import settings  # noqa: E402
 
@@ -99,15 +98,12 @@ def main() -> int:
     args.add_argument("--shards", type=int, default=3)
     args.add_argument("--workers", type=int, default=settings.DEFAULT_WORKERS)
     opts = args.parse_args()
-    kubeconfig, cluster = bench.cluster_kubeconfig()
-    try:
-        api = k8s_config.new_client_from_config(config_file=str(kubeconfig))
-        bench.install_crds(kubeconfig)
+
+    def work(api: k8s.ApiClient, kubeconfig: Path) -> None:
         for count in opts.count or [300]:
             run(api, kubeconfig, count, opts.shards, opts.workers)
-    finally:
-        if cluster is not None:
-            cluster.stop()
+
+    bench.on_cluster(work)
     return 0
 
 
