@@ -75,15 +75,17 @@ class Elector:
         self._observed: tuple[Any, ...] | None = None
         self._observed_at = 0.0
         self._leading = False
+        self._released = False
 
     @property
     def leading(self) -> bool:
         return self._leading
 
     def try_acquire_or_renew(self) -> bool:
-        """One attempt to take or keep the Lease; True when this replica holds it after."""
+        """One attempt to take or keep the Lease; True when this replica holds it after.
+        Never after :meth:`release` (a renewal racing the release must not take it back)."""
         with self._lock:
-            self._leading = self._attempt()
+            self._leading = not self._released and self._attempt()
             return self._leading
 
     def _attempt(self) -> bool:
@@ -177,6 +179,7 @@ class Elector:
     def release(self) -> bool:
         """Give the Lease up if this replica holds it (holder cleared); True when released."""
         with self._lock:
+            self._released = True
             if not self._leading:
                 return False
             self._leading = False

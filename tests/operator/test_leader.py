@@ -130,6 +130,15 @@ def test_release_clears_the_holder_and_the_standby_takes_over_at_once():
     assert not a.release()  # not the holder any more: nothing to release
 
 
+def test_a_renewal_after_release_does_not_take_the_lease_back():
+    leases, clock = Leases(), Clock()
+    a = elector(leases, "a", clock)
+    a.try_acquire_or_renew()
+    a.release()
+    assert not a.try_acquire_or_renew()
+    assert leases.spec()["holderIdentity"] is None
+
+
 def test_keep_reports_the_loss_once_renewals_fail_for_the_renew_deadline():
     leases, clock = Leases(), Clock()
     a = elector(leases, "a", clock, retry_period_s=0.01, renew_deadline_s=10, lease_duration_s=15)
