@@ -128,7 +128,8 @@ class Replica:
 
 
 def create_requests(objects: k8s.CustomObjectsApi, ns: str, count: int,
-                    labels: Callable[[int], dict[str, str]] = lambda i: {}) -> dict[str, float]:
+                    labels: Callable[[int], dict[str, str]] = lambda i: {},
+                    spec: dict[str, Any] | None = None) -> dict[str, float]:
     """Create ``count`` HelmRequests at once ("like `kubectl apply` of one big list, with a
     few connections"); returns name -> creation time."""
     created: dict[str, float] = {}
@@ -139,7 +140,7 @@ def create_requests(objects: k8s.CustomObjectsApi, ns: str, count: int,
             "apiVersion": "helm.sh/v1alpha1", "kind": "HelmRequest",
             "metadata": {"name": name, "labels": labels(i)},
             "spec": {"chart": {"configMapRef": {"name": "chart"}}, "serviceAccountName": "deployer",
-                     "install": {"wait": False}}})
+                     "install": {"wait": False}, **(spec or {})}})
         created[name] = time.monotonic()
 
     with concurrent.futures.ThreadPoolExecutor(CREATE_THREADS) as pool:

@@ -4,7 +4,10 @@ until all are Ready, apply->Ready p50/p95, peak RSS and CPU per replica, and wha
 costs the API server: requests by verb (``apiserver_request_total``) and the bytes it stores
 (live objects in the namespace, and the growth of etcd's database).
 
-    python bench/scale.py --count 3000 --shards 3 [--workers 16]
+    python bench/scale.py --count 3000 --shards 3 [--workers 16] [--interval 60]
+
+With ``--interval S`` the requests get ``spec.interval: Ss`` and, once all are Ready, the API
+requests of 2 intervals of idle checks are counted too (the steady-state cost).
 
 Goal (issue 17): 3000 requests over 3 shards Ready within 120 s on a 2-core machine, <= 200 MB
 RSS per replica. Uses ``HELM_CONTROLLER_E2E_KUBECONFIG`` when set, else starts its own cluster.
@@ -62,7 +65,8 @@ def stored_bytes(api: k8s.ApiClient, ns: str) -> int:
     return total
 
 
-def run(api: k8s.ApiClient, kubeconfig: Path, count: int, shards: int, workers: int) -> None:
+def run(api: k8s.ApiClient, kubeconfig: Path, count: int, shards: int, workers: int,
+        interval_s: int) -> None:
     objects = k8s.CustomObjectsApi(api)
     ns = bench.setup_namespace(api, f"scale-{count}")
     replicas = [bench.Replica(kubeconfig, ["-n", ns, "--workers", str(workers),
@@ -71,7 +75,8 @@ def run(api: k8s.ApiClient, kubeconfig: Path, count: int, shards: int, workers: 
     cpu0 = [r.cpu() for r in replicas]
     before = server_metrics(api)
     start = time.monotonic()
-    created = bench.create_requests(objects, ns, count, lambda i: {SHARD_KEY: f"shard{i % shards}"})
+    created = bench.create_requests(objects, ns, count, lambda i: {SHARD_KEY: f"shard{i % shards}"},
+                                    {"interval": f"{interval_s}s"} if interval_s else None)
     applied = time.monotonic() - start
     ready = bench.wait_ready(objects, ns, count, start)
     total = time.monotonic() - start
@@ -86,6 +91,16 @@ def run(api: k8s.ApiClient, kubeconfig: Path, count: int, shards: int, workers: 
     print(f"    stored per HelmRequest: {stored_bytes(api, ns) / count / 1024:.1f} KiB of objects; "
           f"etcd database grew {(storage_bytes(after) - storage_bytes(before)) / count / 1024:.1f} KiB",
           flush=True)
+    if interval_s:
+        steady = server_metrics(api)
+        cpu1 = [r.cpu() for r in replicas]
+        time.sleep(2 * interval_s)
+        checks = requests_by_verb(server_metrics(api)) - requests_by_verb(steady)
+        per = ", ".join(f"{verb} {n / count / 2:.1f}" for verb, n in checks.most_common())
+        print(f"    idle, spec.interval {interval_s}s: API requests per interval check "
+              f"{sum(checks.values()) / count / 2:.1f} ({per}); replica CPU "
+              + ", ".join(f"{(r.cpu() - c) / (2 * interval_s) * 100:.0f}%" for r, c in zip(replicas, cpu1)),
+              flush=True)
     print(f"    cleanup (uninstall of {count}) took {bench.delete_namespace(k8s.CoreV1Api(api), ns):.1f}s",
           flush=True)
     for replica in replicas:
@@ -97,11 +112,12 @@ def main() -> int:
     args.add_argument("--count", type=int, action="append")
     args.add_argument("--shards", type=int, default=3)
     args.add_argument("--workers", type=int, default=settings.DEFAULT_WORKERS)
+    args.add_argument("--interval", type=int, default=0, help="spec.interval in seconds (0: default)")
     opts = args.parse_args()
 
     def work(api: k8s.ApiClient, kubeconfig: Path) -> None:
         for count in opts.count or [300]:
-            run(api, kubeconfig, count, opts.shards, opts.workers)
+            run(api, kubeconfig, count, opts.shards, opts.workers, opts.interval)
 
     bench.on_cluster(work)
     return 0
