@@ -84,7 +84,8 @@ def run(api: k8s.ApiClient, kubeconfig: Path, count: int, shards: int, workers: 
     print(f"N={count} shards={shards} workers={workers}: applied in {applied:.1f}s; "
           f"{len(ready)}/{count} Ready in {total:.1f}s; {bench.percentiles(created, ready)}", flush=True)
     for k, (replica, cpu) in enumerate(zip(replicas, cpu0)):
-        print(f"    shard{k}: peak RSS {replica.peak_rss_mb:.0f} MB, CPU {replica.cpu() - cpu:.1f}s", flush=True)
+        print(f"    shard{k}: peak RSS {replica.peak_rss_mb:.0f} MB (its render workers {replica.peak_workers_mb:.0f} MB), "
+              f"CPU {replica.cpu() - cpu:.1f}s", flush=True)
     calls = requests_by_verb(after) - requests_by_verb(before)
     per = ", ".join(f"{verb} {n / count:.1f}" for verb, n in calls.most_common())
     print(f"    API requests per HelmRequest: {sum(calls.values()) / count:.1f} ({per})", flush=True)
