@@ -4,8 +4,7 @@ plane; prints time until all Ready, apply→Ready p50/p95, controller peak RSS a
     python bench/controller.py --count 100 [--count 500 ...] [--workers 16]
 
 Goal (issue 8): 1000 Ready within 120 s on a 2-core machine, RSS <= 250 MB.
-Uses ``HELM_CONTROLLER_E2E_KUBECONFIG`` when set, else starts its own cluster. To measure
-another checkout of the controller (e.g. before a change), run with ``PYTHONPATH=DIR:DIR/operator``.
+Uses ``HELM_CONTROLLER_E2E_KUBECONFIG`` when set, else starts its own cluster.
 """
 from __future__ import annotations
 
@@ -19,7 +18,9 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -67,9 +68,10 @@ def chart() -> bytes:
                               b"data:\n  v: {{ .Values.v | default \"x\" | quote }}\n")])
 
 
-def run(api: k8s.ApiClient, kubeconfig: Path, count: int, workers: int) -> None:
-    core, rbac, objects = k8s.CoreV1Api(api), k8s.RbacAuthorizationV1Api(api), k8s.CustomObjectsApi(api)
-    ns = f"bench-{count}-{int(time.time())}"
+def setup_namespace(api: k8s.ApiClient, prefix: str) -> str:
+    """A fresh namespace with the ``deployer`` ServiceAccount (RULES) and the chart ConfigMap."""
+    core, rbac = k8s.CoreV1Api(api), k8s.RbacAuthorizationV1Api(api)
+    ns = f"{prefix}-{int(time.time())}"
     core.create_namespace({"metadata": {"name": ns}})
     while True:
         try:
@@ -85,45 +87,69 @@ def run(api: k8s.ApiClient, kubeconfig: Path, count: int, workers: int) -> None:
         "subjects": [{"kind": "ServiceAccount", "name": "deployer", "namespace": ns}]})
     core.create_namespaced_config_map(ns, {"metadata": {"name": "chart"},
                                            "binaryData": {"c.tgz": base64.b64encode(chart()).decode()}})
-    log = Path(tempfile.mkdtemp(prefix="bench-controller-")) / "controller.log"
-    with open(log, "wb") as out:
-        proc = subprocess.Popen([sys.executable, "-m", "helm_operator", "run", "-n", ns, "--workers", str(workers),
-                                 "--probe-port", "0", "--metrics-port", "0", "--cache-dir", str(log.parent / "cache")],
-                                stdout=out, stderr=subprocess.STDOUT,
-                                env=dict(os.environ, KUBECONFIG=str(kubeconfig)))
-    time.sleep(3)
-    peak = [0.0, 0.0]
-    stop = threading.Event()
+    return ns
 
-    def sample() -> None:
-        while not stop.is_set() and proc.poll() is None:
-            peak[0] = max(peak[0], rss_mb(proc.pid))
+
+class Replica:
+    """One ``helm-operator run`` process with its peak RSS, and its workers', sampled every
+    half second."""
+
+    def __init__(self, kubeconfig: Path, args: list[str]) -> None:
+        self.log = Path(tempfile.mkdtemp(prefix="bench-controller-")) / "controller.log"
+        with open(self.log, "wb") as out:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "helm_operator", "run", *args, "--probe-port", "0",
+                 "--metrics-port", "0", "--cache-dir", str(self.log.parent / "cache")],
+                stdout=out, stderr=subprocess.STDOUT, env=dict(os.environ, KUBECONFIG=str(kubeconfig)))
+        self.peak_rss_mb = 0.0
+        self.peak_workers_mb = 0.0
+        self._stop = threading.Event()
+        threading.Thread(target=self._sample, daemon=True).start()
+
+    def _sample(self) -> None:
+        while not self._stop.is_set() and self.proc.poll() is None:
+            self.peak_rss_mb = max(self.peak_rss_mb, rss_mb(self.proc.pid))
             workers_rss = 0.0
-            for child in children(proc.pid):
+            for child in children(self.proc.pid):
                 try:
                     workers_rss += rss_mb(child)
                 except OSError:
                     pass
-            peak[1] = max(peak[1], workers_rss)
+            self.peak_workers_mb = max(self.peak_workers_mb, workers_rss)
             time.sleep(0.5)
 
-    threading.Thread(target=sample, daemon=True).start()
-    cpu0 = cpu_seconds(proc.pid)
+    def cpu(self) -> float:
+        return cpu_seconds(self.proc.pid)
+
+    def stop(self) -> None:
+        self._stop.set()
+        self.proc.terminate()
+        self.proc.wait(timeout=30)
+
+
+def create_requests(objects: k8s.CustomObjectsApi, ns: str, count: int,
+                    labels: Callable[[int], dict[str, str]] = lambda i: {},
+                    spec: dict[str, Any] | None = None) -> dict[str, float]:
+    """Create ``count`` HelmRequests at once ("like `kubectl apply` of one big list, with a
+    few connections"); returns name -> creation time."""
     created: dict[str, float] = {}
-    start = time.monotonic()
 
     def create(i: int) -> None:
         name = f"r{i}"
         objects.create_namespaced_custom_object("helm.sh", "v1alpha1", ns, "helmrequests", {
-            "apiVersion": "helm.sh/v1alpha1", "kind": "HelmRequest", "metadata": {"name": name},
+            "apiVersion": "helm.sh/v1alpha1", "kind": "HelmRequest",
+            "metadata": {"name": name, "labels": labels(i)},
             "spec": {"chart": {"configMapRef": {"name": "chart"}}, "serviceAccountName": "deployer",
-                     "install": {"wait": False}}})
+                     "install": {"wait": False}, **(spec or {})}})
         created[name] = time.monotonic()
 
-    # "Applied at once": like `kubectl apply` of one big list, with a few connections.
     with concurrent.futures.ThreadPoolExecutor(CREATE_THREADS) as pool:
         list(pool.map(create, range(count)))
-    applied = time.monotonic() - start
+    return created
+
+
+def wait_ready(objects: k8s.CustomObjectsApi, ns: str, count: int, start: float) -> dict[str, float]:
+    """Poll until ``count`` requests are Ready (or TIMEOUT_S); returns name -> Ready time."""
     ready: dict[str, float] = {}
     while len(ready) < count and time.monotonic() - start < TIMEOUT_S:
         for item in objects.list_namespaced_custom_object("helm.sh", "v1alpha1", ns, "helmrequests")["items"]:
@@ -132,40 +158,64 @@ def run(api: k8s.ApiClient, kubeconfig: Path, count: int, workers: int) -> None:
             if name not in ready and conds.get("Ready", {}).get("status") == "True":
                 ready[name] = time.monotonic()
         time.sleep(POLL_S)
-    total = time.monotonic() - start
-    busy_cpu = cpu_seconds(proc.pid) - cpu0
-    cpu1 = cpu_seconds(proc.pid)
-    time.sleep(IDLE_WINDOW_S)
-    idle_cpu = (cpu_seconds(proc.pid) - cpu1) / IDLE_WINDOW_S * 100
-    stop.set()
+    return ready
+
+
+def percentiles(created: dict[str, float], ready: dict[str, float]) -> str:
     latencies = sorted(ready[n] - created[n] for n in ready)
+    if not latencies:
+        return "no request Ready"
     p = statistics.quantiles(latencies, n=20) if len(latencies) >= 2 else latencies * 19
-    print(f"N={count} workers={workers}: applied in {applied:.1f}s; {len(ready)}/{count} Ready in {total:.1f}s; "
-          f"apply->Ready p50 {statistics.median(latencies):.1f}s p95 {p[18]:.1f}s; "
-          f"controller peak RSS {peak[0]:.0f} MB (its workers {peak[1]:.0f} MB), "
-          f"CPU {busy_cpu:.1f}s busy, idle {idle_cpu:.1f}% of a core "
-          f"over {IDLE_WINDOW_S:.0f}s", flush=True)
-    # Delete while the controller runs, so the finalizers are handled and the namespace goes.
+    return f"apply->Ready p50 {statistics.median(latencies):.1f}s p95 {p[18]:.1f}s"
+
+
+def delete_namespace(core: k8s.CoreV1Api, ns: str) -> float:
+    """Delete while the controllers run, so the finalizers are handled; returns the seconds taken."""
+    start = time.monotonic()
     core.delete_namespace(ns)
-    deadline = time.monotonic() + TIMEOUT_S
-    while time.monotonic() < deadline:
+    while time.monotonic() - start < TIMEOUT_S:
         try:
             core.read_namespace(ns)
         except k8s.ApiException:
             break
         time.sleep(1)
-    print(f"    cleanup (uninstall of {count}) took {time.monotonic() - deadline + TIMEOUT_S:.1f}s", flush=True)
-    proc.terminate()
-    proc.wait(timeout=30)
+    return time.monotonic() - start
 
 
-def main() -> int:
-    args = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    args.add_argument("--count", type=int, action="append")
-    args.add_argument("--workers", type=int, default=settings.DEFAULT_WORKERS)
-    opts = args.parse_args()
+def run(api: k8s.ApiClient, kubeconfig: Path, count: int, workers: int) -> None:
+    objects = k8s.CustomObjectsApi(api)
+    ns = setup_namespace(api, f"bench-{count}")
+    replica = Replica(kubeconfig, ["-n", ns, "--workers", str(workers)])
+    time.sleep(3)
+    cpu0 = replica.cpu()
+    start = time.monotonic()
+    created = create_requests(objects, ns, count)
+    applied = time.monotonic() - start
+    ready = wait_ready(objects, ns, count, start)
+    total = time.monotonic() - start
+    busy_cpu = replica.cpu() - cpu0
+    cpu1 = replica.cpu()
+    time.sleep(IDLE_WINDOW_S)
+    idle_cpu = (replica.cpu() - cpu1) / IDLE_WINDOW_S * 100
+    print(f"N={count} workers={workers}: applied in {applied:.1f}s; {len(ready)}/{count} Ready in {total:.1f}s; "
+          f"{percentiles(created, ready)}; "
+          f"controller peak RSS {replica.peak_rss_mb:.0f} MB (its workers {replica.peak_workers_mb:.0f} MB), "
+          f"CPU {busy_cpu:.1f}s busy, idle {idle_cpu:.1f}% of a core "
+          f"over {IDLE_WINDOW_S:.0f}s", flush=True)
+    print(f"    cleanup (uninstall of {count}) took {delete_namespace(k8s.CoreV1Api(api), ns):.1f}s", flush=True)
+    replica.stop()
+
+
+def install_crds(kubeconfig: Path) -> None:
+    subprocess.run(["kubectl", f"--kubeconfig={kubeconfig}", "apply", "-f", str(ROOT / "manifests" / "crds")],
+                   check=True, capture_output=True)
+
+
+def on_cluster(work: Callable[[k8s.ApiClient, Path], None]) -> None:
+    """``work(admin client, kubeconfig)`` on ``HELM_CONTROLLER_E2E_KUBECONFIG``'s cluster when
+    set, else on one started (and stopped) here; the CRDs are applied first."""
     external = os.environ.get("HELM_CONTROLLER_E2E_KUBECONFIG")
-    cluster = None
+    cluster: Any = None
     if external:
         kubeconfig = Path(external)
     else:
@@ -173,14 +223,24 @@ def main() -> int:
         cluster = harness.LocalCluster.start()
         kubeconfig = cluster.kubeconfig
     try:
-        api = k8s_config.new_client_from_config(config_file=str(kubeconfig))
-        subprocess.run(["kubectl", f"--kubeconfig={kubeconfig}", "apply", "-f", str(ROOT / "manifests" / "crds")],
-                       check=True, capture_output=True)
-        for count in opts.count or [100]:
-            run(api, kubeconfig, count, opts.workers)
+        install_crds(kubeconfig)
+        work(k8s_config.new_client_from_config(config_file=str(kubeconfig)), kubeconfig)
     finally:
         if cluster is not None:
             cluster.stop()
+
+
+def main() -> int:
+    args = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    args.add_argument("--count", type=int, action="append")
+    args.add_argument("--workers", type=int, default=settings.DEFAULT_WORKERS)
+    opts = args.parse_args()
+
+    def work(api: k8s.ApiClient, kubeconfig: Path) -> None:
+        for count in opts.count or [100]:
+            run(api, kubeconfig, count, opts.workers)
+
+    on_cluster(work)
     return 0
 
 

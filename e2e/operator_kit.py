@@ -86,6 +86,10 @@ class Controller:
                 self.proc.kill()
                 self.proc.wait()
 
+    def readyz(self) -> str:
+        with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/readyz", timeout=5) as rsp:
+            return rsp.read().decode()
+
     def metrics(self) -> str:
         with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/metrics", timeout=5) as rsp:
             return rsp.read().decode()

@@ -195,20 +195,20 @@ class LiveClient:
         if dry_run:
             query.append(("dryRun", "All"))
         return self._request("PATCH", self._path(ref, subresource=subresource),  # type: ignore[no-any-return]
-                             what=f"apply {ref}", query=query, body=json.dumps(obj),
+                             what=f"apply {ref}", query=query, body=json.dumps(go_numbers(obj)),
                              content_type=APPLY_CONTENT_TYPE)
 
     def create(self, obj: Mapping[str, Any]) -> dict[str, Any]:
         ref = kclient.ObjectRef.of(obj)
         return self._request("POST", self._path(ref, collection=True),  # type: ignore[no-any-return]
                              what=f"create {ref}", query=[("fieldManager", self._field_manager)],
-                             body=dict(obj))
+                             body=go_numbers(obj))
 
     def replace(self, obj: Mapping[str, Any], *, subresource: str = "") -> dict[str, Any]:
         ref = kclient.ObjectRef.of(obj)
         return self._request("PUT", self._path(ref, subresource=subresource),  # type: ignore[no-any-return]
                              what=f"update {ref}", query=[("fieldManager", self._field_manager)],
-                             body=dict(obj))
+                             body=go_numbers(obj))
 
     def list(self, api_version: str, kind: str, *, namespace: str = "",
              label_selector: str = "") -> list[dict[str, Any]]:
@@ -241,7 +241,7 @@ class LiveClient:
                         "items": items}
 
     def watch(self, api_version: str, kind: str, *, namespace: str = "",
-              resource_version: str = "", metadata_only: bool = False,
+              resource_version: str = "", label_selector: str = "", metadata_only: bool = False,
               timeout_s: int = WATCH_TIMEOUT_S) -> Iterator[tuple[str, dict[str, Any]]]:
         """One watch request: ``(type, object)`` events (ADDED, MODIFIED, DELETED, BOOKMARK,
         ERROR) until the server ends it after ``timeout_s``. Without ``resource_version`` the
@@ -253,6 +253,8 @@ class LiveClient:
                  ("timeoutSeconds", str(int(timeout_s)))]
         if resource_version:
             query.append(("resourceVersion", resource_version))
+        if label_selector:
+            query.append(("labelSelector", label_selector))
         headers = {"Accept": METADATA_ONLY if metadata_only else "application/json"}
         if self._user:
             headers["Impersonate-User"] = self._user
@@ -383,6 +385,20 @@ def _aggregated(listing: Mapping[str, Any], found: _Found) -> None:
                     api_version=gv, kind=str(kind), plural=str(item["resource"]),
                     namespaced=item.get("scope") == "Namespaced",
                     verbs=tuple(item.get("verbs") or ())))
+
+
+def go_numbers(value: Any) -> Any:
+    """``value`` with whole floats as ints, the JSON Go writes for a float64 (``1``, where
+    Python writes ``1.0``): objects decoded as Go does (every YAML number a float64, as in
+    stored manifests and chart CRDs) are refused by the API server for integer fields
+    otherwise ("cannot unmarshal number 1.0 into ... of type int64")."""
+    if isinstance(value, float):
+        return int(value) if value.is_integer() and abs(value) < 2 ** 53 else value
+    if isinstance(value, Mapping):
+        return {k: go_numbers(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [go_numbers(v) for v in value]
+    return value
 
 
 def _error(what: str, status: int, data: bytes) -> ClusterError:

@@ -13,9 +13,13 @@ import datetime
 import json
 import logging
 import os
+import signal
+import socket
 import sys
-from collections.abc import Mapping, Sequence
+import threading
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from helm_core.limits import DEFAULT_LIMITS, RenderLimits, describe_bytes, parse_bytes
 from helm_core.records import record
@@ -79,6 +83,7 @@ def parser() -> argparse.ArgumentParser:
                         help=f"rendered text of one chart (default {describe_bytes(DEFAULT_LIMITS.output_bytes)})")
     limits.add_argument("--render-workers", type=int, default=None,
                         help="render worker processes (default: 2-4 by CPU count)")
+    add_scale_flags(run)
     return top
 
 
@@ -123,17 +128,99 @@ def parse(argv: Sequence[str], env: Mapping[str, str]) -> Invocation:
             output_bytes=_size(pick(args.render_output, "RENDER_OUTPUT"), DEFAULT_LIMITS.output_bytes,
                                "render output")),
         workers=_int(pick(args.render_workers, "RENDER_WORKERS", "0"), "render workers"))
+    selector, election = parse_scale_flags(args, pick, env)
     return Invocation(
         settings=settings_mod.OperatorSettings(render=render,
             watch=settings_mod.WatchSettings(
                 namespaces=namespaces,
                 values_from=_bool(pick(args.watch_values_from, "WATCH_VALUES_FROM", "true"),
-                                  "watch values from")),
-                                               security=security, runtime=runtime),
+                                  "watch values from"),
+                selector=selector),
+            security=security, runtime=runtime, leader_election=election),
         kubeconfig=pick(args.kubeconfig, "KUBECONFIG", env.get("KUBECONFIG", "")),
         in_cluster=pick(args.in_cluster, "IN_CLUSTER", "false").lower() in TRUE_WORDS,
         cache_dir=pick(args.cache_dir, "CACHE_DIR"),
         verbose=pick(args.verbose, "VERBOSE", "false").lower() in TRUE_WORDS)
+
+
+# --- scaling out: leader election and sharding (issue 17) ------------------------------------
+
+#: Where a pod finds its own namespace (the Lease's default namespace in a cluster).
+POD_NAMESPACE_FILE = Path("/var/run/secrets/kubernetes.io/serviceaccount/namespace")
+
+
+def add_scale_flags(run: argparse.ArgumentParser) -> None:
+    run.add_argument("--leader-elect", action="store_true", default=None,
+                     help="elect one replica (a coordination.k8s.io Lease) to reconcile")
+    run.add_argument("--leader-election-namespace", default=None,
+                     help="namespace of the Lease (default: the pod's namespace)")
+    run.add_argument("--identity", default=None,
+                     help="this replica's name in the Lease (default: $POD_NAME, else the host name)")
+    run.add_argument("--selector", default=None, metavar="LABEL_SELECTOR",
+                     help="reconcile only HelmRequests with matching labels (this replica's shard)")
+
+
+def parse_scale_flags(args: argparse.Namespace, pick: Callable[..., str], env: Mapping[str, str]
+                      ) -> tuple[str, settings_mod.LeaderElectionSettings]:
+    """The shard's selector and the leader election settings (ValueError when unusable)."""
+    from helm_operator import leader, selectors
+
+    selector = selectors.validate(pick(args.selector, "SELECTOR"))
+    enabled = _bool(pick(args.leader_elect, "LEADER_ELECT", "false"), "leader elect")
+    namespace = pick(args.leader_election_namespace, "LEADER_ELECTION_NAMESPACE",
+                     env.get("POD_NAMESPACE", ""))
+    if enabled and not namespace:
+        try:
+            namespace = POD_NAMESPACE_FILE.read_text().strip()
+        except OSError:
+            raise ValueError("--leader-election-namespace is required outside a cluster") from None
+    identity = pick(args.identity, "IDENTITY", env.get("POD_NAME", "")) or socket.gethostname()
+    return selector, settings_mod.LeaderElectionSettings(
+        enabled=enabled, namespace=namespace, identity=identity,
+        lease_name=leader.lease_name(selector))
+
+
+def await_leadership(inv: Invocation, client: Any, health: Any, log: logging.Logger
+                     ) -> Callable[[], None]:
+    """Without ``--leader-elect``, return at once. With it, stand by (ready but idle, no
+    render workers, no watches) until this replica holds the Lease, then renew it from a
+    thread; losing it exits the process with 1 at once, as controller-runtime's managers do
+    (a deposed leader must stop writing; the new process stands by again). Returns what the
+    stop sequence calls first: releasing the Lease, so a standby takes over without waiting
+    out its duration. SIGTERM/SIGINT while standing by exits 0."""
+    from helm_operator import leader
+
+    election = inv.settings.leader_election
+    if not election.enabled:
+        return lambda: None
+    elector = leader.Elector(client, election, log=lambda line: log.info("%s", line),
+                             tick=health.beat)
+    stopping = threading.Event()
+    previous = {sig: signal.signal(sig, lambda *_: stopping.set())
+                for sig in (signal.SIGTERM, signal.SIGINT)}
+    health.standby, health.ready = True, True
+    log.info("standing by for Lease %s/%s as %s", election.namespace, election.lease_name,
+             election.identity)
+    if not elector.acquire(stopping):
+        raise SystemExit(0)
+    for sig, handler in previous.items():
+        signal.signal(sig, handler)
+    health.standby = False
+
+    def lost() -> None:
+        log.error("leader election lost: exiting")
+        logging.shutdown()
+        os._exit(1)
+
+    elector.start_keeping(threading.Event(), lost)
+
+    def release() -> None:
+        elector.release()
+
+    return release
+
+
+# --- end of scaling out -----------------------------------------------------------------------
 
 
 def _bool(text: str, what: str) -> bool:
@@ -219,13 +306,23 @@ def run(inv: Invocation) -> int:
                                           field_manager="helm-operator",
                                           max_connections=inv.settings.runtime.workers
                                           + action_config.APPLY_WORKERS))
+    metrics = metrics_mod.Metrics()
+    health = probes.Health()
+    ports = {inv.settings.runtime.probe_port, inv.settings.runtime.metrics_port} - {0}
+    for port in sorted(ports):
+        probes.serve(port, health=health, metrics=metrics.exposition)
+    release_lease = await_leadership(inv, admin, health, log)
     cache_root = Path(inv.cache_dir) if inv.cache_dir else cache_mod.default_root(os.environ)
     requests = watches.Requests()
     pool = isolation.RenderPool(workers=inv.settings.render.workers or None,
                                 limits=inv.settings.render.limits)
     pool.warm()
-    metrics = metrics_mod.Metrics()
-    stop = shutdown.Shutdown(on_stop=pool.close, busy=lambda: metrics.operations_in_flight() > 0)
+
+    def on_stop() -> None:
+        release_lease()  # first: a standby takes over while this replica winds down
+        pool.close()
+
+    stop = shutdown.Shutdown(on_stop=on_stop, busy=lambda: metrics.operations_in_flight() > 0)
     runtime = reconcile.Runtime(
         settings=inv.settings, admin=admin, superseded=stop.superseded(requests.superseded),
         render_pool=pool, stopping=stop.stopping,
@@ -233,10 +330,6 @@ def run(inv: Invocation) -> int:
         cache=cache_mod.Cache(cache_root), log=lambda line: log.info("%s", line),
         post_event=lambda body, type_, *, reason, message: kopf.event(
             dict(body), type=type_, reason=reason, message=message))
-    health = probes.Health()
-    ports = {inv.settings.runtime.probe_port, inv.settings.runtime.metrics_port} - {0}
-    for port in sorted(ports):
-        probes.serve(port, health=health, metrics=metrics.exposition)
 
     registry = kopf.OperatorRegistry()
     handlers.register(registry)
@@ -256,6 +349,8 @@ def run(inv: Invocation) -> int:
             prefix=ANNOTATIONS_PREFIX, key="last-handled-configuration")
         settings.posting.level = logging.WARNING
         settings.watching.server_timeout = 300
+        if watch.selector:  # the API server filters: other shards' requests never arrive
+            settings.watching.label_selectors[handlers.GROUP, handlers.PLURAL] = watch.selector
 
         async def heartbeat() -> None:
             while True:
@@ -269,14 +364,16 @@ def run(inv: Invocation) -> int:
                                                      in_cluster=inv.in_cluster))
         values = watches.ValuesObjects(
             requests, lambda uids: loop.call_soon_threadsafe(handlers.wake, memo, uids))
-        watches.start(watch_client, namespaces=watch.namespaces, requests=requests,
+        watches.start(watch_client, namespaces=watch.namespaces, selector=watch.selector,
+                      requests=requests,
                       values=values if watch.values_from else None,
                       log=lambda line: log.warning("%s", line))
         health.ready = True
 
     watch = inv.settings.watch
-    log.info("helm-operator starting: namespaces=%s workers=%d lua-allowlist=%s",
-             ",".join(watch.namespaces) or "<all>", inv.settings.runtime.workers,
+    log.info("helm-operator starting: namespaces=%s selector=%s workers=%d lua-allowlist=%s",
+             ",".join(watch.namespaces) or "<all>", watch.selector or "<all>",
+             inv.settings.runtime.workers,
              ",".join(sorted(inv.settings.security.lua_allowlist)) or "<none>")
     stop.run(lambda: kopf.run(registry=registry, standalone=True, clusterwide=watch.cluster_wide,
                               namespaces=watch.namespaces, stop_flag=stop.flag, memo=memo))

@@ -4,6 +4,8 @@ Rules:
 - ``/healthz`` is 200 while the operator's event loop has beaten within
   ``HEARTBEAT_STALE_S`` (a stuck loop gets the pod restarted), 503 otherwise;
 - ``/readyz`` is 200 once the operator has started (logged in, handlers registered), 503 before;
+  a replica standing by for the leader Lease is ready but idle ("ok (standby)"): it is
+  healthy and can take over, and a rollout must not wait for it to lead;
 - ``/metrics`` is the Prometheus exposition (also on the metrics port when that differs).
 """
 from __future__ import annotations
@@ -25,6 +27,7 @@ class Health:
         self._clock = clock
         self._beat = clock()
         self.ready = False
+        self.standby = False
 
     def beat(self) -> None:
         self._beat = self._clock()
@@ -46,7 +49,8 @@ def serve(port: int, *, health: Health, metrics: Callable[[], bytes],
                 self._send(200 if ok else 503, b"ok\n" if ok else b"event loop stuck\n")
             elif self.path == "/readyz":
                 ok = health.ready
-                self._send(200 if ok else 503, b"ok\n" if ok else b"starting\n")
+                body = b"ok (standby)\n" if health.standby else b"ok\n"
+                self._send(200 if ok else 503, body if ok else b"starting\n")
             elif self.path == "/metrics":
                 self._send(200, metrics(), "text/plain; version=0.0.4; charset=utf-8")
             else:

@@ -14,6 +14,7 @@ DEFAULT_WORKERS = 16
 DEFAULT_PROBE_PORT = 8080
 DEFAULT_METRICS_PORT = 9090
 MAX_WORKERS = 256
+DEFAULT_LEASE_NAME = "helm-operator-leader"
 
 
 @record(frozen=True)
@@ -27,6 +28,11 @@ class WatchSettings:
     """Watch ConfigMaps/Secrets (metadata only) so a change to one a request's ``valuesFrom``
     names upgrades it at once. Needs list/watch on configmaps and secrets; false drops that
     need, and such changes are then seen at ``spec.interval``."""
+
+    selector: str = ""
+    """Label selector of the HelmRequests this replica serves (its shard, ``--selector``);
+    empty serves them all. Applied by the API server to every HelmRequest watch, so requests
+    of other shards never reach this process."""
 
     @property
     def cluster_wide(self) -> bool:
@@ -99,6 +105,31 @@ class RenderSettings:
 
 
 @record(frozen=True)
+class LeaderElectionSettings:
+    """Whether replicas elect one leader that reconciles (``--leader-elect``); the timings are
+    client-go's defaults, which controller-runtime uses: a dead leader is replaced within
+    ``lease_duration_s`` plus ``retry_period_s``, a released Lease within ``retry_period_s``."""
+
+    enabled: bool = False
+    namespace: str = ""
+    """Namespace of the Lease (``--leader-election-namespace``)."""
+
+    identity: str = ""
+    """This replica's name in the Lease (``--identity``; default the pod name, else host name)."""
+
+    lease_name: str = DEFAULT_LEASE_NAME
+    """One Lease per shard (``leader.lease_name``)."""
+
+    lease_duration_s: float = 15.0
+    renew_deadline_s: float = 10.0
+    retry_period_s: float = 2.0
+
+    def __post_init__(self) -> None:
+        if not 0 < self.retry_period_s < self.renew_deadline_s < self.lease_duration_s:
+            raise ValueError("leader election needs retry period < renew deadline < lease duration")
+
+
+@record(frozen=True)
 class OperatorSettings:
     """Everything the controller needs from its admin, composed per concern."""
 
@@ -106,3 +137,4 @@ class OperatorSettings:
     security: SecuritySettings = field(default_factory=SecuritySettings)
     runtime: RuntimeSettings = field(default_factory=RuntimeSettings)
     render: RenderSettings = field(default_factory=RenderSettings)
+    leader_election: LeaderElectionSettings = field(default_factory=LeaderElectionSettings)

@@ -51,7 +51,7 @@ class Watcher(Protocol):
                    label_selector: str = "", metadata_only: bool = False) -> dict[str, Any]: ...
 
     def watch(self, api_version: str, kind: str, *, namespace: str = "",
-              resource_version: str = "", metadata_only: bool = False,
+              resource_version: str = "", label_selector: str = "", metadata_only: bool = False,
               timeout_s: int = ...) -> Iterator[tuple[str, dict[str, Any]]]: ...
 
 
@@ -145,8 +145,9 @@ class ValuesObjects:
 
 def follow(client: Watcher, api_version: str, kind: str, *, namespace: str,
            metadata_only: bool, handle: Callable[..., None],
-           log: Callable[[str], None], stop: threading.Event) -> None:
-    """Run one watch until ``stop`` (module rules); ``handle(type, obj, initial=)``."""
+           log: Callable[[str], None], stop: threading.Event, selector: str = "") -> None:
+    """Run one watch until ``stop`` (module rules); ``handle(type, obj, initial=)``; only
+    objects matching the label ``selector`` (an object leaving it arrives as DELETED)."""
     version = ""
     backoff = MIN_BACKOFF_S
     where = f" in namespace {namespace}" if namespace else ""
@@ -154,12 +155,12 @@ def follow(client: Watcher, api_version: str, kind: str, *, namespace: str,
         try:
             if not version:
                 listing = client.collection(api_version, kind, namespace=namespace,
-                                            metadata_only=metadata_only)
+                                            label_selector=selector, metadata_only=metadata_only)
                 for item in listing["items"]:
                     handle("ADDED", item, initial=True)
                 version = str((listing.get("metadata") or {}).get("resourceVersion") or "")
             for type_, obj in client.watch(api_version, kind, namespace=namespace,
-                                           resource_version=version,
+                                           resource_version=version, label_selector=selector,
                                            metadata_only=metadata_only):
                 if stop.is_set():
                     return
@@ -179,20 +180,23 @@ def follow(client: Watcher, api_version: str, kind: str, *, namespace: str,
 
 
 def start(client: Watcher, *, namespaces: Iterable[str], requests: Requests,
-          values: ValuesObjects | None, log: Callable[[str], None]) -> threading.Event:
+          values: ValuesObjects | None, log: Callable[[str], None],
+          selector: str = "") -> threading.Event:
     """Start the watches in daemon threads (ConfigMaps/Secrets only with ``values``);
-    returns the event that stops them."""
+    returns the event that stops them. HelmRequests are those of the shard ``selector``, so
+    only the ConfigMaps/Secrets they name count as changes."""
     stop = threading.Event()
-    targets: list[tuple[str, str, bool, Callable[..., None]]] = [
-        (*HELMREQUEST, False, requests.event)]
+    targets: list[tuple[str, str, bool, Callable[..., None], str]] = [
+        (*HELMREQUEST, False, requests.event, selector)]
     for kind in VALUES_KINDS if values is not None else ():
-        targets.append(("v1", kind, True, _for_kind(values, kind)))
+        targets.append(("v1", kind, True, _for_kind(values, kind), ""))
     for namespace in tuple(namespaces) or ("",):
-        for api_version, kind, metadata_only, handle in targets:
+        for api_version, kind, metadata_only, handle, labels in targets:
             threading.Thread(target=follow, name=f"watch-{kind}-{namespace or 'all'}", daemon=True,
                              args=(client, api_version, kind),
                              kwargs={"namespace": namespace, "metadata_only": metadata_only,
-                                     "handle": handle, "log": log, "stop": stop}).start()
+                                     "handle": handle, "log": log, "stop": stop,
+                                     "selector": labels}).start()
     return stop
 
 

@@ -1,6 +1,7 @@
 """deploy/: least privilege for the controller, a restricted pod, settings main understands."""
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import yaml
@@ -68,9 +69,14 @@ def test_deployment_is_restricted_with_probes_and_resources():
 def test_operator_config_is_understood_by_main():
     config = load("config.yaml")[0]["data"]
     dep = load("deployment.yaml")[0]["spec"]["template"]["spec"]["containers"][0]
-    env = dict(config, **{e["name"]: e["value"] for e in dep["env"]})
+    env = dict(config, **{e["name"]: e["value"] for e in dep["env"] if "value" in e})
     assert all(k.startswith(main.ENV_PREFIX) or k == "HOME" for k in env)
-    inv = main.parse(dep["args"], env)
+    from_pod = {e["name"]: e["valueFrom"]["fieldRef"]["fieldPath"] for e in dep["env"] if "valueFrom" in e}
+    assert from_pod == {"POD_NAME": "metadata.name", "POD_NAMESPACE": "metadata.namespace"}
+    inv = main.parse(dep["args"], dict(env, POD_NAME="helm-operator-x", POD_NAMESPACE="helm-operator-system"))
+    election = inv.settings.leader_election
+    assert (election.enabled, election.identity, election.namespace) == (
+        True, "helm-operator-x", load("leader-election.yaml")[0]["metadata"]["namespace"])
     assert inv.in_cluster
     assert inv.settings.security.require_service_account
     assert inv.settings.runtime.log_format == "json"
@@ -78,7 +84,19 @@ def test_operator_config_is_understood_by_main():
     assert probes.HEARTBEAT_STALE_S < dep["livenessProbe"]["periodSeconds"] * 5
 
 
-def test_kustomization_lists_every_manifest():
+def test_kustomization_lists_every_manifest_and_the_crds():
     kust = yaml.safe_load((DEPLOY / "kustomization.yaml").read_text())
-    assert sorted(kust["resources"]) == sorted(p.name for p in DEPLOY.glob("*.yaml")
-                                                if p.name != "kustomization.yaml")
+    assert sorted(kust["resources"]) == sorted(["../manifests"] + [p.name for p in DEPLOY.glob("*.yaml")
+                                                                   if p.name != "kustomization.yaml"])
+    crds = yaml.safe_load((DEPLOY.parent / "manifests" / "kustomization.yaml").read_text())
+    assert sorted(crds["resources"]) == sorted(f"crds/{p.name}" for p in (DEPLOY.parent / "manifests" / "crds").glob("*.yaml"))
+
+
+def test_kubectl_kustomize_builds_crds_and_controller():
+    proc = subprocess.run(["kubectl", "kustomize", str(DEPLOY)], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    kinds = sorted((d["kind"], d["metadata"]["name"]) for d in yaml.safe_load_all(proc.stdout) if d)
+    assert ("CustomResourceDefinition", "helmrequests.helm.sh") in kinds
+    assert ("CustomResourceDefinition", "releases.helm.sh") in kinds
+    assert ("Deployment", "helm-operator") in kinds and ("Service", "helm-operator-metrics") in kinds
+    assert ("Role", "helm-operator-leader-election") in kinds

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import logging
+import socket
 import subprocess
 import sys
 
@@ -53,11 +54,39 @@ def test_flags_win_over_environment():
     (["run", "--workers", "0"], {}, "workers must be between 1 and 256, not 0"),
     (["run"], {"HELM_OPERATOR_WATCH_VALUES_FROM": "sometimes"},
      "watch values from must be true or false, not 'sometimes'"),
-], ids=["lua", "workers-text", "workers-range", "watch-values-from"])
+    (["run", "--selector", "shard in shard1"], {},
+     "invalid label selector 'shard in shard1': cannot parse 'shard in shard1'"),
+    (["run", "--selector", "a=1,=b"], {}, "invalid label selector 'a=1,=b': cannot parse '=b'"),
+], ids=["lua", "workers-text", "workers-range", "watch-values-from", "selector-in",
+        "selector-key"])
 def test_bad_settings_are_refused(argv, env, message):
     with pytest.raises(ValueError) as info:
         main.parse(argv, env)
     assert str(info.value) == message
+
+
+def test_leader_election_and_shard_flags():
+    inv = main.parse(["run", "--leader-elect", "--leader-election-namespace", "system",
+                      "--identity", "replica-a", "--selector", "sharding.helm.sh/key in (a, b)"], {})
+    election = inv.settings.leader_election
+    assert (election.enabled, election.namespace, election.identity) == (True, "system", "replica-a")
+    assert (election.lease_duration_s, election.renew_deadline_s, election.retry_period_s) == (15, 10, 2)
+    assert election.lease_name.startswith("helm-operator-leader-")
+    assert inv.settings.watch.selector == "sharding.helm.sh/key in (a, b)"
+
+
+def test_leader_election_defaults_to_the_pod_name_and_namespace():
+    env = {"HELM_OPERATOR_LEADER_ELECT": "true", "POD_NAME": "op-7d9-x2", "POD_NAMESPACE": "ops"}
+    election = main.parse(["run"], env).settings.leader_election
+    assert (election.enabled, election.namespace, election.identity) == (True, "ops", "op-7d9-x2")
+    assert election.lease_name == "helm-operator-leader"
+    assert main.parse(["run"], {}).settings.leader_election.identity == socket.gethostname()
+
+
+def test_leader_election_outside_a_cluster_needs_a_namespace(monkeypatch, tmp_path):
+    monkeypatch.setattr(main, "POD_NAMESPACE_FILE", tmp_path / "absent")
+    with pytest.raises(ValueError, match="^--leader-election-namespace is required outside a cluster$"):
+        main.parse(["run", "--leader-elect"], {})
 
 
 def test_main_reports_bad_settings_with_exit_code_2(capsys):

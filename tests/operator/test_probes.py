@@ -42,6 +42,14 @@ def test_readyz_turns_ready_after_start(served):
     assert get(port, "/readyz") == (200, "ok\n")
 
 
+def test_a_standby_replica_is_ready_but_says_it_is_idle(served):
+    port, health, _, _ = served
+    health.ready, health.standby = True, True
+    assert get(port, "/readyz") == (200, "ok (standby)\n")
+    health.standby = False
+    assert get(port, "/readyz") == (200, "ok\n")
+
+
 def test_healthz_fails_when_the_loop_stops_beating(served):
     port, health, clock, _ = served
     assert get(port, "/healthz") == (200, "ok\n")

@@ -3,6 +3,7 @@ the watch loop runs against a scripted Watcher; e2e/test_operator_watches.py run
 from __future__ import annotations
 
 import threading
+import time
 from typing import Any
 
 from helm_core import errors as core_errors
@@ -85,7 +86,7 @@ class Scripted:
         assert metadata_only
         return self.listings.pop(0)
 
-    def watch(self, api_version, kind, *, namespace="", resource_version="",
+    def watch(self, api_version, kind, *, namespace="", resource_version="", label_selector="",
               metadata_only=False, timeout_s=0):
         self.watched_from.append(resource_version)
         stream = self.streams.pop(0)
@@ -120,3 +121,40 @@ def test_follow_lists_then_watches_resumes_and_starts_over_after_gone():
     assert seen == [("ADDED", "4", True), ("MODIFIED", "6", False), ("ADDED", "39", True),
                     ("MODIFIED", "41", False)]
     assert logged == ["watch of ConfigMap failed, retrying in 1s: connection reset"]
+
+
+class Recording:
+    """A Watcher that records which kinds it lists and watches, with which label selector."""
+
+    def __init__(self, stop: threading.Event) -> None:
+        self.stop, self.calls, self.lock = stop, [], threading.Lock()
+
+    def collection(self, api_version, kind, *, namespace="", label_selector="", metadata_only=False):
+        with self.lock:
+            self.calls.append(("list", kind, label_selector))
+        return {"metadata": {"resourceVersion": "1"}, "items": []}
+
+    def watch(self, api_version, kind, *, namespace="", resource_version="", label_selector="",
+              metadata_only=False, timeout_s=0):
+        with self.lock:
+            self.calls.append(("watch", kind, label_selector))
+        self.stop.wait(5)
+        yield from ()
+
+
+def test_the_shard_selector_filters_helmrequests_but_not_the_values_objects():
+    stop = threading.Event()
+    client = Recording(stop)
+    requests = watches.Requests()
+    values = watches.ValuesObjects(requests, lambda uids: None)
+    started = watches.start(client, namespaces=(), requests=requests, values=values,
+                            log=lambda line: None, selector="sharding.helm.sh/key=shard1")
+    deadline = time.monotonic() + 5
+    while len(client.calls) < 6 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    started.set()
+    stop.set()
+    assert sorted(client.calls) == [
+        ("list", "ConfigMap", ""), ("list", "HelmRequest", "sharding.helm.sh/key=shard1"),
+        ("list", "Secret", ""), ("watch", "ConfigMap", ""),
+        ("watch", "HelmRequest", "sharding.helm.sh/key=shard1"), ("watch", "Secret", "")]

@@ -1,0 +1,128 @@
+"""Scale-out: N HelmRequests spread over R shards (``sharding.helm.sh/key=shardK``), one
+``helm-operator run --selector`` replica per shard, on the local control plane. Prints the time
+until all are Ready, apply->Ready p50/p95, peak RSS and CPU per replica, and what one request
+costs the API server: requests by verb (``apiserver_request_total``) and the bytes it stores
+(live objects in the namespace, and the growth of etcd's database).
+
+    python bench/scale.py --count 3000 --shards 3 [--workers 16] [--interval 60]
+
+With ``--interval S`` the requests get ``spec.interval: Ss`` and, once all are Ready, the API
+requests of 2 intervals of idle checks are counted too (the steady-state cost).
+
+Goal (issue 17): 3000 requests over 3 shards Ready within 120 s on a 2-core machine, <= 200 MB
+RSS per replica. Uses ``HELM_CONTROLLER_E2E_KUBECONFIG`` when set, else starts its own cluster.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import controller as bench  # noqa: E402  (bench/controller.py: namespace, replicas, polling)
+from kubernetes import client as k8s  # noqa: E402
+
+from helm_operator import settings  # noqa: E402
+
+SHARD_KEY = "sharding.helm.sh/key"
+REQUESTS_LINE = re.compile(r'^apiserver_request_total\{(?P<labels>[^}]*)\} (?P<value>\S+)$', re.M)
+STORAGE_LINE = re.compile(r'^apiserver_storage_size_bytes(?:\{[^}]*\})? (?P<value>\S+)$', re.M)
+#: Kinds whose objects a request leaves in its namespace (stored in etcd).
+STORED = [("v1", "secrets"), ("v1", "configmaps"), ("v1", "events"), ("helm.sh/v1alpha1", "releases"),
+          ("helm.sh/v1alpha1", "helmrequests"), ("coordination.k8s.io/v1", "leases")]
+
+
+def server_metrics(api: k8s.ApiClient) -> str:
+    response = api.call_api(*api.param_serialize("GET", "/metrics", auth_settings=["BearerToken"]))
+    return response.read().decode()
+
+
+def requests_by_verb(text: str) -> Counter[str]:
+    counts: Counter[str] = Counter()
+    for match in REQUESTS_LINE.finditer(text):
+        verb = re.search(r'verb="([^"]*)"', match["labels"])
+        counts[verb.group(1) if verb else "?"] += int(float(match["value"]))
+    return counts
+
+
+def storage_bytes(text: str) -> int:
+    return sum(int(float(m["value"])) for m in STORAGE_LINE.finditer(text))
+
+
+def stored_bytes(api: k8s.ApiClient, ns: str) -> int:
+    """JSON size of every object the requests left in ``ns`` (what etcd keeps, protobuf aside)."""
+    total = 0
+    for api_version, plural in STORED:
+        prefix = "/api/v1" if api_version == "v1" else f"/apis/{api_version}"
+        response = api.call_api(*api.param_serialize("GET", f"{prefix}/namespaces/{ns}/{plural}",
+                                                     auth_settings=["BearerToken"]))
+        total += sum(len(json.dumps(item)) for item in json.loads(response.read())["items"])
+    return total
+
+
+def run(api: k8s.ApiClient, kubeconfig: Path, count: int, shards: int, workers: int,
+        interval_s: int) -> None:
+    objects = k8s.CustomObjectsApi(api)
+    ns = bench.setup_namespace(api, f"scale-{count}")
+    replicas = [bench.Replica(kubeconfig, ["-n", ns, "--workers", str(workers),
+                                           "--selector", f"{SHARD_KEY}=shard{k}"]) for k in range(shards)]
+    time.sleep(3)
+    cpu0 = [r.cpu() for r in replicas]
+    before = server_metrics(api)
+    start = time.monotonic()
+    created = bench.create_requests(objects, ns, count, lambda i: {SHARD_KEY: f"shard{i % shards}"},
+                                    {"interval": f"{interval_s}s"} if interval_s else None)
+    applied = time.monotonic() - start
+    ready = bench.wait_ready(objects, ns, count, start)
+    total = time.monotonic() - start
+    after = server_metrics(api)
+    print(f"N={count} shards={shards} workers={workers}: applied in {applied:.1f}s; "
+          f"{len(ready)}/{count} Ready in {total:.1f}s; {bench.percentiles(created, ready)}", flush=True)
+    for k, (replica, cpu) in enumerate(zip(replicas, cpu0)):
+        print(f"    shard{k}: peak RSS {replica.peak_rss_mb:.0f} MB (its render workers {replica.peak_workers_mb:.0f} MB), "
+              f"CPU {replica.cpu() - cpu:.1f}s", flush=True)
+    calls = requests_by_verb(after) - requests_by_verb(before)
+    per = ", ".join(f"{verb} {n / count:.1f}" for verb, n in calls.most_common())
+    print(f"    API requests per HelmRequest: {sum(calls.values()) / count:.1f} ({per})", flush=True)
+    print(f"    stored per HelmRequest: {stored_bytes(api, ns) / count / 1024:.1f} KiB of objects; "
+          f"etcd database grew {(storage_bytes(after) - storage_bytes(before)) / count / 1024:.1f} KiB",
+          flush=True)
+    if interval_s:
+        steady = server_metrics(api)
+        cpu1 = [r.cpu() for r in replicas]
+        time.sleep(2 * interval_s)
+        checks = requests_by_verb(server_metrics(api)) - requests_by_verb(steady)
+        per = ", ".join(f"{verb} {n / count / 2:.1f}" for verb, n in checks.most_common())
+        print(f"    idle, spec.interval {interval_s}s: API requests per interval check "
+              f"{sum(checks.values()) / count / 2:.1f} ({per}); replica CPU "
+              + ", ".join(f"{(r.cpu() - c) / (2 * interval_s) * 100:.0f}%" for r, c in zip(replicas, cpu1)),
+              flush=True)
+    print(f"    cleanup (uninstall of {count}) took {bench.delete_namespace(k8s.CoreV1Api(api), ns):.1f}s",
+          flush=True)
+    for replica in replicas:
+        replica.stop()
+
+
+def main() -> int:
+    args = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    args.add_argument("--count", type=int, action="append")
+    args.add_argument("--shards", type=int, default=3)
+    args.add_argument("--workers", type=int, default=settings.DEFAULT_WORKERS)
+    args.add_argument("--interval", type=int, default=0, help="spec.interval in seconds (0: default)")
+    opts = args.parse_args()
+
+    def work(api: k8s.ApiClient, kubeconfig: Path) -> None:
+        for count in opts.count or [300]:
+            run(api, kubeconfig, count, opts.shards, opts.workers, opts.interval)
+
+    bench.on_cluster(work)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
