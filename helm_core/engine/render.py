@@ -46,7 +46,9 @@ if TYPE_CHECKING:
 from helm_core import memo
 from helm_core.gojson import copy_tree
 from helm_core.errors import SourcePos, TemplateError
-from helm_core.gotemplate import environment
+from helm_core.gotemplate import budget as budget_mod
+from helm_core.gotemplate import environment, runtime
+from helm_core.limits import RenderLimitExceeded, RenderLimits
 from helm_core.gotemplate.funcs import sprig
 
 #: How many compiled template sets (one per distinct chart tree) are kept.
@@ -75,6 +77,13 @@ class RenderOptions:
     #: Engine per template path (``<chart>/templates/x.yaml``) chosen by a pre-render handler:
     #: ``""`` (Go templates, or Jinja2 for ``.j2`` files) or ``"jinja2"``.
     template_engines: Mapping[str, str] = field(default_factory=dict)
+    #: The render's budget: time and output (memory is the process's: the CLI and the
+    #: controller's workers set it). ``None``: no limits.
+    limits: RenderLimits | None = None
+    #: ``time.monotonic()`` / ``time.process_time()`` when the budget started (the CLI counts
+    #: from its start, loading included); ``None``: when the render starts.
+    wall_start: float | None = None
+    cpu_start: float | None = None
 
 
 @record
@@ -264,7 +273,9 @@ def _render(chart: model.Chart, values: dict[str, Any], options: RenderOptions) 
     order = sort_template_names(list(templates))
     compiled = _compiled(templates, order, options.strict)
     jinja_strict = options.strict or options.lint_mode
-    with compiled.lock:
+    budget = budget_mod.UNLIMITED if options.limits is None else budget_mod.Budget(
+        options.limits, wall_start=options.wall_start, cpu_start=options.cpu_start)
+    with compiled.lock, budget_mod.active(budget):
         state = compiled.state
         state.lint_mode = options.lint_mode
         state.lookup = options.lookup or helm_funcs._empty_lookup
@@ -276,23 +287,36 @@ def _render(chart: model.Chart, values: dict[str, Any], options: RenderOptions) 
             item.data["Template"] = {"Name": name, "BasePath": item.base_path}
             state.tset = compiled.tset
             state.included = {}
-            if item.engine:
-                jset = compiled.jinja.get(jinja_strict)
-                if jset is None:
-                    from helm_core.engine import jinja  # only charts that opt in pay for Jinja2
-
-                    jset = compiled.jinja[jinja_strict] = jinja.JinjaSet(state, strict=jinja_strict)
-                rendered[name] = jset.render(item.source, item.text, item.data)
-                continue
+            state.nesting = 0
             try:
-                text = compiled.tset.execute(name, item.data)
-            except TemplateError as exc:
-                message = cleanup_exec_error(name, str(exc))
-                raise TemplateError(message, _exec_position(str(exc)) or exc.pos) from None
-            except RecursionError:
-                raise TemplateError(f"rendering template failed: {name}: template nesting too deep") from None
-            rendered[name] = text.replace("<no value>", "")
+                text = _render_one(compiled, state, item, jinja_strict)
+                budget.add_written(text)
+            except RenderLimitExceeded as exc:
+                raise RenderLimitExceeded(f"chart {chart.name}: template {name}: {exc}", limit=exc.limit) from None
+            rendered[name] = text
         return rendered
+
+
+def _render_one(compiled: _Compiled, state: helm_funcs.RenderState, item: _Renderable, jinja_strict: bool) -> str:
+    """One template's output, errors worded as Helm words them."""
+    name = item.name
+    if item.engine:
+        jset = compiled.jinja.get(jinja_strict)
+        if jset is None:
+            from helm_core.engine import jinja  # only charts that opt in pay for Jinja2
+
+            jset = compiled.jinja[jinja_strict] = jinja.JinjaSet(state, strict=jinja_strict)
+        return jset.render(item.source, item.text, item.data)
+    try:
+        text = compiled.tset.execute(name, item.data)
+    except runtime.NestingTooDeep as exc:
+        raise TemplateError(f"rendering template failed: {name}: {exc}") from None
+    except TemplateError as exc:
+        message = cleanup_exec_error(name, str(exc))
+        raise TemplateError(message, _exec_position(str(exc)) or exc.pos) from None
+    except RecursionError:
+        raise TemplateError(f"rendering template failed: {name}: template nesting too deep") from None
+    return text.replace("<no value>", "")
 
 
 class _DeepStack:

@@ -37,7 +37,7 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Literal, Mapping, Optional
 
-from helm_core.gotemplate import compiler, gcpause, gofmt, nodes, parser, runtime
+from helm_core.gotemplate import budget, compiler, gcpause, gofmt, nodes, parser, runtime
 from helm_core.gotemplate.funcs import builtins
 
 if TYPE_CHECKING:
@@ -287,7 +287,8 @@ class TemplateSet:
         if sys.getrecursionlimit() < RECURSION_LIMIT:
             sys.setrecursionlimit(RECURSION_LIMIT)
         out: list[str] = []
-        state = runtime.State(self, name, out, [["$", data, False]], 0, self.missingkey, self._plans)
+        state = runtime.State(self, name, out, [["$", data, False]], 0, self.missingkey, self._plans,
+                              budget.current())
         token = _CURRENT.set(self)
         try:
             run(state, data, False)
