@@ -29,10 +29,9 @@ from __future__ import annotations
 import hashlib
 import posixpath
 import re
-import sys
 import threading
 from collections import OrderedDict
-from typing import TYPE_CHECKING, Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 from helm_core.chart import model
 from helm_core.engine import capabilities as caps_mod
@@ -47,17 +46,12 @@ from helm_core import memo
 from helm_core.gojson import copy_tree
 from helm_core.errors import SourcePos, TemplateError
 from helm_core.gotemplate import budget as budget_mod
-from helm_core.gotemplate import environment, runtime
+from helm_core.gotemplate import deepstack, environment, runtime
 from helm_core.limits import RenderLimitExceeded, RenderLimits
 from helm_core.gotemplate.funcs import sprig
 
 #: How many compiled template sets (one per distinct chart tree) are kept.
 TEMPLATE_CACHE_SIZE = 32
-#: Stack for the render thread: 1000 nested includes need deep Python recursion.
-RENDER_STACK_BYTES = 512 * 1024 * 1024
-#: Python frames allowed in the render thread.
-RENDER_RECURSION_LIMIT = 400_000
-
 _WARN_RE = re.compile(helm_funcs.WARN_START + r"((?s:.*))" + helm_funcs.WARN_END)
 
 
@@ -78,7 +72,8 @@ class RenderOptions:
     #: ``""`` (Go templates, or Jinja2 for ``.j2`` files) or ``"jinja2"``.
     template_engines: Mapping[str, str] = field(default_factory=dict)
     #: The render's budget: time and output (memory is the process's: the CLI and the
-    #: controller's workers set it). ``None``: no limits.
+    #: controller's workers set it). ``None``: the budget made active by the caller
+    #: (:func:`helm_core.gotemplate.budget.active`, as the CLI does), else no limits.
     limits: RenderLimits | None = None
     #: ``time.monotonic()`` / ``time.process_time()`` when the budget started (the CLI counts
     #: from its start, loading included); ``None``: when the render starts.
@@ -263,7 +258,7 @@ def render(chart: model.Chart, values: dict[str, Any], *,
     {template path: rendered text}, NOTES.txt files included. Raises :class:`TemplateError`
     with Helm's message on a parse or execution error.
     """
-    return _in_big_stack(lambda: _render(chart, values, options))
+    return deepstack.run(lambda: _render(chart, values, options))
 
 
 def _render(chart: model.Chart, values: dict[str, Any], options: RenderOptions) -> dict[str, str]:
@@ -273,8 +268,12 @@ def _render(chart: model.Chart, values: dict[str, Any], options: RenderOptions) 
     order = sort_template_names(list(templates))
     compiled = _compiled(templates, order, options.strict)
     jinja_strict = options.strict or options.lint_mode
-    budget = budget_mod.UNLIMITED if options.limits is None else budget_mod.Budget(
-        options.limits, wall_start=options.wall_start, cpu_start=options.cpu_start)
+    if options.limits is not None:
+        budget = budget_mod.Budget(options.limits, wall_start=options.wall_start, cpu_start=options.cpu_start)
+    else:  # the budget the caller made active (the CLI's), if any, counting from now
+        budget = budget_mod.current()
+        if budget is not budget_mod.UNLIMITED:
+            budget.restart()
     with compiled.lock, budget_mod.active(budget):
         state = compiled.state
         state.lint_mode = options.lint_mode
@@ -317,46 +316,3 @@ def _render_one(compiled: _Compiled, state: helm_funcs.RenderState, item: _Rende
     except RecursionError:
         raise TemplateError(f"rendering template failed: {name}: template nesting too deep") from None
     return text.replace("<no value>", "")
-
-
-class _DeepStack:
-    """Counts renders in flight; the raised recursion limit is restored when none is left."""
-
-    lock = threading.Lock()
-    active = 0
-    saved_limit = 0
-
-
-def _in_big_stack(fn: Callable[[], dict[str, str]]) -> dict[str, str]:
-    """Run ``fn`` in a thread with a large stack so deep include chains do not crash."""
-    result: list[Any] = []
-
-    def run() -> None:
-        try:
-            result.append(("ok", fn()))
-        except BaseException as exc:  # re-raised in the caller's thread
-            result.append(("err", exc))
-
-    with _DeepStack.lock:
-        if _DeepStack.active == 0:
-            _DeepStack.saved_limit = sys.getrecursionlimit()
-            sys.setrecursionlimit(max(_DeepStack.saved_limit, RENDER_RECURSION_LIMIT))
-        _DeepStack.active += 1
-        previous = threading.stack_size(RENDER_STACK_BYTES)
-        try:
-            worker = threading.Thread(target=run, name="helm-render")
-            worker.start()
-        finally:
-            threading.stack_size(previous)
-    try:
-        worker.join()
-    finally:
-        with _DeepStack.lock:
-            _DeepStack.active -= 1
-            if _DeepStack.active == 0:
-                sys.setrecursionlimit(_DeepStack.saved_limit)
-    kind, value = result[0]
-    if kind == "err":
-        raise value
-    rendered: dict[str, str] = value
-    return rendered

@@ -48,6 +48,12 @@ class Budget:
         #: Bytes of output of templates already finished (the engine adds them).
         self.written = 0
 
+    def restart(self) -> None:
+        """Count again from now: an ambient budget (the CLI's) applies to each render anew."""
+        self.deadline = time.monotonic() + self.limits.timeout_s
+        self.cpu_deadline = time.process_time() + self.limits.cpu_s
+        self._out, self.written = None, 0
+
     def tick(self, out: list[str] | None = None) -> None:
         """Raise if the wall deadline passed; now and then check CPU time and ``out``'s size."""
         if time.monotonic() > self.deadline:
@@ -112,7 +118,8 @@ def current() -> Budget:
 
 @contextlib.contextmanager
 def active(budget: Budget) -> Iterator[Budget]:
-    """Make ``budget`` the one checked while the block runs."""
+    """Make ``budget`` the one checked while the block runs (by renders in this thread and
+    in the threads :mod:`~helm_core.gotemplate.deepstack` starts from it)."""
     token = _CURRENT.set(budget)
     try:
         yield budget

@@ -228,11 +228,7 @@ def _template(node: n.TemplateNode) -> Run:
             raise st.error(node, f"exceeded maximum template depth ({rt.MAX_EXEC_DEPTH})")
         st.budget.tick(st.out)
         new_dot = pipe(st, dot, db) if pipe is not None else None
-        child = st.child(name, new_dot)
-        try:
-            target(child, new_dot, False)
-        except RecursionError:
-            raise st.error(node, f"exceeded maximum template depth ({rt.MAX_EXEC_DEPTH})") from None
+        target(st.child(name, new_dot), new_dot, False)
 
     return run_template
 

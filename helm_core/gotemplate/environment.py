@@ -293,8 +293,10 @@ class TemplateSet:
         try:
             run(state, data, False)
         except RecursionError:
+            # Not Go's maxExecDepth message: Python's limit is not a count of template calls.
             raise runtime.ExecError(
-                f"template: {name}: exceeded maximum template depth ({runtime.MAX_EXEC_DEPTH})",
+                f"template: {name}: templates nested too deep (past Python's recursion limit of "
+                f"{sys.getrecursionlimit()})",
                 template_name=name,
             ) from None
         finally:
