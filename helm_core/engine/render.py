@@ -274,7 +274,7 @@ def _render(chart: model.Chart, values: dict[str, Any], options: RenderOptions) 
         budget = budget_mod.current()
         if budget is not budget_mod.UNLIMITED:
             budget.restart()
-    with compiled.lock, budget_mod.active(budget):
+    with compiled.lock, budget_mod.active(budget), budget.timed():
         state = compiled.state
         state.lint_mode = options.lint_mode
         state.lookup = options.lookup or helm_funcs._empty_lookup

@@ -2,9 +2,10 @@
 
 Charts come from strangers: a ``range`` over ``until 100000000``, a loop of ``genPrivateKey``
 or a string doubled by ``printf "%s%s"`` must stop with :class:`RenderLimitExceeded`, not run
-for ever or fill memory. The runtime calls :meth:`Budget.tick` on every function call,
-``{{template}}`` call and ``range`` iteration (one clock read and a compare: normal charts do
-not notice), checks what a function builds with :meth:`Budget.check_result`, and functions
+for ever or fill memory. The runtime tests :attr:`Budget.expired` on every function call and
+calls :meth:`Budget.tick` (which reads the clocks) on every ``{{template}}`` call and ``range``
+iteration (normal charts do
+not notice: bench/gotemplate_micro.py), checks what a function builds with :meth:`Budget.check_result`, and functions
 that size their result from an argument (``repeat``, ``until``...) ask :func:`check_size`
 before they build it.
 
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import threading
 import time
 from typing import Any, Iterator
 
@@ -31,7 +33,7 @@ OUTPUT_CHECK_EVERY = 64
 class Budget:
     """The limits of one render, as absolute deadlines the runtime compares against."""
 
-    __slots__ = ("limits", "deadline", "cpu_deadline", "max_bytes", "_ticks",
+    __slots__ = ("limits", "deadline", "cpu_deadline", "max_bytes", "max_items", "expired", "_ticks",
                  "_out", "_out_seen", "_out_bytes", "written")
 
     def __init__(self, limits: RenderLimits, *, wall_start: float | None = None,
@@ -40,7 +42,12 @@ class Budget:
         self.deadline = (time.monotonic() if wall_start is None else wall_start) + limits.timeout_s
         self.cpu_deadline = (time.process_time() if cpu_start is None else cpu_start) + limits.cpu_s
         self.max_bytes = limits.output_bytes
+        #: The length past which a string or list may be too large (a fast first test).
+        self.max_items = limits.output_bytes // LIST_ITEM_BYTES
         self._ticks = 0
+        #: Set when the wall deadline passed (by :meth:`tick`, or the timer :meth:`timed`
+        #: starts): function calls test only this flag, cheaper than reading the clock.
+        self.expired = False
         # The output list being counted (a template's, or an include's), how far, how much.
         self._out: list[str] | None = None
         self._out_seen = 0
@@ -52,11 +59,29 @@ class Budget:
         """Count again from now: an ambient budget (the CLI's) applies to each render anew."""
         self.deadline = time.monotonic() + self.limits.timeout_s
         self.cpu_deadline = time.process_time() + self.limits.cpu_s
-        self._out, self.written = None, 0
+        self._out, self.written, self.expired = None, 0, False
+
+    @contextlib.contextmanager
+    def timed(self) -> Iterator[None]:
+        """While the block runs, a timer sets :attr:`expired` at the wall deadline."""
+        if self.deadline == float("inf"):
+            yield
+            return
+        timer = threading.Timer(max(0.0, self.deadline - time.monotonic()), self._expire)
+        timer.daemon = True
+        timer.start()
+        try:
+            yield
+        finally:
+            timer.cancel()
+
+    def _expire(self) -> None:
+        self.expired = True
 
     def tick(self, out: list[str] | None = None) -> None:
         """Raise if the wall deadline passed; now and then check CPU time and ``out``'s size."""
-        if time.monotonic() > self.deadline:
+        if self.expired or time.monotonic() > self.deadline:
+            self.expired = True
             raise self.exceeded("timeout_s")
         self._ticks += 1
         if self._ticks % CPU_CHECK_EVERY == 0 and time.process_time() > self.cpu_deadline:
