@@ -79,14 +79,18 @@ class Budget:
         self.expired = True
 
     def tick(self, out: list[str] | None = None) -> None:
-        """Raise if the wall deadline passed; now and then check CPU time and ``out``'s size."""
+        """Raise if the deadline passed (now and then read the clocks, count ``out``'s size)."""
+        self._ticks += 1
+        if self.expired or not self._ticks % OUTPUT_CHECK_EVERY:
+            self._check(out)
+
+    def _check(self, out: list[str] | None) -> None:
         if self.expired or time.monotonic() > self.deadline:
             self.expired = True
             raise self.exceeded("timeout_s")
-        self._ticks += 1
-        if self._ticks % CPU_CHECK_EVERY == 0 and time.process_time() > self.cpu_deadline:
+        if not self._ticks % CPU_CHECK_EVERY and time.process_time() > self.cpu_deadline:
             raise self.exceeded("cpu_s")
-        if out is not None and self._ticks % OUTPUT_CHECK_EVERY == 0:
+        if out is not None:
             self._count_output(out)
 
     def _count_output(self, out: list[str]) -> None:
