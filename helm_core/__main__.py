@@ -10,9 +10,17 @@ import gc
 
 def run() -> None:
     gc.disable()
-    from helm_core import cli
+    try:
+        from helm_core import cli
 
-    cli.run()
+        cli.run()
+    except Exception as exc:  # noqa: BLE001 - last resort: a bug is still one line, never a traceback
+        import os
+        import sys
+
+        print(f"Error: internal error ({type(exc).__name__}): {exc}".splitlines()[0], file=sys.stderr)
+        sys.stderr.flush()
+        os._exit(1)
 
 
 if __name__ == "__main__":

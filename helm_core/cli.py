@@ -58,6 +58,12 @@ def _add_lua_flags(p: argparse.ArgumentParser) -> None:
                    help="accept every Lua permission the chart asks for")
 
 
+def _add_limit_flags(p: argparse.ArgumentParser) -> None:
+    from helm_core import cli_limits
+
+    cli_limits.add_flags(p)
+
+
 def _lua_options(args: argparse.Namespace, chart: Any) -> "template_action.LuaOptions":
     from helm_core import lua
     from helm_core.action import template as template_action
@@ -215,6 +221,7 @@ def _add_template(sub: Any) -> None:
     t.add_argument("--is-upgrade", action="store_true", help="set .Release.IsUpgrade")
     _add_values_flags(t)
     _add_lua_flags(t)
+    _add_limit_flags(t)
     t.set_defaults(func=cmd_template)
 
 
@@ -225,6 +232,7 @@ def _add_lint(sub: Any) -> None:
     lint.add_argument("-n", "--namespace", default="default")
     _add_values_flags(lint)
     _add_lua_flags(lint)
+    _add_limit_flags(lint)
     lint.set_defaults(func=cmd_lint)
 
 
@@ -306,12 +314,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     previous_memo = memo.active()
     memo.use(memo.DiskMemo(cachedirs.default_root(os.environ) / cachedirs.MEMO_FOLDER))
     try:
-        return int(_with_deep_stack(lambda: args.func(args)))
+        return int(_with_deep_stack(lambda: _limited(args)))
     except HelmError as exc:
         print(f"Error: {_one_line(str(exc))}", file=sys.stderr)
         return 1
     except OSError as exc:
         print(f"Error: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "), file=sys.stderr)
+        return 1
+    except MemoryError:
+        from helm_core import cli_limits
+
+        print(f"Error: {cli_limits.memory_error_message(cli_limits.from_args(args))}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 130
@@ -331,6 +344,28 @@ def _with_deep_stack(command: Callable[[], Any]) -> Any:
         return deepstack.run(command)
     except RecursionError:
         raise HelmError("input nested too deeply to be handled (values, YAML or JSON)") from None
+
+
+def _limited(args: argparse.Namespace) -> Any:
+    """The command under its render limits (measured from inside the deep-stack thread, so its
+    stack is counted as already in use)."""
+    with _render_limits(args):
+        return args.func(args)
+
+
+#: Commands that only render locally: the whole command is under the render timeout.
+_LOCAL_RENDERS = ("template", "lint")
+
+
+def _render_limits(args: argparse.Namespace) -> Any:
+    """The render limits of a command that renders (``--render-*`` flags), else nothing."""
+    import contextlib
+
+    if not hasattr(args, "render_timeout"):
+        return contextlib.nullcontext()
+    from helm_core import cli_limits
+
+    return cli_limits.enforced(cli_limits.from_args(args), watchdog=args.command in _LOCAL_RENDERS)
 
 
 def run() -> None:

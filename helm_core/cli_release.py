@@ -342,6 +342,7 @@ def _install_like(p: argparse.ArgumentParser) -> None:
     p.add_argument("--description", default="", help="a custom description")
     cli._add_values_flags(p)
     cli._add_lua_flags(p)
+    cli._add_limit_flags(p)
 
 
 def register(sub: Any) -> None:

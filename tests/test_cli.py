@@ -206,3 +206,64 @@ def test_top_level_help_still_lists_every_command(capsys):
     out = capsys.readouterr().out
     for command in ("template", "lint", "show", "install", "upgrade", "pull", "repo"):
         assert command in out
+
+
+# -- render limits (--render-timeout, --render-cpu, --render-memory, --render-output) ----------
+
+def _cli_subprocess(tmp_path, template: str, *flags: str) -> subprocess.CompletedProcess:
+    root = write_chart(tmp_path / "hostile", {"Chart.yaml": chart_yaml("hostile"), "templates/a.yaml": template})
+    env = {"PATH": "/usr/bin:/bin", "HELM_CORE_CACHE": str(tmp_path / "cache"),
+           "PYTHONPATH": ":".join(sys.path)}
+    return subprocess.run([sys.executable, "-m", "helm_core", "template", "x", str(root), *flags],
+                          capture_output=True, text=True, timeout=120, env=env)
+
+
+DOUBLING = '{{ $s := "ab" }}{{ range until 40 }}{{ $s = printf "%s%s" $s $s }}{{ end }}'
+
+
+def test_render_memory_limit_is_one_error_line(tmp_path):
+    proc = _cli_subprocess(tmp_path, DOUBLING, "--render-memory", "64Mi", "--render-output", "4Gi")
+    assert (proc.returncode, proc.stdout, proc.stderr) == (
+        1, "", "Error: passed the render memory limit of 64MiB (out of memory)\n")
+
+
+def test_render_output_limit_names_chart_template_and_limit(tmp_path):
+    proc = _cli_subprocess(tmp_path, DOUBLING, "--render-output", "1Mi")
+    assert (proc.returncode, proc.stderr) == (1, "Error: chart hostile: template hostile/templates/a.yaml: "
+                                                 "passed the render output limit of 1MiB (a string of 2097152 characters)\n")
+
+
+def test_render_timeout_stops_a_loop(tmp_path):
+    proc = _cli_subprocess(tmp_path, "{{ range 100000000000 }}{{ end }}", "--render-timeout", "1500ms")
+    assert (proc.returncode, proc.stderr) == (
+        1, "Error: chart hostile: template hostile/templates/a.yaml: passed the render timeout of 1.5s\n")
+
+
+def test_watchdog_ends_a_render_stuck_in_one_call(tmp_path):
+    # toToml of 30000 nested maps runs for minutes inside one call: no runtime check is reached.
+    template = '{{ $d := dict }}{{ range until 30000 }}{{ $d = dict "a" $d }}{{ end }}{{ toToml $d | len }}'
+    proc = _cli_subprocess(tmp_path, template, "--render-timeout", "1s")
+    assert (proc.returncode, proc.stdout, proc.stderr) == (
+        1, "", "Error: passed the render timeout of 1s (the render did not stop)\n")
+
+
+def test_include_ring_is_one_error_line(tmp_path):
+    defines = "".join('{{define "r%d"}}{{include "r%d" .}}{{end}}' % (i, (i + 1) % 300) for i in range(300))
+    proc = _cli_subprocess(tmp_path, defines + 'a: {{ include "r0" . }}')
+    assert (proc.returncode, proc.stderr) == (
+        1, "Error: rendering template failed: hostile/templates/a.yaml: include and tpl calls nested more than "
+           '10000 deep (at include "r100")\n')
+
+
+@pytest.mark.parametrize(("text", "seconds"), [("30s", 30.0), ("1m30s", 90.0), ("500ms", 0.5), ("2", 2.0)])
+def test_render_timeout_takes_go_durations(text, seconds):
+    from helm_core import cli_limits
+
+    assert cli_limits.parse_duration(text) == seconds
+
+
+def test_limit_flags_reach_the_render(capsys):
+    code, out, err = run(capsys, "template", str(EXAMPLES / "hello"), "--render-output", "100")
+    assert code == 1 and out == ""
+    assert err.startswith("Error: chart hello: template hello/templates/") and \
+        err.endswith(": passed the render output limit of 100B\n")

@@ -15,7 +15,7 @@ import math
 from typing import Any, Callable
 
 from helm_core import gojson, goyaml
-from helm_core.gotemplate import environment, gofmt, gotypes
+from helm_core.gotemplate import environment, gofmt, gotypes, runtime
 from helm_core.gotemplate.funcs import gotime
 from helm_core.gotemplate.gotypes import FuncError, signature
 from helm_core.records import field, record
@@ -24,6 +24,12 @@ WARN_START = "HELM_ERR_START"
 WARN_END = "HELM_ERR_END"
 #: Helm's recursionMaxNums: how deep one named template may include itself.
 MAX_INCLUDE_DEPTH = 1000
+#: How deep ``include`` and ``tpl`` calls may nest, whatever the names. Helm bounds only each
+#: name (above), so a ring of n names nests n*1001 deep, every level wrapping the error text
+#: of the one below: helm's time and memory grow with the square of the depth, and a ring of
+#: a few hundred names crashes it. Up to this depth (a ring of 9 names) we give helm's exact
+#: answer; deeper, our own error.
+MAX_NESTED_CALLS = 10_000
 #: The name of Helm's root template, seen in tpl and include errors.
 ROOT_TEMPLATE_NAME = "gotpl"
 #: Functions Helm deletes from Sprig's map.
@@ -341,6 +347,8 @@ class RenderState:
     lint_mode: bool = False
     lookup: LookupFunc = _empty_lookup
     included: dict[str, int] = field(default_factory=dict)
+    #: include and tpl calls in progress, all names together (bounded by MAX_NESTED_CALLS).
+    nesting: int = 0
     #: Errors of the engine that mean "template execution failed" (re-raised as FuncError text).
     exec_errors: tuple[type[BaseException], ...] = ()
 
@@ -351,6 +359,22 @@ def bound_funcs(state: RenderState) -> dict[str, Callable[..., Any]]:
     def executing() -> Any:
         return environment.current_set() or state.tset
 
+    def nested(call: str, run: Callable[[], str]) -> str:
+        """``run()`` one include/tpl level deeper; its template errors become ``FuncError``."""
+        if state.nesting >= MAX_NESTED_CALLS:
+            raise runtime.NestingTooDeep(f"include and tpl calls nested more than {MAX_NESTED_CALLS} deep"
+                                         f" (at {call})")
+        state.nesting += 1
+        try:
+            return run()
+        except runtime.PASS_THROUGH:
+            raise
+        except state.exec_errors as exc:
+            failure = str(exc)
+        finally:
+            state.nesting -= 1
+        raise FuncError(failure)  # outside the handler: keeps no chain of wrapped errors
+
     @signature("string", "interface {}")
     def include(name: str, data: Any) -> str:
         count = state.included.get(name, 0)
@@ -358,10 +382,7 @@ def bound_funcs(state: RenderState) -> dict[str, Callable[..., Any]]:
             raise FuncError(f"rendering template has a nested reference name: {name}: unable to execute template")
         state.included[name] = count + 1
         try:
-            out: str = executing().execute(name, data)
-            return out
-        except state.exec_errors as exc:
-            raise FuncError(str(exc)) from None
+            return nested(f"include {_go_quote(name)}", lambda: executing().execute(name, data))
         finally:
             state.included[name] -= 1
 
@@ -375,10 +396,12 @@ def bound_funcs(state: RenderState) -> dict[str, Callable[..., Any]]:
         try:
             # The body just parsed runs, not the set's "gotpl": an empty (blank or comments
             # only) text does not replace an enclosing tpl's text there, yet prints itself.
-            out: str = clone.execute(ROOT_TEMPLATE_NAME, data, body=body)
-        except state.exec_errors as exc:
-            raise FuncError(f"error during tpl function execution for {_go_quote(text)}: {exc}") from None
-        return out.replace("<no value>", "")
+            out = nested("tpl", lambda: clone.execute(ROOT_TEMPLATE_NAME, data, body=body))
+        except FuncError as exc:
+            failure = f"error during tpl function execution for {_go_quote(text)}: {exc}"
+        else:
+            return out.replace("<no value>", "")
+        raise FuncError(failure)
 
     @signature("string", "interface {}")
     def required(warn: str, value: Any) -> Any:

@@ -40,6 +40,7 @@ from jinja2.visitor import NodeTransformer
 
 from helm_core.engine import engines, helm_funcs
 from helm_core.errors import SourcePos, TemplateError
+from helm_core.limits import RenderLimitExceeded
 from helm_core.gotemplate import gofmt, gotypes
 from helm_core.gotemplate.funcs import crypto, encoding, gohelpers, strings
 
@@ -502,6 +503,8 @@ class JinjaSet:
             return "".join(chunks).replace("<no value>", "")
         except jinja2.TemplateSyntaxError as exc:
             raise _error(source, exc.lineno or 0, exc.message or str(exc)) from None
+        except RenderLimitExceeded:  # the render's budget (Go templates it includes): as it is
+            raise
         except (TemplateError, RecursionError, MemoryError, Exception) as exc:  # untrusted code boundary
             raise _error(source, _line_of(exc, source), _message(exc)) from None
 

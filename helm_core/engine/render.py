@@ -29,10 +29,9 @@ from __future__ import annotations
 import hashlib
 import posixpath
 import re
-import sys
 import threading
 from collections import OrderedDict
-from typing import TYPE_CHECKING, Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 from helm_core.chart import model
 from helm_core.engine import capabilities as caps_mod
@@ -46,16 +45,14 @@ if TYPE_CHECKING:
 from helm_core import memo
 from helm_core.gojson import copy_tree
 from helm_core.errors import SourcePos, TemplateError
-from helm_core.gotemplate import environment
+from helm_core.gotemplate import budget as budget_mod
+from helm_core import deepstack
+from helm_core.gotemplate import environment, runtime
+from helm_core.limits import RenderLimitExceeded, RenderLimits
 from helm_core.gotemplate.funcs import sprig
 
 #: How many compiled template sets (one per distinct chart tree) are kept.
 TEMPLATE_CACHE_SIZE = 32
-#: Stack for the render thread: 1000 nested includes need deep Python recursion.
-RENDER_STACK_BYTES = 512 * 1024 * 1024
-#: Python frames allowed in the render thread.
-RENDER_RECURSION_LIMIT = 400_000
-
 _WARN_RE = re.compile(helm_funcs.WARN_START + r"((?s:.*))" + helm_funcs.WARN_END)
 
 
@@ -75,6 +72,14 @@ class RenderOptions:
     #: Engine per template path (``<chart>/templates/x.yaml``) chosen by a pre-render handler:
     #: ``""`` (Go templates, or Jinja2 for ``.j2`` files) or ``"jinja2"``.
     template_engines: Mapping[str, str] = field(default_factory=dict)
+    #: The render's budget: time and output (memory is the process's: the CLI and the
+    #: controller's workers set it). ``None``: the budget made active by the caller
+    #: (:func:`helm_core.gotemplate.budget.active`, as the CLI does), else no limits.
+    limits: RenderLimits | None = None
+    #: ``time.monotonic()`` / ``time.process_time()`` when the budget started (the CLI counts
+    #: from its start, loading included); ``None``: when the render starts.
+    wall_start: float | None = None
+    cpu_start: float | None = None
 
 
 @record
@@ -254,7 +259,7 @@ def render(chart: model.Chart, values: dict[str, Any], *,
     {template path: rendered text}, NOTES.txt files included. Raises :class:`TemplateError`
     with Helm's message on a parse or execution error.
     """
-    return _in_big_stack(lambda: _render(chart, values, options))
+    return deepstack.run(lambda: _render(chart, values, options), name="helm-render")
 
 
 def _render(chart: model.Chart, values: dict[str, Any], options: RenderOptions) -> dict[str, str]:
@@ -264,7 +269,13 @@ def _render(chart: model.Chart, values: dict[str, Any], options: RenderOptions) 
     order = sort_template_names(list(templates))
     compiled = _compiled(templates, order, options.strict)
     jinja_strict = options.strict or options.lint_mode
-    with compiled.lock:
+    if options.limits is not None:
+        budget = budget_mod.Budget(options.limits, wall_start=options.wall_start, cpu_start=options.cpu_start)
+    else:  # the budget the caller made active (the CLI's), if any, counting from now
+        budget = budget_mod.current()
+        if budget is not budget_mod.UNLIMITED:
+            budget.restart()
+    with compiled.lock, budget_mod.active(budget), budget.timed():
         state = compiled.state
         state.lint_mode = options.lint_mode
         state.lookup = options.lookup or helm_funcs._empty_lookup
@@ -276,63 +287,33 @@ def _render(chart: model.Chart, values: dict[str, Any], options: RenderOptions) 
             item.data["Template"] = {"Name": name, "BasePath": item.base_path}
             state.tset = compiled.tset
             state.included = {}
-            if item.engine:
-                jset = compiled.jinja.get(jinja_strict)
-                if jset is None:
-                    from helm_core.engine import jinja  # only charts that opt in pay for Jinja2
-
-                    jset = compiled.jinja[jinja_strict] = jinja.JinjaSet(state, strict=jinja_strict)
-                rendered[name] = jset.render(item.source, item.text, item.data)
-                continue
+            state.nesting = 0
             try:
-                text = compiled.tset.execute(name, item.data)
-            except TemplateError as exc:
-                message = cleanup_exec_error(name, str(exc))
-                raise TemplateError(message, _exec_position(str(exc)) or exc.pos) from None
-            except RecursionError:
-                raise TemplateError(f"rendering template failed: {name}: template nesting too deep") from None
-            rendered[name] = text.replace("<no value>", "")
+                text = _render_one(compiled, state, item, jinja_strict)
+                budget.add_written(text)
+            except RenderLimitExceeded as exc:
+                raise RenderLimitExceeded(f"chart {chart.name}: template {name}: {exc}", limit=exc.limit) from None
+            rendered[name] = text
         return rendered
 
 
-class _DeepStack:
-    """Counts renders in flight; the raised recursion limit is restored when none is left."""
+def _render_one(compiled: _Compiled, state: helm_funcs.RenderState, item: _Renderable, jinja_strict: bool) -> str:
+    """One template's output, errors worded as Helm words them."""
+    name = item.name
+    if item.engine:
+        jset = compiled.jinja.get(jinja_strict)
+        if jset is None:
+            from helm_core.engine import jinja  # only charts that opt in pay for Jinja2
 
-    lock = threading.Lock()
-    active = 0
-    saved_limit = 0
-
-
-def _in_big_stack(fn: Callable[[], dict[str, str]]) -> dict[str, str]:
-    """Run ``fn`` in a thread with a large stack so deep include chains do not crash."""
-    result: list[Any] = []
-
-    def run() -> None:
-        try:
-            result.append(("ok", fn()))
-        except BaseException as exc:  # re-raised in the caller's thread
-            result.append(("err", exc))
-
-    with _DeepStack.lock:
-        if _DeepStack.active == 0:
-            _DeepStack.saved_limit = sys.getrecursionlimit()
-            sys.setrecursionlimit(max(_DeepStack.saved_limit, RENDER_RECURSION_LIMIT))
-        _DeepStack.active += 1
-        previous = threading.stack_size(RENDER_STACK_BYTES)
-        try:
-            worker = threading.Thread(target=run, name="helm-render")
-            worker.start()
-        finally:
-            threading.stack_size(previous)
+            jset = compiled.jinja[jinja_strict] = jinja.JinjaSet(state, strict=jinja_strict)
+        return jset.render(item.source, item.text, item.data)
     try:
-        worker.join()
-    finally:
-        with _DeepStack.lock:
-            _DeepStack.active -= 1
-            if _DeepStack.active == 0:
-                sys.setrecursionlimit(_DeepStack.saved_limit)
-    kind, value = result[0]
-    if kind == "err":
-        raise value
-    rendered: dict[str, str] = value
-    return rendered
+        text = compiled.tset.execute(name, item.data)
+    except runtime.NestingTooDeep as exc:
+        raise TemplateError(f"rendering template failed: {name}: {exc}") from None
+    except TemplateError as exc:
+        message = cleanup_exec_error(name, str(exc))
+        raise TemplateError(message, _exec_position(str(exc)) or exc.pos) from None
+    except RecursionError:
+        raise TemplateError(f"rendering template failed: {name}: template nesting too deep") from None
+    return text.replace("<no value>", "")

@@ -198,7 +198,9 @@ def _range(node: n.RangeNode) -> Run:
                 else_body(st, dot, db)
         else:
             mark = len(st.vars)
+            tick = st.budget.tick
             for index, elem, eb in items:
+                tick(st.out)
                 if num_decl:
                     set_vars(st, index, elem, eb)
                 try:
@@ -224,12 +226,9 @@ def _template(node: n.TemplateNode) -> Run:
             raise st.error(node, f"template {_quote(name)} not defined")
         if st.depth >= rt.MAX_EXEC_DEPTH:
             raise st.error(node, f"exceeded maximum template depth ({rt.MAX_EXEC_DEPTH})")
+        st.budget.tick(st.out)
         new_dot = pipe(st, dot, db) if pipe is not None else None
-        child = st.child(name, new_dot)
-        try:
-            target(child, new_dot, False)
-        except RecursionError:
-            raise st.error(node, f"exceeded maximum template depth ({rt.MAX_EXEC_DEPTH})") from None
+        target(st.child(name, new_dot), new_dot, False)
 
     return run_template
 

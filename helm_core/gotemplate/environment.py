@@ -37,7 +37,7 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Literal, Mapping, Optional
 
-from helm_core.gotemplate import compiler, gcpause, gofmt, nodes, parser, runtime
+from helm_core.gotemplate import budget, compiler, gcpause, gofmt, nodes, parser, runtime
 from helm_core.gotemplate.funcs import builtins
 
 if TYPE_CHECKING:
@@ -311,13 +311,16 @@ class TemplateSet:
         if sys.getrecursionlimit() < RECURSION_LIMIT:
             sys.setrecursionlimit(RECURSION_LIMIT)
         out: list[str] = []
-        state = runtime.State(self, name, out, [["$", data, False]], 0, self.missingkey, self._plans)
+        state = runtime.State(self, name, out, [["$", data, False]], 0, self.missingkey, self._plans,
+                              budget.current())
         token = _CURRENT.set(self)
         try:
             run(state, data, False)
         except RecursionError:
+            # Not Go's maxExecDepth message: Python's limit is not a count of template calls.
             raise runtime.ExecError(
-                f"template: {name}: exceeded maximum template depth ({runtime.MAX_EXEC_DEPTH})",
+                f"template: {name}: templates nested too deep (past Python's recursion limit of "
+                f"{sys.getrecursionlimit()})",
                 template_name=name,
             ) from None
         finally:

@@ -15,11 +15,13 @@ which hold Go's rules:
 from __future__ import annotations
 
 import datetime
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Iterable, Optional
 
 from helm_core.errors import SourcePos, TemplateError
+from helm_core.gotemplate import budget as budget_mod
 from helm_core.gotemplate import gofmt, gotypes
 from helm_core.gotemplate import nodes as n
+from helm_core.limits import RenderLimitExceeded
 
 #: Go's ``maxExecDepth``: nesting of ``{{template}}`` calls.
 MAX_EXEC_DEPTH = 100000
@@ -59,6 +61,17 @@ class ExecError(TemplateError):
         self.reason = reason
 
 
+class NestingTooDeep(TemplateError):
+    """Calls of templates (``include``, ``tpl``) nested past the engine's bound.
+
+    Raised once at the bottom and passed up unchanged: wrapping it at every level, as other
+    errors are, would cost time and memory quadratic in the depth."""
+
+
+#: Errors every level passes up as they are (never wrapped in ``error calling ...``).
+PASS_THROUGH = (RenderLimitExceeded, NestingTooDeep)
+
+
 class BreakLoop(Exception):
     """``{{break}}`` unwinding to its range."""
 
@@ -70,7 +83,7 @@ class ContinueLoop(Exception):
 class State:
     """One execution of one template: output, variables, depth and the set's functions."""
 
-    __slots__ = ("tset", "name", "out", "vars", "depth", "missingkey", "funcs", "at_node")
+    __slots__ = ("tset", "name", "out", "vars", "depth", "missingkey", "funcs", "at_node", "budget")
 
     def __init__(
         self,
@@ -81,6 +94,7 @@ class State:
         depth: int,
         missingkey: str,
         funcs: dict[str, "Plan"],
+        budget: budget_mod.Budget = budget_mod.UNLIMITED,
     ) -> None:
         self.tset = tset
         self.name = name
@@ -94,10 +108,13 @@ class State:
         self.funcs = funcs
         #: The word ``and``/``or`` stopped at: Go reports some later errors there.
         self.at_node: Optional[n.Node] = None
+        #: The render's limits, checked on calls and loop iterations.
+        self.budget = budget
 
     def child(self, name: str, dot: Any) -> "State":
         """The state of a ``{{template}}`` call: same output, fresh variables, one level deeper."""
-        return State(self.tset, name, self.out, [["$", dot, False]], self.depth + 1, self.missingkey, self.funcs)
+        return State(self.tset, name, self.out, [["$", dot, False]], self.depth + 1, self.missingkey, self.funcs,
+                     self.budget)
 
     # -- errors -------------------------------------------------------------
     def error(self, node: Optional[n.Node], msg: str) -> ExecError:
@@ -413,14 +430,24 @@ def call_function(
             t = params[-1]
         last = arg_at(st, args[-1]) if args else node
         argv.append(validate_type(st, last, final, False, t))
+    budget = st.budget
+    # The budget's checks written out: they run on every call (reading the clock or calling a
+    # method here costs ~10% of a render).
+    if budget.expired:
+        raise budget.exceeded("timeout_s")
     try:
-        return fn(*argv)
-    except (BreakLoop, ContinueLoop, RecursionError, MemoryError):
+        result = fn(*argv)
+        cls = result.__class__
+        if (cls is str or cls is list) and len(result) > budget.max_items:
+            budget.check_result(result)
+        return result
+    except (BreakLoop, ContinueLoop, RecursionError, MemoryError, *PASS_THROUGH):
         raise
-    except gotypes.FuncError as e:
-        raise st.error(call_node, f"error calling {name}: {e}") from e
-    except Exception as e:  # Go's safeCall turns a panic into the call's error
-        raise st.error(call_node, f"error calling {name}: {e}") from e
+    except Exception as e:  # a FuncError, or a panic Go's safeCall turns into the call's error
+        failure = f"error calling {name}: {e}"
+    # Raised outside the handler so the error does not keep the one it wraps (and that one the
+    # next...): nested includes would hold every level's message, quadratic memory.
+    raise st.error(call_node, failure)
 
 
 def arg_at(st: State, arg: ArgEval) -> n.Node:
@@ -472,10 +499,12 @@ def _constant_arg(value: Any, original: ArgEval) -> ArgEval:
 # Range
 
 
-def range_items(st: State, node: n.Node, value: Any, num_decl: int) -> Optional[list[tuple[Any, Any, bool]]]:
+def range_items(st: State, node: n.Node, value: Any, num_decl: int) -> Optional[Iterable[tuple[Any, Any, bool]]]:
     """(index, element, element boxed) triples for ``range``; None runs ``else``.
 
-    Lists and dicts (keys sorted) give boxed elements; an int n gives 0..n-1; nil gives none.
+    Lists and dicts (keys sorted) give boxed elements; an int n gives 0..n-1 (generated as the
+    loop goes: ``range 100000000`` must meet the render's time limit, not fill memory); nil
+    gives none.
     """
     if value is None:
         return None
@@ -488,5 +517,5 @@ def range_items(st: State, node: n.Node, value: Any, num_decl: int) -> Optional[
     if isinstance(value, int) and not isinstance(value, bool):
         if num_decl > 1:
             raise st.error(node, f"can't use {gofmt.format_value(value)} to iterate over more than one variable")
-        return [(None, i, False) for i in range(value)] or None
+        return ((None, i, False) for i in range(value)) if value > 0 else None
     raise st.error(node, f"range can't iterate over {gofmt.format_pointee(value)}")

@@ -70,10 +70,10 @@ class _Budget:
     """Soft process limits for one request, restored afterwards."""
 
     def __init__(self, limits: limits_mod.RenderLimits) -> None:
-        from helm_core.engine import render
+        from helm_core import deepstack
 
         self.limits = limits
-        self._stack = render.RENDER_STACK_BYTES
+        self._stack = deepstack.STACK_BYTES
 
     def __enter__(self) -> None:
         used = resource.getrusage(resource.RUSAGE_SELF)

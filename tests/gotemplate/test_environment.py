@@ -153,12 +153,34 @@ def test_unknown_missingkey_mode_is_refused() -> None:
         Environment(missingkey="strict")  # type: ignore[arg-type]
 
 
-def test_deep_self_recursion_reports_go_depth_error() -> None:
+def test_recursion_past_python_limit_is_an_error_not_a_crash() -> None:
+    # In a thread of its own (as the engine renders) with a small stack and limit: Go's
+    # maxExecDepth is not reached, and the error does not pretend it was.
+    import sys
+    import threading
+
     tset = Environment().new_set()
     tset.parse("a", '{{ define "r" }}{{ template "r" . }}{{ end }}{{ template "r" . }}')
-    with pytest.raises(ExecError) as info:
-        tset.execute("a", None)
-    assert str(info.value).endswith(f"exceeded maximum template depth ({environment.runtime.MAX_EXEC_DEPTH})")
+    caught: list[BaseException] = []
+    saved = sys.getrecursionlimit()
+
+    def run() -> None:
+        sys.setrecursionlimit(environment.RECURSION_LIMIT)
+        try:
+            tset.execute("a", None)
+        except ExecError as exc:
+            caught.append(exc)
+
+    previous = threading.stack_size(64 * 1024 * 1024)
+    try:
+        worker = threading.Thread(target=run)
+        worker.start()
+        worker.join()
+    finally:
+        threading.stack_size(previous)
+        sys.setrecursionlimit(saved)
+    assert [str(e) for e in caught] == [
+        f"template: a: templates nested too deep (past Python's recursion limit of {environment.RECURSION_LIMIT})"]
 
 
 def test_set_can_override_missingkey_and_clones_keep_it() -> None:

@@ -15,6 +15,7 @@ import datetime
 import hashlib
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from helm_core.gotemplate import budget
 from helm_core.gotemplate.funcs import encoding, gohelpers
 from helm_core.gotemplate.gotypes import FuncError, GoObject, go_type_name, signature
 
@@ -104,6 +105,7 @@ def rand_bytes(count: int) -> str:
     """``randBytes``: base64 of ``count`` random bytes."""
     if count < 0:
         raise FuncError("runtime error: makeslice: len out of range")
+    budget.check_size(count * 4 // 3, what=f"{count} random bytes in base64")
     import secrets
 
     return base64.b64encode(secrets.token_bytes(count)).decode()

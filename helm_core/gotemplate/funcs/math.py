@@ -13,6 +13,7 @@ import functools
 import math as pymath
 from typing import TYPE_CHECKING, Any, Callable
 
+from helm_core.gotemplate import budget
 from helm_core.gotemplate.funcs import conversion, gohelpers
 from helm_core.gotemplate.gotypes import FuncError, Int64, signature
 
@@ -255,13 +256,11 @@ def divf(a: Any, *rest: Any) -> float:
 
 def until_step_list(start: int, stop: int, step: int) -> list[int]:
     """Sprig's ``untilStep``: empty when the step points away from ``stop``."""
-    if stop < start:
-        if step >= 0:
-            return []
-        return list(range(start, stop, step))
-    if step <= 0:
+    if (step >= 0) if stop < start else (step <= 0):
         return []
-    return list(range(start, stop, step))
+    numbers = range(start, stop, step)
+    budget.check_size(len(numbers), budget.LIST_ITEM_BYTES, what=f"a list of {len(numbers)} numbers")
+    return list(numbers)
 
 
 @signature("int")

@@ -6,6 +6,7 @@ count yields "" (the error is dropped).
 """
 from __future__ import annotations
 
+from helm_core.gotemplate import budget
 from helm_core.gotemplate.gotypes import signature
 
 ALPHA = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
@@ -17,6 +18,7 @@ ASCII_PRINTABLE = "".join(chr(c) for c in range(32, 127))
 def _random(count: int, alphabet: str) -> str:
     if count <= 0:
         return ""
+    budget.check_size(count, what=f"a random string of {count} characters")
     import secrets  # with hmac and random behind it, ~2 ms of start-up most renders never use
 
     return "".join(secrets.choice(alphabet) for _ in range(count))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from helm_core.gotemplate import gofmt
+from helm_core.gotemplate import budget, gofmt
 from helm_core.gotemplate.funcs import casing, conversion, gohelpers
 from helm_core.gotemplate.gotypes import FuncError, signature
 
@@ -256,6 +256,7 @@ def repeat(count: int, s: str) -> str:
     """``repeat``; a negative count is Go's panic."""
     if count < 0:
         raise FuncError("strings: negative Repeat count")
+    budget.check_size(count * len(s), what=f"a string of {count} x {len(s)} characters")
     return s * count
 
 
@@ -299,6 +300,8 @@ def cat(*values: Any) -> str:
 def indent(spaces: int, s: str) -> str:
     """``indent``: pad every line (``strings.Repeat`` panics for a negative count)."""
     pad = repeat(spaces, " ")
+    lines = s.count("\n") + 1
+    budget.check_size(len(s) + lines * spaces, what=f"{lines} lines indented by {spaces}")
     return pad + s.replace("\n", "\n" + pad)
 
 

@@ -1,0 +1,129 @@
+"""The render limits of ``helm-core template``/``lint``/``install``/``upgrade``, enforced in-process.
+
+``--render-timeout 30s --render-cpu 20s --render-memory 1Gi --render-output 64Mi``
+(defaults: :data:`helm_core.limits.DEFAULT_LIMITS`). Three guards, from cheapest to last resort:
+
+- the template runtime checks the deadlines and sizes as it goes (a render budget made
+  active for the command, :mod:`helm_core.gotemplate.budget`);
+- memory: the address space may grow by ``--render-memory`` (plus the render thread's stack)
+  above what the process holds when the command starts (``RLIMIT_AS``); passing it is a
+  ``MemoryError``, reported as one ``Error:`` line;
+- time: for the local commands (template, lint) a watchdog thread prints one ``Error:`` line
+  and exits 1 when the command outlives ``--render-timeout`` by :data:`WATCHDOG_GRACE_S`
+  (a function stuck in C code never reaches a runtime check). install and upgrade wait for
+  the cluster for as long as ``--timeout`` says, so there only the render itself is timed.
+"""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import re
+import resource
+import threading
+from typing import Iterator
+
+from helm_core import deepstack
+from helm_core.gotemplate import budget
+from helm_core.limits import DEFAULT_LIMITS, RenderLimits, describe_bytes, parse_bytes
+
+#: Seconds the watchdog gives the runtime checks to stop a render cleanly.
+WATCHDOG_GRACE_S = 2.0
+#: Address space allowed on top of the limit for what Python and glibc reserve without
+#: using (a malloc arena per thread reserves 64 MiB).
+ADDRESS_SPACE_SLACK = 256 * 1024 * 1024
+
+_DURATION = re.compile(r"(\d+(?:\.\d*)?)(ms|s|m|h)")
+_UNIT_SECONDS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
+
+
+def parse_duration(text: str) -> float:
+    """Go's duration syntax as Helm's flags take it (``30s``, ``1m30s``, ``500ms``), or seconds."""
+    raw = text.strip()
+    try:
+        seconds = float(raw)
+    except ValueError:
+        pieces = _DURATION.findall(raw)
+        if not pieces or "".join(n + u for n, u in pieces) != raw:
+            raise argparse.ArgumentTypeError(f"invalid duration {text!r} (want e.g. 30s, 1m or 500ms)") from None
+        seconds = sum(float(n) * _UNIT_SECONDS[u] for n, u in pieces)
+    if not seconds > 0:
+        raise argparse.ArgumentTypeError(f"invalid duration {text!r}: must be positive")
+    return seconds
+
+
+def _size(text: str) -> int:
+    try:
+        return parse_bytes(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def add_flags(p: argparse.ArgumentParser) -> None:
+    """The four limit flags of a command that renders."""
+    d = DEFAULT_LIMITS
+    p.add_argument("--render-timeout", type=parse_duration, default=d.timeout_s, metavar="DURATION",
+                   help=f"wall time a render may take (default {d.timeout_s:g}s)")
+    p.add_argument("--render-cpu", type=parse_duration, default=d.cpu_s, metavar="DURATION",
+                   help=f"CPU time a render may take (default {d.cpu_s:g}s)")
+    p.add_argument("--render-memory", type=_size, default=d.memory_bytes, metavar="SIZE",
+                   help=f"memory a render may add to the process (default {describe_bytes(d.memory_bytes)})")
+    p.add_argument("--render-output", type=_size, default=d.output_bytes, metavar="SIZE",
+                   help=f"size of the rendered text (default {describe_bytes(d.output_bytes)})")
+
+
+def from_args(args: argparse.Namespace) -> RenderLimits:
+    return RenderLimits(timeout_s=args.render_timeout, cpu_s=args.render_cpu,
+                        memory_bytes=args.render_memory, output_bytes=args.render_output)
+
+
+@contextlib.contextmanager
+def enforced(limits: RenderLimits, *, watchdog: bool) -> Iterator[None]:
+    """Apply ``limits`` to this process while the block runs (see the module's text)."""
+    _limit_address_space(limits.memory_bytes)
+    timer = None
+    if watchdog:
+        timer = threading.Timer(limits.timeout_s + WATCHDOG_GRACE_S, _give_up, args=(limits,))
+        timer.daemon = True
+        timer.start()
+    try:
+        with budget.active(budget.Budget(limits)):
+            yield
+    finally:
+        if timer is not None:
+            timer.cancel()
+
+
+def memory_error_message(limits: RenderLimits) -> str:
+    return budget.describe_limit(limits, "memory_bytes", "out of memory")
+
+
+def _limit_address_space(memory_bytes: int) -> None:
+    """Let the address space grow by ``memory_bytes`` from here (plus the render stack)."""
+    in_use = _address_space_in_use()
+    if in_use is None:
+        return
+    ceiling = in_use + memory_bytes + deepstack.STACK_BYTES + ADDRESS_SPACE_SLACK
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    if hard != resource.RLIM_INFINITY:
+        ceiling = min(ceiling, hard)
+    if soft == resource.RLIM_INFINITY or ceiling < soft:
+        resource.setrlimit(resource.RLIMIT_AS, (ceiling, hard))
+
+
+def _address_space_in_use() -> int | None:
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmSize:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return None
+
+
+def _give_up(limits: RenderLimits) -> None:
+    """The render did not stop at its deadline: say so and end the process."""
+    message = budget.describe_limit(limits, "timeout_s", "the render did not stop")
+    os.write(2, f"Error: {message}\n".encode())
+    os._exit(1)

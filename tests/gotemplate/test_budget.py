@@ -1,0 +1,47 @@
+"""The render budget as the template runtime enforces it (no engine, no chart)."""
+from __future__ import annotations
+
+import pytest
+
+from helm_core import deepstack
+from helm_core.gotemplate import Environment, budget
+from helm_core.gotemplate.funcs import sprig
+from helm_core.limits import RenderLimitExceeded, RenderLimits
+
+LIMITS = RenderLimits(timeout_s=0.5, cpu_s=10, output_bytes=1000)
+
+
+def execute(text: str, limits: RenderLimits = LIMITS) -> str:
+    tset = Environment(sprig.SPRIG_FUNCS).new_set()
+    tset.parse("t", text)
+    with budget.active(budget.Budget(limits)) as active, active.timed():
+        return deepstack.run(lambda: tset.execute("t", None))
+
+
+@pytest.mark.parametrize(("text", "limit", "message"), [
+    ("{{ range 100000000000 }}{{ end }}", "timeout_s", "passed the render timeout of 0.5s"),
+    ('{{ range 100000 }}{{ "abcdefgh" }}{{ end }}', "output_bytes", "passed the render output limit of 1000B"),
+    ('{{ repeat 1001 "a" }}', "output_bytes", "passed the render output limit of 1000B (a string of 1001 x 1 characters)"),
+    ('{{ $l := list 1 }}{{ range until 10 }}{{ $l = concat $l $l }}{{ end }}', "output_bytes",
+     "passed the render output limit of 1000B (a list of 128 items)"),
+    ("{{ until 126 }}", "output_bytes", "passed the render output limit of 1000B (a list of 126 numbers)"),
+])
+def test_budget_stops_execution(text, limit, message):
+    with pytest.raises(RenderLimitExceeded) as info:
+        execute(text)
+    assert (info.value.limit, str(info.value)) == (limit, message)
+
+
+def test_within_budget_output_is_unchanged():
+    text = '{{ range $i := until 5 }}{{ $i }}{{ end }} {{ repeat 3 "ab" }} {{ until 125 | len }}'
+    assert execute(text) == "01234 ababab 125"
+    tset = Environment(sprig.SPRIG_FUNCS).new_set()
+    tset.parse("t", text)
+    assert tset.execute("t", None) == "01234 ababab 125"
+
+
+def test_range_over_int_runs_without_a_list():
+    # 10**12 iterations cannot be listed in memory: the loop meets the deadline instead.
+    with pytest.raises(RenderLimitExceeded):
+        execute("{{ range $i := 1000000000000 }}{{ if eq $i -1 }}x{{ end }}{{ end }}",
+                RenderLimits(timeout_s=0.3))
