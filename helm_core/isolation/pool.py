@@ -230,10 +230,7 @@ class IsolatedRenderer:
             raise RenderLimitExceeded(
                 f"chart {label}: rendering needed more memory than its limit of "
                 f"{describe_bytes(limits.memory_bytes)}", limit="memory_bytes")
-        exc = rebuild_error(error)
-        if isinstance(exc, RenderLimitExceeded):
-            raise RenderLimitExceeded(f"chart {label}: {exc}", limit=exc.limit)
-        raise exc
+        raise rebuild_error(error)  # the engine's limit errors name the chart and template
 
 
 def _label(chart: model.Chart) -> str:

@@ -116,7 +116,9 @@ def handle(channel: process.Channel, request: Mapping[str, Any]) -> dict[str, An
                 chart = request["chart"] if request["chart"] is not None else _PREPARED.get(request["kept"])
                 if chart is None:
                     return {"ok": False, "error": {"type": "NotKept", "message": ""}}
-                options = replace(request["options"], lookup=_lookup_through(channel))
+                # the engine's own budget words a limit with the template that passed it; the
+                # process limits above stop what it cannot see (a single long call)
+                options = replace(request["options"], lookup=_lookup_through(channel), limits=limits)
                 done = renderer.render_documents(chart, request["values"], options)
                 size = len(done.notes) + sum(len(d.content) for d in done.documents)
                 if size > limits.output_bytes:
