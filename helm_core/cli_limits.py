@@ -16,37 +16,24 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
-import re
+import contextlib
 import resource
 import threading
 from typing import Iterator
 
-from helm_core import deepstack
+from helm_core import limits as limits_mod
 from helm_core.gotemplate import budget
 from helm_core.limits import DEFAULT_LIMITS, RenderLimits, describe_bytes, parse_bytes
 
 #: Seconds the watchdog gives the runtime checks to stop a render cleanly.
 WATCHDOG_GRACE_S = 2.0
-#: Address space allowed on top of the limit for what Python and glibc reserve without
-#: using (a malloc arena per thread reserves 64 MiB).
-ADDRESS_SPACE_SLACK = 256 * 1024 * 1024
-
-_DURATION = re.compile(r"(\d+(?:\.\d*)?)(ms|s|m|h)")
-_UNIT_SECONDS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
-
-
 def parse_duration(text: str) -> float:
-    """Go's duration syntax as Helm's flags take it (``30s``, ``1m30s``, ``500ms``), or seconds."""
-    raw = text.strip()
+    """A Go duration flag (``30s``, ``1m30s``, ``500ms``), positive."""
     try:
-        seconds = float(raw)
-    except ValueError:
-        pieces = _DURATION.findall(raw)
-        if not pieces or "".join(n + u for n, u in pieces) != raw:
-            raise argparse.ArgumentTypeError(f"invalid duration {text!r} (want e.g. 30s, 1m or 500ms)") from None
-        seconds = sum(float(n) * _UNIT_SECONDS[u] for n, u in pieces)
+        seconds = limits_mod.parse_duration(text.strip())
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
     if not seconds > 0:
         raise argparse.ArgumentTypeError(f"invalid duration {text!r}: must be positive")
     return seconds
@@ -100,26 +87,14 @@ def memory_error_message(limits: RenderLimits) -> str:
 
 def _limit_address_space(memory_bytes: int) -> None:
     """Let the address space grow by ``memory_bytes`` from here (plus the render stack)."""
-    in_use = _address_space_in_use()
-    if in_use is None:
+    ceiling = limits_mod.address_space_ceiling(memory_bytes)
+    if ceiling is None:
         return
-    ceiling = in_use + memory_bytes + deepstack.STACK_BYTES + ADDRESS_SPACE_SLACK
     soft, hard = resource.getrlimit(resource.RLIMIT_AS)
     if hard != resource.RLIM_INFINITY:
         ceiling = min(ceiling, hard)
     if soft == resource.RLIM_INFINITY or ceiling < soft:
         resource.setrlimit(resource.RLIMIT_AS, (ceiling, hard))
-
-
-def _address_space_in_use() -> int | None:
-    try:
-        with open("/proc/self/status", encoding="ascii") as status:
-            for line in status:
-                if line.startswith("VmSize:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    return None
 
 
 def _give_up(limits: RenderLimits) -> None:

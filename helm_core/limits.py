@@ -13,10 +13,17 @@ memory) raises :class:`RenderCrashed`. Both name the chart and the cause.
 """
 from __future__ import annotations
 
+import re
+
 from helm_core.errors import HelmError
 from helm_core.records import record, replace
 
 MIB = 1024 * 1024
+#: Address space allowed on top of a memory limit for what Python and glibc reserve without
+#: using (a malloc arena per thread reserves 64 MiB).
+ADDRESS_SPACE_SLACK = 256 * MIB
+_DURATION = re.compile(r"(\d+(?:\.\d+)?)(ms|s|m|h)")
+_SECONDS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
 
 
 @record(frozen=True)
@@ -92,3 +99,33 @@ def parse_bytes(text: str) -> int:
         if raw.isdigit() and int(raw) > 0:
             return int(raw)
     raise ValueError(f"invalid size {text!r} (want e.g. 512Mi, 1Gi or a number of bytes)")
+
+
+def parse_duration(text: str) -> float:
+    """Seconds of a Go duration as Helm's flags and Flux's fields take them (``30s``,
+    ``1m30s``, ``500ms``); a unit is required, as Go's ``time.ParseDuration`` requires."""
+    pieces = _DURATION.findall(text)
+    if not pieces or "".join(n + u for n, u in pieces) != text:
+        raise ValueError(f"invalid duration {text!r} (want e.g. 5m, 90s, 1h30m)")
+    return sum(float(n) * _SECONDS[u] for n, u in pieces)
+
+
+def address_space_in_use() -> int | None:
+    """Bytes of virtual memory this process maps now (None where /proc cannot tell)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmSize:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return None
+
+
+def address_space_ceiling(memory_bytes: int) -> int | None:
+    """The ``RLIMIT_AS`` that lets this process grow by ``memory_bytes`` from now, plus the
+    stack of a render thread and :data:`ADDRESS_SPACE_SLACK` (None where unknown)."""
+    from helm_core import deepstack
+
+    in_use = address_space_in_use()
+    return None if in_use is None else in_use + memory_bytes + deepstack.STACK_BYTES + ADDRESS_SPACE_SLACK

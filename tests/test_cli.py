@@ -255,7 +255,7 @@ def test_include_ring_is_one_error_line(tmp_path):
            '10000 deep (at include "r100")\n')
 
 
-@pytest.mark.parametrize(("text", "seconds"), [("30s", 30.0), ("1m30s", 90.0), ("500ms", 0.5), ("2", 2.0)])
+@pytest.mark.parametrize(("text", "seconds"), [("30s", 30.0), ("1m30s", 90.0), ("500ms", 0.5), ("1.5s", 1.5)])
 def test_render_timeout_takes_go_durations(text, seconds):
     from helm_core import cli_limits
 

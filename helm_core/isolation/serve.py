@@ -2,7 +2,7 @@
 
 Each request carries its :class:`~helm_core.limits.RenderLimits`. Before it runs, the worker
 lowers its own soft limits: ``RLIMIT_AS`` to what it uses now plus the render thread's stack
-plus ``memory_bytes`` (Python then raises MemoryError, which is reported), and
+plus ``memory_bytes`` (and some slack, :func:`~helm_core.limits.address_space_ceiling`) (Python then raises MemoryError, which is reported), and
 ``RLIMIT_CPU`` to the CPU it has used plus ``cpu_s`` (the kernel's SIGXCPU ends it, which the
 parent reports). The wall clock is the parent's: it kills the worker at the deadline.
 
@@ -70,27 +70,19 @@ class _Budget:
     """Soft process limits for one request, restored afterwards."""
 
     def __init__(self, limits: limits_mod.RenderLimits) -> None:
-        from helm_core import deepstack
-
         self.limits = limits
-        self._stack = deepstack.STACK_BYTES
 
     def __enter__(self) -> None:
         used = resource.getrusage(resource.RUSAGE_SELF)
         cpu = int(used.ru_utime + used.ru_stime + self.limits.cpu_s) + 1
         resource.setrlimit(resource.RLIMIT_CPU, (cpu, resource.RLIM_INFINITY))
-        resource.setrlimit(resource.RLIMIT_AS, (_address_space() + self._stack + self.limits.memory_bytes,
-                                                resource.RLIM_INFINITY))
+        ceiling = limits_mod.address_space_ceiling(self.limits.memory_bytes)
+        if ceiling is not None:
+            resource.setrlimit(resource.RLIMIT_AS, (ceiling, resource.RLIM_INFINITY))
 
     def __exit__(self, *_exc: object) -> None:
         resource.setrlimit(resource.RLIMIT_AS, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
         resource.setrlimit(resource.RLIMIT_CPU, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
-
-
-def _address_space() -> int:
-    """Bytes of virtual memory this process maps now."""
-    with open("/proc/self/statm") as f:
-        return int(f.read().split()[0]) * resource.getpagesize()
 
 
 def handle(channel: process.Channel, request: Mapping[str, Any]) -> dict[str, Any]:

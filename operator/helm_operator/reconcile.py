@@ -19,7 +19,6 @@ Rules:
 from __future__ import annotations
 
 import functools
-import re
 import threading
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
@@ -44,18 +43,16 @@ from helm_operator import drift, errors, policy, settings as settings_mod, sourc
 DEFAULT_TIMEOUT_S = 300.0
 DEFAULT_MAX_HISTORY = 10
 DEFAULT_INTERVAL_S = 600.0
-_DURATION = re.compile(r"(\d+(?:\.\d+)?)(ms|s|m|h)")
-_UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
 
 
 def parse_duration(text: str | None, default: float) -> float:
     """Seconds of a Go duration as the CRD allows it (``1h30m``, ``90s``, ``500ms``)."""
     if not text:
         return default
-    parts = _DURATION.findall(text)
-    if not parts or "".join(n + u for n, u in parts) != text:
-        raise core_errors.ValuesError(f"invalid duration {text!r} (want e.g. 5m, 90s, 1h30m)")
-    return sum(float(n) * _UNITS[u] for n, u in parts)
+    try:
+        return limits_mod.parse_duration(text)
+    except ValueError as exc:
+        raise core_errors.ValuesError(str(exc)) from None
 
 
 def render_limits(spec: Mapping[str, Any], *, ceiling: limits_mod.RenderLimits) -> limits_mod.RenderLimits:
