@@ -24,7 +24,8 @@ SLOW = '{{- range until 100000 }}{{ $k := genPrivateKey "rsa" }}{{- end }}\na: 1
 #: A string doubled until memory runs out.
 GROW = ('{{- $s := "abcdefghij" }}{{- range until 40 }}{{- $s = printf "%s%s" $s $s }}{{- end }}\n'
         'a: {{ len $s }}\n')
-#: Named templates including each other in a ring of 300.
+#: Named templates including each other in a ring of 300 (helm itself dies of a Go stack
+#: overflow on it; the engine bounds include nesting and says so).
 RING = "".join('{{- define "r%d" -}}{{ include "r%d" . }}{{- end -}}\n' % (i, (i + 1) % 300) for i in range(300))
 #: How long a good request may take to be Ready while hostile ones run (the render timeout is 6 s).
 GOOD_READY_S = 45.0
@@ -78,12 +79,13 @@ def test_hostile_charts_do_not_hold_up_good_ones(ctl: Controller, api: k8s.ApiCl
             obj = wait_for(objects, ns, stalled, name=req, timeout=90)
             cond = condition(obj, "Stalled")
             reasons[(name, req)] = cond["reason"]
-            assert cond["message"].startswith(f"chart {name}"), cond["message"]
+            # the message names the chart (a limit) or its template (a render error)
+            assert f"chart {name}" in cond["message"] or f"{name}/templates/" in cond["message"], cond["message"]
             ready = condition(obj, "Ready")
             assert ready["status"] == "False" and ready["reason"] == cond["reason"]
     assert {reasons[("slow", r)] for r in ("app", "again")} == {"RenderLimitExceeded"}
     assert {reasons[("grow", r)] for r in ("app", "again")} == {"RenderLimitExceeded"}
-    assert {reasons[("ring", r)] for r in ("app", "again")} <= {"RenderFailed", "RenderCrashed"}
+    assert {reasons[("ring", r)] for r in ("app", "again")} == {"RenderFailed"}
     assert ctl.proc.poll() is None and ctl.proc.pid == pid
     print(f"good requests Ready {good_ready_s:.1f}s after they were applied; hostile: {reasons}")
 
