@@ -67,14 +67,13 @@ def from_args(args: argparse.Namespace) -> RenderLimits:
 @contextlib.contextmanager
 def enforced(limits: RenderLimits, *, watchdog: bool) -> Iterator[None]:
     """Apply ``limits`` to this process while the block runs (see the module's text)."""
-    _limit_address_space(limits.memory_bytes)
     timer = None
     if watchdog:
         timer = threading.Timer(limits.timeout_s + WATCHDOG_GRACE_S, _give_up, args=(limits,))
         timer.daemon = True
         timer.start()
     try:
-        with budget.active(budget.Budget(limits)):
+        with _address_space_limited(limits.memory_bytes), budget.active(budget.Budget(limits)):
             yield
     finally:
         if timer is not None:
@@ -85,16 +84,24 @@ def memory_error_message(limits: RenderLimits) -> str:
     return budget.describe_limit(limits, "memory_bytes", "out of memory")
 
 
-def _limit_address_space(memory_bytes: int) -> None:
-    """Let the address space grow by ``memory_bytes`` from here (plus the render stack)."""
+@contextlib.contextmanager
+def _address_space_limited(memory_bytes: int) -> Iterator[None]:
+    """Let the address space grow by ``memory_bytes`` from here (plus the render stack) while the
+    block runs; the previous limit comes back after it (``main()`` may run inside a longer-lived
+    process, whose later threads and children must not inherit the command's limit)."""
+    before = resource.getrlimit(resource.RLIMIT_AS)
+    soft, hard = before
     ceiling = limits_mod.address_space_ceiling(memory_bytes)
-    if ceiling is None:
-        return
-    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-    if hard != resource.RLIM_INFINITY:
+    if ceiling is not None and hard != resource.RLIM_INFINITY:
         ceiling = min(ceiling, hard)
-    if soft == resource.RLIM_INFINITY or ceiling < soft:
+    lowered = ceiling is not None and (soft == resource.RLIM_INFINITY or ceiling < soft)
+    if lowered:
         resource.setrlimit(resource.RLIMIT_AS, (ceiling, hard))
+    try:
+        yield
+    finally:
+        if lowered:
+            resource.setrlimit(resource.RLIMIT_AS, before)
 
 
 def _give_up(limits: RenderLimits) -> None:

@@ -267,3 +267,12 @@ def test_limit_flags_reach_the_render(capsys):
     assert code == 1 and out == ""
     assert err.startswith("Error: chart hello: template hello/templates/") and \
         err.endswith(": passed the render output limit of 100B\n")
+
+
+def test_an_in_process_command_leaves_the_address_space_limit_as_it_was(capsys):
+    import resource
+
+    before = resource.getrlimit(resource.RLIMIT_AS)
+    code, _out, _err = run(capsys, "template", str(EXAMPLES / "hello"), "--render-memory", "2Gi")
+    assert code == 0
+    assert resource.getrlimit(resource.RLIMIT_AS) == before

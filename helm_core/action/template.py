@@ -15,7 +15,7 @@ from helm_core.engine import capabilities as caps_mod, render as render_mod
 from helm_core.engine import renderer as renderer_mod
 from helm_core.lua import layout
 from helm_core.errors import ChartError, HelmError
-from helm_core.storage import release as release_storage
+from helm_core.storage import names as release_names
 from helm_core.records import field, record, replace
 
 DEFAULT_RELEASE_NAME = "release-name"
@@ -73,7 +73,7 @@ def run(chart: model.Chart, user_values: dict[str, Any], options: TemplateOption
     pre-render → render (core) → post-render → post-template. Chart Lua (if any)
     answers the optional ones; ``log`` receives what its ``print`` says.
     """
-    release_storage.check_name(options.release_name)
+    release_names.check_name(options.release_name)
     prepared = prepare.prepare_chart(chart, user_values)
     capabilities = caps_mod.make_capabilities(
         kube_version=options.kube_version or caps_mod.DEFAULT_KUBE_VERSION,

@@ -15,19 +15,14 @@ from __future__ import annotations
 
 import datetime as dt
 import enum
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from helm_core import records
-from helm_core.errors import ReleaseNameError
-from helm_core.gotemplate import gostrconv
+from helm_core.storage.names import RELEASE_NAME_MAX, check_name  # noqa: F401 - re-exported
 from helm_core.records import field, record
 from typing import Any
 
 import ulid
 
-RELEASE_NAME_MAX = 53
-"""Helm's limit on release names (room for suffixes in generated object names)."""
-_RELEASE_NAME = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 
 
 class Status(str, enum.Enum):
@@ -98,16 +93,6 @@ class ReleaseVersion:
     def replace(self, **changes: Any) -> ReleaseVersion:
         """A copy with ``changes`` applied."""
         return records.replace(self, **changes)
-
-
-def check_name(name: str) -> None:
-    """Refuse names Helm refuses (DNS-1123 subdomain, at most ``RELEASE_NAME_MAX`` chars), in
-    Helm's words (``ValidateReleaseName`` as install and template wrap it)."""
-    if not name:
-        raise ReleaseNameError('release name "": no name provided')
-    if len(name) > RELEASE_NAME_MAX or not _RELEASE_NAME.match(name):
-        raise ReleaseNameError(f"release name {gostrconv.quote(name)}: invalid release name, must match regex "
-                               f"{_RELEASE_NAME.pattern} and the length must not be longer than {RELEASE_NAME_MAX}")
 
 
 def new_version(after: ulid.ULID | None = None) -> ulid.ULID:
