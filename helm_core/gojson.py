@@ -27,6 +27,7 @@ import math
 import re
 from typing import TYPE_CHECKING, Any
 
+from helm_core.errors import ValuesError
 from helm_core.gotemplate import gotypes
 from helm_core.gotemplate.funcs import gotime
 from helm_core.gotemplate.gostrconv import format_float  # re-exported: part of this module's API
@@ -463,3 +464,46 @@ def copy_tree(value: Any) -> Any:
     if isinstance(value, list):
         return [copy_tree(item) for item in value]
     return value
+
+
+def load_values(value: Any, *, context: str) -> dict[str, Any]:
+    """Values from an already JSON-decoded object (a Kubernetes ``spec.values``, a library
+    caller's dict), typed as Go's ``json.Unmarshal`` into ``map[string]interface{}`` types
+    the same JSON: every number a float64, the rest as is (null → {}).
+
+    Flux's helm-controller and Helm's SDK read ``apiextensions JSON`` values that way, so a
+    controller's ``replicas: 3`` is the ``float64`` that ``helm -f`` gives, not Python's int.
+    Returns new containers (the caller's object is never shared). Raises
+    :class:`~helm_core.errors.ValuesError` ``"<context>: <Go's message>"``.
+    """
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise ValuesError(f"{context}: json: cannot unmarshal {json_kind(value)} into Go value of type "
+                          "map[string]interface {}")
+    try:
+        return _go_typed(value, 1)
+    except JSONError as exc:
+        raise ValuesError(f"{context}: {exc}") from None
+
+
+def _go_typed(value: Any, depth: int) -> Any:
+    if depth > MAX_JSON_DEPTH:
+        raise JSONError(f"json: exceeded max depth {MAX_JSON_DEPTH}")
+    if isinstance(value, dict):
+        out: dict[str, Any] = {}
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise JSONError(f"json: unsupported type: map[{type(key).__name__}]")
+            out[key] = _go_typed(item, depth + 1)
+        return out
+    if isinstance(value, (list, tuple)):
+        return [_go_typed(item, depth + 1) for item in value]
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, int):
+        return _float_or_range_error(str(value))
+    if isinstance(value, float):
+        json_float(value)  # NaN and infinities have no JSON form: Go's Marshal error
+        return value
+    raise JSONError(f"json: unsupported type: {type(value).__name__}")

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from helm_core import goyaml
+from helm_core import gojson, goyaml
 from helm_core.chart import values as chart_values
 from helm_core.records import field, record
 
@@ -24,13 +24,14 @@ class ValuesOptions:
     set_file: tuple[str, ...] = ()
     #: ``--set-literal`` entries: the value is taken verbatim.
     set_literal: tuple[str, ...] = ()
-    #: Values given directly (the library API, the controller's spec.values); merged first.
+    #: Values given directly, as JSON-decoded data (the library API); merged first and typed
+    #: as Go decodes JSON (numbers float64), like the controller's ``spec.values``.
     inline: dict[str, Any] = field(default_factory=dict)
 
 
 def merge(options: ValuesOptions, *, read: Callable[[str], bytes] = chart_values.read_user_file) -> dict[str, Any]:
     """The user-supplied values, merged as ``helm template/install`` merges them."""
-    docs = [options.inline] if options.inline else []
+    docs = [gojson.load_values(options.inline, context="values")] if options.inline else []
     docs += [goyaml.load_values(read(p), context=f"failed to parse {p}") for p in options.value_files]
     return chart_values.merge_user_values(
         docs,

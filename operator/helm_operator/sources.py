@@ -7,7 +7,10 @@ Values rules (Flux HelmRelease ``valuesFrom``, then ``values``):
 - ``valuesFrom`` entries merge in order, later wins, maps deep (helm ``-f a -f b``);
   ``spec.values`` merges last and wins;
 - an entry reads ``valuesKey`` (default ``values.yaml``) of a ConfigMap (``data`` or
-  ``binaryData``) or Secret; without ``targetPath`` the text must be a YAML map;
+  ``binaryData``) or Secret; without ``targetPath`` the text must be a YAML map, read as
+  ``helm -f`` reads a file (:func:`helm_core.goyaml.load_values`: numbers float64, dates strings);
+- ``spec.values`` is typed as Go decodes its JSON (:func:`helm_core.gojson.load_values`), as
+  Flux does: ``replicas: 3`` is the same float64 in both places;
 - with ``targetPath`` the key's whole text becomes the string at that path (``a.b[0]``, helm
   ``--set-literal`` syntax for the path);
 - ``optional: true`` skips a missing object or key; a missing required one is an error naming it;
@@ -19,13 +22,10 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
-import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
-import yaml
-
-from helm_core import errors
+from helm_core import errors, gojson, goyaml
 from helm_core import sources as core_sources
 from helm_core.chart import strvals, values as values_mod
 from helm_core.records import record
@@ -67,19 +67,16 @@ def resolve_values(spec: Mapping[str, Any], *, read: Reader) -> ResolvedValues:
             if entry.get("optional"):
                 continue
             raise errors.ValuesError(f"{where}: not found (set optional: true to skip it)")
-        layers.append(_layer(text, target_path=entry.get("targetPath") or "", where=where))
-    inline = spec.get("values") or {}
-    if not isinstance(inline, Mapping):
-        raise errors.ValuesError("spec.values: must be a map")
-    layers.append(values_mod.copy_values(inline))
+        layers.append(_layer(text, target_path=entry.get("targetPath") or "", key=key, where=where))
+    layers.append(gojson.load_values(spec.get("values"), context="spec.values"))
     merged = values_mod.merge_user_values(layers)
     return ResolvedValues(values=merged, digest=values_digest(merged), references=tuple(refs))
 
 
 def values_digest(values: Mapping[str, Any]) -> str:
-    """``sha256:`` of the values as canonical JSON (sorted keys, no spaces); stable across
-    key order, different for any change of a key or value."""
-    text = json.dumps(values, sort_keys=True, separators=(",", ":"), default=str)
+    """``sha256:`` of the values as Go's ``json.Marshal`` writes them (sorted keys, float64
+    ``3`` as ``3``); stable across key order, different for any change of a key or value."""
+    text = gojson.dumps(values)
     return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
@@ -108,21 +105,13 @@ def _read_key(read: Reader, *, kind: str, name: str, key: str, where: str) -> st
         raise errors.ValuesError(f"{where}: value is not UTF-8 text") from None
 
 
-def _layer(text: str, *, target_path: str, where: str) -> dict[str, Any]:
+def _layer(text: str, *, target_path: str, key: str, where: str) -> dict[str, Any]:
     if target_path:
         try:
             return strvals.parse_set_literal(f"{target_path}={text}")
         except errors.ValuesError as exc:
             raise errors.ValuesError(f"{where}: targetPath {target_path!r}: {exc}") from None
-    try:
-        doc = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise errors.ValuesError(f"{where}: cannot parse YAML: {exc}") from None
-    if doc is None:
-        return {}
-    if not isinstance(doc, dict):
-        raise errors.ValuesError(f"{where}: expected a YAML map, got {type(doc).__name__}")
-    return doc
+    return goyaml.load_values(text, context=f"{where}: failed to parse {key}")
 
 
 def chart_ref(spec: Mapping[str, Any], *, namespace: str, read: Reader

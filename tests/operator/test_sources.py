@@ -72,7 +72,8 @@ def test_optional_missing_is_skipped(entry):
     ({"kind": "Secret", "name": "creds", "valuesKey": "other"},
      "valuesFrom[0] (Secret creds, key other): not found (set optional: true to skip it)"),
     ({"kind": "ConfigMap", "name": "list"},
-     "valuesFrom[0] (ConfigMap list, key values.yaml): expected a YAML map, got list"),
+     "valuesFrom[0] (ConfigMap list, key values.yaml): failed to parse values.yaml: error unmarshaling "
+     "JSON: while decoding JSON: json: cannot unmarshal array into Go value of type map[string]interface {}"),
     ({"kind": "Pod", "name": "x"},
      "valuesFrom[0] (Pod x, key values.yaml): kind must be ConfigMap or Secret"),
 ], ids=["missing-object", "missing-key", "not-a-map", "bad-kind"])
