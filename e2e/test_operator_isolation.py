@@ -32,6 +32,22 @@ GOOD_READY_S = 45.0
 STOP_WITHIN_S = 5.0
 
 
+@pytest.fixture
+def spaces(api: k8s.ApiClient) -> Iterator[list[str]]:
+    """Namespaces a test makes, deleted while this module's controller still runs (it handles
+    their finalizers): hostile requests left behind would be resumed by the next module's
+    controller and hold its render workers."""
+    made: list[str] = []
+    yield made
+    core = k8s.CoreV1Api(api)
+    for ns in made:
+        core.delete_namespace(ns)
+    deadline = time.monotonic() + 90
+    while made and time.monotonic() < deadline:
+        made = [ns for ns in made if ns in {n.metadata.name for n in core.list_namespace().items}]
+        time.sleep(0.5)
+
+
 def hostile_chart(name: str, template: str, extra: dict[str, str] | None = None) -> bytes:
     files = {"Chart.yaml": CHART.format(name=name), "templates/cm.yaml": template, **(extra or {})}
     return chart_tgz(files, name=name)
@@ -50,21 +66,24 @@ def ctl(cluster: ClusterInfo, kubectl: Kubectl, tmp_path_factory: pytest.TempPat
     controller.stop()
 
 
-def test_hostile_charts_do_not_hold_up_good_ones(ctl: Controller, api: k8s.ApiClient) -> None:
+def test_hostile_charts_do_not_hold_up_good_ones(ctl: Controller, api: k8s.ApiClient,
+                                                 spaces: list[str]) -> None:
     objects = k8s.CustomObjectsApi(api)
     pid = ctl.proc.pid
     hostile = {"slow": hostile_chart("slow", SLOW), "grow": hostile_chart("grow", GROW),
                "ring": hostile_chart("ring", "a: {{ include \"r0\" . }}\n", {"templates/_ring.tpl": RING})}
-    spaces: dict[str, str] = {}
+    hostile_spaces: dict[str, str] = {}
     for name, chart in hostile.items():
-        spaces[name] = create_namespace(api, f"hostile-{name}")
-        setup_namespace(api, spaces[name], chart=chart)
-        request(objects, spaces[name])
+        hostile_spaces[name] = create_namespace(api, f"hostile-{name}")
+        spaces.append(hostile_spaces[name])
+        setup_namespace(api, hostile_spaces[name], chart=chart)
+        request(objects, hostile_spaces[name])
         # a second request of the same namespace: one namespace may not take every worker
-        request(objects, spaces[name], name="again")
+        request(objects, hostile_spaces[name], name="again")
     time.sleep(1.0)  # the hostile renders are running
     started = time.monotonic()
     good = [create_namespace(api, f"good-{i}") for i in range(3)]
+    spaces.extend(good)
     for ns in good:
         setup_namespace(api, ns, chart=hello_tgz())
         request(objects, ns)
@@ -74,7 +93,7 @@ def test_hostile_charts_do_not_hold_up_good_ones(ctl: Controller, api: k8s.ApiCl
     assert ctl.proc.poll() is None and ctl.proc.pid == pid
 
     reasons = {}
-    for name, ns in spaces.items():
+    for name, ns in hostile_spaces.items():
         for req in ("app", "again"):
             obj = wait_for(objects, ns, stalled, name=req, timeout=90)
             cond = condition(obj, "Stalled")
@@ -90,9 +109,11 @@ def test_hostile_charts_do_not_hold_up_good_ones(ctl: Controller, api: k8s.ApiCl
     print(f"good requests Ready {good_ready_s:.1f}s after they were applied; hostile: {reasons}")
 
 
-def test_sigterm_stops_within_seconds_while_a_render_runs(ctl: Controller, api: k8s.ApiClient) -> None:
+def test_sigterm_stops_within_seconds_while_a_render_runs(ctl: Controller, api: k8s.ApiClient,
+                                                          spaces: list[str]) -> None:
     objects = k8s.CustomObjectsApi(api)
     ns = create_namespace(api, "hostile-at-stop")
+    spaces.append(ns)
     setup_namespace(api, ns, chart=hostile_chart("slow", SLOW))
     request(objects, ns)
     # Reconciling is written just before the chart goes to a worker, whose render then runs
