@@ -17,7 +17,9 @@ from pathlib import Path
 
 import yaml
 
-from helm_core import lua, records
+from helm_core import lua
+
+from helm_core.support import records
 from helm_core.chart import loader, prepare
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "charts" / "lua-postrender"

@@ -16,7 +16,7 @@ import statistics
 import time
 from typing import Callable
 
-from helm_core import goregexp
+from helm_core.golib import goregexp
 from helm_core.chart import ignore, model, schema
 from helm_core.engine.files import compile_glob
 

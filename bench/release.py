@@ -106,7 +106,7 @@ def run(kubeconfig: str, chart: str, runs: int, wait: bool) -> None:
     crd = yaml.safe_load(CRD.read_text())
     client.apply(crd, force=True)
     kwait.wait_ready(client, [kclient.ObjectRef.of(crd)], options=kwait.WaitOptions(timeout_s=30))
-    tools = {"helm-core": [sys.executable, "-m", "helm_core.cli"], "helm": [helm_binary()]}
+    tools = {"helm-core": [sys.executable, "-m", "helm_core"], "helm": [helm_binary()]}
     results: dict[str, list[dict[str, float]]] = {name: [] for name in (*tools, "library")}
     for _ in range(runs):
         for name, tool in tools.items():

@@ -103,7 +103,7 @@ def child_phases(mode: str, chart_dir: Path) -> dict[str, float]:
 
 def child_e2e(mode: str, chart_dir: Path) -> dict[str, float]:
     chart, final, _ = _pairs(chart_dir)
-    from helm_core import memo
+    from helm_core.support import memo
     from helm_core.chart import schema
 
     if mode == "before":

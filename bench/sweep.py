@@ -146,7 +146,7 @@ def main(argv: list[str] | None = None) -> int:
     if not helm:
         print("helm not found: set HELM_BIN", file=sys.stderr)
         return 2
-    ours = [sys.executable, "-m", "helm_core.cli"]
+    ours = [sys.executable, "-m", "helm_core"]
     os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH", "")]))
     counts = {name: 0 for name in CLASSES}
     started = time.monotonic()

@@ -158,7 +158,7 @@ def test_kubectl_apply_k_deploy_creates_every_object(crds: None, kubectl: Kubect
 
 
 def helm_core(*args: str) -> str:
-    result = subprocess.run([sys.executable, "-m", "helm_core.cli", *args], capture_output=True, text=True,
+    result = subprocess.run([sys.executable, "-m", "helm_core", *args], capture_output=True, text=True,
                             cwd=ROOT, timeout=300)
     assert result.returncode == 0, result.stderr
     return result.stdout

@@ -42,7 +42,7 @@ def _chart(root: Path) -> Path:
 
 
 def _run(cluster: ClusterInfo, namespace: str, *args: str, ok: bool = True) -> subprocess.CompletedProcess[str]:
-    result = subprocess.run([sys.executable, "-m", "helm_core.cli", *args, "--kubeconfig",
+    result = subprocess.run([sys.executable, "-m", "helm_core", *args, "--kubeconfig",
                              str(cluster.kubeconfig), "-n", namespace],
                             capture_output=True, text=True, cwd=ROOT, timeout=300)
     assert (result.returncode == 0) == ok, result.stderr

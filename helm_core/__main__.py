@@ -12,7 +12,6 @@ def run() -> None:
     gc.disable()
     try:
         from helm_core import cli
-
         cli.run()
     except Exception as exc:  # noqa: BLE001 - last resort: a bug is still one line, never a traceback
         import os

@@ -33,7 +33,7 @@ Only boundaries (CLI, operator) translate these into exit codes or retry policy.
 """
 from __future__ import annotations
 
-from helm_core.records import record
+from helm_core.support.records import record
 
 
 @record(frozen=True)

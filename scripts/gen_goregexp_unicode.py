@@ -1,8 +1,8 @@
-"""Regenerate helm_core/goregexp/unicode_names.py from the installed Go's ``unicode`` package.
+"""Regenerate helm_core/golib/goregexp/unicode_names.py from the installed Go's ``unicode`` package.
 
 Go's regexp resolves ``\\p{name}`` against its own Unicode tables (canonical, case-insensitive
 names since Go 1.25); RE2 C++ knows fewer spellings and lacks ``Cn`` (and its ``C`` omits it).
-The table written here lets :mod:`helm_core.goregexp.syntax` give RE2 what Go means.
+The table written here lets :mod:`helm_core.golib.goregexp.syntax` give RE2 what Go means.
 Run: ``python scripts/gen_goregexp_unicode.py`` (needs ``go`` on PATH).
 """
 from __future__ import annotations
@@ -13,7 +13,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from helm_core.goregexp.syntax import canonical
+from helm_core.golib.goregexp.syntax import canonical
 
 _PROGRAM = r"""
 package main

@@ -107,7 +107,7 @@ def test_errors_are_one_line_exit_1(capsys, argv, message):
 
 def test_entry_point_prints_no_traceback(tmp_path):
     root = write_chart(tmp_path, {"Chart.yaml": "apiVersion: v2\nname: x\nversion: bad\n"})
-    proc = subprocess.run([sys.executable, "-m", "helm_core.cli", "template", str(root)],
+    proc = subprocess.run([sys.executable, "-m", "helm_core", "template", str(root)],
                           capture_output=True, text=True, check=False)
     assert proc.returncode == 1
     assert proc.stderr.strip().splitlines() == [
@@ -257,8 +257,7 @@ def test_include_ring_is_one_error_line(tmp_path):
 
 @pytest.mark.parametrize(("text", "seconds"), [("30s", 30.0), ("1m30s", 90.0), ("500ms", 0.5), ("1.5s", 1.5)])
 def test_render_timeout_takes_go_durations(text, seconds):
-    from helm_core import cli_limits
-
+    from helm_core.cli import limits as cli_limits
     assert cli_limits.parse_duration(text) == seconds
 
 

@@ -6,7 +6,9 @@ import datetime as dt
 
 import pytest
 
-from helm_core import cli, cli_release
+from helm_core import cli
+
+from helm_core.cli import release as cli_release
 from helm_core.storage import release as rel
 
 

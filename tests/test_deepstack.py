@@ -5,9 +5,7 @@ import sys
 
 import pytest
 
-from helm_core import deepstack
-
-
+from helm_core.support import deepstack
 def _depth(n: int) -> int:
     return 0 if n == 0 else 1 + _depth(n - 1)
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from helm_core import events, lua
+from helm_core.action import events
+
+from helm_core import lua
 from tests.lua import luakit
 
 

@@ -9,7 +9,7 @@ import random
 
 import pytest
 
-from helm_core import gojson
+from helm_core.golib import gojson
 from helm_core.engine import files, helm_funcs
 from helm_core.gotemplate import gotypes
 from helm_core.gotemplate.funcs import gotime

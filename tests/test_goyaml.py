@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from helm_core import gojson, goyaml
+from helm_core.golib import gojson, goyaml
 from helm_core.errors import ValuesError
 from tests.engine import helmbin
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from helm_core import manifests as mf
+from helm_core.engine import manifests as mf
 from helm_core.errors import ManifestError
 
 

@@ -9,7 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from helm_core import cli, goyaml, memo
+from helm_core import cli
+
+from helm_core.golib import goyaml
+
+from helm_core.support import memo
 from helm_core.chart import schema
 from helm_core.engine import render
 from helm_core.gotemplate import environment, nodes, parser

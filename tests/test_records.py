@@ -1,4 +1,4 @@
-"""helm_core.records: the dataclass subset the project's record classes rely on."""
+"""helm_core.support.records: the dataclass subset the project's record classes rely on."""
 from __future__ import annotations
 
 import copy
@@ -11,7 +11,7 @@ from typing import ClassVar
 
 import pytest
 
-from helm_core.records import FrozenInstanceError, asdict, field, fields, is_record, record, replace
+from helm_core.support.records import FrozenInstanceError, asdict, field, fields, is_record, record, replace
 from tests.chartkit import chart_yaml, write_chart
 
 

@@ -16,8 +16,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from helm_core import errors, versions
-from helm_core.versions import Constraints, Version, VersionError
+from helm_core import errors
+
+from helm_core.golib import versions
+from helm_core.golib.versions import Constraints, Version, VersionError
 
 
 def _ids(cases: list[tuple[object, ...]], width: int = 2) -> list[str]:

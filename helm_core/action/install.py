@@ -24,8 +24,10 @@ import contextlib
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from helm_core import events, lua
-from helm_core import manifests as mf
+from helm_core.action import events
+
+from helm_core import lua
+from helm_core.engine import manifests as mf
 from helm_core.action import config, hooks, uninstall
 from helm_core.action import template as template_action
 from helm_core.chart import model
@@ -36,7 +38,7 @@ from helm_core.kube import client as kclient
 from helm_core.kube import lookup as klookup
 from helm_core.kube import resources
 from helm_core.kube import wait as kwait
-from helm_core.records import field, record
+from helm_core.support.records import field, record
 from helm_core.storage import release as rel
 from helm_core.storage import secrets
 

@@ -11,7 +11,7 @@ import re
 
 from helm_core.action import config
 from helm_core.errors import HelmError
-from helm_core.records import record
+from helm_core.support.records import record
 from helm_core.storage import release as rel
 
 DEFAULT_STATUSES = frozenset({rel.Status.DEPLOYED, rel.Status.FAILED})

@@ -9,14 +9,18 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from helm_core import goyaml, lua, manifests as mf, versions
+from helm_core.golib import goyaml, versions
+
+from helm_core import lua
+
+from helm_core.engine import manifests as mf
 from helm_core.chart import ignore, model, prepare
 from helm_core.engine import capabilities as caps_mod, render as render_mod
 from helm_core.engine import renderer as renderer_mod
 from helm_core.lua import layout
 from helm_core.errors import ChartError, HelmError
 from helm_core.storage import names as release_names
-from helm_core.records import field, record, replace
+from helm_core.support.records import field, record, replace
 
 DEFAULT_RELEASE_NAME = "release-name"
 
@@ -110,8 +114,7 @@ def _run_lifecycle(step: "RenderStep", prepared: prepare.Prepared, release: caps
                    capabilities: Any, options: TemplateOptions,
                    log: Callable[[str], None]) -> tuple[dict[str, Any], list[mf.Manifest]]:
     """The template action's events with the chart's Lua handlers around the core render."""
-    from helm_core import events
-
+    from helm_core.action import events
     with lua.load_chart_scripts(prepared.chart, accepted_permissions=options.lua.accepted_permissions,
                                 limits=options.lua.limits, log=log,
                                 session_factory=options.lua.session_factory) as scripts:

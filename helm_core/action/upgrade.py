@@ -28,7 +28,7 @@ from helm_core.action import template as template_action
 from helm_core.chart import model, values as chart_values
 from helm_core.errors import HelmError, ReleaseNotFoundError
 from helm_core.kube import wait as kwait
-from helm_core.records import field, record
+from helm_core.support.records import field, record
 from helm_core.storage import driver as drv
 from helm_core.storage import release as rel
 

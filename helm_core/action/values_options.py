@@ -3,9 +3,9 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from helm_core import gojson, goyaml
+from helm_core.golib import gojson, goyaml
 from helm_core.chart import values as chart_values
-from helm_core.records import field, record
+from helm_core.support.records import field, record
 
 
 @record(frozen=True)

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from helm_core.errors import ArchiveError
 from helm_core.gotemplate import gostrconv
-from helm_core.records import record
+from helm_core.support.records import record
 
 if TYPE_CHECKING:
     import tarfile

@@ -21,7 +21,9 @@ import posixpath
 import re
 from typing import Any
 
-from helm_core import goyaml, memo
+from helm_core.golib import goyaml
+
+from helm_core.support import memo
 from helm_core.chart import gostruct, model
 from helm_core.errors import ChartFileError
 from helm_core.gotemplate import gofmt, gostrconv
@@ -65,7 +67,7 @@ def _code_digest() -> str:
 
 
 def _parse_yaml_text(data: bytes, source: str) -> Any:
-    from helm_core import goyaml_read  # only when the document is not in the memo (PyYAML: ~15 ms)
+    from helm_core.golib import goyaml_read  # only when the document is not in the memo (PyYAML: ~15 ms)
 
     try:
         return goyaml_read.decode_unconverted(data.decode("utf-8-sig"))

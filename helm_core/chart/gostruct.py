@@ -15,9 +15,9 @@ from __future__ import annotations
 import math
 from typing import Any, Union
 
-from helm_core import gojson
+from helm_core.golib import gojson
 from helm_core.gotemplate import gostrconv
-from helm_core.records import record
+from helm_core.support.records import record
 
 STRING = "string"
 BOOL = "bool"

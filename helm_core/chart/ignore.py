@@ -10,9 +10,9 @@ path ignores that path (so a negation only ever narrows what is kept).
 """
 from __future__ import annotations
 
-from helm_core import goutf8
+from helm_core.golib import goutf8
 from helm_core.errors import ChartError
-from helm_core.records import record
+from helm_core.support.records import record
 
 HELMIGNORE = ".helmignore"
 _DEFAULT_RULES = ("templates/.?*",)

@@ -7,7 +7,7 @@ messages) searches with Python's ``re``: another dialect (``[\\w-\\.]`` refused)
 backtracking engine (``^(a+)+$`` hangs). So:
 
 * the ``re`` that jsonschema's keyword modules search with is replaced by :data:`GO_RE`,
-  whose ``search`` is :mod:`helm_core.goregexp` (those modules use nothing else of ``re``);
+  whose ``search`` is :mod:`helm_core.golib.goregexp` (those modules use nothing else of ``re``);
 * :func:`format_checker` is a validator's format checker whose "regex" is Go's.
 """
 from __future__ import annotations
@@ -16,9 +16,7 @@ import functools
 import types
 from typing import Any
 
-from helm_core import goregexp
-
-
+from helm_core.golib import goregexp
 def _search(pattern: str, string: str) -> bool | None:
     """``re.search`` as jsonschema calls it, with Go's syntax and semantics (truthy or None)."""
     return True if goregexp.compile(pattern).match_string(string) else None

@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 from typing import Any, Iterable
 
-from helm_core import goyaml
+from helm_core.golib import goyaml
 from helm_core.chart import archive, chartfile, folder, model
 from helm_core.errors import ArchiveError, ChartError, ValuesError
 from helm_core.gotemplate import gostrconv
@@ -151,8 +151,7 @@ def _yaml_document(text: str) -> Any:
 def _json_schema_problem(data: bytes) -> str | None:
     """Go's message for a values.schema.json that is not JSON (read with a json.Decoder, whose
     text for a truncated document is "unexpected EOF"), else None."""
-    from helm_core import gojson
-
+    from helm_core.golib import gojson
     problem = gojson.syntax_error(data)
     return "unexpected EOF" if problem == "unexpected end of JSON input" else problem
 

@@ -23,7 +23,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urldefrag, urlsplit
 
-from helm_core import goregexp, memo
+from helm_core.golib import goregexp
+
+from helm_core.support import memo
 from helm_core.chart import jsonschema_go, verdict
 
 #: Folders of jsonschema-specifications' ``schemas/`` for the drafts compiled here.

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from helm_core.records import field, record
+from helm_core.support.records import field, record
 
 API_VERSION_V1 = "v1"
 API_VERSION_V2 = "v2"

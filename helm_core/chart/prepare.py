@@ -11,7 +11,7 @@ from typing import Any
 
 from helm_core.chart import dependencies, model, schema, values as chart_values
 from helm_core.errors import ChartError
-from helm_core.records import record
+from helm_core.support.records import record
 
 
 @record(frozen=True)

@@ -12,7 +12,7 @@ would, without importing it: a first run whose values pass costs ~5-45 ms instea
 ~0.07-0.55 s (``bench/schema.py``). jsonschema runs only when they find a violation or cannot
 decide, and then it words every message, as it always did.
 
-With a memo installed (:mod:`helm_core.memo`, the CLI's), a pass — these values meet this
+With a memo installed (:mod:`helm_core.support.memo`, the CLI's), a pass — these values meet this
 schema — is remembered by a digest of both and of the validating code, so the next process
 checks nothing again. Failures are never remembered: they are computed and reported anew.
 """
@@ -24,7 +24,9 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from helm_core import goregexp, memo
+from helm_core.golib import goregexp
+
+from helm_core.support import memo
 from helm_core.chart import model
 from helm_core.errors import SchemaError
 

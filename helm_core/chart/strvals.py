@@ -30,8 +30,8 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from helm_core.errors import ValuesError
-from helm_core import gojson
-from helm_core.gojson import copy_tree
+from helm_core.golib import gojson
+from helm_core.golib.gojson import copy_tree
 from helm_core.gotemplate import gostrconv
 from helm_core.gotemplate.gotypes import Int64
 

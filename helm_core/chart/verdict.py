@@ -18,8 +18,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 from urllib.parse import unquote, urldefrag, urljoin
 
-from helm_core import goregexp
-
+from helm_core.golib import goregexp
 Check = Callable[[Any], bool]
 #: A format assertion: (format name) -> check of a string instance, or None when unknown.
 FormatChecks = Callable[[str], Callable[[str], bool] | None]

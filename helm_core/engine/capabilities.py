@@ -15,10 +15,10 @@ from __future__ import annotations
 import re
 from typing import Any, ClassVar, Iterable
 
-from helm_core import gojson
+from helm_core.golib import gojson
 from helm_core.chart import model
 from helm_core.gotemplate import gotypes
-from helm_core.records import field, record
+from helm_core.support.records import field, record
 
 DEFAULT_KUBE_VERSION = "v1.37.0"
 HELM_VERSION = "v3.22.0"

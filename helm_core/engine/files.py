@@ -24,7 +24,7 @@ import functools
 import posixpath
 from typing import Any, ClassVar, Iterable
 
-from helm_core import goregexp, goyaml
+from helm_core.golib import goregexp, goyaml
 from helm_core.gotemplate import gotypes
 
 #: The separator gobwas/glob is compiled with by Helm.

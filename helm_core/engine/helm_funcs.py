@@ -14,11 +14,11 @@ import datetime
 import math
 from typing import Any, Callable
 
-from helm_core import gojson, goyaml
+from helm_core.golib import gojson, goyaml
 from helm_core.gotemplate import environment, gofmt, gotypes, runtime
 from helm_core.gotemplate.funcs import gotime
 from helm_core.gotemplate.gotypes import FuncError, signature
-from helm_core.records import field, record
+from helm_core.support.records import field, record
 
 WARN_START = "HELM_ERR_START"
 WARN_END = "HELM_ERR_END"

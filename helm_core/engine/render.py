@@ -38,17 +38,17 @@ from helm_core.engine import capabilities as caps_mod
 from helm_core.engine import files as files_mod
 from helm_core.engine import helm_funcs
 from helm_core.engine import engines as engine_rules
-from helm_core.records import field, record
+from helm_core.support.records import field, record
 
 if TYPE_CHECKING:
     from helm_core.engine import jinja
-from helm_core import memo
-from helm_core.gojson import copy_tree
+from helm_core.support import memo
+from helm_core.golib.gojson import copy_tree
 from helm_core.errors import SourcePos, TemplateError
 from helm_core.gotemplate import budget as budget_mod
-from helm_core import deepstack
+from helm_core.support import deepstack
 from helm_core.gotemplate import environment, runtime
-from helm_core.limits import RenderLimitExceeded, RenderLimits
+from helm_core.support.limits import RenderLimitExceeded, RenderLimits
 from helm_core.gotemplate.funcs import sprig
 
 #: How many compiled template sets (one per distinct chart tree) are kept.

@@ -7,7 +7,7 @@ where they run:
 
 - :data:`LOCAL` runs them in this process (the CLI, tests);
 - :class:`helm_core.isolation.IsolatedRenderer` runs them in a worker process under a
-  :class:`~helm_core.limits.RenderLimits` budget (the controller: no chart can hang or crash
+  :class:`~helm_core.support.limits.RenderLimits` budget (the controller: no chart can hang or crash
   the process that serves every namespace).
 
 Everything in between (chart Lua, the cluster, storage) stays with the action.
@@ -17,10 +17,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Protocol
 
-from helm_core import manifests as mf
+from helm_core.engine import manifests as mf
 from helm_core.chart import loader, model, prepare
 from helm_core.engine import render as render_mod
-from helm_core.records import record
+from helm_core.support.records import record
 
 NOTES_SUFFIX = "NOTES.txt"
 

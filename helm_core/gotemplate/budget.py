@@ -20,7 +20,7 @@ import threading
 import time
 from typing import Any, Iterator
 
-from helm_core.limits import RenderLimits, RenderLimitExceeded, describe_bytes
+from helm_core.support.limits import RenderLimits, RenderLimitExceeded, describe_bytes
 
 #: Bytes a list slot counts for in :meth:`Budget.check_result` (a pointer on 64-bit CPython).
 LIST_ITEM_BYTES = 8
@@ -148,7 +148,7 @@ def current() -> Budget:
 @contextlib.contextmanager
 def active(budget: Budget) -> Iterator[Budget]:
     """Make ``budget`` the one checked while the block runs (by renders in this thread and
-    in the threads :mod:`~helm_core.deepstack` starts from it)."""
+    in the threads :mod:`~helm_core.support.deepstack` starts from it)."""
     token = _CURRENT.set(budget)
     try:
         yield budget

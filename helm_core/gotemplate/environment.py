@@ -21,7 +21,7 @@ Rules kept from Go's text/template:
 Parsing happens once per (name, text, known function names): trees are immutable and
 shared by every set and clone that holds them. A tree is compiled when first executed (a
 library chart's many defines are mostly never called). With a ``memo`` (see
-:mod:`helm_core.memo`) parse trees also outlive the process: a later process loads them
+:mod:`helm_core.support.memo`) parse trees also outlive the process: a later process loads them
 instead of parsing again (found by the text and the known names: the same text under
 another file name, a library chart shared by two charts, is loaded and renamed).
 """
@@ -41,7 +41,7 @@ from helm_core.gotemplate import budget, compiler, gcpause, gofmt, nodes, parser
 from helm_core.gotemplate.funcs import builtins
 
 if TYPE_CHECKING:
-    from helm_core.memo import DiskMemo
+    from helm_core.support.memo import DiskMemo
 
 MissingKey = Literal["zero", "error", "default"]
 
@@ -211,7 +211,7 @@ def _is_empty(tree: nodes.Tree | StoredTree) -> bool:
 @functools.cache
 def _parser_digest() -> str:
     """Digest of the parser's code and the Python version (pickles name classes and fields)."""
-    from helm_core.memo import code_digest
+    from helm_core.support.memo import code_digest
 
     here = Path(__file__).parent
     return code_digest(*(here / m for m in _PARSER_MODULES)) + sys.version

@@ -29,7 +29,7 @@ from __future__ import annotations
 import datetime
 from typing import Any, Callable, ClassVar, TypeVar
 
-from helm_core.records import record
+from helm_core.support.records import record
 
 F = TypeVar("F", bound=Callable[..., Any])
 

@@ -13,7 +13,7 @@ import threading
 from typing import Any, Callable, Optional, Union
 
 from helm_core.gotemplate import gofmt
-from helm_core.records import record
+from helm_core.support.records import record
 
 
 @record(eq=False)

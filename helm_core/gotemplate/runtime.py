@@ -21,7 +21,7 @@ from helm_core.errors import SourcePos, TemplateError
 from helm_core.gotemplate import budget as budget_mod
 from helm_core.gotemplate import gofmt, gotypes
 from helm_core.gotemplate import nodes as n
-from helm_core.limits import RenderLimitExceeded
+from helm_core.support.limits import RenderLimitExceeded
 
 #: Go's ``maxExecDepth``: nesting of ``{{template}}`` calls.
 MAX_EXEC_DEPTH = 100000

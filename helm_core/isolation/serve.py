@@ -1,8 +1,8 @@
 """The worker's side: serve load, prepare and render requests from the parent, one at a time.
 
-Each request carries its :class:`~helm_core.limits.RenderLimits`. Before it runs, the worker
+Each request carries its :class:`~helm_core.support.limits.RenderLimits`. Before it runs, the worker
 lowers its own soft limits: ``RLIMIT_AS`` to what it uses now plus the render thread's stack
-plus ``memory_bytes`` (and some slack, :func:`~helm_core.limits.address_space_ceiling`) (Python then raises MemoryError, which is reported), and
+plus ``memory_bytes`` (and some slack, :func:`~helm_core.support.limits.address_space_ceiling`) (Python then raises MemoryError, which is reported), and
 ``RLIMIT_CPU`` to the CPU it has used plus ``cpu_s`` (the kernel's SIGXCPU ends it, which the
 parent reports). The wall clock is the parent's: it kills the worker at the deadline.
 
@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from helm_core import errors
-from helm_core import limits as limits_mod
+from helm_core.support import limits as limits_mod
 from helm_core.isolation import process
 
 #: Prepared charts kept for the render that follows their prepare (by the parent's token), so
@@ -89,7 +89,7 @@ def handle(channel: process.Channel, request: Mapping[str, Any]) -> dict[str, An
     """Run one request; every outcome is a reply (``ok`` with results, or ``error``)."""
     from helm_core.chart import loader, prepare
     from helm_core.engine import renderer
-    from helm_core.records import replace
+    from helm_core.support.records import replace
 
     limits: limits_mod.RenderLimits = request["limits"]
     op = request["op"]

@@ -23,7 +23,7 @@ import enum
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
-from helm_core.records import record
+from helm_core.support.records import record
 
 FIELD_MANAGER = "helm-core"
 """Our server-side apply field manager: fields we apply are owned under this name."""

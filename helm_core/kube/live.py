@@ -32,7 +32,7 @@ from kubernetes import config as k8s_config
 
 from helm_core.errors import ClusterError, ConflictError, ForbiddenError, NotFoundError
 from helm_core.kube import client as kclient
-from helm_core.records import field, record
+from helm_core.support.records import field, record
 
 REQUEST_TIMEOUT_S = 30.0
 """Per-request deadline; waits poll with short requests, so no request needs longer."""

@@ -27,7 +27,7 @@ import enum
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from helm_core.records import record
+from helm_core.support.records import record
 
 
 class State(str, enum.Enum):

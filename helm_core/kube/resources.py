@@ -27,7 +27,7 @@ from typing import Any
 
 from helm_core.errors import ClusterError, ConflictError, NotFoundError
 from helm_core.kube import client as kclient
-from helm_core.records import field, record
+from helm_core.support.records import field, record
 
 MANAGED_BY_LABEL = "app.kubernetes.io/managed-by"
 MANAGED_BY = "Helm"

@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterable
 from helm_core.errors import ForbiddenError, NotFoundError, WaitCancelled, WaitError
 from helm_core.kube import client as kclient
 from helm_core.kube import readiness as kready
-from helm_core.records import field, record
+from helm_core.support.records import field, record
 
 DEFAULT_TIMEOUT_S = 300.0
 """Helm's default ``--timeout`` (5m0s)."""

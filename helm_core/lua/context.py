@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from helm_core.chart import model
-from helm_core.records import field, record, replace
+from helm_core.support.records import field, record, replace
 
 from helm_core.lua.layout import EXT_DIR
 TEMPLATES_DIR = "templates/"

@@ -24,7 +24,9 @@ from collections.abc import Callable, Iterable
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from helm_core import errors, records
+from helm_core import errors
+
+from helm_core.support import records
 from helm_core.chart import model
 from helm_core.lua import context, eventspec, layout, limits as limits_mod, permissions
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from helm_core.records import record
+from helm_core.support.records import record
 
 
 @record(frozen=True)

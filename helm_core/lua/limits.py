@@ -1,7 +1,7 @@
 """Limits of chart Lua, as one frozen settings object with sane defaults."""
 from __future__ import annotations
 
-from helm_core.records import record
+from helm_core.support.records import record
 
 MIB = 1024 * 1024
 #: Deepest nesting data may have: Lua's parser needs registers per level of the table

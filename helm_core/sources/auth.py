@@ -21,7 +21,7 @@ from collections.abc import Generator, Mapping
 import httpx
 
 from helm_core.errors import SourceError
-from helm_core.records import record
+from helm_core.support.records import record
 
 DEFAULT_TIMEOUT_S = 60.0
 """Seconds for connect/read of one request; Helm's getter uses 120 s for whole downloads."""

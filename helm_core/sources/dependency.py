@@ -21,9 +21,9 @@ from typing import Any
 
 import yaml
 
-from helm_core import gojson
+from helm_core.golib import gojson
 from helm_core.errors import DependencyError
-from helm_core.records import record
+from helm_core.support.records import record
 from helm_core.sources import ChartRef, Credentials, cache as cache_mod, package as package_mod, resolve
 
 STALE_LOCK = ("the lock file (Chart.lock) is out of sync with the dependencies file (Chart.yaml). "

@@ -27,13 +27,13 @@ from typing import Any, NoReturn
 
 import httpx
 
-from helm_core import versions
+from helm_core.golib import versions
 from helm_core.chart import loader
 from helm_core.errors import (
     AuthError, ChartNotFoundError, DigestMismatchError, NoMatchingVersionError,
     RegistryUnavailableError, SourceError,
 )
-from helm_core.records import record
+from helm_core.support.records import record
 from helm_core.sources import auth, cache as cache_mod, repo
 
 SCHEME = "oci://"

@@ -37,7 +37,7 @@ from typing import Any
 
 from helm_core.errors import ClusterError, ConflictError, LockedError, NotFoundError
 from helm_core.kube import client as kclient
-from helm_core.records import field, record
+from helm_core.support.records import field, record
 
 LEASE_API_VERSION = "coordination.k8s.io/v1"
 OPERATION_ANNOTATION = "helm.sh/operation"

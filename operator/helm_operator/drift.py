@@ -19,7 +19,7 @@ from typing import Any
 from helm_core import errors as core_errors
 from helm_core.action import config as action_config
 from helm_core.kube import client as kclient
-from helm_core.records import record
+from helm_core.support.records import record
 from helm_core.storage import release as rel
 
 MODES = ("disabled", "warn", "enabled")

@@ -21,8 +21,8 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from helm_core.limits import DEFAULT_LIMITS, RenderLimits, describe_bytes, parse_bytes
-from helm_core.records import record
+from helm_core.support.limits import DEFAULT_LIMITS, RenderLimits, describe_bytes, parse_bytes
+from helm_core.support.records import record
 from helm_operator import settings as settings_mod
 
 ENV_PREFIX = "HELM_OPERATOR_"

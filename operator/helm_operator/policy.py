@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from helm_core.records import record
+from helm_core.support.records import record
 from helm_operator import errors, settings as settings_mod
 
 #: Annotation on the Release naming the HelmRequest (``<namespace>/<name>``) that owns it.

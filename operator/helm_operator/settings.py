@@ -5,8 +5,8 @@ module receives it. Each field's docstring gives its meaning, unit and why the d
 """
 from __future__ import annotations
 
-from helm_core.limits import DEFAULT_LIMITS, RenderLimits
-from helm_core.records import field, record
+from helm_core.support.limits import DEFAULT_LIMITS, RenderLimits
+from helm_core.support.records import field, record
 
 #: Lua permissions an admin may allow (``helm_core.lua.permissions.ALL_PERMISSIONS``).
 LOG_FORMATS = ("text", "json")

@@ -8,8 +8,8 @@ Values rules (Flux HelmRelease ``valuesFrom``, then ``values``):
   ``spec.values`` merges last and wins;
 - an entry reads ``valuesKey`` (default ``values.yaml``) of a ConfigMap (``data`` or
   ``binaryData``) or Secret; without ``targetPath`` the text must be a YAML map, read as
-  ``helm -f`` reads a file (:func:`helm_core.goyaml.load_values`: numbers float64, dates strings);
-- ``spec.values`` is typed as Go decodes its JSON (:func:`helm_core.gojson.load_values`), as
+  ``helm -f`` reads a file (:func:`helm_core.golib.goyaml.load_values`: numbers float64, dates strings);
+- ``spec.values`` is typed as Go decodes its JSON (:func:`helm_core.golib.gojson.load_values`), as
   Flux does: ``replicas: 3`` is the same float64 in both places;
 - with ``targetPath`` the key's whole text becomes the string at that path (``a.b[0]``, helm
   ``--set-literal`` syntax for the path);
@@ -25,10 +25,12 @@ import hashlib
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from helm_core import errors, gojson, goyaml
+from helm_core import errors
+
+from helm_core.golib import gojson, goyaml
 from helm_core import sources as core_sources
 from helm_core.chart import strvals, values as values_mod
-from helm_core.records import record
+from helm_core.support.records import record
 from helm_core.sources import auth, oci, packaged
 
 #: ``reader(kind, name)`` -> the object (ConfigMap or Secret, as the API returns it) or None

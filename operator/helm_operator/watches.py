@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, Protocol
 
 from helm_core import errors as core_errors
-from helm_core.records import record
+from helm_core.support.records import record
 
 HELMREQUEST = ("helm.sh/v1alpha1", "HelmRequest")
 VALUES_KINDS = ("ConfigMap", "Secret")

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from helm_core import records
+from helm_core.support import records
 from helm_core.action import config, install, upgrade
 from helm_core.errors import HelmError, WaitCancelled
 from helm_core.kube import client as kclient

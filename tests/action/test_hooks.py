@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from helm_core import manifests as mf
+from helm_core.engine import manifests as mf
 from helm_core.action import config, hooks, install
 from helm_core.errors import HelmError
 from helm_core.kube import client as kclient

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 import yaml
 
-from helm_core import goyaml
+from helm_core.golib import goyaml
 from helm_core.gotemplate.gotypes import Int64
 from helm_core.chart import model, values
 from helm_core.errors import ValuesError

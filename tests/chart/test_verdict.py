@@ -224,7 +224,7 @@ def test_a_passing_chart_never_imports_jsonschema(tmp_path):
     # The point of the fast path: a first run whose values pass does not pay for jsonschema.
     script = textwrap.dedent(f"""
         import sys
-        from helm_core import memo
+        from helm_core.support import memo
         from helm_core.chart import model, schema
         memo.use(memo.DiskMemo({str(tmp_path)!r}))
         chart = model.Chart(metadata=model.Metadata(api_version="v2", name="app", version="1.0.0"),

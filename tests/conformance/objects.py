@@ -7,8 +7,7 @@ import binascii
 import re
 from typing import Any
 
-from helm_core import goyaml
-
+from helm_core.golib import goyaml
 Key = tuple[str, str, str, str, int]
 
 _ALNUM = re.compile(r"^[A-Za-z0-9]+$")

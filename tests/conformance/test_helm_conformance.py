@@ -21,7 +21,11 @@ from typing import Any
 import pytest
 import yaml
 
-from helm_core import goyaml, manifests, memo
+from helm_core.golib import goyaml
+
+from helm_core.engine import manifests
+
+from helm_core.support import memo
 from helm_core.chart import loader, prepare
 from helm_core.engine import capabilities, render
 from helm_core.errors import HelmError

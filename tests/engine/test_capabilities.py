@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from helm_core import gojson
+from helm_core.golib import gojson
 from helm_core.chart import model
 from helm_core.engine import capabilities
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from helm_core import goyaml
+from helm_core.golib import goyaml
 from helm_core.chart import loader, prepare
 from helm_core.engine import capabilities, render
 from helm_core.errors import SourcePos, TemplateError

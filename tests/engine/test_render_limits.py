@@ -13,7 +13,7 @@ import pytest
 
 from helm_core.engine import helm_funcs, render
 from helm_core.errors import TemplateError
-from helm_core.limits import DEFAULT_LIMITS, RenderLimitExceeded, RenderLimits
+from helm_core.support.limits import DEFAULT_LIMITS, RenderLimitExceeded, RenderLimits
 from tests.engine import helmbin
 from tests.engine.test_render import chart_yaml, render_dir, render_one, write_chart
 

@@ -1,7 +1,7 @@
 """The cases Go's regexp answered in ``go_answers.json`` (in the order of :func:`queries`), and how to ask Go again.
 
 ``python -m tests.goregexp.go_cases`` (needs ``go``) runs every case through Go's own
-``regexp`` package and rewrites ``go_answers.json``; the tests compare helm_core.goregexp with it.
+``regexp`` package and rewrites ``go_answers.json``; the tests compare helm_core.golib.goregexp with it.
 """
 from __future__ import annotations
 

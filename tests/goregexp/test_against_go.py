@@ -1,4 +1,4 @@
-"""helm_core.goregexp against Go's own regexp: every answer in go_answers.json (Go 1.26, the Go
+"""helm_core.golib.goregexp against Go's own regexp: every answer in go_answers.json (Go 1.26, the Go
 Helm 3.22 is built with), for a table of methods x patterns x subjects, and Go's parse errors."""
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from helm_core import goregexp
+from helm_core.golib import goregexp
 from tests.goregexp import go_cases
 
 _DATA = json.loads(go_cases.ANSWERS.read_text(encoding="utf-8"))

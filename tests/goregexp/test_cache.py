@@ -1,9 +1,7 @@
 """Compiled patterns are reused, but a chart compiling many huge ones cannot keep them all alive."""
 from __future__ import annotations
 
-from helm_core import goregexp
-
-
+from helm_core.golib import goregexp
 def test_small_patterns_are_reused():
     assert goregexp.compile("^a+b$") is goregexp.compile("^a+b$")
 

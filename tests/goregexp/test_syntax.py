@@ -1,10 +1,10 @@
-"""Where Go's regexp and RE2 C++ differ, helm_core.goregexp answers as Go 1.26 does.
+"""Where Go's regexp and RE2 C++ differ, helm_core.golib.goregexp answers as Go 1.26 does.
 Expected values were printed by Go 1.26's regexp on the same input."""
 from __future__ import annotations
 
 import pytest
 
-from helm_core import goregexp
+from helm_core.golib import goregexp
 from tests.goregexp import go_cases
 
 

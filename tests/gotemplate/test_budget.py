@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import pytest
 
-from helm_core import deepstack
+from helm_core.support import deepstack
 from helm_core.gotemplate import Environment, budget
 from helm_core.gotemplate.funcs import sprig
-from helm_core.limits import RenderLimitExceeded, RenderLimits
+from helm_core.support.limits import RenderLimitExceeded, RenderLimits
 
 LIMITS = RenderLimits(timeout_s=0.5, cpu_s=10, output_bytes=1000)
 

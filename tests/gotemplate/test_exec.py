@@ -5,7 +5,7 @@ from typing import Any
 
 import pytest
 
-from helm_core import deepstack
+from helm_core.support import deepstack
 from helm_core.gotemplate import Environment, ExecError, ParseError, gofmt
 from helm_core.gotemplate.gotypes import FuncError, GoObject, Int64, signature
 

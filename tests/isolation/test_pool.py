@@ -15,7 +15,7 @@ from helm_core.chart import loader
 from helm_core.engine import render as render_mod
 from helm_core.engine import renderer as renderer_mod
 from helm_core.isolation import RenderPool
-from helm_core.limits import MIB, RenderCrashed, RenderLimitExceeded, RenderLimits
+from helm_core.support.limits import MIB, RenderCrashed, RenderLimitExceeded, RenderLimits
 from tests.chartkit import chart_yaml, write_chart
 
 SHARED_CHARTS = Path(__file__).resolve().parents[3] / "shared" / "charts"

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 
-from helm_core import goyaml
+from helm_core.golib import goyaml
 from helm_core.kube import live
 
 

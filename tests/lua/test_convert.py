@@ -5,7 +5,9 @@ import math
 
 import pytest
 
-from helm_core import errors, records
+from helm_core import errors
+
+from helm_core.support import records
 from helm_core.lua import convert, limits as limits_mod
 from tests.lua import luakit
 

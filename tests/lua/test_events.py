@@ -249,7 +249,7 @@ def test_require_loop_is_an_error():
 
 
 def test_require_count_is_limited():
-    from helm_core import records
+    from helm_core.support import records
     mods = {f"m{i}": "return 1" for i in range(3)}
     c = luakit.chart("top", lua_files={"chart": 'require("m0") require("m1") require("m2")', **mods})
     with pytest.raises(errors.LuaError) as info:

@@ -173,7 +173,7 @@ def test_runtime_is_usable_for_another_chart_after_a_hostile_one():
 
 
 def test_cpu_time_limit_stops_a_loop_before_the_instruction_limit():
-    from helm_core import records
+    from helm_core.support import records
     lim = records.replace(luakit.TEST_LIMITS, max_instructions=10**12, cpu_seconds=0.2)
     rt = luakit.runtime(luakit.handler("pre-render", "while true do end"), limits=lim)
     with pytest.raises(errors.LuaError) as info:

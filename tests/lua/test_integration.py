@@ -6,7 +6,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from helm_core import lua, manifests, records
+from helm_core import lua
+
+from helm_core.engine import manifests
+
+from helm_core.support import records
 from helm_core.chart import loader, model, prepare
 from helm_core.engine import capabilities as caps_mod, render as render_mod
 

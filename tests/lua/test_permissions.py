@@ -152,7 +152,7 @@ def server():
 
 
 def _net_runtime(body: str):
-    from helm_core import records
+    from helm_core.support import records
     lim = records.replace(luakit.TEST_LIMITS, network_max_bytes=1000, network_timeout_seconds=2.0)
     return luakit.runtime(luakit.handler("pre-render", body), permissions=frozenset({"network"}), limits=lim)
 
@@ -183,7 +183,7 @@ def test_network_refusals_are_lua_errors(server, url, message):
 
 
 def test_network_timeout_is_a_lua_error(server):
-    from helm_core import records
+    from helm_core.support import records
     lim = records.replace(luakit.TEST_LIMITS, network_timeout_seconds=0.3)
     rt = luakit.runtime(luakit.handler("pre-render", f"network.get('{server}/slow')"),
                         permissions=frozenset({"network"}), limits=lim)

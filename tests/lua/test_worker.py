@@ -6,7 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from helm_core import errors, lua, records
+from helm_core import errors, lua
+
+from helm_core.support import records
 from helm_core.lua import worker
 from tests.lua import luakit
 

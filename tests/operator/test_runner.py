@@ -139,7 +139,6 @@ def test_transient_errors_retry_with_backoff_until_the_budget(tmp_path, monkeypa
     w = World(tmp_path)
     w.request()
     from helm_core import errors as core
-
     def locked(*_a: Any, **_k: Any) -> None:
         raise core.LockedError("another operation (upgrade) is in progress on release app")
 

@@ -6,9 +6,7 @@ import pytest
 
 from helm_operator import settings
 
-from helm_core import records
-
-
+from helm_core.support import records
 def test_defaults_watch_all_namespaces_and_allow_no_lua():
     s = settings.OperatorSettings()
     assert s.watch.cluster_wide

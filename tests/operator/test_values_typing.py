@@ -9,7 +9,9 @@ from typing import Any
 import pytest
 import yaml
 
-from helm_core import errors as core, gojson, goyaml
+from helm_core import errors as core
+
+from helm_core.golib import gojson, goyaml
 from helm_core.action import values_options
 from helm_core.chart import loader, prepare
 from helm_core.engine import render

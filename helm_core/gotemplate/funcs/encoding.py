@@ -4,7 +4,7 @@ Helm keeps (``toPrettyJson``, ``toRawJson``, ``mustToJson``, ``mustToPrettyJson`
 
 Why: secrets are built with these, so the bytes must match Go: decoders port
 Go's error offsets (``illegal base64 data at input byte N``, returned as the
-result text by Sprig). JSON is :mod:`helm_core.gojson`, the encoding/json that
+result text by Sprig). JSON is :mod:`helm_core.golib.gojson`, the encoding/json that
 Helm's ``toJson``/``fromJson`` use too; here only Sprig's error handling is added.
 """
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 import base64
 from typing import Any, Callable
 
-from helm_core import gojson
+from helm_core.golib import gojson
 from helm_core.gotemplate.funcs import gohelpers
 from helm_core.gotemplate.gotypes import FuncError, signature
 

@@ -1,7 +1,7 @@
 """Regular expressions: ``regexMatch``, ``regexFind``, ``regexFindAll``, ``regexReplaceAll``,
 ``regexReplaceAllLiteral``, ``regexSplit``, ``regexQuoteMeta`` and the ``must*`` forms.
 
-Why: patterns come from charts, so they run on :mod:`helm_core.goregexp` (RE2: linear time,
+Why: patterns come from charts, so they run on :mod:`helm_core.golib.goregexp` (RE2: linear time,
 Go's syntax and iteration rules). Sprig's own choices are kept: ``regexMatch`` answers false
 for a pattern that does not compile (``match, _ := regexp.MatchString``), the other non-``must``
 forms panic with ``regexp.MustCompile``'s text, the ``must`` forms return Go's parse error.
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from helm_core import goregexp
+from helm_core.golib import goregexp
 from helm_core.gotemplate import gofmt
 from helm_core.gotemplate.gotypes import FuncError, signature
 

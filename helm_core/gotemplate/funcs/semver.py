@@ -1,7 +1,7 @@
 """``semver`` and ``semverCompare``: Masterminds/semver v3.5.0 (the version Helm 3.22 links).
 
 Why: charts gate API versions on ``semverCompare ">=1.21-0" .Capabilities.KubeVersion.GitVersion``.
-The rules live in :mod:`helm_core.versions` (shared with dependency ranges and chart
+The rules live in :mod:`helm_core.golib.versions` (shared with dependency ranges and chart
 repositories); this module only exposes them to templates: ``semver`` returns a
 ``*semver.Version`` object whose Go methods templates may call, and parse errors
 become Go's function errors.
@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 from typing import Any, ClassVar
 
-from helm_core import versions
+from helm_core.golib import versions
 from helm_core.gotemplate.gotypes import FuncError, GoObject, go_type_name, signature
 
 #: Parsed constraints and compared versions kept per process.

@@ -5,7 +5,7 @@ import datetime
 
 import pytest
 
-from helm_core import gojson
+from helm_core.golib import gojson
 from helm_core.gotemplate.funcs import encoding as enc, semver
 from helm_core.gotemplate.gotypes import Duration, FuncError
 

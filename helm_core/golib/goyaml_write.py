@@ -33,8 +33,7 @@ from typing import Any
 
 import yaml
 
-from helm_core import gojson, goyaml
-
+from helm_core.golib import gojson, goyaml
 _BASE60_FLOAT = re.compile(r"^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$")
 #: libyaml's emitter (the C code yaml.v2 was ported from) when PyYAML has it.
 _Dumper: Any = getattr(yaml, "CDumper", yaml.Dumper)
@@ -155,7 +154,7 @@ def _escape_all(s: str) -> str:
 
 
 def _events(value: Any, out: list[yaml.Event], boms: list[str] | None = None, v3: bool = False) -> None:
-    """Events for a value already in yaml.v2's decoded types (see :func:`helm_core.goyaml.json_step`).
+    """Events for a value already in yaml.v2's decoded types (see :func:`helm_core.golib.goyaml.json_step`).
 
     Strings led by a BOM become placeholders listed in ``boms`` (see :func:`_escape_all`).
     """

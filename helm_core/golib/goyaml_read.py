@@ -1,8 +1,8 @@
-"""The YAML reader behind :mod:`helm_core.goyaml`: libyaml composes, yaml.v2's rules type.
+"""The YAML reader behind :mod:`helm_core.golib.goyaml`: libyaml composes, yaml.v2's rules type.
 
-Kept apart from :mod:`helm_core.goyaml` because importing PyYAML costs ~15 ms (its modules
+Kept apart from :mod:`helm_core.golib.goyaml` because importing PyYAML costs ~15 ms (its modules
 compile regular expressions at import): a run whose documents all come from the disk memo
-never imports it. The rules are listed in :mod:`helm_core.goyaml`.
+never imports it. The rules are listed in :mod:`helm_core.golib.goyaml`.
 """
 from __future__ import annotations
 
@@ -16,9 +16,9 @@ from typing import Any
 
 import yaml
 
-from helm_core import gojson
+from helm_core.golib import gojson
 from helm_core.gotemplate import gostrconv
-from helm_core.goyaml import (
+from helm_core.golib.goyaml import (
     ALIAS_RATIO_HIGH, ALIAS_RATIO_LOW, INT64_MAX, INT64_MIN, MAX_DEPTH, MIN_ALIASES_CHECKED,
     MIN_DECODES_CHECKED, TAG_BINARY, TAG_BOOL, TAG_FLOAT, TAG_INT, TAG_MERGE, TAG_NULL, TAG_PLAIN,
     TAG_TIMESTAMP, resolve,
@@ -237,7 +237,7 @@ class _JSONTooDeep(Exception):
 
 def _json_types(value: Any, depth: int = 1) -> Any:
     """The JSON step: ints become float64; NaN/Inf cannot be marshalled; Go's decoder
-    reads at most :data:`~helm_core.gojson.MAX_JSON_DEPTH` nested arrays and objects."""
+    reads at most :data:`~helm_core.golib.gojson.MAX_JSON_DEPTH` nested arrays and objects."""
     if isinstance(value, bool) or value is None or isinstance(value, str):
         return value
     if isinstance(value, int):
@@ -314,7 +314,7 @@ def _go_errors(text: str) -> Iterator[None]:
 
 
 def decode(text: str) -> Any:
-    """The first document of ``text`` with Helm's typing (see :mod:`helm_core.goyaml`)."""
+    """The first document of ``text`` with Helm's typing (see :mod:`helm_core.golib.goyaml`)."""
     return _first_document(text, json_step=True)
 
 

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
-from helm_core import cachedirs, memo
+from helm_core.support import cachedirs, memo
 from helm_core.errors import HelmError
 
 if TYPE_CHECKING:
@@ -59,8 +59,7 @@ def _add_lua_flags(p: argparse.ArgumentParser) -> None:
 
 
 def _add_limit_flags(p: argparse.ArgumentParser) -> None:
-    from helm_core import cli_limits
-
+    from helm_core.cli import limits as cli_limits
     cli_limits.add_flags(p)
 
 
@@ -178,7 +177,7 @@ def cmd_lint(args: argparse.Namespace) -> int:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    from helm_core import goyaml
+    from helm_core.golib import goyaml
     from helm_core.chart import loader, prepare
 
     chart = loader.load(args.chart)
@@ -294,8 +293,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         if command is None or command == name:
             add(sub)
     if command not in LOCAL_COMMANDS:
-        from helm_core import cli_release, cli_sources
-
+        from helm_core.cli import release as cli_release, sources as cli_sources
         cli_sources.register(sub)
         cli_release.register(sub)
     return parser
@@ -310,7 +308,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     # render). Reference counting still frees everything that is not cyclic.
     collecting = gc.isenabled()
     gc.disable()
-    # Parse trees and schema verdicts outlive this short process (helm_core.memo).
+    # Parse trees and schema verdicts outlive this short process (helm_core.support.memo).
     previous_memo = memo.active()
     memo.use(memo.DiskMemo(cachedirs.default_root(os.environ) / cachedirs.MEMO_FOLDER))
     try:
@@ -322,8 +320,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"Error: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "), file=sys.stderr)
         return 1
     except MemoryError:
-        from helm_core import cli_limits
-
+        from helm_core.cli import limits as cli_limits
         print(f"Error: {cli_limits.memory_error_message(cli_limits.from_args(args))}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
@@ -335,11 +332,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _with_deep_stack(command: Callable[[], Any]) -> Any:
-    """Run a command on a stack as deep as the inputs Helm accepts (:mod:`helm_core.deepstack`):
+    """Run a command on a stack as deep as the inputs Helm accepts (:mod:`helm_core.support.deepstack`):
     values and YAML nested 10000 levels deep (yaml.v2's limit), --set lists deeper still;
     past it, one error line."""
-    from helm_core import deepstack
-
+    from helm_core.support import deepstack
     try:
         return deepstack.run(command)
     except RecursionError:
@@ -363,8 +359,7 @@ def _render_limits(args: argparse.Namespace) -> Any:
 
     if not hasattr(args, "render_timeout"):
         return contextlib.nullcontext()
-    from helm_core import cli_limits
-
+    from helm_core.cli import limits as cli_limits
     return cli_limits.enforced(cli_limits.from_args(args), watchdog=args.command in _LOCAL_RENDERS)
 
 
@@ -390,6 +385,3 @@ def _one_line(message: str) -> str:
     """Keep multi-line reports (schema violations) readable but clearly one error."""
     return message.strip("\n")  # helm keeps a trailing space (e.g. an empty dependency name)
 
-
-if __name__ == "__main__":  # pragma: no cover
-    run()

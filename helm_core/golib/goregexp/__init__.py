@@ -24,8 +24,8 @@ import unicodedata
 from collections import OrderedDict
 from typing import Any, Callable
 
-from helm_core import goutf8
-from helm_core.goregexp.syntax import GoSyntaxError, Translation
+from helm_core.golib import goutf8
+from helm_core.golib.goregexp.syntax import GoSyntaxError, Translation
 
 __all__ = ["GoSyntaxError", "Regexp", "compile", "quote_meta", "valid"]
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 
 from helm_core.errors import HelmError
-from helm_core.records import record, replace
+from helm_core.support.records import record, replace
 
 MIB = 1024 * 1024
 #: Address space allowed on top of a memory limit for what Python and glibc reserve without
@@ -125,7 +125,6 @@ def address_space_in_use() -> int | None:
 def address_space_ceiling(memory_bytes: int) -> int | None:
     """The ``RLIMIT_AS`` that lets this process grow by ``memory_bytes`` from now, plus the
     stack of a render thread and :data:`ADDRESS_SPACE_SLACK` (None where unknown)."""
-    from helm_core import deepstack
-
+    from helm_core.support import deepstack
     in_use = address_space_in_use()
     return None if in_use is None else in_use + memory_bytes + deepstack.STACK_BYTES + ADDRESS_SPACE_SLACK

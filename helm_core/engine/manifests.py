@@ -12,9 +12,9 @@ from __future__ import annotations
 import re
 from typing import Any, Iterable, Mapping
 
-from helm_core import goyaml
+from helm_core.golib import goyaml
 from helm_core.errors import ManifestError
-from helm_core.records import field, record
+from helm_core.support.records import field, record
 
 HOOK_ANNOTATION = "helm.sh/hook"
 HOOK_WEIGHT_ANNOTATION = "helm.sh/hook-weight"

@@ -86,7 +86,7 @@ def _complement(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
 @functools.cache
 def _unicode_names() -> Any:
     """Go's table of class names: imported at the first ``\\p``, which few patterns have."""
-    from helm_core.goregexp import unicode_names
+    from helm_core.golib.goregexp import unicode_names
 
     return unicode_names
 

@@ -1,7 +1,7 @@
 """The render limits of ``helm-core template``/``lint``/``install``/``upgrade``, enforced in-process.
 
 ``--render-timeout 30s --render-cpu 20s --render-memory 1Gi --render-output 64Mi``
-(defaults: :data:`helm_core.limits.DEFAULT_LIMITS`). Three guards, from cheapest to last resort:
+(defaults: :data:`helm_core.support.limits.DEFAULT_LIMITS`). Three guards, from cheapest to last resort:
 
 - the template runtime checks the deadlines and sizes as it goes (a render budget made
   active for the command, :mod:`helm_core.gotemplate.budget`);
@@ -22,9 +22,9 @@ import resource
 import threading
 from typing import Iterator
 
-from helm_core import limits as limits_mod
+from helm_core.support import limits as limits_mod
 from helm_core.gotemplate import budget
-from helm_core.limits import DEFAULT_LIMITS, RenderLimits, describe_bytes, parse_bytes
+from helm_core.support.limits import DEFAULT_LIMITS, RenderLimits, describe_bytes, parse_bytes
 
 #: Seconds the watchdog gives the runtime checks to stop a render cleanly.
 WATCHDOG_GRACE_S = 2.0

@@ -1,5 +1,5 @@
 """Where helm-core keeps what it caches on disk: one root for the chart cache
-(:mod:`helm_core.sources.cache`) and the memo (:mod:`helm_core.memo`).
+(:mod:`helm_core.sources.cache`) and the memo (:mod:`helm_core.support.memo`).
 
 Takes the environment as an argument: only the CLI and the operator's main read it.
 """

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Generic, Protocol, TypeVar
 
-from helm_core.records import record
+from helm_core.support.records import record
 
 C = TypeVar("C")
 Handler = Callable[[C], C]

@@ -15,7 +15,7 @@ YAML 1.1 rules, the result is converted to JSON and decoded into ``interface{}``
 * only the first document of a stream counts (``yaml.Unmarshal``).
 
 Writing (:func:`dump`, Helm's ``toYaml``) is ``json.Marshal`` then yaml.v2 ``Marshal``:
-see :mod:`helm_core.goyaml_write`.
+see :mod:`helm_core.golib.goyaml_write`.
 """
 from __future__ import annotations
 
@@ -27,7 +27,9 @@ import re
 from pathlib import Path
 from typing import Any
 
-from helm_core import gojson, memo
+from helm_core.golib import gojson
+
+from helm_core.support import memo
 from helm_core.errors import ValuesError
 from helm_core.gotemplate import gostrconv
 
@@ -203,15 +205,13 @@ def decode(data: bytes | str) -> Any:
 
 
 def _decode(text: str) -> Any:
-    from helm_core import goyaml_read
-
+    from helm_core.golib import goyaml_read
     return goyaml_read.decode(text)
 
 
 def decode_all(data: bytes | str) -> list[Any]:
     """Every document of a stream, each decoded as :func:`decode` does (for multi-doc tools)."""
-    from helm_core import goyaml_read
-
+    from helm_core.golib import goyaml_read
     return goyaml_read.decode_all(data)
 
 
@@ -271,8 +271,8 @@ def dump(value: Any) -> str:
     """``sigs.k8s.io/yaml.Marshal``: the YAML text Helm's ``toYaml`` starts from.
 
     Ends with a newline as Marshal's does (``toYaml`` trims it); raises
-    :class:`helm_core.gojson.JSONError` when JSON cannot represent the value.
-    See :mod:`helm_core.goyaml_write` for the rules. With a disk memo active, the text of a
+    :class:`helm_core.golib.gojson.JSONError` when JSON cannot represent the value.
+    See :mod:`helm_core.golib.goyaml_write` for the rules. With a disk memo active, the text of a
     value met before is read back instead of emitted (and PyYAML is not imported for it).
     """
     plain = json_step(value)
@@ -288,8 +288,7 @@ DUMP_MEMO = "goyaml-dump"
 
 
 def _emit(plain: Any) -> str:
-    from helm_core import goyaml_write
-
+    from helm_core.golib import goyaml_write
     return goyaml_write.emit(plain)
 
 
@@ -344,6 +343,5 @@ def _reread_json_string(value: str) -> str:
 
 def dump_pretty(value: Any) -> str:
     """Helm's ``toYamlPretty`` text (yaml.v3 Encoder, indent 2), ending with a newline."""
-    from helm_core import goyaml_write
-
+    from helm_core.golib import goyaml_write
     return goyaml_write.dump_pretty(value)
