@@ -179,10 +179,11 @@ def _load_chart(path: str) -> Any:
 def cmd_install(args: argparse.Namespace) -> int:
     from helm_core.action import install
     from helm_core import cli
-    name, chart_path = args.name, args.chart
-    chart = _load_chart(chart_path)
+    from helm_core.cli import chartref
+    name, chart_path = cli.release_name_and_chart(args)
+    chart = chartref.load(args, chart_path)
     result = install.run(_configuration(args), chart, cli._values(args), install.InstallOptions(
-        name=name, namespace=args.namespace, chart_source=str(Path(chart_path).resolve()),
+        name=name, namespace=args.namespace, chart_source=chartref.source_of(args, chart_path),
         dry_run=args.dry_run, wait=args.wait, timeout_s=_timeout(args), atomic=args.atomic,
         create_namespace=args.create_namespace, take_ownership=args.take_ownership,
         replace=args.replace, no_hooks=args.no_hooks, description=args.description,
@@ -195,12 +196,15 @@ def cmd_upgrade(args: argparse.Namespace) -> int:
     from helm_core.action import upgrade
     from helm_core.storage import release as rel
     from helm_core import cli
-    chart = _load_chart(args.chart)
+    from helm_core.cli import chartref
+    from helm_core.storage import names as release_names
+    release_names.check_name(args.name)
+    chart = chartref.load(args, args.chart)
     cfg = _configuration(args)
     if args.install and not cfg.driver.history(args.namespace, args.name):
         print(f'Release "{args.name}" does not exist. Installing it now.')
     result = upgrade.run(cfg, chart, cli._values(args), upgrade.UpgradeOptions(
-        name=args.name, namespace=args.namespace, chart_source=str(Path(args.chart).resolve()),
+        name=args.name, namespace=args.namespace, chart_source=chartref.source_of(args, args.chart),
         install=args.install, dry_run=args.dry_run, wait=args.wait, timeout_s=_timeout(args),
         atomic=args.atomic, reuse_values=args.reuse_values, reset_values=args.reset_values,
         reset_then_reuse_values=args.reset_then_reuse_values,
@@ -343,13 +347,16 @@ def _install_like(p: argparse.ArgumentParser) -> None:
     cli._add_values_flags(p)
     cli._add_lua_flags(p)
     cli._add_limit_flags(p)
+    from helm_core.cli import chartref
+    chartref.add_flags(p)
 
 
 def register(sub: Any) -> None:
     """Add the release commands to ``helm-core``'s subcommand parser."""
+    from helm_core import cli
     p = sub.add_parser("install", help="install a chart as a release")
-    p.add_argument("name")
-    p.add_argument("chart")
+    p.add_argument("args", nargs="+", metavar="[NAME] CHART")
+    cli.add_name_flags(p)
     p.add_argument("--replace", action="store_true",
                    help="re-use the name of an uninstalled or failed release")
     _install_like(p)

@@ -241,6 +241,22 @@ class Repository:
             digest = self._fetch_index(record, key)
             return self._parsed(digest)
 
+    def index_with_bytes(self) -> tuple[Index, bytes]:
+        """The index (as :meth:`index`) and the bytes it was parsed from (what helm keeps in its
+        repository cache)."""
+        key = f"repo-index:{self.url}"
+        with self.cache.lock(key):
+            record = self.cache.read_record(key) or {}
+            digest = self._fetch_index(record, key)
+            data = self.cache.get(digest)
+            if data is None:
+                raise RegistryUnavailableError(f"{self.url}: cached index vanished; retry")
+            return self._parsed(digest), data
+
+    def index_from(self, data: bytes) -> Index:
+        """An index read elsewhere (helm's repository cache), parsed once per content."""
+        return self._parsed(self.cache.put(data))
+
     def _fetch_index(self, record: dict[str, Any], key: str) -> str:
         url = index_url(self.url)
         headers = {}
@@ -286,7 +302,11 @@ class Repository:
     # charts --------------------------------------------------------------------------------
     def fetch(self, name: str, version: str = "", *, devel: bool = False) -> Fetched:
         """Resolve ``name``/``version`` in the index and return the checked package."""
-        entry = select(self.index(), name, version, devel=devel)
+        return self.fetch_entry(select(self.index(), name, version, devel=devel))
+
+    def fetch_entry(self, entry: IndexEntry) -> Fetched:
+        """The checked package of an index entry (from the cache when it holds it)."""
+        name = entry.name
         if not entry.urls:
             raise SourceError(f'chart "{name}" version "{entry.version}" in {self.url} has no download URL')
         url = resolve_url(self.url, entry.urls[0])
