@@ -140,14 +140,14 @@ def release_name_and_chart(args: argparse.Namespace, *, default: str = "") -> tu
         name, chart = _name_from_template(name_template), positional[0]
     elif getattr(args, "release_name", None):
         name, chart = args.release_name, positional[0]
+    elif default:  # helm template names the release before --generate-name is looked at
+        name, chart = default, positional[0]
     elif generate:
         import time
         chart = positional[0]
         base = os.path.basename(chart.rstrip("/")) or "chart"
         base = "chart" if base == "." else base.split(".", 1)[0]
         name = f"{base}-{int(time.time())}"
-    elif default:
-        name, chart = default, positional[0]
     else:
         raise HelmError("must either provide a name or specify --generate-name")
     release_names.check_name(name)

@@ -585,3 +585,24 @@ def register(sub: Any) -> None:
     p.add_argument("--skip-refresh", action="store_true", help="do not refresh the local repository cache")
     cli_sources._add_auth_flags(p)
     p.set_defaults(func=cmd_dependency_update)
+
+
+# --------------------------------------------------------------------------- get metadata
+
+def metadata_text(release: Any, revision: int | None, output: str) -> str:
+    """``helm get metadata``: helm's fields, ``REVISION`` helm's integer and ``VERSION_ID`` the
+    ULID (``version`` in helm is the chart's version, so the ULID gets its own key)."""
+    from helm_core.cli import release as cli_release
+
+    deployed = cli_release.rfc3339(release.last_deployed)
+    if output != "table":
+        data = {"name": release.name, "chart": release.chart_name, "version": release.chart_version,
+                "appVersion": release.app_version, "namespace": release.namespace,
+                "revision": revision, "versionId": str(release.version),
+                "status": release.status.value, "deployedAt": deployed}
+        return cli_release.encode(data, output)
+    return (f"NAME: {release.name}\nCHART: {release.chart_name}\nVERSION: {release.chart_version}\n"
+            f"APP_VERSION: {release.app_version}\nANNOTATIONS: \nDEPENDENCIES: \n"
+            f"NAMESPACE: {release.namespace}\nREVISION: {revision}\n"
+            f"VERSION_ID: {release.version}\nSTATUS: {release.status.value}\n"
+            f"DEPLOYED_AT: {deployed}\n")

@@ -130,10 +130,19 @@ def _version_arg(text: str | None) -> Any:
 
 # --------------------------------------------------------------------------- status printing
 
-def release_data(release: rel.ReleaseVersion) -> dict[str, Any]:
-    """A release as ``-o json|yaml`` of ``status``/``install`` shows it."""
+def revision_numbers(cfg: config.Configuration, namespace: str, name: str) -> dict[str, int]:
+    """ULID -> helm's integer revision: the version's place in the release's history, oldest
+    first (what ``.Release.Revision`` was when it was rendered), for scripts written for helm."""
+    history = sorted(cfg.driver.history(namespace, name), key=lambda v: v.version)
+    return {str(v.version): position for position, v in enumerate(history, 1)}
+
+
+def release_data(release: rel.ReleaseVersion, revision: int | None = None) -> dict[str, Any]:
+    """A release as ``-o json|yaml`` of ``status``/``install`` shows it: ``version`` the ULID,
+    ``revision`` helm's integer when known."""
     return {"name": release.name, "namespace": release.namespace,
             "version": str(release.version),
+            **({"revision": revision} if revision is not None else {}),
             "info": {"status": release.status.value, "description": release.description,
                      "first_deployed": rfc3339(release.first_deployed),
                      "last_deployed": rfc3339(release.last_deployed),
@@ -162,11 +171,14 @@ def status_text(release: rel.ReleaseVersion, *, show_description: bool = False,
     return text
 
 
-def _print_release(release: rel.ReleaseVersion, output: str, **kw: bool) -> None:
+def _print_release(release: rel.ReleaseVersion, output: str, cfg: config.Configuration | None = None,
+                   **kw: bool) -> None:
     if output == "table":
         sys.stdout.write(status_text(release, **kw))
     else:
-        sys.stdout.write(encode(release_data(release), output))
+        revision = (revision_numbers(cfg, release.namespace, release.name).get(str(release.version))
+                    if cfg is not None and release.description.lower() != "dry run complete" else None)
+        sys.stdout.write(encode(release_data(release, revision), output))
 
 
 # --------------------------------------------------------------------------- commands
@@ -182,13 +194,14 @@ def cmd_install(args: argparse.Namespace) -> int:
     from helm_core.cli import chartref
     name, chart_path = cli.release_name_and_chart(args)
     chart = chartref.load(args, chart_path)
-    result = install.run(_configuration(args), chart, cli._values(args), install.InstallOptions(
+    cfg = _configuration(args)
+    result = install.run(cfg, chart, cli._values(args), install.InstallOptions(
         name=name, namespace=args.namespace, chart_source=chartref.source_of(args, chart_path),
         dry_run=args.dry_run, wait=args.wait, timeout_s=_timeout(args), atomic=args.atomic,
         create_namespace=args.create_namespace, take_ownership=args.take_ownership,
         replace=args.replace, no_hooks=args.no_hooks, description=args.description,
         lua=cli._lua_options(args, chart)))
-    _print_release(result, args.output)
+    _print_release(result, args.output, cfg)
     return 0
 
 
@@ -213,7 +226,7 @@ def cmd_upgrade(args: argparse.Namespace) -> int:
         lua=cli._lua_options(args, chart)))
     if result.status is rel.Status.DEPLOYED and result.description != "Install complete":
         print(f'Release "{args.name}" has been upgraded. Happy Helming!')
-    _print_release(result, args.output)
+    _print_release(result, args.output, cfg)
     return 0
 
 
@@ -241,9 +254,14 @@ def cmd_uninstall(args: argparse.Namespace) -> int:
 
 def cmd_get(args: argparse.Namespace) -> int:
     from helm_core.action import get
-    release = get.run(_configuration(args), args.name, args.namespace, _version_arg(args.revision))
+    cfg = _configuration(args)
+    release = get.run(cfg, args.name, args.namespace, _version_arg(args.revision))
     what = args.what
-    if what == "manifest":
+    if what == "metadata":
+        from helm_core.cli import helmcmds
+        revision = revision_numbers(cfg, release.namespace, release.name).get(str(release.version))
+        sys.stdout.write(helmcmds.metadata_text(release, revision, args.output))
+    elif what == "manifest":
         sys.stdout.write(release.manifest)
     elif what == "hooks":
         sys.stdout.write(release.hooks)
@@ -267,7 +285,8 @@ def cmd_get(args: argparse.Namespace) -> int:
 
 def cmd_history(args: argparse.Namespace) -> int:
     from helm_core.action import history
-    versions = history.run(_configuration(args), args.name, args.namespace,
+    cfg = _configuration(args)
+    versions = history.run(cfg, args.name, args.namespace,
                            max_versions=history.DEFAULT_MAX if args.max is None else args.max)
     if args.output == "table":
         rows = [["REVISION", "UPDATED", "STATUS", "CHART", "APP VERSION", "DESCRIPTION"]]
@@ -275,7 +294,9 @@ def cmd_history(args: argparse.Namespace) -> int:
                   v.description] for v in versions]
         print(table(rows, max_width=HISTORY_COL_WIDTH))
     else:
-        sys.stdout.write(encode([{"revision": str(v.version), "updated": rfc3339(v.last_deployed),
+        numbers = revision_numbers(cfg, args.namespace, args.name)
+        sys.stdout.write(encode([{"revision": numbers.get(str(v.version)), "version": str(v.version),
+                                  "updated": rfc3339(v.last_deployed),
                                   "status": v.status.value, "chart": v.chart,
                                   "app_version": v.app_version, "description": v.description}
                                  for v in versions], args.output))
@@ -293,7 +314,8 @@ def cmd_list(args: argparse.Namespace) -> int:
     statuses = {rel.Status[flag.upper()] for flag in _STATUS_FLAGS if getattr(args, flag)}
     if args.pending:
         statuses.update(rel.Status[name] for name in _PENDING)
-    found = list_action.run(_configuration(args), list_action.ListOptions(
+    cfg = _configuration(args)
+    found = list_action.run(cfg, list_action.ListOptions(
         namespace=args.namespace, all_namespaces=args.all_namespaces,
         statuses=frozenset(statuses), all_statuses=args.all, filter=args.filter,
         by_date=args.date, reverse=args.reverse))
@@ -304,6 +326,9 @@ def cmd_list(args: argparse.Namespace) -> int:
                  "updated": go_time(v.last_deployed), "status": v.status.value,
                  "chart": v.chart, "app_version": v.app_version} for v in found]
     if args.output != "table":
+        for element, v in zip(elements, found):
+            element["version"] = element["revision"]
+            element["revision"] = revision_numbers(cfg, v.namespace, v.name).get(str(v.version))
         sys.stdout.write(encode(elements, args.output))
         return 0
     rows = [] if args.no_headers else [["NAME", "NAMESPACE", "REVISION", "UPDATED", "STATUS",
@@ -317,9 +342,9 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 def cmd_status(args: argparse.Namespace) -> int:
     from helm_core.action import status as status_action
-    release = status_action.run(_configuration(args), args.name, args.namespace,
-                                _version_arg(args.revision))
-    _print_release(release, args.output, show_description=args.show_desc)
+    cfg = _configuration(args)
+    release = status_action.run(cfg, args.name, args.namespace, _version_arg(args.revision))
+    _print_release(release, args.output, cfg, show_description=args.show_desc)
     return 0
 
 
@@ -391,7 +416,7 @@ def register(sub: Any) -> None:
     p.set_defaults(func=cmd_uninstall)
 
     p = sub.add_parser("get", help="download a stored release version")
-    p.add_argument("what", choices=["manifest", "values", "notes", "hooks", "all"])
+    p.add_argument("what", choices=["manifest", "values", "notes", "hooks", "metadata", "all"])
     p.add_argument("name")
     p.add_argument("--revision", help="the version (ULID); default: the newest")
     p.add_argument("-a", "--all", action="store_true", help="(values) all computed values")
