@@ -376,6 +376,7 @@ class _ArgumentParser(argparse.ArgumentParser):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("formatter_class", _HelpFormatter)
+        kwargs.setdefault("allow_abbrev", False)  # helm takes no abbreviated flags (--repo is not --repository-cache)
         super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> Any:

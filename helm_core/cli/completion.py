@@ -16,12 +16,12 @@ declare -A _helm_core_words=(
 )
 
 _helm_core() {
-    local cur="${COMP_WORDS[COMP_CWORD]}" path="" word i
+    local cur="${COMP_WORDS[COMP_CWORD]}" path="helm-core" word i
     for ((i = 1; i < COMP_CWORD; i++)); do
         word="${COMP_WORDS[i]}"
         [[ "$word" == -* ]] && continue
-        if [[ -n "${_helm_core_words["${path:+$path }$word"]+set}" ]]; then
-            path="${path:+$path }$word"
+        if [[ -n "${_helm_core_words["$path $word"]+set}" ]]; then
+            path="$path $word"
         fi
     done
     COMPREPLY=($(compgen -W "${_helm_core_words["$path"]} %(globals)s" -- "$cur"))
@@ -63,7 +63,8 @@ def table(parser: argparse.ArgumentParser, path: str = "") -> dict[str, list[str
 
 
 def script(shell: str, parser: argparse.ArgumentParser) -> str:
-    rows = "\n".join(f'    ["{path}"]="{" ".join(sorted(set(words)))}"'
+    # bash refuses an empty key: paths start with the program's name
+    rows = "\n".join(f'    ["{f"helm-core {path}".strip()}"]="{" ".join(sorted(set(words)))}"'
                      for path, words in sorted(table(parser).items()))
     globals_ = " ".join(sorted([*settings_mod.VALUE_FLAGS, *settings_mod.BOOL_FLAGS]))
     text = _FUNCTION % {"table": rows, "globals": globals_}

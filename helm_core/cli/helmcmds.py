@@ -155,7 +155,7 @@ def cmd_repo_update(args: argparse.Namespace) -> int:
 # --------------------------------------------------------------------------- search
 
 def _search_lines(settings: Any, all_versions: bool) -> list[tuple[str, dict[str, Any]]]:
-    """(index line, chart version) per chart (newest only unless ``all_versions``), helm's
+    """(index line, chart version) per chart version (the newest only unless ``all_versions``), helm's
     ``search.Index``: name, repo/name, description and keywords joined by a vertical tab."""
     from helm_core.sources import helmconfig, repo as repo_mod
 
@@ -196,7 +196,9 @@ def cmd_search_repo(args: argparse.Namespace) -> int:
     from helm_core.golib import goregexp, versions
 
     version = args.version or (">0.0.0-0" if args.devel else ">0.0.0")
-    lines = _search_lines(args.settings, args.versions or bool(args.version))
+    # helm sets a default constraint before indexing, so every version is indexed and the
+    # first one (newest first) that meets the constraint stands for its chart
+    lines = _search_lines(args.settings, True)
     results: list[tuple[int, dict[str, Any]]] = []
     if not args.keywords:
         results = [(0, item) for _, item in lines]
@@ -420,6 +422,8 @@ def cmd_dependency_list(args: argparse.Namespace) -> int:
     from helm_core.chart import loader
 
     chart_dir = Path(args.chart)
+    if not chart_dir.exists():  # helm's loader.Load stats the cleaned path first
+        raise HelmError(f"stat {os.path.normpath(args.chart)}: no such file or directory")
     loaded = loader.load(chart_dir)
     doc = yaml.safe_load((chart_dir / "Chart.yaml").read_text("utf-8")) if chart_dir.is_dir() else {}
     deps = [d for d in (doc or {}).get("dependencies") or [] if isinstance(d, dict)]

@@ -73,11 +73,11 @@ def rfc3339(value: dt.datetime | None) -> str:
 
 
 def encode(data: Any, output: str) -> str:
-    """``-o json`` / ``-o yaml`` text, newline-terminated."""
-    import yaml
+    """``-o json`` / ``-o yaml`` text, newline-terminated (YAML as Go's marshaller writes it)."""
     if output == "json":
         return json.dumps(data, separators=(",", ":")) + "\n"
-    return yaml.safe_dump(data, sort_keys=True, default_flow_style=False, allow_unicode=True)
+    from helm_core.golib import goyaml
+    return goyaml.dump(data)
 
 
 # --------------------------------------------------------------------------- connection

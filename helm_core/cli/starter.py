@@ -17,7 +17,7 @@ PLACEHOLDER = "<CHARTNAME>"
 
 _CHART_YAML = """apiVersion: v2
 name: <CHARTNAME>
-description: A chart made by helm-core create
+description: A new chart to fill in
 # application charts make releases; library charts only lend templates to other charts.
 type: application
 # The chart's own version (semver), bumped with every change to the chart.

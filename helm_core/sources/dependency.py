@@ -94,6 +94,13 @@ def named_repository(repository: str, repositories: Mapping[str, str]) -> str:
     return repository
 
 
+def _known_repository(repository: str, repositories: Mapping[str, str]) -> str:
+    try:
+        return named_repository(repository, repositories)
+    except DependencyError:
+        return repository  # reported when the dependency is fetched
+
+
 def build(chart_dir: str | os.PathLike[str], *, credentials: Callable[[str], Credentials],
           cache: cache_mod.Cache, plain_http: bool = False,
           now: Callable[[], str] | None = None, update: bool = False,
@@ -105,6 +112,9 @@ def build(chart_dir: str | os.PathLike[str], *, credentials: Callable[[str], Cre
     root = Path(chart_dir)
     doc = _read_yaml(root / "Chart.yaml")
     req = [d for d in doc.get("dependencies") or [] if isinstance(d, dict)]
+    # helm digests the dependencies with `@name` repositories already replaced by their URLs
+    req = [{**d, "repository": _known_repository(str(d["repository"]), repositories or {})}
+           if d.get("repository") else d for d in req]
     lock_path = root / "Chart.lock"
     locked: list[dict[str, Any]] | None = None
     if lock_path.is_file() and not update:
@@ -122,7 +132,9 @@ def build(chart_dir: str | os.PathLike[str], *, credentials: Callable[[str], Cre
         version = str((locked[position] if locked else dep).get("version") or "")
         item = _fetch(dep, version, root, credentials, cache, plain_http, repositories or {})
         built.append(item)
-        resolved_lock.append({"name": dep["name"], "repository": dep["repository"], "version": item.version})
+        # the lock names the repository by URL, also for `@name` (as helm writes it)
+        resolved_lock.append({"name": dep["name"], "version": item.version,
+                              "repository": named_repository(str(dep["repository"]), repositories or {})})
     if locked is None and req:
         stamp = now() if now else datetime.datetime.now(datetime.timezone.utc).isoformat().replace("+00:00", "Z")
         lock_doc = {"dependencies": resolved_lock, "digest": hash_req(req, resolved_lock), "generated": stamp}

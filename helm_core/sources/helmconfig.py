@@ -156,9 +156,15 @@ def charts_file(cache_dir: str | os.PathLike[str], name: str) -> Path:
 def download_index(entry: RepoEntry, cache_dir: str | os.PathLike[str], cache: Cache, *,
                    timeout: float = auth.DEFAULT_TIMEOUT_S) -> Path:
     """Fetch ``entry``'s index and keep it in helm's repository cache (``repo add/update``)."""
-    with repo_mod.Repository(entry.url, credentials=entry.credentials(), cache=cache,
-                             timeout=timeout) as r:
-        index, data = r.index_with_bytes()
+    try:
+        with repo_mod.Repository(entry.url, credentials=entry.credentials(), cache=cache,
+                                 timeout=timeout) as r:
+            index, data = r.index_with_bytes()
+    except SourceError as exc:
+        status = getattr(exc, "http_status", "")
+        if status:  # helm's getter words for a refused download
+            raise SourceError(f"failed to fetch {repo_mod.index_url(entry.url)} : {status}") from None
+        raise
     _check_api_version(data, entry.url)
     folder = Path(cache_dir)
     folder.mkdir(parents=True, exist_ok=True)

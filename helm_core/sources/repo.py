@@ -391,16 +391,21 @@ class _checked_stream:
             return response
         status = response.status_code
         self._cm.__exit__(None, None, None)
+        error = self._error(status, response.reason_phrase)
+        error.http_status = f"{status} {response.reason_phrase}"  # type: ignore[attr-defined]
+        raise error
+
+    def _error(self, status: int, reason: str) -> SourceError:
         if status in (401, 403):
-            raise AuthError(f"{self._repo}: {status} {response.reason_phrase} for {self._url} "
-                            "(missing or wrong credentials)")
+            return AuthError(f"{self._repo}: {status} {reason} for {self._url} "
+                             "(missing or wrong credentials)")
         if status == 404 and self._what == "index":
-            raise SourceError(f'{self._repo}: not a valid chart repository (no {self._url}: 404 Not Found)')
+            return SourceError(f'{self._repo}: not a valid chart repository (no {self._url}: 404 Not Found)')
         if status == 404:
-            raise ChartNotFoundError(f"{self._repo}: chart package {self._url} not found (404)")
+            return ChartNotFoundError(f"{self._repo}: chart package {self._url} not found (404)")
         if status == 429 or status >= 500:
-            raise RegistryUnavailableError(f"{self._repo}: {status} {response.reason_phrase} for {self._url}")
-        raise SourceError(f"{self._repo}: unexpected {status} {response.reason_phrase} for {self._url}")
+            return RegistryUnavailableError(f"{self._repo}: {status} {reason} for {self._url}")
+        return SourceError(f"{self._repo}: unexpected {status} {reason} for {self._url}")
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: types.TracebackType | None) -> None:
