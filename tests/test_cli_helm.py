@@ -250,6 +250,17 @@ def test_repo_slash_chart_resolves_as_helm(both, repo, argv):
     both.same(*argv)
 
 
+def test_pull_repo_slash_chart_as_helm(both, repo):
+    assert both.helm("repo", "add", "charts", repo.url)[0] == 0
+    for side in ("helm", "core"):
+        (both.tmp / side).mkdir()
+    expected = both.helm("pull", "charts/demo", "--version", "~0.1", "-d", str(both.tmp / "helm"))
+    got = both.core("pull", "charts/demo", "--version", "~0.1", "-d", str(both.tmp / "core"))
+    assert got == expected
+    theirs = (both.tmp / "helm" / "demo-0.1.0.tgz").read_bytes()
+    assert (both.tmp / "core" / "demo-0.1.0.tgz").read_bytes() == theirs
+
+
 def test_repo_slash_chart_needs_the_cached_index(both, repo):
     assert both.helm("repo", "add", "charts", repo.url)[0] == 0
     (both.tmp / "cache" / "repository" / "charts-index.yaml").unlink()

@@ -54,11 +54,11 @@ def test_release_commands_are_registered(command: str) -> None:
 
 
 def test_install_flags_parse_like_helm() -> None:
-    args = cli.build_parser().parse_args([
+    args = cli.parse([
         "install", "web", "./chart", "-n", "apps", "--wait", "--timeout", "2m", "--atomic",
         "--create-namespace", "--dry-run", "-f", "v.yaml", "--set", "a=1", "-o", "json",
         "--kube-context", "ctx", "--kubeconfig", "/k"])
-    assert (args.name, args.chart, args.namespace, args.wait, args.timeout, args.atomic,
+    assert (*args.args, args.namespace, args.wait, args.timeout, args.atomic,
             args.create_namespace, args.dry_run, args.values, args.set_values, args.output,
             args.kube_context, args.kubeconfig) == (
         "web", "./chart", "apps", True, 120.0, True, True, True, ["v.yaml"], ["a=1"], "json",

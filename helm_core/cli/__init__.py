@@ -446,21 +446,20 @@ def _mark_paths(parser: argparse.ArgumentParser) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
-    try:
-        args = parse(argv)
-    except HelmError as exc:
-        print(f"Error: {_one_line(str(exc))}", file=sys.stderr)
-        return 1
     # A CLI run is short and builds large, long-lived trees (parsed templates, values):
     # the cyclic collector would rescan them again and again for nothing (~30% of a cold
     # render). Reference counting still frees everything that is not cyclic.
     collecting = gc.isenabled()
     gc.disable()
-    # Parse trees and schema verdicts outlive this short process (helm_core.support.memo).
+    # Parse trees and schema verdicts outlive this short process (helm_core.support.memo);
+    # the kubeconfig read for the default namespace goes through it too.
     previous_memo = memo.active()
     memo.use(memo.DiskMemo(cachedirs.default_root(os.environ) / cachedirs.MEMO_FOLDER))
+    args: argparse.Namespace | None = None
     try:
-        return int(_with_deep_stack(lambda: _limited(args)))
+        args = parse(argv)
+        parsed = args
+        return int(_with_deep_stack(lambda: _limited(parsed)))
     except HelmError as exc:
         print(f"Error: {_one_line(str(exc))}", file=sys.stderr)
         return 1
@@ -468,6 +467,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"Error: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "), file=sys.stderr)
         return 1
     except MemoryError:
+        if args is None:
+            raise
         from helm_core.cli import limits as cli_limits
         print(f"Error: {cli_limits.memory_error_message(cli_limits.from_args(args))}", file=sys.stderr)
         return 1

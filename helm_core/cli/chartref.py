@@ -20,7 +20,8 @@ from typing import Any
 
 from helm_core.errors import ChartError, SourceError
 
-_FLAGS_ADDED = "_chartref_flags"
+OCI_SCHEME = "oci://"
+"""helm_core.sources.oci.SCHEME, spelled here so that a local chart never imports the HTTP client."""
 
 
 def add_flags(p: argparse.ArgumentParser, *, with_auth: bool = True) -> None:
@@ -47,10 +48,8 @@ def is_local(text: str) -> bool:
 
 def locate(args: argparse.Namespace, text: str) -> tuple[str, bytes | None]:
     """(where the chart is, its archive bytes or None for a local path)."""
-    from helm_core.sources import oci
-
     text = text.strip()
-    if text.startswith(oci.SCHEME):
+    if text.startswith(OCI_SCHEME):
         return _oci(args, text)
     if os.path.exists(text):
         return str(Path(text).resolve()), None

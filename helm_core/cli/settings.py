@@ -133,15 +133,15 @@ def kubeconfig_files(kubeconfig: str, env: Mapping[str, str]) -> list[Path]:
 def kubeconfig_namespace(kubeconfig: str, context: str, env: Mapping[str, str]) -> str:
     """The namespace of ``context`` (else the current context) in the merged kubeconfig files:
     the first file to set current-context or define a context wins, as kubectl merges them."""
-    import yaml
+    from helm_core.golib import goyaml  # already loaded by `template`; memoised per content
 
     current = ""
     contexts: dict[str, object] = {}
     for path in kubeconfig_files(kubeconfig, env):
         try:
-            doc = yaml.load(path.read_bytes(), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-        except (OSError, yaml.YAMLError):
-            continue  # kubectl reports unreadable kubeconfigs when it connects; not our job here
+            doc = goyaml.decode(path.read_bytes())
+        except (OSError, ValueError):
+            continue  # unreadable kubeconfigs are reported when a command connects
         if not isinstance(doc, dict):
             continue
         current = current or str(doc.get("current-context") or "")

@@ -71,16 +71,25 @@ def cmd_pull(args: argparse.Namespace) -> int:
         ref = sources.ChartRef(kind="repo", url=args.repo, name=args.chart, version=args.version,
                                devel=args.devel)
     else:
-        raise SourceError(f"{args.chart}: give --repo URL or an oci:// reference "
-                          "(named repositories are not supported)")
-    resolved = sources.resolve(ref, _credentials(args), _cache(args))
+        ref = None  # repo/chart through helm's repositories.yaml and repository cache
+    if ref is None:
+        from helm_core.cli import chartref
+        from helm_core.sources import package as package_mod
+        _, data = chartref.locate(args, args.chart)
+        if data is None:
+            raise SourceError(f"{args.chart}: a local chart, not one to pull")
+        meta = package_mod.raw_chart_yaml(data or b"", source=args.chart)
+        name, version = meta.get("name"), meta.get("version")
+    else:
+        resolved = sources.resolve(ref, _credentials(args), _cache(args))
+        data, name, version = resolved.data, resolved.name, resolved.version
     dest = Path(args.destination)
     dest.mkdir(parents=True, exist_ok=True)
-    target = dest / f"{resolved.name}-{resolved.version}.tgz"
+    target = dest / f"{name}-{version}.tgz"
     temporary = target.with_name(f".{target.name}.tmp")
-    temporary.write_bytes(resolved.data)
+    temporary.write_bytes(data or b"")
     os.replace(temporary, target)
-    if ref.kind == "oci":
+    if ref is not None and ref.kind == "oci":
         print(f"Pulled: {resolved.source.removeprefix(oci.SCHEME)}")
         print(f"Digest: {resolved.manifest_digest}")
     return 0
@@ -143,9 +152,12 @@ def cmd_repo_index(args: argparse.Namespace) -> int:
 
 def cmd_dependency_build(args: argparse.Namespace) -> int:
     from helm_core.sources import dependency
+    from helm_core.sources import helmconfig
     creds = _credentials(args)
+    entries = helmconfig.load_repositories(args.settings.repository_config)
     built = dependency.build(args.chart, credentials=lambda _url: creds, cache=_cache(args),
-                             plain_http=args.plain_http)
+                             plain_http=args.plain_http,
+                             repositories={e.name: e.url for e in entries})
     for item in built:
         print(f"Saving {item.name} {item.version} from {item.repository}")
     print(f"{len(built)} dependencies in {Path(args.chart) / 'charts'}")

@@ -89,7 +89,7 @@ def named_repository(repository: str, repositories: Mapping[str, str]) -> str:
             key = repository[len(prefix):]
             if key not in repositories:
                 raise DependencyError(f"no repository definition for {repository}. "
-                                      "Please add the missing repos via 'helm repo add'")
+                                      "Please add them via 'helm repo add'")
             return repositories[key]
     return repository
 
