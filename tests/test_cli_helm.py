@@ -98,7 +98,8 @@ class Both:
         self.monkeypatch.chdir(self.tmp / "core")
 
     def same(self, *argv: str, stdin: str = "") -> tuple[int, str, str]:
-        expected = self.helm(*argv, stdin=stdin)
+        code, out, err = self.helm(*argv, stdin=stdin)
+        expected = (code, out, re.sub(r"(?m)^\w+\.go:\d+: ", "", err))  # Go's log prefix (file:line)
         got = self.core(*argv, stdin=stdin)
         assert got == expected, f"helm {' '.join(argv)}"
         return got
@@ -421,3 +422,50 @@ def test_show_on_real_charts_as_helm(both, what):
         pytest.skip("SKIPPED: no shared charts ($HELM_CONTROLLER_SHARED_CHARTS)")
     for chart in charts:
         both.same("show", what, str(chart))
+
+
+# --------------------------------------------------------------------------- lint
+
+_CM = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\n"
+_V2 = "apiVersion: v2\nname: c\nversion: 0.1.0\nicon: https://example.com/i.png\n"
+LINT_CASES = {
+    "clean": {"Chart.yaml": _V2, "values.yaml": "a: 1\n", "templates/cm.yaml": _CM},
+    "no-icon-no-values": {"Chart.yaml": "apiVersion: v2\nname: c\nversion: 0.1.0\n", "templates/cm.yaml": _CM},
+    "version-number": {"Chart.yaml": "apiVersion: v2\nname: c\nversion: 1.0\nappVersion: 2\nicon: https://x.io/i\n",
+                       "templates/cm.yaml": _CM},
+    "bad-semver": {"Chart.yaml": "apiVersion: v2\nname: c\nversion: one\n", "templates/cm.yaml": _CM},
+    "no-name": {"Chart.yaml": "apiVersion: v2\nversion: 0.1.0\n", "templates/cm.yaml": _CM},
+    "bad-api": {"Chart.yaml": "apiVersion: v9\nname: c\nversion: 0.1.0\n", "templates/cm.yaml": _CM},
+    "v1-type": {"Chart.yaml": "apiVersion: v1\nname: c\nversion: 0.1.0\ntype: application\n", "templates/cm.yaml": _CM},
+    "maintainers": {"Chart.yaml": _V2 + "maintainers:\n- email: a@b.io\n", "templates/cm.yaml": _CM},
+    "maintainer-email": {"Chart.yaml": _V2 + "maintainers:\n- name: a\n  email: nope\n", "templates/cm.yaml": _CM},
+    "sources-icon": {"Chart.yaml": "apiVersion: v2\nname: c\nversion: 0.1.0\nicon: nope\nsources: [x]\n",
+                     "templates/cm.yaml": _CM},
+    "extension-hooks-time": {"Chart.yaml": _V2, "templates/cm.yaml": _CM, "templates/notes.md": "x",
+                             "templates/crd.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  annotations:\n"
+                                                   "    helm.sh/hook: crd-install\n",
+                             "templates/t.yaml": "# {{ .Release.Time }}\n"},
+    "indent-and-names": {"Chart.yaml": _V2, "templates/a.yaml": "  apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: a\n",
+                         "templates/b.yaml": "apiVersion: v1\nkind: Service\nmetadata:\n  name: Bad_Svc\n---\n"
+                                             "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: x.y\n---\n"
+                                             "apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata:\n  name: a/b\n"},
+    "render-error": {"Chart.yaml": _V2, "templates/x.yaml": "{{ fail \"boom\" }}"},
+    "missing-dependency": {"Chart.yaml": _V2 + "dependencies:\n- name: sub\n  version: 1.0.0\n", "templates/cm.yaml": _CM},
+    "no-chart-yaml": {"templates/cm.yaml": _CM},
+}
+
+
+@pytest.mark.parametrize("case", sorted(LINT_CASES))
+def test_lint_as_helm(both, case):
+    chart = chartkit.write_chart(both.tmp / "c", LINT_CASES[case])
+    both.same("lint", str(chart))
+    both.same("lint", str(chart), "--quiet")
+
+
+def test_lint_many_and_archives_as_helm(both):
+    good = chartkit.write_chart(both.tmp / "good", LINT_CASES["clean"])
+    bad = chartkit.write_chart(both.tmp / "bad", {**LINT_CASES["render-error"],
+                                                  "Chart.yaml": _V2.replace("name: c", "name: bad")})
+    both.same("lint", str(good), str(bad))
+    assert both.helm("package", str(good), "-d", str(both.tmp))[0] == 0
+    both.same("lint", str(both.tmp / "c-0.1.0.tgz"))

@@ -204,27 +204,53 @@ def _write_output_dir(root: Path, text: str) -> None:
 
 
 def cmd_lint(args: argparse.Namespace) -> int:
-    from helm_core.action import template as template_action
-    from helm_core.chart import loader, prepare
+    """helm's lint report (:mod:`helm_core.cli.lint`)."""
+    from helm_core.chart import prepare
+    from helm_core.cli import lint as lint_mod
 
-    failures = 0
-    for chart_path in args.charts:
-        print(f"==> Linting {chart_path}")
+    _check_kube_version(args.kube_version)
+    values = _values(args)
+    paths = args.charts or ["."]
+
+    def render(chart: Any) -> Any:
+        """helm's lint render: dependencies processed (silently given up on failure), values
+        coalesced and checked, every template rendered in lint mode (``required``/``fail``
+        do not stop it). Chart Lua is not run."""
+        from helm_core.engine import capabilities as caps_mod, render as render_mod
+        from helm_core.errors import DependencyError
+
         try:
-            chart = loader.load(chart_path)
-            if chart.metadata.is_library:
-                prepare.prepare_chart(chart, _values(args), allow_library=True)
-            else:
-                options = template_action.TemplateOptions(strict=args.strict, namespace=args.namespace,
-                                                          lua=_lua_options(args, chart))
-                template_action.run(chart, _values(args), options, log=_lua_log)
-        except HelmError as exc:
-            print(f"[ERROR] {exc}")
-            failures += 1
+            prepared = prepare.prepare_chart(chart, values, allow_library=True)
+        except DependencyError:
+            return None
+        caps = caps_mod.make_capabilities(kube_version=args.kube_version or caps_mod.DEFAULT_KUBE_VERSION)
+        release = caps_mod.ReleaseInfo(name=lint_mod.RELEASE_NAME, namespace=args.namespace, revision=1,
+                                       is_install=True, is_upgrade=False)
+        rendered = render_mod.render(prepared.chart, prepared.values, options=render_mod.RenderOptions(
+            release=release, capabilities=caps, strict=args.strict, lint_mode=True,
+            lint_log=lambda line: print(line, file=sys.stderr)))
+        return prepared.chart, rendered
+
+    failed = noisy = 0
+    report: list[str] = []
+    for chart_path in paths:
+        messages, chart_failed, guard = lint_mod.lint(chart_path, render)
+        failed += chart_failed
+        noisy += chart_failed or any(m.severity != lint_mod.INFO for m in messages)
+        if args.quiet and not any(m.severity != lint_mod.INFO for m in messages) and not chart_failed:
             continue
-        print()
-    print(f"{len(args.charts)} chart(s) linted, {failures} chart(s) failed")
-    return 1 if failures else 0
+        report.append(f"==> Linting {chart_path}")
+        if guard:
+            report.append(f"Error {guard}")
+        report += [str(m) for m in messages if not args.quiet or m.severity != lint_mod.INFO]
+        report.append("")
+    sys.stdout.write("".join(f"{line}\n" for line in report))
+    summary = f"{len(paths)} chart(s) linted, {failed} chart(s) failed"
+    if failed:
+        raise HelmError(summary)
+    if not args.quiet or noisy:
+        print(summary)
+    return 0
 
 
 def cmd_show(args: argparse.Namespace) -> int:
@@ -319,8 +345,10 @@ def _add_template(sub: Any) -> None:
 
 def _add_lint(sub: Any) -> None:
     lint = sub.add_parser("lint", help="check charts for problems")
-    lint.add_argument("charts", nargs="+")
-    lint.add_argument("--strict", action="store_true")
+    lint.add_argument("charts", nargs="*", metavar="PATH")
+    lint.add_argument("--strict", action="store_true", help="fail on lint warnings")
+    lint.add_argument("--quiet", action="store_true", help="print only warnings and errors")
+    lint.add_argument("--kube-version", help="Kubernetes version used for capabilities and deprecation checks")
     _add_values_flags(lint)
     _add_lua_flags(lint)
     _add_limit_flags(lint)
