@@ -460,6 +460,7 @@ def test_lint_as_helm(both, case):
     chart = chartkit.write_chart(both.tmp / "c", LINT_CASES[case])
     both.same("lint", str(chart))
     both.same("lint", str(chart), "--quiet")
+    both.same("lint", str(chart), "--strict")
 
 
 def test_lint_many_and_archives_as_helm(both):

@@ -227,14 +227,14 @@ def cmd_lint(args: argparse.Namespace) -> int:
         release = caps_mod.ReleaseInfo(name=lint_mod.RELEASE_NAME, namespace=args.namespace, revision=1,
                                        is_install=True, is_upgrade=False)
         rendered = render_mod.render(prepared.chart, prepared.values, options=render_mod.RenderOptions(
-            release=release, capabilities=caps, strict=args.strict, lint_mode=True,
+            release=release, capabilities=caps, lint_mode=True,
             lint_log=lambda line: print(line, file=sys.stderr)))
         return prepared.chart, rendered
 
     failed = noisy = 0
     report: list[str] = []
     for chart_path in paths:
-        messages, chart_failed, guard = lint_mod.lint(chart_path, render)
+        messages, chart_failed, guard = lint_mod.lint(chart_path, render, strict=args.strict)
         failed += chart_failed
         noisy += chart_failed or any(m.severity != lint_mod.INFO for m in messages)
         if args.quiet and not any(m.severity != lint_mod.INFO for m in messages) and not chart_failed:

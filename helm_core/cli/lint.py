@@ -26,7 +26,8 @@ from helm_core.support.records import record
 
 INFO, WARNING, ERROR = "INFO", "WARNING", "ERROR"
 RELEASE_NAME = "test-release"
-_EXTENSIONS = (".yaml", ".yml", ".tpl", ".txt")
+_EXTENSIONS = (".yaml", ".yml", ".tpl", ".txt", ".j2")
+"""helm's, and ``.j2`` for helm-core's Jinja2 templates (``x.yaml.j2`` is checked as YAML)."""
 _DNS1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 _DNS1123_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 _DNS1035_LABEL = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
@@ -53,9 +54,10 @@ class _Linter:
             self.messages.append(Message(severity, path, problem))
         return not problem
 
-    @property
-    def failed(self) -> bool:
-        return any(m.severity == ERROR for m in self.messages)
+    def failed(self, strict: bool = False) -> bool:
+        """An error fails a chart; with ``--strict`` a warning too (helm's lowest tolerance)."""
+        failing = (ERROR, WARNING) if strict else (ERROR,)
+        return any(m.severity in failing for m in self.messages)
 
 
 def _go_type(value: Any) -> str:
@@ -188,6 +190,7 @@ def _templates(linter: _Linter, chart_dir: Path | None, files: dict[str, bytes],
     for template in chart.templates:
         path = template.name
         ext = os.path.splitext(path)[1]
+        yaml_ext = os.path.splitext(path.removesuffix(".j2"))[1] if ext == ".j2" else ext
         linter.rule(ERROR, path, None if ext in _EXTENSIONS else
                     f"file extension '{ext}' not valid. Valid extensions are .yaml, .yml, .tpl, or .txt")
         data = template.data.decode("utf-8", "replace")
@@ -196,7 +199,7 @@ def _templates(linter: _Linter, chart_dir: Path | None, files: dict[str, bytes],
                     if re.search(r"helm\.sh/hook[\"']?\s*:\s*[\"']?crd-install", data) else None)
         linter.rule(ERROR, path, ".Release.Time has been removed in v3, please replace with the `now` function "
                                  "in your templates" if re.search(r"\.Release\.Time", data) else None)
-        if ext != ".yaml":
+        if yaml_ext != ".yaml":
             continue
         content = rendered.get(f"{chart.metadata.name}/{path}", "")
         if not content.strip():
@@ -238,7 +241,7 @@ def _dependencies(linter: _Linter, chart_dir: str, load: Callable[[], Any]) -> N
     linter.rule(WARNING, chart_dir, f"chart directory is missing these dependencies: {','.join(missing)}" if missing else None)
 
 
-def lint(path: str, render: Callable[[Any], Any]) -> tuple[list[Message], bool, str]:
+def lint(path: str, render: Callable[[Any], Any], *, strict: bool = False) -> tuple[list[Message], bool, str]:
     """Lint the chart at ``path``: (messages, failed, a guard error helm prints as ``Error ...``).
 
     ``render(chart)`` renders a loaded chart as ``template`` would (values, namespace, Lua)."""
@@ -275,4 +278,4 @@ def lint(path: str, render: Callable[[Any], Any]) -> tuple[list[Message], bool, 
 
     _templates(linter, chart_dir, files, load_and_render)
     _dependencies(linter, os.path.abspath(path), lambda: loaded[0] if loaded else loader.load(path))
-    return linter.messages, linter.failed, ""
+    return linter.messages, linter.failed(strict), ""
