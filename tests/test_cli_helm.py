@@ -311,6 +311,11 @@ def test_oci_with_helms_registry_login(both, registry):
         expected = both.helm(*argv, "--plain-http")
         got = both.core(*argv, "--plain-http")
         assert got[0] == expected[0] == 0 and got[1] == expected[1]
+    code, out, err = both.core("pull", f"oci://{host}/charts/pushed", "--version", "1.2.3", "--plain-http",
+                               "-d", str(both.tmp / "pulled"))
+    assert code == 0, err
+    assert out.startswith(f"Pulled: {host}/charts/pushed:1.2.3\nDigest: sha256:")
+    assert (both.tmp / "pulled" / "pushed-1.2.3.tgz").read_bytes() == (both.tmp / "pushed-1.2.3.tgz").read_bytes()
     code, _, err = both.core("registry", "logout", host)
     assert (code, err) == (0, f"Removing login credentials for {host}\n")
     code, _, err = both.core("template", "r", f"oci://{host}/charts/pushed", "--version", "1.2.3", "--plain-http")

@@ -81,7 +81,14 @@ def cmd_pull(args: argparse.Namespace) -> int:
         meta = package_mod.raw_chart_yaml(data or b"", source=args.chart)
         name, version = meta.get("name"), meta.get("version")
     else:
-        resolved = sources.resolve(ref, _credentials(args), _cache(args))
+        credentials = _credentials(args)
+        if ref.kind == "oci" and not credentials.has_secret:  # helm's registry login, as helm uses it
+            from helm_core.sources import helmconfig
+            from helm_core.support.records import replace
+            stored = helmconfig.registry_credentials(args.settings.registry_config,
+                                                     oci.Reference.parse(args.chart).registry)
+            credentials = replace(credentials, **stored) if stored else credentials
+        resolved = sources.resolve(ref, credentials, _cache(args))
         data, name, version = resolved.data, resolved.name, resolved.version
     dest = Path(args.destination)
     dest.mkdir(parents=True, exist_ok=True)
