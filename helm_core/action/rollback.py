@@ -23,6 +23,7 @@ from helm_core.kube import client as kclient
 from helm_core.kube import resources
 from helm_core.kube import wait as kwait
 from helm_core.support.records import record
+from helm_core.storage import driver as drv
 from helm_core.storage import release as rel
 
 
@@ -115,7 +116,7 @@ def roll_back(cfg: config.Configuration, name: str, namespace: str, version: uli
     target = target_of(history, name, version)
     newest = history[-1]
     now = rel.utcnow()
-    record = target.replace(version=rel.new_version(newest.version),
+    record = target.replace(version=drv.next_version(cfg.driver, newest.version),
                             status=rel.Status.PENDING_ROLLBACK, last_deployed=now, deleted=None,
                             description=f"Rollback to {target.version}")
     cfg.driver.create(record)

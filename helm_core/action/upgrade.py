@@ -92,7 +92,7 @@ def run(cfg: config.Configuration, chart: model.Chart, user_values: Mapping[str,
                                action="upgrade", revision=len(history) + 1,
                                lua_options=options.lua) as rendered:
             config.resolve_all(cfg, [m.obj for m in rendered.manifests if m.obj], options.namespace)
-            return install.new_record(rendered, name=options.name, namespace=options.namespace,
+            return install.new_record(rendered, driver=cfg.driver, name=options.name, namespace=options.namespace,
                                       status=rel.Status.PENDING_UPGRADE, user_values=values,
                                       chart_source=options.chart_source,
                                       description="Dry run complete")
@@ -117,7 +117,7 @@ def _upgrade(cfg: config.Configuration, chart: model.Chart, user_values: Mapping
                            lua_options=options.lua) as rendered:
         new = config.resolve_all(cfg, [m.obj for m in rendered.manifests if m.obj], options.namespace)
         old = config.resolve_stored(cfg, config.parse_manifest(current.manifest), options.namespace)
-        record = install.new_record(rendered, name=options.name, namespace=options.namespace,
+        record = install.new_record(rendered, driver=cfg.driver, name=options.name, namespace=options.namespace,
                                     status=rel.Status.PENDING_UPGRADE, user_values=values,
                                     chart_source=options.chart_source,
                                     after=rel.latest(history),
