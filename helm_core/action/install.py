@@ -207,7 +207,7 @@ def _install(cfg: config.Configuration, chart: model.Chart, user_values: Mapping
              options: InstallOptions, history: list[rel.ReleaseVersion]) -> rel.ReleaseVersion:
     _check_name_free(history, options)
     with rendering(cfg, chart, user_values, name=options.name, namespace=options.namespace,
-                   action="install", revision=len(history) + 1, lua_options=options.lua) as rendered:
+                   action="install", revision=rel.next_revision(history), lua_options=options.lua) as rendered:
         record = new_record(rendered, driver=cfg.driver, name=options.name, namespace=options.namespace,
                             status=rel.Status.PENDING_INSTALL, user_values=user_values,
                             chart_source=options.chart_source, after=rel.latest(history),

@@ -269,4 +269,14 @@ class HelmSecretsDriver:
         return stored
 
     def list_latest(self, namespace: str = "") -> list[rel.ReleaseVersion]:
-        return secrets.latest_of_each(decode(s) for s in self._secrets(namespace))
+        # Like helm's List: a record that does not decode is skipped, not fatal to the listing
+        # (helm-core's own releases are listed through here too when adopting).
+        return secrets.latest_of_each(v for v in map(_decoded_or_none, self._secrets(namespace))
+                                      if v is not None)
+
+
+def _decoded_or_none(secret: Mapping[str, Any]) -> rel.ReleaseVersion | None:
+    try:
+        return decode(secret)
+    except StorageError:
+        return None

@@ -128,6 +128,14 @@ def version_text(version: ulid.ULID) -> str:
     return str(revision) if revision is not None else str(version)
 
 
+def next_revision(history: Sequence[ReleaseVersion]) -> int:
+    """``.Release.Revision`` of the next version: Helm's next number when the newest version is
+    a Helm revision (pruned history keeps counting), else one more than the versions stored."""
+    newest = latest(history)
+    number = revision_of(newest.version) if newest is not None else None
+    return number + 1 if number is not None else len(history) + 1
+
+
 def parse_version(text: str) -> ulid.ULID:
     """A version from its text: a ULID (either case) or a Helm revision number; ``ValueError``
     naming the text otherwise."""

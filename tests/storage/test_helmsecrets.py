@@ -94,6 +94,23 @@ def test_a_corrupt_record_is_named():
         helmsecrets.decode(secret)
 
 
+def test_listing_skips_a_record_that_does_not_decode_as_helm_does(cluster):
+    store_helm(cluster, helm_record(1))
+    broken = helm_secret(helm_record(1))
+    broken["metadata"]["name"] = "sh.helm.release.v1.bad.v1"
+    broken["metadata"]["labels"]["name"] = "bad"
+    broken["data"]["release"] = base64.b64encode(b"garbage").decode()
+    cluster.client().create(broken)
+    assert [v.name for v in select.open_driver(cluster.client()).list_latest("demo")] == ["web"]
+
+
+def test_release_revision_continues_helms_numbering():
+    history = [make_version(version=rel.revision_version(n)) for n in (7, 8)]  # 1-6 pruned
+    assert rel.next_revision(history) == 9
+    assert rel.next_revision([make_version(), make_version()]) == 3
+    assert rel.next_revision([]) == 1
+
+
 def test_encoding_is_helms_layout_and_round_trips():
     version = make_version(version=rel.revision_version(4), hooks=f"---\n# Source: nginx/templates/job.yaml\n{HOOK}\n")
     secret = helmsecrets.encode(version)
