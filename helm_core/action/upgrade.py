@@ -89,10 +89,10 @@ def run(cfg: config.Configuration, chart: model.Chart, user_values: Mapping[str,
         current = _current(history, options.name)
         values = effective_values(current, user_values, options)
         with install.rendering(cfg, chart, values, name=options.name, namespace=options.namespace,
-                               action="upgrade", revision=len(history) + 1,
+                               action="upgrade", revision=rel.next_revision(history),
                                lua_options=options.lua) as rendered:
             config.resolve_all(cfg, [m.obj for m in rendered.manifests if m.obj], options.namespace)
-            return install.new_record(rendered, name=options.name, namespace=options.namespace,
+            return install.new_record(rendered, driver=cfg.driver, name=options.name, namespace=options.namespace,
                                       status=rel.Status.PENDING_UPGRADE, user_values=values,
                                       chart_source=options.chart_source,
                                       description="Dry run complete")
@@ -113,11 +113,11 @@ def _upgrade(cfg: config.Configuration, chart: model.Chart, user_values: Mapping
     current = _current(history, options.name)
     values = effective_values(current, user_values, options)
     with install.rendering(cfg, chart, values, name=options.name, namespace=options.namespace,
-                           action="upgrade", revision=len(history) + 1,
+                           action="upgrade", revision=rel.next_revision(history),
                            lua_options=options.lua) as rendered:
         new = config.resolve_all(cfg, [m.obj for m in rendered.manifests if m.obj], options.namespace)
         old = config.resolve_stored(cfg, config.parse_manifest(current.manifest), options.namespace)
-        record = install.new_record(rendered, name=options.name, namespace=options.namespace,
+        record = install.new_record(rendered, driver=cfg.driver, name=options.name, namespace=options.namespace,
                                     status=rel.Status.PENDING_UPGRADE, user_values=values,
                                     chart_source=options.chart_source,
                                     after=rel.latest(history),

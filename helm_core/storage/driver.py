@@ -49,6 +49,15 @@ class Driver(Protocol):
         ...
 
 
+def next_version(driver: Driver, after: ulid.ULID | None) -> ulid.ULID:
+    """The id of a new version after ``after`` (the newest stored one).
+
+    A time-made ULID (``rel.new_version``), unless the driver numbers versions itself: a
+    driver keeping Helm's format has ``next_version`` and counts revisions (1, 2, 3...)."""
+    own = getattr(driver, "next_version", None)
+    return own(after) if own is not None else rel.new_version(after)
+
+
 INTERRUPTED = "operation interrupted: {status} never finished (its lock expired)"
 """Description given to a version left pending by a dead operation."""
 

@@ -33,6 +33,7 @@ import ulid
 from helm_core.errors import (ConflictError, NotFoundError, ReleaseExistsError,
                               ReleaseNotFoundError, StorageError, TooLargeError)
 from helm_core.kube import client as kclient
+from helm_core.storage import crd
 from helm_core.storage import release as rel
 
 SECRET_TYPE = "helm.sh/release-version"
@@ -206,10 +207,11 @@ class SecretsDriver:
         return kclient.ObjectRef("v1", "Secret", secret_name(name, version), namespace)
 
     def ensure_release(self, namespace: str, name: str) -> dict[str, Any]:
-        """The ``Release`` object, created if absent; actions make it own their objects."""
+        """The ``Release`` object, created if absent (and its CRD, when missing and the user may
+    create CRDs); actions make it own their objects."""
         if all(self._client.discover(refresh=refresh).find(RELEASE_API_VERSION, RELEASE_KIND) is None
                for refresh in (False, True)):
-            raise StorageError(CRD_MISSING)
+            crd.install(self._client, CRD_MISSING)  # when allowed; else StorageError(CRD_MISSING...)
         try:
             return self._client.get(kclient.ObjectRef(RELEASE_API_VERSION, RELEASE_KIND, name, namespace))
         except NotFoundError:

@@ -23,8 +23,6 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
-import ulid
-
 from helm_core import errors as core_errors
 from helm_core import isolation
 from helm_core.support import limits as limits_mod
@@ -37,7 +35,7 @@ from helm_core.lua import permissions as lua_permissions
 from helm_core.support.records import field, record
 from helm_core.storage import driver as drv
 from helm_core.storage import release as rel
-from helm_core.storage import secrets
+from helm_core.storage import secrets, select
 from helm_operator import drift, errors, policy, settings as settings_mod, sources, status
 
 DEFAULT_TIMEOUT_S = 300.0
@@ -167,6 +165,18 @@ def claim(client: kclient.ClusterClient, key: policy.ReleaseKey, requester: str)
                      force=True)
 
 
+def storage_driver(client: kclient.ClusterClient, spec: Mapping[str, Any],
+                   log: Callable[[str], None]) -> drv.Driver:
+    """The request's storage (``spec.storage``; ``spec.adopt.helmSecrets`` when it adopts a
+    release stock helm made): helm_core's ``storage.select``."""
+    try:
+        return select.open_driver(client, storage=spec.get("storage") or select.DEFAULT_STORAGE,
+                                  helm_secrets=(spec.get("adopt") or {}).get("helmSecrets") or "keep",
+                                  log=log)
+    except ValueError as exc:
+        raise errors.RequestError(f"spec: {exc}", reason="InvalidSpec") from None
+
+
 def apply(rt: Runtime, body: Mapping[str, Any]) -> Outcome:
     """Reconcile one request; raises helm_core or :class:`errors.RequestError` on failure."""
     meta, spec = body["metadata"], body.get("spec") or {}
@@ -182,7 +192,7 @@ def apply(rt: Runtime, body: Mapping[str, Any]) -> Outcome:
     ref, credentials = sources.chart_ref(spec, namespace=meta["namespace"], read=read)
     chart_info = core_sources.resolve(ref, credentials, rt.cache)
     renderer = rt.renderer_for(meta, spec)
-    cfg = action_config.Configuration(client=client, driver=secrets.SecretsDriver(client), log=rt.log,
+    cfg = action_config.Configuration(client=client, driver=storage_driver(client, spec, rt.log), log=rt.log,
                                       cancelled=functools.partial(rt.superseded, meta),
                                       renderer=renderer)
     with rt.release_lock(key):
@@ -265,7 +275,7 @@ def remediate(rt: Runtime, body: Mapping[str, Any], *, action: str) -> str:
         return ""
     key = policy.release_key(meta, spec)
     client = client_for(rt, meta, spec)
-    cfg = action_config.Configuration(client=client, driver=secrets.SecretsDriver(client), log=rt.log,
+    cfg = action_config.Configuration(client=client, driver=storage_driver(client, spec, rt.log), log=rt.log,
                                       cancelled=functools.partial(rt.superseded, meta))
     with rt.release_lock(key):
         history = cfg.driver.history(key.namespace, key.name)
@@ -296,7 +306,7 @@ def delete(rt: Runtime, body: Mapping[str, Any]) -> str:
     if owner and owner != policy.owner_id(meta):
         return f"release {key} belongs to HelmRequest {owner}; left in place"
     opts = spec.get("uninstall") or {}
-    cfg = action_config.Configuration(client=client, driver=secrets.SecretsDriver(client), log=rt.log)
+    cfg = action_config.Configuration(client=client, driver=storage_driver(client, spec, rt.log), log=rt.log)
     with rt.release_lock(key):
         uninstall.run(cfg, key.name, key.namespace, uninstall.UninstallOptions(
             keep_history=bool(opts.get("keepHistory")), wait=bool(opts.get("wait", False)),
@@ -309,9 +319,10 @@ def delete(rt: Runtime, body: Mapping[str, Any]) -> str:
 def _rollback(cfg: action_config.Configuration, key: policy.ReleaseKey, spec: Mapping[str, Any],
               target: str) -> rel.ReleaseVersion:
     try:
-        version = ulid.ULID.from_str(target.upper())
+        version = rel.parse_version(target)
     except ValueError:
-        raise errors.RequestError(f"spec.rollbackTo: {target!r} is not a ULID", reason="RollbackInvalid") from None
+        raise errors.RequestError(f"spec.rollbackTo: {target!r} is not a ULID or a revision number",
+                                  reason="RollbackInvalid") from None
     opts = spec.get("upgrade") or {}
     return rollback.run(cfg, key.name, key.namespace, version, rollback.RollbackOptions(
         wait=opts.get("wait", True), timeout_s=parse_duration(opts.get("timeout"), DEFAULT_TIMEOUT_S)))
