@@ -26,9 +26,10 @@ from helm_core.golib import goyaml
 from helm_core.support import memo
 from helm_core.chart import gostruct, model
 from helm_core.errors import ChartFileError
-from helm_core.gotemplate import gofmt, gostrconv
+from helm_core.gotemplate import gofmt
 
 #: Masterminds semver's (lenient) version syntax, which Helm uses to validate ``version``.
+from helm_core.golib import gostrconv
 _SEMVER_RE = re.compile(
     r"^v?(0|[1-9][0-9]*)(\.(0|[1-9][0-9]*))?(\.(0|[1-9][0-9]*))?"
     r"(-([0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*))?(\+([0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*))?$"

@@ -14,7 +14,7 @@ from typing import Any, Iterable
 from helm_core.golib import goyaml
 from helm_core.chart import archive, chartfile, folder, model
 from helm_core.errors import ArchiveError, ChartError, ValuesError
-from helm_core.gotemplate import gostrconv
+from helm_core.golib import gostrconv
 
 _UTF8_BOM = b"\xef\xbb\xbf"
 SCHEMA_FILES = ("values.schema.json", "values.schema.yaml")

@@ -41,7 +41,8 @@ from jinja2.visitor import NodeTransformer
 from helm_core.engine import engines, helm_funcs
 from helm_core.errors import SourcePos, TemplateError
 from helm_core.support.limits import RenderLimitExceeded
-from helm_core.gotemplate import gofmt, gotypes
+from helm_core.gotemplate import gofmt
+from helm_core.golib import gotypes
 from helm_core.gotemplate.funcs import crypto, encoding, gohelpers, strings
 
 #: The engine name a pre-render handler sets on a template.

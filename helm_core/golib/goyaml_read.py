@@ -17,8 +17,8 @@ from typing import Any
 import yaml
 
 from helm_core.golib import gojson
-from helm_core.gotemplate import gostrconv
-from helm_core.golib.goyaml import (
+from helm_core.golib import gostrconv
+from helm_core.golib.goyaml_rules import (
     ALIAS_RATIO_HIGH, ALIAS_RATIO_LOW, INT64_MAX, INT64_MIN, MAX_DEPTH, MIN_ALIASES_CHECKED,
     MIN_DECODES_CHECKED, TAG_BINARY, TAG_BOOL, TAG_FLOAT, TAG_INT, TAG_MERGE, TAG_NULL, TAG_PLAIN,
     TAG_TIMESTAMP, resolve,

@@ -24,7 +24,7 @@ import functools
 import re
 from typing import Callable, NamedTuple, Optional
 
-from helm_core.gotemplate import gostrconv
+from helm_core.golib import gostrconv
 
 LEFT_DELIM = "{{"
 RIGHT_DELIM = "}}"

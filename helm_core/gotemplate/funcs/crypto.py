@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from helm_core.gotemplate import budget
 from helm_core.gotemplate.funcs import encoding, gohelpers
-from helm_core.gotemplate.gotypes import FuncError, GoObject, go_type_name, signature
+from helm_core.golib.gotypes import FuncError, GoObject, go_type_name, signature
 
 # bcrypt and cryptography are imported by the functions that use them: together they cost
 # ~50 ms of start-up, and most charts never generate keys, certificates or bcrypt hashes.

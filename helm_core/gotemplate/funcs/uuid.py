@@ -1,7 +1,7 @@
 """``uuidv4``: a random (version 4) UUID in canonical lower-case form, as google/uuid prints it."""
 from __future__ import annotations
 
-from helm_core.gotemplate.gotypes import signature
+from helm_core.golib.gotypes import signature
 
 
 @signature()
