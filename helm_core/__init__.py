@@ -18,7 +18,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from helm_core import errors
+    from helm_core import api, errors
     from helm_core import action as actions
     from helm_core.api import (connect, get, history, install, list_releases, load_chart,
                                merge_values, rollback, template, uninstall, upgrade)
@@ -28,7 +28,8 @@ _API = ("load_chart", "template", "merge_values", "connect", "install", "upgrade
         "uninstall", "get", "history", "list_releases")
 _MODULES = {"actions": "helm_core.action", "errors": "helm_core.errors", "api": "helm_core.api"}
 
-__all__ = [*_API, *_MODULES, "HelmError"]
+__all__ = ["load_chart", "template", "merge_values", "connect", "install", "upgrade", "rollback",
+           "uninstall", "get", "history", "list_releases", "actions", "errors", "api", "HelmError"]
 
 
 def __getattr__(name: str) -> Any:

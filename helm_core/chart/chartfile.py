@@ -68,7 +68,7 @@ def _code_digest() -> str:
 
 
 def _parse_yaml_text(data: bytes, source: str) -> Any:
-    from helm_core.golib import goyaml_read  # only when the document is not in the memo (PyYAML: ~15 ms)
+    from helm_core.golib import goyaml_read  # only when the document is not in the memo (PyYAML is costly: bench/deferred.py)
 
     try:
         return goyaml_read.decode_unconverted(data.decode("utf-8-sig"))

@@ -140,7 +140,7 @@ def load_files(files: Iterable[tuple[str, bytes]], *, source: str = "<chart>",
 
 
 def _yaml_document(text: str) -> Any:
-    import yaml  # a YAML schema is rare: PyYAML (~15 ms to import) is loaded for it only
+    import yaml  # a YAML schema is rare: PyYAML (costly to import, bench/deferred.py) is loaded for it only
 
     try:
         return yaml.safe_load(text)

@@ -197,7 +197,7 @@ class _HelpFormatter(argparse.HelpFormatter):
     """argparse's formatter, told the terminal's width so that it does not import shutil.
 
     argparse builds a formatter for every ``add_argument`` and finds the width through
-    shutil, whose import (with bz2 and lzma) was ~5 ms of each short run.
+    shutil, whose import (with bz2 and lzma) is paid by each short run (bench/deferred.py).
     """
 
     def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
@@ -232,7 +232,8 @@ LOCAL_COMMANDS = {"template": _add_template, "lint": _add_lint, "show": _add_sho
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The parser of every command, or of ``command`` alone when it is one of LOCAL_COMMANDS.
 
-    Building all ~20 subparsers costs ~10 ms, a tenth of a small chart's `template` run;
+    Building all ~20 subparsers is a visible part of a small chart's `template` run
+    (bench/deferred.py);
     a run of one local command needs only its own (`--help` and unknown names get all).
     """
     parser = _ArgumentParser(prog="helm-core", description="A Helm 3 library in Python: render, lint and show charts.")
@@ -252,8 +253,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser(argv[0] if argv and argv[0] in LOCAL_COMMANDS else None)
     args = parser.parse_args(argv)
     # A CLI run is short and builds large, long-lived trees (parsed templates, values):
-    # the cyclic collector would rescan them again and again for nothing (~30% of a cold
-    # render). Reference counting still frees everything that is not cyclic.
+    # the cyclic collector would rescan them again and again for nothing (bench/deferred.py
+    # measures a cold render with it on and off). Reference counting still frees everything that is not cyclic.
     collecting = gc.isenabled()
     gc.disable()
     # Parse trees and schema verdicts outlive this short process (helm_core.support.memo).

@@ -84,12 +84,10 @@ def encode(data: Any, output: str) -> str:
 
 def _configuration(args: argparse.Namespace) -> config.Configuration:
     from helm_core.action import config
-    from helm_core.storage import secrets
     from helm_core.kube import live  # the kubernetes package: only commands that reach a cluster
     client = live.connect(live.LiveOptions(kubeconfig=args.kubeconfig, context=args.kube_context))
-    return config.Configuration(client=client, driver=secrets.SecretsDriver(client),
-                                log=lambda line: print(line, file=sys.stderr)
-                                if args.debug else None)
+    return config.on_cluster(client, log=lambda line: print(line, file=sys.stderr)
+                             if args.debug else None)
 
 
 def _add_cluster_flags(p: argparse.ArgumentParser) -> None:

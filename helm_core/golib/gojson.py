@@ -397,7 +397,7 @@ def syntax_error(data: bytes) -> str | None:
 @functools.cache
 def _decoder() -> json.JSONDecoder:
     """Python's C decoder set up as Go decodes into ``interface{}`` (json is imported here, on
-    first use: it costs the template engine's start-up ~2 ms that most renders never need)."""
+    first use: start-up time most renders never need, bench/deferred.py)."""
     import json
 
     return json.JSONDecoder(parse_float=_float_or_range_error, parse_int=_float_or_range_error,

@@ -65,8 +65,8 @@ def decode_all(data: bytes | str) -> list[Any]:
     return goyaml_read.decode_all(data)
 
 
-#: Decoded documents in the disk memo. Even a small manifest reads back faster (~55 µs) than
-#: it decodes (~160 µs for 240 characters), and a run that finds them all never imports PyYAML.
+#: Decoded documents in the disk memo. Even a small manifest reads back faster than it decodes
+#: (bench/parse.py), and a run that finds them all never imports PyYAML.
 DECODE_MEMO = "goyaml-decode"
 
 

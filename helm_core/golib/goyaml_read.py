@@ -1,7 +1,7 @@
 """The YAML reader behind :mod:`helm_core.golib.goyaml`: libyaml composes, yaml.v2's rules type.
 
-Kept apart from :mod:`helm_core.golib.goyaml` because importing PyYAML costs ~15 ms (its modules
-compile regular expressions at import): a run whose documents all come from the disk memo
+Kept apart from :mod:`helm_core.golib.goyaml` because importing PyYAML is costly (its modules
+compile regular expressions at import; ``bench/deferred.py``): a run whose documents all come from the disk memo
 never imports it. The rules are listed in :mod:`helm_core.golib.goyaml`.
 """
 from __future__ import annotations

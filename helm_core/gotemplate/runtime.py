@@ -433,7 +433,7 @@ def call_function(
         argv.append(validate_type(st, last, final, False, t))
     budget = st.budget
     # The budget's checks written out: they run on every call (reading the clock or calling a
-    # method here costs ~10% of a render).
+    # method here shows in every render's profile).
     if budget.expired:
         raise budget.exceeded("timeout_s")
     try:

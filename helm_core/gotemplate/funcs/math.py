@@ -179,7 +179,7 @@ def round_(a: Any, places: int, *round_on: float) -> float:
 @functools.cache
 def _decimal_context() -> decimal.Context:
     """The context of the ``*f`` functions: exact add/sub/mul, division rounding half away from zero."""
-    import decimal  # with numbers and contextvars, ~2 ms of start-up that only the *f functions need
+    import decimal  # start-up time only the *f functions need (bench/deferred.py)
 
     return decimal.Context(prec=_DECIMAL_PRECISION, rounding=decimal.ROUND_HALF_UP)
 

@@ -19,7 +19,7 @@ def _random(count: int, alphabet: str) -> str:
     if count <= 0:
         return ""
     budget.check_size(count, what=f"a random string of {count} characters")
-    import secrets  # with hmac and random behind it, ~2 ms of start-up most renders never use
+    import secrets  # with hmac and random behind it: start-up time most renders never use (bench/deferred.py)
 
     return "".join(secrets.choice(alphabet) for _ in range(count))
 
