@@ -173,3 +173,35 @@ def test_parts_import_only_lower_layers():
     upward = sorted(f"{m} -> {d}" for m, deps in graph.items() for d in deps
                     if part_of(m) in rank and part_of(d) in rank and rank[part_of(d)] > rank[part_of(m)])
     assert upward == [], "imports pointing up the layers:\n" + "\n".join(upward)
+
+
+# --- documents the code points to ---------------------------------------------------------------
+
+import re
+
+_DOC_REF = re.compile(r"\bdocs/[\w.-]+\.md\b")
+_SCANNED = ("helm_core", "operator", "tests", "e2e", "docs", "bench", "README.md")
+
+
+def _scanned_files() -> list[Path]:
+    files: list[Path] = []
+    for name in _SCANNED:
+        path = ROOT / name
+        files += [path] if path.is_file() else [p for p in path.rglob("*") if p.suffix in (".py", ".md")]
+    return files
+
+
+def test_no_reference_to_a_design_document_outside_the_repository():
+    outside = "DESIGN" + ".md"  # spelled apart so this file does not match itself
+    hits = [f"{p.relative_to(ROOT)}:{n}" for p in _scanned_files()
+            for n, line in enumerate(p.read_text(encoding="utf-8", errors="replace").splitlines(), 1)
+            if outside in line]
+    assert hits == [], "point to docs/ files of the repository instead:\n" + "\n".join(hits)
+
+
+def test_every_docs_file_the_code_points_to_exists():
+    tests = ROOT / "tests"  # test data names made-up files (docs/a.md in a chart)
+    missing = sorted({f"{p.relative_to(ROOT)} -> {ref}" for p in _scanned_files() if tests not in p.parents
+                      for ref in _DOC_REF.findall(p.read_text(encoding="utf-8", errors="replace"))
+                      if not (ROOT / ref).is_file()})
+    assert missing == [], "\n".join(missing)

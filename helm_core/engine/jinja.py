@@ -1,4 +1,4 @@
-"""Jinja2, the opt-in template engine (DESIGN.md §3), in a sandbox with size and time limits.
+"""Jinja2, the opt-in template engine (docs/architecture.md, "Template engines"), in a sandbox with size and time limits.
 
 A chart opts in per file (``templates/cm.yaml.j2`` renders to the document source ``cm.yaml``)
 or from its Lua ``pre-render`` handler (``engine = "jinja2"``); everything else is Go templates.

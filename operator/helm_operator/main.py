@@ -51,7 +51,7 @@ def _csv(text: str) -> tuple[str, ...]:
 
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(prog="helm-operator",
-                                  description="The HelmRequest controller (DESIGN.md §6).")
+                                  description="The HelmRequest controller (docs/controller.md).")
     sub = top.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="watch HelmRequests and reconcile them")
     run.add_argument("--namespace", "-n", action="append", default=None,
