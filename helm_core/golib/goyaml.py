@@ -23,7 +23,6 @@ import functools
 import hashlib
 import math
 import pickle
-import re
 from pathlib import Path
 from typing import Any
 
@@ -33,11 +32,7 @@ from helm_core.support import memo
 from helm_core.errors import ValuesError
 from helm_core.golib import gostrconv
 
-from helm_core.golib.goyaml_rules import (  # re-exported: part of this module's API
-    TAG_STR, TAG_INT, TAG_FLOAT, TAG_BOOL, TAG_NULL, TAG_TIMESTAMP, TAG_BINARY, TAG_MERGE,
-    TAG_SEQ, TAG_MAP, TAG_PLAIN, INT64_MIN, INT64_MAX, UINT64_MAX, MAX_DEPTH, ALIAS_RATIO_LOW,
-    ALIAS_RATIO_HIGH, MIN_ALIASES_CHECKED, MIN_DECODES_CHECKED, SURROGATE, resolve, resolve_plain,
-)
+from helm_core.golib.goyaml_rules import INT64_MIN, MAX_DEPTH, SURROGATE, UINT64_MAX
 
 
 def decode(data: bytes | str) -> Any:

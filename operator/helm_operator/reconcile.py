@@ -3,18 +3,20 @@
 The handlers call :func:`apply` (create, update, resume, interval) and :func:`delete` (finalizer);
 both are synchronous (Kopf runs them in its worker threads) and return the new status.
 
-Steps of :func:`apply`: suspend? → service account (policy) → claim the release → values
-(valuesFrom + values, digest) → chart (source, verify, load) → Lua permissions → decide
-(rollbackTo / install / upgrade / nothing) → run the action as the service account → prune
-history → status. Every cluster access for the release goes through the impersonated client.
+Steps of :func:`apply`: suspend? → service account (policy) → values (valuesFrom + values,
+digest) → chart (source, verify) → claim the release (helm_core's claim action) → rollbackTo,
+or nothing changed (helm_core's drift action), or upgrade with install (helm_core decides
+install or upgrade and prunes history) as the service account → status. Every cluster access
+for the release goes through the impersonated client.
 
 Rules:
 - Nothing changes when the generation was handled and the values digest and chart digest
   equal what the last success recorded (an idle check costs a few reads, no writes).
 - One operation per release in this process (a lock per release key); helm_core's release
   lock guards against other processes.
-- A release is claimed by creating its ``Release`` with the owner annotation; a request finding
-  another owner is refused (Stalled, reason ReleaseClaimed).
+- A release is claimed through helm_core's claim action (the owner annotation on its
+  ``Release``, :mod:`helm_operator.identity`); a request finding another owner is refused
+  (Stalled, reason ReleaseClaimed).
 """
 from __future__ import annotations
 
