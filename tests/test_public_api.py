@@ -80,3 +80,9 @@ def test_unknown_names_are_attribute_errors() -> None:
     with pytest.raises(AttributeError, match="no attribute 'nope'"):
         helm_core.nope  # noqa: B018
     assert {"template", "load_chart", "install", "actions"} <= set(dir(helm_core))
+
+
+def test_every_action_module_is_reachable_from_helm_core_actions() -> None:
+    modules = sorted(p.stem for p in (ROOT / "helm_core/action").glob("*.py") if p.stem != "__init__")
+    assert sorted(helm_core.actions.ACTIONS) == modules
+    assert helm_core.actions.upgrade.plan([]) == "install"
