@@ -44,9 +44,18 @@ def decode(data: bytes | str) -> Any:
     text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
     disk = memo.active()
     if disk is None:
-        return _decode(text)
+        if len(text) < _RECENT_MIN_CHARS:
+            return _decode(text)
+        key = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+        return _RECENT.get_or_compute(key, lambda: _decode(text))
     key = hashlib.sha256(f"{code_digest()}\0{text}".encode("utf-8", "surrogatepass")).hexdigest()
     return disk.pickled(DECODE_MEMO, key, lambda: _decode(text))
+
+
+#: Documents decoded in this process (values files of charts loaded again): below this size a
+#: decode costs less than the digest and the unpickle.
+_RECENT_MIN_CHARS = 2048
+_RECENT = memo.RecentPickles(max_bytes=32 * 1024 * 1024)
 
 
 def _decode(text: str) -> Any:
