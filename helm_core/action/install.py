@@ -41,7 +41,6 @@ from helm_core.kube import wait as kwait
 from helm_core.support.records import field, record
 from helm_core.storage import driver as drv
 from helm_core.storage import release as rel
-from helm_core.storage import secrets
 
 NAME_IN_USE = "cannot re-use a name that is still in use"
 ATOMIC_INSTALL = "release {name} failed, and has been uninstalled due to atomic being set: {error}"
@@ -190,7 +189,7 @@ def _dry_run(cfg: config.Configuration, chart: model.Chart, user_values: Mapping
         record = new_record(rendered, driver=cfg.driver, name=options.name, namespace=options.namespace,
                             status=rel.Status.PENDING_INSTALL, user_values=user_values,
                             chart_source=options.chart_source, description="Dry run complete")
-        secrets.encode(record)
+        cfg.driver.check(record)
         return record
 
 
@@ -212,7 +211,7 @@ def _install(cfg: config.Configuration, chart: model.Chart, user_values: Mapping
                             status=rel.Status.PENDING_INSTALL, user_values=user_values,
                             chart_source=options.chart_source, after=rel.latest(history),
                             description="Initial install underway")
-        secrets.encode(record)  # too big: refused before anything is applied
+        cfg.driver.check(record)  # too big: refused before anything is applied
         install_crds(cfg, rendered.crds, options.timeout_s)
         objects = config.resolve_all(cfg, [m.obj for m in rendered.manifests if m.obj], options.namespace)
         cfg.driver.create(record)

@@ -114,7 +114,7 @@ def _fast(digest: str, text: str) -> verdict.Check | None:
 
 @functools.lru_cache(maxsize=VALIDATOR_CACHE_SIZE)
 def _compiled(digest: str, text: str) -> Any:
-    # Imported here: most charts have no schema, and jsonschema costs ~0.1 s to import.
+    # Imported here: most charts have no schema, and jsonschema is costly to import (bench/schema.py).
     import jsonschema
     import referencing
 

@@ -84,7 +84,6 @@ def encode(data: Any, output: str) -> str:
 
 def _configuration(args: argparse.Namespace) -> config.Configuration:
     from helm_core.action import config
-    from helm_core.storage import select
     from helm_core.kube import live  # the kubernetes package: only commands that reach a cluster
     client = live.connect(live.LiveOptions(kubeconfig=args.kubeconfig, context=args.kube_context))
 
@@ -92,11 +91,9 @@ def _configuration(args: argparse.Namespace) -> config.Configuration:
         if args.debug:
             print(line, file=sys.stderr)
     try:
-        driver = select.open_driver(client, storage=args.storage, helm_secrets=args.helm_secrets,
-                                    log=log)
+        return config.on_cluster(client, storage=args.storage, helm_secrets=args.helm_secrets, log=log)
     except ValueError as exc:
         raise HelmError(str(exc)) from None
-    return config.Configuration(client=client, driver=driver, log=log)
 
 
 def _add_cluster_flags(p: argparse.ArgumentParser) -> None:
@@ -195,15 +192,15 @@ def _load_chart(path: str) -> Any:
 
 def cmd_install(args: argparse.Namespace) -> int:
     from helm_core.action import install
-    from helm_core import cli
+    from helm_core.cli import common
     name, chart_path = args.name, args.chart
     chart = _load_chart(chart_path)
-    result = install.run(_configuration(args), chart, cli._values(args), install.InstallOptions(
+    result = install.run(_configuration(args), chart, common.values(args), install.InstallOptions(
         name=name, namespace=args.namespace, chart_source=str(Path(chart_path).resolve()),
         dry_run=args.dry_run, wait=args.wait, timeout_s=_timeout(args), atomic=args.atomic,
         create_namespace=args.create_namespace, take_ownership=args.take_ownership,
         replace=args.replace, no_hooks=args.no_hooks, description=args.description,
-        lua=cli._lua_options(args, chart)))
+        lua=common.lua_options(args, chart)))
     _print_release(result, args.output)
     return 0
 
@@ -211,19 +208,19 @@ def cmd_install(args: argparse.Namespace) -> int:
 def cmd_upgrade(args: argparse.Namespace) -> int:
     from helm_core.action import upgrade
     from helm_core.storage import release as rel
-    from helm_core import cli
+    from helm_core.cli import common
     chart = _load_chart(args.chart)
     cfg = _configuration(args)
     if args.install and not cfg.driver.history(args.namespace, args.name):
         print(f'Release "{args.name}" does not exist. Installing it now.')
-    result = upgrade.run(cfg, chart, cli._values(args), upgrade.UpgradeOptions(
+    result = upgrade.run(cfg, chart, common.values(args), upgrade.UpgradeOptions(
         name=args.name, namespace=args.namespace, chart_source=str(Path(args.chart).resolve()),
         install=args.install, dry_run=args.dry_run, wait=args.wait, timeout_s=_timeout(args),
         atomic=args.atomic, reuse_values=args.reuse_values, reset_values=args.reset_values,
         reset_then_reuse_values=args.reset_then_reuse_values,
         create_namespace=args.create_namespace, take_ownership=args.take_ownership,
         no_hooks=args.no_hooks, description=args.description, max_history=upgrade.DEFAULT_MAX_HISTORY if args.history_max is None else args.history_max,
-        lua=cli._lua_options(args, chart)))
+        lua=common.lua_options(args, chart)))
     if result.status is rel.Status.DEPLOYED and result.description != "Install complete":
         print(f'Release "{args.name}" has been upgraded. Happy Helming!')
     _print_release(result, args.output)
@@ -349,7 +346,7 @@ def cmd_test(args: argparse.Namespace) -> int:
 # --------------------------------------------------------------------------- registration
 
 def _install_like(p: argparse.ArgumentParser) -> None:
-    from helm_core import cli
+    from helm_core.cli import common
     _add_cluster_flags(p)
     _add_wait_flags(p)
     _add_output_flag(p)
@@ -358,9 +355,9 @@ def _install_like(p: argparse.ArgumentParser) -> None:
     p.add_argument("--take-ownership", action="store_true",
                    help="adopt existing objects whatever release owns them")
     p.add_argument("--description", default="", help="a custom description")
-    cli._add_values_flags(p)
-    cli._add_lua_flags(p)
-    cli._add_limit_flags(p)
+    common.add_values_flags(p)
+    common.add_lua_flags(p)
+    common.add_limit_flags(p)
 
 
 def register(sub: Any) -> None:

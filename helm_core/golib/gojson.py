@@ -10,7 +10,7 @@ and error texts must match Go's. Rules of ``json.Marshal`` kept here:
   U+2028/U+2029 always escaped; control characters as ``\\b \\f \\n \\r \\t`` or ``\\u00XX``;
   invalid UTF-8 (lone surrogates) as ``\\ufffd``;
 * float64 in ``%f`` form for 1e-6 <= |f| < 1e21, else ``%e`` with ``e-07`` cleaned to ``e-7``
-  (digits from :func:`helm_core.gotemplate.gostrconv.format_float`);
+  (digits from :func:`helm_core.golib.gostrconv.format_float`);
   NaN and infinities are errors (``json: unsupported value: NaN``);
 * ``[]byte`` as base64, ``time.Time`` as RFC 3339 with nanoseconds, ``time.Duration`` as its
   nanoseconds, nil as ``null``.
@@ -28,9 +28,9 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from helm_core.errors import ValuesError
-from helm_core.gotemplate import gotypes
-from helm_core.gotemplate.funcs import gotime
-from helm_core.gotemplate.gostrconv import format_float  # re-exported: part of this module's API
+from helm_core.golib import gotypes
+from helm_core.golib import gotime
+from helm_core.golib.gostrconv import format_float  # re-exported: part of this module's API
 
 if TYPE_CHECKING:
     import json
@@ -417,7 +417,7 @@ def syntax_error(data: bytes) -> str | None:
 @functools.cache
 def _decoder() -> json.JSONDecoder:
     """Python's C decoder set up as Go decodes into ``interface{}`` (json is imported here, on
-    first use: it costs the template engine's start-up ~2 ms that most renders never need)."""
+    first use: start-up time most renders never need, bench/deferred.py)."""
     import json
 
     return json.JSONDecoder(parse_float=_float_or_range_error, parse_int=_float_or_range_error,

@@ -63,6 +63,19 @@ class AdoptingDriver:
         """Adopted releases continue with time-made ULIDs (after the copied revisions)."""
         return drv.next_version(self.ours, after)
 
+    # The size check, the claim and the owner are ours: new versions are written to our storage.
+    def check(self, version: rel.ReleaseVersion) -> None:
+        self.ours.check(version)
+
+    def claim(self, namespace: str, name: str, *, annotation: str, claimant: str) -> str:
+        return self.ours.claim(namespace, name, annotation=annotation, claimant=claimant)
+
+    def claimant(self, namespace: str, name: str, *, annotation: str) -> str | None:
+        return self.ours.claimant(namespace, name, annotation=annotation)
+
+    def owner_reference(self, namespace: str, name: str) -> dict[str, object] | None:
+        return self.ours.owner_reference(namespace, name)
+
     def _store(self, namespace: str, name: str) -> drv.Driver:
         """Where the release lives now (module rules)."""
         return self.ours if self.ours.history(namespace, name) else self.helm

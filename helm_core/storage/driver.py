@@ -48,6 +48,24 @@ class Driver(Protocol):
         """The newest version of every release (in one namespace, or all when empty)."""
         ...
 
+    def check(self, version: rel.ReleaseVersion) -> None:
+        """Raise what ``create`` would raise for the size of ``version`` (``TooLargeError``),
+        writing nothing: actions check before they apply anything."""
+        ...
+
+    def claim(self, namespace: str, name: str, *, annotation: str, claimant: str) -> str:
+        """Record ``claimant`` as the one manager of the release (under ``annotation``) unless
+        another one is recorded; returns that other claimant, "" when the claim holds."""
+        ...
+
+    def claimant(self, namespace: str, name: str, *, annotation: str) -> str | None:
+        """Who claimed the release ("" for nobody), None when the release is not stored."""
+        ...
+
+    def owner_reference(self, namespace: str, name: str) -> dict[str, object] | None:
+        """The owner reference objects of the release carry, None when there is none."""
+        ...
+
 
 def next_version(driver: Driver, after: ulid.ULID | None) -> ulid.ULID:
     """The id of a new version after ``after`` (the newest stored one).

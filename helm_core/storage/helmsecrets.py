@@ -211,6 +211,20 @@ class HelmSecretsDriver:
     def __init__(self, client: kclient.ClusterClient, *, hide_adopted: bool = False) -> None:
         self._client = client
         self._hide_adopted = hide_adopted
+        # Helm keeps no claim: the claim lives on helm-core's Release object, as for ours.
+        self._claims = secrets.SecretsDriver(client)
+
+    def check(self, version: rel.ReleaseVersion) -> None:
+        encode(version)
+
+    def claim(self, namespace: str, name: str, *, annotation: str, claimant: str) -> str:
+        return self._claims.claim(namespace, name, annotation=annotation, claimant=claimant)
+
+    def claimant(self, namespace: str, name: str, *, annotation: str) -> str | None:
+        return self._claims.claimant(namespace, name, annotation=annotation)
+
+    def owner_reference(self, namespace: str, name: str) -> dict[str, object] | None:
+        return self._claims.owner_reference(namespace, name)
 
     def _ref(self, namespace: str, name: str, version: ulid.ULID) -> kclient.ObjectRef:
         number = rel.revision_of(version)
