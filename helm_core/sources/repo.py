@@ -284,9 +284,17 @@ class Repository:
         return Index(url=self.url, entries=parsed.entries, digest=digest)
 
     # charts --------------------------------------------------------------------------------
-    def fetch(self, name: str, version: str = "", *, devel: bool = False) -> Fetched:
-        """Resolve ``name``/``version`` in the index and return the checked package."""
-        entry = select(self.index(), name, version, devel=devel)
+    def cached_index(self, digest: str) -> Index:
+        """The index with ``digest`` from the cache, without asking the server (what a
+        shared repository fetched); RegistryUnavailableError when the cache no longer has it."""
+        return self._parsed(digest)
+
+    def fetch(self, name: str, version: str = "", *, devel: bool = False,
+              index_digest: str = "") -> Fetched:
+        """Resolve ``name``/``version`` in the index (the cached one with ``index_digest``
+        when given, else revalidated against the server) and return the checked package."""
+        index = self.cached_index(index_digest) if index_digest else self.index()
+        entry = select(index, name, version, devel=devel)
         if not entry.urls:
             raise SourceError(f'chart "{name}" version "{entry.version}" in {self.url} has no download URL')
         url = resolve_url(self.url, entry.urls[0])
