@@ -171,17 +171,17 @@ def fetch(body: Mapping[str, Any], *, store: Store, cache: core_sources.Cache,
     old = dict(body.get("status") or {})
     generation = int(meta.get("generation") or 1)
     key = RepositoryKey(meta["namespace"], meta["name"])
-    url = str(spec.get("url") or "")
+    url = str(spec.get("url") or "").rstrip("/")
     if spec.get("suspend"):
         return Outcome(status.suspended(old, generation=generation, now=now()))
     try:
         credentials = _credentials(meta, spec, url, security=security, client_for=client_for)
         if url.startswith("oci://"):
             oci.Reference.parse(url + "/probe")  # refuse a malformed URL now, not per request
-            store.put(key, Artifact(url=url.rstrip("/"), credentials=credentials))
+            changed = store.put(key, Artifact(url=url, credentials=credentials))
             return Outcome(_ready(old, generation, now(), url=url, message=(
                 "OCI repository: charts and their tags are resolved by each HelmRequest")),
-                changed=True)
+                changed=changed)
         if not url.startswith(("http://", "https://")):
             raise errors.RequestError(f"spec.url {url!r}: want http://, https:// or oci://",
                                       reason=INVALID_URL)
