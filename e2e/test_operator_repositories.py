@@ -14,13 +14,22 @@ import pytest
 from kubernetes import client as k8s
 
 from e2e.conftest import Kubectl
-from e2e.operator_kit import (condition, controller, explain, get, objects, ready_at, request,
-                              setup_namespace, wait_for)
+from e2e.operator_kit import (
+    condition,
+    controller,
+    explain,
+    get,
+    objects,
+    ready_at,
+    request,
+    setup_namespace,
+    wait_for,
+)
 from e2e.test_operator_sources import Repo, make_repo, web_configmap
 
 pytestmark = pytest.mark.e2e
 
-__all__ = ["controller", "objects", "make_repo"]  # fixtures used by the tests below
+__all__ = ["controller", "make_repo", "objects"]  # fixtures used by the tests below
 
 GROUP, VERSION, PLURAL = "helm.sh", "v1alpha1", "helmrepositories"
 REPO_INTERVAL_S = 4

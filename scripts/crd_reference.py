@@ -65,7 +65,7 @@ def reference() -> str:
 
 
 def generated_section(text: str) -> str:
-    found = re.search(re.escape(BEGIN) + r"\n(.*?)" + re.escape(END), text, re.S)
+    found = re.search(re.escape(BEGIN) + r"\n(.*?)" + re.escape(END), text, re.DOTALL)
     return found.group(1) if found else ""
 
 

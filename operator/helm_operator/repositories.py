@@ -33,10 +33,12 @@ from typing import TYPE_CHECKING, Any
 from helm_core import errors as core_errors
 from helm_core import sources as core_sources
 from helm_core.kube import client as kclient
-from helm_core.sources import oci, repo as repo_mod
+from helm_core.sources import oci
+from helm_core.sources import repo as repo_mod
 from helm_core.support import limits
 from helm_core.support.records import field, record
-from helm_operator import errors, policy, settings as settings_mod, sources, status
+from helm_operator import errors, policy, sources, status
+from helm_operator import settings as settings_mod
 
 if TYPE_CHECKING:
     from helm_operator import reconcile
@@ -222,7 +224,7 @@ def _credentials(meta: Mapping[str, Any], spec: Mapping[str, Any], url: str, *,
     secret_ref = spec.get("secretRef")
     if not secret_ref:
         return core_sources.Credentials()
-    account = policy.service_account(meta, spec, security=security)
+    account = policy.service_account(meta, spec, security=security, kind=KIND)
     client = client_for(account, meta["namespace"])
 
     def read(kind: str, name: str) -> Mapping[str, Any] | None:

@@ -8,11 +8,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helm_operator import errors, main, repositories, settings, sources, status, watches
 
 from helm_core import errors as core_errors
 from helm_core import sources as core_sources
 from helm_core.sources import index as index_mod
-from helm_operator import errors, repositories, settings, sources, status
 from tests.sources import servers
 
 SECURITY = settings.SecuritySettings()
@@ -170,6 +170,8 @@ def test_credentials_are_read_as_the_repository_service_account(tmp_path: Path) 
         required = run(body(repo.server.url, name="req", secretRef={"name": "creds"}), store, cache,
                        security=settings.SecuritySettings(require_service_account=True))
         assert status.get_condition(required.status, status.STALLED)["reason"] == "ServiceAccountRequired"
+        assert ready(required.status)["message"].startswith(
+            "HelmRepository team/req: spec.serviceAccountName is required")
     finally:
         repo.server.stop()
 
@@ -183,3 +185,29 @@ def test_suspended_fetches_nothing_and_oci_has_no_index(served: Published, tmp_p
     ref, _ = repositories.chart_ref({"name": "oci", "chart": "web", "version": "^1"}, namespace="team",
                                     store=store, cross_namespace=True)
     assert (ref.kind, ref.url, ref.version) == ("oci", "oci://registry.example:5000/charts/web", "^1")
+
+
+def test_requests_are_indexed_by_the_repository_they_name() -> None:
+    requests = watches.Requests()
+    for uid, ref in (("a", {"name": "charts", "chart": "web"}),
+                     ("b", {"name": "charts", "namespace": "platform", "chart": "web"}),
+                     ("c", None)):
+        chart = {"repositoryRef": ref} if ref else {"configMapRef": {"name": "x"}}
+        requests.event("ADDED", {"metadata": {"uid": uid, "namespace": "team", "generation": 1},
+                                 "spec": {"chart": chart}})
+    key = watches.ObjectKey(watches.HELMREPOSITORY, "team", "charts")
+    assert requests.referencing(key) == ["a"]
+    assert requests.referencing(watches.ObjectKey(watches.HELMREPOSITORY, "platform", "charts")) == ["b"]
+    requests.event("DELETED", {"metadata": {"uid": "a", "namespace": "team"}})
+    assert requests.referencing(key) == []
+
+
+@pytest.mark.parametrize(("argv", "env", "denied"), [
+    ([], {}, False),
+    (["--no-cross-namespace-refs"], {}, True),
+    ([], {"HELM_OPERATOR_NO_CROSS_NAMESPACE_REFS": "true"}, True),
+])
+def test_cross_namespace_refs_are_allowed_unless_the_admin_says_no(argv: list[str], env: dict[str, str],
+                                                                   denied: bool) -> None:
+    inv = main.parse(["run", *argv], env)
+    assert inv.settings.security.no_cross_namespace_refs is denied
