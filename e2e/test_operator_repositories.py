@@ -137,5 +137,21 @@ def test_a_missing_repository_waits_then_resolves_and_cross_namespace_refs_work(
     obj = wait_for(objects, namespace, waiting)
     assert f"HelmRepository {namespace}/later is not ready" in condition(obj, "Ready")["message"]
     assert condition(obj, "Stalled") is None  # retried, and woken when the repository comes
-    helm_repository(objects, namespace, repo.url, name="later")
+    helm_repository(objects, namespace, repo.url, name="later", interval="10m")
     wait_for(objects, namespace, running("1.0.0"), timeout=40)
+    before = condition(get(objects, namespace), "Ready")
+
+    # A restart: the request's resume check needs the index before the repository's daemon
+    # may have fetched it; it waits for one fetch (no flap to not-Ready) and the daemon then
+    # finds that index fresh: one fetch for the restart, not one per requester.
+    fetches = repo.index_fetches()
+    controller.stop()
+    controller.start()
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and repo.index_fetches() == fetches:
+        time.sleep(0.3)
+    time.sleep(5)  # the resume handlers and the daemon have run
+    assert repo.index_fetches() == fetches + 1
+    after = condition(get(objects, namespace), "Ready")
+    assert after["status"] == "True"
+    assert after["lastTransitionTime"] == before["lastTransitionTime"]

@@ -328,10 +328,11 @@ def run(inv: Invocation) -> int:
         release_lease()  # first: a standby takes over while this replica winds down
         pool.close()
 
+    shared_repositories = repositories.Store()
     stop = shutdown.Shutdown(on_stop=on_stop, busy=lambda: metrics.operations_in_flight() > 0)
     runtime = reconcile.Runtime(
         settings=inv.settings, admin=admin, superseded=stop.superseded(requests.superseded),
-        render_pool=pool, stopping=stop.stopping, repositories=repositories.Store(),
+        render_pool=pool, stopping=stop.stopping, repositories=shared_repositories,
         impersonate=lambda sa, ns: admin.impersonate(service_account=sa, namespace=ns),
         cache=cache_mod.Cache(cache_root), log=lambda line: log.info("%s", line),
         post_event=lambda body, type_, *, reason, message: kopf.event(
@@ -367,6 +368,7 @@ def run(inv: Invocation) -> int:
 
         loop = asyncio.get_running_loop()
         loop.create_task(heartbeat())
+        shared_repositories.loader = repository_handlers.loader(memo, loop)
         # Own connection pool: long-lived watches must not hold the workers' connections.
         watch_client = live.connect(live.LiveOptions(kubeconfig=inv.kubeconfig or None,
                                                      in_cluster=inv.in_cluster))

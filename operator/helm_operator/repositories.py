@@ -19,6 +19,9 @@ Rules:
 - A request may name a repository of another namespace unless the admin runs with
   ``--no-cross-namespace-refs`` (Flux's flag and default: allowed).
 - ``spec.suspend`` stops fetching; the last index fetched keeps serving the requests.
+- One fetch at a time per repository, and none while the last one is fresher than the
+  interval (same generation): a request that needs a repository this process has not fetched
+  yet (just started) loads it through :attr:`Store.loader`, and the daemon then waits.
 - Status follows kstatus: Ready True with the artifact (digest, size, lastUpdateTime) and
   ``lastFetchTime``; fetch errors are Ready False + Reconciling (retried at the interval: a
   repository outage is not the user's mistake); a bad URL or a Secret that cannot be read is
@@ -27,6 +30,7 @@ Rules:
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -83,12 +87,37 @@ class RepositoryKey:
 
 class Store:
     """The artifact of every repository this process reconciles, and why the others have
-    none (thread-safe: the repository daemons write, the request workers read)."""
+    none (thread-safe: the repository daemons write, the request workers read).
 
-    def __init__(self) -> None:
+    ``loader(key)``, when set, fetches a repository a request asks for before its daemon has
+    (the controller just started): the request waits for that one fetch instead of flapping to
+    not-Ready, and the daemon then finds the index fresh (:meth:`due_in`)."""
+
+    def __init__(self, loader: Callable[[RepositoryKey], None] | None = None) -> None:
+        self.loader = loader
         self._lock = threading.Lock()
         self._artifacts: dict[RepositoryKey, Artifact] = {}
         self._errors: dict[RepositoryKey, str] = {}
+        self._attempts: dict[RepositoryKey, tuple[float, int]] = {}
+        self._fetch_locks: dict[RepositoryKey, threading.Lock] = {}
+
+    def fetch_lock(self, key: RepositoryKey) -> threading.Lock:
+        """Held while the repository is fetched: one fetch at a time per repository."""
+        with self._lock:
+            return self._fetch_locks.setdefault(key, threading.Lock())
+
+    def attempted(self, key: RepositoryKey, generation: int) -> None:
+        """A fetch of this generation of the repository ended (either way), now."""
+        with self._lock:
+            self._attempts[key] = (time.monotonic(), generation)
+
+    def due_in(self, key: RepositoryKey, generation: int, interval_s: float) -> float:
+        """Seconds until the repository's next fetch; 0 when never fetched or its spec changed."""
+        with self._lock:
+            at, seen = self._attempts.get(key, (0.0, -1))
+        if seen != generation:
+            return 0.0
+        return max(0.0, at + interval_s - time.monotonic())
 
     def put(self, key: RepositoryKey, artifact: Artifact) -> bool:
         """Record a fetch; True when the index changed (or is the first one)."""
@@ -108,9 +137,16 @@ class Store:
         with self._lock:
             self._artifacts.pop(key, None)
             self._errors.pop(key, None)
+            self._attempts.pop(key, None)
 
     def get(self, key: RepositoryKey) -> Artifact:
-        """The artifact, or RepositoryNotReady saying why there is none."""
+        """The artifact (loaded first when there is none yet and a loader is set), or
+        RepositoryNotReady saying why there is none."""
+        with self._lock:
+            artifact = self._artifacts.get(key)
+            tried = key in self._attempts
+        if artifact is None and not tried and self.loader is not None:
+            self.loader(key)
         with self._lock:
             artifact = self._artifacts.get(key)
             error = self._errors.get(key, "")
@@ -264,23 +300,59 @@ def interval_seconds(spec: Mapping[str, Any]) -> float:
         return DEFAULT_INTERVAL_S
 
 
-def reconcile_repository(rt: reconcile.Runtime, body: Mapping[str, Any]) -> Outcome:
+def reconcile_repository(rt: reconcile.Runtime, body: Mapping[str, Any]) -> Outcome | None:
     """:func:`fetch` with the runtime's clients, then the status written (when it changed)
-    and an Event for a new index or a new failure."""
-    if rt.repositories is None:
+    and an Event for a new index or a new failure. None when the index is still fresh (fetched
+    less than ``spec.interval`` ago for this generation, e.g. by :func:`load`)."""
+    store = rt.repositories
+    if store is None:
         raise ValueError("the runtime serves no HelmRepository (Runtime.repositories is None)")
     meta = body["metadata"]
+    key = RepositoryKey(meta["namespace"], meta["name"])
+    generation = int(meta.get("generation") or 1)
 
     def client_for(account: str, namespace: str) -> kclient.ClusterClient:
         return rt.impersonate(account, namespace) if account else rt.admin
 
-    outcome = fetch(body, store=rt.repositories, cache=rt.cache, security=rt.settings.security,
-                    client_for=client_for)
+    with store.fetch_lock(key):
+        if store.due_in(key, generation, interval_seconds(body.get("spec") or {})) > 0:
+            return None
+        try:
+            outcome = fetch(body, store=store, cache=rt.cache, security=rt.settings.security,
+                            client_for=client_for)
+        finally:
+            store.attempted(key, generation)
+        _record(rt, body, outcome)
+    return outcome
+
+
+def load(rt: reconcile.Runtime, key: RepositoryKey) -> Outcome | None:
+    """Fetch a repository a request needs before its daemon did (read from the API server);
+    None when it does not exist, is not watched by this operator or is fresh already."""
+    if rt.repositories is None:
+        return None
+    watched = rt.settings.watch.namespaces
+    if watched and key.namespace not in watched:
+        rt.repositories.failed(key, f"namespace {key.namespace} is not watched by this operator")
+        return None
+    try:
+        body = rt.admin.get(kclient.ObjectRef(API_VERSION, KIND, key.name, key.namespace))
+    except core_errors.NotFoundError:
+        return None
+    return reconcile_repository(rt, body)
+
+
+def _record(rt: reconcile.Runtime, body: Mapping[str, Any], outcome: Outcome) -> None:
+    """Write the repository's new status and post the Events it deserves."""
+    meta = body["metadata"]
     old = body.get("status") or {}
     if outcome.status != old:
-        rt.admin.apply({"apiVersion": API_VERSION, "kind": KIND,
-                        "metadata": {"name": meta["name"], "namespace": meta["namespace"]},
-                        "status": outcome.status}, subresource="status", force=True)
+        try:
+            rt.admin.apply({"apiVersion": API_VERSION, "kind": KIND,
+                            "metadata": {"name": meta["name"], "namespace": meta["namespace"]},
+                            "status": outcome.status}, subresource="status", force=True)
+        except core_errors.HelmError as exc:  # the store is what requests read: go on
+            rt.log(f"cannot write status of HelmRepository {meta['namespace']}/{meta['name']}: {exc}")
     ready = status.get_condition(outcome.status, status.READY) or {}
     before = status.get_condition(old, status.READY) or {}
     if outcome.failed and ready.get("message") != before.get("message"):
@@ -289,4 +361,3 @@ def reconcile_repository(rt: reconcile.Runtime, body: Mapping[str, Any]) -> Outc
     elif outcome.changed and (outcome.status.get("artifact") or {}).get("digest") != \
             (old.get("artifact") or {}).get("digest"):
         rt.post_event(body, "Normal", reason="NewArtifact", message=ready.get("message", ""))
-    return outcome

@@ -11,6 +11,7 @@ import asyncio
 import contextvars
 import copy
 import functools
+from collections.abc import Callable
 from typing import Any
 
 import kopf
@@ -38,17 +39,32 @@ def register(registry: kopf.OperatorRegistry) -> None:
         woken = memo.repository_wakeups.setdefault(meta["uid"], asyncio.Event())
         loop = asyncio.get_running_loop()
         key = watches.ObjectKey(watches.HELMREPOSITORY, meta["namespace"], meta["name"])
+        store: repositories.Store = memo.runtime.repositories
         while not stopped:
             fetch = functools.partial(repositories.reconcile_repository, memo.runtime,
                                       copy.deepcopy(dict(body)))
             outcome = await loop.run_in_executor(None, contextvars.copy_context().run, fetch)
-            if outcome.changed:
+            if outcome is not None and outcome.changed:
                 handlers.wake(memo, memo.requests.referencing(key))
             every = repositories.interval_seconds(body.get("spec") or {})
-            await handlers.sleep_or_wake(stopped, woken, max(handlers.MIN_INTERVAL_S, every))
+            due = store.due_in(repositories.RepositoryKey(meta["namespace"], meta["name"]),
+                               int(body["metadata"].get("generation") or 1), every)
+            await handlers.sleep_or_wake(stopped, woken, max(handlers.MIN_INTERVAL_S, due or every))
 
     @kopf.on.delete(GROUP, VERSION, PLURAL, registry=registry, id="forget", optional=True)
     async def on_delete(body: kopf.Body, memo: kopf.Memo, **_: Any) -> None:
         meta = body["metadata"]
         memo.runtime.repositories.drop(repositories.RepositoryKey(meta["namespace"], meta["name"]))
         memo.repository_wakeups.pop(meta["uid"], None)
+
+
+def loader(memo: kopf.Memo, loop: asyncio.AbstractEventLoop) -> Callable[[repositories.RepositoryKey], None]:
+    """``Store.loader``: fetch a repository a request needs now (from a worker thread), and
+    wake the other requests naming it when that brought an index."""
+    def load(key: repositories.RepositoryKey) -> None:
+        outcome = repositories.load(memo.runtime, key)
+        if outcome is not None and outcome.changed:
+            uids = memo.requests.referencing(
+                watches.ObjectKey(watches.HELMREPOSITORY, key.namespace, key.name))
+            loop.call_soon_threadsafe(handlers.wake, memo, uids)
+    return load

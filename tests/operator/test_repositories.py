@@ -211,3 +211,29 @@ def test_cross_namespace_refs_are_allowed_unless_the_admin_says_no(argv: list[st
                                                                    denied: bool) -> None:
     inv = main.parse(["run", *argv], env)
     assert inv.settings.security.no_cross_namespace_refs is denied
+
+
+def test_a_request_before_the_first_fetch_loads_the_repository_once(tmp_path: Path) -> None:
+    store = repositories.Store()
+    key = repositories.RepositoryKey("team", "charts")
+    calls: list[repositories.RepositoryKey] = []
+
+    def load(asked: repositories.RepositoryKey) -> None:
+        calls.append(asked)
+        store.put(asked, repositories.Artifact(url="https://charts.example", credentials=core_sources.Credentials(),
+                                               index_digest="sha256:" + "a" * 64))
+        store.attempted(asked, 1)
+
+    store.loader = load
+    assert store.get(key).index_digest == "sha256:" + "a" * 64
+    assert store.get(key).url == "https://charts.example" and calls == [key]
+    # fresh for its interval and generation; a new generation is due at once
+    assert 0 < store.due_in(key, 1, 60.0) <= 60.0
+    assert store.due_in(key, 2, 60.0) == 0.0
+    # a repository whose fetch failed is not loaded again by every request: its daemon retries
+    other = repositories.RepositoryKey("team", "down")
+    store.loader = lambda asked: (calls.append(asked), store.failed(asked, "503"), store.attempted(asked, 1))
+    for _ in range(3):
+        with pytest.raises(repositories.RepositoryNotReady, match="HelmRepository team/down is not ready: 503"):
+            store.get(other)
+    assert calls == [key, other]
