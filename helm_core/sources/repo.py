@@ -17,7 +17,9 @@ Rules (Helm's ``pkg/repo`` and ``pkg/downloader``):
 from __future__ import annotations
 
 import json
+import threading
 import types
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -40,6 +42,10 @@ MAX_CHART_BYTES = archive.MAX_CHART_BYTES
 INDEX_PARSE_VERSION = "1"
 """Bump when the cached compact parse changes shape."""
 DEVEL_CONSTRAINT = ">0.0.0-0"
+PARSED_IN_MEMORY = 16
+"""Parsed indexes kept in memory per process (by URL and digest): a controller resolving many
+requests in one index reads it once, not once per request (a 10 MB index's record takes
+about a second to load)."""
 T = TypeVar("T")
 _INDEX_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -266,8 +272,17 @@ class Repository:
             return digest
 
     def _parsed(self, digest: str) -> Index:
-        """The compact parse of the index, one record per repository (replaced when it changes,
-        so records stay bounded by the number of repositories)."""
+        """The parsed index: from memory, else the compact parse record of the cache (one per
+        repository, replaced when it changes, so records stay bounded by the number of
+        repositories), else parsed from the cached file."""
+        found = _IN_MEMORY.get((self.url, digest))
+        if found is not None:
+            return found
+        index = self._parsed_from_cache(digest)
+        _IN_MEMORY.put((self.url, digest), index)
+        return index
+
+    def _parsed_from_cache(self, digest: str) -> Index:
         parse_key = f"repo-index-parse:{INDEX_PARSE_VERSION}:{self.url}"
         record = self.cache.read_record(parse_key)
         if record is not None and record.get("digest") == digest:
@@ -337,6 +352,32 @@ class Repository:
                 what: str) -> Any:
         return _checked_stream(self._client, method, url, headers=headers or {}, auth=self._auth,
                                repo=self.url, what=what)
+
+
+class _Recent:
+    """A small thread-safe LRU of parsed indexes (they are never changed once made)."""
+
+    def __init__(self, size: int) -> None:
+        self._size = size
+        self._lock = threading.Lock()
+        self._items: OrderedDict[tuple[str, str], Index] = OrderedDict()
+
+    def get(self, key: tuple[str, str]) -> Index | None:
+        with self._lock:
+            found = self._items.get(key)
+            if found is not None:
+                self._items.move_to_end(key)
+            return found
+
+    def put(self, key: tuple[str, str], index: Index) -> None:
+        with self._lock:
+            self._items[key] = index
+            self._items.move_to_end(key)
+            while len(self._items) > self._size:
+                self._items.popitem(last=False)
+
+
+_IN_MEMORY = _Recent(PARSED_IN_MEMORY)
 
 
 def _with_algo(digest: str) -> str:
