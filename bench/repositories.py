@@ -15,9 +15,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "operator")]
 
-from helm_core.sources import ChartRef, Credentials, cache as cache_mod, resolve  # noqa: E402
-from helm_operator import repositories, settings  # noqa: E402
-from tests.sources import servers  # noqa: E402
+from helm_operator import repositories, settings
+
+from helm_core.sources import ChartRef, Credentials, resolve
+from helm_core.sources import cache as cache_mod
+from tests.sources import servers
 
 
 def _generate_index(root: Path) -> int:
