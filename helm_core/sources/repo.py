@@ -231,11 +231,22 @@ class Repository:
         self.url = normalize_url(url)
         self.credentials = credentials
         self.cache = cache
-        self._client = auth.client(credentials, transport=transport, timeout=timeout)
+        self._transport, self._timeout = transport, timeout
+        self._http: httpx.Client | None = None
         self._auth = auth.OriginAuth(credentials, self.url)
 
     def close(self) -> None:
-        self._client.close()
+        if self._http is not None:
+            self._http.close()
+
+    @property
+    def _client(self) -> httpx.Client:
+        """Made on first use: a resolution in a cached index with a cached chart needs no
+        connection, and building the TLS context costs more than the rest of it."""
+        if self._http is None:
+            self._http = auth.client(self.credentials, transport=self._transport,
+                                     timeout=self._timeout)
+        return self._http
 
     def __enter__(self) -> Repository:
         return self
