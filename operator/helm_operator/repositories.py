@@ -133,6 +133,10 @@ class Store:
         with self._lock:
             self._errors[key] = message
 
+    def has(self, key: RepositoryKey) -> bool:
+        with self._lock:
+            return key in self._artifacts
+
     def drop(self, key: RepositoryKey) -> None:
         with self._lock:
             self._artifacts.pop(key, None)
@@ -211,6 +215,9 @@ def fetch(body: Mapping[str, Any], *, store: Store, cache: core_sources.Cache,
     key = RepositoryKey(meta["namespace"], meta["name"])
     url = str(spec.get("url") or "").rstrip("/")
     if spec.get("suspend"):
+        if not store.has(key):  # nothing fetched since this process started: say why
+            store.failed(key, "it is suspended and has no index fetched since the controller "
+                              "started (resume it: spec.suspend false)")
         return Outcome(status.suspended(old, generation=generation, now=now()))
     try:
         credentials = _credentials(meta, spec, url, security=security, client_for=client_for)
@@ -272,7 +279,7 @@ def _credentials(meta: Mapping[str, Any], spec: Mapping[str, Any], url: str, *,
     registry = oci.Reference.parse(url + "/probe").registry if url.startswith("oci://") else ""
     try:
         return sources.credentials_from(secret_ref, namespace=meta["namespace"], read=read,
-                                   registry=registry)
+                                        registry=registry)
     except core_errors.ForbiddenError as exc:
         who = f"service account {meta['namespace']}/{account}" if account else "the controller"
         raise errors.RequestError(f"cannot read spec.secretRef as {who}: {exc}",

@@ -180,6 +180,13 @@ def test_suspended_fetches_nothing_and_oci_has_no_index(served: Published, tmp_p
     store, cache = repositories.Store(), core_sources.Cache(tmp_path / "cache")
     out = run(body(served.server.url, suspend=True), store, cache)
     assert ready(out.status)["reason"] == status.SUSPENDED and served.index_fetches() == 0
+    with pytest.raises(repositories.RepositoryNotReady, match="is not ready: it is suspended"):
+        repositories.chart_ref({"name": "charts", "chart": "web"}, namespace="team", store=store,
+                               cross_namespace=True)
+    run(body(served.server.url), store, cache)  # resumed: fetched; suspended again: still served
+    run(body(served.server.url, suspend=True, generation=3), store, cache)
+    assert repositories.chart_ref({"name": "charts", "chart": "web"}, namespace="team", store=store,
+                                  cross_namespace=True)[0].index_digest
     oci = run(body("oci://registry.example:5000/charts/", name="oci"), store, cache)
     assert ready(oci.status)["status"] == "True" and "artifact" not in oci.status
     ref, _ = repositories.chart_ref({"name": "oci", "chart": "web", "version": "^1"}, namespace="team",
