@@ -25,7 +25,7 @@ from e2e.operator_kit import (
     setup_namespace,
     wait_for,
 )
-from e2e.test_operator_sources import Repo, make_repo, web_configmap
+from e2e.test_operator_sources import Repo, make_repo, web_configmap, web_tgz
 
 pytestmark = pytest.mark.e2e
 
@@ -100,8 +100,8 @@ def test_four_requests_share_one_index_fetch_per_interval_and_upgrade_on_a_new_v
     for name in REQUESTS:
         wait_for(objects, namespace, ready_at(2), name=name)
     published = time.monotonic()
-    repo.publish("1.1.0")
-    repo.publish("2.0.0")
+    (repo.root / "web-2.0.0.tgz").write_bytes(web_tgz("2.0.0"))
+    repo.publish("1.1.0")  # one new index with 1.1.0 and 2.0.0
     for name, (_, expected) in REQUESTS.items():
         if expected != "1.0.0":
             obj = wait_for(objects, namespace, running(expected), name=name,
@@ -116,6 +116,7 @@ def test_four_requests_share_one_index_fetch_per_interval_and_upgrade_on_a_new_v
             assert web_configmap(api, namespace, name) == {"chartVersion": "1.0.0"}
     new_digest = "sha256:" + hashlib.sha256((repo.root / "index.yaml").read_bytes()).hexdigest()
     assert repository_status(objects, namespace)["artifact"]["digest"] == new_digest
+    assert all(get(objects, namespace, name)["status"]["chartVersion"] != "2.0.0" for name in REQUESTS)
 
     # kubectl knows the kind by its short name and documents its fields
     assert "charts" in kubectl("get", "hrepo", "-n", namespace).stdout
