@@ -63,6 +63,10 @@ def parser() -> argparse.ArgumentParser:
                      help="Lua permissions requests may accept, comma-separated (io,network,os)")
     run.add_argument("--default-service-account", default=None)
     run.add_argument("--require-service-account", action="store_true", default=None)
+    run.add_argument("--act-as", default=None, metavar="serviceaccount|requester",
+                     help="who releases run as: the request's ServiceAccount (default) or the "
+                          "user who last applied it (docs/requester.md); a Namespace label "
+                          "helm.sh/act-as overrides it")
     run.add_argument("--workers", type=int, default=None)
     run.add_argument("--log-format", choices=settings_mod.LOG_FORMATS, default=None)
     run.add_argument("--probe-port", type=int, default=None)
@@ -110,7 +114,8 @@ def parse(argv: Sequence[str], env: Mapping[str, str]) -> Invocation:
         lua_allowlist=allow,
         default_service_account=pick(args.default_service_account, "DEFAULT_SERVICE_ACCOUNT"),
         require_service_account=pick(args.require_service_account, "REQUIRE_SERVICE_ACCOUNT",
-                                     "false").lower() in TRUE_WORDS)
+                                     "false").lower() in TRUE_WORDS,
+        act_as=_act_as(pick(args.act_as, "ACT_AS", "serviceaccount")))
     runtime = settings_mod.RuntimeSettings(
         workers=_int(pick(args.workers, "WORKERS", str(settings_mod.DEFAULT_WORKERS)), "workers"),
         log_format=pick(args.log_format, "LOG_FORMAT", "text"),
@@ -221,6 +226,12 @@ def await_leadership(inv: Invocation, client: Any, health: Any, log: logging.Log
 
 
 # --- end of scaling out -----------------------------------------------------------------------
+
+
+def _act_as(text: str) -> str:
+    from helm_operator import requester
+
+    return requester.check_mode(text.strip().lower(), "act as")
 
 
 def _bool(text: str, what: str) -> bool:
@@ -371,9 +382,9 @@ def run(inv: Invocation) -> int:
         health.ready = True
 
     watch = inv.settings.watch
-    log.info("helm-operator starting: namespaces=%s selector=%s workers=%d lua-allowlist=%s",
-             ",".join(watch.namespaces) or "<all>", watch.selector or "<all>",
-             inv.settings.runtime.workers,
+    log.info("helm-operator starting: namespaces=%s selector=%s workers=%d act-as=%s "
+             "lua-allowlist=%s", ",".join(watch.namespaces) or "<all>", watch.selector or "<all>",
+             inv.settings.runtime.workers, inv.settings.security.act_as,
              ",".join(sorted(inv.settings.security.lua_allowlist)) or "<none>")
     stop.run(lambda: kopf.run(registry=registry, standalone=True, clusterwide=watch.cluster_wide,
                               namespaces=watch.namespaces, stop_flag=stop.flag, memo=memo))

@@ -5,7 +5,8 @@ both are synchronous (Kopf runs them in its worker threads) and return the new s
 
 Steps of :func:`apply`: suspend? → service account (policy) → claim the release → values
 (valuesFrom + values, digest) → chart (source, verify, load) → Lua permissions → decide
-(rollbackTo / install / upgrade / nothing) → run the action as the service account → prune
+(rollbackTo / install / upgrade / nothing) → run the action as the service account (or the
+requester, :mod:`requester`) → prune
 history → status. Every cluster access for the release goes through the impersonated client.
 
 Rules:
@@ -38,7 +39,7 @@ from helm_core.support.records import field, record
 from helm_core.storage import driver as drv
 from helm_core.storage import release as rel
 from helm_core.storage import secrets
-from helm_operator import drift, errors, policy, settings as settings_mod, sources, status
+from helm_operator import drift, errors, policy, requester, settings as settings_mod, sources, status
 
 DEFAULT_TIMEOUT_S = 300.0
 DEFAULT_MAX_HISTORY = 10
@@ -120,8 +121,13 @@ class Outcome:
     """Drifted objects found (reported in warn mode, corrected in enabled mode)."""
 
 
-def client_for(rt: Runtime, meta: Mapping[str, Any], spec: Mapping[str, Any]) -> kclient.ClusterClient:
-    """The client acting as the request's service account (checked to exist)."""
+def client_for(rt: Runtime, meta: Mapping[str, Any], spec: Mapping[str, Any],
+               body: Mapping[str, Any] | None = None) -> kclient.ClusterClient:
+    """The client acting as the request's requester (requester mode: the identity admission
+    stamped on ``body``) or its service account (checked to exist)."""
+    if requester.mode(rt.admin, meta["namespace"], rt.settings.security.act_as,
+                      rt.log) == requester.REQUESTER:
+        return rt.admin.impersonate(identity=requester.identity_for(rt.admin, body or {"metadata": meta}))
     account = policy.service_account(meta, spec, security=rt.settings.security)
     if not account:
         return rt.admin
@@ -176,7 +182,7 @@ def apply(rt: Runtime, body: Mapping[str, Any]) -> Outcome:
     if spec.get("suspend"):
         return Outcome("suspended", status.suspended(old, generation=generation, now=now))
     key = policy.release_key(meta, spec)
-    client = client_for(rt, meta, spec)
+    client = client_for(rt, meta, spec, body)
     read = reader(client, meta["namespace"])
     values = sources.resolve_values(spec, read=read)
     ref, credentials = sources.chart_ref(spec, namespace=meta["namespace"], read=read)
@@ -264,7 +270,7 @@ def remediate(rt: Runtime, body: Mapping[str, Any], *, action: str) -> str:
     if strategy == "none" or action not in ("install", "upgrade"):
         return ""
     key = policy.release_key(meta, spec)
-    client = client_for(rt, meta, spec)
+    client = client_for(rt, meta, spec, body)
     cfg = action_config.Configuration(client=client, driver=secrets.SecretsDriver(client), log=rt.log,
                                       cancelled=functools.partial(rt.superseded, meta))
     with rt.release_lock(key):
@@ -286,7 +292,7 @@ def delete(rt: Runtime, body: Mapping[str, Any]) -> str:
     A release owned by another request, or already gone, is left alone and said so."""
     meta, spec = body["metadata"], body.get("spec") or {}
     key = policy.release_key(meta, spec)
-    client = client_for(rt, meta, spec)
+    client = client_for(rt, meta, spec, body)
     ref = kclient.ObjectRef(secrets.RELEASE_API_VERSION, secrets.RELEASE_KIND, key.name, key.namespace)
     try:
         current = client.get(ref)

@@ -56,6 +56,11 @@ class SecuritySettings:
     """When true, a request with no serviceAccountName (and no default) is Stalled instead of
     running with the controller's own rights."""
 
+    act_as: str = "serviceaccount"
+    """``serviceaccount`` (default): releases run as the request's ServiceAccount.
+    ``requester``: as the user who last applied the request, stamped at admission
+    (docs/requester.md). A Namespace's ``helm.sh/act-as`` label overrides it for its requests."""
+
 
 @record(frozen=True)
 class RuntimeSettings:
