@@ -242,7 +242,8 @@ def apply(rt: Runtime, body: Mapping[str, Any]) -> Outcome:
                 wait=opts.get("wait", True), timeout_s=parse_duration(opts.get("timeout"), DEFAULT_TIMEOUT_S),
                 create_namespace=bool(opts.get("createNamespace")), replace=bool(history),
                 no_hooks=bool(opts.get("disableHooks")), lua=lua,
-                description=f"Install by HelmRequest {policy.owner_id(meta)}"))
+                description=f"Install by HelmRequest {policy.owner_id(meta)}"
+                            f"{requester.acting(client, body)}"))
         else:
             action = "upgrade"
             opts = spec.get("upgrade") or {}
@@ -251,7 +252,8 @@ def apply(rt: Runtime, body: Mapping[str, Any]) -> Outcome:
                 wait=opts.get("wait", True), timeout_s=parse_duration(opts.get("timeout"), DEFAULT_TIMEOUT_S),
                 atomic=bool(opts.get("atomic")), reset_values=True,
                 no_hooks=bool(opts.get("disableHooks")), lua=lua, max_history=max_history,
-                description=f"Upgrade by HelmRequest {policy.owner_id(meta)}"))
+                description=f"Upgrade by HelmRequest {policy.owner_id(meta)}"
+                            f"{requester.acting(client, body)}"))
         if action == "install" and 0 < max_history <= len(history):  # upgrade prunes itself
             drv.prune_history(cfg.driver, key.namespace, key.name, max_history)
         out = _success(old, generation, done, values.digest, chart_info, action, now)
@@ -308,7 +310,8 @@ def delete(rt: Runtime, body: Mapping[str, Any]) -> str:
             keep_history=bool(opts.get("keepHistory")), wait=bool(opts.get("wait", False)),
             timeout_s=parse_duration(opts.get("timeout"), DEFAULT_TIMEOUT_S),
             no_hooks=bool(opts.get("disableHooks")), ignore_not_found=True,
-            description=f"Uninstall by HelmRequest {policy.owner_id(meta)}"))
+            description=f"Uninstall by HelmRequest {policy.owner_id(meta)}"
+                        f"{requester.acting(client, body)}"))
     return f"release {key} uninstalled"
 
 

@@ -123,6 +123,15 @@ def describe(identity: kclient.Identity) -> str:
     return f"{identity}{groups}"
 
 
+def acting(client: kclient.ClusterClient, body: Mapping[str, Any]) -> str:
+    """`` as user "alice"`` when ``client`` acts as the request's stamped requester ("" in
+    ServiceAccount mode): release descriptions say who each version was made as."""
+    identity = stamped(body)
+    if identity is None or getattr(client, "identity", None) != identity:
+        return ""
+    return f" as {identity}"
+
+
 def applied(admin: kclient.ClusterClient, body: Mapping[str, Any], action: str,
             new_status: Mapping[str, Any], *, default: str,
             log: Any = lambda _line: None) -> tuple[dict[str, Any], str]:
