@@ -24,6 +24,9 @@ SETTINGS = {
                               "--set", "metrics.serviceMonitor.labels.release=prom",
                               "--set-string", "shard.selector=!sharding.helm.sh/key",
                               "--set", "settings.luaAllowlist={io,os}", "--set", "rbac.userRoles=false"],
+    "requester": ["--set", "actAs.mode=requester"],
+    "requester-labels-only": ["--set", "actAs.requester=true", "--set", "rbac.create=false"],
+    "bad-act-as": ["--set", "actAs.mode=root"],
     "bad-mode": ["--set", "rbac.mode=everywhere"],
     "namespaced-without-namespaces": ["--set", "rbac.mode=namespaced"],
 }
@@ -122,3 +125,28 @@ def test_render_limits_pass_through_as_flags(capsys):
     assert deployment["spec"]["template"]["spec"]["containers"][0]["args"][3:] == [
         "--render-timeout=30s", "--render-cpu=20s", "--render-memory=512Mi", "--render-output=8Mi",
         "--render-workers=2"]
+
+
+def test_requester_mode_installs_deploys_policy_and_impersonation_rights(capsys):
+    docs = render(capsys, "--set", "actAs.mode=requester")
+    policy = {d["kind"]: d for d in yaml.safe_load_all((ROOT / "deploy" / "requester" / "policy.yaml").read_text())}
+    ours = {d["kind"]: d for d in docs if d["kind"].startswith("MutatingAdmissionPolicy")}
+    assert ours["MutatingAdmissionPolicy"]["spec"] == policy["MutatingAdmissionPolicy"]["spec"]
+    assert ours["MutatingAdmissionPolicyBinding"]["spec"] == {"policyName": "op-helm-operator-requester"}
+    deploy_rules = next(d for d in yaml.safe_load_all((ROOT / "deploy" / "requester" / "rbac.yaml").read_text())
+                        if d["kind"] == "ClusterRole")["rules"]
+    (role,) = [d for d in docs if d["kind"] == "ClusterRole" and d["metadata"]["name"].endswith("-act-as-requester")]
+    assert role["rules"] == deploy_rules
+    (binding,) = [d for d in docs if d["kind"] == "ClusterRoleBinding"
+                  and d["metadata"]["name"].endswith("-act-as-requester")]
+    assert binding["subjects"] == [{"kind": "ServiceAccount", "name": "op-helm-operator", "namespace": "ops"}]
+    (deployment,) = [d for d in docs if d["kind"] == "Deployment"]
+    env = {e["name"]: e["value"] for e in deployment["spec"]["template"]["spec"]["containers"][0]["env"]
+           if "value" in e}
+    assert main.parse(["run"], env).settings.security.act_as == "requester"
+
+
+def test_the_default_chart_neither_stamps_nor_impersonates_users(capsys):
+    docs = render(capsys)
+    assert not [d for d in docs if d["kind"].startswith("MutatingAdmissionPolicy")]
+    assert not [d for d in docs if d["metadata"]["name"].endswith("-act-as-requester")]

@@ -100,3 +100,26 @@ def test_kubectl_kustomize_builds_crds_and_controller():
     assert ("CustomResourceDefinition", "releases.helm.sh") in kinds
     assert ("Deployment", "helm-operator") in kinds and ("Service", "helm-operator-metrics") in kinds
     assert ("Role", "helm-operator-leader-election") in kinds
+
+
+def test_requester_overlay_builds_the_policy_and_the_impersonation_rights():
+    proc = subprocess.run(["kubectl", "kustomize", str(DEPLOY / "requester")], capture_output=True,
+                          text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    docs = [d for d in yaml.safe_load_all(proc.stdout) if d]
+    assert sorted(d["kind"] for d in docs) == ["ClusterRole", "ClusterRoleBinding", "MutatingAdmissionPolicy",
+                                               "MutatingAdmissionPolicyBinding"]
+    (role,) = [d for d in docs if d["kind"] == "ClusterRole"]
+    assert role["rules"] == [
+        {"apiGroups": [""], "resources": ["users", "groups"], "verbs": ["impersonate"]},
+        {"apiGroups": ["authentication.k8s.io"], "resources": ["*"], "verbs": ["impersonate"]}]
+    (binding,) = [d for d in docs if d["kind"] == "ClusterRoleBinding"]
+    assert binding["subjects"] == [{"kind": "ServiceAccount", "name": "helm-operator",
+                                    "namespace": "helm-operator-system"}]
+
+
+def test_config_keeps_the_service_account_mode():
+    config = load("config.yaml")[0]["data"]
+    config.pop("HELM_OPERATOR_LEADER_ELECT")
+    assert config["HELM_OPERATOR_ACT_AS"] == "serviceaccount"
+    assert main.parse(["run"], config).settings.security.act_as == "serviceaccount"
