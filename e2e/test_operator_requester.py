@@ -26,8 +26,18 @@ from kubernetes.client.rest import ApiException
 
 from e2e import requester_kit
 from e2e.conftest import ClusterInfo, Kubectl, create_namespace
-from e2e.operator_kit import (FULL_RULES, GROUP, PLURAL, ROOT, VERSION, Controller, chart_tgz,
-                              condition, get, setup_namespace, wait_for)
+from e2e.operator_kit import (
+    FULL_RULES,
+    GROUP,
+    PLURAL,
+    ROOT,
+    VERSION,
+    Controller,
+    chart_tgz,
+    condition,
+    setup_namespace,
+    wait_for,
+)
 
 pytestmark = pytest.mark.e2e
 

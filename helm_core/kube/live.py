@@ -141,15 +141,15 @@ class LiveClient:
         return self._identity
 
     def _serialize(self, method: str, path: str, *, query: list[tuple[str, str]],
-                   headers: dict[str, str], body: Any = None) -> tuple[Any, ...]:
+                   headers: dict[str, str], body: Any = None) -> tuple[str, str, Any, Any, Any]:
         """The kubernetes package's request tuple, with the impersonation headers added
         after its serialization (it keeps one value per header; groups need several)."""
         request = self._api.param_serialize(method, path, query_params=query,
                                             header_params=headers, body=body,
                                             auth_settings=["BearerToken"])
+        method_, url, header_params, body_, post_params = request
         if self._identity is None:
-            return tuple(request)
-        method_, url, header_params, *rest = request
+            return method_, url, header_params, body_, post_params
         lines = urllib3.HTTPHeaderDict(header_params)
         lines["Impersonate-User"] = self._identity.username
         for group in self._identity.groups:
@@ -159,7 +159,7 @@ class LiveClient:
         for key, values in self._identity.extra:
             for value in values:
                 lines.add(f"Impersonate-Extra-{quote(key, safe='')}", value)
-        return (method_, url, lines, *rest)
+        return method_, url, lines, body_, post_params
 
     # --- HTTP ---------------------------------------------------------------------------------
 

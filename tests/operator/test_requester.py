@@ -8,12 +8,14 @@ from typing import Any
 
 import kopf
 import pytest
+from helm_operator import errors, main, reconcile, requester, runner, settings
+from helm_operator import metrics as metrics_mod
 
+from helm_core import errors as core_errors
 from helm_core.kube import client as kclient
 from helm_core.kube import fake
 from helm_core.sources import cache as cache_mod
 from helm_core.sources import package
-from helm_operator import errors, main, metrics as metrics_mod, reconcile, requester, runner, settings
 
 NS = "team"
 CONTROLLER = "system:serviceaccount:ops:helm-operator"
@@ -24,8 +26,8 @@ RESOURCES = fake.FAKE_RESOURCES + (
 )
 CHART = package.archive_bytes("demo", [
     ("Chart.yaml", b"apiVersion: v2\nname: demo\nversion: 1.0.0\n"),
-    ("templates/cm.yaml", b"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\n"
-                          b"data:\n  n: {{ .Values.n | default 0 | quote }}\n"),
+    ("templates/cm.yaml", (b"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\n"
+                           b"data:\n  n: {{ .Values.n | default 0 | quote }}\n")),
 ])
 ALICE = {"username": "alice", "uid": "u-1", "groups": ["devs", "system:authenticated"],
          "extra": {"scopes": ["read", "write"]}}
@@ -79,9 +81,9 @@ def test_requester_mode_runs_as_the_stamped_user_and_says_so(tmp_path):
     obj = w.run()
     assert obj["status"]["lastAppliedBy"] == "alice"
     assert w.release_description() == 'Install by HelmRequest team/app as user "alice"'
-    assert ("Normal", requester.ACTED_AS,
-            'install ran as user "alice" (groups: devs, system:authenticated), who last applied '
-            "the request") in w.events
+    message = ('install ran as user "alice" (groups: devs, system:authenticated), who last applied '
+               "the request")
+    assert ("Normal", requester.ACTED_AS, message) in w.events
     client = reconcile.client_for(w.rt, obj["metadata"], obj["spec"], obj)
     assert client.identity == kclient.Identity(  # type: ignore[attr-defined]
         username="alice", groups=("devs", "system:authenticated"), uid="u-1",
@@ -128,7 +130,7 @@ def test_a_request_without_a_stamp_is_refused_and_nothing_is_made(tmp_path):
     assert str(info.value).startswith("HelmRequest team/app has no requester stamp (field 'requester')")
     stalled = [c for c in w.current()["status"]["conditions"] if c["type"] == "Stalled"]
     assert stalled[0]["reason"] == requester.REQUESTER_UNKNOWN
-    with pytest.raises(Exception):
+    with pytest.raises(core_errors.NotFoundError):
         w.admin.get(kclient.ObjectRef("v1", "ConfigMap", "app", NS))
 
 
