@@ -96,3 +96,28 @@ def retry_forbidden(call: Any, timeout: float = 15.0) -> Any:
             if exc.status != 403 or time.monotonic() > deadline:
                 raise
             time.sleep(0.3)
+
+
+def serving_certificate(directory: Path, ip: str = "127.0.0.1") -> bytes:
+    """A self-signed serving certificate for ``ip`` written as ``tls.crt``/``tls.key`` in
+    ``directory`` (what a ``kubernetes.io/tls`` Secret mounts); returns its PEM, the caBundle."""
+    import datetime
+    import ipaddress
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "helm-operator-admission")])
+    now = datetime.datetime.now(datetime.timezone.utc)
+    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name)
+            .public_key(key.public_key()).serial_number(x509.random_serial_number())
+            .not_valid_before(now - datetime.timedelta(minutes=5))
+            .not_valid_after(now + datetime.timedelta(hours=2))
+            .add_extension(x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address(ip))]),
+                           critical=False)
+            .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+            .sign(key, hashes.SHA256()))
+    pem = cert.public_bytes(serialization.Encoding.PEM)
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "tls.crt").write_bytes(pem)
+    (directory / "tls.key").write_bytes(key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()))
+    return pem

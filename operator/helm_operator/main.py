@@ -28,6 +28,8 @@ from helm_operator import settings as settings_mod
 ENV_PREFIX = "HELM_OPERATOR_"
 #: Finalizer Kopf puts on each HelmRequest (the uninstall runs before it is removed).
 FINALIZER = "helm.sh/helmrequest-finalizer"
+#: Where the webhook's TLS Secret is mounted (deploy/requester/webhook/).
+DEFAULT_ADMISSION_CERT_DIR = "/etc/helm-operator/admission"
 #: Prefix of Kopf's bookkeeping annotations on HelmRequests.
 ANNOTATIONS_PREFIX = "helm-operator.helm.sh"
 TRUE_WORDS = frozenset({"1", "true", "yes", "on"})
@@ -43,6 +45,10 @@ class Invocation:
     in_cluster: bool = False
     cache_dir: str = ""
     verbose: bool = False
+    admission_port: int = 0
+    """Port of the requester-stamp admission webhook (0: not served; docs/requester.md)."""
+    admission_cert_dir: str = ""
+    """Folder holding the webhook's ``tls.crt`` and ``tls.key`` (a mounted TLS Secret)."""
 
 
 def _csv(text: str) -> tuple[str, ...]:
@@ -87,6 +93,12 @@ def parser() -> argparse.ArgumentParser:
                         help=f"rendered text of one chart (default {describe_bytes(DEFAULT_LIMITS.output_bytes)})")
     limits.add_argument("--render-workers", type=int, default=None,
                         help="render worker processes (default: 2-4 by CPU count)")
+    webhook = run.add_argument_group("requester stamp webhook (only for API servers without "
+                                     "MutatingAdmissionPolicy; docs/requester.md)")
+    webhook.add_argument("--admission-port", type=int, default=None,
+                         help="serve the webhook over HTTPS on this port (default 0: off)")
+    webhook.add_argument("--admission-cert-dir", default=None,
+                         help=f"folder with tls.crt and tls.key (default {DEFAULT_ADMISSION_CERT_DIR})")
     add_scale_flags(run)
     return top
 
@@ -145,6 +157,8 @@ def parse(argv: Sequence[str], env: Mapping[str, str]) -> Invocation:
         kubeconfig=pick(args.kubeconfig, "KUBECONFIG", env.get("KUBECONFIG", "")),
         in_cluster=pick(args.in_cluster, "IN_CLUSTER", "false").lower() in TRUE_WORDS,
         cache_dir=pick(args.cache_dir, "CACHE_DIR"),
+        admission_port=_port(pick(args.admission_port, "ADMISSION_PORT", "0"), "admission port"),
+        admission_cert_dir=pick(args.admission_cert_dir, "ADMISSION_CERT_DIR", DEFAULT_ADMISSION_CERT_DIR),
         verbose=pick(args.verbose, "VERBOSE", "false").lower() in TRUE_WORDS)
 
 
@@ -226,6 +240,13 @@ def await_leadership(inv: Invocation, client: Any, health: Any, log: logging.Log
 
 
 # --- end of scaling out -----------------------------------------------------------------------
+
+
+def _port(text: str, what: str) -> int:
+    port = _int(text, what)
+    if not 0 <= port <= 65535:
+        raise ValueError(f"{what} must be between 0 and 65535, not {port}")
+    return port
 
 
 def _act_as(text: str) -> str:
@@ -322,6 +343,11 @@ def run(inv: Invocation) -> int:
     ports = {inv.settings.runtime.probe_port, inv.settings.runtime.metrics_port} - {0}
     for port in sorted(ports):
         probes.serve(port, health=health, metrics=metrics.exposition)
+    if inv.admission_port:  # every replica answers admission, standby or not
+        from helm_operator import admission
+
+        admission.serve(inv.admission_port, cert_dir=Path(inv.admission_cert_dir),
+                        log=lambda line: log.warning("%s", line))
     release_lease = await_leadership(inv, admin, health, log)
     cache_root = Path(inv.cache_dir) if inv.cache_dir else cache_mod.default_root(os.environ)
     requests = watches.Requests()
