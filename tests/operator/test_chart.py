@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from helm_core import cli
-from helm_operator import main
+from helm_operator import admission, main
 from tests.engine import helmbin
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -26,6 +26,9 @@ SETTINGS = {
                               "--set", "settings.luaAllowlist={io,os}", "--set", "rbac.userRoles=false"],
     "requester": ["--set", "actAs.mode=requester"],
     "requester-labels-only": ["--set", "actAs.requester=true", "--set", "rbac.create=false"],
+    "requester-webhook": ["--set", "actAs.webhook.enabled=true", "--set", "actAs.webhook.tlsSecret=tls",
+                          "--set", "actAs.webhook.certManagerCertificate=ops/admission"],
+    "webhook-without-secret": ["--set", "actAs.webhook.enabled=true"],
     "bad-act-as": ["--set", "actAs.mode=root"],
     "bad-mode": ["--set", "rbac.mode=everywhere"],
     "namespaced-without-namespaces": ["--set", "rbac.mode=namespaced"],
@@ -150,3 +153,24 @@ def test_the_default_chart_neither_stamps_nor_impersonates_users(capsys):
     docs = render(capsys)
     assert not [d for d in docs if d["kind"].startswith("MutatingAdmissionPolicy")]
     assert not [d for d in docs if d["metadata"]["name"].endswith("-act-as-requester")]
+
+
+def test_the_webhook_replaces_the_policy_and_the_controller_serves_it(capsys):
+    docs = render(capsys, "--set", "actAs.webhook.enabled=true", "--set", "actAs.webhook.tlsSecret=tls")
+    assert not [d for d in docs if d["kind"].startswith("MutatingAdmissionPolicy")]
+    (hook,) = [d for d in docs if d["kind"] == "MutatingWebhookConfiguration"]
+    deploy_hook = next(d for d in yaml.safe_load_all(
+        (ROOT / "deploy" / "requester" / "webhook" / "webhook.yaml").read_text()) if d["kind"] == hook["kind"])
+    ours, theirs = hook["webhooks"][0], deploy_hook["webhooks"][0]
+    assert {k: v for k, v in ours.items() if k != "clientConfig"} == {k: v for k, v in theirs.items()
+                                                                      if k != "clientConfig"}
+    assert ours["clientConfig"]["service"] == {"name": "op-helm-operator-admission", "namespace": "ops",
+                                               "path": admission.PATH, "port": 443}
+    (deployment,) = [d for d in docs if d["kind"] == "Deployment"]
+    pod = deployment["spec"]["template"]["spec"]
+    env = {e["name"]: e["value"] for e in pod["containers"][0]["env"] if "value" in e}
+    inv = main.parse(["run"], env)
+    assert inv.admission_port == 9443
+    mounts = {m["name"]: m["mountPath"] for m in pod["containers"][0]["volumeMounts"]}
+    assert mounts["admission-tls"] == inv.admission_cert_dir
+    assert {"name": "admission-tls", "secret": {"secretName": "tls"}} in pod["volumes"]

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import yaml
 
-from helm_operator import main, probes
+from helm_operator import admission, main, probes
 
 DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
 
@@ -123,3 +123,22 @@ def test_config_keeps_the_service_account_mode():
     config.pop("HELM_OPERATOR_LEADER_ELECT")
     assert config["HELM_OPERATOR_ACT_AS"] == "serviceaccount"
     assert main.parse(["run"], config).settings.security.act_as == "serviceaccount"
+
+
+def test_the_webhook_patch_makes_the_controller_serve_it():
+    proc = subprocess.run(["kubectl", "patch", "-f", str(DEPLOY / "deployment.yaml"), "--local", "--type",
+                           "strategic", "--patch-file", str(DEPLOY / "requester" / "webhook" / "deployment-patch.yaml"),
+                           "-o", "yaml"], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    pod = yaml.safe_load(proc.stdout)["spec"]["template"]["spec"]
+    (container,) = pod["containers"]
+    env = {e["name"]: e["value"] for e in container["env"] if "value" in e}
+    inv = main.parse(container["args"], env)
+    assert inv.admission_port == 9443
+    assert {"name": "admission-tls", "mountPath": inv.admission_cert_dir, "readOnly": True} in container["volumeMounts"]
+    assert {"name": "admission", "containerPort": 9443} in container["ports"]
+    hook = next(d for d in load("requester/webhook/webhook.yaml") if d["kind"] == "MutatingWebhookConfiguration")
+    service = next(d for d in load("requester/webhook/webhook.yaml") if d["kind"] == "Service")
+    assert hook["webhooks"][0]["clientConfig"]["service"]["name"] == service["metadata"]["name"]
+    assert hook["webhooks"][0]["clientConfig"]["service"]["path"] == admission.PATH
+    assert service["spec"]["ports"][0]["targetPort"] == "admission"
