@@ -211,8 +211,13 @@ def test_a_request_is_installed_as_its_requester(env: Env, api: k8s.ApiClient) -
     assert release["description"] == (f'Install by HelmRequest {env.team}/app as user "{env.alice_name}"')
     core = k8s.CoreV1Api(api)
     assert core.read_namespaced_config_map("app-cm", env.team).data == {"greeting": "hello"}
-    events = core.list_namespaced_event(env.team, field_selector="involvedObject.name=app").items
-    acted = [e.message for e in events if e.reason == "ActedAsRequester"]
+    deadline = time.monotonic() + 30
+    while True:  # the Event follows the status write
+        events = core.list_namespaced_event(env.team, field_selector="involvedObject.name=app").items
+        acted = [e.message for e in events if e.reason == "ActedAsRequester"]
+        if acted or time.monotonic() > deadline:
+            break
+        time.sleep(0.3)
     assert acted and acted[0].startswith(f'install ran as user "{env.alice_name}" (groups: ')
 
 
@@ -289,3 +294,18 @@ def test_unlabelled_namespaces_keep_the_service_account_mode(env: Env, api: k8s.
     assert obj["requester"]["username"] != ""  # stamped, but not used in this namespace
     assert "lastAppliedBy" not in obj["status"]
     assert _release_status(api, env.other, "app")["description"] == f"Install by HelmRequest {env.other}/app"
+
+
+def test_deleting_a_request_uninstalls_as_the_requester(env: Env, api: k8s.ApiClient) -> None:
+    _create(env.alice, env.team, _request("gone"))
+    wait_for(env.alice, env.team, _ready, name="gone", timeout=TIMEOUT_S)
+    env.alice.delete_namespaced_custom_object(GROUP, VERSION, env.team, PLURAL, "gone")
+    core = k8s.CoreV1Api(api)
+    deadline = time.monotonic() + TIMEOUT_S
+    def events() -> list[str]:
+        return [e.reason for e in core.list_namespaced_event(env.team, field_selector="involvedObject.name=gone").items]
+
+    while "Uninstalled" not in events():  # posted once the uninstall returned
+        assert time.monotonic() < deadline, f"the release was not uninstalled: {events()}"
+        time.sleep(0.3)
+    assert "gone-cm" not in [c.metadata.name for c in core.list_namespaced_config_map(env.team).items]

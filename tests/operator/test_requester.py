@@ -171,3 +171,20 @@ def test_the_act_as_flag_and_variable():
     with pytest.raises(ValueError) as info:
         main.parse(["run", "--act-as", "root"], {})
     assert str(info.value) == "act as must be one of serviceaccount, requester, not 'root'"
+
+
+def test_deleting_an_unstamped_request_releases_the_finalizer_and_says_why(tmp_path):
+    w = World(tmp_path, act_as="requester")
+    body = w.request(stamp=None)
+    runner.delete(w.rt, body, retry=0, metrics=w.metrics)
+    assert w.events[-1][:2] == ("Warning", "FinalizerReleased")
+    assert "has no requester stamp" in w.events[-1][2]
+
+
+def test_uninstall_runs_as_the_requester(tmp_path):
+    w = World(tmp_path, act_as="requester")
+    w.request()
+    w.run()
+    assert reconcile.delete(w.rt, w.current()) == "release team/app uninstalled"
+    with pytest.raises(core_errors.NotFoundError):
+        w.admin.get(kclient.ObjectRef("v1", "ConfigMap", "app", NS))
