@@ -97,7 +97,7 @@ def serve(port: int, *, cert_dir: Path, host: str = "0.0.0.0",
     class Handler(http.server.BaseHTTPRequestHandler):
         timeout = 10  # seconds a connection may stay silent (the API server waits 10 s)
 
-        def do_POST(self) -> None:  # noqa: N802 - http.server's naming
+        def do_POST(self) -> None:
             length = int(self.headers.get("Content-Length") or 0)
             if self.path.split("?")[0] != PATH:
                 self._send(404, {"error": f"no webhook at {self.path}"})
@@ -122,7 +122,7 @@ def serve(port: int, *, cert_dir: Path, host: str = "0.0.0.0",
             self.end_headers()
             self.wfile.write(data)
 
-        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+        def log_message(self, format: str, *args: Any) -> None:
             pass  # one line per write of every HelmRequest would drown the log
 
     class Server(http.server.ThreadingHTTPServer):

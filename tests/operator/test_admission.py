@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from e2e.requester_kit import serving_certificate
 from e2e.operator_kit import free_port
+from e2e.requester_kit import serving_certificate
 from helm_operator import admission, main
 
 ALICE = {"username": "alice", "uid": "7", "groups": ["devs", "system:authenticated"],
