@@ -8,7 +8,8 @@ request's top-level ``requester`` field, replacing whatever the client sent ther
 Rules:
 - The mode is the Namespace's :data:`NAMESPACE_LABEL` (``serviceaccount`` or ``requester``;
   Namespaces are the admin's, not the requester's), else ``--act-as``. A Namespace the
-  controller may not read leaves ``--act-as`` in force.
+  controller may not read leaves ``--act-as`` in force. The label is read at most every
+  :data:`LABEL_TTL_S` per namespace.
 - In requester mode every cluster access of the release (objects, Release records, version
   Secrets, hooks, values and chart reads) goes through one client impersonating the stamped
   username, groups, uid and extra; ``spec.serviceAccountName`` is not used.
@@ -21,6 +22,8 @@ Rules:
 from __future__ import annotations
 
 import threading
+import time
+import weakref
 from collections.abc import Mapping
 from typing import Any
 
@@ -42,7 +45,13 @@ ACTED_AS = "ActedAsRequester"
 #: Outcomes that wrote to the cluster, so who they ran as is recorded.
 _WRITING = frozenset({"install", "upgrade", "rollback", "drift-correction"})
 
-_own_names: dict[int, str] = {}
+#: Seconds a Namespace's label is remembered: a label change applies within this long, and an
+#: idle interval check of a busy namespace does not read its Namespace each time.
+LABEL_TTL_S = 10.0
+
+# Per controller client (weak: a client that is gone takes its entries along).
+_own_names: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
+_labels: weakref.WeakKeyDictionary[Any, dict[str, tuple[float, str | None]]] = weakref.WeakKeyDictionary()
 _own_guard = threading.Lock()
 
 
@@ -57,21 +66,35 @@ def mode(admin: kclient.ClusterClient, namespace: str, default: str,
          log: Any = lambda _line: None) -> str:
     """The mode of requests in ``namespace``: its label, else ``default``. An unknown label
     value is refused (Stalled) rather than guessed."""
-    try:
-        ns = admin.get(kclient.ObjectRef("v1", "Namespace", namespace))
-    except core_errors.ForbiddenError:
-        log(f"cannot read Namespace {namespace} (no get on namespaces): "
-            f"label {NAMESPACE_LABEL} ignored, acting as {default}")
-        return default
-    except core_errors.NotFoundError:
-        return default
-    label = ((ns.get("metadata") or {}).get("labels") or {}).get(NAMESPACE_LABEL)
+    label = _label(admin, namespace, log)
     if label is None:
         return default
     try:
         return check_mode(label, f"label {NAMESPACE_LABEL} of Namespace {namespace}")
     except ValueError as exc:
         raise errors.RequestError(str(exc), reason="ActAsInvalid") from None
+
+
+def _label(admin: kclient.ClusterClient, namespace: str, log: Any) -> str | None:
+    """The Namespace's :data:`NAMESPACE_LABEL` (None when absent or unreadable), remembered
+    for :data:`LABEL_TTL_S`."""
+    now = time.monotonic()
+    with _own_guard:
+        known = _labels.setdefault(admin, {}).get(namespace)
+    if known is not None and known[0] > now:
+        return known[1]
+    try:
+        ns = admin.get(kclient.ObjectRef("v1", "Namespace", namespace))
+        label = ((ns.get("metadata") or {}).get("labels") or {}).get(NAMESPACE_LABEL)
+    except core_errors.ForbiddenError:
+        log(f"cannot read Namespace {namespace} (no get on namespaces): "
+            f"label {NAMESPACE_LABEL} ignored")
+        label = None
+    except core_errors.NotFoundError:
+        label = None
+    with _own_guard:
+        _labels.setdefault(admin, {})[namespace] = (now + LABEL_TTL_S, label)
+    return label
 
 
 def stamped(body: Mapping[str, Any]) -> kclient.Identity | None:
@@ -85,14 +108,14 @@ def stamped(body: Mapping[str, Any]) -> kclient.Identity | None:
 def own_username(admin: kclient.ClusterClient) -> str:
     """Who the controller's credentials authenticate as (a SelfSubjectReview, asked once)."""
     with _own_guard:
-        known = _own_names.get(id(admin))
-    if known is not None:
-        return known
+        name = _own_names.get(admin)
+    if name is not None:
+        return name
     review = admin.create({"apiVersion": "authentication.k8s.io/v1",
                            "kind": "SelfSubjectReview", "metadata": {}})
     name = str(((review.get("status") or {}).get("userInfo") or {}).get("username") or "")
     with _own_guard:
-        _own_names[id(admin)] = name
+        _own_names[admin] = name
     return name
 
 

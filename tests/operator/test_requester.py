@@ -37,7 +37,7 @@ class World:
     def __init__(self, tmp_path, *, act_as: str = "serviceaccount", label: str | None = None) -> None:
         self.cluster = fake.FakeCluster(RESOURCES)
         self.admin = self.cluster.client("helm-operator")
-        requester._own_names[id(self.admin)] = CONTROLLER  # what a SelfSubjectReview answers
+        requester._own_names[self.admin] = CONTROLLER  # what a SelfSubjectReview answers
         self.events: list[tuple[str, str, str]] = []
         self.rt = reconcile.Runtime(
             settings=settings.OperatorSettings(security=settings.SecuritySettings(act_as=act_as)),
@@ -188,3 +188,15 @@ def test_uninstall_runs_as_the_requester(tmp_path):
     assert reconcile.delete(w.rt, w.current()) == "release team/app uninstalled"
     with pytest.raises(core_errors.NotFoundError):
         w.admin.get(kclient.ObjectRef("v1", "ConfigMap", "app", NS))
+
+
+def test_the_label_is_remembered_for_a_while(tmp_path, monkeypatch):
+    w = World(tmp_path, label="requester")
+    assert requester.mode(w.admin, NS, "serviceaccount") == "requester"
+    ns = w.admin.get(kclient.ObjectRef("v1", "Namespace", NS))
+    ns["metadata"]["labels"] = {}
+    w.admin.replace(ns)
+    assert requester.mode(w.admin, NS, "serviceaccount") == "requester"  # within the TTL
+    later = requester.time.monotonic() + requester.LABEL_TTL_S + 1
+    monkeypatch.setattr(requester.time, "monotonic", lambda: later)
+    assert requester.mode(w.admin, NS, "serviceaccount") == "serviceaccount"
