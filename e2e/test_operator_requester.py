@@ -80,7 +80,13 @@ def _dry_run_stamp(objects: k8s.CustomObjectsApi, namespace: str) -> Any:
 
 def _wait_policy(objects: k8s.CustomObjectsApi, namespace: str, active: bool) -> None:
     deadline = time.monotonic() + 30
-    while (_dry_run_stamp(objects, namespace) is not None) != active:
+    while True:
+        try:
+            if (_dry_run_stamp(objects, namespace) is not None) == active:
+                return
+        except ApiException as exc:  # a CRD just Established may not be served for a moment
+            if exc.status not in (404, 503):
+                raise
         if time.monotonic() > deadline:
             raise AssertionError(f"the admission policy did not become {'active' if active else 'inactive'}")
         time.sleep(0.3)

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from kubernetes import client as k8s
 from kubernetes import config as k8s_config
+from kubernetes.client.rest import ApiException
 
 from e2e import requester_kit
 from e2e.conftest import ClusterInfo, Kubectl, create_namespace
@@ -56,9 +57,15 @@ def setup(cluster: ClusterInfo, api: k8s.ApiClient, kubectl: Kubectl,
             "timeoutSeconds": 5, "reinvocationPolicy": "Never"}]})
     admin = k8s.CustomObjectsApi(api)
     deadline = time.monotonic() + 30
-    while admin.create_namespaced_custom_object(  # the API server sees new webhooks within seconds
-            GROUP, VERSION, namespace, PLURAL, _body(f"probe-{secrets.token_hex(3)}"),
-            dry_run="All").get("requester") is None:
+    while True:  # the API server sees new webhooks (and a new CRD) within seconds
+        try:
+            if admin.create_namespaced_custom_object(
+                    GROUP, VERSION, namespace, PLURAL, _body(f"probe-{secrets.token_hex(3)}"),
+                    dry_run="All").get("requester") is not None:
+                break
+        except ApiException as exc:
+            if exc.status not in (404, 503):
+                raise
         assert time.monotonic() < deadline, "the webhook was never called"
         time.sleep(0.3)
     rbac = k8s.RbacAuthorizationV1Api(api)
