@@ -1,7 +1,8 @@
 """Act as the requester: a release runs with the RBAC of the user who last applied its request.
 
 The identity comes from admission, never from the requester: the ``helmrequest-requester``
-MutatingAdmissionPolicy (deploy/requester-policy.yaml) writes the authenticated ``userInfo``
+MutatingAdmissionPolicy (deploy/requester/policy.yaml; or the same rule as a webhook,
+:mod:`helm_operator.admission`) writes the authenticated ``userInfo``
 of every create, and of every update that changes the spec or touches the stamp, into the
 request's top-level ``requester`` field, replacing whatever the client sent there.
 
@@ -24,7 +25,7 @@ from __future__ import annotations
 import threading
 import time
 import weakref
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from helm_core import errors as core_errors
@@ -63,7 +64,7 @@ def check_mode(value: str, what: str) -> str:
 
 
 def mode(admin: kclient.ClusterClient, namespace: str, default: str,
-         log: Any = lambda _line: None) -> str:
+         log: Callable[[str], None] = lambda _line: None) -> str:
     """The mode of requests in ``namespace``: its label, else ``default``. An unknown label
     value is refused (Stalled) rather than guessed."""
     label = _label(admin, namespace, log)
@@ -75,7 +76,7 @@ def mode(admin: kclient.ClusterClient, namespace: str, default: str,
         raise errors.RequestError(str(exc), reason="ActAsInvalid") from None
 
 
-def _label(admin: kclient.ClusterClient, namespace: str, log: Any) -> str | None:
+def _label(admin: kclient.ClusterClient, namespace: str, log: Callable[[str], None]) -> str | None:
     """The Namespace's :data:`NAMESPACE_LABEL` (None when absent or unreadable), remembered
     for :data:`LABEL_TTL_S`."""
     now = time.monotonic()
@@ -157,7 +158,7 @@ def acting(client: kclient.ClusterClient, body: Mapping[str, Any]) -> str:
 
 def applied(admin: kclient.ClusterClient, body: Mapping[str, Any], action: str,
             new_status: Mapping[str, Any], *, default: str,
-            log: Any = lambda _line: None) -> tuple[dict[str, Any], str]:
+            log: Callable[[str], None] = lambda _line: None) -> tuple[dict[str, Any], str]:
     """After ``action``: the status with ``lastAppliedBy`` and the Event message naming who it
     ran as ("" when nothing was written or the request is in ServiceAccount mode)."""
     out = dict(new_status)
