@@ -2,10 +2,11 @@
 applied the HelmRequest (docs/requester.md).
 
 The module installs deploy/requester/policy.yaml (the admission stamp) and runs the controller
-as a ServiceAccount holding exactly deploy/rbac.yaml + deploy/requester/rbac.yaml, in
-ServiceAccount mode, with namespace ``team`` labelled ``helm.sh/act-as=requester``. Users are
-real: client certificates signed through the CSR API (alice in group ``devs``, which alone
-holds her rights in ``team``; bob, with fewer rights, by name).
+as a ServiceAccount holding exactly deploy/rbac.yaml + deploy/requester/rbac.yaml, with
+``--act-as requester``; namespace ``other`` is labelled ``helm.sh/act-as=serviceaccount`` (the
+admin's per-namespace override). Users are real: client certificates signed through the CSR
+API (alice in group ``devs``, which alone holds her rights in ``team``; bob, with fewer rights,
+by name).
 """
 from __future__ import annotations
 
@@ -163,11 +164,11 @@ def env(cluster: ClusterInfo, api: k8s.ApiClient, kubectl: Kubectl,
             "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": name},
             "subjects": [{"kind": "ServiceAccount", "name": "helm-operator", "namespace": ops}]})
     setup_namespace(api, other, chart=None)  # the "deployer" ServiceAccount of SA mode
-    core.patch_namespace(team, {"metadata": {"labels": {"helm.sh/act-as": "requester"}}})
+    core.patch_namespace(other, {"metadata": {"labels": {"helm.sh/act-as": "serviceaccount"}}})
     controller_cfg = requester_kit.service_account_kubeconfig(
         api, cluster.kubeconfig, tmp / "controller.kubeconfig", ops, "helm-operator")
     ctl = Controller(ClusterInfo(kubeconfig=controller_cfg, server=cluster.server, bin_dir=cluster.bin_dir),
-                     tmp / "controller.log", args=("--namespace", f"{team},{other}"))
+                     tmp / "controller.log", args=("--namespace", f"{team},{other}", "--act-as", "requester"))
     ctl.start()
     try:
         yield Env(team, other, k8s_config.new_client_from_config(config_file=str(alice_cfg)), alice_name,
@@ -291,7 +292,7 @@ def test_a_request_without_a_stamp_is_refused(env: Env, api: k8s.ApiClient) -> N
     assert "legacy" not in [r["metadata"]["name"] for r in releases["items"]]
 
 
-def test_unlabelled_namespaces_keep_the_service_account_mode(env: Env, api: k8s.ApiClient) -> None:
+def test_a_namespace_labelled_serviceaccount_keeps_that_mode(env: Env, api: k8s.ApiClient) -> None:
     objects = k8s.CustomObjectsApi(api)
     body = _request("app")
     body["spec"]["serviceAccountName"] = "deployer"
