@@ -84,12 +84,16 @@ def encode(data: Any, output: str) -> str:
 
 def _configuration(args: argparse.Namespace) -> config.Configuration:
     from helm_core.action import config
-    from helm_core.storage import secrets
     from helm_core.kube import live  # the kubernetes package: only commands that reach a cluster
     client = live.connect(live.LiveOptions(kubeconfig=args.kubeconfig, context=args.kube_context))
-    return config.Configuration(client=client, driver=secrets.SecretsDriver(client),
-                                log=lambda line: print(line, file=sys.stderr)
-                                if args.debug else None)
+
+    def log(line: str) -> None:
+        if args.debug:
+            print(line, file=sys.stderr)
+    try:
+        return config.on_cluster(client, storage=args.storage, helm_secrets=args.helm_secrets, log=log)
+    except ValueError as exc:
+        raise HelmError(str(exc)) from None
 
 
 def _add_cluster_flags(p: argparse.ArgumentParser) -> None:
@@ -97,6 +101,14 @@ def _add_cluster_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--kube-context", help="name of the kubeconfig context to use")
     p.add_argument("-n", "--namespace", default=os.environ.get("HELM_NAMESPACE", "default"))
     p.add_argument("--debug", action="store_true", help="print progress to stderr")
+    p.add_argument("--storage", choices=["release", "helm"],
+                   default=os.environ.get("HELM_CORE_STORAGE", "release"),
+                   help="where the release is kept: helm-core's Release storage (default; "
+                        "releases stock helm made are read and adopted), or helm's own format "
+                        "(stock helm keeps working on it)")
+    p.add_argument("--helm-secrets", choices=["keep", "delete"], default="keep",
+                   help="when a write adopts a release stock helm made: keep helm's Secrets "
+                        "(labelled adopted; default) or delete them")
 
 
 def _timeout(args: argparse.Namespace) -> float:
@@ -131,17 +143,24 @@ def _version_arg(text: str | None) -> Any:
 # --------------------------------------------------------------------------- status printing
 
 def revision_numbers(cfg: config.Configuration, namespace: str, name: str) -> dict[str, int]:
-    """ULID -> helm's integer revision: the version's place in the release's history, oldest
-    first (what ``.Release.Revision`` was when it was rendered), for scripts written for helm."""
-    history = sorted(cfg.driver.history(namespace, name), key=lambda v: v.version)
-    return {str(v.version): position for position, v in enumerate(history, 1)}
+    """Version -> helm's integer revision, for scripts written for helm: a Helm revision's own
+    number, else one more than the version before it, oldest first (what ``.Release.Revision``
+    was when it was rendered: ``rel.next_revision``)."""
+    from helm_core.storage import release as rel
+    numbers: dict[str, int] = {}
+    previous = 0
+    for v in sorted(cfg.driver.history(namespace, name), key=lambda v: v.version):
+        previous = rel.revision_of(v.version) or previous + 1
+        numbers[str(v.version)] = previous
+    return numbers
 
 
 def release_data(release: rel.ReleaseVersion, revision: int | None = None) -> dict[str, Any]:
-    """A release as ``-o json|yaml`` of ``status``/``install`` shows it: ``version`` the ULID,
-    ``revision`` helm's integer when known."""
+    """A release as ``-o json|yaml`` of ``status``/``install`` shows it: ``version`` as the
+    release's versions are shown (``rel.version_text``), ``revision`` helm's integer when known."""
+    from helm_core.storage import release as rel
     return {"name": release.name, "namespace": release.namespace,
-            "version": str(release.version),
+            "version": rel.version_text(release.version),
             **({"revision": revision} if revision is not None else {}),
             "info": {"status": release.status.value, "description": release.description,
                      "first_deployed": rfc3339(release.first_deployed),
@@ -155,11 +174,12 @@ def release_data(release: rel.ReleaseVersion, revision: int | None = None) -> di
 def status_text(release: rel.ReleaseVersion, *, show_description: bool = False,
                 show_manifest: bool = False) -> str:
     """Helm's status printer (``helm status``, and after install/upgrade)."""
+    from helm_core.storage import release as rel
     lines = [f"NAME: {release.name}"]
     if release.last_deployed:
         lines.append(f"LAST DEPLOYED: {ansic(release.last_deployed)}")
     lines += [f"NAMESPACE: {release.namespace}", f"STATUS: {release.status.value}",
-              f"REVISION: {release.version}"]
+              f"REVISION: {rel.version_text(release.version)}"]
     if show_description:
         lines.append(f"DESCRIPTION: {release.description}")
     lines.append("TEST SUITE: None")
@@ -191,16 +211,16 @@ def _load_chart(path: str) -> Any:
 def cmd_install(args: argparse.Namespace) -> int:
     from helm_core.action import install
     from helm_core import cli
-    from helm_core.cli import chartref
+    from helm_core.cli import chartref, common
     name, chart_path = cli.release_name_and_chart(args)
     chart = chartref.load(args, chart_path)
     cfg = _configuration(args)
-    result = install.run(cfg, chart, cli._values(args), install.InstallOptions(
+    result = install.run(cfg, chart, common.values(args), install.InstallOptions(
         name=name, namespace=args.namespace, chart_source=chartref.source_of(args, chart_path),
         dry_run=args.dry_run, wait=args.wait, timeout_s=_timeout(args), atomic=args.atomic,
         create_namespace=args.create_namespace, take_ownership=args.take_ownership,
         replace=args.replace, no_hooks=args.no_hooks, description=args.description,
-        lua=cli._lua_options(args, chart)))
+        lua=common.lua_options(args, chart)))
     _print_release(result, args.output, cfg)
     return 0
 
@@ -208,22 +228,21 @@ def cmd_install(args: argparse.Namespace) -> int:
 def cmd_upgrade(args: argparse.Namespace) -> int:
     from helm_core.action import upgrade
     from helm_core.storage import release as rel
-    from helm_core import cli
-    from helm_core.cli import chartref
+    from helm_core.cli import chartref, common
     from helm_core.storage import names as release_names
     release_names.check_name(args.name)
     chart = chartref.load(args, args.chart)
     cfg = _configuration(args)
     if args.install and not cfg.driver.history(args.namespace, args.name):
         print(f'Release "{args.name}" does not exist. Installing it now.')
-    result = upgrade.run(cfg, chart, cli._values(args), upgrade.UpgradeOptions(
+    result = upgrade.run(cfg, chart, common.values(args), upgrade.UpgradeOptions(
         name=args.name, namespace=args.namespace, chart_source=chartref.source_of(args, args.chart),
         install=args.install, dry_run=args.dry_run, wait=args.wait, timeout_s=_timeout(args),
         atomic=args.atomic, reuse_values=args.reuse_values, reset_values=args.reset_values,
         reset_then_reuse_values=args.reset_then_reuse_values,
         create_namespace=args.create_namespace, take_ownership=args.take_ownership,
         no_hooks=args.no_hooks, description=args.description, max_history=upgrade.DEFAULT_MAX_HISTORY if args.history_max is None else args.history_max,
-        lua=cli._lua_options(args, chart)))
+        lua=common.lua_options(args, chart)))
     if result.status is rel.Status.DEPLOYED and result.description != "Install complete":
         print(f'Release "{args.name}" has been upgraded. Happy Helming!')
     _print_release(result, args.output, cfg)
@@ -285,17 +304,18 @@ def cmd_get(args: argparse.Namespace) -> int:
 
 def cmd_history(args: argparse.Namespace) -> int:
     from helm_core.action import history
+    from helm_core.storage import release as rel
     cfg = _configuration(args)
     versions = history.run(cfg, args.name, args.namespace,
                            max_versions=history.DEFAULT_MAX if args.max is None else args.max)
     if args.output == "table":
         rows = [["REVISION", "UPDATED", "STATUS", "CHART", "APP VERSION", "DESCRIPTION"]]
-        rows += [[str(v.version), ansic(v.last_deployed), v.status.value, v.chart, v.app_version,
+        rows += [[rel.version_text(v.version), ansic(v.last_deployed), v.status.value, v.chart, v.app_version,
                   v.description] for v in versions]
         print(table(rows, max_width=HISTORY_COL_WIDTH))
     else:
         numbers = revision_numbers(cfg, args.namespace, args.name)
-        sys.stdout.write(encode([{"revision": numbers.get(str(v.version)), "version": str(v.version),
+        sys.stdout.write(encode([{"revision": numbers.get(str(v.version)), "version": rel.version_text(v.version),
                                   "updated": rfc3339(v.last_deployed),
                                   "status": v.status.value, "chart": v.chart,
                                   "app_version": v.app_version, "description": v.description}
@@ -322,7 +342,7 @@ def cmd_list(args: argparse.Namespace) -> int:
     if args.short:
         sys.stdout.write("".join(f"{v.name}\n" for v in found))
         return 0
-    elements = [{"name": v.name, "namespace": v.namespace, "revision": str(v.version),
+    elements = [{"name": v.name, "namespace": v.namespace, "revision": rel.version_text(v.version),
                  "updated": go_time(v.last_deployed), "status": v.status.value,
                  "chart": v.chart, "app_version": v.app_version} for v in found]
     if args.output != "table":
@@ -360,7 +380,7 @@ def cmd_test(args: argparse.Namespace) -> int:
 # --------------------------------------------------------------------------- registration
 
 def _install_like(p: argparse.ArgumentParser) -> None:
-    from helm_core import cli
+    from helm_core.cli import common
     _add_cluster_flags(p)
     _add_wait_flags(p)
     _add_output_flag(p)
@@ -369,9 +389,9 @@ def _install_like(p: argparse.ArgumentParser) -> None:
     p.add_argument("--take-ownership", action="store_true",
                    help="adopt existing objects whatever release owns them")
     p.add_argument("--description", default="", help="a custom description")
-    cli._add_values_flags(p)
-    cli._add_lua_flags(p)
-    cli._add_limit_flags(p)
+    common.add_values_flags(p)
+    common.add_lua_flags(p)
+    common.add_limit_flags(p)
     from helm_core.cli import chartref
     chartref.add_flags(p)
 

@@ -16,35 +16,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from helm_core.support.records import record
-from helm_operator import errors, settings as settings_mod
+from helm_operator import errors, identity, settings as settings_mod
 
-#: Annotation on the Release naming the HelmRequest (``<namespace>/<name>``) that owns it.
-OWNER_ANNOTATION = "helm.sh/helmrequest"
 #: Kubernetes' username for a ServiceAccount, used for impersonation.
 SERVICE_ACCOUNT_USER = "system:serviceaccount:{namespace}:{name}"
-
-
-@record(frozen=True)
-class ReleaseKey:
-    """A release's identity: one operation at a time per key."""
-
-    namespace: str
-    name: str
-
-    def __str__(self) -> str:
-        return f"{self.namespace}/{self.name}"
-
-
-def release_key(meta: Mapping[str, Any], spec: Mapping[str, Any]) -> ReleaseKey:
-    """The release a request manages (defaults: its own name and namespace)."""
-    return ReleaseKey(namespace=spec.get("targetNamespace") or meta["namespace"],
-                      name=spec.get("releaseName") or meta["name"])
-
-
-def owner_id(meta: Mapping[str, Any]) -> str:
-    """The value of :data:`OWNER_ANNOTATION` for this request."""
-    return f"{meta['namespace']}/{meta['name']}"
+# The request's identity and its release's (defined in identity.py, used here under these names).
+OWNER_ANNOTATION, ReleaseKey = identity.OWNER_ANNOTATION, identity.ReleaseKey
+release_key, owner_id = identity.release_key, identity.owner_id
 
 
 def check_owner(key: ReleaseKey, *, claimed_by: str, requester: str) -> None:
@@ -57,12 +35,12 @@ def check_owner(key: ReleaseKey, *, claimed_by: str, requester: str) -> None:
 
 
 def service_account(meta: Mapping[str, Any], spec: Mapping[str, Any], *,
-                    security: settings_mod.SecuritySettings) -> str:
+                    security: settings_mod.SecuritySettings, kind: str = "HelmRequest") -> str:
     """The ServiceAccount name to act as, or "" for the controller's own identity."""
     name = spec.get("serviceAccountName") or security.default_service_account
     if not name and security.require_service_account:
         raise errors.RequestError(
-            f"HelmRequest {owner_id(meta)}: spec.serviceAccountName is required by the operator "
+            f"{kind} {owner_id(meta)}: spec.serviceAccountName is required by the operator "
             "(no default service account is configured)", reason="ServiceAccountRequired")
     return name
 

@@ -56,6 +56,15 @@ class SecuritySettings:
     """When true, a request with no serviceAccountName (and no default) is Stalled instead of
     running with the controller's own rights."""
 
+    no_cross_namespace_refs: bool = False
+    """When true (``--no-cross-namespace-refs``), a HelmRequest may only name a HelmRepository
+    of its own namespace. False by default, as Flux: a platform team shares one repository
+    (and its credentials, never shown to the request) with every namespace."""
+    act_as: str = "serviceaccount"
+    """``serviceaccount`` (default): releases run as the request's ServiceAccount.
+    ``requester``: as the user who last applied the request, stamped at admission
+    (docs/requester.md). A Namespace's ``helm.sh/act-as`` label overrides it for its requests."""
+
 
 @record(frozen=True)
 class RuntimeSettings:
