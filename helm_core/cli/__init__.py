@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from helm_core.support import cachedirs, memo
 from helm_core.errors import HelmError
+from helm_core.cli.naming import add_name_flags, release_name_and_chart  # noqa: F401 - re-exported
 from helm_core.cli.common import (  # shared with the command modules
     add_limit_flags as _add_limit_flags, add_lua_flags as _add_lua_flags,
     add_values_flags as _add_values_flags, lua_log as _lua_log, lua_options as _lua_options,
@@ -66,50 +67,6 @@ def cmd_template(args: argparse.Namespace) -> int:
     else:
         _write(text)
     return 0
-
-
-def release_name_and_chart(args: argparse.Namespace, *, default: str = "") -> tuple[str, str]:
-    """Helm's ``NameAndChart``: ``NAME CHART``, or ``CHART`` with ``--name-template``,
-    ``--generate-name`` or (template only) a default name; names are checked as helm checks them."""
-    from helm_core.storage import names as release_names
-
-    positional = list(args.args)
-    generate = getattr(args, "generate_name", False)
-    name_template = getattr(args, "name_template", "") or ""
-    if len(positional) > 2:
-        raise HelmError(f"expected at most two arguments, unexpected arguments: {', '.join(positional[2:])}")
-    if len(positional) == 2:
-        if generate:
-            raise HelmError("cannot set --generate-name and also specify a name")
-        if name_template:
-            raise HelmError("cannot set --name-template and also specify a name")
-        name, chart = positional
-    elif name_template:
-        name, chart = _name_from_template(name_template), positional[0]
-    elif getattr(args, "release_name", None):
-        name, chart = args.release_name, positional[0]
-    elif default:  # helm template names the release before --generate-name is looked at
-        name, chart = default, positional[0]
-    elif generate:
-        import time
-        chart = positional[0]
-        base = os.path.basename(chart.rstrip("/")) or "chart"
-        base = "chart" if base == "." else base.split(".", 1)[0]
-        name = f"{base}-{int(time.time())}"
-    else:
-        raise HelmError("must either provide a name or specify --generate-name")
-    release_names.check_name(name)
-    return name, chart
-
-
-def _name_from_template(text: str) -> str:
-    """``--name-template``: a Go template rendered with the chart functions and no data."""
-    from helm_core.gotemplate import Environment
-    from helm_core.gotemplate.funcs import sprig
-
-    tset = Environment(sprig.SPRIG_FUNCS).new_set("name-template")
-    tset.parse("name-template", text)
-    return tset.execute("name-template", None)
 
 
 def _check_kube_version(text: str | None) -> None:
@@ -260,13 +217,6 @@ def _raw_chart_yaml(source: str, data: bytes | None) -> bytes:
     from helm_core.chart import archive
     files = archive.read_archive(data if data is not None else p.read_bytes(), source=source)
     return next((body for name, body in files if name == "Chart.yaml"), b"")
-
-
-def add_name_flags(p: argparse.ArgumentParser) -> None:
-    """``--generate-name`` and ``--name-template`` (install and template)."""
-    p.add_argument("-g", "--generate-name", action="store_true",
-                   help="generate the name (and omit the NAME parameter)")
-    p.add_argument("--name-template", default="", help="specify template used to name the release")
 
 
 def _add_template(sub: Any) -> None:
@@ -467,6 +417,7 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
     parser = build_parser(command if command in LOCAL_COMMANDS else None)
     _ArgumentParser.argv = rest
     args, extra = parser.parse_known_args(rest)
+    args.parser = parser  # `completion` describes the parser it was parsed with (the full one)
     if extra:
         raise UsageError(words.unrecognized(words.command_path(_full_prog(getattr(args, "_path", "helm-core"), rest)), extra))
     settings = settings_mod.load(found, os.environ)

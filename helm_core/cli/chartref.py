@@ -32,8 +32,8 @@ def add_flags(p: argparse.ArgumentParser, *, with_auth: bool = True) -> None:
     p.add_argument("--devel", action="store_true",
                    help="use development versions, too (equivalent to version '>0.0.0-0')")
     if with_auth:
-        from helm_core.cli import sources as cli_sources
-        cli_sources._add_auth_flags(p)
+        from helm_core.cli import common
+        common.add_auth_flags(p)
 
 
 def _ref_options(args: argparse.Namespace) -> tuple[str, bool]:
@@ -82,10 +82,10 @@ def _cache(args: argparse.Namespace) -> Any:
 
 def _flag_credentials(args: argparse.Namespace) -> Any:
     from helm_core import sources
-    from helm_core.cli import sources as cli_sources
+    from helm_core.cli import common
     if not hasattr(args, "username"):
         return sources.Credentials()
-    return cli_sources._credentials(args)
+    return common.credentials(args)
 
 
 def _oci(args: argparse.Namespace, text: str) -> tuple[str, bytes]:

@@ -291,8 +291,8 @@ def cmd_registry_login(args: argparse.Namespace) -> int:
 
 
 def _read(path: str) -> bytes:
-    from helm_core.cli import sources as cli_sources
-    return cli_sources._read(path)
+    from helm_core.cli import common
+    return common.read_file(path)
 
 
 def cmd_registry_logout(args: argparse.Namespace) -> int:
@@ -356,10 +356,9 @@ def cmd_version(args: argparse.Namespace) -> int:
 # --------------------------------------------------------------------------- completion
 
 def cmd_completion(args: argparse.Namespace) -> int:
-    from helm_core import cli
     from helm_core.cli import completion
 
-    sys.stdout.write(completion.script(args.shell, cli.build_parser()))
+    sys.stdout.write(completion.script(args.shell, args.parser))
     return 0
 
 
@@ -450,13 +449,13 @@ def cmd_dependency_list(args: argparse.Namespace) -> int:
 
 
 def cmd_dependency_update(args: argparse.Namespace) -> int:
-    from helm_core.cli import sources as cli_sources
+    from helm_core.cli import common
     from helm_core.sources import dependency, helmconfig
 
     settings = args.settings
     entries = helmconfig.load_repositories(settings.repository_config)
     by_url = {e.url.rstrip("/"): e for e in entries}
-    flags = cli_sources._credentials(args)
+    flags = common.credentials(args)
 
     def credentials(repository: str) -> Any:
         url = dependency.named_repository(repository, {e.name: e.url for e in entries}).rstrip("/")
@@ -496,7 +495,7 @@ def _add_output(p: argparse.ArgumentParser) -> None:
 def register(sub: Any) -> None:
     """Add these commands to ``helm-core``'s subparsers (``repo`` and ``dependency`` extend the
     parsers :mod:`helm_core.cli.sources` made)."""
-    from helm_core.cli import sources as cli_sources
+    from helm_core.cli import common
 
     repo_sub = _subparsers(sub.choices["repo"])
     p = repo_sub.add_parser("add", help="add a chart repository")
@@ -587,26 +586,6 @@ def register(sub: Any) -> None:
     p = dep_sub.add_parser("update", aliases=["up"], help="update charts/ based on the contents of Chart.yaml")
     p.add_argument("chart", nargs="?", default=".")
     p.add_argument("--skip-refresh", action="store_true", help="do not refresh the local repository cache")
-    cli_sources._add_auth_flags(p)
+    common.add_auth_flags(p)
     p.set_defaults(func=cmd_dependency_update)
 
-
-# --------------------------------------------------------------------------- get metadata
-
-def metadata_text(release: Any, revision: int | None, output: str) -> str:
-    """``helm get metadata``: helm's fields, ``REVISION`` helm's integer and ``VERSION_ID`` the
-    ULID (``version`` in helm is the chart's version, so the ULID gets its own key)."""
-    from helm_core.cli import release as cli_release
-
-    deployed = cli_release.rfc3339(release.last_deployed)
-    if output != "table":
-        data = {"name": release.name, "chart": release.chart_name, "version": release.chart_version,
-                "appVersion": release.app_version, "namespace": release.namespace,
-                "revision": revision, "versionId": str(release.version),
-                "status": release.status.value, "deployedAt": deployed}
-        return cli_release.encode(data, output)
-    return (f"NAME: {release.name}\nCHART: {release.chart_name}\nVERSION: {release.chart_version}\n"
-            f"APP_VERSION: {release.app_version}\nANNOTATIONS: \nDEPENDENCIES: \n"
-            f"NAMESPACE: {release.namespace}\nREVISION: {revision}\n"
-            f"VERSION_ID: {release.version}\nSTATUS: {release.status.value}\n"
-            f"DEPLOYED_AT: {deployed}\n")

@@ -210,9 +210,8 @@ def _load_chart(path: str) -> Any:
 
 def cmd_install(args: argparse.Namespace) -> int:
     from helm_core.action import install
-    from helm_core import cli
-    from helm_core.cli import chartref, common
-    name, chart_path = cli.release_name_and_chart(args)
+    from helm_core.cli import chartref, common, naming
+    name, chart_path = naming.release_name_and_chart(args)
     chart = chartref.load(args, chart_path)
     cfg = _configuration(args)
     result = install.run(cfg, chart, common.values(args), install.InstallOptions(
@@ -277,9 +276,8 @@ def cmd_get(args: argparse.Namespace) -> int:
     release = get.run(cfg, args.name, args.namespace, _version_arg(args.revision))
     what = args.what
     if what == "metadata":
-        from helm_core.cli import helmcmds
         revision = revision_numbers(cfg, release.namespace, release.name).get(str(release.version))
-        sys.stdout.write(helmcmds.metadata_text(release, revision, args.output))
+        sys.stdout.write(metadata_text(release, revision, args.output))
     elif what == "manifest":
         sys.stdout.write(release.manifest)
     elif what == "hooks":
@@ -300,6 +298,22 @@ def cmd_get(args: argparse.Namespace) -> int:
                                   + encode(dict(release.user_values), "yaml") + "\nCOMPUTED VALUES:\n"
                                   + encode(dict(release.chart_values), "yaml") + "\n"))
     return 0
+
+
+def metadata_text(release: rel.ReleaseVersion, revision: int | None, output: str) -> str:
+    """``helm get metadata``: helm's fields, ``REVISION`` helm's integer and ``VERSION_ID`` the
+    stored version (``version`` in helm is the chart's version, so ours gets its own key)."""
+    deployed = rfc3339(release.last_deployed)
+    if output != "table":
+        return encode({"name": release.name, "chart": release.chart_name, "version": release.chart_version,
+                       "appVersion": release.app_version, "namespace": release.namespace,
+                       "revision": revision, "versionId": str(release.version),
+                       "status": release.status.value, "deployedAt": deployed}, output)
+    return (f"NAME: {release.name}\nCHART: {release.chart_name}\nVERSION: {release.chart_version}\n"
+            f"APP_VERSION: {release.app_version}\nANNOTATIONS: \nDEPENDENCIES: \n"
+            f"NAMESPACE: {release.namespace}\nREVISION: {revision}\n"
+            f"VERSION_ID: {release.version}\nSTATUS: {release.status.value}\n"
+            f"DEPLOYED_AT: {deployed}\n")
 
 
 def cmd_history(args: argparse.Namespace) -> int:
@@ -398,10 +412,10 @@ def _install_like(p: argparse.ArgumentParser) -> None:
 
 def register(sub: Any) -> None:
     """Add the release commands to ``helm-core``'s subcommand parser."""
-    from helm_core import cli
+    from helm_core.cli import naming
     p = sub.add_parser("install", help="install a chart as a release")
     p.add_argument("args", nargs="+", metavar="[NAME] CHART")
-    cli.add_name_flags(p)
+    naming.add_name_flags(p)
     p.add_argument("--replace", action="store_true",
                    help="re-use the name of an uninstalled or failed release")
     _install_like(p)

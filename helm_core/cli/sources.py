@@ -15,6 +15,7 @@ from typing import Any
 
 from typing import TYPE_CHECKING
 
+from helm_core.cli import common
 from helm_core.errors import HelmError, SourceError
 
 if TYPE_CHECKING:
@@ -25,35 +26,10 @@ if TYPE_CHECKING:
 # uses them, so that `helm-core template` does not pay for them at start-up.
 
 
-def _add_auth_flags(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--username", default="", help="chart repository username")
-    p.add_argument("--password", default="", help="chart repository password")
-    p.add_argument("--token", default="", help="bearer token (instead of username/password)")
-    p.add_argument("--ca-file", default="", help="verify certificates of HTTPS servers using this CA bundle")
-    p.add_argument("--cert-file", default="", help="identify with this SSL certificate file")
-    p.add_argument("--key-file", default="", help="identify with this SSL key file")
-    p.add_argument("--insecure-skip-tls-verify", action="store_true", help="skip TLS certificate checks")
-    p.add_argument("--pass-credentials", action="store_true", help="pass credentials to all domains")
-    p.add_argument("--plain-http", action="store_true", help="use insecure HTTP connections for OCI")
-    p.add_argument("--cache-dir", default="", help="chart cache folder (default $HELM_CORE_CACHE or ~/.cache/helm-core)")
-
-
-def _read(path: str) -> bytes:
-    if not path:
-        return b""
-    try:
-        return Path(path).read_bytes()
-    except OSError as exc:
-        raise SourceError(f"{path}: {exc.strerror}") from None
-
-
-def _credentials(args: argparse.Namespace) -> sources.Credentials:
-    from helm_core import sources
-    return sources.Credentials(
-        username=args.username, password=args.password, token=args.token,
-        ca_pem=_read(args.ca_file), cert_pem=_read(args.cert_file), key_pem=_read(args.key_file),
-        insecure_skip_verify=args.insecure_skip_tls_verify, pass_credentials=args.pass_credentials,
-    )
+# Credential flags are shared with every command that takes a chart (helm_core.cli.common).
+_add_auth_flags = common.add_auth_flags
+_read = common.read_file
+_credentials = common.credentials
 
 
 def _cache(args: argparse.Namespace) -> cache_mod.Cache:
