@@ -30,7 +30,10 @@ from helm_core import isolation
 from helm_core.support import limits as limits_mod
 from helm_core import sources as core_sources
 from helm_core.action import config as action_config
+from helm_core.action import crds as crd_policy
 from helm_core.action import install, rollback, template, uninstall, upgrade
+from helm_core.action import test as test_action
+from helm_core.engine import postrender
 from helm_core.engine import renderer as renderer_mod
 from helm_core.kube import client as kclient
 from helm_core.lua import permissions as lua_permissions
@@ -38,7 +41,7 @@ from helm_core.support.records import field, record
 from helm_core.storage import driver as drv
 from helm_core.storage import release as rel
 from helm_core.storage import secrets
-from helm_operator import drift, errors, policy, settings as settings_mod, sources, status
+from helm_operator import drift, errors, policy, remote, settings as settings_mod, sources, status
 
 DEFAULT_TIMEOUT_S = 300.0
 DEFAULT_MAX_HISTORY = 10
@@ -91,6 +94,9 @@ class Runtime:
     """``superseded(metadata)``: why waits for this generation should stop ("" to go on)."""
     stopping: Callable[[], bool] = lambda: False
     """True once the controller is shutting down: failures are then not reported."""
+    connect: remote.Connect | None = None
+    """Clients of remote clusters (``spec.kubeConfig``) by kubeconfig content; None makes one
+    per use."""
     render_pool: isolation.RenderPool | None = None
     """Worker processes that load, check and render charts; None renders in this process
     (tests of the reconcile logic only: a controller always isolates chart code)."""
@@ -132,6 +138,13 @@ def client_for(rt: Runtime, meta: Mapping[str, Any], spec: Mapping[str, Any]) ->
             f"service account {meta['namespace']}/{account} not found", reason="ServiceAccountNotFound"
         ) from None
     return rt.impersonate(account, meta["namespace"])
+
+
+def target_for(rt: Runtime, meta: Mapping[str, Any], spec: Mapping[str, Any],
+               local: kclient.ClusterClient) -> kclient.ClusterClient:
+    """Where the release lives: ``local`` or the cluster of ``spec.kubeConfig``."""
+    return remote.target(local, meta, spec, security=rt.settings.security,
+                         connect=rt.connect or remote.connector(field_manager=local.field_manager))
 
 
 def reader(client: kclient.ClusterClient, namespace: str) -> sources.Reader:
@@ -182,6 +195,7 @@ def apply(rt: Runtime, body: Mapping[str, Any]) -> Outcome:
     ref, credentials = sources.chart_ref(spec, namespace=meta["namespace"], read=read)
     chart_info = core_sources.resolve(ref, credentials, rt.cache)
     renderer = rt.renderer_for(meta, spec)
+    client = target_for(rt, meta, spec, client)
     cfg = action_config.Configuration(client=client, driver=secrets.SecretsDriver(client), log=rt.log,
                                       cancelled=functools.partial(rt.superseded, meta),
                                       renderer=renderer)
@@ -225,6 +239,7 @@ def apply(rt: Runtime, body: Mapping[str, Any]) -> Outcome:
         if refusal:
             raise errors.RequestError(refusal, reason="LuaPermissionDenied")
         lua = template.LuaOptions(accepted_permissions=granted)
+        post_render = postrender.from_spec(spec.get("postRenderers"), spec.get("commonMetadata"))
         max_history = int(spec.get("maxHistory", DEFAULT_MAX_HISTORY))
         live = [v for v in history if v.status is not rel.Status.UNINSTALLED]
         if not live or all(v.status is rel.Status.FAILED for v in live) and not any(
@@ -235,7 +250,8 @@ def apply(rt: Runtime, body: Mapping[str, Any]) -> Outcome:
                 name=key.name, namespace=key.namespace, chart_source=chart_info.source,
                 wait=opts.get("wait", True), timeout_s=parse_duration(opts.get("timeout"), DEFAULT_TIMEOUT_S),
                 create_namespace=bool(opts.get("createNamespace")), replace=bool(history),
-                no_hooks=bool(opts.get("disableHooks")), lua=lua,
+                no_hooks=bool(opts.get("disableHooks")), lua=lua, post_render=post_render,
+                crds=crd_policy.check_policy(opts.get("crds") or "", default=crd_policy.INSTALL_DEFAULT),
                 description=f"Install by HelmRequest {policy.owner_id(meta)}"))
         else:
             action = "upgrade"
@@ -245,13 +261,30 @@ def apply(rt: Runtime, body: Mapping[str, Any]) -> Outcome:
                 wait=opts.get("wait", True), timeout_s=parse_duration(opts.get("timeout"), DEFAULT_TIMEOUT_S),
                 atomic=bool(opts.get("atomic")), reset_values=True,
                 no_hooks=bool(opts.get("disableHooks")), lua=lua, max_history=max_history,
+                post_render=post_render,
+                crds=crd_policy.check_policy(opts.get("crds") or "", default=crd_policy.UPGRADE_DEFAULT),
                 description=f"Upgrade by HelmRequest {policy.owner_id(meta)}"))
         if action == "install" and 0 < max_history <= len(history):  # upgrade prunes itself
             drv.prune_history(cfg.driver, key.namespace, key.name, max_history)
+        tested = _test(cfg, spec, done)
         out = _success(old, generation, done, values.digest, chart_info, action, now)
         out.pop("rolledBackTo", None)
         out.pop("drift", None)
+        if tested is not None:
+            out["lastTest"] = tested
         return Outcome(action, out)
+
+
+def _test(cfg: action_config.Configuration, spec: Mapping[str, Any],
+          done: rel.ReleaseVersion) -> dict[str, Any] | None:
+    """``spec.test``: the release's test hooks after an install/upgrade; a failure raises
+    ``TestFailedError`` (remediated as a failed upgrade) unless ``ignoreFailures``."""
+    asked = spec.get("test") or {}
+    if not asked.get("enable"):
+        return None
+    timeout = parse_duration(asked.get("timeout"), DEFAULT_TIMEOUT_S)
+    return test_action.after_release(cfg, done, test_action.TestOptions(
+        timeout_s=timeout, ignore_failures=bool(asked.get("ignoreFailures")))).summary()
 
 
 def remediate(rt: Runtime, body: Mapping[str, Any], *, action: str) -> str:
@@ -264,7 +297,7 @@ def remediate(rt: Runtime, body: Mapping[str, Any], *, action: str) -> str:
     if strategy == "none" or action not in ("install", "upgrade"):
         return ""
     key = policy.release_key(meta, spec)
-    client = client_for(rt, meta, spec)
+    client = target_for(rt, meta, spec, client_for(rt, meta, spec))
     cfg = action_config.Configuration(client=client, driver=secrets.SecretsDriver(client), log=rt.log,
                                       cancelled=functools.partial(rt.superseded, meta))
     with rt.release_lock(key):
@@ -286,7 +319,7 @@ def delete(rt: Runtime, body: Mapping[str, Any]) -> str:
     A release owned by another request, or already gone, is left alone and said so."""
     meta, spec = body["metadata"], body.get("spec") or {}
     key = policy.release_key(meta, spec)
-    client = client_for(rt, meta, spec)
+    client = target_for(rt, meta, spec, client_for(rt, meta, spec))
     ref = kclient.ObjectRef(secrets.RELEASE_API_VERSION, secrets.RELEASE_KIND, key.name, key.namespace)
     try:
         current = client.get(ref)
