@@ -16,6 +16,8 @@ Rules (Flux's HelmRelease v2 with Helm 3's ``nohooks`` strategy):
 - ``images`` set the ``image`` of every container, init container and ephemeral container
   whose image name (without tag or digest) equals ``name``: ``newName`` replaces the name,
   ``newTag`` the tag, ``digest`` the digest (``name:tag@digest`` when both are given).
+- Patch text is read as Helm reads YAML (1.1 rules): quote ``yes``/``no``/``on``/``off``/
+  ``y``/``n`` meant as strings (kustomize's YAML 1.2 reader keeps them strings).
 """
 from __future__ import annotations
 

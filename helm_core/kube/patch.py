@@ -212,7 +212,7 @@ def _full_match(pattern: str, value: str) -> bool:
 
 
 _SET_TERM = re.compile(r"^\s*([^\s!=<>]+)\s+(in|notin)\s*\(([^)]*)\)\s*$")
-_CMP_TERM = re.compile(r"^\s*([^\s!=<>]+)\s*(==|=|!=)\s*([^\s]*)\s*$")
+_CMP_TERM = re.compile(r"^\s*([^\s!=<>]+)\s*(==|=|!=)\s*([A-Za-z0-9_.-]*)\s*$")
 _EXISTS_TERM = re.compile(r"^\s*(!?)\s*([^\s!=<>(),]+)\s*$")
 
 
