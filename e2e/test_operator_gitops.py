@@ -92,10 +92,10 @@ CRD_V2 = CRD_V1.replace("              size: {{type: integer}}\n",
 
 def crd_chart(group: str, crd: str, version: str) -> bytes:
     return chart_tgz({
-        "demo/Chart.yaml": f"apiVersion: v2\nname: demo\nversion: {version}\n",
-        "demo/values.yaml": "n: 1\n",
-        "demo/crds/widget.yaml": crd.format(group=group),
-        "demo/templates/widget.yaml": f"apiVersion: {group}/v1\nkind: Widget\nmetadata:\n  name: w\n"
+        "Chart.yaml": f"apiVersion: v2\nname: demo\nversion: {version}\n",
+        "values.yaml": "n: 1\n",
+        "crds/widget.yaml": crd.format(group=group),
+        "templates/widget.yaml": f"apiVersion: {group}/v1\nkind: Widget\nmetadata:\n  name: w\n"
                                       "spec:\n  size: {{ .Values.n }}\n"})
 
 
@@ -139,12 +139,12 @@ def test_upgrade_crds_skip_leaves_a_crd_and_create_replace_updates_it(
 
 
 TESTED_CHART = {
-    "demo/Chart.yaml": "apiVersion: v2\nname: demo\nversion: 0.1.0\n",
-    "demo/values.yaml": "fail: false\nmessage: one\n",
-    "demo/templates/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\n"
+    "Chart.yaml": "apiVersion: v2\nname: demo\nversion: 0.1.0\n",
+    "values.yaml": "fail: false\nmessage: one\n",
+    "templates/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\n"
                               "data:\n  message: {{ .Values.message | quote }}\n",
     # kwok runs the pod; a node selector nothing matches plus a 1s deadline makes it fail
-    "demo/templates/tests/smoke.yaml": (
+    "templates/tests/smoke.yaml": (
         "apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: smoke\n  annotations:\n"
         "    helm.sh/hook: test\n    helm.sh/hook-delete-policy: before-hook-creation\n"
         "spec:\n{{- if .Values.fail }}\n  activeDeadlineSeconds: 1\n{{- end }}\n  backoffLimit: 0\n"
