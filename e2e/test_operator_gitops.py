@@ -93,10 +93,10 @@ CRD_V2 = CRD_V1.replace("              size: {{type: integer}}\n",
 def crd_chart(group: str, crd: str, version: str) -> bytes:
     return chart_tgz({
         "Chart.yaml": f"apiVersion: v2\nname: demo\nversion: {version}\n",
-        "values.yaml": "n: 1\n",
+        "values.yaml": "size: 1\n",
         "crds/widget.yaml": crd.format(group=group),
         "templates/widget.yaml": f"apiVersion: {group}/v1\nkind: Widget\nmetadata:\n  name: w\n"
-                                      "spec:\n  size: {{ .Values.n }}\n"})
+                                      "spec:\n  size: {{ .Values.size }}\n"})
 
 
 def widget_properties(api: k8s.ApiClient, group: str) -> set[str]:
@@ -127,12 +127,12 @@ def test_upgrade_crds_skip_leaves_a_crd_and_create_replace_updates_it(
     assert widget_properties(api, group) == {"size"}
 
     replace_chart(api, namespace, crd_chart(group, CRD_V2, "0.2.0"))
-    patch_spec(objects, namespace, "app", {"values": {"n": 2}})  # upgrade.crds defaults to Skip
+    patch_spec(objects, namespace, "app", {"values": {"size": 2}})  # upgrade.crds defaults to Skip
     obj = wait_for(objects, namespace, ready_at(2), timeout=SLOW_S)
     assert obj["status"]["chartVersion"] == "0.2.0"
     assert widget_properties(api, group) == {"size"}
 
-    patch_spec(objects, namespace, "app", {"values": {"n": 3}, "upgrade": {"crds": "CreateReplace",
+    patch_spec(objects, namespace, "app", {"values": {"size": 3}, "upgrade": {"crds": "CreateReplace",
                                                                           "timeout": "60s"}})
     wait_for(objects, namespace, ready_at(3), timeout=SLOW_S)
     assert widget_properties(api, group) == {"size", "color"}
