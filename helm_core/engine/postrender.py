@@ -182,7 +182,8 @@ def _apply_patch(objects: list[dict[str, Any]], one: Patch, *, where: str,
         if one.target is None:
             raise PatchError(f"{where}: a JSON 6902 patch needs a target")
         selector = one.target
-        return [kpatch.apply_json6902(o, docs[0], where=f"{where} on {_describe(o)}")
+        compiled = kpatch.Json6902(docs[0], where=where)
+        return [compiled.apply(o, where=f"{where} on {_describe(o)}")
                 if selector.matches(o, default_namespace=namespace) else o for o in objects]
     for doc in docs:
         if not isinstance(doc, Mapping):
@@ -257,19 +258,36 @@ def new_image(ref: str, image: Image) -> str:
 
 
 def _set_images(value: Any, image: Image) -> Any:
-    if isinstance(value, Mapping):
-        out = {}
+    """``value`` with ``image`` applied; the very same object when nothing changed."""
+    if isinstance(value, dict):
+        out: dict[str, Any] | None = None
         for key, item in value.items():
             if key in _CONTAINERS and isinstance(item, list):
-                out[key] = [dict(_set_images(c, image), image=new_image(c["image"], image))
-                            if isinstance(c, Mapping) and isinstance(c.get("image"), str)
-                            else _set_images(c, image) for c in item]
-            else:
-                out[key] = _set_images(item, image)
-        return out
+                new = [_set_container_image(c, image) for c in item]
+                if any(a is not b for a, b in zip(new, item)):
+                    out = out if out is not None else dict(value)
+                    out[key] = new
+            elif isinstance(item, (dict, list)):
+                new_item = _set_images(item, image)
+                if new_item is not item:
+                    out = out if out is not None else dict(value)
+                    out[key] = new_item
+        return value if out is None else out
     if isinstance(value, list):
-        return [_set_images(v, image) for v in value]
+        new_list = [_set_images(v, image) for v in value]
+        return value if all(a is b for a, b in zip(new_list, value)) else new_list
     return value
+
+
+def _set_container_image(container: Any, image: Image) -> Any:
+    if not isinstance(container, dict):
+        return container
+    ref = container.get("image")
+    if isinstance(ref, str):
+        new_ref = new_image(ref, image)
+        if new_ref != ref:
+            return dict(container, image=new_ref)
+    return container
 
 
 def _with_metadata(obj: Mapping[str, Any], labels: Mapping[str, str],

@@ -68,7 +68,7 @@ def parse(text: bytes, *, where: str = "kubeConfig") -> dict[str, Any]:
         if len(contexts) != 1:
             raise ClusterError(f"{where}: no current-context and {len(contexts)} contexts")
         config = dict(config, **{"current-context": contexts[0].get("name")})
-    return config
+    return dict(config)
 
 
 def digest(text: bytes) -> str:
