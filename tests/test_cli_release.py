@@ -73,11 +73,11 @@ def test_post_renderers_file_and_crds_flag(tmp_path) -> None:
                     "commonMetadata:\n  labels: {team: x}\n")
     args = cli.build_parser().parse_args(["upgrade", "web", "./chart", "--post-renderers", str(spec),
                                           "--crds", "CreateReplace"])
-    options = cli_release._post_render(args)
+    options = cli._post_render_options(args)
     assert options.kustomize[0].images[0].new_tag == "2" and options.common_labels == {"team": "x"}
     assert args.crds == "CreateReplace"
     spec.write_text("patches: []\n")
     with pytest.raises(PatchError, match="expected a map with postRenderers"):
-        cli_release._post_render(args)
+        cli._post_render_options(args)
     with pytest.raises(SystemExit):
         cli.build_parser().parse_args(["install", "web", "./chart", "--crds", "Replace"])

@@ -80,6 +80,24 @@ def _lua_log(line: str) -> None:
     print(f"lua: {line}", file=sys.stderr)
 
 
+def _post_render_options(args: argparse.Namespace) -> Any:
+    """``--post-renderers FILE``: ``postRenderers`` and ``commonMetadata`` as a HelmRequest's
+    spec (Flux's shapes) holds them."""
+    from helm_core.engine import postrender
+    from helm_core.errors import PatchError
+    from helm_core.golib import goyaml
+    if not args.post_renderers:
+        return postrender.NONE
+    try:
+        spec = goyaml.load(Path(args.post_renderers).read_text(), source=args.post_renderers) or {}
+    except (OSError, ValueError) as exc:
+        raise PatchError(f"--post-renderers {args.post_renderers}: {exc}") from None
+    if not isinstance(spec, dict) or set(spec) - {"postRenderers", "commonMetadata"}:
+        raise PatchError(f"--post-renderers {args.post_renderers}: expected a map with postRenderers "
+                         f"and/or commonMetadata")
+    return postrender.from_spec(spec.get("postRenderers"), spec.get("commonMetadata"))
+
+
 def _template_options(args: argparse.Namespace, name: str, chart: Any) -> "template_action.TemplateOptions":
     from helm_core.action import template as template_action
 
@@ -98,6 +116,7 @@ def _template_options(args: argparse.Namespace, name: str, chart: Any) -> "templ
         strict=args.strict,
         is_upgrade=args.is_upgrade,
         lua=_lua_options(args, chart),
+        post_render=_post_render_options(args),
     )
 
 
@@ -218,6 +237,8 @@ def _add_template(sub: Any) -> None:
     t.add_argument("--output-dir", help="write files into this folder instead of stdout")
     t.add_argument("--strict", action="store_true", help="fail on missing values")
     t.add_argument("--is-upgrade", action="store_true", help="set .Release.IsUpgrade")
+    t.add_argument("--post-renderers", metavar="FILE",
+                   help="YAML with postRenderers and/or commonMetadata (Flux's shapes) applied after render")
     _add_values_flags(t)
     _add_lua_flags(t)
     _add_limit_flags(t)

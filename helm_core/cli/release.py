@@ -176,24 +176,6 @@ def _load_chart(path: str) -> Any:
     return loader.load(path)
 
 
-def _post_render(args: argparse.Namespace) -> Any:
-    """``--post-renderers FILE``: ``postRenderers`` and ``commonMetadata`` as a HelmRequest's
-    spec (Flux's shapes) holds them."""
-    from helm_core.engine import postrender
-    from helm_core.errors import PatchError
-    from helm_core.golib import goyaml
-    if not args.post_renderers:
-        return postrender.NONE
-    try:
-        spec = goyaml.load(Path(args.post_renderers).read_text(), source=args.post_renderers) or {}
-    except (OSError, ValueError) as exc:
-        raise PatchError(f"--post-renderers {args.post_renderers}: {exc}") from None
-    if not isinstance(spec, dict) or set(spec) - {"postRenderers", "commonMetadata"}:
-        raise PatchError(f"--post-renderers {args.post_renderers}: expected a map with postRenderers "
-                         f"and/or commonMetadata")
-    return postrender.from_spec(spec.get("postRenderers"), spec.get("commonMetadata"))
-
-
 def cmd_install(args: argparse.Namespace) -> int:
     from helm_core.action import install
     from helm_core import cli
@@ -204,7 +186,7 @@ def cmd_install(args: argparse.Namespace) -> int:
         dry_run=args.dry_run, wait=args.wait, timeout_s=_timeout(args), atomic=args.atomic,
         create_namespace=args.create_namespace, take_ownership=args.take_ownership,
         replace=args.replace, no_hooks=args.no_hooks, description=args.description,
-        lua=cli._lua_options(args, chart), post_render=_post_render(args),
+        lua=cli._lua_options(args, chart), post_render=cli._post_render_options(args),
         **({"crds": args.crds} if args.crds else {})))
     _print_release(result, args.output)
     return 0
@@ -225,7 +207,7 @@ def cmd_upgrade(args: argparse.Namespace) -> int:
         reset_then_reuse_values=args.reset_then_reuse_values,
         create_namespace=args.create_namespace, take_ownership=args.take_ownership,
         no_hooks=args.no_hooks, description=args.description, max_history=upgrade.DEFAULT_MAX_HISTORY if args.history_max is None else args.history_max,
-        lua=cli._lua_options(args, chart), post_render=_post_render(args),
+        lua=cli._lua_options(args, chart), post_render=cli._post_render_options(args),
         **({"crds": args.crds} if args.crds else {})))
     if result.status is rel.Status.DEPLOYED and result.description != "Install complete":
         print(f'Release "{args.name}" has been upgraded. Happy Helming!')

@@ -63,3 +63,14 @@ def test_crds_folder_keeps_only_custom_resource_definitions(tmp_path: Path) -> N
     found = crds.crd_objects(files, log=lines.append)
     assert [o["metadata"]["name"] for o in found] == ["a.b.c"]
     assert "stray" in lines[0] and "CustomResourceDefinitions only" in lines[0]
+
+
+def test_template_post_renders_objects_not_hooks(tmp_path: Path) -> None:
+    from helm_core.action import template
+
+    chart = make_chart(tmp_path, {"a.yaml": configmap("a"), "h.yaml": HOOK})
+    result = template.run(chart, {}, template.TemplateOptions(
+        post_render=postrender.from_spec(None, {"labels": {"team": "x"}})))
+    assert [m.obj["metadata"]["labels"] for m in result.manifests] == [{"team": "x"}]
+    assert "labels" not in result.hooks[0].manifest.obj["metadata"]
+    assert "team: x" in template.output_text(result, template.TemplateOptions())
