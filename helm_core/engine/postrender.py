@@ -10,7 +10,8 @@ Rules (Flux's HelmRelease v2 with Helm 3's ``nohooks`` strategy):
   strategic merge patch when it is a map (see :mod:`helm_core.kube.patch` for what merges how).
   A strategic merge patch without a target applies to the object its own apiVersion, kind,
   metadata.name (and namespace) name, which must exist; with a target, to every object it
-  selects (none is no error), whatever name the patch carries.
+  selects (none is no error), whatever name the patch carries. A strategic merge patch whose
+  top level is ``$patch: delete`` removes the objects it applies to from the release.
 - A target's namespace is matched against the object's namespace, or the release namespace
   for objects that name none (Helm installs them there).
 - ``images`` set the ``image`` of every container, init container and ephemeral container
@@ -139,31 +140,42 @@ def run(objects: Sequence[Mapping[str, Any]], options: PostRenderOptions, *,
         namespace: str = "") -> list[dict[str, Any]]:
     """``objects`` after the post-renderers (module rules); inputs unchanged. ``namespace`` is
     the release namespace (for targets of objects that name none)."""
-    out = [dict(o) for o in objects]
+    return [obj for _, obj in _run_tagged(list(enumerate(objects)), options, namespace=namespace)]
+
+
+_Tagged = list[tuple[int, Any]]
+"""Objects with the index they had before post-rendering (a ``$patch: delete`` drops some)."""
+
+
+def _run_tagged(items: _Tagged, options: PostRenderOptions, *, namespace: str) -> _Tagged:
+    out = [(tag, dict(o)) for tag, o in items]
     for r_index, renderer in enumerate(options.kustomize):
         for p_index, one in enumerate(renderer.patches):
             out = _apply_patch(out, one, where=f"postRenderers[{r_index}].kustomize.patches[{p_index}]",
                                namespace=namespace)
         for image in renderer.images:
-            out = [_set_images(o, image) for o in out]
+            out = [(tag, _set_images(o, image)) for tag, o in out]
     if options.common_labels or options.common_annotations:
-        out = [_with_metadata(o, options.common_labels, options.common_annotations) for o in out]
+        out = [(tag, _with_metadata(o, options.common_labels, options.common_annotations)) for tag, o in out]
     return out
 
 
 def run_manifests(manifests: Sequence[mf.Manifest], options: PostRenderOptions, *,
                   namespace: str = "") -> list[mf.Manifest]:
     """:func:`run` over rendered documents: an object left as it was keeps its rendered text,
-    a changed one is written anew."""
+    a changed one is written anew, a deleted one is gone; empty documents stay as they are."""
     if not options:
         return list(manifests)
-    real = [m for m in manifests if m.obj]  # empty documents are no objects
-    after = iter(run([m.obj for m in real], options, namespace=namespace))
+    after = dict(_run_tagged([(i, m.obj) for i, m in enumerate(manifests) if m.obj], options,
+                             namespace=namespace))
     out = []
-    for m in manifests:
-        new = next(after) if m.obj else m.obj
-        out.append(m if new == m.obj else
-                   mf.Manifest(source=m.source, content=goyaml.dump(new).rstrip("\n"), obj=new))
+    for i, m in enumerate(manifests):
+        if not m.obj:
+            out.append(m)
+        elif i in after:
+            new = after[i]
+            out.append(m if new == m.obj else
+                       mf.Manifest(source=m.source, content=goyaml.dump(new).rstrip("\n"), obj=new))
     return out
 
 
@@ -175,16 +187,15 @@ def _documents(text: str, where: str) -> list[Any]:
     return [d for d in docs if d is not None]
 
 
-def _apply_patch(objects: list[dict[str, Any]], one: Patch, *, where: str,
-                 namespace: str) -> list[dict[str, Any]]:
+def _apply_patch(objects: _Tagged, one: Patch, *, where: str, namespace: str) -> _Tagged:
     docs = _documents(one.patch, where)
     if len(docs) == 1 and isinstance(docs[0], list):
         if one.target is None:
             raise PatchError(f"{where}: a JSON 6902 patch needs a target")
         selector = one.target
         compiled = kpatch.Json6902(docs[0], where=where)
-        return [compiled.apply(o, where=f"{where} on {_describe(o)}")
-                if selector.matches(o, default_namespace=namespace) else o for o in objects]
+        return [(tag, compiled.apply(o, where=f"{where} on {_describe(o)}"))
+                if selector.matches(o, default_namespace=namespace) else (tag, o) for tag, o in objects]
     for doc in docs:
         if not isinstance(doc, Mapping):
             raise PatchError(f"{where}: a patch is a map (strategic merge) or a list of "
@@ -199,11 +210,14 @@ def _apply_patch(objects: list[dict[str, Any]], one: Patch, *, where: str,
             body = dict(doc)
         hits = 0
         patched = []
-        for o in objects:
+        remove = doc.get("$patch") == "delete"
+        for tag, o in objects:
             if selector.matches(o, default_namespace=namespace):
                 hits += 1
+                if remove:  # kustomize: a patch that is ``$patch: delete`` removes the object
+                    continue
                 o = kpatch.apply_strategic(o, body, where=f"{where} on {_describe(o)}")
-            patched.append(o)
+            patched.append((tag, o))
         if one.target is None and not hits:
             raise PatchError(f"{where}: no object matches the patch's {selector.kind} {selector.name!r}")
         objects = patched

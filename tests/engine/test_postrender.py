@@ -105,3 +105,15 @@ def test_bad_shapes_name_their_path(renderers, meta, message):
 def test_empty_options_are_falsy():
     assert not postrender.from_spec(None, None)
     assert postrender.from_spec(None, {"labels": {"a": "b"}})
+
+
+def test_a_delete_patch_removes_objects_from_the_release():
+    docs = [mf.Manifest(source="c/templates/d.yaml", content="# d", obj=DEPLOY),
+            mf.Manifest(source="c/templates/s.yaml", content="# s", obj=SVC)]
+    opts = options({"patches": [{"patch": "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\n$patch: delete\n"}]},
+                   meta={"labels": {"team": "x"}})
+    out = postrender.run_manifests(docs, opts)
+    assert [m.source for m in out] == ["c/templates/d.yaml"]
+    assert out[0].obj["metadata"]["labels"]["team"] == "x"
+    assert postrender.run([SVC, DEPLOY], options({"patches": [
+        {"target": {"kind": "Deployment"}, "patch": "$patch: delete"}]})) == [SVC]
