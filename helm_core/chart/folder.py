@@ -17,7 +17,7 @@ import os
 import stat
 
 from helm_core.chart import archive, ignore
-from helm_core.gotemplate import gostrconv
+from helm_core.golib import gostrconv
 from helm_core.errors import ChartError
 
 _UTF8_BOM = b"\xef\xbb\xbf"

@@ -16,7 +16,7 @@ import math
 from typing import Any, Union
 
 from helm_core.golib import gojson
-from helm_core.gotemplate import gostrconv
+from helm_core.golib import gostrconv
 from helm_core.support.records import record
 
 STRING = "string"

@@ -17,7 +17,7 @@ from typing import Any, ClassVar, Iterable
 
 from helm_core.golib import gojson
 from helm_core.chart import model
-from helm_core.gotemplate import gotypes
+from helm_core.golib import gotypes
 from helm_core.support.records import field, record
 
 DEFAULT_KUBE_VERSION = "v1.37.0"

@@ -25,7 +25,7 @@ import posixpath
 from typing import Any, ClassVar, Iterable
 
 from helm_core.golib import goregexp, goyaml
-from helm_core.gotemplate import gotypes
+from helm_core.golib import gotypes
 
 #: The separator gobwas/glob is compiled with by Helm.
 GLOB_SEPARATOR = "/"

@@ -15,9 +15,10 @@ import math
 from typing import Any, Callable
 
 from helm_core.golib import gojson, goyaml
-from helm_core.gotemplate import environment, gofmt, gotypes, runtime
-from helm_core.gotemplate.funcs import gotime
-from helm_core.gotemplate.gotypes import FuncError, signature
+from helm_core.gotemplate import environment, gofmt, runtime
+from helm_core.golib import gotypes
+from helm_core.golib import gotime
+from helm_core.golib.gotypes import FuncError, signature
 from helm_core.support.records import field, record
 
 WARN_START = "HELM_ERR_START"

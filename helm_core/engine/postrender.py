@@ -7,7 +7,7 @@ Rules (Flux's HelmRelease v2 with Helm 3's ``nohooks`` strategy):
 - Post-renderers run in the order given; within one, patches in order, then images. Common
   labels and annotations come last and win over a chart's own keys.
 - A patch is JSON 6902 when its YAML is a list of operations (a target is then required), a
-  strategic merge patch when it is a map (see :mod:`helm_core.kube.patch` for what merges how).
+  strategic merge patch when it is a map (see :mod:`helm_core.engine.patch` for what merges how).
   A strategic merge patch without a target applies to the object its own apiVersion, kind,
   metadata.name (and namespace) name, which must exist; with a target, to every object it
   selects (none is no error), whatever name the patch carries. A strategic merge patch whose
@@ -29,7 +29,7 @@ from typing import Any
 from helm_core.engine import manifests as mf
 from helm_core.errors import PatchError
 from helm_core.golib import goyaml
-from helm_core.kube import patch as kpatch
+from helm_core.engine import patch as kpatch
 from helm_core.support.records import field, record
 
 TARGET_FIELDS = {"group": "group", "version": "version", "kind": "kind", "name": "name",

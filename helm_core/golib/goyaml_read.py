@@ -1,7 +1,7 @@
 """The YAML reader behind :mod:`helm_core.golib.goyaml`: libyaml composes, yaml.v2's rules type.
 
-Kept apart from :mod:`helm_core.golib.goyaml` because importing PyYAML costs ~15 ms (its modules
-compile regular expressions at import): a run whose documents all come from the disk memo
+Kept apart from :mod:`helm_core.golib.goyaml` because importing PyYAML is costly (its modules
+compile regular expressions at import; ``bench/deferred.py``): a run whose documents all come from the disk memo
 never imports it. The rules are listed in :mod:`helm_core.golib.goyaml`.
 """
 from __future__ import annotations
@@ -17,8 +17,8 @@ from typing import Any
 import yaml
 
 from helm_core.golib import gojson
-from helm_core.gotemplate import gostrconv
-from helm_core.golib.goyaml import (
+from helm_core.golib import gostrconv
+from helm_core.golib.goyaml_rules import (
     ALIAS_RATIO_HIGH, ALIAS_RATIO_LOW, INT64_MAX, INT64_MIN, MAX_DEPTH, MIN_ALIASES_CHECKED,
     MIN_DECODES_CHECKED, TAG_BINARY, TAG_BOOL, TAG_FLOAT, TAG_INT, TAG_MERGE, TAG_NULL, TAG_PLAIN,
     TAG_TIMESTAMP, resolve,

@@ -47,7 +47,7 @@ def chart_permissions(chart: model.Chart) -> frozenset[str]:
     if data is None:
         return frozenset()
     where = {"chart": chart.name, "file": PERMISSIONS_FILE}
-    import yaml  # only for a chart that has the file (PyYAML's import is ~15 ms)
+    import yaml  # only for a chart that has the file (PyYAML's import is costly: bench/deferred.py)
 
     try:
         doc = yaml.safe_load(data.decode("utf-8")) or {}

@@ -5,15 +5,17 @@ callee's name: the runtime does these three itself (``__go_special__``); the fun
 here only carry their signatures. Comparisons follow Go 1.18+: ``eq`` takes several
 operands and compares anything with nil; numbers of different kinds are
 ``incompatible types for comparison``; ``lt`` and friends accept only basic kinds.
-Error texts are Go's, raised as :class:`~helm_core.gotemplate.gotypes.FuncError`.
+Error texts are Go's, raised as :class:`~helm_core.golib.gotypes.FuncError`.
 """
 from __future__ import annotations
 
 import urllib.parse
 from typing import Any, Callable
 
-from helm_core.gotemplate import gofmt, gotypes, runtime
-from helm_core.gotemplate.gotypes import FuncError, signature
+from helm_core.gotemplate import gofmt, runtime
+
+from helm_core.golib import gotypes
+from helm_core.golib.gotypes import FuncError, signature
 
 _V = "reflect.Value"
 

@@ -6,7 +6,7 @@ import copy
 import pytest
 
 from helm_core.errors import PatchError
-from helm_core.kube import patch as kpatch
+from helm_core.engine import patch as kpatch
 
 DEPLOYMENT = {
     "apiVersion": "apps/v1", "kind": "Deployment",
