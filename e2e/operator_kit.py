@@ -98,10 +98,10 @@ class Controller:
 @pytest.fixture(scope="module")
 def controller(cluster: ClusterInfo, kubectl: Kubectl, tmp_path_factory: pytest.TempPathFactory
                ) -> Iterator[Controller]:
-    for crd in ("helmrequest.yaml", "release.yaml"):
+    for crd in ("helmrequest.yaml", "helmrepository.yaml", "release.yaml"):
         kubectl("apply", "-f", str(ROOT / "manifests" / "crds" / crd))
     kubectl("wait", "--for=condition=Established", "crd/helmrequests.helm.sh", "crd/releases.helm.sh",
-            "--timeout=60s")
+            "crd/helmrepositories.helm.sh", "--timeout=60s")
     ctl = Controller(cluster, tmp_path_factory.mktemp("controller") / "controller.log")
     ctl.start()
     yield ctl

@@ -13,14 +13,16 @@ from e2e.operator_kit import explain
 pytestmark = pytest.mark.e2e
 
 ROOT = Path(__file__).resolve().parents[1]
-CRDS = [ROOT / "manifests/crds/helmrequest.yaml", ROOT / "manifests/crds/release.yaml"]
+CRDS = [ROOT / "manifests/crds/helmrequest.yaml", ROOT / "manifests/crds/helmrepository.yaml",
+        ROOT / "manifests/crds/release.yaml"]
 
 
 @pytest.fixture(scope="module")
 def crd(kubectl: Kubectl) -> Kubectl:
     for path in CRDS:
         kubectl("apply", "-f", str(path))
-    kubectl("wait", "--for=condition=Established", "crd/helmrequests.helm.sh", "--timeout=60s")
+    kubectl("wait", "--for=condition=Established", "crd/helmrequests.helm.sh",
+            "crd/helmrepositories.helm.sh", "--timeout=60s")
     return kubectl
 
 
@@ -33,6 +35,20 @@ def test_kubectl_explain_describes_the_spec(crd: Kubectl) -> None:
     out = explain(crd, "hreq.spec.valuesFrom")
     assert "A change in a referenced object triggers an upgrade." in out
     assert "targetPath" in out
+
+
+def test_helmrepository_is_explained_and_checked(crd: Kubectl, namespace: str) -> None:
+    assert "One fetch per interval serves every request naming this repository" in \
+        explain(crd, "hrepo.spec.interval")
+    bad = yaml.safe_dump({"apiVersion": "helm.sh/v1alpha1", "kind": "HelmRepository",
+                          "metadata": {"name": "bad", "namespace": namespace},
+                          "spec": {"url": "ftp://charts.example"}})
+    result = crd("apply", "-f", "-", stdin=bad, check=False)
+    assert result.returncode != 0 and "spec.url: Invalid value" in result.stderr
+    good = bad.replace("ftp://", "https://").replace("name: bad", "name: good")
+    crd("apply", "-f", "-", stdin=good)
+    header = crd("get", "hrepo", "-n", namespace).stdout.splitlines()[0].split()
+    assert header == ["NAME", "URL", "READY", "STATUS", "AGE"]
 
 
 def test_valid_request_is_accepted_with_printer_columns(crd: Kubectl, namespace: str) -> None:
@@ -50,9 +66,9 @@ def test_valid_request_is_accepted_with_printer_columns(crd: Kubectl, namespace:
 
 @pytest.mark.parametrize(("spec", "message"), [
     ({"chart": {"configMapRef": {"name": "a"}, "oci": {"url": "oci://r/c"}}},
-     "spec.chart: Invalid value: exactly one chart source: configMapRef, secretRef, repository or oci"),
+     "spec.chart: Invalid value: exactly one chart source: configMapRef, secretRef, repository, repositoryRef or oci"),
     ({"chart": {}},
-     "spec.chart: Invalid value: exactly one chart source: configMapRef, secretRef, repository or oci"),
+     "spec.chart: Invalid value: exactly one chart source: configMapRef, secretRef, repository, repositoryRef or oci"),
     ({"chart": {"configMapRef": {"name": "a"}}, "driftDetection": {"mode": "sometimes"}},
      'spec.driftDetection.mode: Unsupported value: "sometimes"'),
     ({"chart": {"configMapRef": {"name": "a"}}, "lua": {"acceptPermissions": ["exec"]}},
@@ -67,8 +83,13 @@ def test_valid_request_is_accepted_with_printer_columns(crd: Kubectl, namespace:
      "spec.releaseName: Invalid value"),
     ({"values": {}},
      "spec.chart: Required value"),
+    ({"chart": {"repositoryRef": {"name": "charts", "chart": "web"},
+                "repository": {"url": "https://x", "name": "web"}}},
+     "exactly one chart source: configMapRef, secretRef, repository, repositoryRef or oci"),
+    ({"chart": {"repositoryRef": {"name": "charts"}}},
+     "spec.chart.repositoryRef.chart: Required value"),
 ], ids=["two-sources", "no-source", "drift-mode", "lua-permission", "repo-scheme", "rollback-ulid",
-        "duration", "release-name", "chart-required"])
+        "duration", "release-name", "chart-required", "ref-and-repository", "ref-without-chart"])
 def test_wrong_spec_is_refused_by_the_api_server(crd: Kubectl, namespace: str, spec: dict,
                                                  message: str) -> None:
     result = crd("apply", "-f", "-", stdin=request(namespace, "bad", spec), check=False)

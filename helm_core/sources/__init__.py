@@ -52,6 +52,9 @@ class ChartRef:
     """Where packaged bytes came from (``configmap/ns/name[key]``), for messages."""
     digest: str = ""
     """Optional ``sha256:`` pin of the chart archive, checked for every kind."""
+    index_digest: str = ""
+    """``repo`` only: resolve in the cached index with this digest instead of fetching the
+    index (a shared repository's reconciler fetched it; many requests read it)."""
 
 
 @record(frozen=True)
@@ -79,7 +82,7 @@ def resolve(ref: ChartRef, credentials: Credentials, cache: Cache, *,
     if ref.kind == "repo":
         with repo.Repository(ref.url, credentials=credentials, cache=cache, transport=transport,
                              timeout=timeout) as r:
-            fetched = r.fetch(ref.name, ref.version, devel=ref.devel)
+            fetched = r.fetch(ref.name, ref.version, devel=ref.devel, index_digest=ref.index_digest)
         resolved = ResolvedChart(fetched.data, fetched.digest, fetched.entry.name,
                                  fetched.entry.version, fetched.url)
     elif ref.kind == "oci":

@@ -17,21 +17,28 @@ Rules (Helm's ``pkg/repo`` and ``pkg/downloader``):
 from __future__ import annotations
 
 import json
+import threading
 import types
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 import httpx
 import yaml
 
-from helm_core.golib import versions
 from helm_core.chart import archive, loader
 from helm_core.errors import (
-    AuthError, ChartNotFoundError, DigestMismatchError, NoMatchingVersionError,
-    RegistryUnavailableError, SourceError,
+    AuthError,
+    ChartNotFoundError,
+    DigestMismatchError,
+    NoMatchingVersionError,
+    RegistryUnavailableError,
+    SourceError,
 )
+from helm_core.golib import versions
+from helm_core.sources import auth
+from helm_core.sources import cache as cache_mod
 from helm_core.support.records import record
-from helm_core.sources import auth, cache as cache_mod
 
 MAX_INDEX_BYTES = 256 * 1024 * 1024
 """Largest index.yaml accepted (bytes); the largest public indexes are tens of MB."""
@@ -40,6 +47,10 @@ MAX_CHART_BYTES = archive.MAX_CHART_BYTES
 INDEX_PARSE_VERSION = "1"
 """Bump when the cached compact parse changes shape."""
 DEVEL_CONSTRAINT = ">0.0.0-0"
+PARSED_IN_MEMORY = 16
+"""Parsed indexes kept in memory per process (by URL and digest): a controller resolving many
+requests in one index reads it once, not once per request (a 10 MB index's record takes
+about a second to load)."""
 T = TypeVar("T")
 _INDEX_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -220,11 +231,22 @@ class Repository:
         self.url = normalize_url(url)
         self.credentials = credentials
         self.cache = cache
-        self._client = auth.client(credentials, transport=transport, timeout=timeout)
+        self._transport, self._timeout = transport, timeout
+        self._http: httpx.Client | None = None
         self._auth = auth.OriginAuth(credentials, self.url)
 
     def close(self) -> None:
-        self._client.close()
+        if self._http is not None:
+            self._http.close()
+
+    @property
+    def _client(self) -> httpx.Client:
+        """Made on first use: a resolution in a cached index with a cached chart needs no
+        connection, and building the TLS context costs more than the rest of it."""
+        if self._http is None:
+            self._http = auth.client(self.credentials, transport=self._transport,
+                                     timeout=self._timeout)
+        return self._http
 
     def __enter__(self) -> Repository:
         return self
@@ -266,8 +288,17 @@ class Repository:
             return digest
 
     def _parsed(self, digest: str) -> Index:
-        """The compact parse of the index, one record per repository (replaced when it changes,
-        so records stay bounded by the number of repositories)."""
+        """The parsed index: from memory, else the compact parse record of the cache (one per
+        repository, replaced when it changes, so records stay bounded by the number of
+        repositories), else parsed from the cached file."""
+        found = _IN_MEMORY.get((self.url, digest))
+        if found is not None:
+            return found
+        index = self._parsed_from_cache(digest)
+        _IN_MEMORY.put((self.url, digest), index)
+        return index
+
+    def _parsed_from_cache(self, digest: str) -> Index:
         parse_key = f"repo-index-parse:{INDEX_PARSE_VERSION}:{self.url}"
         record = self.cache.read_record(parse_key)
         if record is not None and record.get("digest") == digest:
@@ -284,9 +315,17 @@ class Repository:
         return Index(url=self.url, entries=parsed.entries, digest=digest)
 
     # charts --------------------------------------------------------------------------------
-    def fetch(self, name: str, version: str = "", *, devel: bool = False) -> Fetched:
-        """Resolve ``name``/``version`` in the index and return the checked package."""
-        entry = select(self.index(), name, version, devel=devel)
+    def cached_index(self, digest: str) -> Index:
+        """The index with ``digest`` from the cache, without asking the server (what a
+        shared repository fetched); RegistryUnavailableError when the cache no longer has it."""
+        return self._parsed(digest)
+
+    def fetch(self, name: str, version: str = "", *, devel: bool = False,
+              index_digest: str = "") -> Fetched:
+        """Resolve ``name``/``version`` in the index (the cached one with ``index_digest``
+        when given, else revalidated against the server) and return the checked package."""
+        index = self.cached_index(index_digest) if index_digest else self.index()
+        entry = select(index, name, version, devel=devel)
         if not entry.urls:
             raise SourceError(f'chart "{name}" version "{entry.version}" in {self.url} has no download URL')
         url = resolve_url(self.url, entry.urls[0])
@@ -329,6 +368,32 @@ class Repository:
                 what: str) -> Any:
         return _checked_stream(self._client, method, url, headers=headers or {}, auth=self._auth,
                                repo=self.url, what=what)
+
+
+class _Recent:
+    """A small thread-safe LRU of parsed indexes (they are never changed once made)."""
+
+    def __init__(self, size: int) -> None:
+        self._size = size
+        self._lock = threading.Lock()
+        self._items: OrderedDict[tuple[str, str], Index] = OrderedDict()
+
+    def get(self, key: tuple[str, str]) -> Index | None:
+        with self._lock:
+            found = self._items.get(key)
+            if found is not None:
+                self._items.move_to_end(key)
+            return found
+
+    def put(self, key: tuple[str, str], index: Index) -> None:
+        with self._lock:
+            self._items[key] = index
+            self._items.move_to_end(key)
+            while len(self._items) > self._size:
+                self._items.popitem(last=False)
+
+
+_IN_MEMORY = _Recent(PARSED_IN_MEMORY)
 
 
 def _with_algo(digest: str) -> str:

@@ -52,7 +52,7 @@ def register(registry: kopf.OperatorRegistry) -> None:
                                              reconcile.DEFAULT_INTERVAL_S)
             remaining = every - (time.monotonic() - memo.last_check.get(uid, 0.0))
             if remaining > 0:
-                await _sleep(stopped, woken, max(MIN_INTERVAL_S, remaining))
+                await sleep_or_wake(stopped, woken, max(MIN_INTERVAL_S, remaining))
                 continue
             memo.last_check[uid] = time.monotonic()
             if uid in memo.woken and _busy(body):
@@ -91,7 +91,7 @@ def _busy(body: kopf.Body) -> bool:
             or status.get_condition(st, status.RECONCILING) is not None)
 
 
-async def _sleep(stopped: kopf.DaemonStopped, woken: asyncio.Event, seconds: float) -> None:
+async def sleep_or_wake(stopped: kopf.DaemonStopped, woken: asyncio.Event, seconds: float) -> None:
     """Sleep ``seconds``, less when the daemon is stopped or woken (:func:`wake`)."""
     waits = [asyncio.ensure_future(woken.wait()), asyncio.ensure_future(stopped.wait(seconds))]
     try:

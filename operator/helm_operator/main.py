@@ -63,6 +63,9 @@ def parser() -> argparse.ArgumentParser:
                      help="Lua permissions requests may accept, comma-separated (io,network,os)")
     run.add_argument("--default-service-account", default=None)
     run.add_argument("--require-service-account", action="store_true", default=None)
+    run.add_argument("--no-cross-namespace-refs", action="store_true", default=None,
+                     help="a HelmRequest may only name a HelmRepository of its own namespace "
+                          "(default: other namespaces allowed, as Flux)")
     run.add_argument("--workers", type=int, default=None)
     run.add_argument("--log-format", choices=settings_mod.LOG_FORMATS, default=None)
     run.add_argument("--probe-port", type=int, default=None)
@@ -110,7 +113,9 @@ def parse(argv: Sequence[str], env: Mapping[str, str]) -> Invocation:
         lua_allowlist=allow,
         default_service_account=pick(args.default_service_account, "DEFAULT_SERVICE_ACCOUNT"),
         require_service_account=pick(args.require_service_account, "REQUIRE_SERVICE_ACCOUNT",
-                                     "false").lower() in TRUE_WORDS)
+                                     "false").lower() in TRUE_WORDS,
+        no_cross_namespace_refs=_bool(pick(args.no_cross_namespace_refs, "NO_CROSS_NAMESPACE_REFS",
+                                           "false"), "no cross namespace refs"))
     runtime = settings_mod.RuntimeSettings(
         workers=_int(pick(args.workers, "WORKERS", str(settings_mod.DEFAULT_WORKERS)), "workers"),
         log_format=pick(args.log_format, "LOG_FORMAT", "text"),
@@ -295,6 +300,7 @@ def run(inv: Invocation) -> int:
     from helm_core.kube import live
     from helm_core.sources import cache as cache_mod
     from helm_operator import handlers, metrics as metrics_mod, probes, progress, reconcile, remote, shutdown, watches
+    from helm_operator import repositories, repository_handlers
 
     setup_logging(inv.settings.runtime.log_format, verbose=inv.verbose)
     log = logging.getLogger("helm_operator")
@@ -322,10 +328,11 @@ def run(inv: Invocation) -> int:
         release_lease()  # first: a standby takes over while this replica winds down
         pool.close()
 
+    shared_repositories = repositories.Store()
     stop = shutdown.Shutdown(on_stop=on_stop, busy=lambda: metrics.operations_in_flight() > 0)
     runtime = reconcile.Runtime(
         settings=inv.settings, admin=admin, superseded=stop.superseded(requests.superseded),
-        render_pool=pool, stopping=stop.stopping,
+        render_pool=pool, stopping=stop.stopping, repositories=shared_repositories,
         impersonate=lambda sa, ns: admin.impersonate(service_account=sa, namespace=ns),
         connect=remote.connector(field_manager="helm-operator"),
         cache=cache_mod.Cache(cache_root), log=lambda line: log.info("%s", line),
@@ -334,7 +341,9 @@ def run(inv: Invocation) -> int:
 
     registry = kopf.OperatorRegistry()
     handlers.register(registry)
-    memo = kopf.Memo(runtime=runtime, metrics=metrics, last_check={}, wakeups={}, woken=set())
+    repository_handlers.register(registry)
+    memo = kopf.Memo(runtime=runtime, metrics=metrics, last_check={}, wakeups={}, woken=set(),
+                     requests=requests, repository_wakeups={})
 
     @kopf.on.login(registry=registry)
     def login(**kwargs: object) -> kopf.ConnectionInfo | None:
@@ -360,6 +369,7 @@ def run(inv: Invocation) -> int:
 
         loop = asyncio.get_running_loop()
         loop.create_task(heartbeat())
+        shared_repositories.loader = repository_handlers.loader(memo, loop)
         # Own connection pool: long-lived watches must not hold the workers' connections.
         watch_client = live.connect(live.LiveOptions(kubeconfig=inv.kubeconfig or None,
                                                      in_cluster=inv.in_cluster))

@@ -35,12 +35,12 @@ def check_owner(key: ReleaseKey, *, claimed_by: str, requester: str) -> None:
 
 
 def service_account(meta: Mapping[str, Any], spec: Mapping[str, Any], *,
-                    security: settings_mod.SecuritySettings) -> str:
+                    security: settings_mod.SecuritySettings, kind: str = "HelmRequest") -> str:
     """The ServiceAccount name to act as, or "" for the controller's own identity."""
     name = spec.get("serviceAccountName") or security.default_service_account
     if not name and security.require_service_account:
         raise errors.RequestError(
-            f"HelmRequest {owner_id(meta)}: spec.serviceAccountName is required by the operator "
+            f"{kind} {owner_id(meta)}: spec.serviceAccountName is required by the operator "
             "(no default service account is configured)", reason="ServiceAccountRequired")
     return name
 

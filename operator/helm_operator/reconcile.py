@@ -39,6 +39,7 @@ from helm_core.lua import permissions as lua_permissions
 from helm_core.support.records import field, record
 from helm_core.storage import release as rel
 from helm_operator import drift, errors, policy, remote, settings as settings_mod, sources, status
+from helm_operator import repositories as repositories_mod
 
 DEFAULT_TIMEOUT_S = 300.0
 DEFAULT_MAX_HISTORY = 10
@@ -94,6 +95,8 @@ class Runtime:
     connect: remote.Connect | None = None
     """Clients of remote clusters (``spec.kubeConfig``) by kubeconfig content; None makes one
     per use."""
+    repositories: repositories_mod.Store | None = None
+    """The indexes the HelmRepository reconciler fetched (None: repositoryRef not served)."""
     render_pool: isolation.RenderPool | None = None
     """Worker processes that load, check and render charts; None renders in this process
     (tests of the reconcile logic only: a controller always isolates chart code)."""
@@ -199,7 +202,9 @@ def apply(rt: Runtime, body: Mapping[str, Any]) -> Outcome:
     client = client_for(rt, meta, spec)
     read = reader(client, meta["namespace"])
     values = sources.resolve_values(spec, read=read)
-    ref, credentials = sources.chart_ref(spec, namespace=meta["namespace"], read=read)
+    shared = None if rt.repositories is None else repositories_mod.resolver(
+        rt.repositories, namespace=meta["namespace"], security=rt.settings.security)
+    ref, credentials = sources.chart_ref(spec, namespace=meta["namespace"], read=read, shared=shared)
     chart_info = core_sources.resolve(ref, credentials, rt.cache)
     renderer = rt.renderer_for(meta, spec)
     client = target_for(rt, meta, spec, client)

@@ -56,6 +56,11 @@ class SecuritySettings:
     """When true, a request with no serviceAccountName (and no default) is Stalled instead of
     running with the controller's own rights."""
 
+    no_cross_namespace_refs: bool = False
+    """When true (``--no-cross-namespace-refs``), a HelmRequest may only name a HelmRepository
+    of its own namespace. False by default, as Flux: a platform team shares one repository
+    (and its credentials, never shown to the request) with every namespace."""
+
 
 @record(frozen=True)
 class RuntimeSettings:

@@ -116,7 +116,13 @@ def _layer(text: str, *, target_path: str, key: str, where: str) -> dict[str, An
     return goyaml.load_values(text, context=f"{where}: failed to parse {key}")
 
 
-def chart_ref(spec: Mapping[str, Any], *, namespace: str, read: Reader
+#: ``shared(spec.chart.repositoryRef)`` -> the chart reference and credentials a shared
+#: HelmRepository gives (:func:`helm_operator.repositories.chart_ref`).
+SharedRepository = Callable[[Mapping[str, Any]], tuple[core_sources.ChartRef, core_sources.Credentials]]
+
+
+def chart_ref(spec: Mapping[str, Any], *, namespace: str, read: Reader,
+              shared: SharedRepository | None = None
               ) -> tuple[core_sources.ChartRef, core_sources.Credentials]:
     """The helm_core chart reference and credentials for ``spec.chart``.
 
@@ -126,13 +132,18 @@ def chart_ref(spec: Mapping[str, Any], *, namespace: str, read: Reader
     plain SourceError (Stalled, retried at the interval): it belongs to the request's own
     namespace, unlike a chart not yet pushed to a repository (ChartNotFoundError, Reconciling)."""
     chart = spec.get("chart") or {}
-    present = [k for k in ("configMapRef", "secretRef", "repository", "oci") if chart.get(k)]
+    present = [k for k in ("configMapRef", "secretRef", "repository", "repositoryRef", "oci")
+               if chart.get(k)]
     if len(present) != 1:
         raise errors.SourceError(
-            "spec.chart: exactly one chart source: configMapRef, secretRef, repository or oci "
-            f"(found {', '.join(present) or 'none'})")
+            "spec.chart: exactly one chart source: configMapRef, secretRef, repository, "
+            f"repositoryRef or oci (found {', '.join(present) or 'none'})")
     kind = present[0]
     ref = chart[kind]
+    if kind == "repositoryRef":
+        if shared is None:
+            raise errors.SourceError("spec.chart.repositoryRef: no HelmRepository is served here")
+        return shared(ref)
     if kind in ("configMapRef", "secretRef"):
         obj_kind = "ConfigMap" if kind == "configMapRef" else "Secret"
         key = ref.get("key") or ""
@@ -146,7 +157,7 @@ def chart_ref(spec: Mapping[str, Any], *, namespace: str, read: Reader
         return (core_sources.ChartRef(kind="packaged", data=data, description=description),
                 core_sources.Credentials())
     host = oci.Reference.parse(ref["url"]).registry if kind == "oci" else ""
-    credentials = _credentials(ref.get("secretRef"), namespace=namespace, read=read, registry=host)
+    credentials = credentials_from(ref.get("secretRef"), namespace=namespace, read=read, registry=host)
     if kind == "repository":
         return (core_sources.ChartRef(kind="repo", url=ref["url"], name=ref["name"],
                                       version=ref.get("version") or ""), credentials)
@@ -154,8 +165,10 @@ def chart_ref(spec: Mapping[str, Any], *, namespace: str, read: Reader
                                   digest=ref.get("digest") or ""), credentials)
 
 
-def _credentials(secret_ref: Mapping[str, Any] | None, *, namespace: str, read: Reader,
-                 registry: str) -> core_sources.Credentials:
+def credentials_from(secret_ref: Mapping[str, Any] | None, *, namespace: str, read: Reader,
+                     registry: str) -> core_sources.Credentials:
+    """The credentials in the Secret ``secret_ref`` names (read through ``read``); none
+    without a reference, AuthError when the Secret is missing."""
     if not secret_ref:
         return core_sources.Credentials()
     name = secret_ref["name"]

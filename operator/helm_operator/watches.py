@@ -56,10 +56,19 @@ class Watcher(Protocol):
               timeout_s: int = ...) -> Iterator[tuple[str, dict[str, Any]]]: ...
 
 
+#: Kind of the key under which a request's ``spec.chart.repositoryRef`` is indexed, so the
+#: repository's reconciler finds the requests to wake on a new index (:meth:`Requests.referencing`).
+HELMREPOSITORY = "HelmRepository"
+
+
 def references(body: Mapping[str, Any]) -> frozenset[ObjectKey]:
-    """The ConfigMaps/Secrets a HelmRequest's ``spec.valuesFrom`` names."""
+    """The ConfigMaps/Secrets a HelmRequest's ``spec.valuesFrom`` names, and the
+    HelmRepository its ``spec.chart.repositoryRef`` names."""
     namespace = str((body.get("metadata") or {}).get("namespace") or "")
     found = set()
+    ref = ((body.get("spec") or {}).get("chart") or {}).get("repositoryRef")
+    if isinstance(ref, Mapping) and ref.get("name"):
+        found.add(ObjectKey(HELMREPOSITORY, str(ref.get("namespace") or namespace), str(ref["name"])))
     for entry in (body.get("spec") or {}).get("valuesFrom") or []:
         if isinstance(entry, Mapping) and entry.get("kind") in VALUES_KINDS and entry.get("name"):
             found.add(ObjectKey(str(entry["kind"]), namespace, str(entry["name"])))

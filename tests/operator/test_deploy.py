@@ -35,12 +35,14 @@ def test_controller_may_impersonate_service_accounts_only():
     assert impersonating == [{"apiGroups": [""], "resources": ["serviceaccounts"], "verbs": ["get", "impersonate"]}]
 
 
-def test_controller_writes_only_helmrequests_status_and_events():
+def test_controller_writes_only_its_kinds_their_status_and_events():
     writes = {"create", "update", "patch", "delete"}
     written = {(g, r) for rule in controller_rules() if writes & set(rule["verbs"])
                for g in rule["apiGroups"] for r in rule["resources"]}
     assert written == {("helm.sh", "helmrequests"), ("helm.sh", "helmrequests/status"),
-                       ("helm.sh", "helmrequests/finalizers"), ("", "events"), ("events.k8s.io", "events")}
+                       ("helm.sh", "helmrequests/finalizers"),
+                       ("helm.sh", "helmrepositories"), ("helm.sh", "helmrepositories/status"),
+                       ("helm.sh", "helmrepositories/finalizers"), ("", "events"), ("events.k8s.io", "events")}
 
 
 def test_user_roles_aggregate_into_view_edit_admin():
@@ -98,5 +100,6 @@ def test_kubectl_kustomize_builds_crds_and_controller():
     kinds = sorted((d["kind"], d["metadata"]["name"]) for d in yaml.safe_load_all(proc.stdout) if d)
     assert ("CustomResourceDefinition", "helmrequests.helm.sh") in kinds
     assert ("CustomResourceDefinition", "releases.helm.sh") in kinds
+    assert ("CustomResourceDefinition", "helmrepositories.helm.sh") in kinds
     assert ("Deployment", "helm-operator") in kinds and ("Service", "helm-operator-metrics") in kinds
     assert ("Role", "helm-operator-leader-election") in kinds

@@ -1,4 +1,4 @@
-"""The daemon's wake-up plumbing (handlers.wake/_sleep/_busy) without Kopf running."""
+"""The daemon's wake-up plumbing (handlers.wake/sleep_or_wake/_busy) without Kopf running."""
 from __future__ import annotations
 
 import asyncio
@@ -27,7 +27,7 @@ def test_wake_makes_a_sleeping_daemon_check_now():
         memo = SimpleNamespace(last_check={"u1": 123.0}, wakeups={"u1": woken}, woken=set())
         started = time.monotonic()
         asyncio.get_running_loop().call_later(0.1, handlers.wake, memo, ["u1", "unknown"])
-        await handlers._sleep(Stopped(), woken, 30.0)
+        await handlers.sleep_or_wake(Stopped(), woken, 30.0)
         return time.monotonic() - started, memo.last_check, memo.woken, woken.is_set()
 
     took, last_check, woken_uids, still_set = asyncio.run(scenario())
@@ -41,10 +41,10 @@ def test_sleep_ends_when_the_daemon_stops_or_the_time_is_up():
         stopped = Stopped()
         asyncio.get_running_loop().call_later(0.1, stopped.event.set)
         started = time.monotonic()
-        await handlers._sleep(stopped, asyncio.Event(), 30.0)
+        await handlers.sleep_or_wake(stopped, asyncio.Event(), 30.0)
         first = time.monotonic() - started
         started = time.monotonic()
-        await handlers._sleep(Stopped(), asyncio.Event(), 0.2)
+        await handlers.sleep_or_wake(Stopped(), asyncio.Event(), 0.2)
         return first, time.monotonic() - started
 
     on_stop, on_time = asyncio.run(scenario())

@@ -161,7 +161,7 @@ def test_exactly_one_chart_source(chart, found):
     with pytest.raises(core.SourceError) as info:
         sources.chart_ref({"chart": chart}, namespace="ns", read=reader({}))
     assert str(info.value) == ("spec.chart: exactly one chart source: configMapRef, secretRef, "
-                               f"repository or oci (found {found})")
+                               f"repository, repositoryRef or oci (found {found})")
 
 
 def test_credentials_secret_uses_flux_key_names_and_docker_config():

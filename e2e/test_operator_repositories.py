@@ -1,0 +1,158 @@
+"""HelmRepository through the controller, a real process, on the local control plane: four
+HelmRequests share one repository served over loopback by a server that counts index fetches;
+the index is fetched once per the repository's interval whatever the number of requests, and a
+newly published chart version upgrades at once the requests whose range now matches it."""
+from __future__ import annotations
+
+import hashlib
+import math
+import time
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from kubernetes import client as k8s
+
+from e2e.conftest import Kubectl
+from e2e.operator_kit import (
+    condition,
+    controller,
+    explain,
+    get,
+    objects,
+    ready_at,
+    request,
+    setup_namespace,
+    wait_for,
+)
+from e2e.test_operator_sources import Repo, make_repo, web_configmap, web_tgz
+
+pytestmark = pytest.mark.e2e
+
+__all__ = ["controller", "make_repo", "objects"]  # fixtures used by the tests below
+
+GROUP, VERSION, PLURAL = "helm.sh", "v1alpha1", "helmrepositories"
+REPO_INTERVAL_S = 4
+#: The requests check themselves every 2 s: were they to fetch the index, it would show.
+REQUEST_INTERVAL = "2s"
+#: (request name, version range) -> the version it runs after 1.1.0 and 2.0.0 are published.
+REQUESTS = {"caret": ("^1.0", "1.1.0"), "range": (">=1.0 <2.0", "1.1.0"),
+            "tilde": ("~1.0.0", "1.0.0"), "pinned": ("1.0.0", "1.0.0")}
+
+
+def helm_repository(objects: k8s.CustomObjectsApi, namespace: str, url: str, name: str = "charts",
+                    **spec: Any) -> None:
+    objects.create_namespaced_custom_object(GROUP, VERSION, namespace, PLURAL, {
+        "apiVersion": f"{GROUP}/{VERSION}", "kind": "HelmRepository",
+        "metadata": {"name": name, "namespace": namespace},
+        "spec": {"url": url, "interval": f"{REPO_INTERVAL_S}s", **spec}})
+
+
+def repository_status(objects: k8s.CustomObjectsApi, namespace: str, name: str = "charts") -> dict[str, Any]:
+    return objects.get_namespaced_custom_object(GROUP, VERSION, namespace, PLURAL, name).get("status") or {}
+
+
+def running(version: str) -> Callable[[dict[str, Any]], bool]:
+    def check(obj: dict[str, Any]) -> bool:
+        return ready_at()(obj) and obj["status"].get("chartVersion") == version
+    return check
+
+
+def test_four_requests_share_one_index_fetch_per_interval_and_upgrade_on_a_new_version(
+        controller: Any, api: k8s.ApiClient, objects: k8s.CustomObjectsApi, namespace: str,
+        make_repo: Callable[..., Repo], kubectl: Kubectl) -> None:
+    repo = make_repo()
+    repo.publish("1.0.0")
+    setup_namespace(api, namespace, chart=None)
+    helm_repository(objects, namespace, repo.url)
+    started = time.monotonic()
+    for name, (version, _) in REQUESTS.items():
+        request(objects, namespace, name=name, interval=REQUEST_INTERVAL, chart={
+            "repositoryRef": {"name": "charts", "chart": "web", "version": version}})
+    for name in REQUESTS:
+        obj = wait_for(objects, namespace, running("1.0.0"), name=name)
+        assert obj["status"]["chartName"] == "web"
+        assert web_configmap(api, namespace, name) == {"chartVersion": "1.0.0"}
+
+    st = repository_status(objects, namespace)
+    index = (repo.root / "index.yaml").read_bytes()
+    assert condition({"status": st}, "Ready")["status"] == "True"
+    assert st["artifact"]["digest"] == "sha256:" + hashlib.sha256(index).hexdigest()
+    assert st["artifact"]["size"] == len(index)
+    assert st["lastFetchTime"] and st["artifact"]["lastUpdateTime"]
+
+    # Over a few intervals, with every request checking itself every 2 s: one fetch per
+    # repository interval (the requests read the cached index, never the server's).
+    first = repo.index_fetches()
+    time.sleep(3 * REPO_INTERVAL_S + 1)
+    window = repo.index_fetches() - first
+    elapsed = time.monotonic() - started
+    assert 2 <= window <= 4, f"{window} index fetches in {3 * REPO_INTERVAL_S + 1} s"
+    assert repo.index_fetches() <= math.ceil(elapsed / REPO_INTERVAL_S) + 1
+    # the chart itself was downloaded once for the four requests (content-addressed cache)
+    assert sum(1 for _, path, _ in repo.server.requests if path.endswith("web-1.0.0.tgz")) == 1
+
+    # A new index: the requests whose range now resolves to 1.1.0 upgrade within about one
+    # repository interval (their own interval alone would be 2 s too, so give them 10 m now).
+    for name in REQUESTS:
+        objects.patch_namespaced_custom_object("helm.sh", "v1alpha1", namespace, "helmrequests", name,
+                                               {"spec": {"interval": "10m"}})
+    for name in REQUESTS:
+        wait_for(objects, namespace, ready_at(2), name=name)
+    published = time.monotonic()
+    (repo.root / "web-2.0.0.tgz").write_bytes(web_tgz("2.0.0"))
+    repo.publish("1.1.0")  # one new index with 1.1.0 and 2.0.0
+    for name, (_, expected) in REQUESTS.items():
+        if expected != "1.0.0":
+            obj = wait_for(objects, namespace, running(expected), name=name,
+                           timeout=REPO_INTERVAL_S + 40)
+            assert web_configmap(api, namespace, name) == {"chartVersion": expected}
+    upgraded_after = time.monotonic() - published
+    assert upgraded_after < 60  # far below the requests' own 10 m interval: woken by the index
+    for name, (_, expected) in REQUESTS.items():
+        if expected == "1.0.0":
+            obj = get(objects, namespace, name)
+            assert obj["status"]["chartVersion"] == "1.0.0" and ready_at()(obj)
+            assert web_configmap(api, namespace, name) == {"chartVersion": "1.0.0"}
+    new_digest = "sha256:" + hashlib.sha256((repo.root / "index.yaml").read_bytes()).hexdigest()
+    assert repository_status(objects, namespace)["artifact"]["digest"] == new_digest
+    assert all(get(objects, namespace, name)["status"]["chartVersion"] != "2.0.0" for name in REQUESTS)
+
+    # kubectl knows the kind by its short name and documents its fields
+    assert "charts" in kubectl("get", "hrepo", "-n", namespace).stdout
+    assert "http:// or https://" in explain(kubectl, "helmrepository.spec.url")
+
+
+def test_a_missing_repository_waits_then_resolves_and_cross_namespace_refs_work(
+        controller: Any, api: k8s.ApiClient, objects: k8s.CustomObjectsApi, namespace: str,
+        make_repo: Callable[..., Repo]) -> None:
+    repo = make_repo()
+    repo.publish("1.0.0")
+    setup_namespace(api, namespace, chart=None)
+    request(objects, namespace, chart={"repositoryRef": {"name": "later", "chart": "web"}})
+
+    def waiting(obj: dict[str, Any]) -> bool:
+        ready = condition(obj, "Ready") or {}
+        return ready.get("status") == "False" and "HelmRepository" in ready.get("message", "")
+
+    obj = wait_for(objects, namespace, waiting)
+    assert f"HelmRepository {namespace}/later is not ready" in condition(obj, "Ready")["message"]
+    assert condition(obj, "Stalled") is None  # retried, and woken when the repository comes
+    helm_repository(objects, namespace, repo.url, name="later", interval="10m")
+    wait_for(objects, namespace, running("1.0.0"), timeout=40)
+    before = condition(get(objects, namespace), "Ready")
+
+    # A restart: the request's resume check needs the index before the repository's daemon
+    # may have fetched it; it waits for one fetch (no flap to not-Ready) and the daemon then
+    # finds that index fresh: one fetch for the restart, not one per requester.
+    fetches = repo.index_fetches()
+    controller.stop()
+    controller.start()
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and repo.index_fetches() == fetches:
+        time.sleep(0.3)
+    time.sleep(5)  # the resume handlers and the daemon have run
+    assert repo.index_fetches() == fetches + 1
+    after = condition(get(objects, namespace), "Ready")
+    assert after["status"] == "True"
+    assert after["lastTransitionTime"] == before["lastTransitionTime"]

@@ -1,0 +1,70 @@
+"""Kopf handlers of HelmRepository: decorators only, each delegating to :mod:`repositories`.
+
+A daemon per repository fetches its index at once, then every ``spec.interval`` (an asyncio
+task: an idle repository costs no CPU), woken early by a spec change; a new index wakes the
+HelmRequests that reference the repository (:func:`handlers.wake`). Deleting a repository drops
+its index from the store: the requests naming it then wait (Reconciling) for it to return.
+"""
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import copy
+import functools
+from collections.abc import Callable
+from typing import Any
+
+import kopf
+
+from helm_operator import handlers, repositories, watches
+
+GROUP, VERSION, PLURAL = "helm.sh", "v1alpha1", "helmrepositories"
+
+
+def register(registry: kopf.OperatorRegistry) -> None:
+    """Register the handlers in ``registry``; the memo needs ``runtime`` (with a
+    ``repositories`` store), ``requests`` (watches.Requests) and ``repository_wakeups``."""
+
+    @kopf.on.update(GROUP, VERSION, PLURAL, registry=registry, id="refetch", field="spec")
+    async def on_spec(body: kopf.Body, memo: kopf.Memo, **_: Any) -> None:
+        woken = memo.repository_wakeups.get(body["metadata"]["uid"])
+        if woken is not None:
+            woken.set()
+
+    @kopf.daemon(GROUP, VERSION, PLURAL, registry=registry, id="fetch",
+                 cancellation_timeout=handlers.DAEMON_CANCEL_S)
+    async def every_interval(body: kopf.Body, memo: kopf.Memo, stopped: kopf.DaemonStopped,
+                             **_: Any) -> None:
+        meta = body["metadata"]
+        woken = memo.repository_wakeups.setdefault(meta["uid"], asyncio.Event())
+        loop = asyncio.get_running_loop()
+        key = watches.ObjectKey(watches.HELMREPOSITORY, meta["namespace"], meta["name"])
+        store: repositories.Store = memo.runtime.repositories
+        while not stopped:
+            fetch = functools.partial(repositories.reconcile_repository, memo.runtime,
+                                      copy.deepcopy(dict(body)))
+            outcome = await loop.run_in_executor(None, contextvars.copy_context().run, fetch)
+            if outcome is not None and outcome.changed:
+                handlers.wake(memo, memo.requests.referencing(key))
+            every = repositories.interval_seconds(body.get("spec") or {})
+            due = store.due_in(repositories.RepositoryKey(meta["namespace"], meta["name"]),
+                               int(body["metadata"].get("generation") or 1), every)
+            await handlers.sleep_or_wake(stopped, woken, max(handlers.MIN_INTERVAL_S, due or every))
+
+    @kopf.on.delete(GROUP, VERSION, PLURAL, registry=registry, id="forget", optional=True)
+    async def on_delete(body: kopf.Body, memo: kopf.Memo, **_: Any) -> None:
+        meta = body["metadata"]
+        memo.runtime.repositories.drop(repositories.RepositoryKey(meta["namespace"], meta["name"]))
+        memo.repository_wakeups.pop(meta["uid"], None)
+
+
+def loader(memo: kopf.Memo, loop: asyncio.AbstractEventLoop) -> Callable[[repositories.RepositoryKey], None]:
+    """``Store.loader``: fetch a repository a request needs now (from a worker thread), and
+    wake the other requests naming it when that brought an index."""
+    def load(key: repositories.RepositoryKey) -> None:
+        outcome = repositories.load(memo.runtime, key)
+        if outcome is not None and outcome.changed:
+            uids = memo.requests.referencing(
+                watches.ObjectKey(watches.HELMREPOSITORY, key.namespace, key.name))
+            loop.call_soon_threadsafe(handlers.wake, memo, uids)
+    return load
