@@ -13,8 +13,9 @@ Rules every implementation keeps:
 - A missing object is ``NotFoundError``; RBAC refusals are ``ForbiddenError``; anything else the
   server refuses is ``ClusterError``. Every message names the object (``kind "name" in namespace
   "ns"``).
-- ``impersonate`` returns a client acting as a ServiceAccount: requests carry the impersonation
-  header, so the server applies that account's RBAC, never the caller's.
+- ``impersonate`` returns a client acting as a ServiceAccount, or as any user (an
+  :class:`Identity`: name, groups, uid, extra): requests carry the impersonation headers, so
+  the server applies that identity's RBAC, never the caller's.
 """
 from __future__ import annotations
 
@@ -101,6 +102,33 @@ class Discovery:
         return tuple(seen)
 
 
+@record(frozen=True)
+class Identity:
+    """A user to act as, as the API server authenticated them (``UserInfo``). The server
+    authorizes an impersonated request as exactly this: the groups are not looked up again,
+    so they must be sent (a user without its groups loses what they grant)."""
+
+    username: str
+    groups: tuple[str, ...] = ()
+    uid: str = ""
+    extra: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """``(key, values)`` pairs, sorted by key (scopes and credential ids some authenticators
+    add; authorizers may narrow a user's rights by them, so they are kept)."""
+
+    @classmethod
+    def of(cls, user_info: Mapping[str, Any]) -> Identity:
+        """From a JSON-shaped ``UserInfo`` (``username``, ``groups``, ``uid``, ``extra``)."""
+        extra = user_info.get("extra") or {}
+        return cls(username=str(user_info.get("username") or ""),
+                   groups=tuple(str(g) for g in user_info.get("groups") or ()),
+                   uid=str(user_info.get("uid") or ""),
+                   extra=tuple(sorted((str(k), tuple(str(v) for v in values or ()))
+                                      for k, values in extra.items())))
+
+    def __str__(self) -> str:
+        return f'user "{self.username}"'
+
+
 class Propagation(str, enum.Enum):
     """How deleting an owner treats its dependents (``propagationPolicy``)."""
 
@@ -159,9 +187,24 @@ class ClusterClient(Protocol):
         """Server version and served types, cached until ``refresh``."""
         ...
 
-    def impersonate(self, *, service_account: str, namespace: str) -> ClusterClient:
-        """A client acting as ``system:serviceaccount:<namespace>:<service_account>``."""
+    def impersonate(self, *, service_account: str = "", namespace: str = "",
+                    identity: Identity | None = None) -> ClusterClient:
+        """A client acting as ``system:serviceaccount:<namespace>:<service_account>``, or as
+        ``identity`` (a user with its groups, uid and extra) when given."""
         ...
+
+
+def acting_as(*, service_account: str = "", namespace: str = "",
+              identity: Identity | None = None) -> Identity:
+    """What ``impersonate`` was asked to act as: ``identity``, else the ServiceAccount's user
+    (the API server adds an account's groups itself). ValueError when neither is given."""
+    if identity is not None:
+        if not identity.username:
+            raise ValueError("cannot impersonate an identity without a username")
+        return identity
+    if not service_account or not namespace:
+        raise ValueError("impersonate needs a service account and its namespace, or an identity")
+    return Identity(username=service_account_user(service_account, namespace))
 
 
 def service_account_user(service_account: str, namespace: str) -> str:

@@ -77,6 +77,8 @@ class FakeClient:
                  user: str = "") -> None:
         self.cluster = cluster
         self.user = user
+        self.identity: kclient.Identity | None = None
+        """Who an impersonating client acts as (the fake enforces no RBAC)."""
         self._field_manager = field_manager
 
     @property
@@ -184,6 +186,10 @@ class FakeClient:
     def discover(self, *, refresh: bool = False) -> kclient.Discovery:
         return kclient.Discovery(server_version=FAKE_SERVER_VERSION, resources=self.cluster.resources)
 
-    def impersonate(self, *, service_account: str, namespace: str) -> FakeClient:
-        return FakeClient(self.cluster, field_manager=self._field_manager,
-                          user=kclient.service_account_user(service_account, namespace))
+    def impersonate(self, *, service_account: str = "", namespace: str = "",
+                    identity: kclient.Identity | None = None) -> FakeClient:
+        acting = kclient.acting_as(service_account=service_account, namespace=namespace,
+                                   identity=identity)
+        client = FakeClient(self.cluster, field_manager=self._field_manager, user=acting.username)
+        client.identity = acting
+        return client

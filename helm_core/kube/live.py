@@ -10,8 +10,10 @@ Rules:
   requests) and falls back to per-group-version discovery on servers without it. It is cached
   per client family (impersonated clients share it); an unknown kind refreshes it once, so CRDs
   created a moment ago are found.
-- Impersonation sends ``Impersonate-User: system:serviceaccount:<ns>:<name>``; the API server
-  adds the account's groups itself.
+- Impersonation sends ``Impersonate-User: system:serviceaccount:<ns>:<name>`` (the API server
+  adds the account's groups itself), or for a user every part of its identity:
+  ``Impersonate-User``, one ``Impersonate-Group`` line per group, ``Impersonate-Uid`` and one
+  ``Impersonate-Extra-<key>`` line per value (key percent-encoded, as header names allow).
 - Errors map by HTTP status: 404 ``NotFoundError``, 409 ``ConflictError``, 403
   ``ForbiddenError``, other failures ``ClusterError``; the message names the verb, the object and
   the server's own explanation. An unreachable server is a ``ClusterError`` naming its address.
@@ -114,14 +116,15 @@ class LiveClient:
     """``ClusterClient`` over HTTP; thread-safe (one pool, no per-request state)."""
 
     def __init__(self, api: k8s_client.ApiClient, *, field_manager: str = kclient.FIELD_MANAGER,
-                 request_timeout_s: float = REQUEST_TIMEOUT_S, impersonate_user: str = "",
+                 request_timeout_s: float = REQUEST_TIMEOUT_S,
+                 identity: kclient.Identity | None = None,
                  discovery: _DiscoveryCache | None = None,
                  aggregated_discovery: bool = True) -> None:
         self._api = api
         self._aggregated = aggregated_discovery
         self._field_manager = field_manager
         self._timeout = request_timeout_s
-        self._user = impersonate_user
+        self._identity = identity
         self._discovery = discovery or _DiscoveryCache()
 
     @property
@@ -133,11 +136,39 @@ class LiveClient:
         """The API server's URL."""
         return str(self._api.configuration.host)
 
-    def impersonate(self, *, service_account: str, namespace: str) -> LiveClient:
-        user = kclient.service_account_user(service_account, namespace)
+    def impersonate(self, *, service_account: str = "", namespace: str = "",
+                    identity: kclient.Identity | None = None) -> LiveClient:
+        acting = kclient.acting_as(service_account=service_account, namespace=namespace,
+                                   identity=identity)
         return LiveClient(self._api, field_manager=self._field_manager,
-                          request_timeout_s=self._timeout, impersonate_user=user,
+                          request_timeout_s=self._timeout, identity=acting,
                           discovery=self._discovery, aggregated_discovery=self._aggregated)
+
+    @property
+    def identity(self) -> kclient.Identity | None:
+        """Who this client acts as; None for the credentials' own user."""
+        return self._identity
+
+    def _serialize(self, method: str, path: str, *, query: list[tuple[str, str]],
+                   headers: dict[str, str], body: Any = None) -> tuple[str, str, Any, Any, Any]:
+        """The kubernetes package's request tuple, with the impersonation headers added
+        after its serialization (it keeps one value per header; groups need several)."""
+        request = self._api.param_serialize(method, path, query_params=query,
+                                            header_params=headers, body=body,
+                                            auth_settings=["BearerToken"])
+        method_, url, header_params, body_, post_params = request
+        if self._identity is None:
+            return method_, url, header_params, body_, post_params
+        lines = urllib3.HTTPHeaderDict(header_params)
+        lines["Impersonate-User"] = self._identity.username
+        for group in self._identity.groups:
+            lines.add("Impersonate-Group", group)
+        if self._identity.uid:
+            lines["Impersonate-Uid"] = self._identity.uid
+        for key, values in self._identity.extra:
+            for value in values:
+                lines.add(f"Impersonate-Extra-{quote(key, safe='')}", value)
+        return method_, url, lines, body_, post_params
 
     # --- HTTP ---------------------------------------------------------------------------------
 
@@ -145,12 +176,9 @@ class LiveClient:
                  body: Any = None, content_type: str = "application/json",
                  accept: str = "application/json") -> Any:
         headers = {"Accept": accept, "Content-Type": content_type}
-        if self._user:
-            headers["Impersonate-User"] = self._user
         try:
-            request = self._api.param_serialize(method, path, query_params=list(query or []),
-                                                header_params=headers, body=body,
-                                                auth_settings=["BearerToken"])
+            request = self._serialize(method, path, query=list(query or []), headers=headers,
+                                      body=body)
             response = self._api.call_api(*request, _request_timeout=self._timeout)
             data = response.read()  # type: ignore[no-untyped-call]
         except urllib3.exceptions.HTTPError as exc:
@@ -265,14 +293,10 @@ class LiveClient:
         if label_selector:
             query.append(("labelSelector", label_selector))
         headers = {"Accept": METADATA_ONLY if metadata_only else "application/json"}
-        if self._user:
-            headers["Impersonate-User"] = self._user
         where = f' in namespace "{namespace}"' if namespace else ""
         what = f"watch {kind}{where}"
         try:
-            request = self._api.param_serialize("GET", path, query_params=query,
-                                                header_params=headers,
-                                                auth_settings=["BearerToken"])
+            request = self._serialize("GET", path, query=query, headers=headers)
             # the read deadline outlasts the server's own timeout: a silent stream is dead
             response = self._api.call_api(
                 *request, _request_timeout=(self._timeout, timeout_s + self._timeout))

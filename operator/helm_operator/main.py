@@ -28,6 +28,8 @@ from helm_operator import identity, settings as settings_mod
 ENV_PREFIX = "HELM_OPERATOR_"
 #: Finalizer Kopf puts on each HelmRequest (the uninstall runs before it is removed).
 FINALIZER = identity.FINALIZER
+#: Where the webhook's TLS Secret is mounted (deploy/requester/webhook/).
+DEFAULT_ADMISSION_CERT_DIR = "/etc/helm-operator/admission"
 #: Prefix of Kopf's bookkeeping annotations on HelmRequests.
 ANNOTATIONS_PREFIX = "helm-operator.helm.sh"
 TRUE_WORDS = frozenset({"1", "true", "yes", "on"})
@@ -43,6 +45,10 @@ class Invocation:
     in_cluster: bool = False
     cache_dir: str = ""
     verbose: bool = False
+    admission_port: int = 0
+    """Port of the requester-stamp admission webhook (0: not served; docs/requester.md)."""
+    admission_cert_dir: str = ""
+    """Folder holding the webhook's ``tls.crt`` and ``tls.key`` (a mounted TLS Secret)."""
 
 
 def _csv(text: str) -> tuple[str, ...]:
@@ -66,6 +72,10 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--no-cross-namespace-refs", action="store_true", default=None,
                      help="a HelmRequest may only name a HelmRepository of its own namespace "
                           "(default: other namespaces allowed, as Flux)")
+    run.add_argument("--act-as", default=None, metavar="serviceaccount|requester",
+                     help="who releases run as: the request's ServiceAccount (default) or the "
+                          "user who last applied it (docs/requester.md); a Namespace label "
+                          "helm.sh/act-as overrides it")
     run.add_argument("--workers", type=int, default=None)
     run.add_argument("--log-format", choices=settings_mod.LOG_FORMATS, default=None)
     run.add_argument("--probe-port", type=int, default=None)
@@ -86,6 +96,12 @@ def parser() -> argparse.ArgumentParser:
                         help=f"rendered text of one chart (default {describe_bytes(DEFAULT_LIMITS.output_bytes)})")
     limits.add_argument("--render-workers", type=int, default=None,
                         help="render worker processes (default: 2-4 by CPU count)")
+    webhook = run.add_argument_group("requester stamp webhook (only for API servers without "
+                                     "MutatingAdmissionPolicy; docs/requester.md)")
+    webhook.add_argument("--admission-port", type=int, default=None,
+                         help="serve the webhook over HTTPS on this port (default 0: off)")
+    webhook.add_argument("--admission-cert-dir", default=None,
+                         help=f"folder with tls.crt and tls.key (default {DEFAULT_ADMISSION_CERT_DIR})")
     add_scale_flags(run)
     return top
 
@@ -115,7 +131,8 @@ def parse(argv: Sequence[str], env: Mapping[str, str]) -> Invocation:
         require_service_account=pick(args.require_service_account, "REQUIRE_SERVICE_ACCOUNT",
                                      "false").lower() in TRUE_WORDS,
         no_cross_namespace_refs=_bool(pick(args.no_cross_namespace_refs, "NO_CROSS_NAMESPACE_REFS",
-                                           "false"), "no cross namespace refs"))
+                                           "false"), "no cross namespace refs"),
+        act_as=_act_as(pick(args.act_as, "ACT_AS", "serviceaccount")))
     runtime = settings_mod.RuntimeSettings(
         workers=_int(pick(args.workers, "WORKERS", str(settings_mod.DEFAULT_WORKERS)), "workers"),
         log_format=pick(args.log_format, "LOG_FORMAT", "text"),
@@ -145,6 +162,8 @@ def parse(argv: Sequence[str], env: Mapping[str, str]) -> Invocation:
         kubeconfig=pick(args.kubeconfig, "KUBECONFIG", env.get("KUBECONFIG", "")),
         in_cluster=pick(args.in_cluster, "IN_CLUSTER", "false").lower() in TRUE_WORDS,
         cache_dir=pick(args.cache_dir, "CACHE_DIR"),
+        admission_port=_port(pick(args.admission_port, "ADMISSION_PORT", "0"), "admission port"),
+        admission_cert_dir=pick(args.admission_cert_dir, "ADMISSION_CERT_DIR", DEFAULT_ADMISSION_CERT_DIR),
         verbose=pick(args.verbose, "VERBOSE", "false").lower() in TRUE_WORDS)
 
 
@@ -226,6 +245,19 @@ def await_leadership(inv: Invocation, client: Any, health: Any, log: logging.Log
 
 
 # --- end of scaling out -----------------------------------------------------------------------
+
+
+def _port(text: str, what: str) -> int:
+    port = _int(text, what)
+    if not 0 <= port <= 65535:
+        raise ValueError(f"{what} must be between 0 and 65535, not {port}")
+    return port
+
+
+def _act_as(text: str) -> str:
+    from helm_operator import requester
+
+    return requester.check_mode(text.strip().lower(), "act as")
 
 
 def _bool(text: str, what: str) -> bool:
@@ -317,6 +349,11 @@ def run(inv: Invocation) -> int:
     ports = {inv.settings.runtime.probe_port, inv.settings.runtime.metrics_port} - {0}
     for port in sorted(ports):
         probes.serve(port, health=health, metrics=metrics.exposition)
+    if inv.admission_port:  # every replica answers admission, standby or not
+        from helm_operator import admission
+
+        admission.serve(inv.admission_port, cert_dir=Path(inv.admission_cert_dir),
+                        log=lambda line: log.warning("%s", line))
     release_lease = await_leadership(inv, admin, health, log)
     cache_root = Path(inv.cache_dir) if inv.cache_dir else cache_mod.default_root(os.environ)
     requests = watches.Requests()
@@ -382,9 +419,9 @@ def run(inv: Invocation) -> int:
         health.ready = True
 
     watch = inv.settings.watch
-    log.info("helm-operator starting: namespaces=%s selector=%s workers=%d lua-allowlist=%s",
-             ",".join(watch.namespaces) or "<all>", watch.selector or "<all>",
-             inv.settings.runtime.workers,
+    log.info("helm-operator starting: namespaces=%s selector=%s workers=%d act-as=%s "
+             "lua-allowlist=%s", ",".join(watch.namespaces) or "<all>", watch.selector or "<all>",
+             inv.settings.runtime.workers, inv.settings.security.act_as,
              ",".join(sorted(inv.settings.security.lua_allowlist)) or "<none>")
     stop.run(lambda: kopf.run(registry=registry, standalone=True, clusterwide=watch.cluster_wide,
                               namespaces=watch.namespaces, stop_flag=stop.flag, memo=memo))

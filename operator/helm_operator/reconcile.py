@@ -3,11 +3,11 @@
 The handlers call :func:`apply` (create, update, resume, interval) and :func:`delete` (finalizer);
 both are synchronous (Kopf runs them in its worker threads) and return the new status.
 
-Steps of :func:`apply`: suspend? → service account (policy) → values (valuesFrom + values,
-digest) → chart (source, verify) → claim the release (helm_core's claim action) → rollbackTo,
-or nothing changed (helm_core's drift action), or upgrade with install (helm_core decides
-install or upgrade and prunes history) as the service account → status. Every cluster access
-for the release goes through the impersonated client.
+Steps of :func:`apply`: suspend? → service account (policy) or requester (:mod:`requester`) →
+values (valuesFrom + values, digest) → chart (source, verify) → claim the release (helm_core's
+claim action) → rollbackTo, or nothing changed (helm_core's drift action), or upgrade with
+install (helm_core decides install or upgrade and prunes history) as the service account or
+requester → status. Every cluster access for the release goes through the impersonated client.
 
 Rules:
 - Nothing changes when the generation was handled and the values digest and chart digest
@@ -38,7 +38,7 @@ from helm_core.kube import client as kclient
 from helm_core.lua import permissions as lua_permissions
 from helm_core.support.records import field, record
 from helm_core.storage import release as rel
-from helm_operator import drift, errors, policy, remote, settings as settings_mod, sources, status
+from helm_operator import drift, errors, policy, remote, requester, settings as settings_mod, sources, status
 from helm_operator import repositories as repositories_mod
 
 DEFAULT_TIMEOUT_S = 300.0
@@ -126,8 +126,13 @@ class Outcome:
     """Drifted objects found (reported in warn mode, corrected in enabled mode)."""
 
 
-def client_for(rt: Runtime, meta: Mapping[str, Any], spec: Mapping[str, Any]) -> kclient.ClusterClient:
-    """The client acting as the request's service account (checked to exist)."""
+def client_for(rt: Runtime, meta: Mapping[str, Any], spec: Mapping[str, Any],
+               body: Mapping[str, Any] | None = None) -> kclient.ClusterClient:
+    """The client acting as the request's requester (requester mode: the identity admission
+    stamped on ``body``) or its service account (checked to exist)."""
+    if requester.mode(rt.admin, meta["namespace"], rt.settings.security.act_as,
+                      rt.log) == requester.REQUESTER:
+        return rt.admin.impersonate(identity=requester.identity_for(rt.admin, body or {"metadata": meta}))
     account = policy.service_account(meta, spec, security=rt.settings.security)
     if not account:
         return rt.admin
@@ -186,7 +191,7 @@ def planned_action(rt: Runtime, body: Mapping[str, Any]) -> str:
     helm_core's rule (:func:`helm_core.action.upgrade.plan`) over the stored history."""
     meta, spec = body["metadata"], body.get("spec") or {}
     key = policy.release_key(meta, spec)
-    cfg = configuration(rt, target_for(rt, meta, spec, client_for(rt, meta, spec)), meta, spec)
+    cfg = configuration(rt, target_for(rt, meta, spec, client_for(rt, meta, spec, body)), meta, spec)
     return upgrade.plan(cfg.driver.history(key.namespace, key.name), reinstall_failed=True)
 
 
@@ -199,7 +204,7 @@ def apply(rt: Runtime, body: Mapping[str, Any]) -> Outcome:
     if spec.get("suspend"):
         return Outcome("suspended", status.suspended(old, generation=generation, now=now))
     key = policy.release_key(meta, spec)
-    client = client_for(rt, meta, spec)
+    client = client_for(rt, meta, spec, body)
     read = reader(client, meta["namespace"])
     values = sources.resolve_values(spec, read=read)
     shared = None if rt.repositories is None else repositories_mod.resolver(
@@ -250,7 +255,7 @@ def apply(rt: Runtime, body: Mapping[str, Any]) -> Outcome:
             raise errors.RequestError(refusal, reason="LuaPermissionDenied")
         lua = template.LuaOptions(accepted_permissions=granted)
         post_render = install.post_render_options(spec.get("postRenderers"), spec.get("commonMetadata"))
-        description = f"by HelmRequest {policy.owner_id(meta)}"
+        description = f"by HelmRequest {policy.owner_id(meta)}{requester.acting(client, body)}"
         first, then = spec.get("install") or {}, spec.get("upgrade") or {}
         action, done = upgrade.upgrade_or_install(cfg, chart, values.values, upgrade.UpgradeOptions(
             name=key.name, namespace=key.namespace, chart_source=chart_info.source,
@@ -298,7 +303,7 @@ def remediate(rt: Runtime, body: Mapping[str, Any], *, action: str) -> str:
     if strategy == "none" or action not in ("install", "upgrade"):
         return ""
     key = policy.release_key(meta, spec)
-    client = target_for(rt, meta, spec, client_for(rt, meta, spec))
+    client = target_for(rt, meta, spec, client_for(rt, meta, spec, body))
     cfg = configuration(rt, client, meta, spec)
     with rt.release_lock(key):
         history = cfg.driver.history(key.namespace, key.name)
@@ -319,7 +324,7 @@ def delete(rt: Runtime, body: Mapping[str, Any]) -> str:
     A release owned by another request, or already gone, is left alone and said so."""
     meta, spec = body["metadata"], body.get("spec") or {}
     key = policy.release_key(meta, spec)
-    client = target_for(rt, meta, spec, client_for(rt, meta, spec))
+    client = target_for(rt, meta, spec, client_for(rt, meta, spec, body))
     cfg = configuration(rt, client, meta, spec, cancellable=False)  # an uninstall is never superseded
     owner = claim_action.holder(cfg, namespace=key.namespace, name=key.name,
                                 annotation=policy.OWNER_ANNOTATION)
@@ -333,7 +338,8 @@ def delete(rt: Runtime, body: Mapping[str, Any]) -> str:
             keep_history=bool(opts.get("keepHistory")), wait=bool(opts.get("wait", False)),
             timeout_s=parse_duration(opts.get("timeout"), DEFAULT_TIMEOUT_S),
             no_hooks=bool(opts.get("disableHooks")), ignore_not_found=True,
-            description=f"Uninstall by HelmRequest {policy.owner_id(meta)}"))
+            description=f"Uninstall by HelmRequest {policy.owner_id(meta)}"
+                        f"{requester.acting(client, body)}"))
     return f"release {key} uninstalled"
 
 

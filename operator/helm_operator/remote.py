@@ -4,8 +4,9 @@ Rules (Flux's, made stricter where the controller's own secrets are at stake):
 - Without ``kubeConfig`` the release lives in the controller's cluster, acted on as the
   request's service account.
 - With ``kubeConfig.secretRef: {name, key}`` the kubeconfig is read from a Secret of the
-  request's namespace *as the request's service account* (it must be allowed to read it),
-  so a request cannot borrow a kubeconfig its account could not read. Values, valuesFrom and
+  request's namespace *with the request's own identity* (its service account, or the
+  requester in requester mode: it must be allowed to read it), so a request cannot borrow a
+  kubeconfig its identity could not read. Values, valuesFrom and
   chart ConfigMaps/Secrets are still read from the controller's cluster, the same way.
 - The release's objects, its ``Release`` record, version Secrets and lock live in the remote
   cluster (the ``Release`` CRD must be installed there). When the request names a service

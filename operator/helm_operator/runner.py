@@ -23,7 +23,7 @@ from typing import Any
 import kopf
 
 from helm_core import errors as core_errors
-from helm_operator import errors, identity, metrics as metrics_mod, reconcile, status
+from helm_operator import errors, identity, metrics as metrics_mod, reconcile, requester, status
 
 MAX_TRANSIENT_RETRIES = 8
 MAX_DELETE_RETRIES = 5
@@ -32,6 +32,7 @@ SUPERSEDED = "Superseded"
 #: Stalled reasons worth re-trying at the request's interval: an admin may fix them without
 #: touching the request (RBAC granted, chart pushed, service account created).
 RETRY_ON_INTERVAL = frozenset({"Forbidden", "ChartSourceFailed", "ServiceAccountNotFound",
+                               "ActAsInvalid",
                                "RetriesExhausted", "ChartDigestMismatch", "RenderLimitExceeded",
                                "RenderCrashed", "KubeConfigNotFound", "InvalidKubeConfig"})
 
@@ -89,8 +90,10 @@ def apply(rt: reconcile.Runtime, body: Mapping[str, Any], *, retry: int,
             _failed(rt, live, exc, retry=retry, metrics=metrics, started=started,
                     interval_check=interval_check)
             raise AssertionError("unreachable") from None
-        if outcome.status != old:  # an idle check writes nothing
-            write_status(rt, body, outcome.status)
+        new, acted_as = requester.applied(rt.admin, body, outcome.action, outcome.status,
+                                          default=rt.settings.security.act_as, log=rt.log)
+        if new != old:  # an idle check writes nothing
+            write_status(rt, body, new)
         metrics.set_state(meta["uid"], state_of(outcome.status))
         metrics.observe(action=outcome.action, result="success", seconds=time.monotonic() - started)
         if outcome.drift:
@@ -98,6 +101,8 @@ def apply(rt: reconcile.Runtime, body: Mapping[str, Any], *, retry: int,
             rt.post_event(body, "Normal" if corrected else "Warning",
                        reason="DriftCorrected" if corrected else "DriftDetected",
                        message="; ".join(outcome.drift))
+        if acted_as:
+            rt.post_event(body, "Normal", reason=requester.ACTED_AS, message=acted_as)
         if outcome.action in ("install", "upgrade", "rollback"):
             ready = status.get_condition(outcome.status, status.READY) or {}
             rt.post_event(body, "Normal", reason=ready.get("reason", "Succeeded"),

@@ -60,6 +60,10 @@ class SecuritySettings:
     """When true (``--no-cross-namespace-refs``), a HelmRequest may only name a HelmRepository
     of its own namespace. False by default, as Flux: a platform team shares one repository
     (and its credentials, never shown to the request) with every namespace."""
+    act_as: str = "serviceaccount"
+    """``serviceaccount`` (default): releases run as the request's ServiceAccount.
+    ``requester``: as the user who last applied the request, stamped at admission
+    (docs/requester.md). A Namespace's ``helm.sh/act-as`` label overrides it for its requests."""
 
 
 @record(frozen=True)

@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from helm_core import cli
-from helm_operator import main
+from helm_operator import admission, main
 from tests.engine import helmbin
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -24,6 +24,12 @@ SETTINGS = {
                               "--set", "metrics.serviceMonitor.labels.release=prom",
                               "--set-string", "shard.selector=!sharding.helm.sh/key",
                               "--set", "settings.luaAllowlist={io,os}", "--set", "rbac.userRoles=false"],
+    "requester": ["--set", "actAs.mode=requester"],
+    "requester-labels-only": ["--set", "actAs.requester=true", "--set", "rbac.create=false"],
+    "requester-webhook": ["--set", "actAs.webhook.enabled=true", "--set", "actAs.webhook.tlsSecret=tls",
+                          "--set", "actAs.webhook.certManagerCertificate=ops/admission"],
+    "webhook-without-secret": ["--set", "actAs.webhook.enabled=true"],
+    "bad-act-as": ["--set", "actAs.mode=root"],
     "bad-mode": ["--set", "rbac.mode=everywhere"],
     "namespaced-without-namespaces": ["--set", "rbac.mode=namespaced"],
 }
@@ -122,3 +128,49 @@ def test_render_limits_pass_through_as_flags(capsys):
     assert deployment["spec"]["template"]["spec"]["containers"][0]["args"][3:] == [
         "--render-timeout=30s", "--render-cpu=20s", "--render-memory=512Mi", "--render-output=8Mi",
         "--render-workers=2"]
+
+
+def test_requester_mode_installs_deploys_policy_and_impersonation_rights(capsys):
+    docs = render(capsys, "--set", "actAs.mode=requester")
+    policy = {d["kind"]: d for d in yaml.safe_load_all((ROOT / "deploy" / "requester" / "policy.yaml").read_text())}
+    ours = {d["kind"]: d for d in docs if d["kind"].startswith("MutatingAdmissionPolicy")}
+    assert ours["MutatingAdmissionPolicy"]["spec"] == policy["MutatingAdmissionPolicy"]["spec"]
+    assert ours["MutatingAdmissionPolicyBinding"]["spec"] == {"policyName": "op-helm-operator-requester"}
+    deploy_rules = next(d for d in yaml.safe_load_all((ROOT / "deploy" / "requester" / "rbac.yaml").read_text())
+                        if d["kind"] == "ClusterRole")["rules"]
+    (role,) = [d for d in docs if d["kind"] == "ClusterRole" and d["metadata"]["name"].endswith("-act-as-requester")]
+    assert role["rules"] == deploy_rules
+    (binding,) = [d for d in docs if d["kind"] == "ClusterRoleBinding"
+                  and d["metadata"]["name"].endswith("-act-as-requester")]
+    assert binding["subjects"] == [{"kind": "ServiceAccount", "name": "op-helm-operator", "namespace": "ops"}]
+    (deployment,) = [d for d in docs if d["kind"] == "Deployment"]
+    env = {e["name"]: e["value"] for e in deployment["spec"]["template"]["spec"]["containers"][0]["env"]
+           if "value" in e}
+    assert main.parse(["run"], env).settings.security.act_as == "requester"
+
+
+def test_the_default_chart_neither_stamps_nor_impersonates_users(capsys):
+    docs = render(capsys)
+    assert not [d for d in docs if d["kind"].startswith("MutatingAdmissionPolicy")]
+    assert not [d for d in docs if d["metadata"]["name"].endswith("-act-as-requester")]
+
+
+def test_the_webhook_replaces_the_policy_and_the_controller_serves_it(capsys):
+    docs = render(capsys, "--set", "actAs.webhook.enabled=true", "--set", "actAs.webhook.tlsSecret=tls")
+    assert not [d for d in docs if d["kind"].startswith("MutatingAdmissionPolicy")]
+    (hook,) = [d for d in docs if d["kind"] == "MutatingWebhookConfiguration"]
+    deploy_hook = next(d for d in yaml.safe_load_all(
+        (ROOT / "deploy" / "requester" / "webhook" / "webhook.yaml").read_text()) if d["kind"] == hook["kind"])
+    ours, theirs = hook["webhooks"][0], deploy_hook["webhooks"][0]
+    assert {k: v for k, v in ours.items() if k != "clientConfig"} == {k: v for k, v in theirs.items()
+                                                                      if k != "clientConfig"}
+    assert ours["clientConfig"]["service"] == {"name": "op-helm-operator-admission", "namespace": "ops",
+                                               "path": admission.PATH, "port": 443}
+    (deployment,) = [d for d in docs if d["kind"] == "Deployment"]
+    pod = deployment["spec"]["template"]["spec"]
+    env = {e["name"]: e["value"] for e in pod["containers"][0]["env"] if "value" in e}
+    inv = main.parse(["run"], env)
+    assert inv.admission_port == 9443
+    mounts = {m["name"]: m["mountPath"] for m in pod["containers"][0]["volumeMounts"]}
+    assert mounts["admission-tls"] == inv.admission_cert_dir
+    assert {"name": "admission-tls", "secret": {"secretName": "tls"}} in pod["volumes"]

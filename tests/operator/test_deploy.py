@@ -6,7 +6,7 @@ from pathlib import Path
 
 import yaml
 
-from helm_operator import main, probes
+from helm_operator import admission, main, probes
 
 DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
 
@@ -103,3 +103,45 @@ def test_kubectl_kustomize_builds_crds_and_controller():
     assert ("CustomResourceDefinition", "helmrepositories.helm.sh") in kinds
     assert ("Deployment", "helm-operator") in kinds and ("Service", "helm-operator-metrics") in kinds
     assert ("Role", "helm-operator-leader-election") in kinds
+
+
+def test_requester_overlay_builds_the_policy_and_the_impersonation_rights():
+    proc = subprocess.run(["kubectl", "kustomize", str(DEPLOY / "requester")], capture_output=True,
+                          text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    docs = [d for d in yaml.safe_load_all(proc.stdout) if d]
+    assert sorted(d["kind"] for d in docs) == ["ClusterRole", "ClusterRoleBinding", "MutatingAdmissionPolicy",
+                                               "MutatingAdmissionPolicyBinding"]
+    (role,) = [d for d in docs if d["kind"] == "ClusterRole"]
+    assert role["rules"] == [
+        {"apiGroups": [""], "resources": ["users", "groups"], "verbs": ["impersonate"]},
+        {"apiGroups": ["authentication.k8s.io"], "resources": ["*"], "verbs": ["impersonate"]}]
+    (binding,) = [d for d in docs if d["kind"] == "ClusterRoleBinding"]
+    assert binding["subjects"] == [{"kind": "ServiceAccount", "name": "helm-operator",
+                                    "namespace": "helm-operator-system"}]
+
+
+def test_config_keeps_the_service_account_mode():
+    config = load("config.yaml")[0]["data"]
+    config.pop("HELM_OPERATOR_LEADER_ELECT")
+    assert config["HELM_OPERATOR_ACT_AS"] == "serviceaccount"
+    assert main.parse(["run"], config).settings.security.act_as == "serviceaccount"
+
+
+def test_the_webhook_patch_makes_the_controller_serve_it():
+    proc = subprocess.run(["kubectl", "patch", "-f", str(DEPLOY / "deployment.yaml"), "--local", "--type",
+                           "strategic", "--patch-file", str(DEPLOY / "requester" / "webhook" / "deployment-patch.yaml"),
+                           "-o", "yaml"], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    pod = yaml.safe_load(proc.stdout)["spec"]["template"]["spec"]
+    (container,) = pod["containers"]
+    env = {e["name"]: e["value"] for e in container["env"] if "value" in e}
+    inv = main.parse(container["args"], env)
+    assert inv.admission_port == 9443
+    assert {"name": "admission-tls", "mountPath": inv.admission_cert_dir, "readOnly": True} in container["volumeMounts"]
+    assert {"name": "admission", "containerPort": 9443} in container["ports"]
+    hook = next(d for d in load("requester/webhook/webhook.yaml") if d["kind"] == "MutatingWebhookConfiguration")
+    service = next(d for d in load("requester/webhook/webhook.yaml") if d["kind"] == "Service")
+    assert hook["webhooks"][0]["clientConfig"]["service"]["name"] == service["metadata"]["name"]
+    assert hook["webhooks"][0]["clientConfig"]["service"]["path"] == admission.PATH
+    assert service["spec"]["ports"][0]["targetPort"] == "admission"
