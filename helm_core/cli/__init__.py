@@ -17,7 +17,8 @@ from helm_core.errors import HelmError
 from helm_core.cli.common import (  # shared with the command modules
     add_limit_flags as _add_limit_flags, add_lua_flags as _add_lua_flags,
     add_values_flags as _add_values_flags, lua_log as _lua_log, lua_options as _lua_options,
-    values as _values,
+    values as _values, post_render_options as _post_render_options,
+    add_post_render_flag as _add_post_render_flag,
 )
 
 if TYPE_CHECKING:
@@ -46,6 +47,7 @@ def _template_options(args: argparse.Namespace, name: str, chart: Any) -> "templ
         strict=args.strict,
         is_upgrade=args.is_upgrade,
         lua=_lua_options(args, chart),
+        post_render=_post_render_options(args),
     )
 
 
@@ -166,6 +168,7 @@ def _add_template(sub: Any) -> None:
     t.add_argument("--output-dir", help="write files into this folder instead of stdout")
     t.add_argument("--strict", action="store_true", help="fail on missing values")
     t.add_argument("--is-upgrade", action="store_true", help="set .Release.IsUpgrade")
+    _add_post_render_flag(t)
     _add_values_flags(t)
     _add_lua_flags(t)
     _add_limit_flags(t)

@@ -68,3 +68,28 @@ def lua_options(args: argparse.Namespace, chart: Any) -> "template_action.LuaOpt
 
 def lua_log(line: str) -> None:
     print(f"lua: {line}", file=sys.stderr)
+
+
+def post_render_options(args: argparse.Namespace) -> Any:
+    """``--post-renderers FILE``: ``postRenderers`` and ``commonMetadata`` as a HelmRequest's
+    spec (Flux's shapes) holds them."""
+    from pathlib import Path
+
+    from helm_core.engine import postrender
+    from helm_core.errors import PatchError
+    from helm_core.golib import goyaml
+    if not getattr(args, "post_renderers", None):
+        return postrender.NONE
+    try:
+        spec = goyaml.load(Path(args.post_renderers).read_text(), source=args.post_renderers) or {}
+    except (OSError, ValueError) as exc:
+        raise PatchError(f"--post-renderers {args.post_renderers}: {exc}") from None
+    if not isinstance(spec, dict) or set(spec) - {"postRenderers", "commonMetadata"}:
+        raise PatchError(f"--post-renderers {args.post_renderers}: expected a map with postRenderers "
+                         f"and/or commonMetadata")
+    return postrender.from_spec(spec.get("postRenderers"), spec.get("commonMetadata"))
+
+
+def add_post_render_flag(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--post-renderers", metavar="FILE",
+                   help="YAML with postRenderers and/or commonMetadata (Flux's shapes) applied after render")

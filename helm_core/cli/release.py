@@ -200,7 +200,8 @@ def cmd_install(args: argparse.Namespace) -> int:
         dry_run=args.dry_run, wait=args.wait, timeout_s=_timeout(args), atomic=args.atomic,
         create_namespace=args.create_namespace, take_ownership=args.take_ownership,
         replace=args.replace, no_hooks=args.no_hooks, description=args.description,
-        lua=common.lua_options(args, chart)))
+        lua=common.lua_options(args, chart), post_render=common.post_render_options(args),
+        **({"crds": args.crds} if args.crds else {})))
     _print_release(result, args.output)
     return 0
 
@@ -220,7 +221,8 @@ def cmd_upgrade(args: argparse.Namespace) -> int:
         reset_then_reuse_values=args.reset_then_reuse_values,
         create_namespace=args.create_namespace, take_ownership=args.take_ownership,
         no_hooks=args.no_hooks, description=args.description, max_history=upgrade.DEFAULT_MAX_HISTORY if args.history_max is None else args.history_max,
-        lua=common.lua_options(args, chart)))
+        lua=common.lua_options(args, chart), post_render=common.post_render_options(args),
+        **({"crds": args.crds} if args.crds else {})))
     if result.status is rel.Status.DEPLOYED and result.description != "Install complete":
         print(f'Release "{args.name}" has been upgraded. Happy Helming!')
     _print_release(result, args.output)
@@ -355,6 +357,9 @@ def _install_like(p: argparse.ArgumentParser) -> None:
     p.add_argument("--take-ownership", action="store_true",
                    help="adopt existing objects whatever release owns them")
     p.add_argument("--description", default="", help="a custom description")
+    common.add_post_render_flag(p)
+    p.add_argument("--crds", choices=["Skip", "Create", "CreateReplace"],
+                   help="the chart's crds/ (default: Create on install, Skip on upgrade)")
     common.add_values_flags(p)
     common.add_lua_flags(p)
     common.add_limit_flags(p)

@@ -3,11 +3,12 @@
     HelmError                        -> permanent? reason
      ├── ChartError (+ Archive, ...)     yes        ChartInvalid
      ├── ValuesError / SchemaError       yes        ValuesInvalid
-     ├── TemplateError, ManifestError    yes        RenderFailed
+     ├── TemplateError, ManifestError    yes        RenderFailed (PatchError: a post-renderer)
      ├── LuaError                        yes        LuaFailed (LuaPermissionDenied when refused)
      ├── ClusterError                    no         ClusterError
      │    ├── ForbiddenError             yes        Forbidden (the service account lacks rights)
      │    ├── WaitError                  no         WaitFailed
+     │    │    └── TestFailedError       no         TestFailed (remediated like a failed wait)
      │    └── LockedError                no         OperationInProgress
      ├── StorageError                    no         StorageError
      │    └── TooLargeError              yes        ReleaseTooLarge
@@ -54,6 +55,7 @@ class RequestError(Exception):
 _REASONS: tuple[tuple[type[BaseException], str, bool], ...] = (
     # Most specific first: the first isinstance match wins.
     (errors.ForbiddenError, "Forbidden", True),
+    (errors.TestFailedError, "TestFailed", False),
     (errors.WaitError, "WaitFailed", False),
     (errors.LockedError, "OperationInProgress", False),
     (errors.ClusterError, "ClusterError", False),

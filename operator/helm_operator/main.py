@@ -331,7 +331,7 @@ def run(inv: Invocation) -> int:
     from helm_core.action import config as action_config
     from helm_core.kube import live
     from helm_core.sources import cache as cache_mod
-    from helm_operator import handlers, metrics as metrics_mod, probes, progress, reconcile, shutdown, watches
+    from helm_operator import handlers, metrics as metrics_mod, probes, progress, reconcile, remote, shutdown, watches
     from helm_operator import repositories, repository_handlers
 
     setup_logging(inv.settings.runtime.log_format, verbose=inv.verbose)
@@ -371,6 +371,7 @@ def run(inv: Invocation) -> int:
         settings=inv.settings, admin=admin, superseded=stop.superseded(requests.superseded),
         render_pool=pool, stopping=stop.stopping, repositories=shared_repositories,
         impersonate=lambda sa, ns: admin.impersonate(service_account=sa, namespace=ns),
+        connect=remote.connector(field_manager="helm-operator"),
         cache=cache_mod.Cache(cache_root), log=lambda line: log.info("%s", line),
         post_event=lambda body, type_, *, reason, message: kopf.event(
             dict(body), type=type_, reason=reason, message=message))
