@@ -156,7 +156,7 @@ def _json_schema_problem(data: bytes) -> str | None:
     return "unexpected EOF" if problem == "unexpected end of JSON input" else problem
 
 
-def _load_schema(data: bytes, source: str) -> dict:
+def _load_schema(data: bytes, source: str) -> dict[str, Any]:
     import json  # only charts with a schema need it
 
     try:

@@ -45,7 +45,8 @@ VALIDATOR_CACHE_SIZE = 128
 def _no_remote(uri: str) -> Any:
     import referencing.exceptions
 
-    raise referencing.exceptions.NoSuchResource(ref=uri)
+    # referencing's attrs classes (its own `frozen` wrapper) are beyond mypy's attrs plugin.
+    raise referencing.exceptions.NoSuchResource(ref=uri)  # type: ignore[call-arg]
 
 
 def _pointer(path: Any) -> str:
@@ -71,7 +72,7 @@ def _code_digest() -> str:
     from helm_core.chart import jsonschema_go, metaschema, verdict
 
     folder = memo.package_folder("jsonschema") or Path(__file__).parent
-    regexp_code = [Path(goregexp.__file__), Path(goregexp.__file__).with_name("syntax.py"), jsonschema_go.__file__]
+    regexp_code = [Path(goregexp.__file__), Path(goregexp.__file__).with_name("syntax.py"), Path(jsonschema_go.__file__)]
 
     jsonschema_code = [folder / name for name in ("validators.py", "_keywords.py", "_legacy_keywords.py",
                                                   "_utils.py", "_types.py", "_format.py")]
@@ -131,7 +132,7 @@ def _compiled(digest: str, text: str) -> Any:
 
         metaschema.check_schema(cls, schema)
         _remember_valid(digest)
-    return cls(schema, registry=referencing.Registry(retrieve=_no_remote))
+    return cls(schema, registry=referencing.Registry(retrieve=_no_remote))  # type: ignore[call-arg]
 
 
 def _pass_key(text: str, values: dict[str, Any]) -> str:

@@ -38,7 +38,7 @@ def _add_values_flags(p: argparse.ArgumentParser) -> None:
                    help="set a value to a literal string (no parsing)")
 
 
-def _values(args: argparse.Namespace) -> dict:
+def _values(args: argparse.Namespace) -> dict[str, Any]:
     from helm_core.action import values_options
 
     return values_options.merge(values_options.ValuesOptions(
@@ -264,7 +264,8 @@ def _terminal_columns() -> int:
     except (KeyError, ValueError):
         pass
     try:
-        return os.get_terminal_size(sys.__stdout__.fileno()).columns or 80
+        stdout = sys.__stdout__
+        return (os.get_terminal_size(stdout.fileno()).columns or 80) if stdout is not None else 80
     except (AttributeError, ValueError, OSError):
         return 80
 

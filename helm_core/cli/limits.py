@@ -95,7 +95,7 @@ def _address_space_limited(memory_bytes: int) -> Iterator[None]:
     if ceiling is not None and hard != resource.RLIM_INFINITY:
         ceiling = min(ceiling, hard)
     lowered = ceiling is not None and (soft == resource.RLIM_INFINITY or ceiling < soft)
-    if lowered:
+    if lowered and ceiling is not None:
         resource.setrlimit(resource.RLIMIT_AS, (ceiling, hard))
     try:
         yield

@@ -12,7 +12,7 @@ import contextlib
 import math
 import re
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, cast
 
 import yaml
 
@@ -102,7 +102,7 @@ class _Builder:
             return self.scalar(node)
         if key in self.building:
             raise _SelfReference()
-        flow = bool(node.flow_style)
+        flow = bool(cast(yaml.CollectionNode, node).flow_style)  # not a scalar: a collection
         self.flow_depth += flow
         self.block_depth += not flow
         if self.flow_depth > MAX_DEPTH or self.block_depth > MAX_DEPTH:

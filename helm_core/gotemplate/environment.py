@@ -282,7 +282,7 @@ class TemplateSet:
     def tree(self, name: str) -> Optional[nodes.Tree]:
         tree = self._trees.get(name)
         if tree.__class__ is StoredTree:
-            tree = self._trees[name] = tree.load()  # type: ignore[union-attr]
+            tree = self._trees[name] = tree.load()
         return tree  # type: ignore[return-value]
 
     def lookup_compiled(self, name: str) -> Optional[compiler.Run]:

@@ -400,7 +400,9 @@ class _Lexer:
         pos, line = self.text_and_open(commit, x, self.line_at(commit))
         depth = 0
         stream, stream_run = _stream_patterns()
-        stop = stream_run.match(text, pos).end()
+        run = stream_run.match(text, pos)
+        assert run is not None  # a run of zero tokens matches anywhere
+        stop = run.end()
         # The run's tokens are findall's first matches, if findall sees far enough: a
         # truncated "-}}" would let a space run take the space the run left before it
         # (ending one past ``stop``), so the window reaches 4 characters past ``stop``.

@@ -375,10 +375,10 @@ def dump_tree(tree: Tree) -> bytes:
     """``tree`` pickled without where it was parsed from: the file's name and text (shared by
     the file's trees, and the same text may be parsed under another name)."""
     def reduce_tree(t: Tree) -> Any:
-        state = dict(t.__getstate__(), text="", parse_name="")  # type: ignore[attr-defined]
+        state = dict(t.__getstate__(), text="", parse_name="")
         if t.name == t.parse_name:
             state["name"] = None  # the file's own tree is named after the file
-        return copyreg.__newobj__, (Tree,), state
+        return copyreg.__newobj__, (Tree,), state  # type: ignore[attr-defined]  # not in typeshed
 
     return _pickle(tree, reduce_tree)
 

@@ -28,7 +28,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from helm_core.support.cachedirs import default_root  # noqa: F401 - the cache root rule, re-exported
+from helm_core.support.cachedirs import default_root as default_root  # the cache root rule, re-exported
 from helm_core.errors import SourceError
 
 DEFAULT_MAX_BYTES = 2 * 1024 * 1024 * 1024

@@ -17,7 +17,7 @@ import datetime as dt
 import enum
 from collections.abc import Iterable, Mapping, Sequence
 from helm_core.support import records
-from helm_core.storage.names import RELEASE_NAME_MAX, check_name  # noqa: F401 - re-exported
+from helm_core.storage.names import RELEASE_NAME_MAX as RELEASE_NAME_MAX, check_name as check_name  # re-exported
 from helm_core.support.records import field, record
 from typing import Any
 

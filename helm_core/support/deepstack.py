@@ -56,8 +56,9 @@ def run(work: Callable[[], T], *, name: str = "helm-deep-stack") -> T:
         _Raised.active += 1
         previous = threading.stack_size(STACK_BYTES)
         try:
-            worker: threading.Thread | None = threading.Thread(target=body, name=name, daemon=True)
-            worker.start()
+            thread = threading.Thread(target=body, name=name, daemon=True)
+            thread.start()
+            worker: threading.Thread | None = thread
         except RuntimeError:  # no room for the stack (a tight address-space limit)
             _release()
             worker = None

@@ -136,7 +136,8 @@ def _pem_for_key(key: Any) -> str:
         fmt = serialization.PrivateFormat.TraditionalOpenSSL
     else:
         fmt = serialization.PrivateFormat.PKCS8
-    return key.private_bytes(serialization.Encoding.PEM, fmt, serialization.NoEncryption()).decode()
+    pem: bytes = key.private_bytes(serialization.Encoding.PEM, fmt, serialization.NoEncryption())
+    return pem.decode()
 
 
 @signature("string")

@@ -154,7 +154,7 @@ def b32dec(s: str) -> str:
         return str(e)
 
 
-def _go_json(fn: Callable[[Any], Any], arg: Any) -> Any:
+def _go_json(fn: Callable[[Any], str], arg: Any) -> str:
     """Sprig returns encoding/json's error: a template function error with Go's text."""
     try:
         return fn(arg)

@@ -315,7 +315,7 @@ def _parse_nanos(value: str, nbytes: int) -> int:
     digits = value[1:nbytes]
     if not digits.isdigit() or not digits.isascii():
         raise _Bad
-    return int(digits) * 10 ** (10 - nbytes)
+    return int(digits.ljust(9, "0"))  # the fraction in nanoseconds (at most 9 digits)
 
 
 def parse_time(layout: str, value: str, default_zone: datetime.tzinfo) -> datetime.datetime:

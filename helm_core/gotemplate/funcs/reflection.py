@@ -25,9 +25,9 @@ def go_deep_equal(a: Any, b: Any) -> bool:
     if isinstance(a, dict):
         return a.keys() == b.keys() and all(go_deep_equal(a[k], b[k]) for k in a)
     if isinstance(a, float):
-        return a == b
+        return bool(a == b)
     if isinstance(a, datetime.datetime):
-        return a == b and a.utcoffset() == b.utcoffset() and a.tzinfo == b.tzinfo
+        return bool(a == b and a.utcoffset() == b.utcoffset() and a.tzinfo == b.tzinfo)
     if isinstance(a, (GoObject, Duration)):
         return bool(a == b)
     return bool(a == b)
