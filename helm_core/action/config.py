@@ -22,18 +22,18 @@ import contextlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
-from helm_core.golib import goyaml
-from helm_core.engine import manifests as mf
 from helm_core.engine import capabilities as caps_mod
+from helm_core.engine import manifests as mf
 from helm_core.errors import ClusterError, ManifestError, NotFoundError, WaitCancelled
+from helm_core.golib import goyaml
 from helm_core.kube import client as kclient
 from helm_core.kube import resources
 from helm_core.kube import wait as kwait
-from helm_core.support.records import field, record, replace
 from helm_core.storage import driver as drv
 from helm_core.storage import lock as lock_mod
 from helm_core.storage import release as rel
 from helm_core.storage import secrets
+from helm_core.support.records import field, record, replace
 
 
 def _quiet(_line: str) -> None:

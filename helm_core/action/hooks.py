@@ -26,10 +26,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from helm_core.golib import goyaml
-from helm_core.engine import manifests as mf
 from helm_core.action import config
+from helm_core.engine import manifests as mf
 from helm_core.errors import HelmError, WaitError
+from helm_core.golib import goyaml
 from helm_core.kube import client as kclient
 from helm_core.kube import readiness as kready
 from helm_core.kube import resources

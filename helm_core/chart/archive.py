@@ -23,8 +23,6 @@ from helm_core.gotemplate import gostrconv
 from helm_core.support.records import record
 
 if TYPE_CHECKING:
-    import tarfile
-
     from _typeshed import WriteableBuffer
 
 #: Helm's MaxDecompressedChartSize: the unpacked size of a whole chart archive.

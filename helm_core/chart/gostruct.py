@@ -31,7 +31,7 @@ class GoStruct:
     """A Go struct type: its name (``chart.Metadata``) and its fields' types by JSON name."""
 
     type_name: str
-    fields: dict[str, "FieldType"]
+    fields: dict[str, FieldType]
 
     @property
     def short_name(self) -> str:

@@ -10,8 +10,8 @@ path ignores that path (so a negation only ever narrows what is kept).
 """
 from __future__ import annotations
 
-from helm_core.golib import goutf8
 from helm_core.errors import ChartError
+from helm_core.golib import goutf8
 from helm_core.support.records import record
 
 HELMIGNORE = ".helmignore"
@@ -167,7 +167,7 @@ class Rules:
         self._rules = rules
 
     @classmethod
-    def parse(cls, text: str, *, source: str = HELMIGNORE, defaults: bool = True) -> "Rules":
+    def parse(cls, text: str, *, source: str = HELMIGNORE, defaults: bool = True) -> Rules:
         rules: list[_Rule] = []
         lines = text.lstrip("\ufeff").splitlines()
         for number, text_line in enumerate(lines, start=1):

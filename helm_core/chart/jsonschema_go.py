@@ -17,6 +17,8 @@ import types
 from typing import Any
 
 from helm_core.golib import goregexp
+
+
 def _search(pattern: str, string: str) -> bool | None:
     """``re.search`` as jsonschema calls it, with Go's syntax and semantics (truthy or None)."""
     return True if goregexp.compile(pattern).match_string(string) else None
@@ -38,7 +40,7 @@ def install() -> None:
         module = importlib.import_module(name)
         if not hasattr(getattr(module, "re", None), "search") or set(vars(GO_RE)) != {"search"}:
             raise RuntimeError(f"{name} does not search with re as expected")
-        setattr(module, "re", GO_RE)  # noqa: B010 (a module attribute mypy cannot see)
+        setattr(module, "re", GO_RE)  # a module attribute mypy cannot see
 
 
 def _is_go_regex(instance: Any) -> bool:

@@ -8,12 +8,13 @@ templates, subcharts under ``charts/`` (folders or archives; names starting with
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
-from helm_core.golib import goyaml
 from helm_core.chart import archive, chartfile, folder, model
 from helm_core.errors import ArchiveError, ChartError, ValuesError
+from helm_core.golib import goyaml
 from helm_core.gotemplate import gostrconv
 
 _UTF8_BOM = b"\xef\xbb\xbf"

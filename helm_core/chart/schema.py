@@ -24,11 +24,10 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from helm_core.golib import goregexp
-
-from helm_core.support import memo
 from helm_core.chart import model
 from helm_core.errors import SchemaError
+from helm_core.golib import goregexp
+from helm_core.support import memo
 
 if TYPE_CHECKING:
     from helm_core.chart import verdict
@@ -72,7 +71,8 @@ def _code_digest() -> str:
     from helm_core.chart import jsonschema_go, metaschema, verdict
 
     folder = memo.package_folder("jsonschema") or Path(__file__).parent
-    regexp_code = [Path(goregexp.__file__), Path(goregexp.__file__).with_name("syntax.py"), Path(jsonschema_go.__file__)]
+    regexp_code = [Path(goregexp.__file__), Path(goregexp.__file__).with_name("syntax.py"),
+                   Path(jsonschema_go.__file__)]
 
     jsonschema_code = [folder / name for name in ("validators.py", "_keywords.py", "_legacy_keywords.py",
                                                   "_utils.py", "_types.py", "_format.py")]
@@ -216,7 +216,8 @@ def validate(chart: model.Chart, values: dict[str, Any]) -> None:
     report: list[str] = []
     _collect(chart, values, report)
     if report:
-        raise SchemaError(HEADER + "\n" + "\n".join(report), violations=[l for l in report if l.startswith("- ")])
+        raise SchemaError(HEADER + "\n" + "\n".join(report),
+                          violations=[line for line in report if line.startswith("- ")])
 
 
 def _collect(chart: model.Chart, values: dict[str, Any], report: list[str]) -> None:

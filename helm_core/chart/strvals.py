@@ -354,7 +354,7 @@ def _json_decoder() -> Any:
                             parse_constant=_json_constant)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _special_chars(stops: frozenset[str], escapes: bool) -> re.Pattern[str]:
     """A pattern finding the next stop (or backslash, when escapes apply)."""
     chars = "".join(sorted(stops)) + ("\\" if escapes else "")
@@ -420,7 +420,7 @@ def _fold_equal(text: str, word: str) -> bool:
     """Go's ``strings.EqualFold`` against an ASCII lower-case word (ſ folds to s)."""
     if len(text) != len(word):
         return False
-    for ch, want in zip(text, word):
+    for ch, want in zip(text, word, strict=True):
         if ch.lower() != want and not (ch == "\u017f" and want == "s"):
             return False
     return True

@@ -19,6 +19,7 @@ from typing import Any
 from urllib.parse import unquote, urldefrag, urljoin
 
 from helm_core.golib import goregexp
+
 Check = Callable[[Any], bool]
 #: A format assertion: (format name) -> check of a string instance, or None when unknown.
 FormatChecks = Callable[[str], Callable[[str], bool] | None]
@@ -107,7 +108,7 @@ def same(one: Any, two: Any) -> bool:
     if type(one) is bool or type(two) is bool:
         return one is two
     if type(one) is list and type(two) is list:
-        return len(one) == len(two) and all(same(a, b) for a, b in zip(one, two))
+        return len(one) == len(two) and all(same(a, b) for a, b in zip(one, two, strict=True))
     if type(one) is dict and type(two) is dict:
         return len(one) == len(two) and all(k in two and same(v, two[k]) for k, v in one.items())
     return bool(one == two)
@@ -347,7 +348,7 @@ class Compiler:
 
     def _k_prefixItems(self, value: Any, node: Any, base: str, scope: tuple[str, ...]) -> Check:
         subs = tuple(self._subschemas(value, base, scope))
-        return lambda instance: type(instance) is not list or all(s(i) for s, i in zip(subs, instance))
+        return lambda instance: type(instance) is not list or all(s(i) for s, i in zip(subs, instance, strict=False))
 
     def _k_items(self, value: Any, node: Any, base: str, scope: tuple[str, ...]) -> Check:
         if type(value) is list:

@@ -9,11 +9,12 @@ import argparse
 import gc
 import os
 import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
-from helm_core.support import cachedirs, memo
 from helm_core.errors import HelmError
+from helm_core.support import cachedirs, memo
 
 if TYPE_CHECKING:
     from helm_core.action import template as template_action
@@ -63,7 +64,7 @@ def _add_limit_flags(p: argparse.ArgumentParser) -> None:
     cli_limits.add_flags(p)
 
 
-def _lua_options(args: argparse.Namespace, chart: Any) -> "template_action.LuaOptions":
+def _lua_options(args: argparse.Namespace, chart: Any) -> template_action.LuaOptions:
     from helm_core import lua
     from helm_core.action import template as template_action
 
@@ -80,7 +81,7 @@ def _lua_log(line: str) -> None:
     print(f"lua: {line}", file=sys.stderr)
 
 
-def _template_options(args: argparse.Namespace, name: str, chart: Any) -> "template_action.TemplateOptions":
+def _template_options(args: argparse.Namespace, name: str, chart: Any) -> template_action.TemplateOptions:
     from helm_core.action import template as template_action
 
     api_versions: list[str] = []
@@ -177,8 +178,8 @@ def cmd_lint(args: argparse.Namespace) -> int:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    from helm_core.golib import goyaml
     from helm_core.chart import loader, prepare
+    from helm_core.golib import goyaml
 
     chart = loader.load(args.chart)
     if args.what == "chart":
@@ -294,7 +295,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         if command is None or command == name:
             add(sub)
     if command not in LOCAL_COMMANDS:
-        from helm_core.cli import release as cli_release, sources as cli_sources
+        from helm_core.cli import release as cli_release
+        from helm_core.cli import sources as cli_sources
         cli_sources.register(sub)
         cli_release.register(sub)
     return parser

@@ -16,14 +16,14 @@
 from __future__ import annotations
 
 import argparse
-import os
 import contextlib
+import os
 import resource
 import threading
-from typing import Iterator
+from collections.abc import Iterator
 
-from helm_core.support import limits as limits_mod
 from helm_core.gotemplate import budget
+from helm_core.support import limits as limits_mod
 from helm_core.support.limits import DEFAULT_LIMITS, RenderLimits, describe_bytes, parse_bytes
 
 #: Seconds the watchdog gives the runtime checks to stop a render cleanly.

@@ -19,9 +19,7 @@ import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
-
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from helm_core.errors import HelmError
 
@@ -55,7 +53,7 @@ def table(rows: Sequence[Sequence[str]], *, max_width: int = 0) -> str:
         return cell[:max_width - 3] + "..." if max_width and len(cell) > max_width else cell
     cells = [[fit(c) for c in row] for row in rows]
     widths = [max(len(row[i]) for row in cells) for i in range(len(cells[0]))] if cells else []
-    return "\n".join("\t".join(c.ljust(w) for c, w in zip(row, widths)) for row in cells)
+    return "\n".join("\t".join(c.ljust(w) for c, w in zip(row, widths, strict=False)) for row in cells)
 
 
 def go_time(value: dt.datetime | None) -> str:
@@ -84,8 +82,8 @@ def encode(data: Any, output: str) -> str:
 
 def _configuration(args: argparse.Namespace) -> config.Configuration:
     from helm_core.action import config
-    from helm_core.storage import secrets
     from helm_core.kube import live  # the kubernetes package: only commands that reach a cluster
+    from helm_core.storage import secrets
     client = live.connect(live.LiveOptions(kubeconfig=args.kubeconfig, context=args.kube_context))
     return config.Configuration(client=client, driver=secrets.SecretsDriver(client),
                                 log=lambda line: print(line, file=sys.stderr)
@@ -177,8 +175,8 @@ def _load_chart(path: str) -> Any:
 
 
 def cmd_install(args: argparse.Namespace) -> int:
-    from helm_core.action import install
     from helm_core import cli
+    from helm_core.action import install
     name, chart_path = args.name, args.chart
     chart = _load_chart(chart_path)
     result = install.run(_configuration(args), chart, cli._values(args), install.InstallOptions(
@@ -192,9 +190,9 @@ def cmd_install(args: argparse.Namespace) -> int:
 
 
 def cmd_upgrade(args: argparse.Namespace) -> int:
+    from helm_core import cli
     from helm_core.action import upgrade
     from helm_core.storage import release as rel
-    from helm_core import cli
     chart = _load_chart(args.chart)
     cfg = _configuration(args)
     if args.install and not cfg.driver.history(args.namespace, args.name):
@@ -205,7 +203,8 @@ def cmd_upgrade(args: argparse.Namespace) -> int:
         atomic=args.atomic, reuse_values=args.reuse_values, reset_values=args.reset_values,
         reset_then_reuse_values=args.reset_then_reuse_values,
         create_namespace=args.create_namespace, take_ownership=args.take_ownership,
-        no_hooks=args.no_hooks, description=args.description, max_history=upgrade.DEFAULT_MAX_HISTORY if args.history_max is None else args.history_max,
+        no_hooks=args.no_hooks, description=args.description,
+        max_history=upgrade.DEFAULT_MAX_HISTORY if args.history_max is None else args.history_max,
         lua=cli._lua_options(args, chart)))
     if result.status is rel.Status.DEPLOYED and result.description != "Install complete":
         print(f'Release "{args.name}" has been upgraded. Happy Helming!')

@@ -27,11 +27,10 @@ import re
 from pathlib import Path
 from typing import Any
 
-from helm_core.golib import gojson
-
-from helm_core.support import memo
 from helm_core.errors import ValuesError
+from helm_core.golib import gojson
 from helm_core.gotemplate import gostrconv
+from helm_core.support import memo
 
 TAG_STR = "tag:yaml.org,2002:str"
 TAG_INT = "tag:yaml.org,2002:int"

@@ -17,12 +17,25 @@ from typing import Any, cast
 import yaml
 
 from helm_core.golib import gojson
-from helm_core.gotemplate import gostrconv
 from helm_core.golib.goyaml import (
-    ALIAS_RATIO_HIGH, ALIAS_RATIO_LOW, INT64_MAX, INT64_MIN, MAX_DEPTH, MIN_ALIASES_CHECKED,
-    MIN_DECODES_CHECKED, TAG_BINARY, TAG_BOOL, TAG_FLOAT, TAG_INT, TAG_MERGE, TAG_NULL, TAG_PLAIN,
-    TAG_TIMESTAMP, resolve,
+    ALIAS_RATIO_HIGH,
+    ALIAS_RATIO_LOW,
+    INT64_MAX,
+    INT64_MIN,
+    MAX_DEPTH,
+    MIN_ALIASES_CHECKED,
+    MIN_DECODES_CHECKED,
+    TAG_BINARY,
+    TAG_BOOL,
+    TAG_FLOAT,
+    TAG_INT,
+    TAG_MERGE,
+    TAG_NULL,
+    TAG_PLAIN,
+    TAG_TIMESTAMP,
+    resolve,
 )
+from helm_core.gotemplate import gostrconv
 
 #: libyaml's parser when present: the C code yaml.v2 was ported from, and faster.
 _BaseLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -130,7 +143,7 @@ class _Builder:
                 return base64.b64decode(node.value.encode("ascii", "replace"), validate=False).decode(
                     "utf-8", "surrogateescape")
             except (ValueError, binascii.Error):
-                raise ValueError(f"yaml: !!binary value contains invalid base64 data") from None
+                raise ValueError("yaml: !!binary value contains invalid base64 data") from None
         if tag == TAG_PLAIN:
             rtag, value = resolve(node.value)
             return node.value if rtag in (TAG_TIMESTAMP, TAG_MERGE) else value

@@ -13,9 +13,11 @@ and whether it is boxed):
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Literal, Optional, overload
+from collections.abc import Callable
+from typing import Any, Literal, Optional, overload
 
-from helm_core.gotemplate import gcpause, nodes as n
+from helm_core.gotemplate import gcpause
+from helm_core.gotemplate import nodes as n
 from helm_core.gotemplate import runtime as rt
 
 Run = Callable[[rt.State, Any, bool], None]

@@ -22,7 +22,8 @@ from __future__ import annotations
 import enum
 import functools
 import re
-from typing import Callable, NamedTuple, Optional
+from collections.abc import Callable
+from typing import NamedTuple, Optional
 
 from helm_core.gotemplate import gostrconv
 
@@ -307,7 +308,8 @@ class _Lexer:
         text = self.text
         while True:
             pos = self.pos
-            if text.startswith(RIGHT_DELIM, pos) or (_has_right_trim(text, pos) and text.startswith(RIGHT_DELIM, pos + 2)):
+            if text.startswith(RIGHT_DELIM, pos) or (
+                    _has_right_trim(text, pos) and text.startswith(RIGHT_DELIM, pos + 2)):
                 if self.paren_depth == 0:
                     return self.lex_right_delim
                 self.error("unclosed left paren")

@@ -10,7 +10,8 @@ import copyreg
 import io
 import pickle
 import threading
-from typing import Any, Callable, Optional, Union
+from collections.abc import Callable
+from typing import Any, Optional, Union
 
 from helm_core.gotemplate import gofmt
 from helm_core.support.records import record
@@ -28,7 +29,7 @@ class Tree:
     name: str
     parse_name: str
     text: str
-    root: Optional["ListNode"] = None
+    root: Optional[ListNode] = None
     #: The compiled form, filled once by the compiler and shared by every set holding the tree.
     compiled: Optional[Callable[..., None]] = None
 

@@ -51,12 +51,15 @@ def chart_permissions(chart: model.Chart) -> frozenset[str]:
     try:
         doc = yaml.safe_load(data.decode("utf-8")) or {}
     except (yaml.YAMLError, UnicodeDecodeError) as exc:
-        raise errors.LuaError(f"{PERMISSIONS_FILE}: cannot parse: {exc}", chart=chart.name, file=PERMISSIONS_FILE) from None
+        raise errors.LuaError(f"{PERMISSIONS_FILE}: cannot parse: {exc}",
+                              chart=chart.name, file=PERMISSIONS_FILE) from None
     if not isinstance(doc, dict):
-        raise errors.LuaError(f"{PERMISSIONS_FILE}: expected a map with a 'lua' list", chart=chart.name, file=PERMISSIONS_FILE)
+        raise errors.LuaError(f"{PERMISSIONS_FILE}: expected a map with a 'lua' list",
+                              chart=chart.name, file=PERMISSIONS_FILE)
     asked = doc.get("lua") or []
     if not isinstance(asked, list) or not all(isinstance(p, str) for p in asked):
-        raise errors.LuaError(f"{PERMISSIONS_FILE}: 'lua' must be a list of names", chart=chart.name, file=PERMISSIONS_FILE)
+        raise errors.LuaError(f"{PERMISSIONS_FILE}: 'lua' must be a list of names",
+                              chart=chart.name, file=PERMISSIONS_FILE)
     unknown = sorted(set(asked) - ALL_PERMISSIONS)
     if unknown:
         raise errors.LuaError(

@@ -20,7 +20,8 @@ from typing import Any
 from lupa import lua54
 
 from helm_core import errors
-from helm_core.lua import convert, eventspec, libs, limits as limits_mod, network, prelude
+from helm_core.lua import convert, eventspec, libs, network, prelude
+from helm_core.lua import limits as limits_mod
 from helm_core.lua.layout import LUA_DIR, MAIN_SCRIPT, module_name
 
 MAIN_MODULE = "chart"

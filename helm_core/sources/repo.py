@@ -24,14 +24,19 @@ from typing import Any, TypeVar
 import httpx
 import yaml
 
-from helm_core.golib import versions
 from helm_core.chart import archive, loader
 from helm_core.errors import (
-    AuthError, ChartNotFoundError, DigestMismatchError, NoMatchingVersionError,
-    RegistryUnavailableError, SourceError,
+    AuthError,
+    ChartNotFoundError,
+    DigestMismatchError,
+    NoMatchingVersionError,
+    RegistryUnavailableError,
+    SourceError,
 )
+from helm_core.golib import versions
+from helm_core.sources import auth
+from helm_core.sources import cache as cache_mod
 from helm_core.support.records import record
-from helm_core.sources import auth, cache as cache_mod
 
 MAX_INDEX_BYTES = 256 * 1024 * 1024
 """Largest index.yaml accepted (bytes); the largest public indexes are tens of MB."""

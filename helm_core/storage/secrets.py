@@ -30,8 +30,14 @@ from typing import Any
 
 import ulid
 
-from helm_core.errors import (ConflictError, NotFoundError, ReleaseExistsError,
-                              ReleaseNotFoundError, StorageError, TooLargeError)
+from helm_core.errors import (
+    ConflictError,
+    NotFoundError,
+    ReleaseExistsError,
+    ReleaseNotFoundError,
+    StorageError,
+    TooLargeError,
+)
 from helm_core.kube import client as kclient
 from helm_core.storage import release as rel
 
@@ -68,13 +74,13 @@ def _size(count: int) -> str:
 
 
 def _time(value: dt.datetime | None) -> str:
-    return value.astimezone(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ") if value else ""
+    return value.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ") if value else ""
 
 
 def _parse_time(text: str) -> dt.datetime | None:
     if not text:
         return None
-    return dt.datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=dt.timezone.utc)
+    return dt.datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=dt.UTC)
 
 
 def _raw_data(version: rel.ReleaseVersion) -> dict[str, bytes]:
@@ -142,7 +148,7 @@ def decode(secret: Mapping[str, Any], *, payloads: bool = True) -> rel.ReleaseVe
             manifest=text.get("manifest", ""), hooks=text.get("hooks", ""),
             notes=text.get("notes", ""), description=text.get("description", ""),
             **{field: _parse_time(text.get(key, "")) for field, key in
-               zip(("first_deployed", "last_deployed", "deleted"), _TIMES)},
+               zip(("first_deployed", "last_deployed", "deleted"), _TIMES, strict=True)},
         )
     except (KeyError, ValueError, OSError, EOFError) as exc:
         raise StorageError(f"{where} is not a valid release version: {exc}") from exc

@@ -18,7 +18,8 @@ from __future__ import annotations
 import contextvars
 import sys
 import threading
-from typing import Any, Callable, TypeVar
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 #: Stack of each thread: virtual, only the pages touched are ever backed by memory.
 STACK_BYTES = 512 * 1024 * 1024

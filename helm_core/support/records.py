@@ -23,7 +23,8 @@ behaviour is the subset below.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, TypeVar, dataclass_transform
+from collections.abc import Callable
+from typing import Any, TypeVar, dataclass_transform
 
 _T = TypeVar("_T")
 
@@ -114,7 +115,7 @@ def _make_init(cls: type, table: tuple[Field, ...]) -> Callable[..., None]:
                 raise TypeError(f"{name}.__init__() takes {len(positional) + 1} positional "
                                 f"arguments but {len(args) + 1} were given")
             values = dict(kwargs)
-            for f, value in zip(positional, args):
+            for f, value in zip(positional, args, strict=False):
                 if f.name in kwargs:
                     raise TypeError(f"{name}.__init__() got multiple values for argument '{f.name}'")
                 values[f.name] = value

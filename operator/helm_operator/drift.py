@@ -19,8 +19,8 @@ from typing import Any
 from helm_core import errors as core_errors
 from helm_core.action import config as action_config
 from helm_core.kube import client as kclient
-from helm_core.support.records import record
 from helm_core.storage import release as rel
+from helm_core.support.records import record
 
 MODES = ("disabled", "warn", "enabled")
 MAX_REPORTED = 20

@@ -263,7 +263,7 @@ class JsonFormatter(logging.Formatter):
     """One JSON object per line: time, level, logger, message (and the object when Kopf names one)."""
 
     def format(self, record: logging.LogRecord) -> str:
-        entry = {"time": datetime.datetime.fromtimestamp(record.created, datetime.timezone.utc)
+        entry = {"time": datetime.datetime.fromtimestamp(record.created, datetime.UTC)
                  .isoformat(timespec="milliseconds").replace("+00:00", "Z"),
                  "level": record.levelname.lower(), "logger": record.name,
                  "message": record.getMessage()}
@@ -294,7 +294,8 @@ def run(inv: Invocation) -> int:
     from helm_core.action import config as action_config
     from helm_core.kube import live
     from helm_core.sources import cache as cache_mod
-    from helm_operator import handlers, metrics as metrics_mod, probes, progress, reconcile, shutdown, watches
+    from helm_operator import handlers, probes, progress, reconcile, shutdown, watches
+    from helm_operator import metrics as metrics_mod
 
     setup_logging(inv.settings.runtime.log_format, verbose=inv.verbose)
     log = logging.getLogger("helm_operator")

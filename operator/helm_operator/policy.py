@@ -17,7 +17,8 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from helm_core.support.records import record
-from helm_operator import errors, settings as settings_mod
+from helm_operator import errors
+from helm_operator import settings as settings_mod
 
 #: Annotation on the Release naming the HelmRequest (``<namespace>/<name>``) that owns it.
 OWNER_ANNOTATION = "helm.sh/helmrequest"

@@ -238,12 +238,13 @@ def _sign_hash(key: Any) -> Any:
 
 def _create(cn: str, ips: list[Any] | None, dns: list[Any] | None, days: int, key: Any, *, is_ca: bool,
             issuer: x509.Certificate | None = None, issuer_key: Any = None) -> Certificate:
+    import secrets
+
     from cryptography import x509
     from cryptography.hazmat.primitives import serialization
     from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
-    import secrets
     ip_list, dns_list = _ips(ips), _dns(dns)
-    now = datetime.datetime.now(datetime.timezone.utc)
+    now = datetime.datetime.now(datetime.UTC)
     pub = key.public_key()
     builder = (
         x509.CertificateBuilder()
@@ -387,8 +388,9 @@ def _aes_key(password: str) -> bytes:
 @signature("string", "string")
 def encrypt_aes(password: str, plaintext: str) -> str:
     """``encryptAES``: base64(IV + AES-256-CBC(PKCS#7(plaintext))); "" stays ""."""
-    from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
     import secrets
+
+    from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
     if plaintext == "":
         return ""
     content = gohelpers.to_bytes(plaintext)

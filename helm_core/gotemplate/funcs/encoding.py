@@ -10,7 +10,8 @@ Helm's ``toJson``/``fromJson`` use too; here only Sprig's error handling is adde
 from __future__ import annotations
 
 import base64
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from helm_core.golib import gojson
 from helm_core.gotemplate.funcs import gohelpers

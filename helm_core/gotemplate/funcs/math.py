@@ -2,8 +2,8 @@
 (``addf``... via decimals), rounding, ``until``/``untilStep``/``seq`` and ``randInt``.
 
 Why: Sprig converts every operand with cast (so ``add "2" 1.9`` is 3) and
-returns Go int64 (:class:`~helm_core.gotemplate.gotypes.Int64`) or float64; overflow wraps, integer division truncates toward
-zero and a zero divisor is Go's recovered panic. The ``*f`` functions go through
+returns Go int64 (:class:`~helm_core.gotemplate.gotypes.Int64`) or float64; overflow wraps,
+integer division truncates toward zero and a zero divisor is Go's recovered panic. The ``*f`` functions go through
 shopspring/decimal (``NewFromFloat`` keeps the shortest float text; division
 rounds half away from zero at 16 decimal places).
 """
@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import functools
 import math as pymath
-from typing import TYPE_CHECKING, Any, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from helm_core.gotemplate import budget
 from helm_core.gotemplate.funcs import conversion, gohelpers

@@ -21,7 +21,7 @@ def go_deep_equal(a: Any, b: Any) -> bool:
     if go_type_name(a) != go_type_name(b):
         return False
     if isinstance(a, (list, tuple)):
-        return len(a) == len(b) and all(go_deep_equal(x, y) for x, y in zip(a, b))
+        return len(a) == len(b) and all(go_deep_equal(x, y) for x, y in zip(a, b, strict=True))
     if isinstance(a, dict):
         return a.keys() == b.keys() and all(go_deep_equal(a[k], b[k]) for k in a)
     if isinstance(a, float):
