@@ -8,7 +8,7 @@ import statistics
 import time
 
 from helm_core.gotemplate import Environment
-from helm_core.gotemplate.gotypes import signature
+from helm_core.golib.gotypes import signature
 
 BLOCK = """\
 {{- define "bench.labels%(i)d" }}

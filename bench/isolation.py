@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from helm_core.chart import loader  # noqa: E402
+import helm_core  # noqa: E402
 from helm_core.engine import render as render_mod, renderer as renderer_mod  # noqa: E402
 from helm_core.isolation import RenderPool  # noqa: E402
 
@@ -29,7 +29,7 @@ RUNS = 9
 
 
 def one(renderer: renderer_mod.Renderer, chart_dir: Path) -> float:
-    chart = loader.load(chart_dir)
+    chart = helm_core.load_chart(chart_dir)
     start = time.perf_counter()
     prepared = renderer.prepare(chart, {})
     renderer.render(prepared.chart, prepared.values, render_mod.RenderOptions())

@@ -11,7 +11,8 @@ import sys
 import time
 from pathlib import Path
 
-from helm_core.chart import loader, prepare
+import helm_core
+from helm_core.chart import prepare
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "charts"
 
@@ -34,9 +35,9 @@ def main() -> int:
     print(f"{'chart':28} {'files':>5} {'cold load':>10} {'warm load':>10} {'warm prepare':>13} {'total warm':>11}")
     for count, path in reversed(charts[-5:]):
         t = time.perf_counter()
-        chart = loader.load(path)
+        chart = helm_core.load_chart(path)
         cold = (time.perf_counter() - t) * 1000
-        load_ms = _median_ms(lambda: loader.load(path), n)
+        load_ms = _median_ms(lambda: helm_core.load_chart(path), n)
         prep_ms = _median_ms(lambda: prepare.prepare_chart(chart, {}), n)
         print(f"{path.name:28} {count:5d} {cold:8.1f}ms {load_ms:8.1f}ms {prep_ms:11.1f}ms {load_ms + prep_ms:9.1f}ms")
     return 0

@@ -20,7 +20,8 @@ import yaml
 from helm_core import lua
 
 from helm_core.support import records
-from helm_core.chart import loader, prepare
+import helm_core
+from helm_core.chart import prepare
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "charts" / "lua-postrender"
 EVENTS = lua.ACTIONS["template"]
@@ -59,7 +60,7 @@ def measure(label: str, runs: int, fn, before=None) -> float:
 
 def main() -> None:
     runs = int(sys.argv[1]) if len(sys.argv) > 1 else 30
-    chart = loader.load(str(EXAMPLE))
+    chart = helm_core.load_chart(str(EXAMPLE))
     prepared = prepare.prepare_chart(chart, {})
     with_lua = prepared.chart
     without_lua = records.replace(with_lua, files=[f for f in with_lua.files if not f.name.startswith("ext/")])

@@ -38,7 +38,8 @@ from typing import Any, Callable
 OTHER_CODE = os.environ.get("BENCH_PARSE_CODE")
 sys.path.insert(0, OTHER_CODE or str(Path(__file__).resolve().parent.parent))
 
-from helm_core.chart import loader, model  # noqa: E402
+import helm_core  # noqa: E402
+from helm_core.chart import model  # noqa: E402
 from helm_core.engine import helm_funcs  # noqa: E402
 from helm_core.engine.files import bytes_to_text  # noqa: E402
 from helm_core.gotemplate import lexer, parser  # noqa: E402
@@ -69,7 +70,7 @@ def best_ms(fn: Callable[[], Any]) -> float:
 
 
 def chart_templates(chart_dir: Path) -> list[tuple[str, str]]:
-    chart = loader.load(chart_dir)
+    chart = helm_core.load_chart(chart_dir)
     return [(name, bytes_to_text(f.data)) for name, f in model.all_template_files(chart)]
 
 

@@ -75,25 +75,22 @@ def cycle(tool: list[str], chart: str, kubeconfig: str, client: live.LiveClient,
 
 def cycle_library(chart_dir: str, client: live.LiveClient, wait: bool) -> dict[str, float]:
     """The same cycle through the library in this process (what the controller pays)."""
-    from helm_core.action import config, install, uninstall, upgrade
-    from helm_core.chart import loader
-    from helm_core.storage import secrets
+    import helm_core
 
     namespace = f"bench-release-{random.randrange(16**6):06x}"
     client.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}})
-    cfg = config.Configuration(client=client, driver=secrets.SecretsDriver(client))
+    cfg = helm_core.actions.config.on_cluster(client)
     times = {}
     try:
         started = time.perf_counter()
-        install.run(cfg, loader.load(chart_dir), {}, install.InstallOptions(
-            name="bench", namespace=namespace, wait=wait))
+        helm_core.install(cfg, chart_dir, name="bench", namespace=namespace, wait=wait)
         times["install"] = time.perf_counter() - started
         started = time.perf_counter()
-        upgrade.run(cfg, loader.load(chart_dir), {"server": {"podLabels": {"bench": "two"}}},
-                    upgrade.UpgradeOptions(name="bench", namespace=namespace, wait=wait))
+        helm_core.upgrade(cfg, chart_dir, {"server": {"podLabels": {"bench": "two"}}},
+                          name="bench", namespace=namespace, wait=wait)
         times["upgrade"] = time.perf_counter() - started
         started = time.perf_counter()
-        uninstall.run(cfg, "bench", namespace, uninstall.UninstallOptions(wait=wait))
+        helm_core.uninstall(cfg, "bench", namespace, wait=wait)
         times["uninstall"] = time.perf_counter() - started
     finally:
         client.delete(kclient.ObjectRef("v1", "Namespace", namespace))

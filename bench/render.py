@@ -31,7 +31,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from helm_core.chart import loader, prepare  # noqa: E402
+import helm_core  # noqa: E402
+from helm_core.chart import prepare  # noqa: E402
 from helm_core.engine import render  # noqa: E402
 
 CHARTS_DIR = Path(os.environ.get("HELM_CONTROLLER_SHARED_CHARTS",
@@ -47,7 +48,7 @@ def helm_binary() -> str | None:
 
 
 def time_ours(chart_dir: Path) -> tuple[float, float, int]:
-    prepared = prepare.prepare_chart(loader.load(chart_dir), {})
+    prepared = prepare.prepare_chart(helm_core.load_chart(chart_dir), {})
     start = time.perf_counter()
     out = render.render(prepared.chart, prepared.values)
     cold = time.perf_counter() - start
@@ -67,7 +68,7 @@ LARGE_TWIN_VALUES = {"config": {f"KEY_{i:04d}": f"value-{i}" for i in range(500)
 
 def time_warm(chart_dir: Path, values: dict[str, object]) -> float:
     """Median warm render time (the first render, which compiles, is not counted)."""
-    prepared = prepare.prepare_chart(loader.load(chart_dir), values)
+    prepared = prepare.prepare_chart(helm_core.load_chart(chart_dir), values)
     render.render(prepared.chart, prepared.values)
     samples = []
     for _ in range(RUNS):

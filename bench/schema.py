@@ -46,9 +46,10 @@ PHASES = ("import", "check", "build", "validate")
 def _pairs(chart_dir: Path) -> tuple[Any, dict[str, Any], list[tuple[Any, dict[str, Any]]]]:
     """The chart with its enabled subcharts, its final values, and the (chart, values) pairs
     schema.validate would check — without importing helm_core.chart.schema (prepare does)."""
-    from helm_core.chart import dependencies, loader, values as chart_values
+    import helm_core
+    from helm_core.chart import dependencies, values as chart_values
 
-    chart = dependencies.process(loader.load(chart_dir), {})
+    chart = dependencies.process(helm_core.load_chart(chart_dir), {})
     final = chart_values.coalesce_values(chart, {})
     pairs: list[tuple[Any, dict[str, Any]]] = []
 

@@ -2,7 +2,8 @@
 
 The cyclic garbage collector is turned off before anything else is imported: a run is a
 short process that builds large, long-lived graphs (modules, classes, parse trees,
-values), and collections that free nothing cost ~5-10% of a small chart's run.
+values), and collections that free nothing are a visible part of a small chart's run
+(``bench/deferred.py`` renders with the collector on and off).
 Reference counting still frees everything that is not cyclic.
 """
 import gc

@@ -33,12 +33,14 @@ Only boundaries (CLI, operator) translate these into exit codes or retry policy.
 """
 from __future__ import annotations
 
-from helm_core.support.records import record
+from typing import NamedTuple
 
 
-@record(frozen=True)
-class SourcePos:
-    """A place in a source file; ``line`` and ``col`` are 1-based, 0 means unknown."""
+class SourcePos(NamedTuple):
+    """A place in a source file; ``line`` and ``col`` are 1-based, 0 means unknown.
+
+    A NamedTuple rather than a ``support.records`` record: this module is the bottom of the
+    layers and imports nothing of helm_core (``support.limits`` builds on its errors)."""
 
     file: str
     line: int = 0

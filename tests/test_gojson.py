@@ -11,8 +11,8 @@ import pytest
 
 from helm_core.golib import gojson
 from helm_core.engine import files, helm_funcs
-from helm_core.gotemplate import gotypes
-from helm_core.gotemplate.funcs import gotime
+from helm_core.golib import gotypes
+from helm_core.golib import gotime
 from tests.engine import helmbin
 from tests.engine.test_render import chart_yaml, render_dir, write_chart
 

@@ -1,0 +1,16 @@
+"""Release actions, one module per action (Helm's ``pkg/action``): ``helm_core.actions`` in the
+public API. Modules load on first use (``helm_core.actions.install``), so importing this package
+costs nothing."""
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+ACTIONS = ("claim", "config", "drift", "events", "get", "history", "hooks", "install", "list", "rollback",
+           "status", "template", "test", "uninstall", "upgrade", "values_options")
+
+
+def __getattr__(name: str) -> Any:
+    if name not in ACTIONS:
+        raise AttributeError(f"module 'helm_core.action' has no attribute {name!r}")
+    return importlib.import_module(f"helm_core.action.{name}")

@@ -20,11 +20,11 @@ from __future__ import annotations
 import concurrent.futures
 import contextlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from helm_core.engine import capabilities as caps_mod
 from helm_core.engine import manifests as mf
-from helm_core.errors import ClusterError, ManifestError, NotFoundError, WaitCancelled
+from helm_core.errors import ClusterError, ManifestError, WaitCancelled
 from helm_core.golib import goyaml
 from helm_core.kube import client as kclient
 from helm_core.kube import resources
@@ -32,8 +32,10 @@ from helm_core.kube import wait as kwait
 from helm_core.storage import driver as drv
 from helm_core.storage import lock as lock_mod
 from helm_core.storage import release as rel
-from helm_core.storage import secrets
 from helm_core.support.records import field, record, replace
+
+if TYPE_CHECKING:
+    from helm_core.engine.renderer import Renderer as Renderer  # re-exported for type hints
 
 
 def _quiet(_line: str) -> None:
@@ -57,15 +59,35 @@ class Configuration:
     cancelled: Callable[[], str] = kwait.never_cancelled
     """Asked between the polls of every wait (``--wait``, hooks, CRDs, deletions): a reason
     stops the wait with ``WaitCancelled``, which the actions handle as a failed wait."""
-    renderer: Any = None
+    renderer: Renderer | None = None
     """Where chart code runs (:class:`helm_core.engine.renderer.Renderer`): None is this
     process; the controller passes worker processes under render limits."""
 
 
-def renderer_of(cfg: Configuration) -> Any:
+def on_cluster(client: kclient.ClusterClient, *, storage: str = "release", helm_secrets: str = "keep",
+               **options: Any) -> Configuration:
+    """A configuration storing releases on the cluster of ``client``: how callers outside
+    helm_core (the controller, the CLI) get one without knowing the storage drivers.
+
+    ``storage`` is ``release`` (ours, adopting releases stock helm made, whose Secrets are then
+    kept or deleted as ``helm_secrets`` says) or ``helm`` (helm's own format). Raises
+    ``ValueError`` naming an unknown storage or policy.
+    """
+    from helm_core.storage import select
+
+    driver = select.open_driver(client, storage=storage, helm_secrets=helm_secrets, log=options.get("log"))
+    return Configuration(client=client, driver=driver, **options)
+
+
+def renderer_of(cfg: Configuration) -> Renderer:
     """``cfg.renderer``, or rendering in this process."""
     if cfg.renderer is not None:
         return cfg.renderer
+    return local_renderer()
+
+
+def local_renderer() -> Renderer:
+    """Chart code run in this process (tests of callers; the CLI's own process is limited)."""
     from helm_core.engine import renderer
 
     return renderer.LOCAL
@@ -96,13 +118,10 @@ def locked(cfg: Configuration, *, namespace: str, name: str,
 
 def owner(cfg: Configuration, *, namespace: str, name: str) -> resources.Owner:
     """The release as owner of its objects: with a reference to its ``Release`` when stored."""
-    ref = kclient.ObjectRef(secrets.RELEASE_API_VERSION, secrets.RELEASE_KIND, name, namespace)
-    try:
-        release = cfg.client.get(ref)
-    except NotFoundError:
+    reference = cfg.driver.owner_reference(namespace, name)
+    if reference is None:
         return resources.Owner(name=name, namespace=namespace)
-    return resources.Owner(name=name, namespace=namespace,
-                           reference=resources.owner_reference(release))
+    return resources.Owner(name=name, namespace=namespace, reference=reference)
 
 
 def parse_manifest(text: str, *, source: str = "manifest") -> list[dict[str, Any]]:

@@ -1,5 +1,5 @@
-"""The lifecycle event emitter actions are written on (DESIGN.md §4; seeds: the
-event-driven architecture).
+"""The lifecycle event emitter actions are written on (docs/architecture.md,
+"Lifecycle events"; docs/lua.md).
 
 An action reads as its event list: ``ctx = emitter.emit("pre-render", ctx)``,
 ``ctx = emitter.emit("render", ctx)``, ... Rules:

@@ -29,7 +29,6 @@ from collections.abc import Iterable, Sequence
 from helm_core.action import config
 from helm_core.engine import manifests as mf
 from helm_core.errors import HelmError, WaitError
-from helm_core.golib import goyaml
 from helm_core.kube import client as kclient
 from helm_core.kube import readiness as kready
 from helm_core.kube import resources
@@ -41,7 +40,6 @@ HOOK_FAILED = "hook-failed"
 DEFAULT_DELETE_POLICIES = (BEFORE_HOOK_CREATION,)
 WAITED_KINDS = frozenset({"Job", "Pod"})
 CRD_KIND = "CustomResourceDefinition"
-_SOURCE_PREFIX = "# Source: "
 
 
 class HookError(HelmError):
@@ -55,15 +53,7 @@ def format_hooks(hooks: Iterable[mf.Hook]) -> str:
 
 def parse(text: str) -> list[mf.Hook]:
     """Hooks stored by ``format_hooks``, in stored order."""
-    documents = []
-    for doc in mf.split_documents(text):
-        first, _, rest = doc.partition("\n")
-        source, content = (first[len(_SOURCE_PREFIX):], rest) if first.startswith(_SOURCE_PREFIX) \
-            else ("hooks", doc)
-        obj = goyaml.load(content, source=source)
-        if isinstance(obj, dict) and obj:
-            documents.append(mf.Manifest(source=source, content=content, obj=obj))
-    return mf.sort_manifests(documents).hooks
+    return mf.parse_stored_hooks(text)
 
 
 def for_event(hooks: Sequence[mf.Hook], event: str) -> list[mf.Hook]:

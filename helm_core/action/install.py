@@ -36,8 +36,8 @@ from helm_core.kube import client as kclient
 from helm_core.kube import lookup as klookup
 from helm_core.kube import resources
 from helm_core.kube import wait as kwait
+from helm_core.storage import driver as drv
 from helm_core.storage import release as rel
-from helm_core.storage import secrets
 from helm_core.support.records import field, record
 
 NAME_IN_USE = "cannot re-use a name that is still in use"
@@ -124,12 +124,13 @@ def rendering(cfg: config.Configuration, chart: model.Chart, user_values: Mappin
 def new_record(rendered: Rendered, *, name: str, namespace: str, status: rel.Status,
                user_values: Mapping[str, Any], chart_source: str, description: str,
                after: rel.ReleaseVersion | None = None,
-               first_deployed: Any = None) -> rel.ReleaseVersion:
-    """The version storing a rendered chart (its ULID after the newest stored one)."""
+               first_deployed: Any = None, driver: Any = None) -> rel.ReleaseVersion:
+    """The version storing a rendered chart (its id after the newest stored one, as
+    ``driver`` numbers them)."""
     now = rel.utcnow()
     md = rendered.chart.metadata
     return rel.ReleaseVersion(
-        name=name, namespace=namespace, version=rel.new_version(after.version if after else None),
+        name=name, namespace=namespace, version=drv.next_version(driver, after.version if after else None),
         status=status, chart_name=md.name, chart_version=md.version, app_version=md.app_version,
         chart_source=chart_source, user_values=dict(user_values), chart_values=rendered.values,
         manifest=mf.format_documents(rendered.manifests), hooks=hooks.format_hooks(rendered.hooks),
@@ -183,10 +184,10 @@ def _dry_run(cfg: config.Configuration, chart: model.Chart, user_values: Mapping
                    action="install", revision=1, lua_options=options.lua) as rendered:
         if not options.create_namespace:
             config.resolve_all(cfg, [m.obj for m in rendered.manifests if m.obj], options.namespace)
-        record = new_record(rendered, name=options.name, namespace=options.namespace,
+        record = new_record(rendered, driver=cfg.driver, name=options.name, namespace=options.namespace,
                             status=rel.Status.PENDING_INSTALL, user_values=user_values,
                             chart_source=options.chart_source, description="Dry run complete")
-        secrets.encode(record)
+        cfg.driver.check(record)
         return record
 
 
@@ -203,12 +204,12 @@ def _install(cfg: config.Configuration, chart: model.Chart, user_values: Mapping
              options: InstallOptions, history: list[rel.ReleaseVersion]) -> rel.ReleaseVersion:
     _check_name_free(history, options)
     with rendering(cfg, chart, user_values, name=options.name, namespace=options.namespace,
-                   action="install", revision=len(history) + 1, lua_options=options.lua) as rendered:
-        record = new_record(rendered, name=options.name, namespace=options.namespace,
+                   action="install", revision=rel.next_revision(history), lua_options=options.lua) as rendered:
+        record = new_record(rendered, driver=cfg.driver, name=options.name, namespace=options.namespace,
                             status=rel.Status.PENDING_INSTALL, user_values=user_values,
                             chart_source=options.chart_source, after=rel.latest(history),
                             description="Initial install underway")
-        secrets.encode(record)  # too big: refused before anything is applied
+        cfg.driver.check(record)  # too big: refused before anything is applied
         install_crds(cfg, rendered.crds, options.timeout_s)
         objects = config.resolve_all(cfg, [m.obj for m in rendered.manifests if m.obj], options.namespace)
         cfg.driver.create(record)

@@ -22,6 +22,7 @@ from helm_core.errors import HelmError, ReleaseNotFoundError
 from helm_core.kube import client as kclient
 from helm_core.kube import resources
 from helm_core.kube import wait as kwait
+from helm_core.storage import driver as drv
 from helm_core.storage import release as rel
 from helm_core.support.records import record
 
@@ -103,7 +104,7 @@ def run(cfg: config.Configuration, name: str, namespace: str, version: ulid.ULID
     """Roll release ``name`` back to ``version`` (or the previous one) as a new version."""
     if options.dry_run:
         target = target_of(cfg.driver.history(namespace, name), name, version)
-        return target.with_status(rel.Status.PENDING_ROLLBACK, f"Rollback to {target.version}")
+        return target.with_status(rel.Status.PENDING_ROLLBACK, f"Rollback to {rel.version_text(target.version)}")
     with config.locked(cfg, namespace=namespace, name=name, operation="rollback"):
         return roll_back(cfg, name, namespace, version, options)
 
@@ -115,9 +116,9 @@ def roll_back(cfg: config.Configuration, name: str, namespace: str, version: uli
     target = target_of(history, name, version)
     newest = history[-1]
     now = rel.utcnow()
-    record = target.replace(version=rel.new_version(newest.version),
+    record = target.replace(version=drv.next_version(cfg.driver, newest.version),
                             status=rel.Status.PENDING_ROLLBACK, last_deployed=now, deleted=None,
-                            description=f"Rollback to {target.version}")
+                            description=f"Rollback to {rel.version_text(target.version)}")
     cfg.driver.create(record)
     try:
         switch(cfg, old=config.resolve_stored(cfg, config.parse_manifest(newest.manifest), namespace),

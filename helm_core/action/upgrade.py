@@ -16,8 +16,13 @@ Values (Helm's ``reuseValues``):
 
 After a successful upgrade only the newest ``max_history`` versions are kept (Helm's
 ``--history-max``, default 10). A failure marks the new version ``failed`` with the reason;
-``atomic`` then rolls back to the current version (a new version) and says so. ``install``
-installs when no release exists.
+``atomic`` then rolls back to the current version (a new version) and says so.
+
+``install`` (Helm's ``upgrade --install``) installs instead when :func:`plan` says so: no
+stored version, or the newest one uninstalled (then with ``replace``, as Helm does); with
+``reinstall_failed`` also when no version ever deployed (every one failed: a failed first install
+is installed again, as Flux's helm-controller does). An install this way keeps ``max_history``
+versions too (Helm's storage prunes on every create when ``--history-max`` is set).
 """
 from __future__ import annotations
 
@@ -32,7 +37,7 @@ from helm_core.errors import HelmError, ReleaseNotFoundError
 from helm_core.kube import wait as kwait
 from helm_core.storage import driver as drv
 from helm_core.storage import release as rel
-from helm_core.support.records import field, record
+from helm_core.support.records import field, record, replace
 
 DEFAULT_MAX_HISTORY = 10
 """Helm's ``--history-max`` default for upgrades."""
@@ -47,7 +52,9 @@ class UpgradeOptions:
     namespace: str = "default"
     chart_source: str = ""
     install: bool = False
-    """Install when the release does not exist (``--install``)."""
+    """Install when the release does not exist (``--install``; :func:`plan`)."""
+    reinstall_failed: bool = False
+    """With ``install``: install again when every stored version failed (:func:`plan`)."""
     dry_run: bool = False
     wait: bool = False
     timeout_s: float = kwait.DEFAULT_TIMEOUT_S
@@ -75,32 +82,65 @@ def effective_values(current: rel.ReleaseVersion, given: Mapping[str, Any],
     return dict(given) if given else dict(current.user_values)
 
 
+def plan(history: list[rel.ReleaseVersion], *, reinstall_failed: bool = False) -> str:
+    """``"install"`` or ``"upgrade"``: what ``upgrade --install`` does with a release whose
+    stored versions are ``history`` (module rules). The one place that decides it."""
+    newest = rel.latest(history)
+    if newest is None or newest.status is rel.Status.UNINSTALLED:
+        return "install"
+    live = [v for v in history if v.status is not rel.Status.UNINSTALLED]
+    if reinstall_failed and all(v.status is rel.Status.FAILED for v in live):
+        return "install"
+    return "upgrade"
+
+
 def run(cfg: config.Configuration, chart: model.Chart, user_values: Mapping[str, Any],
         options: UpgradeOptions) -> rel.ReleaseVersion:
     """Upgrade release ``options.name`` to ``chart``; returns the new (or dry-run) version."""
+    return upgrade_or_install(cfg, chart, user_values, options)[1]
+
+
+def upgrade_or_install(cfg: config.Configuration, chart: model.Chart, user_values: Mapping[str, Any],
+                       options: UpgradeOptions, install_options: install.InstallOptions | None = None,
+                       ) -> tuple[str, rel.ReleaseVersion]:
+    """:func:`run`, saying which action ran (``"install"`` or ``"upgrade"``). With
+    ``options.install``, ``install_options`` (name and namespace aside) are the install's own
+    (wait, timeout, hooks, namespace creation); by default they follow ``options``."""
     rel.check_name(options.name)
-    if options.install and not cfg.driver.history(options.namespace, options.name):
-        return install.run(cfg, chart, user_values, install.InstallOptions(
-            name=options.name, namespace=options.namespace, chart_source=options.chart_source,
-            dry_run=options.dry_run, wait=options.wait, timeout_s=options.timeout_s,
-            atomic=options.atomic, create_namespace=options.create_namespace,
-            take_ownership=options.take_ownership, no_hooks=options.no_hooks,
-            description=options.description, lua=options.lua))
+    if options.install:
+        history = cfg.driver.history(options.namespace, options.name)
+        if plan(history, reinstall_failed=options.reinstall_failed) == "install":
+            return "install", _install(cfg, chart, user_values, options, install_options, history)
     if options.dry_run:
         history = cfg.driver.history(options.namespace, options.name)
         current = _current(history, options.name)
         values = effective_values(current, user_values, options)
         with install.rendering(cfg, chart, values, name=options.name, namespace=options.namespace,
-                               action="upgrade", revision=len(history) + 1,
+                               action="upgrade", revision=rel.next_revision(history),
                                lua_options=options.lua) as rendered:
             config.resolve_all(cfg, [m.obj for m in rendered.manifests if m.obj], options.namespace)
-            return install.new_record(rendered, name=options.name, namespace=options.namespace,
-                                      status=rel.Status.PENDING_UPGRADE, user_values=values,
-                                      chart_source=options.chart_source,
-                                      description="Dry run complete")
+            return "upgrade", install.new_record(
+                rendered, driver=cfg.driver, name=options.name, namespace=options.namespace,
+                status=rel.Status.PENDING_UPGRADE, user_values=values,
+                chart_source=options.chart_source, description="Dry run complete")
     with config.locked(cfg, namespace=options.namespace, name=options.name,
                        operation="upgrade") as history:
-        return _upgrade(cfg, chart, user_values, options, history)
+        return "upgrade", _upgrade(cfg, chart, user_values, options, history)
+
+
+def _install(cfg: config.Configuration, chart: model.Chart, user_values: Mapping[str, Any],
+             options: UpgradeOptions, install_options: install.InstallOptions | None,
+             history: list[rel.ReleaseVersion]) -> rel.ReleaseVersion:
+    base = install_options or install.InstallOptions(
+        name=options.name, wait=options.wait, timeout_s=options.timeout_s, atomic=options.atomic,
+        create_namespace=options.create_namespace, take_ownership=options.take_ownership,
+        no_hooks=options.no_hooks, description=options.description, lua=options.lua)
+    done = install.run(cfg, chart, user_values, replace(
+        base, name=options.name, namespace=options.namespace, chart_source=options.chart_source,
+        dry_run=options.dry_run, replace=base.replace or bool(history)))
+    if history and not options.dry_run:
+        drv.prune_history(cfg.driver, options.namespace, options.name, options.max_history)
+    return done
 
 
 def _current(history: list[rel.ReleaseVersion], name: str) -> rel.ReleaseVersion:
@@ -115,11 +155,11 @@ def _upgrade(cfg: config.Configuration, chart: model.Chart, user_values: Mapping
     current = _current(history, options.name)
     values = effective_values(current, user_values, options)
     with install.rendering(cfg, chart, values, name=options.name, namespace=options.namespace,
-                           action="upgrade", revision=len(history) + 1,
+                           action="upgrade", revision=rel.next_revision(history),
                            lua_options=options.lua) as rendered:
         new = config.resolve_all(cfg, [m.obj for m in rendered.manifests if m.obj], options.namespace)
         old = config.resolve_stored(cfg, config.parse_manifest(current.manifest), options.namespace)
-        record = install.new_record(rendered, name=options.name, namespace=options.namespace,
+        record = install.new_record(rendered, driver=cfg.driver, name=options.name, namespace=options.namespace,
                                     status=rel.Status.PENDING_UPGRADE, user_values=values,
                                     chart_source=options.chart_source,
                                     after=rel.latest(history),

@@ -19,7 +19,7 @@ import re
 from typing import TYPE_CHECKING
 
 from helm_core.errors import ArchiveError
-from helm_core.gotemplate import gostrconv
+from helm_core.golib import gostrconv
 from helm_core.support.records import record
 
 if TYPE_CHECKING:

@@ -23,11 +23,12 @@ from typing import Any
 
 from helm_core.chart import gostruct, model
 from helm_core.errors import ChartFileError
-from helm_core.golib import goyaml
-from helm_core.gotemplate import gofmt, gostrconv
-from helm_core.support import memo
 
 #: Masterminds semver's (lenient) version syntax, which Helm uses to validate ``version``.
+from helm_core.golib import gostrconv, goyaml
+from helm_core.gotemplate import gofmt
+from helm_core.support import memo
+
 _SEMVER_RE = re.compile(
     r"^v?(0|[1-9][0-9]*)(\.(0|[1-9][0-9]*))?(\.(0|[1-9][0-9]*))?"
     r"(-([0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*))?(\+([0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*))?$"
@@ -66,7 +67,9 @@ def _code_digest() -> str:
 
 
 def _parse_yaml_text(data: bytes, source: str) -> Any:
-    from helm_core.golib import goyaml_read  # only when the document is not in the memo (PyYAML: ~15 ms)
+    from helm_core.golib import (
+        goyaml_read,  # only when the document is not in the memo (PyYAML is costly: bench/deferred.py)
+    )
 
     try:
         return goyaml_read.decode_unconverted(data.decode("utf-8-sig"))

@@ -15,8 +15,7 @@ from __future__ import annotations
 import math
 from typing import Any, Union
 
-from helm_core.golib import gojson
-from helm_core.gotemplate import gostrconv
+from helm_core.golib import gojson, gostrconv
 from helm_core.support.records import record
 
 STRING = "string"

@@ -10,6 +10,8 @@ path ignores that path (so a negation only ever narrows what is kept).
 """
 from __future__ import annotations
 
+import functools
+
 from helm_core.errors import ChartError
 from helm_core.golib import goutf8
 from helm_core.support.records import record
@@ -25,13 +27,15 @@ class PatternError(ValueError):
 _SEPARATOR = ord("/")
 
 
+@functools.lru_cache(maxsize=16384)
 def go_match(pattern: str, name: str) -> bool:
     """Go's ``filepath.Match`` on Unix (raises PatternError for Go's ``ErrBadPattern``).
 
     Go's own algorithm, not a regular expression: each ``*`` takes the first place where the
     next chunk matches and is never revisited, so answers can differ from a regex's (``*a[^x]*b``
     does not match ``aaa/b`` in Go). It is also why a hostile pattern cannot backtrack: the work
-    is bounded by len(pattern) x len(name). Bytes, as Go compares them.
+    is bounded by len(pattern) x len(name). Bytes, as Go compares them. Answers are kept (an
+    in-process load of a chart asks the same questions again).
     """
     if not _GLOB_CHARS.intersection(pattern):  # a literal name (most .helmignore lines)
         return pattern == name

@@ -14,8 +14,7 @@ from typing import Any
 
 from helm_core.chart import archive, chartfile, folder, model
 from helm_core.errors import ArchiveError, ChartError, ValuesError
-from helm_core.golib import goyaml
-from helm_core.gotemplate import gostrconv
+from helm_core.golib import gostrconv, goyaml
 
 _UTF8_BOM = b"\xef\xbb\xbf"
 SCHEMA_FILES = ("values.schema.json", "values.schema.yaml")
@@ -141,7 +140,7 @@ def load_files(files: Iterable[tuple[str, bytes]], *, source: str = "<chart>",
 
 
 def _yaml_document(text: str) -> Any:
-    import yaml  # a YAML schema is rare: PyYAML (~15 ms to import) is loaded for it only
+    import yaml  # a YAML schema is rare: PyYAML (costly to import, bench/deferred.py) is loaded for it only
 
     try:
         return yaml.safe_load(text)

@@ -4,7 +4,8 @@
 subschema it visits builds a new validator object and every ``$ref`` / ``$dynamicRef`` is
 resolved again through ``referencing`` (URL joins, dynamic scope). For Draft 2020-12, whose
 metaschema is seven vocabulary documents tied together by ``$dynamicRef: "#meta"``, that is
-0.3-0.5 s for bitnami's redis schema, after ~70 ms of importing jsonschema.
+slow on large schemas such as bitnami's redis, after the import of jsonschema itself
+(``bench/schema.py`` measures both paths).
 
 A metaschema never changes, so here it is compiled once per process by
 :mod:`helm_core.chart.verdict`, with every reference — ``$dynamicRef`` included — resolved

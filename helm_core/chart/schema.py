@@ -115,7 +115,7 @@ def _fast(digest: str, text: str) -> verdict.Check | None:
 
 @functools.lru_cache(maxsize=VALIDATOR_CACHE_SIZE)
 def _compiled(digest: str, text: str) -> Any:
-    # Imported here: most charts have no schema, and jsonschema costs ~0.1 s to import.
+    # Imported here: most charts have no schema, and jsonschema is costly to import (bench/schema.py).
     import jsonschema
     import referencing
 
@@ -162,8 +162,8 @@ def _checked(schema: dict[str, Any], values: dict[str, Any], source: str) -> lis
     text = json.dumps(schema, sort_keys=True)
     digest = hashlib.sha256(text.encode()).hexdigest()
     disk = memo.active()
-    key = _pass_key(text, values) if disk is not None else ""
-    if disk is not None and disk.get(PASS_MEMO, key) is not None:
+    key = _pass_key(text, values)
+    if key in _RECENT_PASSES or disk is not None and disk.get(PASS_MEMO, key) is not None:
         return []
     if '"$ref"' in text:
         from helm_core.chart import refcycle
@@ -173,9 +173,23 @@ def _checked(schema: dict[str, Any], values: dict[str, Any], source: str) -> lis
         if cycle is not None:
             return [f"- at '{_pointer(cycle.path)}' ({_dotted(cycle.path)}): {cycle.message}"]
     found = [] if _passes(digest, text, values) else _violations(digest, text, values, source=source)
-    if disk is not None and not found:
-        disk.put(PASS_MEMO, key, b"")
+    if not found:
+        _remember_pass(key)
+        if disk is not None:
+            disk.put(PASS_MEMO, key, b"")
     return found
+
+
+#: Schema and values pairs that passed in this process (a controller renders the same request
+#: again at every interval), oldest first out.
+_RECENT_PASSES: dict[str, None] = {}
+_RECENT_PASSES_MAX = 4096
+
+
+def _remember_pass(key: str) -> None:
+    _RECENT_PASSES[key] = None
+    if len(_RECENT_PASSES) > _RECENT_PASSES_MAX:
+        del _RECENT_PASSES[next(iter(_RECENT_PASSES))]
 
 
 def _passes(digest: str, text: str, values: dict[str, Any]) -> bool:

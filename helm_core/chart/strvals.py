@@ -30,10 +30,9 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from helm_core.errors import ValuesError
-from helm_core.golib import gojson
+from helm_core.golib import gojson, gostrconv
 from helm_core.golib.gojson import copy_tree
-from helm_core.gotemplate import gostrconv
-from helm_core.gotemplate.gotypes import Int64
+from helm_core.golib.gotypes import Int64
 
 #: Largest list index Helm accepts (``strvals.MaxIndex``).
 MAX_INDEX = 65536

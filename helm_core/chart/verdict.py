@@ -1,6 +1,6 @@
 """JSON Schema "valid or not" answers, compiled to closures, without importing jsonschema.
 
-Importing jsonschema costs ~70 ms and walking a schema with it is slow (a validator object
+Importing jsonschema is costly and walking a schema with it is slow (``bench/schema.py``; a validator object
 per visited subschema, every reference resolved again). Most first runs only need to learn
 that the chart's values pass; the error messages matter only when they do not. So a schema
 is compiled here into plain closures that answer exactly what jsonschema 4.x would answer

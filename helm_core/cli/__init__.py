@@ -13,6 +13,24 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from helm_core.cli.common import (  # shared with the command modules
+    add_limit_flags as _add_limit_flags,
+)
+from helm_core.cli.common import (
+    add_lua_flags as _add_lua_flags,
+)
+from helm_core.cli.common import (
+    add_values_flags as _add_values_flags,
+)
+from helm_core.cli.common import (
+    lua_log as _lua_log,
+)
+from helm_core.cli.common import (
+    lua_options as _lua_options,
+)
+from helm_core.cli.common import (
+    values as _values,
+)
 from helm_core.errors import HelmError
 from helm_core.support import cachedirs, memo
 
@@ -22,63 +40,6 @@ if TYPE_CHECKING:
 # Command modules are imported by the command that needs them: `helm-core` starts in a
 # fraction of the time when `template` does not load the HTTP client, and `pull` does not
 # load the template engine.
-
-
-def _add_values_flags(p: argparse.ArgumentParser) -> None:
-    p.add_argument("-f", "--values", action="append", default=[], metavar="FILE",
-                   help="values file (repeatable; later files win)")
-    p.add_argument("--set", dest="set_values", action="append", default=[], metavar="K=V",
-                   help="set values on the command line (a.b=c, a={x,y}, a[0]=1)")
-    p.add_argument("--set-string", action="append", default=[], metavar="K=V",
-                   help="like --set, but values are always strings")
-    p.add_argument("--set-file", action="append", default=[], metavar="K=PATH",
-                   help="set a value to the content of a file")
-    p.add_argument("--set-json", action="append", default=[], metavar="K=JSON",
-                   help="set a value to a JSON value")
-    p.add_argument("--set-literal", action="append", default=[], metavar="K=V",
-                   help="set a value to a literal string (no parsing)")
-
-
-def _values(args: argparse.Namespace) -> dict[str, Any]:
-    from helm_core.action import values_options
-
-    return values_options.merge(values_options.ValuesOptions(
-        value_files=tuple(args.values),
-        set_json=tuple(args.set_json),
-        set_values=tuple(args.set_values),
-        set_string=tuple(args.set_string),
-        set_file=tuple(args.set_file),
-        set_literal=tuple(args.set_literal),
-    ))
-
-
-def _add_lua_flags(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--accept-perms", action="append", default=[], metavar="PERM[,PERM]",
-                   help="Lua permissions the chart may use (network, io, os); see docs/lua.md")
-    p.add_argument("-y", "--yes", action="store_true",
-                   help="accept every Lua permission the chart asks for")
-
-
-def _add_limit_flags(p: argparse.ArgumentParser) -> None:
-    from helm_core.cli import limits as cli_limits
-    cli_limits.add_flags(p)
-
-
-def _lua_options(args: argparse.Namespace, chart: Any) -> template_action.LuaOptions:
-    from helm_core import lua
-    from helm_core.action import template as template_action
-
-    accepted: set[str] = set()
-    for entry in args.accept_perms:
-        accepted.update(p.strip() for p in entry.split(",") if p.strip())
-    if args.yes:
-        for asked in lua.requested_permissions(chart).values():
-            accepted.update(asked)
-    return template_action.LuaOptions(accepted_permissions=frozenset(accepted))
-
-
-def _lua_log(line: str) -> None:
-    print(f"lua: {line}", file=sys.stderr)
 
 
 def _template_options(args: argparse.Namespace, name: str, chart: Any) -> template_action.TemplateOptions:
@@ -250,7 +211,7 @@ class _HelpFormatter(argparse.HelpFormatter):
     """argparse's formatter, told the terminal's width so that it does not import shutil.
 
     argparse builds a formatter for every ``add_argument`` and finds the width through
-    shutil, whose import (with bz2 and lzma) was ~5 ms of each short run.
+    shutil, whose import (with bz2 and lzma) is paid by each short run (bench/deferred.py).
     """
 
     def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
@@ -286,7 +247,8 @@ LOCAL_COMMANDS = {"template": _add_template, "lint": _add_lint, "show": _add_sho
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The parser of every command, or of ``command`` alone when it is one of LOCAL_COMMANDS.
 
-    Building all ~20 subparsers costs ~10 ms, a tenth of a small chart's `template` run;
+    Building all ~20 subparsers is a visible part of a small chart's `template` run
+    (bench/deferred.py);
     a run of one local command needs only its own (`--help` and unknown names get all).
     """
     parser = _ArgumentParser(prog="helm-core", description="A Helm 3 library in Python: render, lint and show charts.")
@@ -307,8 +269,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser(argv[0] if argv and argv[0] in LOCAL_COMMANDS else None)
     args = parser.parse_args(argv)
     # A CLI run is short and builds large, long-lived trees (parsed templates, values):
-    # the cyclic collector would rescan them again and again for nothing (~30% of a cold
-    # render). Reference counting still frees everything that is not cyclic.
+    # the cyclic collector would rescan them again and again for nothing (bench/deferred.py
+    # measures a cold render with it on and off). Reference counting still frees everything that is not cyclic.
     collecting = gc.isenabled()
     gc.disable()
     # Parse trees and schema verdicts outlive this short process (helm_core.support.memo).

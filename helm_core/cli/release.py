@@ -83,11 +83,15 @@ def encode(data: Any, output: str) -> str:
 def _configuration(args: argparse.Namespace) -> config.Configuration:
     from helm_core.action import config
     from helm_core.kube import live  # the kubernetes package: only commands that reach a cluster
-    from helm_core.storage import secrets
     client = live.connect(live.LiveOptions(kubeconfig=args.kubeconfig, context=args.kube_context))
-    return config.Configuration(client=client, driver=secrets.SecretsDriver(client),
-                                log=lambda line: print(line, file=sys.stderr)
-                                if args.debug else None)
+
+    def log(line: str) -> None:
+        if args.debug:
+            print(line, file=sys.stderr)
+    try:
+        return config.on_cluster(client, storage=args.storage, helm_secrets=args.helm_secrets, log=log)
+    except ValueError as exc:
+        raise HelmError(str(exc)) from None
 
 
 def _add_cluster_flags(p: argparse.ArgumentParser) -> None:
@@ -95,6 +99,14 @@ def _add_cluster_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--kube-context", help="name of the kubeconfig context to use")
     p.add_argument("-n", "--namespace", default=os.environ.get("HELM_NAMESPACE", "default"))
     p.add_argument("--debug", action="store_true", help="print progress to stderr")
+    p.add_argument("--storage", choices=["release", "helm"],
+                   default=os.environ.get("HELM_CORE_STORAGE", "release"),
+                   help="where the release is kept: helm-core's Release storage (default; "
+                        "releases stock helm made are read and adopted), or helm's own format "
+                        "(stock helm keeps working on it)")
+    p.add_argument("--helm-secrets", choices=["keep", "delete"], default="keep",
+                   help="when a write adopts a release stock helm made: keep helm's Secrets "
+                        "(labelled adopted; default) or delete them")
 
 
 def _timeout(args: argparse.Namespace) -> float:
@@ -130,8 +142,9 @@ def _version_arg(text: str | None) -> Any:
 
 def release_data(release: rel.ReleaseVersion) -> dict[str, Any]:
     """A release as ``-o json|yaml`` of ``status``/``install`` shows it."""
+    from helm_core.storage import release as rel
     return {"name": release.name, "namespace": release.namespace,
-            "version": str(release.version),
+            "version": rel.version_text(release.version),
             "info": {"status": release.status.value, "description": release.description,
                      "first_deployed": rfc3339(release.first_deployed),
                      "last_deployed": rfc3339(release.last_deployed),
@@ -144,11 +157,12 @@ def release_data(release: rel.ReleaseVersion) -> dict[str, Any]:
 def status_text(release: rel.ReleaseVersion, *, show_description: bool = False,
                 show_manifest: bool = False) -> str:
     """Helm's status printer (``helm status``, and after install/upgrade)."""
+    from helm_core.storage import release as rel
     lines = [f"NAME: {release.name}"]
     if release.last_deployed:
         lines.append(f"LAST DEPLOYED: {ansic(release.last_deployed)}")
     lines += [f"NAMESPACE: {release.namespace}", f"STATUS: {release.status.value}",
-              f"REVISION: {release.version}"]
+              f"REVISION: {rel.version_text(release.version)}"]
     if show_description:
         lines.append(f"DESCRIPTION: {release.description}")
     lines.append("TEST SUITE: None")
@@ -175,29 +189,29 @@ def _load_chart(path: str) -> Any:
 
 
 def cmd_install(args: argparse.Namespace) -> int:
-    from helm_core import cli
     from helm_core.action import install
+    from helm_core.cli import common
     name, chart_path = args.name, args.chart
     chart = _load_chart(chart_path)
-    result = install.run(_configuration(args), chart, cli._values(args), install.InstallOptions(
+    result = install.run(_configuration(args), chart, common.values(args), install.InstallOptions(
         name=name, namespace=args.namespace, chart_source=str(Path(chart_path).resolve()),
         dry_run=args.dry_run, wait=args.wait, timeout_s=_timeout(args), atomic=args.atomic,
         create_namespace=args.create_namespace, take_ownership=args.take_ownership,
         replace=args.replace, no_hooks=args.no_hooks, description=args.description,
-        lua=cli._lua_options(args, chart)))
+        lua=common.lua_options(args, chart)))
     _print_release(result, args.output)
     return 0
 
 
 def cmd_upgrade(args: argparse.Namespace) -> int:
-    from helm_core import cli
     from helm_core.action import upgrade
+    from helm_core.cli import common
     from helm_core.storage import release as rel
     chart = _load_chart(args.chart)
     cfg = _configuration(args)
     if args.install and not cfg.driver.history(args.namespace, args.name):
         print(f'Release "{args.name}" does not exist. Installing it now.')
-    result = upgrade.run(cfg, chart, cli._values(args), upgrade.UpgradeOptions(
+    result = upgrade.run(cfg, chart, common.values(args), upgrade.UpgradeOptions(
         name=args.name, namespace=args.namespace, chart_source=str(Path(args.chart).resolve()),
         install=args.install, dry_run=args.dry_run, wait=args.wait, timeout_s=_timeout(args),
         atomic=args.atomic, reuse_values=args.reuse_values, reset_values=args.reset_values,
@@ -205,7 +219,7 @@ def cmd_upgrade(args: argparse.Namespace) -> int:
         create_namespace=args.create_namespace, take_ownership=args.take_ownership,
         no_hooks=args.no_hooks, description=args.description,
         max_history=upgrade.DEFAULT_MAX_HISTORY if args.history_max is None else args.history_max,
-        lua=cli._lua_options(args, chart)))
+        lua=common.lua_options(args, chart)))
     if result.status is rel.Status.DEPLOYED and result.description != "Install complete":
         print(f'Release "{args.name}" has been upgraded. Happy Helming!')
     _print_release(result, args.output)
@@ -262,15 +276,16 @@ def cmd_get(args: argparse.Namespace) -> int:
 
 def cmd_history(args: argparse.Namespace) -> int:
     from helm_core.action import history
+    from helm_core.storage import release as rel
     versions = history.run(_configuration(args), args.name, args.namespace,
                            max_versions=history.DEFAULT_MAX if args.max is None else args.max)
     if args.output == "table":
         rows = [["REVISION", "UPDATED", "STATUS", "CHART", "APP VERSION", "DESCRIPTION"]]
-        rows += [[str(v.version), ansic(v.last_deployed), v.status.value, v.chart, v.app_version,
+        rows += [[rel.version_text(v.version), ansic(v.last_deployed), v.status.value, v.chart, v.app_version,
                   v.description] for v in versions]
         print(table(rows, max_width=HISTORY_COL_WIDTH))
     else:
-        sys.stdout.write(encode([{"revision": str(v.version), "updated": rfc3339(v.last_deployed),
+        sys.stdout.write(encode([{"revision": rel.version_text(v.version), "updated": rfc3339(v.last_deployed),
                                   "status": v.status.value, "chart": v.chart,
                                   "app_version": v.app_version, "description": v.description}
                                  for v in versions], args.output))
@@ -295,7 +310,7 @@ def cmd_list(args: argparse.Namespace) -> int:
     if args.short:
         sys.stdout.write("".join(f"{v.name}\n" for v in found))
         return 0
-    elements = [{"name": v.name, "namespace": v.namespace, "revision": str(v.version),
+    elements = [{"name": v.name, "namespace": v.namespace, "revision": rel.version_text(v.version),
                  "updated": go_time(v.last_deployed), "status": v.status.value,
                  "chart": v.chart, "app_version": v.app_version} for v in found]
     if args.output != "table":
@@ -330,7 +345,7 @@ def cmd_test(args: argparse.Namespace) -> int:
 # --------------------------------------------------------------------------- registration
 
 def _install_like(p: argparse.ArgumentParser) -> None:
-    from helm_core import cli
+    from helm_core.cli import common
     _add_cluster_flags(p)
     _add_wait_flags(p)
     _add_output_flag(p)
@@ -339,9 +354,9 @@ def _install_like(p: argparse.ArgumentParser) -> None:
     p.add_argument("--take-ownership", action="store_true",
                    help="adopt existing objects whatever release owns them")
     p.add_argument("--description", default="", help="a custom description")
-    cli._add_values_flags(p)
-    cli._add_lua_flags(p)
-    cli._add_limit_flags(p)
+    common.add_values_flags(p)
+    common.add_lua_flags(p)
+    common.add_limit_flags(p)
 
 
 def register(sub: Any) -> None:

@@ -17,8 +17,7 @@ from collections.abc import Iterable
 from typing import Any, ClassVar
 
 from helm_core.chart import model
-from helm_core.golib import gojson
-from helm_core.gotemplate import gotypes
+from helm_core.golib import gojson, gotypes
 from helm_core.support.records import field, record
 
 DEFAULT_KUBE_VERSION = "v1.37.0"

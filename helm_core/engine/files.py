@@ -25,8 +25,7 @@ import posixpath
 from collections.abc import Iterable
 from typing import Any, ClassVar
 
-from helm_core.golib import goregexp, goyaml
-from helm_core.gotemplate import gotypes
+from helm_core.golib import goregexp, gotypes, goyaml
 
 #: The separator gobwas/glob is compiled with by Helm.
 GLOB_SEPARATOR = "/"

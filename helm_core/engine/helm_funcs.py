@@ -15,10 +15,9 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from helm_core.golib import gojson, goyaml
-from helm_core.gotemplate import environment, gofmt, gotypes, runtime
-from helm_core.gotemplate.funcs import gotime
-from helm_core.gotemplate.gotypes import FuncError, signature
+from helm_core.golib import gojson, gotime, gotypes, goyaml
+from helm_core.golib.gotypes import FuncError, signature
+from helm_core.gotemplate import environment, gofmt, runtime
 from helm_core.support.records import field, record
 
 WARN_START = "HELM_ERR_START"

@@ -1,4 +1,5 @@
-"""Jinja2, the opt-in template engine (DESIGN.md §3), in a sandbox with size and time limits.
+"""Jinja2, the opt-in template engine (docs/architecture.md, "Template engines"), in a sandbox
+with size and time limits.
 
 A chart opts in per file (``templates/cm.yaml.j2`` renders to the document source ``cm.yaml``)
 or from its Lua ``pre-render`` handler (``engine = "jinja2"``); everything else is Go templates.
@@ -41,7 +42,8 @@ from jinja2.visitor import NodeTransformer
 
 from helm_core.engine import engines, helm_funcs
 from helm_core.errors import SourcePos, TemplateError
-from helm_core.gotemplate import gofmt, gotypes
+from helm_core.golib import gotypes
+from helm_core.gotemplate import gofmt
 from helm_core.gotemplate.funcs import crypto, encoding, gohelpers, strings
 from helm_core.support.limits import RenderLimitExceeded
 

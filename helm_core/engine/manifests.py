@@ -226,6 +226,22 @@ def sort_by_kind(items: list[Any], order: tuple[str, ...]) -> list[Any]:
     return sorted(items, key=lambda item: kind_sort_key(item.kind, order))
 
 
+def parse_stored_hooks(text: str) -> list[Hook]:
+    """Hooks stored in ``format_documents`` form (a version's ``hooks``), in stored order."""
+    documents = []
+    for doc in split_documents(text):
+        first, _, rest = doc.partition("\n")
+        source, content = (first[len(_SOURCE_PREFIX):], rest) if first.startswith(_SOURCE_PREFIX) \
+            else ("hooks", doc)
+        obj = goyaml.load(content, source=source)
+        if isinstance(obj, dict) and obj:
+            documents.append(Manifest(source=source, content=content, obj=obj))
+    return sort_manifests(documents).hooks
+
+
+_SOURCE_PREFIX = "# Source: "
+
+
 def format_documents(manifests: Iterable[Manifest]) -> str:
     """The manifest text Helm stores and prints: ``---\\n# Source: path\\n<doc>\\n`` each."""
     return "".join(f"---\n# Source: {m.source}\n{m.content}\n" for m in manifests)

@@ -1,7 +1,7 @@
 """The YAML reader behind :mod:`helm_core.golib.goyaml`: libyaml composes, yaml.v2's rules type.
 
-Kept apart from :mod:`helm_core.golib.goyaml` because importing PyYAML costs ~15 ms (its modules
-compile regular expressions at import): a run whose documents all come from the disk memo
+Kept apart from :mod:`helm_core.golib.goyaml` because importing PyYAML is costly (its modules
+compile regular expressions at import; ``bench/deferred.py``): a run whose documents all come from the disk memo
 never imports it. The rules are listed in :mod:`helm_core.golib.goyaml`.
 """
 from __future__ import annotations
@@ -16,8 +16,8 @@ from typing import Any, cast
 
 import yaml
 
-from helm_core.golib import gojson
-from helm_core.golib.goyaml import (
+from helm_core.golib import gojson, gostrconv
+from helm_core.golib.goyaml_rules import (
     ALIAS_RATIO_HIGH,
     ALIAS_RATIO_LOW,
     INT64_MAX,
@@ -35,7 +35,6 @@ from helm_core.golib.goyaml import (
     TAG_TIMESTAMP,
     resolve,
 )
-from helm_core.gotemplate import gostrconv
 
 #: libyaml's parser when present: the C code yaml.v2 was ported from, and faster.
 _BaseLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)

@@ -28,11 +28,13 @@ from __future__ import annotations
 import base64
 import functools
 import re
+from collections.abc import Callable
 from typing import Any
 
 import yaml
 
-from helm_core.golib import gojson, goyaml
+from helm_core.golib import gojson
+from helm_core.golib import goyaml_rules as rules
 
 _BASE60_FLOAT = re.compile(r"^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$")
 #: libyaml's emitter (the C code yaml.v2 was ported from) when PyYAML has it.
@@ -115,7 +117,7 @@ def _string_style(s: str) -> str | None:
     multi-line text; else plain (the emitter may still fall back to quotes)."""
     if "\n" in s:
         return "|"
-    if goyaml.resolve(s)[0] != goyaml.TAG_STR or _BASE60_FLOAT.match(s):
+    if rules.resolve(s)[0] != rules.TAG_STR or _BASE60_FLOAT.match(s):
         return '"'
     return None
 
@@ -178,7 +180,7 @@ def _events(value: Any, out: list[yaml.Event], boms: list[str] | None = None, v3
     elif value is False:
         out.append(_scalar("false"))
     elif isinstance(value, _Binary):
-        out.append(yaml.ScalarEvent(None, goyaml.TAG_BINARY, (False, False), str(value),
+        out.append(yaml.ScalarEvent(None, rules.TAG_BINARY, (False, False), str(value),
                                     style="|" if "\n" in value else None))
     elif isinstance(value, str):
         style = _string_style(value)
@@ -324,7 +326,7 @@ class _V3Emitter(yaml.Dumper):
     def choose_scalar_style(self) -> str:
         # libyaml writes a tagged scalar plain when it can (PyYAML only untagged ones)
         event = self.event
-        if isinstance(event, yaml.ScalarEvent) and event.tag == goyaml.TAG_BINARY and not event.style:
+        if isinstance(event, yaml.ScalarEvent) and event.tag == rules.TAG_BINARY and not event.style:
             if self.analysis is None:
                 self.analysis = self.analyze_scalar(event.value)
             if self.analysis.allow_block_plain and not self.flow_level:
@@ -352,26 +354,28 @@ def _binary(value: str) -> _Binary:
     return _Binary("".join(encoded[i:i + BASE64_LINE] + "\n" for i in range(0, len(encoded), BASE64_LINE)))
 
 
-def _v3_plain(value: Any) -> Any:
+def _v3_plain(value: Any, json_step: Callable[[Any], Any]) -> Any:
     """Go values as yaml.v3 marshals them directly: numbers keep their Go type; invalid
     UTF-8 text becomes ``!!binary``. yaml.v3's encoder has no depth limit (there is no JSON
-    step here): ``toYamlPretty`` writes 10001 levels where ``toYaml`` gives up."""
+    step here): ``toYamlPretty`` writes 10001 levels where ``toYaml`` gives up. Other values
+    (Go objects) go through ``json_step`` (:func:`helm_core.golib.goyaml.json_step`, passed in by
+    the facade so this module never imports it back)."""
     if isinstance(value, dict):
-        return {_v3_plain(str(k)): _v3_plain(v) for k, v in value.items()}
+        return {_v3_plain(str(k), json_step): _v3_plain(v, json_step) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_v3_plain(v) for v in value]
-    if isinstance(value, str) and goyaml.SURROGATE.search(value):
+        return [_v3_plain(v, json_step) for v in value]
+    if isinstance(value, str) and rules.SURROGATE.search(value):
         return _binary(value)
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
-    return goyaml.json_step(value)
+    return json_step(value)
 
 
-def dump_pretty(value: Any) -> str:
+def dump_pretty(value: Any, json_step: Callable[[Any], Any]) -> str:
     """Helm's ``toYamlPretty`` text (yaml.v3 Encoder, indent 2), ending with a newline."""
     events: list[yaml.Event] = [yaml.StreamStartEvent(), yaml.DocumentStartEvent(explicit=False)]
     boms: list[str] = []
-    _events(_v3_plain(value), events, boms, v3=True)
+    _events(_v3_plain(value, json_step), events, boms, v3=True)
     events += [yaml.DocumentEndEvent(explicit=False), yaml.StreamEndEvent()]
     text = yaml.emit(events, Dumper=_V3Emitter, indent=EMIT_INDENT, width=V3_WIDTH, allow_unicode=True)
     return _finish(str(text), boms)

@@ -57,8 +57,8 @@ _DIGITS = frozenset("0123456789")
 _ALLOWED = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-0123456789")
 _WS = r"[\t\n\f\r ]"  # Go RE2 \s
 _IDENT = r"[0-9A-Za-z\-]++"
-# The patterns are compiled on first use (functools.cache): compiling them all took ~15 ms of
-# every process's start-up, and most runs parse no version constraint at all.
+# The patterns are compiled on first use (functools.cache): compiling them all is start-up time
+# of every process (bench/deferred.py), and most runs parse no version constraint at all.
 
 
 @functools.cache

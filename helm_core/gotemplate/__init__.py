@@ -10,7 +10,7 @@ Public API (see :mod:`helm_core.gotemplate.environment`)::
 
 Errors: :class:`ParseError` and :class:`ExecError` (both ``helm_core.errors.TemplateError``)
 print exactly as Go's. Printing rules live in :mod:`helm_core.gotemplate.gofmt`; the
-value model and function signatures in :mod:`helm_core.gotemplate.gotypes`.
+value model and function signatures in :mod:`helm_core.golib.gotypes`.
 """
 from helm_core.gotemplate.environment import Environment, TemplateSet, current_set
 from helm_core.gotemplate.parser import ParseError

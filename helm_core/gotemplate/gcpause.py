@@ -2,9 +2,9 @@
 
 Parsing a template, loading its trees from the memo and compiling them into closures
 allocate many small objects that all stay alive; the collector scanning them again and
-again made a chart's first render up to 40% slower (redis: 130 ms against 90 ms). Nothing
-cyclic becomes garbage while they are built, so pausing changes no behaviour. The previous
-state is restored; nested pauses are harmless. (The CLI runs with the collector off.)
+again made a chart's first render markedly slower (``bench/deferred.py`` renders with the
+collector on and off). Nothing cyclic becomes garbage while they are built, so pausing
+changes no behaviour. The previous state is restored; nested pauses are harmless. (The CLI runs with the collector off.)
 """
 from __future__ import annotations
 

@@ -14,7 +14,7 @@ Rules kept from Go (``fmt/print.go``, ``fmt/format.go``, ``strconv/ftoa.go``):
   ``%!d(MISSING)``, ``%!(EXTRA int=1)``, ``%!(NOVERB)``, ``%!(BADWIDTH)``,
   ``%!(BADPREC)``, ``%!v(BADINDEX)``.
 * a verb applies element-wise inside slices and maps (``%d`` of ``[1 2]`` is ``[1 2]``).
-* a :class:`~helm_core.gotemplate.gotypes.GoObject` prints through its ``String()`` method
+* a :class:`~helm_core.golib.gotypes.GoObject` prints through its ``String()`` method
   for %v %s %q %x %X; otherwise, if it lists its struct fields in ``go_fields``, as Go
   prints a struct (``&{n 1}``, ``%+v`` ``&{Name:n Age:1}``); else as ``str()``.
 """
@@ -23,8 +23,8 @@ from __future__ import annotations
 import datetime
 from typing import Any
 
-from helm_core.gotemplate import gostrconv, gotypes
-from helm_core.gotemplate.gostrconv import (  # re-exported: part of this module's API
+from helm_core.golib import gostrconv, gotypes
+from helm_core.golib.gostrconv import (  # re-exported: part of this module's API
     format_duration,
     format_float,
     format_time,

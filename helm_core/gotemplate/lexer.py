@@ -25,7 +25,7 @@ import re
 from collections.abc import Callable
 from typing import NamedTuple, Optional
 
-from helm_core.gotemplate import gostrconv
+from helm_core.golib import gostrconv
 
 LEFT_DELIM = "{{"
 RIGHT_DELIM = "}}"
@@ -623,7 +623,7 @@ _STREAM_TOKEN = f"{_COMMON_TOKEN}|{_CLOSE_TOKEN}"
 @functools.cache
 def _stream_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
     """(one stream token, a run of them), compiled on first use: a run whose trees all come
-    from the disk memo never lexes, and compiling these took ~3 ms of its start-up."""
+    from the disk memo never lexes, and compiling these is start-up time (``bench/deferred.py``)."""
     return re.compile(_STREAM_TOKEN), re.compile(f"(?:{_STREAM_TOKEN})*+")
 
 

@@ -8,7 +8,7 @@ which hold Go's rules:
   interface {}``) and for nil (a boxed nil gives ``nil pointer evaluating interface {}.x``
   where a missing value just yields nothing). Pipelines unbox their result, as Go does.
 * truth (:func:`is_true`), printing (``<no value>`` for nothing), field access on dicts and
-  :class:`~helm_core.gotemplate.gotypes.GoObject`, argument checks against a function's
+  :class:`~helm_core.golib.gotypes.GoObject`, argument checks against a function's
   ``__go_params__``/``__go_variadic__`` signature (functions without one take anything),
   and Go's error messages, raised as :class:`ExecError`.
 """
@@ -19,8 +19,9 @@ from collections.abc import Callable, Iterable
 from typing import Any, Optional
 
 from helm_core.errors import SourcePos, TemplateError
+from helm_core.golib import gotypes
 from helm_core.gotemplate import budget as budget_mod
-from helm_core.gotemplate import gofmt, gotypes
+from helm_core.gotemplate import gofmt
 from helm_core.gotemplate import nodes as n
 from helm_core.support.limits import RenderLimitExceeded
 
@@ -434,7 +435,7 @@ def call_function(
         argv.append(validate_type(st, last, final, False, t))
     budget = st.budget
     # The budget's checks written out: they run on every call (reading the clock or calling a
-    # method here costs ~10% of a render).
+    # method here shows in every render's profile).
     if budget.expired:
         raise budget.exceeded("timeout_s")
     try:

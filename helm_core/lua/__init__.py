@@ -1,4 +1,4 @@
-"""Chart Lua: lifecycle-event handlers in ``ext/lua/``, run in a sandbox (DESIGN.md §4).
+"""Chart Lua: lifecycle-event handlers in ``ext/lua/``, run in a sandbox (docs/lua.md).
 
 Public API (import the modules, e.g. ``from helm_core import lua``):
 

@@ -1,10 +1,10 @@
 """The lifecycle events chart Lua may answer, and which context parts each may change.
 
-Rules (DESIGN.md §4): ``values`` and ``templates`` are mutable before rendering
-(``chart-loaded``, ``pre-render``); ``objects`` after rendering and before they are
-used (``post-render`` and the ``pre-*`` events of the action, ``post-template``).
-Events after the cluster was changed see everything read-only: changing it there
-would have no effect, so it is an error rather than a silent no-op.
+Rules (docs/lua.md, "Events and order" and "The context"): ``values`` and ``templates`` are
+mutable before rendering (``chart-loaded``, ``pre-render``); ``objects`` after rendering and
+before they are used (``post-render`` and the ``pre-*`` events of the action,
+``post-template``). Events after the cluster was changed see everything read-only: changing
+it there would have no effect, so it is an error rather than a silent no-op.
 
 ``ACTIONS`` lists, per action, the optional events in the order the action emits them
 (core steps such as render and install have one internal implementation each and are

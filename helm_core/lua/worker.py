@@ -195,7 +195,7 @@ class WorkerSession:
 
     def close(self) -> None:
         """End the worker at once: its state is disposable, and waiting for a Python
-        interpreter to tear down costs ~100 ms. The exit is reaped in the background."""
+        interpreter to tear down costs time nobody needs. The exit is reaped in the background."""
         self._worker.close()
         callback, self.on_close = self.on_close, None
         if callback is not None:

@@ -48,6 +48,33 @@ class Driver(Protocol):
         """The newest version of every release (in one namespace, or all when empty)."""
         ...
 
+    def check(self, version: rel.ReleaseVersion) -> None:
+        """Raise what ``create`` would raise for the size of ``version`` (``TooLargeError``),
+        writing nothing: actions check before they apply anything."""
+        ...
+
+    def claim(self, namespace: str, name: str, *, annotation: str, claimant: str) -> str:
+        """Record ``claimant`` as the one manager of the release (under ``annotation``) unless
+        another one is recorded; returns that other claimant, "" when the claim holds."""
+        ...
+
+    def claimant(self, namespace: str, name: str, *, annotation: str) -> str | None:
+        """Who claimed the release ("" for nobody), None when the release is not stored."""
+        ...
+
+    def owner_reference(self, namespace: str, name: str) -> dict[str, object] | None:
+        """The owner reference objects of the release carry, None when there is none."""
+        ...
+
+
+def next_version(driver: Driver, after: ulid.ULID | None) -> ulid.ULID:
+    """The id of a new version after ``after`` (the newest stored one).
+
+    A time-made ULID (``rel.new_version``), unless the driver numbers versions itself: a
+    driver keeping Helm's format has ``next_version`` and counts revisions (1, 2, 3...)."""
+    own = getattr(driver, "next_version", None)
+    return own(after) if own is not None else rel.new_version(after)
+
 
 INTERRUPTED = "operation interrupted: {status} never finished (its lock expired)"
 """Description given to a version left pending by a dead operation."""

@@ -20,6 +20,7 @@ class MemoryDriver:
 
     def __init__(self) -> None:
         self._secrets: dict[tuple[str, str], dict[str, Any]] = {}
+        self._claims: dict[tuple[str, str], str] = {}
         self._lock = threading.Lock()
 
     def _key(self, namespace: str, name: str, version: ulid.ULID) -> tuple[str, str]:
@@ -66,3 +67,19 @@ class MemoryDriver:
             stored = [s for (ns, _), s in self._secrets.items() if not namespace or ns == namespace]
         return secrets.latest_of_each(secrets.decode(s) for s in stored)
 
+    def check(self, version: rel.ReleaseVersion) -> None:
+        secrets.encode(version)
+
+    def claim(self, namespace: str, name: str, *, annotation: str, claimant: str) -> str:
+        with self._lock:
+            current = self._claims.setdefault((namespace, name), claimant)
+        return "" if current == claimant else current
+
+    def claimant(self, namespace: str, name: str, *, annotation: str) -> str | None:
+        with self._lock:
+            if (namespace, name) in self._claims:
+                return self._claims[(namespace, name)]
+        return "" if self.history(namespace, name) else None
+
+    def owner_reference(self, namespace: str, name: str) -> dict[str, object] | None:
+        return None  # no Release object: objects carry labels and annotations only

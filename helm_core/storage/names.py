@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from helm_core.errors import ReleaseNameError
-from helm_core.gotemplate import gostrconv
+from helm_core.golib import gostrconv
 
 RELEASE_NAME_MAX = 53
 """Helm's limit on release names (room for suffixes in generated object names)."""

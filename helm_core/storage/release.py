@@ -104,12 +104,51 @@ def new_version(after: ulid.ULID | None = None) -> ulid.ULID:
     return candidate
 
 
+REVISION_LIMIT = 1 << 80
+"""Versions below this (a ULID whose time part is zero) are Helm revisions: ``revision_version(n)``
+is revision ``n`` of a release kept in Helm's format or adopted from it. They sort before every
+time-made ULID, so adopted history stays oldest first."""
+
+
+def revision_version(revision: int) -> ulid.ULID:
+    """The version standing for Helm revision ``revision`` (1 and up)."""
+    if not 0 < revision < REVISION_LIMIT:
+        raise ValueError(f"revision {revision} is out of range")
+    return ulid.ULID.from_int(revision)
+
+
+def revision_of(version: ulid.ULID) -> int | None:
+    """The Helm revision a version stands for, or None for a time-made ULID."""
+    number = int(version)
+    return number if 0 < number < REVISION_LIMIT else None
+
+
+def version_text(version: ulid.ULID) -> str:
+    """How a version is shown: Helm's integer for a revision, else the ULID."""
+    revision = revision_of(version)
+    return str(revision) if revision is not None else str(version)
+
+
+def next_revision(history: Sequence[ReleaseVersion]) -> int:
+    """``.Release.Revision`` of the next version: Helm's next number when the newest version is
+    a Helm revision (pruned history keeps counting), else one more than the versions stored."""
+    newest = latest(history)
+    number = revision_of(newest.version) if newest is not None else None
+    return number + 1 if number is not None else len(history) + 1
+
+
 def parse_version(text: str) -> ulid.ULID:
-    """A ULID from its text (either case); ``ValueError`` naming the text otherwise."""
+    """A version from its text: a ULID (either case) or a Helm revision number; ``ValueError``
+    naming the text otherwise."""
+    if text.isdigit() and len(text) < 26:
+        try:
+            return revision_version(int(text))
+        except ValueError:
+            raise ValueError(f'"{text}" is not a release version (a ULID or a revision number)') from None
     try:
         return ulid.ULID.from_str(text.upper())
     except ValueError as exc:
-        raise ValueError(f'"{text}" is not a release version (a ULID)') from exc
+        raise ValueError(f'"{text}" is not a release version (a ULID or a revision number)') from exc
 
 
 def sort_history(versions: Iterable[ReleaseVersion]) -> list[ReleaseVersion]:

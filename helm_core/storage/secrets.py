@@ -39,6 +39,8 @@ from helm_core.errors import (
     TooLargeError,
 )
 from helm_core.kube import client as kclient
+from helm_core.kube import resources
+from helm_core.storage import crd
 from helm_core.storage import release as rel
 
 SECRET_TYPE = "helm.sh/release-version"
@@ -212,10 +214,11 @@ class SecretsDriver:
         return kclient.ObjectRef("v1", "Secret", secret_name(name, version), namespace)
 
     def ensure_release(self, namespace: str, name: str) -> dict[str, Any]:
-        """The ``Release`` object, created if absent; actions make it own their objects."""
+        """The ``Release`` object, created if absent (and its CRD, when missing and the user may
+    create CRDs); actions make it own their objects."""
         if all(self._client.discover(refresh=refresh).find(RELEASE_API_VERSION, RELEASE_KIND) is None
                for refresh in (False, True)):
-            raise StorageError(CRD_MISSING)
+            crd.install(self._client, CRD_MISSING)  # when allowed; else StorageError(CRD_MISSING...)
         try:
             return self._client.get(kclient.ObjectRef(RELEASE_API_VERSION, RELEASE_KIND, name, namespace))
         except NotFoundError:
@@ -324,6 +327,49 @@ class SecretsDriver:
     def list_latest(self, namespace: str = "") -> list[rel.ReleaseVersion]:
         secrets = self._client.list("v1", "Secret", namespace=namespace, label_selector=selector())
         return latest_of_each(decode(s) for s in secrets if s.get("type") == SECRET_TYPE)
+
+    def check(self, version: rel.ReleaseVersion) -> None:
+        encode(version)
+
+    def _release(self, namespace: str, name: str) -> dict[str, Any] | None:
+        try:
+            return self._client.get(kclient.ObjectRef(RELEASE_API_VERSION, RELEASE_KIND, name, namespace))
+        except NotFoundError:
+            return None
+
+    def claim(self, namespace: str, name: str, *, annotation: str, claimant: str) -> str:
+        """The claim is an annotation of the ``Release`` object (created here when absent, so
+        the claim comes before the first version)."""
+        current = self._release(namespace, name)
+        if current is None:
+            try:
+                self._client.create({"apiVersion": RELEASE_API_VERSION, "kind": RELEASE_KIND,
+                                     "metadata": {"name": name, "namespace": namespace,
+                                                  "labels": {OWNER_LABEL: OWNER},
+                                                  "annotations": {annotation: claimant}},
+                                     "spec": {}})
+                return ""
+            except ConflictError:  # created meanwhile: read who won
+                current = self._release(namespace, name) or {}
+        claimed_by: str = ((current.get("metadata") or {}).get("annotations") or {}).get(annotation, "")
+        if claimed_by and claimed_by != claimant:
+            return claimed_by
+        if not claimed_by:
+            self._client.apply({"apiVersion": RELEASE_API_VERSION, "kind": RELEASE_KIND,
+                                "metadata": {"name": name, "namespace": namespace,
+                                             "annotations": {annotation: claimant}}}, force=True)
+        return ""
+
+    def claimant(self, namespace: str, name: str, *, annotation: str) -> str | None:
+        current = self._release(namespace, name)
+        if current is None:
+            return None
+        owner: str = ((current.get("metadata") or {}).get("annotations") or {}).get(annotation, "")
+        return owner
+
+    def owner_reference(self, namespace: str, name: str) -> dict[str, object] | None:
+        current = self._release(namespace, name)
+        return None if current is None else resources.owner_reference(current)
 
 
 

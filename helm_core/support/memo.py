@@ -142,3 +142,32 @@ def package_folder(name: str) -> Path | None:
     if spec is None or not spec.submodule_search_locations:
         return None
     return Path(next(iter(spec.submodule_search_locations)))
+
+
+class RecentPickles:
+    """An in-process memo of pickled results, least recently used first out, bounded in bytes.
+
+    For long-running processes (a controller, a library user) that load the same chart again:
+    the result is kept pickled, so each caller gets its own copy (values are merged in place)
+    at the cost of an unpickle, far below the cost of computing it again.
+    """
+
+    def __init__(self, max_bytes: int) -> None:
+        self.max_bytes = max_bytes
+        self._entries: dict[str, bytes] = {}
+        self._bytes = 0
+
+    def get_or_compute(self, key: str, compute: Callable[[], T]) -> T:
+        blob = self._entries.pop(key, None)
+        if blob is not None:
+            self._entries[key] = blob  # most recently used last
+            found: T = pickle.loads(blob)
+            return found
+        value = compute()
+        blob = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+        if len(blob) <= self.max_bytes // 8:
+            self._entries[key] = blob
+            self._bytes += len(blob)
+            while self._bytes > self.max_bytes:
+                self._bytes -= len(self._entries.pop(next(iter(self._entries))))
+        return value

@@ -1,66 +1,25 @@
-"""Drift: objects of the deployed version changed or deleted behind the controller's back.
+"""Drift, as a HelmRequest asks for it: ``spec.driftDetection.mode`` and what is reported.
 
-Detection reads each object of the stored manifest (as the request's service account): a
-missing object is drift; a present one is compared with a server-side apply dry run of the
-stored object (forced, so fields another manager took over come back): if the dry run would
-change anything outside ``metadata`` and ``status``, the object drifted.
-Correction (mode ``enabled``) server-side applies the drifted objects again, and only them,
-under the release lock, exactly as the version stored them (Flux corrects drift the same way):
-no new version, since what runs is again what the deployed version says; an Event names what
-was corrected. If another operation changed the release meanwhile, nothing is applied.
-Limits: ``MAX_REPORTED`` drifted objects are named; hooks are not checked (Helm keeps them
-outside the manifest).
+helm_core's drift action (:mod:`helm_core.action.drift`) finds and corrects drifted objects;
+this module reads the mode and words the report. Modes: ``disabled`` (default), ``warn`` (report
+drift), ``enabled`` (report and correct it). Limits: ``MAX_REPORTED`` drifted objects are named.
 """
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from helm_core import errors as core_errors
-from helm_core.action import config as action_config
-from helm_core.kube import client as kclient
-from helm_core.storage import release as rel
-from helm_core.support.records import record
+from helm_core.action.drift import Drifted, correct, detect  # re-exported: the handlers' names
+
+__all__ = ["MODES", "MAX_REPORTED", "Drifted", "correct", "describe", "detect", "mode"]
 
 MODES = ("disabled", "warn", "enabled")
 MAX_REPORTED = 20
-_IGNORED = ("metadata", "status")
-
-
-@record(frozen=True)
-class Drifted:
-    """One drifted object: what to say, and the stored object that puts it right."""
-
-    line: str
-    """``ConfigMap "x" in namespace "y": deleted`` (or ``changed (data)``)."""
-    stored: dict[str, Any]
-    """The object as the deployed version stored it, resolved."""
 
 
 def mode(spec: Mapping[str, Any]) -> str:
     """``spec.driftDetection.mode`` (default disabled)."""
     return str((spec.get("driftDetection") or {}).get("mode") or "disabled")
-
-
-def detect(cfg: action_config.Configuration, version: rel.ReleaseVersion) -> list[Drifted]:
-    """Every drifted object of ``version``, in manifest order."""
-    found: list[Drifted] = []
-    objects = action_config.resolve_stored(cfg, action_config.parse_manifest(version.manifest),
-                                           version.namespace)
-    for obj in objects:
-        ref = kclient.ObjectRef.of(obj)
-        try:
-            live = cfg.client.get(ref)
-        except core_errors.NotFoundError:
-            found.append(Drifted(f"{ref}: deleted", obj))
-            continue
-        desired = _content(cfg.client.apply(obj, force=True, dry_run=True))
-        current = _content(live)
-        if desired != current:
-            changed = sorted(k for k in set(desired) | set(current)
-                             if desired.get(k) != current.get(k))
-            found.append(Drifted(f"{ref}: changed ({', '.join(changed)})", obj))
-    return found
 
 
 def describe(found: Sequence[Drifted]) -> list[str]:
@@ -69,22 +28,3 @@ def describe(found: Sequence[Drifted]) -> list[str]:
     if len(found) > MAX_REPORTED:
         lines.append(f"... and {len(found) - MAX_REPORTED} more")
     return lines
-
-
-def correct(cfg: action_config.Configuration, version: rel.ReleaseVersion,
-            found: Sequence[Drifted]) -> bool:
-    """Apply the drifted objects of ``version`` again (module rules); False when ``version``
-    is no longer the deployed head of the release, and nothing was applied."""
-    with action_config.locked(cfg, namespace=version.namespace, name=version.name,
-                              operation="drift-correction") as history:
-        head = rel.latest(history)
-        if (head is None or head.version != version.version
-                or head.status is not rel.Status.DEPLOYED):
-            return False
-        owner = action_config.owner(cfg, namespace=version.namespace, name=version.name)
-        action_config.apply_batched(cfg, [d.stored for d in found], owner)
-    return True
-
-
-def _content(obj: Mapping[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in obj.items() if k not in _IGNORED}

@@ -18,9 +18,9 @@ from typing import Any
 
 import kopf
 
-from helm_operator import reconcile, runner, status
+from helm_operator import identity, reconcile, runner, status
 
-GROUP, VERSION, PLURAL = "helm.sh", "v1alpha1", "helmrequests"
+GROUP, VERSION, PLURAL = identity.GROUP, identity.VERSION, identity.PLURAL
 #: Shortest sleep between interval checks (seconds), whatever spec.interval says.
 MIN_INTERVAL_S = 1.0
 #: Seconds between looks at a request woken by a valuesFrom change while it was busy.

@@ -23,11 +23,12 @@ from typing import Any
 
 from helm_core.support.limits import DEFAULT_LIMITS, RenderLimits, describe_bytes, parse_bytes
 from helm_core.support.records import record
+from helm_operator import identity
 from helm_operator import settings as settings_mod
 
 ENV_PREFIX = "HELM_OPERATOR_"
 #: Finalizer Kopf puts on each HelmRequest (the uninstall runs before it is removed).
-FINALIZER = "helm.sh/helmrequest-finalizer"
+FINALIZER = identity.FINALIZER
 #: Prefix of Kopf's bookkeeping annotations on HelmRequests.
 ANNOTATIONS_PREFIX = "helm-operator.helm.sh"
 TRUE_WORDS = frozenset({"1", "true", "yes", "on"})
@@ -51,7 +52,7 @@ def _csv(text: str) -> tuple[str, ...]:
 
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(prog="helm-operator",
-                                  description="The HelmRequest controller (DESIGN.md §6).")
+                                  description="The HelmRequest controller (docs/controller.md).")
     sub = top.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="watch HelmRequests and reconcile them")
     run.add_argument("--namespace", "-n", action="append", default=None,

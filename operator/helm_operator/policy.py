@@ -16,36 +16,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from helm_core.support.records import record
-from helm_operator import errors
+from helm_operator import errors, identity
 from helm_operator import settings as settings_mod
 
-#: Annotation on the Release naming the HelmRequest (``<namespace>/<name>``) that owns it.
-OWNER_ANNOTATION = "helm.sh/helmrequest"
 #: Kubernetes' username for a ServiceAccount, used for impersonation.
 SERVICE_ACCOUNT_USER = "system:serviceaccount:{namespace}:{name}"
-
-
-@record(frozen=True)
-class ReleaseKey:
-    """A release's identity: one operation at a time per key."""
-
-    namespace: str
-    name: str
-
-    def __str__(self) -> str:
-        return f"{self.namespace}/{self.name}"
-
-
-def release_key(meta: Mapping[str, Any], spec: Mapping[str, Any]) -> ReleaseKey:
-    """The release a request manages (defaults: its own name and namespace)."""
-    return ReleaseKey(namespace=spec.get("targetNamespace") or meta["namespace"],
-                      name=spec.get("releaseName") or meta["name"])
-
-
-def owner_id(meta: Mapping[str, Any]) -> str:
-    """The value of :data:`OWNER_ANNOTATION` for this request."""
-    return f"{meta['namespace']}/{meta['name']}"
+# The request's identity and its release's (defined in identity.py, used here under these names).
+OWNER_ANNOTATION = identity.OWNER_ANNOTATION
+ReleaseKey = identity.ReleaseKey
+release_key, owner_id = identity.release_key, identity.owner_id
 
 
 def check_owner(key: ReleaseKey, *, claimed_by: str, requester: str) -> None:

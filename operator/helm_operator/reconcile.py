@@ -3,18 +3,20 @@
 The handlers call :func:`apply` (create, update, resume, interval) and :func:`delete` (finalizer);
 both are synchronous (Kopf runs them in its worker threads) and return the new status.
 
-Steps of :func:`apply`: suspend? → service account (policy) → claim the release → values
-(valuesFrom + values, digest) → chart (source, verify, load) → Lua permissions → decide
-(rollbackTo / install / upgrade / nothing) → run the action as the service account → prune
-history → status. Every cluster access for the release goes through the impersonated client.
+Steps of :func:`apply`: suspend? → service account (policy) → values (valuesFrom + values,
+digest) → chart (source, verify) → claim the release (helm_core's claim action) → rollbackTo,
+or nothing changed (helm_core's drift action), or upgrade with install (helm_core decides
+install or upgrade and prunes history) as the service account → status. Every cluster access
+for the release goes through the impersonated client.
 
 Rules:
 - Nothing changes when the generation was handled and the values digest and chart digest
   equal what the last success recorded (an idle check costs a few reads, no writes).
 - One operation per release in this process (a lock per release key); helm_core's release
   lock guards against other processes.
-- A release is claimed by creating its ``Release`` with the owner annotation; a request finding
-  another owner is refused (Stalled, reason ReleaseClaimed).
+- A release is claimed through helm_core's claim action (the owner annotation on its
+  ``Release``, :mod:`helm_operator.identity`); a request finding another owner is refused
+  (Stalled, reason ReleaseClaimed).
 """
 from __future__ import annotations
 
@@ -23,19 +25,15 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
-import ulid
-
 from helm_core import errors as core_errors
 from helm_core import isolation
 from helm_core import sources as core_sources
+from helm_core.action import claim as claim_action
 from helm_core.action import config as action_config
 from helm_core.action import install, rollback, template, uninstall, upgrade
-from helm_core.engine import renderer as renderer_mod
 from helm_core.kube import client as kclient
 from helm_core.lua import permissions as lua_permissions
-from helm_core.storage import driver as drv
 from helm_core.storage import release as rel
-from helm_core.storage import secrets
 from helm_core.support import limits as limits_mod
 from helm_core.support.records import field, record
 from helm_operator import drift, errors, policy, sources, status
@@ -98,11 +96,11 @@ class Runtime:
     _locks: dict[policy.ReleaseKey, threading.Lock] = field(default_factory=dict)
     _guard: threading.Lock = field(default_factory=threading.Lock)
 
-    def renderer_for(self, meta: Mapping[str, Any], spec: Mapping[str, Any]) -> renderer_mod.Renderer:
+    def renderer_for(self, meta: Mapping[str, Any], spec: Mapping[str, Any]) -> action_config.Renderer:
         """Where this request's chart code runs: the pool, its namespace as the tenant, under
         the admin's limits lowered by ``spec.renderLimits``."""
         if self.render_pool is None:
-            return renderer_mod.LOCAL
+            return action_config.local_renderer()
         return self.render_pool.renderer(tenant=meta["namespace"], limits=render_limits(
             spec, ceiling=self.render_pool.limits))
 
@@ -147,25 +145,35 @@ def reader(client: kclient.ClusterClient, namespace: str) -> sources.Reader:
     return read
 
 
-def claim(client: kclient.ClusterClient, key: policy.ReleaseKey, requester: str) -> None:
+def claim(cfg: action_config.Configuration, key: policy.ReleaseKey, requester: str) -> None:
     """Make this request the release's owner, or refuse when another request owns it."""
-    ref = kclient.ObjectRef(secrets.RELEASE_API_VERSION, secrets.RELEASE_KIND, key.name, key.namespace)
-    try:
-        current = client.get(ref)
-    except core_errors.NotFoundError:
-        client.create({"apiVersion": secrets.RELEASE_API_VERSION, "kind": secrets.RELEASE_KIND,
-                       "metadata": {"name": key.name, "namespace": key.namespace,
-                                    "labels": {secrets.OWNER_LABEL: secrets.OWNER},
-                                    "annotations": {policy.OWNER_ANNOTATION: requester}},
-                       "spec": {}})
-        return
-    claimed_by = ((current.get("metadata") or {}).get("annotations") or {}).get(policy.OWNER_ANNOTATION, "")
+    claimed_by = claim_action.run(cfg, namespace=key.namespace, name=key.name,
+                                  annotation=policy.OWNER_ANNOTATION, claimant=requester)
     policy.check_owner(key, claimed_by=claimed_by, requester=requester)
-    if not claimed_by:
-        client.apply({"apiVersion": secrets.RELEASE_API_VERSION, "kind": secrets.RELEASE_KIND,
-                      "metadata": {"name": key.name, "namespace": key.namespace,
-                                   "annotations": {policy.OWNER_ANNOTATION: requester}}},
-                     force=True)
+
+
+def configuration(rt: Runtime, client: kclient.ClusterClient, meta: Mapping[str, Any],
+                  spec: Mapping[str, Any], *, cancellable: bool = True,
+                  **options: Any) -> action_config.Configuration:
+    """The actions' configuration for one request: its client, releases stored as ``spec.storage``
+    says (``spec.adopt.helmSecrets`` when it adopts a release stock helm made)."""
+    try:
+        return action_config.on_cluster(
+            client, storage=spec.get("storage") or "release",
+            helm_secrets=(spec.get("adopt") or {}).get("helmSecrets") or "keep",
+            log=rt.log, **options,
+            **({"cancelled": functools.partial(rt.superseded, meta)} if cancellable else {}))
+    except ValueError as exc:
+        raise errors.RequestError(f"spec: {exc}", reason="InvalidSpec") from None
+
+
+def planned_action(rt: Runtime, body: Mapping[str, Any]) -> str:
+    """``install`` or ``upgrade``: what the request's next (or failed) operation is, by
+    helm_core's rule (:func:`helm_core.action.upgrade.plan`) over the stored history."""
+    meta, spec = body["metadata"], body.get("spec") or {}
+    key = policy.release_key(meta, spec)
+    cfg = configuration(rt, client_for(rt, meta, spec), meta, spec)
+    return upgrade.plan(cfg.driver.history(key.namespace, key.name), reinstall_failed=True)
 
 
 def apply(rt: Runtime, body: Mapping[str, Any]) -> Outcome:
@@ -183,11 +191,9 @@ def apply(rt: Runtime, body: Mapping[str, Any]) -> Outcome:
     ref, credentials = sources.chart_ref(spec, namespace=meta["namespace"], read=read)
     chart_info = core_sources.resolve(ref, credentials, rt.cache)
     renderer = rt.renderer_for(meta, spec)
-    cfg = action_config.Configuration(client=client, driver=secrets.SecretsDriver(client), log=rt.log,
-                                      cancelled=functools.partial(rt.superseded, meta),
-                                      renderer=renderer)
+    cfg = configuration(rt, client, meta, spec, renderer=renderer)
     with rt.release_lock(key):
-        claim(client, key, policy.owner_id(meta))
+        claim(cfg, key, policy.owner_id(meta))
         history = cfg.driver.history(key.namespace, key.name)
         latest = history[-1] if history else None
         rollback_to = spec.get("rollbackTo") or ""
@@ -226,29 +232,20 @@ def apply(rt: Runtime, body: Mapping[str, Any]) -> Outcome:
         if refusal:
             raise errors.RequestError(refusal, reason="LuaPermissionDenied")
         lua = template.LuaOptions(accepted_permissions=granted)
-        max_history = int(spec.get("maxHistory", DEFAULT_MAX_HISTORY))
-        live = [v for v in history if v.status is not rel.Status.UNINSTALLED]
-        if not live or all(v.status is rel.Status.FAILED for v in live) and not any(
-                v.status is rel.Status.SUPERSEDED for v in live):
-            action = "install"
-            opts = spec.get("install") or {}
-            done = install.run(cfg, chart, values.values, install.InstallOptions(
-                name=key.name, namespace=key.namespace, chart_source=chart_info.source,
-                wait=opts.get("wait", True), timeout_s=parse_duration(opts.get("timeout"), DEFAULT_TIMEOUT_S),
-                create_namespace=bool(opts.get("createNamespace")), replace=bool(history),
-                no_hooks=bool(opts.get("disableHooks")), lua=lua,
-                description=f"Install by HelmRequest {policy.owner_id(meta)}"))
-        else:
-            action = "upgrade"
-            opts = spec.get("upgrade") or {}
-            done = upgrade.run(cfg, chart, values.values, upgrade.UpgradeOptions(
-                name=key.name, namespace=key.namespace, chart_source=chart_info.source,
-                wait=opts.get("wait", True), timeout_s=parse_duration(opts.get("timeout"), DEFAULT_TIMEOUT_S),
-                atomic=bool(opts.get("atomic")), reset_values=True,
-                no_hooks=bool(opts.get("disableHooks")), lua=lua, max_history=max_history,
-                description=f"Upgrade by HelmRequest {policy.owner_id(meta)}"))
-        if action == "install" and 0 < max_history <= len(history):  # upgrade prunes itself
-            drv.prune_history(cfg.driver, key.namespace, key.name, max_history)
+        description = f"by HelmRequest {policy.owner_id(meta)}"
+        first, then = spec.get("install") or {}, spec.get("upgrade") or {}
+        action, done = upgrade.upgrade_or_install(cfg, chart, values.values, upgrade.UpgradeOptions(
+            name=key.name, namespace=key.namespace, chart_source=chart_info.source,
+            install=True, reinstall_failed=True,
+            wait=then.get("wait", True), timeout_s=parse_duration(then.get("timeout"), DEFAULT_TIMEOUT_S),
+            atomic=bool(then.get("atomic")), reset_values=True,
+            no_hooks=bool(then.get("disableHooks")), lua=lua,
+            max_history=int(spec.get("maxHistory", DEFAULT_MAX_HISTORY)),
+            description=f"Upgrade {description}"), install.InstallOptions(
+            name=key.name, wait=first.get("wait", True),
+            timeout_s=parse_duration(first.get("timeout"), DEFAULT_TIMEOUT_S),
+            create_namespace=bool(first.get("createNamespace")),
+            no_hooks=bool(first.get("disableHooks")), lua=lua, description=f"Install {description}"))
         out = _success(old, generation, done, values.digest, chart_info, action, now)
         out.pop("rolledBackTo", None)
         out.pop("drift", None)
@@ -266,8 +263,7 @@ def remediate(rt: Runtime, body: Mapping[str, Any], *, action: str) -> str:
         return ""
     key = policy.release_key(meta, spec)
     client = client_for(rt, meta, spec)
-    cfg = action_config.Configuration(client=client, driver=secrets.SecretsDriver(client), log=rt.log,
-                                      cancelled=functools.partial(rt.superseded, meta))
+    cfg = configuration(rt, client, meta, spec)
     with rt.release_lock(key):
         history = cfg.driver.history(key.namespace, key.name)
         if strategy == "rollback" and any(v.status is rel.Status.SUPERSEDED for v in history):
@@ -288,16 +284,14 @@ def delete(rt: Runtime, body: Mapping[str, Any]) -> str:
     meta, spec = body["metadata"], body.get("spec") or {}
     key = policy.release_key(meta, spec)
     client = client_for(rt, meta, spec)
-    ref = kclient.ObjectRef(secrets.RELEASE_API_VERSION, secrets.RELEASE_KIND, key.name, key.namespace)
-    try:
-        current = client.get(ref)
-    except core_errors.NotFoundError:
+    cfg = configuration(rt, client, meta, spec, cancellable=False)  # an uninstall is never superseded
+    owner = claim_action.holder(cfg, namespace=key.namespace, name=key.name,
+                                annotation=policy.OWNER_ANNOTATION)
+    if owner is None:
         return f"release {key} was already gone"
-    owner = ((current.get("metadata") or {}).get("annotations") or {}).get(policy.OWNER_ANNOTATION, "")
     if owner and owner != policy.owner_id(meta):
         return f"release {key} belongs to HelmRequest {owner}; left in place"
     opts = spec.get("uninstall") or {}
-    cfg = action_config.Configuration(client=client, driver=secrets.SecretsDriver(client), log=rt.log)
     with rt.release_lock(key):
         uninstall.run(cfg, key.name, key.namespace, uninstall.UninstallOptions(
             keep_history=bool(opts.get("keepHistory")), wait=bool(opts.get("wait", False)),
@@ -310,9 +304,10 @@ def delete(rt: Runtime, body: Mapping[str, Any]) -> str:
 def _rollback(cfg: action_config.Configuration, key: policy.ReleaseKey, spec: Mapping[str, Any],
               target: str) -> rel.ReleaseVersion:
     try:
-        version = ulid.ULID.from_str(target.upper())
+        version = rel.parse_version(target)
     except ValueError:
-        raise errors.RequestError(f"spec.rollbackTo: {target!r} is not a ULID", reason="RollbackInvalid") from None
+        raise errors.RequestError(f"spec.rollbackTo: {target!r} is not a ULID or a revision number",
+                                  reason="RollbackInvalid") from None
     opts = spec.get("upgrade") or {}
     return rollback.run(cfg, key.name, key.namespace, version, rollback.RollbackOptions(
         wait=opts.get("wait", True), timeout_s=parse_duration(opts.get("timeout"), DEFAULT_TIMEOUT_S)))

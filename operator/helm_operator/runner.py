@@ -23,12 +23,11 @@ from typing import Any
 import kopf
 
 from helm_core import errors as core_errors
-from helm_operator import errors, reconcile, status
+from helm_operator import errors, identity, reconcile, status
 from helm_operator import metrics as metrics_mod
 
 MAX_TRANSIENT_RETRIES = 8
 MAX_DELETE_RETRIES = 5
-HELMREQUEST_API_VERSION = "helm.sh/v1alpha1"
 #: Reason of the condition and Event when a newer generation cancels a wait.
 SUPERSEDED = "Superseded"
 #: Stalled reasons worth re-trying at the request's interval: an admin may fix them without
@@ -41,7 +40,7 @@ RETRY_ON_INTERVAL = frozenset({"Forbidden", "ChartSourceFailed", "ServiceAccount
 def write_status(rt: reconcile.Runtime, body: Mapping[str, Any], new: Mapping[str, Any]) -> None:
     """Replace the request's status (server-side apply, forced: the controller owns it)."""
     meta = body["metadata"]
-    rt.admin.apply({"apiVersion": HELMREQUEST_API_VERSION, "kind": "HelmRequest",
+    rt.admin.apply({"apiVersion": identity.API_VERSION, "kind": identity.KIND,
                     "metadata": {"name": meta["name"], "namespace": meta["namespace"]},
                     "status": dict(new)}, subresource="status", force=True)
 
@@ -114,7 +113,7 @@ def _failed(rt: reconcile.Runtime, body: Mapping[str, Any], exc: Exception, *, r
     old = body.get("status") or {}
     generation = int(meta.get("generation") or 1)
     reason, message = errors.reason(exc), errors.message(exc)
-    action = "upgrade" if old.get("version") else "install"
+    action = _action(rt, body)
     release_failure = isinstance(exc, core_errors.WaitError)
     if release_failure:
         budget = int(((spec.get(action) or {}).get("remediation") or {}).get("retries", 0))
@@ -149,6 +148,16 @@ def _failed(rt: reconcile.Runtime, body: Mapping[str, Any], exc: Exception, *, r
     raise kopf.PermanentError(message)
 
 
+def _action(rt: reconcile.Runtime, body: Mapping[str, Any]) -> str:
+    """The operation that failed or was cut short: install or upgrade, as helm_core decides it
+    (:func:`reconcile.planned_action`); when the history cannot be read (the cluster is failing
+    too), what the status last recorded."""
+    try:
+        return reconcile.planned_action(rt, body)
+    except Exception:  # noqa: BLE001 - the original failure is what gets reported
+        return "upgrade" if (body.get("status") or {}).get("version") else "install"
+
+
 def _cancelled_wait(exc: BaseException) -> core_errors.WaitCancelled | None:
     """The cancelled wait behind ``exc`` (an atomic undo wraps it), if any."""
     for cause in (exc, exc.__cause__):
@@ -166,7 +175,7 @@ def _superseded(rt: reconcile.Runtime, body: Mapping[str, Any],
     meta = body["metadata"]
     old = body.get("status") or {}
     generation = int(meta.get("generation") or 1)
-    action = "upgrade" if old.get("version") else "install"
+    action = _action(rt, body)
     message = (f"{cancelled.reason}: the {action} of generation {generation} stopped waiting "
                f"and its version was marked failed")
     new = status.reconciling(old, generation=generation, message=message, reason=SUPERSEDED,

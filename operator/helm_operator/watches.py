@@ -28,8 +28,9 @@ from typing import Any, Protocol
 
 from helm_core import errors as core_errors
 from helm_core.support.records import record
+from helm_operator import identity
 
-HELMREQUEST = ("helm.sh/v1alpha1", "HelmRequest")
+HELMREQUEST = (identity.API_VERSION, identity.KIND)
 VALUES_KINDS = ("ConfigMap", "Secret")
 MIN_BACKOFF_S = 1.0
 MAX_BACKOFF_S = 30.0

@@ -82,3 +82,49 @@ def test_upgrade_prunes_history_beyond_max_history(cfg: config.Configuration, tm
     kept = cfg.driver.history(NS, "web")
     assert [(v.status, v.user_values) for v in kept] == [
         (rel.Status.SUPERSEDED, {"greeting": "three"}), (rel.Status.DEPLOYED, {"greeting": "four"})]
+
+
+def _version(status: rel.Status) -> rel.ReleaseVersion:
+    return rel.ReleaseVersion(name="web", namespace=NS, version=rel.new_version(), status=status,
+                              chart_name="demo", chart_version="0.1.0")
+
+
+S = rel.Status
+
+
+@pytest.mark.parametrize(("statuses", "reinstall_failed", "expected"), [
+    ((), False, "install"),
+    ((S.DEPLOYED,), False, "upgrade"),
+    ((S.SUPERSEDED, S.UNINSTALLED), False, "install"),  # Helm: the newest is uninstalled
+    ((S.FAILED,), False, "upgrade"),                      # Helm upgrades a failed release
+    ((S.FAILED,), True, "install"),                       # a failed first install, again
+    ((S.UNINSTALLED, S.FAILED), True, "install"),
+    ((S.SUPERSEDED, S.FAILED), True, "upgrade"),          # it deployed once: upgrade
+])
+def test_plan_is_helms_upgrade_install_rule(statuses, reinstall_failed, expected) -> None:
+    history = [_version(s) for s in statuses]
+    assert upgrade.plan(history, reinstall_failed=reinstall_failed) == expected
+
+
+def test_upgrade_or_install_says_what_ran_and_takes_the_installs_own_options(
+        cfg: config.Configuration, tmp_path: Path) -> None:
+    chart = make_chart(tmp_path, {"a.yaml": configmap("a")})
+    options = upgrade.UpgradeOptions(name="web", namespace=NS, install=True, description="up")
+    action, done = upgrade.upgrade_or_install(cfg, chart, {}, options,
+                                              install.InstallOptions(name="ignored", description="in"))
+    assert (action, done.name, done.namespace, done.description) == ("install", "web", NS, "in")
+    action, done = upgrade.upgrade_or_install(cfg, chart, {}, options)
+    assert (action, done.description) == ("upgrade", "up")
+
+
+def test_an_install_over_failed_versions_replaces_them_and_prunes_history(
+        cfg: config.Configuration, tmp_path: Path) -> None:
+    good = make_chart(tmp_path, {"a.yaml": configmap("a")})
+    for _ in range(3):  # three failed installs (as a failed apply or wait leaves them)
+        cfg.driver.create(_version(S.FAILED))
+    options = upgrade.UpgradeOptions(name="web", namespace=NS, install=True, reinstall_failed=True,
+                                     max_history=2)
+    action, done = upgrade.upgrade_or_install(cfg, good, {}, options)
+    assert action == "install"
+    assert [v.status for v in cfg.driver.history(NS, "web")] == [S.FAILED, S.DEPLOYED]
+    assert cfg.driver.history(NS, "web")[-1].version == done.version

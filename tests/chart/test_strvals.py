@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from helm_core.chart import strvals
-from helm_core.gotemplate.gotypes import Int64
+from helm_core.golib.gotypes import Int64
 from helm_core.errors import ValuesError
 
 SET_CASES = [

@@ -17,7 +17,7 @@ import pytest
 import yaml
 
 from helm_core.golib import goyaml
-from helm_core.gotemplate.gotypes import Int64
+from helm_core.golib.gotypes import Int64
 from helm_core.chart import model, values
 from helm_core.errors import ValuesError
 

@@ -20,7 +20,7 @@ import pytest
 import referencing
 
 from helm_core.chart import loader, metaschema, prepare, schema, verdict
-from helm_core.gotemplate.gotypes import Int64
+from helm_core.golib.gotypes import Int64
 from tests.chartkit import SHARED_CHARTS, shared_chart_names
 
 D7 = "http://json-schema.org/draft-07/schema#"

@@ -7,7 +7,7 @@ import pytest
 
 from helm_core.gotemplate import Environment
 from helm_core.gotemplate.funcs import builtins
-from helm_core.gotemplate.gotypes import FuncError
+from helm_core.golib.gotypes import FuncError
 
 B = builtins.BUILTINS
 

@@ -6,7 +6,7 @@ from typing import Any
 import pytest
 
 from helm_core.gotemplate import Environment, ExecError, ParseError, current_set, environment
-from helm_core.gotemplate.gotypes import signature
+from helm_core.golib.gotypes import signature
 
 
 def test_parse_adds_file_and_its_defines() -> None:

@@ -7,7 +7,7 @@ import pytest
 
 from helm_core.support import deepstack
 from helm_core.gotemplate import Environment, ExecError, ParseError, gofmt
-from helm_core.gotemplate.gotypes import FuncError, GoObject, Int64, signature
+from helm_core.golib.gotypes import FuncError, GoObject, Int64, signature
 
 
 class Obj(GoObject):

@@ -5,7 +5,9 @@ import datetime
 
 import pytest
 
-from helm_core.gotemplate import gofmt, gotypes
+from helm_core.gotemplate import gofmt
+
+from helm_core.golib import gotypes
 
 FORMAT_VALUE_CASES = [
     ("nil", None, "<nil>"),

@@ -255,3 +255,23 @@ def test_drift_is_reported_in_warn_mode_and_only_drifted_objects_reapplied_in_en
     assert w.configmap("app")["data"] == {"count": "3"}
     assert w.events[-1] == ("Normal", "DriftCorrected", f'ConfigMap "app" in namespace "{NS}": deleted')
     assert w.admin.list("coordination.k8s.io/v1", "Lease", namespace=NS) == []
+
+
+def test_the_next_action_is_helm_cores_plan_over_the_stored_history(tmp_path):
+    w = World(tmp_path)
+    w.request(maxHistory=2)
+    assert reconcile.planned_action(w.rt, w.current()) == "install"
+    w.run()
+    assert reconcile.planned_action(w.rt, w.current()) == "upgrade"
+    for n in (1, 2, 3):
+        w.edit(values={"n": n})
+        w.run()
+    assert len(_versions(w)) == 2  # maxHistory: the upgrade action pruned
+
+
+def test_a_release_installed_and_claimed_is_annotated_with_its_request(tmp_path):
+    w = World(tmp_path)
+    w.request()
+    w.run()
+    release = w.admin.get(kclient.ObjectRef("helm.sh/v1alpha1", "Release", "app", NS))
+    assert release["metadata"]["annotations"]["helm.sh/helmrequest"] == f"{NS}/app"

@@ -110,3 +110,35 @@ def test_prune_history_keeps_newest_and_last_deployed(store):
     assert pruned == later[:2]
     assert store.history("demo", "web") == [deployed, *later[2:]]
     assert sdriver.prune_history(store, "demo", "web", max_history=0) == []
+
+
+def test_check_refuses_a_too_large_version_without_storing_it(store):
+    store.check(make_version())
+    with pytest.raises(TooLargeError):
+        store.check(make_version(manifest="".join(chr(0x4E00 + (i * 7919) % 20000) for i in range(600_000))))
+    assert store.history("demo", "web") == []
+
+
+def test_claim_holds_for_its_claimant_and_names_it_to_another(store):
+    assert store.claimant("demo", "web", annotation="example.com/owner") is None
+    assert store.claim("demo", "web", annotation="example.com/owner", claimant="team/a") == ""
+    assert store.claim("demo", "web", annotation="example.com/owner", claimant="team/a") == ""
+    assert store.claim("demo", "web", annotation="example.com/owner", claimant="team/b") == "team/a"
+    assert store.claimant("demo", "web", annotation="example.com/owner") == "team/a"
+
+
+def test_an_unclaimed_stored_release_is_taken_by_the_first_claimant(store):
+    store.create(make_version())  # installed by the CLI: stored, claimed by nobody
+    assert store.claimant("demo", "web", annotation="example.com/owner") == ""
+    assert store.claim("demo", "web", annotation="example.com/owner", claimant="team/a") == ""
+    assert store.claimant("demo", "web", annotation="example.com/owner") == "team/a"
+
+
+def test_owner_reference_names_the_release_object_where_there_is_one():
+    store = secrets.SecretsDriver(fake.FakeCluster().client())
+    assert store.owner_reference("demo", "web") is None
+    store.create(make_version())
+    ref = store.owner_reference("demo", "web")
+    assert (ref["apiVersion"], ref["kind"], ref["name"]) == (secrets.RELEASE_API_VERSION, secrets.RELEASE_KIND, "web")
+    assert ref["uid"]
+    assert memory.MemoryDriver().owner_reference("demo", "web") is None

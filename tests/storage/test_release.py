@@ -29,10 +29,22 @@ def test_parse_version_accepts_either_case(text):
     assert str(rel.parse_version(text)) == "01JD2Q7ZK4V4W6X8Y9Z0A1B2C3"
 
 
-def test_parse_version_names_bad_text():
+@pytest.mark.parametrize("text", ["x3", "0", "01JD2Q7ZK4V4W6X8Y9Z0A1B2C"])
+def test_parse_version_names_bad_text(text):
     with pytest.raises(ValueError) as caught:
-        rel.parse_version("3")
-    assert str(caught.value) == '"3" is not a release version (a ULID)'
+        rel.parse_version(text)
+    assert str(caught.value) == f'"{text}" is not a release version (a ULID or a revision number)'
+
+
+def test_helm_revisions_are_zero_time_versions_older_than_any_ulid():
+    three = rel.parse_version("3")
+    assert three == rel.revision_version(3) and rel.revision_of(three) == 3
+    assert rel.version_text(three) == "3"
+    assert rel.parse_version(str(three)) == three  # the 26-character form reads back
+    made = rel.new_version()
+    assert rel.revision_of(made) is None and rel.version_text(made) == str(made)
+    assert three < made and rel.sort_history([make_version(version=made),
+                                              make_version(version=three)])[0].version == three
 
 
 def test_history_is_ulid_order_and_latest_ignores_status():

@@ -13,7 +13,7 @@ What Go's methods add on top of a search, reproduced here on UTF-8 byte offsets 
 Known differences left (none seen in charts): characters assigned after Unicode 15.0 (Go 1.26's
 tables) fall in RE2's newer ``\\p`` classes (but C, Cn, LC and Assigned are Go's ranges);
 "expression nests too deeply" counts nested capture groups where Go measures its parse tree;
-and a huge Unicode class (``\\pL{1000}``) compiles in ~1 s where Go takes 0.2 ms.
+and a huge Unicode class (``\\pL{1000}``) compiles far slower than in Go (``bench/regex.py``).
 """
 from __future__ import annotations
 

@@ -5,7 +5,7 @@ callee's name: the runtime does these three itself (``__go_special__``); the fun
 here only carry their signatures. Comparisons follow Go 1.18+: ``eq`` takes several
 operands and compares anything with nil; numbers of different kinds are
 ``incompatible types for comparison``; ``lt`` and friends accept only basic kinds.
-Error texts are Go's, raised as :class:`~helm_core.gotemplate.gotypes.FuncError`.
+Error texts are Go's, raised as :class:`~helm_core.golib.gotypes.FuncError`.
 """
 from __future__ import annotations
 
@@ -13,8 +13,9 @@ import urllib.parse
 from collections.abc import Callable
 from typing import Any
 
-from helm_core.gotemplate import gofmt, gotypes, runtime
-from helm_core.gotemplate.gotypes import FuncError, signature
+from helm_core.golib import gotypes
+from helm_core.golib.gotypes import FuncError, signature
+from helm_core.gotemplate import gofmt, runtime
 
 _V = "reflect.Value"
 

@@ -15,12 +15,13 @@ import datetime
 import hashlib
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from helm_core.golib.gotypes import FuncError, GoObject, go_type_name, signature
 from helm_core.gotemplate import budget
 from helm_core.gotemplate.funcs import encoding, gohelpers
-from helm_core.gotemplate.gotypes import FuncError, GoObject, go_type_name, signature
 
-# bcrypt and cryptography are imported by the functions that use them: together they cost
-# ~50 ms of start-up, and most charts never generate keys, certificates or bcrypt hashes.
+# bcrypt and cryptography are imported by the functions that use them: their import is the
+# largest start-up cost (bench/deferred.py), and most charts never generate keys,
+# certificates or bcrypt hashes.
 if TYPE_CHECKING:
     from cryptography import x509
 
@@ -190,7 +191,7 @@ class Certificate(GoObject):
         self.Cert = cert
         self.Key = key
         # The objects behind the PEM texts when we made them: signing with this CA then
-        # skips re-parsing its key, which OpenSSL validates (~20 ms for RSA 2048).
+        # skips re-parsing its key, which OpenSSL validates (slow for RSA keys).
         self._parsed = ((cert, key), parsed) if parsed is not None else None
 
     def __str__(self) -> str:

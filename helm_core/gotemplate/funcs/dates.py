@@ -15,9 +15,10 @@ import datetime
 import re
 from typing import Any
 
+from helm_core.golib import gotime
+from helm_core.golib.gotypes import Duration, FuncError, Int64, signature
 from helm_core.gotemplate import gofmt
-from helm_core.gotemplate.funcs import conversion, gotime
-from helm_core.gotemplate.gotypes import Duration, FuncError, Int64, signature
+from helm_core.gotemplate.funcs import conversion
 
 HTML_DATE_LAYOUT = "2006-01-02"
 #: Go's zero ``time.Time``: January 1, year 1, 00:00:00 UTC.

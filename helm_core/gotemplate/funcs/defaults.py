@@ -11,7 +11,7 @@ import copy
 import datetime
 from typing import Any
 
-from helm_core.gotemplate.gotypes import Duration, FuncError, GoObject, signature
+from helm_core.golib.gotypes import Duration, FuncError, GoObject, signature
 
 
 def is_empty(v: Any) -> bool:

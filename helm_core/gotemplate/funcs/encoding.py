@@ -14,8 +14,8 @@ from collections.abc import Callable
 from typing import Any
 
 from helm_core.golib import gojson
+from helm_core.golib.gotypes import FuncError, signature
 from helm_core.gotemplate.funcs import gohelpers
-from helm_core.gotemplate.gotypes import FuncError, signature
 
 _B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 _B32 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"

@@ -2,8 +2,8 @@
 (``addf``... via decimals), rounding, ``until``/``untilStep``/``seq`` and ``randInt``.
 
 Why: Sprig converts every operand with cast (so ``add "2" 1.9`` is 3) and
-returns Go int64 (:class:`~helm_core.gotemplate.gotypes.Int64`) or float64; overflow wraps,
-integer division truncates toward zero and a zero divisor is Go's recovered panic. The ``*f`` functions go through
+returns Go int64 (:class:`~helm_core.golib.gotypes.Int64`) or float64; overflow wraps, integer division truncates toward
+zero and a zero divisor is Go's recovered panic. The ``*f`` functions go through
 shopspring/decimal (``NewFromFloat`` keeps the shortest float text; division
 rounds half away from zero at 16 decimal places).
 """
@@ -14,9 +14,9 @@ import math as pymath
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from helm_core.golib.gotypes import FuncError, Int64, signature
 from helm_core.gotemplate import budget
 from helm_core.gotemplate.funcs import conversion, gohelpers
-from helm_core.gotemplate.gotypes import FuncError, Int64, signature
 
 if TYPE_CHECKING:
     import decimal
@@ -180,7 +180,7 @@ def round_(a: Any, places: int, *round_on: float) -> float:
 @functools.cache
 def _decimal_context() -> decimal.Context:
     """The context of the ``*f`` functions: exact add/sub/mul, division rounding half away from zero."""
-    import decimal  # with numbers and contextvars, ~2 ms of start-up that only the *f functions need
+    import decimal  # start-up time only the *f functions need (bench/deferred.py)
 
     return decimal.Context(prec=_DECIMAL_PRECISION, rounding=decimal.ROUND_HALF_UP)
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from helm_core.golib.gotypes import FuncError, signature
 from helm_core.gotemplate import gofmt
 from helm_core.gotemplate.funcs import gohelpers
-from helm_core.gotemplate.gotypes import FuncError, signature
 
 _PATH, _HOST, _USER, _FRAGMENT = "path", "host", "user", "fragment"
 _HOST_OK = set("!$&'()*+,;=:[]<>\"")

@@ -7,7 +7,7 @@ rules are implemented directly.
 """
 from __future__ import annotations
 
-from helm_core.gotemplate.gotypes import signature
+from helm_core.golib.gotypes import signature
 
 
 def go_clean(p: str) -> str:

@@ -6,8 +6,8 @@ count yields "" (the error is dropped).
 """
 from __future__ import annotations
 
+from helm_core.golib.gotypes import signature
 from helm_core.gotemplate import budget
-from helm_core.gotemplate.gotypes import signature
 
 ALPHA = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 NUMERIC = "0123456789"
@@ -19,7 +19,7 @@ def _random(count: int, alphabet: str) -> str:
     if count <= 0:
         return ""
     budget.check_size(count, what=f"a random string of {count} characters")
-    import secrets  # with hmac and random behind it, ~2 ms of start-up most renders never use
+    import secrets  # with hmac and random behind it: start-up time most renders never use (bench/deferred.py)
 
     return "".join(secrets.choice(alphabet) for _ in range(count))
 

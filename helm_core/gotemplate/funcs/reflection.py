@@ -10,8 +10,8 @@ from __future__ import annotations
 import datetime
 from typing import Any
 
+from helm_core.golib.gotypes import Duration, GoObject, go_type_name, signature
 from helm_core.gotemplate.funcs import gohelpers
-from helm_core.gotemplate.gotypes import Duration, GoObject, go_type_name, signature
 
 
 def go_deep_equal(a: Any, b: Any) -> bool:

@@ -12,7 +12,7 @@ import functools
 from typing import Any, ClassVar
 
 from helm_core.golib import versions
-from helm_core.gotemplate.gotypes import FuncError, GoObject, go_type_name, signature
+from helm_core.golib.gotypes import FuncError, GoObject, go_type_name, signature
 
 #: Parsed constraints and compared versions kept per process.
 CONSTRAINT_CACHE_SIZE = 512

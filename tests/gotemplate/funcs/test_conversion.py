@@ -6,7 +6,7 @@ import math
 import pytest
 
 from helm_core.gotemplate.funcs import conversion as cv
-from helm_core.gotemplate.gotypes import Int64
+from helm_core.golib.gotypes import Int64
 
 CASES = [
     ("int_nil", cv.to_int, None, 0),

@@ -12,7 +12,7 @@ from cryptography.hazmat.primitives.asymmetric import padding
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
 from helm_core.gotemplate.funcs import crypto
-from helm_core.gotemplate.gotypes import FuncError
+from helm_core.golib.gotypes import FuncError
 from tests.gotemplate.funcs import helm_oracle
 
 HASHES = [

@@ -5,8 +5,10 @@ import datetime
 
 import pytest
 
-from helm_core.gotemplate.funcs import dates, gotime
-from helm_core.gotemplate.gotypes import Duration, FuncError, Int64
+from helm_core.gotemplate.funcs import dates
+
+from helm_core.golib import gotime
+from helm_core.golib.gotypes import Duration, FuncError, Int64
 
 T_1700000000 = 1700000000  # 2023-11-14 22:13:20 UTC, a Tuesday
 

@@ -6,7 +6,7 @@ import datetime
 import pytest
 
 from helm_core.gotemplate.funcs import defaults as df, semver
-from helm_core.gotemplate.gotypes import Duration, FuncError
+from helm_core.golib.gotypes import Duration, FuncError
 
 EMPTY = [
     ("nil", None, True),

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from helm_core.gotemplate.funcs import dicts
-from helm_core.gotemplate.gotypes import FuncError
+from helm_core.golib.gotypes import FuncError
 
 
 def test_dict_builds_string_keys_and_pads_odd_arguments() -> None:

@@ -7,7 +7,7 @@ import pytest
 
 from helm_core.golib import gojson
 from helm_core.gotemplate.funcs import encoding as enc, semver
-from helm_core.gotemplate.gotypes import Duration, FuncError
+from helm_core.golib.gotypes import Duration, FuncError
 
 B64DEC = [
     ("ok_padded", "YWJjZA==", "abcd"),

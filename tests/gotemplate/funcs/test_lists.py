@@ -5,7 +5,7 @@ import pytest
 
 from helm_core.gotemplate.funcs import lists, reflection
 from helm_core.gotemplate.funcs.sprig import SPRIG_FUNCS
-from helm_core.gotemplate.gotypes import FuncError
+from helm_core.golib.gotypes import FuncError
 
 CASES = [
     ("list", lists.list_, (1, None, "a"), [1, None, "a"]),

@@ -6,7 +6,7 @@ import math
 import pytest
 
 from helm_core.gotemplate.funcs import math as m
-from helm_core.gotemplate.gotypes import FuncError, Int64
+from helm_core.golib.gotypes import FuncError, Int64
 
 CASES = [
     ("add_none", m.add, (), Int64(0)),

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from helm_core.gotemplate.funcs import network as net
-from helm_core.gotemplate.gotypes import FuncError
+from helm_core.golib.gotypes import FuncError
 
 
 def test_url_parse_decodes_path_and_fragment_keeps_query_raw() -> None:

@@ -6,7 +6,7 @@ import datetime
 import pytest
 
 from helm_core.gotemplate.funcs import crypto, reflection as rf, semver
-from helm_core.gotemplate.gotypes import Duration, Int64
+from helm_core.golib.gotypes import Duration, Int64
 
 VALUES = [
     ("nil", None, "<nil>", "invalid"),

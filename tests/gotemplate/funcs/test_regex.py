@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from helm_core.gotemplate.funcs import regex as rx
-from helm_core.gotemplate.gotypes import FuncError
+from helm_core.golib.gotypes import FuncError
 
 CASES = [
     ("match_search_anywhere", rx.regex_match, ("b", "abc"), True),

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from helm_core.gotemplate.funcs import semver as sv
-from helm_core.gotemplate.gotypes import FuncError
+from helm_core.golib.gotypes import FuncError
 
 
 def test_semver_exposes_fields_as_methods() -> None:

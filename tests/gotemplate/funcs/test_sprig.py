@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from helm_core.gotemplate.funcs.sprig import EXCLUDED_NAMES, SPRIG_FUNCS
-from helm_core.gotemplate.gotypes import GO_PARAM_TYPES
+from helm_core.golib.gotypes import GO_PARAM_TYPES
 
 SPRIG_SOURCE = Path("/root/go/pkg/mod/github.com/!masterminds/sprig/v3@v3.3.0/functions.go")
 

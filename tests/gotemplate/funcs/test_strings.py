@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from helm_core.gotemplate.funcs import strings as st
-from helm_core.gotemplate.gotypes import FuncError
+from helm_core.golib.gotypes import FuncError
 
 CASES = [
     ("upper_no_expansion", st.upper, ("straße ǆ",), "STRAßE Ǆ"),

@@ -111,6 +111,8 @@ def format_time(t: datetime.datetime) -> str:
 
 def quote(s: str, *, ascii_only: bool = False) -> str:
     """``strconv.Quote`` (``QuoteToASCII`` with ``ascii_only``)."""
+    if s.isascii() and s.isprintable() and '"' not in s and "\\" not in s:
+        return f'"{s}"'  # printable ASCII (most names and values) is kept as it is
     out = ['"']
     for ch in s:
         out.append(_quote_rune(ch, '"', ascii_only))

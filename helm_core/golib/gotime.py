@@ -12,7 +12,7 @@ import datetime
 import functools
 import re
 
-from helm_core.gotemplate.gotypes import FuncError
+from helm_core.golib.gotypes import FuncError
 
 RFC3339_NANO = "2006-01-02T15:04:05.999999999Z07:00"
 #: Go's default ``time.Time`` print layout (``%v`` / String()).

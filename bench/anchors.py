@@ -1,0 +1,157 @@
+"""Our render and CLI against Go Helm's, per chart, with the goals of issue 20 counted.
+
+Usage: .venv/bin/python bench/anchors.py [chart ...]   (default: every chart in ../shared/charts)
+
+Four figures per chart, all taken in this one run so that the machine's load weighs on both sides:
+
+- ``go ms``: Go Helm in-process (load + render), through ``helm-python-sdk`` (the Helm Go SDK behind
+  a C ABI), best of RUNS. It is installed into a bench-only virtual environment under the cache
+  root (never a product dependency); the first run of this script creates it (needs PyPI).
+- ``warm ms``: ours in-process, warm (load + prepare + render, after a first render), best of RUNS.
+- ``helm ms`` / ``cli ms``: ``helm template`` and ``helm-core template`` processes, interleaved,
+  medians. ``helm-core`` is the wheel built from this checkout and installed into the bench
+  environment, as users install it (an editable install's import hooks cost more).
+  ``cli 1st`` is the first run with an empty cache root (no memo); ``cli ms`` the runs after it.
+
+Goals (issue 20): warm <= 0.5x Go on every chart that takes Go more than 10 ms; cli <= 1.0x helm
+with the memo warm; cli 1st <= 2.0x helm. The last lines print each ratio's range and how many
+charts meet its goal, and the worst ratio of all.
+"""
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench.render import CHARTS_DIR, helm_binary, wall_seconds  # noqa: E402
+from helm_core.chart import loader, prepare  # noqa: E402
+from helm_core.engine import render  # noqa: E402
+
+RUNS = 7
+SDK = "helm-python-sdk==0.2.2"
+CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "helm-controller" / "bench-anchors"
+VENV = CACHE / "venv"
+
+#: Run inside the bench environment: Go Helm's load + render, best of RUNS, per chart (JSON out).
+GO_SIDE = r"""
+import json, sys, time
+import helm_python as helm
+runs = int(sys.argv[1]); out = {}
+for path in sys.argv[2:]:
+    best = float("inf"); error = None
+    for _ in range(runs + 1):  # the first is a warm-up
+        start = time.perf_counter()
+        try:
+            with helm.Chart.load(path) as chart:
+                chart.render(None, name="release-name", namespace="default", is_install=True)
+        except Exception as exc:
+            error = f"{type(exc).__name__}: {exc}"; break
+        best = min(best, time.perf_counter() - start)
+    out[path] = {"s": best, "error": error}
+print(json.dumps(out))
+"""
+
+
+def bench_env() -> Path:
+    """The bench-only environment: helm-python-sdk and this checkout's wheel (re-installed each run)."""
+    python = VENV / "bin" / "python"
+    if not python.exists():
+        subprocess.run([sys.executable, "-m", "venv", str(VENV)], check=True)
+        subprocess.run([str(python), "-m", "pip", "install", "-q", SDK], check=True)
+    subprocess.run([str(python), "-m", "pip", "install", "-q", "--force-reinstall", "--no-deps", str(ROOT)],
+                   check=True, capture_output=True)
+    # Dependencies of ours that the SDK environment lacks (a no-op once present).
+    subprocess.run([str(python), "-m", "pip", "install", "-q", str(ROOT)], check=True, capture_output=True)
+    subprocess.run([str(python), "-m", "compileall", "-q", str(VENV / "lib")], capture_output=True)
+    return VENV
+
+
+def go_times(venv: Path, charts: list[Path]) -> dict[str, dict]:
+    result = subprocess.run([str(venv / "bin" / "python"), "-c", GO_SIDE, str(RUNS), *map(str, charts)],
+                            check=True, capture_output=True, text=True)
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def ours_warm(chart_dir: Path) -> float:
+    """Best of RUNS of load + prepare + render, after one of each (the first compiles)."""
+    render.render(*_prepared(chart_dir))
+    best = float("inf")
+    for _ in range(RUNS):
+        start = time.perf_counter()
+        render.render(*_prepared(chart_dir))
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def _prepared(chart_dir: Path) -> tuple:
+    prepared = prepare.prepare_chart(loader.load(chart_dir), {})
+    return prepared.chart, prepared.values
+
+
+def cli_times(venv: Path, chart_dir: Path, helm: str) -> tuple[float, float, float]:
+    """(first run, median of later runs) of the installed helm-core, and helm's median, interleaved."""
+    ours = [str(venv / "bin" / "helm-core"), "template", str(chart_dir)]
+    with tempfile.TemporaryDirectory(prefix="bench-anchors-cache-") as cache:
+        env = dict(os.environ, HELM_CORE_CACHE=cache)
+        first = wall_seconds(ours, env)
+        mine, helms = [], []
+        for _ in range(RUNS):
+            mine.append(wall_seconds(ours, env))
+            helms.append(wall_seconds([helm, "template", str(chart_dir)]))
+    return first, statistics.median(mine), statistics.median(helms)
+
+
+def main(argv: list[str]) -> int:
+    if not CHARTS_DIR.is_dir():
+        print(f"{CHARTS_DIR} is not present: nothing to measure")
+        return 0
+    helm = helm_binary()
+    if not helm:
+        print("no helm binary ($HELM_BIN or PATH): nothing to compare with")
+        return 1
+    names = argv or sorted(d.name for d in CHARTS_DIR.iterdir() if (d / "Chart.yaml").is_file())
+    charts = [CHARTS_DIR / n for n in names]
+    venv = bench_env()
+    go = go_times(venv, charts)
+    print(f"load average {os.getloadavg()[0]:.2f}; best of {RUNS} in-process, median of {RUNS} processes")
+    print(f"{'chart':26} {'go ms':>7} {'warm ms':>8} {'warm/go':>7} {'helm ms':>8} {'cli 1st':>8} {'cli ms':>7}"
+          f" {'1st/helm':>8} {'cli/helm':>8}")
+    ratios: dict[str, list[float]] = {"warm/go": [], "1st/helm": [], "cli/helm": []}
+    for chart_dir in charts:
+        g = go[str(chart_dir)]
+        warm = ours_warm(chart_dir)
+        first, cli, helm_s = cli_times(venv, chart_dir, helm)
+        if g["error"]:
+            go_text, ratio_text = "error", "-"
+        else:
+            go_text, ratio_text = f"{g['s'] * 1e3:7.1f}", f"{warm / g['s']:7.2f}"
+            if g["s"] > 0.010:
+                ratios["warm/go"].append(warm / g["s"])
+        ratios["1st/helm"].append(first / helm_s)
+        ratios["cli/helm"].append(cli / helm_s)
+        print(f"{chart_dir.name:26} {go_text:>7} {warm * 1e3:8.1f} {ratio_text:>7} {helm_s * 1e3:8.1f}"
+              f" {first * 1e3:8.1f} {cli * 1e3:7.1f} {first / helm_s:8.2f} {cli / helm_s:8.2f}")
+        if g["error"]:
+            print(f"  go: {g['error'][:200]}")
+    goals = {"warm/go": 0.5, "1st/helm": 2.0, "cli/helm": 1.0}
+    for label, values in ratios.items():
+        if values:
+            within = sum(v <= goals[label] for v in values)
+            scope = " (charts where Go takes > 10 ms)" if label == "warm/go" else ""
+            print(f"{label:9} {min(values):.2f}-{max(values):.2f}, <= {goals[label]:.1f} for {within} of"
+                  f" {len(values)} charts{scope}")
+    worst = max(v for values in ratios.values() for v in values)
+    print(f"worst ratio of all: {worst:.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

@@ -1,0 +1,180 @@
+"""helm-core next to stock helm (issue 18): releases helm made are listed and adopted in place,
+and ``--storage helm`` releases are read and rolled back by helm itself."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from e2e import release_kit as kit
+from e2e.conftest import ClusterInfo
+from e2e.test_release_cli import helm_binary
+from helm_core.kube import client as kclient
+from helm_core.kube import live
+from helm_core.storage import helmsecrets
+
+pytestmark = pytest.mark.e2e
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def helm() -> str:
+    found = helm_binary()
+    if found is None:
+        pytest.fail("the stock helm built for the tests is missing (set HELM_BIN)", pytrace=False)
+    return found
+
+
+@pytest.fixture(scope="module")
+def hc(cluster: ClusterInfo) -> Iterator[live.LiveClient]:
+    client = kit.connect(cluster.kubeconfig)
+    kit.install_release_crd(client)
+    yield client
+
+
+@pytest.fixture
+def chart(tmp_path: Path) -> str:
+    service = ("apiVersion: v1\nkind: Service\nmetadata:\n  name: {{ .Release.Name }}-svc\n"
+               "spec:\n  ports:\n  - port: 80\n")
+    kit.chart(tmp_path / "demo", {"cm.yaml": kit.configmap("{{ .Release.Name }}-cm"),
+                                  "svc.yaml": service,
+                                  "hook.yaml": kit.hook_job("{{ .Release.Name }}-pre", "pre-rollback"),
+                                  "NOTES.txt": "hi {{ .Values.greeting }}"})
+    return str(tmp_path / "demo")
+
+
+def run_helm(helm: str, cluster: ClusterInfo, namespace: str, *args: str) -> str:
+    result = subprocess.run([helm, *args, "--kubeconfig", str(cluster.kubeconfig), "-n", namespace],
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+def run_core(cluster: ClusterInfo, namespace: str, *args: str, ok: bool = True) -> str:
+    result = subprocess.run([sys.executable, "-m", "helm_core", *args, "--kubeconfig",
+                             str(cluster.kubeconfig), "-n", namespace],
+                            capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert (result.returncode == 0) == ok, result.stderr
+    return result.stdout
+
+
+def uids(client: live.LiveClient, namespace: str, name: str) -> dict[str, str]:
+    return {kind: kit.get(client, kind, f"{name}-{suffix}", namespace)["metadata"]["uid"]
+            for kind, suffix in (("ConfigMap", "cm"), ("Service", "svc"))}
+
+
+def greeting(client: live.LiveClient, namespace: str, name: str) -> str:
+    return kit.get(client, "ConfigMap", f"{name}-cm", namespace)["data"]["greeting"]
+
+
+def helm_secrets(client: live.LiveClient, namespace: str, name: str) -> list[dict]:
+    return [s for s in client.list("v1", "Secret", namespace=namespace,
+                                   label_selector=helmsecrets.selector(name))]
+
+
+def history_rows(text: str) -> list[list[str]]:
+    return [[cell.strip() for cell in row.split("\t")] for row in text.splitlines()[1:]]
+
+
+def test_helm_release_is_listed_upgraded_in_place_and_rolled_back_to_helms_revision(
+        cluster: ClusterInfo, hc: live.LiveClient, namespace: str, helm: str, chart: str) -> None:
+    run_helm(helm, cluster, namespace, "install", "web", chart, "--set", "greeting=one")
+    run_helm(helm, cluster, namespace, "upgrade", "web", chart, "--set", "greeting=two")
+    before = uids(hc, namespace, "web")
+
+    # Reads: helm's releases are helm-core's too, with helm's integer revisions.
+    listed = json.loads(run_core(cluster, namespace, "list", "-o", "json"))
+    assert [(e["name"], e["revision"], e["status"], e["chart"]) for e in listed] == [
+        ("web", "2", "deployed", "demo-0.1.0")]
+    rows = history_rows(run_core(cluster, namespace, "history", "web"))
+    assert [(r[0], r[2]) for r in rows] == [("1", "superseded"), ("2", "deployed")]
+    assert run_core(cluster, namespace, "get", "values", "web") == "USER-SUPPLIED VALUES:\ngreeting: two\n"
+    assert run_core(cluster, namespace, "get", "values", "web", "--revision", "1") == (
+        "USER-SUPPLIED VALUES:\ngreeting: one\n")
+    assert "name: web-cm" in run_core(cluster, namespace, "get", "manifest", "web")
+    assert "name: web-pre" in run_core(cluster, namespace, "get", "hooks", "web")
+    status = run_core(cluster, namespace, "status", "web")
+    assert "REVISION: 2\n" in status and "STATUS: deployed\n" in status and status.endswith("hi two\n")
+
+    # Upgrade takes the release over in place: same objects, helm's revisions become versions.
+    out = run_core(cluster, namespace, "upgrade", "web", chart, "--set", "greeting=three")
+    assert out.startswith('Release "web" has been upgraded. Happy Helming!\n')
+    assert uids(hc, namespace, "web") == before
+    assert greeting(hc, namespace, "web") == "three"
+    rows = history_rows(run_core(cluster, namespace, "history", "web"))
+    assert [r[2] for r in rows] == ["superseded", "superseded", "deployed"]
+    assert [r[0] for r in rows[:2]] == ["1", "2"] and len(rows[2][0]) == 26  # then a ULID
+    release = hc.get(kclient.ObjectRef("helm.sh/v1alpha1", "Release", "web", namespace))
+    assert release["status"]["status"] == "deployed"
+    # Helm's Secrets are kept by default, marked adopted; stock helm still sees its old record.
+    kept = helm_secrets(hc, namespace, "web")
+    assert len(kept) == 2 and all(s["metadata"]["labels"][helmsecrets.ADOPTED_LABEL] == "true" for s in kept)
+
+    # Rollback to one of helm's revisions, still in place.
+    assert run_core(cluster, namespace, "rollback", "web", "1") == "Rollback was a success! Happy Helming!\n"
+    assert greeting(hc, namespace, "web") == "one"
+    assert uids(hc, namespace, "web") == before
+    rows = history_rows(run_core(cluster, namespace, "history", "web"))
+    assert rows[-1][2] == "deployed" and rows[-1][5] == "Rollback to 1"
+    assert run_core(cluster, namespace, "get", "values", "web") == "USER-SUPPLIED VALUES:\ngreeting: one\n"
+
+    # Uninstalling the adopted release does not bring helm's kept copies back into view.
+    run_core(cluster, namespace, "uninstall", "web")
+    assert run_core(cluster, namespace, "list", "-q") == ""
+    assert not kit.exists(hc, "ConfigMap", "web-cm", namespace)
+
+
+def test_adoption_can_delete_helms_secrets(cluster: ClusterInfo, hc: live.LiveClient, namespace: str,
+                                           helm: str, chart: str) -> None:
+    run_helm(helm, cluster, namespace, "install", "api", chart)
+    before = uids(hc, namespace, "api")
+    run_core(cluster, namespace, "upgrade", "api", chart, "--set", "greeting=x",
+             "--helm-secrets", "delete")
+    assert helm_secrets(hc, namespace, "api") == []
+    assert run_helm(helm, cluster, namespace, "list", "-q") == ""
+    assert uids(hc, namespace, "api") == before
+    rows = history_rows(run_core(cluster, namespace, "history", "api"))
+    assert [(r[0], r[2]) for r in rows[:1]] == [("1", "superseded")] and rows[1][2] == "deployed"
+
+
+def test_storage_helm_releases_are_helms_to_read_and_roll_back(
+        cluster: ClusterInfo, hc: live.LiveClient, namespace: str, helm: str, chart: str) -> None:
+    run_core(cluster, namespace, "install", "db", chart, "--storage", "helm", "--set", "greeting=one")
+    run_core(cluster, namespace, "upgrade", "db", chart, "--storage", "helm", "--set", "greeting=two")
+    before = uids(hc, namespace, "db")
+
+    listed = json.loads(run_helm(helm, cluster, namespace, "list", "-o", "json"))
+    assert [(e["name"], e["revision"], e["status"], e["chart"]) for e in listed] == [
+        ("db", "2", "deployed", "demo-0.1.0")]
+    history = json.loads(run_helm(helm, cluster, namespace, "history", "db", "-o", "json"))
+    assert [(h["revision"], h["status"]) for h in history] == [(1, "superseded"), (2, "deployed")]
+    assert run_helm(helm, cluster, namespace, "get", "values", "db") == "USER-SUPPLIED VALUES:\ngreeting: two\n"
+    assert json.loads(run_helm(helm, cluster, namespace, "get", "values", "db", "--all", "-o", "json")) == {
+        "greeting": "two"}
+    assert "name: db-cm" in run_helm(helm, cluster, namespace, "get", "manifest", "db")
+    assert "hi two" in run_helm(helm, cluster, namespace, "get", "notes", "db")
+    assert not hc.list("helm.sh/v1alpha1", "Release", namespace=namespace)  # helm's format only
+
+    # Stock helm rolls it back (running our stored pre-rollback hook), in place.
+    run_helm(helm, cluster, namespace, "rollback", "db", "1")
+    assert greeting(hc, namespace, "db") == "one"
+    assert uids(hc, namespace, "db") == before
+    rows = history_rows(run_core(cluster, namespace, "history", "db", "--storage", "helm"))
+    assert [(r[0], r[2], r[5]) for r in rows] == [
+        ("1", "superseded", "Install complete"), ("2", "superseded", "Upgrade complete"),
+        ("3", "deployed", "Rollback to 1")]
+
+    # And helm-core keeps working on what helm wrote.
+    run_core(cluster, namespace, "rollback", "db", "2", "--storage", "helm")
+    assert greeting(hc, namespace, "db") == "two"
+    history = json.loads(run_helm(helm, cluster, namespace, "history", "db", "-o", "json"))
+    assert [(h["revision"], h["status"], h["description"]) for h in history][-1] == (
+        4, "deployed", "Rollback to 2")
+    run_core(cluster, namespace, "uninstall", "db", "--storage", "helm")
+    assert run_helm(helm, cluster, namespace, "list", "-a", "-q") == ""
+    assert not kit.exists(hc, "ConfigMap", "db-cm", namespace)

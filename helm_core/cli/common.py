@@ -1,0 +1,70 @@
+"""What the ``helm-core`` commands share: values flags, Lua flags, limit flags.
+
+Apart from the dispatcher (``helm_core.cli``) so the command modules (``release``) use them
+without importing the dispatcher that imports them (no import cycle).
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from helm_core.action import template as template_action
+
+
+def add_values_flags(p: argparse.ArgumentParser) -> None:
+    p.add_argument("-f", "--values", action="append", default=[], metavar="FILE",
+                   help="values file (repeatable; later files win)")
+    p.add_argument("--set", dest="set_values", action="append", default=[], metavar="K=V",
+                   help="set values on the command line (a.b=c, a={x,y}, a[0]=1)")
+    p.add_argument("--set-string", action="append", default=[], metavar="K=V",
+                   help="like --set, but values are always strings")
+    p.add_argument("--set-file", action="append", default=[], metavar="K=PATH",
+                   help="set a value to the content of a file")
+    p.add_argument("--set-json", action="append", default=[], metavar="K=JSON",
+                   help="set a value to a JSON value")
+    p.add_argument("--set-literal", action="append", default=[], metavar="K=V",
+                   help="set a value to a literal string (no parsing)")
+
+
+def values(args: argparse.Namespace) -> dict[str, Any]:
+    from helm_core.action import values_options
+
+    return values_options.merge(values_options.ValuesOptions(
+        value_files=tuple(args.values),
+        set_json=tuple(args.set_json),
+        set_values=tuple(args.set_values),
+        set_string=tuple(args.set_string),
+        set_file=tuple(args.set_file),
+        set_literal=tuple(args.set_literal),
+    ))
+
+
+def add_lua_flags(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--accept-perms", action="append", default=[], metavar="PERM[,PERM]",
+                   help="Lua permissions the chart may use (network, io, os); see docs/lua.md")
+    p.add_argument("-y", "--yes", action="store_true",
+                   help="accept every Lua permission the chart asks for")
+
+
+def add_limit_flags(p: argparse.ArgumentParser) -> None:
+    from helm_core.cli import limits as cli_limits
+    cli_limits.add_flags(p)
+
+
+def lua_options(args: argparse.Namespace, chart: Any) -> template_action.LuaOptions:
+    from helm_core import lua
+    from helm_core.action import template as template_action
+
+    accepted: set[str] = set()
+    for entry in args.accept_perms:
+        accepted.update(p.strip() for p in entry.split(",") if p.strip())
+    if args.yes:
+        for asked in lua.requested_permissions(chart).values():
+            accepted.update(asked)
+    return template_action.LuaOptions(accepted_permissions=frozenset(accepted))
+
+
+def lua_log(line: str) -> None:
+    print(f"lua: {line}", file=sys.stderr)

@@ -1,0 +1,129 @@
+"""Adoption of releases stock helm made: one ``Driver`` over helm-core's storage and Helm's.
+
+Why a driver: actions (list, history, status, get, upgrade, rollback, uninstall) keep one code
+path; whether a release's versions come from helm-core's Secrets or Helm's is storage's business.
+
+Rules:
+- A release lives in helm-core's storage as soon as that holds any version of it; until then
+  its versions are Helm's (``helm.sh/release.v1`` Secrets, revision ``n`` as version
+  ``rel.revision_version(n)``), so ``list``/``history``/``status``/``get`` show helm's releases.
+- Writing a new version (``create``: an upgrade, a rollback) of a release still in Helm's
+  storage adopts it first: every Helm revision is copied into helm-core's storage with its
+  version id (so rollback to one of them works, and they stay oldest in history), then Helm's
+  Secrets are handled as asked (``HelmSecrets``), then the new version is written there.
+  New versions are time-made ULIDs, as for any helm-core release.
+- Other writes to a release still in Helm's storage (marking a pending revision failed,
+  uninstalling it) happen in Helm's storage, as stock helm would do them.
+- ``HelmSecrets.KEEP`` (the default) leaves Helm's Secrets in place, labelled
+  ``helm-core.io/adopted`` so helm-core ignores them from then on (stock helm still sees them:
+  a way back); ``DELETE`` removes them once the copy is written.
+"""
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable
+
+import ulid
+
+from helm_core.kube import client as kclient
+from helm_core.storage import driver as drv
+from helm_core.storage import helmsecrets, secrets
+from helm_core.storage import release as rel
+
+
+class HelmSecrets(str, enum.Enum):
+    """What adoption does with Helm's own release Secrets."""
+
+    KEEP = "keep"
+    DELETE = "delete"
+
+    @classmethod
+    def parse(cls, text: str) -> HelmSecrets:
+        """The choice named ``text``; ``ValueError`` naming the accepted words otherwise."""
+        try:
+            return cls(text)
+        except ValueError:
+            raise ValueError(f'helm secrets policy "{text}" is not one of: keep, delete') from None
+
+
+class AdoptingDriver:
+    """``Driver`` reading helm-core's storage, and Helm's for releases not yet adopted."""
+
+    def __init__(self, client: kclient.ClusterClient, ours: drv.Driver, *,
+                 helm_secrets: HelmSecrets = HelmSecrets.KEEP,
+                 log: Callable[[str], None] | None = None) -> None:
+        self._client = client
+        self.ours = ours
+        self.helm = helmsecrets.HelmSecretsDriver(client, hide_adopted=True)
+        self.helm_secrets = helm_secrets
+        self._log = log or (lambda _line: None)
+
+    def next_version(self, after: ulid.ULID | None) -> ulid.ULID:
+        """Adopted releases continue with time-made ULIDs (after the copied revisions)."""
+        return drv.next_version(self.ours, after)
+
+    # The size check, the claim and the owner are ours: new versions are written to our storage.
+    def check(self, version: rel.ReleaseVersion) -> None:
+        self.ours.check(version)
+
+    def claim(self, namespace: str, name: str, *, annotation: str, claimant: str) -> str:
+        return self.ours.claim(namespace, name, annotation=annotation, claimant=claimant)
+
+    def claimant(self, namespace: str, name: str, *, annotation: str) -> str | None:
+        return self.ours.claimant(namespace, name, annotation=annotation)
+
+    def owner_reference(self, namespace: str, name: str) -> dict[str, object] | None:
+        return self.ours.owner_reference(namespace, name)
+
+    def _store(self, namespace: str, name: str) -> drv.Driver:
+        """Where the release lives now (module rules)."""
+        return self.ours if self.ours.history(namespace, name) else self.helm
+
+    # -- reads ----------------------------------------------------------------------------
+
+    def history(self, namespace: str, name: str) -> list[rel.ReleaseVersion]:
+        return self.ours.history(namespace, name) or self.helm.history(namespace, name)
+
+    def get(self, namespace: str, name: str, version: ulid.ULID) -> rel.ReleaseVersion:
+        return self._store(namespace, name).get(namespace, name, version)
+
+    def list_latest(self, namespace: str = "") -> list[rel.ReleaseVersion]:
+        ours = self.ours.list_latest(namespace)
+        held = {(v.namespace, v.name) for v in ours}
+        theirs = [v for v in self.helm.list_latest(namespace) if (v.namespace, v.name) not in held]
+        return secrets.latest_of_each([*ours, *theirs])
+
+    # -- writes ---------------------------------------------------------------------------
+
+    def create(self, version: rel.ReleaseVersion) -> None:
+        if not self.ours.history(version.namespace, version.name):
+            self.adopt(version.namespace, version.name)
+        self.ours.create(version)
+
+    def update(self, version: rel.ReleaseVersion) -> None:
+        self._store(version.namespace, version.name).update(version)
+
+    def delete(self, namespace: str, name: str, version: ulid.ULID) -> rel.ReleaseVersion:
+        return self._store(namespace, name).delete(namespace, name, version)
+
+    def adopt(self, namespace: str, name: str) -> list[rel.ReleaseVersion]:
+        """Copy a Helm release's revisions into helm-core's storage and handle Helm's Secrets
+        as configured; returns the copied versions (none when Helm holds no such release)."""
+        stored = self.helm.secrets_of(namespace, name)
+        if not stored:
+            return []
+        copied = rel.sort_history(helmsecrets.decode(s) for s in stored)
+        for version in copied:
+            self.ours.create(version)
+        for secret in stored:
+            ref = kclient.ObjectRef.of({**secret, "apiVersion": "v1", "kind": "Secret"})
+            if self.helm_secrets is HelmSecrets.DELETE:
+                self._client.delete(ref)
+            else:
+                self._client.apply({"apiVersion": "v1", "kind": "Secret", "metadata": {
+                    "name": ref.name, "namespace": ref.namespace,
+                    "labels": {helmsecrets.ADOPTED_LABEL: "true"}}}, force=True)
+        fate = "deleted" if self.helm_secrets is HelmSecrets.DELETE else "kept"
+        self._log(f'adopted Helm release "{name}" in namespace "{namespace}": '
+                  f"{len(copied)} revisions copied, Helm's Secrets {fate}")
+        return copied

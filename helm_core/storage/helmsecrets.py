@@ -1,0 +1,296 @@
+"""Releases in Helm's own format: Secrets of type ``helm.sh/release.v1`` (Helm's ``Secrets`` driver).
+
+Why: releases made by stock helm (and by Flux's helm-controller, which uses Helm's storage) are
+stored this way; reading them lets helm-core list and adopt them, and writing them
+(``--storage helm``) lets stock ``helm list/get/history/rollback`` work on helm-core releases.
+
+Layout (helm's ``pkg/storage/driver/secrets.go`` and ``util.go``):
+- Secret ``sh.helm.release.v1.<release>.v<revision>`` in the release's namespace, labels
+  ``name``, ``owner: helm``, ``status``, ``version`` (the integer revision) and ``createdAt`` /
+  ``modifiedAt`` (Unix seconds); other labels are the release's own and are kept.
+- ``data.release`` is base64(gzip(JSON of Helm's ``release.Release``)), and the Secret's data
+  is base64 again on the wire. Records without the gzip magic are read as plain JSON (Helm's
+  backwards compatibility).
+
+Mapping to ``ReleaseVersion``: revision ``n`` is version ``rel.revision_version(n)``;
+``user_values`` is ``config``; ``chart_values`` the chart's values under ``config``; hooks
+come back in the ``---\\n# Source: <path>`` text form. Writing stores the chart's metadata and
+our computed values as the chart's values (enough for ``helm get values --all``, ``history``
+and ``rollback``, which re-applies the stored manifest); templates are not stored.
+"""
+from __future__ import annotations
+
+import base64
+import datetime as dt
+import gzip
+import json
+import time
+from collections.abc import Mapping
+from typing import Any
+
+import ulid
+
+from helm_core.chart import values as chart_values
+from helm_core.engine import manifests as mf
+from helm_core.errors import ConflictError, NotFoundError, StorageError, TooLargeError
+from helm_core.kube import client as kclient
+from helm_core.storage import release as rel
+from helm_core.storage import secrets
+
+SECRET_TYPE = "helm.sh/release.v1"
+OWNER = "helm"
+NAME_LABEL, OWNER_LABEL, STATUS_LABEL, VERSION_LABEL = "name", "owner", "status", "version"
+SYSTEM_LABELS = (NAME_LABEL, OWNER_LABEL, STATUS_LABEL, VERSION_LABEL, "createdAt", "modifiedAt")
+ADOPTED_LABEL = "helm-core.io/adopted"
+"""Set on Helm's Secrets that helm-core adopted and was asked to keep: helm-core reads the
+release from its own storage from then on, and ignores these copies."""
+SOURCE_ANNOTATION = "helm-core.io/chart-source"
+"""Where the chart came from (``chartSource``), which Helm's record has no field for."""
+_GZIP_MAGIC = b"\x1f\x8b\x08"
+_ZERO_TIME = "0001-01-01T00:00:00Z"
+
+
+def secret_name(name: str, revision: int) -> str:
+    """Helm's storage key: ``sh.helm.release.v1.<name>.v<revision>``."""
+    return f"sh.helm.release.v1.{name}.v{revision}"
+
+
+def selector(name: str = "") -> str:
+    """Label selector of Helm's release Secrets (of one release when ``name`` is given)."""
+    return f"{OWNER_LABEL}={OWNER},{NAME_LABEL}={name}" if name else f"{OWNER_LABEL}={OWNER}"
+
+
+def revision(version: rel.ReleaseVersion) -> int:
+    """The integer revision of a version to be kept in Helm's format."""
+    number = rel.revision_of(version.version)
+    if number is None:
+        raise StorageError(f'release "{version.name}" version {version.version} is not a Helm '
+                           "revision: Helm's storage numbers revisions 1, 2, 3...")
+    return number
+
+
+# ----------------------------------------------------------------------------- the record
+
+def _go_time(value: dt.datetime | None) -> str:
+    """Go's ``time.Time`` JSON (RFC 3339; the zero time for none)."""
+    if value is None:
+        return _ZERO_TIME
+    return value.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _parse_go_time(text: Any) -> dt.datetime | None:
+    if not isinstance(text, str) or not text or text.startswith("0001-01-01"):
+        return None
+    parsed = dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+    return parsed.astimezone(dt.UTC).replace(microsecond=0)
+
+
+def _hook(hook: mf.Hook) -> dict[str, Any]:
+    """Helm's ``release.Hook`` of one stored hook."""
+    entry: dict[str, Any] = {
+        "name": hook.name, "kind": hook.kind, "path": hook.manifest.source,
+        "manifest": hook.manifest.content, "events": list(hook.events),
+        "last_run": {"started_at": _ZERO_TIME, "completed_at": _ZERO_TIME, "phase": ""},
+    }
+    if hook.weight:
+        entry["weight"] = hook.weight
+    if hook.delete_policies:
+        entry["delete_policies"] = list(hook.delete_policies)
+    if hook.output_log_policies:
+        entry["output_log_policies"] = list(hook.output_log_policies)
+    return entry
+
+
+def to_helm(version: rel.ReleaseVersion) -> dict[str, Any]:
+    """Helm's ``release.Release`` JSON for ``version`` (a revision)."""
+    metadata = {"name": version.chart_name, "version": version.chart_version, "apiVersion": "v2"}
+    if version.app_version:
+        metadata["appVersion"] = version.app_version
+    info: dict[str, Any] = {"first_deployed": _go_time(version.first_deployed),
+                            "last_deployed": _go_time(version.last_deployed),
+                            "deleted": _go_time(version.deleted),
+                            "description": version.description, "status": version.status.value}
+    if version.notes:
+        info["notes"] = version.notes
+    record: dict[str, Any] = {
+        "name": version.name, "info": info,
+        "chart": {"metadata": metadata, "lock": None, "templates": None,
+                  "values": dict(version.chart_values), "schema": None, "files": None},
+        "manifest": version.manifest, "version": revision(version), "namespace": version.namespace,
+    }
+    if version.user_values:
+        record["config"] = dict(version.user_values)
+    hooks = mf.parse_stored_hooks(version.hooks) if version.hooks else []
+    if hooks:
+        record["hooks"] = [_hook(h) for h in hooks]
+    return {key: value for key, value in record.items() if value not in ("", None)}
+
+
+def _hooks_text(hooks: Any) -> str:
+    return "".join(f"---\n# Source: {h.get('path', '')}\n{h.get('manifest', '')}\n"
+                   for h in hooks or () if isinstance(h, Mapping))
+
+
+def from_helm(record: Mapping[str, Any], *, chart_source: str = "") -> rel.ReleaseVersion:
+    """The ``ReleaseVersion`` of Helm's ``release.Release`` JSON."""
+    info = record.get("info") or {}
+    chart = record.get("chart") or {}
+    metadata = chart.get("metadata") or {}
+    user = record.get("config") or {}
+    return rel.ReleaseVersion(
+        name=str(record["name"]), namespace=str(record.get("namespace") or ""),
+        version=rel.revision_version(int(record["version"])),
+        status=rel.Status(info.get("status") or "unknown"),
+        chart_name=str(metadata.get("name") or ""), chart_version=str(metadata.get("version") or ""),
+        app_version=str(metadata.get("appVersion") or ""), chart_source=chart_source,
+        user_values=user,
+        chart_values=chart_values.coalesce_tables(user, chart.get("values") or {}),
+        manifest=str(record.get("manifest") or ""), hooks=_hooks_text(record.get("hooks")),
+        notes=str(info.get("notes") or ""), description=str(info.get("description") or ""),
+        first_deployed=_parse_go_time(info.get("first_deployed")),
+        last_deployed=_parse_go_time(info.get("last_deployed")),
+        deleted=_parse_go_time(info.get("deleted")),
+    )
+
+
+# ----------------------------------------------------------------------------- the Secret
+
+def encode(version: rel.ReleaseVersion, *, labels: Mapping[str, str] | None = None,
+           stamp: str = "createdAt") -> dict[str, Any]:
+    """The Secret Helm would store for ``version``; ``labels`` are extra (kept) labels;
+    ``stamp`` is ``createdAt`` or ``modifiedAt`` (set to now). ``TooLargeError`` over 1 MiB."""
+    raw = json.dumps(to_helm(version), separators=(",", ":")).encode()
+    inner = base64.b64encode(gzip.compress(raw, compresslevel=9, mtime=0))
+    if len(inner) > secrets.MAX_SECRET_BYTES:
+        raise TooLargeError(
+            f'release "{version.name}" revision {revision(version)} is '
+            f"{len(inner) / (1024 * 1024):.1f} MiB once compressed, over the 1 MiB limit of a "
+            "Kubernetes Secret; nothing was applied")
+    all_labels = {k: v for k, v in (labels or {}).items() if k not in SYSTEM_LABELS}
+    all_labels.update({NAME_LABEL: version.name, OWNER_LABEL: OWNER,
+                       STATUS_LABEL: version.status.value, VERSION_LABEL: str(revision(version)),
+                       stamp: str(int(time.time()))})
+    meta: dict[str, Any] = {"name": secret_name(version.name, revision(version)),
+                            "namespace": version.namespace, "labels": all_labels}
+    if version.chart_source:
+        meta["annotations"] = {SOURCE_ANNOTATION: version.chart_source}
+    return {"apiVersion": "v1", "kind": "Secret", "type": SECRET_TYPE, "metadata": meta,
+            "data": {"release": base64.b64encode(inner).decode()}}
+
+
+def decode(secret: Mapping[str, Any]) -> rel.ReleaseVersion:
+    """The version a Helm release Secret stores; ``StorageError`` naming it if corrupt."""
+    meta = secret.get("metadata") or {}
+    where = f'Secret "{meta.get("name")}" in namespace "{meta.get("namespace")}"'
+    try:
+        inner = base64.b64decode(base64.b64decode((secret.get("data") or {})["release"]))
+        if inner[:3] == _GZIP_MAGIC:
+            inner = gzip.decompress(inner)
+        record = json.loads(inner)
+        if not record.get("namespace"):
+            record["namespace"] = meta.get("namespace") or ""
+        source = (meta.get("annotations") or {}).get(SOURCE_ANNOTATION, "")
+        return from_helm(record, chart_source=source)
+    except (KeyError, ValueError, TypeError, OSError, EOFError, AttributeError) as exc:
+        raise StorageError(f"{where} is not a valid Helm release: {exc}") from exc
+
+
+def adopted(secret: Mapping[str, Any]) -> bool:
+    """True for a Helm Secret helm-core adopted (and kept)."""
+    return bool(((secret.get("metadata") or {}).get("labels") or {}).get(ADOPTED_LABEL))
+
+
+# ----------------------------------------------------------------------------- the driver
+
+class HelmSecretsDriver:
+    """``Driver`` over Helm's release Secrets; versions are revisions (``next_version`` counts).
+
+    ``hide_adopted`` leaves out Secrets marked adopted (the adopting view reads the release
+    from helm-core's storage then)."""
+
+    def __init__(self, client: kclient.ClusterClient, *, hide_adopted: bool = False) -> None:
+        self._client = client
+        self._hide_adopted = hide_adopted
+        # Helm keeps no claim: the claim lives on helm-core's Release object, as for ours.
+        self._claims = secrets.SecretsDriver(client)
+
+    def check(self, version: rel.ReleaseVersion) -> None:
+        encode(version)
+
+    def claim(self, namespace: str, name: str, *, annotation: str, claimant: str) -> str:
+        return self._claims.claim(namespace, name, annotation=annotation, claimant=claimant)
+
+    def claimant(self, namespace: str, name: str, *, annotation: str) -> str | None:
+        return self._claims.claimant(namespace, name, annotation=annotation)
+
+    def owner_reference(self, namespace: str, name: str) -> dict[str, object] | None:
+        return self._claims.owner_reference(namespace, name)
+
+    def _ref(self, namespace: str, name: str, version: ulid.ULID) -> kclient.ObjectRef:
+        number = rel.revision_of(version)
+        if number is None:
+            raise secrets.missing_version(namespace, name, version)
+        return kclient.ObjectRef("v1", "Secret", secret_name(name, number), namespace)
+
+    def next_version(self, after: ulid.ULID | None) -> ulid.ULID:
+        """Helm's next revision: one more than ``after``'s (1 for a new release)."""
+        return rel.revision_version((rel.revision_of(after) or 0) + 1 if after is not None else 1)
+
+    def _secrets(self, namespace: str, name: str = "") -> list[dict[str, Any]]:
+        found = self._client.list("v1", "Secret", namespace=namespace, label_selector=selector(name))
+        return [s for s in found if s.get("type") == SECRET_TYPE
+                and not (self._hide_adopted and adopted(s))]
+
+    def secrets_of(self, namespace: str, name: str) -> list[dict[str, Any]]:
+        """The release's Helm Secrets as stored (adopted ones left out when hidden)."""
+        return self._secrets(namespace, name)
+
+    def create(self, version: rel.ReleaseVersion) -> None:
+        try:
+            self._client.create(encode(version))
+        except ConflictError as exc:
+            raise secrets.exists_error(version) from exc
+
+    def update(self, version: rel.ReleaseVersion) -> None:
+        ref = self._ref(version.namespace, version.name, version.version)
+        try:
+            current = self._client.get(ref)
+        except NotFoundError as exc:
+            raise secrets.missing_version(version.namespace, version.name, version.version) from exc
+        meta = current.get("metadata") or {}
+        secret = encode(version, labels=meta.get("labels") or {}, stamp="modifiedAt")
+        secret["metadata"]["resourceVersion"] = meta.get("resourceVersion")
+        self._client.replace(secret)
+
+    def get(self, namespace: str, name: str, version: ulid.ULID) -> rel.ReleaseVersion:
+        try:
+            secret = self._client.get(self._ref(namespace, name, version))
+        except NotFoundError as exc:
+            raise secrets.missing_version(namespace, name, version) from exc
+        if secret.get("type") != SECRET_TYPE or (self._hide_adopted and adopted(secret)):
+            raise secrets.missing_version(namespace, name, version)
+        return decode(secret)
+
+    def history(self, namespace: str, name: str) -> list[rel.ReleaseVersion]:
+        return rel.sort_history(decode(s) for s in self._secrets(namespace, name))
+
+    def delete(self, namespace: str, name: str, version: ulid.ULID) -> rel.ReleaseVersion:
+        stored = self.get(namespace, name, version)
+        try:
+            self._client.delete(self._ref(namespace, name, version))
+        except NotFoundError as exc:
+            raise secrets.missing_version(namespace, name, version) from exc
+        return stored
+
+    def list_latest(self, namespace: str = "") -> list[rel.ReleaseVersion]:
+        # Like helm's List: a record that does not decode is skipped, not fatal to the listing
+        # (helm-core's own releases are listed through here too when adopting).
+        return secrets.latest_of_each(v for v in map(_decoded_or_none, self._secrets(namespace))
+                                      if v is not None)
+
+
+def _decoded_or_none(secret: Mapping[str, Any]) -> rel.ReleaseVersion | None:
+    try:
+        return decode(secret)
+    except StorageError:
+        return None
