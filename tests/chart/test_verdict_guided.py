@@ -7,7 +7,10 @@ value of every type it does not allow, one outside its enum or const, strings on
 past ``maxLength``/short of ``minLength`` or off its pattern, numbers just past its bounds or
 off ``multipleOf``, arrays one item too many or too few or with a bad item, objects missing a
 required key or with a key ``additionalProperties`` refuses — and the boundary values that
-still pass. The generator is deterministic (no randomness: the schema's own order).
+still pass. The generator is deterministic (no randomness: the schema's own order). Every
+change is checked on the chart's values cut down to the changed path (a skeleton: cheap), and
+a spread of them on the whole values (all of them with HELM_CONTROLLER_SCHEMA_CASES=all). The
+keywords the charts do not use get the same treatment on one hand-written schema.
 
 The reference is what production falls back to, on the same schema text:
 ``schema._compiled`` (jsonschema, the draft the schema declares — Helm's 2020-12 when it
