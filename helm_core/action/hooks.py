@@ -26,8 +26,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 
-from helm_core.engine import manifests as mf
 from helm_core.action import config
+from helm_core.engine import manifests as mf
 from helm_core.errors import HelmError, WaitError
 from helm_core.kube import client as kclient
 from helm_core.kube import readiness as kready

@@ -24,15 +24,13 @@ import contextlib
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from helm_core.action import events
-
 from helm_core import lua
-from helm_core.engine import manifests as mf
+from helm_core.action import config, events, hooks, uninstall
 from helm_core.action import crds as crd_policy
-from helm_core.action import config, hooks, uninstall
 from helm_core.action import template as template_action
 from helm_core.chart import model
 from helm_core.engine import capabilities as caps_mod
+from helm_core.engine import manifests as mf
 from helm_core.engine import postrender
 from helm_core.engine import render as render_mod
 from helm_core.errors import HelmError, ReleaseExistsError
@@ -40,9 +38,9 @@ from helm_core.kube import client as kclient
 from helm_core.kube import lookup as klookup
 from helm_core.kube import resources
 from helm_core.kube import wait as kwait
-from helm_core.support.records import field, record
 from helm_core.storage import driver as drv
 from helm_core.storage import release as rel
+from helm_core.support.records import field, record
 
 NAME_IN_USE = "cannot re-use a name that is still in use"
 ATOMIC_INSTALL = "release {name} failed, and has been uninstalled due to atomic being set: {error}"

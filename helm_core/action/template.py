@@ -9,16 +9,16 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from helm_core.golib import goyaml, versions
-
 from helm_core import lua
-
-from helm_core.engine import manifests as mf
 from helm_core.chart import ignore, model, prepare
-from helm_core.engine import capabilities as caps_mod, postrender, render as render_mod
+from helm_core.engine import capabilities as caps_mod
+from helm_core.engine import manifests as mf
+from helm_core.engine import postrender
+from helm_core.engine import render as render_mod
 from helm_core.engine import renderer as renderer_mod
-from helm_core.lua import layout
 from helm_core.errors import ChartError, HelmError
+from helm_core.golib import goyaml, versions
+from helm_core.lua import layout
 from helm_core.storage import names as release_names
 from helm_core.support.records import field, record, replace
 
@@ -116,7 +116,7 @@ def run(chart: model.Chart, user_values: dict[str, Any], options: TemplateOption
     )
 
 
-def _run_lifecycle(step: "RenderStep", prepared: prepare.Prepared, release: caps_mod.ReleaseInfo,
+def _run_lifecycle(step: RenderStep, prepared: prepare.Prepared, release: caps_mod.ReleaseInfo,
                    capabilities: Any, options: TemplateOptions,
                    log: Callable[[str], None]) -> tuple[dict[str, Any], list[mf.Manifest]]:
     """The template action's events with the chart's Lua handlers around the core render."""

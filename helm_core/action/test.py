@@ -82,7 +82,7 @@ class TestReport:
 
 
 def _now() -> str:
-    return dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def after_release(cfg: config.Configuration, release: rel.ReleaseVersion,

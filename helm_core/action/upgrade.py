@@ -15,8 +15,8 @@ Values (Helm's ``reuseValues``):
 - none of them: the values given now, or the current version's user values when none is given.
 
 After a successful upgrade only the newest ``max_history`` versions are kept (Helm's
-``--history-max``, default 10). A failure marks the new version ``failed`` with the reason; ``atomic`` then rolls back to the
-current version (a new version) and says so.
+``--history-max``, default 10). A failure marks the new version ``failed`` with the reason;
+``atomic`` then rolls back to the current version (a new version) and says so.
 
 ``install`` (Helm's ``upgrade --install``) installs instead when :func:`plan` says so: no
 stored version, or the newest one uninstalled (then with ``replace``, as Helm does); with
@@ -29,16 +29,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from helm_core.action import crds as crd_policy
 from helm_core.action import config, install, rollback
+from helm_core.action import crds as crd_policy
 from helm_core.action import template as template_action
-from helm_core.chart import model, values as chart_values
+from helm_core.chart import model
+from helm_core.chart import values as chart_values
 from helm_core.engine import postrender
 from helm_core.errors import HelmError, ReleaseNotFoundError
 from helm_core.kube import wait as kwait
-from helm_core.support.records import field, record, replace
 from helm_core.storage import driver as drv
 from helm_core.storage import release as rel
+from helm_core.support.records import field, record, replace
 
 DEFAULT_MAX_HISTORY = 10
 """Helm's ``--history-max`` default for upgrades."""

@@ -9,17 +9,36 @@ import argparse
 import gc
 import os
 import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
-from helm_core.support import cachedirs, memo
-from helm_core.errors import HelmError
 from helm_core.cli.common import (  # shared with the command modules
-    add_limit_flags as _add_limit_flags, add_lua_flags as _add_lua_flags,
-    add_values_flags as _add_values_flags, lua_log as _lua_log, lua_options as _lua_options,
-    values as _values, post_render_options as _post_render_options,
+    add_limit_flags as _add_limit_flags,
+)
+from helm_core.cli.common import (
+    add_lua_flags as _add_lua_flags,
+)
+from helm_core.cli.common import (
     add_post_render_flag as _add_post_render_flag,
 )
+from helm_core.cli.common import (
+    add_values_flags as _add_values_flags,
+)
+from helm_core.cli.common import (
+    lua_log as _lua_log,
+)
+from helm_core.cli.common import (
+    lua_options as _lua_options,
+)
+from helm_core.cli.common import (
+    post_render_options as _post_render_options,
+)
+from helm_core.cli.common import (
+    values as _values,
+)
+from helm_core.errors import HelmError
+from helm_core.support import cachedirs, memo
 
 if TYPE_CHECKING:
     from helm_core.action import template as template_action
@@ -29,7 +48,7 @@ if TYPE_CHECKING:
 # load the template engine.
 
 
-def _template_options(args: argparse.Namespace, name: str, chart: Any) -> "template_action.TemplateOptions":
+def _template_options(args: argparse.Namespace, name: str, chart: Any) -> template_action.TemplateOptions:
     from helm_core.action import template as template_action
 
     api_versions: list[str] = []
@@ -127,8 +146,8 @@ def cmd_lint(args: argparse.Namespace) -> int:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    from helm_core.golib import goyaml
     from helm_core.chart import loader, prepare
+    from helm_core.golib import goyaml
 
     chart = loader.load(args.chart)
     if args.what == "chart":
@@ -215,7 +234,8 @@ def _terminal_columns() -> int:
     except (KeyError, ValueError):
         pass
     try:
-        return os.get_terminal_size(sys.__stdout__.fileno()).columns or 80
+        stdout = sys.__stdout__
+        return (os.get_terminal_size(stdout.fileno()).columns or 80) if stdout is not None else 80
     except (AttributeError, ValueError, OSError):
         return 80
 
@@ -245,7 +265,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         if command is None or command == name:
             add(sub)
     if command not in LOCAL_COMMANDS:
-        from helm_core.cli import release as cli_release, sources as cli_sources
+        from helm_core.cli import release as cli_release
+        from helm_core.cli import sources as cli_sources
         cli_sources.register(sub)
         cli_release.register(sub)
     return parser

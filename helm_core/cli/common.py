@@ -28,7 +28,7 @@ def add_values_flags(p: argparse.ArgumentParser) -> None:
                    help="set a value to a literal string (no parsing)")
 
 
-def values(args: argparse.Namespace) -> dict:
+def values(args: argparse.Namespace) -> dict[str, Any]:
     from helm_core.action import values_options
 
     return values_options.merge(values_options.ValuesOptions(
@@ -53,7 +53,7 @@ def add_limit_flags(p: argparse.ArgumentParser) -> None:
     cli_limits.add_flags(p)
 
 
-def lua_options(args: argparse.Namespace, chart: Any) -> "template_action.LuaOptions":
+def lua_options(args: argparse.Namespace, chart: Any) -> template_action.LuaOptions:
     from helm_core import lua
     from helm_core.action import template as template_action
 

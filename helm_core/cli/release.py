@@ -19,9 +19,7 @@ import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
-
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from helm_core.errors import HelmError
 
@@ -55,7 +53,7 @@ def table(rows: Sequence[Sequence[str]], *, max_width: int = 0) -> str:
         return cell[:max_width - 3] + "..." if max_width and len(cell) > max_width else cell
     cells = [[fit(c) for c in row] for row in rows]
     widths = [max(len(row[i]) for row in cells) for i in range(len(cells[0]))] if cells else []
-    return "\n".join("\t".join(c.ljust(w) for c, w in zip(row, widths)) for row in cells)
+    return "\n".join("\t".join(c.ljust(w) for c, w in zip(row, widths, strict=False)) for row in cells)
 
 
 def go_time(value: dt.datetime | None) -> str:
@@ -208,8 +206,8 @@ def cmd_install(args: argparse.Namespace) -> int:
 
 def cmd_upgrade(args: argparse.Namespace) -> int:
     from helm_core.action import upgrade
-    from helm_core.storage import release as rel
     from helm_core.cli import common
+    from helm_core.storage import release as rel
     chart = _load_chart(args.chart)
     cfg = _configuration(args)
     if args.install and not cfg.driver.history(args.namespace, args.name):
@@ -220,7 +218,8 @@ def cmd_upgrade(args: argparse.Namespace) -> int:
         atomic=args.atomic, reuse_values=args.reuse_values, reset_values=args.reset_values,
         reset_then_reuse_values=args.reset_then_reuse_values,
         create_namespace=args.create_namespace, take_ownership=args.take_ownership,
-        no_hooks=args.no_hooks, description=args.description, max_history=upgrade.DEFAULT_MAX_HISTORY if args.history_max is None else args.history_max,
+        no_hooks=args.no_hooks, description=args.description,
+        max_history=upgrade.DEFAULT_MAX_HISTORY if args.history_max is None else args.history_max,
         lua=common.lua_options(args, chart), post_render=common.post_render_options(args),
         **({"crds": args.crds} if args.crds else {})))
     if result.status is rel.Status.DEPLOYED and result.description != "Install complete":

@@ -27,9 +27,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from helm_core.engine import manifests as mf
+from helm_core.engine import patch as kpatch
 from helm_core.errors import PatchError
 from helm_core.golib import goyaml
-from helm_core.engine import patch as kpatch
 from helm_core.support.records import field, record
 
 TARGET_FIELDS = {"group": "group", "version": "version", "kind": "kind", "name": "name",
@@ -278,7 +278,7 @@ def _set_images(value: Any, image: Image) -> Any:
         for key, item in value.items():
             if key in _CONTAINERS and isinstance(item, list):
                 new = [_set_container_image(c, image) for c in item]
-                if any(a is not b for a, b in zip(new, item)):
+                if any(a is not b for a, b in zip(new, item, strict=True)):
                     out = out if out is not None else dict(value)
                     out[key] = new
             elif isinstance(item, (dict, list)):
@@ -289,7 +289,7 @@ def _set_images(value: Any, image: Image) -> Any:
         return value if out is None else out
     if isinstance(value, list):
         new_list = [_set_images(v, image) for v in value]
-        return value if all(a is b for a, b in zip(new_list, value)) else new_list
+        return value if all(a is b for a, b in zip(new_list, value, strict=True)) else new_list
     return value
 
 

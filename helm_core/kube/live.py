@@ -345,7 +345,7 @@ class LiveClient:
                                f"{self.server}: {exc}") from exc
         if not stamp:
             raise ClusterError(f"get server time: the API server at {self.server} sent no Date")
-        return email.utils.parsedate_to_datetime(stamp).astimezone(dt.timezone.utc)
+        return email.utils.parsedate_to_datetime(stamp).astimezone(dt.UTC)
 
     def discover(self, *, refresh: bool = False) -> kclient.Discovery:
         with self._discovery.lock:

@@ -38,6 +38,7 @@ import kopf
 
 from helm_core import errors
 from helm_core.support import limits
+
 #: First retry delay, doubled per attempt up to ``MAX_BACKOFF_S`` (seconds).
 BASE_BACKOFF_S = 5.0
 MAX_BACKOFF_S = 300.0

@@ -27,7 +27,6 @@ from typing import Any, Protocol
 
 from helm_core import errors as core_errors
 from helm_core import isolation
-from helm_core.support import limits as limits_mod
 from helm_core import sources as core_sources
 from helm_core.action import claim as claim_action
 from helm_core.action import config as action_config
@@ -36,10 +35,12 @@ from helm_core.action import install, rollback, template, uninstall, upgrade
 from helm_core.action import test as test_action
 from helm_core.kube import client as kclient
 from helm_core.lua import permissions as lua_permissions
-from helm_core.support.records import field, record
 from helm_core.storage import release as rel
-from helm_operator import drift, errors, policy, remote, requester, settings as settings_mod, sources, status
+from helm_core.support import limits as limits_mod
+from helm_core.support.records import field, record
+from helm_operator import drift, errors, policy, remote, requester, sources, status
 from helm_operator import repositories as repositories_mod
+from helm_operator import settings as settings_mod
 
 DEFAULT_TIMEOUT_S = 300.0
 DEFAULT_MAX_HISTORY = 10

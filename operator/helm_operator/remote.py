@@ -25,7 +25,8 @@ from typing import Any
 from helm_core import errors as core_errors
 from helm_core.kube import client as kclient
 from helm_core.kube import kubeconfig
-from helm_operator import errors, policy, settings as settings_mod
+from helm_operator import errors, policy
+from helm_operator import settings as settings_mod
 
 Connect = Callable[[bytes], kclient.ClusterClient]
 """``connect(kubeconfig bytes)`` -> a client of that cluster."""

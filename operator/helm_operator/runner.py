@@ -23,7 +23,8 @@ from typing import Any
 import kopf
 
 from helm_core import errors as core_errors
-from helm_operator import errors, identity, metrics as metrics_mod, reconcile, requester, status
+from helm_operator import errors, identity, reconcile, requester, status
+from helm_operator import metrics as metrics_mod
 
 MAX_TRANSIENT_RETRIES = 8
 MAX_DELETE_RETRIES = 5
