@@ -18,10 +18,21 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from helm_core import api, errors
     from helm_core import action as actions
-    from helm_core.api import (connect, get, history, install, list_releases, load_chart,
-                               merge_values, rollback, template, uninstall, upgrade)
+    from helm_core import api, errors
+    from helm_core.api import (
+        connect,
+        get,
+        history,
+        install,
+        list_releases,
+        load_chart,
+        merge_values,
+        rollback,
+        template,
+        uninstall,
+        upgrade,
+    )
     from helm_core.errors import HelmError
 
 _API = ("load_chart", "template", "merge_values", "connect", "install", "upgrade", "rollback",

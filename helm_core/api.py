@@ -86,7 +86,8 @@ def connect(*, kubeconfig: str | None = None, context: str | None = None,
     from helm_core.kube import live  # the kubernetes client: only callers that reach a cluster
 
     client = live.connect(live.LiveOptions(kubeconfig=kubeconfig, context=context))
-    return action_config.on_cluster(client, **({"log": log} if log else {}))
+    options: dict[str, Any] = {"log": log} if log else {}
+    return action_config.on_cluster(client, **options)
 
 
 def install(cfg: action_config.Configuration, chart: ChartLike, values: Mapping[str, Any] | None = None,
@@ -128,6 +129,7 @@ def history(cfg: action_config.Configuration, name: str, namespace: str = "defau
     return history_action.run(cfg, name, namespace)
 
 
-def list_releases(cfg: action_config.Configuration, namespace: str = "default", **options: Any) -> list[rel.ReleaseVersion]:
+def list_releases(cfg: action_config.Configuration, namespace: str = "default",
+                  **options: Any) -> list[rel.ReleaseVersion]:
     """``helm list``: ``options`` are :class:`helm_core.action.list.ListOptions` fields."""
     return list_action.run(cfg, list_action.ListOptions(namespace=namespace, **options))

@@ -10,13 +10,15 @@
      │    └── SchemaError      values fail values.schema.json (lists every violation)
      ├── TemplateError         template parse or execution failure (carries SourcePos)
      ├── ManifestError         rendered output is not valid YAML / Kubernetes objects
+     │    └── PatchError       a post-render patch cannot be read or applied (names it)
      ├── LuaError              a chart's Lua failed (chart, file, line)
      ├── ClusterError          the cluster refused or failed (names the object)
      │    ├── NotFoundError    the object does not exist
      │    ├── ConflictError    already exists, stale resourceVersion, or an apply field conflict
      │    ├── ForbiddenError   RBAC refused the (possibly impersonated) user
      │    ├── WaitError        resources did not become ready (timeout) or failed (e.g. a Job)
-     │    │    └── WaitCancelled  the caller stopped the wait (e.g. a newer desired state)
+     │    │    ├── WaitCancelled  the caller stopped the wait (e.g. a newer desired state)
+     │    │    └── TestFailedError  test hooks after an install/upgrade failed (remediated)
      │    └── LockedError      another operation on the release holds its lock
      ├── StorageError          a release record cannot be stored or read
      │    ├── ReleaseNotFoundError  no such release / version
@@ -33,7 +35,7 @@ Only boundaries (CLI, operator) translate these into exit codes or retry policy.
 """
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 
 class SourcePos(NamedTuple):
@@ -102,6 +104,11 @@ class ManifestError(HelmError):
     """A rendered document is not valid YAML or not a Kubernetes object."""
 
 
+class PatchError(ManifestError):
+    """A post-render patch (strategic merge, JSON 6902, image) cannot be read or applied; the
+    message names the patch and the object."""
+
+
 class LuaError(HelmError):
     """A chart's Lua script failed or was refused."""
 
@@ -144,6 +151,15 @@ class WaitCancelled(WaitError):
     def __init__(self, message: str, *, reason: str) -> None:
         super().__init__(message, timed_out=False)
         self.reason = reason
+
+
+class TestFailedError(WaitError):
+    """The release's test hooks failed after an install or upgrade: the release is not healthy,
+    so it is remediated like a failed wait. ``summary`` holds the per-test results."""
+
+    def __init__(self, message: str, *, summary: dict[str, Any]) -> None:
+        super().__init__(message, timed_out=False)
+        self.summary = summary
 
 
 class LockedError(ClusterError):

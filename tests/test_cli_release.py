@@ -8,6 +8,7 @@ import pytest
 
 from helm_core import cli
 
+from helm_core.cli import common as cli_common
 from helm_core.cli import release as cli_release
 from helm_core.storage import release as rel
 
@@ -63,3 +64,21 @@ def test_install_flags_parse_like_helm() -> None:
             args.kube_context, args.kubeconfig) == (
         "web", "./chart", "apps", True, 120.0, True, True, True, ["v.yaml"], ["a=1"], "json",
         "ctx", "/k")
+
+
+def test_post_renderers_file_and_crds_flag(tmp_path) -> None:
+    from helm_core.errors import PatchError
+
+    spec = tmp_path / "pr.yaml"
+    spec.write_text("postRenderers:\n- kustomize:\n    images: [{name: nginx, newTag: '2'}]\n"
+                    "commonMetadata:\n  labels: {team: x}\n")
+    args = cli.build_parser().parse_args(["upgrade", "web", "./chart", "--post-renderers", str(spec),
+                                          "--crds", "CreateReplace"])
+    options = cli_common.post_render_options(args)
+    assert options.kustomize[0].images[0].new_tag == "2" and options.common_labels == {"team": "x"}
+    assert args.crds == "CreateReplace"
+    spec.write_text("patches: []\n")
+    with pytest.raises(PatchError, match="expected a map with postRenderers"):
+        cli_common.post_render_options(args)
+    with pytest.raises(SystemExit):
+        cli.build_parser().parse_args(["install", "web", "./chart", "--crds", "Replace"])

@@ -6,7 +6,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-ACTIONS = ("claim", "config", "drift", "events", "get", "history", "hooks", "install", "list", "rollback",
+ACTIONS = ("claim", "config", "crds", "drift", "events", "get", "history", "hooks", "install", "list", "rollback",
            "status", "template", "test", "uninstall", "upgrade", "values_options")
 
 

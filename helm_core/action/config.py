@@ -22,21 +22,20 @@ import contextlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from helm_core.golib import goyaml
-from helm_core.engine import manifests as mf
 from helm_core.engine import capabilities as caps_mod
+from helm_core.engine import manifests as mf
 from helm_core.errors import ClusterError, ManifestError, WaitCancelled
+from helm_core.golib import goyaml
 from helm_core.kube import client as kclient
 from helm_core.kube import resources
 from helm_core.kube import wait as kwait
-from helm_core.support.records import field, record, replace
 from helm_core.storage import driver as drv
 from helm_core.storage import lock as lock_mod
 from helm_core.storage import release as rel
-from helm_core.storage import secrets
+from helm_core.support.records import field, record, replace
 
 if TYPE_CHECKING:
-    from helm_core.engine.renderer import Renderer
+    from helm_core.engine.renderer import Renderer as Renderer  # re-exported for type hints
 
 
 def _quiet(_line: str) -> None:
@@ -60,7 +59,7 @@ class Configuration:
     cancelled: Callable[[], str] = kwait.never_cancelled
     """Asked between the polls of every wait (``--wait``, hooks, CRDs, deletions): a reason
     stops the wait with ``WaitCancelled``, which the actions handle as a failed wait."""
-    renderer: Any = None
+    renderer: Renderer | None = None
     """Where chart code runs (:class:`helm_core.engine.renderer.Renderer`): None is this
     process; the controller passes worker processes under render limits."""
 

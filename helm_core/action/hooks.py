@@ -24,10 +24,10 @@ Rules:
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
-from helm_core.engine import manifests as mf
 from helm_core.action import config
+from helm_core.engine import manifests as mf
 from helm_core.errors import HelmError, WaitError
 from helm_core.kube import client as kclient
 from helm_core.kube import readiness as kready
@@ -65,8 +65,18 @@ def _policies(hook: mf.Hook) -> tuple[str, ...]:
     return tuple(hook.delete_policies) or DEFAULT_DELETE_POLICIES
 
 
+#: ``observe(ref, phase, message)``: a hook's phase as it runs (``Running``, ``Succeeded``,
+#: ``Failed``), for callers that report per-hook results (``helm test``).
+Observer = Callable[[kclient.ObjectRef, str, str], None]
+
+
+def _unobserved(_ref: kclient.ObjectRef, _phase: str, _message: str) -> None:
+    return None
+
+
 def run(cfg: config.Configuration, hooks: Sequence[mf.Hook], event: str, *,
-        owner: resources.Owner, timeout_s: float) -> list[kclient.ObjectRef]:
+        owner: resources.Owner, timeout_s: float,
+        observe: Observer = _unobserved) -> list[kclient.ObjectRef]:
     """Run the hooks of ``event`` one by one; returns the hooks applied (``HookError`` stops)."""
     done: list[tuple[mf.Hook, kclient.ObjectRef]] = []
     for hook in for_event(hooks, event):
@@ -75,15 +85,18 @@ def run(cfg: config.Configuration, hooks: Sequence[mf.Hook], event: str, *,
         if BEFORE_HOOK_CREATION in _policies(hook):
             _delete(cfg, hook, ref, timeout_s=timeout_s)
         cfg.log(f"running {event} hook {ref}")
+        observe(ref, "Running", "")
         cfg.client.apply(resources.mark(obj, owner), force=True)
         if hook.kind in WAITED_KINDS:
             try:
                 wait_done(cfg, ref, options=config.wait_options(cfg, timeout_s))
             except WaitError as exc:
+                observe(ref, "Failed", str(exc))
                 if HOOK_FAILED in _policies(hook):
                     _delete(cfg, hook, ref, timeout_s=timeout_s, wait=False)
                 _delete_succeeded(cfg, done, timeout_s=timeout_s)
                 raise HookError(f"{event} hooks failed: {exc}") from exc
+        observe(ref, "Succeeded", "")
         done.append((hook, ref))
     _delete_succeeded(cfg, done, timeout_s=timeout_s)
     return [ref for _, ref in done]

@@ -24,23 +24,23 @@ import contextlib
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from helm_core.action import events
-
 from helm_core import lua
-from helm_core.engine import manifests as mf
-from helm_core.action import config, hooks, uninstall
+from helm_core.action import config, events, hooks, uninstall
+from helm_core.action import crds as crd_policy
 from helm_core.action import template as template_action
 from helm_core.chart import model
 from helm_core.engine import capabilities as caps_mod
+from helm_core.engine import manifests as mf
+from helm_core.engine import postrender
 from helm_core.engine import render as render_mod
 from helm_core.errors import HelmError, ReleaseExistsError
 from helm_core.kube import client as kclient
 from helm_core.kube import lookup as klookup
 from helm_core.kube import resources
 from helm_core.kube import wait as kwait
-from helm_core.support.records import field, record
 from helm_core.storage import driver as drv
 from helm_core.storage import release as rel
+from helm_core.support.records import field, record
 
 NAME_IN_USE = "cannot re-use a name that is still in use"
 ATOMIC_INSTALL = "release {name} failed, and has been uninstalled due to atomic being set: {error}"
@@ -66,6 +66,11 @@ class InstallOptions:
     no_hooks: bool = False
     description: str = ""
     lua: template_action.LuaOptions = field(default_factory=template_action.LuaOptions)
+    post_render: postrender.PostRenderOptions = postrender.NONE
+    """Kustomize patches, images and common metadata applied after chart Lua's post-render."""
+    crds: str = crd_policy.INSTALL_DEFAULT
+    """What to do with the chart's ``crds/`` (Flux's ``install.crds``): ``Create`` the missing
+    ones, ``CreateReplace`` also replace existing ones, ``Skip`` leave them all."""
 
 
 @record
@@ -85,9 +90,11 @@ class Rendered:
 @contextlib.contextmanager
 def rendering(cfg: config.Configuration, chart: model.Chart, user_values: Mapping[str, Any], *,
               name: str, namespace: str, action: str, revision: int,
-              lua_options: template_action.LuaOptions) -> Iterator[Rendered]:
+              lua_options: template_action.LuaOptions,
+              post_render: postrender.PostRenderOptions = postrender.NONE) -> Iterator[Rendered]:
     """Render ``chart`` for an install or upgrade: chart-loaded, pre-render, render, post-render
-    and the action's ``pre-*`` event (whose handlers may still change objects)."""
+    and the action's ``pre-*`` event (whose handlers may still change objects), then the
+    ``post_render`` patches and common metadata on the release's objects (not its hooks)."""
     renderer = config.renderer_of(cfg)
     prepared = renderer.prepare(chart, user_values)
     capabilities = config.cluster_capabilities(cfg)
@@ -113,14 +120,25 @@ def rendering(cfg: config.Configuration, chart: model.Chart, user_values: Mappin
         for event in ("chart-loaded", "pre-render", "render", "post-render", f"pre-{action}"):
             ctx = emitter.emit(event, ctx)
         ordered = mf.sort_manifests(step.documents_after(ctx.objects))
+        manifests = ordered.manifests
+        if post_render:
+            manifests = mf.sort_by_kind(postrender.run_manifests(manifests, post_render, namespace=namespace),
+                                        mf.INSTALL_ORDER)
         final = ctx
 
         def fire(event: str) -> None:
             emitter.emit(event, final)
 
-        yield Rendered(chart=prepared.chart, values=dict(ctx.values), manifests=ordered.manifests,
+        yield Rendered(chart=prepared.chart, values=dict(ctx.values), manifests=manifests,
                        hooks=ordered.hooks, crds=model.all_crd_files(prepared.chart),
                        notes=step.notes, fire=fire)
+
+
+def post_render_options(post_renderers: Any, common_metadata: Any) -> postrender.PostRenderOptions:
+    """Flux's ``spec.postRenderers`` and ``spec.commonMetadata`` as the ``post_render`` of
+    install and upgrade (:mod:`helm_core.engine.postrender` has the rules); a wrong shape is
+    a ``PatchError`` naming its path."""
+    return postrender.from_spec(post_renderers, common_metadata)
 
 
 def new_record(rendered: Rendered, *, name: str, namespace: str, status: rel.Status,
@@ -138,27 +156,6 @@ def new_record(rendered: Rendered, *, name: str, namespace: str, status: rel.Sta
         manifest=mf.format_documents(rendered.manifests), hooks=hooks.format_hooks(rendered.hooks),
         notes=rendered.notes, description=description, first_deployed=first_deployed or now,
         last_deployed=now)
-
-
-def crd_objects(crds: list[tuple[str, model.File]]) -> list[dict[str, Any]]:
-    """The objects of a chart's ``crds/`` files (several documents per file allowed)."""
-    objects = []
-    for chart_path, crd in crds:
-        objects += config.parse_manifest(crd.data.decode("utf-8", "replace"),
-                                         source=f"{chart_path}/{crd.name}")
-    return objects
-
-
-def install_crds(cfg: config.Configuration, crds: list[tuple[str, model.File]],
-                 timeout_s: float) -> None:
-    """Create the chart's CRDs that are missing and wait until they are Established."""
-    objects = crd_objects(crds)
-    if not objects:
-        return
-    created, _ = resources.create_missing(cfg.client, objects)
-    if created:
-        kwait.wait_ready(cfg.client, created, options=config.wait_options(cfg, timeout_s))
-        cfg.client.discover(refresh=True)
 
 
 def ensure_namespace(cfg: config.Configuration, namespace: str) -> None:
@@ -183,7 +180,8 @@ def run(cfg: config.Configuration, chart: model.Chart, user_values: Mapping[str,
 def _dry_run(cfg: config.Configuration, chart: model.Chart, user_values: Mapping[str, Any],
              options: InstallOptions) -> rel.ReleaseVersion:
     with rendering(cfg, chart, user_values, name=options.name, namespace=options.namespace,
-                   action="install", revision=1, lua_options=options.lua) as rendered:
+                   action="install", revision=1, lua_options=options.lua,
+                   post_render=options.post_render) as rendered:
         if not options.create_namespace:
             config.resolve_all(cfg, [m.obj for m in rendered.manifests if m.obj], options.namespace)
         record = new_record(rendered, driver=cfg.driver, name=options.name, namespace=options.namespace,
@@ -206,13 +204,14 @@ def _install(cfg: config.Configuration, chart: model.Chart, user_values: Mapping
              options: InstallOptions, history: list[rel.ReleaseVersion]) -> rel.ReleaseVersion:
     _check_name_free(history, options)
     with rendering(cfg, chart, user_values, name=options.name, namespace=options.namespace,
-                   action="install", revision=rel.next_revision(history), lua_options=options.lua) as rendered:
+                   action="install", revision=rel.next_revision(history), lua_options=options.lua,
+                   post_render=options.post_render) as rendered:
         record = new_record(rendered, driver=cfg.driver, name=options.name, namespace=options.namespace,
                             status=rel.Status.PENDING_INSTALL, user_values=user_values,
                             chart_source=options.chart_source, after=rel.latest(history),
                             description="Initial install underway")
         cfg.driver.check(record)  # too big: refused before anything is applied
-        install_crds(cfg, rendered.crds, options.timeout_s)
+        crd_policy.apply(cfg, rendered.crds, policy=options.crds, timeout_s=options.timeout_s)
         objects = config.resolve_all(cfg, [m.obj for m in rendered.manifests if m.obj], options.namespace)
         cfg.driver.create(record)
         try:

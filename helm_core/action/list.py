@@ -11,8 +11,8 @@ import re
 
 from helm_core.action import config
 from helm_core.errors import HelmError
-from helm_core.support.records import record
 from helm_core.storage import release as rel
+from helm_core.support.records import record
 
 DEFAULT_STATUSES = frozenset({rel.Status.DEPLOYED, rel.Status.FAILED})
 

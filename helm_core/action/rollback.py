@@ -16,15 +16,15 @@ from typing import Any
 
 import ulid
 
-from helm_core.engine import manifests as mf
 from helm_core.action import config, hooks
+from helm_core.engine import manifests as mf
 from helm_core.errors import HelmError, ReleaseNotFoundError
 from helm_core.kube import client as kclient
 from helm_core.kube import resources
 from helm_core.kube import wait as kwait
-from helm_core.support.records import record
 from helm_core.storage import driver as drv
 from helm_core.storage import release as rel
+from helm_core.support.records import record
 
 
 @record(frozen=True)

@@ -9,16 +9,16 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from helm_core.golib import goyaml, versions
-
 from helm_core import lua
-
-from helm_core.engine import manifests as mf
 from helm_core.chart import ignore, model, prepare
-from helm_core.engine import capabilities as caps_mod, render as render_mod
+from helm_core.engine import capabilities as caps_mod
+from helm_core.engine import manifests as mf
+from helm_core.engine import postrender
+from helm_core.engine import render as render_mod
 from helm_core.engine import renderer as renderer_mod
-from helm_core.lua import layout
 from helm_core.errors import ChartError, HelmError
+from helm_core.golib import goyaml, versions
+from helm_core.lua import layout
 from helm_core.storage import names as release_names
 from helm_core.support.records import field, record, replace
 
@@ -56,6 +56,8 @@ class TemplateOptions:
     strict: bool = False
     is_upgrade: bool = False
     lua: LuaOptions = field(default_factory=LuaOptions)
+    #: ``--post-renderers``: kustomize patches, images and common metadata after post-render.
+    post_render: postrender.PostRenderOptions = postrender.NONE
 
 
 @record
@@ -99,10 +101,14 @@ def run(chart: model.Chart, user_values: dict[str, Any], options: TemplateOption
         # the core render would be empty, and the Lua machinery is not even imported.
         values, documents = dict(prepared.values), step.render(prepared.chart, prepared.values)
     ordered = mf.sort_manifests(documents)
+    manifests = ordered.manifests
+    if options.post_render:
+        manifests = mf.sort_by_kind(postrender.run_manifests(
+            manifests, options.post_render, namespace=options.namespace), mf.INSTALL_ORDER)
     return TemplateResult(
         chart=prepared.chart,
         values=values,
-        manifests=ordered.manifests,
+        manifests=manifests,
         hooks=ordered.hooks,
         crds=model.all_crd_files(prepared.chart),
         notes=step.notes,
@@ -110,7 +116,7 @@ def run(chart: model.Chart, user_values: dict[str, Any], options: TemplateOption
     )
 
 
-def _run_lifecycle(step: "RenderStep", prepared: prepare.Prepared, release: caps_mod.ReleaseInfo,
+def _run_lifecycle(step: RenderStep, prepared: prepare.Prepared, release: caps_mod.ReleaseInfo,
                    capabilities: Any, options: TemplateOptions,
                    log: Callable[[str], None]) -> tuple[dict[str, Any], list[mf.Manifest]]:
     """The template action's events with the chart's Lua handlers around the core render."""

@@ -3,21 +3,29 @@
 Rules: the hooks are those stored with the newest version, which must be ``deployed``; they run
 as every hook does (weights, delete policies, Jobs and Pods waited for); a failing test is a
 ``HookError`` naming it and its reason. ``filter`` keeps only tests whose name it lists.
+
+After an install or upgrade (Flux's ``spec.test``), :func:`after_release` runs them and reports
+each test's phase; a failure raises ``TestFailedError`` (remediated like a failed wait) unless
+failures are ignored. The first failing test stops the run, as in Helm; tests after it are
+reported ``Pending``.
 """
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Sequence
+from typing import Any
 
 from helm_core.action import config, get, hooks
-from helm_core.errors import HelmError
+from helm_core.errors import HelmError, TestFailedError
 from helm_core.kube import client as kclient
 from helm_core.kube import wait as kwait
 from helm_core.storage import release as rel
+from helm_core.support.records import field, record
 
 
 def run(cfg: config.Configuration, name: str, namespace: str, *,
         timeout_s: float = kwait.DEFAULT_TIMEOUT_S,
-        only: Sequence[str] = ()) -> list[kclient.ObjectRef]:
+        only: Sequence[str] = (), observe: hooks.Observer = hooks._unobserved) -> list[kclient.ObjectRef]:
     """Run the test hooks of release ``name``; returns the tests run, in order."""
     release = get.run(cfg, name, namespace)
     if release.status is not rel.Status.DEPLOYED:
@@ -25,4 +33,84 @@ def run(cfg: config.Configuration, name: str, namespace: str, *,
                         f"nothing to test")
     stored = [h for h in hooks.parse(release.hooks) if not only or h.name in only]
     owner = config.owner(cfg, namespace=namespace, name=name)
-    return hooks.run(cfg, stored, "test", owner=owner, timeout_s=timeout_s)
+    return hooks.run(cfg, stored, "test", owner=owner, timeout_s=timeout_s, observe=observe)
+
+
+@record(frozen=True)
+class TestOptions:
+    """Flux's ``spec.test`` (``enable`` is the caller's choice to call at all)."""
+
+    timeout_s: float = kwait.DEFAULT_TIMEOUT_S
+    ignore_failures: bool = False
+    """A failing test is reported but the release stays as it is (no remediation)."""
+
+
+@record
+class TestResult:
+    name: str
+    kind: str
+    phase: str = "Pending"
+    message: str = ""
+    started: str = ""
+    completed: str = ""
+
+
+@record
+class TestReport:
+    """What a test run found, as it goes into a request's ``status.lastTest``."""
+
+    version: str
+    results: list[TestResult] = field(default_factory=list)
+    error: str = ""
+    started: str = ""
+    completed: str = ""
+
+    @property
+    def phase(self) -> str:
+        if self.error:
+            return "Failed"
+        return "Succeeded"
+
+    def summary(self) -> dict[str, Any]:
+        return {"version": self.version, "phase": self.phase, "startedAt": self.started,
+                "completedAt": self.completed, **({"message": self.error} if self.error else {}),
+                "hooks": [{"name": r.name, "kind": r.kind, "phase": r.phase,
+                           **({"message": r.message} if r.message else {}),
+                           **({"startedAt": r.started} if r.started else {}),
+                           **({"completedAt": r.completed} if r.completed else {})}
+                          for r in self.results]}
+
+
+def _now() -> str:
+    return dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def after_release(cfg: config.Configuration, release: rel.ReleaseVersion,
+                  options: TestOptions) -> TestReport:
+    """Run ``release``'s tests (module rules); raises ``TestFailedError`` carrying the report's
+    summary when one fails and failures are not ignored."""
+    planned = hooks.for_event(hooks.parse(release.hooks), "test")
+    report = TestReport(version=str(release.version), started=_now(),
+                        results=[TestResult(name=h.name, kind=h.kind) for h in planned])
+    by_name = {(r.kind, r.name): r for r in report.results}
+
+    def observe(ref: kclient.ObjectRef, phase: str, message: str) -> None:
+        result = by_name.get((ref.kind, ref.name))
+        if result is None:
+            return
+        result.phase, result.message = phase, message
+        if phase == "Running":
+            result.started = _now()
+        else:
+            result.completed = _now()
+
+    try:
+        run(cfg, release.name, release.namespace, timeout_s=options.timeout_s, observe=observe)
+    except hooks.HookError as exc:
+        report.error = str(exc)
+    report.completed = _now()
+    cfg.log(f"tests of {release.name} {report.phase.lower()}: {len(report.results)} test(s)")
+    if report.error and not options.ignore_failures:
+        raise TestFailedError(f"test hooks of release {release.name} failed: {report.error}",
+                              summary=report.summary())
+    return report

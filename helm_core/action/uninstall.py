@@ -17,14 +17,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from helm_core.engine import manifests as mf
 from helm_core.action import config, hooks
+from helm_core.engine import manifests as mf
 from helm_core.errors import ReleaseNotFoundError, StorageError
 from helm_core.kube import client as kclient
 from helm_core.kube import resources
 from helm_core.kube import wait as kwait
-from helm_core.support.records import field, record
 from helm_core.storage import release as rel
+from helm_core.support.records import field, record
 
 CRD_KIND = "CustomResourceDefinition"
 

@@ -15,8 +15,8 @@ Values (Helm's ``reuseValues``):
 - none of them: the values given now, or the current version's user values when none is given.
 
 After a successful upgrade only the newest ``max_history`` versions are kept (Helm's
-``--history-max``, default 10). A failure marks the new version ``failed`` with the reason; ``atomic`` then rolls back to the
-current version (a new version) and says so.
+``--history-max``, default 10). A failure marks the new version ``failed`` with the reason;
+``atomic`` then rolls back to the current version (a new version) and says so.
 
 ``install`` (Helm's ``upgrade --install``) installs instead when :func:`plan` says so: no
 stored version, or the newest one uninstalled (then with ``replace``, as Helm does); with
@@ -30,13 +30,16 @@ from collections.abc import Mapping
 from typing import Any
 
 from helm_core.action import config, install, rollback
+from helm_core.action import crds as crd_policy
 from helm_core.action import template as template_action
-from helm_core.chart import model, values as chart_values
+from helm_core.chart import model
+from helm_core.chart import values as chart_values
+from helm_core.engine import postrender
 from helm_core.errors import HelmError, ReleaseNotFoundError
 from helm_core.kube import wait as kwait
-from helm_core.support.records import field, record, replace
 from helm_core.storage import driver as drv
 from helm_core.storage import release as rel
+from helm_core.support.records import field, record, replace
 
 DEFAULT_MAX_HISTORY = 10
 """Helm's ``--history-max`` default for upgrades."""
@@ -69,6 +72,11 @@ class UpgradeOptions:
     """Versions kept after a successful upgrade (``--history-max``; 0 keeps all; the last
     deployed one is never pruned)."""
     lua: template_action.LuaOptions = field(default_factory=template_action.LuaOptions)
+    post_render: postrender.PostRenderOptions = postrender.NONE
+    """Kustomize patches, images and common metadata applied after chart Lua's post-render."""
+    crds: str = crd_policy.UPGRADE_DEFAULT
+    """The chart's ``crds/`` on upgrade (Flux's ``upgrade.crds``): ``Skip`` (Helm's behaviour),
+    ``Create`` the missing ones, ``CreateReplace`` also replace the existing ones."""
 
 
 def effective_values(current: rel.ReleaseVersion, given: Mapping[str, Any],
@@ -116,7 +124,7 @@ def upgrade_or_install(cfg: config.Configuration, chart: model.Chart, user_value
         values = effective_values(current, user_values, options)
         with install.rendering(cfg, chart, values, name=options.name, namespace=options.namespace,
                                action="upgrade", revision=rel.next_revision(history),
-                               lua_options=options.lua) as rendered:
+                               lua_options=options.lua, post_render=options.post_render) as rendered:
             config.resolve_all(cfg, [m.obj for m in rendered.manifests if m.obj], options.namespace)
             return "upgrade", install.new_record(
                 rendered, driver=cfg.driver, name=options.name, namespace=options.namespace,
@@ -133,7 +141,8 @@ def _install(cfg: config.Configuration, chart: model.Chart, user_values: Mapping
     base = install_options or install.InstallOptions(
         name=options.name, wait=options.wait, timeout_s=options.timeout_s, atomic=options.atomic,
         create_namespace=options.create_namespace, take_ownership=options.take_ownership,
-        no_hooks=options.no_hooks, description=options.description, lua=options.lua)
+        no_hooks=options.no_hooks, description=options.description, lua=options.lua,
+        post_render=options.post_render)
     done = install.run(cfg, chart, user_values, replace(
         base, name=options.name, namespace=options.namespace, chart_source=options.chart_source,
         dry_run=options.dry_run, replace=base.replace or bool(history)))
@@ -155,7 +164,10 @@ def _upgrade(cfg: config.Configuration, chart: model.Chart, user_values: Mapping
     values = effective_values(current, user_values, options)
     with install.rendering(cfg, chart, values, name=options.name, namespace=options.namespace,
                            action="upgrade", revision=rel.next_revision(history),
-                           lua_options=options.lua) as rendered:
+                           lua_options=options.lua, post_render=options.post_render) as rendered:
+        crd_policy.apply(cfg, rendered.crds,
+                         policy=crd_policy.check_policy(options.crds, default=crd_policy.UPGRADE_DEFAULT),
+                         timeout_s=options.timeout_s)
         new = config.resolve_all(cfg, [m.obj for m in rendered.manifests if m.obj], options.namespace)
         old = config.resolve_stored(cfg, config.parse_manifest(current.manifest), options.namespace)
         record = install.new_record(rendered, driver=cfg.driver, name=options.name, namespace=options.namespace,

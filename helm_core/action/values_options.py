@@ -1,10 +1,11 @@
 """User values as the command line and the controller give them (Helm's ``values.Options``)."""
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
-from helm_core.golib import gojson, goyaml
 from helm_core.chart import values as chart_values
+from helm_core.golib import gojson, goyaml
 from helm_core.support.records import field, record
 
 

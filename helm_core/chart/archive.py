@@ -23,7 +23,7 @@ from helm_core.golib import gostrconv
 from helm_core.support.records import record
 
 if TYPE_CHECKING:
-    import tarfile
+    from _typeshed import WriteableBuffer
 
 #: Helm's MaxDecompressedChartSize: the unpacked size of a whole chart archive.
 MAX_CHART_BYTES = 100 * 1024 * 1024
@@ -63,11 +63,12 @@ class _BoundedReader(io.RawIOBase):
     def readable(self) -> bool:
         return True
 
-    def readinto(self, buffer: bytearray) -> int:  # type: ignore[override]
+    def readinto(self, buffer: WriteableBuffer) -> int:
         import zlib
 
+        view = memoryview(buffer)
         try:
-            chunk = self._inflate.read(min(len(buffer), self._left + 1))
+            chunk = self._inflate.read(min(len(view), self._left + 1))
         except (OSError, EOFError, zlib.error) as exc:
             raise ArchiveError(f"{self._source}: corrupt gzip stream: {exc}") from None
         if len(chunk) > self._left:
@@ -76,7 +77,7 @@ class _BoundedReader(io.RawIOBase):
                 "(a gzip bomb or a chart over the size limit)"
             )
         self._left -= len(chunk)
-        buffer[: len(chunk)] = chunk
+        view[: len(chunk)] = chunk
         return len(chunk)
 
 

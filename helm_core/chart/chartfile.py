@@ -21,15 +21,14 @@ import posixpath
 import re
 from typing import Any
 
-from helm_core.golib import goyaml
-
-from helm_core.support import memo
 from helm_core.chart import gostruct, model
 from helm_core.errors import ChartFileError
-from helm_core.gotemplate import gofmt
 
 #: Masterminds semver's (lenient) version syntax, which Helm uses to validate ``version``.
-from helm_core.golib import gostrconv
+from helm_core.golib import gostrconv, goyaml
+from helm_core.gotemplate import gofmt
+from helm_core.support import memo
+
 _SEMVER_RE = re.compile(
     r"^v?(0|[1-9][0-9]*)(\.(0|[1-9][0-9]*))?(\.(0|[1-9][0-9]*))?"
     r"(-([0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*))?(\+([0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*))?$"
@@ -68,12 +67,15 @@ def _code_digest() -> str:
 
 
 def _parse_yaml_text(data: bytes, source: str) -> Any:
-    from helm_core.golib import goyaml_read  # only when the document is not in the memo (PyYAML is costly: bench/deferred.py)
+    from helm_core.golib import (
+        goyaml_read,  # only when the document is not in the memo (PyYAML is costly: bench/deferred.py)
+    )
 
     try:
         return goyaml_read.decode_unconverted(data.decode("utf-8-sig"))
     except UnicodeDecodeError:
-        raise ChartFileError(f"{_load_prefix(source)}error converting YAML to JSON: yaml: invalid leading UTF-8 octet") from None
+        raise ChartFileError(
+            f"{_load_prefix(source)}error converting YAML to JSON: yaml: invalid leading UTF-8 octet") from None
     except ValueError as exc:
         raise ChartFileError(f"{_load_prefix(source)}{exc}") from None
 
@@ -121,7 +123,8 @@ def parse_dependencies(fields: dict[str, Any]) -> list[model.Dependency]:
         name = _text(dep, "name")
         alias = dep.get("alias", "")
         if alias and not _ALIAS_RE.match(alias):
-            raise ChartFileError(f"validation: dependency {gostrconv.quote(name)} has disallowed characters in the alias")
+            raise ChartFileError(
+                f"validation: dependency {gostrconv.quote(name)} has disallowed characters in the alias")
         deps.append(
             model.Dependency(
                 name=name,
@@ -195,8 +198,9 @@ def _parse_helm_v3(doc: Any, source: str) -> model.Metadata:
                              f"not {kind!r}")
     meta = top.get("metadata", {})
     labels = meta.get("labels", {})
-    return _metadata_from(top.get("data", {}), api_version=model.API_VERSION_HELM_V3, name=sanitize(meta.get("name", "")),
-                          version=labels.get("version", ""), app_version=sanitize(labels.get("appVersion", "")))
+    return _metadata_from(top.get("data", {}), api_version=model.API_VERSION_HELM_V3,
+                          name=sanitize(meta.get("name", "")), version=labels.get("version", ""),
+                          app_version=sanitize(labels.get("appVersion", "")))
 
 
 def _metadata_from(fields: dict[str, Any], *, api_version: str, name: str, version: str,

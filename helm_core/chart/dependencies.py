@@ -21,9 +21,10 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from helm_core.golib import versions
-from helm_core.chart import model, values as chart_values
+from helm_core.chart import model
+from helm_core.chart import values as chart_values
 from helm_core.errors import DependencyError, ValuesError
+from helm_core.golib import versions
 from helm_core.golib.gojson import copy_tree
 
 

@@ -17,8 +17,8 @@ import os
 import stat
 
 from helm_core.chart import archive, ignore
-from helm_core.golib import gostrconv
 from helm_core.errors import ChartError
+from helm_core.golib import gostrconv
 
 _UTF8_BOM = b"\xef\xbb\xbf"
 _log = logging.getLogger(__name__)

@@ -15,8 +15,7 @@ from __future__ import annotations
 import math
 from typing import Any, Union
 
-from helm_core.golib import gojson
-from helm_core.golib import gostrconv
+from helm_core.golib import gojson, gostrconv
 from helm_core.support.records import record
 
 STRING = "string"
@@ -31,7 +30,7 @@ class GoStruct:
     """A Go struct type: its name (``chart.Metadata``) and its fields' types by JSON name."""
 
     type_name: str
-    fields: dict[str, "FieldType"]
+    fields: dict[str, FieldType]
 
     @property
     def short_name(self) -> str:

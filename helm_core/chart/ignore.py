@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import functools
 
-from helm_core.golib import goutf8
 from helm_core.errors import ChartError
+from helm_core.golib import goutf8
 from helm_core.support.records import record
 
 HELMIGNORE = ".helmignore"
@@ -171,7 +171,7 @@ class Rules:
         self._rules = rules
 
     @classmethod
-    def parse(cls, text: str, *, source: str = HELMIGNORE, defaults: bool = True) -> "Rules":
+    def parse(cls, text: str, *, source: str = HELMIGNORE, defaults: bool = True) -> Rules:
         rules: list[_Rule] = []
         lines = text.lstrip("\ufeff").splitlines()
         for number, text_line in enumerate(lines, start=1):

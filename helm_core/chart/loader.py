@@ -8,13 +8,13 @@ templates, subcharts under ``charts/`` (folders or archives; names starting with
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
-from helm_core.golib import goyaml
 from helm_core.chart import archive, chartfile, folder, model
 from helm_core.errors import ArchiveError, ChartError, ValuesError
-from helm_core.golib import gostrconv
+from helm_core.golib import gostrconv, goyaml
 
 _UTF8_BOM = b"\xef\xbb\xbf"
 SCHEMA_FILES = ("values.schema.json", "values.schema.yaml")
@@ -156,7 +156,7 @@ def _json_schema_problem(data: bytes) -> str | None:
     return "unexpected EOF" if problem == "unexpected end of JSON input" else problem
 
 
-def _load_schema(data: bytes, source: str) -> dict:
+def _load_schema(data: bytes, source: str) -> dict[str, Any]:
     import json  # only charts with a schema need it
 
     try:

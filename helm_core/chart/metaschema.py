@@ -24,10 +24,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urldefrag, urlsplit
 
-from helm_core.golib import goregexp
-
-from helm_core.support import memo
 from helm_core.chart import jsonschema_go, verdict
+from helm_core.golib import goregexp
+from helm_core.support import memo
 
 #: Folders of jsonschema-specifications' ``schemas/`` for the drafts compiled here.
 _FOLDERS = {verdict.DRAFT_2020_12: "draft202012", verdict.DRAFT_7: "draft7"}

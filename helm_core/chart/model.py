@@ -129,8 +129,8 @@ class Chart:
     templates: list[File] = field(default_factory=list)
     files: list[File] = field(default_factory=list)
     lock: Lock | None = None
-    dependencies: list["Chart"] = field(default_factory=list)
-    parent: "Chart | None" = field(default=None, repr=False, compare=False)
+    dependencies: list[Chart] = field(default_factory=list)
+    parent: Chart | None = field(default=None, repr=False, compare=False)
 
     @property
     def name(self) -> str:
@@ -150,7 +150,7 @@ class Chart:
         see :func:`all_crd_files`)."""
         return [f for f in self.files if f.name.startswith("crds/")]
 
-    def add_dependency(self, sub: "Chart") -> None:
+    def add_dependency(self, sub: Chart) -> None:
         sub.parent = self
         self.dependencies.append(sub)
 

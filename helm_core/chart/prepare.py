@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from helm_core.chart import dependencies, model, schema, values as chart_values
+from helm_core.chart import dependencies, model, schema
+from helm_core.chart import values as chart_values
 from helm_core.errors import ChartError
 from helm_core.support.records import record
 

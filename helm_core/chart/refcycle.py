@@ -36,7 +36,7 @@ class _Scope(NamedTuple):
     location: str  # the schema's JSON pointer in the document
     keywords: str  # Helm's keyword location: how validation got there from the root
     value_id: int  # the walk step that entered the value: a new one per value descended into
-    parent: "_Scope | None"
+    parent: _Scope | None
 
 
 def find(schema: Any, values: Any) -> Cycle | None:

@@ -24,11 +24,10 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from helm_core.golib import goregexp
-
-from helm_core.support import memo
 from helm_core.chart import model
 from helm_core.errors import SchemaError
+from helm_core.golib import goregexp
+from helm_core.support import memo
 
 if TYPE_CHECKING:
     from helm_core.chart import verdict
@@ -45,7 +44,8 @@ VALIDATOR_CACHE_SIZE = 128
 def _no_remote(uri: str) -> Any:
     import referencing.exceptions
 
-    raise referencing.exceptions.NoSuchResource(ref=uri)
+    # referencing's attrs classes (its own `frozen` wrapper) are beyond mypy's attrs plugin.
+    raise referencing.exceptions.NoSuchResource(ref=uri)  # type: ignore[call-arg]
 
 
 def _pointer(path: Any) -> str:
@@ -71,7 +71,8 @@ def _code_digest() -> str:
     from helm_core.chart import jsonschema_go, metaschema, verdict
 
     folder = memo.package_folder("jsonschema") or Path(__file__).parent
-    regexp_code = [Path(goregexp.__file__), Path(goregexp.__file__).with_name("syntax.py"), jsonschema_go.__file__]
+    regexp_code = [Path(goregexp.__file__), Path(goregexp.__file__).with_name("syntax.py"),
+                   Path(jsonschema_go.__file__)]
 
     jsonschema_code = [folder / name for name in ("validators.py", "_keywords.py", "_legacy_keywords.py",
                                                   "_utils.py", "_types.py", "_format.py")]
@@ -131,7 +132,7 @@ def _compiled(digest: str, text: str) -> Any:
 
         metaschema.check_schema(cls, schema)
         _remember_valid(digest)
-    return cls(schema, registry=referencing.Registry(retrieve=_no_remote))
+    return cls(schema, registry=referencing.Registry(retrieve=_no_remote))  # type: ignore[call-arg]
 
 
 def _pass_key(text: str, values: dict[str, Any]) -> str:
@@ -229,7 +230,8 @@ def validate(chart: model.Chart, values: dict[str, Any]) -> None:
     report: list[str] = []
     _collect(chart, values, report)
     if report:
-        raise SchemaError(HEADER + "\n" + "\n".join(report), violations=[l for l in report if l.startswith("- ")])
+        raise SchemaError(HEADER + "\n" + "\n".join(report),
+                          violations=[line for line in report if line.startswith("- ")])
 
 
 def _collect(chart: model.Chart, values: dict[str, Any], report: list[str]) -> None:

@@ -30,9 +30,8 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from helm_core.errors import ValuesError
-from helm_core.golib import gojson
+from helm_core.golib import gojson, gostrconv
 from helm_core.golib.gojson import copy_tree
-from helm_core.golib import gostrconv
 from helm_core.golib.gotypes import Int64
 
 #: Largest list index Helm accepts (``strvals.MaxIndex``).
@@ -354,7 +353,7 @@ def _json_decoder() -> Any:
                             parse_constant=_json_constant)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _special_chars(stops: frozenset[str], escapes: bool) -> re.Pattern[str]:
     """A pattern finding the next stop (or backslash, when escapes apply)."""
     chars = "".join(sorted(stops)) + ("\\" if escapes else "")
@@ -420,7 +419,7 @@ def _fold_equal(text: str, word: str) -> bool:
     """Go's ``strings.EqualFold`` against an ASCII lower-case word (ſ folds to s)."""
     if len(text) != len(word):
         return False
-    for ch, want in zip(text, word):
+    for ch, want in zip(text, word, strict=True):
         if ch.lower() != want and not (ch == "\u017f" and want == "s"):
             return False
     return True

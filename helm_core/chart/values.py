@@ -26,12 +26,12 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from helm_core.support import records
 from helm_core.chart import model, strvals
+from helm_core.errors import ValuesError
+from helm_core.golib import gostrconv
 from helm_core.golib.gojson import copy_tree
 from helm_core.gotemplate import gofmt
-from helm_core.golib import gostrconv
-from helm_core.errors import ValuesError
+from helm_core.support import records
 
 #: The values key that is passed down to every subchart.
 GLOBAL_KEY = "global"

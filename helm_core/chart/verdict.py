@@ -19,6 +19,7 @@ from typing import Any
 from urllib.parse import unquote, urldefrag, urljoin
 
 from helm_core.golib import goregexp
+
 Check = Callable[[Any], bool]
 #: A format assertion: (format name) -> check of a string instance, or None when unknown.
 FormatChecks = Callable[[str], Callable[[str], bool] | None]
@@ -107,10 +108,10 @@ def same(one: Any, two: Any) -> bool:
     if type(one) is bool or type(two) is bool:
         return one is two
     if type(one) is list and type(two) is list:
-        return len(one) == len(two) and all(same(a, b) for a, b in zip(one, two))
+        return len(one) == len(two) and all(same(a, b) for a, b in zip(one, two, strict=True))
     if type(one) is dict and type(two) is dict:
         return len(one) == len(two) and all(k in two and same(v, two[k]) for k, v in one.items())
-    return one == two
+    return bool(one == two)
 
 
 def _unique(items: list[Any]) -> bool:
@@ -147,6 +148,16 @@ def _all(checks: list[Check]) -> Check:
                 return False
         return True
     return every
+
+
+def _needs_names(name: str, needed: tuple[str, ...]) -> Check:
+    """``dependencies`` with a list: when ``name`` is there, so are all of ``needed``."""
+    return lambda instance: name not in instance or all(n in instance for n in needed)
+
+
+def _needs_schema(name: str, sub: Check) -> Check:
+    """``dependencies`` with a schema: when ``name`` is there, the object passes ``sub``."""
+    return lambda instance: name not in instance or sub(instance)
 
 
 class Compiler:
@@ -186,10 +197,10 @@ class Compiler:
         if not root and _resource(node):
             raise Undecided("a subschema with its own id or anchor")
         key = (id(node), base, scope)
-        cell = self._done.get(key)
-        if cell is not None:  # compiled, or being compiled further up (a cycle)
-            return cell[0] if cell else (lambda instance: cell[0](instance))
-        cell = []
+        done = self._done.get(key)
+        if done is not None:  # compiled, or being compiled further up (a cycle)
+            return done[0] if done else (lambda instance: done[0](instance))
+        cell: list[Check] = []
         self._done[key] = cell
         if "$schema" in node and not root:
             raise Undecided("a subschema with its own $schema")
@@ -250,7 +261,8 @@ class Compiler:
         method = getattr(self, "_k_" + keyword.lstrip("$"), None)
         if method is None:
             raise Undecided(f"keyword {keyword!r}")
-        return method(value, node, base, scope)
+        check: Check = method(value, node, base, scope)
+        return check
 
     def _subschemas(self, value: Any, base: str, scope: tuple[str, ...]) -> list[Check]:
         if type(value) is not list:
@@ -336,7 +348,7 @@ class Compiler:
 
     def _k_prefixItems(self, value: Any, node: Any, base: str, scope: tuple[str, ...]) -> Check:
         subs = tuple(self._subschemas(value, base, scope))
-        return lambda instance: type(instance) is not list or all(s(i) for s, i in zip(subs, instance))
+        return lambda instance: type(instance) is not list or all(s(i) for s, i in zip(subs, instance, strict=False))
 
     def _k_items(self, value: Any, node: Any, base: str, scope: tuple[str, ...]) -> Check:
         if type(value) is list:
@@ -378,11 +390,9 @@ class Compiler:
         checks: list[Check] = []
         for name, dependency in value.items():
             if type(dependency) is list:
-                needed = tuple(dependency)
-                checks.append(lambda i, name=name, needed=needed: name not in i or all(n in i for n in needed))
+                checks.append(_needs_names(name, tuple(dependency)))
             else:
-                sub = self._subschema(dependency, base, scope)
-                checks.append(lambda i, name=name, sub=sub: name not in i or sub(i))
+                checks.append(_needs_schema(name, self._subschema(dependency, base, scope)))
         every = _all(checks)
         return lambda instance: type(instance) is not dict or every(instance)
 
@@ -437,7 +447,7 @@ class Compiler:
             try:
                 if type(value) is float:
                     quotient = instance / value
-                    return int(quotient) == quotient
+                    return bool(int(quotient) == quotient)
                 return not instance % value
             except OverflowError:
                 raise Undecided("multipleOf overflows") from None

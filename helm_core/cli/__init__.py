@@ -9,17 +9,37 @@ import argparse
 import gc
 import os
 import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
-from helm_core.support import cachedirs, memo
-from helm_core.errors import HelmError
-from helm_core.cli.naming import add_name_flags, release_name_and_chart  # noqa: F401 - re-exported
 from helm_core.cli.common import (  # shared with the command modules
-    add_limit_flags as _add_limit_flags, add_lua_flags as _add_lua_flags,
-    add_values_flags as _add_values_flags, lua_log as _lua_log, lua_options as _lua_options,
+    add_limit_flags as _add_limit_flags,
+)
+from helm_core.cli.common import (
+    add_lua_flags as _add_lua_flags,
+)
+from helm_core.cli.common import (
+    add_post_render_flag as _add_post_render_flag,
+)
+from helm_core.cli.common import (
+    add_values_flags as _add_values_flags,
+)
+from helm_core.cli.common import (
+    lua_log as _lua_log,
+)
+from helm_core.cli.common import (
+    lua_options as _lua_options,
+)
+from helm_core.cli.common import (
+    post_render_options as _post_render_options,
+)
+from helm_core.cli.common import (
     values as _values,
 )
+from helm_core.cli.naming import add_name_flags, release_name_and_chart  # noqa: F401 - re-exported
+from helm_core.errors import HelmError
+from helm_core.support import cachedirs, memo
 
 if TYPE_CHECKING:
     from helm_core.action import template as template_action
@@ -29,7 +49,7 @@ if TYPE_CHECKING:
 # load the template engine.
 
 
-def _template_options(args: argparse.Namespace, name: str, chart: Any) -> "template_action.TemplateOptions":
+def _template_options(args: argparse.Namespace, name: str, chart: Any) -> template_action.TemplateOptions:
     from helm_core.action import template as template_action
 
     _check_kube_version(args.kube_version)
@@ -48,6 +68,7 @@ def _template_options(args: argparse.Namespace, name: str, chart: Any) -> "templ
         strict=args.strict,
         is_upgrade=args.is_upgrade,
         lua=_lua_options(args, chart),
+        post_render=_post_render_options(args),
     )
 
 
@@ -233,6 +254,7 @@ def _add_template(sub: Any) -> None:
     t.add_argument("--output-dir", help="write files into this folder instead of stdout")
     t.add_argument("--strict", action="store_true", help="fail on missing values")
     t.add_argument("--is-upgrade", action="store_true", help="set .Release.IsUpgrade")
+    _add_post_render_flag(t)
     _add_values_flags(t)
     _add_lua_flags(t)
     _add_limit_flags(t)
@@ -284,7 +306,8 @@ def _terminal_columns() -> int:
     except (KeyError, ValueError):
         pass
     try:
-        return os.get_terminal_size(sys.__stdout__.fileno()).columns or 80
+        stdout = sys.__stdout__
+        return (os.get_terminal_size(stdout.fileno()).columns or 80) if stdout is not None else 80
     except (AttributeError, ValueError, OSError):
         return 80
 
@@ -339,7 +362,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         if command is None or command == name:
             add(sub)
     if command not in LOCAL_COMMANDS:
-        from helm_core.cli import helmcmds, release as cli_release, sources as cli_sources
+        from helm_core.cli import helmcmds
+        from helm_core.cli import release as cli_release
+        from helm_core.cli import sources as cli_sources
         cli_sources.register(sub)
         cli_release.register(sub)
         helmcmds.register(sub)

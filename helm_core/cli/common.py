@@ -33,7 +33,7 @@ def add_values_flags(p: argparse.ArgumentParser) -> None:
                    help="set a value to a literal string (no parsing)")
 
 
-def values(args: argparse.Namespace) -> dict:
+def values(args: argparse.Namespace) -> dict[str, Any]:
     from helm_core.action import values_options
 
     return values_options.merge(values_options.ValuesOptions(
@@ -58,7 +58,7 @@ def add_limit_flags(p: argparse.ArgumentParser) -> None:
     cli_limits.add_flags(p)
 
 
-def lua_options(args: argparse.Namespace, chart: Any) -> "template_action.LuaOptions":
+def lua_options(args: argparse.Namespace, chart: Any) -> template_action.LuaOptions:
     from helm_core import lua
     from helm_core.action import template as template_action
 
@@ -105,3 +105,28 @@ def credentials(args: argparse.Namespace) -> "sources.Credentials":
         ca_pem=read_file(args.ca_file), cert_pem=read_file(args.cert_file), key_pem=read_file(args.key_file),
         insecure_skip_verify=args.insecure_skip_tls_verify, pass_credentials=args.pass_credentials,
     )
+
+
+def post_render_options(args: argparse.Namespace) -> Any:
+    """``--post-renderers FILE``: ``postRenderers`` and ``commonMetadata`` as a HelmRequest's
+    spec (Flux's shapes) holds them."""
+    from pathlib import Path
+
+    from helm_core.engine import postrender
+    from helm_core.errors import PatchError
+    from helm_core.golib import goyaml
+    if not getattr(args, "post_renderers", None):
+        return postrender.NONE
+    try:
+        spec = goyaml.load(Path(args.post_renderers).read_text(), source=args.post_renderers) or {}
+    except (OSError, ValueError) as exc:
+        raise PatchError(f"--post-renderers {args.post_renderers}: {exc}") from None
+    if not isinstance(spec, dict) or set(spec) - {"postRenderers", "commonMetadata"}:
+        raise PatchError(f"--post-renderers {args.post_renderers}: expected a map with postRenderers "
+                         f"and/or commonMetadata")
+    return postrender.from_spec(spec.get("postRenderers"), spec.get("commonMetadata"))
+
+
+def add_post_render_flag(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--post-renderers", metavar="FILE",
+                   help="YAML with postRenderers and/or commonMetadata (Flux's shapes) applied after render")

@@ -16,14 +16,14 @@
 from __future__ import annotations
 
 import argparse
-import os
 import contextlib
+import os
 import resource
 import threading
-from typing import Iterator
+from collections.abc import Iterator
 
-from helm_core.support import limits as limits_mod
 from helm_core.gotemplate import budget
+from helm_core.support import limits as limits_mod
 from helm_core.support.limits import DEFAULT_LIMITS, RenderLimits, describe_bytes, parse_bytes
 
 #: Seconds the watchdog gives the runtime checks to stop a render cleanly.
@@ -95,7 +95,7 @@ def _address_space_limited(memory_bytes: int) -> Iterator[None]:
     if ceiling is not None and hard != resource.RLIM_INFINITY:
         ceiling = min(ceiling, hard)
     lowered = ceiling is not None and (soft == resource.RLIM_INFINITY or ceiling < soft)
-    if lowered:
+    if lowered and ceiling is not None:
         resource.setrlimit(resource.RLIMIT_AS, (ceiling, hard))
     try:
         yield

@@ -19,9 +19,7 @@ import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
-
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from helm_core.errors import HelmError
 
@@ -55,7 +53,7 @@ def table(rows: Sequence[Sequence[str]], *, max_width: int = 0) -> str:
         return cell[:max_width - 3] + "..." if max_width and len(cell) > max_width else cell
     cells = [[fit(c) for c in row] for row in rows]
     widths = [max(len(row[i]) for row in cells) for i in range(len(cells[0]))] if cells else []
-    return "\n".join("\t".join(c.ljust(w) for c, w in zip(row, widths)) for row in cells)
+    return "\n".join("\t".join(c.ljust(w) for c, w in zip(row, widths, strict=False)) for row in cells)
 
 
 def go_time(value: dt.datetime | None) -> str:
@@ -219,7 +217,8 @@ def cmd_install(args: argparse.Namespace) -> int:
         dry_run=args.dry_run, wait=args.wait, timeout_s=_timeout(args), atomic=args.atomic,
         create_namespace=args.create_namespace, take_ownership=args.take_ownership,
         replace=args.replace, no_hooks=args.no_hooks, description=args.description,
-        lua=common.lua_options(args, chart)))
+        lua=common.lua_options(args, chart), post_render=common.post_render_options(args),
+        **({"crds": args.crds} if args.crds else {})))
     _print_release(result, args.output, cfg)
     return 0
 
@@ -240,8 +239,10 @@ def cmd_upgrade(args: argparse.Namespace) -> int:
         atomic=args.atomic, reuse_values=args.reuse_values, reset_values=args.reset_values,
         reset_then_reuse_values=args.reset_then_reuse_values,
         create_namespace=args.create_namespace, take_ownership=args.take_ownership,
-        no_hooks=args.no_hooks, description=args.description, max_history=upgrade.DEFAULT_MAX_HISTORY if args.history_max is None else args.history_max,
-        lua=common.lua_options(args, chart)))
+        no_hooks=args.no_hooks, description=args.description,
+        max_history=upgrade.DEFAULT_MAX_HISTORY if args.history_max is None else args.history_max,
+        lua=common.lua_options(args, chart), post_render=common.post_render_options(args),
+        **({"crds": args.crds} if args.crds else {})))
     if result.status is rel.Status.DEPLOYED and result.description != "Install complete":
         print(f'Release "{args.name}" has been upgraded. Happy Helming!')
     _print_release(result, args.output, cfg)
@@ -403,6 +404,9 @@ def _install_like(p: argparse.ArgumentParser) -> None:
     p.add_argument("--take-ownership", action="store_true",
                    help="adopt existing objects whatever release owns them")
     p.add_argument("--description", default="", help="a custom description")
+    common.add_post_render_flag(p)
+    p.add_argument("--crds", choices=["Skip", "Create", "CreateReplace"],
+                   help="the chart's crds/ (default: Create on install, Skip on upgrade)")
     common.add_values_flags(p)
     common.add_lua_flags(p)
     common.add_limit_flags(p)

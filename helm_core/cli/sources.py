@@ -11,9 +11,7 @@ import argparse
 import datetime
 import os
 from pathlib import Path
-from typing import Any
-
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from helm_core.cli import common
 from helm_core.errors import HelmError, SourceError
@@ -89,7 +87,8 @@ def cmd_push(args: argparse.Namespace) -> int:
     remote = oci.Reference.parse(args.remote.rstrip("/"))
     if remote.tag or remote.digest:
         raise SourceError(f"{args.remote}: give the repository without a tag (the chart version is the tag)")
-    ref = oci.Reference(remote.registry, f"{remote.repository}/{meta['name']}", oci.version_to_tag(str(meta["version"])))
+    ref = oci.Reference(remote.registry, f"{remote.repository}/{meta['name']}",
+                        oci.version_to_tag(str(meta["version"])))
     with oci.Registry(ref.registry, credentials=_credentials(args), cache=_cache(args),
                       plain_http=args.plain_http) as registry:
         digest = registry.push(ref, data, meta, annotations=_annotations(meta))
@@ -103,7 +102,7 @@ def _annotations(meta: dict[str, Any]) -> dict[str, str]:
     out = {f"org.opencontainers.image.{k}": str(meta[f]) for k, f in
            (("description", "description"), ("title", "name"), ("version", "version"), ("url", "home"))
            if meta.get(f)}
-    out["org.opencontainers.image.created"] = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    out["org.opencontainers.image.created"] = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     if meta.get("sources"):
         out["org.opencontainers.image.source"] = str(meta["sources"][0])
     for key, value in (meta.get("annotations") or {}).items():

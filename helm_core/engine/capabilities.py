@@ -13,11 +13,11 @@ Why: charts branch on these (``semverCompare ">=1.19" .Capabilities.KubeVersion.
 from __future__ import annotations
 
 import re
-from typing import Any, ClassVar, Iterable
+from collections.abc import Iterable
+from typing import Any, ClassVar
 
-from helm_core.golib import gojson
 from helm_core.chart import model
-from helm_core.golib import gotypes
+from helm_core.golib import gojson, gotypes
 from helm_core.support.records import field, record
 
 DEFAULT_KUBE_VERSION = "v1.37.0"
@@ -65,11 +65,11 @@ class KubeVersion(gotypes.GoObject):
         self.Minor = minor
 
     @classmethod
-    def parse(cls, text: str) -> "KubeVersion":
+    def parse(cls, text: str) -> KubeVersion:
         """``chartutil.ParseKubeVersion`` (k8s ``ParseGeneric``: ``1.30``, ``v1.30.2``)."""
         m = _GENERIC_VERSION.match(text)
         parts = m.group(1).split(".") if m else []
-        if not m or len(parts) < 2 or (m.group(2) and not m.group(2)[0] in "-+"):
+        if not m or len(parts) < 2 or (m.group(2) and m.group(2)[0] not in "-+"):
             raise ValueError(f'could not parse "{text}" as version')
         nums = [int(p) for p in parts] + [0] * (3 - len(parts))
         return cls("v" + ".".join(str(n) for n in nums[:3]) + m.group(2), str(nums[0]), str(nums[1]))

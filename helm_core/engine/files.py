@@ -22,10 +22,10 @@ from __future__ import annotations
 import base64
 import functools
 import posixpath
-from typing import Any, ClassVar, Iterable
+from collections.abc import Iterable
+from typing import Any, ClassVar
 
-from helm_core.golib import goregexp, goyaml
-from helm_core.golib import gotypes
+from helm_core.golib import goregexp, gotypes, goyaml
 
 #: The separator gobwas/glob is compiled with by Helm.
 GLOB_SEPARATOR = "/"
@@ -165,7 +165,7 @@ class Files(dict, gotypes.GoObject):  # type: ignore[type-arg]
     )
 
     @classmethod
-    def from_chart_files(cls, files: Iterable[Any]) -> "Files":
+    def from_chart_files(cls, files: Iterable[Any]) -> Files:
         """From the chart model's ``File`` objects (``name``, ``data``)."""
         return cls({f.name: f.data for f in files})
 
@@ -189,7 +189,7 @@ class Files(dict, gotypes.GoObject):  # type: ignore[type-arg]
         return bytes_to_text(self.GetBytes(name))
 
     @gotypes.signature("string")
-    def Glob(self, pattern: str) -> "Files":  # noqa: N802 - Go method name
+    def Glob(self, pattern: str) -> Files:  # noqa: N802 - Go method name
         """The files whose path matches a gobwas/glob pattern."""
         glob = compile_glob(pattern)
         return Files({k: v for k, v in self.items() if glob.match_string(k)})

@@ -12,13 +12,12 @@ from __future__ import annotations
 
 import datetime
 import math
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
-from helm_core.golib import gojson, goyaml
-from helm_core.gotemplate import environment, gofmt, runtime
-from helm_core.golib import gotypes
-from helm_core.golib import gotime
+from helm_core.golib import gojson, gotime, gotypes, goyaml
 from helm_core.golib.gotypes import FuncError, signature
+from helm_core.gotemplate import environment, gofmt, runtime
 from helm_core.support.records import field, record
 
 WARN_START = "HELM_ERR_START"
@@ -290,9 +289,9 @@ def _toml_to_go(value: Any) -> Any:
     if isinstance(value, list):
         return [_toml_to_go(v) for v in value]
     if isinstance(value, datetime.datetime):
-        return value if value.tzinfo is not None else value.replace(tzinfo=datetime.timezone.utc)
+        return value if value.tzinfo is not None else value.replace(tzinfo=datetime.UTC)
     if isinstance(value, datetime.date):
-        return datetime.datetime(value.year, value.month, value.day, tzinfo=datetime.timezone.utc)
+        return datetime.datetime(value.year, value.month, value.day, tzinfo=datetime.UTC)
     if isinstance(value, datetime.time):  # Go's zero date (year 0) cannot be represented
         return value.isoformat()
     return value

@@ -1,4 +1,5 @@
-"""Jinja2, the opt-in template engine (docs/architecture.md, "Template engines"), in a sandbox with size and time limits.
+"""Jinja2, the opt-in template engine (docs/architecture.md, "Template engines"), in a sandbox
+with size and time limits.
 
 A chart opts in per file (``templates/cm.yaml.j2`` renders to the document source ``cm.yaml``)
 or from its Lua ``pre-render`` handler (``engine = "jinja2"``); everything else is Go templates.
@@ -31,7 +32,8 @@ from __future__ import annotations
 
 import math
 import time
-from typing import Any, Callable, Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import jinja2
 import jinja2.exceptions
@@ -40,10 +42,10 @@ from jinja2.visitor import NodeTransformer
 
 from helm_core.engine import engines, helm_funcs
 from helm_core.errors import SourcePos, TemplateError
-from helm_core.support.limits import RenderLimitExceeded
-from helm_core.gotemplate import gofmt
 from helm_core.golib import gotypes
+from helm_core.gotemplate import gofmt
 from helm_core.gotemplate.funcs import crypto, encoding, gohelpers, strings
+from helm_core.support.limits import RenderLimitExceeded
 
 #: The engine name a pre-render handler sets on a template.
 ENGINE = engines.JINJA2
@@ -196,7 +198,8 @@ class _Sandbox(sandbox.ImmutableSandboxedEnvironment):
         """``str.format``/``format_map`` are refused: their width specs build strings of any size."""
         if getattr(value, "__name__", None) in _REFUSED_STR_ATTRIBUTES and isinstance(
                 getattr(value, "__self__", None), str):
-            raise jinja2.exceptions.SecurityError(f"str.{value.__name__} is not allowed; use the '%' operator or |format")
+            raise jinja2.exceptions.SecurityError(
+                f"str.{value.__name__} is not allowed; use the '%' operator or |format")
         return None
 
     def unsafe_undefined(self, obj: Any, attribute: str) -> jinja2.Undefined:

@@ -10,10 +10,11 @@ sorted by path, documents in file order). Uninstall uses the reverse order.
 from __future__ import annotations
 
 import re
-from typing import Any, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any
 
-from helm_core.golib import goyaml
 from helm_core.errors import ManifestError
+from helm_core.golib import goyaml
 from helm_core.support.records import field, record
 
 HOOK_ANNOTATION = "helm.sh/hook"

@@ -31,25 +31,25 @@ import posixpath
 import re
 import threading
 from collections import OrderedDict
-from typing import TYPE_CHECKING, Any, Callable, Mapping
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from helm_core.chart import model
 from helm_core.engine import capabilities as caps_mod
+from helm_core.engine import engines as engine_rules
 from helm_core.engine import files as files_mod
 from helm_core.engine import helm_funcs
-from helm_core.engine import engines as engine_rules
 from helm_core.support.records import field, record
 
 if TYPE_CHECKING:
     from helm_core.engine import jinja
-from helm_core.support import memo
-from helm_core.golib.gojson import copy_tree
 from helm_core.errors import SourcePos, TemplateError
+from helm_core.golib.gojson import copy_tree
 from helm_core.gotemplate import budget as budget_mod
-from helm_core.support import deepstack
 from helm_core.gotemplate import environment, runtime
-from helm_core.support.limits import RenderLimitExceeded, RenderLimits
 from helm_core.gotemplate.funcs import sprig
+from helm_core.support import deepstack, memo
+from helm_core.support.limits import RenderLimitExceeded, RenderLimits
 
 #: How many compiled template sets (one per distinct chart tree) are kept.
 TEMPLATE_CACHE_SIZE = 32
@@ -222,7 +222,7 @@ class _Compiled:
         self.env = environment.Environment(funcs, missingkey="error" if strict else "zero",
                                            memo=memo.active())
         self.tset = self.env.new_set(helm_funcs.ROOT_TEMPLATE_NAME)
-        self.jinja: dict[bool, "jinja.JinjaSet"] = {}
+        self.jinja: dict[bool, jinja.JinjaSet] = {}
         for name in order:
             if templates[name].engine:
                 continue
@@ -234,7 +234,7 @@ class _Compiled:
                 raise TemplateError(message, _position(location)) from None
 
 
-_CACHE: "OrderedDict[tuple[str, bool], _Compiled]" = OrderedDict()
+_CACHE: OrderedDict[tuple[str, bool], _Compiled] = OrderedDict()
 _CACHE_LOCK = threading.Lock()
 
 

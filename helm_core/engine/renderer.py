@@ -17,8 +17,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Protocol
 
-from helm_core.engine import manifests as mf
 from helm_core.chart import loader, model, prepare
+from helm_core.engine import manifests as mf
 from helm_core.engine import render as render_mod
 from helm_core.support.records import record
 

@@ -28,9 +28,8 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from helm_core.errors import ValuesError
-from helm_core.golib import gotypes
-from helm_core.golib import gotime
-from helm_core.golib.gostrconv import format_float  # re-exported: part of this module's API
+from helm_core.golib import gotime, gotypes
+from helm_core.golib.gostrconv import format_float as format_float  # re-exported: part of this module's API
 
 if TYPE_CHECKING:
     import json
@@ -502,9 +501,10 @@ def load_values(value: Any, *, context: str) -> dict[str, Any]:
         raise ValuesError(f"{context}: json: cannot unmarshal {json_kind(value)} into Go value of type "
                           "map[string]interface {}")
     try:
-        return _go_typed(value, 1)
+        typed: dict[str, Any] = _go_typed(value, 1)
     except JSONError as exc:
         raise ValuesError(f"{context}: {exc}") from None
+    return typed
 
 
 def _go_typed(value: Any, depth: int) -> Any:

@@ -96,7 +96,7 @@ def format_duration(ns: int) -> str:
 def format_time(t: datetime.datetime) -> str:
     """``time.Time.String()``: ``2006-01-02 15:04:05.999999999 -0700 MST``."""
     if t.tzinfo is None:
-        t = t.replace(tzinfo=datetime.timezone.utc)
+        t = t.replace(tzinfo=datetime.UTC)
     offset = t.utcoffset() or datetime.timedelta(0)
     total = int(offset.total_seconds())
     sign = "-" if total < 0 else "+"

@@ -12,7 +12,7 @@ import datetime
 import functools
 import re
 
-from helm_core.golib.gotypes import Duration, FuncError
+from helm_core.golib.gotypes import FuncError
 
 RFC3339_NANO = "2006-01-02T15:04:05.999999999Z07:00"
 #: Go's default ``time.Time`` print layout (``%v`` / String()).
@@ -315,7 +315,7 @@ def _parse_nanos(value: str, nbytes: int) -> int:
     digits = value[1:nbytes]
     if not digits.isdigit() or not digits.isascii():
         raise _Bad
-    return int(digits) * 10 ** (10 - nbytes)
+    return int(digits.ljust(9, "0"))  # the fraction in nanoseconds (at most 9 digits)
 
 
 def parse_time(layout: str, value: str, default_zone: datetime.tzinfo) -> datetime.datetime:
@@ -462,11 +462,11 @@ def parse_time(layout: str, value: str, default_zone: datetime.tzinfo) -> dateti
         result = naive.replace(tzinfo=zone)
     elif zone_offset is not None:
         utc = naive - datetime.timedelta(seconds=zone_offset)
-        local = utc.replace(tzinfo=datetime.timezone.utc).astimezone(local_zone())
+        local = utc.replace(tzinfo=datetime.UTC).astimezone(local_zone())
         if _offset_seconds(local) == zone_offset:
             result = local
         else:
-            result = utc.replace(tzinfo=datetime.timezone.utc).astimezone(FixedZone(zone_name, zone_offset))
+            result = utc.replace(tzinfo=datetime.UTC).astimezone(FixedZone(zone_name, zone_offset))
     elif zone_name:
         local = naive.replace(tzinfo=local_zone())
         if local.tzname() == zone_name:
@@ -474,7 +474,7 @@ def parse_time(layout: str, value: str, default_zone: datetime.tzinfo) -> dateti
         else:
             # Go keeps the wall clock as UTC and only labels it (GMT+3 gets a +3h offset).
             offset = int(zone_name[3:]) * 3600 if zone_name.startswith("GMT") and len(zone_name) > 3 else 0
-            result = naive.replace(tzinfo=datetime.timezone.utc).astimezone(FixedZone(zone_name, offset))
+            result = naive.replace(tzinfo=datetime.UTC).astimezone(FixedZone(zone_name, offset))
     else:
         result = naive.replace(tzinfo=default_zone)
     return with_nanos(result, nsec)

@@ -27,7 +27,8 @@ turns a raised :class:`FuncError` into Go's ``error calling NAME: MSG``.
 from __future__ import annotations
 
 import datetime
-from typing import Any, Callable, ClassVar, TypeVar
+from collections.abc import Callable
+from typing import Any, ClassVar, TypeVar
 
 from helm_core.support.records import record
 

@@ -26,13 +26,10 @@ import pickle
 from pathlib import Path
 from typing import Any
 
-from helm_core.golib import gojson
-
-from helm_core.support import memo
 from helm_core.errors import ValuesError
-from helm_core.golib import gostrconv
-
+from helm_core.golib import gojson, gostrconv
 from helm_core.golib.goyaml_rules import INT64_MIN, MAX_DEPTH, SURROGATE, UINT64_MAX
+from helm_core.support import memo
 
 
 def decode(data: bytes | str) -> Any:

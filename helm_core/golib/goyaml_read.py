@@ -12,16 +12,28 @@ import contextlib
 import math
 import re
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, cast
 
 import yaml
 
-from helm_core.golib import gojson
-from helm_core.golib import gostrconv
+from helm_core.golib import gojson, gostrconv
 from helm_core.golib.goyaml_rules import (
-    ALIAS_RATIO_HIGH, ALIAS_RATIO_LOW, INT64_MAX, INT64_MIN, MAX_DEPTH, MIN_ALIASES_CHECKED,
-    MIN_DECODES_CHECKED, TAG_BINARY, TAG_BOOL, TAG_FLOAT, TAG_INT, TAG_MERGE, TAG_NULL, TAG_PLAIN,
-    TAG_TIMESTAMP, resolve,
+    ALIAS_RATIO_HIGH,
+    ALIAS_RATIO_LOW,
+    INT64_MAX,
+    INT64_MIN,
+    MAX_DEPTH,
+    MIN_ALIASES_CHECKED,
+    MIN_DECODES_CHECKED,
+    TAG_BINARY,
+    TAG_BOOL,
+    TAG_FLOAT,
+    TAG_INT,
+    TAG_MERGE,
+    TAG_NULL,
+    TAG_PLAIN,
+    TAG_TIMESTAMP,
+    resolve,
 )
 
 #: libyaml's parser when present: the C code yaml.v2 was ported from, and faster.
@@ -102,7 +114,7 @@ class _Builder:
             return self.scalar(node)
         if key in self.building:
             raise _SelfReference()
-        flow = bool(node.flow_style)
+        flow = bool(cast(yaml.CollectionNode, node).flow_style)  # not a scalar: a collection
         self.flow_depth += flow
         self.block_depth += not flow
         if self.flow_depth > MAX_DEPTH or self.block_depth > MAX_DEPTH:
@@ -130,7 +142,7 @@ class _Builder:
                 return base64.b64decode(node.value.encode("ascii", "replace"), validate=False).decode(
                     "utf-8", "surrogateescape")
             except (ValueError, binascii.Error):
-                raise ValueError(f"yaml: !!binary value contains invalid base64 data") from None
+                raise ValueError("yaml: !!binary value contains invalid base64 data") from None
         if tag == TAG_PLAIN:
             rtag, value = resolve(node.value)
             return node.value if rtag in (TAG_TIMESTAMP, TAG_MERGE) else value

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import base64
 import functools
-import math
 import re
 from collections.abc import Callable
 from typing import Any
@@ -36,6 +35,7 @@ import yaml
 
 from helm_core.golib import gojson
 from helm_core.golib import goyaml_rules as rules
+
 _BASE60_FLOAT = re.compile(r"^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$")
 #: libyaml's emitter (the C code yaml.v2 was ported from) when PyYAML has it.
 _Dumper: Any = getattr(yaml, "CDumper", yaml.Dumper)
@@ -212,7 +212,7 @@ def _finish(text: str, boms: list[str]) -> str:
     # libyaml 0.2.5 closes an open-ended document (after a `|+` block) with "..."; yaml.v2 does not.
     if text.endswith("...\n") and text[-5:-4] in ("\n", "\u2028", "\u2029"):
         text = text[:-4]
-    for original, token in zip(boms[::2], boms[1::2]):
+    for original, token in zip(boms[::2], boms[1::2], strict=False):
         text = text.replace(token, _escape_all(original), 1)
     if _END_MARK in text:
         text = _END_MARK_RE.sub("", text)

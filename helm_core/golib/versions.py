@@ -23,11 +23,11 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Callable
+from collections.abc import Callable
 
 from helm_core import errors
-
 from helm_core.support import records
+
 #: Longest version string accepted, in UTF-8 bytes (Masterminds ``MaxVersionLen``).
 MAX_VERSION_LEN = 256
 #: Longest constraint string accepted, in UTF-8 bytes (``MaxConstraintLen``).

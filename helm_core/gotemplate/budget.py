@@ -18,9 +18,10 @@ import contextlib
 import contextvars
 import threading
 import time
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
-from helm_core.support.limits import RenderLimits, RenderLimitExceeded, describe_bytes
+from helm_core.support.limits import RenderLimitExceeded, RenderLimits, describe_bytes
 
 #: Bytes a list slot counts for in :meth:`Budget.check_result` (a pointer on 64-bit CPython).
 LIST_ITEM_BYTES = 8

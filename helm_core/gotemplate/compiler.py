@@ -13,9 +13,11 @@ and whether it is boxed):
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Optional
+from collections.abc import Callable
+from typing import Any, Literal, Optional, overload
 
-from helm_core.gotemplate import gcpause, nodes as n
+from helm_core.gotemplate import gcpause
+from helm_core.gotemplate import nodes as n
 from helm_core.gotemplate import runtime as rt
 
 Run = Callable[[rt.State, Any, bool], None]
@@ -99,6 +101,10 @@ def _list(lst: n.ListNode) -> Run:
     return run_list
 
 
+@overload
+def _branch(node: n.BranchNode, *, else_part: Literal[False]) -> Run: ...
+@overload
+def _branch(node: n.BranchNode, *, else_part: bool) -> Optional[Run]: ...
 def _branch(node: n.BranchNode, *, else_part: bool) -> Optional[Run]:
     """A body of an if/with/range, compiled (and, from the memo, unpickled) the first time it runs.
 

@@ -34,8 +34,9 @@ import pickle
 import sys
 import threading
 from collections import OrderedDict
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Literal, Mapping, Optional
+from typing import TYPE_CHECKING, Any, Literal, Optional
 
 from helm_core.gotemplate import budget, compiler, gcpause, gofmt, nodes, parser, runtime
 from helm_core.gotemplate.funcs import builtins
@@ -56,12 +57,12 @@ _PARSER_MODULES = ("lexer.py", "parser.py", "nodes.py", "literals.py")
 #: Python frames needed by deeply nested templates and includes; raised once if lower.
 RECURSION_LIMIT = 20000
 
-_CURRENT: contextvars.ContextVar[Optional["TemplateSet"]] = contextvars.ContextVar(
+_CURRENT: contextvars.ContextVar[Optional[TemplateSet]] = contextvars.ContextVar(
     "helm_core_gotemplate_current_set", default=None
 )
 
 
-def current_set() -> Optional["TemplateSet"]:
+def current_set() -> Optional[TemplateSet]:
     """The template set executing right now (for functions like Helm's ``include``)."""
     return _CURRENT.get()
 
@@ -89,7 +90,7 @@ class Environment:
 
     def __init__(
         self, funcs: Mapping[str, Callable[..., Any]] | None = None, *, missingkey: MissingKey = "zero",
-        memo: "DiskMemo | None" = None,
+        memo: DiskMemo | None = None,
     ) -> None:
         if missingkey not in ("zero", "error", "default"):
             raise ValueError(f"unsupported missingkey {missingkey!r}")
@@ -102,7 +103,7 @@ class Environment:
         self._cache: OrderedDict[tuple[str, str, frozenset[str]], dict[str, nodes.Tree | StoredTree]] = OrderedDict()
         self._lock = threading.Lock()
 
-    def new_set(self, name: str = "gotpl", *, missingkey: Optional[MissingKey] = None) -> "TemplateSet":
+    def new_set(self, name: str = "gotpl", *, missingkey: Optional[MissingKey] = None) -> TemplateSet:
         """An empty set; ``name`` is the root name Go prints in "no template" errors.
 
         ``missingkey`` overrides the environment's option for this set (and its clones).
@@ -249,7 +250,7 @@ class TemplateSet:
         check_funcs(funcs)
         self._set_funcs({**self._own_funcs, **funcs})
 
-    def parse(self, name: str, text: str, *, extra_names: Iterable[str] = ()) -> "ParsedBody":
+    def parse(self, name: str, text: str, *, extra_names: Iterable[str] = ()) -> ParsedBody:
         """Parse ``text`` as template ``name`` and add it and its defines to the set.
 
         Returns the body parsed for ``name``: what Go's ``t.New(name).Parse(text)`` then
@@ -265,7 +266,7 @@ class TemplateSet:
             self._trees[tname] = tree
         return ParsedBody(name, trees[name])
 
-    def clone(self) -> "TemplateSet":
+    def clone(self) -> TemplateSet:
         """A copy sharing the (immutable) trees; later parses into either do not affect the other."""
         return TemplateSet(
             self.env, self.name, dict(self._trees), dict(self._own_funcs), missingkey=self.missingkey
@@ -282,7 +283,7 @@ class TemplateSet:
     def tree(self, name: str) -> Optional[nodes.Tree]:
         tree = self._trees.get(name)
         if tree.__class__ is StoredTree:
-            tree = self._trees[name] = tree.load()  # type: ignore[union-attr]
+            tree = self._trees[name] = tree.load()
         return tree  # type: ignore[return-value]
 
     def lookup_compiled(self, name: str) -> Optional[compiler.Run]:
@@ -290,7 +291,7 @@ class TemplateSet:
         return compiler.compile_tree(tree) if tree is not None else None
 
     # -- execution ----------------------------------------------------------
-    def execute(self, name: str, data: Any, *, body: Optional["ParsedBody"] = None) -> str:
+    def execute(self, name: str, data: Any, *, body: Optional[ParsedBody] = None) -> str:
         """Run template ``name`` with dot = ``data``; returns the output.
 
         With ``body`` (what :meth:`parse` returned) that very body runs under its name, as

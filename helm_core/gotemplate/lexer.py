@@ -22,7 +22,8 @@ from __future__ import annotations
 import enum
 import functools
 import re
-from typing import Callable, NamedTuple, Optional
+from collections.abc import Callable
+from typing import NamedTuple, Optional
 
 from helm_core.golib import gostrconv
 
@@ -307,7 +308,8 @@ class _Lexer:
         text = self.text
         while True:
             pos = self.pos
-            if text.startswith(RIGHT_DELIM, pos) or (_has_right_trim(text, pos) and text.startswith(RIGHT_DELIM, pos + 2)):
+            if text.startswith(RIGHT_DELIM, pos) or (
+                    _has_right_trim(text, pos) and text.startswith(RIGHT_DELIM, pos + 2)):
                 if self.paren_depth == 0:
                     return self.lex_right_delim
                 self.error("unclosed left paren")
@@ -400,7 +402,9 @@ class _Lexer:
         pos, line = self.text_and_open(commit, x, self.line_at(commit))
         depth = 0
         stream, stream_run = _stream_patterns()
-        stop = stream_run.match(text, pos).end()
+        run = stream_run.match(text, pos)
+        assert run is not None  # a run of zero tokens matches anywhere
+        stop = run.end()
         # The run's tokens are findall's first matches, if findall sees far enough: a
         # truncated "-}}" would let a space run take the space the run left before it
         # (ending one past ``stop``), so the window reaches 4 characters past ``stop``.

@@ -10,7 +10,8 @@ import copyreg
 import io
 import pickle
 import threading
-from typing import Any, Callable, Optional, Union
+from collections.abc import Callable
+from typing import Any, Optional, Union
 
 from helm_core.gotemplate import gofmt
 from helm_core.support.records import record
@@ -28,7 +29,7 @@ class Tree:
     name: str
     parse_name: str
     text: str
-    root: Optional["ListNode"] = None
+    root: Optional[ListNode] = None
     #: The compiled form, filled once by the compiler and shared by every set holding the tree.
     compiled: Optional[Callable[..., None]] = None
 
@@ -375,10 +376,10 @@ def dump_tree(tree: Tree) -> bytes:
     """``tree`` pickled without where it was parsed from: the file's name and text (shared by
     the file's trees, and the same text may be parsed under another name)."""
     def reduce_tree(t: Tree) -> Any:
-        state = dict(t.__getstate__(), text="", parse_name="")  # type: ignore[attr-defined]
+        state = dict(t.__getstate__(), text="", parse_name="")
         if t.name == t.parse_name:
             state["name"] = None  # the file's own tree is named after the file
-        return copyreg.__newobj__, (Tree,), state
+        return copyreg.__newobj__, (Tree,), state  # type: ignore[attr-defined]  # not in typeshed
 
     return _pickle(tree, reduce_tree)
 

@@ -7,7 +7,8 @@ variables, misplaced ``break``/``continue``/``else``/``end``, unexpected tokens.
 """
 from __future__ import annotations
 
-from typing import Callable, Optional
+from collections.abc import Callable
+from typing import Optional
 
 from helm_core.errors import SourcePos, TemplateError
 from helm_core.gotemplate import gofmt, lexer, literals
@@ -484,7 +485,7 @@ class _Parser:
             return literals.unquote(s)
         except ValueError:
             self.errorf("invalid syntax")
-            raise AssertionError("unreachable")
+            raise AssertionError("unreachable") from None
 
 
 # Item types as module constants: reading a member off an Enum class costs ~10x more.

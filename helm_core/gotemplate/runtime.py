@@ -15,12 +15,13 @@ which hold Go's rules:
 from __future__ import annotations
 
 import datetime
-from typing import Any, Callable, Iterable, Optional
+from collections.abc import Callable, Iterable
+from typing import Any, Optional
 
 from helm_core.errors import SourcePos, TemplateError
+from helm_core.golib import gotypes
 from helm_core.gotemplate import budget as budget_mod
 from helm_core.gotemplate import gofmt
-from helm_core.golib import gotypes
 from helm_core.gotemplate import nodes as n
 from helm_core.support.limits import RenderLimitExceeded
 
@@ -94,7 +95,7 @@ class State:
         vars_: list[list[Any]],
         depth: int,
         missingkey: str,
-        funcs: dict[str, "Plan"],
+        funcs: dict[str, Plan],
         budget: budget_mod.Budget = budget_mod.UNLIMITED,
     ) -> None:
         self.tset = tset
@@ -112,7 +113,7 @@ class State:
         #: The render's limits, checked on calls and loop iterations.
         self.budget = budget
 
-    def child(self, name: str, dot: Any) -> "State":
+    def child(self, name: str, dot: Any) -> State:
         """The state of a ``{{template}}`` call: same output, fresh variables, one level deeper."""
         return State(self.tset, name, self.out, [["$", dot, False]], self.depth + 1, self.missingkey, self.funcs,
                      self.budget)
@@ -219,7 +220,8 @@ def eval_field(
     if isinstance(receiver, dict):
         if isinstance(receiver, gotypes.GoObject) and name in receiver.go_members:
             # A map type with methods (Helm's .Files): Go looks up methods before keys.
-            return call_function(st, node, node, make_plan(receiver.go_field(name)), name, args or [], final, dot, dboxed), False
+            plan = make_plan(receiver.go_field(name))
+            return call_function(st, node, node, plan, name, args or [], final, dot, dboxed), False
         if has_args:
             raise st.error(node, f"{name} is not a method but has arguments")
         if name in receiver:

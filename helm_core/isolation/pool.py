@@ -25,15 +25,13 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from helm_core import errors
-
-from helm_core.engine import manifests as mf
 from helm_core.chart import loader, model, prepare
+from helm_core.engine import manifests as mf
 from helm_core.engine import render as render_mod
 from helm_core.engine import renderer as renderer_mod
 from helm_core.isolation import process
 from helm_core.isolation.serve import rebuild_error
-from helm_core.support.limits import (DEFAULT_LIMITS, RenderCrashed, RenderLimitExceeded, RenderLimits,
-                              describe_bytes)
+from helm_core.support.limits import DEFAULT_LIMITS, RenderCrashed, RenderLimitExceeded, RenderLimits, describe_bytes
 from helm_core.support.records import replace
 
 #: Bytes a reply may have beyond the output limit (objects travel beside their text).

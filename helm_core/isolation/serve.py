@@ -2,7 +2,8 @@
 
 Each request carries its :class:`~helm_core.support.limits.RenderLimits`. Before it runs, the worker
 lowers its own soft limits: ``RLIMIT_AS`` to what it uses now plus the render thread's stack
-plus ``memory_bytes`` (and some slack, :func:`~helm_core.support.limits.address_space_ceiling`) (Python then raises MemoryError, which is reported), and
+plus ``memory_bytes`` (and some slack, :func:`~helm_core.support.limits.address_space_ceiling`)
+(Python then raises MemoryError, which is reported), and
 ``RLIMIT_CPU`` to the CPU it has used plus ``cpu_s`` (the kernel's SIGXCPU ends it, which the
 parent reports). The wall clock is the parent's: it kills the worker at the deadline.
 
@@ -17,8 +18,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from helm_core import errors
-from helm_core.support import limits as limits_mod
 from helm_core.isolation import process
+from helm_core.support import limits as limits_mod
 
 #: Prepared charts kept for the render that follows their prepare (by the parent's token), so
 #: the chart crosses the pipe once per operation, not twice.

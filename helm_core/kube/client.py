@@ -230,7 +230,7 @@ def last_write(obj: Mapping[str, Any]) -> dt.datetime | None:
             times.append(dt.datetime.strptime(str(entry.get("time")), "%Y-%m-%dT%H:%M:%SZ"))
         except ValueError:
             continue
-    return max(times).replace(tzinfo=dt.timezone.utc) if times else None
+    return max(times).replace(tzinfo=dt.UTC) if times else None
 
 
 def refs(objects: Sequence[Mapping[str, Any]]) -> list[ObjectRef]:

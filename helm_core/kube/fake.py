@@ -1,9 +1,10 @@
 """An in-memory ``ClusterClient`` for unit tests of logic built on the client (storage, locks).
 
 What it models: object identity, ``resourceVersion`` guards (create/replace/delete/apply
-preconditions), ``uid``, a server clock (``managedFields`` write times, ``server_time``), label-selector equality lists, a fixed discovery and the status
-subresource (writes to ``status`` touch only status). What it does not: field ownership (apply
-is a recursive merge that never conflicts), RBAC, defaulting, controllers, garbage collection.
+preconditions), ``uid``, a server clock (``managedFields`` write times, ``server_time``),
+label-selector equality lists, a fixed discovery and the status subresource (writes to
+``status`` touch only status). What it does not: field ownership (apply is a recursive merge
+that never conflicts), RBAC, defaulting, controllers, garbage collection.
 Everything it models is also proven against a real API server in ``e2e/``.
 """
 from __future__ import annotations
@@ -54,7 +55,7 @@ class FakeCluster:
 
     def __init__(self, resources: tuple[kclient.ApiResource, ...] = FAKE_RESOURCES, *,
                  clock: Callable[[], dt.datetime] | None = None) -> None:
-        self.clock = clock or (lambda: dt.datetime.now(dt.timezone.utc))
+        self.clock = clock or (lambda: dt.datetime.now(dt.UTC))
         """The server's clock: stamps ``managedFields`` times and answers ``server_time``."""
         self.objects: dict[kclient.ObjectRef, dict[str, Any]] = {}
         self.resources = resources
@@ -99,7 +100,7 @@ class FakeClient:
         meta = stored.setdefault("metadata", {})
         meta["resourceVersion"] = self.cluster.next_version()
         meta.setdefault("uid", str(uuid.uuid4()))
-        stamp = self.cluster.clock().astimezone(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+        stamp = self.cluster.clock().astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         meta["managedFields"] = [{"manager": self._field_manager, "operation": "Update",
                                   "time": stamp}]
         self.cluster.objects[key] = stored
@@ -181,7 +182,7 @@ class FakeClient:
             return True
 
     def server_time(self) -> dt.datetime:
-        return self.cluster.clock().astimezone(dt.timezone.utc).replace(microsecond=0)
+        return self.cluster.clock().astimezone(dt.UTC).replace(microsecond=0)
 
     def discover(self, *, refresh: bool = False) -> kclient.Discovery:
         return kclient.Discovery(server_version=FAKE_SERVER_VERSION, resources=self.cluster.resources)

@@ -64,6 +64,9 @@ class LiveOptions:
     """kubeconfig context; None uses the current one."""
     in_cluster: bool = False
     """Use the pod's ServiceAccount token instead of a kubeconfig."""
+    config: Mapping[str, Any] | None = None
+    """A kubeconfig already read (checked by :func:`helm_core.kube.kubeconfig.parse`): used
+    instead of ``kubeconfig``."""
     field_manager: str = kclient.FIELD_MANAGER
     """Server-side apply field manager."""
     request_timeout_s: float = REQUEST_TIMEOUT_S
@@ -81,6 +84,12 @@ def connect(options: LiveOptions = LiveOptions()) -> LiveClient:
     configuration = type.__call__(k8s_client.Configuration)  # not a copy of the global default
     if options.in_cluster:
         k8s_config.load_incluster_config(client_configuration=configuration)  # type: ignore[no-untyped-call]
+    elif options.config is not None:
+        try:
+            k8s_config.load_kube_config_from_dict(  # type: ignore[no-untyped-call]
+                dict(options.config), context=options.context, client_configuration=configuration)
+        except (k8s_config.ConfigException, OSError, ValueError, TypeError) as exc:
+            raise ClusterError(f"cannot load kubeconfig: {exc}") from exc
     else:
         try:
             k8s_config.load_kube_config(  # type: ignore[no-untyped-call]
@@ -336,7 +345,7 @@ class LiveClient:
                                f"{self.server}: {exc}") from exc
         if not stamp:
             raise ClusterError(f"get server time: the API server at {self.server} sent no Date")
-        return email.utils.parsedate_to_datetime(stamp).astimezone(dt.timezone.utc)
+        return email.utils.parsedate_to_datetime(stamp).astimezone(dt.UTC)
 
     def discover(self, *, refresh: bool = False) -> kclient.Discovery:
         with self._discovery.lock:

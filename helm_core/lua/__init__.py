@@ -28,10 +28,15 @@ _HOMES = {
 
 if TYPE_CHECKING:
     from helm_core.lua.context import (
-        CapabilitiesInfo, EventContext, ReleaseInfo, RenderedObject, TemplateSource, new_context,
+        CapabilitiesInfo,
+        EventContext,
+        ReleaseInfo,
+        RenderedObject,
+        TemplateSource,
+        new_context,
     )
-    from helm_core.lua.eventspec import ACTIONS, EVENTS
     from helm_core.lua.events import ChartScripts, load_chart_scripts
+    from helm_core.lua.eventspec import ACTIONS, EVENTS
     from helm_core.lua.limits import LuaLimits
     from helm_core.lua.permissions import ALL_PERMISSIONS, describe, requested_permissions
     from helm_core.lua.worker import InProcessSession, WorkerPool, WorkerSession

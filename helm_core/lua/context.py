@@ -24,9 +24,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from helm_core.chart import model
+from helm_core.lua.layout import EXT_DIR
 from helm_core.support.records import field, record, replace
 
-from helm_core.lua.layout import EXT_DIR
 TEMPLATES_DIR = "templates/"
 #: Source given to objects a chart's Lua adds, under the chart's path.
 NEW_OBJECT_SOURCE = "ext/lua/chart.lua"

@@ -25,10 +25,10 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from helm_core import errors
-
-from helm_core.support import records
 from helm_core.chart import model
-from helm_core.lua import context, eventspec, layout, limits as limits_mod, permissions
+from helm_core.lua import context, eventspec, layout, permissions
+from helm_core.lua import limits as limits_mod
+from helm_core.support import records
 
 if TYPE_CHECKING:
     from helm_core.lua import worker

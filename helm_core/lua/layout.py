@@ -16,7 +16,7 @@ LUA_DIR = EXT_DIR + "lua/"
 MAIN_SCRIPT = LUA_DIR + "chart.lua"
 
 
-def has_extensions(chart: "model.Chart") -> bool:
+def has_extensions(chart: model.Chart) -> bool:
     """Whether the chart or any subchart has files under ``ext/`` (without loading any Lua)."""
     return any(f.name.startswith(EXT_DIR) for f in chart.files) or any(
         has_extensions(sub) for sub in chart.dependencies)

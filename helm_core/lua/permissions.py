@@ -46,23 +46,25 @@ def chart_permissions(chart: model.Chart) -> frozenset[str]:
     data = next((f.data for f in chart.files if f.name == PERMISSIONS_FILE), None)
     if data is None:
         return frozenset()
-    where = {"chart": chart.name, "file": PERMISSIONS_FILE}
     import yaml  # only for a chart that has the file (PyYAML's import is costly: bench/deferred.py)
 
     try:
         doc = yaml.safe_load(data.decode("utf-8")) or {}
     except (yaml.YAMLError, UnicodeDecodeError) as exc:
-        raise errors.LuaError(f"{PERMISSIONS_FILE}: cannot parse: {exc}", **where) from None
+        raise errors.LuaError(f"{PERMISSIONS_FILE}: cannot parse: {exc}",
+                              chart=chart.name, file=PERMISSIONS_FILE) from None
     if not isinstance(doc, dict):
-        raise errors.LuaError(f"{PERMISSIONS_FILE}: expected a map with a 'lua' list", **where)
+        raise errors.LuaError(f"{PERMISSIONS_FILE}: expected a map with a 'lua' list",
+                              chart=chart.name, file=PERMISSIONS_FILE)
     asked = doc.get("lua") or []
     if not isinstance(asked, list) or not all(isinstance(p, str) for p in asked):
-        raise errors.LuaError(f"{PERMISSIONS_FILE}: 'lua' must be a list of names", **where)
+        raise errors.LuaError(f"{PERMISSIONS_FILE}: 'lua' must be a list of names",
+                              chart=chart.name, file=PERMISSIONS_FILE)
     unknown = sorted(set(asked) - ALL_PERMISSIONS)
     if unknown:
         raise errors.LuaError(
             f"{PERMISSIONS_FILE}: unknown Lua permission(s) {', '.join(unknown)} "
-            f"(known: {', '.join(sorted(ALL_PERMISSIONS))})", **where)
+            f"(known: {', '.join(sorted(ALL_PERMISSIONS))})", chart=chart.name, file=PERMISSIONS_FILE)
     return frozenset(asked)
 
 

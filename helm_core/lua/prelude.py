@@ -348,7 +348,8 @@ function api.new_env(chart_name, modules, files, perms, fetch, max_modules, max_
   env.require = function(name)
     if type(name) ~= "string" or not smatch(name, "^[%a_][%w_]*$") and
        not smatch(name, "^[%a_][%w_]*%.[%a_][%w_%.]*[%w_]$") or sfind(name, "..", 1, true) then
-      error("module '" .. tostring(name) .. "' not found: require takes a module name of ext/lua/ of chart '" .. chart_name .. "'", 2)
+      error("module '" .. tostring(name) .. "' not found: require takes a module name of ext/lua/"
+            .. " of chart '" .. chart_name .. "'", 2)
     end
     local v = cache[name]
     if v ~= nil then return v end

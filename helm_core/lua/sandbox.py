@@ -14,13 +14,14 @@ worker process (:mod:`helm_core.lua.worker`), whose wall-clock limit kills it.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Set
 from typing import Any
 
 from lupa import lua54
 
 from helm_core import errors
-from helm_core.lua import convert, eventspec, libs, limits as limits_mod, network, prelude
+from helm_core.lua import convert, eventspec, libs, network, prelude
+from helm_core.lua import limits as limits_mod
 from helm_core.lua.layout import LUA_DIR, MAIN_SCRIPT, module_name
 
 MAIN_MODULE = "chart"
@@ -92,7 +93,8 @@ class ChartRuntime:
         if not isinstance(result, tuple):
             result = (result,)
         if result[0] is True:
-            return result[1:]
+            values: tuple[Any, ...] = result[1:]
+            return values
         err = result[1]
         is_table = lua54.lua_type(err) == "table"
         raw_msg = err[b"msg"] if is_table else None
@@ -192,7 +194,7 @@ class ChartRuntime:
         except lua54.LuaMemoryError:
             raise self._error(f"memory limit of {self.limits.max_memory} bytes exceeded", "", 0) from None
 
-    def _read_back(self, box: Any, keys: set[str], event: str) -> dict[str, Any]:
+    def _read_back(self, box: Any, keys: Set[str], event: str) -> dict[str, Any]:
         out: dict[str, Any] = {}
         lim = self.limits
         for key in sorted(keys):

@@ -17,14 +17,13 @@ Errors are the :class:`~helm_core.errors.SourceError` family: ``RegistryUnavaila
 """
 from __future__ import annotations
 
-
 import httpx
 
 from helm_core.errors import DigestMismatchError, SourceError
-from helm_core.support.records import field, record
 from helm_core.sources import auth, oci, packaged, repo
 from helm_core.sources.auth import Credentials
 from helm_core.sources.cache import Cache
+from helm_core.support.records import field, record
 
 __all__ = ["ChartRef", "Credentials", "Cache", "ResolvedChart", "resolve", "KINDS"]
 

@@ -28,8 +28,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from helm_core.support.cachedirs import default_root  # noqa: F401 - the cache root rule, re-exported
 from helm_core.errors import SourceError
+from helm_core.support.cachedirs import default_root as default_root  # the cache root rule, re-exported
 
 DEFAULT_MAX_BYTES = 2 * 1024 * 1024 * 1024
 """Default bound of the blob store: 2 GiB."""

@@ -21,10 +21,12 @@ from typing import Any
 
 import yaml
 
-from helm_core.golib import gojson
 from helm_core.errors import DependencyError
+from helm_core.golib import gojson
+from helm_core.sources import ChartRef, Credentials, resolve
+from helm_core.sources import cache as cache_mod
+from helm_core.sources import package as package_mod
 from helm_core.support.records import record
-from helm_core.sources import ChartRef, Credentials, cache as cache_mod, package as package_mod, resolve
 
 STALE_LOCK = ("the lock file (Chart.lock) is out of sync with the dependencies file (Chart.yaml). "
               "Please update the dependencies")
@@ -79,7 +81,8 @@ def _ref(dep: dict[str, Any], version: str, chart_dir: Path, plain_http: bool,
     if repository.startswith("file://"):
         return (chart_dir / repository[len("file://"):]).resolve()
     raise DependencyError(f"dependency {name!r}: repository {repository!r} is not supported "
-                          "(use an http(s)://, oci:// or file:// URL; named repositories need Helm's repositories.yaml)")
+                          "(use an http(s)://, oci:// or file:// URL; "
+                          "named repositories need Helm's repositories.yaml)")
 
 
 def named_repository(repository: str, repositories: Mapping[str, str]) -> str:
@@ -136,7 +139,7 @@ def build(chart_dir: str | os.PathLike[str], *, credentials: Callable[[str], Cre
         resolved_lock.append({"name": dep["name"], "version": item.version,
                               "repository": named_repository(str(dep["repository"]), repositories or {})})
     if locked is None and req:
-        stamp = now() if now else datetime.datetime.now(datetime.timezone.utc).isoformat().replace("+00:00", "Z")
+        stamp = now() if now else datetime.datetime.now(datetime.UTC).isoformat().replace("+00:00", "Z")
         lock_doc = {"dependencies": resolved_lock, "digest": hash_req(req, resolved_lock), "generated": stamp}
         _atomic_write(lock_path, yaml.safe_dump(lock_doc, sort_keys=False).encode("utf-8"))
     return built

@@ -20,13 +20,15 @@ from typing import Any
 import yaml
 
 from helm_core.errors import HelmError, SourceError
-from helm_core.sources import cache as cache_mod, package as package_mod, repo
+from helm_core.sources import cache as cache_mod
+from helm_core.sources import package as package_mod
+from helm_core.sources import repo
 
 API_VERSION = "v1"
 
 
 def _now() -> str:
-    return datetime.datetime.now(datetime.timezone.utc).isoformat().replace("+00:00", "Z")
+    return datetime.datetime.now(datetime.UTC).isoformat().replace("+00:00", "Z")
 
 
 def _join(base: str, *parts: str) -> str:

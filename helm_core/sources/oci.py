@@ -27,14 +27,19 @@ from typing import Any, NoReturn
 
 import httpx
 
-from helm_core.golib import versions
 from helm_core.chart import loader
 from helm_core.errors import (
-    AuthError, ChartNotFoundError, DigestMismatchError, NoMatchingVersionError,
-    RegistryUnavailableError, SourceError,
+    AuthError,
+    ChartNotFoundError,
+    DigestMismatchError,
+    NoMatchingVersionError,
+    RegistryUnavailableError,
+    SourceError,
 )
+from helm_core.golib import versions
+from helm_core.sources import auth, repo
+from helm_core.sources import cache as cache_mod
 from helm_core.support.records import record
-from helm_core.sources import auth, cache as cache_mod, repo
 
 SCHEME = "oci://"
 CONFIG_MEDIA_TYPE = "application/vnd.cncf.helm.config.v1+json"

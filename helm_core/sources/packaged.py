@@ -14,8 +14,8 @@ from collections.abc import Mapping
 from helm_core.chart import loader
 from helm_core.errors import ChartNotFoundError, DigestMismatchError, SourceError
 from helm_core.kube import client as kclient
-from helm_core.support.records import record
 from helm_core.sources import cache as cache_mod
+from helm_core.support.records import record
 
 KINDS = {"ConfigMap": "binaryData", "Secret": "data"}
 """Object kinds that may hold a packaged chart, and the field holding base64 values."""

@@ -116,6 +116,7 @@ def load_yaml_strings(data: bytes) -> Any:
     root: Any = None
     stack: list[list[Any]] = []  # [container, pending mapping key]
     anchors: dict[str, Any] = {}
+    event: Any  # switched on by exact type below, which mypy does not narrow on
     for event in yaml.parse(data, Loader=_INDEX_LOADER):
         kind = type(event)
         if kind is yaml.ScalarEvent:

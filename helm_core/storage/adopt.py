@@ -27,9 +27,8 @@ import ulid
 
 from helm_core.kube import client as kclient
 from helm_core.storage import driver as drv
-from helm_core.storage import helmsecrets
+from helm_core.storage import helmsecrets, secrets
 from helm_core.storage import release as rel
-from helm_core.storage import secrets
 
 
 class HelmSecrets(str, enum.Enum):

@@ -75,14 +75,14 @@ def _go_time(value: dt.datetime | None) -> str:
     """Go's ``time.Time`` JSON (RFC 3339; the zero time for none)."""
     if value is None:
         return _ZERO_TIME
-    return value.astimezone(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return value.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _parse_go_time(text: Any) -> dt.datetime | None:
     if not isinstance(text, str) or not text or text.startswith("0001-01-01"):
         return None
     parsed = dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
-    return parsed.astimezone(dt.timezone.utc).replace(microsecond=0)
+    return parsed.astimezone(dt.UTC).replace(microsecond=0)
 
 
 def _hook(hook: mf.Hook) -> dict[str, Any]:

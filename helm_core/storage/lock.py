@@ -54,7 +54,7 @@ def default_holder() -> str:
 
 
 def _now() -> dt.datetime:
-    return dt.datetime.now(dt.timezone.utc)
+    return dt.datetime.now(dt.UTC)
 
 
 @record(frozen=True)
@@ -77,13 +77,13 @@ def lease_name(release: str) -> str:
 
 
 def _micro(value: dt.datetime) -> str:
-    return value.astimezone(dt.timezone.utc).strftime(_MICRO_TIME)
+    return value.astimezone(dt.UTC).strftime(_MICRO_TIME)
 
 
 def _parse_micro(text: str) -> dt.datetime | None:
     for pattern in (_MICRO_TIME, "%Y-%m-%dT%H:%M:%SZ"):
         try:
-            return dt.datetime.strptime(text, pattern).replace(tzinfo=dt.timezone.utc)
+            return dt.datetime.strptime(text, pattern).replace(tzinfo=dt.UTC)
         except ValueError:
             continue
     return None

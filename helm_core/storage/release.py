@@ -16,13 +16,14 @@ from __future__ import annotations
 import datetime as dt
 import enum
 from collections.abc import Iterable, Mapping, Sequence
-from helm_core.support import records
-from helm_core.storage.names import RELEASE_NAME_MAX, check_name  # noqa: F401 - re-exported
-from helm_core.support.records import field, record
 from typing import Any
 
 import ulid
 
+from helm_core.storage.names import RELEASE_NAME_MAX as RELEASE_NAME_MAX  # re-exported
+from helm_core.storage.names import check_name as check_name
+from helm_core.support import records
+from helm_core.support.records import field, record
 
 
 class Status(str, enum.Enum):
@@ -47,7 +48,7 @@ class Status(str, enum.Enum):
 
 def utcnow() -> dt.datetime:
     """Now, in UTC, to the second (what Kubernetes timestamps keep)."""
-    return dt.datetime.now(dt.timezone.utc).replace(microsecond=0)
+    return dt.datetime.now(dt.UTC).replace(microsecond=0)
 
 
 @record(frozen=True)

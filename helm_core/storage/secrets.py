@@ -30,11 +30,17 @@ from typing import Any
 
 import ulid
 
-from helm_core.errors import (ConflictError, NotFoundError, ReleaseExistsError,
-                              ReleaseNotFoundError, StorageError, TooLargeError)
+from helm_core.errors import (
+    ConflictError,
+    NotFoundError,
+    ReleaseExistsError,
+    ReleaseNotFoundError,
+    StorageError,
+    TooLargeError,
+)
 from helm_core.kube import client as kclient
-from helm_core.storage import crd
 from helm_core.kube import resources
+from helm_core.storage import crd
 from helm_core.storage import release as rel
 
 SECRET_TYPE = "helm.sh/release-version"
@@ -70,13 +76,13 @@ def _size(count: int) -> str:
 
 
 def _time(value: dt.datetime | None) -> str:
-    return value.astimezone(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ") if value else ""
+    return value.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ") if value else ""
 
 
 def _parse_time(text: str) -> dt.datetime | None:
     if not text:
         return None
-    return dt.datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=dt.timezone.utc)
+    return dt.datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=dt.UTC)
 
 
 def _raw_data(version: rel.ReleaseVersion) -> dict[str, bytes]:
@@ -144,7 +150,7 @@ def decode(secret: Mapping[str, Any], *, payloads: bool = True) -> rel.ReleaseVe
             manifest=text.get("manifest", ""), hooks=text.get("hooks", ""),
             notes=text.get("notes", ""), description=text.get("description", ""),
             **{field: _parse_time(text.get(key, "")) for field, key in
-               zip(("first_deployed", "last_deployed", "deleted"), _TIMES)},
+               zip(("first_deployed", "last_deployed", "deleted"), _TIMES, strict=True)},
         )
     except (KeyError, ValueError, OSError, EOFError) as exc:
         raise StorageError(f"{where} is not a valid release version: {exc}") from exc
@@ -345,7 +351,7 @@ class SecretsDriver:
                 return ""
             except ConflictError:  # created meanwhile: read who won
                 current = self._release(namespace, name) or {}
-        claimed_by = ((current.get("metadata") or {}).get("annotations") or {}).get(annotation, "")
+        claimed_by: str = ((current.get("metadata") or {}).get("annotations") or {}).get(annotation, "")
         if claimed_by and claimed_by != claimant:
             return claimed_by
         if not claimed_by:
@@ -358,7 +364,8 @@ class SecretsDriver:
         current = self._release(namespace, name)
         if current is None:
             return None
-        return ((current.get("metadata") or {}).get("annotations") or {}).get(annotation, "")
+        owner: str = ((current.get("metadata") or {}).get("annotations") or {}).get(annotation, "")
+        return owner
 
     def owner_reference(self, namespace: str, name: str) -> dict[str, object] | None:
         current = self._release(namespace, name)

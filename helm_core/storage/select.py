@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from helm_core.kube import client as kclient
-from helm_core.storage import adopt, driver as drv, helmsecrets, secrets
+from helm_core.storage import adopt, helmsecrets, secrets
+from helm_core.storage import driver as drv
 
 STORAGES = ("release", "helm")
 DEFAULT_STORAGE = "release"

@@ -18,7 +18,8 @@ from __future__ import annotations
 import contextvars
 import sys
 import threading
-from typing import Any, Callable, TypeVar
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 #: Stack of each thread: virtual, only the pages touched are ever backed by memory.
 STACK_BYTES = 512 * 1024 * 1024
@@ -56,8 +57,9 @@ def run(work: Callable[[], T], *, name: str = "helm-deep-stack") -> T:
         _Raised.active += 1
         previous = threading.stack_size(STACK_BYTES)
         try:
-            worker: threading.Thread | None = threading.Thread(target=body, name=name, daemon=True)
-            worker.start()
+            thread = threading.Thread(target=body, name=name, daemon=True)
+            thread.start()
+            worker: threading.Thread | None = thread
         except RuntimeError:  # no room for the stack (a tight address-space limit)
             _release()
             worker = None

@@ -23,8 +23,9 @@ import hashlib
 import itertools
 import os
 import pickle
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable, TypeVar
+from typing import TypeVar
 
 T = TypeVar("T")
 

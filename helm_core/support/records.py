@@ -23,7 +23,8 @@ behaviour is the subset below.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, TypeVar, dataclass_transform
+from collections.abc import Callable
+from typing import Any, TypeVar, dataclass_transform
 
 _T = TypeVar("_T")
 
@@ -114,7 +115,7 @@ def _make_init(cls: type, table: tuple[Field, ...]) -> Callable[..., None]:
                 raise TypeError(f"{name}.__init__() takes {len(positional) + 1} positional "
                                 f"arguments but {len(args) + 1} were given")
             values = dict(kwargs)
-            for f, value in zip(positional, args):
+            for f, value in zip(positional, args, strict=False):
                 if f.name in kwargs:
                     raise TypeError(f"{name}.__init__() got multiple values for argument '{f.name}'")
                 values[f.name] = value
@@ -172,24 +173,25 @@ def _frozen_delattr(self: Any, name: str) -> None:
     raise FrozenInstanceError(f"cannot delete field '{name}'")
 
 
-def _build(cls: type, *, frozen: bool, eq: bool, repr: bool, kw_only: bool) -> type:
+def _build(cls: type[_T], *, frozen: bool, eq: bool, repr: bool, kw_only: bool) -> type[_T]:
     table = _collect_fields(cls, kw_only)
     own = cls.__dict__
     explicit_hash = "__hash__" in own and not (own["__hash__"] is None and "__eq__" in own)
     setattr(cls, _FIELDS, table)
+    # setattr: the methods are made at run time, which is what the type checker cannot follow.
     if "__init__" not in own:
-        cls.__init__ = _make_init(cls, table)  # type: ignore[misc]
+        setattr(cls, "__init__", _make_init(cls, table))
     if repr and "__repr__" not in own:
-        cls.__repr__ = _make_repr(table)  # type: ignore[method-assign]
+        setattr(cls, "__repr__", _make_repr(table))
     if eq:
         eq_method, hash_method = _make_eq(table)
         if "__eq__" not in own:
-            cls.__eq__ = eq_method  # type: ignore[method-assign]
+            setattr(cls, "__eq__", eq_method)
         if not explicit_hash:
-            cls.__hash__ = hash_method if frozen else None  # type: ignore[assignment, method-assign]
+            setattr(cls, "__hash__", hash_method if frozen else None)
     if frozen:
-        cls.__setattr__ = _frozen_setattr  # type: ignore[method-assign, assignment]
-        cls.__delattr__ = _frozen_delattr  # type: ignore[method-assign, assignment]
+        setattr(cls, "__setattr__", _frozen_setattr)
+        setattr(cls, "__delattr__", _frozen_delattr)
     return cls
 
 
@@ -198,7 +200,7 @@ def record(cls: type[_T] | None = None, /, *, frozen: bool = False, eq: bool = T
            repr: bool = True, kw_only: bool = False) -> Any:
     """Make ``cls`` a record class: ``@record`` or ``@record(frozen=True, ...)``."""
     def wrap(c: type[_T]) -> type[_T]:
-        return _build(c, frozen=frozen, eq=eq, repr=repr, kw_only=kw_only)  # type: ignore[return-value]
+        return _build(c, frozen=frozen, eq=eq, repr=repr, kw_only=kw_only)
 
     return wrap if cls is None else wrap(cls)
 

@@ -3,11 +3,12 @@
     HelmError                        -> permanent? reason
      ├── ChartError (+ Archive, ...)     yes        ChartInvalid
      ├── ValuesError / SchemaError       yes        ValuesInvalid
-     ├── TemplateError, ManifestError    yes        RenderFailed
+     ├── TemplateError, ManifestError    yes        RenderFailed (PatchError: a post-renderer)
      ├── LuaError                        yes        LuaFailed (LuaPermissionDenied when refused)
      ├── ClusterError                    no         ClusterError
      │    ├── ForbiddenError             yes        Forbidden (the service account lacks rights)
      │    ├── WaitError                  no         WaitFailed
+     │    │    └── TestFailedError       no         TestFailed (remediated like a failed wait)
      │    └── LockedError                no         OperationInProgress
      ├── StorageError                    no         StorageError
      │    └── TooLargeError              yes        ReleaseTooLarge
@@ -37,6 +38,7 @@ import kopf
 
 from helm_core import errors
 from helm_core.support import limits
+
 #: First retry delay, doubled per attempt up to ``MAX_BACKOFF_S`` (seconds).
 BASE_BACKOFF_S = 5.0
 MAX_BACKOFF_S = 300.0
@@ -54,6 +56,7 @@ class RequestError(Exception):
 _REASONS: tuple[tuple[type[BaseException], str, bool], ...] = (
     # Most specific first: the first isinstance match wins.
     (errors.ForbiddenError, "Forbidden", True),
+    (errors.TestFailedError, "TestFailed", False),
     (errors.WaitError, "WaitFailed", False),
     (errors.LockedError, "OperationInProgress", False),
     (errors.ClusterError, "ClusterError", False),

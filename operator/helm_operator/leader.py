@@ -50,7 +50,7 @@ def lease_name(selector: str) -> str:
 
 def micro_time(when: dt.datetime) -> str:
     """Kubernetes' MicroTime format (RFC 3339 with microseconds, UTC)."""
-    return when.astimezone(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return when.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 class Elector:
@@ -60,7 +60,7 @@ class Elector:
                  log: Callable[[str], None] = lambda line: None,
                  tick: Callable[[], None] = lambda: None,
                  clock: Callable[[], float] = time.monotonic,
-                 now: Callable[[], dt.datetime] = lambda: dt.datetime.now(dt.timezone.utc)) -> None:
+                 now: Callable[[], dt.datetime] = lambda: dt.datetime.now(dt.UTC)) -> None:
         self.ref = kclient.ObjectRef(API_VERSION, KIND, election.lease_name, election.namespace)
         self.identity = election.identity
         self.lease_duration_s = election.lease_duration_s

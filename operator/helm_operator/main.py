@@ -23,7 +23,8 @@ from typing import Any
 
 from helm_core.support.limits import DEFAULT_LIMITS, RenderLimits, describe_bytes, parse_bytes
 from helm_core.support.records import record
-from helm_operator import identity, settings as settings_mod
+from helm_operator import identity
+from helm_operator import settings as settings_mod
 
 ENV_PREFIX = "HELM_OPERATOR_"
 #: Finalizer Kopf puts on each HelmRequest (the uninstall runs before it is removed).
@@ -300,7 +301,7 @@ class JsonFormatter(logging.Formatter):
     """One JSON object per line: time, level, logger, message (and the object when Kopf names one)."""
 
     def format(self, record: logging.LogRecord) -> str:
-        entry = {"time": datetime.datetime.fromtimestamp(record.created, datetime.timezone.utc)
+        entry = {"time": datetime.datetime.fromtimestamp(record.created, datetime.UTC)
                  .isoformat(timespec="milliseconds").replace("+00:00", "Z"),
                  "level": record.levelname.lower(), "logger": record.name,
                  "message": record.getMessage()}
@@ -331,8 +332,18 @@ def run(inv: Invocation) -> int:
     from helm_core.action import config as action_config
     from helm_core.kube import live
     from helm_core.sources import cache as cache_mod
-    from helm_operator import handlers, metrics as metrics_mod, probes, progress, reconcile, shutdown, watches
-    from helm_operator import repositories, repository_handlers
+    from helm_operator import (
+        handlers,
+        probes,
+        progress,
+        reconcile,
+        remote,
+        repositories,
+        repository_handlers,
+        shutdown,
+        watches,
+    )
+    from helm_operator import metrics as metrics_mod
 
     setup_logging(inv.settings.runtime.log_format, verbose=inv.verbose)
     log = logging.getLogger("helm_operator")
@@ -372,6 +383,7 @@ def run(inv: Invocation) -> int:
         settings=inv.settings, admin=admin, superseded=stop.superseded(requests.superseded),
         render_pool=pool, stopping=stop.stopping, repositories=shared_repositories,
         impersonate=lambda sa, ns: admin.impersonate(service_account=sa, namespace=ns),
+        connect=remote.connector(field_manager="helm-operator"),
         cache=cache_mod.Cache(cache_root), log=lambda line: log.info("%s", line),
         post_event=lambda body, type_, *, reason, message: kopf.event(
             dict(body), type=type_, reason=reason, message=message))

@@ -16,12 +16,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from helm_operator import errors, identity, settings as settings_mod
+from helm_operator import errors, identity
+from helm_operator import settings as settings_mod
 
 #: Kubernetes' username for a ServiceAccount, used for impersonation.
 SERVICE_ACCOUNT_USER = "system:serviceaccount:{namespace}:{name}"
 # The request's identity and its release's (defined in identity.py, used here under these names).
-OWNER_ANNOTATION, ReleaseKey = identity.OWNER_ANNOTATION, identity.ReleaseKey
+OWNER_ANNOTATION = identity.OWNER_ANNOTATION
+ReleaseKey = identity.ReleaseKey
 release_key, owner_id = identity.release_key, identity.owner_id
 
 

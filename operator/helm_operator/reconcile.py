@@ -27,17 +27,20 @@ from typing import Any, Protocol
 
 from helm_core import errors as core_errors
 from helm_core import isolation
-from helm_core.support import limits as limits_mod
 from helm_core import sources as core_sources
 from helm_core.action import claim as claim_action
 from helm_core.action import config as action_config
+from helm_core.action import crds as crd_policy
 from helm_core.action import install, rollback, template, uninstall, upgrade
+from helm_core.action import test as test_action
 from helm_core.kube import client as kclient
 from helm_core.lua import permissions as lua_permissions
-from helm_core.support.records import field, record
 from helm_core.storage import release as rel
-from helm_operator import drift, errors, policy, requester, settings as settings_mod, sources, status
+from helm_core.support import limits as limits_mod
+from helm_core.support.records import field, record
+from helm_operator import drift, errors, policy, remote, requester, sources, status
 from helm_operator import repositories as repositories_mod
+from helm_operator import settings as settings_mod
 
 DEFAULT_TIMEOUT_S = 300.0
 DEFAULT_MAX_HISTORY = 10
@@ -90,6 +93,9 @@ class Runtime:
     """``superseded(metadata)``: why waits for this generation should stop ("" to go on)."""
     stopping: Callable[[], bool] = lambda: False
     """True once the controller is shutting down: failures are then not reported."""
+    connect: remote.Connect | None = None
+    """Clients of remote clusters (``spec.kubeConfig``) by kubeconfig content; None makes one
+    per use."""
     repositories: repositories_mod.Store | None = None
     """The indexes the HelmRepository reconciler fetched (None: repositoryRef not served)."""
     render_pool: isolation.RenderPool | None = None
@@ -140,6 +146,13 @@ def client_for(rt: Runtime, meta: Mapping[str, Any], spec: Mapping[str, Any],
     return rt.impersonate(account, meta["namespace"])
 
 
+def target_for(rt: Runtime, meta: Mapping[str, Any], spec: Mapping[str, Any],
+               local: kclient.ClusterClient) -> kclient.ClusterClient:
+    """Where the release lives: ``local`` or the cluster of ``spec.kubeConfig``."""
+    return remote.target(local, meta, spec, security=rt.settings.security,
+                         connect=rt.connect or remote.connector(field_manager=local.field_manager))
+
+
 def reader(client: kclient.ClusterClient, namespace: str) -> sources.Reader:
     """A :data:`sources.Reader` reading ConfigMaps/Secrets of ``namespace`` through ``client``."""
 
@@ -179,7 +192,7 @@ def planned_action(rt: Runtime, body: Mapping[str, Any]) -> str:
     helm_core's rule (:func:`helm_core.action.upgrade.plan`) over the stored history."""
     meta, spec = body["metadata"], body.get("spec") or {}
     key = policy.release_key(meta, spec)
-    cfg = configuration(rt, client_for(rt, meta, spec, body), meta, spec)
+    cfg = configuration(rt, target_for(rt, meta, spec, client_for(rt, meta, spec, body)), meta, spec)
     return upgrade.plan(cfg.driver.history(key.namespace, key.name), reinstall_failed=True)
 
 
@@ -200,6 +213,7 @@ def apply(rt: Runtime, body: Mapping[str, Any]) -> Outcome:
     ref, credentials = sources.chart_ref(spec, namespace=meta["namespace"], read=read, shared=shared)
     chart_info = core_sources.resolve(ref, credentials, rt.cache)
     renderer = rt.renderer_for(meta, spec)
+    client = target_for(rt, meta, spec, client)
     cfg = configuration(rt, client, meta, spec, renderer=renderer)
     with rt.release_lock(key):
         claim(cfg, key, policy.owner_id(meta))
@@ -241,6 +255,7 @@ def apply(rt: Runtime, body: Mapping[str, Any]) -> Outcome:
         if refusal:
             raise errors.RequestError(refusal, reason="LuaPermissionDenied")
         lua = template.LuaOptions(accepted_permissions=granted)
+        post_render = install.post_render_options(spec.get("postRenderers"), spec.get("commonMetadata"))
         description = f"by HelmRequest {policy.owner_id(meta)}{requester.acting(client, body)}"
         first, then = spec.get("install") or {}, spec.get("upgrade") or {}
         action, done = upgrade.upgrade_or_install(cfg, chart, values.values, upgrade.UpgradeOptions(
@@ -248,17 +263,35 @@ def apply(rt: Runtime, body: Mapping[str, Any]) -> Outcome:
             install=True, reinstall_failed=True,
             wait=then.get("wait", True), timeout_s=parse_duration(then.get("timeout"), DEFAULT_TIMEOUT_S),
             atomic=bool(then.get("atomic")), reset_values=True,
-            no_hooks=bool(then.get("disableHooks")), lua=lua,
+            no_hooks=bool(then.get("disableHooks")), lua=lua, post_render=post_render,
+            crds=crd_policy.check_policy(then.get("crds") or "", default=crd_policy.UPGRADE_DEFAULT),
             max_history=int(spec.get("maxHistory", DEFAULT_MAX_HISTORY)),
             description=f"Upgrade {description}"), install.InstallOptions(
             name=key.name, wait=first.get("wait", True),
             timeout_s=parse_duration(first.get("timeout"), DEFAULT_TIMEOUT_S),
             create_namespace=bool(first.get("createNamespace")),
-            no_hooks=bool(first.get("disableHooks")), lua=lua, description=f"Install {description}"))
+            no_hooks=bool(first.get("disableHooks")), lua=lua, post_render=post_render,
+            crds=crd_policy.check_policy(first.get("crds") or "", default=crd_policy.INSTALL_DEFAULT),
+            description=f"Install {description}"))
+        tested = _test(cfg, spec, done)
         out = _success(old, generation, done, values.digest, chart_info, action, now)
         out.pop("rolledBackTo", None)
         out.pop("drift", None)
+        if tested is not None:
+            out["lastTest"] = tested
         return Outcome(action, out)
+
+
+def _test(cfg: action_config.Configuration, spec: Mapping[str, Any],
+          done: rel.ReleaseVersion) -> dict[str, Any] | None:
+    """``spec.test``: the release's test hooks after an install/upgrade; a failure raises
+    ``TestFailedError`` (remediated as a failed upgrade) unless ``ignoreFailures``."""
+    asked = spec.get("test") or {}
+    if not asked.get("enable"):
+        return None
+    timeout = parse_duration(asked.get("timeout"), DEFAULT_TIMEOUT_S)
+    return test_action.after_release(cfg, done, test_action.TestOptions(
+        timeout_s=timeout, ignore_failures=bool(asked.get("ignoreFailures")))).summary()
 
 
 def remediate(rt: Runtime, body: Mapping[str, Any], *, action: str) -> str:
@@ -271,7 +304,7 @@ def remediate(rt: Runtime, body: Mapping[str, Any], *, action: str) -> str:
     if strategy == "none" or action not in ("install", "upgrade"):
         return ""
     key = policy.release_key(meta, spec)
-    client = client_for(rt, meta, spec, body)
+    client = target_for(rt, meta, spec, client_for(rt, meta, spec, body))
     cfg = configuration(rt, client, meta, spec)
     with rt.release_lock(key):
         history = cfg.driver.history(key.namespace, key.name)
@@ -292,7 +325,7 @@ def delete(rt: Runtime, body: Mapping[str, Any]) -> str:
     A release owned by another request, or already gone, is left alone and said so."""
     meta, spec = body["metadata"], body.get("spec") or {}
     key = policy.release_key(meta, spec)
-    client = client_for(rt, meta, spec, body)
+    client = target_for(rt, meta, spec, client_for(rt, meta, spec, body))
     cfg = configuration(rt, client, meta, spec, cancellable=False)  # an uninstall is never superseded
     owner = claim_action.holder(cfg, namespace=key.namespace, name=key.name,
                                 annotation=policy.OWNER_ANNOTATION)

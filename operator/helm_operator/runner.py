@@ -23,7 +23,8 @@ from typing import Any
 import kopf
 
 from helm_core import errors as core_errors
-from helm_operator import errors, identity, metrics as metrics_mod, reconcile, requester, status
+from helm_operator import errors, identity, reconcile, requester, status
+from helm_operator import metrics as metrics_mod
 
 MAX_TRANSIENT_RETRIES = 8
 MAX_DELETE_RETRIES = 5
@@ -34,7 +35,7 @@ SUPERSEDED = "Superseded"
 RETRY_ON_INTERVAL = frozenset({"Forbidden", "ChartSourceFailed", "ServiceAccountNotFound",
                                "ActAsInvalid",
                                "RetriesExhausted", "ChartDigestMismatch", "RenderLimitExceeded",
-                               "RenderCrashed"})
+                               "RenderCrashed", "KubeConfigNotFound", "InvalidKubeConfig"})
 
 
 def write_status(rt: reconcile.Runtime, body: Mapping[str, Any], new: Mapping[str, Any]) -> None:
@@ -145,6 +146,8 @@ def _failed(rt: reconcile.Runtime, body: Mapping[str, Any], exc: Exception, *, r
     if release_failure:
         counter = f"{action}Failures"
         new[counter] = int(old.get(counter) or 0) + 1
+    if isinstance(exc, core_errors.TestFailedError):
+        new["lastTest"] = exc.summary
     _report(rt, body, new, "Warning", reason=reason, message=message, metrics=metrics,
             action=action, result="retry" if retrying or on_interval else "stalled", started=started)
     if retrying and not on_interval:

@@ -26,12 +26,12 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from helm_core import errors
-
-from helm_core.golib import gojson, goyaml
 from helm_core import sources as core_sources
-from helm_core.chart import strvals, values as values_mod
-from helm_core.support.records import record
+from helm_core.chart import strvals
+from helm_core.chart import values as values_mod
+from helm_core.golib import gojson, goyaml
 from helm_core.sources import auth, oci, packaged
+from helm_core.support.records import record
 
 #: ``reader(kind, name)`` -> the object (ConfigMap or Secret, as the API returns it) or None
 #: when it does not exist; reads are in the request's namespace.

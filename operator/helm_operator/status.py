@@ -46,7 +46,7 @@ SUSPENDED = "Suspended"
 
 def now_rfc3339() -> str:
     """The current UTC time as Kubernetes writes it (seconds, ``Z``)."""
-    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def get_condition(status: Mapping[str, Any] | None, type_: str) -> dict[str, Any] | None:

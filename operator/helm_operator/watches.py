@@ -127,7 +127,7 @@ class Requests:
 class ValuesObjects:
     """ConfigMap/Secret events -> the requests to reconcile (see the module rules)."""
 
-    def __init__(self, requests: Requests, changed: Callable[[list[str]], None]) -> None:
+    def __init__(self, requests: Requests, changed: Callable[[list[str]], object]) -> None:
         self._requests = requests
         self._changed = changed
         self._lock = threading.Lock()
@@ -198,8 +198,8 @@ def start(client: Watcher, *, namespaces: Iterable[str], requests: Requests,
     stop = threading.Event()
     targets: list[tuple[str, str, bool, Callable[..., None], str]] = [
         (*HELMREQUEST, False, requests.event, selector)]
-    for kind in VALUES_KINDS if values is not None else ():
-        targets.append(("v1", kind, True, _for_kind(values, kind), ""))
+    if values is not None:
+        targets += [("v1", kind, True, _for_kind(values, kind), "") for kind in VALUES_KINDS]
     for namespace in tuple(namespaces) or ("",):
         for api_version, kind, metadata_only, handle, labels in targets:
             threading.Thread(target=follow, name=f"watch-{kind}-{namespace or 'all'}", daemon=True,

@@ -22,7 +22,8 @@ import re
 import threading
 import unicodedata
 from collections import OrderedDict
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from helm_core.golib import goutf8
 from helm_core.golib.goregexp.syntax import GoSyntaxError, Translation

@@ -10,12 +10,12 @@ Error texts are Go's, raised as :class:`~helm_core.golib.gotypes.FuncError`.
 from __future__ import annotations
 
 import urllib.parse
-from typing import Any, Callable
-
-from helm_core.gotemplate import gofmt, runtime
+from collections.abc import Callable
+from typing import Any
 
 from helm_core.golib import gotypes
 from helm_core.golib.gotypes import FuncError, signature
+from helm_core.gotemplate import gofmt, runtime
 
 _V = "reflect.Value"
 
@@ -93,7 +93,7 @@ def index(item: Any, *indexes: Any) -> Any:
     """``index x 1 "k"``: nested index into lists, strings (a byte) and maps (nil when absent)."""
     if item is None:
         raise FuncError("index of untyped nil")
-    for i, idx in enumerate(indexes):
+    for idx in indexes:
         if item is None:
             raise FuncError("index of nil pointer")
         if isinstance(item, (list, tuple, str, bytes)):
@@ -270,7 +270,8 @@ def eq(arg1: Any, *args: Any) -> bool:
         k2 = _basic_kind(arg)
         if k1 != k2:
             if arg1 is not None and arg is not None:
-                raise FuncError(f"incompatible types for comparison: {gotypes.go_type_name(arg1)} and {gotypes.go_type_name(arg)}")
+                raise FuncError("incompatible types for comparison: "
+                                f"{gotypes.go_type_name(arg1)} and {gotypes.go_type_name(arg)}")
             continue
         if k1:
             if arg1 == arg:
@@ -279,7 +280,8 @@ def eq(arg1: Any, *args: Any) -> bool:
         g1, g2 = _go_kind(arg1), _go_kind(arg)
         if g1 != g2 and "invalid" not in (g1, g2):
             raise FuncError(
-                f"non-comparable types {gofmt.sprintf('%s', arg1)}: {gotypes.go_type_name(arg1)}, {gotypes.go_type_name(arg)}: {gofmt.format_value(arg)}"
+                f"non-comparable types {gofmt.sprintf('%s', arg1)}: {gotypes.go_type_name(arg1)}, "
+                f"{gotypes.go_type_name(arg)}: {gofmt.format_value(arg)}"
             )
         if arg1 is None or arg is None:
             if arg1 is None and arg is None:
@@ -304,7 +306,8 @@ def lt(arg1: Any, arg2: Any) -> bool:
     if not k1 or not k2:
         raise FuncError("invalid type for comparison")
     if k1 != k2:
-        raise FuncError(f"incompatible types for comparison: {gotypes.go_type_name(arg1)} and {gotypes.go_type_name(arg2)}")
+        raise FuncError("incompatible types for comparison: "
+                        f"{gotypes.go_type_name(arg1)} and {gotypes.go_type_name(arg2)}")
     if k1 in (_BOOL, _COMPLEX):
         raise FuncError("invalid type for comparison")
     if k1 == _STRING:

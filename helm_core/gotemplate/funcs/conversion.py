@@ -12,9 +12,9 @@ import math
 import re
 from typing import Any
 
+from helm_core.golib.gotypes import Int64, signature
 from helm_core.gotemplate import gofmt, literals
 from helm_core.gotemplate.funcs import gohelpers
-from helm_core.golib.gotypes import Int64, signature
 
 _DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"
 #: Go float literal syntax accepted by strconv.ParseFloat (decimal and hex forms).

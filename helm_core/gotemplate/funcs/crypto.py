@@ -15,9 +15,9 @@ import datetime
 import hashlib
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from helm_core.golib.gotypes import FuncError, GoObject, go_type_name, signature
 from helm_core.gotemplate import budget
 from helm_core.gotemplate.funcs import encoding, gohelpers
-from helm_core.golib.gotypes import FuncError, GoObject, go_type_name, signature
 
 # bcrypt and cryptography are imported by the functions that use them: their import is the
 # largest start-up cost (bench/deferred.py), and most charts never generate keys,
@@ -137,7 +137,8 @@ def _pem_for_key(key: Any) -> str:
         fmt = serialization.PrivateFormat.TraditionalOpenSSL
     else:
         fmt = serialization.PrivateFormat.PKCS8
-    return key.private_bytes(serialization.Encoding.PEM, fmt, serialization.NoEncryption()).decode()
+    pem: bytes = key.private_bytes(serialization.Encoding.PEM, fmt, serialization.NoEncryption())
+    return pem.decode()
 
 
 @signature("string")
@@ -238,12 +239,13 @@ def _sign_hash(key: Any) -> Any:
 
 def _create(cn: str, ips: list[Any] | None, dns: list[Any] | None, days: int, key: Any, *, is_ca: bool,
             issuer: x509.Certificate | None = None, issuer_key: Any = None) -> Certificate:
+    import secrets
+
     from cryptography import x509
     from cryptography.hazmat.primitives import serialization
     from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
-    import secrets
     ip_list, dns_list = _ips(ips), _dns(dns)
-    now = datetime.datetime.now(datetime.timezone.utc)
+    now = datetime.datetime.now(datetime.UTC)
     pub = key.public_key()
     builder = (
         x509.CertificateBuilder()
@@ -387,8 +389,9 @@ def _aes_key(password: str) -> bytes:
 @signature("string", "string")
 def encrypt_aes(password: str, plaintext: str) -> str:
     """``encryptAES``: base64(IV + AES-256-CBC(PKCS#7(plaintext))); "" stays ""."""
-    from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
     import secrets
+
+    from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
     if plaintext == "":
         return ""
     content = gohelpers.to_bytes(plaintext)

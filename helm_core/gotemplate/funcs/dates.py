@@ -15,15 +15,15 @@ import datetime
 import re
 from typing import Any
 
-from helm_core.gotemplate import gofmt
-from helm_core.gotemplate.funcs import conversion
 from helm_core.golib import gotime
 from helm_core.golib.gotypes import Duration, FuncError, Int64, signature
+from helm_core.gotemplate import gofmt
+from helm_core.gotemplate.funcs import conversion
 
 HTML_DATE_LAYOUT = "2006-01-02"
 #: Go's zero ``time.Time``: January 1, year 1, 00:00:00 UTC.
 ZERO_TIME = datetime.datetime(1, 1, 1, tzinfo=gotime.UTC)
-_EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
+_EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.UTC)
 
 _YEAR_NS = gotime.NS_PER_HOUR * 24 * 365
 _MONTH_NS = gotime.NS_PER_HOUR * 24 * 30
@@ -129,7 +129,7 @@ def _add(t: datetime.datetime, d: Duration) -> datetime.datetime:
     seconds, nanos = divmod(total, gotime.NS_PER_S)
     base = t.replace(microsecond=0) if not isinstance(t, gotime.GoTime) else datetime.datetime(
         t.year, t.month, t.day, t.hour, t.minute, t.second, 0, t.tzinfo)
-    shifted = (base.astimezone(datetime.timezone.utc) + datetime.timedelta(seconds=seconds)).astimezone(t.tzinfo)
+    shifted = (base.astimezone(datetime.UTC) + datetime.timedelta(seconds=seconds)).astimezone(t.tzinfo)
     return gotime.with_nanos(shifted.replace(microsecond=nanos // 1000), nanos)
 
 

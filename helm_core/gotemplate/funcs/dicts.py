@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from helm_core.gotemplate.funcs import defaults, gohelpers
 from helm_core.golib.gotypes import FuncError, go_type_name, signature
+from helm_core.gotemplate.funcs import defaults, gohelpers
 
 _MAP_TYPE = "map[string]interface {}"
 

@@ -10,11 +10,12 @@ Helm's ``toJson``/``fromJson`` use too; here only Sprig's error handling is adde
 from __future__ import annotations
 
 import base64
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from helm_core.golib import gojson
-from helm_core.gotemplate.funcs import gohelpers
 from helm_core.golib.gotypes import FuncError, signature
+from helm_core.gotemplate.funcs import gohelpers
 
 _B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 _B32 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
@@ -154,7 +155,7 @@ def b32dec(s: str) -> str:
         return str(e)
 
 
-def _go_json(fn: Callable[[Any], Any], arg: Any) -> Any:
+def _go_json(fn: Callable[[Any], str], arg: Any) -> str:
     """Sprig returns encoding/json's error: a template function error with Go's text."""
     try:
         return fn(arg)

@@ -10,8 +10,8 @@ import math
 import unicodedata
 from typing import Any
 
-from helm_core.gotemplate import gofmt
 from helm_core.golib.gotypes import Duration, FuncError, GoObject, Int64
+from helm_core.gotemplate import gofmt
 
 #: Go's int64 bounds: results of Sprig's int64 arithmetic wrap inside them.
 INT64_MIN = -(1 << 63)

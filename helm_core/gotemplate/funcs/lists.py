@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from helm_core.gotemplate.funcs import conversion, defaults, gohelpers, reflection
 from helm_core.golib.gotypes import FuncError, signature
+from helm_core.gotemplate.funcs import conversion, defaults, gohelpers, reflection
 
 NIL_PANIC = "runtime error: invalid memory address or nil pointer dereference"
 

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import functools
 import math as pymath
-from typing import TYPE_CHECKING, Any, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
+from helm_core.golib.gotypes import FuncError, Int64, signature
 from helm_core.gotemplate import budget
 from helm_core.gotemplate.funcs import conversion, gohelpers
-from helm_core.golib.gotypes import FuncError, Int64, signature
 
 if TYPE_CHECKING:
     import decimal

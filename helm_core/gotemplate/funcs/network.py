@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from helm_core.golib.gotypes import FuncError, signature
 from helm_core.gotemplate import gofmt
 from helm_core.gotemplate.funcs import gohelpers
-from helm_core.golib.gotypes import FuncError, signature
 
 _PATH, _HOST, _USER, _FRAGMENT = "path", "host", "user", "fragment"
 _HOST_OK = set("!$&'()*+,;=:[]<>\"")
@@ -87,7 +87,7 @@ def _get_scheme(raw: str) -> tuple[str, str]:
 
 def parse_url(raw: str) -> dict[str, Any]:
     """Go's ``url.Parse`` reduced to the fields Sprig reports; raises :class:`_URLError`."""
-    u = {"scheme": "", "opaque": "", "user": None, "host": "", "path": "", "query": "", "fragment": ""}
+    u: dict[str, Any] = {"scheme": "", "opaque": "", "user": None, "host": "", "path": "", "query": "", "fragment": ""}
     rest_all, _, frag = raw.partition("#")
     if any(ord(c) < 0x20 or c == "\x7f" for c in rest_all):
         raise _URLError("net/url: invalid control character in URL")

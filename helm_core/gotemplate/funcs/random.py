@@ -6,8 +6,8 @@ count yields "" (the error is dropped).
 """
 from __future__ import annotations
 
-from helm_core.gotemplate import budget
 from helm_core.golib.gotypes import signature
+from helm_core.gotemplate import budget
 
 ALPHA = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 NUMERIC = "0123456789"

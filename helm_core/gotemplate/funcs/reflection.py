@@ -10,8 +10,8 @@ from __future__ import annotations
 import datetime
 from typing import Any
 
-from helm_core.gotemplate.funcs import gohelpers
 from helm_core.golib.gotypes import Duration, GoObject, go_type_name, signature
+from helm_core.gotemplate.funcs import gohelpers
 
 
 def go_deep_equal(a: Any, b: Any) -> bool:
@@ -21,13 +21,13 @@ def go_deep_equal(a: Any, b: Any) -> bool:
     if go_type_name(a) != go_type_name(b):
         return False
     if isinstance(a, (list, tuple)):
-        return len(a) == len(b) and all(go_deep_equal(x, y) for x, y in zip(a, b))
+        return len(a) == len(b) and all(go_deep_equal(x, y) for x, y in zip(a, b, strict=True))
     if isinstance(a, dict):
         return a.keys() == b.keys() and all(go_deep_equal(a[k], b[k]) for k in a)
     if isinstance(a, float):
-        return a == b
+        return bool(a == b)
     if isinstance(a, datetime.datetime):
-        return a == b and a.utcoffset() == b.utcoffset() and a.tzinfo == b.tzinfo
+        return bool(a == b and a.utcoffset() == b.utcoffset() and a.tzinfo == b.tzinfo)
     if isinstance(a, (GoObject, Duration)):
         return bool(a == b)
     return bool(a == b)

@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from helm_core.golib import goregexp
-from helm_core.gotemplate import gofmt
 from helm_core.golib.gotypes import FuncError, signature
+from helm_core.gotemplate import gofmt
 
 
 def _go_regexp_quote(s: str) -> str:

@@ -91,30 +91,30 @@ class Version(GoObject):
     def MarshalText(self) -> bytes:  # noqa: N802
         return str(self.version).encode()
 
-    def _value(self, make: Any) -> "Version":
+    def _value(self, make: Any) -> Version:
         try:
             return Version(make(), pointer=False)
         except versions.VersionError as exc:
             raise FuncError(str(exc)) from None
 
     @signature()
-    def IncPatch(self) -> "Version":  # noqa: N802
+    def IncPatch(self) -> Version:  # noqa: N802
         return self._value(self.version.inc_patch)
 
     @signature()
-    def IncMinor(self) -> "Version":  # noqa: N802
+    def IncMinor(self) -> Version:  # noqa: N802
         return self._value(self.version.inc_minor)
 
     @signature()
-    def IncMajor(self) -> "Version":  # noqa: N802
+    def IncMajor(self) -> Version:  # noqa: N802
         return self._value(self.version.inc_major)
 
     @signature("string")
-    def SetPrerelease(self, pre: str) -> "Version":  # noqa: N802
+    def SetPrerelease(self, pre: str) -> Version:  # noqa: N802
         return self._value(lambda: self.version.with_prerelease(pre))
 
     @signature("string")
-    def SetMetadata(self, metadata: str) -> "Version":  # noqa: N802
+    def SetMetadata(self, metadata: str) -> Version:  # noqa: N802
         return self._value(lambda: self.version.with_metadata(metadata))
 
     def _other(self, o: Any) -> versions.Version:

@@ -7,7 +7,8 @@ functions in pkg/engine: ``toJson``, ``fromJson`` (funcs.go) and ``fail``
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from helm_core.gotemplate.funcs import (
     conversion,

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from helm_core.golib.gotypes import FuncError, signature
 from helm_core.gotemplate import budget, gofmt
 from helm_core.gotemplate.funcs import casing, conversion, gohelpers
-from helm_core.golib.gotypes import FuncError, signature
 
 _b = gohelpers.to_bytes
 _s = gohelpers.from_bytes

@@ -1,4 +1,5 @@
-"""The README's main command: everything running locally, end to end (``python -m helm_operator.demo``).
+"""The README's main command: everything running locally, end to end (``python -m e2e.demo``,
+run from the checkout's root by ``scripts/demo``).
 
 Steps: build or reuse the local control plane (``e2e.cluster``), start it, install the CRDs and
 the controller's namespace, ServiceAccount and RBAC from ``deploy/``, start ``helm-operator run``
@@ -6,7 +7,8 @@ as a real process acting as that ServiceAccount (a token kubeconfig: the control
 ``deploy/rbac.yaml`` grants), apply ``examples/quickstart/``, wait for Ready and print
 ``kubectl get hreq,releases -A`` and the release's objects. Ctrl-C stops everything.
 
-Works from a source checkout only (it needs ``e2e/``, ``deploy/`` and ``examples/``).
+Lives in ``e2e/``, not in the installed package: it needs the source checkout (``e2e/cluster``,
+``deploy/``, ``examples/``), which ``python -m`` from the root puts on ``sys.path``.
 """
 from __future__ import annotations
 
@@ -22,7 +24,9 @@ from pathlib import Path
 
 import yaml
 
-ROOT = Path(__file__).resolve().parents[2]
+from e2e.cluster import harness, tools
+
+ROOT = Path(__file__).resolve().parents[1]
 DEPLOY_FILES = ("namespace.yaml", "serviceaccount.yaml", "rbac.yaml", "user-roles.yaml")
 CONTROLLER_NS, CONTROLLER_SA = "helm-operator-system", "helm-operator"
 READY_TIMEOUT_S = 120
@@ -58,17 +62,12 @@ def controller_kubeconfig(admin: Path, folder: Path) -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = argparse.ArgumentParser(prog="python -m helm_operator.demo", description=__doc__.splitlines()[0])
+    args = argparse.ArgumentParser(prog="python -m e2e.demo", description=__doc__.splitlines()[0])
     args.add_argument("--exit", action="store_true", help="stop everything once Ready instead of waiting for Ctrl-C")
     opts = args.parse_args(argv)
-    if not (ROOT / "e2e" / "cluster").is_dir():
-        print("the demo runs from a source checkout (e2e/cluster is missing)", file=sys.stderr)
-        return 2
     if not shutil.which("kubectl"):
         print("the demo needs kubectl on PATH", file=sys.stderr)
         return 2
-    sys.path.insert(0, str(ROOT))
-    from e2e.cluster import harness, tools
 
     step("building or reusing the control plane binaries (first run: several minutes)")
     if tools.missing_binaries(tools.bin_dir()):

@@ -1,0 +1,253 @@
+"""What a Flux HelmRelease user reaches for, through the controller on the local control plane:
+post-renderers and common metadata, CRD policies, tests after a release, and a release applied
+to a second cluster named by a kubeconfig Secret."""
+from __future__ import annotations
+
+import base64
+from collections.abc import Iterator
+
+import pytest
+import yaml
+from kubernetes import client as k8s
+from kubernetes.client.rest import ApiException
+
+from e2e.cluster import errors as cluster_errors
+from e2e.cluster import harness
+from e2e.conftest import ClusterInfo
+from e2e.operator_kit import (GROUP, ROOT, VERSION, Controller, chart_tgz, condition, controller, hello_tgz,
+                              objects, patch_spec, ready_at, request, setup_namespace, wait_for)
+
+pytestmark = pytest.mark.e2e
+
+__all__ = ["controller", "objects"]  # fixtures used by the tests below
+
+SLOW_S = 120.0
+
+
+def replace_chart(api: k8s.ApiClient, namespace: str, chart: bytes) -> None:
+    k8s.CoreV1Api(api).patch_namespaced_config_map("chart", namespace, {
+        "binaryData": {"chart.tgz": base64.b64encode(chart).decode()}})
+
+
+def test_kustomize_patches_images_and_common_metadata_reach_the_deployment(
+        controller: Controller, api: k8s.ApiClient, objects: k8s.CustomObjectsApi, namespace: str) -> None:
+    setup_namespace(api, namespace, chart=hello_tgz())
+    request(objects, namespace, values={"message": "hi"},
+            postRenderers=[{"kustomize": {
+                "patches": [
+                    {"target": {"kind": "Deployment", "labelSelector": "app.kubernetes.io/name=hello"},
+                     "patch": "- op: add\n  path: /metadata/labels/environment\n  value: production\n"
+                              "- op: replace\n  path: /spec/replicas\n  value: 2\n"},
+                    {"patch": "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: app-hello\n"
+                              "spec:\n  template:\n    spec:\n      containers:\n      - name: hello\n"
+                              "        env:\n        - name: FROM_PATCH\n          value: \"yes\"\n"}],
+                "images": [{"name": "nginx", "newName": "mirror.local/nginx", "newTag": "1.27"}]}}],
+            commonMetadata={"labels": {"team": "payments"}, "annotations": {"owner": "ops@example.com"}})
+    obj = wait_for(objects, namespace, ready_at(1), timeout=SLOW_S)
+    assert condition(obj, "Ready")["reason"] == "InstallSucceeded"
+    deployment = k8s.AppsV1Api(api).read_namespaced_deployment("app-hello", namespace)
+    assert deployment.metadata.labels["environment"] == "production"
+    assert deployment.metadata.labels["team"] == "payments"
+    assert deployment.metadata.annotations["owner"] == "ops@example.com"
+    assert deployment.spec.replicas == 2
+    container = deployment.spec.template.spec.containers[0]
+    assert container.image == "mirror.local/nginx:1.27"
+    assert [(e.name, e.value) for e in container.env] == [("FROM_PATCH", "yes")]
+    assert container.ports[0].container_port == 80  # merged, not replaced
+    service = k8s.CoreV1Api(api).read_namespaced_service("app-hello", namespace)
+    assert service.metadata.labels["team"] == "payments" and "environment" not in service.metadata.labels
+
+    # a bad patch fails the upgrade before anything is applied, naming the patch
+    patch_spec(objects, namespace, "app", {"postRenderers": [{"kustomize": {"patches": [
+        {"patch": "- op: remove\n  path: /spec/nothing\n", "target": {"kind": "Service"}}]}}]})
+    obj = wait_for(objects, namespace, lambda o: condition(o, "Stalled") is not None, timeout=SLOW_S)
+    assert "postRenderers[0].kustomize.patches[0] on Service/app-hello" in condition(obj, "Stalled")["message"]
+    assert condition(obj, "Stalled")["reason"] == "RenderFailed"
+
+
+CRD_V1 = """apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.{group}
+spec:
+  group: {group}
+  names: {{kind: Widget, plural: widgets, singular: widget}}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              size: {{type: integer}}
+"""
+CRD_V2 = CRD_V1.replace("              size: {{type: integer}}\n",
+                        "              size: {{type: integer}}\n              color: {{type: string}}\n")
+
+
+def crd_chart(group: str, crd: str, version: str) -> bytes:
+    return chart_tgz({
+        "Chart.yaml": f"apiVersion: v2\nname: demo\nversion: {version}\n",
+        "values.yaml": "size: 1\n",
+        "crds/widget.yaml": crd.format(group=group),
+        "templates/widget.yaml": f"apiVersion: {group}/v1\nkind: Widget\nmetadata:\n  name: w\n"
+                                      "spec:\n  size: {{ .Values.size }}\n"})
+
+
+def widget_properties(api: k8s.ApiClient, group: str) -> set[str]:
+    crd = k8s.ApiextensionsV1Api(api).read_custom_resource_definition(f"widgets.{group}")
+    return set(crd.spec.versions[0].schema.open_apiv3_schema.properties["spec"].properties)
+
+
+def grant_crds(api: k8s.ApiClient, namespace: str) -> None:
+    rbac = k8s.RbacAuthorizationV1Api(api)
+    rbac.create_cluster_role({"metadata": {"name": f"{namespace}-crds"}, "rules": [
+        {"apiGroups": ["apiextensions.k8s.io"], "resources": ["customresourcedefinitions"],
+         "verbs": ["get", "list", "watch", "create", "update", "patch"]},
+        {"apiGroups": [f"{namespace}.example.com"], "resources": ["widgets"],
+         "verbs": ["get", "list", "watch", "create", "update", "patch", "delete"]}]})
+    rbac.create_cluster_role_binding({
+        "metadata": {"name": f"{namespace}-crds"},
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": f"{namespace}-crds"},
+        "subjects": [{"kind": "ServiceAccount", "name": "deployer", "namespace": namespace}]})
+
+
+def test_upgrade_crds_skip_leaves_a_crd_and_create_replace_updates_it(
+        controller: Controller, api: k8s.ApiClient, objects: k8s.CustomObjectsApi, namespace: str) -> None:
+    group = f"{namespace}.example.com"
+    setup_namespace(api, namespace, chart=crd_chart(group, CRD_V1, "0.1.0"))
+    grant_crds(api, namespace)
+    request(objects, namespace)  # install.crds defaults to Create
+    wait_for(objects, namespace, ready_at(1), timeout=SLOW_S)
+    assert widget_properties(api, group) == {"size"}
+
+    replace_chart(api, namespace, crd_chart(group, CRD_V2, "0.2.0"))
+    patch_spec(objects, namespace, "app", {"values": {"size": 2}})  # upgrade.crds defaults to Skip
+    obj = wait_for(objects, namespace, ready_at(2), timeout=SLOW_S)
+    assert obj["status"]["chartVersion"] == "0.2.0"
+    assert widget_properties(api, group) == {"size"}
+
+    patch_spec(objects, namespace, "app", {"values": {"size": 3}, "upgrade": {"crds": "CreateReplace",
+                                                                          "timeout": "60s"}})
+    wait_for(objects, namespace, ready_at(3), timeout=SLOW_S)
+    assert widget_properties(api, group) == {"size", "color"}
+
+
+TESTED_CHART = {
+    "Chart.yaml": "apiVersion: v2\nname: demo\nversion: 0.1.0\n",
+    "values.yaml": "fail: false\nmessage: one\n",
+    "templates/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\n"
+                              "data:\n  message: {{ .Values.message | quote }}\n",
+    # kwok runs the pod; a node selector nothing matches plus a 1s deadline makes it fail
+    "templates/tests/smoke.yaml": (
+        "apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: smoke\n  annotations:\n"
+        "    helm.sh/hook: test\n    helm.sh/hook-delete-policy: before-hook-creation\n"
+        "spec:\n{{- if .Values.fail }}\n  activeDeadlineSeconds: 1\n{{- end }}\n  backoffLimit: 0\n"
+        "  template:\n    spec:\n{{- if .Values.fail }}\n      nodeSelector:\n        no-such-node: \"true\"\n"
+        "{{- end }}\n      restartPolicy: Never\n      containers:\n      - name: main\n        image: busybox\n"),
+}
+
+
+def test_failing_test_hook_rolls_the_upgrade_back(
+        controller: Controller, api: k8s.ApiClient, objects: k8s.CustomObjectsApi, namespace: str) -> None:
+    setup_namespace(api, namespace, chart=chart_tgz(TESTED_CHART))
+    request(objects, namespace, test={"enable": True, "timeout": "60s"})
+    obj = wait_for(objects, namespace, ready_at(1), timeout=SLOW_S)
+    first = obj["status"]["version"]
+    assert obj["status"]["lastTest"]["phase"] == "Succeeded"
+    assert obj["status"]["lastTest"]["version"] == first
+    assert [(h["name"], h["kind"], h["phase"]) for h in obj["status"]["lastTest"]["hooks"]] == [
+        ("smoke", "Job", "Succeeded")]
+
+    patch_spec(objects, namespace, "app", {"values": {"fail": True, "message": "two"}})
+    obj = wait_for(objects, namespace, lambda o: condition(o, "Stalled") is not None
+                   and o["status"].get("observedGeneration") == 2, timeout=SLOW_S)
+    stalled = condition(obj, "Stalled")
+    assert "test hooks of release app failed" in stalled["message"]
+    assert "(remediation: rollback)" in stalled["message"]
+    assert obj["status"]["lastTest"]["phase"] == "Failed"
+    assert obj["status"]["lastTest"]["hooks"][0]["phase"] == "Failed"
+    # the rollback brought the first values back
+    assert k8s.CoreV1Api(api).read_namespaced_config_map("app", namespace).data["message"] == "one"
+    release = objects.get_namespaced_custom_object(GROUP, VERSION, namespace, "releases", "app")
+    assert release["status"]["version"] not in (first, obj["status"].get("version"))
+
+
+def test_failing_test_hook_with_ignore_failures_stays_ready(
+        controller: Controller, api: k8s.ApiClient, objects: k8s.CustomObjectsApi, namespace: str) -> None:
+    setup_namespace(api, namespace, chart=chart_tgz(TESTED_CHART))
+    request(objects, namespace, values={"fail": True},
+            test={"enable": True, "timeout": "60s", "ignoreFailures": True})
+    obj = wait_for(objects, namespace, ready_at(1), timeout=SLOW_S)
+    assert obj["status"]["lastTest"]["phase"] == "Failed"
+    assert "smoke" in obj["status"]["lastTest"]["message"]
+    assert condition(obj, "Ready")["reason"] == "InstallSucceeded"
+
+
+@pytest.fixture(scope="module")
+def second_cluster() -> Iterator[ClusterInfo]:
+    """Another control plane (its own etcd and API server), for ``spec.kubeConfig``."""
+    try:
+        plane = harness.LocalCluster.start(node_count=1)
+    except cluster_errors.HarnessError as exc:
+        pytest.fail(f"the second control plane did not start: {exc}", pytrace=False)
+    try:
+        yield ClusterInfo(kubeconfig=plane.kubeconfig, server=plane.server, bin_dir=plane.kubeconfig.parent)
+    finally:
+        plane.stop()
+
+
+def test_release_is_applied_to_the_cluster_the_kubeconfig_names(
+        controller: Controller, api: k8s.ApiClient, objects: k8s.CustomObjectsApi, namespace: str,
+        second_cluster: ClusterInfo) -> None:
+    remote = second_cluster.api_client()
+    ext = k8s.ApiextensionsV1Api(remote)
+    release_crd = yaml.safe_load((ROOT / "manifests" / "crds" / "release.yaml").read_text())
+    try:
+        ext.create_custom_resource_definition(release_crd)
+    except ApiException as exc:
+        if exc.status != 409:
+            raise
+    k8s.CoreV1Api(remote).create_namespace({"metadata": {"name": namespace}})
+    # the same service account in the remote cluster, impersonated there
+    setup_namespace(remote, namespace, chart=None)
+    setup_namespace(api, namespace, chart=hello_tgz())
+    k8s.CoreV1Api(api).create_namespaced_secret(namespace, {
+        "metadata": {"name": "remote"}, "stringData": {"value.yaml": second_cluster.kubeconfig.read_text()}})
+    request(objects, namespace, values={"message": "far away"}, kubeConfig={"secretRef": {"name": "remote"}})
+    obj = wait_for(objects, namespace, ready_at(1), timeout=SLOW_S)
+    assert condition(obj, "Ready")["reason"] == "InstallSucceeded"
+    cm = k8s.CoreV1Api(remote).read_namespaced_config_map("app-hello", namespace)
+    assert cm.data["message"] == "far away"
+    assert k8s.AppsV1Api(remote).read_namespaced_deployment("app-hello", namespace)
+    with pytest.raises(ApiException) as missing:
+        k8s.CoreV1Api(api).read_namespaced_config_map("app-hello", namespace)
+    assert missing.value.status == 404
+    release = k8s.CustomObjectsApi(remote).get_namespaced_custom_object(GROUP, VERSION, namespace, "releases", "app")
+    assert release["status"]["version"] == obj["status"]["version"]
+    remote_versions = k8s.CoreV1Api(remote).list_namespaced_secret(
+        namespace, field_selector="type=helm.sh/release-version").items
+    assert len(remote_versions) == 1
+    assert k8s.CoreV1Api(api).list_namespaced_secret(
+        namespace, field_selector="type=helm.sh/release-version").items == []
+
+
+def test_kubeconfig_with_a_credential_plugin_is_refused(
+        controller: Controller, api: k8s.ApiClient, objects: k8s.CustomObjectsApi, namespace: str) -> None:
+    setup_namespace(api, namespace, chart=hello_tgz())
+    plugin = ("apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: {server: 'https://127.0.0.1:1'}\n"
+              "users:\n- name: u\n  user:\n    exec: {apiVersion: client.authentication.k8s.io/v1, command: sh}\n"
+              "contexts:\n- name: x\n  context: {cluster: c, user: u}\ncurrent-context: x\n")
+    k8s.CoreV1Api(api).create_namespaced_secret(namespace, {
+        "metadata": {"name": "remote"}, "stringData": {"value": plugin}})
+    request(objects, namespace, kubeConfig={"secretRef": {"name": "remote"}})
+    obj = wait_for(objects, namespace, lambda o: condition(o, "Stalled") is not None)
+    stalled = condition(obj, "Stalled")
+    assert stalled["reason"] == "InvalidKubeConfig"
+    assert "uses 'exec'" in stalled["message"] and "self-contained" in stalled["message"]
+
