@@ -86,16 +86,19 @@ def unknown_flag(flag: str) -> str:
     return f"unknown shorthand flag: {name[1:2]!r} in {flag}"
 
 
-_INVALID_CHOICE = re.compile(r"argument \S+: invalid choice: '([^']*)'")
+_INVALID_CHOICE = re.compile(r"argument (\S+): invalid choice: '([^']*)'(?: \(choose from (.*)\))?")
 
 
 def translate(prog: str, message: str) -> str:
     """argparse's error ``message`` raised by the parser of ``prog``, in helm's words."""
     path = command_path(prog)
     m = _INVALID_CHOICE.match(message)
+    if m and m.group(1).startswith("-"):  # a flag's value (pflag's words)
+        flag = m.group(1).split("/")[-1]
+        return f'invalid argument "{m.group(2)}" for "{flag}" flag: must be one of {m.group(3) or "its choices"}'
     if m:
         parent = f"{PROG} {path}".strip()
-        return f'unknown command "{m.group(1)}" for "{parent}"\nRun \'{parent} --help\' for usage.'
+        return f'unknown command "{m.group(2)}" for "{parent}"\nRun \'{parent} --help\' for usage.'
     if message.startswith("the following arguments are required"):
         if not path:
             return f'a command is required\nRun \'{PROG} --help\' for usage.'
