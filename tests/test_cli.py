@@ -117,9 +117,10 @@ def test_entry_point_prints_no_traceback(tmp_path):
 
 def test_lint_reports_each_chart(capsys, tmp_path):
     bad = write_chart(tmp_path / "bad", {"Chart.yaml": chart_yaml("bad"), "templates/x.yaml": "a: [1\n"})
-    code, out, _ = run(capsys, "lint", str(EXAMPLES / "hello"), str(bad))
+    code, out, err = run(capsys, "lint", str(EXAMPLES / "hello"), str(bad))
     assert code == 1
-    assert "==> Linting" in out and "[ERROR]" in out and "2 chart(s) linted, 1 chart(s) failed" in out
+    assert "==> Linting" in out and "[ERROR]" in out
+    assert err == "Error: 2 chart(s) linted, 1 chart(s) failed\n"  # helm's summary of a failure
 
 
 def test_template_runs_chart_lua_post_render(capsys):

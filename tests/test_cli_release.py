@@ -55,11 +55,11 @@ def test_release_commands_are_registered(command: str) -> None:
 
 
 def test_install_flags_parse_like_helm() -> None:
-    args = cli.build_parser().parse_args([
+    args = cli.parse([
         "install", "web", "./chart", "-n", "apps", "--wait", "--timeout", "2m", "--atomic",
         "--create-namespace", "--dry-run", "-f", "v.yaml", "--set", "a=1", "-o", "json",
         "--kube-context", "ctx", "--kubeconfig", "/k"])
-    assert (args.name, args.chart, args.namespace, args.wait, args.timeout, args.atomic,
+    assert (*args.args, args.namespace, args.wait, args.timeout, args.atomic,
             args.create_namespace, args.dry_run, args.values, args.set_values, args.output,
             args.kube_context, args.kubeconfig) == (
         "web", "./chart", "apps", True, 120.0, True, True, True, ["v.yaml"], ["a=1"], "json",
@@ -80,5 +80,5 @@ def test_post_renderers_file_and_crds_flag(tmp_path) -> None:
     spec.write_text("patches: []\n")
     with pytest.raises(PatchError, match="expected a map with postRenderers"):
         cli_common.post_render_options(args)
-    with pytest.raises(SystemExit):
+    with pytest.raises(cli.UsageError, match='invalid argument "Replace" for "--crds" flag'):  # no exit
         cli.build_parser().parse_args(["install", "web", "./chart", "--crds", "Replace"])

@@ -163,6 +163,12 @@ def _parse_maintainers(fields: dict[str, Any]) -> list[model.Maintainer]:
     return out
 
 
+def metadata_fields(data: bytes, *, source: str = "Chart.yaml") -> dict[str, Any]:
+    """Chart.yaml decoded into ``chart.Metadata``'s fields by their JSON names, as Go holds
+    them (``helm show chart`` marshals these back)."""
+    return _decode(_read_yaml(data, source), source, gostruct.METADATA)
+
+
 def parse_chart_yaml(data: bytes, *, source: str = "Chart.yaml") -> model.Metadata:
     """Parse and validate Chart.yaml content in any of the three forms."""
     doc = _read_yaml(data, source)

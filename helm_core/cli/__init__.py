@@ -37,6 +37,7 @@ from helm_core.cli.common import (
 from helm_core.cli.common import (
     values as _values,
 )
+from helm_core.cli.naming import add_name_flags, release_name_and_chart  # noqa: F401 - re-exported
 from helm_core.errors import HelmError
 from helm_core.support import cachedirs, memo
 
@@ -51,6 +52,7 @@ if TYPE_CHECKING:
 def _template_options(args: argparse.Namespace, name: str, chart: Any) -> template_action.TemplateOptions:
     from helm_core.action import template as template_action
 
+    _check_kube_version(args.kube_version)
     api_versions: list[str] = []
     for entry in args.api_versions:
         api_versions.extend(v for v in entry.split(",") if v)
@@ -72,15 +74,10 @@ def _template_options(args: argparse.Namespace, name: str, chart: Any) -> templa
 
 def cmd_template(args: argparse.Namespace) -> int:
     from helm_core.action import template as template_action
-    from helm_core.chart import loader
+    from helm_core.cli import chartref
 
-    if len(args.args) == 1:
-        name, chart_path = args.release_name or template_action.DEFAULT_RELEASE_NAME, args.args[0]
-    elif len(args.args) == 2:
-        name, chart_path = args.args
-    else:
-        raise HelmError("template takes [NAME] CHART")
-    chart = loader.load(chart_path)
+    name, chart_ref = release_name_and_chart(args, default=template_action.DEFAULT_RELEASE_NAME)
+    chart = chartref.load(args, chart_ref)
     options = _template_options(args, name, chart)
     result = template_action.run(chart, _values(args), options, log=_lua_log)
     for line in result.info:
@@ -91,6 +88,17 @@ def cmd_template(args: argparse.Namespace) -> int:
     else:
         _write(text)
     return 0
+
+
+def _check_kube_version(text: str | None) -> None:
+    if not text:
+        return
+    from helm_core.engine import capabilities
+
+    try:
+        capabilities.KubeVersion.parse(text)
+    except ValueError as exc:
+        raise HelmError(f"invalid kube version '{text}': {exc}") from None
 
 
 def _write(text: str) -> None:
@@ -122,62 +130,121 @@ def _write_output_dir(root: Path, text: str) -> None:
 
 
 def cmd_lint(args: argparse.Namespace) -> int:
-    from helm_core.action import template as template_action
-    from helm_core.chart import loader, prepare
+    """helm's lint report (:mod:`helm_core.cli.lint`)."""
+    from helm_core.chart import prepare
+    from helm_core.cli import lint as lint_mod
 
-    failures = 0
-    for chart_path in args.charts:
-        print(f"==> Linting {chart_path}")
+    _check_kube_version(args.kube_version)
+    values = _values(args)
+    paths = args.charts or ["."]
+
+    def render(chart: Any) -> Any:
+        """helm's lint render: dependencies processed (silently given up on failure), values
+        coalesced and checked, every template rendered in lint mode (``required``/``fail``
+        do not stop it). Chart Lua is not run."""
+        from helm_core.engine import capabilities as caps_mod, render as render_mod
+        from helm_core.errors import DependencyError
+
         try:
-            chart = loader.load(chart_path)
-            if chart.metadata.is_library:
-                prepare.prepare_chart(chart, _values(args), allow_library=True)
-            else:
-                options = template_action.TemplateOptions(strict=args.strict, namespace=args.namespace,
-                                                          lua=_lua_options(args, chart))
-                template_action.run(chart, _values(args), options, log=_lua_log)
-        except HelmError as exc:
-            print(f"[ERROR] {exc}")
-            failures += 1
+            prepared = prepare.prepare_chart(chart, values, allow_library=True)
+        except DependencyError:
+            return None
+        caps = caps_mod.make_capabilities(kube_version=args.kube_version or caps_mod.DEFAULT_KUBE_VERSION)
+        release = caps_mod.ReleaseInfo(name=lint_mod.RELEASE_NAME, namespace=args.namespace, revision=1,
+                                       is_install=True, is_upgrade=False)
+        rendered = render_mod.render(prepared.chart, prepared.values, options=render_mod.RenderOptions(
+            release=release, capabilities=caps, lint_mode=True,
+            lint_log=lambda line: print(line, file=sys.stderr)))
+        return prepared.chart, rendered
+
+    failed = noisy = 0
+    report: list[str] = []
+    for chart_path in paths:
+        messages, chart_failed, guard = lint_mod.lint(chart_path, render, strict=args.strict)
+        failed += chart_failed
+        noisy += chart_failed or any(m.severity != lint_mod.INFO for m in messages)
+        if args.quiet and not any(m.severity != lint_mod.INFO for m in messages) and not chart_failed:
             continue
-        print()
-    print(f"{len(args.charts)} chart(s) linted, {failures} chart(s) failed")
-    return 1 if failures else 0
-
-
-def cmd_show(args: argparse.Namespace) -> int:
-    from helm_core.chart import loader, prepare
-    from helm_core.golib import goyaml
-
-    chart = loader.load(args.chart)
-    if args.what == "chart":
-        chart_yaml = next((f for f in _raw_files(args.chart) if f[0] == "Chart.yaml"), None)
-        _write(chart_yaml[1].decode("utf-8", "surrogateescape") if chart_yaml else "")
-    elif args.what == "values":
-        if args.computed:
-            prepared = prepare.prepare_chart(chart, _values(args), allow_library=True)
-            _write(goyaml.dump(prepared.values))
-        else:
-            _write(chart.raw_values.decode("utf-8", "surrogateescape"))
-    elif args.what == "readme":
-        readme = next((f for f in chart.files if f.name.lower() == "readme.md"), None)
-        _write(readme.data.decode("utf-8", "surrogateescape") if readme else "")
+        report.append(f"==> Linting {chart_path}")
+        if guard:
+            report.append(f"Error {guard}")
+        report += [str(m) for m in messages if not args.quiet or m.severity != lint_mod.INFO]
+        report.append("")
+    sys.stdout.write("".join(f"{line}\n" for line in report))
+    summary = f"{len(paths)} chart(s) linted, {failed} chart(s) failed"
+    if failed:
+        raise HelmError(summary)
+    if not args.quiet or noisy:
+        print(summary)
     return 0
 
 
-def _raw_files(chart_path: str) -> list[tuple[str, bytes]]:
-    p = Path(chart_path)
-    if p.is_dir():
-        return [("Chart.yaml", (p / "Chart.yaml").read_bytes())]
+def cmd_show(args: argparse.Namespace) -> int:
+    """``helm show``: what helm's ``action.Show`` prints, section by section."""
+    from helm_core.golib import goyaml
+    from helm_core.chart import chartfile, loader, model, prepare
+    from helm_core.cli import chartref
+
+    source, data = chartref.locate(args, args.chart)
+    chart = loader.load(source) if data is None else loader.load_archive(data, source=source)
+    what = args.what
+    out: list[str] = []
+    if what in ("chart", "all"):
+        raw = _raw_chart_yaml(source, data)
+        out.append(goyaml.dump(_omit_empty(chartfile.metadata_fields(raw))) + "\n")
+    if what == "values" and args.computed:
+        prepared = prepare.prepare_chart(chart, _values(args), allow_library=True)
+        out.append(goyaml.dump(prepared.values))
+    elif what in ("values", "all"):
+        if what == "all":
+            out.append("---\n")
+        out.append(chart.raw_values.decode("utf-8", "surrogateescape") + "\n")
+    if what in ("readme", "all"):
+        readme = next((f for name in _README_NAMES for f in chart.files if f.name.lower() == name), None)
+        if readme is not None:
+            if what == "all":
+                out.append("---\n")
+            out.append(readme.data.decode("utf-8", "surrogateescape") + "\n")
+    if what in ("crds", "all"):
+        crds = [f for _, f in model.all_crd_files(chart)]
+        if crds:
+            if what == "all" and not crds[0].data.startswith(b"---"):
+                out.append("---\n")
+            out.extend(f.data.decode("utf-8", "surrogateescape") + "\n" for f in crds)
+    _write("".join(out))
+    return 0
+
+
+#: helm's ``readmeFileNames``, in its order of preference (any letter case).
+_README_NAMES = ("readme.md", "readme.txt", "readme")
+#: Fields of helm's structs written even when empty (no ``omitempty``).
+_ALWAYS = frozenset({"repository"})
+
+
+def _omit_empty(value: Any) -> Any:
+    """encoding/json's ``omitempty``: empty strings, lists, maps and false left out."""
+    if isinstance(value, dict):
+        pruned = {k: _omit_empty(v) for k, v in value.items()}
+        return {k: v for k, v in pruned.items() if k in _ALWAYS or v not in ("", [], {}, False, None)}
+    if isinstance(value, list):
+        return [_omit_empty(v) for v in value]
+    return value
+
+
+def _raw_chart_yaml(source: str, data: bytes | None) -> bytes:
+    p = Path(source)
+    if data is None and p.is_dir():
+        return (p / "Chart.yaml").read_bytes()
     from helm_core.chart import archive
-    return archive.read_archive(p.read_bytes(), source=chart_path)
+    files = archive.read_archive(data if data is not None else p.read_bytes(), source=source)
+    return next((body for name, body in files if name == "Chart.yaml"), b"")
 
 
 def _add_template(sub: Any) -> None:
     t = sub.add_parser("template", help="render chart templates locally")
     t.add_argument("args", nargs="+", metavar="[NAME] CHART")
     t.add_argument("--release-name", help="release name when NAME is not given")
-    t.add_argument("-n", "--namespace", default=os.environ.get("HELM_NAMESPACE", "default"))
+    add_name_flags(t)
     t.add_argument("--kube-version", help="Kubernetes version for .Capabilities (e.g. 1.30.0)")
     t.add_argument("-a", "--api-versions", action="append", default=[], help="extra API versions for .Capabilities")
     t.add_argument("--include-crds", action="store_true", help="include the crds/ files in the output")
@@ -191,14 +258,17 @@ def _add_template(sub: Any) -> None:
     _add_values_flags(t)
     _add_lua_flags(t)
     _add_limit_flags(t)
+    from helm_core.cli import chartref
+    chartref.add_flags(t)
     t.set_defaults(func=cmd_template)
 
 
 def _add_lint(sub: Any) -> None:
     lint = sub.add_parser("lint", help="check charts for problems")
-    lint.add_argument("charts", nargs="+")
-    lint.add_argument("--strict", action="store_true")
-    lint.add_argument("-n", "--namespace", default="default")
+    lint.add_argument("charts", nargs="*", metavar="PATH")
+    lint.add_argument("--strict", action="store_true", help="fail on lint warnings")
+    lint.add_argument("--quiet", action="store_true", help="print only warnings and errors")
+    lint.add_argument("--kube-version", help="Kubernetes version used for capabilities and deprecation checks")
     _add_values_flags(lint)
     _add_lua_flags(lint)
     _add_limit_flags(lint)
@@ -206,9 +276,11 @@ def _add_lint(sub: Any) -> None:
 
 
 def _add_show(sub: Any) -> None:
-    show = sub.add_parser("show", help="show information about a chart")
-    show.add_argument("what", choices=["chart", "values", "readme"])
+    show = sub.add_parser("show", aliases=["inspect"], help="show information about a chart")
+    show.add_argument("what", choices=["all", "chart", "values", "readme", "crds"])
     show.add_argument("chart")
+    from helm_core.cli import chartref
+    chartref.add_flags(show)
     show.add_argument("--computed", action="store_true",
                       help="(values) show the coalesced values, with subcharts and user values")
     _add_values_flags(show)
@@ -240,12 +312,36 @@ def _terminal_columns() -> int:
         return 80
 
 
+class UsageError(HelmError):
+    """The command line itself is wrong (helm's words, :mod:`helm_core.cli.words`)."""
+
+
 class _ArgumentParser(argparse.ArgumentParser):
-    """Every parser and subparser of the CLI formats help with :class:`_HelpFormatter`."""
+    """Every parser and subparser of the CLI formats help with :class:`_HelpFormatter` and
+    reports a wrong command line in helm's words instead of exiting."""
+
+    #: The command line being parsed (``get``/``show`` name their sub-command positionally).
+    argv: Sequence[str] = ()
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("formatter_class", _HelpFormatter)
+        kwargs.setdefault("allow_abbrev", False)  # helm takes no abbreviated flags (--repo is not --repository-cache)
         super().__init__(*args, **kwargs)
+
+    def error(self, message: str) -> Any:
+        from helm_core.cli import words
+        raise UsageError(words.translate(_full_prog(self.prog, _ArgumentParser.argv), message))
+
+
+def _full_prog(prog: str, argv: Sequence[str]) -> str:
+    """``helm-core get`` -> ``helm-core get values`` when the line names the sub-command as a
+    positional choice (``get``, ``show`` take it so)."""
+    words = prog.split()
+    if len(words) == 2 and words[1] in ("get", "show", "inspect") and words[1] in argv:
+        rest = [a for a in argv[list(argv).index(words[1]) + 1:] if not a.startswith("-")]
+        if rest:
+            return f"{prog} {rest[0]}"
+    return prog
 
 
 #: Commands defined in this module, in help order.
@@ -260,32 +356,62 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     a run of one local command needs only its own (`--help` and unknown names get all).
     """
     parser = _ArgumentParser(prog="helm-core", description="A Helm 3 library in Python: render, lint and show charts.")
+    _add_global_help(parser)
     sub = parser.add_subparsers(dest="command", required=True)
     for name, add in LOCAL_COMMANDS.items():
         if command is None or command == name:
             add(sub)
     if command not in LOCAL_COMMANDS:
+        from helm_core.cli import helmcmds
         from helm_core.cli import release as cli_release
         from helm_core.cli import sources as cli_sources
         cli_sources.register(sub)
         cli_release.register(sub)
+        helmcmds.register(sub)
+    _mark_paths(parser)
     return parser
+
+
+def _add_global_help(parser: argparse.ArgumentParser) -> None:
+    """The global flags in ``--help`` (they are taken out of the line before parsing:
+    :mod:`helm_core.cli.settings`)."""
+    group = parser.add_argument_group("global flags (accepted before or after the command)")
+    for flags, text in ((("-n", "--namespace"), "namespace scope for this request"),
+                        (("--kube-context",), "name of the kubeconfig context to use"),
+                        (("--kubeconfig",), "path to the kubeconfig file"),
+                        (("--registry-config",), "path to the registry config file"),
+                        (("--repository-config",), "path to the file of repository names and URLs"),
+                        (("--repository-cache",), "path to the folder of cached repository indexes")):
+        group.add_argument(*flags, dest=f"_global_{flags[-1][2:]}", metavar="VALUE", help=text)
+    group.add_argument("--debug", dest="_global_debug", action="store_true", help="enable verbose output")
+
+
+def _mark_paths(parser: argparse.ArgumentParser) -> None:
+    """Every parser sets ``_path`` (its command path) in the namespace it fills, so that an
+    error found after parsing names the right command."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub_parser in set(action.choices.values()):
+                sub_parser.set_defaults(_path=sub_parser.prog)
+                _mark_paths(sub_parser)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
-    parser = build_parser(argv[0] if argv and argv[0] in LOCAL_COMMANDS else None)
-    args = parser.parse_args(argv)
     # A CLI run is short and builds large, long-lived trees (parsed templates, values):
     # the cyclic collector would rescan them again and again for nothing (bench/deferred.py
     # measures a cold render with it on and off). Reference counting still frees everything that is not cyclic.
     collecting = gc.isenabled()
     gc.disable()
-    # Parse trees and schema verdicts outlive this short process (helm_core.support.memo).
+    # Parse trees and schema verdicts outlive this short process (helm_core.support.memo);
+    # the kubeconfig read for the default namespace goes through it too.
     previous_memo = memo.active()
     memo.use(memo.DiskMemo(cachedirs.default_root(os.environ) / cachedirs.MEMO_FOLDER))
+    args: argparse.Namespace | None = None
     try:
-        return int(_with_deep_stack(lambda: _limited(args)))
+        args = parse(argv)
+        parsed = args
+        return int(_with_deep_stack(lambda: _limited(parsed)))
     except HelmError as exc:
         print(f"Error: {_one_line(str(exc))}", file=sys.stderr)
         return 1
@@ -293,6 +419,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"Error: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "), file=sys.stderr)
         return 1
     except MemoryError:
+        if args is None:
+            raise
         from helm_core.cli import limits as cli_limits
         print(f"Error: {cli_limits.memory_error_message(cli_limits.from_args(args))}", file=sys.stderr)
         return 1
@@ -302,6 +430,28 @@ def main(argv: Sequence[str] | None = None) -> int:
         memo.use(previous_memo)
         if collecting:
             gc.enable()
+
+
+def parse(argv: Sequence[str]) -> argparse.Namespace:
+    """The command line -> the command's namespace, global flags applied (helm's rules:
+    :mod:`helm_core.cli.settings`); a wrong line raises :class:`UsageError` in helm's words."""
+    from helm_core.cli import settings as settings_mod, words
+
+    rest, found = settings_mod.extract(argv)
+    command = next((a for a in rest if not a.startswith("-")), None)
+    parser = build_parser(command if command in LOCAL_COMMANDS else None)
+    _ArgumentParser.argv = rest
+    args, extra = parser.parse_known_args(rest)
+    args.parser = parser  # `completion` describes the parser it was parsed with (the full one)
+    if extra:
+        raise UsageError(words.unrecognized(words.command_path(_full_prog(getattr(args, "_path", "helm-core"), rest)), extra))
+    settings = settings_mod.load(found, os.environ)
+    args.settings = settings
+    args.namespace = settings_mod.namespace(settings, os.environ)
+    args.kube_context = settings.kube_context or None
+    args.kubeconfig = settings.kubeconfig or None
+    args.debug = settings.debug
+    return args
 
 
 def _with_deep_stack(command: Callable[[], Any]) -> Any:

@@ -1,4 +1,5 @@
-"""What the ``helm-core`` commands share: values flags, Lua flags, limit flags.
+"""What the ``helm-core`` commands share: values flags, Lua flags, limit flags, chart
+repository credentials.
 
 Apart from the dispatcher (``helm_core.cli``) so the command modules (``release``) use them
 without importing the dispatcher that imports them (no import cycle).
@@ -7,9 +8,13 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from helm_core.errors import SourceError
+
 if TYPE_CHECKING:
+    from helm_core import sources
     from helm_core.action import template as template_action
 
 
@@ -68,6 +73,38 @@ def lua_options(args: argparse.Namespace, chart: Any) -> template_action.LuaOpti
 
 def lua_log(line: str) -> None:
     print(f"lua: {line}", file=sys.stderr)
+
+
+def add_auth_flags(p: argparse.ArgumentParser) -> None:
+    """Credentials and TLS for chart repositories and registries (helm's flag names)."""
+    p.add_argument("--username", default="", help="chart repository username")
+    p.add_argument("--password", default="", help="chart repository password")
+    p.add_argument("--token", default="", help="bearer token (instead of username/password)")
+    p.add_argument("--ca-file", default="", help="verify certificates of HTTPS servers using this CA bundle")
+    p.add_argument("--cert-file", default="", help="identify with this SSL certificate file")
+    p.add_argument("--key-file", default="", help="identify with this SSL key file")
+    p.add_argument("--insecure-skip-tls-verify", action="store_true", help="skip TLS certificate checks")
+    p.add_argument("--pass-credentials", action="store_true", help="pass credentials to all domains")
+    p.add_argument("--plain-http", action="store_true", help="use insecure HTTP connections for OCI")
+    p.add_argument("--cache-dir", default="", help="chart cache folder (default $HELM_CORE_CACHE or ~/.cache/helm-core)")
+
+
+def read_file(path: str) -> bytes:
+    if not path:
+        return b""
+    try:
+        return Path(path).read_bytes()
+    except OSError as exc:
+        raise SourceError(f"{path}: {exc.strerror}") from None
+
+
+def credentials(args: argparse.Namespace) -> "sources.Credentials":
+    from helm_core import sources
+    return sources.Credentials(
+        username=args.username, password=args.password, token=args.token,
+        ca_pem=read_file(args.ca_file), cert_pem=read_file(args.cert_file), key_pem=read_file(args.key_file),
+        insecure_skip_verify=args.insecure_skip_tls_verify, pass_credentials=args.pass_credentials,
+    )
 
 
 def post_render_options(args: argparse.Namespace) -> Any:

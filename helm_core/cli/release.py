@@ -71,11 +71,11 @@ def rfc3339(value: dt.datetime | None) -> str:
 
 
 def encode(data: Any, output: str) -> str:
-    """``-o json`` / ``-o yaml`` text, newline-terminated."""
-    import yaml
+    """``-o json`` / ``-o yaml`` text, newline-terminated (YAML as Go's marshaller writes it)."""
     if output == "json":
         return json.dumps(data, separators=(",", ":")) + "\n"
-    return yaml.safe_dump(data, sort_keys=True, default_flow_style=False, allow_unicode=True)
+    from helm_core.golib import goyaml
+    return goyaml.dump(data)
 
 
 # --------------------------------------------------------------------------- connection
@@ -140,11 +140,26 @@ def _version_arg(text: str | None) -> Any:
 
 # --------------------------------------------------------------------------- status printing
 
-def release_data(release: rel.ReleaseVersion) -> dict[str, Any]:
-    """A release as ``-o json|yaml`` of ``status``/``install`` shows it."""
+def revision_numbers(cfg: config.Configuration, namespace: str, name: str) -> dict[str, int]:
+    """Version -> helm's integer revision, for scripts written for helm: a Helm revision's own
+    number, else one more than the version before it, oldest first (what ``.Release.Revision``
+    was when it was rendered: ``rel.next_revision``)."""
+    from helm_core.storage import release as rel
+    numbers: dict[str, int] = {}
+    previous = 0
+    for v in sorted(cfg.driver.history(namespace, name), key=lambda v: v.version):
+        previous = rel.revision_of(v.version) or previous + 1
+        numbers[str(v.version)] = previous
+    return numbers
+
+
+def release_data(release: rel.ReleaseVersion, revision: int | None = None) -> dict[str, Any]:
+    """A release as ``-o json|yaml`` of ``status``/``install`` shows it: ``version`` as the
+    release's versions are shown (``rel.version_text``), ``revision`` helm's integer when known."""
     from helm_core.storage import release as rel
     return {"name": release.name, "namespace": release.namespace,
             "version": rel.version_text(release.version),
+            **({"revision": revision} if revision is not None else {}),
             "info": {"status": release.status.value, "description": release.description,
                      "first_deployed": rfc3339(release.first_deployed),
                      "last_deployed": rfc3339(release.last_deployed),
@@ -174,11 +189,14 @@ def status_text(release: rel.ReleaseVersion, *, show_description: bool = False,
     return text
 
 
-def _print_release(release: rel.ReleaseVersion, output: str, **kw: bool) -> None:
+def _print_release(release: rel.ReleaseVersion, output: str, cfg: config.Configuration | None = None,
+                   **kw: bool) -> None:
     if output == "table":
         sys.stdout.write(status_text(release, **kw))
     else:
-        sys.stdout.write(encode(release_data(release), output))
+        revision = (revision_numbers(cfg, release.namespace, release.name).get(str(release.version))
+                    if cfg is not None and release.description.lower() != "dry run complete" else None)
+        sys.stdout.write(encode(release_data(release, revision), output))
 
 
 # --------------------------------------------------------------------------- commands
@@ -190,30 +208,33 @@ def _load_chart(path: str) -> Any:
 
 def cmd_install(args: argparse.Namespace) -> int:
     from helm_core.action import install
-    from helm_core.cli import common
-    name, chart_path = args.name, args.chart
-    chart = _load_chart(chart_path)
-    result = install.run(_configuration(args), chart, common.values(args), install.InstallOptions(
-        name=name, namespace=args.namespace, chart_source=str(Path(chart_path).resolve()),
+    from helm_core.cli import chartref, common, naming
+    name, chart_path = naming.release_name_and_chart(args)
+    chart = chartref.load(args, chart_path)
+    cfg = _configuration(args)
+    result = install.run(cfg, chart, common.values(args), install.InstallOptions(
+        name=name, namespace=args.namespace, chart_source=chartref.source_of(args, chart_path),
         dry_run=args.dry_run, wait=args.wait, timeout_s=_timeout(args), atomic=args.atomic,
         create_namespace=args.create_namespace, take_ownership=args.take_ownership,
         replace=args.replace, no_hooks=args.no_hooks, description=args.description,
         lua=common.lua_options(args, chart), post_render=common.post_render_options(args),
         **({"crds": args.crds} if args.crds else {})))
-    _print_release(result, args.output)
+    _print_release(result, args.output, cfg)
     return 0
 
 
 def cmd_upgrade(args: argparse.Namespace) -> int:
     from helm_core.action import upgrade
-    from helm_core.cli import common
     from helm_core.storage import release as rel
-    chart = _load_chart(args.chart)
+    from helm_core.cli import chartref, common
+    from helm_core.storage import names as release_names
+    release_names.check_name(args.name)
+    chart = chartref.load(args, args.chart)
     cfg = _configuration(args)
     if args.install and not cfg.driver.history(args.namespace, args.name):
         print(f'Release "{args.name}" does not exist. Installing it now.')
     result = upgrade.run(cfg, chart, common.values(args), upgrade.UpgradeOptions(
-        name=args.name, namespace=args.namespace, chart_source=str(Path(args.chart).resolve()),
+        name=args.name, namespace=args.namespace, chart_source=chartref.source_of(args, args.chart),
         install=args.install, dry_run=args.dry_run, wait=args.wait, timeout_s=_timeout(args),
         atomic=args.atomic, reuse_values=args.reuse_values, reset_values=args.reset_values,
         reset_then_reuse_values=args.reset_then_reuse_values,
@@ -224,7 +245,7 @@ def cmd_upgrade(args: argparse.Namespace) -> int:
         **({"crds": args.crds} if args.crds else {})))
     if result.status is rel.Status.DEPLOYED and result.description != "Install complete":
         print(f'Release "{args.name}" has been upgraded. Happy Helming!')
-    _print_release(result, args.output)
+    _print_release(result, args.output, cfg)
     return 0
 
 
@@ -252,9 +273,13 @@ def cmd_uninstall(args: argparse.Namespace) -> int:
 
 def cmd_get(args: argparse.Namespace) -> int:
     from helm_core.action import get
-    release = get.run(_configuration(args), args.name, args.namespace, _version_arg(args.revision))
+    cfg = _configuration(args)
+    release = get.run(cfg, args.name, args.namespace, _version_arg(args.revision))
     what = args.what
-    if what == "manifest":
+    if what == "metadata":
+        revision = revision_numbers(cfg, release.namespace, release.name).get(str(release.version))
+        sys.stdout.write(metadata_text(release, revision, args.output))
+    elif what == "manifest":
         sys.stdout.write(release.manifest)
     elif what == "hooks":
         sys.stdout.write(release.hooks)
@@ -276,10 +301,27 @@ def cmd_get(args: argparse.Namespace) -> int:
     return 0
 
 
+def metadata_text(release: rel.ReleaseVersion, revision: int | None, output: str) -> str:
+    """``helm get metadata``: helm's fields, ``REVISION`` helm's integer and ``VERSION_ID`` the
+    stored version (``version`` in helm is the chart's version, so ours gets its own key)."""
+    deployed = rfc3339(release.last_deployed)
+    if output != "table":
+        return encode({"name": release.name, "chart": release.chart_name, "version": release.chart_version,
+                       "appVersion": release.app_version, "namespace": release.namespace,
+                       "revision": revision, "versionId": str(release.version),
+                       "status": release.status.value, "deployedAt": deployed}, output)
+    return (f"NAME: {release.name}\nCHART: {release.chart_name}\nVERSION: {release.chart_version}\n"
+            f"APP_VERSION: {release.app_version}\nANNOTATIONS: \nDEPENDENCIES: \n"
+            f"NAMESPACE: {release.namespace}\nREVISION: {revision}\n"
+            f"VERSION_ID: {release.version}\nSTATUS: {release.status.value}\n"
+            f"DEPLOYED_AT: {deployed}\n")
+
+
 def cmd_history(args: argparse.Namespace) -> int:
     from helm_core.action import history
     from helm_core.storage import release as rel
-    versions = history.run(_configuration(args), args.name, args.namespace,
+    cfg = _configuration(args)
+    versions = history.run(cfg, args.name, args.namespace,
                            max_versions=history.DEFAULT_MAX if args.max is None else args.max)
     if args.output == "table":
         rows = [["REVISION", "UPDATED", "STATUS", "CHART", "APP VERSION", "DESCRIPTION"]]
@@ -287,7 +329,9 @@ def cmd_history(args: argparse.Namespace) -> int:
                   v.description] for v in versions]
         print(table(rows, max_width=HISTORY_COL_WIDTH))
     else:
-        sys.stdout.write(encode([{"revision": rel.version_text(v.version), "updated": rfc3339(v.last_deployed),
+        numbers = revision_numbers(cfg, args.namespace, args.name)
+        sys.stdout.write(encode([{"revision": numbers.get(str(v.version)), "version": rel.version_text(v.version),
+                                  "updated": rfc3339(v.last_deployed),
                                   "status": v.status.value, "chart": v.chart,
                                   "app_version": v.app_version, "description": v.description}
                                  for v in versions], args.output))
@@ -305,7 +349,8 @@ def cmd_list(args: argparse.Namespace) -> int:
     statuses = {rel.Status[flag.upper()] for flag in _STATUS_FLAGS if getattr(args, flag)}
     if args.pending:
         statuses.update(rel.Status[name] for name in _PENDING)
-    found = list_action.run(_configuration(args), list_action.ListOptions(
+    cfg = _configuration(args)
+    found = list_action.run(cfg, list_action.ListOptions(
         namespace=args.namespace, all_namespaces=args.all_namespaces,
         statuses=frozenset(statuses), all_statuses=args.all, filter=args.filter,
         by_date=args.date, reverse=args.reverse))
@@ -316,6 +361,9 @@ def cmd_list(args: argparse.Namespace) -> int:
                  "updated": go_time(v.last_deployed), "status": v.status.value,
                  "chart": v.chart, "app_version": v.app_version} for v in found]
     if args.output != "table":
+        for element, v in zip(elements, found):
+            element["version"] = element["revision"]
+            element["revision"] = revision_numbers(cfg, v.namespace, v.name).get(str(v.version))
         sys.stdout.write(encode(elements, args.output))
         return 0
     rows = [] if args.no_headers else [["NAME", "NAMESPACE", "REVISION", "UPDATED", "STATUS",
@@ -329,9 +377,9 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 def cmd_status(args: argparse.Namespace) -> int:
     from helm_core.action import status as status_action
-    release = status_action.run(_configuration(args), args.name, args.namespace,
-                                _version_arg(args.revision))
-    _print_release(release, args.output, show_description=args.show_desc)
+    cfg = _configuration(args)
+    release = status_action.run(cfg, args.name, args.namespace, _version_arg(args.revision))
+    _print_release(release, args.output, cfg, show_description=args.show_desc)
     return 0
 
 
@@ -362,13 +410,16 @@ def _install_like(p: argparse.ArgumentParser) -> None:
     common.add_values_flags(p)
     common.add_lua_flags(p)
     common.add_limit_flags(p)
+    from helm_core.cli import chartref
+    chartref.add_flags(p)
 
 
 def register(sub: Any) -> None:
     """Add the release commands to ``helm-core``'s subcommand parser."""
+    from helm_core.cli import naming
     p = sub.add_parser("install", help="install a chart as a release")
-    p.add_argument("name")
-    p.add_argument("chart")
+    p.add_argument("args", nargs="+", metavar="[NAME] CHART")
+    naming.add_name_flags(p)
     p.add_argument("--replace", action="store_true",
                    help="re-use the name of an uninstalled or failed release")
     _install_like(p)
@@ -403,7 +454,7 @@ def register(sub: Any) -> None:
     p.set_defaults(func=cmd_uninstall)
 
     p = sub.add_parser("get", help="download a stored release version")
-    p.add_argument("what", choices=["manifest", "values", "notes", "hooks", "all"])
+    p.add_argument("what", choices=["manifest", "values", "notes", "hooks", "metadata", "all"])
     p.add_argument("name")
     p.add_argument("--revision", help="the version (ULID); default: the newest")
     p.add_argument("-a", "--all", action="store_true", help="(values) all computed values")

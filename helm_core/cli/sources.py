@@ -13,6 +13,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from helm_core.cli import common
 from helm_core.errors import HelmError, SourceError
 
 if TYPE_CHECKING:
@@ -23,36 +24,10 @@ if TYPE_CHECKING:
 # uses them, so that `helm-core template` does not pay for them at start-up.
 
 
-def _add_auth_flags(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--username", default="", help="chart repository username")
-    p.add_argument("--password", default="", help="chart repository password")
-    p.add_argument("--token", default="", help="bearer token (instead of username/password)")
-    p.add_argument("--ca-file", default="", help="verify certificates of HTTPS servers using this CA bundle")
-    p.add_argument("--cert-file", default="", help="identify with this SSL certificate file")
-    p.add_argument("--key-file", default="", help="identify with this SSL key file")
-    p.add_argument("--insecure-skip-tls-verify", action="store_true", help="skip TLS certificate checks")
-    p.add_argument("--pass-credentials", action="store_true", help="pass credentials to all domains")
-    p.add_argument("--plain-http", action="store_true", help="use insecure HTTP connections for OCI")
-    p.add_argument("--cache-dir", default="",
-                   help="chart cache folder (default $HELM_CORE_CACHE or ~/.cache/helm-core)")
-
-
-def _read(path: str) -> bytes:
-    if not path:
-        return b""
-    try:
-        return Path(path).read_bytes()
-    except OSError as exc:
-        raise SourceError(f"{path}: {exc.strerror}") from None
-
-
-def _credentials(args: argparse.Namespace) -> sources.Credentials:
-    from helm_core import sources
-    return sources.Credentials(
-        username=args.username, password=args.password, token=args.token,
-        ca_pem=_read(args.ca_file), cert_pem=_read(args.cert_file), key_pem=_read(args.key_file),
-        insecure_skip_verify=args.insecure_skip_tls_verify, pass_credentials=args.pass_credentials,
-    )
+# Credential flags are shared with every command that takes a chart (helm_core.cli.common).
+_add_auth_flags = common.add_auth_flags
+_read = common.read_file
+_credentials = common.credentials
 
 
 def _cache(args: argparse.Namespace) -> cache_mod.Cache:
@@ -70,16 +45,32 @@ def cmd_pull(args: argparse.Namespace) -> int:
         ref = sources.ChartRef(kind="repo", url=args.repo, name=args.chart, version=args.version,
                                devel=args.devel)
     else:
-        raise SourceError(f"{args.chart}: give --repo URL or an oci:// reference "
-                          "(named repositories are not supported)")
-    resolved = sources.resolve(ref, _credentials(args), _cache(args))
+        ref = None  # repo/chart through helm's repositories.yaml and repository cache
+    if ref is None:
+        from helm_core.cli import chartref
+        from helm_core.sources import package as package_mod
+        _, data = chartref.locate(args, args.chart)
+        if data is None:
+            raise SourceError(f"{args.chart}: a local chart, not one to pull")
+        meta = package_mod.raw_chart_yaml(data or b"", source=args.chart)
+        name, version = meta.get("name"), meta.get("version")
+    else:
+        credentials = _credentials(args)
+        if ref.kind == "oci" and not credentials.has_secret:  # helm's registry login, as helm uses it
+            from helm_core.sources import helmconfig
+            from helm_core.support.records import replace
+            stored = helmconfig.registry_credentials(args.settings.registry_config,
+                                                     oci.Reference.parse(args.chart).registry)
+            credentials = replace(credentials, **stored) if stored else credentials
+        resolved = sources.resolve(ref, credentials, _cache(args))
+        data, name, version = resolved.data, resolved.name, resolved.version
     dest = Path(args.destination)
     dest.mkdir(parents=True, exist_ok=True)
-    target = dest / f"{resolved.name}-{resolved.version}.tgz"
+    target = dest / f"{name}-{version}.tgz"
     temporary = target.with_name(f".{target.name}.tmp")
-    temporary.write_bytes(resolved.data)
+    temporary.write_bytes(data or b"")
     os.replace(temporary, target)
-    if ref.kind == "oci":
+    if ref is not None and ref.kind == "oci":
         print(f"Pulled: {resolved.source.removeprefix(oci.SCHEME)}")
         print(f"Digest: {resolved.manifest_digest}")
     return 0
@@ -143,9 +134,12 @@ def cmd_repo_index(args: argparse.Namespace) -> int:
 
 def cmd_dependency_build(args: argparse.Namespace) -> int:
     from helm_core.sources import dependency
+    from helm_core.sources import helmconfig
     creds = _credentials(args)
+    entries = helmconfig.load_repositories(args.settings.repository_config)
     built = dependency.build(args.chart, credentials=lambda _url: creds, cache=_cache(args),
-                             plain_http=args.plain_http)
+                             plain_http=args.plain_http,
+                             repositories={e.name: e.url for e in entries})
     for item in built:
         print(f"Saving {item.name} {item.version} from {item.repository}")
     print(f"{len(built)} dependencies in {Path(args.chart) / 'charts'}")

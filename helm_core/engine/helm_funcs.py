@@ -345,6 +345,8 @@ class RenderState:
 
     tset: Any
     lint_mode: bool = False
+    #: Where lint mode reports a ``required``/``fail`` it let pass (helm logs them).
+    lint_log: Callable[[str], None] | None = None
     lookup: LookupFunc = _empty_lookup
     included: dict[str, int] = field(default_factory=dict)
     #: include and tpl calls in progress, all names together (bounded by MAX_NESTED_CALLS).
@@ -407,6 +409,8 @@ def bound_funcs(state: RenderState) -> dict[str, Callable[..., Any]]:
     def required(warn: str, value: Any) -> Any:
         if value is None or value == "" and isinstance(value, str):
             if state.lint_mode:
+                if state.lint_log is not None:
+                    state.lint_log(f"[INFO] Missing required value: {warn}")
                 return ""
             raise FuncError(warn_wrap(warn))
         return value
@@ -414,6 +418,8 @@ def bound_funcs(state: RenderState) -> dict[str, Callable[..., Any]]:
     @signature("string")
     def fail(message: str) -> str:
         if state.lint_mode:
+            if state.lint_log is not None:
+                state.lint_log(f"[INFO] Fail: {message}")
             return ""
         raise FuncError(warn_wrap(message))
 

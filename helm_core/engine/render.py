@@ -31,7 +31,7 @@ import posixpath
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from helm_core.chart import model
@@ -67,6 +67,8 @@ class RenderOptions:
     strict: bool = False
     #: ``required``/``fail`` do not fail (Helm's lint mode).
     lint_mode: bool = False
+    #: Receives lint mode's notes on the ``required``/``fail`` calls it let pass.
+    lint_log: Callable[[str], None] | None = None
     #: ``lookup`` provider; default: every lookup returns an empty map (as ``helm template``).
     lookup: helm_funcs.LookupFunc | None = None
     #: Engine per template path (``<chart>/templates/x.yaml``) chosen by a pre-render handler:
@@ -278,6 +280,7 @@ def _render(chart: model.Chart, values: dict[str, Any], options: RenderOptions) 
     with compiled.lock, budget_mod.active(budget), budget.timed():
         state = compiled.state
         state.lint_mode = options.lint_mode
+        state.lint_log = options.lint_log
         state.lookup = options.lookup or helm_funcs._empty_lookup
         rendered: dict[str, str] = {}
         for name in order:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import datetime
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -69,8 +69,9 @@ def _read_yaml(path: Path) -> dict[str, Any]:
     return doc
 
 
-def _ref(dep: dict[str, Any], version: str, chart_dir: Path, plain_http: bool) -> ChartRef | Path:
-    repository = str(dep.get("repository") or "")
+def _ref(dep: dict[str, Any], version: str, chart_dir: Path, plain_http: bool,
+         repositories: Mapping[str, str] | None = None) -> ChartRef | Path:
+    repository = named_repository(str(dep.get("repository") or ""), repositories or {})
     name = str(dep["name"])
     if repository.startswith("oci://"):
         return ChartRef(kind="oci", url=f"{repository.rstrip('/')}/{name}", version=version,
@@ -84,16 +85,42 @@ def _ref(dep: dict[str, Any], version: str, chart_dir: Path, plain_http: bool) -
                           "named repositories need Helm's repositories.yaml)")
 
 
+def named_repository(repository: str, repositories: Mapping[str, str]) -> str:
+    """``@name`` / ``alias:name`` -> the URL ``repositories`` (helm's repositories.yaml) gives."""
+    for prefix in ("@", "alias:"):
+        if repository.startswith(prefix):
+            key = repository[len(prefix):]
+            if key not in repositories:
+                raise DependencyError(f"no repository definition for {repository}. "
+                                      "Please add them via 'helm repo add'")
+            return repositories[key]
+    return repository
+
+
+def _known_repository(repository: str, repositories: Mapping[str, str]) -> str:
+    try:
+        return named_repository(repository, repositories)
+    except DependencyError:
+        return repository  # reported when the dependency is fetched
+
+
 def build(chart_dir: str | os.PathLike[str], *, credentials: Callable[[str], Credentials],
           cache: cache_mod.Cache, plain_http: bool = False,
-          now: Callable[[], str] | None = None) -> list[Built]:
-    """Fetch every dependency into ``charts/``; ``credentials(repository_url)`` picks auth."""
+          now: Callable[[], str] | None = None, update: bool = False,
+          repositories: Mapping[str, str] | None = None) -> list[Built]:
+    """Fetch every dependency into ``charts/``; ``credentials(repository_url)`` picks auth.
+
+    ``update`` (``helm dependency update``) resolves the ranges of Chart.yaml again, ignoring
+    Chart.lock, and rewrites the lock; ``repositories`` names repositories for ``@name``."""
     root = Path(chart_dir)
     doc = _read_yaml(root / "Chart.yaml")
     req = [d for d in doc.get("dependencies") or [] if isinstance(d, dict)]
+    # helm digests the dependencies with `@name` repositories already replaced by their URLs
+    req = [{**d, "repository": _known_repository(str(d["repository"]), repositories or {})}
+           if d.get("repository") else d for d in req]
     lock_path = root / "Chart.lock"
     locked: list[dict[str, Any]] | None = None
-    if lock_path.is_file():
+    if lock_path.is_file() and not update:
         lock = _read_yaml(lock_path)
         locked = [d for d in lock.get("dependencies") or [] if isinstance(d, dict)]
         if hash_req(req, locked) != lock.get("digest"):
@@ -106,9 +133,11 @@ def build(chart_dir: str | os.PathLike[str], *, credentials: Callable[[str], Cre
         if not dep.get("repository"):
             continue  # a dependency already vendored in charts/ (Helm skips it too)
         version = str((locked[position] if locked else dep).get("version") or "")
-        item = _fetch(dep, version, root, credentials, cache, plain_http)
+        item = _fetch(dep, version, root, credentials, cache, plain_http, repositories or {})
         built.append(item)
-        resolved_lock.append({"name": dep["name"], "repository": dep["repository"], "version": item.version})
+        # the lock names the repository by URL, also for `@name` (as helm writes it)
+        resolved_lock.append({"name": dep["name"], "version": item.version,
+                              "repository": named_repository(str(dep["repository"]), repositories or {})})
     if locked is None and req:
         stamp = now() if now else datetime.datetime.now(datetime.UTC).isoformat().replace("+00:00", "Z")
         lock_doc = {"dependencies": resolved_lock, "digest": hash_req(req, resolved_lock), "generated": stamp}
@@ -117,8 +146,8 @@ def build(chart_dir: str | os.PathLike[str], *, credentials: Callable[[str], Cre
 
 
 def _fetch(dep: dict[str, Any], version: str, root: Path, credentials: Callable[[str], Credentials],
-           cache: cache_mod.Cache, plain_http: bool) -> Built:
-    ref = _ref(dep, version, root, plain_http)
+           cache: cache_mod.Cache, plain_http: bool, repositories: Mapping[str, str]) -> Built:
+    ref = _ref(dep, version, root, plain_http, repositories)
     repository = str(dep["repository"])
     if isinstance(ref, Path):
         filename, data = package_mod.package(ref)

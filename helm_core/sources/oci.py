@@ -267,6 +267,10 @@ class Registry:
         except httpx.TransportError as exc:
             raise RegistryUnavailableError(f"{where}: cannot reach registry {self.registry}: {exc}") from None
 
+    def ping(self) -> None:
+        """Check that the registry takes our credentials (``GET /v2/``, as ``docker login``)."""
+        self._request("GET", "/v2/", where=self.registry)
+
     # reading -------------------------------------------------------------------------------
     def tags(self, ref: Reference) -> list[str]:
         """Every tag of the repository, following ``Link`` pagination."""

@@ -264,6 +264,22 @@ class Repository:
             digest = self._fetch_index(record, key)
             return self._parsed(digest)
 
+    def index_with_bytes(self) -> tuple[Index, bytes]:
+        """The index (as :meth:`index`) and the bytes it was parsed from (what helm keeps in its
+        repository cache)."""
+        key = f"repo-index:{self.url}"
+        with self.cache.lock(key):
+            record = self.cache.read_record(key) or {}
+            digest = self._fetch_index(record, key)
+            data = self.cache.get(digest)
+            if data is None:
+                raise RegistryUnavailableError(f"{self.url}: cached index vanished; retry")
+            return self._parsed(digest), data
+
+    def index_from(self, data: bytes) -> Index:
+        """An index read elsewhere (helm's repository cache), parsed once per content."""
+        return self._parsed(self.cache.put(data))
+
     def _fetch_index(self, record: dict[str, Any], key: str) -> str:
         url = index_url(self.url)
         headers = {}
@@ -326,7 +342,11 @@ class Repository:
         """Resolve ``name``/``version`` in the index (the cached one with ``index_digest``
         when given, else revalidated against the server) and return the checked package."""
         index = self.cached_index(index_digest) if index_digest else self.index()
-        entry = select(index, name, version, devel=devel)
+        return self.fetch_entry(select(index, name, version, devel=devel))
+
+    def fetch_entry(self, entry: IndexEntry) -> Fetched:
+        """The checked package of an index entry (from the cache when it holds it)."""
+        name = entry.name
         if not entry.urls:
             raise SourceError(f'chart "{name}" version "{entry.version}" in {self.url} has no download URL')
         url = resolve_url(self.url, entry.urls[0])
@@ -437,16 +457,21 @@ class _checked_stream:
             return response
         status = response.status_code
         self._cm.__exit__(None, None, None)
+        error = self._error(status, response.reason_phrase)
+        error.http_status = f"{status} {response.reason_phrase}"  # type: ignore[attr-defined]
+        raise error
+
+    def _error(self, status: int, reason: str) -> SourceError:
         if status in (401, 403):
-            raise AuthError(f"{self._repo}: {status} {response.reason_phrase} for {self._url} "
-                            "(missing or wrong credentials)")
+            return AuthError(f"{self._repo}: {status} {reason} for {self._url} "
+                             "(missing or wrong credentials)")
         if status == 404 and self._what == "index":
-            raise SourceError(f'{self._repo}: not a valid chart repository (no {self._url}: 404 Not Found)')
+            return SourceError(f'{self._repo}: not a valid chart repository (no {self._url}: 404 Not Found)')
         if status == 404:
-            raise ChartNotFoundError(f"{self._repo}: chart package {self._url} not found (404)")
+            return ChartNotFoundError(f"{self._repo}: chart package {self._url} not found (404)")
         if status == 429 or status >= 500:
-            raise RegistryUnavailableError(f"{self._repo}: {status} {response.reason_phrase} for {self._url}")
-        raise SourceError(f"{self._repo}: unexpected {status} {response.reason_phrase} for {self._url}")
+            return RegistryUnavailableError(f"{self._repo}: {status} {reason} for {self._url}")
+        return SourceError(f"{self._repo}: unexpected {status} {reason} for {self._url}")
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: types.TracebackType | None) -> None:

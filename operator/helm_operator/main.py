@@ -355,6 +355,7 @@ def run(inv: Invocation) -> int:
                                           field_manager="helm-operator",
                                           max_connections=inv.settings.runtime.workers
                                           + action_config.APPLY_WORKERS))
+    _check_reachable(admin)
     metrics = metrics_mod.Metrics()
     health = probes.Health()
     ports = {inv.settings.runtime.probe_port, inv.settings.runtime.metrics_port} - {0}
@@ -440,13 +441,30 @@ def run(inv: Invocation) -> int:
     return 0
 
 
+def _check_reachable(admin: Any) -> None:
+    """Fail at start, in one line, when the API server cannot be reached (the pod restarts;
+    a shell user sees why) rather than retrying watches for ever."""
+    quiet = logging.getLogger("urllib3")
+    level = quiet.level
+    quiet.setLevel(logging.ERROR)  # its retry warnings would bury the one line that matters
+    try:
+        admin.discover()
+    finally:
+        quiet.setLevel(level)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     try:
         inv = parse(sys.argv[1:] if argv is None else argv, os.environ)
     except ValueError as exc:
         print(f"helm-operator: {exc}", file=sys.stderr)
         return 2
-    return run(inv)
+    from helm_core.errors import HelmError
+    try:
+        return run(inv)
+    except HelmError as exc:  # no cluster, no kubeconfig, refused credentials: one line, no traceback
+        print(f"helm-operator: {exc}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

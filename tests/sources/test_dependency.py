@@ -84,5 +84,5 @@ def test_file_dependency_is_packaged_and_unsupported_repository_refused(tmp_path
     (chart / "Chart.lock").unlink()
     with pytest.raises(errors.DependencyError) as info:
         dependency.build(chart, credentials=lambda _u: Credentials(), cache=cache)
-    assert str(info.value) == ("dependency 'lib': repository '@stable' is not supported (use an http(s)://, "
-                               "oci:// or file:// URL; named repositories need Helm's repositories.yaml)")
+    # helm's words: named repositories come from repositories.yaml (``repositories=``)
+    assert str(info.value) == "no repository definition for @stable. Please add them via 'helm repo add'"

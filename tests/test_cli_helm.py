@@ -1,0 +1,477 @@
+"""helm-core beside stock helm: the same command line through ``$HELM_BIN`` and ``helm-core``,
+in the same environment (helm's config and cache folders, a kubeconfig), compared on stdout,
+stderr and exit code. ``helm`` in helm's text stands for ``helm-core`` in ours.
+
+Repositories are real: a chart repository served over HTTP from a temporary folder, and the
+distribution registry for ``oci://``. Without helm the comparisons skip, visibly.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import yaml
+
+from helm_core import cli
+from helm_core.sources import index as index_mod, package as package_mod
+from tests import chartkit
+from tests.engine import helmbin
+from tests.sources import servers
+
+KUBECONFIG = """apiVersion: v1
+kind: Config
+current-context: one
+contexts:
+- name: one
+  context: {cluster: c, user: u, namespace: team-one}
+- name: two
+  context: {cluster: c, user: u, namespace: team-two}
+clusters:
+- name: c
+  cluster: {server: "https://127.0.0.1:1"}
+users:
+- name: u
+  user: {token: x}
+"""
+NS_CHART = {"Chart.yaml": "apiVersion: v2\nname: ns\nversion: 0.1.0\n",
+            "templates/a.yaml": "ns: {{ .Release.Namespace }}\nname: {{ .Release.Name }}\n"}
+
+
+class Both:
+    """Runs a command line through helm (a process) and helm-core (in this process)."""
+
+    def __init__(self, tmp: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+        self.tmp = tmp
+        self.capsys = capsys
+        self.monkeypatch = monkeypatch
+        self.helm_cwd = tmp
+        self.core_side = ""
+        self.env = {"HOME": str(tmp / "home"), "HELM_CONFIG_HOME": str(tmp / "config"),
+                    "HELM_CACHE_HOME": str(tmp / "cache"), "HELM_DATA_HOME": str(tmp / "data"),
+                    "KUBECONFIG": str(tmp / "kubeconfig"), "HELM_CORE_CACHE": str(tmp / "core-cache")}
+        (tmp / "kubeconfig").write_text(KUBECONFIG)
+        for key in ("HELM_NAMESPACE", "HELM_KUBECONTEXT", "HELM_DEBUG", "HELM_REPOSITORY_CONFIG",
+                    "HELM_REPOSITORY_CACHE", "HELM_REGISTRY_CONFIG", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"):
+            monkeypatch.delenv(key, raising=False)
+        for key, value in self.env.items():
+            monkeypatch.setenv(key, value)
+        monkeypatch.chdir(tmp)
+
+    def helm(self, *argv: str, stdin: str = "") -> tuple[int, str, str]:
+        helm = helmbin.require_helm()
+        env = {k: v for k, v in os.environ.items() if not k.startswith("HELM_") or k in self.env}
+        proc = subprocess.run([helm, *argv], capture_output=True, text=True, env={**env, **self.env},
+                              input=stdin, timeout=helmbin.HELM_TIMEOUT, check=False, cwd=self.helm_cwd)
+        return proc.returncode, proc.stdout, proc.stderr
+
+    def core(self, *argv: str, stdin: str = "", monkeypatch: pytest.MonkeyPatch | None = None) -> tuple[int, str, str]:
+        import io
+        import sys
+        self.capsys.readouterr()
+        old = sys.stdin
+        sys.stdin = io.StringIO(stdin)
+        try:
+            code = cli.main(list(argv))
+        finally:
+            sys.stdin = old
+        out, err = self.capsys.readouterr()
+        if self.core_side:  # our side's folders are named as helm's in the comparison
+            out, err = (t.replace(self.core_side, str(self.helm_cwd)) for t in (out, err))
+        return code, out.replace("helm-core", "helm"), err.replace("helm-core", "helm")
+
+    def separate(self) -> None:
+        """Give helm and helm-core their own config, cache and working folders, for commands
+        that change state (each must find the state it left itself)."""
+        for side in ("helm", "core"):
+            (self.tmp / side).mkdir()
+        self.helm_cwd = self.tmp / "helm"
+        self.core_side = str(self.tmp / "core")
+        for key, name in (("HELM_CONFIG_HOME", "config"), ("HELM_CACHE_HOME", "cache"),
+                          ("HELM_DATA_HOME", "data"), ("HELM_CORE_CACHE", "core-cache")):
+            self.env[key] = str(self.tmp / "helm" / name)
+            self.monkeypatch.setenv(key, str(self.tmp / "core" / name))
+        self.monkeypatch.chdir(self.tmp / "core")
+
+    def same(self, *argv: str, stdin: str = "") -> tuple[int, str, str]:
+        code, out, err = self.helm(*argv, stdin=stdin)
+        expected = (code, out, re.sub(r"(?m)^\w+\.go:\d+: ", "", err))  # Go's log prefix (file:line)
+        got = self.core(*argv, stdin=stdin)
+        assert got == expected, f"helm {' '.join(argv)}"
+        return got
+
+
+@pytest.fixture
+def both(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> Both:
+    helmbin.require_helm()
+    return Both(tmp_path, capsys, monkeypatch)
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Iterator[servers.RepoServer]:
+    """A chart repository: demo 0.1.0, 0.2.0, 1.0.0-rc.1 and other 2.0.0 (with keywords)."""
+    root = tmp_path / "served"
+    root.mkdir()
+    charts = [("demo", "0.1.0", {"description": "the demo chart", "appVersion": "1.0"}),
+              ("demo", "0.2.0", {"description": "the demo chart", "appVersion": "1.1"}),
+              ("demo", "1.0.0-rc.1", {"description": "the demo chart", "appVersion": "2.0"}),
+              ("other", "2.0.0", {"description": "another one, for searching"})]
+    for name, version, extra in charts:
+        text = chartkit.chart_yaml(name, version, **extra)
+        if name == "other":
+            text += "keywords:\n- web\n- demo-like\n"
+        files = [("Chart.yaml", text.encode()), ("values.yaml", b"who: world\n"),
+                 ("templates/cm.yaml", b"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\n"
+                                       b"data:\n  chart: {{ .Chart.Name }}-{{ .Chart.Version }}\n  who: {{ .Values.who }}\n")]
+        (root / f"{name}-{version}.tgz").write_bytes(package_mod.archive_bytes(name, files))
+    index_mod.write_index(root)
+    server = servers.RepoServer(root=root).start()
+    yield server
+    server.stop()
+
+
+# --------------------------------------------------------------------------- the command line
+
+@pytest.mark.parametrize("argv", [
+    ["foo"], ["install"], ["template"], ["upgrade", "x"], ["status"], ["history"], ["get", "values"],
+    ["get", "manifest", "a", "b"], ["rollback"], ["uninstall"], ["repo", "add", "x"], ["create"],
+    ["search", "repo", "a", "b"], ["version", "extra"], ["list", "extra"],
+    ["template", "x", "./c", "--bogus"], ["template", "a", "b", "c"],
+    ["template", "./nope"], ["template", "nope"], ["template", "nope/chart"],
+    ["template", "/abs/nope"], ["show", "chart", "./nope"],
+    ["repo", "list"], ["repo", "remove", "x"], ["repo", "update"], ["search", "repo", "x"],
+    ["dependency", "list", "./nope"],
+], ids=lambda a: " ".join(a) or "empty")
+def test_refusals_are_helms(both, argv):
+    code, _, err = both.same(*argv)
+    assert code == 1 and err.startswith("Error: ")
+
+
+def _ns_chart(both: Both) -> Path:
+    return chartkit.write_chart(both.tmp / "ns", NS_CHART)
+
+
+@pytest.mark.parametrize("argv", [
+    ["template", "ns"],                                     # the kubeconfig context's namespace
+    ["template", "ns", "--kube-context", "two"],
+    ["--kube-context=two", "template", "ns"],               # a global flag before the command
+    ["-n", "x", "template", "ns"],
+    ["template", "ns", "-nfoo"],
+    ["template", "--namespace=bar", "ns"],
+    ["template", "ns", "--generate-name"],
+    ["template", "ns", "--name-template", 'x-{{ "abc" | lower }}'],
+    ["template", "ns", "--name-template", 'X_{{ "abc" }}'],
+    ["template", "R_BAD", "ns"],
+    ["template", "x", "ns", "--generate-name"],
+    ["template", "x", "ns", "--kube-version", "abc"],
+    ["template", "x", "ns", "--kube-version", "1.29"],
+])
+def test_names_namespaces_and_flags_as_helm(both, argv):
+    _ns_chart(both)
+    both.same(*argv)
+
+
+def test_helm_namespace_variable_beats_the_kubeconfig(both, monkeypatch):
+    _ns_chart(both)
+    both.env["HELM_NAMESPACE"] = "from-env"
+    monkeypatch.setenv("HELM_NAMESPACE", "from-env")
+    _, out, _ = both.same("template", "ns")
+    assert "ns: from-env" in out
+
+
+def test_install_refuses_bad_names_before_reaching_a_cluster(both):
+    _ns_chart(both)
+    code, _, err = both.core("install", "R_BAD", "ns")
+    assert code == 1 and err.startswith('Error: release name "R_BAD": invalid release name')
+    code, _, err = both.core("install", "ns")
+    assert (code, err) == (1, "Error: must either provide a name or specify --generate-name\n")
+    code, _, err = both.core("install", "x", "ns", "--generate-name")
+    assert (code, err) == (1, "Error: cannot set --generate-name and also specify a name\n")
+
+
+# --------------------------------------------------------------------------- repositories
+
+def test_repo_add_list_search_remove_as_helm(both, repo):
+    both.separate()
+    url = repo.url
+    both.same("repo", "add", "charts", url)
+    both.same("repo", "add", "charts", url)                      # same configuration: skipped
+    both.same("repo", "add", "charts", url + "/other")           # a different one: refused
+    both.same("repo", "add", "a/b", url)
+    both.same("repo", "add", "broken", url + "/missing")
+    both.same("repo", "list")
+    both.same("repo", "list", "-o", "json")
+    both.same("repo", "list", "-o", "yaml")
+    for query in ([], ["demo"], ["DEMO"], ["web"], ["searching"], ["-l"], ["demo", "--versions"],
+                  ["--version", "^0.1"], ["--devel"], ["-r", "de.o"], ["-o", "json"], ["-o", "yaml"],
+                  ["nothing-matches"], ["nothing-matches", "--fail-on-no-result"], ["--version", "abc"],
+                  ["--max-col-width", "5"], ["charts/other"]):
+        both.same("search", "repo", *query)
+    both.same("repo", "update")
+    both.same("repo", "update", "charts")
+    both.same("repo", "update", "nope")
+    both.same("repo", "remove", "nope")
+    both.same("repo", "remove", "charts")
+    assert not (both.tmp / "core" / "cache" / "repository" / "charts-index.yaml").exists()
+    both.same("repo", "list")
+
+
+def test_a_repository_added_by_one_is_seen_by_the_other(both, repo):
+    code, out, _ = both.core("repo", "add", "mine", repo.url)
+    assert (code, out) == (0, '"mine" has been added to your repositories\n')
+    code, out, _ = both.helm("search", "repo", "mine/demo")
+    assert code == 0 and "mine/demo\t0.2.0" in out
+    code, _, _ = both.helm("repo", "add", "theirs", repo.url)
+    assert code == 0
+    code, out, _ = both.core("repo", "list")
+    assert code == 0 and out.splitlines()[1:] == [f"mine  \t{repo.url}", f"theirs\t{repo.url}"]
+    config = yaml.safe_load((both.tmp / "config" / "repositories.yaml").read_text())
+    assert [r["name"] for r in config["repositories"]] == ["mine", "theirs"]
+    assert oct((both.tmp / "config" / "repositories.yaml").stat().st_mode & 0o777) == "0o600"
+
+
+@pytest.mark.parametrize("argv", [
+    ["template", "r", "charts/demo"],
+    ["template", "r", "charts/demo", "--version", "0.1.0"],
+    ["template", "r", "charts/demo", "--version", "~0.1"],
+    ["template", "r", "charts/demo", "--devel"],
+    ["template", "r", "charts/demo", "--version", "9.9.9"],
+    ["template", "r", "charts/nope"],
+    ["template", "r", "nope/demo"],
+    ["show", "chart", "charts/demo"],
+    ["show", "values", "charts/other"],
+    ["show", "all", "charts/demo", "--version", "0.1.0"],
+])
+def test_repo_slash_chart_resolves_as_helm(both, repo, argv):
+    assert both.helm("repo", "add", "charts", repo.url)[0] == 0
+    both.same(*argv)
+
+
+def test_pull_repo_slash_chart_as_helm(both, repo):
+    assert both.helm("repo", "add", "charts", repo.url)[0] == 0
+    for side in ("helm", "core"):
+        (both.tmp / side).mkdir()
+    expected = both.helm("pull", "charts/demo", "--version", "~0.1", "-d", str(both.tmp / "helm"))
+    got = both.core("pull", "charts/demo", "--version", "~0.1", "-d", str(both.tmp / "core"))
+    assert got == expected
+    theirs = (both.tmp / "helm" / "demo-0.1.0.tgz").read_bytes()
+    assert (both.tmp / "core" / "demo-0.1.0.tgz").read_bytes() == theirs
+
+
+def test_repo_slash_chart_needs_the_cached_index(both, repo):
+    assert both.helm("repo", "add", "charts", repo.url)[0] == 0
+    (both.tmp / "cache" / "repository" / "charts-index.yaml").unlink()
+    code, _, err = both.core("template", "r", "charts/demo")
+    expected = both.helm("template", "r", "charts/demo")
+    assert (code, err) == (expected[0], expected[2])
+
+
+@pytest.mark.parametrize("extra", [[], ["--version", "0.1.0"], ["--version", ">0.1.0 <1"], ["--devel"]])
+def test_repo_url_flag_as_helm(both, repo, extra):
+    both.same("template", "r", "demo", "--repo", repo.url, *extra)
+    both.same("show", "chart", "demo", "--repo", repo.url, *extra)
+
+
+# --------------------------------------------------------------------------- OCI
+
+@pytest.fixture
+def registry(tmp_path: Path) -> Iterator[servers.Registry]:
+    binary = servers.find_registry_binary()
+    if binary is None:
+        pytest.skip("SKIPPED: no distribution `registry` binary ($REGISTRY_BIN)")
+    reg = servers.Registry(binary=binary, folder=tmp_path / "registry", username="me", password="secret").start()
+    yield reg
+    reg.stop()
+
+
+def test_oci_with_helms_registry_login(both, registry):
+    host = registry.host
+    # a wrong password is refused by both, and nothing is stored
+    code, _, _ = both.core("registry", "login", host, "-u", "me", "-p", "wrong", "--plain-http")
+    assert code == 1 and not (both.tmp / "config" / "registry" / "config.json").exists()
+    code, _, err = both.core("registry", "login", host, "-u", "me", "--password-stdin", "--plain-http",
+                             stdin="secret\n")
+    assert (code, err) == (0, "Login Succeeded\n")
+    stored = json.loads((both.tmp / "config" / "registry" / "config.json").read_text())
+    assert list(stored["auths"]) == [host]
+    # helm uses our login to push; helm-core uses helm's registry config to pull
+    chart = chartkit.write_chart(both.tmp / "pushed", {
+        "Chart.yaml": chartkit.chart_yaml("pushed", "1.2.3"),
+        "templates/cm.yaml": "kind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\n"})
+    assert both.helm("package", str(chart), "-d", str(both.tmp))[0] == 0
+    code, _, err = both.helm("push", str(both.tmp / "pushed-1.2.3.tgz"), f"oci://{host}/charts", "--plain-http")
+    assert code == 0, err
+    for argv in (["template", "r", f"oci://{host}/charts/pushed", "--version", "1.2.3"],
+                 ["template", "r", f"oci://{host}/charts/pushed", "--version", "^1"],
+                 ["show", "chart", f"oci://{host}/charts/pushed:1.2.3"]):
+        expected = both.helm(*argv, "--plain-http")
+        got = both.core(*argv, "--plain-http")
+        assert got[0] == expected[0] == 0 and got[1] == expected[1]
+    code, out, err = both.core("pull", f"oci://{host}/charts/pushed", "--version", "1.2.3", "--plain-http",
+                               "-d", str(both.tmp / "pulled"))
+    assert code == 0, err
+    assert out.startswith(f"Pulled: {host}/charts/pushed:1.2.3\nDigest: sha256:")
+    assert (both.tmp / "pulled" / "pushed-1.2.3.tgz").read_bytes() == (both.tmp / "pushed-1.2.3.tgz").read_bytes()
+    code, _, err = both.core("registry", "logout", host)
+    assert (code, err) == (0, f"Removing login credentials for {host}\n")
+    code, _, err = both.core("template", "r", f"oci://{host}/charts/pushed", "--version", "1.2.3", "--plain-http")
+    assert code == 1 and "refused" in err
+
+
+# --------------------------------------------------------------------------- create, version, completion
+
+def test_created_chart_lints_and_renders_the_same(both):
+    both.separate()
+    code, out, _ = both.same("create", "made")      # the same message (our scaffold is our own)
+    assert (code, out) == (0, "Creating made\n")
+    code, out, err = both.helm("lint", str(both.tmp / "core" / "made"))
+    assert code == 0, out + err
+    for argv in (["template", "r", "made"], ["show", "chart", "made"]):
+        expected = both.helm(*(a.replace("made", str(both.tmp / "core" / "made")) for a in argv))
+        assert both.core(*argv) == expected
+
+
+def test_create_from_a_starter(both):
+    starter = chartkit.write_chart(both.tmp / "data" / "starters" / "mine", {
+        "Chart.yaml": "apiVersion: v2\nname: <CHARTNAME>\nversion: 0.1.0\n",
+        "templates/cm.yaml": "kind: ConfigMap\nmetadata:\n  name: <CHARTNAME>-{{ .Release.Name }}\n"})
+    assert starter.is_dir()
+    both.core("create", "fromstarter", "--starter", "mine")
+    both.helm("create", "helmstarter", "--starter", "mine")
+    ours = (both.tmp / "fromstarter" / "templates" / "cm.yaml").read_text()
+    theirs = (both.tmp / "helmstarter" / "templates" / "cm.yaml").read_text()
+    assert ours == theirs.replace("helmstarter", "fromstarter")
+    both.same("template", "r", "fromstarter")
+
+
+def test_version(both):
+    code, out, _ = both.core("version", "--short")
+    assert code == 0 and re.fullmatch(r"v\d+\.\d+\.\d+\S*\n", out)
+    code, out, _ = both.core("version", "--template", "{{ .HelmVersion }}")
+    assert (code, out) == (0, "v3.22.0")
+    code, out, _ = both.core("version")
+    assert out.startswith('version.BuildInfo{Version:"v')
+
+
+def cli_script() -> str:
+    from helm_core.cli import completion
+    return completion.script("bash", cli.build_parser())
+
+
+def test_bash_completion_completes_commands_and_flags(both):
+    code, script, _ = both.core("completion", "bash")
+    assert code == 0
+    path = both.tmp / "completion.bash"
+    code, script, _ = both.core("completion", "bash")  # unrewritten: the script names helm-core
+    path.write_text(cli_script())
+
+    def complete(*words: str) -> list[str]:
+        line = " ".join(["helm-core", *words])
+        program = (f"source {path}\nCOMP_WORDS=({line})\nCOMP_CWORD={len(words)}\n"
+                   "_helm_core\nprintf '%s\\n' \"${COMPREPLY[@]}\"\n")
+        proc = subprocess.run(["bash", "-c", program], capture_output=True, text=True, timeout=30, check=True)
+        return proc.stdout.split()
+
+    assert {"template", "install", "repo", "search"} <= set(complete(""))
+    assert complete("tem") == ["template"]
+    assert set(complete("repo", "")) >= {"add", "list", "remove", "update", "index"}
+    assert "--generate-name" in complete("install", "--gen")
+    assert complete("get", "met") == ["metadata"]
+    assert "--kube-context" in complete("list", "--kube-c")
+
+
+# --------------------------------------------------------------------------- dependencies
+
+def test_dependency_list_and_update_as_helm(both, repo):
+    assert both.helm("repo", "add", "charts", repo.url)[0] == 0
+    deps = ("dependencies:\n"
+            f"- name: demo\n  version: ~0.1.0\n  repository: {repo.url}\n"
+            "- name: other\n  version: 2.0.0\n  repository: '@charts'\n"
+            "- name: local\n  version: 0.1.0\n  repository: file://../local\n")
+    chartkit.write_chart(both.tmp / "local", {"Chart.yaml": chartkit.chart_yaml("local", "0.1.0")})
+    for who in ("helm", "core"):
+        chartkit.write_chart(both.tmp / who / "app", {"Chart.yaml": chartkit.chart_yaml("app", "1.0.0") + deps})
+        (both.tmp / who / "local").symlink_to(both.tmp / "local")
+    expected = both.helm("dependency", "list", str(both.tmp / "helm" / "app"))
+    got = both.core("dependency", "list", str(both.tmp / "core" / "app"))
+    assert got == (expected[0], expected[1].replace("/helm/", "/core/"), expected[2])
+    assert both.helm("dependency", "update", str(both.tmp / "helm" / "app"))[0] == 0
+    code, _, err = both.core("dependency", "update", str(both.tmp / "core" / "app"))
+    assert code == 0, err
+    assert sorted(p.name for p in (both.tmp / "core" / "app" / "charts").iterdir()) == \
+        sorted(p.name for p in (both.tmp / "helm" / "app" / "charts").iterdir())
+    ours = yaml.safe_load((both.tmp / "core" / "app" / "Chart.lock").read_text())
+    theirs = yaml.safe_load((both.tmp / "helm" / "app" / "Chart.lock").read_text())
+    assert ours["dependencies"] == theirs["dependencies"] and ours["digest"] == theirs["digest"]
+    expected = both.helm("dependency", "list", str(both.tmp / "helm" / "app"))
+    got = both.core("dependency", "list", str(both.tmp / "core" / "app"))
+    assert got == (expected[0], expected[1].replace("/helm/", "/core/"), expected[2])
+    both.same("template", "r", str(both.tmp / "core" / "app"))
+
+
+# --------------------------------------------------------------------------- show on real charts
+
+def _shared_charts() -> list[Path]:
+    root = Path(os.environ.get("HELM_CONTROLLER_SHARED_CHARTS", "/nonexistent"))
+    return sorted(p for p in root.iterdir() if (p / "Chart.yaml").is_file()) if root.is_dir() else []
+
+
+@pytest.mark.parametrize("what", ["all", "chart", "values", "readme", "crds"])
+def test_show_on_real_charts_as_helm(both, what):
+    charts = _shared_charts()
+    if not charts:
+        pytest.skip("SKIPPED: no shared charts ($HELM_CONTROLLER_SHARED_CHARTS)")
+    for chart in charts:
+        both.same("show", what, str(chart))
+
+
+# --------------------------------------------------------------------------- lint
+
+_CM = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\n"
+_V2 = "apiVersion: v2\nname: c\nversion: 0.1.0\nicon: https://example.com/i.png\n"
+LINT_CASES = {
+    "clean": {"Chart.yaml": _V2, "values.yaml": "a: 1\n", "templates/cm.yaml": _CM},
+    "no-icon-no-values": {"Chart.yaml": "apiVersion: v2\nname: c\nversion: 0.1.0\n", "templates/cm.yaml": _CM},
+    "version-number": {"Chart.yaml": "apiVersion: v2\nname: c\nversion: 1.0\nappVersion: 2\nicon: https://x.io/i\n",
+                       "templates/cm.yaml": _CM},
+    "bad-semver": {"Chart.yaml": "apiVersion: v2\nname: c\nversion: one\n", "templates/cm.yaml": _CM},
+    "no-name": {"Chart.yaml": "apiVersion: v2\nversion: 0.1.0\n", "templates/cm.yaml": _CM},
+    "bad-api": {"Chart.yaml": "apiVersion: v9\nname: c\nversion: 0.1.0\n", "templates/cm.yaml": _CM},
+    "v1-type": {"Chart.yaml": "apiVersion: v1\nname: c\nversion: 0.1.0\ntype: application\n", "templates/cm.yaml": _CM},
+    "maintainers": {"Chart.yaml": _V2 + "maintainers:\n- email: a@b.io\n", "templates/cm.yaml": _CM},
+    "maintainer-email": {"Chart.yaml": _V2 + "maintainers:\n- name: a\n  email: nope\n", "templates/cm.yaml": _CM},
+    "sources-icon": {"Chart.yaml": "apiVersion: v2\nname: c\nversion: 0.1.0\nicon: nope\nsources: [x]\n",
+                     "templates/cm.yaml": _CM},
+    "extension-hooks-time": {"Chart.yaml": _V2, "templates/cm.yaml": _CM, "templates/notes.md": "x",
+                             "templates/crd.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  annotations:\n"
+                                                   "    helm.sh/hook: crd-install\n",
+                             "templates/t.yaml": "# {{ .Release.Time }}\n"},
+    "indent-and-names": {"Chart.yaml": _V2, "templates/a.yaml": "  apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: a\n",
+                         "templates/b.yaml": "apiVersion: v1\nkind: Service\nmetadata:\n  name: Bad_Svc\n---\n"
+                                             "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: x.y\n---\n"
+                                             "apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata:\n  name: a/b\n"},
+    "render-error": {"Chart.yaml": _V2, "templates/x.yaml": "{{ fail \"boom\" }}"},
+    "missing-dependency": {"Chart.yaml": _V2 + "dependencies:\n- name: sub\n  version: 1.0.0\n", "templates/cm.yaml": _CM},
+    "no-chart-yaml": {"templates/cm.yaml": _CM},
+}
+
+
+@pytest.mark.parametrize("case", sorted(LINT_CASES))
+def test_lint_as_helm(both, case):
+    chart = chartkit.write_chart(both.tmp / "c", LINT_CASES[case])
+    both.same("lint", str(chart))
+    both.same("lint", str(chart), "--quiet")
+    both.same("lint", str(chart), "--strict")
+
+
+def test_lint_many_and_archives_as_helm(both):
+    good = chartkit.write_chart(both.tmp / "good", LINT_CASES["clean"])
+    bad = chartkit.write_chart(both.tmp / "bad", {**LINT_CASES["render-error"],
+                                                  "Chart.yaml": _V2.replace("name: c", "name: bad")})
+    both.same("lint", str(good), str(bad))
+    assert both.helm("package", str(good), "-d", str(both.tmp))[0] == 0
+    both.same("lint", str(both.tmp / "c-0.1.0.tgz"))
