@@ -142,7 +142,8 @@ def cmd_lint(args: argparse.Namespace) -> int:
         """helm's lint render: dependencies processed (silently given up on failure), values
         coalesced and checked, every template rendered in lint mode (``required``/``fail``
         do not stop it). Chart Lua is not run."""
-        from helm_core.engine import capabilities as caps_mod, render as render_mod
+        from helm_core.engine import capabilities as caps_mod
+        from helm_core.engine import render as render_mod
         from helm_core.errors import DependencyError
 
         try:
@@ -181,9 +182,9 @@ def cmd_lint(args: argparse.Namespace) -> int:
 
 def cmd_show(args: argparse.Namespace) -> int:
     """``helm show``: what helm's ``action.Show`` prints, section by section."""
-    from helm_core.golib import goyaml
     from helm_core.chart import chartfile, loader, model, prepare
     from helm_core.cli import chartref
+    from helm_core.golib import goyaml
 
     source, data = chartref.locate(args, args.chart)
     chart = loader.load(source) if data is None else loader.load_archive(data, source=source)
@@ -435,7 +436,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 def parse(argv: Sequence[str]) -> argparse.Namespace:
     """The command line -> the command's namespace, global flags applied (helm's rules:
     :mod:`helm_core.cli.settings`); a wrong line raises :class:`UsageError` in helm's words."""
-    from helm_core.cli import settings as settings_mod, words
+    from helm_core.cli import settings as settings_mod
+    from helm_core.cli import words
 
     rest, found = settings_mod.extract(argv)
     command = next((a for a in rest if not a.startswith("-")), None)
@@ -444,7 +446,8 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
     args, extra = parser.parse_known_args(rest)
     args.parser = parser  # `completion` describes the parser it was parsed with (the full one)
     if extra:
-        raise UsageError(words.unrecognized(words.command_path(_full_prog(getattr(args, "_path", "helm-core"), rest)), extra))
+        path = words.command_path(_full_prog(getattr(args, "_path", "helm-core"), rest))
+        raise UsageError(words.unrecognized(path, extra))
     settings = settings_mod.load(found, os.environ)
     args.settings = settings
     args.namespace = settings_mod.namespace(settings, os.environ)

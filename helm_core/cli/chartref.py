@@ -90,8 +90,8 @@ def _flag_credentials(args: argparse.Namespace) -> Any:
 
 def _oci(args: argparse.Namespace, text: str) -> tuple[str, bytes]:
     from helm_core import sources
-    from helm_core.support.records import replace as records_replace
     from helm_core.sources import helmconfig, oci
+    from helm_core.support.records import replace as records_replace
 
     version, devel = _ref_options(args)
     reference = oci.Reference.parse(text)
@@ -116,8 +116,9 @@ def _from_repo_url(args: argparse.Namespace, name: str) -> tuple[str, bytes]:
 
 
 def _from_named_repo(args: argparse.Namespace, text: str) -> tuple[str, bytes]:
+    from helm_core.sources import helmconfig
+    from helm_core.sources import repo as repo_mod
     from helm_core.support.records import replace as records_replace
-    from helm_core.sources import helmconfig, repo as repo_mod
 
     repo_name, slash, chart_name = text.partition("/")
     if not slash or not repo_name or not chart_name:

@@ -86,7 +86,8 @@ def add_auth_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--insecure-skip-tls-verify", action="store_true", help="skip TLS certificate checks")
     p.add_argument("--pass-credentials", action="store_true", help="pass credentials to all domains")
     p.add_argument("--plain-http", action="store_true", help="use insecure HTTP connections for OCI")
-    p.add_argument("--cache-dir", default="", help="chart cache folder (default $HELM_CORE_CACHE or ~/.cache/helm-core)")
+    p.add_argument("--cache-dir", default="",
+                   help="chart cache folder (default $HELM_CORE_CACHE or ~/.cache/helm-core)")
 
 
 def read_file(path: str) -> bytes:
@@ -98,7 +99,7 @@ def read_file(path: str) -> bytes:
         raise SourceError(f"{path}: {exc.strerror}") from None
 
 
-def credentials(args: argparse.Namespace) -> "sources.Credentials":
+def credentials(args: argparse.Namespace) -> sources.Credentials:
     from helm_core import sources
     return sources.Credentials(
         username=args.username, password=args.password, token=args.token,

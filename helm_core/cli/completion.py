@@ -33,7 +33,7 @@ complete -o default -F _helm_core helm-core
 """
 
 
-def _subparsers(parser: argparse.ArgumentParser) -> argparse._SubParsersAction | None:
+def _subparsers(parser: argparse.ArgumentParser) -> argparse._SubParsersAction[argparse.ArgumentParser] | None:
     return next((a for a in parser._actions if isinstance(a, argparse._SubParsersAction)), None)
 
 

@@ -139,7 +139,7 @@ def cmd_repo_update(args: argparse.Namespace) -> int:
 
     failed: list[str] = []
     with ThreadPoolExecutor(max_workers=min(8, len(chosen))) as pool:
-        for entry, problem in zip(chosen, pool.map(update, chosen)):
+        for entry, problem in zip(chosen, pool.map(update, chosen), strict=True):
             if problem:
                 print(f'...Unable to get an update from the "{entry.name}" chart repository '
                       f"({entry.url}):\n\t{problem}")
@@ -157,7 +157,8 @@ def cmd_repo_update(args: argparse.Namespace) -> int:
 def _search_lines(settings: Any, all_versions: bool) -> list[tuple[str, dict[str, Any]]]:
     """(index line, chart version) per chart version (the newest only unless ``all_versions``), helm's
     ``search.Index``: name, repo/name, description and keywords joined by a vertical tab."""
-    from helm_core.sources import helmconfig, repo as repo_mod
+    from helm_core.sources import helmconfig
+    from helm_core.sources import repo as repo_mod
 
     entries = helmconfig.load_repositories(settings.repository_config)
     if not entries:
@@ -509,7 +510,8 @@ def register(sub: Any) -> None:
     p.add_argument("--cert-file", default="", help="identify HTTPS client using this SSL certificate file")
     p.add_argument("--key-file", default="", help="identify HTTPS client using this SSL key file")
     p.add_argument("--ca-file", default="", help="verify certificates of HTTPS-enabled servers using this CA bundle")
-    p.add_argument("--insecure-skip-tls-verify", action="store_true", help="skip tls certificate checks for the repository")
+    p.add_argument("--insecure-skip-tls-verify", action="store_true",
+                   help="skip tls certificate checks for the repository")
     p.add_argument("--pass-credentials", action="store_true", help="pass credentials to all domains")
     p.add_argument("--allow-deprecated-repos", action="store_true", help="accepted for helm's sake")
     p.add_argument("--timeout", default="2m0s", help="time to wait for the index file download")
@@ -540,7 +542,8 @@ def register(sub: Any) -> None:
     p.add_argument("-l", "--versions", action="store_true", help="show the long listing, with each version")
     p.add_argument("--version", default="", help="search using semantic versioning constraints")
     p.add_argument("--devel", action="store_true", help="use development versions (alpha, beta, rc), too")
-    p.add_argument("--max-col-width", type=int, default=SEARCH_COLUMN_WIDTH, help="maximum column width for output table")
+    p.add_argument("--max-col-width", type=int, default=SEARCH_COLUMN_WIDTH,
+                   help="maximum column width for output table")
     p.add_argument("--fail-on-no-result", action="store_true", help="search fails if no results are found")
     _add_output(p)
     p.set_defaults(func=cmd_search_repo)
@@ -581,7 +584,8 @@ def register(sub: Any) -> None:
     dep_sub = _subparsers(sub.choices["dependency"])
     p = dep_sub.add_parser("list", aliases=["ls"], help="list the dependencies for the given chart")
     p.add_argument("chart", nargs="?", default=".")
-    p.add_argument("--max-col-width", type=int, default=DEPENDENCY_COLUMN_WIDTH, help="maximum column width for output table")
+    p.add_argument("--max-col-width", type=int, default=DEPENDENCY_COLUMN_WIDTH,
+                   help="maximum column width for output table")
     p.set_defaults(func=cmd_dependency_list)
     p = dep_sub.add_parser("update", aliases=["up"], help="update charts/ based on the contents of Chart.yaml")
     p.add_argument("chart", nargs="?", default=".")

@@ -213,7 +213,8 @@ def _templates(linter: _Linter, chart_dir: Path | None, files: dict[str, bytes],
             linter.rule(ERROR, path, f"unable to parse YAML: {exc}")
             return
         for doc in documents:
-            meta = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}
+            raw_meta = doc.get("metadata")
+            meta: dict[str, Any] = raw_meta if isinstance(raw_meta, dict) else {}
             name = str(meta.get("name") or "")
             problem = _name_problem(str(doc.get("kind") or ""), name)
             linter.rule(WARNING, path, f'object name does not conform to Kubernetes naming requirements: "{name}": '
@@ -236,9 +237,11 @@ def _dependencies(linter: _Linter, chart_dir: str, load: Callable[[], Any]) -> N
     for d in declared:
         seen[d.alias or d.name] = seen.get(d.alias or d.name, 0) + 1
     shadowing = [n for n, count in seen.items() if count > 1]
-    linter.rule(ERROR, chart_dir, f"multiple dependencies with name or alias: {','.join(shadowing)}" if shadowing else None)
+    linter.rule(ERROR, chart_dir,
+                f"multiple dependencies with name or alias: {','.join(shadowing)}" if shadowing else None)
     missing = [d.name for d in declared if d.name not in present]
-    linter.rule(WARNING, chart_dir, f"chart directory is missing these dependencies: {','.join(missing)}" if missing else None)
+    linter.rule(WARNING, chart_dir,
+                f"chart directory is missing these dependencies: {','.join(missing)}" if missing else None)
 
 
 def lint(path: str, render: Callable[[Any], Any], *, strict: bool = False) -> tuple[list[Message], bool, str]:

@@ -18,7 +18,6 @@ import os
 import re
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from helm_core.errors import HelmError
@@ -225,9 +224,9 @@ def cmd_install(args: argparse.Namespace) -> int:
 
 def cmd_upgrade(args: argparse.Namespace) -> int:
     from helm_core.action import upgrade
-    from helm_core.storage import release as rel
     from helm_core.cli import chartref, common
     from helm_core.storage import names as release_names
+    from helm_core.storage import release as rel
     release_names.check_name(args.name)
     chart = chartref.load(args, args.chart)
     cfg = _configuration(args)
@@ -357,11 +356,12 @@ def cmd_list(args: argparse.Namespace) -> int:
     if args.short:
         sys.stdout.write("".join(f"{v.name}\n" for v in found))
         return 0
-    elements = [{"name": v.name, "namespace": v.namespace, "revision": rel.version_text(v.version),
+    elements: list[dict[str, Any]] = [
+        {"name": v.name, "namespace": v.namespace, "revision": rel.version_text(v.version),
                  "updated": go_time(v.last_deployed), "status": v.status.value,
                  "chart": v.chart, "app_version": v.app_version} for v in found]
     if args.output != "table":
-        for element, v in zip(elements, found):
+        for element, v in zip(elements, found, strict=True):
             element["version"] = element["revision"]
             element["revision"] = revision_numbers(cfg, v.namespace, v.name).get(str(v.version))
         sys.stdout.write(encode(elements, args.output))

@@ -17,7 +17,6 @@ from helm_core.cli import common
 from helm_core.errors import HelmError, SourceError
 
 if TYPE_CHECKING:
-    from helm_core import sources
     from helm_core.sources import cache as cache_mod
 
 # The source modules (and the HTTP client under them) are imported by the command that
@@ -133,8 +132,7 @@ def cmd_repo_index(args: argparse.Namespace) -> int:
 
 
 def cmd_dependency_build(args: argparse.Namespace) -> int:
-    from helm_core.sources import dependency
-    from helm_core.sources import helmconfig
+    from helm_core.sources import dependency, helmconfig
     creds = _credentials(args)
     entries = helmconfig.load_repositories(args.settings.repository_config)
     built = dependency.build(args.chart, credentials=lambda _url: creds, cache=_cache(args),

@@ -29,9 +29,10 @@ from typing import Any
 import yaml
 
 from helm_core.errors import ChartNotFoundError, HelmError, NoMatchingVersionError, SourceError
-from helm_core.support.records import record
-from helm_core.sources import auth, repo as repo_mod
+from helm_core.sources import auth
+from helm_core.sources import repo as repo_mod
 from helm_core.sources.cache import Cache
+from helm_core.support.records import record
 
 ENTRY_FIELDS = ("name", "url", "username", "password", "certFile", "keyFile", "caFile",
                 "insecure_skip_tls_verify", "pass_credentials_all")
@@ -107,7 +108,7 @@ def write_repositories(path: str | os.PathLike[str], entries: list[RepoEntry]) -
     """Write the file as helm does (mode 0600, written whole then renamed into place)."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    generated = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="microseconds")
+    generated = datetime.datetime.now(datetime.UTC).isoformat(timespec="microseconds")
     doc = {"apiVersion": "", "generated": generated.replace("+00:00", "Z"),
            "repositories": [e.to_yaml() for e in entries]}
     text = yaml.safe_dump(doc, sort_keys=True, default_flow_style=False)
