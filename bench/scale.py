@@ -42,11 +42,17 @@ def server_metrics(api: k8s.ApiClient) -> str:
     return response.read().decode()
 
 
-def requests_by_verb(text: str) -> Counter[str]:
+def requests_by_verb(text: str, *, by_resource: bool = False) -> Counter[str]:
+    """``apiserver_request_total`` summed by verb (``by_resource``: by verb, resource and
+    subresource, e.g. ``APPLY helmrequests/status``)."""
     counts: Counter[str] = Counter()
     for match in REQUESTS_LINE.finditer(text):
-        verb = re.search(r'verb="([^"]*)"', match["labels"])
-        counts[verb.group(1) if verb else "?"] += int(float(match["value"]))
+        labels = dict(re.findall(r'(\w+)="([^"]*)"', match["labels"]))
+        key = labels.get("verb", "?")
+        if by_resource:
+            sub = labels.get("subresource", "")
+            key += f" {labels.get('resource', '?')}" + (f"/{sub}" if sub else "")
+        counts[key] += int(float(match["value"]))
     return counts
 
 
@@ -89,6 +95,9 @@ def run(api: k8s.ApiClient, kubeconfig: Path, count: int, shards: int, workers: 
     calls = requests_by_verb(after) - requests_by_verb(before)
     per = ", ".join(f"{verb} {n / count:.1f}" for verb, n in calls.most_common())
     print(f"    API requests per HelmRequest: {sum(calls.values()) / count:.1f} ({per})", flush=True)
+    detail = requests_by_verb(after, by_resource=True) - requests_by_verb(before, by_resource=True)
+    print("    by resource: " + ", ".join(f"{key} {n / count:.2f}" for key, n in detail.most_common()
+                                          if n / count >= 0.05), flush=True)
     print(f"    stored per HelmRequest: {stored_bytes(api, ns) / count / 1024:.1f} KiB of objects; "
           f"etcd database grew {(storage_bytes(after) - storage_bytes(before)) / count / 1024:.1f} KiB",
           flush=True)

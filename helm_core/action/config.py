@@ -95,12 +95,17 @@ def locked(cfg: Configuration, *, namespace: str, name: str,
 
 
 def owner(cfg: Configuration, *, namespace: str, name: str) -> resources.Owner:
-    """The release as owner of its objects: with a reference to its ``Release`` when stored."""
-    ref = kclient.ObjectRef(secrets.RELEASE_API_VERSION, secrets.RELEASE_KIND, name, namespace)
-    try:
-        release = cfg.client.get(ref)
-    except NotFoundError:
-        return resources.Owner(name=name, namespace=namespace)
+    """The release as owner of its objects: with a reference to its ``Release`` when stored.
+    A driver that knows the object (``SecretsDriver.known_release``: it just wrote it) saves
+    the read."""
+    known = getattr(cfg.driver, "known_release", None)
+    release = known(namespace, name) if known is not None else None
+    if release is None:
+        ref = kclient.ObjectRef(secrets.RELEASE_API_VERSION, secrets.RELEASE_KIND, name, namespace)
+        try:
+            release = cfg.client.get(ref)
+        except NotFoundError:
+            return resources.Owner(name=name, namespace=namespace)
     return resources.Owner(name=name, namespace=namespace,
                            reference=resources.owner_reference(release))
 

@@ -206,19 +206,35 @@ class SecretsDriver:
         return kclient.ObjectRef("v1", "Secret", secret_name(name, version), namespace)
 
     def ensure_release(self, namespace: str, name: str) -> dict[str, Any]:
-        """The ``Release`` object, created if absent; actions make it own their objects."""
+        """The ``Release`` object, created if absent; actions make it own their objects. The
+        object this driver last read or wrote serves without a request (its uid is what an
+        owner reference needs, and a Release is never recreated under a running operation)."""
+        known = self.known_release(namespace, name)
+        if known is not None:
+            return known
         if all(self._client.discover(refresh=refresh).find(RELEASE_API_VERSION, RELEASE_KIND) is None
                for refresh in (False, True)):
             raise StorageError(CRD_MISSING)
         try:
-            return self._client.get(kclient.ObjectRef(RELEASE_API_VERSION, RELEASE_KIND, name, namespace))
+            found = self._client.get(kclient.ObjectRef(RELEASE_API_VERSION, RELEASE_KIND, name, namespace))
         except NotFoundError:
-            pass
-        return self._client.apply({
-            "apiVersion": RELEASE_API_VERSION, "kind": RELEASE_KIND,
-            "metadata": {"name": name, "namespace": namespace, "labels": {OWNER_LABEL: OWNER}},
-            "spec": {},
-        })
+            found = self._client.apply({
+                "apiVersion": RELEASE_API_VERSION, "kind": RELEASE_KIND,
+                "metadata": {"name": name, "namespace": namespace, "labels": {OWNER_LABEL: OWNER}},
+                "spec": {},
+            })
+        self.remember_release(found)
+        return found
+
+    def known_release(self, namespace: str, name: str) -> dict[str, Any] | None:
+        """The ``Release`` object as this driver last read or wrote it (None: not seen)."""
+        return self._releases.get((namespace, name))
+
+    def remember_release(self, release: Mapping[str, Any]) -> None:
+        """Record a ``Release`` object read elsewhere (the controller's claim), so this driver
+        does not read it again; its resourceVersion guards the next status write."""
+        meta = release.get("metadata") or {}
+        self._releases[(str(meta.get("namespace") or ""), str(meta.get("name") or ""))] = dict(release)
 
     def _write_status(self, namespace: str, name: str, status: dict[str, Any],
                       resource_version: str = "") -> None:
@@ -243,16 +259,23 @@ class SecretsDriver:
     def create(self, version: rel.ReleaseVersion) -> None:
         secret = encode(version)
         owner = self.ensure_release(version.namespace, version.name)
-        secret["metadata"]["ownerReferences"] = [{
-            "apiVersion": RELEASE_API_VERSION, "kind": RELEASE_KIND, "name": version.name,
-            "uid": owner["metadata"]["uid"], "controller": True,
-        }]
+        secret["metadata"]["ownerReferences"] = [_owner_reference(owner)]
         try:
             created = self._client.create(secret)
         except ConflictError as exc:
             raise exists_error(version) from exc
+        try:
+            # guarded: the Release may have been read a while ago (known_release)
+            self._record(owner, version, guarded=True)
+        except ConflictError:
+            owner = self._client.get(kclient.ObjectRef(RELEASE_API_VERSION, RELEASE_KIND,
+                                                       version.name, version.namespace))
+            if _owner_reference(owner) != secret["metadata"]["ownerReferences"][0]:
+                # recreated meanwhile: the version must belong to the Release that exists
+                secret["metadata"]["ownerReferences"] = [_owner_reference(owner)]
+                created = self._replace(secret, {"resourceVersion": created["metadata"]["resourceVersion"]})
+            self._record(owner, version)
         self._secrets[(version.namespace, created["metadata"]["name"])] = created["metadata"]
-        self._record(owner, version)
 
     def update(self, version: rel.ReleaseVersion) -> None:
         secret = encode(version)
@@ -312,6 +335,7 @@ class SecretsDriver:
         if remaining:
             self._write_status(namespace, name, release_status(remaining))
         else:
+            self._releases.pop((namespace, name), None)
             self._client.delete(kclient.ObjectRef(RELEASE_API_VERSION, RELEASE_KIND, name, namespace))
         return stored
 
@@ -319,6 +343,13 @@ class SecretsDriver:
         secrets = self._client.list("v1", "Secret", namespace=namespace, label_selector=selector())
         return latest_of_each(decode(s) for s in secrets if s.get("type") == SECRET_TYPE)
 
+
+
+def _owner_reference(release: Mapping[str, Any]) -> dict[str, Any]:
+    """The controller owner reference of a version Secret to its ``Release``."""
+    return {"apiVersion": RELEASE_API_VERSION, "kind": RELEASE_KIND,
+            "name": release["metadata"]["name"], "uid": release["metadata"]["uid"],
+            "controller": True}
 
 
 def missing_version(namespace: str, name: str, version: ulid.ULID) -> ReleaseNotFoundError:

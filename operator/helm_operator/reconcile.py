@@ -38,6 +38,7 @@ from helm_core.support.records import field, record
 from helm_core.storage import driver as drv
 from helm_core.storage import release as rel
 from helm_core.storage import secrets
+from helm_operator import accounts as accounts_mod
 from helm_operator import drift, errors, policy, settings as settings_mod, sources, status
 
 DEFAULT_TIMEOUT_S = 300.0
@@ -94,6 +95,8 @@ class Runtime:
     render_pool: isolation.RenderPool | None = None
     """Worker processes that load, check and render charts; None renders in this process
     (tests of the reconcile logic only: a controller always isolates chart code)."""
+    accounts: accounts_mod.Accounts = field(default_factory=accounts_mod.Accounts)
+    """Service accounts known to exist (read at most once a minute)."""
     _locks: dict[policy.ReleaseKey, threading.Lock] = field(default_factory=dict)
     _guard: threading.Lock = field(default_factory=threading.Lock)
 
@@ -125,12 +128,9 @@ def client_for(rt: Runtime, meta: Mapping[str, Any], spec: Mapping[str, Any]) ->
     account = policy.service_account(meta, spec, security=rt.settings.security)
     if not account:
         return rt.admin
-    try:
-        rt.admin.get(kclient.ObjectRef("v1", "ServiceAccount", account, meta["namespace"]))
-    except core_errors.NotFoundError:
+    if not rt.accounts.exists(rt.admin, meta["namespace"], account):
         raise errors.RequestError(
-            f"service account {meta['namespace']}/{account} not found", reason="ServiceAccountNotFound"
-        ) from None
+            f"service account {meta['namespace']}/{account} not found", reason="ServiceAccountNotFound")
     return rt.impersonate(account, meta["namespace"])
 
 
@@ -146,25 +146,26 @@ def reader(client: kclient.ClusterClient, namespace: str) -> sources.Reader:
     return read
 
 
-def claim(client: kclient.ClusterClient, key: policy.ReleaseKey, requester: str) -> None:
-    """Make this request the release's owner, or refuse when another request owns it."""
+def claim(client: kclient.ClusterClient, key: policy.ReleaseKey, requester: str) -> dict[str, Any]:
+    """Make this request the release's owner, or refuse when another request owns it; returns
+    the ``Release`` object (the storage driver reuses it instead of reading it again)."""
     ref = kclient.ObjectRef(secrets.RELEASE_API_VERSION, secrets.RELEASE_KIND, key.name, key.namespace)
     try:
         current = client.get(ref)
     except core_errors.NotFoundError:
-        client.create({"apiVersion": secrets.RELEASE_API_VERSION, "kind": secrets.RELEASE_KIND,
-                       "metadata": {"name": key.name, "namespace": key.namespace,
-                                    "labels": {secrets.OWNER_LABEL: secrets.OWNER},
-                                    "annotations": {policy.OWNER_ANNOTATION: requester}},
-                       "spec": {}})
-        return
+        return client.create({"apiVersion": secrets.RELEASE_API_VERSION, "kind": secrets.RELEASE_KIND,
+                              "metadata": {"name": key.name, "namespace": key.namespace,
+                                           "labels": {secrets.OWNER_LABEL: secrets.OWNER},
+                                           "annotations": {policy.OWNER_ANNOTATION: requester}},
+                              "spec": {}})
     claimed_by = ((current.get("metadata") or {}).get("annotations") or {}).get(policy.OWNER_ANNOTATION, "")
     policy.check_owner(key, claimed_by=claimed_by, requester=requester)
     if not claimed_by:
-        client.apply({"apiVersion": secrets.RELEASE_API_VERSION, "kind": secrets.RELEASE_KIND,
-                      "metadata": {"name": key.name, "namespace": key.namespace,
-                                   "annotations": {policy.OWNER_ANNOTATION: requester}}},
-                     force=True)
+        return client.apply({"apiVersion": secrets.RELEASE_API_VERSION, "kind": secrets.RELEASE_KIND,
+                             "metadata": {"name": key.name, "namespace": key.namespace,
+                                          "annotations": {policy.OWNER_ANNOTATION: requester}}},
+                            force=True)
+    return current
 
 
 def apply(rt: Runtime, body: Mapping[str, Any]) -> Outcome:
@@ -182,11 +183,12 @@ def apply(rt: Runtime, body: Mapping[str, Any]) -> Outcome:
     ref, credentials = sources.chart_ref(spec, namespace=meta["namespace"], read=read)
     chart_info = core_sources.resolve(ref, credentials, rt.cache)
     renderer = rt.renderer_for(meta, spec)
-    cfg = action_config.Configuration(client=client, driver=secrets.SecretsDriver(client), log=rt.log,
+    driver = secrets.SecretsDriver(client)
+    cfg = action_config.Configuration(client=client, driver=driver, log=rt.log,
                                       cancelled=functools.partial(rt.superseded, meta),
                                       renderer=renderer)
     with rt.release_lock(key):
-        claim(client, key, policy.owner_id(meta))
+        driver.remember_release(claim(client, key, policy.owner_id(meta)))
         history = cfg.driver.history(key.namespace, key.name)
         latest = history[-1] if history else None
         rollback_to = spec.get("rollbackTo") or ""
