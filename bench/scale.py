@@ -71,6 +71,23 @@ def stored_bytes(api: k8s.ApiClient, ns: str) -> int:
     return total
 
 
+def control_plane(kubeconfig: Path) -> dict[str, int]:
+    """The pids of the cluster's API server and etcd (their command lines name the cluster's
+    directory, the kubeconfig's)."""
+    found: dict[str, int] = {}
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            argv = (proc / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        name = Path(argv[0].decode(errors="replace")).name
+        if name in ("kube-apiserver", "etcd") and str(kubeconfig.parent).encode() in b" ".join(argv):
+            found[name] = int(proc.name)
+    return found
+
+
 def run(api: k8s.ApiClient, kubeconfig: Path, count: int, shards: int, workers: int,
         interval_s: int) -> None:
     objects = k8s.CustomObjectsApi(api)
@@ -79,6 +96,9 @@ def run(api: k8s.ApiClient, kubeconfig: Path, count: int, shards: int, workers: 
                                            "--selector", f"{SHARD_KEY}=shard{k}"]) for k in range(shards)]
     time.sleep(3)
     cpu0 = [r.cpu() for r in replicas]
+    servers = control_plane(kubeconfig)
+    server_cpu0 = {name: bench.cpu_seconds(pid) for name, pid in servers.items()}
+    load0 = Path("/proc/loadavg").read_text().split()[0]
     before = server_metrics(api)
     start = time.monotonic()
     created = bench.create_requests(objects, ns, count, lambda i: {SHARD_KEY: f"shard{i % shards}"},
@@ -86,12 +106,16 @@ def run(api: k8s.ApiClient, kubeconfig: Path, count: int, shards: int, workers: 
     applied = time.monotonic() - start
     ready = bench.wait_ready(objects, ns, count, start)
     total = time.monotonic() - start
+    server_cpu = {name: bench.cpu_seconds(pid) - server_cpu0[name] for name, pid in servers.items()}
+    load1 = Path("/proc/loadavg").read_text().split()[0]
     after = server_metrics(api)
     print(f"N={count} shards={shards} workers={workers}: applied in {applied:.1f}s; "
           f"{len(ready)}/{count} Ready in {total:.1f}s; {bench.percentiles(created, ready)}", flush=True)
     for k, (replica, cpu) in enumerate(zip(replicas, cpu0)):
         print(f"    shard{k}: peak RSS {replica.peak_rss_mb:.0f} MB (its render workers {replica.peak_workers_mb:.0f} MB), "
               f"CPU {replica.cpu() - cpu:.1f}s", flush=True)
+    print("    control plane CPU: " + ", ".join(f"{name} {cpu:.1f}s" for name, cpu in sorted(server_cpu.items()))
+          + f"; load average {load0} at the start, {load1} at the end", flush=True)
     calls = requests_by_verb(after) - requests_by_verb(before)
     per = ", ".join(f"{verb} {n / count:.1f}" for verb, n in calls.most_common())
     print(f"    API requests per HelmRequest: {sum(calls.values()) / count:.1f} ({per})", flush=True)
