@@ -146,18 +146,27 @@ def reader(client: kclient.ClusterClient, namespace: str) -> sources.Reader:
     return read
 
 
-def claim(client: kclient.ClusterClient, key: policy.ReleaseKey, requester: str) -> dict[str, Any]:
+def claim(client: kclient.ClusterClient, key: policy.ReleaseKey, requester: str, *,
+          new: bool = False) -> dict[str, Any]:
     """Make this request the release's owner, or refuse when another request owns it; returns
-    the ``Release`` object (the storage driver reuses it instead of reading it again)."""
+    the ``Release`` object (the storage driver reuses it instead of reading it again).
+    ``new``: the request never installed (no ``status.version``): try creating the Release
+    first, one request instead of a read that finds nothing and a create."""
     ref = kclient.ObjectRef(secrets.RELEASE_API_VERSION, secrets.RELEASE_KIND, key.name, key.namespace)
+    fresh = {"apiVersion": secrets.RELEASE_API_VERSION, "kind": secrets.RELEASE_KIND,
+             "metadata": {"name": key.name, "namespace": key.namespace,
+                          "labels": {secrets.OWNER_LABEL: secrets.OWNER},
+                          "annotations": {policy.OWNER_ANNOTATION: requester}},
+             "spec": {}}
+    if new:
+        try:
+            return client.create(fresh)
+        except core_errors.ConflictError:
+            pass  # it exists: whose is it?
     try:
         current = client.get(ref)
     except core_errors.NotFoundError:
-        return client.create({"apiVersion": secrets.RELEASE_API_VERSION, "kind": secrets.RELEASE_KIND,
-                              "metadata": {"name": key.name, "namespace": key.namespace,
-                                           "labels": {secrets.OWNER_LABEL: secrets.OWNER},
-                                           "annotations": {policy.OWNER_ANNOTATION: requester}},
-                              "spec": {}})
+        return client.create(fresh)
     claimed_by = ((current.get("metadata") or {}).get("annotations") or {}).get(policy.OWNER_ANNOTATION, "")
     policy.check_owner(key, claimed_by=claimed_by, requester=requester)
     if not claimed_by:
@@ -188,7 +197,7 @@ def apply(rt: Runtime, body: Mapping[str, Any]) -> Outcome:
                                       cancelled=functools.partial(rt.superseded, meta),
                                       renderer=renderer)
     with rt.release_lock(key):
-        driver.remember_release(claim(client, key, policy.owner_id(meta)))
+        driver.remember_release(claim(client, key, policy.owner_id(meta), new=not old.get("version")))
         history = cfg.driver.history(key.namespace, key.name)
         latest = history[-1] if history else None
         rollback_to = spec.get("rollbackTo") or ""

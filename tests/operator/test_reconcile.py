@@ -47,3 +47,44 @@ def test_interval_checks_only_settled_or_fixable_requests(st, generation, due):
 ], ids=["ready", "reconciling", "stalled", "suspended"])
 def test_state_of(st, state):
     assert runner.state_of(st) == state
+
+
+class _Recording:
+    """A fake client recording the verbs of its Release requests."""
+
+    def __init__(self):
+        from helm_core.kube import fake
+
+        self.client = fake.FakeCluster().client()
+        self.verbs: list[str] = []
+        for verb in ("get", "create", "apply"):
+            setattr(self, verb, self._recorded(verb, getattr(self.client, verb)))
+
+    def _recorded(self, verb, call):
+        def run(*args, **kwargs):
+            self.verbs.append(verb)
+            return call(*args, **kwargs)
+        return run
+
+
+def test_a_first_install_claims_its_release_with_one_request():
+    from helm_core.kube import client as kclient
+    from helm_operator import policy
+
+    key = policy.ReleaseKey("apps", "web")
+    api = _Recording()
+    made = reconcile.claim(api, key, "apps/one", new=True)
+    assert api.verbs == ["create"]
+    assert made["metadata"]["annotations"] == {policy.OWNER_ANNOTATION: "apps/one"}
+    api.verbs.clear()
+    assert reconcile.claim(api, key, "apps/one")["metadata"]["uid"] == made["metadata"]["uid"]
+    assert api.verbs == ["get"]  # installed before: read, it exists
+    api.verbs.clear()
+    with pytest.raises(Exception) as refused:  # a second request for the same release
+        reconcile.claim(api, key, "apps/two", new=True)
+    assert getattr(refused.value, "reason", "") == "ReleaseClaimed" and api.verbs == ["create", "get"]
+    api.client.delete(kclient.ObjectRef("helm.sh/v1alpha1", "Release", "web", "apps"))
+    api.client.create({"apiVersion": "helm.sh/v1alpha1", "kind": "Release",
+                       "metadata": {"name": "web", "namespace": "apps"}, "spec": {}})  # by the CLI
+    adopted = reconcile.claim(api, key, "apps/two", new=True)
+    assert adopted["metadata"]["annotations"] == {policy.OWNER_ANNOTATION: "apps/two"}
