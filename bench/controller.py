@@ -162,7 +162,13 @@ def wait_ready(objects: k8s.CustomObjectsApi, ns: str, count: int, start: float)
             ready[name] = time.monotonic()
 
     while len(ready) < count and time.monotonic() - start < TIMEOUT_S:
-        listing = objects.list_namespaced_custom_object("helm.sh", "v1alpha1", ns, "helmrequests")
+        try:
+            listing = objects.list_namespaced_custom_object("helm.sh", "v1alpha1", ns, "helmrequests")
+        except k8s.ApiException as exc:
+            if exc.status != 429:
+                raise
+            time.sleep(1)
+            continue
         for item in listing["items"]:
             note(item)
         version = listing["metadata"]["resourceVersion"]
@@ -176,8 +182,9 @@ def wait_ready(objects: k8s.CustomObjectsApi, ns: str, count: int, start: float)
                 if len(ready) >= count:
                     break
         except k8s.ApiException as exc:
-            if exc.status != 410:  # expired resourceVersion: list again
+            if exc.status not in (410, 429):  # expired resourceVersion, server busy: list again
                 raise
+            time.sleep(1)
         finally:
             stream.stop()
     return ready
