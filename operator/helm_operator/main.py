@@ -13,7 +13,6 @@ import datetime
 import json
 import logging
 import os
-import signal
 import socket
 import sys
 import threading

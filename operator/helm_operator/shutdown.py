@@ -70,7 +70,7 @@ class Shutdown:
                 return
             try:
                 step()
-            except Exception:  # noqa: BLE001 - the next steps and the exit must still happen
+            except Exception:  # the next steps and the exit must still happen
                 log.exception("stop step failed")
 
     def stopping(self) -> bool:

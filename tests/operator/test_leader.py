@@ -191,7 +191,7 @@ def test_sigterm_while_the_lease_is_being_won_hands_it_over():
     """The signal lands during the very attempt that wins the Lease: the replica does not go on
     leading (nor die holding it); the Lease is released for the standby at once."""
     leases = Leases()
-    main, inv, health, log, stop, exited = _gap_setup(leases)
+    main, inv, health, log, stop, _exited = _gap_setup(leases)
     create = leases.create
 
     def create_then_signal(obj):
@@ -208,7 +208,7 @@ def test_sigterm_while_the_lease_is_being_won_hands_it_over():
 
 def test_sigterm_after_the_lease_is_won_releases_it_first():
     leases = Leases()
-    main, inv, health, log, stop, exited = _gap_setup(leases)
+    main, inv, health, log, stop, _exited = _gap_setup(leases)
     steps: list[str] = []
     main.await_leadership(inv, leases, health, log, stop)
     assert leases.spec()["holderIdentity"] == "a" and not health.standby
@@ -222,7 +222,7 @@ def test_sigterm_while_standing_by_exits_without_taking_the_lease():
     leases.create({"apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
                    "metadata": {"name": settings.DEFAULT_LEASE_NAME, "namespace": "system"},
                    "spec": {"holderIdentity": "b", "leaseDurationSeconds": 15}})
-    main, inv, health, log, stop, exited = _gap_setup(leases)
+    main, inv, health, log, stop, _exited = _gap_setup(leases)
     threading.Timer(0.3, stop.begin).start()
     with pytest.raises(SystemExit) as ended:
         main.await_leadership(inv, leases, health, log, stop)

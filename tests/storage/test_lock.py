@@ -5,7 +5,7 @@ import datetime as dt
 
 import pytest
 
-from helm_core.errors import LockedError
+from helm_core.errors import LockedError, NotFoundError
 from helm_core.kube import fake
 from helm_core.storage import lock as slock
 
@@ -156,5 +156,5 @@ def test_held_locks_are_renewed_by_one_thread_and_no_more_once_released():
     for held in locks:
         held.release()
         assert not slock.RENEWALS.holds(held)
-        with pytest.raises(Exception):
+        with pytest.raises(NotFoundError):
             client.get(held.ref)  # deleted
