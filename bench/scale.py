@@ -42,11 +42,17 @@ def server_metrics(api: k8s.ApiClient) -> str:
     return response.read().decode()
 
 
-def requests_by_verb(text: str) -> Counter[str]:
+def requests_by_verb(text: str, *, by_resource: bool = False) -> Counter[str]:
+    """``apiserver_request_total`` summed by verb (``by_resource``: by verb, resource and
+    subresource, e.g. ``APPLY helmrequests/status``)."""
     counts: Counter[str] = Counter()
     for match in REQUESTS_LINE.finditer(text):
-        verb = re.search(r'verb="([^"]*)"', match["labels"])
-        counts[verb.group(1) if verb else "?"] += int(float(match["value"]))
+        labels = dict(re.findall(r'(\w+)="([^"]*)"', match["labels"]))
+        key = labels.get("verb", "?")
+        if by_resource:
+            sub = labels.get("subresource", "")
+            key += f" {labels.get('resource', '?')}" + (f"/{sub}" if sub else "")
+        counts[key] += int(float(match["value"]))
     return counts
 
 
@@ -65,6 +71,23 @@ def stored_bytes(api: k8s.ApiClient, ns: str) -> int:
     return total
 
 
+def control_plane(kubeconfig: Path) -> dict[str, int]:
+    """The pids of the cluster's API server and etcd (their command lines name the cluster's
+    directory, the kubeconfig's)."""
+    found: dict[str, int] = {}
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            argv = (proc / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        name = Path(argv[0].decode(errors="replace")).name
+        if name in ("kube-apiserver", "etcd") and str(kubeconfig.parent).encode() in b" ".join(argv):
+            found[name] = int(proc.name)
+    return found
+
+
 def run(api: k8s.ApiClient, kubeconfig: Path, count: int, shards: int, workers: int,
         interval_s: int) -> None:
     objects = k8s.CustomObjectsApi(api)
@@ -73,6 +96,9 @@ def run(api: k8s.ApiClient, kubeconfig: Path, count: int, shards: int, workers: 
                                            "--selector", f"{SHARD_KEY}=shard{k}"]) for k in range(shards)]
     time.sleep(3)
     cpu0 = [r.cpu() for r in replicas]
+    servers = control_plane(kubeconfig)
+    server_cpu0 = {name: bench.cpu_seconds(pid) for name, pid in servers.items()}
+    load0 = Path("/proc/loadavg").read_text().split()[0]
     before = server_metrics(api)
     start = time.monotonic()
     created = bench.create_requests(objects, ns, count, lambda i: {SHARD_KEY: f"shard{i % shards}"},
@@ -80,15 +106,22 @@ def run(api: k8s.ApiClient, kubeconfig: Path, count: int, shards: int, workers: 
     applied = time.monotonic() - start
     ready = bench.wait_ready(objects, ns, count, start)
     total = time.monotonic() - start
+    server_cpu = {name: bench.cpu_seconds(pid) - server_cpu0[name] for name, pid in servers.items()}
+    load1 = Path("/proc/loadavg").read_text().split()[0]
     after = server_metrics(api)
     print(f"N={count} shards={shards} workers={workers}: applied in {applied:.1f}s; "
           f"{len(ready)}/{count} Ready in {total:.1f}s; {bench.percentiles(created, ready)}", flush=True)
     for k, (replica, cpu) in enumerate(zip(replicas, cpu0)):
         print(f"    shard{k}: peak RSS {replica.peak_rss_mb:.0f} MB (its render workers {replica.peak_workers_mb:.0f} MB), "
               f"CPU {replica.cpu() - cpu:.1f}s", flush=True)
+    print("    control plane CPU: " + ", ".join(f"{name} {cpu:.1f}s" for name, cpu in sorted(server_cpu.items()))
+          + f"; load average {load0} at the start, {load1} at the end", flush=True)
     calls = requests_by_verb(after) - requests_by_verb(before)
     per = ", ".join(f"{verb} {n / count:.1f}" for verb, n in calls.most_common())
     print(f"    API requests per HelmRequest: {sum(calls.values()) / count:.1f} ({per})", flush=True)
+    detail = requests_by_verb(after, by_resource=True) - requests_by_verb(before, by_resource=True)
+    print("    by resource: " + ", ".join(f"{key} {n / count:.2f}" for key, n in detail.most_common()
+                                          if n / count >= 0.05), flush=True)
     print(f"    stored per HelmRequest: {stored_bytes(api, ns) / count / 1024:.1f} KiB of objects; "
           f"etcd database grew {(storage_bytes(after) - storage_bytes(before)) / count / 1024:.1f} KiB",
           flush=True)

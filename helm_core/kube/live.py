@@ -253,8 +253,10 @@ class LiveClient:
                                label_selector=label_selector)["items"]
 
     def collection(self, api_version: str, kind: str, *, namespace: str = "",
-                   label_selector: str = "", metadata_only: bool = False) -> dict[str, Any]:
-        """``ClusterClient.collection``; ``metadata_only`` lists ``PartialObjectMetadata``."""
+                   label_selector: str = "", metadata_only: bool = False,
+                   field_selector: str = "") -> dict[str, Any]:
+        """``ClusterClient.collection``; ``metadata_only`` lists ``PartialObjectMetadata``;
+        ``field_selector`` as the server takes it (e.g. ``type!=helm.sh/release-version``)."""
         ref = kclient.ObjectRef(api_version, kind, "", namespace)
         path = self._path(ref, collection=True)
         items: list[dict[str, Any]] = []
@@ -263,6 +265,8 @@ class LiveClient:
             query = [("limit", str(LIST_PAGE_SIZE))]
             if label_selector:
                 query.append(("labelSelector", label_selector))
+            if field_selector:
+                query.append(("fieldSelector", field_selector))
             if token:
                 query.append(("continue", token))
             where = f' in namespace "{namespace}"' if namespace else ""
@@ -279,7 +283,8 @@ class LiveClient:
 
     def watch(self, api_version: str, kind: str, *, namespace: str = "",
               resource_version: str = "", label_selector: str = "", metadata_only: bool = False,
-              timeout_s: int = WATCH_TIMEOUT_S) -> Iterator[tuple[str, dict[str, Any]]]:
+              timeout_s: int = WATCH_TIMEOUT_S,
+              field_selector: str = "") -> Iterator[tuple[str, dict[str, Any]]]:
         """One watch request: ``(type, object)`` events (ADDED, MODIFIED, DELETED, BOOKMARK,
         ERROR) until the server ends it after ``timeout_s``. Without ``resource_version`` the
         server first sends every existing object as ADDED. ``metadata_only`` asks for
@@ -292,6 +297,8 @@ class LiveClient:
             query.append(("resourceVersion", resource_version))
         if label_selector:
             query.append(("labelSelector", label_selector))
+        if field_selector:
+            query.append(("fieldSelector", field_selector))
         headers = {"Accept": METADATA_ONLY if metadata_only else "application/json"}
         where = f' in namespace "{namespace}"' if namespace else ""
         what = f"watch {kind}{where}"

@@ -17,8 +17,11 @@ Rules:
   are whole seconds) against the server's time now, so a contender whose clock runs ahead
   cannot steal a live lock. ``renewTime`` (the holder's clock) is only read for Leases written
   without managed fields.
-- While held, a daemon thread renews it every ``renew_every_s``; a failed renewal (someone took
-  it over after we stalled longer than the duration) marks the lock lost: ``check`` then raises
+- While held, it is renewed every ``renew_every_s`` by the process's one renewal thread
+  (:class:`Renewals`: a thread started and joined per operation cost a controller running many
+  operations at once more than the operation's own requests; each due renewal runs in a
+  thread of its own, so a slow one delays no other); a failed renewal (someone took it over
+  after we stalled longer than the duration) marks the lock lost: ``check`` then raises
   ``LockedError`` so the operation stops before writing its result.
 - ``release`` stops renewing and deletes the Lease only if it is still ours (delete
   precondition on our last ``resourceVersion``).
@@ -30,6 +33,7 @@ import math
 import os
 import socket
 import threading
+import time
 import uuid
 from collections.abc import Callable, Mapping
 from types import TracebackType
@@ -70,6 +74,55 @@ class LockOptions:
     clock: Callable[[], dt.datetime] = field(default=_now, compare=False)
     """This machine's UTC time, written to ``acquireTime``/``renewTime`` for people to read;
     expiry never depends on it."""
+
+
+class Renewals:
+    """Renews every held lock of the process when due, from one daemon thread."""
+
+    def __init__(self) -> None:
+        self._wake = threading.Condition()
+        self._due: dict[ReleaseLock, float] = {}
+        self._thread: threading.Thread | None = None
+
+    def add(self, lock: ReleaseLock, every_s: float) -> None:
+        with self._wake:
+            self._due[lock] = time.monotonic() + every_s
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="lock-renewals", daemon=True)
+                self._thread.start()
+            self._wake.notify()
+
+    def remove(self, lock: ReleaseLock) -> None:
+        with self._wake:
+            self._due.pop(lock, None)
+
+    def holds(self, lock: ReleaseLock) -> bool:
+        with self._wake:
+            return lock in self._due
+
+    def _run(self) -> None:
+        while True:
+            with self._wake:
+                now = time.monotonic()
+                ready = [lock for lock, when in self._due.items() if when <= now]
+                for lock in ready:
+                    self._due[lock] = now + lock.renew_every_s
+                if not ready:
+                    self._wake.wait(min(self._due.values(), default=now + 3600) - now)
+                    continue
+            for lock in ready:
+                threading.Thread(target=self._renew, args=(lock,), daemon=True,
+                                 name=f"lock-renew-{lock.ref.name}").start()
+
+    def _renew(self, lock: ReleaseLock) -> None:
+        try:
+            lock.renew()
+        except ClusterError:
+            if lock.lost:
+                self.remove(lock)
+
+
+RENEWALS = Renewals()
 
 
 def lease_name(release: str) -> str:
@@ -118,7 +171,14 @@ class ReleaseLock:
         self._lost = threading.Event()
         self._stop = threading.Event()
         self._mutex = threading.Lock()
-        self._renewer: threading.Thread | None = None
+
+    @property
+    def renew_every_s(self) -> float:
+        return self._options.renew_every_s
+
+    @property
+    def lost(self) -> bool:
+        return self._lost.is_set()
 
     @property
     def ref(self) -> kclient.ObjectRef:
@@ -189,17 +249,7 @@ class ReleaseLock:
     def _start_renewing(self) -> None:
         self._stop.clear()
         self._lost.clear()
-        self._renewer = threading.Thread(target=self._renew_loop, daemon=True,
-                                         name=f"lock-renew-{self._release}")
-        self._renewer.start()
-
-    def _renew_loop(self) -> None:
-        while not self._stop.wait(self._options.renew_every_s):
-            try:
-                self.renew()
-            except ClusterError:
-                if self._lost.is_set():
-                    return
+        RENEWALS.add(self, self._options.renew_every_s)
 
     def renew(self) -> None:
         """Push ``renewTime`` forward now; marks the lock lost when the Lease is no longer ours."""
@@ -223,11 +273,10 @@ class ReleaseLock:
                            f'"{self._namespace}": another operation took it over after it expired')
 
     def release(self) -> None:
-        """Stop renewing and delete the Lease if it is still ours."""
+        """Stop renewing and delete the Lease if it is still ours. A renewal in flight holds the
+        mutex: the delete waits for it (and it sees ``_stop`` if it had not started)."""
         self._stop.set()
-        if self._renewer is not None:
-            self._renewer.join()
-            self._renewer = None
+        RENEWALS.remove(self)
         with self._mutex:
             if self._lost.is_set() or not self._resource_version:
                 return

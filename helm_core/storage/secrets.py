@@ -215,19 +215,35 @@ class SecretsDriver:
 
     def ensure_release(self, namespace: str, name: str) -> dict[str, Any]:
         """The ``Release`` object, created if absent (and its CRD, when missing and the user may
-    create CRDs); actions make it own their objects."""
+        create CRDs); actions make it own their objects. The object this driver last read or wrote
+        serves without a request (its uid is what an owner reference needs, and a Release is never
+        recreated under a running operation)."""
+        known = self.known_release(namespace, name)
+        if known is not None:
+            return known
         if all(self._client.discover(refresh=refresh).find(RELEASE_API_VERSION, RELEASE_KIND) is None
                for refresh in (False, True)):
             crd.install(self._client, CRD_MISSING)  # when allowed; else StorageError(CRD_MISSING...)
         try:
-            return self._client.get(kclient.ObjectRef(RELEASE_API_VERSION, RELEASE_KIND, name, namespace))
+            found = self._client.get(kclient.ObjectRef(RELEASE_API_VERSION, RELEASE_KIND, name, namespace))
         except NotFoundError:
-            pass
-        return self._client.apply({
-            "apiVersion": RELEASE_API_VERSION, "kind": RELEASE_KIND,
-            "metadata": {"name": name, "namespace": namespace, "labels": {OWNER_LABEL: OWNER}},
-            "spec": {},
-        })
+            found = self._client.apply({
+                "apiVersion": RELEASE_API_VERSION, "kind": RELEASE_KIND,
+                "metadata": {"name": name, "namespace": namespace, "labels": {OWNER_LABEL: OWNER}},
+                "spec": {},
+            })
+        self.remember_release(found)
+        return found
+
+    def known_release(self, namespace: str, name: str) -> dict[str, Any] | None:
+        """The ``Release`` object as this driver last read or wrote it (None: not seen)."""
+        return self._releases.get((namespace, name))
+
+    def remember_release(self, release: Mapping[str, Any]) -> None:
+        """Record a ``Release`` object read elsewhere (the controller's claim), so this driver
+        does not read it again; its resourceVersion guards the next status write."""
+        meta = release.get("metadata") or {}
+        self._releases[(str(meta.get("namespace") or ""), str(meta.get("name") or ""))] = dict(release)
 
     def _write_status(self, namespace: str, name: str, status: dict[str, Any],
                       resource_version: str = "") -> None:
@@ -252,16 +268,23 @@ class SecretsDriver:
     def create(self, version: rel.ReleaseVersion) -> None:
         secret = encode(version)
         owner = self.ensure_release(version.namespace, version.name)
-        secret["metadata"]["ownerReferences"] = [{
-            "apiVersion": RELEASE_API_VERSION, "kind": RELEASE_KIND, "name": version.name,
-            "uid": owner["metadata"]["uid"], "controller": True,
-        }]
+        secret["metadata"]["ownerReferences"] = [_owner_reference(owner)]
         try:
             created = self._client.create(secret)
         except ConflictError as exc:
             raise exists_error(version) from exc
+        try:
+            # guarded: the Release may have been read a while ago (known_release)
+            self._record(owner, version, guarded=True)
+        except ConflictError:
+            owner = self._client.get(kclient.ObjectRef(RELEASE_API_VERSION, RELEASE_KIND,
+                                                       version.name, version.namespace))
+            if _owner_reference(owner) != secret["metadata"]["ownerReferences"][0]:
+                # recreated meanwhile: the version must belong to the Release that exists
+                secret["metadata"]["ownerReferences"] = [_owner_reference(owner)]
+                created = self._replace(secret, {"resourceVersion": created["metadata"]["resourceVersion"]})
+            self._record(owner, version)
         self._secrets[(version.namespace, created["metadata"]["name"])] = created["metadata"]
-        self._record(owner, version)
 
     def update(self, version: rel.ReleaseVersion) -> None:
         secret = encode(version)
@@ -321,6 +344,7 @@ class SecretsDriver:
         if remaining:
             self._write_status(namespace, name, release_status(remaining))
         else:
+            self._releases.pop((namespace, name), None)
             self._client.delete(kclient.ObjectRef(RELEASE_API_VERSION, RELEASE_KIND, name, namespace))
         return stored
 
@@ -333,9 +357,11 @@ class SecretsDriver:
 
     def _release(self, namespace: str, name: str) -> dict[str, Any] | None:
         try:
-            return self._client.get(kclient.ObjectRef(RELEASE_API_VERSION, RELEASE_KIND, name, namespace))
+            found = self._client.get(kclient.ObjectRef(RELEASE_API_VERSION, RELEASE_KIND, name, namespace))
         except NotFoundError:
             return None
+        self.remember_release(found)  # the operation that follows (ensure_release) reads no more
+        return found
 
     def claim(self, namespace: str, name: str, *, annotation: str, claimant: str) -> str:
         """The claim is an annotation of the ``Release`` object (created here when absent, so
@@ -343,11 +369,11 @@ class SecretsDriver:
         current = self._release(namespace, name)
         if current is None:
             try:
-                self._client.create({"apiVersion": RELEASE_API_VERSION, "kind": RELEASE_KIND,
-                                     "metadata": {"name": name, "namespace": namespace,
-                                                  "labels": {OWNER_LABEL: OWNER},
-                                                  "annotations": {annotation: claimant}},
-                                     "spec": {}})
+                self.remember_release(self._client.create({
+                    "apiVersion": RELEASE_API_VERSION, "kind": RELEASE_KIND,
+                    "metadata": {"name": name, "namespace": namespace, "labels": {OWNER_LABEL: OWNER},
+                                 "annotations": {annotation: claimant}},
+                    "spec": {}}))
                 return ""
             except ConflictError:  # created meanwhile: read who won
                 current = self._release(namespace, name) or {}
@@ -355,9 +381,10 @@ class SecretsDriver:
         if claimed_by and claimed_by != claimant:
             return claimed_by
         if not claimed_by:
-            self._client.apply({"apiVersion": RELEASE_API_VERSION, "kind": RELEASE_KIND,
-                                "metadata": {"name": name, "namespace": namespace,
-                                             "annotations": {annotation: claimant}}}, force=True)
+            self.remember_release(self._client.apply({
+                "apiVersion": RELEASE_API_VERSION, "kind": RELEASE_KIND,
+                "metadata": {"name": name, "namespace": namespace, "annotations": {annotation: claimant}}},
+                force=True))
         return ""
 
     def claimant(self, namespace: str, name: str, *, annotation: str) -> str | None:
@@ -368,9 +395,16 @@ class SecretsDriver:
         return owner
 
     def owner_reference(self, namespace: str, name: str) -> dict[str, object] | None:
-        current = self._release(namespace, name)
+        current = self.known_release(namespace, name) or self._release(namespace, name)
         return None if current is None else resources.owner_reference(current)
 
+
+
+def _owner_reference(release: Mapping[str, Any]) -> dict[str, Any]:
+    """The controller owner reference of a version Secret to its ``Release``."""
+    return {"apiVersion": RELEASE_API_VERSION, "kind": RELEASE_KIND,
+            "name": release["metadata"]["name"], "uid": release["metadata"]["uid"],
+            "controller": True}
 
 
 def missing_version(namespace: str, name: str, version: ulid.ULID) -> ReleaseNotFoundError:

@@ -13,7 +13,6 @@ import datetime
 import json
 import logging
 import os
-import signal
 import socket
 import sys
 import threading
@@ -205,31 +204,31 @@ def parse_scale_flags(args: argparse.Namespace, pick: Callable[..., str], env: M
         lease_name=leader.lease_name(selector))
 
 
-def await_leadership(inv: Invocation, client: Any, health: Any, log: logging.Logger
-                     ) -> Callable[[], None]:
+def await_leadership(inv: Invocation, client: Any, health: Any, log: logging.Logger,
+                     stop: Any) -> None:
     """Without ``--leader-elect``, return at once. With it, stand by (ready but idle, no
     render workers, no watches) until this replica holds the Lease, then renew it from a
     thread; losing it exits the process with 1 at once, as controller-runtime's managers do
-    (a deposed leader must stop writing; the new process stands by again). Returns what the
-    stop sequence calls first: releasing the Lease, so a standby takes over without waiting
-    out its duration. SIGTERM/SIGINT while standing by exits 0."""
+    (a deposed leader must stop writing; the new process stands by again). Releasing the Lease
+    becomes the first step of ``stop`` (a :class:`shutdown.Shutdown` already taking the
+    signals), so a standby takes over without waiting out its duration, even when the signal
+    came while the Lease was being won. SIGTERM/SIGINT while standing by exits 0."""
     from helm_operator import leader
 
     election = inv.settings.leader_election
     if not election.enabled:
-        return lambda: None
+        return
     elector = leader.Elector(client, election, log=lambda line: log.info("%s", line),
                              tick=health.beat)
-    stopping = threading.Event()
-    previous = {sig: signal.signal(sig, lambda *_: stopping.set())
-                for sig in (signal.SIGTERM, signal.SIGINT)}
     health.standby, health.ready = True, True
     log.info("standing by for Lease %s/%s as %s", election.namespace, election.lease_name,
              election.identity)
-    if not elector.acquire(stopping):
+    won = elector.acquire(stop.flag)
+    # from here the Lease may be ours: whatever the signal's timing, the stop sequence gives
+    # it back (at once if the signal already came)
+    stop.on_stop(elector.release)
+    if not won or stop.stopping():
         raise SystemExit(0)
-    for sig, handler in previous.items():
-        signal.signal(sig, handler)
     health.standby = False
 
     def lost() -> None:
@@ -238,11 +237,6 @@ def await_leadership(inv: Invocation, client: Any, health: Any, log: logging.Log
         os._exit(1)
 
     elector.start_keeping(threading.Event(), lost)
-
-    def release() -> None:
-        elector.release()
-
-    return release
 
 
 # --- end of scaling out -----------------------------------------------------------------------
@@ -366,19 +360,20 @@ def run(inv: Invocation) -> int:
 
         admission.serve(inv.admission_port, cert_dir=Path(inv.admission_cert_dir),
                         log=lambda line: log.warning("%s", line))
-    release_lease = await_leadership(inv, admin, health, log)
+    # signals are ours from here on: each part that must be undone joins the stop sequence as
+    # it starts (the Lease first, so a standby takes over while this replica winds down)
+    stop = shutdown.Shutdown(busy=lambda: metrics.operations_in_flight() > 0)
+    stop.install()
+    await_leadership(inv, admin, health, log, stop)
     cache_root = Path(inv.cache_dir) if inv.cache_dir else cache_mod.default_root(os.environ)
     requests = watches.Requests()
     pool = isolation.RenderPool(workers=inv.settings.render.workers or None,
                                 limits=inv.settings.render.limits)
+    stop.on_stop(pool.close)
+    if stop.stopping():
+        return 0  # stopped while starting: the stop sequence has run
     pool.warm()
-
-    def on_stop() -> None:
-        release_lease()  # first: a standby takes over while this replica winds down
-        pool.close()
-
     shared_repositories = repositories.Store()
-    stop = shutdown.Shutdown(on_stop=on_stop, busy=lambda: metrics.operations_in_flight() > 0)
     runtime = reconcile.Runtime(
         settings=inv.settings, admin=admin, superseded=stop.superseded(requests.superseded),
         render_pool=pool, stopping=stop.stopping, repositories=shared_repositories,

@@ -38,6 +38,7 @@ from helm_core.lua import permissions as lua_permissions
 from helm_core.storage import release as rel
 from helm_core.support import limits as limits_mod
 from helm_core.support.records import field, record
+from helm_operator import accounts as accounts_mod
 from helm_operator import drift, errors, policy, remote, requester, sources, status
 from helm_operator import repositories as repositories_mod
 from helm_operator import settings as settings_mod
@@ -101,6 +102,8 @@ class Runtime:
     render_pool: isolation.RenderPool | None = None
     """Worker processes that load, check and render charts; None renders in this process
     (tests of the reconcile logic only: a controller always isolates chart code)."""
+    accounts: accounts_mod.Accounts = field(default_factory=accounts_mod.Accounts)
+    """Service accounts known to exist (read at most once a minute)."""
     _locks: dict[policy.ReleaseKey, threading.Lock] = field(default_factory=dict)
     _guard: threading.Lock = field(default_factory=threading.Lock)
 
@@ -137,12 +140,9 @@ def client_for(rt: Runtime, meta: Mapping[str, Any], spec: Mapping[str, Any],
     account = policy.service_account(meta, spec, security=rt.settings.security)
     if not account:
         return rt.admin
-    try:
-        rt.admin.get(kclient.ObjectRef("v1", "ServiceAccount", account, meta["namespace"]))
-    except core_errors.NotFoundError:
+    if not rt.accounts.exists(rt.admin, meta["namespace"], account):
         raise errors.RequestError(
-            f"service account {meta['namespace']}/{account} not found", reason="ServiceAccountNotFound"
-        ) from None
+            f"service account {meta['namespace']}/{account} not found", reason="ServiceAccountNotFound")
     return rt.impersonate(account, meta["namespace"])
 
 

@@ -12,6 +12,12 @@ signals, and on one the controller:
 4. exits as soon as no reconcile runs, and after ``grace_s`` even if one still does (Kubernetes
    would SIGKILL after its own grace period anyway; releases are safe: a lock left behind
    expires, a version left pending is marked failed by the next operation).
+
+The signals are taken from the start of the process (before leader election), and what the
+sequence must undo is added as it comes into being (:meth:`Shutdown.on_stop`: the Lease once
+won, the render workers once started). A step added after a signal runs at once: a SIGTERM
+arriving while the Lease is being won, or while the workers start, still hands the Lease over
+(no window where the default handler would kill the process with the Lease held).
 """
 from __future__ import annotations
 
@@ -36,14 +42,36 @@ log = logging.getLogger("helm_operator")
 class Shutdown:
     """The stop sequence; ``flag`` is what ``kopf.run(stop_flag=...)`` watches."""
 
-    def __init__(self, *, on_stop: Callable[[], None], busy: Callable[[], bool] = lambda: False,
+    def __init__(self, *, on_stop: Callable[[], None] | None = None,
+                 busy: Callable[[], bool] = lambda: False,
                  grace_s: float = GRACE_S, exit: Callable[[int], None] = os._exit) -> None:
         self.flag = threading.Event()
         self._stopping = threading.Event()
-        self._on_stop = on_stop
+        self._began = threading.Event()
+        self._steps: list[Callable[[], None]] = [on_stop] if on_stop is not None else []
         self._busy = busy
         self._grace_s = grace_s
         self._exit = exit
+        self._installed = False
+
+    def on_stop(self, step: Callable[[], None]) -> None:
+        """Run ``step`` when stopping (steps run in the order added); at once when the stop
+        sequence already began."""
+        self._steps.append(step)
+        if self._began.is_set():
+            self._run_steps()
+
+    def _run_steps(self) -> None:
+        # pop one by one: a signal landing in the middle (same thread) runs each step once
+        while True:
+            try:
+                step = self._steps.pop(0)
+            except IndexError:
+                return
+            try:
+                step()
+            except Exception:  # the next steps and the exit must still happen
+                log.exception("stop step failed")
 
     def stopping(self) -> bool:
         return self._stopping.is_set()
@@ -58,7 +86,10 @@ class Shutdown:
 
     def install(self) -> None:
         """Handle SIGTERM and SIGINT (from the main thread; Kopf then runs in another thread,
-        where it leaves signals alone)."""
+        where it leaves signals alone). Installing twice changes nothing."""
+        if self._installed:
+            return
+        self._installed = True
         for signum in (signal.SIGTERM, signal.SIGINT):
             signal.signal(signum, lambda received, _frame: self.begin(received))
 
@@ -77,7 +108,8 @@ class Shutdown:
         log.info("%s received: stopping (at most %gs)", signal.Signals(signum).name, self._grace_s)
         self._stopping.set()
         try:
-            self._on_stop()
+            self._began.set()
+            self._run_steps()
         finally:
             self.flag.set()
             threading.Thread(target=self._exit_when_idle, name="shutdown", daemon=True).start()

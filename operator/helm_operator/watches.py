@@ -9,7 +9,13 @@ Rules:
 - HelmRequests: :class:`Requests` keeps, per uid, only the latest generation and the
   ConfigMaps/Secrets its ``spec.valuesFrom`` names (no bodies).
 - ConfigMaps and Secrets are listed and watched metadata-only (``PartialObjectMetadata``: no
-  ``data`` crosses the wire, whatever the object's size); :class:`ValuesObjects` keeps the
+  ``data`` crosses the wire, whatever the object's size), and only where this replica's
+  requests (its shard) name one: :class:`ValuesWatches` keeps one watch per kind and namespace
+  that some request's ``valuesFrom`` names, started with the first such request and stopped
+  with the last; past ``MAX_NAMESPACE_WATCHES`` namespaces of a kind it watches that kind
+  cluster-wide instead (when the controller is cluster-wide). Secrets are watched with the
+  field selector ``type!=helm.sh/release-version``: release versions (the bulk of a
+  controller's Secrets) never cross the wire. :class:`ValuesObjects` keeps the
   resourceVersion of the referenced ones only. A change — a new resourceVersion, a deletion,
   or a referenced object created after the first listing — reports the uids of the requests
   referencing it. Every object is referenced by name, no label needed (Flux needs
@@ -18,7 +24,11 @@ Rules:
 - Each watch starts with a LIST (the known state: nothing is reported for it), then watches from
   the list's resourceVersion, reconnects from the last one seen when the server ends the
   request, starts over after 410 Gone, and backs off from 1 s to 30 s after errors.
-- One watch per kind for the whole cluster, or one per kind and watched namespace.
+- HelmRequests: one watch for the whole cluster, or one per watched namespace.
+- A namespace's values watch starts when its first referencing request is seen; its first
+  listing is the known state. A change made between that request's own first read and the
+  listing (the reconcile runs after Kopf's finalizer cycle, so almost never) waits for the
+  request's interval.
 """
 from __future__ import annotations
 
@@ -32,6 +42,10 @@ from helm_operator import identity
 
 HELMREQUEST = (identity.API_VERSION, identity.KIND)
 VALUES_KINDS = ("ConfigMap", "Secret")
+#: Field selectors of the values watches: release version Secrets are never values.
+FIELD_SELECTORS = {"Secret": "type!=helm.sh/release-version"}
+#: Namespaces of one kind watched one by one; past it, one cluster-wide watch (when allowed).
+MAX_NAMESPACE_WATCHES = 32
 MIN_BACKOFF_S = 1.0
 MAX_BACKOFF_S = 30.0
 
@@ -49,11 +63,12 @@ class Watcher(Protocol):
     """What a watch needs of the cluster client (``helm_core.kube.live.LiveClient``)."""
 
     def collection(self, api_version: str, kind: str, *, namespace: str = "",
-                   label_selector: str = "", metadata_only: bool = False) -> dict[str, Any]: ...
+                   label_selector: str = "", metadata_only: bool = False,
+                   field_selector: str = "") -> dict[str, Any]: ...
 
     def watch(self, api_version: str, kind: str, *, namespace: str = "",
               resource_version: str = "", label_selector: str = "", metadata_only: bool = False,
-              timeout_s: int = ...) -> Iterator[tuple[str, dict[str, Any]]]: ...
+              timeout_s: int = ..., field_selector: str = "") -> Iterator[tuple[str, dict[str, Any]]]: ...
 
 
 #: Kind of the key under which a request's ``spec.chart.repositoryRef`` is indexed, so the
@@ -83,6 +98,17 @@ class Requests:
         self._generations: dict[str, int] = {}
         self._refs: dict[str, frozenset[ObjectKey]] = {}
         self._by_object: dict[ObjectKey, set[str]] = {}
+        self._listeners: list[Callable[[frozenset[tuple[str, str]]], None]] = []
+
+    def on_scopes(self, listener: Callable[[frozenset[tuple[str, str]]], None]) -> None:
+        """Call ``listener(scopes)`` now and whenever :meth:`scopes` changes."""
+        self._listeners.append(listener)
+        listener(self.scopes())
+
+    def scopes(self) -> frozenset[tuple[str, str]]:
+        """The (kind, namespace) pairs some request's ``valuesFrom`` names."""
+        with self._lock:
+            return frozenset((key.kind, key.namespace) for key in self._by_object)
 
     def event(self, type_: str, body: Mapping[str, Any], *, initial: bool = False) -> None:
         """Record one watch event (or listed object) of a HelmRequest."""
@@ -91,15 +117,23 @@ class Requests:
         if not uid:
             return
         with self._lock:
+            before = {(key.kind, key.namespace) for key in self._refs.get(uid, ())}
             self._unlink(uid)
             if type_ == "DELETED":
                 self._generations.pop(uid, None)
-                return
-            self._generations[uid] = max(int(meta.get("generation") or 1),
-                                         self._generations.get(uid, 0))
-            self._refs[uid] = references(body)
-            for key in self._refs[uid]:
-                self._by_object.setdefault(key, set()).add(uid)
+            else:
+                self._generations[uid] = max(int(meta.get("generation") or 1),
+                                             self._generations.get(uid, 0))
+                self._refs[uid] = references(body)
+                for key in self._refs[uid]:
+                    self._by_object.setdefault(key, set()).add(uid)
+            after = {(key.kind, key.namespace) for key in self._refs.get(uid, ())}
+            # only a request gaining or losing a kind/namespace can change the scopes
+            changed = before != after and bool(self._listeners)
+        if changed:
+            scopes = self.scopes()
+            for listener in self._listeners:
+                listener(scopes)
 
     def _unlink(self, uid: str) -> None:
         for key in self._refs.pop(uid, frozenset()):
@@ -155,9 +189,11 @@ class ValuesObjects:
 
 def follow(client: Watcher, api_version: str, kind: str, *, namespace: str,
            metadata_only: bool, handle: Callable[..., None],
-           log: Callable[[str], None], stop: threading.Event, selector: str = "") -> None:
+           log: Callable[[str], None], stop: threading.Event, selector: str = "",
+           field_selector: str = "") -> None:
     """Run one watch until ``stop`` (module rules); ``handle(type, obj, initial=)``; only
-    objects matching the label ``selector`` (an object leaving it arrives as DELETED)."""
+    objects matching the label ``selector`` (an object leaving it arrives as DELETED) and
+    the ``field_selector``."""
     version = ""
     backoff = MIN_BACKOFF_S
     where = f" in namespace {namespace}" if namespace else ""
@@ -165,13 +201,15 @@ def follow(client: Watcher, api_version: str, kind: str, *, namespace: str,
         try:
             if not version:
                 listing = client.collection(api_version, kind, namespace=namespace,
-                                            label_selector=selector, metadata_only=metadata_only)
+                                            label_selector=selector, metadata_only=metadata_only,
+                                            field_selector=field_selector)
                 for item in listing["items"]:
                     handle("ADDED", item, initial=True)
                 version = str((listing.get("metadata") or {}).get("resourceVersion") or "")
             for type_, obj in client.watch(api_version, kind, namespace=namespace,
                                            resource_version=version, label_selector=selector,
-                                           metadata_only=metadata_only):
+                                           metadata_only=metadata_only,
+                                           field_selector=field_selector):
                 if stop.is_set():
                     return
                 if type_ == "ERROR":  # 410 Gone: our resourceVersion is too old
@@ -189,24 +227,81 @@ def follow(client: Watcher, api_version: str, kind: str, *, namespace: str,
             backoff = min(MAX_BACKOFF_S, backoff * 2)
 
 
+class ValuesWatches:
+    """The ConfigMap/Secret metadata watches this replica's requests need (module rules):
+    :meth:`sync` with :meth:`Requests.scopes` starts and stops them."""
+
+    def __init__(self, client: Watcher, values: ValuesObjects, *, log: Callable[[str], None],
+                 cluster_wide: bool, stop: threading.Event,
+                 max_namespaces: int = MAX_NAMESPACE_WATCHES) -> None:
+        self._client = client
+        self._values = values
+        self._log = log
+        self._cluster_wide = cluster_wide
+        self._max_namespaces = max_namespaces
+        self._stop = stop
+        self._lock = threading.Lock()
+        self._running: dict[tuple[str, str], threading.Event] = {}
+        threading.Thread(target=self._close_on_stop, name="values-watches-stop",
+                         daemon=True).start()
+
+    def watched(self) -> frozenset[tuple[str, str]]:
+        """The (kind, namespace) pairs watched now ("" namespace: the whole cluster)."""
+        with self._lock:
+            return frozenset(self._running)
+
+    def sync(self, scopes: frozenset[tuple[str, str]]) -> None:
+        """Watch exactly what ``scopes`` needs (a kind past the namespace limit cluster-wide)."""
+        wanted: set[tuple[str, str]] = set()
+        for kind in VALUES_KINDS:
+            namespaces = {ns for k, ns in scopes if k == kind}
+            if self._cluster_wide and len(namespaces) > self._max_namespaces:
+                wanted.add((kind, ""))
+            else:
+                wanted |= {(kind, ns) for ns in namespaces}
+        with self._lock:
+            if self._stop.is_set():
+                return
+            for scope in set(self._running) - wanted:
+                self._running.pop(scope).set()
+            for scope in wanted - set(self._running):
+                self._running[scope] = self._start(*scope)
+
+    def _start(self, kind: str, namespace: str) -> threading.Event:
+        stop = threading.Event()
+        threading.Thread(target=follow, name=f"watch-{kind}-{namespace or 'all'}", daemon=True,
+                         args=(self._client, "v1", kind),
+                         kwargs={"namespace": namespace, "metadata_only": True,
+                                 "handle": _for_kind(self._values, kind), "log": self._log,
+                                 "stop": stop,
+                                 "field_selector": FIELD_SELECTORS.get(kind, "")}).start()
+        return stop
+
+    def _close_on_stop(self) -> None:
+        self._stop.wait()
+        with self._lock:
+            for stop in self._running.values():
+                stop.set()
+            self._running.clear()
+
+
 def start(client: Watcher, *, namespaces: Iterable[str], requests: Requests,
           values: ValuesObjects | None, log: Callable[[str], None],
           selector: str = "") -> threading.Event:
-    """Start the watches in daemon threads (ConfigMaps/Secrets only with ``values``);
-    returns the event that stops them. HelmRequests are those of the shard ``selector``, so
-    only the ConfigMaps/Secrets they name count as changes."""
+    """Start the watches in daemon threads (ConfigMaps/Secrets only with ``values``, and only
+    where the requests of the shard ``selector`` name them); returns the event that stops
+    them."""
     stop = threading.Event()
-    targets: list[tuple[str, str, bool, Callable[..., None], str]] = [
-        (*HELMREQUEST, False, requests.event, selector)]
+    watched = tuple(namespaces)
     if values is not None:
-        targets += [("v1", kind, True, _for_kind(values, kind), "") for kind in VALUES_KINDS]
-    for namespace in tuple(namespaces) or ("",):
-        for api_version, kind, metadata_only, handle, labels in targets:
-            threading.Thread(target=follow, name=f"watch-{kind}-{namespace or 'all'}", daemon=True,
-                             args=(client, api_version, kind),
-                             kwargs={"namespace": namespace, "metadata_only": metadata_only,
-                                     "handle": handle, "log": log, "stop": stop,
-                                     "selector": labels}).start()
+        requests.on_scopes(ValuesWatches(client, values, log=log, cluster_wide=not watched,
+                                         stop=stop).sync)
+    for namespace in watched or ("",):
+        threading.Thread(target=follow, name=f"watch-HelmRequest-{namespace or 'all'}",
+                         daemon=True, args=(client, *HELMREQUEST),
+                         kwargs={"namespace": namespace, "metadata_only": False,
+                                 "handle": requests.event, "log": log, "stop": stop,
+                                 "selector": selector}).start()
     return stop
 
 
@@ -215,4 +310,3 @@ def _for_kind(values: ValuesObjects, kind: str) -> Callable[..., None]:
         values.event(kind, type_, obj, initial=initial)
 
     return handle
-

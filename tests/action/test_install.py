@@ -111,3 +111,26 @@ def test_capabilities_come_from_the_cluster(cfg: config.Configuration, tmp_path:
     install.run(cfg, make_chart(tmp_path, {"c.yaml": cm}), {},
                 install.InstallOptions(name="web", namespace="apps"))
     assert _cm(cfg, "caps")["data"] == {"kube": "v1.37.0", "lease": "true", "batch": "false"}
+
+
+def test_install_reads_the_release_object_once(cluster, tmp_path: Path) -> None:
+    """The driver keeps the Release it created: the objects' owner reference needs no read."""
+    from helm_core.kube import fake
+    from helm_core.storage import secrets
+
+    class Counting(fake.FakeClient):
+        def __init__(self, cluster):
+            super().__init__(cluster)
+            self.gets: list[str] = []
+
+        def get(self, ref):
+            self.gets.append(f"{ref.kind}/{ref.name}")
+            return super().get(ref)
+
+    client = Counting(cluster)
+    cfg = config.Configuration(client=client, driver=secrets.SecretsDriver(client))
+    chart = make_chart(tmp_path, {"a.yaml": configmap("a")})
+    install.run(cfg, chart, {}, install.InstallOptions(name="web", namespace="apps"))
+    assert client.gets.count("Release/web") == 1  # ensure_release; owner() reuses it
+    release = client.get(kclient.ObjectRef("helm.sh/v1alpha1", "Release", "web", "apps"))
+    assert _cm(cfg, "a")["metadata"]["ownerReferences"][0]["uid"] == release["metadata"]["uid"]

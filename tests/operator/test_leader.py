@@ -173,3 +173,58 @@ def test_each_shard_elects_its_own_leader():
 def test_timings_must_leave_room_for_a_renewal():
     with pytest.raises(ValueError, match="retry period < renew deadline < lease duration"):
         settings.LeaderElectionSettings(renew_deadline_s=20)
+
+
+def _gap_setup(leases: Leases):
+    import logging
+
+    from helm_operator import main, probes, shutdown
+
+    inv = main.parse(["run", "--leader-elect", "--leader-election-namespace", "system",
+                      "--identity", "a"], {})
+    exited: list[int] = []
+    stop = shutdown.Shutdown(exit=exited.append, grace_s=0.1)
+    return main, inv, probes.Health(), logging.getLogger("test"), stop, exited
+
+
+def test_sigterm_while_the_lease_is_being_won_hands_it_over():
+    """The signal lands during the very attempt that wins the Lease: the replica does not go on
+    leading (nor die holding it); the Lease is released for the standby at once."""
+    leases = Leases()
+    main, inv, health, log, stop, _exited = _gap_setup(leases)
+    create = leases.create
+
+    def create_then_signal(obj):
+        created = create(obj)
+        stop.begin()  # SIGTERM arrives while the winning create is answered
+        return created
+
+    leases.create = create_then_signal
+    with pytest.raises(SystemExit) as ended:
+        main.await_leadership(inv, leases, health, log, stop)
+    assert ended.value.code == 0
+    assert leases.spec()["holderIdentity"] is None and leases.spec()["leaseDurationSeconds"] == 1
+
+
+def test_sigterm_after_the_lease_is_won_releases_it_first():
+    leases = Leases()
+    main, inv, health, log, stop, _exited = _gap_setup(leases)
+    steps: list[str] = []
+    main.await_leadership(inv, leases, health, log, stop)
+    assert leases.spec()["holderIdentity"] == "a" and not health.standby
+    stop.on_stop(lambda: steps.append(f"workers killed; holder {leases.spec()['holderIdentity']}"))
+    stop.begin()  # e.g. while the render workers start, before Kopf runs
+    assert steps == ["workers killed; holder None"]  # the Lease went first
+
+
+def test_sigterm_while_standing_by_exits_without_taking_the_lease():
+    leases = Leases()
+    leases.create({"apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
+                   "metadata": {"name": settings.DEFAULT_LEASE_NAME, "namespace": "system"},
+                   "spec": {"holderIdentity": "b", "leaseDurationSeconds": 15}})
+    main, inv, health, log, stop, _exited = _gap_setup(leases)
+    threading.Timer(0.3, stop.begin).start()
+    with pytest.raises(SystemExit) as ended:
+        main.await_leadership(inv, leases, health, log, stop)
+    assert ended.value.code == 0 and health.standby
+    assert leases.spec()["holderIdentity"] == "b"

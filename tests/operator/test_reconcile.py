@@ -47,3 +47,43 @@ def test_interval_checks_only_settled_or_fixable_requests(st, generation, due):
 ], ids=["ready", "reconciling", "stalled", "suspended"])
 def test_state_of(st, state):
     assert runner.state_of(st) == state
+
+
+class _Recording:
+    """A fake client recording the verbs of its Release requests."""
+
+    def __init__(self):
+        from helm_core.kube import fake
+
+        self.client = fake.FakeCluster().client()
+        self.verbs: list[str] = []
+        for verb in ("get", "create", "apply"):
+            setattr(self, verb, self._recorded(verb, getattr(self.client, verb)))
+
+    def _recorded(self, verb, call):
+        def run(*args, **kwargs):
+            self.verbs.append(verb)
+            return call(*args, **kwargs)
+        return run
+
+
+def test_the_release_the_claim_read_serves_the_rest_of_the_operation():
+    """The claim reads (or creates) the Release; the owner reference and the status writes of the
+    same operation reuse it instead of reading it again (API requests per install)."""
+    from helm_core.storage import secrets
+    from helm_operator import policy
+
+    api = _Recording()
+    driver = secrets.SecretsDriver(api)
+    assert driver.claim("apps", "web", annotation=policy.OWNER_ANNOTATION, claimant="apps/one") == ""
+    assert api.verbs == ["get", "create"]  # nothing stored yet: read, then create with the claim
+    api.verbs.clear()
+    made = driver.ensure_release("apps", "web")
+    reference = driver.owner_reference("apps", "web")
+    assert api.verbs == [] and reference["uid"] == made["metadata"]["uid"]
+    again = secrets.SecretsDriver(api)  # the next reconcile: one read, the claim holds
+    assert again.claim("apps", "web", annotation=policy.OWNER_ANNOTATION, claimant="apps/one") == ""
+    assert api.verbs == ["get"]
+    assert again.owner_reference("apps", "web")["uid"] == made["metadata"]["uid"] and api.verbs == ["get"]
+    other = secrets.SecretsDriver(api)  # a second request for the same release is told who holds it
+    assert other.claim("apps", "web", annotation=policy.OWNER_ANNOTATION, claimant="apps/two") == "apps/one"

@@ -34,3 +34,29 @@ def test_exit_at_the_deadline_when_still_busy() -> None:
                              exit=lambda code: exited.set())
     stop.begin(signal.SIGINT)
     assert exited.wait(5)
+
+
+def test_steps_run_in_order_and_a_step_added_after_the_signal_runs_at_once() -> None:
+    calls: list[str] = []
+    exited = threading.Event()
+    stop = shutdown.Shutdown(exit=lambda code: exited.set())
+    stop.on_stop(lambda: calls.append("lease released"))
+    stop.on_stop(lambda: calls.append("workers killed"))
+    stop.begin(signal.SIGTERM)
+    assert calls == ["lease released", "workers killed"] and stop.flag.is_set()
+    stop.on_stop(lambda: calls.append("late workers killed"))  # started while the signal came
+    assert calls == ["lease released", "workers killed", "late workers killed"]
+    assert exited.wait(5)
+
+
+def test_a_failing_step_does_not_stop_the_others() -> None:
+    calls: list[str] = []
+    stop = shutdown.Shutdown(exit=lambda code: None)
+
+    def broken() -> None:
+        raise RuntimeError("API server gone")
+
+    stop.on_stop(broken)
+    stop.on_stop(lambda: calls.append("workers killed"))
+    stop.begin(signal.SIGTERM)
+    assert calls == ["workers killed"] and stop.flag.is_set()

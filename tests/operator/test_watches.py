@@ -82,12 +82,12 @@ class Scripted:
         self.watched_from: list[str] = []
 
     def collection(self, api_version, kind, *, namespace="", label_selector="",
-                   metadata_only=False):
+                   metadata_only=False, field_selector=""):
         assert metadata_only
         return self.listings.pop(0)
 
     def watch(self, api_version, kind, *, namespace="", resource_version="", label_selector="",
-              metadata_only=False, timeout_s=0):
+              metadata_only=False, timeout_s=0, field_selector=""):
         self.watched_from.append(resource_version)
         stream = self.streams.pop(0)
         if not self.streams:
@@ -124,37 +124,97 @@ def test_follow_lists_then_watches_resumes_and_starts_over_after_gone():
 
 
 class Recording:
-    """A Watcher that records which kinds it lists and watches, with which label selector."""
+    """A Watcher that records what it lists and watches: kind, namespace, selectors."""
 
     def __init__(self, stop: threading.Event) -> None:
         self.stop, self.calls, self.lock = stop, [], threading.Lock()
 
-    def collection(self, api_version, kind, *, namespace="", label_selector="", metadata_only=False):
+    def collection(self, api_version, kind, *, namespace="", label_selector="", metadata_only=False,
+                   field_selector=""):
         with self.lock:
-            self.calls.append(("list", kind, label_selector))
+            self.calls.append(("list", kind, namespace, label_selector, field_selector))
         return {"metadata": {"resourceVersion": "1"}, "items": []}
 
     def watch(self, api_version, kind, *, namespace="", resource_version="", label_selector="",
-              metadata_only=False, timeout_s=0):
+              metadata_only=False, timeout_s=0, field_selector=""):
         with self.lock:
-            self.calls.append(("watch", kind, label_selector))
-        self.stop.wait(5)
+            self.calls.append(("watch", kind, namespace, label_selector, field_selector))
+        self.stop.wait(0.2)
         yield from ()
 
+    def seen(self, count: int) -> list[tuple[str, ...]]:
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline:
+            with self.lock:
+                if len(set(self.calls)) >= count:
+                    break
+            time.sleep(0.01)
+        with self.lock:
+            return sorted(set(self.calls))
 
-def test_the_shard_selector_filters_helmrequests_but_not_the_values_objects():
+
+def test_values_watches_follow_the_shards_requests_only():
+    """No request of the shard names a ConfigMap/Secret: nothing but HelmRequests is watched.
+    Then only the namespaces its requests name, Secrets without release versions."""
     stop = threading.Event()
     client = Recording(stop)
     requests = watches.Requests()
     values = watches.ValuesObjects(requests, lambda uids: None)
-    started = watches.start(client, namespaces=(), requests=requests, values=values,
-                            log=lambda line: None, selector="sharding.helm.sh/key=shard1")
+    watches.start(client, namespaces=(), requests=requests, values=values,
+                  log=lambda line: None, selector="sharding.helm.sh/key=shard1")
+    try:
+        assert client.seen(2) == [
+            ("list", "HelmRequest", "", "sharding.helm.sh/key=shard1", ""),
+            ("watch", "HelmRequest", "", "sharding.helm.sh/key=shard1", "")]
+        time.sleep(0.3)
+        assert {c[1] for c in client.calls} == {"HelmRequest"}
+        requests.event("ADDED", _request("u1", 1, ("ConfigMap", "a"), ("Secret", "s"), ns="team"))
+        assert client.seen(6)[:4] == [
+            ("list", "ConfigMap", "team", "", ""),
+            ("list", "HelmRequest", "", "sharding.helm.sh/key=shard1", ""),
+            ("list", "Secret", "team", "", "type!=helm.sh/release-version"),
+            ("watch", "ConfigMap", "team", "", "")]
+    finally:
+        stop.set()
+
+
+def test_values_watches_start_and_stop_with_the_references():
+    stop = threading.Event()
+    requests = watches.Requests()
+    values = watches.ValuesObjects(requests, lambda uids: None)
+    dynamic = watches.ValuesWatches(Recording(stop), values, log=lambda line: None,
+                                    cluster_wide=True, stop=stop, max_namespaces=2)
+    requests.on_scopes(dynamic.sync)
+    try:
+        assert dynamic.watched() == frozenset()
+        requests.event("ADDED", _request("u1", 1, ("ConfigMap", "a"), ns="one"))
+        requests.event("ADDED", _request("u2", 1, ("ConfigMap", "b"), ("Secret", "s"), ns="two"))
+        assert dynamic.watched() == {("ConfigMap", "one"), ("ConfigMap", "two"), ("Secret", "two")}
+        requests.event("MODIFIED", _request("u2", 2, ("ConfigMap", "b"), ns="two"))
+        assert dynamic.watched() == {("ConfigMap", "one"), ("ConfigMap", "two")}
+        requests.event("ADDED", _request("u3", 1, ("ConfigMap", "c"), ns="three"))
+        assert dynamic.watched() == {("ConfigMap", "")}  # past 2 namespaces: one watch
+        requests.event("DELETED", _request("u3", 1, ns="three"))
+        requests.event("DELETED", _request("u1", 1, ns="one"))
+        assert dynamic.watched() == {("ConfigMap", "two")}
+    finally:
+        stop.set()
     deadline = time.monotonic() + 5
-    while len(client.calls) < 6 and time.monotonic() < deadline:
+    while dynamic.watched() and time.monotonic() < deadline:
         time.sleep(0.01)
-    started.set()
-    stop.set()
-    assert sorted(client.calls) == [
-        ("list", "ConfigMap", ""), ("list", "HelmRequest", "sharding.helm.sh/key=shard1"),
-        ("list", "Secret", ""), ("watch", "ConfigMap", ""),
-        ("watch", "HelmRequest", "sharding.helm.sh/key=shard1"), ("watch", "Secret", "")]
+    assert dynamic.watched() == frozenset()
+
+
+def test_a_namespaced_controller_never_watches_cluster_wide():
+    stop = threading.Event()
+    requests = watches.Requests()
+    dynamic = watches.ValuesWatches(Recording(stop), watches.ValuesObjects(requests, lambda uids: None),
+                                    log=lambda line: None, cluster_wide=False, stop=stop,
+                                    max_namespaces=1)
+    requests.on_scopes(dynamic.sync)
+    try:
+        for i, ns in enumerate(("one", "two", "three")):
+            requests.event("ADDED", _request(f"u{i}", 1, ("Secret", "s"), ns=ns))
+        assert dynamic.watched() == {("Secret", "one"), ("Secret", "two"), ("Secret", "three")}
+    finally:
+        stop.set()

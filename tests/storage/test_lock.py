@@ -5,7 +5,7 @@ import datetime as dt
 
 import pytest
 
-from helm_core.errors import LockedError
+from helm_core.errors import LockedError, NotFoundError
 from helm_core.kube import fake
 from helm_core.storage import lock as slock
 
@@ -134,3 +134,27 @@ SERVER_WRITE = [{"manager": "helm-core", "operation": "Update", "time": "2026-11
 ], ids=["server-write-time-wins", "renewed", "acquired-only", "bad-time", "no-duration"])
 def test_expiry_of_lease_records(meta, spec, expected):
     assert slock.expiry({"metadata": meta, "spec": spec}) == expected
+
+
+def test_held_locks_are_renewed_by_one_thread_and_no_more_once_released():
+    import threading
+    import time
+
+    client = fake.FakeCluster().client()
+    locks = [slock.ReleaseLock(client, namespace="demo", release=f"r{i}", operation="install",
+                               options=slock.LockOptions(duration_s=30, renew_every_s=0.1,
+                                                         holder=f"h{i}"))
+             for i in range(5)]
+    before = threading.active_count()
+    for held in locks:
+        held.acquire()
+    versions = [client.get(held.ref)["metadata"]["resourceVersion"] for held in locks]
+    time.sleep(0.5)
+    assert threading.active_count() <= before + 1 + len(locks)  # the renewal thread, renewals in flight
+    renewed = [client.get(held.ref)["metadata"]["resourceVersion"] for held in locks]
+    assert all(a != b for a, b in zip(versions, renewed))
+    for held in locks:
+        held.release()
+        assert not slock.RENEWALS.holds(held)
+        with pytest.raises(NotFoundError):
+            client.get(held.ref)  # deleted

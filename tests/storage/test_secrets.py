@@ -198,3 +198,40 @@ def test_an_update_of_a_version_deleted_meanwhile_says_it_is_missing():
     client.delete(kclient.ObjectRef("v1", "Secret", secrets.secret_name("web", version.version), "demo"))
     with pytest.raises(StorageError, match="web"):
         driver.update(version.with_status(rel.Status.DEPLOYED))
+
+
+def _release_object(client, name="web", namespace="demo"):
+    return client.create({"apiVersion": "helm.sh/v1alpha1", "kind": "Release",
+                          "metadata": {"name": name, "namespace": namespace}, "spec": {}})
+
+
+def test_a_release_object_read_elsewhere_is_not_read_again():
+    client = CountingClient(fake.FakeCluster())
+    driver = secrets.SecretsDriver(client)
+    driver.remember_release(_release_object(client))  # the controller's claim read it
+    version = make_version(status=rel.Status.PENDING_INSTALL)
+    driver.create(version)
+    driver.update(version.with_status(rel.Status.DEPLOYED))
+    assert client.gets == []
+    release = client.get(kclient.ObjectRef("helm.sh/v1alpha1", "Release", "web", "demo"))
+    secret = client.get(kclient.ObjectRef("v1", "Secret", secrets.secret_name("web", version.version), "demo"))
+    assert secret["metadata"]["ownerReferences"][0]["uid"] == release["metadata"]["uid"]
+    assert release["status"]["status"] == "deployed"
+    assert driver.known_release("demo", "web")["metadata"]["uid"] == release["metadata"]["uid"]
+
+
+def test_a_stale_release_object_is_read_again_and_the_version_belongs_to_the_current_one():
+    client = CountingClient(fake.FakeCluster())
+    driver = secrets.SecretsDriver(client)
+    driver.remember_release(_release_object(client))
+    ref = kclient.ObjectRef("helm.sh/v1alpha1", "Release", "web", "demo")
+    client.delete(ref)  # uninstalled and installed again by someone else meanwhile
+    current = _release_object(client)
+    version = make_version(status=rel.Status.PENDING_INSTALL)
+    driver.create(version)
+    assert client.gets == ["Release"]  # the status write's precondition failed: read, then write
+    secret = client.get(kclient.ObjectRef("v1", "Secret", secrets.secret_name("web", version.version), "demo"))
+    assert secret["metadata"]["ownerReferences"] == [{
+        "apiVersion": "helm.sh/v1alpha1", "kind": "Release", "name": "web",
+        "uid": current["metadata"]["uid"], "controller": True}]
+    assert client.get(ref)["status"]["version"] == str(version.version)
