@@ -33,6 +33,7 @@ import jsonpatch
 import jsonpointer
 
 from helm_core.errors import PatchError
+from helm_core.golib import labels as selectors
 from helm_core.support.records import record
 
 #: Merge keys of the built-in kinds' lists, by field name (``ports`` depends on where it is).
@@ -235,41 +236,9 @@ def _full_match(pattern: str, value: str) -> bool:
         raise PatchError(f"target: invalid regular expression {pattern!r}: {exc}") from None
 
 
-_SET_TERM = re.compile(r"^\s*([^\s!=<>]+)\s+(in|notin)\s*\(([^)]*)\)\s*$")
-_CMP_TERM = re.compile(r"^\s*([^\s!=<>]+)\s*(==|=|!=)\s*([A-Za-z0-9_.-]*)\s*$")
-_EXISTS_TERM = re.compile(r"^\s*(!?)\s*([^\s!=<>(),]+)\s*$")
-
-
-def _terms(selector: str) -> list[str]:
-    parts, depth, start = [], 0, 0
-    for i, char in enumerate(selector):
-        depth += {"(": 1, ")": -1}.get(char, 0)
-        if char == "," and depth == 0:
-            parts.append(selector[start:i])
-            start = i + 1
-    parts.append(selector[start:])
-    return [p for p in parts if p.strip()]
-
-
 def match_labels(selector: str, labels: Mapping[str, Any]) -> bool:
-    """True when ``labels`` satisfy the Kubernetes label ``selector`` (``k=v``, ``k==v``,
-    ``k!=v``, ``k in (a,b)``, ``k notin (a,b)``, ``k``, ``!k``); empty matches everything."""
-    for term in _terms(selector or ""):
-        if found := _SET_TERM.match(term):
-            key, op, values = found.groups()
-            wanted = {v.strip() for v in values.split(",")}
-            has = key in labels and str(labels[key]) in wanted
-            if (op == "in") != has:
-                return False
-        elif found := _CMP_TERM.match(term):
-            key, op, value = found.groups()
-            equal = key in labels and str(labels[key]) == value
-            if (op == "!=") == equal:
-                return False
-        elif found := _EXISTS_TERM.match(term):
-            negate, key = found.groups()
-            if bool(negate) == (key in labels):
-                return False
-        else:
-            raise PatchError(f"invalid selector {selector!r}: cannot parse {term.strip()!r}")
-    return True
+    """True when ``labels`` satisfy the Kubernetes label ``selector`` (empty matches everything)."""
+    try:
+        return selectors.matches(selector, labels)
+    except ValueError as exc:
+        raise PatchError(str(exc)) from None

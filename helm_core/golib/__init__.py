@@ -7,7 +7,8 @@ Helm answers with what Go's libraries answer, so charts see the same data here:
   ``yaml.v2``/``yaml.v3``: how values files are typed and how ``toYaml`` writes;
 - :mod:`.goutf8` — ``unicode/utf8``: how Go steps through invalid UTF-8;
 - :mod:`.goregexp` — ``regexp`` (RE2, linear time);
-- :mod:`.versions` — ``Masterminds/semver/v3``: versions and constraints.
+- :mod:`.versions` — ``Masterminds/semver/v3``: versions and constraints;
+- :mod:`.labels` — ``k8s.io/apimachinery``'s label selectors (``--selector``, post-renderer targets).
 
 This layer imports nothing of helm_core but :mod:`helm_core.errors` and :mod:`helm_core.support`.
 """

@@ -187,7 +187,8 @@ def add_scale_flags(run: argparse.ArgumentParser) -> None:
 def parse_scale_flags(args: argparse.Namespace, pick: Callable[..., str], env: Mapping[str, str]
                       ) -> tuple[str, settings_mod.LeaderElectionSettings]:
     """The shard's selector and the leader election settings (ValueError when unusable)."""
-    from helm_operator import leader, selectors
+    from helm_core.golib import labels as selectors
+    from helm_operator import leader
 
     selector = selectors.validate(pick(args.selector, "SELECTOR"))
     enabled = _bool(pick(args.leader_elect, "LEADER_ELECT", "false"), "leader elect")
