@@ -416,7 +416,9 @@ def test_dependency_list_and_update_as_helm(both, repo):
 # --------------------------------------------------------------------------- show on real charts
 
 def _shared_charts() -> list[Path]:
-    root = Path(os.environ.get("HELM_CONTROLLER_SHARED_CHARTS", "/nonexistent"))
+    from tests.chartkit import SHARED_CHARTS  # ../shared/charts beside the repository, or the env's
+
+    root = SHARED_CHARTS
     return sorted(p for p in root.iterdir() if (p / "Chart.yaml").is_file()) if root.is_dir() else []
 
 
@@ -424,7 +426,7 @@ def _shared_charts() -> list[Path]:
 def test_show_on_real_charts_as_helm(both, what):
     charts = _shared_charts()
     if not charts:
-        pytest.skip("SKIPPED: no shared charts ($HELM_CONTROLLER_SHARED_CHARTS)")
+        pytest.skip("no shared charts (../shared/charts or $HELM_CONTROLLER_SHARED_CHARTS)")
     for chart in charts:
         both.same("show", what, str(chart))
 

@@ -363,7 +363,8 @@ def cmd_list(args: argparse.Namespace) -> int:
     if args.output != "table":
         for element, v in zip(elements, found, strict=True):
             element["version"] = element["revision"]
-            element["revision"] = revision_numbers(cfg, v.namespace, v.name).get(str(v.version))
+            number = revision_numbers(cfg, v.namespace, v.name).get(str(v.version))
+            element["revision"] = None if number is None else str(number)  # helm's list: a string
         sys.stdout.write(encode(elements, args.output))
         return 0
     rows = [] if args.no_headers else [["NAME", "NAMESPACE", "REVISION", "UPDATED", "STATUS",
