@@ -29,9 +29,6 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import jsonpatch
-import jsonpointer
-
 from helm_core.errors import PatchError
 from helm_core.golib import labels as selectors
 from helm_core.support.records import record
@@ -180,6 +177,9 @@ class Json6902:
         for i, op in enumerate(operations):
             if not isinstance(op, Mapping) or "op" not in op or "path" not in op:
                 raise PatchError(f"{where}: operation {i} needs 'op' and 'path': {op!r}")
+        import jsonpatch  # only requests with JSON 6902 patches pay for its import (the CLI's start-up)
+        import jsonpointer
+
         try:
             self._patch = jsonpatch.JsonPatch(json_copy([dict(op) for op in operations]))
         except (jsonpatch.JsonPatchException, jsonpointer.JsonPointerException) as exc:
@@ -188,6 +188,9 @@ class Json6902:
     def apply(self, obj: Mapping[str, Any], *, where: str = "patch") -> dict[str, Any]:
         """``obj`` with the operations applied; a failing one (a ``test`` that does not hold,
         a path that does not exist) is a ``PatchError`` naming ``where``."""
+        import jsonpatch
+        import jsonpointer
+
         try:
             return self._patch.apply(json_copy(obj), in_place=True)  # type: ignore[no-any-return]
         except (jsonpatch.JsonPatchException, jsonpointer.JsonPointerException, TypeError, KeyError) as exc:
