@@ -402,9 +402,7 @@ class SecretsDriver:
 
 def _owner_reference(release: Mapping[str, Any]) -> dict[str, Any]:
     """The controller owner reference of a version Secret to its ``Release``."""
-    return {"apiVersion": RELEASE_API_VERSION, "kind": RELEASE_KIND,
-            "name": release["metadata"]["name"], "uid": release["metadata"]["uid"],
-            "controller": True}
+    return {**resources.owner_reference(release), "controller": True}
 
 
 def missing_version(namespace: str, name: str, version: ulid.ULID) -> ReleaseNotFoundError:
