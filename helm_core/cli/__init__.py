@@ -437,7 +437,6 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
     """The command line -> the command's namespace, global flags applied (helm's rules:
     :mod:`helm_core.cli.settings`); a wrong line raises :class:`UsageError` in helm's words."""
     from helm_core.cli import settings as settings_mod
-    from helm_core.cli import words
 
     rest, found = settings_mod.extract(argv)
     command = next((a for a in rest if not a.startswith("-")), None)
@@ -446,6 +445,8 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
     args, extra = parser.parse_known_args(rest)
     args.parser = parser  # `completion` describes the parser it was parsed with (the full one)
     if extra:
+        from helm_core.cli import words
+
         path = words.command_path(_full_prog(getattr(args, "_path", "helm-core"), rest))
         raise UsageError(words.unrecognized(path, extra))
     settings = settings_mod.load(found, os.environ)

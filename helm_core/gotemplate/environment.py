@@ -38,7 +38,7 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Optional
 
-from helm_core.gotemplate import budget, compiler, gcpause, gofmt, nodes, parser, runtime
+from helm_core.gotemplate import budget, compiler, gcpause, gofmt, nodes, runtime
 from helm_core.gotemplate.funcs import builtins
 
 if TYPE_CHECKING:
@@ -133,6 +133,10 @@ class Environment:
 
     def _parse(self, name: str, text: str, digest: str,
                known: frozenset[str]) -> dict[str, nodes.Tree | StoredTree]:
+        # The parser is imported by the first text that must be parsed: a run whose trees all
+        # come from the disk memo never loads it (nor the lexer).
+        from helm_core.gotemplate import parser
+
         if self.memo is None:
             return dict(parser.parse(name, text, known.__contains__))
         # Keyed by the text, not the file name: the same library chart (Bitnami's `common`)
