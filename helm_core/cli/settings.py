@@ -133,15 +133,23 @@ def kubeconfig_files(kubeconfig: str, env: Mapping[str, str]) -> list[Path]:
 def kubeconfig_namespace(kubeconfig: str, context: str, env: Mapping[str, str]) -> str:
     """The namespace of ``context`` (else the current context) in the merged kubeconfig files:
     the first file to set current-context or define a context wins, as kubectl merges them."""
-    from helm_core.golib import goyaml  # already loaded by `template`; memoised per content
+    texts: list[bytes] = []
+    for path in kubeconfig_files(kubeconfig, env):
+        try:
+            texts.append(path.read_bytes())
+        except OSError:
+            continue  # unreadable kubeconfigs are reported when a command connects
+    if not any(_may_name_namespace(text) for text in texts):
+        return ""  # every run reads the kubeconfig: most name no namespace, and need no YAML
+    from helm_core.golib import goyaml  # memoised per content
 
     current = ""
     contexts: dict[str, object] = {}
-    for path in kubeconfig_files(kubeconfig, env):
+    for text in texts:
         try:
-            doc = goyaml.decode(path.read_bytes())
-        except (OSError, ValueError):
-            continue  # unreadable kubeconfigs are reported when a command connects
+            doc = goyaml.decode(text)
+        except ValueError:
+            continue
         if not isinstance(doc, dict):
             continue
         current = current or str(doc.get("current-context") or "")
@@ -152,3 +160,9 @@ def kubeconfig_namespace(kubeconfig: str, context: str, env: Mapping[str, str]) 
     if isinstance(chosen, dict):
         return str(chosen.get("namespace") or "")
     return ""
+
+
+def _may_name_namespace(text: bytes) -> bool:
+    """False when no reading of ``text`` can set a namespace: the key is not spelled out and
+    there is no escape that could spell it (YAML and JSON quoted keys)."""
+    return b"namespace" in text or b"\\" in text
