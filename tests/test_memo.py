@@ -11,7 +11,7 @@ import pytest
 
 from helm_core import cli
 
-from helm_core.golib import goyaml
+from helm_core.golib import goyaml, versions
 
 from helm_core.support import memo
 from helm_core.chart import schema
@@ -216,6 +216,45 @@ def test_a_second_cli_run_of_a_chart_does_not_import_pyyaml(tmp_path: Path) -> N
     assert [r.returncode for r in runs] == [0, 0], runs[0].stderr
     assert runs[0].stdout == runs[1].stdout and "tier: web" in runs[0].stdout
     assert [r.stderr.strip().splitlines()[-1] for r in runs] == ["pyyaml", "no pyyaml"]
+
+
+def test_a_second_cli_run_loads_only_what_a_render_from_the_memo_needs(tmp_path: Path) -> None:
+    """No parser, no schema checks, no range pattern, no logging: their results are all in the memo."""
+    chart = write_chart(tmp_path / "src", {
+        "Chart.yaml": chart_yaml("c") + "kubeVersion: '>=1.19.0-0'\n",
+        "values.yaml": "port: 80\n",
+        "values.schema.json": '{"type": "object", "properties": {"port": {"type": "integer"}}}',
+        "templates/cm.yaml": "kind: ConfigMap\ndata:\n  port: {{ .Values.port | quote }}\n"})
+    unwanted = ["helm_core.gotemplate.parser", "helm_core.chart.verdict", "helm_core.chart.metaschema",
+                "logging", "yaml"]
+    script = ("import sys; from helm_core import cli; from helm_core.golib import versions; "
+              "code = cli.main(['template', 'x', sys.argv[1]]); "
+              f"loaded = [m for m in {unwanted!r} if m in sys.modules]; "
+              "compiled = versions._valid_constraint_re.cache_info().currsize; "
+              "print(loaded, compiled, file=sys.stderr); sys.exit(code)")
+    env = dict(os.environ, HELM_CORE_CACHE=str(tmp_path / "cache"))
+    runs = [subprocess.run([sys.executable, "-c", script, str(chart)], capture_output=True, text=True,
+                           env=env, check=False) for _ in range(2)]
+    assert [r.returncode for r in runs] == [0, 0], runs[0].stderr
+    assert runs[0].stdout == runs[1].stdout and 'port: "80"' in runs[0].stdout
+    assert runs[0].stderr.strip().splitlines()[-1] != "[] 0"  # the first run computes them
+    assert runs[1].stderr.strip().splitlines()[-1] == "[] 0"
+
+
+def test_version_ranges_are_remembered_errors_are_not(disk: memo.DiskMemo,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = []
+    real = versions.Constraints._parse
+    monkeypatch.setattr(versions.Constraints, "_parse",
+                        classmethod(lambda cls, *a: calls.append(a) or real(*a)))
+    first = versions.Constraints.parse(">=1.19.0-0 || ~2.x")
+    again = versions.Constraints.parse(">=1.19.0-0 || ~2.x")
+    assert str(again) == str(first) and again.check(versions.Version.parse("2.1.0"))
+    assert versions.Constraints.parse(">=1.19.0-0 || ~2.x", include_prerelease=True).include_prerelease
+    for _ in range(2):
+        with pytest.raises(versions.VersionError, match="improper constraint"):
+            versions.Constraints.parse(">>1")
+    assert calls == [(">=1.19.0-0 || ~2.x", False), (">=1.19.0-0 || ~2.x", True), (">>1", False), (">>1", False)]
 
 
 SCHEMA = {"type": "object", "properties": {"port": {"type": "integer"}}}
