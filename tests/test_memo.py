@@ -335,3 +335,56 @@ def test_package_folder_finds_installed_code_or_none() -> None:
     folder = memo.package_folder("yaml")
     assert folder is not None and (folder / "__init__.py").is_file()
     assert memo.package_folder("no_such_package_here") is None
+
+
+def _cli_runs(chart: Path, cache: Path, *extra: str, runs: int = 2) -> list[subprocess.CompletedProcess[str]]:
+    """``helm-core template`` processes; stderr ends with whether the template engine was loaded."""
+    script = ("import sys; from helm_core import cli; code = cli.main(['template', 'x', *sys.argv[1:]]); "
+              "print('engine' if 'helm_core.engine.render' in sys.modules else 'memo', file=sys.stderr); "
+              "sys.exit(code)")
+    env = dict(os.environ, HELM_CORE_CACHE=str(cache))
+    return [subprocess.run([sys.executable, "-c", script, str(chart), *extra], capture_output=True, text=True,
+                           env=env, check=False) for _ in range(runs)]
+
+
+def test_a_pure_render_is_printed_again_from_the_memo(tmp_path: Path) -> None:
+    chart = write_chart(tmp_path / "src", {
+        "Chart.yaml": chart_yaml("c"), "values.yaml": "port: 80\n",
+        "templates/cm.yaml": "kind: ConfigMap\ndata:\n  port: {{ .Values.port | quote }}\n"
+                             "  ns: {{ .Release.Namespace }}\n",
+        "templates/hook.yaml": "kind: Job\nmetadata:\n  annotations:\n    helm.sh/hook: no-such-hook\n"})
+    first, second = _cli_runs(chart, tmp_path / "cache")
+    assert (first.returncode, second.returncode) == (0, 0), first.stderr
+    assert second.stdout == first.stdout and 'port: "80"' in first.stdout
+    assert first.stderr.splitlines()[-1] == "engine" and second.stderr.splitlines()[-1] == "memo"
+    assert "skipping unknown hook" in first.stderr
+    assert second.stderr == first.stderr.replace("engine", "memo")  # the same info lines
+    # Anything that decides the output is part of the key: a file, the values, a flag.
+    (chart / "values.yaml").write_text("port: 81\n")
+    changed = _cli_runs(chart, tmp_path / "cache", runs=1)[0]
+    assert 'port: "81"' in changed.stdout and changed.stderr.splitlines()[-1] == "engine"
+    values = tmp_path / "v.yaml"
+    values.write_text("port: 82\n")
+    by_file = _cli_runs(chart, tmp_path / "cache", "-f", str(values))
+    assert [r.stdout.count('port: "82"') for r in by_file] == [1, 1]
+    assert [r.stderr.splitlines()[-1] for r in by_file] == ["engine", "memo"]
+    values.write_text("port: 83\n")
+    assert 'port: "83"' in _cli_runs(chart, tmp_path / "cache", "-f", str(values), runs=1)[0].stdout
+    assert "ns: other" in _cli_runs(chart, tmp_path / "cache", "-n", "other", runs=1)[0].stdout
+    assert 'port: "84"' in _cli_runs(chart, tmp_path / "cache", "--set", "port=84", runs=1)[0].stdout
+
+
+def test_renders_calling_impure_functions_are_never_kept(tmp_path: Path) -> None:
+    chart = write_chart(tmp_path / "src", {
+        "Chart.yaml": chart_yaml("c"),
+        "templates/s.yaml": "kind: Secret\ndata:\n  p: {{ randAlphaNum 12 | b64enc }}\n",
+        "templates/t.yaml": "kind: ConfigMap\ndata:\n  t: {{ tpl .Values.t . | quote }}\n",
+        "values.yaml": "t: 'fixed'\n"})
+    runs = _cli_runs(chart, tmp_path / "cache")
+    assert [r.returncode for r in runs] == [0, 0], runs[0].stderr
+    assert runs[0].stdout != runs[1].stdout  # a new password each time, as helm prints
+    assert [r.stderr.splitlines()[-1] for r in runs] == ["engine", "engine"]
+    # An impure call through tpl counts too.
+    (chart / "templates" / "s.yaml").unlink()
+    (chart / "values.yaml").write_text("t: '{{ now | date \"2006\" }}'\n")
+    assert [r.stderr.splitlines()[-1] for r in _cli_runs(chart, tmp_path / "cache")] == ["engine", "engine"]

@@ -73,21 +73,50 @@ def _template_options(args: argparse.Namespace, name: str, chart: Any) -> templa
 
 
 def cmd_template(args: argparse.Namespace) -> int:
-    from helm_core.action import template as template_action
-    from helm_core.cli import chartref
+    from helm_core.cli import chartref, rendered
+    from helm_core.storage import names as release_names
 
-    name, chart_ref = release_name_and_chart(args, default=template_action.DEFAULT_RELEASE_NAME)
-    chart = chartref.load(args, chart_ref)
+    _check_kube_version(args.kube_version)  # first, as helm's template command checks it
+    name, chart_ref = release_name_and_chart(args, default=release_names.DEFAULT_TEMPLATE_NAME)
+    chart_input = rendered.read_chart(*chartref.locate(args, chart_ref))
+    disk = memo.active()
+    entry_key = None
+    if disk is not None and rendered.may_keep(args):
+        given = any(getattr(args, flag) for flag in _VALUES_FLAGS)
+        user_values = _values(args) if given else None
+        entry_key = rendered.key(args, name, chart_input, user_values)
+        kept = rendered.recall(disk, entry_key) if entry_key else None
+        if kept is not None:
+            _print_template(kept[0], kept[1], args)
+            return 0
+        values = user_values if user_values is not None else _values(args)
+    else:
+        values = _values(args)
+    from helm_core.action import template as template_action
+    from helm_core.engine import purity
+
+    chart = chart_input.load()
     options = _template_options(args, name, chart)
-    result = template_action.run(chart, _values(args), options, log=_lua_log)
-    for line in result.info:
-        print(f"info: {line}", file=sys.stderr)
+    impure_calls = purity.calls()
+    result = template_action.run(chart, values, options, log=_lua_log)
     text = template_action.output_text(result, options)
+    if entry_key and disk is not None and purity.calls() == impure_calls and rendered.pure_chart(chart):
+        rendered.keep(disk, entry_key, text, result.info)
+    _print_template(text, result.info, args)
+    return 0
+
+
+#: The values flags of ``_add_values_flags`` (their namespace attributes).
+_VALUES_FLAGS = ("values", "set_json", "set_values", "set_string", "set_file", "set_literal")
+
+
+def _print_template(text: str, info: list[str], args: argparse.Namespace) -> None:
+    for line in info:
+        print(f"info: {line}", file=sys.stderr)
     if args.output_dir:
         _write_output_dir(Path(args.output_dir), text)
     else:
         _write(text)
-    return 0
 
 
 def _check_kube_version(text: str | None) -> None:

@@ -14,19 +14,26 @@ value model and function signatures in :mod:`helm_core.golib.gotypes`.
 """
 from typing import TYPE_CHECKING, Any
 
-from helm_core.gotemplate.environment import Environment, TemplateSet, current_set
-from helm_core.gotemplate.runtime import ExecError
-
 if TYPE_CHECKING:
+    from helm_core.gotemplate.environment import Environment, TemplateSet, current_set
     from helm_core.gotemplate.parser import ParseError
+    from helm_core.gotemplate.runtime import ExecError
 
 __all__ = ["Environment", "ExecError", "ParseError", "TemplateSet", "current_set"]
 
+#: Where each public name lives. They are imported on first use (PEP 562): a submodule such
+#: as ``budget`` is then had without the whole engine, and the parser (with the lexer) waits
+#: for a text that the disk memo has no tree of.
+_HOMES = {"Environment": "environment", "TemplateSet": "environment", "current_set": "environment",
+          "ExecError": "runtime", "ParseError": "parser"}
+
 
 def __getattr__(name: str) -> Any:
-    """``ParseError`` is the parser's: the parser (and the lexer) are imported when first
-    needed, and a run whose parse trees all come from the disk memo never needs them."""
-    if name == "ParseError":
-        from helm_core.gotemplate.parser import ParseError
-        return ParseError
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
+    globals()[name] = value
+    return value
