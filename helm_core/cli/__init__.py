@@ -10,7 +10,6 @@ import gc
 import os
 import sys
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from helm_core.cli.common import (  # shared with the command modules
@@ -42,6 +41,8 @@ from helm_core.errors import HelmError
 from helm_core.support import cachedirs, memo
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from helm_core.action import template as template_action
 
 # Command modules are imported by the command that needs them: `helm-core` starts in a
@@ -114,6 +115,8 @@ def _print_template(text: str, info: list[str], args: argparse.Namespace) -> Non
     for line in info:
         print(f"info: {line}", file=sys.stderr)
     if args.output_dir:
+        from pathlib import Path
+
         _write_output_dir(Path(args.output_dir), text)
     else:
         _write(text)
@@ -262,6 +265,8 @@ def _omit_empty(value: Any) -> Any:
 
 
 def _raw_chart_yaml(source: str, data: bytes | None) -> bytes:
+    from pathlib import Path
+
     p = Path(source)
     if data is None and p.is_dir():
         return (p / "Chart.yaml").read_bytes()
@@ -436,7 +441,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     # Parse trees and schema verdicts outlive this short process (helm_core.support.memo);
     # the kubeconfig read for the default namespace goes through it too.
     previous_memo = memo.active()
-    memo.use(memo.DiskMemo(cachedirs.default_root(os.environ) / cachedirs.MEMO_FOLDER))
+    memo.use(memo.DiskMemo(os.path.join(cachedirs.default_folder(os.environ), cachedirs.MEMO_FOLDER)))
     args: argparse.Namespace | None = None
     try:
         args = parse(argv)
@@ -526,6 +531,7 @@ def run() -> None:
     one at exit took up to half of a cold ``template`` run. Output streams and logging are
     flushed first; helm_core registers no exit handlers that would be skipped.
     """
+    _english_argparse()
     code = main()
     try:
         sys.stdout.flush()
@@ -535,6 +541,15 @@ def run() -> None:
     if "logging" in sys.modules:
         sys.modules["logging"].shutdown()
     os._exit(code)
+
+
+def _english_argparse() -> None:
+    """argparse words its messages through gettext, whose first call imports locale and looks
+    for message catalogues on disk: a visible part of a short run. helm-core rewords argparse's
+    English messages into helm's (:mod:`helm_core.cli.words`), so they must stay English anyway.
+    Done by the console script only: a program that imports the CLI keeps its own argparse."""
+    setattr(argparse, "_", str)  # noqa: B010 - the module's private name for gettext
+    setattr(argparse, "ngettext", lambda singular, plural, n: singular if n == 1 else plural)  # noqa: B010
 
 
 def _one_line(message: str) -> str:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from helm_core.errors import SourceError
@@ -94,7 +93,8 @@ def read_file(path: str) -> bytes:
     if not path:
         return b""
     try:
-        return Path(path).read_bytes()
+        with open(path, "rb") as source:
+            return source.read()
     except OSError as exc:
         raise SourceError(f"{path}: {exc.strerror}") from None
 

@@ -19,11 +19,10 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import hashlib
+import importlib
 import os
-import pickle
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 #: The memo kind of printed outputs.
@@ -74,13 +73,18 @@ def may_keep(args: argparse.Namespace) -> bool:
 def key(args: argparse.Namespace, name: str, chart: ChartInput, values: dict[str, Any] | None) -> str | None:
     """The digest of everything the output depends on, or None when it cannot be had.
     ``values``: the merged user values, None when the line gives none."""
-    digest = hashlib.sha256()
+    digest = _sha256()
     digest.update(code_identity().encode())
+    # Flags are text, numbers, booleans, None and lists of text: their repr is exact.
     flags = sorted((k, v) for k, v in vars(args).items() if k not in _NOT_INPUT)
-    try:
-        digest.update(pickle.dumps((name, flags, values), protocol=pickle.HIGHEST_PROTOCOL))
-    except Exception:  # noqa: BLE001 - a value pickle cannot hold: no memo
-        return None
+    digest.update(repr((name, flags)).encode("utf-8", "surrogateescape"))
+    if values is not None:  # Go-typed values: pickled, so that types count too
+        import pickle
+
+        try:
+            digest.update(pickle.dumps(values, protocol=pickle.HIGHEST_PROTOCOL))
+        except Exception:  # noqa: BLE001 - a value pickle cannot hold: no memo
+            return None
     if chart.files is not None:
         for path, data in chart.files:
             digest.update(b"%d:%s\0%d:" % (len(path), path.encode("utf-8", "surrogateescape"), len(data)))
@@ -88,7 +92,8 @@ def key(args: argparse.Namespace, name: str, chart: ChartInput, values: dict[str
     else:
         digest.update(b"archive\0")
         digest.update(chart.data)
-    return digest.hexdigest()
+    hexdigest: str = digest.hexdigest()
+    return hexdigest
 
 
 def recall(memo: Any, entry_key: str) -> tuple[str, list[str]] | None:
@@ -96,15 +101,23 @@ def recall(memo: Any, entry_key: str) -> tuple[str, list[str]] | None:
     blob = memo.get(OUTPUT_MEMO, entry_key)
     if blob is None:
         return None
-    try:
-        text, info = pickle.loads(blob)
-    except Exception:  # noqa: BLE001 - a damaged entry is a miss
+    try:  # "<count> <bytes>\n" then the info lines (NUL between them), then the text
+        head, _, rest = blob.partition(b"\n")
+        count, size = map(int, head.split())
+        info = rest[:size].decode("utf-8", "surrogateescape").split("\0") if count else []
+        text = rest[size:].decode("utf-8", "surrogateescape")
+    except ValueError:  # a damaged entry is a miss
+        return None
+    if len(info) != count:
         return None
     return text, info
 
 
 def keep(memo: Any, entry_key: str, text: str, info: Sequence[str]) -> None:
-    memo.put(OUTPUT_MEMO, entry_key, pickle.dumps((text, list(info)), protocol=pickle.HIGHEST_PROTOCOL))
+    """Store what a run printed, in a form read back without pickle."""
+    lines = "\0".join(info).encode("utf-8", "surrogateescape")
+    head = b"%d %d\n" % (len(info), len(lines))
+    memo.put(OUTPUT_MEMO, entry_key, head + lines + text.encode("utf-8", "surrogateescape"))
 
 
 def pure_chart(chart: Any) -> bool:
@@ -116,6 +129,18 @@ def pure_chart(chart: Any) -> bool:
 
     return not layout.has_extensions(chart) and not any(
         engines.is_jinja_file(f.name) for _, f in model.all_template_files(chart))
+
+
+def _sha256() -> Any:
+    """A SHA-256 hasher: CPython's own module when there is one (hashlib loads OpenSSL first,
+    a visible part of a run that prints from the memo), else hashlib's."""
+    try:
+        factory: Callable[[], Any] = importlib.import_module("_sha256").sha256
+    except ImportError:
+        import hashlib
+
+        factory = hashlib.sha256
+    return factory()
 
 
 _IDENTITY: list[str] = []
@@ -144,5 +169,8 @@ def code_identity() -> str:
             with contextlib.suppress(OSError):
                 parts.append(folder + "\0" + "\0".join(
                     sorted(n for n in os.listdir(folder) if n.endswith((".dist-info", ".egg-info")))))
-    _IDENTITY.append(hashlib.sha256("\n".join(parts).encode("utf-8", "surrogateescape")).hexdigest())
+    digest = _sha256()
+    digest.update("\n".join(parts).encode("utf-8", "surrogateescape"))
+    identity: str = digest.hexdigest()
+    _IDENTITY.append(identity)
     return _IDENTITY[0]

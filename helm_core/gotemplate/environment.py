@@ -38,7 +38,7 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Optional
 
-from helm_core.gotemplate import budget, compiler, gcpause, gofmt, nodes, runtime
+from helm_core.gotemplate import budget, compiler, gcpause, gofmt, nodes, parser, runtime
 from helm_core.gotemplate.funcs import builtins
 
 if TYPE_CHECKING:
@@ -133,11 +133,7 @@ class Environment:
 
     def _parse(self, name: str, text: str, digest: str,
                known: frozenset[str]) -> dict[str, nodes.Tree | StoredTree]:
-        # The parser is imported by the first text that must be parsed: a run whose trees all
-        # come from the disk memo never loads it.
         if self.memo is None:
-            from helm_core.gotemplate import parser
-
             return dict(parser.parse(name, text, known.__contains__))
         # Keyed by the text, not the file name: the same library chart (Bitnami's `common`)
         # under two charts parses once. The file's own tree is stored under None.
@@ -151,8 +147,6 @@ class Environment:
                         for tname, (empty, tblob) in stored.items()}
             except Exception:  # noqa: BLE001 - a damaged entry is a miss
                 pass
-        from helm_core.gotemplate import parser
-
         trees = parser.parse(name, text, known.__contains__)
         self.memo.put(TREES_MEMO, memo_key, pickle.dumps(
             {None if tname == name else tname: (nodes.is_empty_tree(tree.root), nodes.dump_tree(tree))
