@@ -6,6 +6,7 @@ every expected failure is a :class:`~helm_core.errors.HelmError`.
 from __future__ import annotations
 
 import argparse
+import functools
 import gc
 import os
 import sys
@@ -334,6 +335,7 @@ class _HelpFormatter(argparse.HelpFormatter):
         super().__init__(prog, indent_increment, max_help_position, width or _terminal_columns() - 2)
 
 
+@functools.cache  # argparse makes a formatter for each of a command's ~50 flags
 def _terminal_columns() -> int:
     """$COLUMNS, else the size of the terminal on stdout, else 80 (shutil.get_terminal_size's rule)."""
     try:

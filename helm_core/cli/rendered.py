@@ -73,7 +73,7 @@ def may_keep(args: argparse.Namespace) -> bool:
 def key(args: argparse.Namespace, name: str, chart: ChartInput, values: dict[str, Any] | None) -> str | None:
     """The digest of everything the output depends on, or None when it cannot be had.
     ``values``: the merged user values, None when the line gives none."""
-    digest = _sha256()
+    digest = _hasher()
     digest.update(code_identity().encode())
     # Flags are text, numbers, booleans, None and lists of text: their repr is exact.
     flags = sorted((k, v) for k, v in vars(args).items() if k not in _NOT_INPUT)
@@ -131,16 +131,17 @@ def pure_chart(chart: Any) -> bool:
         engines.is_jinja_file(f.name) for _, f in model.all_template_files(chart))
 
 
-def _sha256() -> Any:
-    """A SHA-256 hasher: CPython's own module when there is one (hashlib loads OpenSSL first,
-    a visible part of a run that prints from the memo), else hashlib's."""
+def _hasher() -> Any:
+    """A BLAKE2b hasher (32-byte digests) from CPython's own module when there is one: hashlib
+    loads OpenSSL first, a visible part of a run that prints from the memo, and BLAKE2b reads a
+    chart's megabyte several times faster than the built-in SHA-256."""
     try:
-        factory: Callable[[], Any] = importlib.import_module("_sha256").sha256
+        factory: Callable[..., Any] = importlib.import_module("_blake2").blake2b
     except ImportError:
         import hashlib
 
-        factory = hashlib.sha256
-    return factory()
+        factory = hashlib.blake2b
+    return factory(digest_size=32)
 
 
 _IDENTITY: list[str] = []
@@ -169,7 +170,7 @@ def code_identity() -> str:
             with contextlib.suppress(OSError):
                 parts.append(folder + "\0" + "\0".join(
                     sorted(n for n in os.listdir(folder) if n.endswith((".dist-info", ".egg-info")))))
-    digest = _sha256()
+    digest = _hasher()
     digest.update("\n".join(parts).encode("utf-8", "surrogateescape"))
     identity: str = digest.hexdigest()
     _IDENTITY.append(identity)
