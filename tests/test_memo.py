@@ -392,3 +392,26 @@ def test_renders_calling_impure_functions_are_never_kept(tmp_path: Path) -> None
     (chart / "templates" / "s.yaml").unlink()
     (chart / "values.yaml").write_text("t: '{{ now | date \"2006\" }}'\n")
     assert [r.stderr.splitlines()[-1] for r in _cli_runs(chart, tmp_path / "cache")] == ["engine", "engine"]
+
+
+def test_the_output_key_covers_code_chart_values_and_flags(monkeypatch: pytest.MonkeyPatch) -> None:
+    import argparse
+
+    from helm_core.cli import rendered
+
+    args = argparse.Namespace(args=["x", "c"], namespace="default", strict=False, parser=object())
+    chart = rendered.ChartInput("c", files=[("Chart.yaml", b"name: c"), ("templates/a.yaml", b"a")])
+    first = rendered.key(args, "x", chart, None)
+    assert first is not None and rendered.key(args, "x", chart, None) == first
+    assert rendered.key(argparse.Namespace(**{**vars(args), "parser": object()}), "x", chart, None) == first
+    other_file = rendered.ChartInput("c", files=[("Chart.yaml", b"name: c"), ("templates/a.yaml", b"b")])
+    assert rendered.key(args, "x", other_file, None) != first
+    assert rendered.key(argparse.Namespace(**{**vars(args), "strict": True}), "x", chart, None) != first
+    assert rendered.key(args, "y", chart, None) != first
+    assert rendered.key(args, "x", chart, {"a": 1}) != rendered.key(args, "x", chart, {"a": 1.0})
+    monkeypatch.setattr(rendered, "_IDENTITY", [])
+    monkeypatch.setattr(rendered, "_code_files", lambda: ["helm_core/x.py\0" "1\0" "2"])
+    assert rendered.key(args, "x", chart, None) != first  # other code
+    monkeypatch.setattr(rendered, "_IDENTITY", [])
+    monkeypatch.setattr(rendered, "_code_files", lambda: (_ for _ in ()).throw(OSError("zip")))
+    assert rendered.key(args, "x", chart, None) is None

@@ -73,8 +73,11 @@ def may_keep(args: argparse.Namespace) -> bool:
 def key(args: argparse.Namespace, name: str, chart: ChartInput, values: dict[str, Any] | None) -> str | None:
     """The digest of everything the output depends on, or None when it cannot be had.
     ``values``: the merged user values, None when the line gives none."""
+    identity = code_identity()
+    if identity is None:
+        return None
     digest = _hasher()
-    digest.update(code_identity().encode())
+    digest.update(identity.encode())
     # Flags are text, numbers, booleans, None and lists of text: their repr is exact.
     flags = sorted((k, v) for k, v in vars(args).items() if k not in _NOT_INPUT)
     digest.update(repr((name, flags)).encode("utf-8", "surrogateescape"))
@@ -147,13 +150,31 @@ def _hasher() -> Any:
 _IDENTITY: list[str] = []
 
 
-def code_identity() -> str:
+def code_identity() -> str | None:
     """Every file of ``helm_core`` by path, size and modification time, the distributions
     installed in site-packages and the Python version: any change to the code makes every
-    entry a miss."""
+    entry a miss. None when the code's files cannot be listed (then nothing is kept)."""
     if _IDENTITY:
         return _IDENTITY[0]
-    parts = [sys.version]
+    try:
+        parts = _code_files()
+    except OSError:  # not a folder of files (a zip archive...): no memo
+        return None
+    for folder in sys.path:
+        if folder.endswith(("site-packages", "dist-packages")):
+            with contextlib.suppress(OSError):
+                parts.append(folder + "\0" + "\0".join(
+                    sorted(n for n in os.listdir(folder) if n.endswith((".dist-info", ".egg-info")))))
+    digest = _hasher()
+    digest.update("\n".join([sys.version, *parts]).encode("utf-8", "surrogateescape"))
+    identity: str = digest.hexdigest()
+    _IDENTITY.append(identity)
+    return identity
+
+
+def _code_files() -> list[str]:
+    """``path\0size\0mtime`` of every file of the package (compiled caches left out)."""
+    parts = []
     pending = [os.path.dirname(os.path.dirname(os.path.abspath(__file__)))]
     while pending:
         with os.scandir(pending.pop()) as entries:
@@ -162,16 +183,6 @@ def code_identity() -> str:
                     if entry.name != "__pycache__":
                         pending.append(entry.path)
                     continue
-                with contextlib.suppress(OSError):
-                    st = entry.stat()
-                    parts.append(f"{entry.path}\0{st.st_size}\0{st.st_mtime_ns}")
-    for folder in sys.path:
-        if folder.endswith(("site-packages", "dist-packages")):
-            with contextlib.suppress(OSError):
-                parts.append(folder + "\0" + "\0".join(
-                    sorted(n for n in os.listdir(folder) if n.endswith((".dist-info", ".egg-info")))))
-    digest = _hasher()
-    digest.update("\n".join(parts).encode("utf-8", "surrogateescape"))
-    identity: str = digest.hexdigest()
-    _IDENTITY.append(identity)
-    return _IDENTITY[0]
+                st = entry.stat()
+                parts.append(f"{entry.path}\0{st.st_size}\0{st.st_mtime_ns}")
+    return parts
