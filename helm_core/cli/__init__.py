@@ -13,6 +13,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from helm_core.cli.common import VALUES_FLAGS
 from helm_core.cli.common import (  # shared with the command modules
     add_limit_flags as _add_limit_flags,
 )
@@ -84,7 +85,7 @@ def cmd_template(args: argparse.Namespace) -> int:
     disk = memo.active()
     entry_key = None
     if disk is not None and rendered.may_keep(args):
-        given = any(getattr(args, flag) for flag in _VALUES_FLAGS)
+        given = any(getattr(args, flag) for flag in VALUES_FLAGS)
         user_values = _values(args) if given else None
         entry_key = rendered.key(args, name, chart_input, user_values)
         kept = rendered.recall(disk, entry_key) if entry_key else None
@@ -106,10 +107,6 @@ def cmd_template(args: argparse.Namespace) -> int:
         rendered.keep(disk, entry_key, text, result.info)
     _print_template(text, result.info, args)
     return 0
-
-
-#: The values flags of ``_add_values_flags`` (their namespace attributes).
-_VALUES_FLAGS = ("values", "set_json", "set_values", "set_string", "set_file", "set_literal")
 
 
 def _print_template(text: str, info: list[str], args: argparse.Namespace) -> None:

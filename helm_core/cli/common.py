@@ -17,6 +17,10 @@ if TYPE_CHECKING:
     from helm_core.action import template as template_action
 
 
+#: The namespace attributes :func:`add_values_flags` fills.
+VALUES_FLAGS = ("values", "set_json", "set_values", "set_string", "set_file", "set_literal")
+
+
 def add_values_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("-f", "--values", action="append", default=[], metavar="FILE",
                    help="values file (repeatable; later files win)")
