@@ -276,3 +276,18 @@ def test_an_in_process_command_leaves_the_address_space_limit_as_it_was(capsys):
     code, _out, _err = run(capsys, "template", str(EXAMPLES / "hello"), "--render-memory", "2Gi")
     assert code == 0
     assert resource.getrlimit(resource.RLIMIT_AS) == before
+
+
+@pytest.mark.parametrize(("text", "namespace"), [
+    (b"current-context: a\ncontexts:\n- name: a\n  context: {namespace: team}\n", "team"),
+    # the key spelled with an escape still names the namespace (kubectl reads YAML so)
+    (b'current-context: a\ncontexts:\n- name: a\n  context: {"n\\x61mespace": team}\n', "team"),
+    (b"current-context: a\ncontexts:\n- name: a\n  context: {cluster: c}\n", ""),
+    (b"", ""),
+])
+def test_default_namespace_comes_from_the_kubeconfig_context(tmp_path, text, namespace):
+    from helm_core.cli import settings
+
+    config = tmp_path / "config"
+    config.write_bytes(text)
+    assert settings.kubeconfig_namespace(str(config), "", {}) == namespace

@@ -11,7 +11,7 @@ import pytest
 
 from helm_core import cli
 
-from helm_core.golib import goyaml
+from helm_core.golib import goyaml, versions
 
 from helm_core.support import memo
 from helm_core.chart import schema
@@ -208,14 +208,57 @@ def test_a_second_cli_run_of_a_chart_does_not_import_pyyaml(tmp_path: Path) -> N
         "templates/cm.yaml": "kind: ConfigMap\nmetadata:\n  labels: {{- toYaml .Values.labels | nindent 4 }}\n"
                              "data:\n  ports: {{ .Values.ports | toJson | quote }}\n"
                              "  parsed: {{ fromYaml \"x: 1\" | toYaml | quote }}\n"})
-    script = ("import sys; from helm_core import cli; code = cli.main(['template', 'x', sys.argv[1]]); "
+    # --output-dir: the output is not kept whole, so the second run renders again.
+    script = ("import sys; from helm_core import cli; "
+              "code = cli.main(['template', 'x', sys.argv[1], '--output-dir', sys.argv[2]]); "
               "print('pyyaml' if 'yaml' in sys.modules else 'no pyyaml', file=sys.stderr); sys.exit(code)")
     env = dict(os.environ, HELM_CORE_CACHE=str(tmp_path / "cache"))
-    runs = [subprocess.run([sys.executable, "-c", script, str(chart)], capture_output=True, text=True,
-                           env=env, check=False) for _ in range(2)]
+    runs = [subprocess.run([sys.executable, "-c", script, str(chart), str(tmp_path / f"out{i}")],
+                           capture_output=True, text=True, env=env, check=False) for i in range(2)]
     assert [r.returncode for r in runs] == [0, 0], runs[0].stderr
-    assert runs[0].stdout == runs[1].stdout and "tier: web" in runs[0].stdout
+    written = [(tmp_path / f"out{i}" / "c" / "templates" / "cm.yaml").read_text() for i in range(2)]
+    assert written[0] == written[1] and "tier: web" in written[0]
     assert [r.stderr.strip().splitlines()[-1] for r in runs] == ["pyyaml", "no pyyaml"]
+
+
+def test_a_second_cli_run_loads_only_what_a_render_from_the_memo_needs(tmp_path: Path) -> None:
+    """No schema checks, no range pattern, no logging: their results are all in the memo
+    (``--output-dir``, whose output is not kept whole, makes the second run render again)."""
+    chart = write_chart(tmp_path / "src", {
+        "Chart.yaml": chart_yaml("c") + "kubeVersion: '>=1.19.0-0'\n",
+        "values.yaml": "port: 80\n",
+        "values.schema.json": '{"type": "object", "properties": {"port": {"type": "integer"}}}',
+        "templates/cm.yaml": "kind: ConfigMap\ndata:\n  port: {{ .Values.port | quote }}\n"})
+    unwanted = ["helm_core.chart.verdict", "helm_core.chart.metaschema", "logging", "yaml"]
+    script = ("import sys; from helm_core import cli; from helm_core.golib import versions; "
+              "code = cli.main(['template', 'x', sys.argv[1], '--output-dir', sys.argv[2]]); "
+              f"loaded = [m for m in {unwanted!r} if m in sys.modules]; "
+              "compiled = versions._valid_constraint_re.cache_info().currsize; "
+              "print(loaded, compiled, file=sys.stderr); sys.exit(code)")
+    env = dict(os.environ, HELM_CORE_CACHE=str(tmp_path / "cache"))
+    runs = [subprocess.run([sys.executable, "-c", script, str(chart), str(tmp_path / f"out{i}")],
+                           capture_output=True, text=True, env=env, check=False) for i in range(2)]
+    assert [r.returncode for r in runs] == [0, 0], runs[0].stderr
+    written = [(tmp_path / f"out{i}" / "c" / "templates" / "cm.yaml").read_text() for i in range(2)]
+    assert written[0] == written[1] and 'port: "80"' in written[0]
+    assert runs[0].stderr.strip().splitlines()[-1] != "[] 0"  # the first run computes them
+    assert runs[1].stderr.strip().splitlines()[-1] == "[] 0"
+
+
+def test_version_ranges_are_remembered_errors_are_not(disk: memo.DiskMemo,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = []
+    real = versions.Constraints._parse
+    monkeypatch.setattr(versions.Constraints, "_parse",
+                        classmethod(lambda cls, *a: calls.append(a) or real(*a)))
+    first = versions.Constraints.parse(">=1.19.0-0 || ~2.x")
+    again = versions.Constraints.parse(">=1.19.0-0 || ~2.x")
+    assert str(again) == str(first) and again.check(versions.Version.parse("2.1.0"))
+    assert versions.Constraints.parse(">=1.19.0-0 || ~2.x", include_prerelease=True).include_prerelease
+    for _ in range(2):
+        with pytest.raises(versions.VersionError, match="improper constraint"):
+            versions.Constraints.parse(">>1")
+    assert calls == [(">=1.19.0-0 || ~2.x", False), (">=1.19.0-0 || ~2.x", True), (">>1", False), (">>1", False)]
 
 
 SCHEMA = {"type": "object", "properties": {"port": {"type": "integer"}}}
@@ -296,3 +339,79 @@ def test_package_folder_finds_installed_code_or_none() -> None:
     folder = memo.package_folder("yaml")
     assert folder is not None and (folder / "__init__.py").is_file()
     assert memo.package_folder("no_such_package_here") is None
+
+
+def _cli_runs(chart: Path, cache: Path, *extra: str, runs: int = 2) -> list[subprocess.CompletedProcess[str]]:
+    """``helm-core template`` processes; stderr ends with whether the template engine was loaded."""
+    script = ("import sys; from helm_core import cli; code = cli.main(['template', 'x', *sys.argv[1:]]); "
+              "print('engine' if 'helm_core.engine.render' in sys.modules else 'memo', file=sys.stderr); "
+              "sys.exit(code)")
+    env = dict(os.environ, HELM_CORE_CACHE=str(cache))
+    return [subprocess.run([sys.executable, "-c", script, str(chart), *extra], capture_output=True, text=True,
+                           env=env, check=False) for _ in range(runs)]
+
+
+def test_a_pure_render_is_printed_again_from_the_memo(tmp_path: Path) -> None:
+    chart = write_chart(tmp_path / "src", {
+        "Chart.yaml": chart_yaml("c"), "values.yaml": "port: 80\n",
+        "templates/cm.yaml": "kind: ConfigMap\ndata:\n  port: {{ .Values.port | quote }}\n"
+                             "  ns: {{ .Release.Namespace }}\n",
+        "templates/hook.yaml": "kind: Job\nmetadata:\n  annotations:\n    helm.sh/hook: no-such-hook\n"})
+    first, second = _cli_runs(chart, tmp_path / "cache")
+    assert (first.returncode, second.returncode) == (0, 0), first.stderr
+    assert second.stdout == first.stdout and 'port: "80"' in first.stdout
+    assert first.stderr.splitlines()[-1] == "engine" and second.stderr.splitlines()[-1] == "memo"
+    assert "skipping unknown hook" in first.stderr
+    assert second.stderr == first.stderr.replace("engine", "memo")  # the same info lines
+    # Anything that decides the output is part of the key: a file, the values, a flag.
+    (chart / "values.yaml").write_text("port: 81\n")
+    changed = _cli_runs(chart, tmp_path / "cache", runs=1)[0]
+    assert 'port: "81"' in changed.stdout and changed.stderr.splitlines()[-1] == "engine"
+    values = tmp_path / "v.yaml"
+    values.write_text("port: 82\n")
+    by_file = _cli_runs(chart, tmp_path / "cache", "-f", str(values))
+    assert [r.stdout.count('port: "82"') for r in by_file] == [1, 1]
+    assert [r.stderr.splitlines()[-1] for r in by_file] == ["engine", "memo"]
+    values.write_text("port: 83\n")
+    assert 'port: "83"' in _cli_runs(chart, tmp_path / "cache", "-f", str(values), runs=1)[0].stdout
+    assert "ns: other" in _cli_runs(chart, tmp_path / "cache", "-n", "other", runs=1)[0].stdout
+    assert 'port: "84"' in _cli_runs(chart, tmp_path / "cache", "--set", "port=84", runs=1)[0].stdout
+
+
+def test_renders_calling_impure_functions_are_never_kept(tmp_path: Path) -> None:
+    chart = write_chart(tmp_path / "src", {
+        "Chart.yaml": chart_yaml("c"),
+        "templates/s.yaml": "kind: Secret\ndata:\n  p: {{ randAlphaNum 12 | b64enc }}\n",
+        "templates/t.yaml": "kind: ConfigMap\ndata:\n  t: {{ tpl .Values.t . | quote }}\n",
+        "values.yaml": "t: 'fixed'\n"})
+    runs = _cli_runs(chart, tmp_path / "cache")
+    assert [r.returncode for r in runs] == [0, 0], runs[0].stderr
+    assert runs[0].stdout != runs[1].stdout  # a new password each time, as helm prints
+    assert [r.stderr.splitlines()[-1] for r in runs] == ["engine", "engine"]
+    # An impure call through tpl counts too.
+    (chart / "templates" / "s.yaml").unlink()
+    (chart / "values.yaml").write_text("t: '{{ now | date \"2006\" }}'\n")
+    assert [r.stderr.splitlines()[-1] for r in _cli_runs(chart, tmp_path / "cache")] == ["engine", "engine"]
+
+
+def test_the_output_key_covers_code_chart_values_and_flags(monkeypatch: pytest.MonkeyPatch) -> None:
+    import argparse
+
+    from helm_core.cli import rendered
+
+    args = argparse.Namespace(args=["x", "c"], namespace="default", strict=False, parser=object())
+    chart = rendered.ChartInput("c", files=[("Chart.yaml", b"name: c"), ("templates/a.yaml", b"a")])
+    first = rendered.key(args, "x", chart, None)
+    assert first is not None and rendered.key(args, "x", chart, None) == first
+    assert rendered.key(argparse.Namespace(**{**vars(args), "parser": object()}), "x", chart, None) == first
+    other_file = rendered.ChartInput("c", files=[("Chart.yaml", b"name: c"), ("templates/a.yaml", b"b")])
+    assert rendered.key(args, "x", other_file, None) != first
+    assert rendered.key(argparse.Namespace(**{**vars(args), "strict": True}), "x", chart, None) != first
+    assert rendered.key(args, "y", chart, None) != first
+    assert rendered.key(args, "x", chart, {"a": 1}) != rendered.key(args, "x", chart, {"a": 1.0})
+    monkeypatch.setattr(rendered, "_IDENTITY", [])
+    monkeypatch.setattr(rendered, "_code_files", lambda: ["helm_core/x.py\0" "1\0" "2"])
+    assert rendered.key(args, "x", chart, None) != first  # other code
+    monkeypatch.setattr(rendered, "_IDENTITY", [])
+    monkeypatch.setattr(rendered, "_code_files", lambda: (_ for _ in ()).throw(OSError("zip")))
+    assert rendered.key(args, "x", chart, None) is None

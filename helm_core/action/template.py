@@ -22,7 +22,7 @@ from helm_core.lua import layout
 from helm_core.storage import names as release_names
 from helm_core.support.records import field, record, replace
 
-DEFAULT_RELEASE_NAME = "release-name"
+DEFAULT_RELEASE_NAME = release_names.DEFAULT_TEMPLATE_NAME
 
 
 @record(frozen=True)

@@ -12,7 +12,6 @@ The walk is iterative: no chart can exhaust Python's stack.
 from __future__ import annotations
 
 import errno
-import logging
 import os
 import stat
 
@@ -21,7 +20,6 @@ from helm_core.errors import ChartError
 from helm_core.golib import gostrconv
 
 _UTF8_BOM = b"\xef\xbb\xbf"
-_log = logging.getLogger(__name__)
 
 
 def read_rules(top: str) -> ignore.Rules:
@@ -53,9 +51,12 @@ def read_files(root: str | os.PathLike[str], *, limits: archive.Limits = archive
         real = path
         if stat.S_ISLNK(info.st_mode):
             real = _resolve(path)
-            # Helm's warning, word for word (links can bring in anything on the disk).
-            _log.warning("found symbolic link in path: %s resolves to %s. Contents of linked file included and used",
-                         path, real)
+            # Helm's warning, word for word (links can bring in anything on the disk). logging
+            # is imported here: with traceback and tokenize it is a visible part of a short run.
+            import logging
+            logging.getLogger(__name__).warning(
+                "found symbolic link in path: %s resolves to %s. Contents of linked file included and used",
+                path, real)
             info = _lstat(real)
             if stat.S_ISDIR(info.st_mode) and real in above:
                 raise ChartError(f"{top}: symlink {rel} points to {real}, a folder that contains it (a loop)")

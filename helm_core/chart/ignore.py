@@ -39,6 +39,11 @@ def go_match(pattern: str, name: str) -> bool:
     """
     if not _GLOB_CHARS.intersection(pattern):  # a literal name (most .helmignore lines)
         return pattern == name
+    # "*.swp" and "name*": the star takes what the literal leaves, if that holds no '/'.
+    if pattern[0] == "*" and not _GLOB_CHARS.intersection(pattern[1:]):
+        return name.endswith(pattern[1:]) and "/" not in name[:len(name) - len(pattern) + 1]
+    if pattern[-1] == "*" and not _GLOB_CHARS.intersection(pattern[:-1]):
+        return name.startswith(pattern[:-1]) and "/" not in name[len(pattern) - 1:]
     return _match(pattern.encode("utf-8", "surrogateescape"), name.encode("utf-8", "surrogateescape"))
 
 

@@ -83,11 +83,6 @@ def _files(folder: Path) -> list[Path]:
     return [p for p in sorted(folder.rglob("*")) if p.is_file() and not p.name.startswith(".")]
 
 
-def files() -> list[Path]:
-    """The metaschema files the compiled checks are made of (for memo keys)."""
-    return [path for draft in _FOLDERS if (folder := _folder(draft)) for path in _files(folder)]
-
-
 def dialect(schema: Any) -> str:
     """The draft jsonschema's ``validator_for(schema, default=Draft202012Validator)`` picks."""
     if type(schema) is not dict or "$schema" not in schema:

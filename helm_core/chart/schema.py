@@ -26,7 +26,6 @@ from typing import TYPE_CHECKING, Any
 
 from helm_core.chart import model
 from helm_core.errors import SchemaError
-from helm_core.golib import goregexp
 from helm_core.support import memo
 
 if TYPE_CHECKING:
@@ -66,18 +65,19 @@ VALID_SCHEMA_MEMO = "schema-valid"
 
 @functools.cache
 def _code_digest() -> str:
-    """This module's code, the compiled checks' (and the metaschema files they are made of)
-    and the installed jsonschema's validating code."""
-    from helm_core.chart import jsonschema_go, metaschema, verdict
-
-    folder = memo.package_folder("jsonschema") or Path(__file__).parent
-    regexp_code = [Path(goregexp.__file__), Path(goregexp.__file__).with_name("syntax.py"),
-                   Path(jsonschema_go.__file__)]
-
+    """This module's code, the compiled checks' (and every metaschema file the installed
+    jsonschema-specifications ships: they are compiled from some of them) and the installed
+    jsonschema's validating code. Found by path: importing the checks costs a run that finds
+    its verdict in the memo more than the rest of the check."""
+    here = Path(__file__).parent
+    regexp = here.parent / "golib" / "goregexp"
+    specs = memo.package_folder("jsonschema_specifications")
+    metaschema_files = sorted(p for p in (specs / "schemas").rglob("*") if p.is_file()) if specs else []
+    folder = memo.package_folder("jsonschema") or here
     jsonschema_code = [folder / name for name in ("validators.py", "_keywords.py", "_legacy_keywords.py",
                                                   "_utils.py", "_types.py", "_format.py")]
-    return memo.code_digest(__file__, metaschema.__file__, verdict.__file__, *metaschema.files(), *jsonschema_code,
-                            *regexp_code)
+    return memo.code_digest(__file__, here / "metaschema.py", here / "verdict.py", here / "jsonschema_go.py",
+                            *metaschema_files, *jsonschema_code, regexp / "__init__.py", regexp / "syntax.py")
 
 
 def _valid_key(digest: str) -> str:
@@ -209,6 +209,8 @@ def _passes(digest: str, text: str, values: dict[str, Any]) -> bool:
 def _violations(digest: str, text: str, values: dict[str, Any], *, source: str) -> list[str]:
     import jsonschema
     import referencing.exceptions
+
+    from helm_core.golib import goregexp
 
     try:
         validator = _compiled(digest, text)

@@ -6,13 +6,14 @@ every expected failure is a :class:`~helm_core.errors.HelmError`.
 from __future__ import annotations
 
 import argparse
+import functools
 import gc
 import os
 import sys
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from helm_core.cli.common import VALUES_FLAGS
 from helm_core.cli.common import (  # shared with the command modules
     add_limit_flags as _add_limit_flags,
 )
@@ -42,6 +43,8 @@ from helm_core.errors import HelmError
 from helm_core.support import cachedirs, memo
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from helm_core.action import template as template_action
 
 # Command modules are imported by the command that needs them: `helm-core` starts in a
@@ -73,21 +76,48 @@ def _template_options(args: argparse.Namespace, name: str, chart: Any) -> templa
 
 
 def cmd_template(args: argparse.Namespace) -> int:
-    from helm_core.action import template as template_action
-    from helm_core.cli import chartref
+    from helm_core.cli import chartref, rendered
+    from helm_core.storage import names as release_names
 
-    name, chart_ref = release_name_and_chart(args, default=template_action.DEFAULT_RELEASE_NAME)
-    chart = chartref.load(args, chart_ref)
+    _check_kube_version(args.kube_version)  # first, as helm's template command checks it
+    name, chart_ref = release_name_and_chart(args, default=release_names.DEFAULT_TEMPLATE_NAME)
+    chart_input = rendered.read_chart(*chartref.locate(args, chart_ref))
+    disk = memo.active()
+    entry_key = None
+    if disk is not None and rendered.may_keep(args):
+        given = any(getattr(args, flag) for flag in VALUES_FLAGS)
+        user_values = _values(args) if given else None
+        entry_key = rendered.key(args, name, chart_input, user_values)
+        kept = rendered.recall(disk, entry_key) if entry_key else None
+        if kept is not None:
+            _print_template(kept[0], kept[1], args)
+            return 0
+        values = user_values if user_values is not None else _values(args)
+    else:
+        values = _values(args)
+    from helm_core.action import template as template_action
+    from helm_core.engine import purity
+
+    chart = chart_input.load()
     options = _template_options(args, name, chart)
-    result = template_action.run(chart, _values(args), options, log=_lua_log)
-    for line in result.info:
-        print(f"info: {line}", file=sys.stderr)
+    impure_calls = purity.calls()
+    result = template_action.run(chart, values, options, log=_lua_log)
     text = template_action.output_text(result, options)
+    if entry_key and disk is not None and purity.calls() == impure_calls and rendered.pure_chart(chart):
+        rendered.keep(disk, entry_key, text, result.info)
+    _print_template(text, result.info, args)
+    return 0
+
+
+def _print_template(text: str, info: list[str], args: argparse.Namespace) -> None:
+    for line in info:
+        print(f"info: {line}", file=sys.stderr)
     if args.output_dir:
+        from pathlib import Path
+
         _write_output_dir(Path(args.output_dir), text)
     else:
         _write(text)
-    return 0
 
 
 def _check_kube_version(text: str | None) -> None:
@@ -233,6 +263,8 @@ def _omit_empty(value: Any) -> Any:
 
 
 def _raw_chart_yaml(source: str, data: bytes | None) -> bytes:
+    from pathlib import Path
+
     p = Path(source)
     if data is None and p.is_dir():
         return (p / "Chart.yaml").read_bytes()
@@ -300,6 +332,7 @@ class _HelpFormatter(argparse.HelpFormatter):
         super().__init__(prog, indent_increment, max_help_position, width or _terminal_columns() - 2)
 
 
+@functools.cache  # argparse makes a formatter for each of a command's ~50 flags
 def _terminal_columns() -> int:
     """$COLUMNS, else the size of the terminal on stdout, else 80 (shutil.get_terminal_size's rule)."""
     try:
@@ -407,7 +440,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     # Parse trees and schema verdicts outlive this short process (helm_core.support.memo);
     # the kubeconfig read for the default namespace goes through it too.
     previous_memo = memo.active()
-    memo.use(memo.DiskMemo(cachedirs.default_root(os.environ) / cachedirs.MEMO_FOLDER))
+    memo.use(memo.DiskMemo(os.path.join(cachedirs.default_folder(os.environ), cachedirs.MEMO_FOLDER)))
     args: argparse.Namespace | None = None
     try:
         args = parse(argv)
@@ -437,7 +470,6 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
     """The command line -> the command's namespace, global flags applied (helm's rules:
     :mod:`helm_core.cli.settings`); a wrong line raises :class:`UsageError` in helm's words."""
     from helm_core.cli import settings as settings_mod
-    from helm_core.cli import words
 
     rest, found = settings_mod.extract(argv)
     command = next((a for a in rest if not a.startswith("-")), None)
@@ -446,6 +478,8 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
     args, extra = parser.parse_known_args(rest)
     args.parser = parser  # `completion` describes the parser it was parsed with (the full one)
     if extra:
+        from helm_core.cli import words
+
         path = words.command_path(_full_prog(getattr(args, "_path", "helm-core"), rest))
         raise UsageError(words.unrecognized(path, extra))
     settings = settings_mod.load(found, os.environ)
@@ -496,6 +530,7 @@ def run() -> None:
     one at exit took up to half of a cold ``template`` run. Output streams and logging are
     flushed first; helm_core registers no exit handlers that would be skipped.
     """
+    _english_argparse()
     code = main()
     try:
         sys.stdout.flush()
@@ -505,6 +540,15 @@ def run() -> None:
     if "logging" in sys.modules:
         sys.modules["logging"].shutdown()
     os._exit(code)
+
+
+def _english_argparse() -> None:
+    """argparse words its messages through gettext, whose first call imports locale and looks
+    for message catalogues on disk: a visible part of a short run. helm-core rewords argparse's
+    English messages into helm's (:mod:`helm_core.cli.words`), so they must stay English anyway.
+    Done by the console script only: a program that imports the CLI keeps its own argparse."""
+    setattr(argparse, "_", str)  # noqa: B010 - the module's private name for gettext
+    setattr(argparse, "ngettext", lambda singular, plural, n: singular if n == 1 else plural)  # noqa: B010
 
 
 def _one_line(message: str) -> str:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import os
-from pathlib import Path
 from typing import Any
 
 from helm_core.errors import ChartError, SourceError
@@ -52,7 +51,7 @@ def locate(args: argparse.Namespace, text: str) -> tuple[str, bytes | None]:
     if text.startswith(OCI_SCHEME):
         return _oci(args, text)
     if os.path.exists(text):
-        return str(Path(text).resolve()), None
+        return os.path.realpath(text), None
     if os.path.isabs(text) or text.startswith("."):
         raise ChartError(f'path "{text}" not found')
     if getattr(args, "repo", ""):
@@ -72,7 +71,7 @@ def load(args: argparse.Namespace, text: str) -> Any:
 
 def source_of(args: argparse.Namespace, text: str) -> str:
     """What a release records as its chart source: the absolute path, or the URL."""
-    return str(Path(text).resolve()) if is_local(text) else text
+    return os.path.realpath(text) if is_local(text) else text
 
 
 def _cache(args: argparse.Namespace) -> Any:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from helm_core.errors import SourceError
@@ -16,6 +15,10 @@ from helm_core.errors import SourceError
 if TYPE_CHECKING:
     from helm_core import sources
     from helm_core.action import template as template_action
+
+
+#: The namespace attributes :func:`add_values_flags` fills.
+VALUES_FLAGS = ("values", "set_json", "set_values", "set_string", "set_file", "set_literal")
 
 
 def add_values_flags(p: argparse.ArgumentParser) -> None:
@@ -94,7 +97,8 @@ def read_file(path: str) -> bytes:
     if not path:
         return b""
     try:
-        return Path(path).read_bytes()
+        with open(path, "rb") as source:
+            return source.read()
     except OSError as exc:
         raise SourceError(f"{path}: {exc.strerror}") from None
 

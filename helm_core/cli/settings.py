@@ -16,10 +16,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from helm_core.errors import HelmError
 from helm_core.support.records import record
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 #: Global flags that take a value -> the attribute they set.
 VALUE_FLAGS = {"-n": "namespace", "--namespace": "namespace", "--kube-context": "kube_context",
@@ -75,26 +78,33 @@ def _flag_shown(flag: str) -> str:
     return "'n' in -n" if flag == "-n" else flag
 
 
-def _home(env: Mapping[str, str]) -> Path:
-    return Path(env.get("HOME") or os.path.expanduser("~"))
+# Paths are text here: every run reads the settings, and pathlib is an import a run that
+# prints from the memo does not otherwise make.
+
+def _home(env: Mapping[str, str]) -> str:
+    return env.get("HOME") or os.path.expanduser("~")
+
+
+def _helm_folder(env: Mapping[str, str], helm_var: str, xdg_var: str, *default: str) -> str:
+    """``$HELM_*_HOME``, else ``$XDG_*_HOME/helm``, else ``~/<default>/helm``."""
+    if env.get(helm_var):
+        return env[helm_var]
+    return os.path.join(env.get(xdg_var) or os.path.join(_home(env), *default), "helm")
 
 
 def config_home(env: Mapping[str, str]) -> Path:
-    if env.get("HELM_CONFIG_HOME"):
-        return Path(env["HELM_CONFIG_HOME"])
-    return Path(env.get("XDG_CONFIG_HOME") or _home(env) / ".config") / "helm"
+    from pathlib import Path
+    return Path(_helm_folder(env, "HELM_CONFIG_HOME", "XDG_CONFIG_HOME", ".config"))
 
 
 def cache_home(env: Mapping[str, str]) -> Path:
-    if env.get("HELM_CACHE_HOME"):
-        return Path(env["HELM_CACHE_HOME"])
-    return Path(env.get("XDG_CACHE_HOME") or _home(env) / ".cache") / "helm"
+    from pathlib import Path
+    return Path(_helm_folder(env, "HELM_CACHE_HOME", "XDG_CACHE_HOME", ".cache"))
 
 
 def data_home(env: Mapping[str, str]) -> Path:
-    if env.get("HELM_DATA_HOME"):
-        return Path(env["HELM_DATA_HOME"])
-    return Path(env.get("XDG_DATA_HOME") or _home(env) / ".local" / "share") / "helm"
+    from pathlib import Path
+    return Path(_helm_folder(env, "HELM_DATA_HOME", "XDG_DATA_HOME", ".local", "share"))
 
 
 def load(found: Mapping[str, object], env: Mapping[str, str]) -> Settings:
@@ -103,17 +113,19 @@ def load(found: Mapping[str, object], env: Mapping[str, str]) -> Settings:
         value = found.get(attr)
         return str(value) if value is not None else (env.get(var) or default)
     debug = found.get("debug")
+    config = _helm_folder(env, "HELM_CONFIG_HOME", "XDG_CONFIG_HOME", ".config")
     return Settings(
         namespace_flag=pick("namespace", "HELM_NAMESPACE"),
         kube_context=pick("kube_context", "HELM_KUBECONTEXT"),
         kubeconfig=pick("kubeconfig", "KUBECONFIG"),
         debug=bool(debug) if debug is not None else env.get("HELM_DEBUG", "").lower() in ("1", "t", "true"),
         registry_config=pick("registry_config", "HELM_REGISTRY_CONFIG",
-                             str(config_home(env) / "registry" / "config.json")),
+                             os.path.join(config, "registry", "config.json")),
         repository_config=pick("repository_config", "HELM_REPOSITORY_CONFIG",
-                               str(config_home(env) / "repositories.yaml")),
+                               os.path.join(config, "repositories.yaml")),
         repository_cache=pick("repository_cache", "HELM_REPOSITORY_CACHE",
-                              str(cache_home(env) / "repository")),
+                              os.path.join(_helm_folder(env, "HELM_CACHE_HOME", "XDG_CACHE_HOME", ".cache"),
+                                           "repository")),
     )
 
 
@@ -124,24 +136,33 @@ def namespace(settings: Settings, env: Mapping[str, str]) -> str:
     return kubeconfig_namespace(settings.kubeconfig, settings.kube_context, env) or "default"
 
 
-def kubeconfig_files(kubeconfig: str, env: Mapping[str, str]) -> list[Path]:
+def kubeconfig_files(kubeconfig: str, env: Mapping[str, str]) -> list[str]:
     if kubeconfig:
-        return [Path(p) for p in kubeconfig.split(os.pathsep) if p]
-    return [_home(env) / ".kube" / "config"]
+        return [p for p in kubeconfig.split(os.pathsep) if p]
+    return [os.path.join(_home(env), ".kube", "config")]
 
 
 def kubeconfig_namespace(kubeconfig: str, context: str, env: Mapping[str, str]) -> str:
     """The namespace of ``context`` (else the current context) in the merged kubeconfig files:
     the first file to set current-context or define a context wins, as kubectl merges them."""
-    from helm_core.golib import goyaml  # already loaded by `template`; memoised per content
+    texts: list[bytes] = []
+    for path in kubeconfig_files(kubeconfig, env):
+        try:
+            with open(path, "rb") as config:
+                texts.append(config.read())
+        except OSError:
+            continue  # unreadable kubeconfigs are reported when a command connects
+    if not any(_may_name_namespace(text) for text in texts):
+        return ""  # every run reads the kubeconfig: most name no namespace, and need no YAML
+    from helm_core.golib import goyaml  # memoised per content
 
     current = ""
     contexts: dict[str, object] = {}
-    for path in kubeconfig_files(kubeconfig, env):
+    for text in texts:
         try:
-            doc = goyaml.decode(path.read_bytes())
-        except (OSError, ValueError):
-            continue  # unreadable kubeconfigs are reported when a command connects
+            doc = goyaml.decode(text)
+        except ValueError:
+            continue
         if not isinstance(doc, dict):
             continue
         current = current or str(doc.get("current-context") or "")
@@ -152,3 +173,9 @@ def kubeconfig_namespace(kubeconfig: str, context: str, env: Mapping[str, str]) 
     if isinstance(chosen, dict):
         return str(chosen.get("namespace") or "")
     return ""
+
+
+def _may_name_namespace(text: bytes) -> bool:
+    """False when no reading of ``text`` can set a namespace: the key is not spelled out and
+    there is no escape that could spell it (YAML and JSON quoted keys)."""
+    return b"namespace" in text or b"\\" in text

@@ -30,7 +30,6 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from helm_core.errors import PatchError
-from helm_core.golib import labels as selectors
 from helm_core.support.records import record
 
 #: Merge keys of the built-in kinds' lists, by field name (``ports`` depends on where it is).
@@ -241,6 +240,8 @@ def _full_match(pattern: str, value: str) -> bool:
 
 def match_labels(selector: str, labels: Mapping[str, Any]) -> bool:
     """True when ``labels`` satisfy the Kubernetes label ``selector`` (empty matches everything)."""
+    from helm_core.golib import labels as selectors  # its grammar compiles at import: only selectors pay
+
     try:
         return selectors.matches(selector, labels)
     except ValueError as exc:

@@ -38,7 +38,7 @@ from helm_core.chart import model
 from helm_core.engine import capabilities as caps_mod
 from helm_core.engine import engines as engine_rules
 from helm_core.engine import files as files_mod
-from helm_core.engine import helm_funcs
+from helm_core.engine import helm_funcs, purity
 from helm_core.support.records import field, record
 
 if TYPE_CHECKING:
@@ -219,7 +219,7 @@ class _Compiled:
         self.state = helm_funcs.RenderState(tset=None, exec_errors=(TemplateError,))
         funcs = helm_funcs.helm_func_map(sprig.SPRIG_FUNCS)
         funcs.update(helm_funcs.bound_funcs(self.state))
-        self.env = environment.Environment(funcs, missingkey="error" if strict else "zero",
+        self.env = environment.Environment(purity.tracked(funcs), missingkey="error" if strict else "zero",
                                            memo=memo.active())
         self.tset = self.env.new_set(helm_funcs.ROOT_TEMPLATE_NAME)
         self.jinja: dict[bool, jinja.JinjaSet] = {}

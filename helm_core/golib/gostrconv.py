@@ -6,9 +6,12 @@ which agrees with Go's. Quoting follows ``strconv.Quote`` (``\\x``, ``\\u``, ``\
 """
 from __future__ import annotations
 
-import datetime
 import math
 import struct
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import datetime
 
 #: strconv's 'g' with the shortest digits switches to the exponent form at 10**6.
 _SHORTEST_EPREC = 6
@@ -95,6 +98,8 @@ def format_duration(ns: int) -> str:
 
 def format_time(t: datetime.datetime) -> str:
     """``time.Time.String()``: ``2006-01-02 15:04:05.999999999 -0700 MST``."""
+    import datetime  # here: release names and chart paths are checked with this module, not times
+
     if t.tzinfo is None:
         t = t.replace(tzinfo=datetime.UTC)
     offset = t.utcoffset() or datetime.timedelta(0)

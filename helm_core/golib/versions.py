@@ -22,11 +22,13 @@ module follows that library rule for rule:
 from __future__ import annotations
 
 import functools
+import hashlib
 import re
+import sys
 from collections.abc import Callable
 
 from helm_core import errors
-from helm_core.support import records
+from helm_core.support import memo, records
 
 #: Longest version string accepted, in UTF-8 bytes (Masterminds ``MaxVersionLen``).
 MAX_VERSION_LEN = 256
@@ -531,7 +533,21 @@ class Constraints:
 
     @classmethod
     def parse(cls, text: str, *, include_prerelease: bool = False) -> Constraints:
-        """Go's ``NewConstraint``; at most 512 bytes and 32 ``||`` groups."""
+        """Go's ``NewConstraint``; at most 512 bytes and 32 ``||`` groups.
+
+        With a disk memo active, a range parsed by an earlier process is read back: the
+        checking pattern alone takes milliseconds to compile, and nearly every chart names a
+        ``kubeVersion`` or a dependency range.
+        """
+        disk = memo.active()
+        if disk is None:
+            return cls._parse(text, include_prerelease)
+        key = hashlib.sha256(f"{_code_digest()}\0{include_prerelease}\0{text}".encode(
+            "utf-8", "surrogatepass")).hexdigest()
+        return disk.pickled(CONSTRAINTS_MEMO, key, lambda: cls._parse(text, include_prerelease))
+
+    @classmethod
+    def _parse(cls, text: str, include_prerelease: bool) -> Constraints:
         if _byte_len(text) > MAX_CONSTRAINT_LEN:
             raise VersionError(ERR_CONSTRAINT_TOO_LONG)
         segments = _rewrite_ranges(text).split("||")
@@ -585,6 +601,16 @@ class Constraints:
     def __str__(self) -> str:
         """Go's ``String()``: terms joined by spaces, groups by `` || `` (``>=1.2 <2``)."""
         return " || ".join(" ".join(str(c) for c in group) for group in self.groups)
+
+
+#: Parsed constraints in the disk memo (:meth:`Constraints.parse`).
+CONSTRAINTS_MEMO = "semver-constraints"
+
+
+@functools.cache
+def _code_digest() -> str:
+    """This module's code and the record classes' (they are pickled), and the Python version."""
+    return memo.code_digest(__file__, records.__file__) + sys.version
 
 
 def is_compatible_range(constraint: str, version: str) -> bool:

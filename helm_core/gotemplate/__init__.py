@@ -12,8 +12,28 @@ Errors: :class:`ParseError` and :class:`ExecError` (both ``helm_core.errors.Temp
 print exactly as Go's. Printing rules live in :mod:`helm_core.gotemplate.gofmt`; the
 value model and function signatures in :mod:`helm_core.golib.gotypes`.
 """
-from helm_core.gotemplate.environment import Environment, TemplateSet, current_set
-from helm_core.gotemplate.parser import ParseError
-from helm_core.gotemplate.runtime import ExecError
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from helm_core.gotemplate.environment import Environment, TemplateSet, current_set
+    from helm_core.gotemplate.parser import ParseError
+    from helm_core.gotemplate.runtime import ExecError
 
 __all__ = ["Environment", "ExecError", "ParseError", "TemplateSet", "current_set"]
+
+#: Where each public name lives. They are imported on first use (PEP 562): a submodule such
+#: as ``budget`` is then had without the whole engine, and the parser (with the lexer) waits
+#: for a text that the disk memo has no tree of.
+_HOMES = {"Environment": "environment", "TemplateSet": "environment", "current_set": "environment",
+          "ExecError": "runtime", "ParseError": "parser"}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
+    globals()[name] = value
+    return value

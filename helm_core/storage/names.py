@@ -10,6 +10,8 @@ import re
 from helm_core.errors import ReleaseNameError
 from helm_core.golib import gostrconv
 
+#: The release name ``helm template`` renders with when none is given.
+DEFAULT_TEMPLATE_NAME = "release-name"
 RELEASE_NAME_MAX = 53
 """Helm's limit on release names (room for suffixes in generated object names)."""
 _RELEASE_NAME = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")

@@ -7,14 +7,24 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 MEMO_FOLDER = "memo"
 
 
 def default_root(env: Mapping[str, str]) -> Path:
     """``$HELM_CORE_CACHE`` or ``$XDG_CACHE_HOME/helm-core`` or ``~/.cache/helm-core``."""
+    from pathlib import Path
+
+    return Path(default_folder(env))
+
+
+def default_folder(env: Mapping[str, str]) -> str:
+    """:func:`default_root` as text (a CLI run that prints from the memo never imports pathlib)."""
     if env.get("HELM_CORE_CACHE"):
-        return Path(env["HELM_CORE_CACHE"])
+        return env["HELM_CORE_CACHE"]
     base = env.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "helm-core"
+    return os.path.join(base, "helm-core")

@@ -19,13 +19,13 @@ Rules:
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import itertools
 import os
-import pickle
 from collections.abc import Callable
-from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 T = TypeVar("T")
 
@@ -38,15 +38,23 @@ class DiskMemo:
     """Entries ``<root>/<kind>/<key>`` of bytes; ``kind`` names what computed them."""
 
     def __init__(self, root: str | os.PathLike[str], *, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
-        self.root = Path(root)
+        self._root_text = os.fspath(root)
         self.max_bytes = max_bytes
         self._folders: set[str] = set()  # kinds whose folder this process made sure of
         self._temp_names = itertools.count()
         self._prune_drawn = False
 
+    @property
+    def root(self) -> Path:
+        from pathlib import Path
+
+        return Path(self._root_text)
+
     def get(self, kind: str, key: str) -> bytes | None:
+        # A warm run reads hundreds of entries: plain strings and open(), no Path objects.
         try:
-            return (self.root / kind / key).read_bytes()
+            with open(f"{self._root_text}/{kind}/{key}", "rb") as entry:
+                return entry.read()
         except OSError:
             return None
 
@@ -56,17 +64,17 @@ class DiskMemo:
         A first run writes an entry per template file and document: each costs one file
         creation and one rename (no tempfile module, no mkdir once the folder is known).
         """
-        folder = self.root / kind
-        tmp = folder / f".tmp-{os.getpid()}-{next(self._temp_names)}"
+        folder = os.path.join(self._root_text, kind)
+        tmp = os.path.join(folder, f".tmp-{os.getpid()}-{next(self._temp_names)}")
         try:
             if kind not in self._folders:
-                folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+                os.makedirs(folder, mode=0o700, exist_ok=True)
                 self._folders.add(kind)
             fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
             try:
                 with os.fdopen(fd, "wb") as out:
                     out.write(data)
-                os.replace(tmp, folder / key)
+                os.replace(tmp, os.path.join(folder, key))
             except BaseException:
                 with contextlib.suppress(OSError):
                     os.unlink(tmp)
@@ -83,6 +91,8 @@ class DiskMemo:
 
         A damaged entry is a miss; an exception from ``compute`` is raised and nothing is stored.
         """
+        import pickle
+
         blob = self.get(kind, key)
         if blob is not None:
             try:
@@ -126,9 +136,12 @@ def active() -> DiskMemo | None:
 
 def code_digest(*paths: str | os.PathLike[str]) -> str:
     """A digest of source files whose code decides a memoised result (part of its key)."""
+    import hashlib
+
     h = hashlib.sha256()
     for path in paths:
-        h.update(Path(path).read_bytes())
+        with open(path, "rb") as source:
+            h.update(source.read())
         h.update(b"\0")
     return h.hexdigest()
 
@@ -137,6 +150,7 @@ def package_folder(name: str) -> Path | None:
     """Where an installed package's code lives, found without importing it (its files go
     into memo keys; importing it would cost what the memo saves)."""
     import importlib.util
+    from pathlib import Path
 
     spec = importlib.util.find_spec(name)
     if spec is None or not spec.submodule_search_locations:
@@ -158,6 +172,8 @@ class RecentPickles:
         self._bytes = 0
 
     def get_or_compute(self, key: str, compute: Callable[[], T]) -> T:
+        import pickle
+
         blob = self._entries.pop(key, None)
         if blob is not None:
             self._entries[key] = blob  # most recently used last

@@ -65,3 +65,15 @@ def test_catastrophic_helmignore_rule_completes():
     rules = ignore.Rules.parse("*a*a*a*a*a*a*a*a*a*a*b\n")
     assert not rules.ignored(f"templates/{LONG}.yaml", is_dir=False)
     assert rules.ignored(f"templates/{LONG}b", is_dir=False)
+
+
+@pytest.mark.parametrize("pattern", ["*.swp", "*~", "*", "*a", "a*", "ab*", "*.tar.gz", ".git*", "*.", "*/"])
+def test_star_and_literal_shortcuts_answer_as_the_general_match(pattern: str):
+    """``*LITERAL`` and ``LITERAL*`` are answered without the general algorithm: the same answers."""
+    import itertools
+
+    names = ["".join(p) for n in range(5) for p in itertools.product("ab/.~", repeat=n)]
+    names += ["x.swp", "d/x.swp", ".gitignore", ".git/x", "a.tar.gz", "q/a.tar.gz"]
+    for name in names:
+        expected = ignore._match(pattern.encode(), name.encode())
+        assert ignore.go_match.__wrapped__(pattern, name) is expected, (pattern, name)

@@ -1,0 +1,188 @@
+"""``helm-core template``'s output in the disk memo: a chart rendered again unchanged is printed
+without loading the template engine.
+
+A render that calls no impure template function (:mod:`helm_core.engine.purity`: the clock,
+randomness, fresh keys, ``lookup``) is a function of its inputs, so what it printed is kept
+under a digest of everything that decides it:
+
+- the code: every file of ``helm_core`` (path, size, modification time), the installed
+  distributions (their ``.dist-info`` names carry the versions) and the Python version;
+- the chart: every file the loader reads (after ``.helmignore``), or the archive's bytes;
+- the user's values once merged (``-f`` files are read, so their contents count);
+- the command line: every flag's value, the release name and the namespace.
+
+Never kept: renders that called an impure function, charts with Lua (``ext/``) or Jinja2
+templates, post-renderers, ``--output-dir``, and failures (a failure is computed again, and
+worded again, on every run).
+"""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import importlib
+import os
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any
+
+#: The memo kind of printed outputs.
+OUTPUT_MEMO = "template-output"
+
+#: Namespace attributes that are not the user's input (the parser, the command function...).
+_NOT_INPUT = frozenset({"parser", "func", "settings", "_path", "command"})
+
+
+class ChartInput:
+    """A chart as read from the disk: its files (a folder) or its bytes (an archive)."""
+
+    def __init__(self, source: str, *, files: list[tuple[str, bytes]] | None = None, data: bytes = b"",
+                 archive_file: bool = False) -> None:
+        self.source = source
+        self.files = files
+        self.data = data
+        self.archive_file = archive_file
+
+    def load(self) -> Any:
+        from helm_core.chart import loader
+
+        if self.files is not None:
+            return loader.load_files(self.files, source=self.source)
+        if self.archive_file:  # read again, and checked to be an archive, by the loader
+            return loader.load(self.source)
+        return loader.load_archive(self.data, source=self.source)
+
+
+def read_chart(source: str, data: bytes | None) -> ChartInput:
+    """The chart at ``source`` (or in ``data``, fetched), read but not loaded: the files the
+    loader reads."""
+    if data is not None:
+        return ChartInput(source, data=data)
+    if os.path.isdir(source):
+        from helm_core.chart import folder
+
+        return ChartInput(source, files=folder.read_files(source))
+    with open(source, "rb") as archive:
+        return ChartInput(source, data=archive.read(), archive_file=True)
+
+
+def may_keep(args: argparse.Namespace) -> bool:
+    """Whether this command line can have its output kept (before the chart is read)."""
+    return not (args.output_dir or args.post_renderers or args.accept_perms or args.yes)
+
+
+def key(args: argparse.Namespace, name: str, chart: ChartInput, values: dict[str, Any] | None) -> str | None:
+    """The digest of everything the output depends on, or None when it cannot be had.
+    ``values``: the merged user values, None when the line gives none."""
+    identity = code_identity()
+    if identity is None:
+        return None
+    digest = _hasher()
+    digest.update(identity.encode())
+    # Flags are text, numbers, booleans, None and lists of text: their repr is exact.
+    flags = sorted((k, v) for k, v in vars(args).items() if k not in _NOT_INPUT)
+    digest.update(repr((name, flags)).encode("utf-8", "surrogateescape"))
+    if values is not None:  # Go-typed values: pickled, so that types count too
+        import pickle
+
+        try:
+            digest.update(pickle.dumps(values, protocol=pickle.HIGHEST_PROTOCOL))
+        except Exception:  # noqa: BLE001 - a value pickle cannot hold: no memo
+            return None
+    if chart.files is not None:
+        for path, data in chart.files:
+            digest.update(b"%d:%s\0%d:" % (len(path), path.encode("utf-8", "surrogateescape"), len(data)))
+            digest.update(data)
+    else:
+        digest.update(b"archive\0")
+        digest.update(chart.data)
+    hexdigest: str = digest.hexdigest()
+    return hexdigest
+
+
+def recall(memo: Any, entry_key: str) -> tuple[str, list[str]] | None:
+    """(text, info lines) printed by an earlier run, or None."""
+    blob = memo.get(OUTPUT_MEMO, entry_key)
+    if blob is None:
+        return None
+    try:  # "<count> <bytes>\n" then the info lines (NUL between them), then the text
+        head, _, rest = blob.partition(b"\n")
+        count, size = map(int, head.split())
+        info = rest[:size].decode("utf-8", "surrogateescape").split("\0") if count else []
+        text = rest[size:].decode("utf-8", "surrogateescape")
+    except ValueError:  # a damaged entry is a miss
+        return None
+    if len(info) != count:
+        return None
+    return text, info
+
+
+def keep(memo: Any, entry_key: str, text: str, info: Sequence[str]) -> None:
+    """Store what a run printed, in a form read back without pickle."""
+    lines = "\0".join(info).encode("utf-8", "surrogateescape")
+    head = b"%d %d\n" % (len(info), len(lines))
+    memo.put(OUTPUT_MEMO, entry_key, head + lines + text.encode("utf-8", "surrogateescape"))
+
+
+def pure_chart(chart: Any) -> bool:
+    """Whether every template of ``chart`` renders with the counted functions: no Lua (which
+    may change anything) and no Jinja2 template (its functions are not counted)."""
+    from helm_core.chart import model
+    from helm_core.engine import engines
+    from helm_core.lua import layout
+
+    return not layout.has_extensions(chart) and not any(
+        engines.is_jinja_file(f.name) for _, f in model.all_template_files(chart))
+
+
+def _hasher() -> Any:
+    """A BLAKE2b hasher (32-byte digests) from CPython's own module when there is one: hashlib
+    loads OpenSSL first, a visible part of a run that prints from the memo, and BLAKE2b reads a
+    chart's megabyte several times faster than the built-in SHA-256."""
+    try:
+        factory: Callable[..., Any] = importlib.import_module("_blake2").blake2b
+    except ImportError:
+        import hashlib
+
+        factory = hashlib.blake2b
+    return factory(digest_size=32)
+
+
+_IDENTITY: list[str] = []
+
+
+def code_identity() -> str | None:
+    """Every file of ``helm_core`` by path, size and modification time, the distributions
+    installed in site-packages and the Python version: any change to the code makes every
+    entry a miss. None when the code's files cannot be listed (then nothing is kept)."""
+    if _IDENTITY:
+        return _IDENTITY[0]
+    try:
+        parts = _code_files()
+    except OSError:  # not a folder of files (a zip archive...): no memo
+        return None
+    for folder in sys.path:
+        if folder.endswith(("site-packages", "dist-packages")):
+            with contextlib.suppress(OSError):
+                parts.append(folder + "\0" + "\0".join(
+                    sorted(n for n in os.listdir(folder) if n.endswith((".dist-info", ".egg-info")))))
+    digest = _hasher()
+    digest.update("\n".join([sys.version, *parts]).encode("utf-8", "surrogateescape"))
+    identity: str = digest.hexdigest()
+    _IDENTITY.append(identity)
+    return identity
+
+
+def _code_files() -> list[str]:
+    """``path\0size\0mtime`` of every file of the package (compiled caches left out)."""
+    parts = []
+    pending = [os.path.dirname(os.path.dirname(os.path.abspath(__file__)))]
+    while pending:
+        with os.scandir(pending.pop()) as entries:
+            for entry in sorted(entries, key=lambda e: e.name):
+                if entry.is_dir(follow_symlinks=False):
+                    if entry.name != "__pycache__":
+                        pending.append(entry.path)
+                    continue
+                st = entry.stat()
+                parts.append(f"{entry.path}\0{st.st_size}\0{st.st_mtime_ns}")
+    return parts
