@@ -32,6 +32,9 @@ class Tree:
     root: Optional[ListNode] = None
     #: The compiled form, filled once by the compiler and shared by every set holding the tree.
     compiled: Optional[Callable[..., None]] = None
+    #: For a tree loaded from the disk memo: parses its file's text again (the trees of the
+    #: file by name, parsed once), for the bodies the memo did not store (:data:`NOT_STORED`).
+    reparse: Optional[Callable[[], dict[str, Tree]]] = None
 
     def location(self, pos: int) -> str:
         """Go's ``ErrorContext`` location ``NAME:LINE:COL`` (COL is a 0-based byte offset)."""
@@ -42,7 +45,7 @@ class Tree:
 
     def __getstate__(self) -> dict[str, Any]:
         # Closures do not pickle; a loaded tree compiles again when first executed.
-        return dict(self.__dict__, compiled=None)
+        return dict(self.__dict__, compiled=None, reparse=None)
 
 
 class Node:
@@ -276,10 +279,13 @@ class BranchNode(Node):
     Pickled (the disk memo of parse trees), each body is a pickle of its own, unpickled
     the first time ``list`` or ``else_list`` is read: charts keep whole features behind
     values that are off by default, and most of a chart's nodes sit in branches that never
-    run, so a render that does not enter a branch does not pay for loading it.
+    run, so a render that does not enter a branch does not pay for loading it. A body that
+    was never read (``entered``) when the tree is pickled is not stored at all: pickling it
+    cost a first run more than parsing it, and a later run that enters it parses the
+    file's text again (which parsed without error: the memo's key is that text).
     """
 
-    __slots__ = ("line", "pipe", "_list", "_else_list", "has_else", "_list_blob", "_else_blob")
+    __slots__ = ("line", "pipe", "_list", "_else_list", "has_else", "_list_blob", "_else_blob", "entered")
     keyword = ""
 
     def __init__(
@@ -294,27 +300,40 @@ class BranchNode(Node):
         self.has_else = else_list is not None
         self._list_blob: Optional[bytes] = None
         self._else_blob: Optional[bytes] = None
+        #: Which bodies were read (1: ``list``, 2: ``else_list``): the compiler reads a body
+        #: when it first runs it.
+        self.entered = 0
 
     @property
     def list(self) -> ListNode:
+        self.entered |= 1
         blob = self._list_blob
         if blob is not None:  # two threads may both load: either result is the same tree
-            self._list = _load_body(self.tr, blob)
+            body = _load_body(self, blob, else_part=False)
+            assert body is not None  # an if, range or with always has this body
+            self._list = body
             self._list_blob = None
         return self._list
 
     @property
     def else_list(self) -> Optional[ListNode]:
+        self.entered |= 2
         blob = self._else_blob
         if blob is not None:
-            self._else_list = _load_body(self.tr, blob)
+            self._else_list = _load_body(self, blob, else_part=True)
             self._else_blob = None
         return self._else_list
 
     def __reduce_ex__(self, protocol: Any) -> tuple[Any, ...]:
-        bodies = (_dump_body(self.tr, self.list),
-                  _dump_body(self.tr, self.else_list) if self.has_else else None)
+        bodies = (self._stored_body(self._list, self._list_blob, self.entered & 1),
+                  self._stored_body(self._else_list, self._else_blob, self.entered & 2)
+                  if self.has_else else None)
         return (_stored_branch, (type(self), self.tr, self.pos, self.line, self.pipe, bodies))
+
+    def _stored_body(self, body: Optional[ListNode], blob: Optional[bytes], entered: int) -> bytes:
+        if blob is not None:  # loaded from the memo and still unread: stored as it was
+            return blob
+        return _dump_body(self.tr, body) if entered else NOT_STORED
 
     def __str__(self) -> str:
         s = "{{" + self.keyword + " " + str(self.pipe) + "}}" + str(self.list)
@@ -330,7 +349,13 @@ def _stored_branch(cls: type[BranchNode], tr: Tree, pos: int, line: int, pipe: P
     node._list = node._else_list = None  # type: ignore[assignment]
     node._list_blob, node._else_blob = bodies
     node.has_else = bodies[1] is not None
+    node.entered = 0
     return node
+
+
+#: What the memo holds for a body (or a whole tree) that was not stored: parse the text again.
+#: (No pickle is empty.)
+NOT_STORED = b""
 
 
 # Pickled forms. The C pickler calls a Python hook only for types in its dispatch_table:
@@ -362,7 +387,10 @@ def _dump_body(tree: Tree, body: Optional[ListNode]) -> bytes:
     return _pickle(body, reduce_tree)
 
 
-def _load_body(tree: Tree, blob: bytes) -> ListNode:
+def _load_body(node: BranchNode, blob: bytes, *, else_part: bool) -> Optional[ListNode]:
+    tree = node.tr
+    if blob == NOT_STORED:
+        return _reparsed_body(node, else_part=else_part)
     previous = getattr(_loading, "tree", None)
     _loading.tree = tree
     try:
@@ -370,6 +398,27 @@ def _load_body(tree: Tree, blob: bytes) -> ListNode:
         return body
     finally:
         _loading.tree = previous
+
+
+def _reparsed_body(node: BranchNode, *, else_part: bool) -> Optional[ListNode]:
+    """The body the memo did not store, from a new parse of the tree's text: the branch of
+    the same kind at the same offset (its nodes belong to the new tree, which has the same
+    name, file and text: all that errors quote)."""
+    tree = node.tr
+    if tree.reparse is None:
+        raise RuntimeError(f"a body of {tree.name!r} was not stored and its text is not at hand")
+    fresh = tree.reparse()[tree.name]
+    pending: list[Optional[Node]] = [fresh.root]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, ListNode):
+            pending.extend(item.nodes)
+        elif isinstance(item, BranchNode):
+            if item.pos == node.pos and type(item) is type(node):
+                return item._else_list if else_part else item._list
+            pending.append(item._list)
+            pending.append(item._else_list)
+    raise RuntimeError(f"no {type(node).__name__} at offset {node.pos} in a new parse of {tree.name!r}")
 
 
 def dump_tree(tree: Tree) -> bytes:
@@ -384,13 +433,15 @@ def dump_tree(tree: Tree) -> bytes:
     return _pickle(tree, reduce_tree)
 
 
-def load_tree(blob: bytes, parse_name: str, text: str) -> Tree:
-    """A tree from :func:`dump_tree`, parsed from ``text`` as file ``parse_name``."""
+def load_tree(blob: bytes, parse_name: str, text: str, reparse: Callable[[], dict[str, Tree]]) -> Tree:
+    """A tree from :func:`dump_tree`, parsed from ``text`` as file ``parse_name``; ``reparse``
+    parses that text again, for the bodies that were not stored."""
     tree: Tree = pickle.loads(blob)
     tree.text = text
     tree.parse_name = parse_name
     if tree.name is None:
         tree.name = parse_name
+    tree.reparse = reparse
     return tree
 
 
