@@ -200,6 +200,30 @@ def test_bodies_that_did_not_run_are_parsed_again_when_they_first_run(
     assert str(tree.root) == str(fresh.tree("b.yaml").root)
 
 
+EVERY_NODE = ('{{/* c */}}{{ $x := 1 }}{{ $x = 0x1F }}{{ $y := (index .m "k").f.g }}{{ 1.5e3 }} {{ 2i }} '
+              "{{ 'a' }} {{ `raw` }} {{ \"q\\n\" }} {{ true }} {{ print nil }} {{ . | len }} {{ $.m.k.f }} "
+              '{{ range $i, $e := .l }}{{ if eq $e 2 }}{{ continue }}{{ end }}{{ if eq $e 3 }}{{ break }}{{ end }}'
+              '{{ $i }}{{ else }}none{{ end }}{{ with .w }}{{ . }}{{ else with .m }}{{ .k }}{{ end }}'
+              '{{ block "b" . }}B{{ .w }}{{ end }}{{ template "b" .m }}{{ define "d" }}D{{ end }}')
+
+
+def test_every_kind_of_node_reads_back_as_it_was_parsed(disk: memo.DiskMemo) -> None:
+    from tests.gotemplate.test_lexer_fast_path import shape
+    runs = ({"m": {"k": {"f": {"g": 1}}}, "l": [1, 2, 3], "w": 0}, {"m": {"k": {"f": {"g": 1}}}, "l": [], "w": 1})
+    _first_run(disk, "e.yaml", EVERY_NODE, *runs)
+    tset = _env(disk).new_set()
+    tset.parse("e.yaml", EVERY_NODE)
+    fresh = _env(None).new_set()
+    fresh.parse("e.yaml", EVERY_NODE)
+    for data in runs:
+        assert tset.execute("e.yaml", data) == fresh.execute("e.yaml", data)
+    for name in ("e.yaml", "b", "d"):
+        loaded, parsed = tset.tree(name), fresh.tree(name)
+        assert loaded is not None and parsed is not None
+        assert str(loaded.root) == str(parsed.root)  # reads (loads or parses again) every body
+        assert shape(loaded.root) == shape(parsed.root)
+
+
 def test_parse_errors_are_not_remembered(disk: memo.DiskMemo) -> None:
     for _ in range(2):
         with pytest.raises(parser.ParseError, match='function "nope" not defined'):
