@@ -39,6 +39,10 @@ def go_match(pattern: str, name: str) -> bool:
     """
     if not _GLOB_CHARS.intersection(pattern):  # a literal name (most .helmignore lines)
         return pattern == name
+    tail = pattern[1:]
+    if pattern[0] == "*" and not _GLOB_CHARS.intersection(tail) and pattern.isascii() and name.isascii():
+        # "*.swp": the star takes what comes before the tail, up to the first '/'
+        return name.endswith(tail) and "/" not in name[:len(name) - len(tail)]
     return _match(pattern.encode("utf-8", "surrogateescape"), name.encode("utf-8", "surrogateescape"))
 
 

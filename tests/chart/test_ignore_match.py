@@ -65,3 +65,13 @@ def test_catastrophic_helmignore_rule_completes():
     rules = ignore.Rules.parse("*a*a*a*a*a*a*a*a*a*a*b\n")
     assert not rules.ignored(f"templates/{LONG}.yaml", is_dir=False)
     assert rules.ignored(f"templates/{LONG}b", is_dir=False)
+
+
+def test_star_then_literal_answers_as_the_general_matcher():
+    """``*.swp``-like patterns take a shortcut; it answers as Go's algorithm does."""
+    import itertools
+    names = ["".join(p) for n in range(5) for p in itertools.product("a./~", repeat=n)]
+    tails = ["", "a", ".a", "a/", "/a", "~", "a.a", "./"]
+    for tail, name in itertools.product(tails, names):
+        expected = ignore._match(("*" + tail).encode(), name.encode())
+        assert ignore.go_match("*" + tail, name) == expected, (tail, name)
