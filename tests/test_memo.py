@@ -176,7 +176,8 @@ def test_bodies_that_did_not_run_are_parsed_again_when_they_first_run(
     calls = []
     real_parse = parser.parse
     monkeypatch.setattr(parser, "parse", lambda *a, **k: calls.append(a) or real_parse(*a, **k))
-    tset = _env(disk).new_set()
+    second = _env(disk)
+    tset = second.new_set()
     tset.parse("b.yaml", text)
     tree = tset.tree("b.yaml")
     assert tree is not None
@@ -198,6 +199,13 @@ def test_bodies_that_did_not_run_are_parsed_again_when_they_first_run(
     assert unused is not None and str(unused.root) == str(fresh.tree("unused").root)
     assert len(calls) == 2  # the text was parsed again once, by the fresh set and by ours
     assert str(tree.root) == str(fresh.tree("b.yaml").root)
+    second.save_parsed()  # what ran now is stored now: a third run parses nothing
+    third = _env(disk).new_set()
+    third.parse("b.yaml", text)
+    for data in ({"on": False, "x": {"y": "Q"}, "w": {"z": {"q": 1}}}, {"on": True, "items": [3]}):
+        assert third.execute("b.yaml", data) == fresh.execute("b.yaml", data)
+    assert len(calls) == 2
+    assert str(third.tree("b.yaml").root) == str(fresh.tree("b.yaml").root)  # reprints read every body
 
 
 EVERY_NODE = ('{{/* c */}}{{ $x := 1 }}{{ $x = 0x1F }}{{ $y := (index .m "k").f.g }}{{ 1.5e3 }} {{ 2i }} '

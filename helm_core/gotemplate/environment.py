@@ -102,8 +102,9 @@ class Environment:
         self._known_digests: dict[frozenset[str], str] = {}
         self._cache: OrderedDict[tuple[str, str, frozenset[str]], dict[str, nodes.Tree | StoredTree]] = OrderedDict()
         self._lock = threading.Lock()
-        #: Texts parsed but not yet in the memo: (memo key, file name, its trees); see save_parsed.
-        self._unsaved: list[tuple[str, str, dict[str, nodes.Tree]]] = []
+        #: Entries to write: (memo key, file name, its trees) of texts parsed, or parsed again
+        #: for what their entry did not store, since the last save_parsed.
+        self._unsaved: list[tuple[str, str, dict[str, nodes.Tree | StoredTree]]] = []
 
     def new_set(self, name: str = "gotpl", *, missingkey: Optional[MissingKey] = None) -> TemplateSet:
         """An empty set; ``name`` is the root name Go prints in "no template" errors.
@@ -145,15 +146,23 @@ class Environment:
         if blob is not None:
             try:
                 stored: dict[str | None, tuple[bool, bytes]] = pickle.loads(blob)
-                reparse = _reparser(name, text, known)
-                return {tname: StoredTree(tblob, name, text, empty, tname, reparse)
-                        for tname, (empty, tblob) in ((name if key is None else key, entry)
-                                                      for key, entry in stored.items())}
             except Exception:  # noqa: BLE001 - a damaged entry is a miss
                 pass
+            else:
+                loaded: dict[str, nodes.Tree | StoredTree] = {}
+
+                def learn() -> None:  # what ran now and was not stored is stored this time
+                    with self._lock:
+                        self._unsaved.append((memo_key, name, loaded))
+
+                reparse = _reparser(name, text, known, learn)
+                for key, (empty, tblob) in stored.items():
+                    tname = name if key is None else key
+                    loaded[tname] = StoredTree(tblob, name, text, empty, tname, reparse)
+                return dict(loaded)
         trees = parser.parse(name, text, known.__contains__)
         with self._lock:
-            self._unsaved.append((memo_key, name, trees))
+            self._unsaved.append((memo_key, name, dict(trees)))
         return dict(trees)
 
     def save_parsed(self) -> None:
@@ -161,8 +170,9 @@ class Environment:
 
         Saved after running rather than when parsed: only what ran is pickled (a tree never
         executed, a branch body never entered is stored as :data:`nodes.NOT_STORED` and a
-        later run that needs it parses the text again), and pickling all of it cost a first
-        run more than parsing. A tree that cannot be pickled only loses its entry.
+        later run that needs it parses the text again, then stores the entry again with
+        what it ran), and pickling all of it cost a first run more than parsing. A tree that
+        cannot be pickled only loses its entry.
         """
         if self.memo is None:
             return
@@ -171,10 +181,10 @@ class Environment:
         for memo_key, name, trees in unsaved:
             try:
                 entry = pickle.dumps(
-                    {None if tname == name else tname: (nodes.is_empty_tree(tree.root), _stored_blob(tree))
+                    {None if tname == name else tname: (_is_empty(tree), _stored_blob(tree))
                      for tname, tree in trees.items()},
                     protocol=pickle.HIGHEST_PROTOCOL)
-            except Exception:  # noqa: BLE001 - the memo is an optimisation: this text parses again
+            except (pickle.PicklingError, RecursionError, MemoryError):  # too deep or big: parsed again
                 continue
             self.memo.put(TREES_MEMO, memo_key, entry)
 
@@ -186,13 +196,20 @@ class Environment:
         return digest
 
 
-def _stored_blob(tree: nodes.Tree) -> bytes:
-    """A tree as the memo stores it: pickled if it ran (see :meth:`Environment.save_parsed`)."""
+def _stored_blob(tree: nodes.Tree | StoredTree) -> bytes:
+    """A tree as the memo stores it: pickled if it ran (see :meth:`Environment.save_parsed`),
+    else as its entry had it (a tree from the memo that was not loaded, or did not run)."""
+    if isinstance(tree, StoredTree):
+        if tree._tree is None or tree._tree.compiled is None:
+            return tree.blob
+        tree = tree._tree
     return nodes.dump_tree(tree) if tree.compiled is not None else nodes.NOT_STORED
 
 
-def _reparser(name: str, text: str, known: frozenset[str]) -> Callable[[], dict[str, nodes.Tree]]:
-    """Parses ``text`` again, once, for what the memo did not store of it."""
+def _reparser(name: str, text: str, known: frozenset[str],
+              parsed_again: Callable[[], None]) -> Callable[[], dict[str, nodes.Tree]]:
+    """Parses ``text`` again, once, for what the memo did not store of it (then calls
+    ``parsed_again``)."""
     trees: Optional[dict[str, nodes.Tree]] = None
 
     def reparse() -> dict[str, nodes.Tree]:
@@ -200,6 +217,7 @@ def _reparser(name: str, text: str, known: frozenset[str]) -> Callable[[], dict[
         if trees is None:
             with gcpause.paused():
                 trees = parser.parse(name, text, known.__contains__)
+            parsed_again()
         return trees
 
     return reparse

@@ -464,7 +464,8 @@ def _pickle(obj: Any, reduce_tree: Callable[[Tree], Any]) -> bytes:
 
 def _dump_body(tree: Tree, body: Optional[ListNode]) -> bytes:
     def reduce_tree(t: Tree) -> Any:
-        if t is not tree:
+        # A body parsed again (_reparsed_body) points at its own parse of the same template.
+        if t is not tree and (t.name, t.parse_name, t.text) != (tree.name, tree.parse_name, tree.text):
             raise pickle.PicklingError(f"a node of {tree.name!r} points at another tree ({t.name!r})")
         return _tree_being_loaded, ()
 
