@@ -23,7 +23,8 @@ shared by every set and clone that holds them. A tree is compiled when first exe
 library chart's many defines are mostly never called). With a ``memo`` (see
 :mod:`helm_core.support.memo`) parse trees also outlive the process: a later process loads them
 instead of parsing again (found by the text and the known names: the same text under
-another file name, a library chart shared by two charts, is loaded and renamed).
+another file name, a library chart shared by two charts, is loaded and renamed). They are
+written by :meth:`Environment.save_parsed` once the render is done, with only what ran.
 """
 from __future__ import annotations
 
