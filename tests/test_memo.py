@@ -2,6 +2,7 @@
 trees, schema passes, the CLI)."""
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
@@ -59,13 +60,27 @@ def _env(disk: memo.DiskMemo | None) -> environment.Environment:
     return environment.Environment(sprig.SPRIG_FUNCS, memo=disk)
 
 
+def _first_run(disk: memo.DiskMemo, name: str, text: str, *runs: dict) -> None:
+    """Parse ``text`` as a first process would, run it with each of ``runs``, save the trees."""
+    env = _env(disk)
+    tset = env.new_set()
+    tset.parse(name, text)
+    for data in runs:
+        with contextlib.suppress(Exception):
+            tset.execute(name, data)
+    env.save_parsed()
+
+
 TEXT = '{{ define "x" }}X={{ .a | upper }}{{ end }}{{ template "x" . }}-{{ len .b }}'
 
 
 def test_parse_trees_outlive_the_environment(disk: memo.DiskMemo, monkeypatch: pytest.MonkeyPatch) -> None:
-    first = _env(disk).new_set()
+    env = _env(disk)
+    first = env.new_set()
     first.parse("t.yaml", TEXT)
     assert first.execute("t.yaml", {"a": "q", "b": [1, 2]}) == "X=Q-2"
+    assert not (disk.root / environment.TREES_MEMO).exists()  # saved once rendered
+    env.save_parsed()
     calls = []
     real_parse = parser.parse
     monkeypatch.setattr(parser, "parse", lambda *a, **k: calls.append(a) or real_parse(*a, **k))
@@ -83,7 +98,7 @@ def test_the_same_text_under_another_name_loads_and_names_its_own_file(
         disk: memo.DiskMemo, monkeypatch: pytest.MonkeyPatch) -> None:
     """A library chart's file under a second chart (`redis/charts/common/...` after
     `postgresql/charts/common/...`) is not parsed again; its trees and errors name it."""
-    _env(disk).new_set().parse("a/templates/t.yaml", TEXT)
+    _first_run(disk, "a/templates/t.yaml", TEXT, {"a": "q", "b": [1]})
     calls = []
     real_parse = parser.parse
     monkeypatch.setattr(parser, "parse", lambda *a, **k: calls.append(a) or real_parse(*a, **k))
@@ -109,7 +124,7 @@ LIBRARY = ('{{ define "used" }}U{{ end }}{{ define "unused" }}{{ .x.y.z }}{{ end
 
 
 def test_remembered_trees_load_only_when_a_set_needs_them(disk: memo.DiskMemo) -> None:
-    _env(disk).new_set().parse("lib.tpl", LIBRARY)
+    _first_run(disk, "lib.tpl", LIBRARY)  # no define ran: each is parsed again when needed
     tset = _env(disk).new_set()
     tset.parse("own.tpl", '{{ define "blank" }}B{{ end }}{{ template "used" }}{{ template "blank" }}')
     tset.parse("lib.tpl", LIBRARY)  # from the memo: its empty "blank" must not replace ours
@@ -131,7 +146,8 @@ BRANCHES = ('{{ if .on }}ON{{ range .items }}[{{ . }}]{{ end }}{{ else }}OFF{{ .
 
 
 def test_remembered_branches_load_when_they_first_run(disk: memo.DiskMemo) -> None:
-    _env(disk).new_set().parse("b.yaml", BRANCHES)
+    _first_run(disk, "b.yaml", BRANCHES, {"on": True, "items": [1], "w": 1},
+               {"on": False, "x": {"y": 1}, "v": 1})  # every body ran once: every body is stored
     fresh = _env(None).new_set()
     fresh.parse("b.yaml", BRANCHES)
     tset = _env(disk).new_set()
@@ -151,6 +167,71 @@ def test_remembered_branches_load_when_they_first_run(disk: memo.DiskMemo) -> No
     assert str(tree.root) == str(fresh.tree("b.yaml").root)  # reprints load every body
 
 
+def test_bodies_that_did_not_run_are_parsed_again_when_they_first_run(
+        disk: memo.DiskMemo, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A first run stores only the trees and branch bodies it ran; a later run that enters
+    another body parses the text again (once), with the same output and errors."""
+    text = LIBRARY + BRANCHES
+    _first_run(disk, "b.yaml", text, {"on": True, "items": [1, 2]})
+    calls = []
+    real_parse = parser.parse
+    monkeypatch.setattr(parser, "parse", lambda *a, **k: calls.append(a) or real_parse(*a, **k))
+    second = _env(disk)
+    tset = second.new_set()
+    tset.parse("b.yaml", text)
+    tree = tset.tree("b.yaml")
+    assert tree is not None
+    if_node, with_node = tree.root.nodes[-2:]
+    assert if_node._list_blob and if_node._else_blob == nodes.NOT_STORED
+    assert with_node._list_blob == nodes.NOT_STORED and with_node._else_blob  # `else with` ran (not its body)
+    assert tset.execute("b.yaml", {"on": True, "items": [3]}) == "ON[3]"
+    assert calls == []  # what ran in the first run is loaded
+    fresh = _env(None).new_set()
+    fresh.parse("b.yaml", text)
+    for data in ({"on": False, "x": {"y": "Q"}, "w": {"z": {"q": 1}}}, {"on": False, "x": {"y": 2}, "v": 1}):
+        assert tset.execute("b.yaml", data) == fresh.execute("b.yaml", data)
+    with pytest.raises(Exception) as remembered:
+        tset.execute("b.yaml", {"on": False, "x": None})
+    with pytest.raises(Exception) as parsed:
+        fresh.execute("b.yaml", {"on": False, "x": None})
+    assert str(remembered.value) == str(parsed.value) and "b.yaml:1:" in str(parsed.value)
+    unused = tset.tree("unused")  # a define that never ran
+    assert unused is not None and str(unused.root) == str(fresh.tree("unused").root)
+    assert len(calls) == 2  # the text was parsed again once, by the fresh set and by ours
+    assert str(tree.root) == str(fresh.tree("b.yaml").root)
+    second.save_parsed()  # what ran now is stored now: a third run parses nothing
+    third = _env(disk).new_set()
+    third.parse("b.yaml", text)
+    for data in ({"on": False, "x": {"y": "Q"}, "w": {"z": {"q": 1}}}, {"on": True, "items": [3]}):
+        assert third.execute("b.yaml", data) == fresh.execute("b.yaml", data)
+    assert len(calls) == 2
+    assert str(third.tree("b.yaml").root) == str(fresh.tree("b.yaml").root)  # reprints read every body
+
+
+EVERY_NODE = ('{{/* c */}}{{ $x := 1 }}{{ $x = 0x1F }}{{ $y := (index .m "k").f.g }}{{ 1.5e3 }} {{ 2i }} '
+              "{{ 'a' }} {{ `raw` }} {{ \"q\\n\" }} {{ true }} {{ print nil }} {{ . | len }} {{ $.m.k.f }} "
+              '{{ range $i, $e := .l }}{{ if eq $e 2 }}{{ continue }}{{ end }}{{ if eq $e 3 }}{{ break }}{{ end }}'
+              '{{ $i }}{{ else }}none{{ end }}{{ with .w }}{{ . }}{{ else with .m }}{{ .k }}{{ end }}'
+              '{{ block "b" . }}B{{ .w }}{{ end }}{{ template "b" .m }}{{ define "d" }}D{{ end }}')
+
+
+def test_every_kind_of_node_reads_back_as_it_was_parsed(disk: memo.DiskMemo) -> None:
+    from tests.gotemplate.test_lexer_fast_path import shape
+    runs = ({"m": {"k": {"f": {"g": 1}}}, "l": [1, 2, 3], "w": 0}, {"m": {"k": {"f": {"g": 1}}}, "l": [], "w": 1})
+    _first_run(disk, "e.yaml", EVERY_NODE, *runs)
+    tset = _env(disk).new_set()
+    tset.parse("e.yaml", EVERY_NODE)
+    fresh = _env(None).new_set()
+    fresh.parse("e.yaml", EVERY_NODE)
+    for data in runs:
+        assert tset.execute("e.yaml", data) == fresh.execute("e.yaml", data)
+    for name in ("e.yaml", "b", "d"):
+        loaded, parsed = tset.tree(name), fresh.tree(name)
+        assert loaded is not None and parsed is not None
+        assert str(loaded.root) == str(parsed.root)  # reads (loads or parses again) every body
+        assert shape(loaded.root) == shape(parsed.root)
+
+
 def test_parse_errors_are_not_remembered(disk: memo.DiskMemo) -> None:
     for _ in range(2):
         with pytest.raises(parser.ParseError, match='function "nope" not defined'):
@@ -158,7 +239,7 @@ def test_parse_errors_are_not_remembered(disk: memo.DiskMemo) -> None:
 
 
 def test_a_damaged_entry_is_a_miss(disk: memo.DiskMemo) -> None:
-    _env(disk).new_set().parse("t.yaml", TEXT)
+    _first_run(disk, "t.yaml", TEXT, {"a": "q", "b": [1]})
     for entry in (disk.root / environment.TREES_MEMO).iterdir():
         entry.write_bytes(b"not a pickle")
     tset = _env(disk).new_set()

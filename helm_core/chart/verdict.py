@@ -410,7 +410,15 @@ class Compiler:
     def _k_enum(self, value: Any, node: Any, base: str, scope: tuple[str, ...]) -> Check:
         if type(value) is not list:
             raise Undecided("enum that is not a list")
-        return lambda instance: any(same(each, instance) for each in value)
+        # A string equals only an equal string (same()): a set answers for strings, the
+        # usual instance (the metaschema's simpleTypes enum meets every "type" of a schema).
+        strings = frozenset(each for each in value if type(each) is str)
+
+        def enum(instance: Any) -> bool:
+            if type(instance) is str:
+                return instance in strings
+            return any(same(each, instance) for each in value)
+        return enum
 
     def _k_const(self, value: Any, node: Any, base: str, scope: tuple[str, ...]) -> Check:
         return lambda instance: same(instance, value)

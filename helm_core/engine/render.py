@@ -270,6 +270,15 @@ def _render(chart: model.Chart, values: dict[str, Any], options: RenderOptions) 
     templates = collect_templates(chart, copy_tree(values), options, capabilities)
     order = sort_template_names(list(templates))
     compiled = _compiled(templates, order, options.strict)
+    try:
+        return _render_all(chart, compiled, templates, order, options)
+    finally:
+        # Parse trees go to the disk memo once they ran: only what ran is pickled.
+        compiled.env.save_parsed()
+
+
+def _render_all(chart: model.Chart, compiled: _Compiled, templates: dict[str, _Renderable], order: list[str],
+                options: RenderOptions) -> dict[str, str]:
     jinja_strict = options.strict or options.lint_mode
     if options.limits is not None:
         budget = budget_mod.Budget(options.limits, wall_start=options.wall_start, cpu_start=options.cpu_start)

@@ -23,7 +23,8 @@ shared by every set and clone that holds them. A tree is compiled when first exe
 library chart's many defines are mostly never called). With a ``memo`` (see
 :mod:`helm_core.support.memo`) parse trees also outlive the process: a later process loads them
 instead of parsing again (found by the text and the known names: the same text under
-another file name, a library chart shared by two charts, is loaded and renamed).
+another file name, a library chart shared by two charts, is loaded and renamed). They are
+written by :meth:`Environment.save_parsed` once the render is done, with only what ran.
 """
 from __future__ import annotations
 
@@ -102,6 +103,9 @@ class Environment:
         self._known_digests: dict[frozenset[str], str] = {}
         self._cache: OrderedDict[tuple[str, str, frozenset[str]], dict[str, nodes.Tree | StoredTree]] = OrderedDict()
         self._lock = threading.Lock()
+        #: Entries to write: (memo key, file name, its trees) of texts parsed, or parsed again
+        #: for what their entry did not store, since the last save_parsed.
+        self._unsaved: list[tuple[str, str, dict[str, nodes.Tree | StoredTree]]] = []
 
     def new_set(self, name: str = "gotpl", *, missingkey: Optional[MissingKey] = None) -> TemplateSet:
         """An empty set; ``name`` is the root name Go prints in "no template" errors.
@@ -143,16 +147,47 @@ class Environment:
         if blob is not None:
             try:
                 stored: dict[str | None, tuple[bool, bytes]] = pickle.loads(blob)
-                return {name if tname is None else tname: StoredTree(tblob, name, text, empty)
-                        for tname, (empty, tblob) in stored.items()}
             except Exception:  # noqa: BLE001 - a damaged entry is a miss
                 pass
+            else:
+                loaded: dict[str, nodes.Tree | StoredTree] = {}
+
+                def learn() -> None:  # what ran now and was not stored is stored this time
+                    with self._lock:
+                        self._unsaved.append((memo_key, name, loaded))
+
+                reparse = _reparser(name, text, known, learn)
+                for key, (empty, tblob) in stored.items():
+                    tname = name if key is None else key
+                    loaded[tname] = StoredTree(tblob, name, text, empty, tname, reparse)
+                return dict(loaded)
         trees = parser.parse(name, text, known.__contains__)
-        self.memo.put(TREES_MEMO, memo_key, pickle.dumps(
-            {None if tname == name else tname: (nodes.is_empty_tree(tree.root), nodes.dump_tree(tree))
-             for tname, tree in trees.items()},
-            protocol=pickle.HIGHEST_PROTOCOL))
+        with self._lock:
+            self._unsaved.append((memo_key, name, dict(trees)))
         return dict(trees)
+
+    def save_parsed(self) -> None:
+        """Put the trees parsed since the last call into the memo (a render calls it when done).
+
+        Saved after running rather than when parsed: only what ran is pickled (a tree never
+        executed, a branch body never entered is stored as :data:`nodes.NOT_STORED` and a
+        later run that needs it parses the text again, then stores the entry again with
+        what it ran), and pickling all of it cost a first run more than parsing. A tree that
+        cannot be pickled only loses its entry.
+        """
+        if self.memo is None:
+            return
+        with self._lock:
+            unsaved, self._unsaved = self._unsaved, []
+        for memo_key, name, trees in unsaved:
+            try:
+                entry = pickle.dumps(
+                    {None if tname == name else tname: (_is_empty(tree), _stored_blob(tree))
+                     for tname, tree in trees.items()},
+                    protocol=pickle.HIGHEST_PROTOCOL)
+            except (pickle.PicklingError, RecursionError, MemoryError):  # too deep or big: parsed again
+                continue
+            self.memo.put(TREES_MEMO, memo_key, entry)
 
     def _known_digest(self, known: frozenset[str]) -> str:
         digest = self._known_digests.get(known)
@@ -162,29 +197,63 @@ class Environment:
         return digest
 
 
+def _stored_blob(tree: nodes.Tree | StoredTree) -> bytes:
+    """A tree as the memo stores it: pickled if it ran (see :meth:`Environment.save_parsed`),
+    else as its entry had it (a tree from the memo that was not loaded, or did not run)."""
+    if isinstance(tree, StoredTree):
+        if tree._tree is None or tree._tree.compiled is None:
+            return tree.blob
+        tree = tree._tree
+    return nodes.dump_tree(tree) if tree.compiled is not None else nodes.NOT_STORED
+
+
+def _reparser(name: str, text: str, known: frozenset[str],
+              parsed_again: Callable[[], None]) -> Callable[[], dict[str, nodes.Tree]]:
+    """Parses ``text`` again, once, for what the memo did not store of it (then calls
+    ``parsed_again``)."""
+    trees: Optional[dict[str, nodes.Tree]] = None
+
+    def reparse() -> dict[str, nodes.Tree]:
+        nonlocal trees
+        if trees is None:
+            with gcpause.paused():
+                trees = parser.parse(name, text, known.__contains__)
+            parsed_again()
+        return trees
+
+    return reparse
+
+
 class StoredTree:
     """A tree from the disk memo, unpickled the first time a set needs it.
 
     Library charts define far more templates than a chart uses (Bitnami's ``common``:
     about half of a chart's trees), so each tree is pickled on its own and most are never
     loaded. Where it was parsed from (the file's name and text, shared by every tree of
-    the file) is not in each pickle: it is given back on load.
+    the file) is not in each pickle: it is given back on load. A tree the memo did not
+    store (it never ran) is parsed again from that text.
     """
 
-    __slots__ = ("blob", "parse_name", "text", "empty", "_tree")
+    __slots__ = ("blob", "parse_name", "text", "empty", "name", "reparse", "_tree")
 
-    def __init__(self, blob: bytes, parse_name: str, text: str, empty: bool) -> None:
+    def __init__(self, blob: bytes, parse_name: str, text: str, empty: bool, name: str,
+                 reparse: Callable[[], dict[str, nodes.Tree]]) -> None:
         self.blob = blob
         self.parse_name = parse_name
         self.text = text
         #: Whether the tree is empty (an empty redefinition does not replace a template).
         self.empty = empty
+        self.name = name
+        self.reparse = reparse
         self._tree: Optional[nodes.Tree] = None
 
     def load(self) -> nodes.Tree:
         if self._tree is None:  # two threads may both load: the first to finish is kept
-            with gcpause.paused():
-                loaded = nodes.load_tree(self.blob, self.parse_name, self.text)
+            if self.blob == nodes.NOT_STORED:
+                loaded = self.reparse()[self.name]
+            else:
+                with gcpause.paused():
+                    loaded = nodes.load_tree(self.blob, self.parse_name, self.text, self.reparse)
             if self._tree is None:
                 self._tree = loaded
         return self._tree

@@ -32,6 +32,9 @@ class Tree:
     root: Optional[ListNode] = None
     #: The compiled form, filled once by the compiler and shared by every set holding the tree.
     compiled: Optional[Callable[..., None]] = None
+    #: For a tree loaded from the disk memo: parses its file's text again (the trees of the
+    #: file by name, parsed once), for the bodies the memo did not store (:data:`NOT_STORED`).
+    reparse: Optional[Callable[[], dict[str, Tree]]] = None
 
     def location(self, pos: int) -> str:
         """Go's ``ErrorContext`` location ``NAME:LINE:COL`` (COL is a 0-based byte offset)."""
@@ -42,18 +45,23 @@ class Tree:
 
     def __getstate__(self) -> dict[str, Any]:
         # Closures do not pickle; a loaded tree compiles again when first executed.
-        return dict(self.__dict__, compiled=None)
+        return dict(self.__dict__, compiled=None, reparse=None)
 
 
 class Node:
     """Base of all nodes (subclasses set ``tr`` and ``pos`` themselves: no super() call
-    per node while parsing)."""
+    per node while parsing). Each class pickles its own fields (``__reduce_ex__``)."""
 
     __slots__ = ("pos", "tr")
 
     def __init__(self, tr: Tree, pos: int) -> None:
         self.tr = tr
         self.pos = pos
+
+    # Pickled as a call (the class or a restore function, and the fields): against the default
+    # (a dict of slots set one by one) a third of the time to pickle and half to unpickle.
+    def __reduce_ex__(self, protocol: Any) -> tuple[Any, ...]:
+        return type(self), (self.tr, self.pos)
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {str(self)!r}>"
@@ -67,6 +75,9 @@ class ListNode(Node):
         self.pos = pos
         self.nodes: list[Node] = []
 
+    def __reduce_ex__(self, protocol: Any) -> tuple[Any, ...]:
+        return _restore_list, (self.tr, self.pos, self.nodes)
+
     def __str__(self) -> str:
         return "".join(str(n) for n in self.nodes)
 
@@ -79,6 +90,9 @@ class TextNode(Node):
         self.pos = pos
         self.text = text
 
+    def __reduce_ex__(self, protocol: Any) -> tuple[Any, ...]:
+        return TextNode, (self.tr, self.pos, self.text)
+
     def __str__(self) -> str:
         return self.text
 
@@ -90,6 +104,9 @@ class CommentNode(Node):
         self.tr = tr
         self.pos = pos
         self.text = text
+
+    def __reduce_ex__(self, protocol: Any) -> tuple[Any, ...]:
+        return CommentNode, (self.tr, self.pos, self.text)
 
     def __str__(self) -> str:
         return "{{" + self.text + "}}"
@@ -105,6 +122,9 @@ class PipeNode(Node):
         self.is_assign = False
         self.decl: list[VariableNode] = []
         self.cmds: list[CommandNode] = []
+
+    def __reduce_ex__(self, protocol: Any) -> tuple[Any, ...]:
+        return _restore_pipe, (self.tr, self.pos, self.line, self.is_assign, self.decl, self.cmds)
 
     def __str__(self) -> str:
         s = ""
@@ -122,6 +142,9 @@ class ActionNode(Node):
         self.line = line
         self.pipe = pipe
 
+    def __reduce_ex__(self, protocol: Any) -> tuple[Any, ...]:
+        return ActionNode, (self.tr, self.pos, self.line, self.pipe)
+
     def __str__(self) -> str:
         return "{{" + str(self.pipe) + "}}"
 
@@ -134,6 +157,9 @@ class CommandNode(Node):
         self.pos = pos
         self.args: list[Node] = []
 
+    def __reduce_ex__(self, protocol: Any) -> tuple[Any, ...]:
+        return _restore_command, (self.tr, self.pos, self.args)
+
     def __str__(self) -> str:
         return " ".join(f"({a})" if isinstance(a, PipeNode) else str(a) for a in self.args)
 
@@ -145,6 +171,9 @@ class IdentifierNode(Node):
         self.tr = tr
         self.pos = pos
         self.ident = ident
+
+    def __reduce_ex__(self, protocol: Any) -> tuple[Any, ...]:
+        return IdentifierNode, (self.tr, self.pos, self.ident)
 
     def __str__(self) -> str:
         return self.ident
@@ -159,6 +188,9 @@ class VariableNode(Node):
         self.tr = tr
         self.pos = pos
         self.ident = ident.split(".")
+
+    def __reduce_ex__(self, protocol: Any) -> tuple[Any, ...]:
+        return _restore_ident, (VariableNode, self.tr, self.pos, self.ident)
 
     def __str__(self) -> str:
         return ".".join(self.ident)
@@ -186,6 +218,9 @@ class FieldNode(Node):
         self.pos = pos
         self.ident = ident[1:].split(".")
 
+    def __reduce_ex__(self, protocol: Any) -> tuple[Any, ...]:
+        return _restore_ident, (FieldNode, self.tr, self.pos, self.ident)
+
     def __str__(self) -> str:
         return "".join("." + i for i in self.ident)
 
@@ -202,6 +237,9 @@ class ChainNode(Node):
         #: Field names without their dots.
         self.fields = fields
 
+    def __reduce_ex__(self, protocol: Any) -> tuple[Any, ...]:
+        return ChainNode, (self.tr, self.pos, self.node, self.fields)
+
     def __str__(self) -> str:
         head = f"({self.node})" if isinstance(self.node, PipeNode) else str(self.node)
         return head + "".join("." + f for f in self.fields)
@@ -214,6 +252,9 @@ class BoolNode(Node):
         self.tr = tr
         self.pos = pos
         self.true = true
+
+    def __reduce_ex__(self, protocol: Any) -> tuple[Any, ...]:
+        return BoolNode, (self.tr, self.pos, self.true)
 
     def __str__(self) -> str:
         return "true" if self.true else "false"
@@ -234,6 +275,10 @@ class NumberNode(Node):
         self.float64 = 0.0
         self.complex128 = 0j
 
+    def __reduce_ex__(self, protocol: Any) -> tuple[Any, ...]:
+        return _restore_number, (self.tr, self.pos, self.text, self.is_int, self.is_uint, self.is_float,
+                                 self.is_complex, self.int64, self.uint64, self.float64, self.complex128)
+
     def __str__(self) -> str:
         return self.text
 
@@ -246,6 +291,9 @@ class StringNode(Node):
         self.pos = pos
         self.quoted = quoted
         self.text = text
+
+    def __reduce_ex__(self, protocol: Any) -> tuple[Any, ...]:
+        return StringNode, (self.tr, self.pos, self.quoted, self.text)
 
     def __str__(self) -> str:
         return self.quoted
@@ -266,6 +314,9 @@ class ElseNode(Node):
         self.pos = pos
         self.line = line
 
+    def __reduce_ex__(self, protocol: Any) -> tuple[Any, ...]:
+        return type(self), (self.tr, self.pos, self.line)
+
     def __str__(self) -> str:
         return "{{else}}"
 
@@ -276,10 +327,13 @@ class BranchNode(Node):
     Pickled (the disk memo of parse trees), each body is a pickle of its own, unpickled
     the first time ``list`` or ``else_list`` is read: charts keep whole features behind
     values that are off by default, and most of a chart's nodes sit in branches that never
-    run, so a render that does not enter a branch does not pay for loading it.
+    run, so a render that does not enter a branch does not pay for loading it. A body that
+    was never read (``entered``) when the tree is pickled is not stored at all: pickling it
+    cost a first run more than parsing it, and a later run that enters it parses the
+    file's text again (which parsed without error: the memo's key is that text).
     """
 
-    __slots__ = ("line", "pipe", "_list", "_else_list", "has_else", "_list_blob", "_else_blob")
+    __slots__ = ("line", "pipe", "_list", "_else_list", "has_else", "_list_blob", "_else_blob", "entered")
     keyword = ""
 
     def __init__(
@@ -294,27 +348,40 @@ class BranchNode(Node):
         self.has_else = else_list is not None
         self._list_blob: Optional[bytes] = None
         self._else_blob: Optional[bytes] = None
+        #: Which bodies were read (1: ``list``, 2: ``else_list``): the compiler reads a body
+        #: when it first runs it.
+        self.entered = 0
 
     @property
     def list(self) -> ListNode:
+        self.entered |= 1
         blob = self._list_blob
         if blob is not None:  # two threads may both load: either result is the same tree
-            self._list = _load_body(self.tr, blob)
+            body = _load_body(self, blob, else_part=False)
+            assert body is not None  # an if, range or with always has this body
+            self._list = body
             self._list_blob = None
         return self._list
 
     @property
     def else_list(self) -> Optional[ListNode]:
+        self.entered |= 2
         blob = self._else_blob
         if blob is not None:
-            self._else_list = _load_body(self.tr, blob)
+            self._else_list = _load_body(self, blob, else_part=True)
             self._else_blob = None
         return self._else_list
 
     def __reduce_ex__(self, protocol: Any) -> tuple[Any, ...]:
-        bodies = (_dump_body(self.tr, self.list),
-                  _dump_body(self.tr, self.else_list) if self.has_else else None)
+        bodies = (self._stored_body(self._list, self._list_blob, self.entered & 1),
+                  self._stored_body(self._else_list, self._else_blob, self.entered & 2)
+                  if self.has_else else None)
         return (_stored_branch, (type(self), self.tr, self.pos, self.line, self.pipe, bodies))
+
+    def _stored_body(self, body: Optional[ListNode], blob: Optional[bytes], entered: int) -> bytes:
+        if blob is not None:  # loaded from the memo and still unread: stored as it was
+            return blob
+        return _dump_body(self.tr, body) if entered else NOT_STORED
 
     def __str__(self) -> str:
         s = "{{" + self.keyword + " " + str(self.pipe) + "}}" + str(self.list)
@@ -330,6 +397,48 @@ def _stored_branch(cls: type[BranchNode], tr: Tree, pos: int, line: int, pipe: P
     node._list = node._else_list = None  # type: ignore[assignment]
     node._list_blob, node._else_blob = bodies
     node.has_else = bodies[1] is not None
+    node.entered = 0
+    return node
+
+
+#: What the memo holds for a body (or a whole tree) that was not stored: parse the text again.
+#: (No pickle is empty.)
+NOT_STORED = b""
+
+
+# Restore functions of the pickled nodes whose constructor does not take every field.
+
+def _restore_list(tr: Tree, pos: int, items: list[Node]) -> ListNode:
+    node = ListNode(tr, pos)
+    node.nodes = items
+    return node
+
+
+def _restore_pipe(tr: Tree, pos: int, line: int, is_assign: bool, decl: list[VariableNode],
+                  cmds: list[CommandNode]) -> PipeNode:
+    node = PipeNode(tr, pos, line)
+    node.is_assign, node.decl, node.cmds = is_assign, decl, cmds
+    return node
+
+
+def _restore_command(tr: Tree, pos: int, args: list[Node]) -> CommandNode:
+    node = CommandNode(tr, pos)
+    node.args = args
+    return node
+
+
+def _restore_ident(cls: type[VariableNode] | type[FieldNode], tr: Tree, pos: int,
+                   ident: list[str]) -> VariableNode | FieldNode:
+    node = cls.__new__(cls)
+    node.tr, node.pos, node.ident = tr, pos, ident
+    return node
+
+
+def _restore_number(tr: Tree, pos: int, text: str, is_int: bool, is_uint: bool, is_float: bool,
+                    is_complex: bool, int64: int, uint64: int, float64: float, complex128: complex) -> NumberNode:
+    node = NumberNode(tr, pos, text)
+    node.is_int, node.is_uint, node.is_float, node.is_complex = is_int, is_uint, is_float, is_complex
+    node.int64, node.uint64, node.float64, node.complex128 = int64, uint64, float64, complex128
     return node
 
 
@@ -355,14 +464,18 @@ def _pickle(obj: Any, reduce_tree: Callable[[Tree], Any]) -> bytes:
 
 def _dump_body(tree: Tree, body: Optional[ListNode]) -> bytes:
     def reduce_tree(t: Tree) -> Any:
-        if t is not tree:
+        # A body parsed again (_reparsed_body) points at its own parse of the same template.
+        if t is not tree and (t.name, t.parse_name, t.text) != (tree.name, tree.parse_name, tree.text):
             raise pickle.PicklingError(f"a node of {tree.name!r} points at another tree ({t.name!r})")
         return _tree_being_loaded, ()
 
     return _pickle(body, reduce_tree)
 
 
-def _load_body(tree: Tree, blob: bytes) -> ListNode:
+def _load_body(node: BranchNode, blob: bytes, *, else_part: bool) -> Optional[ListNode]:
+    tree = node.tr
+    if blob == NOT_STORED:
+        return _reparsed_body(node, else_part=else_part)
     previous = getattr(_loading, "tree", None)
     _loading.tree = tree
     try:
@@ -370,6 +483,27 @@ def _load_body(tree: Tree, blob: bytes) -> ListNode:
         return body
     finally:
         _loading.tree = previous
+
+
+def _reparsed_body(node: BranchNode, *, else_part: bool) -> Optional[ListNode]:
+    """The body the memo did not store, from a new parse of the tree's text: the branch of
+    the same kind at the same offset (its nodes belong to the new tree, which has the same
+    name, file and text: all that errors quote)."""
+    tree = node.tr
+    if tree.reparse is None:
+        raise RuntimeError(f"a body of {tree.name!r} was not stored and its text is not at hand")
+    fresh = tree.reparse()[tree.name]
+    pending: list[Optional[Node]] = [fresh.root]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, ListNode):
+            pending.extend(item.nodes)
+        elif isinstance(item, BranchNode):
+            if item.pos == node.pos and type(item) is type(node):
+                return item._else_list if else_part else item._list
+            pending.append(item._list)
+            pending.append(item._else_list)
+    raise RuntimeError(f"no {type(node).__name__} at offset {node.pos} in a new parse of {tree.name!r}")
 
 
 def dump_tree(tree: Tree) -> bytes:
@@ -384,13 +518,15 @@ def dump_tree(tree: Tree) -> bytes:
     return _pickle(tree, reduce_tree)
 
 
-def load_tree(blob: bytes, parse_name: str, text: str) -> Tree:
-    """A tree from :func:`dump_tree`, parsed from ``text`` as file ``parse_name``."""
+def load_tree(blob: bytes, parse_name: str, text: str, reparse: Callable[[], dict[str, Tree]]) -> Tree:
+    """A tree from :func:`dump_tree`, parsed from ``text`` as file ``parse_name``; ``reparse``
+    parses that text again, for the bodies that were not stored."""
     tree: Tree = pickle.loads(blob)
     tree.text = text
     tree.parse_name = parse_name
     if tree.name is None:
         tree.name = parse_name
+    tree.reparse = reparse
     return tree
 
 
@@ -417,6 +553,9 @@ class BreakNode(Node):
         self.pos = pos
         self.line = line
 
+    def __reduce_ex__(self, protocol: Any) -> tuple[Any, ...]:
+        return type(self), (self.tr, self.pos, self.line)
+
     def __str__(self) -> str:
         return "{{break}}"
 
@@ -428,6 +567,9 @@ class ContinueNode(Node):
         self.tr = tr
         self.pos = pos
         self.line = line
+
+    def __reduce_ex__(self, protocol: Any) -> tuple[Any, ...]:
+        return type(self), (self.tr, self.pos, self.line)
 
     def __str__(self) -> str:
         return "{{continue}}"
@@ -444,6 +586,9 @@ class TemplateNode(Node):
         self.line = line
         self.name = name
         self.pipe = pipe
+
+    def __reduce_ex__(self, protocol: Any) -> tuple[Any, ...]:
+        return TemplateNode, (self.tr, self.pos, self.line, self.name, self.pipe)
 
     def __str__(self) -> str:
         if self.pipe is None:
