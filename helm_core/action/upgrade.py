@@ -109,13 +109,17 @@ def run(cfg: config.Configuration, chart: model.Chart, user_values: Mapping[str,
 
 def upgrade_or_install(cfg: config.Configuration, chart: model.Chart, user_values: Mapping[str, Any],
                        options: UpgradeOptions, install_options: install.InstallOptions | None = None,
+                       *, history: list[rel.ReleaseVersion] | None = None,
                        ) -> tuple[str, rel.ReleaseVersion]:
     """:func:`run`, saying which action ran (``"install"`` or ``"upgrade"``). With
     ``options.install``, ``install_options`` (name and namespace aside) are the install's own
-    (wait, timeout, hooks, namespace creation); by default they follow ``options``."""
+    (wait, timeout, hooks, namespace creation); by default they follow ``options``.
+    ``history``: the release's history as the caller has just read it (saves reading it again
+    to decide; the action reads it anew under the release's lock either way)."""
     rel.check_name(options.name)
     if options.install:
-        history = cfg.driver.history(options.namespace, options.name)
+        if history is None:
+            history = cfg.driver.history(options.namespace, options.name)
         if plan(history, reinstall_failed=options.reinstall_failed) == "install":
             return "install", _install(cfg, chart, user_values, options, install_options, history)
     if options.dry_run:

@@ -53,9 +53,12 @@ class Driver(Protocol):
         writing nothing: actions check before they apply anything."""
         ...
 
-    def claim(self, namespace: str, name: str, *, annotation: str, claimant: str) -> str:
+    def claim(self, namespace: str, name: str, *, annotation: str, claimant: str,
+              new: bool = False) -> str:
         """Record ``claimant`` as the one manager of the release (under ``annotation``) unless
-        another one is recorded; returns that other claimant, "" when the claim holds."""
+        another one is recorded; returns that other claimant, "" when the claim holds.
+        ``new``: the caller expects the release not to be stored yet (a first install), so a
+        driver may try to create its record before reading it."""
         ...
 
     def claimant(self, namespace: str, name: str, *, annotation: str) -> str | None:
