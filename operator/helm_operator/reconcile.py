@@ -219,9 +219,12 @@ def apply(rt: Runtime, body: Mapping[str, Any]) -> Outcome:
     cfg = configuration(rt, client, meta, spec, renderer=renderer)
     with rt.release_lock(key):
         claim(cfg, key, policy.owner_id(meta), new=not old.get("version"))
-        history = cfg.driver.history(key.namespace, key.name)
-        latest = history[-1] if history else None
         rollback_to = spec.get("rollbackTo") or ""
+        # without a version in status nothing can be unchanged: the history is read once,
+        # under the release's lock (a first install lists no Secrets before it)
+        history = cfg.driver.history(key.namespace, key.name) \
+            if old.get("version") or rollback_to else None
+        latest = history[-1] if history else None
         if rollback_to:
             if old.get("rolledBackTo") == rollback_to and latest is not None \
                     and latest.status is rel.Status.DEPLOYED:

@@ -128,3 +128,16 @@ def test_an_install_over_failed_versions_replaces_them_and_prunes_history(
     assert action == "install"
     assert [v.status for v in cfg.driver.history(NS, "web")] == [S.FAILED, S.DEPLOYED]
     assert cfg.driver.history(NS, "web")[-1].version == done.version
+
+
+def test_upgrade_or_install_decides_under_the_lock(cfg: config.Configuration, tmp_path: Path) -> None:
+    """The caller's history only names the operation the lock announces: a release installed
+    since the caller read it (empty) is upgraded, not installed over."""
+    chart = make_chart(tmp_path, {"a.yaml": configmap("a")})
+    options = upgrade.UpgradeOptions(name="web", namespace=NS, install=True)
+    read_before = cfg.driver.history(NS, "web")
+    assert read_before == []
+    upgrade.upgrade_or_install(cfg, chart, {}, options)  # someone else installs meanwhile
+    action, done = upgrade.upgrade_or_install(cfg, chart, {}, options, history=read_before)
+    assert action == "upgrade"
+    assert [v.status for v in cfg.driver.history(NS, "web")] == [S.SUPERSEDED, S.DEPLOYED]
