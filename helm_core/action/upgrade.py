@@ -125,13 +125,13 @@ def upgrade_or_install(cfg: config.Configuration, chart: model.Chart, user_value
             install.ensure_namespace(cfg, options.namespace)  # the lock's Lease lives there
         announced = "install" if history is None else plan(history, reinstall_failed=options.reinstall_failed)
         with config.locked(cfg, namespace=options.namespace, name=options.name,
-                           operation=announced) as current:
-            if plan(current, reinstall_failed=options.reinstall_failed) == "upgrade":
-                return "upgrade", _upgrade(cfg, chart, user_values, options, current)
+                           operation=announced) as stored:
+            if plan(stored, reinstall_failed=options.reinstall_failed) == "upgrade":
+                return "upgrade", _upgrade(cfg, chart, user_values, options, stored)
             done = install.run_locked(cfg, chart, user_values, replace(
                 base, name=options.name, namespace=options.namespace, chart_source=options.chart_source,
-                replace=base.replace or bool(current)), current)
-            if current:
+                replace=base.replace or bool(stored)), stored)
+            if stored:
                 drv.prune_history(cfg.driver, options.namespace, options.name, options.max_history)
             return "install", done
     if options.install:  # a dry run
