@@ -201,9 +201,10 @@ class IsolatedRenderer:
         message = {"op": "prepare", "chart": chart, "digest": "", "values": dict(user_values), "keep": token}
         if chart is loaded:  # the worker may hold it already: name it by digest
             message.update(chart=None, digest=digest)
-        reply = self._ask(dict(message), label=label, affinity=digest or label)
+        affinity = message["digest"] or label
+        reply = self._ask(dict(message), label=label, affinity=affinity)
         if (reply.get("error") or {}).get("type") == "NotKept":  # it does not: send it whole
-            self._ask(dict(message, chart=chart), label=label, affinity=digest or label)
+            self._ask(dict(message, chart=chart), label=label, affinity=affinity)
         prepared = prepare.prepare_chart(chart, dict(user_values), validate_schema=False)
         # the worker keeps its own (identical: preparing is deterministic) prepared chart
         self._kept = (prepared.chart, token)
