@@ -198,10 +198,10 @@ class IsolatedRenderer:
         token = secrets.token_hex(8)
         loaded, digest = self._archive
         label = _label(chart)
-        message = {"op": "prepare", "chart": chart, "digest": "", "values": dict(user_values), "keep": token}
-        if chart is loaded:  # the worker may hold it already: name it by digest
-            message.update(chart=None, digest=digest)
-        affinity = message["digest"] or label
+        by_digest = chart is loaded  # the worker may hold it already: name it by digest
+        message = {"op": "prepare", "chart": None if by_digest else chart, "digest": digest if by_digest else "",
+                   "values": dict(user_values), "keep": token}
+        affinity = digest if by_digest else label
         reply = self._ask(dict(message), label=label, affinity=affinity)
         if (reply.get("error") or {}).get("type") == "NotKept":  # it does not: send it whole
             self._ask(dict(message, chart=chart), label=label, affinity=affinity)
