@@ -220,8 +220,10 @@ def _upgrade(cfg: config.Configuration, chart: model.Chart, user_values: Mapping
                                                             no_hooks=options.no_hooks))
                 raise HelmError(ATOMIC_UPGRADE.format(name=options.name, error=exc)) from exc
             raise
-    rollback.supersede(cfg, cfg.driver.history(options.namespace, options.name), record.version)
+    # under the lock, what is stored is what the lock's read found and this upgrade wrote
+    stored = rollback.supersede(cfg, [*history, record], record.version)
     deployed = record.with_status(rel.Status.DEPLOYED, options.description or "Upgrade complete")
     cfg.driver.update(deployed)
-    drv.prune_history(cfg.driver, options.namespace, options.name, options.max_history)
+    drv.prune_history(cfg.driver, options.namespace, options.name, options.max_history,
+                      history=[deployed if v.version == deployed.version else v for v in stored])
     return deployed
