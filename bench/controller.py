@@ -9,8 +9,8 @@ Uses ``HELM_CONTROLLER_E2E_KUBECONFIG`` when set, else starts its own cluster.
 from __future__ import annotations
 
 import argparse
-import concurrent.futures
 import base64
+import concurrent.futures
 import os
 import statistics
 import subprocess
@@ -103,6 +103,7 @@ class Replica:
                 stdout=out, stderr=subprocess.STDOUT, env=dict(os.environ, KUBECONFIG=str(kubeconfig)))
         self.peak_rss_mb = 0.0
         self.peak_workers_mb = 0.0
+        self._workers_cpu: dict[int, float] = {}  # pid -> CPU seconds when last seen
         self._stop = threading.Event()
         threading.Thread(target=self._sample, daemon=True).start()
 
@@ -113,6 +114,7 @@ class Replica:
             for child in children(self.proc.pid):
                 try:
                     workers_rss += rss_mb(child)
+                    self._workers_cpu[child] = cpu_seconds(child)
                 except OSError:
                     pass
             self.peak_workers_mb = max(self.peak_workers_mb, workers_rss)
@@ -120,6 +122,11 @@ class Replica:
 
     def cpu(self) -> float:
         return cpu_seconds(self.proc.pid)
+
+    def workers_cpu(self) -> float:
+        """CPU seconds of its render workers, as last sampled (a worker that died counts
+        what it had used half a second before)."""
+        return sum(self._workers_cpu.values())
 
     def stop(self) -> None:
         self._stop.set()
@@ -216,20 +223,22 @@ def run(api: k8s.ApiClient, kubeconfig: Path, count: int, workers: int) -> None:
     ns = setup_namespace(api, f"bench-{count}")
     replica = Replica(kubeconfig, ["-n", ns, "--workers", str(workers)])
     time.sleep(3)
-    cpu0 = replica.cpu()
+    cpu0, workers_cpu0 = replica.cpu(), replica.workers_cpu()
     start = time.monotonic()
     created = create_requests(objects, ns, count)
     applied = time.monotonic() - start
     ready = wait_ready(objects, ns, count, start)
     total = time.monotonic() - start
     busy_cpu = replica.cpu() - cpu0
+    time.sleep(1)  # the sampler's last look at the workers
+    workers_cpu = replica.workers_cpu() - workers_cpu0
     cpu1 = replica.cpu()
     time.sleep(IDLE_WINDOW_S)
     idle_cpu = (replica.cpu() - cpu1) / IDLE_WINDOW_S * 100
     print(f"N={count} workers={workers}: applied in {applied:.1f}s; {len(ready)}/{count} Ready in {total:.1f}s; "
           f"{percentiles(created, ready)}; "
           f"controller peak RSS {replica.peak_rss_mb:.0f} MB (its workers {replica.peak_workers_mb:.0f} MB), "
-          f"CPU {busy_cpu:.1f}s busy, idle {idle_cpu:.1f}% of a core "
+          f"CPU {busy_cpu:.1f}s busy (its workers {workers_cpu:.1f}s), idle {idle_cpu:.1f}% of a core "
           f"over {IDLE_WINDOW_S:.0f}s", flush=True)
     print(f"    cleanup (uninstall of {count}) took {delete_namespace(k8s.CoreV1Api(api), ns):.1f}s", flush=True)
     replica.stop()

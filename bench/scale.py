@@ -96,6 +96,7 @@ def run(api: k8s.ApiClient, kubeconfig: Path, count: int, shards: int, workers: 
                                            "--selector", f"{SHARD_KEY}=shard{k}"]) for k in range(shards)]
     time.sleep(3)
     cpu0 = [r.cpu() for r in replicas]
+    workers_cpu0 = [r.workers_cpu() for r in replicas]
     servers = control_plane(kubeconfig)
     server_cpu0 = {name: bench.cpu_seconds(pid) for name, pid in servers.items()}
     load0 = Path("/proc/loadavg").read_text().split()[0]
@@ -111,10 +112,13 @@ def run(api: k8s.ApiClient, kubeconfig: Path, count: int, shards: int, workers: 
     after = server_metrics(api)
     print(f"N={count} shards={shards} workers={workers}: applied in {applied:.1f}s; "
           f"{len(ready)}/{count} Ready in {total:.1f}s; {bench.percentiles(created, ready)}", flush=True)
-    for k, (replica, cpu) in enumerate(zip(replicas, cpu0)):
-        print(f"    shard{k}: peak RSS {replica.peak_rss_mb:.0f} MB (its render workers {replica.peak_workers_mb:.0f} MB), "
-              f"CPU {replica.cpu() - cpu:.1f}s", flush=True)
+    for k, (replica, cpu, workers_cpu) in enumerate(zip(replicas, cpu0, workers_cpu0, strict=True)):
+        print(f"    shard{k}: peak RSS {replica.peak_rss_mb:.0f} MB "
+              f"(its render workers {replica.peak_workers_mb:.0f} MB), "
+              f"CPU {replica.cpu() - cpu:.1f}s (its render workers {replica.workers_cpu() - workers_cpu:.1f}s); "
+              f"per request {(replica.cpu() - cpu) / count * shards * 1000:.0f} ms", flush=True)
     print("    control plane CPU: " + ", ".join(f"{name} {cpu:.1f}s" for name, cpu in sorted(server_cpu.items()))
+          + f" ({server_cpu.get('kube-apiserver', 0.0) / count * 1000:.0f} ms of API server per request)"
           + f"; load average {load0} at the start, {load1} at the end", flush=True)
     calls = requests_by_verb(after) - requests_by_verb(before)
     per = ", ".join(f"{verb} {n / count:.1f}" for verb, n in calls.most_common())
@@ -133,7 +137,8 @@ def run(api: k8s.ApiClient, kubeconfig: Path, count: int, shards: int, workers: 
         per = ", ".join(f"{verb} {n / count / 2:.1f}" for verb, n in checks.most_common())
         print(f"    idle, spec.interval {interval_s}s: API requests per interval check "
               f"{sum(checks.values()) / count / 2:.1f} ({per}); replica CPU "
-              + ", ".join(f"{(r.cpu() - c) / (2 * interval_s) * 100:.0f}%" for r, c in zip(replicas, cpu1)),
+              + ", ".join(f"{(r.cpu() - c) / (2 * interval_s) * 100:.0f}%"
+                          for r, c in zip(replicas, cpu1, strict=True)),
               flush=True)
     print(f"    cleanup (uninstall of {count}) took {bench.delete_namespace(k8s.CoreV1Api(api), ns):.1f}s",
           flush=True)

@@ -10,10 +10,12 @@ from __future__ import annotations
 from helm_core.action import config
 
 
-def run(cfg: config.Configuration, *, namespace: str, name: str, annotation: str, claimant: str) -> str:
+def run(cfg: config.Configuration, *, namespace: str, name: str, annotation: str, claimant: str,
+        new: bool = False) -> str:
     """Claim release ``namespace/name`` for ``claimant`` (under ``annotation``); returns the
-    other claimant holding it, "" when the claim holds."""
-    return cfg.driver.claim(namespace, name, annotation=annotation, claimant=claimant)
+    other claimant holding it, "" when the claim holds. ``new``: the caller expects a first
+    install (the storage may then create before it reads)."""
+    return cfg.driver.claim(namespace, name, annotation=annotation, claimant=claimant, new=new)
 
 
 def holder(cfg: config.Configuration, *, namespace: str, name: str, annotation: str) -> str | None:

@@ -177,6 +177,14 @@ def run(cfg: config.Configuration, chart: model.Chart, user_values: Mapping[str,
         return _install(cfg, chart, user_values, options, history)
 
 
+def run_locked(cfg: config.Configuration, chart: model.Chart, user_values: Mapping[str, Any],
+               options: InstallOptions, history: list[rel.ReleaseVersion]) -> rel.ReleaseVersion:
+    """:func:`run` for a caller that holds the release's lock (and made the namespace) already,
+    with the ``history`` it read under that lock."""
+    rel.check_name(options.name)
+    return _install(cfg, chart, user_values, options, history)
+
+
 def _dry_run(cfg: config.Configuration, chart: model.Chart, user_values: Mapping[str, Any],
              options: InstallOptions) -> rel.ReleaseVersion:
     with rendering(cfg, chart, user_values, name=options.name, namespace=options.namespace,

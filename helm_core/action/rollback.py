@@ -77,11 +77,16 @@ def _key(obj: Mapping[str, Any]) -> tuple[str, str, str, str]:
 
 
 def supersede(cfg: config.Configuration, history: Sequence[rel.ReleaseVersion],
-              keep: ulid.ULID) -> None:
-    """Mark every ``deployed`` version but ``keep`` as ``superseded``."""
+              keep: ulid.ULID) -> list[rel.ReleaseVersion]:
+    """Mark every ``deployed`` version but ``keep`` as ``superseded``; returns ``history`` as
+    it is stored then."""
+    now = []
     for version in history:
         if version.status is rel.Status.DEPLOYED and version.version != keep:
-            cfg.driver.update(version.with_status(rel.Status.SUPERSEDED))
+            version = version.with_status(rel.Status.SUPERSEDED)
+            cfg.driver.update(version)
+        now.append(version)
+    return now
 
 
 def target_of(history: Sequence[rel.ReleaseVersion], name: str,

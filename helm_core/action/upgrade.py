@@ -109,12 +109,32 @@ def run(cfg: config.Configuration, chart: model.Chart, user_values: Mapping[str,
 
 def upgrade_or_install(cfg: config.Configuration, chart: model.Chart, user_values: Mapping[str, Any],
                        options: UpgradeOptions, install_options: install.InstallOptions | None = None,
+                       *, history: list[rel.ReleaseVersion] | None = None,
                        ) -> tuple[str, rel.ReleaseVersion]:
     """:func:`run`, saying which action ran (``"install"`` or ``"upgrade"``). With
     ``options.install``, ``install_options`` (name and namespace aside) are the install's own
-    (wait, timeout, hooks, namespace creation); by default they follow ``options``."""
+    (wait, timeout, hooks, namespace creation); by default they follow ``options``.
+
+    With ``install`` the decision is made under the release's lock, from the history read there
+    (the one read the operation needs); ``history``, when the caller has read it, only names the
+    operation the lock announces to others."""
     rel.check_name(options.name)
-    if options.install:
+    if options.install and not options.dry_run:
+        base = _install_options(options, install_options)
+        if base.create_namespace:
+            install.ensure_namespace(cfg, options.namespace)  # the lock's Lease lives there
+        announced = "install" if history is None else plan(history, reinstall_failed=options.reinstall_failed)
+        with config.locked(cfg, namespace=options.namespace, name=options.name,
+                           operation=announced) as stored:
+            if plan(stored, reinstall_failed=options.reinstall_failed) == "upgrade":
+                return "upgrade", _upgrade(cfg, chart, user_values, options, stored)
+            done = install.run_locked(cfg, chart, user_values, replace(
+                base, name=options.name, namespace=options.namespace, chart_source=options.chart_source,
+                replace=base.replace or bool(stored)), stored)
+            if stored:
+                drv.prune_history(cfg.driver, options.namespace, options.name, options.max_history)
+            return "install", done
+    if options.install:  # a dry run
         history = cfg.driver.history(options.namespace, options.name)
         if plan(history, reinstall_failed=options.reinstall_failed) == "install":
             return "install", _install(cfg, chart, user_values, options, install_options, history)
@@ -135,14 +155,20 @@ def upgrade_or_install(cfg: config.Configuration, chart: model.Chart, user_value
         return "upgrade", _upgrade(cfg, chart, user_values, options, history)
 
 
-def _install(cfg: config.Configuration, chart: model.Chart, user_values: Mapping[str, Any],
-             options: UpgradeOptions, install_options: install.InstallOptions | None,
-             history: list[rel.ReleaseVersion]) -> rel.ReleaseVersion:
-    base = install_options or install.InstallOptions(
+def _install_options(options: UpgradeOptions,
+                     install_options: install.InstallOptions | None) -> install.InstallOptions:
+    """The install's own options (module rules): given, or following ``options``."""
+    return install_options or install.InstallOptions(
         name=options.name, wait=options.wait, timeout_s=options.timeout_s, atomic=options.atomic,
         create_namespace=options.create_namespace, take_ownership=options.take_ownership,
         no_hooks=options.no_hooks, description=options.description, lua=options.lua,
         post_render=options.post_render)
+
+
+def _install(cfg: config.Configuration, chart: model.Chart, user_values: Mapping[str, Any],
+             options: UpgradeOptions, install_options: install.InstallOptions | None,
+             history: list[rel.ReleaseVersion]) -> rel.ReleaseVersion:
+    base = _install_options(options, install_options)
     done = install.run(cfg, chart, user_values, replace(
         base, name=options.name, namespace=options.namespace, chart_source=options.chart_source,
         dry_run=options.dry_run, replace=base.replace or bool(history)))
@@ -194,8 +220,10 @@ def _upgrade(cfg: config.Configuration, chart: model.Chart, user_values: Mapping
                                                             no_hooks=options.no_hooks))
                 raise HelmError(ATOMIC_UPGRADE.format(name=options.name, error=exc)) from exc
             raise
-    rollback.supersede(cfg, cfg.driver.history(options.namespace, options.name), record.version)
+    # under the lock, what is stored is what the lock's read found and this upgrade wrote
+    stored = rollback.supersede(cfg, [*history, record], record.version)
     deployed = record.with_status(rel.Status.DEPLOYED, options.description or "Upgrade complete")
     cfg.driver.update(deployed)
-    drv.prune_history(cfg.driver, options.namespace, options.name, options.max_history)
+    drv.prune_history(cfg.driver, options.namespace, options.name, options.max_history,
+                      history=[deployed if v.version == deployed.version else v for v in stored])
     return deployed

@@ -8,6 +8,10 @@ Rules:
   workers at once (default: all but one), so a namespace full of hostile or slow charts
   always leaves a worker for the others.
 - A request prefers an idle worker that rendered the same chart lately (warm caches).
+- A chart crosses the pipe once per archive digest and worker: the worker keeps the charts it
+  loaded (or was sent) by digest, and prepare names the chart by digest; a worker that does
+  not hold it says so and gets it whole. An archive that loaded within a set of limits is not
+  sent to a worker again under the same limits (loading is deterministic).
 - The CPU-heavy steps run in the worker and are then repeated cheaply in the caller where
   the caller needs the objects: loading an archive (deterministic: once it has loaded within
   its budget in a worker, it loads the same way here) and coalescing values (the schema
@@ -15,7 +19,9 @@ Rules:
 """
 from __future__ import annotations
 
+import collections
 import contextlib
+import hashlib
 import os
 import secrets
 import signal
@@ -38,6 +44,8 @@ from helm_core.support.records import replace
 REPLY_SLACK = 1 << 20
 #: How many charts a worker remembers for affinity.
 RECENT_CHARTS = 8
+#: Archives (digest and limits) remembered as loading within their limits.
+VERIFIED_ARCHIVES = 256
 
 
 def default_workers() -> int:
@@ -62,8 +70,25 @@ class RenderPool:
         self._busy = 0
         self._tenants: dict[str, int] = {}
         self._closed = False
+        self._verified: collections.OrderedDict[tuple[str, RenderLimits], None] = collections.OrderedDict()
         self.started = 0
         """Worker processes started so far (a restart after a kill counts)."""
+        self.round_trips = 0
+        """Requests sent to workers so far (a resend after NotKept counts)."""
+
+    def verified(self, digest: str, limits: RenderLimits) -> bool:
+        """True when the archive ``digest`` loaded in a worker within ``limits`` before."""
+        with self._cond:
+            if (digest, limits) not in self._verified:
+                return False
+            self._verified.move_to_end((digest, limits))
+            return True
+
+    def mark_verified(self, digest: str, limits: RenderLimits) -> None:
+        with self._cond:
+            self._verified[(digest, limits)] = None
+            while len(self._verified) > VERIFIED_ARCHIVES:
+                self._verified.popitem(last=False)
 
     def renderer(self, *, tenant: str = "", limits: RenderLimits | None = None) -> IsolatedRenderer:
         """A Renderer for one request of ``tenant``; ``limits`` may only lower the pool's."""
@@ -100,6 +125,7 @@ class RenderPool:
                     break
                 self._cond.wait()
             self._busy += 1
+            self.round_trips += 1
             self._tenants[tenant] = self._tenants.get(tenant, 0) + 1
             chosen = next((w for w in self._idle if affinity in w.recent), None)
             if chosen is None and self._idle:
@@ -155,15 +181,30 @@ class IsolatedRenderer:
         self.tenant = tenant
         self.limits = limits
         self._kept: tuple[model.Chart | None, str] = (None, "")
+        self._archive: tuple[model.Chart | None, str] = (None, "")
+        """The chart :meth:`load_archive` returned last and its archive's digest."""
 
     def load_archive(self, data: bytes, *, source: str) -> model.Chart:
-        self._ask({"op": "load", "data": data, "source": source}, label=source, affinity=source)
-        return loader.load_archive(data, source=source)
+        digest = hashlib.sha256(data).hexdigest()
+        if not self.pool.verified(digest, self.limits):
+            self._ask({"op": "load", "data": data, "source": source, "digest": digest},
+                      label=source, affinity=digest)
+            self.pool.mark_verified(digest, self.limits)
+        chart = loader.load_archive(data, source=source)
+        self._archive = (chart, digest)
+        return chart
 
     def prepare(self, chart: model.Chart, user_values: Mapping[str, Any]) -> prepare.Prepared:
         token = secrets.token_hex(8)
-        self._ask({"op": "prepare", "chart": chart, "values": dict(user_values), "keep": token},
-                  label=_label(chart), affinity=_label(chart))
+        loaded, digest = self._archive
+        label = _label(chart)
+        by_digest = chart is loaded  # the worker may hold it already: name it by digest
+        message = {"op": "prepare", "chart": None if by_digest else chart, "digest": digest if by_digest else "",
+                   "values": dict(user_values), "keep": token}
+        affinity = digest if by_digest else label
+        reply = self._ask(dict(message), label=label, affinity=affinity)
+        if (reply.get("error") or {}).get("type") == "NotKept":  # it does not: send it whole
+            self._ask(dict(message, chart=chart), label=label, affinity=affinity)
         prepared = prepare.prepare_chart(chart, dict(user_values), validate_schema=False)
         # the worker keeps its own (identical: preparing is deterministic) prepared chart
         self._kept = (prepared.chart, token)

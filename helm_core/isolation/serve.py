@@ -25,6 +25,10 @@ from helm_core.support import limits as limits_mod
 #: the chart crosses the pipe once per operation, not twice.
 KEEP_PREPARED = 16
 _PREPARED: dict[str, Any] = {}
+#: Charts kept by archive digest (loaded here, or sent whole once), so a prepare of the same
+#: chart names it instead of sending it again.
+KEEP_CHARTS = 8
+_CHARTS: dict[str, Any] = {}
 #: Linux prctl option: the signal to receive when the parent dies.
 _PR_SET_PDEATHSIG = 1
 
@@ -97,13 +101,19 @@ def handle(channel: process.Channel, request: Mapping[str, Any]) -> dict[str, An
     try:
         with _Budget(limits):
             if op == "load":
-                loader.load_archive(request["data"], source=request["source"])
+                _keep(_CHARTS, request["digest"], loader.load_archive(request["data"], source=request["source"]),
+                      KEEP_CHARTS)
                 return {"ok": True}
             if op == "prepare":
-                kept = prepare.prepare_chart(request["chart"], dict(request["values"])).chart
-                _PREPARED[request["keep"]] = kept
-                while len(_PREPARED) > KEEP_PREPARED:
-                    _PREPARED.pop(next(iter(_PREPARED)))
+                chart = request["chart"]
+                if chart is None:
+                    chart = _CHARTS.get(request["digest"])
+                    if chart is None:
+                        return {"ok": False, "error": {"type": "NotKept", "message": ""}}
+                elif request["digest"]:
+                    _keep(_CHARTS, request["digest"], chart, KEEP_CHARTS)
+                kept = prepare.prepare_chart(chart, dict(request["values"])).chart
+                _keep(_PREPARED, request["keep"], kept, KEEP_PREPARED)
                 return {"ok": True}
             if op == "render":
                 chart = request["chart"] if request["chart"] is not None else _PREPARED.get(request["kept"])
@@ -129,6 +139,14 @@ def handle(channel: process.Channel, request: Mapping[str, Any]) -> dict[str, An
         return {"ok": False, "error": {"type": "HelmError", "message": "chart nesting too deep"}}
     except Exception as exc:  # noqa: BLE001 - a bug of ours: named, never a silent crash
         return {"ok": False, "error": {"type": "InternalError", "message": f"{type(exc).__name__}: {exc}"}}
+
+
+def _keep(kept: dict[str, Any], key: str, value: Any, most: int) -> None:
+    """Remember ``value`` under ``key``, the least recently kept going past ``most``."""
+    kept.pop(key, None)
+    kept[key] = value
+    while len(kept) > most:
+        kept.pop(next(iter(kept)))
 
 
 def _backstops() -> None:

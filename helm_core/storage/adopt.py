@@ -14,6 +14,10 @@ Rules:
   New versions are time-made ULIDs, as for any helm-core release.
 - Other writes to a release still in Helm's storage (marking a pending revision failed,
   uninstalling it) happen in Helm's storage, as stock helm would do them.
+- Where a release lives is known from this driver's last read of its history (and its own
+  writes since): a write follows the history read under the release's lock, so it needs no
+  read of its own (before, an install listed the Secrets of both storages three more times).
+  A write with nothing read first looks, as before.
 - ``HelmSecrets.KEEP`` (the default) leaves Helm's Secrets in place, labelled
   ``helm-core.io/adopted`` so helm-core ignores them from then on (stock helm still sees them:
   a way back); ``DELETE`` removes them once the copy is written.
@@ -29,6 +33,9 @@ from helm_core.kube import client as kclient
 from helm_core.storage import driver as drv
 from helm_core.storage import helmsecrets, secrets
 from helm_core.storage import release as rel
+
+#: Where a release lives (:attr:`AdoptingDriver._where`): helm-core's storage, Helm's, or none.
+OURS, HELM, NOWHERE = "ours", "helm", ""
 
 
 class HelmSecrets(str, enum.Enum):
@@ -57,6 +64,8 @@ class AdoptingDriver:
         self.helm = helmsecrets.HelmSecretsDriver(client, hide_adopted=True)
         self.helm_secrets = helm_secrets
         self._log = log or (lambda _line: None)
+        # (namespace, name) -> OURS, HELM or NOWHERE, as this driver last read or wrote it
+        self._where: dict[tuple[str, str], str] = {}
 
     def next_version(self, after: ulid.ULID | None) -> ulid.ULID:
         """Adopted releases continue with time-made ULIDs (after the copied revisions)."""
@@ -66,8 +75,9 @@ class AdoptingDriver:
     def check(self, version: rel.ReleaseVersion) -> None:
         self.ours.check(version)
 
-    def claim(self, namespace: str, name: str, *, annotation: str, claimant: str) -> str:
-        return self.ours.claim(namespace, name, annotation=annotation, claimant=claimant)
+    def claim(self, namespace: str, name: str, *, annotation: str, claimant: str,
+              new: bool = False) -> str:
+        return self.ours.claim(namespace, name, annotation=annotation, claimant=claimant, new=new)
 
     def claimant(self, namespace: str, name: str, *, annotation: str) -> str | None:
         return self.ours.claimant(namespace, name, annotation=annotation)
@@ -75,14 +85,27 @@ class AdoptingDriver:
     def owner_reference(self, namespace: str, name: str) -> dict[str, object] | None:
         return self.ours.owner_reference(namespace, name)
 
+    def _lives(self, namespace: str, name: str) -> str:
+        """Where the release lives (module rules): as last read or written, else read now."""
+        known = self._where.get((namespace, name))
+        if known is None:
+            self.history(namespace, name)
+            known = self._where[(namespace, name)]
+        return known
+
     def _store(self, namespace: str, name: str) -> drv.Driver:
-        """Where the release lives now (module rules)."""
-        return self.ours if self.ours.history(namespace, name) else self.helm
+        return self.ours if self._lives(namespace, name) == OURS else self.helm
 
     # -- reads ----------------------------------------------------------------------------
 
     def history(self, namespace: str, name: str) -> list[rel.ReleaseVersion]:
-        return self.ours.history(namespace, name) or self.helm.history(namespace, name)
+        ours = self.ours.history(namespace, name)
+        if ours:
+            self._where[(namespace, name)] = OURS
+            return ours
+        theirs = self.helm.history(namespace, name)
+        self._where[(namespace, name)] = HELM if theirs else NOWHERE
+        return theirs
 
     def get(self, namespace: str, name: str, version: ulid.ULID) -> rel.ReleaseVersion:
         return self._store(namespace, name).get(namespace, name, version)
@@ -96,15 +119,18 @@ class AdoptingDriver:
     # -- writes ---------------------------------------------------------------------------
 
     def create(self, version: rel.ReleaseVersion) -> None:
-        if not self.ours.history(version.namespace, version.name):
+        if self._lives(version.namespace, version.name) == HELM:
             self.adopt(version.namespace, version.name)
         self.ours.create(version)
+        self._where[(version.namespace, version.name)] = OURS
 
     def update(self, version: rel.ReleaseVersion) -> None:
         self._store(version.namespace, version.name).update(version)
 
     def delete(self, namespace: str, name: str, version: ulid.ULID) -> rel.ReleaseVersion:
-        return self._store(namespace, name).delete(namespace, name, version)
+        deleted = self._store(namespace, name).delete(namespace, name, version)
+        self._where.pop((namespace, name), None)  # it may have been the last one
+        return deleted
 
     def adopt(self, namespace: str, name: str) -> list[rel.ReleaseVersion]:
         """Copy a Helm release's revisions into helm-core's storage and handle Helm's Secrets

@@ -53,9 +53,12 @@ class Driver(Protocol):
         writing nothing: actions check before they apply anything."""
         ...
 
-    def claim(self, namespace: str, name: str, *, annotation: str, claimant: str) -> str:
+    def claim(self, namespace: str, name: str, *, annotation: str, claimant: str,
+              new: bool = False) -> str:
         """Record ``claimant`` as the one manager of the release (under ``annotation``) unless
-        another one is recorded; returns that other claimant, "" when the claim holds."""
+        another one is recorded; returns that other claimant, "" when the claim holds.
+        ``new``: the caller expects the release not to be stored yet (a first install), so a
+        driver may try to create its record before reading it."""
         ...
 
     def claimant(self, namespace: str, name: str, *, annotation: str) -> str | None:
@@ -105,8 +108,10 @@ def recover(driver: Driver, history: list[rel.ReleaseVersion]
     return now, recovered
 
 
-def prune_history(driver: Driver, namespace: str, name: str, max_history: int) -> list[rel.ReleaseVersion]:
+def prune_history(driver: Driver, namespace: str, name: str, max_history: int,
+                  history: list[rel.ReleaseVersion] | None = None) -> list[rel.ReleaseVersion]:
     """Delete the oldest versions beyond ``max_history`` (Helm's ``--history-max``; 0 keeps all),
-    never the last deployed one; returns what was deleted, oldest first."""
-    doomed = rel.to_prune(driver.history(namespace, name), max_history)
+    never the last deployed one; returns what was deleted, oldest first. ``history``: the
+    versions as stored now, when the caller knows them (under the release's lock), else read."""
+    doomed = rel.to_prune(driver.history(namespace, name) if history is None else history, max_history)
     return [driver.delete(namespace, name, version.version) for version in doomed]

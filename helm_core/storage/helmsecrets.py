@@ -217,8 +217,9 @@ class HelmSecretsDriver:
     def check(self, version: rel.ReleaseVersion) -> None:
         encode(version)
 
-    def claim(self, namespace: str, name: str, *, annotation: str, claimant: str) -> str:
-        return self._claims.claim(namespace, name, annotation=annotation, claimant=claimant)
+    def claim(self, namespace: str, name: str, *, annotation: str, claimant: str,
+              new: bool = False) -> str:
+        return self._claims.claim(namespace, name, annotation=annotation, claimant=claimant, new=new)
 
     def claimant(self, namespace: str, name: str, *, annotation: str) -> str | None:
         return self._claims.claimant(namespace, name, annotation=annotation)

@@ -70,7 +70,8 @@ class MemoryDriver:
     def check(self, version: rel.ReleaseVersion) -> None:
         secrets.encode(version)
 
-    def claim(self, namespace: str, name: str, *, annotation: str, claimant: str) -> str:
+    def claim(self, namespace: str, name: str, *, annotation: str, claimant: str,
+              new: bool = False) -> str:
         with self._lock:
             current = self._claims.setdefault((namespace, name), claimant)
         return "" if current == claimant else current

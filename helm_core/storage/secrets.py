@@ -363,10 +363,12 @@ class SecretsDriver:
         self.remember_release(found)  # the operation that follows (ensure_release) reads no more
         return found
 
-    def claim(self, namespace: str, name: str, *, annotation: str, claimant: str) -> str:
+    def claim(self, namespace: str, name: str, *, annotation: str, claimant: str,
+              new: bool = False) -> str:
         """The claim is an annotation of the ``Release`` object (created here when absent, so
-        the claim comes before the first version)."""
-        current = self._release(namespace, name)
+        the claim comes before the first version); ``new``: created first, read only when it
+        exists (one request for a first install instead of a read that finds nothing)."""
+        current = None if new else self._release(namespace, name)
         if current is None:
             try:
                 self.remember_release(self._client.create({

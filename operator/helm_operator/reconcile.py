@@ -165,10 +165,12 @@ def reader(client: kclient.ClusterClient, namespace: str) -> sources.Reader:
     return read
 
 
-def claim(cfg: action_config.Configuration, key: policy.ReleaseKey, requester: str) -> None:
-    """Make this request the release's owner, or refuse when another request owns it."""
+def claim(cfg: action_config.Configuration, key: policy.ReleaseKey, requester: str, *,
+          new: bool = False) -> None:
+    """Make this request the release's owner, or refuse when another request owns it
+    (``new``: no version recorded in status yet, so the release most likely does not exist)."""
     claimed_by = claim_action.run(cfg, namespace=key.namespace, name=key.name,
-                                  annotation=policy.OWNER_ANNOTATION, claimant=requester)
+                                  annotation=policy.OWNER_ANNOTATION, claimant=requester, new=new)
     policy.check_owner(key, claimed_by=claimed_by, requester=requester)
 
 
@@ -216,10 +218,13 @@ def apply(rt: Runtime, body: Mapping[str, Any]) -> Outcome:
     client = target_for(rt, meta, spec, client)
     cfg = configuration(rt, client, meta, spec, renderer=renderer)
     with rt.release_lock(key):
-        claim(cfg, key, policy.owner_id(meta))
-        history = cfg.driver.history(key.namespace, key.name)
-        latest = history[-1] if history else None
+        claim(cfg, key, policy.owner_id(meta), new=not old.get("version"))
         rollback_to = spec.get("rollbackTo") or ""
+        # without a version in status nothing can be unchanged: the history is read once,
+        # under the release's lock (a first install lists no Secrets before it)
+        history = cfg.driver.history(key.namespace, key.name) \
+            if old.get("version") or rollback_to else None
+        latest = history[-1] if history else None
         if rollback_to:
             if old.get("rolledBackTo") == rollback_to and latest is not None \
                     and latest.status is rel.Status.DEPLOYED:
@@ -272,7 +277,7 @@ def apply(rt: Runtime, body: Mapping[str, Any]) -> Outcome:
             create_namespace=bool(first.get("createNamespace")),
             no_hooks=bool(first.get("disableHooks")), lua=lua, post_render=post_render,
             crds=crd_policy.check_policy(first.get("crds") or "", default=crd_policy.INSTALL_DEFAULT),
-            description=f"Install {description}"))
+            description=f"Install {description}"), history=history)
         tested = _test(cfg, spec, done)
         out = _success(old, generation, done, values.digest, chart_info, action, now)
         out.pop("rolledBackTo", None)

@@ -9,6 +9,7 @@ from helm_core.action import config, install, upgrade
 from helm_core.errors import ReleaseNotFoundError
 from helm_core.kube import client as kclient
 from helm_core.storage import release as rel
+from helm_core.support.records import replace
 from tests.action.conftest import configmap, make_chart
 
 NS = "apps"
@@ -128,3 +129,49 @@ def test_an_install_over_failed_versions_replaces_them_and_prunes_history(
     assert action == "install"
     assert [v.status for v in cfg.driver.history(NS, "web")] == [S.FAILED, S.DEPLOYED]
     assert cfg.driver.history(NS, "web")[-1].version == done.version
+
+
+def test_upgrade_or_install_decides_under_the_lock(cfg: config.Configuration, tmp_path: Path) -> None:
+    """The caller's history only names the operation the lock announces: a release installed
+    since the caller read it (empty) is upgraded, not installed over."""
+    chart = make_chart(tmp_path, {"a.yaml": configmap("a")})
+    options = upgrade.UpgradeOptions(name="web", namespace=NS, install=True)
+    read_before = cfg.driver.history(NS, "web")
+    assert read_before == []
+    upgrade.upgrade_or_install(cfg, chart, {}, options)  # someone else installs meanwhile
+    action, done = upgrade.upgrade_or_install(cfg, chart, {}, options, history=read_before)
+    assert action == "upgrade"
+    assert [v.status for v in cfg.driver.history(NS, "web")] == [S.SUPERSEDED, S.DEPLOYED]
+
+
+def test_an_upgrade_reads_the_history_once(cluster, tmp_path: Path) -> None:
+    """Under the lock, what is stored is what the lock's read found and what the upgrade wrote:
+    superseding and pruning need no read of their own."""
+    from helm_core.storage import secrets
+
+    class Lists:
+        def __init__(self) -> None:
+            self.client, self.count = cluster.client(), 0
+
+        def __getattr__(self, name: str) -> object:
+            return getattr(self.client, name)
+
+        def list(self, *args: object, **kwargs: object) -> list[dict]:
+            self.count += 1
+            return self.client.list(*args, **kwargs)
+
+    api = Lists()
+    cfg = config.Configuration(client=api, driver=secrets.SecretsDriver(api))
+    chart = make_chart(tmp_path, {"a.yaml": configmap("a")})
+    options = upgrade.UpgradeOptions(name="web", namespace=NS, install=True, max_history=3)
+    for _ in range(3):
+        upgrade.upgrade_or_install(cfg, chart, {}, options)
+    api.count = 0
+    action, done = upgrade.upgrade_or_install(cfg, chart, {}, options)
+    assert action == "upgrade"
+    assert api.count == 2  # the lock's read, and the one pruning the oldest version makes
+    assert [v.status for v in cfg.driver.history(NS, "web")] == [S.SUPERSEDED, S.SUPERSEDED, S.DEPLOYED]
+    assert cfg.driver.history(NS, "web")[-1].version == done.version
+    api.count = 0
+    upgrade.upgrade_or_install(cfg, chart, {}, replace(options, max_history=0))  # nothing pruned
+    assert api.count == 1

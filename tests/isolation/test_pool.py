@@ -254,3 +254,49 @@ def test_render_falls_back_when_its_worker_did_not_prepare_the_chart(pool: Rende
     pool._idle.clear()
     done = renderer.render(prepared.chart, prepared.values, render_mod.RenderOptions())
     assert _flat(done) == _flat(_render(renderer_mod.LOCAL, EXAMPLE))
+
+
+def _archive(tmp_path: Path) -> bytes:
+    from tests.chartkit import make_tgz, tar_entry
+
+    return make_tgz([tar_entry("c/Chart.yaml", chart_yaml("c").encode()),
+                     tar_entry("c/templates/cm.yaml", b"a: {{ .Values.a | default 1 }}\n")])
+
+
+def _install_like(renderer: renderer_mod.Renderer, data: bytes) -> list[tuple[str, str, dict]]:
+    """What an install asks of its renderer: load, prepare, render."""
+    prepared = renderer.prepare(renderer.load_archive(data, source="c.tgz"), {"a": 2})
+    return _flat(renderer.render(prepared.chart, prepared.values, render_mod.RenderOptions()))
+
+
+def test_a_chart_crosses_to_the_worker_once_per_digest(tmp_path: Path) -> None:
+    """The second install of an archive sends neither the archive (it loaded within these
+    limits) nor the chart (the worker keeps it by digest): two round trips, not three."""
+    pool = RenderPool(workers=1, limits=RenderLimits(timeout_s=60, cpu_s=60))
+    try:
+        data = _archive(tmp_path)
+        first = _install_like(pool.renderer(tenant="t"), data)
+        assert pool.round_trips == 3  # load, prepare, render
+        assert _install_like(pool.renderer(tenant="t"), data) == first
+        assert pool.round_trips == 5  # prepare (by digest), render
+        assert first == _install_like(renderer_mod.LOCAL, data)
+        lowered = pool.renderer(tenant="t", limits=RenderLimits(timeout_s=30))
+        assert _install_like(lowered, data) == first
+        assert pool.round_trips == 8  # other limits: loaded in a worker again
+    finally:
+        pool.close()
+
+
+def test_prepare_sends_the_chart_whole_to_a_worker_without_it(tmp_path: Path) -> None:
+    pool = RenderPool(workers=1, limits=RenderLimits(timeout_s=60, cpu_s=60))
+    try:
+        data = _archive(tmp_path)
+        first = _install_like(pool.renderer(tenant="t"), data)
+        for proc in list(pool._idle):  # the worker that loaded it is gone: a fresh one prepares
+            proc.close()
+        pool._idle.clear()
+        rounds = pool.round_trips
+        assert _install_like(pool.renderer(tenant="t"), data) == first
+        assert pool.round_trips == rounds + 3  # prepare by digest (NotKept), whole, render
+    finally:
+        pool.close()

@@ -87,3 +87,20 @@ def test_the_release_the_claim_read_serves_the_rest_of_the_operation():
     assert again.owner_reference("apps", "web")["uid"] == made["metadata"]["uid"] and api.verbs == ["get"]
     other = secrets.SecretsDriver(api)  # a second request for the same release is told who holds it
     assert other.claim("apps", "web", annotation=policy.OWNER_ANNOTATION, claimant="apps/two") == "apps/one"
+
+
+def test_a_first_install_claims_with_a_create_alone():
+    """``new`` (no version in status yet): the Release is created without a read first; a
+    Release that exists after all is read then, and the claim is decided as without ``new``."""
+    from helm_core.storage import secrets
+    from helm_operator import policy
+
+    api = _Recording()
+    driver = secrets.SecretsDriver(api)
+    assert driver.claim("apps", "web", annotation=policy.OWNER_ANNOTATION, claimant="apps/one", new=True) == ""
+    assert api.verbs == ["create"]
+    api.verbs.clear()
+    other = secrets.SecretsDriver(api)
+    assert other.claim("apps", "web", annotation=policy.OWNER_ANNOTATION, claimant="apps/two",
+                       new=True) == "apps/one"
+    assert api.verbs == ["create", "get"]

@@ -275,3 +275,38 @@ def test_a_release_installed_and_claimed_is_annotated_with_its_request(tmp_path)
     w.run()
     release = w.admin.get(kclient.ObjectRef("helm.sh/v1alpha1", "Release", "app", NS))
     assert release["metadata"]["annotations"]["helm.sh/helmrequest"] == f"{NS}/app"
+
+
+def test_what_a_first_install_asks_of_the_cluster(tmp_path, monkeypatch):
+    """Every request of a first install, by verb and kind (the API server's cost per install,
+    docs/scale.md): the history is listed once per storage, under the release's lock; the claim
+    creates the Release without reading it first; the version's writes need no further reads."""
+    import collections
+
+    w = World(tmp_path)
+    w.request()
+    body = w.current()
+    calls: collections.Counter[str] = collections.Counter()
+    for verb in ("get", "list", "create", "apply", "replace", "delete"):
+        original = getattr(fake.FakeClient, verb)
+
+        def counted(self, *args, _verb=verb, _original=original, **kwargs):
+            first = args[0] if args else None
+            kind = first.kind if isinstance(first, kclient.ObjectRef) else \
+                args[1] if _verb == "list" else first.get("kind")
+            calls[f"{_verb} {kind}{'/' + kwargs['subresource'] if kwargs.get('subresource') else ''}"] += 1
+            return _original(self, *args, **kwargs)
+
+        monkeypatch.setattr(fake.FakeClient, verb, counted)
+    runner.apply(w.rt, body, retry=0, metrics=w.metrics)
+    monkeypatch.undo()
+    assert conditions(w.current())["Ready"] == ("True", "InstallSucceeded")
+    assert calls == {
+        "apply HelmRequest/status": 2,  # Reconciling, then Ready
+        "get Namespace": 1, "get ServiceAccount": 1,  # both remembered for a minute
+        "get ConfigMap": 2,  # the chart; the object about to be applied (adoption check)
+        "create Release": 1, "create Lease": 1, "delete Lease": 1,
+        "list Secret": 2,  # helm-core's versions, then Helm's (adoption)
+        "create Secret": 1, "replace Secret": 1, "apply Release/status": 2,  # pending, deployed
+        "apply ConfigMap": 1,
+    }

@@ -77,3 +77,50 @@ def test_storage_and_policy_names_are_checked(cluster):
         select.open_driver(cluster.client(), helm_secrets="move")
     assert isinstance(select.open_driver(cluster.client(), storage="helm"), helmsecrets.HelmSecretsDriver)
     assert isinstance(select.open_driver(cluster.client()), adopt.AdoptingDriver)
+
+
+class _Lists:
+    """The fake cluster's client, counting its lists."""
+
+    def __init__(self, cluster: fake.FakeCluster) -> None:
+        self._client = cluster.client()
+        self.lists = 0
+
+    def __getattr__(self, name):
+        return getattr(self._client, name)
+
+    def list(self, *args, **kwargs):
+        self.lists += 1
+        return self._client.list(*args, **kwargs)
+
+
+def test_writes_follow_the_last_history_read_without_listing_again(cluster):
+    """A create, update or get after a history read knows where the release lives: no list of
+    either storage (an install used to list both three more times)."""
+    api = _Lists(cluster)
+    driver = select.open_driver(api)
+    assert driver.history("demo", "web") == [] and api.lists == 2  # ours, then helm's
+    version = make_version(status=rel.Status.PENDING_INSTALL)
+    driver.create(version)
+    driver.update(version.with_status(rel.Status.DEPLOYED, "done"))
+    assert driver.get("demo", "web", version.version).status is rel.Status.DEPLOYED
+    assert api.lists == 2
+
+
+def test_a_write_after_a_read_of_a_helm_release_still_adopts_it(cluster):
+    store_helm(cluster, helm_record(1))
+    driver = select.open_driver(cluster.client())
+    assert [rel.version_text(v.version) for v in driver.history("demo", "web")] == ["1"]
+    new = make_version(version=driver.next_version(rel.revision_version(1)), status=rel.Status.PENDING_UPGRADE)
+    driver.create(new)
+    ours = secrets.SecretsDriver(cluster.client())
+    assert [v.version for v in ours.history("demo", "web")] == [rel.revision_version(1), new.version]
+
+
+def test_a_write_without_a_read_first_looks_where_the_release_lives(cluster):
+    store_helm(cluster, helm_record(1))
+    driver = select.open_driver(cluster.client())
+    new = make_version(version=driver.next_version(rel.revision_version(1)), status=rel.Status.PENDING_UPGRADE)
+    driver.create(new)  # nothing read before: adopts as it always did
+    assert [v.version for v in secrets.SecretsDriver(cluster.client()).history("demo", "web")] == \
+        [rel.revision_version(1), new.version]
