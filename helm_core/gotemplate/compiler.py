@@ -250,7 +250,7 @@ def _quote(s: str) -> str:
 
 
 def _pipeline(pipe: n.PipeNode) -> Pipe:
-    cmds = tuple(_command(c) for c in pipe.cmds)
+    cmds = tuple(_command(c, piped=i > 0) for i, c in enumerate(pipe.cmds))
     decl = [v.ident[0] for v in pipe.decl]
     is_assign = pipe.is_assign
     # Only an assignment to an undefined variable reports a position (st.var's error).
@@ -284,11 +284,19 @@ def _not_a_function(st: rt.State, node: n.Node, cmd: n.CommandNode, final: Any) 
         raise st.error(node, f"can't give argument to non-function {cmd.args[0]}")
 
 
-def _command(cmd: n.CommandNode) -> Cmd:
+def _command(cmd: n.CommandNode, *, piped: bool) -> Cmd:
+    """A command; ``piped``: a previous command's value comes in as ``final`` (never MISSING)."""
     first = cmd.args[0]
     args = [_arg(a) for a in cmd.args[1:]]
     if isinstance(first, n.FieldNode):
         idents = tuple(first.ident)
+        if not args and not piped:
+            read = _fields_reader(first, idents)
+
+            def run_fields(st: rt.State, dot: Any, db: bool, final: Any) -> Any:
+                return read(st, dot, db, dot, db)[0]
+
+            return run_fields
 
         def run_field(st: rt.State, dot: Any, db: bool, final: Any) -> Any:
             return _field_chain(st, first, dot, db, dot, db, idents, args, final)[0]
@@ -307,16 +315,7 @@ def _command(cmd: n.CommandNode) -> Cmd:
 
         return run_chain
     if isinstance(first, n.IdentifierNode):
-        name = first.ident
-        call = rt.call_function
-
-        def run_call(st: rt.State, dot: Any, db: bool, final: Any) -> Any:
-            plan = st.funcs.get(name)
-            if plan is None:
-                raise st.error(first, f"{_quote(name)} is not a defined function")
-            return call(st, first, cmd, plan, name, args, final, dot, db)
-
-        return run_call
+        return _call_site(first, cmd, args, piped)
     if isinstance(first, n.PipeNode):
         inner = _pipeline(first)
 
@@ -356,6 +355,58 @@ def _command(cmd: n.CommandNode) -> Cmd:
 
         return run_const
     return run_literal
+
+
+def _call_site(ident: n.IdentifierNode, call_node: n.Node, args: list[Arg], piped: bool) -> Cmd:
+    """A call of function ``ident`` with ``args``, specialised to the function it finds.
+
+    The function comes from the executing set (a set's own functions may differ), so the
+    caller made for it (:func:`runtime.site_call`) is kept with the plan it was made for.
+    """
+    name = ident.ident
+    call = rt.call_function
+    made_for: tuple[Optional[rt.Plan], Optional[rt.SiteCall]] = (None, None)
+
+    def run_call(st: rt.State, dot: Any, db: bool, final: Any) -> Any:
+        nonlocal made_for
+        plan = st.funcs.get(name)
+        cached_plan, caller = made_for  # one read: another thread may replace the pair
+        if plan is cached_plan and caller is not None:
+            return caller(st, dot, db, final)
+        if plan is None:
+            raise st.error(ident, f"{_quote(name)} is not a defined function")
+        caller = rt.site_call(plan, name, args, piped, ident, call_node)
+        if caller is None:
+            return call(st, ident, call_node, plan, name, args, final, dot, db)
+        made_for = (plan, caller)
+        return caller(st, dot, db, final)
+
+    return run_call
+
+
+def _fields_reader(node: n.Node, idents: tuple[str, ...]) -> Callable[[rt.State, Any, bool, Any, bool], tuple[Any, bool]]:
+    """``receiver.a.b.c`` with no arguments -> (value, boxed): map keys read inline, the rest
+    (methods, struct fields, missing keys and their errors) by :func:`runtime.eval_field`."""
+    eval_field = rt.eval_field
+    if len(idents) == 1:
+        (only,) = idents
+
+        def read_one(st: rt.State, dot: Any, db: bool, receiver: Any, boxed: bool) -> tuple[Any, bool]:
+            if receiver.__class__ is dict and only in receiver:
+                return receiver[only], True
+            return eval_field(st, node, receiver, boxed, only, dot, db, None, MISSING)
+
+        return read_one
+
+    def read(st: rt.State, dot: Any, db: bool, receiver: Any, boxed: bool) -> tuple[Any, bool]:
+        for name in idents:
+            if receiver.__class__ is dict and name in receiver:
+                receiver, boxed = receiver[name], True
+            else:
+                receiver, boxed = eval_field(st, node, receiver, boxed, name, dot, db, None, MISSING)
+        return receiver, boxed
+
+    return read
 
 
 def _field_chain(
@@ -440,22 +491,23 @@ def _arg_inner(node: n.Node) -> Arg:
 
         return arg_dot
     if isinstance(node, n.FieldNode):
-        idents = tuple(node.ident)
+        read = _fields_reader(node, tuple(node.ident))
 
         def arg_field(st: rt.State, dot: Any, db: bool, typ: Optional[str]) -> Any:
-            value, boxed = _field_chain(st, node, dot, db, dot, db, idents, None, MISSING)
+            value, boxed = read(st, dot, db, dot, db)
             return validate(st, node, value, boxed, typ)
 
         return arg_field
     if isinstance(node, n.VariableNode):
         var_name = node.ident[0]
         var_fields = tuple(node.ident[1:])
+        read_var = _fields_reader(node, var_fields) if var_fields else None
 
         def arg_var(st: rt.State, dot: Any, db: bool, typ: Optional[str]) -> Any:
             entry = st.var(node, var_name)
             value, boxed = entry[1], entry[2]
-            if var_fields:
-                value, boxed = _field_chain(st, node, dot, db, value, boxed, var_fields, None, MISSING)
+            if read_var is not None:
+                value, boxed = read_var(st, dot, db, value, boxed)
             return validate(st, node, value, boxed, typ)
 
         return arg_var
@@ -472,14 +524,10 @@ def _arg_inner(node: n.Node) -> Arg:
 
         return arg_pipe
     if isinstance(node, n.IdentifierNode):
-        name = node.ident
+        call = _call_site(node, node, [], False)
 
         def arg_call(st: rt.State, dot: Any, db: bool, typ: Optional[str]) -> Any:
-            plan = st.funcs.get(name)
-            if plan is None:
-                raise st.error(node, f"{_quote(name)} is not a defined function")
-            value = rt.call_function(st, node, node, plan, name, [], MISSING, dot, db)
-            return validate(st, node, value, False, typ)
+            return validate(st, node, call(st, dot, db, MISSING), False, typ)
 
         return arg_call
     if isinstance(node, n.ChainNode):

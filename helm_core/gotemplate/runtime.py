@@ -286,7 +286,7 @@ RAW_ARG = "raw"
 
 def validate_type(st: State, node: n.Node, value: Any, boxed: bool, typ: Optional[str]) -> Any:
     """Go's ``validateType``: may ``value`` be passed where ``typ`` is expected?"""
-    if typ is None:
+    if typ is None or value is not None and typ in _ANY:  # most arguments: checked first
         return value
     if typ == RAW_ARG:
         return value, boxed
@@ -433,6 +433,16 @@ def call_function(
             t = params[-1]
         last = arg_at(st, args[-1]) if args else node
         argv.append(validate_type(st, last, final, False, t))
+    return invoke(st, call_node, fn, name, argv)
+
+
+#: Errors a function call passes up unwrapped.
+_UNWRAPPED = (BreakLoop, ContinueLoop, RecursionError, MemoryError, *PASS_THROUGH)
+
+
+def invoke(st: State, call_node: n.Node, fn: Callable[..., Any], name: str, argv: Iterable[Any]) -> Any:
+    """Call ``fn`` with checked arguments under the render's budget; its failure is Go's
+    ``error calling NAME: ...`` at ``call_node``."""
     budget = st.budget
     # The budget's checks written out: they run on every call (reading the clock or calling a
     # method here shows in every render's profile).
@@ -444,13 +454,75 @@ def call_function(
         if (cls is str or cls is list) and len(result) > budget.max_items:
             budget.check_result(result)
         return result
-    except (BreakLoop, ContinueLoop, RecursionError, MemoryError, *PASS_THROUGH):
+    except _UNWRAPPED:
         raise
     except Exception as e:  # a FuncError, or a panic Go's safeCall turns into the call's error
         failure = f"error calling {name}: {e}"
     # Raised outside the handler so the error does not keep the one it wraps (and that one the
     # next...): nested includes would hold every level's message, quadratic memory.
     raise st.error(call_node, failure)
+
+
+#: A call site's caller: (state, dot, dot boxed, piped-in value) -> result.
+SiteCall = Callable[[State, Any, bool, Any], Any]
+
+
+def site_call(plan: Plan, name: str, args: list[ArgEval], piped: bool, node: n.Node,
+              call_node: n.Node) -> Optional[SiteCall]:
+    """A caller made for one call site of an ordinary function, or None for the general path.
+
+    What :func:`call_function` decides on every call (the count check, each argument's
+    parameter type, where a piped value goes) is decided here once: the site's words and
+    whether a value is piped in are fixed when it is compiled, the signature by the plan.
+    None for the special builtins and for counts :func:`call_function` refuses (it words
+    the error).
+    """
+    fn, params, variadic, special = plan
+    if special is not None:
+        return None
+    num_in = len(args) + piped
+    if variadic:
+        num_fixed = len(params) - 1
+        if num_in < num_fixed:
+            return None
+        types = tuple(params[i] if i < num_fixed else params[-1] for i in range(len(args)))
+        final_type = params[num_in - 1] if num_in - 1 < num_fixed else params[-1]
+    else:
+        if num_in != len(params):
+            return None
+        types = params[: len(args)]
+        final_type = params[-1] if params else ""
+    pairs = tuple(zip(args, types))
+    final_any = final_type in _ANY
+    last_arg = args[-1] if args else None
+
+    def checked_final(st: State, final: Any) -> Any:
+        if final is not None and final_any:
+            return final
+        return validate_type(st, arg_at(st, last_arg) if last_arg is not None else node, final, False, final_type)
+
+    if not args:
+        if piped:
+            return lambda st, dot, db, final: invoke(st, call_node, fn, name, (checked_final(st, final),))
+        return lambda st, dot, db, final: invoke(st, call_node, fn, name, ())
+    if len(args) == 1:
+        (a0, t0), = pairs
+        if piped:
+            return lambda st, dot, db, final: invoke(
+                st, call_node, fn, name, (a0(st, dot, db, t0), checked_final(st, final)))
+        return lambda st, dot, db, final: invoke(st, call_node, fn, name, (a0(st, dot, db, t0),))
+    if len(args) == 2 and not piped:
+        (a0, t0), (a1, t1) = pairs
+        return lambda st, dot, db, final: invoke(
+            st, call_node, fn, name, (a0(st, dot, db, t0), a1(st, dot, db, t1)))
+
+    def call(st: State, dot: Any, db: bool, final: Any) -> Any:
+        argv = [a(st, dot, db, t) for a, t in pairs]
+        if piped:
+            argv.append(checked_final(st, final))
+        return invoke(st, call_node, fn, name, argv)
+
+    return call
 
 
 def arg_at(st: State, arg: ArgEval) -> n.Node:
