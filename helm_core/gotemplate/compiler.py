@@ -14,18 +14,24 @@ and whether it is boxed):
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Literal, Optional, overload
+from typing import Any, Literal, Optional, Protocol, overload
 
 from helm_core.gotemplate import gcpause
 from helm_core.gotemplate import nodes as n
 from helm_core.gotemplate import runtime as rt
 
+MISSING = rt.MISSING
+
 Run = Callable[[rt.State, Any, bool], None]
 Pipe = Callable[[rt.State, Any, bool], Any]
-Cmd = Callable[[rt.State, Any, bool, Any], Any]
 Arg = Callable[[rt.State, Any, bool, Optional[str]], Any]
 
-MISSING = rt.MISSING
+
+class Cmd(Protocol):
+    """A command: ``final`` is the value piped in (MISSING for none, so that a pipeline of one
+    command without declarations is the command itself, called without it)."""
+
+    def __call__(self, st: rt.State, dot: Any, db: bool, final: Any = MISSING) -> Any: ...
 
 
 def compile_tree(tree: n.Tree) -> Run:
@@ -257,12 +263,7 @@ def _pipeline(pipe: n.PipeNode) -> Pipe:
     at_node = (last_touched(pipe) if pipe.cmds else pipe) if decl and is_assign else pipe
 
     if len(cmds) == 1 and not decl:
-        only = cmds[0]
-
-        def run_single(st: rt.State, dot: Any, db: bool) -> Any:
-            return only(st, dot, db, MISSING)
-
-        return run_single
+        return cmds[0]
 
     def run_pipe(st: rt.State, dot: Any, db: bool) -> Any:
         value = MISSING
@@ -293,12 +294,12 @@ def _command(cmd: n.CommandNode, *, piped: bool) -> Cmd:
         if not args and not piped:
             read = _fields_reader(first, idents)
 
-            def run_fields(st: rt.State, dot: Any, db: bool, final: Any) -> Any:
+            def run_fields(st: rt.State, dot: Any, db: bool, final: Any = MISSING) -> Any:
                 return read(st, dot, db, dot, db)[0]
 
             return run_fields
 
-        def run_field(st: rt.State, dot: Any, db: bool, final: Any) -> Any:
+        def run_field(st: rt.State, dot: Any, db: bool, final: Any = MISSING) -> Any:
             return _field_chain(st, first, dot, db, dot, db, idents, args, final)[0]
 
         return run_field
@@ -307,7 +308,7 @@ def _command(cmd: n.CommandNode, *, piped: bool) -> Cmd:
         fields = tuple(first.fields)
         chain_at = last_touched(first.node)
 
-        def run_chain(st: rt.State, dot: Any, db: bool, final: Any) -> Any:
+        def run_chain(st: rt.State, dot: Any, db: bool, final: Any = MISSING) -> Any:
             if isinstance(first.node, n.NilNode):
                 raise st.error(first, f"indirection through explicit nil in {first}")
             receiver = head(st, dot, db, None)
@@ -319,7 +320,7 @@ def _command(cmd: n.CommandNode, *, piped: bool) -> Cmd:
     if isinstance(first, n.PipeNode):
         inner = _pipeline(first)
 
-        def run_paren(st: rt.State, dot: Any, db: bool, final: Any) -> Any:
+        def run_paren(st: rt.State, dot: Any, db: bool, final: Any = MISSING) -> Any:
             _not_a_function(st, first, cmd, final)
             return inner(st, dot, db)
 
@@ -328,7 +329,7 @@ def _command(cmd: n.CommandNode, *, piped: bool) -> Cmd:
         var_name = first.ident[0]
         var_fields = tuple(first.ident[1:])
 
-        def run_var(st: rt.State, dot: Any, db: bool, final: Any) -> Any:
+        def run_var(st: rt.State, dot: Any, db: bool, final: Any = MISSING) -> Any:
             entry = st.var(first, var_name)
             if not var_fields:
                 _not_a_function(st, first, cmd, final)
@@ -337,7 +338,7 @@ def _command(cmd: n.CommandNode, *, piped: bool) -> Cmd:
 
         return run_var
 
-    def run_literal(st: rt.State, dot: Any, db: bool, final: Any) -> Any:
+    def run_literal(st: rt.State, dot: Any, db: bool, final: Any = MISSING) -> Any:
         _not_a_function(st, first, cmd, final)
         if isinstance(first, n.DotNode):
             return dot
@@ -348,7 +349,7 @@ def _command(cmd: n.CommandNode, *, piped: bool) -> Cmd:
     if isinstance(first, (n.BoolNode, n.StringNode)) and len(cmd.args) == 1:
         const: Any = first.true if isinstance(first, n.BoolNode) else first.text
 
-        def run_const(st: rt.State, dot: Any, db: bool, final: Any) -> Any:
+        def run_const(st: rt.State, dot: Any, db: bool, final: Any = MISSING) -> Any:
             if final is not MISSING:
                 _not_a_function(st, first, cmd, final)
             return const
@@ -367,7 +368,7 @@ def _call_site(ident: n.IdentifierNode, call_node: n.Node, args: list[Arg], pipe
     call = rt.call_function
     made_for: tuple[Optional[rt.Plan], Optional[rt.SiteCall]] = (None, None)
 
-    def run_call(st: rt.State, dot: Any, db: bool, final: Any) -> Any:
+    def run_call(st: rt.State, dot: Any, db: bool, final: Any = MISSING) -> Any:
         nonlocal made_for
         plan = st.funcs.get(name)
         cached_plan, caller = made_for  # one read: another thread may replace the pair
@@ -384,7 +385,10 @@ def _call_site(ident: n.IdentifierNode, call_node: n.Node, args: list[Arg], pipe
     return run_call
 
 
-def _fields_reader(node: n.Node, idents: tuple[str, ...]) -> Callable[[rt.State, Any, bool, Any, bool], tuple[Any, bool]]:
+FieldsReader = Callable[[rt.State, Any, bool, Any, bool], tuple[Any, bool]]
+
+
+def _fields_reader(node: n.Node, idents: tuple[str, ...]) -> FieldsReader:
     """``receiver.a.b.c`` with no arguments -> (value, boxed): map keys read inline, the rest
     (methods, struct fields, missing keys and their errors) by :func:`runtime.eval_field`."""
     eval_field = rt.eval_field

@@ -15,6 +15,7 @@ which hold Go's rules:
 from __future__ import annotations
 
 import datetime
+import functools
 from collections.abc import Callable, Iterable
 from typing import Any, Optional
 
@@ -492,7 +493,6 @@ def site_call(plan: Plan, name: str, args: list[ArgEval], piped: bool, node: n.N
             return None
         types = params[: len(args)]
         final_type = params[-1] if params else ""
-    pairs = tuple(zip(args, types))
     final_any = final_type in _ANY
     last_arg = args[-1] if args else None
 
@@ -501,28 +501,61 @@ def site_call(plan: Plan, name: str, args: list[ArgEval], piped: bool, node: n.N
             return final
         return validate_type(st, arg_at(st, last_arg) if last_arg is not None else node, final, False, final_type)
 
-    if not args:
-        if piped:
-            return lambda st, dot, db, final: invoke(st, call_node, fn, name, (checked_final(st, final),))
-        return lambda st, dot, db, final: invoke(st, call_node, fn, name, ())
-    if len(args) == 1:
-        (a0, t0), = pairs
-        if piped:
-            return lambda st, dot, db, final: invoke(
-                st, call_node, fn, name, (a0(st, dot, db, t0), checked_final(st, final)))
-        return lambda st, dot, db, final: invoke(st, call_node, fn, name, (a0(st, dot, db, t0),))
-    if len(args) == 2 and not piped:
-        (a0, t0), (a1, t1) = pairs
-        return lambda st, dot, db, final: invoke(
-            st, call_node, fn, name, (a0(st, dot, db, t0), a1(st, dot, db, t1)))
+    if len(args) <= _MAX_GENERATED_ARGS:
+        typed = [x for pair in zip(args, types, strict=True) for x in pair]
+        return _site_maker(len(args), piped)(fn, name, call_node, checked_final, MISSING, *typed)
+    pairs = tuple(zip(args, types, strict=True))
 
-    def call(st: State, dot: Any, db: bool, final: Any) -> Any:
+    def call(st: State, dot: Any, db: bool, final: Any = MISSING) -> Any:
         argv = [a(st, dot, db, t) for a, t in pairs]
         if piped:
             argv.append(checked_final(st, final))
         return invoke(st, call_node, fn, name, argv)
 
     return call
+
+
+#: Call sites with more words use one general caller.
+_MAX_GENERATED_ARGS = 8
+
+
+@functools.cache
+def _site_maker(num_args: int, piped: bool) -> Callable[..., SiteCall]:
+    """The maker of callers for sites of one shape (``num_args`` words, a piped value or not).
+
+    Its source is generated once per shape and compiled: evaluating each word against its
+    parameter type, the budget's checks and the call are written out in one function (as
+    :func:`invoke` does them), where closures calling helpers cost a frame each.
+    """
+    words = [f"a{i}, t{i}" for i in range(num_args)]
+    values = [f"v{i} = a{i}(st, dot, db, t{i})" for i in range(num_args)]
+    if piped:
+        values.append(f"v{num_args} = checked_final(st, final)")
+    argv = ", ".join(f"v{i}" for i in range(num_args + piped))
+    lines = "\n        ".join(values) or "pass"
+    source = f"""
+def make(fn, name, call_node, checked_final, MISSING, {", ".join(words)}):
+    def call(st, dot, db, final=MISSING):
+        {lines}
+        budget = st.budget
+        if budget.expired:
+            raise budget.exceeded("timeout_s")
+        try:
+            result = fn({argv})
+            cls = result.__class__
+            if (cls is str or cls is list) and len(result) > budget.max_items:
+                budget.check_result(result)
+            return result
+        except UNWRAPPED:
+            raise
+        except Exception as e:
+            failure = f"error calling {{name}}: {{e}}"
+        raise st.error(call_node, failure)
+    return call
+"""
+    namespace: dict[str, Any] = {"UNWRAPPED": _UNWRAPPED}
+    exec(compile(source, f"<template call site: {num_args} words{', piped' if piped else ''}>", "exec"), namespace)
+    return namespace["make"]  # type: ignore[no-any-return]
 
 
 def arg_at(st: State, arg: ArgEval) -> n.Node:
