@@ -366,20 +366,23 @@ def _call_site(ident: n.IdentifierNode, call_node: n.Node, args: list[Arg], pipe
     """
     name = ident.ident
     call = rt.call_function
-    made_for: tuple[Optional[rt.Plan], Optional[rt.SiteCall]] = (None, None)
+    # (the function table, the plan found there, its caller): sets share their table unless
+    # they have functions of their own, so one identity test usually replaces the lookup.
+    made_for: tuple[Any, Optional[rt.Plan], Optional[rt.SiteCall]] = (None, None, None)
 
     def run_call(st: rt.State, dot: Any, db: bool, final: Any = MISSING) -> Any:
         nonlocal made_for
-        plan = st.funcs.get(name)
-        cached_plan, caller = made_for  # one read: another thread may replace the pair
-        if plan is cached_plan and caller is not None:
+        funcs, cached_plan, caller = made_for  # one read: another thread may replace the triple
+        if st.funcs is funcs and caller is not None:
             return caller(st, dot, db, final)
+        plan = st.funcs.get(name)
         if plan is None:
             raise st.error(ident, f"{_quote(name)} is not a defined function")
-        caller = rt.site_call(plan, name, args, piped, ident, call_node)
-        if caller is None:
-            return call(st, ident, call_node, plan, name, args, final, dot, db)
-        made_for = (plan, caller)
+        if plan is not cached_plan or caller is None:
+            caller = rt.site_call(plan, name, args, piped, ident, call_node)
+            if caller is None:
+                return call(st, ident, call_node, plan, name, args, final, dot, db)
+        made_for = (st.funcs, plan, caller)
         return caller(st, dot, db, final)
 
     return run_call
@@ -401,6 +404,22 @@ def _fields_reader(node: n.Node, idents: tuple[str, ...]) -> FieldsReader:
             return eval_field(st, node, receiver, boxed, only, dot, db, None, MISSING)
 
         return read_one
+
+    if len(idents) == 2:
+        first, second = idents
+
+        def read_two(st: rt.State, dot: Any, db: bool, receiver: Any, boxed: bool) -> tuple[Any, bool]:
+            if receiver.__class__ is dict and first in receiver:
+                receiver = receiver[first]
+                if receiver.__class__ is dict and second in receiver:
+                    return receiver[second], True
+                return eval_field(st, node, receiver, True, second, dot, db, None, MISSING)
+            receiver, boxed = eval_field(st, node, receiver, boxed, first, dot, db, None, MISSING)
+            if receiver.__class__ is dict and second in receiver:
+                return receiver[second], True
+            return eval_field(st, node, receiver, boxed, second, dot, db, None, MISSING)
+
+        return read_two
 
     def read(st: rt.State, dot: Any, db: bool, receiver: Any, boxed: bool) -> tuple[Any, bool]:
         for name in idents:
