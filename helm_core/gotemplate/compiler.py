@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Literal, Optional, Protocol, overload
 
-from helm_core.gotemplate import gcpause
+from helm_core.gotemplate import callsite, gcpause
 from helm_core.gotemplate import nodes as n
 from helm_core.gotemplate import runtime as rt
 
@@ -362,13 +362,13 @@ def _call_site(ident: n.IdentifierNode, call_node: n.Node, args: list[Arg], pipe
     """A call of function ``ident`` with ``args``, specialised to the function it finds.
 
     The function comes from the executing set (a set's own functions may differ), so the
-    caller made for it (:func:`runtime.site_call`) is kept with the plan it was made for.
+    caller made for it (:func:`callsite.site_call`) is kept with the plan it was made for.
     """
     name = ident.ident
     call = rt.call_function
     # (the function table, the plan found there, its caller): sets share their table unless
     # they have functions of their own, so one identity test usually replaces the lookup.
-    made_for: tuple[Any, Optional[rt.Plan], Optional[rt.SiteCall]] = (None, None, None)
+    made_for: tuple[Any, Optional[rt.Plan], Optional[callsite.SiteCall]] = (None, None, None)
 
     def run_call(st: rt.State, dot: Any, db: bool, final: Any = MISSING) -> Any:
         nonlocal made_for
@@ -379,7 +379,7 @@ def _call_site(ident: n.IdentifierNode, call_node: n.Node, args: list[Arg], pipe
         if plan is None:
             raise st.error(ident, f"{_quote(name)} is not a defined function")
         if plan is not cached_plan or caller is None:
-            caller = rt.site_call(plan, name, args, piped, ident, call_node)
+            caller = callsite.site_call(plan, name, args, piped, ident, call_node)
             if caller is None:
                 return call(st, ident, call_node, plan, name, args, final, dot, db)
         made_for = (st.funcs, plan, caller)

@@ -15,7 +15,6 @@ which hold Go's rules:
 from __future__ import annotations
 
 import datetime
-import functools
 from collections.abc import Callable, Iterable
 from typing import Any, Optional
 
@@ -437,8 +436,8 @@ def call_function(
     return invoke(st, call_node, fn, name, argv)
 
 
-#: Errors a function call passes up unwrapped.
-_UNWRAPPED = (BreakLoop, ContinueLoop, RecursionError, MemoryError, *PASS_THROUGH)
+#: Errors a function call passes up as they are (others become ``error calling ...``).
+UNWRAPPED = (BreakLoop, ContinueLoop, RecursionError, MemoryError, *PASS_THROUGH)
 
 
 def invoke(st: State, call_node: n.Node, fn: Callable[..., Any], name: str, argv: Iterable[Any]) -> Any:
@@ -455,107 +454,13 @@ def invoke(st: State, call_node: n.Node, fn: Callable[..., Any], name: str, argv
         if (cls is str or cls is list) and len(result) > budget.max_items:
             budget.check_result(result)
         return result
-    except _UNWRAPPED:
+    except UNWRAPPED:
         raise
     except Exception as e:  # a FuncError, or a panic Go's safeCall turns into the call's error
         failure = f"error calling {name}: {e}"
     # Raised outside the handler so the error does not keep the one it wraps (and that one the
     # next...): nested includes would hold every level's message, quadratic memory.
     raise st.error(call_node, failure)
-
-
-#: A call site's caller: (state, dot, dot boxed, piped-in value) -> result.
-SiteCall = Callable[[State, Any, bool, Any], Any]
-
-
-def site_call(plan: Plan, name: str, args: list[ArgEval], piped: bool, node: n.Node,
-              call_node: n.Node) -> Optional[SiteCall]:
-    """A caller made for one call site of an ordinary function, or None for the general path.
-
-    What :func:`call_function` decides on every call (the count check, each argument's
-    parameter type, where a piped value goes) is decided here once: the site's words and
-    whether a value is piped in are fixed when it is compiled, the signature by the plan.
-    None for the special builtins and for counts :func:`call_function` refuses (it words
-    the error).
-    """
-    fn, params, variadic, special = plan
-    if special is not None:
-        return None
-    num_in = len(args) + piped
-    if variadic:
-        num_fixed = len(params) - 1
-        if num_in < num_fixed:
-            return None
-        types = tuple(params[i] if i < num_fixed else params[-1] for i in range(len(args)))
-        final_type = params[num_in - 1] if num_in - 1 < num_fixed else params[-1]
-    else:
-        if num_in != len(params):
-            return None
-        types = params[: len(args)]
-        final_type = params[-1] if params else ""
-    final_any = final_type in _ANY
-    last_arg = args[-1] if args else None
-
-    def checked_final(st: State, final: Any) -> Any:
-        if final is not None and final_any:
-            return final
-        return validate_type(st, arg_at(st, last_arg) if last_arg is not None else node, final, False, final_type)
-
-    if len(args) <= _MAX_GENERATED_ARGS:
-        typed = [x for pair in zip(args, types, strict=True) for x in pair]
-        return _site_maker(len(args), piped)(fn, name, call_node, checked_final, MISSING, *typed)
-    pairs = tuple(zip(args, types, strict=True))
-
-    def call(st: State, dot: Any, db: bool, final: Any = MISSING) -> Any:
-        argv = [a(st, dot, db, t) for a, t in pairs]
-        if piped:
-            argv.append(checked_final(st, final))
-        return invoke(st, call_node, fn, name, argv)
-
-    return call
-
-
-#: Call sites with more words use one general caller.
-_MAX_GENERATED_ARGS = 8
-
-
-@functools.cache
-def _site_maker(num_args: int, piped: bool) -> Callable[..., SiteCall]:
-    """The maker of callers for sites of one shape (``num_args`` words, a piped value or not).
-
-    Its source is generated once per shape and compiled: evaluating each word against its
-    parameter type, the budget's checks and the call are written out in one function (as
-    :func:`invoke` does them), where closures calling helpers cost a frame each.
-    """
-    words = [f"a{i}, t{i}" for i in range(num_args)]
-    values = [f"v{i} = a{i}(st, dot, db, t{i})" for i in range(num_args)]
-    if piped:
-        values.append(f"v{num_args} = checked_final(st, final)")
-    argv = ", ".join(f"v{i}" for i in range(num_args + piped))
-    lines = "\n        ".join(values) or "pass"
-    source = f"""
-def make(fn, name, call_node, checked_final, MISSING, {", ".join(words)}):
-    def call(st, dot, db, final=MISSING):
-        {lines}
-        budget = st.budget
-        if budget.expired:
-            raise budget.exceeded("timeout_s")
-        try:
-            result = fn({argv})
-            cls = result.__class__
-            if (cls is str or cls is list) and len(result) > budget.max_items:
-                budget.check_result(result)
-            return result
-        except UNWRAPPED:
-            raise
-        except Exception as e:
-            failure = f"error calling {{name}}: {{e}}"
-        raise st.error(call_node, failure)
-    return call
-"""
-    namespace: dict[str, Any] = {"UNWRAPPED": _UNWRAPPED}
-    exec(compile(source, f"<template call site: {num_args} words{', piped' if piped else ''}>", "exec"), namespace)
-    return namespace["make"]  # type: ignore[no-any-return]
 
 
 def arg_at(st: State, arg: ArgEval) -> n.Node:
