@@ -6,7 +6,8 @@ the words and whether a value is piped in are fixed when the site is compiled, t
 by the function's plan. A caller is generated per site *shape* (the number of words, whether a
 value is piped in, and what kind of word each is) as Python source, compiled once per shape
 and bound to the site's own function, words and types. Words of the commonest kinds are read
-in the caller itself: a string literal, ``.``, and a chain of map keys (``.Values.a.b``) whose
+in the caller itself: a literal its parameter takes as it is (a string, a bool, an integer
+for an ``int``), ``.``, and a chain of map keys (``.Values.a.b``) whose
 every step is a map that has the key and whose value is not nil. Anything else (methods,
 missing keys, nil, other types) goes to the word's own evaluator, which gives Go's values and
 errors; reading map keys has no effects, so starting over there is safe.
@@ -55,11 +56,11 @@ def site_call(plan: rt.Plan, name: str, args: list[rt.ArgEval], piped: bool, nod
         final_type = params[-1] if params else ""
     final_any = final_type in _ANY
     last_arg = args[-1] if args else None
-    validate, arg_at = rt.validate_type, rt.arg_at
+    validate, arg_at, assignable = rt.validate_type, rt.arg_at, rt.assignable
 
     def checked_final(st: rt.State, final: Any) -> Any:
-        if final is not None and final_any:
-            return final
+        if final is not None and (final_any or assignable(final, final_type)):
+            return final  # where the value came from is needed only for an error
         return validate(st, arg_at(st, last_arg) if last_arg is not None else node, final, False, final_type)
 
     if len(args) > MAX_GENERATED_WORDS:
@@ -82,10 +83,15 @@ def site_call(plan: rt.Plan, name: str, args: list[rt.ArgEval], piped: bool, nod
 
 
 def _word_kind(node: Optional[n.Node], typ: str) -> tuple[str, tuple[Any, ...]]:
-    """How the caller reads a word: ``c`` a constant, ``d`` dot, ``kN`` N map keys from dot,
-    ``g`` the word's evaluator; and the values that reading needs."""
+    """How the caller reads a word: ``c`` a constant (what :func:`runtime.literal_arg` gives),
+    ``d`` dot, ``kN`` N map keys from dot, ``g`` the word's evaluator; and the values that
+    reading needs."""
     if isinstance(node, n.StringNode) and (typ == "string" or typ in _ANY):
         return "c", (node.text,)
+    if isinstance(node, n.BoolNode) and (typ == "bool" or typ in _ANY):
+        return "c", (node.true,)
+    if isinstance(node, n.NumberNode) and typ == "int" and node.is_int:
+        return "c", (node.int64,)
     if typ not in _ANY:
         return "g", ()
     if isinstance(node, n.DotNode):
