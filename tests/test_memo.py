@@ -296,3 +296,22 @@ def test_package_folder_finds_installed_code_or_none() -> None:
     folder = memo.package_folder("yaml")
     assert folder is not None and (folder / "__init__.py").is_file()
     assert memo.package_folder("no_such_package_here") is None
+
+
+def test_recent_pickles_count_an_entry_computed_by_two_threads_once() -> None:
+    import threading
+
+    recent = memo.RecentPickles(max_bytes=1 << 20)
+    start = threading.Barrier(4)
+
+    def compute() -> dict[str, str]:
+        start.wait()  # all four miss, then all four store
+        return {"k": "v" * 100}
+
+    threads = [threading.Thread(target=recent.get_or_compute, args=("key", compute)) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert recent._bytes == sum(len(blob) for blob in recent._entries.values())
+    assert recent.get_or_compute("key", dict) == {"k": "v" * 100}
