@@ -7,10 +7,11 @@ by the function's plan. A caller is generated per site *shape* (the number of wo
 value is piped in, and what kind of word each is) as Python source, compiled once per shape
 and bound to the site's own function, words and types. Words of the commonest kinds are read
 in the caller itself: a literal its parameter takes as it is (a string, a bool, an integer
-for an ``int``), ``.``, and a chain of map keys (``.Values.a.b``) whose
-every step is a map that has the key and whose value is not nil. Anything else (methods,
-missing keys, nil, other types) goes to the word's own evaluator, which gives Go's values and
-errors; reading map keys has no effects, so starting over there is safe.
+for an ``int``); and for ``interface {}`` parameters ``.``, a variable, a parenthesized
+pipeline, and a chain of map keys (``.Values.a.b``) whose every step is a map that has the
+key. Anything else (methods, missing keys, other types) goes to the word's own evaluator,
+which gives Go's values and errors; reading map keys has no effects, so starting over there
+is safe.
 
 Special builtins (``and``, ``or``, ``len``, ``slice``, ``call``) and wrong argument counts are
 left to :func:`runtime.call_function`.
@@ -76,16 +77,17 @@ def site_call(plan: rt.Plan, name: str, args: list[rt.ArgEval], piped: bool, nod
     kinds: list[str] = []
     bound: list[Any] = []
     for arg, typ in zip(args, types, strict=True):
-        kind, extra = _word_kind(getattr(arg, "node", None), typ)
+        kind, extra = _word_kind(arg, typ)
         kinds.append(kind)
         bound += (arg, typ, *extra)
     return _maker(tuple(kinds), piped)(fn, name, call_node, checked_final, rt.MISSING, *bound)
 
 
-def _word_kind(node: Optional[n.Node], typ: str) -> tuple[str, tuple[Any, ...]]:
+def _word_kind(arg: rt.ArgEval, typ: str) -> tuple[str, tuple[Any, ...]]:
     """How the caller reads a word: ``c`` a constant (what :func:`runtime.literal_arg` gives),
-    ``d`` dot, ``kN`` N map keys from dot, ``g`` the word's evaluator; and the values that
-    reading needs."""
+    ``d`` dot, ``kN`` N map keys from dot, ``v`` a variable, ``p`` a parenthesized pipeline,
+    ``g`` the word's evaluator; and the values that reading needs."""
+    node = getattr(arg, "node", None)
     if isinstance(node, n.StringNode) and (typ == "string" or typ in _ANY):
         return "c", (node.text,)
     if isinstance(node, n.BoolNode) and (typ == "bool" or typ in _ANY):
@@ -94,10 +96,17 @@ def _word_kind(node: Optional[n.Node], typ: str) -> tuple[str, tuple[Any, ...]]:
         return "c", (node.int64,)
     if typ not in _ANY:
         return "g", ()
+    # For an interface{} parameter Go's validateType passes any value on, nil included; only
+    # reaching the value can fail.
     if isinstance(node, n.DotNode):
         return "d", ()
     if isinstance(node, n.FieldNode) and len(node.ident) <= MAX_INLINE_KEYS:
         return f"k{len(node.ident)}", tuple(node.ident)
+    if isinstance(node, n.VariableNode) and len(node.ident) == 1:
+        return "v", (node.ident[0],)
+    pipe = getattr(arg, "compiled_pipe", None)
+    if isinstance(node, n.PipeNode) and not node.decl and pipe is not None:
+        return "p", (pipe,)
     return "g", ()
 
 
@@ -107,7 +116,12 @@ def _read_word(i: int, kind: str) -> tuple[list[str], list[str]]:
     if kind == "c":
         return [f"c{i}"], [f"v{i} = c{i}"]
     if kind == "d":
-        return [], [f"v{i} = dot", f"if v{i} is None:", f"    {general}"]
+        return [], [f"v{i} = dot"]
+    if kind == "v":  # the variable, or its evaluator's "undefined variable" error
+        return [f"n{i}"], ["for e in reversed(st.vars):", f"    if e[0] == n{i}:",
+                            f"        v{i} = e[1]", "        break", "else:", f"    {general}"]
+    if kind == "p":
+        return [f"p{i}"], [f"v{i} = p{i}(st, dot, db)"]
     if kind.startswith("k"):
         keys = [f"k{i}_{j}" for j in range(int(kind[1:]))]
         lines = [f"v{i} = MISSING", "r = dot"]
@@ -115,7 +129,7 @@ def _read_word(i: int, kind: str) -> tuple[list[str], list[str]]:
         for key in keys:
             lines += [f"{indent}if r.__class__ is dict and {key} in r:", f"{indent}    r = r[{key}]"]
             indent += "    "
-        lines += [f"{indent}if r is not None:", f"{indent}    v{i} = r", f"if v{i} is MISSING:", f"    {general}"]
+        lines += [f"{indent}v{i} = r", f"if v{i} is MISSING:", f"    {general}"]
         return keys, lines
     return [], [general]
 

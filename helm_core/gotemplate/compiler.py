@@ -161,7 +161,7 @@ def _if_with(node: n.BranchNode, *, is_with: bool) -> Run:
     def run_if(st: rt.State, dot: Any, db: bool) -> None:
         mark = len(st.vars)
         value = pipe(st, dot, db)
-        if is_true(value):
+        if value if value.__class__ is bool else is_true(value):
             if is_with:
                 body(st, value, False)
             else:
@@ -545,6 +545,7 @@ def _arg_inner(node: n.Node) -> Arg:
             at = st.at_node if dynamic and st.at_node is not None else pipe_at
             return validate(st, at, value, False, typ)
 
+        arg_pipe.compiled_pipe = inner  # type: ignore[attr-defined]  # for callsite's inline reading
         return arg_pipe
     if isinstance(node, n.IdentifierNode):
         call = _call_site(node, node, [], False)
