@@ -13,8 +13,8 @@ key. Anything else (methods, missing keys, other types) goes to the word's own e
 which gives Go's values and errors; reading map keys has no effects, so starting over there
 is safe.
 
-Special builtins (``and``, ``or``, ``len``, ``slice``, ``call``) and wrong argument counts are
-left to :func:`runtime.call_function`.
+``and`` and ``or`` get callers of their own; the other special builtins (``len``, ``slice``,
+``call``) and wrong argument counts are left to :func:`runtime.call_function`.
 """
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ from helm_core.gotemplate import runtime as rt
 SiteCall = Callable[[rt.State, Any, bool, Any], Any]
 
 #: Sites with more words use one general caller (shapes stay few).
-MAX_GENERATED_WORDS = 8
+MAX_GENERATED_WORDS = 16
 #: Longest map-key chain read in the caller.
 MAX_INLINE_KEYS = 4
 
@@ -41,6 +41,8 @@ def site_call(plan: rt.Plan, name: str, args: list[rt.ArgEval], piped: bool, nod
     """The caller for a site calling ``plan``'s function with ``args`` (and a piped value when
     ``piped``), or None where :func:`runtime.call_function` must decide (it words the errors)."""
     fn, params, variadic, special = plan
+    if special == "and" or special == "or":
+        return _and_or(special == "or", plan, args, piped)
     if special is not None:
         return None
     num_in = len(args) + piped
@@ -81,6 +83,26 @@ def site_call(plan: rt.Plan, name: str, args: list[rt.ArgEval], piped: bool, nod
         kinds.append(kind)
         bound += (arg, typ, *extra)
     return _maker(tuple(kinds), piped)(fn, name, call_node, checked_final, rt.MISSING, *bound)
+
+
+def _and_or(want: bool, plan: rt.Plan, args: list[rt.ArgEval], piped: bool) -> Optional[SiteCall]:
+    """``and`` (``want`` false) / ``or``: the first word whose truth is ``want``, else the last
+    (the piped value last of all); words after it are not evaluated. As call_function does it."""
+    if len(args) + piped < len(plan[1]) - 1:
+        return None
+    words = tuple((arg, getattr(arg, "at", None)) for arg in args)
+    is_true = rt.is_true
+
+    def call(st: rt.State, dot: Any, db: bool, final: Any = rt.MISSING) -> Any:
+        value: Any = None
+        for arg, at in words:
+            st.at_node = at  # later errors point where evaluation stopped, as Go's do
+            value = arg(st, dot, db, "reflect.Value")
+            if is_true(value) == want:
+                return value
+        return final if piped else value
+
+    return call
 
 
 def _word_kind(arg: rt.ArgEval, typ: str) -> tuple[str, tuple[Any, ...]]:

@@ -365,7 +365,6 @@ def _call_site(ident: n.IdentifierNode, call_node: n.Node, args: list[Arg], pipe
     caller made for it (:func:`callsite.site_call`) is kept with the plan it was made for.
     """
     name = ident.ident
-    call = rt.call_function
     # (the function table, the plan found there, its caller): sets share their table unless
     # they have functions of their own, so one identity test usually replaces the lookup.
     made_for: tuple[Any, Optional[rt.Plan], Optional[callsite.SiteCall]] = (None, None, None)
@@ -379,9 +378,8 @@ def _call_site(ident: n.IdentifierNode, call_node: n.Node, args: list[Arg], pipe
         if plan is None:
             raise st.error(ident, f"{_quote(name)} is not a defined function")
         if plan is not cached_plan or caller is None:
-            caller = callsite.site_call(plan, name, args, piped, ident, call_node)
-            if caller is None:
-                return call(st, ident, call_node, plan, name, args, final, dot, db)
+            caller = callsite.site_call(plan, name, args, piped, ident, call_node) or _general_call(
+                ident, call_node, plan, args)
         made_for = (st.funcs, plan, caller)
         return caller(st, dot, db, final)
 
@@ -389,6 +387,16 @@ def _call_site(ident: n.IdentifierNode, call_node: n.Node, args: list[Arg], pipe
 
 
 FieldsReader = Callable[[rt.State, Any, bool, Any, bool], tuple[Any, bool]]
+
+
+def _general_call(ident: n.IdentifierNode, call_node: n.Node, plan: rt.Plan, args: list[Arg]) -> callsite.SiteCall:
+    """A site's caller through :func:`runtime.call_function` (special builtins, wrong counts)."""
+    call, name = rt.call_function, ident.ident
+
+    def general(st: rt.State, dot: Any, db: bool, final: Any = MISSING) -> Any:
+        return call(st, ident, call_node, plan, name, args, final, dot, db)
+
+    return general
 
 
 def _fields_reader(node: n.Node, idents: tuple[str, ...]) -> FieldsReader:
