@@ -264,6 +264,13 @@ def _pipeline(pipe: n.PipeNode) -> Pipe:
 
     if len(cmds) == 1 and not decl:
         return cmds[0]
+    if len(cmds) == 2 and not decl:  # ``x | f``, the commonest pipeline: no loop
+        first, second = cmds
+
+        def run_two(st: rt.State, dot: Any, db: bool) -> Any:
+            return second(st, dot, db, first(st, dot, db))
+
+        return run_two
 
     def run_pipe(st: rt.State, dot: Any, db: bool) -> Any:
         value = MISSING

@@ -322,7 +322,8 @@ class TemplateSet:
         out: list[str] = []
         state = runtime.State(self, name, out, [["$", data, False]], 0, self.missingkey, self._plans,
                               budget.current())
-        token = _CURRENT.set(self)
+        # Nested executions (include) of the set already executing need not set it again.
+        token = _CURRENT.set(self) if _CURRENT.get() is not self else None
         try:
             run(state, data, False)
         except RecursionError:
@@ -333,5 +334,6 @@ class TemplateSet:
                 template_name=name,
             ) from None
         finally:
-            _CURRENT.reset(token)
+            if token is not None:
+                _CURRENT.reset(token)
         return "".join(out)
