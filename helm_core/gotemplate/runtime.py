@@ -148,6 +148,9 @@ class State:
 
 def is_true(value: Any) -> bool:
     """Go's ``isTrue``: the zero value of its type is false; nil is false; structs are true."""
+    cls = value.__class__
+    if cls is bool or cls is str or cls is dict or cls is list:  # the commonest, tested first
+        return bool(value)
     if value is None:
         return False
     if isinstance(value, bool):
