@@ -33,7 +33,7 @@ MAX_GENERATED_WORDS = 16
 #: Longest map-key chain read in the caller.
 MAX_INLINE_KEYS = 4
 
-_ANY = ("interface {}", "reflect.Value")
+_ANY = rt.ANY_TYPES
 
 
 def site_call(plan: rt.Plan, name: str, args: list[rt.ArgEval], piped: bool, node: n.Node,

@@ -37,7 +37,8 @@ NO_VALUE = "<no value>"
 _NILLABLE = frozenset(
     {"interface {}", "reflect.Value", "[]interface {}", "[]string", "map[string]interface {}", "[]byte"}
 )
-_ANY = frozenset({"interface {}", "reflect.Value"})
+#: Go parameter types that take any value (nil included).
+ANY_TYPES = frozenset({"interface {}", "reflect.Value"})
 
 
 class ExecError(TemplateError):
@@ -255,7 +256,7 @@ def nillable(typ: str) -> bool:
 
 
 def assignable(value: Any, typ: str) -> bool:
-    if typ in _ANY:
+    if typ in ANY_TYPES:
         return True
     if typ == "string":
         return isinstance(value, str)
@@ -289,7 +290,7 @@ RAW_ARG = "raw"
 
 def validate_type(st: State, node: n.Node, value: Any, boxed: bool, typ: Optional[str]) -> Any:
     """Go's ``validateType``: may ``value`` be passed where ``typ`` is expected?"""
-    if typ is None or value is not None and typ in _ANY:  # most arguments: checked first
+    if typ is None or value is not None and typ in ANY_TYPES:  # most arguments: checked first
         return value
     if typ == RAW_ARG:
         return value, boxed
@@ -298,7 +299,7 @@ def validate_type(st: State, node: n.Node, value: Any, boxed: bool, typ: Optiona
             if nillable(typ):
                 return None
             raise st.error(node, f"invalid value; expected {typ}")
-        if typ in _ANY:
+        if typ in ANY_TYPES:
             return None
         raise st.error(node, f"wrong type for value; expected {typ}; got interface {{}}")
     if not assignable(value, typ):
@@ -314,7 +315,7 @@ def literal_arg(st: State, node: n.Node, typ: Optional[str]) -> Any:
         if typ is None or nillable(typ):
             return None
         raise st.error(node, f"cannot assign nil to {typ}")
-    if typ is None or typ in _ANY:
+    if typ is None or typ in ANY_TYPES:
         return constant_value(st, node)
     if typ == "bool":
         if isinstance(node, n.BoolNode):
