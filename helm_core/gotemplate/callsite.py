@@ -32,6 +32,9 @@ SiteCall = Callable[[rt.State, Any, bool, Any], Any]
 MAX_GENERATED_WORDS = 16
 #: Longest map-key chain read in the caller.
 MAX_INLINE_KEYS = 4
+#: Compiled makers kept: charts use a few dozen shapes; generated templates (tpl) could make
+#: endless ones, and a long-running process must not keep them all.
+MAX_SHAPES = 1024
 
 _ANY = rt.ANY_TYPES
 
@@ -156,7 +159,7 @@ def _read_word(i: int, kind: str) -> tuple[list[str], list[str]]:
     return [], [general]
 
 
-@functools.cache
+@functools.lru_cache(maxsize=MAX_SHAPES)
 def _maker(kinds: tuple[str, ...], piped: bool) -> Callable[..., SiteCall]:
     """The maker of callers for sites of one shape (see the module's doc), compiled once."""
     params = ["fn", "name", "call_node", "checked_final", "MISSING"]

@@ -105,7 +105,7 @@ def sprintln(*args: Any) -> str:
 
 def sprintf(fmt: str, *args: Any) -> str:
     """``fmt.Sprintf`` over the template value model (see the module rules)."""
-    pieces = _plain_verbs(fmt)
+    pieces = _plain_verbs(fmt) if len(fmt) <= _PLAIN_MAX_CHARS else None
     if pieces is not None and len(pieces) == 2 * len(args) + 1:
         text = _print_plain(pieces, args)
         if text is not None:
@@ -113,6 +113,10 @@ def sprintf(fmt: str, *args: Any) -> str:
     p = _Printer()
     p.do_printf(fmt, list(args))
     return "".join(p.buf)
+
+
+#: Longest format whose parse is remembered (formats are short; the cache must stay small).
+_PLAIN_MAX_CHARS = 256
 
 
 @functools.lru_cache(maxsize=1024)
