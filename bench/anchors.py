@@ -1,6 +1,9 @@
 """Our render and CLI against Go Helm's, per chart, with the goals of issue 20 counted.
 
-Usage: .venv/bin/python bench/anchors.py [chart ...]   (default: every chart in ../shared/charts)
+Usage: .venv/bin/python bench/anchors.py [--warm-only] [chart ...]   (default: every chart in ../shared/charts)
+
+``--warm-only``: only ``go ms`` and ``warm ms`` (no processes), each taken in ROUNDS rounds that
+alternate Go and ours per chart, so that a change of the machine's load weighs on both.
 
 Four figures per chart, all taken in this one run so that the machine's load weighs on both sides:
 
@@ -36,6 +39,8 @@ from helm_core.chart import loader, prepare  # noqa: E402
 from helm_core.engine import render  # noqa: E402
 
 RUNS = 7
+#: ``--warm-only``: rounds of (Go, ours) per chart; the best of each side is kept.
+ROUNDS = 3
 SDK = "helm-python-sdk==0.2.2"
 CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "helm-controller" / "bench-anchors"
 VENV = CACHE / "venv"
@@ -60,12 +65,15 @@ print(json.dumps(out))
 """
 
 
-def bench_env() -> Path:
-    """The bench-only environment: helm-python-sdk and this checkout's wheel (re-installed each run)."""
+def bench_env(*, with_ours: bool = True) -> Path:
+    """The bench-only environment: helm-python-sdk and (``with_ours``) this checkout's wheel,
+    re-installed each run."""
     python = VENV / "bin" / "python"
     if not python.exists():
         subprocess.run([sys.executable, "-m", "venv", str(VENV)], check=True)
         subprocess.run([str(python), "-m", "pip", "install", "-q", SDK], check=True)
+    if not with_ours:
+        return VENV
     subprocess.run([str(python), "-m", "pip", "install", "-q", "--force-reinstall", "--no-deps", str(ROOT)],
                    check=True, capture_output=True)
     # Dependencies of ours that the SDK environment lacks (a no-op once present).
@@ -109,7 +117,35 @@ def cli_times(venv: Path, chart_dir: Path, helm: str) -> tuple[float, float, flo
     return first, statistics.median(mine), statistics.median(helms)
 
 
+def warm_only(venv: Path, charts: list[Path]) -> int:
+    """go ms and warm ms, interleaved per chart (see the module's doc), and their ratio."""
+    print(f"{'chart':26} {'go ms':>7} {'warm ms':>8} {'warm/go':>7}  load average per round")
+    ratios: list[float] = []
+    for chart_dir in charts:
+        go_best = warm_best = float("inf")
+        loads: list[str] = []
+        error = None
+        for _ in range(ROUNDS):
+            g = go_times(venv, [chart_dir])[str(chart_dir)]
+            error = g["error"]
+            if not error:
+                go_best = min(go_best, g["s"])
+            warm_best = min(warm_best, ours_warm(chart_dir))
+            loads.append(f"{os.getloadavg()[0]:.1f}")
+        ratio = warm_best / go_best if not error else float("nan")
+        if not error and go_best > 0.010:
+            ratios.append(ratio)
+        print(f"{chart_dir.name:26} {go_best * 1e3:7.1f} {warm_best * 1e3:8.1f} {ratio:7.2f}  {' '.join(loads)}")
+    if ratios:
+        within = sum(r <= 0.5 for r in ratios)
+        print(f"warm/go   {min(ratios):.2f}-{max(ratios):.2f}, <= 0.5 for {within} of {len(ratios)} charts"
+              " (charts where Go takes > 10 ms)")
+    return 0
+
+
 def main(argv: list[str]) -> int:
+    only_warm = "--warm-only" in argv
+    argv = [a for a in argv if a != "--warm-only"]
     if not CHARTS_DIR.is_dir():
         print(f"{CHARTS_DIR} is not present: nothing to measure")
         return 0
@@ -119,7 +155,10 @@ def main(argv: list[str]) -> int:
         return 1
     names = argv or sorted(d.name for d in CHARTS_DIR.iterdir() if (d / "Chart.yaml").is_file())
     charts = [CHARTS_DIR / n for n in names]
-    venv = bench_env()
+    venv = bench_env(with_ours=not only_warm)
+    if only_warm:
+        print(f"load average {os.getloadavg()[0]:.2f}; best of {RUNS} in-process, in {ROUNDS} interleaved rounds")
+        return warm_only(venv, charts)
     go = go_times(venv, charts)
     print(f"load average {os.getloadavg()[0]:.2f}; best of {RUNS} in-process, median of {RUNS} processes")
     print(f"{'chart':26} {'go ms':>7} {'warm ms':>8} {'warm/go':>7} {'helm ms':>8} {'cli 1st':>8} {'cli ms':>7}"

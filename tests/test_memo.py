@@ -496,3 +496,22 @@ def test_the_output_key_covers_code_chart_values_and_flags(monkeypatch: pytest.M
     monkeypatch.setattr(rendered, "_IDENTITY", [])
     monkeypatch.setattr(rendered, "_code_files", lambda: (_ for _ in ()).throw(OSError("zip")))
     assert rendered.key(args, "x", chart, None) is None
+
+
+def test_recent_pickles_count_an_entry_computed_by_two_threads_once() -> None:
+    import threading
+
+    recent = memo.RecentPickles(max_bytes=1 << 20)
+    start = threading.Barrier(4)
+
+    def compute() -> dict[str, str]:
+        start.wait()  # all four miss, then all four store
+        return {"k": "v" * 100}
+
+    threads = [threading.Thread(target=recent.get_or_compute, args=("key", compute)) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert recent._bytes == sum(len(blob) for blob in recent._entries.values())
+    assert recent.get_or_compute("key", dict) == {"k": "v" * 100}

@@ -361,11 +361,14 @@ def bound_funcs(state: RenderState) -> dict[str, Callable[..., Any]]:
     def executing() -> Any:
         return environment.current_set() or state.tset
 
-    def nested(call: str, run: Callable[[], str]) -> str:
-        """``run()`` one include/tpl level deeper; its template errors become ``FuncError``."""
+    def nested(call: str, name: str | None, run: Callable[[], str]) -> str:
+        """``run()`` one include/tpl level deeper; its template errors become ``FuncError``.
+
+        ``call`` and ``name`` word the nesting error (quoted only then: includes are many)."""
         if state.nesting >= MAX_NESTED_CALLS:
+            where = call if name is None else f"{call} {_go_quote(name)}"
             raise runtime.NestingTooDeep(f"include and tpl calls nested more than {MAX_NESTED_CALLS} deep"
-                                         f" (at {call})")
+                                         f" (at {where})")
         state.nesting += 1
         try:
             return run()
@@ -384,7 +387,7 @@ def bound_funcs(state: RenderState) -> dict[str, Callable[..., Any]]:
             raise FuncError(f"rendering template has a nested reference name: {name}: unable to execute template")
         state.included[name] = count + 1
         try:
-            return nested(f"include {_go_quote(name)}", lambda: executing().execute(name, data))
+            return nested("include", name, lambda: executing().execute(name, data))
         finally:
             state.included[name] -= 1
 
@@ -398,7 +401,7 @@ def bound_funcs(state: RenderState) -> dict[str, Callable[..., Any]]:
         try:
             # The body just parsed runs, not the set's "gotpl": an empty (blank or comments
             # only) text does not replace an enclosing tpl's text there, yet prints itself.
-            out = nested("tpl", lambda: clone.execute(ROOT_TEMPLATE_NAME, data, body=body))
+            out = nested("tpl", None, lambda: clone.execute(ROOT_TEMPLATE_NAME, data, body=body))
         except FuncError as exc:
             failure = f"error during tpl function execution for {_go_quote(text)}: {exc}"
         else:

@@ -87,13 +87,18 @@ class RenderOptions:
 @record
 class _Renderable:
     name: str
-    text: str
+    #: The file's bytes: digested on every render, decoded only to parse (a cache miss) or for Jinja2.
+    raw: bytes
     data: dict[str, Any]
     base_path: str
     #: ``""`` for Go templates, ``engine_rules.JINJA2`` for Jinja2.
     engine: str = ""
     #: The template's file path, as errors name it (differs from ``name`` for ``.j2`` files).
     source: str = ""
+
+    @property
+    def text(self) -> str:
+        return files_mod.bytes_to_text(self.raw)
 
 
 def sort_template_names(names: list[str]) -> list[str]:
@@ -150,8 +155,7 @@ def _collect(chart: model.Chart, parent: dict[str, Any], out: dict[str, _Rendera
         if name in out:
             raise TemplateError(f"jinja2 error at ({source}): {name} is also rendered by another template",
                                 SourcePos(source))
-        out[name] = _Renderable(name, files_mod.bytes_to_text(tmpl.data), data, posixpath.join(prefix, "templates"),
-                                engine, source)
+        out[name] = _Renderable(name, tmpl.data, data, posixpath.join(prefix, "templates"), engine, source)
     return data
 
 
@@ -169,7 +173,7 @@ def templates_digest(templates: dict[str, _Renderable]) -> str:
     for name in sorted(templates):
         h.update(name.encode())
         h.update(b"\0")
-        h.update(templates[name].text.encode("utf-8", "surrogateescape"))
+        h.update(templates[name].raw)  # what the text encodes back to (surrogate escapes and all)
         h.update(b"\0")
         if templates[name].engine:
             h.update(templates[name].engine.encode() + b"\0")

@@ -116,13 +116,19 @@ def format_time(t: datetime.datetime) -> str:
 
 def quote(s: str, *, ascii_only: bool = False) -> str:
     """``strconv.Quote`` (``QuoteToASCII`` with ``ascii_only``)."""
-    if s.isascii() and s.isprintable() and '"' not in s and "\\" not in s:
-        return f'"{s}"'  # printable ASCII (most names and values) is kept as it is
+    if s.isascii():
+        if s.isprintable() and '"' not in s and "\\" not in s:
+            return f'"{s}"'  # printable ASCII (most names and values) is kept as it is
+        return '"' + s.translate(_ASCII_QUOTED) + '"'  # ASCII with escapes (config files)
     out = ['"']
     for ch in s:
         out.append(_quote_rune(ch, '"', ascii_only))
     out.append('"')
     return "".join(out)
+
+
+#: How ``quote`` writes each ASCII character (a ``str.translate`` table).
+_ASCII_QUOTED: dict[int, str] = {}
 
 
 def _shortest_digits(x: float) -> tuple[str, int]:
@@ -237,6 +243,9 @@ def _quote_rune(ch: str, q: str, ascii_only: bool) -> str:
     if code < 0x10000:
         return f"\\u{code:04x}"
     return f"\\U{code:08x}"
+
+
+_ASCII_QUOTED.update({code: _quote_rune(chr(code), '"', False) for code in range(128)})
 
 
 def quote_char(code: int, ascii_only: bool) -> str:

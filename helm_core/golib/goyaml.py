@@ -41,17 +41,14 @@ def decode(data: bytes | str) -> Any:
     text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
     disk = memo.active()
     if disk is None:
-        if len(text) < _RECENT_MIN_CHARS:
-            return _decode(text)
         key = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
         return _RECENT.get_or_compute(key, lambda: _decode(text))
     key = hashlib.sha256(f"{code_digest()}\0{text}".encode("utf-8", "surrogatepass")).hexdigest()
     return disk.pickled(DECODE_MEMO, key, lambda: _decode(text))
 
 
-#: Documents decoded in this process (values files of charts loaded again): below this size a
-#: decode costs less than the digest and the unpickle.
-_RECENT_MIN_CHARS = 2048
+#: Documents decoded in this process (values files of charts loaded again, ``fromYaml`` texts of
+#: renders again): even ``{}`` decodes ten times slower than its digest and unpickle.
 _RECENT = memo.RecentPickles(max_bytes=32 * 1024 * 1024)
 
 
@@ -123,14 +120,16 @@ def dump(value: Any) -> str:
 
     Ends with a newline as Marshal's does (``toYaml`` trims it); raises
     :class:`helm_core.golib.gojson.JSONError` when JSON cannot represent the value.
-    See :mod:`helm_core.golib.goyaml_write` for the rules. With a disk memo active, the text of a
-    value met before is read back instead of emitted (and PyYAML is not imported for it).
+    See :mod:`helm_core.golib.goyaml_write` for the rules. The text of a value met before (in
+    this process, or in the disk memo when one is active) is read back instead of emitted (and
+    PyYAML is not imported for it).
     """
     plain = json_step(value)
+    pickled = pickle.dumps(plain, protocol=pickle.HIGHEST_PROTOCOL)
     disk = memo.active()
-    if disk is None:
-        return _emit(plain)
-    key = hashlib.sha256(code_digest().encode() + pickle.dumps(plain, protocol=pickle.HIGHEST_PROTOCOL))
+    if disk is None:  # in this process: renders again print the same values
+        return _RECENT.get_or_compute("dump\0" + hashlib.sha256(pickled).hexdigest(), lambda: _emit(plain))
+    key = hashlib.sha256(code_digest().encode() + pickled)
     return disk.pickled(DUMP_MEMO, key.hexdigest(), lambda: _emit(plain))
 
 

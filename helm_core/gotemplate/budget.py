@@ -18,7 +18,7 @@ import contextlib
 import contextvars
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from helm_core.support.limits import RenderLimitExceeded, RenderLimits, describe_bytes
@@ -157,8 +157,11 @@ def active(budget: Budget) -> Iterator[Budget]:
         _CURRENT.reset(token)
 
 
-def check_size(items: int, item_bytes: int = 1, *, what: str) -> None:
-    """Refuse, before building it, a result of ``items`` x ``item_bytes`` over the output limit."""
+def check_size(items: int, item_bytes: int = 1, *, what: str | Callable[[], str]) -> None:
+    """Refuse, before building it, a result of ``items`` x ``item_bytes`` over the output limit.
+
+    ``what`` names the result; a function giving the name is called only when it is refused
+    (functions that every chart calls, such as ``nindent``, need not format it every time)."""
     budget = _CURRENT.get()
     if items * item_bytes > budget.max_bytes:
-        raise budget.exceeded("output_bytes", what=what)
+        raise budget.exceeded("output_bytes", what=what if isinstance(what, str) else what())

@@ -14,18 +14,24 @@ and whether it is boxed):
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Literal, Optional, overload
+from typing import Any, Literal, Optional, Protocol, overload
 
-from helm_core.gotemplate import gcpause
+from helm_core.gotemplate import callsite, gcpause
 from helm_core.gotemplate import nodes as n
 from helm_core.gotemplate import runtime as rt
 
+MISSING = rt.MISSING
+
 Run = Callable[[rt.State, Any, bool], None]
 Pipe = Callable[[rt.State, Any, bool], Any]
-Cmd = Callable[[rt.State, Any, bool, Any], Any]
 Arg = Callable[[rt.State, Any, bool, Optional[str]], Any]
 
-MISSING = rt.MISSING
+
+class Cmd(Protocol):
+    """A command: ``final`` is the value piped in (MISSING for none, so that a pipeline of one
+    command without declarations is the command itself, called without it)."""
+
+    def __call__(self, st: rt.State, dot: Any, db: bool, final: Any = MISSING) -> Any: ...
 
 
 def compile_tree(tree: n.Tree) -> Run:
@@ -155,7 +161,7 @@ def _if_with(node: n.BranchNode, *, is_with: bool) -> Run:
     def run_if(st: rt.State, dot: Any, db: bool) -> None:
         mark = len(st.vars)
         value = pipe(st, dot, db)
-        if is_true(value):
+        if value if value.__class__ is bool else is_true(value):
             if is_with:
                 body(st, value, False)
             else:
@@ -250,19 +256,21 @@ def _quote(s: str) -> str:
 
 
 def _pipeline(pipe: n.PipeNode) -> Pipe:
-    cmds = tuple(_command(c) for c in pipe.cmds)
+    cmds = tuple(_command(c, piped=i > 0) for i, c in enumerate(pipe.cmds))
     decl = [v.ident[0] for v in pipe.decl]
     is_assign = pipe.is_assign
     # Only an assignment to an undefined variable reports a position (st.var's error).
     at_node = (last_touched(pipe) if pipe.cmds else pipe) if decl and is_assign else pipe
 
     if len(cmds) == 1 and not decl:
-        only = cmds[0]
+        return cmds[0]
+    if len(cmds) == 2 and not decl:  # ``x | f``, the commonest pipeline: no loop
+        first, second = cmds
 
-        def run_single(st: rt.State, dot: Any, db: bool) -> Any:
-            return only(st, dot, db, MISSING)
+        def run_two(st: rt.State, dot: Any, db: bool) -> Any:
+            return second(st, dot, db, first(st, dot, db))
 
-        return run_single
+        return run_two
 
     def run_pipe(st: rt.State, dot: Any, db: bool) -> Any:
         value = MISSING
@@ -284,13 +292,21 @@ def _not_a_function(st: rt.State, node: n.Node, cmd: n.CommandNode, final: Any) 
         raise st.error(node, f"can't give argument to non-function {cmd.args[0]}")
 
 
-def _command(cmd: n.CommandNode) -> Cmd:
+def _command(cmd: n.CommandNode, *, piped: bool) -> Cmd:
+    """A command; ``piped``: a previous command's value comes in as ``final`` (never MISSING)."""
     first = cmd.args[0]
     args = [_arg(a) for a in cmd.args[1:]]
     if isinstance(first, n.FieldNode):
         idents = tuple(first.ident)
+        if not args and not piped:
+            read = _fields_reader(first, idents)
 
-        def run_field(st: rt.State, dot: Any, db: bool, final: Any) -> Any:
+            def run_fields(st: rt.State, dot: Any, db: bool, final: Any = MISSING) -> Any:
+                return read(st, dot, db, dot, db)[0]
+
+            return run_fields
+
+        def run_field(st: rt.State, dot: Any, db: bool, final: Any = MISSING) -> Any:
             return _field_chain(st, first, dot, db, dot, db, idents, args, final)[0]
 
         return run_field
@@ -299,7 +315,7 @@ def _command(cmd: n.CommandNode) -> Cmd:
         fields = tuple(first.fields)
         chain_at = last_touched(first.node)
 
-        def run_chain(st: rt.State, dot: Any, db: bool, final: Any) -> Any:
+        def run_chain(st: rt.State, dot: Any, db: bool, final: Any = MISSING) -> Any:
             if isinstance(first.node, n.NilNode):
                 raise st.error(first, f"indirection through explicit nil in {first}")
             receiver = head(st, dot, db, None)
@@ -307,20 +323,11 @@ def _command(cmd: n.CommandNode) -> Cmd:
 
         return run_chain
     if isinstance(first, n.IdentifierNode):
-        name = first.ident
-        call = rt.call_function
-
-        def run_call(st: rt.State, dot: Any, db: bool, final: Any) -> Any:
-            plan = st.funcs.get(name)
-            if plan is None:
-                raise st.error(first, f"{_quote(name)} is not a defined function")
-            return call(st, first, cmd, plan, name, args, final, dot, db)
-
-        return run_call
+        return _call_site(first, cmd, args, piped)
     if isinstance(first, n.PipeNode):
         inner = _pipeline(first)
 
-        def run_paren(st: rt.State, dot: Any, db: bool, final: Any) -> Any:
+        def run_paren(st: rt.State, dot: Any, db: bool, final: Any = MISSING) -> Any:
             _not_a_function(st, first, cmd, final)
             return inner(st, dot, db)
 
@@ -329,7 +336,7 @@ def _command(cmd: n.CommandNode) -> Cmd:
         var_name = first.ident[0]
         var_fields = tuple(first.ident[1:])
 
-        def run_var(st: rt.State, dot: Any, db: bool, final: Any) -> Any:
+        def run_var(st: rt.State, dot: Any, db: bool, final: Any = MISSING) -> Any:
             entry = st.var(first, var_name)
             if not var_fields:
                 _not_a_function(st, first, cmd, final)
@@ -338,7 +345,7 @@ def _command(cmd: n.CommandNode) -> Cmd:
 
         return run_var
 
-    def run_literal(st: rt.State, dot: Any, db: bool, final: Any) -> Any:
+    def run_literal(st: rt.State, dot: Any, db: bool, final: Any = MISSING) -> Any:
         _not_a_function(st, first, cmd, final)
         if isinstance(first, n.DotNode):
             return dot
@@ -349,13 +356,95 @@ def _command(cmd: n.CommandNode) -> Cmd:
     if isinstance(first, (n.BoolNode, n.StringNode)) and len(cmd.args) == 1:
         const: Any = first.true if isinstance(first, n.BoolNode) else first.text
 
-        def run_const(st: rt.State, dot: Any, db: bool, final: Any) -> Any:
+        def run_const(st: rt.State, dot: Any, db: bool, final: Any = MISSING) -> Any:
             if final is not MISSING:
                 _not_a_function(st, first, cmd, final)
             return const
 
         return run_const
     return run_literal
+
+
+def _call_site(ident: n.IdentifierNode, call_node: n.Node, args: list[Arg], piped: bool) -> Cmd:
+    """A call of function ``ident`` with ``args``, specialised to the function it finds.
+
+    The function comes from the executing set (a set's own functions may differ), so the
+    caller made for it (:func:`callsite.site_call`) is kept with the plan it was made for.
+    """
+    name = ident.ident
+    # (the function table, the plan found there, its caller): sets share their table unless
+    # they have functions of their own, so one identity test usually replaces the lookup.
+    made_for: tuple[Any, Optional[rt.Plan], Optional[callsite.SiteCall]] = (None, None, None)
+
+    def run_call(st: rt.State, dot: Any, db: bool, final: Any = MISSING) -> Any:
+        nonlocal made_for
+        funcs, cached_plan, caller = made_for  # one read: another thread may replace the triple
+        if st.funcs is funcs and caller is not None:
+            return caller(st, dot, db, final)
+        plan = st.funcs.get(name)
+        if plan is None:
+            raise st.error(ident, f"{_quote(name)} is not a defined function")
+        if plan is not cached_plan or caller is None:
+            caller = callsite.site_call(plan, name, args, piped, ident, call_node) or _general_call(
+                ident, call_node, plan, args)
+        made_for = (st.funcs, plan, caller)
+        return caller(st, dot, db, final)
+
+    return run_call
+
+
+FieldsReader = Callable[[rt.State, Any, bool, Any, bool], tuple[Any, bool]]
+
+
+def _general_call(ident: n.IdentifierNode, call_node: n.Node, plan: rt.Plan, args: list[Arg]) -> callsite.SiteCall:
+    """A site's caller through :func:`runtime.call_function` (special builtins, wrong counts)."""
+    call, name = rt.call_function, ident.ident
+
+    def general(st: rt.State, dot: Any, db: bool, final: Any = MISSING) -> Any:
+        return call(st, ident, call_node, plan, name, args, final, dot, db)
+
+    return general
+
+
+def _fields_reader(node: n.Node, idents: tuple[str, ...]) -> FieldsReader:
+    """``receiver.a.b.c`` with no arguments -> (value, boxed): map keys read inline, the rest
+    (methods, struct fields, missing keys and their errors) by :func:`runtime.eval_field`."""
+    eval_field = rt.eval_field
+    if len(idents) == 1:
+        (only,) = idents
+
+        def read_one(st: rt.State, dot: Any, db: bool, receiver: Any, boxed: bool) -> tuple[Any, bool]:
+            if receiver.__class__ is dict and only in receiver:
+                return receiver[only], True
+            return eval_field(st, node, receiver, boxed, only, dot, db, None, MISSING)
+
+        return read_one
+
+    if len(idents) == 2:
+        first, second = idents
+
+        def read_two(st: rt.State, dot: Any, db: bool, receiver: Any, boxed: bool) -> tuple[Any, bool]:
+            if receiver.__class__ is dict and first in receiver:
+                receiver = receiver[first]
+                if receiver.__class__ is dict and second in receiver:
+                    return receiver[second], True
+                return eval_field(st, node, receiver, True, second, dot, db, None, MISSING)
+            receiver, boxed = eval_field(st, node, receiver, boxed, first, dot, db, None, MISSING)
+            if receiver.__class__ is dict and second in receiver:
+                return receiver[second], True
+            return eval_field(st, node, receiver, boxed, second, dot, db, None, MISSING)
+
+        return read_two
+
+    def read(st: rt.State, dot: Any, db: bool, receiver: Any, boxed: bool) -> tuple[Any, bool]:
+        for name in idents:
+            if receiver.__class__ is dict and name in receiver:
+                receiver, boxed = receiver[name], True
+            else:
+                receiver, boxed = eval_field(st, node, receiver, boxed, name, dot, db, None, MISSING)
+        return receiver, boxed
+
+    return read
 
 
 def _field_chain(
@@ -440,22 +529,23 @@ def _arg_inner(node: n.Node) -> Arg:
 
         return arg_dot
     if isinstance(node, n.FieldNode):
-        idents = tuple(node.ident)
+        read = _fields_reader(node, tuple(node.ident))
 
         def arg_field(st: rt.State, dot: Any, db: bool, typ: Optional[str]) -> Any:
-            value, boxed = _field_chain(st, node, dot, db, dot, db, idents, None, MISSING)
+            value, boxed = read(st, dot, db, dot, db)
             return validate(st, node, value, boxed, typ)
 
         return arg_field
     if isinstance(node, n.VariableNode):
         var_name = node.ident[0]
         var_fields = tuple(node.ident[1:])
+        read_var = _fields_reader(node, var_fields) if var_fields else None
 
         def arg_var(st: rt.State, dot: Any, db: bool, typ: Optional[str]) -> Any:
             entry = st.var(node, var_name)
             value, boxed = entry[1], entry[2]
-            if var_fields:
-                value, boxed = _field_chain(st, node, dot, db, value, boxed, var_fields, None, MISSING)
+            if read_var is not None:
+                value, boxed = read_var(st, dot, db, value, boxed)
             return validate(st, node, value, boxed, typ)
 
         return arg_var
@@ -470,16 +560,13 @@ def _arg_inner(node: n.Node) -> Arg:
             at = st.at_node if dynamic and st.at_node is not None else pipe_at
             return validate(st, at, value, False, typ)
 
+        arg_pipe.compiled_pipe = inner  # type: ignore[attr-defined]  # for callsite's inline reading
         return arg_pipe
     if isinstance(node, n.IdentifierNode):
-        name = node.ident
+        call = _call_site(node, node, [], False)
 
         def arg_call(st: rt.State, dot: Any, db: bool, typ: Optional[str]) -> Any:
-            plan = st.funcs.get(name)
-            if plan is None:
-                raise st.error(node, f"{_quote(name)} is not a defined function")
-            value = rt.call_function(st, node, node, plan, name, [], MISSING, dot, db)
-            return validate(st, node, value, False, typ)
+            return validate(st, node, call(st, dot, db, MISSING), False, typ)
 
         return arg_call
     if isinstance(node, n.ChainNode):

@@ -303,6 +303,8 @@ class TemplateSet:
         self.name = name
         self.missingkey: MissingKey = missingkey
         self._trees = trees
+        #: Compiled templates by name (cleared by every parse: a name may get another tree).
+        self._runs: dict[str, compiler.Run] = {}
         self._set_funcs(own_funcs)
 
     def _set_funcs(self, own_funcs: dict[str, Callable[..., Any]]) -> None:
@@ -328,6 +330,7 @@ class TemplateSet:
         """
         known = self._known | frozenset(extra_names) if extra_names else self._known
         trees = self.env.parse_trees(name, text, known)
+        self._runs = {}
         for tname, tree in trees.items():
             old = self._trees.get(tname)
             if old is not None and _is_empty(tree):
@@ -356,8 +359,13 @@ class TemplateSet:
         return tree  # type: ignore[return-value]
 
     def lookup_compiled(self, name: str) -> Optional[compiler.Run]:
-        tree = self.tree(name)
-        return compiler.compile_tree(tree) if tree is not None else None
+        run = self._runs.get(name)
+        if run is None:
+            tree = self.tree(name)
+            if tree is None:
+                return None
+            run = self._runs[name] = compiler.compile_tree(tree)
+        return run
 
     # -- execution ----------------------------------------------------------
     def execute(self, name: str, data: Any, *, body: Optional[ParsedBody] = None) -> str:
@@ -383,7 +391,8 @@ class TemplateSet:
         out: list[str] = []
         state = runtime.State(self, name, out, [["$", data, False]], 0, self.missingkey, self._plans,
                               budget.current())
-        token = _CURRENT.set(self)
+        # Nested executions (include) of the set already executing need not set it again.
+        token = _CURRENT.set(self) if _CURRENT.get() is not self else None
         try:
             run(state, data, False)
         except RecursionError:
@@ -394,5 +403,6 @@ class TemplateSet:
                 template_name=name,
             ) from None
         finally:
-            _CURRENT.reset(token)
+            if token is not None:
+                _CURRENT.reset(token)
         return "".join(out)

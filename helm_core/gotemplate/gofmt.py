@@ -21,6 +21,7 @@ Rules kept from Go (``fmt/print.go``, ``fmt/format.go``, ``strconv/ftoa.go``):
 from __future__ import annotations
 
 import datetime
+import functools
 from typing import Any
 
 from helm_core.golib import gostrconv, gotypes
@@ -104,9 +105,61 @@ def sprintln(*args: Any) -> str:
 
 def sprintf(fmt: str, *args: Any) -> str:
     """``fmt.Sprintf`` over the template value model (see the module rules)."""
+    pieces = _plain_verbs(fmt) if len(fmt) <= _PLAIN_MAX_CHARS else None
+    if pieces is not None and len(pieces) == 2 * len(args) + 1:
+        text = _print_plain(pieces, args)
+        if text is not None:
+            return text
     p = _Printer()
     p.do_printf(fmt, list(args))
     return "".join(p.buf)
+
+
+#: Longest format whose parse is remembered (formats are short; the cache must stay small).
+_PLAIN_MAX_CHARS = 256
+
+
+@functools.lru_cache(maxsize=1024)
+def _plain_verbs(fmt: str) -> tuple[str, ...] | None:
+    """``fmt`` as text, verb, text, ... when every verb is a bare ``%s``, ``%v``, ``%d`` or
+    ``%q`` (``%%`` is text): most formats templates use. None for any other (the printer's)."""
+    pieces: list[str] = []
+    text: list[str] = []
+    i, end = 0, len(fmt)
+    while i < end:
+        j = fmt.find("%", i)
+        if j < 0:
+            text.append(fmt[i:])
+            break
+        text.append(fmt[i:j])
+        verb = fmt[j + 1: j + 2]
+        if verb == "%":
+            text.append("%")
+        elif verb and verb in "svdq":
+            pieces += ("".join(text), verb)
+            text = []
+        else:
+            return None
+        i = j + 2
+    pieces.append("".join(text))
+    return tuple(pieces)
+
+
+def _print_plain(pieces: tuple[str, ...], args: tuple[Any, ...]) -> str | None:
+    """A plain format (see :func:`_plain_verbs`) with one argument per verb, when each is a
+    string (``%s``, ``%v``, ``%q``) or an int (``%d``, ``%v``); None for anything else."""
+    out = [pieces[0]]
+    for k, arg in enumerate(args):
+        verb = pieces[2 * k + 1]
+        cls = arg.__class__
+        if cls is str and verb != "d":
+            out.append(quote(arg) if verb == "q" else arg)
+        elif cls is int and verb in "dv":
+            out.append(str(arg))
+        else:
+            return None
+        out.append(pieces[2 * k + 2])
+    return "".join(out)
 
 
 # ---------------------------------------------------------------------------

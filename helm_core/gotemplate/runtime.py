@@ -37,7 +37,8 @@ NO_VALUE = "<no value>"
 _NILLABLE = frozenset(
     {"interface {}", "reflect.Value", "[]interface {}", "[]string", "map[string]interface {}", "[]byte"}
 )
-_ANY = frozenset({"interface {}", "reflect.Value"})
+#: Go parameter types that take any value (nil included).
+ANY_TYPES = frozenset({"interface {}", "reflect.Value"})
 
 
 class ExecError(TemplateError):
@@ -148,6 +149,9 @@ class State:
 
 def is_true(value: Any) -> bool:
     """Go's ``isTrue``: the zero value of its type is false; nil is false; structs are true."""
+    cls = value.__class__
+    if cls is bool or cls is str or cls is dict or cls is list:  # the commonest, tested first
+        return bool(value)
     if value is None:
         return False
     if isinstance(value, bool):
@@ -252,7 +256,7 @@ def nillable(typ: str) -> bool:
 
 
 def assignable(value: Any, typ: str) -> bool:
-    if typ in _ANY:
+    if typ in ANY_TYPES:
         return True
     if typ == "string":
         return isinstance(value, str)
@@ -286,7 +290,7 @@ RAW_ARG = "raw"
 
 def validate_type(st: State, node: n.Node, value: Any, boxed: bool, typ: Optional[str]) -> Any:
     """Go's ``validateType``: may ``value`` be passed where ``typ`` is expected?"""
-    if typ is None:
+    if typ is None or value is not None and typ in ANY_TYPES:  # most arguments: checked first
         return value
     if typ == RAW_ARG:
         return value, boxed
@@ -295,7 +299,7 @@ def validate_type(st: State, node: n.Node, value: Any, boxed: bool, typ: Optiona
             if nillable(typ):
                 return None
             raise st.error(node, f"invalid value; expected {typ}")
-        if typ in _ANY:
+        if typ in ANY_TYPES:
             return None
         raise st.error(node, f"wrong type for value; expected {typ}; got interface {{}}")
     if not assignable(value, typ):
@@ -311,7 +315,7 @@ def literal_arg(st: State, node: n.Node, typ: Optional[str]) -> Any:
         if typ is None or nillable(typ):
             return None
         raise st.error(node, f"cannot assign nil to {typ}")
-    if typ is None or typ in _ANY:
+    if typ is None or typ in ANY_TYPES:
         return constant_value(st, node)
     if typ == "bool":
         if isinstance(node, n.BoolNode):
@@ -433,6 +437,16 @@ def call_function(
             t = params[-1]
         last = arg_at(st, args[-1]) if args else node
         argv.append(validate_type(st, last, final, False, t))
+    return invoke(st, call_node, fn, name, argv)
+
+
+#: Errors a function call passes up as they are (others become ``error calling ...``).
+UNWRAPPED = (BreakLoop, ContinueLoop, RecursionError, MemoryError, *PASS_THROUGH)
+
+
+def invoke(st: State, call_node: n.Node, fn: Callable[..., Any], name: str, argv: Iterable[Any]) -> Any:
+    """Call ``fn`` with checked arguments under the render's budget; its failure is Go's
+    ``error calling NAME: ...`` at ``call_node``."""
     budget = st.budget
     # The budget's checks written out: they run on every call (reading the clock or calling a
     # method here shows in every render's profile).
@@ -444,7 +458,7 @@ def call_function(
         if (cls is str or cls is list) and len(result) > budget.max_items:
             budget.check_result(result)
         return result
-    except (BreakLoop, ContinueLoop, RecursionError, MemoryError, *PASS_THROUGH):
+    except UNWRAPPED:
         raise
     except Exception as e:  # a FuncError, or a panic Go's safeCall turns into the call's error
         failure = f"error calling {name}: {e}"

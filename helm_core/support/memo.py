@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import os
+import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, TypeVar
 
@@ -170,20 +171,26 @@ class RecentPickles:
         self.max_bytes = max_bytes
         self._entries: dict[str, bytes] = {}
         self._bytes = 0
+        # Renders on several threads share it (toYaml and fromYaml go through it).
+        self._lock = threading.Lock()
 
     def get_or_compute(self, key: str, compute: Callable[[], T]) -> T:
         import pickle
 
-        blob = self._entries.pop(key, None)
+        with self._lock:
+            blob = self._entries.pop(key, None)
+            if blob is not None:
+                self._entries[key] = blob  # most recently used last
         if blob is not None:
-            self._entries[key] = blob  # most recently used last
             found: T = pickle.loads(blob)
             return found
         value = compute()
         blob = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
         if len(blob) <= self.max_bytes // 8:
-            self._entries[key] = blob
-            self._bytes += len(blob)
-            while self._bytes > self.max_bytes:
-                self._bytes -= len(self._entries.pop(next(iter(self._entries))))
+            with self._lock:
+                old = self._entries.pop(key, None)  # another thread's, computed meanwhile
+                self._bytes += len(blob) - (len(old) if old is not None else 0)
+                self._entries[key] = blob
+                while self._bytes > self.max_bytes:
+                    self._bytes -= len(self._entries.pop(next(iter(self._entries))))
         return value

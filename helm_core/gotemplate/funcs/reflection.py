@@ -16,6 +16,8 @@ from helm_core.gotemplate.funcs import gohelpers
 
 def go_deep_equal(a: Any, b: Any) -> bool:
     """``reflect.DeepEqual`` over the value model."""
+    if a.__class__ is str:  # the common case (``has``, ``uniq`` over names): both strings, equal
+        return isinstance(b, str) and a == b
     if a is None or b is None:
         return a is None and b is None
     if go_type_name(a) != go_type_name(b):

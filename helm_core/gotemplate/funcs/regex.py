@@ -80,7 +80,7 @@ def must_regex_find(regex: str, s: str) -> str:
 @signature("string", "string", "string")
 def regex_replace_all(regex: str, s: str, repl: str) -> str:
     """``regexReplaceAll``: ``$1``/``${name}`` expanded."""
-    return must_compile(regex).replace_all_string(s, repl)
+    return _remembered(regex, s, repl, literal=False)
 
 
 @signature("string", "string", "string")
@@ -92,7 +92,28 @@ def must_regex_replace_all(regex: str, s: str, repl: str) -> str:
 @signature("string", "string", "string")
 def regex_replace_all_literal(regex: str, s: str, repl: str) -> str:
     """``regexReplaceAllLiteral``."""
-    return must_compile(regex).replace_all_literal_string(s, repl)
+    return _remembered(regex, s, repl, literal=True)
+
+
+#: Replacements of short texts, remembered: charts make the same ones on every render (Bitnami
+#: cleans each name with regexReplaceAll), and each costs far more than a lookup. Emptied when full.
+_REPLACED: dict[tuple[str, str, str, bool], str] = {}
+_REPLACED_MAX_ENTRIES = 1024
+_REPLACED_MAX_CHARS = 1024
+
+
+def _remembered(regex: str, s: str, repl: str, *, literal: bool) -> str:
+    key = (regex, s, repl, literal)
+    found = _REPLACED.get(key)
+    if found is not None:
+        return found
+    rx = must_compile(regex)
+    out = rx.replace_all_literal_string(s, repl) if literal else rx.replace_all_string(s, repl)
+    if len(regex) + len(s) + len(repl) + len(out) <= _REPLACED_MAX_CHARS:
+        if len(_REPLACED) >= _REPLACED_MAX_ENTRIES:
+            _REPLACED.clear()
+        _REPLACED[key] = out
+    return out
 
 
 @signature("string", "string", "string")

@@ -256,7 +256,7 @@ def repeat(count: int, s: str) -> str:
     """``repeat``; a negative count is Go's panic."""
     if count < 0:
         raise FuncError("strings: negative Repeat count")
-    budget.check_size(count * len(s), what=f"a string of {count} x {len(s)} characters")
+    budget.check_size(count * len(s), what=lambda: f"a string of {count} x {len(s)} characters")
     return s * count
 
 
@@ -301,7 +301,7 @@ def indent(spaces: int, s: str) -> str:
     """``indent``: pad every line (``strings.Repeat`` panics for a negative count)."""
     pad = repeat(spaces, " ")
     lines = s.count("\n") + 1
-    budget.check_size(len(s) + lines * spaces, what=f"{lines} lines indented by {spaces}")
+    budget.check_size(len(s) + lines * spaces, what=lambda: f"{lines} lines indented by {spaces}")
     return pad + s.replace("\n", "\n" + pad)
 
 

@@ -1,0 +1,199 @@
+"""Callers made for one call site of a template function (Go's ``evalCall``, specialised).
+
+What :func:`runtime.call_function` decides on every call — the argument count, each word's
+parameter type, where a piped value goes — is fixed for a site once its function is known:
+the words and whether a value is piped in are fixed when the site is compiled, the signature
+by the function's plan. A caller is generated per site *shape* (the number of words, whether a
+value is piped in, and what kind of word each is) as Python source, compiled once per shape
+and bound to the site's own function, words and types. Words of the commonest kinds are read
+in the caller itself: a literal its parameter takes as it is (a string, a bool, an integer
+for an ``int``); and for ``interface {}`` parameters ``.``, a variable, a parenthesized
+pipeline, and a chain of map keys (``.Values.a.b``) whose every step is a map that has the
+key. Anything else (methods, missing keys, other types) goes to the word's own evaluator,
+which gives Go's values and errors; reading map keys has no effects, so starting over there
+is safe.
+
+``and`` and ``or`` get callers of their own; the other special builtins (``len``, ``slice``,
+``call``) and wrong argument counts are left to :func:`runtime.call_function`.
+"""
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any, Optional
+
+from helm_core.gotemplate import nodes as n
+from helm_core.gotemplate import runtime as rt
+
+#: A call site's caller: (state, dot, dot boxed, piped-in value) -> result.
+SiteCall = Callable[[rt.State, Any, bool, Any], Any]
+
+#: Sites with more words use one general caller (shapes stay few).
+MAX_GENERATED_WORDS = 16
+#: Longest map-key chain read in the caller.
+MAX_INLINE_KEYS = 4
+#: Compiled makers kept: charts use a few dozen shapes; generated templates (tpl) could make
+#: endless ones, and a long-running process must not keep them all.
+MAX_SHAPES = 1024
+
+_ANY = rt.ANY_TYPES
+
+
+def site_call(plan: rt.Plan, name: str, args: list[rt.ArgEval], piped: bool, node: n.Node,
+              call_node: n.Node) -> Optional[SiteCall]:
+    """The caller for a site calling ``plan``'s function with ``args`` (and a piped value when
+    ``piped``), or None where :func:`runtime.call_function` must decide (it words the errors)."""
+    fn, params, variadic, special = plan
+    if special == "and" or special == "or":
+        return _and_or(special == "or", plan, args, piped)
+    if special is not None:
+        return None
+    num_in = len(args) + piped
+    if variadic:
+        num_fixed = len(params) - 1
+        if num_in < num_fixed:
+            return None
+        types = tuple(params[i] if i < num_fixed else params[-1] for i in range(len(args)))
+        final_type = params[num_in - 1] if num_in - 1 < num_fixed else params[-1]
+    else:
+        if num_in != len(params):
+            return None
+        types = params[: len(args)]
+        final_type = params[-1] if params else ""
+    final_any = final_type in _ANY
+    last_arg = args[-1] if args else None
+    validate, arg_at, assignable = rt.validate_type, rt.arg_at, rt.assignable
+
+    def checked_final(st: rt.State, final: Any) -> Any:
+        if final is not None and (final_any or assignable(final, final_type)):
+            return final  # where the value came from is needed only for an error
+        return validate(st, arg_at(st, last_arg) if last_arg is not None else node, final, False, final_type)
+
+    if len(args) > MAX_GENERATED_WORDS:
+        pairs = tuple(zip(args, types, strict=True))
+
+        def call(st: rt.State, dot: Any, db: bool, final: Any = rt.MISSING) -> Any:
+            argv = [a(st, dot, db, t) for a, t in pairs]
+            if piped:
+                argv.append(checked_final(st, final))
+            return rt.invoke(st, call_node, fn, name, argv)
+
+        return call
+    kinds: list[str] = []
+    bound: list[Any] = []
+    for arg, typ in zip(args, types, strict=True):
+        kind, extra = _word_kind(arg, typ)
+        kinds.append(kind)
+        bound += (arg, typ, *extra)
+    return _maker(tuple(kinds), piped)(fn, name, call_node, checked_final, rt.MISSING, *bound)
+
+
+def _and_or(want: bool, plan: rt.Plan, args: list[rt.ArgEval], piped: bool) -> Optional[SiteCall]:
+    """``and`` (``want`` false) / ``or``: the first word whose truth is ``want``, else the last
+    (the piped value last of all); words after it are not evaluated. As call_function does it."""
+    if len(args) + piped < len(plan[1]) - 1:
+        return None
+    words = tuple((arg, getattr(arg, "at", None)) for arg in args)
+    is_true = rt.is_true
+
+    def call(st: rt.State, dot: Any, db: bool, final: Any = rt.MISSING) -> Any:
+        value: Any = None
+        for arg, at in words:
+            st.at_node = at  # later errors point where evaluation stopped, as Go's do
+            value = arg(st, dot, db, "reflect.Value")
+            if is_true(value) == want:
+                return value
+        return final if piped else value
+
+    return call
+
+
+def _word_kind(arg: rt.ArgEval, typ: str) -> tuple[str, tuple[Any, ...]]:
+    """How the caller reads a word: ``c`` a constant (what :func:`runtime.literal_arg` gives),
+    ``d`` dot, ``kN`` N map keys from dot, ``v`` a variable, ``p`` a parenthesized pipeline,
+    ``g`` the word's evaluator; and the values that reading needs."""
+    node = getattr(arg, "node", None)
+    if isinstance(node, n.StringNode) and (typ == "string" or typ in _ANY):
+        return "c", (node.text,)
+    if isinstance(node, n.BoolNode) and (typ == "bool" or typ in _ANY):
+        return "c", (node.true,)
+    if isinstance(node, n.NumberNode) and typ == "int" and node.is_int:
+        return "c", (node.int64,)
+    if typ not in _ANY:
+        return "g", ()
+    # For an interface{} parameter Go's validateType passes any value on, nil included; only
+    # reaching the value can fail.
+    if isinstance(node, n.DotNode):
+        return "d", ()
+    if isinstance(node, n.FieldNode) and len(node.ident) <= MAX_INLINE_KEYS:
+        return f"k{len(node.ident)}", tuple(node.ident)
+    if isinstance(node, n.VariableNode) and len(node.ident) == 1:
+        return "v", (node.ident[0],)
+    pipe = getattr(arg, "compiled_pipe", None)
+    if isinstance(node, n.PipeNode) and not node.decl and pipe is not None:
+        return "p", (pipe,)
+    return "g", ()
+
+
+def _read_word(i: int, kind: str) -> tuple[list[str], list[str]]:
+    """(maker parameters, caller lines) evaluating word ``i`` into ``v{i}``."""
+    general = f"v{i} = a{i}(st, dot, db, t{i})"
+    if kind == "c":
+        return [f"c{i}"], [f"v{i} = c{i}"]
+    if kind == "d":
+        return [], [f"v{i} = dot"]
+    if kind == "v":  # the variable, or its evaluator's "undefined variable" error
+        return [f"n{i}"], ["for e in reversed(st.vars):", f"    if e[0] == n{i}:",
+                            f"        v{i} = e[1]", "        break", "else:", f"    {general}"]
+    if kind == "p":
+        return [f"p{i}"], [f"v{i} = p{i}(st, dot, db)"]
+    if kind.startswith("k"):
+        keys = [f"k{i}_{j}" for j in range(int(kind[1:]))]
+        lines = [f"v{i} = MISSING", "r = dot"]
+        indent = ""
+        for key in keys:
+            lines += [f"{indent}if r.__class__ is dict and {key} in r:", f"{indent}    r = r[{key}]"]
+            indent += "    "
+        lines += [f"{indent}v{i} = r", f"if v{i} is MISSING:", f"    {general}"]
+        return keys, lines
+    return [], [general]
+
+
+@functools.lru_cache(maxsize=MAX_SHAPES)
+def _maker(kinds: tuple[str, ...], piped: bool) -> Callable[..., SiteCall]:
+    """The maker of callers for sites of one shape (see the module's doc), compiled once."""
+    params = ["fn", "name", "call_node", "checked_final", "MISSING"]
+    body: list[str] = []
+    for i, kind in enumerate(kinds):
+        extra, lines = _read_word(i, kind)
+        params += [f"a{i}", f"t{i}", *extra]
+        body += lines
+    count = len(kinds)
+    if piped:
+        body.append(f"v{count} = checked_final(st, final)")
+    argv = ", ".join(f"v{i}" for i in range(count + piped))
+    # The budget's checks and the call as runtime.invoke does them, written out: one frame less.
+    body += [
+        "budget = st.budget",
+        "if budget.expired:",
+        "    raise budget.exceeded('timeout_s')",
+        "try:",
+        f"    result = fn({argv})",
+        "    cls = result.__class__",
+        "    if (cls is str or cls is list) and len(result) > budget.max_items:",
+        "        budget.check_result(result)",
+        "    return result",
+        "except UNWRAPPED:",
+        "    raise",
+        "except Exception as e:",
+        "    failure = f'error calling {name}: {e}'",
+        "raise st.error(call_node, failure)",
+    ]
+    source = (f"def make({', '.join(params)}):\n"
+              "    def call(st, dot, db, final=MISSING):\n"
+              + "".join(f"        {line}\n" for line in body)
+              + "    return call\n")
+    namespace: dict[str, Any] = {"UNWRAPPED": rt.UNWRAPPED}
+    label = ",".join(kinds) + (" | piped" if piped else "")
+    exec(compile(source, f"<template call site: {label}>", "exec"), namespace)
+    return namespace["make"]  # type: ignore[no-any-return]

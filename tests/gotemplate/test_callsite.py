@@ -1,0 +1,96 @@
+"""Callers made per call site (callsite.py) against the general path (runtime.call_function).
+
+Every execution case of test_exec runs again with no site specialised: both paths must give
+Go's outputs and messages. A site's caller follows the function the executing set has.
+"""
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+from helm_core.golib import gostrconv
+from helm_core.golib.gotypes import signature
+from helm_core.gotemplate import Environment, ExecError, ParseError, callsite, gofmt
+from helm_core.support import deepstack
+from tests.gotemplate.test_exec import EXEC_CASES, run
+
+
+@pytest.mark.parametrize(
+    ("templates", "data", "missingkey", "expected"), [c[1:] for c in EXEC_CASES], ids=[c[0] for c in EXEC_CASES]
+)
+def test_the_general_path_gives_the_same_results(
+    templates: list[str], data: dict[str, Any], missingkey: str, expected: tuple[str, str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(callsite, "site_call", lambda *args: None)
+    kind, text = expected
+    execute = lambda: run(templates, data, missingkey)  # noqa: E731
+    if kind == "ok":
+        assert deepstack.run(execute) == text
+    else:
+        with pytest.raises((ExecError, ParseError)) as info:
+            deepstack.run(execute)
+        assert str(info.value) == text
+
+
+@signature("string")
+def shout(s: str) -> str:
+    return s.upper()
+
+
+@signature("string")
+def whisper(s: str) -> str:
+    return s.lower()
+
+
+def test_a_site_calls_the_function_of_the_set_executing_it() -> None:
+    loud = Environment().new_set()
+    loud.add_funcs({"f": shout})
+    loud.parse("t", '{{ f "Ab" }}{{ "Cd" | f }}')
+    quiet = loud.clone()  # shares the compiled tree
+    quiet.add_funcs({"f": whisper})
+    for _ in range(2):
+        assert loud.execute("t", {}) == "ABCD"
+        assert quiet.execute("t", {}) == "abcd"
+
+
+@pytest.mark.parametrize("words", [0, 1, 2, 3, callsite.MAX_GENERATED_WORDS, callsite.MAX_GENERATED_WORDS + 1])
+@pytest.mark.parametrize("piped", [False, True])
+def test_every_word_count_passes_its_words_in_order(words: int, piped: bool) -> None:
+    @signature("interface {}", variadic=True)
+    def show(*values: Any) -> str:
+        return ",".join(gofmt.format_value(v) for v in values)
+
+    kinds = ['"s"', ".", ".a", ".m.k", ".m.n.o.p", "$", "1", "true", "(show 2)"]
+    args = " ".join(kinds[i % len(kinds)] for i in range(words))
+    text = f'{{{{ "in" | show {args} }}}}' if piped else f"{{{{ show {args} }}}}"
+    data = {"a": "A", "m": {"k": "K", "n": {"o": {"p": "P"}}}}
+    tset = Environment({"show": show}).new_set()
+    tset.parse("t", text)
+    values = {'"s"': "s", ".": gofmt.format_value(data), ".a": "A", ".m.k": "K", ".m.n.o.p": "P",
+              "$": gofmt.format_value(data), "1": "1", "true": "true", "(show 2)": "2"}
+    expected = [values[kinds[i % len(kinds)]] for i in range(words)] + (["in"] if piped else [])
+    assert tset.execute("t", data) == ",".join(expected)
+
+
+def test_plain_printf_formats_print_as_the_printer_does() -> None:
+    rng = random.Random(20)
+    formats = ["%s", "%v", "%d", "%q", "a%sb%dc", "%%s%s", "%s%%", "100%", "%", "%s-%v-%q", "x%d%d", "%5s",
+               "%-s", "%x", "%[1]s", "", "%t", "%v%v"]
+    values: list[Any] = ["", "a", 'q"uote', "é\n", 0, -5, 12345678901234567890, True, None, 1.5, [1], {"a": 1}]
+    for fmt in formats:
+        for _ in range(100):
+            args = [rng.choice(values) for _ in range(rng.randint(0, 3))]
+            printer = gofmt._Printer()
+            printer.do_printf(fmt, args)
+            assert gofmt.sprintf(fmt, *args) == "".join(printer.buf), (fmt, args)
+
+
+def test_quoting_ascii_escapes_each_character_as_strconv_does() -> None:
+    text = "".join(chr(c) for c in range(128)) * 2
+    expected = '"' + "".join(gostrconv._quote_rune(ch, '"', False) for ch in text) + '"'
+    assert gostrconv.quote(text) == expected
+    assert gostrconv.quote(text, ascii_only=True) == expected
+    assert gostrconv.quote('a"b\\c\n\x7f') == '"a\\"b\\\\c\\n\\x7f"'
