@@ -1,11 +1,12 @@
 """Our render and CLI against Go Helm's, per chart, with the goals of issue 20 counted.
 
-Usage: .venv/bin/python bench/anchors.py [--warm-only] [chart ...]   (default: every chart in ../shared/charts)
+Usage: .venv/bin/python bench/anchors.py [--warm-only] [chart ...]   (default: every chart in ../shared/charts
+and every chart of examples/charts that helm can render: no Lua, no Jinja2 templates)
 
 ``--warm-only``: only ``go ms`` and ``warm ms`` (no processes), each taken in ROUNDS rounds that
 alternate Go and ours per chart, so that a change of the machine's load weighs on both.
 
-Four figures per chart, all taken in this one run so that the machine's load weighs on both sides:
+Five figures per chart, all taken in this one run so that the machine's load weighs on both sides:
 
 - ``go ms``: Go Helm in-process (load + render), through ``helm-python-sdk`` (the Helm Go SDK behind
   a C ABI), best of RUNS. It is installed into a bench-only virtual environment under the cache
@@ -15,9 +16,14 @@ Four figures per chart, all taken in this one run so that the machine's load wei
   medians. ``helm-core`` is the wheel built from this checkout and installed into the bench
   environment, as users install it (an editable install's import hooks cost more).
   ``cli 1st`` is the first run with an empty cache root (no memo); ``cli ms`` the runs after it.
+  helm-core prints a pure render's output from its memo (``helm_core/cli/rendered.py``), so for
+  charts without random values ``cli ms`` times that memo, not a render.
+- ``-o/helm -o``: both tools writing to ``--output-dir`` (medians, interleaved with the above):
+  helm-core never keeps such a run's output whole, so this ratio is a render with the other memos
+  warm, on every chart.
 
 Goals (issue 20): warm <= 0.5x Go on every chart that takes Go more than 10 ms; cli <= 1.0x helm
-with the memo warm; cli 1st <= 2.0x helm. The last lines print each ratio's range and how many
+with the memo warm (and, here, -o <= 1.0x helm -o); cli 1st <= 2.0x helm. The last lines print each ratio's range and how many
 charts meet its goal, and the worst ratio of all.
 """
 from __future__ import annotations
@@ -104,17 +110,24 @@ def _prepared(chart_dir: Path) -> tuple:
     return prepared.chart, prepared.values
 
 
-def cli_times(venv: Path, chart_dir: Path, helm: str) -> tuple[float, float, float]:
-    """(first run, median of later runs) of the installed helm-core, and helm's median, interleaved."""
+def cli_times(venv: Path, chart_dir: Path, helm: str) -> dict[str, float]:
+    """Interleaved process times: ``first`` (helm-core, empty cache root), then medians of later
+    runs: ``cli`` and ``helm`` printing to stdout, ``cli -o`` and ``helm -o`` writing to
+    ``--output-dir``. helm-core never keeps an ``--output-dir`` run's output whole
+    (``helm_core/cli/rendered.py``), so ``cli -o`` renders every time, with the other memos warm:
+    it shows what the output memo hides for charts whose output is kept."""
     ours = [str(venv / "bin" / "helm-core"), "template", str(chart_dir)]
+    theirs = [helm, "template", str(chart_dir)]
     with tempfile.TemporaryDirectory(prefix="bench-anchors-cache-") as cache:
         env = dict(os.environ, HELM_CORE_CACHE=cache)
         first = wall_seconds(ours, env)
-        mine, helms = [], []
-        for _ in range(RUNS):
-            mine.append(wall_seconds(ours, env))
-            helms.append(wall_seconds([helm, "template", str(chart_dir)]))
-    return first, statistics.median(mine), statistics.median(helms)
+        series: dict[str, list[float]] = {"cli": [], "helm": [], "cli -o": [], "helm -o": []}
+        for run in range(RUNS):
+            series["cli"].append(wall_seconds(ours, env))
+            series["helm"].append(wall_seconds(theirs))
+            series["cli -o"].append(wall_seconds([*ours, "--output-dir", f"{cache}/ours{run}"], env))
+            series["helm -o"].append(wall_seconds([*theirs, "--output-dir", f"{cache}/helm{run}"]))
+    return {"first": first, **{name: statistics.median(times) for name, times in series.items()}}
 
 
 def warm_only(venv: Path, charts: list[Path]) -> int:
@@ -143,6 +156,27 @@ def warm_only(venv: Path, charts: list[Path]) -> int:
     return 0
 
 
+EXAMPLES_DIR = ROOT / "examples" / "charts"
+
+
+def default_charts() -> list[Path]:
+    """Every shared chart, then every example chart helm renders too (no Lua, no Jinja2)."""
+    from helm_core.engine import engines
+
+    shared = sorted(d for d in CHARTS_DIR.iterdir() if (d / "Chart.yaml").is_file())
+    examples = sorted(d for d in EXAMPLES_DIR.iterdir() if (d / "Chart.yaml").is_file() and not (d / "ext").exists()
+                      and not any(engines.is_jinja_file(f.name) for f in d.rglob("*") if f.is_file()))
+    return shared + examples
+
+
+def _named(name: str) -> Path:
+    """A chart named on the command line: a path, a shared chart or an example chart."""
+    for candidate in (Path(name), CHARTS_DIR / name, EXAMPLES_DIR / name):
+        if (candidate / "Chart.yaml").is_file():
+            return candidate
+    raise SystemExit(f"no chart named {name!r}")
+
+
 def main(argv: list[str]) -> int:
     only_warm = "--warm-only" in argv
     argv = [a for a in argv if a != "--warm-only"]
@@ -153,8 +187,7 @@ def main(argv: list[str]) -> int:
     if not helm:
         print("no helm binary ($HELM_BIN or PATH): nothing to compare with")
         return 1
-    names = argv or sorted(d.name for d in CHARTS_DIR.iterdir() if (d / "Chart.yaml").is_file())
-    charts = [CHARTS_DIR / n for n in names]
+    charts = [_named(n) for n in argv] if argv else default_charts()
     venv = bench_env(with_ours=not only_warm)
     if only_warm:
         print(f"load average {os.getloadavg()[0]:.2f}; best of {RUNS} in-process, in {ROUNDS} interleaved rounds")
@@ -162,25 +195,27 @@ def main(argv: list[str]) -> int:
     go = go_times(venv, charts)
     print(f"load average {os.getloadavg()[0]:.2f}; best of {RUNS} in-process, median of {RUNS} processes")
     print(f"{'chart':26} {'go ms':>7} {'warm ms':>8} {'warm/go':>7} {'helm ms':>8} {'cli 1st':>8} {'cli ms':>7}"
-          f" {'1st/helm':>8} {'cli/helm':>8}")
-    ratios: dict[str, list[float]] = {"warm/go": [], "1st/helm": [], "cli/helm": []}
+          f" {'1st/helm':>8} {'cli/helm':>8} {'-o/helm -o':>10}")
+    ratios: dict[str, list[float]] = {"warm/go": [], "1st/helm": [], "cli/helm": [], "-o/helm -o": []}
     for chart_dir in charts:
         g = go[str(chart_dir)]
         warm = ours_warm(chart_dir)
-        first, cli, helm_s = cli_times(venv, chart_dir, helm)
+        t = cli_times(venv, chart_dir, helm)
         if g["error"]:
             go_text, ratio_text = "error", "-"
         else:
             go_text, ratio_text = f"{g['s'] * 1e3:7.1f}", f"{warm / g['s']:7.2f}"
             if g["s"] > 0.010:
                 ratios["warm/go"].append(warm / g["s"])
-        ratios["1st/helm"].append(first / helm_s)
-        ratios["cli/helm"].append(cli / helm_s)
-        print(f"{chart_dir.name:26} {go_text:>7} {warm * 1e3:8.1f} {ratio_text:>7} {helm_s * 1e3:8.1f}"
-              f" {first * 1e3:8.1f} {cli * 1e3:7.1f} {first / helm_s:8.2f} {cli / helm_s:8.2f}")
+        ratios["1st/helm"].append(t["first"] / t["helm"])
+        ratios["cli/helm"].append(t["cli"] / t["helm"])
+        ratios["-o/helm -o"].append(t["cli -o"] / t["helm -o"])
+        print(f"{chart_dir.name:26} {go_text:>7} {warm * 1e3:8.1f} {ratio_text:>7} {t['helm'] * 1e3:8.1f}"
+              f" {t['first'] * 1e3:8.1f} {t['cli'] * 1e3:7.1f} {t['first'] / t['helm']:8.2f}"
+              f" {t['cli'] / t['helm']:8.2f} {t['cli -o'] / t['helm -o']:10.2f}")
         if g["error"]:
             print(f"  go: {g['error'][:200]}")
-    goals = {"warm/go": 0.5, "1st/helm": 2.0, "cli/helm": 1.0}
+    goals = {"warm/go": 0.5, "1st/helm": 2.0, "cli/helm": 1.0, "-o/helm -o": 1.0}
     for label, values in ratios.items():
         if values:
             within = sum(v <= goals[label] for v in values)
