@@ -53,10 +53,15 @@ def is_valid_version(version: str) -> bool:
     return True
 
 
+#: Chart.yaml (and lock) documents read in this process, as read before typing (the source names
+#: the file only in errors, and errors are not kept).
+_RECENT = memo.RecentPickles(max_bytes=4 * 1024 * 1024)
+
+
 def _read_yaml(data: bytes, source: str) -> Any:
     disk = memo.active()
-    if disk is None:
-        return _parse_yaml_text(data, source)
+    if disk is None:  # in this process: a chart loaded again has the same Chart.yaml
+        return _RECENT.get_or_compute(hashlib.sha256(data).hexdigest(), lambda: _parse_yaml_text(data, source))
     key = hashlib.sha256(_code_digest().encode() + b"\0" + data).hexdigest()
     return disk.pickled(TEXT_YAML_MEMO, key, lambda: _parse_yaml_text(data, source))
 
