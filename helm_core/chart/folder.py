@@ -82,7 +82,7 @@ def read_files(root: str | os.PathLike[str], *, limits: archive.Limits = archive
             continue
         if kind != _REGULAR:
             raise _irregular(path)
-        data = _read_bounded(real, rel, limits.max_file_bytes, os.path.basename(real), path)
+        data = _read_bounded(real, rel, limits.max_file_bytes, path)
         if data.startswith(_UTF8_BOM):
             data = data[len(_UTF8_BOM):]
         out.append((rel, data))
@@ -103,7 +103,7 @@ def _too_large(name: str, limit: int) -> ChartError:
     return ChartError(f"chart file {gostrconv.quote(name)} is larger than the maximum file size {limit}")
 
 
-def _read_bounded(real: str, rel: str, limit: int, name: str, path: str) -> bytes:
+def _read_bounded(real: str, rel: str, limit: int, path: str) -> bytes:
     """The file's bytes, refused past ``limit`` (checked again on the bytes read: it may grow).
 
     Plain descriptors, not Python's buffered files: a chart has hundreds of small files and
@@ -119,7 +119,7 @@ def _read_bounded(real: str, rel: str, limit: int, name: str, path: str) -> byte
         if not stat.S_ISREG(info.st_mode):
             raise _irregular(path)
         if info.st_size > limit:
-            raise _too_large(name, limit)
+            raise _too_large(os.path.basename(real), limit)
         # Sized to the file, not to the limit (a 5 MiB buffer per small file is slow); one
         # byte more tells whether it grew.
         chunks: list[bytes] = []
@@ -137,7 +137,7 @@ def _read_bounded(real: str, rel: str, limit: int, name: str, path: str) -> byte
         os.close(fd)
     data = chunks[0] if len(chunks) == 1 else b"".join(chunks)
     if len(data) > limit:
-        raise _too_large(name, limit)
+        raise _too_large(os.path.basename(real), limit)
     return data
 
 
