@@ -121,15 +121,15 @@ def _read_bounded(real: str, rel: str, limit: int, path: str) -> bytes:
         if info.st_size > limit:
             raise _too_large(os.path.basename(real), limit)
         # Sized to the file, not to the limit (a 5 MiB buffer per small file is slow); one
-        # byte more tells whether it grew.
+        # byte more tells whether it grew. A regular file reads short only at its end.
         chunks: list[bytes] = []
         total, want = 0, info.st_size + 1
         while total <= limit:
             chunk = os.read(fd, want)
-            if not chunk:
-                break
             chunks.append(chunk)
             total += len(chunk)
+            if len(chunk) < want:
+                break
             want = limit + 1 - total
     except OSError as exc:
         raise ChartError(f"error reading {rel}: {exc.strerror}") from None
