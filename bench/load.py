@@ -6,6 +6,7 @@ Run: .venv/bin/python bench/load.py [N]
 """
 from __future__ import annotations
 
+import os
 import statistics
 import sys
 import time
@@ -14,7 +15,8 @@ from pathlib import Path
 import helm_core
 from helm_core.chart import prepare
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "charts"
+SHARED = Path(os.environ.get("HELM_CONTROLLER_SHARED_CHARTS",
+                            Path(__file__).resolve().parents[1].parent / "shared" / "charts"))
 
 
 def _median_ms(fn, n: int) -> float:

@@ -53,10 +53,16 @@ def is_valid_version(version: str) -> bool:
     return True
 
 
+#: Chart.yaml (and lock) documents and metadata read in this process, by content digest (the
+#: source names the file only in errors, and errors are not kept).
+_RECENT = memo.RecentPickles(max_bytes=4 * 1024 * 1024)
+
+
 def _read_yaml(data: bytes, source: str) -> Any:
     disk = memo.active()
-    if disk is None:
-        return _parse_yaml_text(data, source)
+    if disk is None:  # in this process: a chart loaded again has the same Chart.yaml
+        key = "yaml\0" + hashlib.sha256(data).hexdigest()
+        return _RECENT.get_or_compute(key, lambda: _parse_yaml_text(data, source))
     key = hashlib.sha256(_code_digest().encode() + b"\0" + data).hexdigest()
     return disk.pickled(TEXT_YAML_MEMO, key, lambda: _parse_yaml_text(data, source))
 
@@ -170,7 +176,16 @@ def metadata_fields(data: bytes, *, source: str = "Chart.yaml") -> dict[str, Any
 
 
 def parse_chart_yaml(data: bytes, *, source: str = "Chart.yaml") -> model.Metadata:
-    """Parse and validate Chart.yaml content in any of the three forms."""
+    """Parse and validate Chart.yaml content in any of the three forms.
+
+    Kept in this process by the content's digest (each caller gets its own copy): a warm load
+    of a chart and its subcharts would otherwise type every Chart.yaml into Go's struct again.
+    """
+    key = "metadata\0" + hashlib.sha256(data).hexdigest()
+    return _RECENT.get_or_compute(key, lambda: _parse_chart_yaml(data, source))
+
+
+def _parse_chart_yaml(data: bytes, source: str) -> model.Metadata:
     doc = _read_yaml(data, source)
     if isinstance(doc, dict) and doc.get("apiVersion") == model.API_VERSION_HELM_V3:
         metadata = _parse_helm_v3(doc, source)

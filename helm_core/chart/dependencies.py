@@ -19,6 +19,7 @@ Everything works on a copy: the loaded chart is never changed, so it can be cach
 from __future__ import annotations
 
 import copy
+import pickle
 from typing import Any
 
 from helm_core.chart import model
@@ -31,12 +32,23 @@ from helm_core.golib.gojson import copy_tree
 def copy_chart(chart: model.Chart) -> model.Chart:
     """A copy whose metadata, values and dependency lists may be changed freely (files shared)."""
     dup = copy.copy(chart)
-    dup.metadata = copy.deepcopy(chart.metadata)
+    dup.metadata = _copy_metadata(chart.metadata)
     dup.values = copy_tree(chart.values)
     dup.dependencies = []
     for sub in chart.dependencies:
         dup.add_dependency(copy_chart(sub))
     return dup
+
+
+def _copy_metadata(metadata: model.Metadata) -> model.Metadata:
+    """A deep copy. Pickle's round trip gives the same records as ``copy.deepcopy`` (both go
+    through ``__reduce_ex__``) at about half the cost, run once per chart per prepare; what a
+    caller put there that pickle refuses is deep-copied."""
+    try:
+        copied: model.Metadata = pickle.loads(pickle.dumps(metadata, protocol=pickle.HIGHEST_PROTOCOL))
+    except Exception:  # noqa: BLE001 - anything pickle refuses
+        return copy.deepcopy(metadata)
+    return copied
 
 
 #: Helm's wrapping of a missing dependency, naming the command that fetches it.

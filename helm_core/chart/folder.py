@@ -32,24 +32,28 @@ def read_rules(top: str) -> ignore.Rules:
     return ignore.Rules.parse(text, source=rules_file)
 
 
+_DIR, _REGULAR, _OTHER = "dir", "regular", "other"
+
+
 def read_files(root: str | os.PathLike[str], *, limits: archive.Limits = archive.Limits()) -> list[tuple[str, bytes]]:
     """``(path, bytes)`` of every file of the chart folder ``root``, paths relative to it."""
     top = os.path.abspath(root)
     rules = read_rules(top)
     out: list[tuple[str, bytes]] = []
-    # Each entry: (absolute path as Helm names it, chart-relative name, real folders above it).
-    pending: list[tuple[str, str, tuple[str, ...]]] = [
-        (os.path.join(top, name), name, (os.path.realpath(top),)) for name in _sorted_names(top, top)[::-1]
+    # Each entry: (the folder's entry, chart-relative name, real folders above it). The
+    # entry's type comes from the folder listing (no lstat per file); links are resolved.
+    pending: list[tuple[os.DirEntry[str], str, tuple[str, ...]]] = [
+        (entry, entry.name, (os.path.realpath(top),)) for entry in _sorted_entries(top, top)[::-1]
     ]
     visited = 0
     while pending:
-        path, rel, above = pending.pop()
+        entry, rel, above = pending.pop()
+        path = entry.path  # os.path.join(folder, name): the path as Helm names it
         visited += 1
         if visited > limits.max_dir_entries:
             raise ChartError(f"{top}: more than {limits.max_dir_entries} files and folders in the chart")
-        info = _lstat(path)
         real = path
-        if stat.S_ISLNK(info.st_mode):
+        if entry.is_symlink():
             real = _resolve(path)
             # Helm's warning, word for word (links can bring in anything on the disk). logging
             # is imported here: with traceback and tokenize it is a visible part of a short run.
@@ -57,54 +61,98 @@ def read_files(root: str | os.PathLike[str], *, limits: archive.Limits = archive
             logging.getLogger(__name__).warning(
                 "found symbolic link in path: %s resolves to %s. Contents of linked file included and used",
                 path, real)
-            info = _lstat(real)
-            if stat.S_ISDIR(info.st_mode) and real in above:
+            kind = _kind(_lstat(real).st_mode)
+            if kind == _DIR and real in above:
                 raise ChartError(f"{top}: symlink {rel} points to {real}, a folder that contains it (a loop)")
-        if stat.S_ISDIR(info.st_mode):
+            real_folder = os.path.realpath(real)
+        elif entry.is_dir(follow_symlinks=False):
+            kind = _DIR
+            real_folder = os.path.join(above[-1], entry.name)  # no link on the way: its real path
+        elif entry.is_file(follow_symlinks=False):
+            kind = _REGULAR
+        else:  # irregular, or gone since the listing: lstat says which, in Go's words
+            kind = _kind(_lstat(path).st_mode)
+        if kind == _DIR:
             if rules.ignored(rel, is_dir=True):
                 continue
-            inside = (*above, os.path.realpath(real))
-            pending.extend((os.path.join(path, name), f"{rel}/{name}", inside)
-                           for name in _sorted_names(path, top)[::-1])
+            inside = (*above, real_folder)
+            pending.extend((sub, f"{rel}/{sub.name}", inside) for sub in _sorted_entries(path, top)[::-1])
             continue
         if rules.ignored(rel, is_dir=False):
             continue
-        if not stat.S_ISREG(info.st_mode):
-            raise ChartError(f"cannot load irregular file {path} as it has file mode type bits set")
-        data = _read_bounded(real, rel, limits.max_file_bytes, os.path.basename(real))
+        if kind != _REGULAR:
+            raise _irregular(path)
+        data = _read_bounded(real, rel, limits.max_file_bytes, path)
         if data.startswith(_UTF8_BOM):
             data = data[len(_UTF8_BOM):]
         out.append((rel, data))
     return out
 
 
+def _kind(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return _DIR
+    return _REGULAR if stat.S_ISREG(mode) else _OTHER
+
+
+def _irregular(path: str) -> ChartError:
+    return ChartError(f"cannot load irregular file {path} as it has file mode type bits set")
+
+
 def _too_large(name: str, limit: int) -> ChartError:
     return ChartError(f"chart file {gostrconv.quote(name)} is larger than the maximum file size {limit}")
 
 
-def _read_bounded(path: str, rel: str, limit: int, name: str) -> bytes:
-    """The file's bytes, refused past ``limit`` (checked again on the bytes read: it may grow)."""
+def _read_bounded(real: str, rel: str, limit: int, path: str) -> bytes:
+    """The file's bytes, refused past ``limit`` (checked again on the bytes read: it may grow).
+
+    Plain descriptors, not Python's buffered files: a chart has hundreds of small files and
+    every warm load reads them all again. Opened without blocking and checked to be a regular
+    file, in case it changed since it was listed (a FIFO would block the load).
+    """
     try:
-        with open(path, "rb") as handle:
-            size = os.fstat(handle.fileno()).st_size
-            if size > limit:
-                raise _too_large(name, limit)
-            # Sized to the file, not to the limit: a 5 MiB buffer per small file is slow.
-            data = handle.read(size + 1)
-            if len(data) > size:
-                data += handle.read(limit + 1 - len(data))
+        fd = os.open(real, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK)
     except OSError as exc:
         raise ChartError(f"error reading {rel}: {exc.strerror}") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise _irregular(path)
+        if info.st_size > limit:
+            raise _too_large(os.path.basename(real), limit)
+        # Sized to the file, not to the limit (a 5 MiB buffer per small file is slow); one
+        # byte more tells whether it grew. A regular file reads short only at its end.
+        chunks: list[bytes] = []
+        total, want = 0, info.st_size + 1
+        while total <= limit:
+            chunk = os.read(fd, want)
+            chunks.append(chunk)
+            total += len(chunk)
+            if len(chunk) < want:
+                break
+            want = limit + 1 - total
+    except OSError as exc:
+        raise ChartError(f"error reading {rel}: {exc.strerror}") from None
+    finally:
+        os.close(fd)
+    data = chunks[0] if len(chunks) == 1 else b"".join(chunks)
     if len(data) > limit:
-        raise _too_large(name, limit)
+        raise _too_large(os.path.basename(real), limit)
     return data
 
 
-def _sorted_names(path: str, top: str) -> list[str]:
+def _sorted_entries(path: str, top: str) -> list[os.DirEntry[str]]:
     try:
-        return sorted(os.listdir(path))
+        with os.scandir(path) as listing:
+            entries = list(listing)
     except OSError as exc:
         raise ChartError(f"{top}: cannot list {path}: {exc.strerror}") from None
+    entries.sort(key=_entry_name)
+    return entries
+
+
+def _entry_name(entry: os.DirEntry[str]) -> str:
+    return entry.name
 
 
 def _lstat(path: str) -> os.stat_result:

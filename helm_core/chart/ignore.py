@@ -170,25 +170,34 @@ class _Rule:
 
 
 class Rules:
-    """An ordered set of ignore rules."""
+    """An ordered set of ignore rules.
+
+    Answers are kept per rule set, and rule sets per ``.helmignore`` text: each warm load of a
+    chart asks the same questions of the same rules (a few hundred paths times ~20 rules).
+    """
+
+    #: Answers kept per rule set; past this many (paths of many charts) they start again.
+    MAX_ANSWERS = 1 << 16
 
     def __init__(self, rules: list[_Rule]) -> None:
         self._rules = rules
+        self._answers: dict[tuple[str, bool], bool] = {}
 
     @classmethod
     def parse(cls, text: str, *, source: str = HELMIGNORE, defaults: bool = True) -> Rules:
-        rules: list[_Rule] = []
-        lines = text.lstrip("\ufeff").splitlines()
-        for number, text_line in enumerate(lines, start=1):
-            rule = _parse_rule(text_line, source=source, line=number)
-            if rule is not None:
-                rules.append(rule)
-        if defaults:
-            rules.extend(r for r in (_parse_rule(d, source="<default>", line=0) for d in _DEFAULT_RULES) if r)
-        return cls(rules)
+        return _parse_rules(text, source, defaults)
 
     def ignored(self, path: str, *, is_dir: bool) -> bool:
         """True when ``path`` (chart-relative, '/'-separated) is ignored."""
+        key = (path, is_dir)
+        answer = self._answers.get(key)
+        if answer is None:
+            if len(self._answers) >= self.MAX_ANSWERS:
+                self._answers.clear()
+            answer = self._answers[key] = self._decide(path, is_dir=is_dir)
+        return answer
+
+    def _decide(self, path: str, *, is_dir: bool) -> bool:
         if path in ("", ".", "./"):
             return False
         for rule in self._rules:
@@ -203,6 +212,21 @@ class Rules:
             if rule.matches(path):
                 return True
         return False
+
+
+@functools.lru_cache(maxsize=64)
+def _parse_rules(text: str, source: str, defaults: bool) -> Rules:
+    """Rules of a ``.helmignore`` text (kept: a rule set never changes once made; a text that
+    is refused raises each time, as exceptions are not kept)."""
+    rules: list[_Rule] = []
+    lines = text.lstrip("\ufeff").splitlines()
+    for number, text_line in enumerate(lines, start=1):
+        rule = _parse_rule(text_line, source=source, line=number)
+        if rule is not None:
+            rules.append(rule)
+    if defaults:
+        rules.extend(r for r in (_parse_rule(d, source="<default>", line=0) for d in _DEFAULT_RULES) if r)
+    return Rules(rules)
 
 
 def _parse_rule(text: str, *, source: str, line: int) -> _Rule | None:

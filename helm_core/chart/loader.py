@@ -7,6 +7,7 @@ templates, subcharts under ``charts/`` (folders or archives; names starting with
 """
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Iterable
 from pathlib import Path
@@ -15,6 +16,7 @@ from typing import Any
 from helm_core.chart import archive, chartfile, folder, model
 from helm_core.errors import ArchiveError, ChartError, ValuesError
 from helm_core.golib import gostrconv, goyaml
+from helm_core.support import memo
 
 _UTF8_BOM = b"\xef\xbb\xbf"
 SCHEMA_FILES = ("values.schema.json", "values.schema.yaml")
@@ -79,6 +81,8 @@ def load_files(files: Iterable[tuple[str, bytes]], *, source: str = "<chart>",
     chart = model.Chart(metadata=metadata)
     subchart_files: dict[str, list[tuple[str, bytes]]] = {}
 
+    # Files are made with keyword arguments: a record's positional path costs twice as much,
+    # and a chart has hundreds of files.
     for name, data in files:
         if name == "Chart.yaml":
             continue
@@ -88,32 +92,31 @@ def load_files(files: Iterable[tuple[str, bytes]], *, source: str = "<chart>",
         elif name in SCHEMA_FILES:
             if chart.schema is None or name == "values.schema.json":
                 chart.schema_file = name
-                if name == "values.schema.json" and (problem := _json_schema_problem(data)):
-                    chart.schema, chart.schema_error = None, problem
-                else:
-                    chart.schema = _load_schema(data, f"{where}/{name}")
+                chart.schema, problem = _read_schema(name, data, where)
+                if problem is not None:
+                    chart.schema_error = problem
         elif name == "Chart.lock":
             chart.lock = chartfile.parse_lock(data, source=f"{where}/{name}")
         elif name == "requirements.yaml":
             deps = chartfile.parse_requirements(data, source=f"{where}/{name}")
             if metadata.api_version == model.API_VERSION_V1:
                 metadata.dependencies = deps
-                chart.files.append(model.File(name, data))
+                chart.files.append(model.File(name=name, data=data))
         elif name == "requirements.lock":
             if metadata.api_version == model.API_VERSION_V1:
                 chart.lock = chartfile.parse_lock(data, source=f"{where}/{name}")
-                chart.files.append(model.File(name, data))
+                chart.files.append(model.File(name=name, data=data))
         elif name.startswith("templates/"):
-            chart.templates.append(model.File(name, data))
+            chart.templates.append(model.File(name=name, data=data))
         elif name.startswith("charts/"):
             if name.endswith(".prov"):
-                chart.files.append(model.File(name, data))
+                chart.files.append(model.File(name=name, data=data))
                 continue
             rest = name[len("charts/"):]
             sub = rest.split("/", 1)[0]
             subchart_files.setdefault(sub, []).append((rest, data))
         else:
-            chart.files.append(model.File(name, data))
+            chart.files.append(model.File(name=name, data=data))
 
     if metadata.dependencies:
         chartfile.validate_metadata(metadata, source=f"{where}/Chart.yaml")
@@ -137,6 +140,22 @@ def load_files(files: Iterable[tuple[str, bytes]], *, source: str = "<chart>",
             raise type(exc)(f"error unpacking subchart {sub} in {metadata.name}: {exc}") from None
         chart.add_dependency(subchart)
     return chart
+
+
+#: Schemas read in this process, by file name and content digest: a warm load would otherwise
+#: parse each values.schema.json twice (its syntax in Go's words, then the document).
+_RECENT_SCHEMAS = memo.RecentPickles(max_bytes=16 * 1024 * 1024)
+
+
+def _read_schema(name: str, data: bytes, where: str) -> tuple[dict[str, Any] | None, str | None]:
+    """(the schema, None), or (None, Go's message) for a values.schema.json that is not JSON.
+    Raises ValuesError for a document that is not a schema (not kept: raised each time)."""
+    def read() -> tuple[dict[str, Any] | None, str | None]:
+        if name == "values.schema.json" and (problem := _json_schema_problem(data)):
+            return None, problem
+        return _load_schema(data, f"{where}/{name}"), None
+
+    return _RECENT_SCHEMAS.get_or_compute(f"{name}\0{hashlib.sha256(data).hexdigest()}", read)
 
 
 def _yaml_document(text: str) -> Any:

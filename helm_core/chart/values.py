@@ -207,9 +207,11 @@ class _Coalescer:
         """``coalesceValues``: the chart's own defaults under ``dest``."""
         sub_prefix = _concat(prefix, chart.name)
         subcharts = {sub.name for sub in chart.dependencies}
-        for key, default in copy_values(values).items():
+        # The chart's values are only read: what dest takes is copied (most of a subchart's
+        # defaults are already in dest when the parent's values hold its section).
+        for key, default in values.items():
             if key not in dest:
-                dest[key] = default
+                dest[key] = copy_tree(default)
                 continue
             value = dest[key]
             if value is None and not self.merge:
@@ -220,10 +222,10 @@ class _Coalescer:
                         self.warn(f"warning: skipped value for {sub_prefix}.{key}: Not a table.")
                 elif key in subcharts:  # a subchart's section keeps its nulls for now
                     _Coalescer(merge=True, warnings=self.warnings).tables(
-                        value, default, _concat(sub_prefix, key)
+                        value, default, _concat(sub_prefix, key), read_only_src=True
                     )
                 else:
-                    self.tables(value, default, _concat(sub_prefix, key))
+                    self.tables(value, default, _concat(sub_prefix, key), read_only_src=True)
 
     def globals(self, dest: dict[str, Any], src: dict[str, Any], prefix: str) -> None:
         """``coalesceGlobals``: the parent's ``global`` (``src``) into a subchart's (``dest``)."""
@@ -255,29 +257,42 @@ class _Coalescer:
                 dest_global[key] = value
         dest[GLOBAL_KEY] = dest_global
 
-    def tables(self, dst: dict[str, Any], src: dict[str, Any], prefix: str) -> dict[str, Any]:
-        """``coalesceTablesFullKey``: ``src`` under ``dst`` (``dst`` wins), in place."""
-        src_set = {key for key, value in src.items() if value is not None}
-        for key, value in dst.items():
-            if value is None:
-                src[key] = None
+    def tables(
+        self, dst: dict[str, Any], src: dict[str, Any], prefix: str, *, read_only_src: bool = False
+    ) -> dict[str, Any]:
+        """``coalesceTablesFullKey``: ``src`` under ``dst`` (``dst`` wins), in place.
+
+        As Helm's, it marks ``src`` with a null where ``dst`` holds one and hands ``dst`` parts
+        of ``src``: callers sharing those maps see both. ``read_only_src`` (a chart's defaults):
+        ``src`` is left as it is and what ``dst`` takes is copied; the result in ``dst`` is
+        the one a private copy of ``src`` would give.
+        """
+        if read_only_src:
+            src_set = None
+        else:
+            src_set = {key for key, value in src.items() if value is not None}
+            for key, value in dst.items():
+                if value is None:
+                    src[key] = None
         for key, value in src.items():
-            full_key = _concat(prefix, key)
-            if key in dst and not self.merge and dst[key] is None and key in src_set:
-                del dst[key]
-            elif key not in dst:
-                dst[key] = value
+            if key not in dst:
+                dst[key] = copy_tree(value) if read_only_src else value
+                continue
+            current = dst[key]
+            if current is None:  # src's value reads as the null marked on it
+                if not self.merge and (value is not None if src_set is None else key in src_set):
+                    del dst[key]
             elif isinstance(value, dict):
-                if isinstance(dst[key], dict):
-                    self.tables(dst[key], value, full_key)
+                if isinstance(current, dict):
+                    self.tables(current, value, _concat(prefix, key), read_only_src=read_only_src)
                 else:
                     self.warn(
-                        f"warning: cannot overwrite table with non table for {full_key}"
+                        f"warning: cannot overwrite table with non table for {_concat(prefix, key)}"
                         f" ({gofmt.format_value(value)})"
                     )
-            elif isinstance(dst[key], dict) and value is not None:
+            elif isinstance(current, dict) and value is not None:
                 self.warn(
-                    f"warning: destination for {full_key} is a table. Ignoring non-table value"
+                    f"warning: destination for {_concat(prefix, key)} is a table. Ignoring non-table value"
                     f" ({gofmt.format_value(value)})"
                 )
         return dst
@@ -319,6 +334,8 @@ def import_values(
                     merging.warn(f"Warning: ImportValues missing table from chart {name}: {exc}")
                 continue
             imported = merging.tables(imported, _path_to_map(entry.parent, table), "")
+    if not imported:  # merging nothing into a copy would change nothing: one copy is the same
+        return copy_values(merged)
     # Helm's result may hold one child table at several places; a copy keeps them apart.
     return copy_values(merging.tables(copy_values(merged), imported, ""))
 
