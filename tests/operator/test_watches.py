@@ -160,8 +160,8 @@ def test_values_watches_follow_the_shards_requests_only():
     client = Recording(stop)
     requests = watches.Requests()
     values = watches.ValuesObjects(requests, lambda uids: None)
-    watches.start(client, namespaces=(), requests=requests, values=values,
-                  log=lambda line: None, selector="sharding.helm.sh/key=shard1")
+    stop_watches = watches.start(client, namespaces=(), requests=requests, values=values,
+                                 log=lambda line: None, selector="sharding.helm.sh/key=shard1")
     try:
         assert client.seen(2) == [
             ("list", "HelmRequest", "", "sharding.helm.sh/key=shard1", ""),
@@ -175,6 +175,9 @@ def test_values_watches_follow_the_shards_requests_only():
             ("list", "Secret", "team", "", "type!=helm.sh/release-version"),
             ("watch", "ConfigMap", "team", "", "")]
     finally:
+        # Both: with only the client's set, its watches return at once and the threads
+        # started here would list and watch in a loop for the rest of the test session.
+        stop_watches.set()
         stop.set()
 
 
