@@ -12,7 +12,9 @@ Errors: :class:`ParseError` and :class:`ExecError` (both ``helm_core.errors.Temp
 print exactly as Go's. Printing rules live in :mod:`helm_core.gotemplate.gofmt`; the
 value model and function signatures in :mod:`helm_core.golib.gotypes`.
 """
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from helm_core.support import lazy
 
 if TYPE_CHECKING:
     from helm_core.gotemplate.environment import Environment, TemplateSet, current_set
@@ -28,12 +30,4 @@ _HOMES = {"Environment": "environment", "TemplateSet": "environment", "current_s
           "ExecError": "runtime", "ParseError": "parser"}
 
 
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy.exports(__name__, _HOMES, globals())

@@ -11,8 +11,9 @@ Public API (import the modules, e.g. ``from helm_core import lua``):
 """
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from helm_core.support import lazy
 
 # Names resolve on first use (PEP 562): a chart without Lua never imports the sandbox, lupa
 # or the worker machinery, which keeps `helm-core template` start-up short.
@@ -42,13 +43,7 @@ if TYPE_CHECKING:
     from helm_core.lua.worker import InProcessSession, WorkerPool, WorkerSession
 
 
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy.exports(__name__, _HOMES, globals())
 
 
 __all__ = [
