@@ -12,9 +12,8 @@ import pytest
 
 from helm_core.golib import gostrconv
 from helm_core.golib.gotypes import signature
-from helm_core.gotemplate import Environment, ExecError, ParseError, callsite, gofmt
-from helm_core.support import deepstack
-from tests.gotemplate.test_exec import EXEC_CASES, run
+from helm_core.gotemplate import Environment, callsite, gofmt
+from tests.gotemplate.test_exec import EXEC_CASES, check_case
 
 
 @pytest.mark.parametrize(
@@ -25,14 +24,7 @@ def test_the_general_path_gives_the_same_results(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(callsite, "site_call", lambda *args: None)
-    kind, text = expected
-    execute = lambda: run(templates, data, missingkey)  # noqa: E731
-    if kind == "ok":
-        assert deepstack.run(execute) == text
-    else:
-        with pytest.raises((ExecError, ParseError)) as info:
-            deepstack.run(execute)
-        assert str(info.value) == text
+    check_case(templates, data, missingkey, expected)
 
 
 @signature("string")

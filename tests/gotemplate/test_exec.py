@@ -287,6 +287,11 @@ EXEC_CASES = [
     ("templates", "data", "missingkey", "expected"), [c[1:] for c in EXEC_CASES], ids=[c[0] for c in EXEC_CASES]
 )
 def test_execute_matches_go(templates: list[str], data: dict[str, Any], missingkey: str, expected: tuple[str, str]) -> None:
+    check_case(templates, data, missingkey, expected)
+
+
+def check_case(templates: list[str], data: dict[str, Any], missingkey: str, expected: tuple[str, str]) -> None:
+    """One of EXEC_CASES: Go's output, or Go's error message."""
     kind, text = expected
     # In a thread with a real deep stack, as the engine runs templates (Go's depth 100000).
     execute = lambda: run(templates, data, missingkey)  # noqa: E731
