@@ -23,7 +23,9 @@ Rules:
   missed without it).
 - Each watch starts with a LIST (the known state: nothing is reported for it), then watches from
   the list's resourceVersion, reconnects from the last one seen when the server ends the
-  request, starts over after 410 Gone, and backs off from 1 s to 30 s after errors.
+  request, starts over after 410 Gone, and backs off from 1 s to 30 s after errors. A watch
+  that ends within a second with nothing received counts as an error (as client-go's
+  reflector has it): a server or proxy that closes watches at once is not asked again in a loop.
 - HelmRequests: one watch for the whole cluster, or one per watched namespace.
 - A namespace's values watch starts when its first referencing request is seen; its first
   listing is the known state. A change made between that request's own first read and the
@@ -33,6 +35,7 @@ Rules:
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, Protocol
 
@@ -48,6 +51,12 @@ FIELD_SELECTORS = {"Secret": "type!=helm.sh/release-version"}
 MAX_NAMESPACE_WATCHES = 32
 MIN_BACKOFF_S = 1.0
 MAX_BACKOFF_S = 30.0
+#: A watch ending sooner than this with nothing received is treated as a failure.
+SHORT_WATCH_S = 1.0
+
+
+class ShortWatch(Exception):
+    """The server ended a watch at once with nothing in it."""
 
 
 @record(frozen=True)
@@ -206,10 +215,12 @@ def follow(client: Watcher, api_version: str, kind: str, *, namespace: str,
                 for item in listing["items"]:
                     handle("ADDED", item, initial=True)
                 version = str((listing.get("metadata") or {}).get("resourceVersion") or "")
+            started, received = time.monotonic(), False
             for type_, obj in client.watch(api_version, kind, namespace=namespace,
                                            resource_version=version, label_selector=selector,
                                            metadata_only=metadata_only,
                                            field_selector=field_selector):
+                received = True
                 if stop.is_set():
                     return
                 if type_ == "ERROR":  # 410 Gone: our resourceVersion is too old
@@ -218,9 +229,11 @@ def follow(client: Watcher, api_version: str, kind: str, *, namespace: str,
                 version = str((obj.get("metadata") or {}).get("resourceVersion") or version)
                 if type_ != "BOOKMARK":
                     handle(type_, obj)
+            if not received and version and time.monotonic() - started < SHORT_WATCH_S and not stop.is_set():
+                raise ShortWatch("the server ended the watch at once with nothing received")
             backoff = MIN_BACKOFF_S
         except Exception as exc:  # noqa: BLE001 - a watch thread must not die
-            if not isinstance(exc, core_errors.ClusterError):
+            if not isinstance(exc, (core_errors.ClusterError, ShortWatch)):
                 version = ""  # something unexpected: start over from a fresh listing
             log(f"watch of {kind}{where} failed, retrying in {backoff:g}s: {exc}")
             stop.wait(backoff)

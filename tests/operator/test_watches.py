@@ -6,6 +6,8 @@ import threading
 import time
 from typing import Any
 
+import pytest
+
 from helm_core import errors as core_errors
 from helm_operator import watches
 
@@ -221,3 +223,38 @@ def test_a_namespaced_controller_never_watches_cluster_wide():
         assert dynamic.watched() == {("Secret", "one"), ("Secret", "two"), ("Secret", "three")}
     finally:
         stop.set()
+
+
+class _ClosesAtOnce:
+    """A server (or proxy) that ends every watch at once with nothing in it."""
+
+    def __init__(self) -> None:
+        self.watches = 0
+
+    def collection(self, *args, **kwargs):
+        return {"metadata": {"resourceVersion": "3"}, "items": []}
+
+    def watch(self, *args, **kwargs):
+        self.watches += 1
+        yield from ()
+
+
+@pytest.mark.parametrize(("short_watch_s", "at_most"), [(watches.SHORT_WATCH_S, 2), (0.0, None)])
+def test_a_watch_ended_at_once_is_retried_after_a_backoff(monkeypatch, short_watch_s, at_most):
+    """As client-go's reflector: a watch ending within a second with nothing received is a
+    failure, retried after the backoff; without that rule the thread would ask in a loop."""
+    monkeypatch.setattr(watches, "SHORT_WATCH_S", short_watch_s)
+    client, logged, stop = _ClosesAtOnce(), [], threading.Event()
+    thread = threading.Thread(target=watches.follow, args=(client, "v1", "ConfigMap"), daemon=True,
+                              kwargs={"namespace": "team", "metadata_only": True, "handle": lambda *a, **k: None,
+                                      "log": logged.append, "stop": stop})
+    thread.start()
+    time.sleep(0.5)
+    stop.set()
+    thread.join(5)
+    if at_most is not None:
+        assert client.watches <= at_most
+        assert logged == ["watch of ConfigMap in namespace team failed, retrying in 1s: "
+                          "the server ended the watch at once with nothing received"]
+    else:
+        assert client.watches > 100 and logged == []
