@@ -289,17 +289,25 @@ def test_a_second_cli_run_of_a_chart_does_not_import_pyyaml(tmp_path: Path) -> N
         "templates/cm.yaml": "kind: ConfigMap\nmetadata:\n  labels: {{- toYaml .Values.labels | nindent 4 }}\n"
                              "data:\n  ports: {{ .Values.ports | toJson | quote }}\n"
                              "  parsed: {{ fromYaml \"x: 1\" | toYaml | quote }}\n"})
-    # --output-dir: the output is not kept whole, so the second run renders again.
+    runs, written = _render_twice_to_folders(
+        chart, tmp_path, "print('pyyaml' if 'yaml' in sys.modules else 'no pyyaml', file=sys.stderr)")
+    assert written[0] == written[1] and "tier: web" in written[0]
+    assert [r.stderr.strip().splitlines()[-1] for r in runs] == ["pyyaml", "no pyyaml"]
+
+
+def _render_twice_to_folders(chart: Path, tmp_path: Path,
+                             report: str) -> tuple[list[subprocess.CompletedProcess[str]], list[str]]:
+    """Two ``helm-core template --output-dir`` processes sharing a cache root (an output
+    written to a folder is never kept whole, so the second renders again), each running the
+    Python statement ``report`` afterwards; their processes and the written cm.yaml texts."""
     script = ("import sys; from helm_core import cli; "
               "code = cli.main(['template', 'x', sys.argv[1], '--output-dir', sys.argv[2]]); "
-              "print('pyyaml' if 'yaml' in sys.modules else 'no pyyaml', file=sys.stderr); sys.exit(code)")
+              f"{report}; sys.exit(code)")
     env = dict(os.environ, HELM_CORE_CACHE=str(tmp_path / "cache"))
     runs = [subprocess.run([sys.executable, "-c", script, str(chart), str(tmp_path / f"out{i}")],
                            capture_output=True, text=True, env=env, check=False) for i in range(2)]
     assert [r.returncode for r in runs] == [0, 0], runs[0].stderr
-    written = [(tmp_path / f"out{i}" / "c" / "templates" / "cm.yaml").read_text() for i in range(2)]
-    assert written[0] == written[1] and "tier: web" in written[0]
-    assert [r.stderr.strip().splitlines()[-1] for r in runs] == ["pyyaml", "no pyyaml"]
+    return runs, [(tmp_path / f"out{i}" / "c" / "templates" / "cm.yaml").read_text() for i in range(2)]
 
 
 def test_a_second_cli_run_loads_only_what_a_render_from_the_memo_needs(tmp_path: Path) -> None:
@@ -311,16 +319,9 @@ def test_a_second_cli_run_loads_only_what_a_render_from_the_memo_needs(tmp_path:
         "values.schema.json": '{"type": "object", "properties": {"port": {"type": "integer"}}}',
         "templates/cm.yaml": "kind: ConfigMap\ndata:\n  port: {{ .Values.port | quote }}\n"})
     unwanted = ["helm_core.chart.verdict", "helm_core.chart.metaschema", "logging", "yaml"]
-    script = ("import sys; from helm_core import cli; from helm_core.golib import versions; "
-              "code = cli.main(['template', 'x', sys.argv[1], '--output-dir', sys.argv[2]]); "
-              f"loaded = [m for m in {unwanted!r} if m in sys.modules]; "
-              "compiled = versions._valid_constraint_re.cache_info().currsize; "
-              "print(loaded, compiled, file=sys.stderr); sys.exit(code)")
-    env = dict(os.environ, HELM_CORE_CACHE=str(tmp_path / "cache"))
-    runs = [subprocess.run([sys.executable, "-c", script, str(chart), str(tmp_path / f"out{i}")],
-                           capture_output=True, text=True, env=env, check=False) for i in range(2)]
-    assert [r.returncode for r in runs] == [0, 0], runs[0].stderr
-    written = [(tmp_path / f"out{i}" / "c" / "templates" / "cm.yaml").read_text() for i in range(2)]
+    runs, written = _render_twice_to_folders(chart, tmp_path, (
+        f"loaded = [m for m in {unwanted!r} if m in sys.modules]; from helm_core.golib import versions; "
+        "print(loaded, versions._valid_constraint_re.cache_info().currsize, file=sys.stderr)"))
     assert written[0] == written[1] and 'port: "80"' in written[0]
     assert runs[0].stderr.strip().splitlines()[-1] != "[] 0"  # the first run computes them
     assert runs[1].stderr.strip().splitlines()[-1] == "[] 0"
