@@ -8,7 +8,7 @@ import subprocess
 import sys
 import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,9 +20,12 @@ from kubernetes.client.rest import ApiException
 from e2e.conftest import ClusterInfo, Kubectl
 from e2e.operator_kit import (ROOT, Controller, chart_tgz, get, ready_at, request, setup_namespace,
                               wait_for)
+from e2e.test_operator_sources import Repo, make_repo
 from helm_operator import leader
 
 pytestmark = pytest.mark.e2e
+
+__all__ = ["make_repo"]  # a fixture used below
 
 TAKEOVER_TIMEOUT_S = 60.0
 SHARD_KEY = "sharding.helm.sh/key"
@@ -33,10 +36,10 @@ CHART = chart_tgz({"Chart.yaml": "apiVersion: v2\nname: demo\nversion: 1.0.0\n",
 
 @pytest.fixture(scope="module")
 def crds(kubectl: Kubectl) -> None:
-    for crd in ("helmrequest.yaml", "release.yaml"):
+    for crd in ("helmrequest.yaml", "release.yaml", "helmrepository.yaml"):
         kubectl("apply", "-f", str(ROOT / "manifests" / "crds" / crd))
     kubectl("wait", "--for=condition=Established", "crd/helmrequests.helm.sh", "crd/releases.helm.sh",
-            "--timeout=60s")
+            "crd/helmrepositories.helm.sh", "--timeout=60s")
 
 
 @pytest.fixture
@@ -133,6 +136,45 @@ def test_shards_reconcile_only_their_requests(crds: None, controllers: Any, api:
     wait_for(objects, namespace, ready_at(1), name="plain")
     assert untouched(get(objects, namespace, "other"))  # outside every selector
     assert versions_per_release(api, namespace) == {"one": 1, "two": 1, "plain": 1}
+
+
+def test_a_shard_uses_any_repository_and_writes_the_status_of_its_own(
+        crds: None, controllers: Any, api: k8s.ApiClient, namespace: str,
+        make_repo: Callable[..., Repo]) -> None:
+    """Repositories follow the shard key too: the shard whose selector matches a repository's
+    labels owns it (status, Events); a request of another shard still gets its charts from it
+    (its replica fetches the index for its own requests, and writes nothing on it)."""
+    objects = k8s.CustomObjectsApi(api)
+    repo = make_repo()
+    repo.publish("1.0.0")
+    setup_namespace(api, namespace, chart=None)
+    for name, shard in (("own", "shard1"), ("foreign", "nobody")):
+        objects.create_namespaced_custom_object("helm.sh", "v1alpha1", namespace, "helmrepositories", {
+            "apiVersion": "helm.sh/v1alpha1", "kind": "HelmRepository",
+            "metadata": {"name": name, "namespace": namespace, "labels": {SHARD_KEY: shard}},
+            "spec": {"url": repo.url, "interval": "1m"}})
+    for name in ("own", "foreign"):
+        request(objects, namespace, f"from-{name}", chart={
+            "repositoryRef": {"name": name, "chart": "web", "version": "^1.0"}})
+        objects.patch_namespaced_custom_object("helm.sh", "v1alpha1", namespace, "helmrequests", f"from-{name}",
+                                               {"metadata": {"labels": {SHARD_KEY: "shard1"}}})
+    controllers("shard1", "-n", namespace, "--selector", f"{SHARD_KEY}=shard1")
+    for name in ("own", "foreign"):
+        obj = wait_for(objects, namespace, ready_at(1), name=f"from-{name}")
+        assert obj["status"]["chartVersion"] == "1.0.0"
+
+    def repository(name: str) -> dict[str, Any]:
+        return objects.get_namespaced_custom_object("helm.sh", "v1alpha1", namespace, "helmrepositories", name)
+
+    deadline = time.monotonic() + 30
+    while not repository("own").get("status") and time.monotonic() < deadline:
+        time.sleep(0.2)
+    ready = [c for c in repository("own")["status"]["conditions"] if c["type"] == "Ready"]
+    assert ready and ready[0]["status"] == "True"
+    assert "status" not in repository("foreign")  # no shard owns it: nobody writes its status
+    foreign_events = k8s.CoreV1Api(api).list_namespaced_event(
+        namespace, field_selector="involvedObject.kind=HelmRepository,involvedObject.name=foreign").items
+    assert foreign_events == []
 
 
 def created_objects(kubectl: Kubectl, manifest: str) -> list[str]:

@@ -22,6 +22,9 @@ Rules:
 - One fetch at a time per repository, and none while the last one is fresher than the
   interval (same generation): a request that needs a repository this process has not fetched
   yet (just started) loads it through :attr:`Store.loader`, and the daemon then waits.
+- Shards (``--selector``): the replica whose selector matches the repository's labels owns it
+  (status, Events, fetches at its interval); any other replica fetches it only while one of
+  its own requests names it, into its memory, without writing its status (:func:`owns`).
 - Status follows kstatus: Ready True with the artifact (digest, size, lastUpdateTime) and
   ``lastFetchTime``; fetch errors are Ready False + Reconciling (retried at the interval: a
   repository outage is not the user's mistake); a bad URL or a Secret that cannot be read is
@@ -36,6 +39,7 @@ from typing import TYPE_CHECKING, Any
 
 from helm_core import errors as core_errors
 from helm_core import sources as core_sources
+from helm_core.golib import labels as selectors
 from helm_core.kube import client as kclient
 from helm_core.sources import oci
 from helm_core.sources import repo as repo_mod
@@ -307,10 +311,22 @@ def interval_seconds(spec: Mapping[str, Any]) -> float:
         return DEFAULT_INTERVAL_S
 
 
+def owns(rt: reconcile.Runtime, body: Mapping[str, Any]) -> bool:
+    """Whether this replica owns the repository: writes its status and Events and fetches it
+    at its interval even when no request uses it. That is the replica whose shard selector
+    (``--selector``, also applied to requests) matches the repository's labels, as Flux's
+    sharding applies one label selector to sources and releases alike; every replica without a
+    selector owns them all. Other replicas fetch a repository only for their own requests,
+    into memory (the index lives in each process), and leave its status alone."""
+    labels = (body.get("metadata") or {}).get("labels") or {}
+    return selectors.matches(rt.settings.watch.selector, labels)
+
+
 def reconcile_repository(rt: reconcile.Runtime, body: Mapping[str, Any]) -> Outcome | None:
-    """:func:`fetch` with the runtime's clients, then the status written (when it changed)
-    and an Event for a new index or a new failure. None when the index is still fresh (fetched
-    less than ``spec.interval`` ago for this generation, e.g. by :func:`load`)."""
+    """:func:`fetch` with the runtime's clients, then (if this replica :func:`owns` it) the
+    status written (when it changed) and an Event for a new index or a new failure. None when
+    the index is still fresh (fetched less than ``spec.interval`` ago for this generation,
+    e.g. by :func:`load`)."""
     store = rt.repositories
     if store is None:
         raise ValueError("the runtime serves no HelmRepository (Runtime.repositories is None)")
@@ -329,7 +345,8 @@ def reconcile_repository(rt: reconcile.Runtime, body: Mapping[str, Any]) -> Outc
                             client_for=client_for)
         finally:
             store.attempted(key, generation)
-        _record(rt, body, outcome)
+        if owns(rt, body):
+            _record(rt, body, outcome)
     return outcome
 
 

@@ -1,7 +1,9 @@
 """Kopf handlers of HelmRepository: decorators only, each delegating to :mod:`repositories`.
 
 A daemon per repository fetches its index at once, then every ``spec.interval`` (an asyncio
-task: an idle repository costs no CPU), woken early by a spec change; a new index wakes the
+task: an idle repository costs no CPU), woken early by a spec change; in a shard
+(``--selector``), only for the repositories the shard owns or its own requests name
+(:func:`repositories.owns`); a new index wakes the
 HelmRequests that reference the repository (:func:`handlers.wake`). Deleting a repository drops
 its index from the store: the requests naming it then wait (Reconciling) for it to return.
 """
@@ -41,11 +43,14 @@ def register(registry: kopf.OperatorRegistry) -> None:
         key = watches.ObjectKey(watches.HELMREPOSITORY, meta["namespace"], meta["name"])
         store: repositories.Store = memo.runtime.repositories
         while not stopped:
-            fetch = functools.partial(repositories.reconcile_repository, memo.runtime,
-                                      copy.deepcopy(dict(body)))
-            outcome = await loop.run_in_executor(None, contextvars.copy_context().run, fetch)
-            if outcome is not None and outcome.changed:
-                handlers.wake(memo, memo.requests.referencing(key))
+            users = memo.requests.referencing(key)
+            # another shard's repository is fetched here only while our own requests name it
+            if users or repositories.owns(memo.runtime, body):
+                fetch = functools.partial(repositories.reconcile_repository, memo.runtime,
+                                          copy.deepcopy(dict(body)))
+                outcome = await loop.run_in_executor(None, contextvars.copy_context().run, fetch)
+                if outcome is not None and outcome.changed:
+                    handlers.wake(memo, memo.requests.referencing(key))
             every = repositories.interval_seconds(body.get("spec") or {})
             due = store.due_in(repositories.RepositoryKey(meta["namespace"], meta["name"]),
                                int(body["metadata"].get("generation") or 1), every)

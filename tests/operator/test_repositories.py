@@ -244,3 +244,45 @@ def test_a_request_before_the_first_fetch_loads_the_repository_once(tmp_path: Pa
         with pytest.raises(repositories.RepositoryNotReady, match="HelmRepository team/down is not ready: 503"):
             store.get(other)
     assert calls == [key, other]
+
+
+def test_a_shard_fetches_another_shards_repository_for_its_requests_but_leaves_its_status(
+        served: Published, tmp_path: Path) -> None:
+    """Sharded replicas (``--selector``): the one whose selector matches a repository's labels
+    owns it (status, Events); another fetches it for its own requests, into memory only."""
+    from helm_operator import reconcile
+
+    from helm_core.kube import client as kclient
+    from helm_core.kube import fake
+
+    cluster = fake.FakeCluster(fake.FAKE_RESOURCES + (
+        kclient.ApiResource(repositories.API_VERSION, repositories.KIND, "helmrepositories", True),))
+    admin = cluster.client("helm-operator")
+    events: list[tuple[str, str, str]] = []
+    for name, shard in (("ours", "a"), ("theirs", "b")):
+        admin.create({"apiVersion": repositories.API_VERSION, "kind": repositories.KIND,
+                      "metadata": {"name": name, "namespace": "team",
+                                   "labels": {"sharding.helm.sh/key": shard}},
+                      "spec": {"url": served.server.url, "interval": "1m"}})
+    rt = reconcile.Runtime(
+        settings=settings.OperatorSettings(watch=settings.WatchSettings(selector="sharding.helm.sh/key=a")),
+        admin=admin, impersonate=lambda sa, ns: admin, cache=core_sources.Cache(tmp_path / "cache"),
+        post_event=lambda body, type_, *, reason, message: events.append(
+            (body["metadata"]["name"], type_, reason)),
+        repositories=repositories.Store())
+
+    def current(name: str) -> dict[str, Any]:
+        return admin.get(kclient.ObjectRef(repositories.API_VERSION, repositories.KIND, name, "team"))
+
+    assert repositories.owns(rt, current("ours")) and not repositories.owns(rt, current("theirs"))
+    for name in ("ours", "theirs"):
+        outcome = repositories.load(rt, repositories.RepositoryKey("team", name))
+        assert outcome is not None and outcome.changed and not outcome.failed
+        assert rt.repositories is not None and rt.repositories.has(repositories.RepositoryKey("team", name))
+    assert ready(current("ours")["status"])["status"] == "True"
+    assert "status" not in current("theirs")
+    assert events == [("ours", "Normal", "NewArtifact")]
+    # without a selector a replica owns every repository
+    unsharded = reconcile.Runtime(settings=settings.OperatorSettings(), admin=admin, impersonate=rt.impersonate,
+                                  cache=rt.cache, post_event=rt.post_event)
+    assert repositories.owns(unsharded, current("theirs"))
