@@ -207,7 +207,7 @@ class _Reader:
     def line(self) -> str:
         return self.lines[self.rows[self.row]]
 
-    def document(self) -> _Collection | _Scalar | None:
+    def document(self) -> Any:
         if not self.count:
             return None  # no document at all: comments and blank lines only
         if self.indents[0] == -1:
