@@ -61,6 +61,8 @@ _ESCAPES = {"0": "\0", "a": "\a", "b": "\b", "t": "\t", "n": "\n", "v": "\v", "f
 #: A plain scalar inside a one-line flow sequence: no ':' or '#' at all (their flow rules
 #: changed between libyaml versions), no flow indicators, spaces only inside.
 _FLOW_PLAIN = re.compile(r"""(?:[^ \-?:,\[\]{}#&*!|>'"%@`]|-[^ ,\[\]{}#:])[^ ,\[\]{}#:]*(?: +[^ ,\[\]{}#:]+)*""")
+#: The usual key (letters, digits, '_./-') and its ':': the general scan below gives the same.
+_WORD_KEY = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_./-]{0,999}(?=:(?: |$))")
 _BLOCK_HEADER = re.compile(r"([+-]?)([1-9]?)([+-]?)")
 
 
@@ -110,7 +112,7 @@ def decode(text: str, *, json_step: bool = True) -> Any:
     except _NotMine:
         return DECLINED
     with goyaml_convert.go_errors():
-        return goyaml_convert.convert(root, json_step=json_step)
+        return goyaml_convert.convert(root, json_step=json_step, anchors=False)
 
 
 def _decline() -> _NotMine:
@@ -192,50 +194,59 @@ class _Reader:
     def __init__(self, text: str) -> None:
         if _NOT_PRINTABLE_ASCII.search(text) and not all(map(_readable, set(_NOT_PRINTABLE_ASCII.findall(text)))):
             raise _decline()
-        self.lines = lines = text.split("\n")
-        #: Line numbers of the rows, and their indentation (-1 for a document marker).
-        self.rows: list[int] = []
-        self.indents: list[int] = []
-        for number, line in enumerate(lines):
+        self.lines = text.split("\n")
+        #: The current row (a line with content, found on the way: block scalar lines are not
+        #: looked at twice) and its indentation, -1 at a document marker or past the last row.
+        self.number = 0
+        self.indent = -1
+        self.seek(0)
+
+    def seek(self, number: int) -> None:
+        """Make the first row at or after line ``number`` the current one."""
+        lines = self.lines
+        end = len(lines)
+        while number < end:
+            line = lines[number]
             body = line.lstrip(" ")
             if body and body[0] != "#":
                 indent = len(line) - len(body)
-                if not indent and (body.startswith("---") or body.startswith("...")) and body[3:4] in ("", " "):
+                if not indent and body.startswith(("---", "...")) and body[3:4] in ("", " "):
                     indent = -1
-                self.rows.append(number)
-                self.indents.append(indent)
-        self.count = len(self.rows)
-        self.row = 0
+                self.number = number
+                self.indent = indent
+                return
+            number += 1
+        self.number = end
+        self.indent = -1
 
-    def indent(self) -> int:
-        """The current row's indentation; -1 at a document marker or after the last row."""
-        return self.indents[self.row] if self.row < self.count else -1
+    def next_row(self) -> None:
+        self.seek(self.number + 1)
 
     def line(self) -> str:
-        return self.lines[self.rows[self.row]]
+        return self.lines[self.number]
 
     def document(self) -> Any:
-        if not self.count:
+        if self.number == len(self.lines):
             return None  # no document at all: comments and blank lines only
-        if self.indents[0] == -1:
+        if self.indent == -1:
             marker = self.line()
             if not marker.startswith("---"):
                 raise _decline()
             _check_line_ends(marker, 3)
-            self.row = 1
-            if self.indent() == -1:
+            self.next_row()
+            if self.indent == -1:
                 self._check_document_end()
                 return _Scalar(TAG_PLAIN, "")  # an empty document: null
-        col = self.indent()
+        col = self.indent
         line = self.line()
         root = self.inline(line, col, -1) if line[col] in "[{" else self.block_node(line, col, 1)
-        if self.indent() != -1:
+        if self.indent != -1:
             raise _decline()  # a row less indented than the root: libyaml's error
         self._check_document_end()
         return root
 
     def _check_document_end(self) -> None:
-        if self.row < self.count:
+        if self.number < len(self.lines):
             _check_line_ends(self.line(), 3)
 
     def block_node(self, line: str, col: int, depth: int, parent: int = -1) -> Any:
@@ -251,14 +262,14 @@ class _Reader:
 
     def mapping(self, line: str, col: int, depth: int) -> _Collection:
         pairs: list[tuple[_Scalar, Any]] = []
-        node = _Collection(MAPPING, pairs, self.rows[self.row])
+        node = _Collection(MAPPING, pairs, self.number)
         while True:
             entry = self.key(line, col)
             if entry is None:
                 raise _decline()  # a row of the mapping that is not a key: libyaml's error
             key, after = entry
             pairs.append((key, self.mapping_value(line, after, col, depth)))
-            indent = self.indent()
+            indent = self.indent
             if indent != col:
                 if indent > col:
                     raise _decline()  # a deeper row after a value: a multi-line scalar or an error
@@ -267,6 +278,9 @@ class _Reader:
 
     def key(self, line: str, col: int) -> tuple[_Scalar, int] | None:
         """The key of the mapping entry at ``col`` and where its ':' ends, or None."""
+        word = _WORD_KEY.match(line, col)
+        if word is not None:
+            return _Scalar(TAG_PLAIN, word.group()), word.end() + 1
         first = line[col]
         if first in "'\"":
             end, text = _quoted(line, col)
@@ -292,8 +306,8 @@ class _Reader:
         start = _skip_spaces(line, pos)
         if start < len(line) and line[start] != "#":
             return self.inline(line, start, col)
-        self.row += 1
-        indent = self.indent()
+        self.next_row()
+        indent = self.indent
         if indent > col:
             return self.block_node(self.line(), indent, depth + 1, col)
         if indent == col and _is_entry_dash(self.line(), col):
@@ -302,12 +316,12 @@ class _Reader:
 
     def sequence(self, line: str, col: int, depth: int) -> _Collection:
         items: list[Any] = []
-        node = _Collection(SEQUENCE, items, self.rows[self.row])
+        node = _Collection(SEQUENCE, items, self.number)
         while True:
             start = _skip_spaces(line, col + 1)
             if start == len(line) or line[start] == "#":
-                self.row += 1
-                indent = self.indent()
+                self.next_row()
+                indent = self.indent
                 items.append(self.block_node(self.line(), indent, depth + 1, col) if indent > col
                              else _Scalar(TAG_PLAIN, ""))
             elif _is_entry_dash(line, start):
@@ -316,7 +330,7 @@ class _Reader:
                 items.append(self.mapping(line, start, depth + 1))
             else:
                 items.append(self.inline(line, start, col))
-            indent = self.indent()
+            indent = self.indent
             if indent != col:
                 if indent > col:
                     raise _decline()
@@ -332,38 +346,39 @@ class _Reader:
         if first in "'\"":
             end, text = _quoted(line, pos)
             _check_line_ends(line, end)
-            self.row += 1
+            self.next_row()
             return _Scalar(TAG_STR, text)
         if first in "|>":
             return self.block_scalar(line, pos, col)
         if first == "[":
             node = self.flow_sequence(line, pos)
-            self.row += 1
+            self.next_row()
             return node
         if first == "{":
             close = _skip_spaces(line, pos + 1)
             if not line.startswith("}", close):
                 raise _decline()
             _check_line_ends(line, close + 1)
-            node = _Collection(MAPPING, [], self.rows[self.row], flow=True)
-            self.row += 1
+            node = _Collection(MAPPING, [], self.number, flow=True)
+            self.next_row()
             return node
         if first in _INDICATORS and not (first == "-" and line[pos + 1:pos + 2] not in ("", " ")):
             raise _decline()  # anchors, aliases, tags, reserved characters, '- ' and '? ' here
-        self.row += 1
         return _Scalar(TAG_PLAIN, self.plain(line, pos, col))
 
     def plain(self, line: str, pos: int, col: int) -> str:
-        """The text of the plain scalar at ``pos`` of the previous row, with the deeper rows
+        """The text of the plain scalar at ``pos`` of the current row, with the deeper rows
         that continue it (libyaml's ``scan_plain_scalar`` in a block collection at ``col``)."""
         comment = line.find(" #", pos)
         text = line[pos:comment if comment >= 0 else len(line)].rstrip(" ")
         if ": " in text or text.endswith(":"):
             raise _decline()  # "mapping values are not allowed in this context"
         lines = self.lines
-        while comment < 0 and self.indent() > col:
-            number = self.rows[self.row]
-            gap = lines[self.rows[self.row - 1] + 1:number]
+        previous = self.number
+        self.next_row()
+        while comment < 0 and self.indent > col:
+            number = self.number
+            gap = lines[previous + 1:number]
             if any(between.strip(" ") for between in gap):
                 break  # a comment line ends the scalar (the deeper row is then the caller's to refuse)
             body = lines[number].lstrip(" ")
@@ -374,12 +389,13 @@ class _Reader:
             if ": " in piece or piece.endswith(":"):
                 raise _decline()
             text += ("\n" * len(gap) if gap else " ") + piece
-            self.row += 1
+            previous = number
+            self.next_row()
         return text
 
     def flow_sequence(self, line: str, pos: int) -> _Collection:
         items: list[_Scalar] = []
-        node = _Collection(SEQUENCE, items, self.rows[self.row], flow=True)
+        node = _Collection(SEQUENCE, items, self.number, flow=True)
         at = _skip_spaces(line, pos + 1)
         if not line.startswith("]", at):
             while True:
@@ -417,7 +433,7 @@ class _Reader:
         chomping = before or after
         lines = self.lines
         last = len(lines) - 1
-        number = self.rows[self.row] + 1
+        number = self.number + 1
         indent = col + int(digit) if digit else 0
         breaks = 0
         max_indent = 0
@@ -438,36 +454,49 @@ class _Reader:
             indent = max(max_indent, col + 1)
             if content and col < column < indent:
                 raise _decline()  # deeper empty lines before the text: libyaml ends the scalar early
+        end = number  # the body: lines up to the first one less indented with text
+        if content and column == indent:
+            pad = " " * indent
+            while end <= last and (lines[end].startswith(pad) or not lines[end].strip(" ")):
+                end += 1
+        stop = end  # past the last line with text beyond the indentation
+        while stop > number and len(lines[stop - 1]) <= indent:
+            stop -= 1
+        if stop == number:  # no text: only kept breaks
+            text = "\n" * breaks if chomping == "+" else ""
+        else:
+            text = "\n" * breaks + (self.literal(lines[number:stop], indent) if literal
+                                    else self.folded(lines[number:stop], indent))
+            if chomping != "-" and stop <= last:
+                text += "\n"  # the break of the last line with text
+            if chomping == "+":
+                text += "\n" * (min(end, last) - stop)  # the empty lines after it (not a last one without break)
+        self.seek(end)
+        return _Scalar(TAG_STR, text)
+
+    @staticmethod
+    def literal(body: list[str], indent: int) -> str:
+        return "\n".join([line[indent:] for line in body])
+
+    @staticmethod
+    def folded(body: list[str], indent: int) -> str:
+        """Lines joined by a space, or by the empty lines between them; kept apart around
+        lines that start with a space (libyaml's folding)."""
         parts: list[str] = []
-        leading_break = ""
-        leading_blank = False
-        while content and column == indent:
-            text = lines[number]
-            blank = text.startswith(" ", indent)
-            if not literal and leading_break and not leading_blank and not blank:
-                if not breaks:
-                    parts.append(" ")
-            else:
-                parts.append(leading_break)
-            parts.append("\n" * breaks)
-            breaks = 0
-            leading_blank = blank
-            parts.append(text[indent:])
-            leading_break = "\n" if number < last else ""
-            number += 1
-            content = False
-            while number <= last:
-                text = lines[number]
-                column = min(len(text) - len(text.lstrip(" ")), indent)
-                content = column < len(text)
-                if content or number == last:
-                    break
-                breaks += 1
-                number += 1
-        if chomping != "-":
-            parts.append(leading_break)
-        if chomping == "+":
-            parts.append("\n" * breaks)
-        while self.row < self.count and self.rows[self.row] < number:
-            self.row += 1
-        return _Scalar(TAG_STR, "".join(parts))
+        empty = 0
+        previous_blank: bool | None = None
+        for line in body:
+            if len(line) <= indent:
+                empty += 1
+                continue
+            piece = line[indent:]
+            blank = piece[0] == " "
+            if previous_blank is not None:
+                if previous_blank or blank:
+                    parts.append("\n" * (empty + 1))
+                else:
+                    parts.append("\n" * empty if empty else " ")
+            parts.append(piece)
+            previous_blank = blank
+            empty = 0
+        return "".join(parts)

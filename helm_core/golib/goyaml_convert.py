@@ -89,15 +89,17 @@ def go_errors() -> Iterator[None]:
         raise ValueError("error converting YAML to JSON: yaml: nested deeper than this thread's stack allows") from None
 
 
-def convert(node: Node | None, *, json_step: bool) -> Any:
+def convert(node: Node | None, *, json_step: bool, anchors: bool = True) -> Any:
     """The Go value of a document's root node (None for a stream without documents).
 
     With ``json_step``, as Helm's ``interface{}`` holds it after sigs.k8s.io/yaml's JSON round
     trip (every number a float64); without, as yaml.v2 types it (ints stay ints, NaN stays),
     what sigs.k8s.io/yaml converts for a typed target such as Helm's ``chart.Metadata``.
-    Raises :class:`SelfReference` for an anchor inside itself; call it inside :func:`go_errors`.
+    ``anchors=False`` says no node of the document is met twice (there are no aliases): the
+    alias accounting is skipped. Raises :class:`SelfReference` for an anchor inside itself;
+    call it inside :func:`go_errors`.
     """
-    decoded = _Builder().value(node) if node is not None else None
+    decoded = _Builder(anchors).value(node) if node is not None else None
     return _json_types(decoded) if json_step else decoded
 
 
@@ -123,7 +125,8 @@ class _Builder:
     expansion is bounded as yaml.v2 bounds it ("document contains excessive aliasing").
     """
 
-    def __init__(self) -> None:
+    def __init__(self, anchors: bool) -> None:
+        self.anchors = anchors
         self.flow_depth = 0
         self.block_depth = 0
         self.seen: set[int] = set()
@@ -133,19 +136,12 @@ class _Builder:
         self.alias_count = 0
 
     def value(self, node: Node) -> Any:
-        key = id(node)
-        alias = key in self.seen
-        self.seen.add(key)
-        self.decode_count += 1
-        if self.alias_depth or alias:
-            self.alias_count += 1
-            if (self.alias_count > MIN_ALIASES_CHECKED and self.decode_count > MIN_DECODES_CHECKED
-                    and self.alias_count / self.decode_count > _allowed_alias_ratio(self.decode_count)):
-                raise ValueError("yaml: document contains excessive aliasing")
+        anchors = self.anchors
+        alias = anchors and self.count(node)
         kind = node.id
         if kind == SCALAR:
             return self.scalar(node)
-        if key in self.building:
+        if anchors and id(node) in self.building:
             raise SelfReference()
         flow = bool(node.flow_style)
         self.flow_depth += flow
@@ -154,7 +150,8 @@ class _Builder:
             line = node.start_mark.line
             where = f"line {line + 1}: " if line else ""
             raise ValueError(f"yaml: {where}exceeded max depth of {MAX_DEPTH}")
-        self.building.add(key)
+        if anchors:
+            self.building.add(id(node))
         self.alias_depth += alias
         try:
             if kind == SEQUENCE:
@@ -166,7 +163,21 @@ class _Builder:
             self.flow_depth -= flow
             self.block_depth -= not flow
             self.alias_depth -= alias
-            self.building.discard(key)
+            if anchors:
+                self.building.discard(id(node))
+
+    def count(self, node: Node) -> bool:
+        """Whether ``node`` was met before (an alias), counted against yaml.v2's aliasing bound."""
+        key = id(node)
+        alias = key in self.seen
+        self.seen.add(key)
+        self.decode_count += 1
+        if self.alias_depth or alias:
+            self.alias_count += 1
+            if (self.alias_count > MIN_ALIASES_CHECKED and self.decode_count > MIN_DECODES_CHECKED
+                    and self.alias_count / self.decode_count > _allowed_alias_ratio(self.decode_count)):
+                raise ValueError("yaml: document contains excessive aliasing")
+        return alias
 
     def scalar(self, node: Node) -> Any:
         tag = node.tag
@@ -191,7 +202,7 @@ class _Builder:
 
     def mapping(self, node: Node, out: dict[str, Any]) -> None:
         for key_node, value_node in node.value:
-            if _is_merge(key_node):
+            if key_node.value == "<<" and _is_merge(key_node):
                 self.merge(value_node, out)
                 continue
             key = self.value(key_node)

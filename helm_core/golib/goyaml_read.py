@@ -114,7 +114,7 @@ def _first_document(text: str, *, json_step: bool) -> Any:
     loader = _GoLoader(text)
     try:
         with _go_errors(text):
-            return goyaml_convert.convert(_first_node(loader), json_step=json_step)
+            return goyaml_convert.convert(_first_node(loader), json_step=json_step, anchors=_may_have_anchors(text))
     finally:
         loader.dispose()
 
@@ -127,10 +127,15 @@ def decode_all(data: bytes | str) -> list[Any]:
     try:
         with _go_errors(text):
             while loader.check_node():
-                docs.append(goyaml_convert.convert(loader.get_node(), json_step=True))
+                docs.append(goyaml_convert.convert(loader.get_node(), json_step=True, anchors=_may_have_anchors(text)))
     finally:
         loader.dispose()
     return docs
+
+
+def _may_have_anchors(text: str) -> bool:
+    """Only an anchor ('&name') lets a node be met twice (an alias to no anchor fails to compose)."""
+    return "&" in text
 
 
 def _first_node(loader: Any) -> Any:
