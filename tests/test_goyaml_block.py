@@ -190,6 +190,40 @@ def test_mutated_real_documents_are_read_exactly_or_declined():
     assert taken > MUTATIONS // 4
 
 
+BLOCK_SCALARS = 2000
+
+
+def _block_scalar_document(rng: random.Random) -> str:
+    """A literal or folded scalar under a key, a '-', a '- key:' or a sequence at its key's
+    column, with indicators (both orders), lines more or less indented, empty and space-only
+    lines, comment-like lines, a row or marker after it and any ending of the text."""
+    indent = rng.choice([0, 0, 2, 4])
+    header = rng.choice("|>") + rng.choice(["", "", "-", "+"]) + rng.choice(["", "", "1", "2", "3"])
+    if rng.random() < 0.2:
+        header = header[0] + header[2:] + header[1:2]
+    head, base = rng.choice([(f"{' ' * indent}k: ", indent), (f"{' ' * indent}- ", indent),
+                             (f"{' ' * indent}- k: ", indent + 2), ("k:\n- ", 0)])
+    lines = [head + header]
+    body = base + rng.choice([1, 2, 2, 3])
+    for _ in range(rng.randint(0, 7)):
+        r = rng.random()
+        if r < 0.5:
+            lines.append(" " * (body + rng.choice([0, 0, 0, 1, 2])) + rng.choice(["x", "y z", "#c", "- a", "k: v", "  "]))
+        elif r < 0.8:
+            lines.append(" " * rng.randint(0, body + 3))
+        else:
+            lines.append(" " * rng.randint(0, body) + rng.choice(["x", "#c"]))
+    if rng.random() < 0.5:
+        lines.append(" " * indent + rng.choice(["k2: v", "- v", "# c", "---", "..."]))
+    return "\n".join(lines) + rng.choice(["", "\n", "\n\n", "\n   ", " "])
+
+
+def test_generated_block_scalars_are_read_exactly_or_declined():
+    rng = random.Random(MUTATION_SEED + 1)
+    answers = [goyaml_corpus.compare(_block_scalar_document(rng)) for _ in range(BLOCK_SCALARS)]
+    assert None not in answers and answers.count("same") > BLOCK_SCALARS // 3
+
+
 def test_a_cli_render_with_a_random_secret_does_not_import_pyyaml(tmp_path):
     """The hello example plus a Secret with a random password: the first run (empty cache)
     and the second (one document new) decode every YAML text without PyYAML."""
