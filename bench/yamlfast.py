@@ -11,7 +11,8 @@ Usage: .venv/bin/python bench/yamlfast.py [--against DIR] [--runs N] [chart ...]
 2. Import: fresh processes importing ``goyaml_block`` (what a decode now loads) and
    ``goyaml_read`` (PyYAML), median wall ms.
 3. CLI: ``helm-core template x CHART`` in fresh processes (collector off, as the console
-   script runs), wall ms, median of N runs, ours against another checkout's helm_core
+   script runs), wall ms (from the first import of helm_core) and CPU ms of the whole process
+   (less shifted by other processes than wall time), medians of N runs, ours against another checkout's helm_core
    (``--against DIR``; e.g. ``git archive main helm_core | tar -x -C /tmp/base``):
    * ``warm``: the disk memo filled by a first run of the same code; a chart whose templates
      call a random function (a generated password) still decodes that one document each run;
@@ -27,6 +28,7 @@ from __future__ import annotations
 import argparse
 import gc
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -100,13 +102,18 @@ def imports(runs: int) -> None:
         print(f"  import {module:13} {statistics.median(times) * 1e3:7.1f} ms (median of {runs} processes)")
 
 
-def cli_run(code_dir: Path, chart: Path, env: dict[str, str]) -> tuple[float, bool, int]:
+def cli_run(code_dir: Path, chart: Path, env: dict[str, str]) -> tuple[float, float, bool, int]:
+    """Wall seconds (from the start of the process's imports), CPU seconds of the whole process,
+    whether PyYAML was imported, lines printed."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
     done = subprocess.run([sys.executable, "-c", CLI, str(chart)], capture_output=True, text=True, check=False,
                           env={**env, "PYTHONPATH": str(code_dir)}, cwd=env["XDG_CACHE_HOME"])
     if done.returncode:
         raise SystemExit(f"{code_dir}: {done.stderr.strip()[-500:]}")
+    now = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = now.ru_utime - used.ru_utime + now.ru_stime - used.ru_stime
     seconds, pyyaml = done.stderr.strip().splitlines()[-1].split()
-    return float(seconds), pyyaml == "True", done.stdout.count("\n")
+    return float(seconds), cpu, pyyaml == "True", done.stdout.count("\n")
 
 
 def _cwd_free_of_code(env: dict[str, str]) -> dict[str, str]:
@@ -127,6 +134,7 @@ def cli(charts: list[Path], against: Path | None, runs: int) -> None:
                 cli_run(code_dir, chart, warm[name])
             for kind in ("warm", "first"):
                 times: dict[str, list[float]] = {name: [] for name in codes}
+                cpus: dict[str, list[float]] = {name: [] for name in codes}
                 pyyaml: dict[str, set[bool]] = {name: set() for name in codes}
                 lines: set[int] = set()
                 before = load()
@@ -134,14 +142,17 @@ def cli(charts: list[Path], against: Path | None, runs: int) -> None:
                     for name, code_dir in codes.items():
                         env = warm[name] if kind == "warm" else _cwd_free_of_code(
                             fresh_env(XDG_CACHE_HOME=f"{tmp}/first-{name}-{i}"))
-                        seconds, loaded, count = cli_run(code_dir, chart, env)
+                        seconds, cpu, loaded, count = cli_run(code_dir, chart, env)
                         times[name].append(seconds)
+                        cpus[name].append(cpu)
                         pyyaml[name].add(loaded)
                         lines.add(count)
                 medians = {name: statistics.median(t) * 1e3 for name, t in times.items()}
-                text = ", ".join(f"{name} {ms:6.1f} ms (PyYAML {'/'.join(sorted(map(str, pyyaml[name])))})"
-                                 for name, ms in medians.items())
-                ratio = f"; other/ours x{medians['other'] / medians['ours']:.2f}" if against else ""
+                cpu_medians = {name: statistics.median(t) * 1e3 for name, t in cpus.items()}
+                text = ", ".join(f"{name} {ms:6.1f} ms wall {cpu_medians[name]:6.1f} ms CPU "
+                                 f"(PyYAML {'/'.join(sorted(map(str, pyyaml[name])))})" for name, ms in medians.items())
+                ratio = (f"; other/ours wall x{medians['other'] / medians['ours']:.2f} "
+                         f"CPU x{cpu_medians['other'] / cpu_medians['ours']:.2f}") if against else ""
                 same = "" if len(lines) == 1 else f"; OUTPUT LINE COUNTS DIFFER {sorted(lines)}"
                 print(f"  {chart.name:11} {kind:5} {text}{ratio}; median of {runs}, {before} -> {load()}{same}")
 

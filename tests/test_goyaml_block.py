@@ -98,7 +98,8 @@ ERRORS = ["a: b: c", "a: b :", "a: 1\n  b: 2", "a:\n  - 1\n - 2", "a:\n    b: 1\
           "a: - b", "a: b\n c: d", "a: |-+\n x", "a: 'x' y", "k" * 1030 + ": v"]
 OUTSIDE = ["a: &x 1\nb: *x", "a: !!str 1", "%YAML 1.1\n---\na: 1", "? a\n: b", "a: {b: 1}", "a: [a, b,]",
            "a:\t1", "a: 1\r\n", "a: x\u2028y", "\ufeffa: 1", "a: 'multi\n  line'", "scalar", "a: [\n  1]",
-           "[a]: 1", "a: [x: 1]", "...\na: 1", "a # c: 1", "---x\n", "a: |#c\n x", "a: 'x'#c", "<<: {a: 1}"]
+           "[a]: 1", "a: [x: 1]", "...\na: 1", "a # c: 1", "---x\n", "- " * 3000 + "a",
+           "a:\n" + "".join(" " * i + "k:\n" for i in range(1, 200)), "a: |#c\n x", "a: 'x'#c", "<<: {a: 1}"]
 
 
 @pytest.mark.parametrize("text", ERRORS + OUTSIDE, ids=lambda v: repr(v)[:40])

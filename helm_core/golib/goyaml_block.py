@@ -14,13 +14,15 @@ The subset (libyaml's scanner, ``src/scanner.c``, is the reference for each rule
   as libyaml does not read it for the first document);
 * block mappings of plain or one-line quoted keys at one column, block sequences, ``- key:``
   compact mappings and ``- -`` compact sequences, a sequence at its key's column;
-* values on the key's line: one-line plain scalars (``: `` inside is libyaml's error: declined),
-  one-line quoted scalars (every escape of libyaml), ``{}``, ``[]``, one-line flow sequences
-  of quoted scalars and simple plain words, literal and folded block scalars (chomping and
+* values (on the key's or the '-''s line, or alone on the next, deeper one): plain scalars,
+  continued on deeper lines (``: `` inside is libyaml's error: declined), one-line quoted
+  scalars (every escape of libyaml), ``{}``, ``[]``, one-line flow sequences of quoted
+  scalars and simple plain words, literal and folded block scalars (chomping and
   indentation indicators);
 * not: tabs, carriage returns, control and special characters, anchors, aliases, tags,
-  directives, ``?`` keys, multi-line plain or quoted scalars, other flow collections, keys
-  past 1000 characters, nesting past :data:`MAX_NESTING`, a scalar document.
+  directives, ``?`` keys, multi-line quoted scalars, other flow collections, keys past 1000
+  characters, nesting past :data:`MAX_NESTING`, a scalar document (``{}`` and ``[...]`` are
+  taken), continuation lines that start with an indicator.
 """
 from __future__ import annotations
 
@@ -252,8 +254,6 @@ class _Reader:
     def block_node(self, line: str, col: int, depth: int, parent: int = -1) -> Any:
         """The node whose first row starts at ``col`` of ``line``: a block sequence, a block
         mapping, or (below a key or '-' of the collection at ``parent``) a scalar."""
-        if depth > MAX_NESTING:
-            raise _decline()
         if _is_entry_dash(line, col):
             return self.sequence(line, col, depth)
         if parent < 0 or self.key(line, col) is not None:
@@ -261,6 +261,8 @@ class _Reader:
         return self.inline(line, col, parent)
 
     def mapping(self, line: str, col: int, depth: int) -> _Collection:
+        if depth > MAX_NESTING:
+            raise _decline()
         pairs: list[tuple[_Scalar, Any]] = []
         node = _Collection(MAPPING, pairs, self.number)
         while True:
@@ -315,6 +317,8 @@ class _Reader:
         return _Scalar(TAG_PLAIN, "")
 
     def sequence(self, line: str, col: int, depth: int) -> _Collection:
+        if depth > MAX_NESTING:
+            raise _decline()
         items: list[Any] = []
         node = _Collection(SEQUENCE, items, self.number)
         while True:
