@@ -65,6 +65,9 @@ _ESCAPES = {"0": "\0", "a": "\a", "b": "\b", "t": "\t", "n": "\n", "v": "\v", "f
 _FLOW_PLAIN = re.compile(r"""(?:[^ \-?:,\[\]{}#&*!|>'"%@`]|-[^ ,\[\]{}#:])[^ ,\[\]{}#:]*(?: +[^ ,\[\]{}#:]+)*""")
 #: The usual key (letters, digits, '_./-') and its ':': the general scan below gives the same.
 _WORD_KEY = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_./-]{0,999}(?=:(?: |$))")
+#: The usual entry: such a key, then a plain value without ':' or '#' that starts with no
+#: indicator (the general path below reads it the same way).
+_USUAL_ENTRY = re.compile(r"([A-Za-z0-9_][A-Za-z0-9_./-]{0,999}): +([^- ?:,\[\]{}#&*!|>'\"%@`][^#:]*)$")
 _BLOCK_HEADER = re.compile(r"([+-]?)([1-9]?)([+-]?)")
 
 
@@ -266,11 +269,16 @@ class _Reader:
         pairs: list[tuple[_Scalar, Any]] = []
         node = _Collection(MAPPING, pairs, self.number)
         while True:
-            entry = self.key(line, col)
-            if entry is None:
-                raise _decline()  # a row of the mapping that is not a key: libyaml's error
-            key, after = entry
-            pairs.append((key, self.mapping_value(line, after, col, depth)))
+            usual = _USUAL_ENTRY.match(line, col)
+            if usual is not None:  # what key() and plain() make of it, found at once
+                key_text, text = usual.groups()
+                pairs.append((_Scalar(TAG_PLAIN, key_text), _Scalar(TAG_PLAIN, self.continued(text.rstrip(" "), col))))
+            else:
+                entry = self.key(line, col)
+                if entry is None:
+                    raise _decline()  # a row of the mapping that is not a key: libyaml's error
+                key, after = entry
+                pairs.append((key, self.mapping_value(line, after, col, depth)))
             indent = self.indent
             if indent != col:
                 if indent > col:
@@ -377,10 +385,18 @@ class _Reader:
         text = line[pos:comment if comment >= 0 else len(line)].rstrip(" ")
         if ": " in text or text.endswith(":"):
             raise _decline()  # "mapping values are not allowed in this context"
+        if comment >= 0:  # a comment ends it
+            self.next_row()
+            return text
+        return self.continued(text, col)
+
+    def continued(self, text: str, col: int) -> str:
+        """``text``, a plain scalar ending the current row, and the deeper rows that continue
+        it (folded: one space, or the empty lines between); moves past them."""
         lines = self.lines
         previous = self.number
         self.next_row()
-        while comment < 0 and self.indent > col:
+        while self.indent > col:
             number = self.number
             gap = lines[previous + 1:number]
             if any(between.strip(" ") for between in gap):
@@ -395,6 +411,8 @@ class _Reader:
             text += ("\n" * len(gap) if gap else " ") + piece
             previous = number
             self.next_row()
+            if comment >= 0:
+                break
         return text
 
     def flow_sequence(self, line: str, pos: int) -> _Collection:
