@@ -14,6 +14,11 @@ YAML 1.1 rules, the result is converted to JSON and decoded into ``interface{}``
   later one wins; in a list of maps the first map wins);
 * only the first document of a stream counts (``yaml.Unmarshal``).
 
+A document is read by :mod:`helm_core.golib.goyaml_block` when it is in that reader's block
+subset (most manifests, values and Chart.yaml files; PyYAML is then not imported), else by
+:mod:`helm_core.golib.goyaml_read` (libyaml); both hand their nodes to
+:mod:`helm_core.golib.goyaml_convert`, and a text the first takes reads the same with the second.
+
 Writing (:func:`dump`, Helm's ``toYaml``) is ``json.Marshal`` then yaml.v2 ``Marshal``:
 see :mod:`helm_core.golib.goyaml_write`.
 """
