@@ -73,12 +73,8 @@ def _code_digest() -> str:
 
 
 def _parse_yaml_text(data: bytes, source: str) -> Any:
-    from helm_core.golib import (
-        goyaml_read,  # only when the document is not in the memo (PyYAML is costly: bench/deferred.py)
-    )
-
     try:
-        return goyaml_read.decode_unconverted(data.decode("utf-8-sig"))
+        return goyaml.decode_uncached(data.decode("utf-8-sig"), json_step=False)
     except UnicodeDecodeError:
         raise ChartFileError(
             f"{_load_prefix(source)}error converting YAML to JSON: yaml: invalid leading UTF-8 octet") from None

@@ -14,6 +14,11 @@ YAML 1.1 rules, the result is converted to JSON and decoded into ``interface{}``
   later one wins; in a list of maps the first map wins);
 * only the first document of a stream counts (``yaml.Unmarshal``).
 
+A document is read by :mod:`helm_core.golib.goyaml_block` when it is in that reader's block
+subset (most manifests, values and Chart.yaml files; PyYAML is then not imported), else by
+:mod:`helm_core.golib.goyaml_read` (libyaml); both hand their nodes to
+:mod:`helm_core.golib.goyaml_convert`, and a text the first takes reads the same with the second.
+
 Writing (:func:`dump`, Helm's ``toYaml``) is ``json.Marshal`` then yaml.v2 ``Marshal``:
 see :mod:`helm_core.golib.goyaml_write`.
 """
@@ -53,8 +58,20 @@ _RECENT = memo.RecentPickles(max_bytes=32 * 1024 * 1024)
 
 
 def _decode(text: str) -> Any:
+    return decode_uncached(text)
+
+
+def decode_uncached(text: str, *, json_step: bool = True) -> Any:
+    """The first document of ``text`` decoded now, without the memo: by the block reader when
+    the text is in its subset (exactly the same result, without importing PyYAML), else by
+    PyYAML's libyaml. Without ``json_step``, as yaml.v2 types it before sigs.k8s.io/yaml's JSON
+    round trip (what Helm's typed structs such as ``chart.Metadata`` are read from)."""
+    from helm_core.golib import goyaml_block
+    value = goyaml_block.decode(text, json_step=json_step)
+    if value is not goyaml_block.DECLINED:
+        return value
     from helm_core.golib import goyaml_read
-    return goyaml_read.decode(text)
+    return goyaml_read.decode(text) if json_step else goyaml_read.decode_unconverted(text)
 
 
 def decode_all(data: bytes | str) -> list[Any]:
@@ -64,15 +81,17 @@ def decode_all(data: bytes | str) -> list[Any]:
 
 
 #: Decoded documents in the disk memo. Even a small manifest reads back faster than it decodes
-#: (bench/parse.py), and a run that finds them all never imports PyYAML.
+#: (bench/parse.py).
 DECODE_MEMO = "goyaml-decode"
 
 
 @functools.cache
 def code_digest() -> str:
-    """Our YAML code (this module, reader, writer, Go's JSON and number formatting) and PyYAML's."""
+    """Our YAML code (this module, rules, readers, converter, writer, Go's JSON and number
+    formatting) and PyYAML's."""
     here = Path(__file__).parent
-    return memo.code_digest(__file__, here / "goyaml_read.py", here / "goyaml_write.py",
+    parts = ("rules", "read", "block", "convert", "write")
+    return memo.code_digest(__file__, *(here / f"goyaml_{part}.py" for part in parts),
                             gojson.__file__, gostrconv.__file__) + pyyaml_digest()
 
 

@@ -1,40 +1,22 @@
-"""The YAML reader behind :mod:`helm_core.golib.goyaml`: libyaml composes, yaml.v2's rules type.
+"""The full YAML reader behind :mod:`helm_core.golib.goyaml`: libyaml composes, and
+:mod:`helm_core.golib.goyaml_convert` types the nodes with yaml.v2's rules.
 
 Kept apart from :mod:`helm_core.golib.goyaml` because importing PyYAML is costly (its modules
-compile regular expressions at import; ``bench/deferred.py``): a run whose documents all come from the disk memo
-never imports it. The rules are listed in :mod:`helm_core.golib.goyaml`.
+compile regular expressions at import; ``bench/deferred.py``): a run whose documents all come
+from the disk memo or the block fast path (:mod:`helm_core.golib.goyaml_block`) never imports
+it. The rules are listed in :mod:`helm_core.golib.goyaml`.
 """
 from __future__ import annotations
 
-import base64
-import binascii
 import contextlib
-import math
 import re
 from collections.abc import Iterator
-from typing import Any, cast
+from typing import Any
 
 import yaml
 
-from helm_core.golib import gojson, gostrconv
-from helm_core.golib.goyaml_rules import (
-    ALIAS_RATIO_HIGH,
-    ALIAS_RATIO_LOW,
-    INT64_MAX,
-    INT64_MIN,
-    MAX_DEPTH,
-    MIN_ALIASES_CHECKED,
-    MIN_DECODES_CHECKED,
-    TAG_BINARY,
-    TAG_BOOL,
-    TAG_FLOAT,
-    TAG_INT,
-    TAG_MERGE,
-    TAG_NULL,
-    TAG_PLAIN,
-    TAG_TIMESTAMP,
-    resolve,
-)
+from helm_core.golib import goyaml_convert
+from helm_core.golib.goyaml_rules import MAX_DEPTH, TAG_PLAIN
 
 #: libyaml's parser when present: the C code yaml.v2 was ported from, and faster.
 _BaseLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -63,206 +45,6 @@ def _allow_go_nesting() -> None:
 
 _allow_go_nesting()
 _GoLoader.add_implicit_resolver(TAG_PLAIN, re.compile(r"(?s).*"), [None, ""])
-
-
-def _float32_key(value: float) -> str:
-    """``strconv.FormatFloat(f, 'g', -1, 32)`` as sigs.k8s.io/yaml names float keys."""
-    text = gostrconv.format_float32(value)
-    return {"NaN": ".nan", "+Inf": ".inf", "-Inf": "-.inf"}.get(text, text)
-
-
-def _allowed_alias_ratio(decode_count: int) -> float:
-    """yaml.v2's ``allowedAliasRatio``: how much of a document may come from alias expansion."""
-    if decode_count <= ALIAS_RATIO_LOW:
-        return 0.99
-    if decode_count >= ALIAS_RATIO_HIGH:
-        return 0.10
-    return 0.99 - 0.89 * (decode_count - ALIAS_RATIO_LOW) / (ALIAS_RATIO_HIGH - ALIAS_RATIO_LOW)
-
-
-class _SelfReference(Exception):
-    """An anchored node reached again while it is being built (yaml.v2's "contains itself")."""
-
-
-class _Builder:
-    """Turns composed nodes into Go-typed values, with yaml.v2's merge, key and alias rules.
-
-    An anchored node met again is an alias: it is expanded afresh (Go values are copies);
-    expansion is bounded as yaml.v2 bounds it ("document contains excessive aliasing").
-    """
-
-    def __init__(self) -> None:
-        self.flow_depth = 0
-        self.block_depth = 0
-        self.seen: set[int] = set()
-        self.building: set[int] = set()
-        self.alias_depth = 0
-        self.decode_count = 0
-        self.alias_count = 0
-
-    def value(self, node: yaml.Node) -> Any:
-        key = id(node)
-        alias = key in self.seen
-        self.seen.add(key)
-        self.decode_count += 1
-        if self.alias_depth or alias:
-            self.alias_count += 1
-            if (self.alias_count > MIN_ALIASES_CHECKED and self.decode_count > MIN_DECODES_CHECKED
-                    and self.alias_count / self.decode_count > _allowed_alias_ratio(self.decode_count)):
-                raise ValueError("yaml: document contains excessive aliasing")
-        if isinstance(node, yaml.ScalarNode):
-            return self.scalar(node)
-        if key in self.building:
-            raise _SelfReference()
-        flow = bool(cast(yaml.CollectionNode, node).flow_style)  # not a scalar: a collection
-        self.flow_depth += flow
-        self.block_depth += not flow
-        if self.flow_depth > MAX_DEPTH or self.block_depth > MAX_DEPTH:
-            line = node.start_mark.line
-            where = f"line {line + 1}: " if line else ""
-            raise ValueError(f"yaml: {where}exceeded max depth of {MAX_DEPTH}")
-        self.building.add(key)
-        self.alias_depth += alias
-        try:
-            if isinstance(node, yaml.SequenceNode):
-                return [self.value(child) for child in node.value]
-            out: dict[str, Any] = {}
-            self.mapping(node, out)
-            return out
-        finally:
-            self.flow_depth -= flow
-            self.block_depth -= not flow
-            self.alias_depth -= alias
-            self.building.discard(key)
-
-    def scalar(self, node: yaml.ScalarNode) -> Any:
-        tag = node.tag
-        if tag == TAG_BINARY:
-            try:
-                return base64.b64decode(node.value.encode("ascii", "replace"), validate=False).decode(
-                    "utf-8", "surrogateescape")
-            except (ValueError, binascii.Error):
-                raise ValueError("yaml: !!binary value contains invalid base64 data") from None
-        if tag == TAG_PLAIN:
-            rtag, value = resolve(node.value)
-            return node.value if rtag in (TAG_TIMESTAMP, TAG_MERGE) else value
-        if tag in (TAG_INT, TAG_FLOAT, TAG_BOOL, TAG_NULL):
-            rtag, value = resolve(node.value)
-            if rtag == TAG_INT and tag == TAG_FLOAT:
-                return float(value)
-            if rtag != tag:
-                raise ValueError(
-                    f"yaml: cannot decode {_short(rtag)} `{node.value}` as a {_short(tag)}"
-                )
-            return value
-        return node.value
-
-    def mapping(self, node: yaml.Node, out: dict[str, Any]) -> None:
-        for key_node, value_node in node.value:
-            if _is_merge(key_node):
-                self.merge(value_node, out)
-                continue
-            key = self.value(key_node)
-            if isinstance(key, (list, dict)):
-                raise ValueError(f"yaml: invalid map key: {_go_sharp_v(key)}")
-            value = self.value(value_node)
-            out[_key_string(key, value)] = value
-
-    def merge(self, node: yaml.Node, out: dict[str, Any]) -> None:
-        if isinstance(node, yaml.MappingNode):
-            self.mapping(node, out)
-            return
-        if isinstance(node, yaml.SequenceNode):
-            for child in reversed(node.value):
-                if not isinstance(child, yaml.MappingNode):
-                    raise ValueError("yaml: map merge requires map or sequence of maps as the value")
-                self.mapping(child, out)
-            return
-        raise ValueError("yaml: map merge requires map or sequence of maps as the value")
-
-
-def _is_merge(node: yaml.Node) -> bool:
-    return isinstance(node, yaml.ScalarNode) and node.value == "<<" and node.tag in (TAG_PLAIN, TAG_MERGE)
-
-
-def _short(tag: str) -> str:
-    return "!!" + tag.rsplit(":", 1)[1] if tag.startswith("tag:yaml.org,2002:") else tag
-
-
-def _key_string(key: Any, value: Any = None) -> str:
-    """sigs.k8s.io/yaml's key conversion; other key types (null, uint64) are its error."""
-    if isinstance(key, str):
-        return key
-    if isinstance(key, bool):
-        return "true" if key else "false"
-    if isinstance(key, int) and INT64_MIN <= key <= INT64_MAX:
-        return str(key)
-    if isinstance(key, float):
-        return _float32_key(key)
-    go_type = "%!s(<nil>)" if key is None else "uint64"
-    raise ValueError(f"unsupported map key of type: {go_type}, key: {_go_sharp_v(key, top=True)}, "
-                     f"value: {_go_sharp_v(value, top=True)}")
-
-
-_GO_SHORT_ESCAPES = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t",
-                     "\v": "\\v", '"': '\\"', "\\": "\\\\"}
-
-
-def _go_quote(s: str) -> str:
-    """``strconv.Quote`` for the texts yaml errors show."""
-    out = []
-    for ch in s:
-        if ch in _GO_SHORT_ESCAPES:
-            out.append(_GO_SHORT_ESCAPES[ch])
-        elif ch.isprintable() or ch == " ":
-            out.append(ch)
-        elif ord(ch) < 0x80:
-            out.append(f"\\x{ord(ch):02x}")
-        elif ord(ch) <= 0xFFFF:
-            out.append(f"\\u{ord(ch):04x}")
-        else:
-            out.append(f"\\U{ord(ch):08x}")
-    return '"' + "".join(out) + '"'
-
-
-def _go_sharp_v(value: Any, *, top: bool = False) -> str:
-    """Go's ``%#v`` of a yaml.v2-decoded value (as its error messages print keys and values)."""
-    if value is None:
-        return "<nil>" if top else "interface {}(nil)"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        return gojson.format_float(value, "g")
-    if isinstance(value, str):
-        return _go_quote(value)
-    if isinstance(value, list):
-        return "[]interface {}{" + ", ".join(_go_sharp_v(v) for v in value) + "}"
-    items = ", ".join(f"{_go_sharp_v(k)}:{_go_sharp_v(v)}" for k, v in sorted(value.items()))
-    return "map[interface {}]interface {}{" + items + "}"
-
-
-class _JSONTooDeep(Exception):
-    """The JSON text of the document nests deeper than Go's decoder reads it back."""
-
-
-def _json_types(value: Any, depth: int = 1) -> Any:
-    """The JSON step: ints become float64; NaN/Inf cannot be marshalled; Go's decoder
-    reads at most :data:`~helm_core.golib.gojson.MAX_JSON_DEPTH` nested arrays and objects."""
-    if isinstance(value, bool) or value is None or isinstance(value, str):
-        return value
-    if isinstance(value, int):
-        return float(value)
-    if isinstance(value, float):
-        if math.isnan(value) or math.isinf(value):
-            raise ValueError(f"json: unsupported value: {gojson.format_float(value)}")
-        return value
-    if depth > gojson.MAX_JSON_DEPTH:
-        raise _JSONTooDeep("{" if isinstance(value, dict) else "[")
-    if isinstance(value, dict):
-        return {k: _json_types(v, depth + 1) for k, v in value.items()}
-    return [_json_types(v, depth + 1) for v in value]
 
 
 def _describe_yaml_error(exc: yaml.YAMLError) -> str:
@@ -307,22 +89,14 @@ def _undefined_alias(exc: yaml.YAMLError, text: str) -> str | None:
 
 @contextlib.contextmanager
 def _go_errors(text: str) -> Iterator[None]:
-    """Turn parser failures into Go's ``error converting YAML to JSON: ...`` texts."""
-    try:
-        yield
-    except yaml.YAMLError as exc:
-        message = _undefined_alias(exc, text) or _describe_yaml_error(exc)
-        raise ValueError(f"error converting YAML to JSON: {message}") from None
-    except _JSONTooDeep as exc:  # YAML allows 10000 levels of each kind; JSON 10000 in all
-        raise ValueError(
-            f"error unmarshaling JSON: while decoding JSON: invalid character '{exc}' exceeded max depth") from None
-    except _SelfReference:
-        name = _self_referencing_anchor(text)
-        raise ValueError(f"error converting YAML to JSON: yaml: anchor '{name}' value contains itself") from None
-    except ValueError as exc:
-        raise ValueError(f"error converting YAML to JSON: {exc}") from None
-    except RecursionError:  # a caller on a small stack (the CLI's is deep enough for 10000)
-        raise ValueError("error converting YAML to JSON: yaml: nested deeper than this thread's stack allows") from None
+    """Turn parser and converter failures into Go's ``error converting YAML to JSON: ...`` texts."""
+    with goyaml_convert.go_errors():
+        try:
+            yield
+        except yaml.YAMLError as exc:
+            raise ValueError(_undefined_alias(exc, text) or _describe_yaml_error(exc)) from None
+        except goyaml_convert.SelfReference:
+            raise ValueError(f"yaml: anchor '{_self_referencing_anchor(text)}' value contains itself") from None
 
 
 def decode(text: str) -> Any:
@@ -340,9 +114,7 @@ def _first_document(text: str, *, json_step: bool) -> Any:
     loader = _GoLoader(text)
     try:
         with _go_errors(text):
-            node = _first_node(loader)
-            decoded = _Builder().value(node) if node is not None else None
-            return _json_types(decoded) if json_step else decoded
+            return goyaml_convert.convert(_first_node(loader), json_step=json_step, anchors=_may_have_anchors(text))
     finally:
         loader.dispose()
 
@@ -355,11 +127,15 @@ def decode_all(data: bytes | str) -> list[Any]:
     try:
         with _go_errors(text):
             while loader.check_node():
-                node = loader.get_node()
-                docs.append(_json_types(_Builder().value(node)) if node is not None else None)
+                docs.append(goyaml_convert.convert(loader.get_node(), json_step=True, anchors=_may_have_anchors(text)))
     finally:
         loader.dispose()
     return docs
+
+
+def _may_have_anchors(text: str) -> bool:
+    """Only an anchor ('&name') lets a node be met twice (an alias to no anchor fails to compose)."""
+    return "&" in text
 
 
 def _first_node(loader: Any) -> Any:

@@ -1,0 +1,304 @@
+"""Composed YAML nodes to Helm's values: yaml.v2's typing, keys, merges and aliases, then
+sigs.k8s.io/yaml's JSON step. The one converter behind both readers.
+
+The readers compose (:mod:`helm_core.golib.goyaml_read` with PyYAML's libyaml composer, the
+block fast path :mod:`helm_core.golib.goyaml_block` on its own); this module turns their nodes
+into Go-typed values. It reads nodes by the attributes PyYAML's nodes have (:class:`Node`) and
+imports nothing of PyYAML (importing any ``yaml.`` module imports all of it, ~50 ms).
+"""
+from __future__ import annotations
+
+import base64
+import binascii
+import contextlib
+import math
+from collections.abc import Iterator
+from typing import Any, Protocol
+
+from helm_core.golib import gojson, gostrconv
+from helm_core.golib.goyaml_rules import (
+    ALIAS_RATIO_HIGH,
+    ALIAS_RATIO_LOW,
+    INT64_MAX,
+    INT64_MIN,
+    MAX_DEPTH,
+    MIN_ALIASES_CHECKED,
+    MIN_DECODES_CHECKED,
+    TAG_BINARY,
+    TAG_BOOL,
+    TAG_FLOAT,
+    TAG_INT,
+    TAG_MERGE,
+    TAG_NULL,
+    TAG_PLAIN,
+    TAG_TIMESTAMP,
+    resolve,
+)
+
+#: Node kinds, as PyYAML's node classes name themselves (their ``id``).
+SCALAR = "scalar"
+SEQUENCE = "sequence"
+MAPPING = "mapping"
+
+
+class Node(Protocol):
+    """What the converter reads of a composed node (PyYAML's nodes have these attributes).
+
+    ``value`` is the text of a scalar, the child nodes of a sequence, the (key, value) node
+    pairs of a mapping; ``flow_style`` and ``start_mark`` (with its 0-based ``line``) are read
+    from collections only. A node met twice (the same object) is an alias.
+    """
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def tag(self) -> str: ...
+
+    @property
+    def value(self) -> Any: ...
+
+    @property
+    def flow_style(self) -> bool | None: ...
+
+    @property
+    def start_mark(self) -> Any: ...
+
+
+class SelfReference(Exception):
+    """An anchored node reached again while it is being built (yaml.v2's "contains itself");
+    the reader that has anchors names it (:mod:`helm_core.golib.goyaml_read`)."""
+
+
+class _JSONTooDeep(Exception):
+    """The JSON text of the document nests deeper than Go's decoder reads it back."""
+
+
+@contextlib.contextmanager
+def go_errors() -> Iterator[None]:
+    """Turn the converter's failures (and a reader's :class:`ValueError`) into Go's
+    ``error converting YAML to JSON: ...`` texts."""
+    try:
+        yield
+    except _JSONTooDeep as exc:  # YAML allows 10000 levels of each kind; JSON 10000 in all
+        raise ValueError(
+            f"error unmarshaling JSON: while decoding JSON: invalid character '{exc}' exceeded max depth") from None
+    except ValueError as exc:
+        raise ValueError(f"error converting YAML to JSON: {exc}") from None
+    except RecursionError:  # a caller on a small stack (the CLI's is deep enough for 10000)
+        raise ValueError("error converting YAML to JSON: yaml: nested deeper than this thread's stack allows") from None
+
+
+def convert(node: Node | None, *, json_step: bool, anchors: bool = True) -> Any:
+    """The Go value of a document's root node (None for a stream without documents).
+
+    With ``json_step``, as Helm's ``interface{}`` holds it after sigs.k8s.io/yaml's JSON round
+    trip (every number a float64); without, as yaml.v2 types it (ints stay ints, NaN stays),
+    what sigs.k8s.io/yaml converts for a typed target such as Helm's ``chart.Metadata``.
+    ``anchors=False`` says no node of the document is met twice (there are no aliases): the
+    alias accounting is skipped. Raises :class:`SelfReference` for an anchor inside itself;
+    call it inside :func:`go_errors`.
+    """
+    decoded = _Builder(anchors).value(node) if node is not None else None
+    return _json_types(decoded) if json_step else decoded
+
+
+def _float32_key(value: float) -> str:
+    """``strconv.FormatFloat(f, 'g', -1, 32)`` as sigs.k8s.io/yaml names float keys."""
+    text = gostrconv.format_float32(value)
+    return {"NaN": ".nan", "+Inf": ".inf", "-Inf": "-.inf"}.get(text, text)
+
+
+def _allowed_alias_ratio(decode_count: int) -> float:
+    """yaml.v2's ``allowedAliasRatio``: how much of a document may come from alias expansion."""
+    if decode_count <= ALIAS_RATIO_LOW:
+        return 0.99
+    if decode_count >= ALIAS_RATIO_HIGH:
+        return 0.10
+    return 0.99 - 0.89 * (decode_count - ALIAS_RATIO_LOW) / (ALIAS_RATIO_HIGH - ALIAS_RATIO_LOW)
+
+
+class _Builder:
+    """Turns composed nodes into Go-typed values, with yaml.v2's merge, key and alias rules.
+
+    An anchored node met again is an alias: it is expanded afresh (Go values are copies);
+    expansion is bounded as yaml.v2 bounds it ("document contains excessive aliasing").
+    """
+
+    def __init__(self, anchors: bool) -> None:
+        self.anchors = anchors
+        self.flow_depth = 0
+        self.block_depth = 0
+        self.seen: set[int] = set()
+        self.building: set[int] = set()
+        self.alias_depth = 0
+        self.decode_count = 0
+        self.alias_count = 0
+
+    def value(self, node: Node) -> Any:
+        anchors = self.anchors
+        alias = anchors and self.count(node)
+        kind = node.id
+        if kind == SCALAR:
+            return self.scalar(node)
+        if anchors and id(node) in self.building:
+            raise SelfReference()
+        flow = bool(node.flow_style)
+        self.flow_depth += flow
+        self.block_depth += not flow
+        if self.flow_depth > MAX_DEPTH or self.block_depth > MAX_DEPTH:
+            line = node.start_mark.line
+            where = f"line {line + 1}: " if line else ""
+            raise ValueError(f"yaml: {where}exceeded max depth of {MAX_DEPTH}")
+        if anchors:
+            self.building.add(id(node))
+        self.alias_depth += alias
+        try:
+            if kind == SEQUENCE:
+                return [self.value(child) for child in node.value]
+            out: dict[str, Any] = {}
+            self.mapping(node, out)
+            return out
+        finally:
+            self.flow_depth -= flow
+            self.block_depth -= not flow
+            self.alias_depth -= alias
+            if anchors:
+                self.building.discard(id(node))
+
+    def count(self, node: Node) -> bool:
+        """Whether ``node`` was met before (an alias), counted against yaml.v2's aliasing bound."""
+        key = id(node)
+        alias = key in self.seen
+        self.seen.add(key)
+        self.decode_count += 1
+        if self.alias_depth or alias:
+            self.alias_count += 1
+            if (self.alias_count > MIN_ALIASES_CHECKED and self.decode_count > MIN_DECODES_CHECKED
+                    and self.alias_count / self.decode_count > _allowed_alias_ratio(self.decode_count)):
+                raise ValueError("yaml: document contains excessive aliasing")
+        return alias
+
+    def scalar(self, node: Node) -> Any:
+        tag = node.tag
+        text: str = node.value
+        if tag == TAG_PLAIN:
+            rtag, value = resolve(text)
+            return text if rtag in (TAG_TIMESTAMP, TAG_MERGE) else value
+        if tag == TAG_BINARY:
+            try:
+                return base64.b64decode(text.encode("ascii", "replace"), validate=False).decode(
+                    "utf-8", "surrogateescape")
+            except (ValueError, binascii.Error):
+                raise ValueError("yaml: !!binary value contains invalid base64 data") from None
+        if tag in (TAG_INT, TAG_FLOAT, TAG_BOOL, TAG_NULL):
+            rtag, value = resolve(text)
+            if rtag == TAG_INT and tag == TAG_FLOAT:
+                return float(value)
+            if rtag != tag:
+                raise ValueError(f"yaml: cannot decode {_short(rtag)} `{text}` as a {_short(tag)}")
+            return value
+        return text
+
+    def mapping(self, node: Node, out: dict[str, Any]) -> None:
+        for key_node, value_node in node.value:
+            if key_node.value == "<<" and _is_merge(key_node):
+                self.merge(value_node, out)
+                continue
+            key = self.value(key_node)
+            if isinstance(key, (list, dict)):
+                raise ValueError(f"yaml: invalid map key: {_go_sharp_v(key)}")
+            value = self.value(value_node)
+            out[_key_string(key, value)] = value
+
+    def merge(self, node: Node, out: dict[str, Any]) -> None:
+        if node.id == MAPPING:
+            self.mapping(node, out)
+            return
+        if node.id == SEQUENCE:
+            for child in reversed(node.value):
+                if child.id != MAPPING:
+                    raise ValueError("yaml: map merge requires map or sequence of maps as the value")
+                self.mapping(child, out)
+            return
+        raise ValueError("yaml: map merge requires map or sequence of maps as the value")
+
+
+def _is_merge(node: Node) -> bool:
+    return node.id == SCALAR and node.value == "<<" and node.tag in (TAG_PLAIN, TAG_MERGE)
+
+
+def _short(tag: str) -> str:
+    return "!!" + tag.rsplit(":", 1)[1] if tag.startswith("tag:yaml.org,2002:") else tag
+
+
+def _key_string(key: Any, value: Any = None) -> str:
+    """sigs.k8s.io/yaml's key conversion; other key types (null, uint64) are its error."""
+    if isinstance(key, str):
+        return key
+    if isinstance(key, bool):
+        return "true" if key else "false"
+    if isinstance(key, int) and INT64_MIN <= key <= INT64_MAX:
+        return str(key)
+    if isinstance(key, float):
+        return _float32_key(key)
+    go_type = "%!s(<nil>)" if key is None else "uint64"
+    raise ValueError(f"unsupported map key of type: {go_type}, key: {_go_sharp_v(key, top=True)}, "
+                     f"value: {_go_sharp_v(value, top=True)}")
+
+
+_GO_SHORT_ESCAPES = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t",
+                     "\v": "\\v", '"': '\\"', "\\": "\\\\"}
+
+
+def _go_quote(s: str) -> str:
+    """``strconv.Quote`` for the texts yaml errors show."""
+    out = []
+    for ch in s:
+        if ch in _GO_SHORT_ESCAPES:
+            out.append(_GO_SHORT_ESCAPES[ch])
+        elif ch.isprintable() or ch == " ":
+            out.append(ch)
+        elif ord(ch) < 0x80:
+            out.append(f"\\x{ord(ch):02x}")
+        elif ord(ch) <= 0xFFFF:
+            out.append(f"\\u{ord(ch):04x}")
+        else:
+            out.append(f"\\U{ord(ch):08x}")
+    return '"' + "".join(out) + '"'
+
+
+def _go_sharp_v(value: Any, *, top: bool = False) -> str:
+    """Go's ``%#v`` of a yaml.v2-decoded value (as its error messages print keys and values)."""
+    if value is None:
+        return "<nil>" if top else "interface {}(nil)"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return gojson.format_float(value, "g")
+    if isinstance(value, str):
+        return _go_quote(value)
+    if isinstance(value, list):
+        return "[]interface {}{" + ", ".join(_go_sharp_v(v) for v in value) + "}"
+    items = ", ".join(f"{_go_sharp_v(k)}:{_go_sharp_v(v)}" for k, v in sorted(value.items()))
+    return "map[interface {}]interface {}{" + items + "}"
+
+
+def _json_types(value: Any, depth: int = 1) -> Any:
+    """The JSON step: ints become float64; NaN/Inf cannot be marshalled; Go's decoder
+    reads at most :data:`~helm_core.golib.gojson.MAX_JSON_DEPTH` nested arrays and objects."""
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return value
+    if isinstance(value, int):
+        return float(value)
+    if isinstance(value, float):
+        if math.isnan(value) or math.isinf(value):
+            raise ValueError(f"json: unsupported value: {gojson.format_float(value)}")
+        return value
+    if depth > gojson.MAX_JSON_DEPTH:
+        raise _JSONTooDeep("{" if isinstance(value, dict) else "[")
+    if isinstance(value, dict):
+        return {k: _json_types(v, depth + 1) for k, v in value.items()}
+    return [_json_types(v, depth + 1) for v in value]
