@@ -7,7 +7,6 @@ templates, subcharts under ``charts/`` (folders or archives; names starting with
 """
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Iterable
 from pathlib import Path
@@ -16,7 +15,7 @@ from typing import Any
 from helm_core.chart import archive, chartfile, folder, model
 from helm_core.errors import ArchiveError, ChartError, ValuesError
 from helm_core.golib import gostrconv, goyaml
-from helm_core.support import memo
+from helm_core.support import cachekeys, memo
 
 _UTF8_BOM = b"\xef\xbb\xbf"
 SCHEMA_FILES = ("values.schema.json", "values.schema.yaml")
@@ -155,7 +154,7 @@ def _read_schema(name: str, data: bytes, where: str) -> tuple[dict[str, Any] | N
             return None, problem
         return _load_schema(data, f"{where}/{name}"), None
 
-    return _RECENT_SCHEMAS.get_or_compute(f"{name}\0{hashlib.sha256(data).hexdigest()}", read)
+    return _RECENT_SCHEMAS.get_or_compute(f"{name}\0{cachekeys.hasher(data).hexdigest()}", read)
 
 
 def _yaml_document(text: str) -> Any:

@@ -19,7 +19,6 @@ checks nothing again. Failures are never remembered: they are computed and repor
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 import marshal
 from pathlib import Path
@@ -27,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from helm_core.chart import model
 from helm_core.errors import SchemaError
-from helm_core.support import memo
+from helm_core.support import cachekeys, memo
 
 if TYPE_CHECKING:
     from helm_core.chart import verdict
@@ -82,7 +81,7 @@ def _code_digest() -> str:
 
 
 def _valid_key(digest: str) -> str:
-    return hashlib.sha256(f"{_code_digest()}\0{digest}".encode()).hexdigest()
+    return cachekeys.hasher(f"{_code_digest()}\0{digest}".encode()).hexdigest()
 
 
 def _known_valid(digest: str) -> bool:
@@ -137,7 +136,7 @@ def _compiled(digest: str, text: str) -> Any:
 
 
 def _pass_key(text: str, values: dict[str, Any]) -> str:
-    key = hashlib.sha256(f"{_code_digest()}\0{text}\0".encode("utf-8", "surrogatepass"))
+    key = cachekeys.hasher(f"{_code_digest()}\0{text}\0".encode("utf-8", "surrogatepass"))
     key.update(_fingerprint(values))
     return key.hexdigest()
 
@@ -167,11 +166,11 @@ _SCHEMA_TEXTS: dict[bytes, tuple[str, str]] = {}
 
 def _schema_text(schema: dict[str, Any]) -> tuple[str, str]:
     """The schema as sorted JSON (what the checks are compiled from) and the text's digest."""
-    fingerprint = hashlib.sha256(_fingerprint(schema)).digest()
+    fingerprint = cachekeys.hasher(_fingerprint(schema)).digest()
     found = _SCHEMA_TEXTS.get(fingerprint)
     if found is None:
         text = json.dumps(schema, sort_keys=True)
-        found = (text, hashlib.sha256(text.encode()).hexdigest())
+        found = (text, cachekeys.hasher(text.encode()).hexdigest())
         if len(_SCHEMA_TEXTS) >= VALIDATOR_CACHE_SIZE:
             _SCHEMA_TEXTS.clear()
         _SCHEMA_TEXTS[fingerprint] = found

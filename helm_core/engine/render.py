@@ -26,7 +26,6 @@ Compiled template sets are cached by a digest of every template of the chart tre
 """
 from __future__ import annotations
 
-import hashlib
 import posixpath
 import re
 import threading
@@ -48,7 +47,7 @@ from helm_core.golib.gojson import copy_tree
 from helm_core.gotemplate import budget as budget_mod
 from helm_core.gotemplate import environment, runtime
 from helm_core.gotemplate.funcs import sprig
-from helm_core.support import deepstack, memo
+from helm_core.support import cachekeys, deepstack, memo
 from helm_core.support.limits import RenderLimitExceeded, RenderLimits
 
 #: How many compiled template sets (one per distinct chart tree) are kept.
@@ -169,7 +168,7 @@ def _engine_of(source: str, chosen: str) -> str:
 
 def templates_digest(templates: dict[str, _Renderable]) -> str:
     """A digest of every template name and text (the compiled-set cache key)."""
-    h = hashlib.sha256()
+    h = cachekeys.hasher()
     for name in sorted(templates):
         h.update(name.encode())
         h.update(b"\0")

@@ -20,7 +20,6 @@ see :mod:`helm_core.golib.goyaml_write`.
 from __future__ import annotations
 
 import functools
-import hashlib
 import math
 import pickle
 from pathlib import Path
@@ -29,7 +28,7 @@ from typing import Any
 from helm_core.errors import ValuesError
 from helm_core.golib import gojson, gostrconv
 from helm_core.golib.goyaml_rules import INT64_MIN, MAX_DEPTH, SURROGATE, UINT64_MAX
-from helm_core.support import memo
+from helm_core.support import cachekeys, memo
 
 
 def decode(data: bytes | str) -> Any:
@@ -41,9 +40,9 @@ def decode(data: bytes | str) -> Any:
     text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
     disk = memo.active()
     if disk is None:
-        key = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+        key = cachekeys.hasher(text.encode("utf-8", "surrogatepass")).hexdigest()
         return _RECENT.get_or_compute(key, lambda: _decode(text))
-    key = hashlib.sha256(f"{code_digest()}\0{text}".encode("utf-8", "surrogatepass")).hexdigest()
+    key = cachekeys.hasher(f"{code_digest()}\0{text}".encode("utf-8", "surrogatepass")).hexdigest()
     return disk.pickled(DECODE_MEMO, key, lambda: _decode(text))
 
 
@@ -128,8 +127,8 @@ def dump(value: Any) -> str:
     pickled = pickle.dumps(plain, protocol=pickle.HIGHEST_PROTOCOL)
     disk = memo.active()
     if disk is None:  # in this process: renders again print the same values
-        return _RECENT.get_or_compute("dump\0" + hashlib.sha256(pickled).hexdigest(), lambda: _emit(plain))
-    key = hashlib.sha256(code_digest().encode() + pickled)
+        return _RECENT.get_or_compute("dump\0" + cachekeys.hasher(pickled).hexdigest(), lambda: _emit(plain))
+    key = cachekeys.hasher(code_digest().encode() + pickled)
     return disk.pickled(DUMP_MEMO, key.hexdigest(), lambda: _emit(plain))
 
 

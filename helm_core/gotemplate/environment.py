@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import contextvars
 import functools
-import hashlib
 import pickle
 import sys
 import threading
@@ -41,6 +40,7 @@ from typing import TYPE_CHECKING, Any, Literal, Optional
 
 from helm_core.gotemplate import budget, compiler, gcpause, gofmt, nodes, parser, runtime
 from helm_core.gotemplate.funcs import builtins
+from helm_core.support import cachekeys
 
 if TYPE_CHECKING:
     from helm_core.support.memo import DiskMemo
@@ -119,7 +119,7 @@ class Environment:
 
     def parse_trees(self, name: str, text: str, known: frozenset[str]) -> dict[str, nodes.Tree | StoredTree]:
         """Parse (cached) ``text`` as ``name`` with ``known`` function names."""
-        digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+        digest = cachekeys.hasher(text.encode("utf-8", "surrogatepass")).hexdigest()
         key = (name, digest, known)
         with self._lock:
             trees = self._cache.get(key)
@@ -141,7 +141,7 @@ class Environment:
             return dict(parser.parse(name, text, known.__contains__))
         # Keyed by the text, not the file name: the same library chart (Bitnami's `common`)
         # under two charts parses once. The file's own tree is stored under None.
-        memo_key = hashlib.sha256("\0".join(
+        memo_key = cachekeys.hasher("\0".join(
             (_parser_digest(), digest, self._known_digest(known))).encode()).hexdigest()
         blob = self.memo.get(TREES_MEMO, memo_key)
         if blob is not None:
@@ -192,7 +192,7 @@ class Environment:
     def _known_digest(self, known: frozenset[str]) -> str:
         digest = self._known_digests.get(known)
         if digest is None:
-            digest = hashlib.sha256("\0".join(sorted(known)).encode()).hexdigest()
+            digest = cachekeys.hasher("\0".join(sorted(known)).encode()).hexdigest()
             self._known_digests[known] = digest
         return digest
 

@@ -137,9 +137,9 @@ def active() -> DiskMemo | None:
 
 def code_digest(*paths: str | os.PathLike[str]) -> str:
     """A digest of source files whose code decides a memoised result (part of its key)."""
-    import hashlib
+    from helm_core.support import cachekeys
 
-    h = hashlib.sha256()
+    h = cachekeys.hasher()
     for path in paths:
         with open(path, "rb") as source:
             h.update(source.read())

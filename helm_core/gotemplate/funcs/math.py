@@ -305,9 +305,9 @@ def rand_int(lo: int, hi: int) -> int:
     """``randInt``: uniform in [lo, hi); an empty range is Go's ``rand.Intn`` panic."""
     if hi - lo <= 0:
         raise FuncError("invalid argument to Intn")
-    import secrets
+    import random  # SystemRandom: secrets.randbelow without secrets' hmac and OpenSSL (funcs/random.py)
 
-    return lo + secrets.randbelow(hi - lo)
+    return lo + random.SystemRandom().randrange(hi - lo)
 
 
 FUNCS = {
