@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from pathlib import Path
 from typing import Any
 
 from helm_core.chart import archive, chartfile, folder, model
@@ -23,12 +22,13 @@ SCHEMA_FILES = ("values.schema.json", "values.schema.yaml")
 
 def load(path: str | os.PathLike[str], *, limits: archive.Limits = archive.Limits()) -> model.Chart:
     """Load a chart from a directory or a ``.tgz`` file."""
-    p = Path(path)
-    if not p.exists():
+    # os.path, not pathlib: pathlib imports urllib and ipaddress, start-up time of every CLI run
+    if not os.path.exists(path):
         raise ChartError(f"path {gostrconv.quote(str(path))} not found")
-    if p.is_dir():
-        return load_dir(p, limits=limits)
-    data = p.read_bytes()
+    if os.path.isdir(path):
+        return load_dir(path, limits=limits)
+    with open(path, "rb") as archive_file:
+        data = archive_file.read()
     _ensure_archive(str(path), data)
     return load_archive(data, source=str(path), limits=limits)
 
@@ -62,9 +62,9 @@ def load_archive(data: bytes, *, source: str = "<archive>",
     return load_files(files, source=source, limits=limits)
 
 
-def load_dir(root: Path, *, limits: archive.Limits = archive.Limits()) -> model.Chart:
+def load_dir(root: str | os.PathLike[str], *, limits: archive.Limits = archive.Limits()) -> model.Chart:
     """Load an unpacked chart, honouring ``.helmignore`` (see :mod:`helm_core.chart.folder`)."""
-    return load_files(folder.read_files(root, limits=limits), source=str(root), limits=limits)
+    return load_files(folder.read_files(root, limits=limits), source=os.fspath(root), limits=limits)
 
 
 def load_files(files: Iterable[tuple[str, bytes]], *, source: str = "<chart>",

@@ -76,7 +76,7 @@ def _folder(draft: str) -> Path | None:
     package = memo.package_folder("jsonschema_specifications")
     if package is None or draft not in _FOLDERS:
         return None
-    return package / "schemas" / _FOLDERS[draft]
+    return Path(package, "schemas", _FOLDERS[draft])
 
 
 def _files(folder: Path) -> list[Path]:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import functools
 import json
 import marshal
-from pathlib import Path
+import os
 from typing import TYPE_CHECKING, Any
 
 from helm_core.chart import model
@@ -69,15 +69,18 @@ def _code_digest() -> str:
     jsonschema-specifications ships: they are compiled from some of them) and the installed
     jsonschema's validating code. Found by path: importing the checks costs a run that finds
     its verdict in the memo more than the rest of the check."""
-    here = Path(__file__).parent
-    regexp = here.parent / "golib" / "goregexp"
+    # os.path, not pathlib: pathlib imports urllib and ipaddress, start-up time of every CLI run
+    here = os.path.dirname(__file__)
+    regexp = os.path.join(os.path.dirname(here), "golib", "goregexp")
     specs = memo.package_folder("jsonschema_specifications")
-    metaschema_files = sorted(p for p in (specs / "schemas").rglob("*") if p.is_file()) if specs else []
-    folder = memo.package_folder("jsonschema") or here
-    jsonschema_code = [folder / name for name in ("validators.py", "_keywords.py", "_legacy_keywords.py",
-                                                  "_utils.py", "_types.py", "_format.py")]
-    return memo.code_digest(__file__, here / "metaschema.py", here / "verdict.py", here / "jsonschema_go.py",
-                            *metaschema_files, *jsonschema_code, regexp / "__init__.py", regexp / "syntax.py")
+    metaschema_files = sorted(os.path.join(folder, name) for folder, _, names in os.walk(os.path.join(specs, "schemas"))
+                              for name in names) if specs else []
+    package = memo.package_folder("jsonschema") or here
+    jsonschema_code = [os.path.join(package, name) for name in (
+        "validators.py", "_keywords.py", "_legacy_keywords.py", "_utils.py", "_types.py", "_format.py")]
+    ours = [os.path.join(here, name) for name in ("metaschema.py", "verdict.py", "jsonschema_go.py")]
+    ours += [os.path.join(regexp, name) for name in ("__init__.py", "syntax.py")]
+    return memo.code_digest(__file__, *ours, *metaschema_files, *jsonschema_code)
 
 
 def _valid_key(digest: str) -> str:

@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import functools
 import math
+import os
 import pickle
-from pathlib import Path
 from typing import Any
 
 from helm_core.errors import ValuesError
@@ -70,8 +70,8 @@ DECODE_MEMO = "goyaml-decode"
 @functools.cache
 def code_digest() -> str:
     """Our YAML code (this module, reader, writer, Go's JSON and number formatting) and PyYAML's."""
-    here = Path(__file__).parent
-    return memo.code_digest(__file__, here / "goyaml_read.py", here / "goyaml_write.py",
+    here = os.path.dirname(__file__)  # not pathlib: it imports urllib and ipaddress (start-up time)
+    return memo.code_digest(__file__, os.path.join(here, "goyaml_read.py"), os.path.join(here, "goyaml_write.py"),
                             gojson.__file__, gostrconv.__file__) + pyyaml_digest()
 
 
@@ -82,7 +82,8 @@ def pyyaml_digest() -> str:
     folder = memo.package_folder("yaml")
     if folder is None:  # pragma: no cover - PyYAML is a dependency
         return "no-pyyaml"
-    return memo.code_digest(folder / "__init__.py") + str(sorted(p.name for p in folder.glob("_yaml.*")))
+    bindings = sorted(name for name in os.listdir(folder) if name.startswith("_yaml."))
+    return memo.code_digest(os.path.join(folder, "__init__.py")) + str(bindings)
 
 
 def load(data: bytes | str, *, source: str = "<input>") -> Any:

@@ -30,12 +30,12 @@ from __future__ import annotations
 
 import contextvars
 import functools
+import os
 import pickle
 import sys
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Optional
 
 from helm_core.gotemplate import budget, compiler, gcpause, gofmt, nodes, parser, runtime
@@ -283,8 +283,8 @@ def _parser_digest() -> str:
     """Digest of the parser's code and the Python version (pickles name classes and fields)."""
     from helm_core.support.memo import code_digest
 
-    here = Path(__file__).parent
-    return code_digest(*(here / m for m in _PARSER_MODULES)) + sys.version
+    here = os.path.dirname(__file__)  # not pathlib: it imports urllib and ipaddress (start-up time)
+    return code_digest(*(os.path.join(here, m) for m in _PARSER_MODULES)) + sys.version
 
 
 class TemplateSet:

@@ -147,16 +147,16 @@ def code_digest(*paths: str | os.PathLike[str]) -> str:
     return h.hexdigest()
 
 
-def package_folder(name: str) -> Path | None:
+def package_folder(name: str) -> str | None:
     """Where an installed package's code lives, found without importing it (its files go
-    into memo keys; importing it would cost what the memo saves)."""
+    into memo keys; importing it would cost what the memo saves). A string: pathlib imports
+    urllib and ipaddress, start-up time of every CLI run."""
     import importlib.util
-    from pathlib import Path
 
     spec = importlib.util.find_spec(name)
     if spec is None or not spec.submodule_search_locations:
         return None
-    return Path(next(iter(spec.submodule_search_locations)))
+    return str(next(iter(spec.submodule_search_locations)))
 
 
 class RecentPickles:

@@ -9,7 +9,6 @@ Error texts are Go's, raised as :class:`~helm_core.golib.gotypes.FuncError`.
 """
 from __future__ import annotations
 
-import urllib.parse
 from collections.abc import Callable
 from typing import Any
 
@@ -197,6 +196,8 @@ def js(*args: Any) -> str:
 @signature("interface {}", variadic=True)
 def urlquery(*args: Any) -> str:
     """Go's ``url.QueryEscape`` of the text of the arguments (space becomes ``+``)."""
+    import urllib.parse  # here: with ipaddress behind it, start-up time few templates need
+
     return urllib.parse.quote_plus(_eval_args(args), safe="")
 
 
