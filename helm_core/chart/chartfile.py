@@ -26,13 +26,13 @@ from helm_core.errors import ChartFileError
 #: Masterminds semver's (lenient) version syntax, which Helm uses to validate ``version``.
 from helm_core.golib import gostrconv, goyaml
 from helm_core.gotemplate import gofmt
-from helm_core.support import cachekeys, memo
+from helm_core.support import cachekeys, memo, patterns
 
 _SEMVER_RE = re.compile(
     r"^v?(0|[1-9][0-9]*)(\.(0|[1-9][0-9]*))?(\.(0|[1-9][0-9]*))?"
     r"(-([0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*))?(\+([0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*))?$"
 )
-_ALIAS_RE = re.compile(r"^[a-zA-Z0-9_-]+$")
+_ALIAS_RE = patterns.on_first_use(r"^[a-zA-Z0-9_-]+$")
 _KNOWN_TYPES = ("", model.TYPE_APPLICATION, model.TYPE_LIBRARY)
 #: Chart.yaml (and requirements/lock) documents in the disk memo, as read before typing.
 TEXT_YAML_MEMO = "chartfile-yaml"
@@ -127,7 +127,7 @@ def parse_dependencies(fields: dict[str, Any]) -> list[model.Dependency]:
             raise ChartFileError("validation: dependencies must not contain empty or null nodes")
         name = _text(dep, "name")
         alias = dep.get("alias", "")
-        if alias and not _ALIAS_RE.match(alias):
+        if alias and not _ALIAS_RE().match(alias):
             raise ChartFileError(
                 f"validation: dependency {gostrconv.quote(name)} has disallowed characters in the alias")
         deps.append(

@@ -27,7 +27,6 @@ Compiled template sets are cached by a digest of every template of the chart tre
 from __future__ import annotations
 
 import posixpath
-import re
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
@@ -47,12 +46,12 @@ from helm_core.golib.gojson import copy_tree
 from helm_core.gotemplate import budget as budget_mod
 from helm_core.gotemplate import environment, runtime
 from helm_core.gotemplate.funcs import sprig
-from helm_core.support import cachekeys, deepstack, memo
+from helm_core.support import cachekeys, deepstack, memo, patterns
 from helm_core.support.limits import RenderLimitExceeded, RenderLimits
 
 #: How many compiled template sets (one per distinct chart tree) are kept.
 TEMPLATE_CACHE_SIZE = 32
-_WARN_RE = re.compile(helm_funcs.WARN_START + r"((?s:.*))" + helm_funcs.WARN_END)
+_WARN_RE = patterns.on_first_use(helm_funcs.WARN_START + r"((?s:.*))" + helm_funcs.WARN_END)
 
 
 @record(frozen=True)
@@ -192,7 +191,7 @@ def cleanup_exec_error(filename: str, message: str) -> str:
     tokens = message.split(": ", 2)
     if len(tokens) != 3:
         return f"execution error in ({filename}): {message}"
-    match = _WARN_RE.search(tokens[2])
+    match = _WARN_RE().search(tokens[2])
     if match:
         return f"execution error at ({tokens[1]}): {match.group(1)}"
     return message
