@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import io
 import posixpath
-from typing import TYPE_CHECKING
 
 from helm_core.errors import ArchiveError
 from helm_core.golib import gostrconv
 from helm_core.support import patterns
 from helm_core.support.records import record
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from _typeshed import WriteableBuffer
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 import functools
 import posixpath
 import re
-from typing import Any
 
 from helm_core.chart import gostruct, model
 from helm_core.errors import ChartFileError
@@ -27,6 +26,10 @@ from helm_core.errors import ChartFileError
 from helm_core.golib import gostrconv, goyaml
 from helm_core.gotemplate import gofmt
 from helm_core.support import cachekeys, memo, patterns
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 _SEMVER_RE = re.compile(
     r"^v?(0|[1-9][0-9]*)(\.(0|[1-9][0-9]*))?(\.(0|[1-9][0-9]*))?"

@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from typing import Any
 
 from helm_core.chart import archive, chartfile, folder, model
 from helm_core.errors import ArchiveError, ChartError, ValuesError
 from helm_core.golib import gostrconv, goyaml
 from helm_core.support import cachekeys, memo
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 _UTF8_BOM = b"\xef\xbb\xbf"
 SCHEMA_FILES = ("values.schema.json", "values.schema.yaml")

@@ -22,13 +22,15 @@ import functools
 import json
 import marshal
 import os
-from typing import TYPE_CHECKING, Any
 
 from helm_core.chart import model
 from helm_core.errors import SchemaError
 from helm_core.support import cachekeys, memo
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from helm_core.chart import verdict
 
 # The compiled checks (verdict, metaschema) are imported when a chart has a schema: most have none.

@@ -27,13 +27,16 @@ import functools
 import math
 import re
 from collections.abc import Callable, Mapping
-from typing import Any
 
 from helm_core.errors import ValuesError
 from helm_core.golib import gojson, gostrconv
 from helm_core.golib.gojson import copy_tree
 from helm_core.golib.gotypes import Int64
 from helm_core.support import patterns
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, TypeAlias
 
 #: Largest list index Helm accepts (``strvals.MaxIndex``).
 MAX_INDEX = 65536
@@ -50,7 +53,7 @@ _ITEM_STOPS = frozenset("[.=")
 _LIST_STOPS = frozenset(",}")
 
 #: Reads the value written after ``=`` for ``--set-file`` (a path) and returns the value.
-FileReader = Callable[[str], Any]
+FileReader: TypeAlias = "Callable[[str], Any]"
 
 
 class _Panic(Exception):

@@ -11,7 +11,6 @@ import gc
 import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
 
 from helm_core.cli.common import VALUES_FLAGS
 from helm_core.cli.common import (  # shared with the command modules
@@ -42,7 +41,10 @@ from helm_core.cli.naming import add_name_flags, release_name_and_chart  # noqa:
 from helm_core.errors import HelmError
 from helm_core.support import cachedirs, memo
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from helm_core.action import template as template_action
 
 # Command modules are imported by the command that needs them: `helm-core` starts in a

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import TYPE_CHECKING, Any
 
 from helm_core.errors import SourceError
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from helm_core import sources
     from helm_core.action import template as template_action
 

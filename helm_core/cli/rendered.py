@@ -22,9 +22,12 @@ import contextlib
 import os
 import sys
 from collections.abc import Sequence
-from typing import Any
 
 from helm_core.support import cachekeys
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 #: The memo kind of printed outputs.
 OUTPUT_MEMO = "template-output"

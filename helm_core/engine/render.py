@@ -30,17 +30,12 @@ import posixpath
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
 
 from helm_core.chart import model
 from helm_core.engine import capabilities as caps_mod
 from helm_core.engine import engines as engine_rules
 from helm_core.engine import files as files_mod
 from helm_core.engine import helm_funcs, purity
-from helm_core.support.records import field, record
-
-if TYPE_CHECKING:
-    from helm_core.engine import jinja
 from helm_core.errors import SourcePos, TemplateError
 from helm_core.golib.gojson import copy_tree
 from helm_core.gotemplate import budget as budget_mod
@@ -48,6 +43,13 @@ from helm_core.gotemplate import environment, runtime
 from helm_core.gotemplate.funcs import sprig
 from helm_core.support import cachekeys, deepstack, memo, patterns
 from helm_core.support.limits import RenderLimitExceeded, RenderLimits
+from helm_core.support.records import field, record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from helm_core.engine import jinja
 
 #: How many compiled template sets (one per distinct chart tree) are kept.
 TEMPLATE_CACHE_SIZE = 32

@@ -25,14 +25,15 @@ import datetime
 import functools
 import math
 import re
-from typing import TYPE_CHECKING, Any
 
 from helm_core.errors import ValuesError
 from helm_core.golib import gotime, gotypes
 from helm_core.golib.gostrconv import format_float as format_float  # re-exported: part of this module's API
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import json
+    from typing import Any
 
 #: encoding/json switches to exponent form outside [1e-6, 1e21).
 JSON_FLOAT_EXP_LOW = 1e-6

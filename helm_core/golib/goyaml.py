@@ -23,12 +23,15 @@ import functools
 import math
 import os
 import pickle
-from typing import Any
 
 from helm_core.errors import ValuesError
 from helm_core.golib import gojson, gostrconv
 from helm_core.golib.goyaml_rules import INT64_MIN, MAX_DEPTH, SURROGATE, UINT64_MAX
 from helm_core.support import cachekeys, memo
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def decode(data: bytes | str) -> Any:

@@ -9,7 +9,10 @@ from __future__ import annotations
 import functools
 import math
 import re
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 TAG_STR = "tag:yaml.org,2002:str"
 TAG_INT = "tag:yaml.org,2002:int"

@@ -29,13 +29,16 @@ import base64
 import functools
 import re
 from collections.abc import Callable
-from typing import Any
 
 import yaml
 
 from helm_core.golib import gojson
 from helm_core.golib import goyaml_rules as rules
 from helm_core.support import patterns
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 _BASE60_FLOAT = re.compile(r"^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$")
 #: libyaml's emitter (the C code yaml.v2 was ported from) when PyYAML has it.

@@ -20,13 +20,16 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import Any, Optional
 
 from helm_core.gotemplate import nodes as n
 from helm_core.gotemplate import runtime as rt
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Optional, TypeAlias
+
 #: A call site's caller: (state, dot, dot boxed, piped-in value) -> result.
-SiteCall = Callable[[rt.State, Any, bool, Any], Any]
+SiteCall: TypeAlias = "Callable[[rt.State, Any, bool, Any], Any]"
 
 #: Sites with more words use one general caller (shapes stay few).
 MAX_GENERATED_WORDS = 16

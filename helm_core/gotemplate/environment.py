@@ -36,16 +36,18 @@ import sys
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
-from typing import TYPE_CHECKING, Any, Literal, Optional
 
 from helm_core.gotemplate import budget, compiler, gcpause, gofmt, nodes, parser, runtime
 from helm_core.gotemplate.funcs import builtins
 from helm_core.support import cachekeys
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any, Literal, Optional, TypeAlias
+
     from helm_core.support.memo import DiskMemo
 
-MissingKey = Literal["zero", "error", "default"]
+MissingKey: TypeAlias = 'Literal["zero", "error", "default"]'
 
 #: Parsed texts kept per environment (least recently used are dropped first).
 PARSE_CACHE_SIZE = 4096

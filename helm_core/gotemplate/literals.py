@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Optional
 
 from helm_core.gotemplate import gofmt
 from helm_core.gotemplate import nodes as n
 from helm_core.gotemplate.lexer import ItemType
 from helm_core.support import patterns
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Optional
 
 _INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
 _UINT64_MAX = (1 << 64) - 1

@@ -23,12 +23,13 @@ import itertools
 import os
 import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING, TypeVar
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
+    from typing import TypeVar
 
-T = TypeVar("T")
+    T = TypeVar("T")
 
 DEFAULT_MAX_BYTES = 256 * 1024 * 1024
 #: One writing process in this many checks the folder's size (a scan lists every entry).

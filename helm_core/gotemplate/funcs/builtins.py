@@ -10,11 +10,14 @@ Error texts are Go's, raised as :class:`~helm_core.golib.gotypes.FuncError`.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from helm_core.golib import gotypes
 from helm_core.golib.gotypes import FuncError, signature
 from helm_core.gotemplate import gofmt, runtime
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 _V = "reflect.Value"
 

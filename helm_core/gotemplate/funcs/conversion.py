@@ -9,12 +9,15 @@ floats truncate toward zero, strings are parsed with Go's ``strconv`` syntax
 from __future__ import annotations
 
 import math
-from typing import Any
 
 from helm_core.golib.gotypes import Int64, signature
 from helm_core.gotemplate import gofmt, literals
 from helm_core.gotemplate.funcs import gohelpers
 from helm_core.support import patterns
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 _DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"
 #: Go float literal syntax accepted by strconv.ParseFloat (decimal and hex forms).

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import base64
 import datetime
-from typing import TYPE_CHECKING, Any, ClassVar
 
 from helm_core.golib.gotypes import FuncError, GoObject, go_type_name, signature
 from helm_core.gotemplate import budget
@@ -21,7 +20,10 @@ from helm_core.gotemplate.funcs import encoding, gohelpers
 # bcrypt and cryptography (and hashlib, which loads OpenSSL) are imported by the functions that
 # use them: their import is the largest start-up cost (bench/deferred.py), and most charts never generate keys,
 # certificates or bcrypt hashes.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any, ClassVar
+
     from cryptography import x509
 
 #: Sizes Sprig uses: genPrivateKey's RSA key, the certificate functions' RSA keys.

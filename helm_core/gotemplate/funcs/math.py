@@ -12,14 +12,15 @@ from __future__ import annotations
 import functools
 import math as pymath
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
 
 from helm_core.golib.gotypes import FuncError, Int64, signature
 from helm_core.gotemplate import budget
 from helm_core.gotemplate.funcs import conversion, gohelpers
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import decimal
+    from typing import Any
 
 #: shopspring/decimal's DivisionPrecision: decimal places kept by ``divf``.
 DIVISION_PRECISION = 16
