@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -17,7 +18,7 @@ from helm_core.golib import goyaml, versions
 from helm_core.support import memo
 from helm_core.chart import schema
 from helm_core.engine import render
-from helm_core.gotemplate import environment, nodes, parser
+from helm_core.gotemplate import callsite, environment, nodes, parser
 from helm_core.gotemplate.funcs import sprig
 from tests.chartkit import chart_yaml, write_chart
 
@@ -537,3 +538,26 @@ def test_recent_pickles_count_an_entry_computed_by_two_threads_once() -> None:
         thread.join()
     assert recent._bytes == sum(len(blob) for blob in recent._entries.values())
     assert recent.get_or_compute("key", dict) == {"k": "v" * 100}
+
+
+def test_call_site_code_is_compiled_once_then_read_from_the_memo(disk: memo.DiskMemo,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    compiled: list[str] = []
+
+    def counting_compile(source: str, filename: str, mode: str) -> Any:
+        compiled.append(filename)
+        return compile(source, filename, mode)
+
+    monkeypatch.setattr(callsite, "compile", counting_compile, raising=False)
+    source = "def make(x):\n    return x + 1\n"
+    codes = [callsite._compiled(source, "<template call site: test>") for _ in range(2)]
+    assert compiled == ["<template call site: test>"] and codes[0] == codes[1]
+    namespace: dict[str, Any] = {}
+    exec(codes[1], namespace)
+    assert namespace["make"](1) == 2
+    # A damaged entry is compiled again (and replaced); another source is another entry.
+    for entry in (disk.root / callsite.CODE_MEMO).iterdir():
+        entry.write_bytes(b"\x00damaged")
+    callsite._compiled(source, "<template call site: test>")
+    callsite._compiled(source + "\n", "<template call site: test>")
+    assert len(compiled) == 3
