@@ -11,6 +11,7 @@ in fresh processes (median of RUNS, default 15), with the garbage collector off 
   render path avoids (pathlib, typing);
 - the first call of a pattern set compiled on first use (versions constraints, the lexer's stream
   tokens, gojson's escapes, yaml.v2's timestamps; ``support/patterns.on_first_use``);
+- compiling one call-site shape's caller (a warm run reads the code from the disk memo);
 - ``build_parser()`` for every command against one local command (``template``);
 - a ``helm_core.template`` render of the example chart with the cyclic collector on and off.
 """
@@ -48,6 +49,8 @@ CASES: dict[str, tuple[str, str]] = {
         "from helm_core.golib import gojson", "gojson._escaping(True)"),
     "goyaml_rules: timestamp layouts, first use": (
         "from helm_core.golib import goyaml_rules", "goyaml_rules._timestamp_layouts()"),
+    "callsite: one shape's caller compiled (the disk memo keeps it)": (
+        "from helm_core.gotemplate import callsite", "callsite._maker(('p', 'p', 'k2'), True)"),
     "cli: build_parser() (every command)": ("from helm_core import cli", "cli.build_parser()"),
     "cli: build_parser('template')": ("from helm_core import cli", "cli.build_parser('template')"),
 }
