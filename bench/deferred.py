@@ -49,7 +49,7 @@ CASES: dict[str, tuple[str, str]] = {
         "from helm_core.golib import gojson", "gojson._escaping(True)"),
     "goyaml_rules: timestamp layouts, first use": (
         "from helm_core.golib import goyaml_rules", "goyaml_rules._timestamp_layouts()"),
-    "callsite: one shape's caller compiled (the disk memo keeps it)": (
+    "callsite: one shape's caller compiled (memo keeps it)": (
         "from helm_core.gotemplate import callsite", "callsite._maker(('p', 'p', 'k2'), True)"),
     "cli: build_parser() (every command)": ("from helm_core import cli", "cli.build_parser()"),
     "cli: build_parser('template')": ("from helm_core import cli", "cli.build_parser('template')"),
