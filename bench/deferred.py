@@ -7,9 +7,11 @@ it``, ``compiled on first use``...) and points here for the figure: each line be
 in fresh processes (median of RUNS, default 15), with the garbage collector off as the CLI runs:
 
 - the import of a module helm_core loads only when a chart needs it (PyYAML, cryptography and
-  bcrypt, decimal, random, secrets, uuid, json, jsonschema, shutil);
+  bcrypt, decimal, random, secrets, uuid, json, jsonschema, shutil, hashlib), or that the CLI's
+  render path avoids (pathlib, typing);
 - the first call of a pattern set compiled on first use (versions constraints, the lexer's stream
-  tokens);
+  tokens, gojson's escapes, yaml.v2's timestamps; ``support/patterns.on_first_use``);
+- compiling one call-site shape's caller (a warm run reads the code from the disk memo);
 - ``build_parser()`` for every command against one local command (``template``);
 - a ``helm_core.template`` render of the example chart with the cyclic collector on and off.
 """
@@ -28,8 +30,13 @@ CASES: dict[str, tuple[str, str]] = {
     "import yaml (PyYAML; goyaml_read, chart/loader)": ("", "import yaml"),
     "import cryptography x509 + bcrypt (funcs/crypto)": ("", "from cryptography import x509; import bcrypt"),
     "import decimal (funcs/math)": ("", "import decimal"),
-    "import random (funcs/strings)": ("", "import random"),
-    "import secrets (funcs/random)": ("", "import secrets"),
+    "import random (funcs/strings, funcs/random, randInt)": ("", "import random"),
+    "import secrets (hmac, OpenSSL: random.SystemRandom serves)": ("", "import secrets"),
+    "import hashlib (OpenSSL: Sprig's hashes; not cache keys)": ("", "import hashlib"),
+    "import _blake2 (support/cachekeys)": ("", "import _blake2"),
+    "import pathlib (urllib, ipaddress: os.path on the CLI path)": ("", "import pathlib"),
+    "import typing (after re, collections, functools, contextlib)": (
+        "import re, collections, functools, contextlib", "import typing"),
     "import uuid (funcs/uuid)": ("", "import uuid"),
     "import json (golib/gojson)": ("", "import json"),
     "import jsonschema (chart/schema, only on a violation)": ("", "import jsonschema"),
@@ -38,6 +45,12 @@ CASES: dict[str, tuple[str, str]] = {
         "from helm_core.golib import versions", "versions.Constraints.parse('>=1.2.3 <2')"),
     "lexer: stream patterns, first use": (
         "from helm_core.gotemplate import lexer", "lexer._stream_patterns()"),
+    "gojson: escape pattern and table, first use": (
+        "from helm_core.golib import gojson", "gojson._escaping(True)"),
+    "goyaml_rules: timestamp layouts, first use": (
+        "from helm_core.golib import goyaml_rules", "goyaml_rules._timestamp_layouts()"),
+    "callsite: one shape's caller compiled (memo keeps it)": (
+        "from helm_core.gotemplate import callsite", "callsite._maker(('p', 'p', 'k2'), True)"),
     "cli: build_parser() (every command)": ("from helm_core import cli", "cli.build_parser()"),
     "cli: build_parser('template')": ("from helm_core import cli", "cli.build_parser('template')"),
 }

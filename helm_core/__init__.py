@@ -15,9 +15,11 @@ modules, :mod:`helm_core.action`), ``errors`` (:mod:`helm_core.errors`), ``HelmE
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from helm_core import action as actions
     from helm_core import api, errors
     from helm_core.api import (

@@ -35,18 +35,29 @@ Only boundaries (CLI, operator) translate these into exit codes or retry policy.
 """
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from collections import namedtuple
+
+# Names for type checkers only: importing typing is start-up time the CLI's render path
+# otherwise does without (bench/deferred.py). Type checkers take this name as true.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, NamedTuple
+
+    class _Place(NamedTuple):
+        file: str
+        line: int = 0
+        col: int = 0
+else:  # the same tuple, without typing.NamedTuple's class machinery
+    _Place = namedtuple("SourcePos", ("file", "line", "col"), defaults=(0, 0))
 
 
-class SourcePos(NamedTuple):
+class SourcePos(_Place):
     """A place in a source file; ``line`` and ``col`` are 1-based, 0 means unknown.
 
-    A NamedTuple rather than a ``support.records`` record: this module is the bottom of the
+    A named tuple rather than a ``support.records`` record: this module is the bottom of the
     layers and imports nothing of helm_core (``support.limits`` builds on its errors)."""
 
-    file: str
-    line: int = 0
-    col: int = 0
+    __slots__ = ()
 
     def __str__(self) -> str:
         if self.line and self.col:

@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -17,7 +18,7 @@ from helm_core.golib import goyaml, versions
 from helm_core.support import memo
 from helm_core.chart import schema
 from helm_core.engine import render
-from helm_core.gotemplate import environment, nodes, parser
+from helm_core.gotemplate import callsite, environment, nodes, parser
 from helm_core.gotemplate.funcs import sprig
 from tests.chartkit import chart_yaml, write_chart
 
@@ -295,11 +296,11 @@ def test_a_second_cli_run_of_a_chart_does_not_import_pyyaml(tmp_path: Path) -> N
     assert [r.stderr.strip().splitlines()[-1] for r in runs] == ["pyyaml", "no pyyaml"]
 
 
-def _render_twice_to_folders(chart: Path, tmp_path: Path,
-                             report: str) -> tuple[list[subprocess.CompletedProcess[str]], list[str]]:
+def _render_twice_to_folders(chart: Path, tmp_path: Path, report: str, written: str = "c/templates/cm.yaml",
+                             ) -> tuple[list[subprocess.CompletedProcess[str]], list[str]]:
     """Two ``helm-core template --output-dir`` processes sharing a cache root (an output
     written to a folder is never kept whole, so the second renders again), each running the
-    Python statement ``report`` afterwards; their processes and the written cm.yaml texts."""
+    Python statement ``report`` afterwards; their processes and the texts of the ``written`` file."""
     script = ("import sys; from helm_core import cli; "
               "code = cli.main(['template', 'x', sys.argv[1], '--output-dir', sys.argv[2]]); "
               f"{report}; sys.exit(code)")
@@ -307,7 +308,28 @@ def _render_twice_to_folders(chart: Path, tmp_path: Path,
     runs = [subprocess.run([sys.executable, "-c", script, str(chart), str(tmp_path / f"out{i}")],
                            capture_output=True, text=True, env=env, check=False) for i in range(2)]
     assert [r.returncode for r in runs] == [0, 0], runs[0].stderr
-    return runs, [(tmp_path / f"out{i}" / "c" / "templates" / "cm.yaml").read_text() for i in range(2)]
+    return runs, [(tmp_path / f"out{i}" / written).read_text() for i in range(2)]
+
+
+#: Modules an ``--output-dir`` render of the example chart has no use for, whose import was a
+#: visible part of a run (bench/deferred.py): hashlib loads OpenSSL (cache keys use _blake2),
+#: secrets brings hmac (random strings use random.SystemRandom), pathlib brings urllib and
+#: ipaddress (os.path serves).
+NOT_IMPORTED_BY_A_RENDER = ["hashlib", "_hashlib", "secrets", "hmac", "pathlib", "urllib.parse", "ipaddress"]
+
+
+def test_an_output_dir_render_imports_none_of_the_modules_it_does_not_need(tmp_path: Path) -> None:
+    """The first run (nothing in the memo) and the second (a render from the memo's trees),
+    which does not import typing either (annotations' names are imported for type checkers only;
+    the first run's YAML reader still imports it)."""
+    chart = Path(__file__).resolve().parents[1] / "examples" / "charts" / "hello"
+    runs, written = _render_twice_to_folders(chart, tmp_path, (
+        f"print([m for m in {NOT_IMPORTED_BY_A_RENDER!r} if m in sys.modules], "
+        "'typing' if 'typing' in sys.modules else 'no typing', file=sys.stderr)"),
+        written="hello/templates/configmap.yaml")
+    assert written[0] == written[1] and "kind: ConfigMap" in written[0]
+    reports = [r.stderr.strip().splitlines()[-1] for r in runs]
+    assert reports[0].startswith("[] ") and reports[1] == "[] no typing"
 
 
 def test_a_second_cli_run_loads_only_what_a_render_from_the_memo_needs(tmp_path: Path) -> None:
@@ -419,7 +441,7 @@ def test_a_valid_schema_is_checked_against_its_metaschema_once(disk: memo.DiskMe
 
 def test_package_folder_finds_installed_code_or_none() -> None:
     folder = memo.package_folder("yaml")
-    assert folder is not None and (folder / "__init__.py").is_file()
+    assert folder is not None and os.path.isfile(os.path.join(folder, "__init__.py"))
     assert memo.package_folder("no_such_package_here") is None
 
 
@@ -516,3 +538,26 @@ def test_recent_pickles_count_an_entry_computed_by_two_threads_once() -> None:
         thread.join()
     assert recent._bytes == sum(len(blob) for blob in recent._entries.values())
     assert recent.get_or_compute("key", dict) == {"k": "v" * 100}
+
+
+def test_call_site_code_is_compiled_once_then_read_from_the_memo(disk: memo.DiskMemo,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    compiled: list[str] = []
+
+    def counting_compile(source: str, filename: str, mode: str) -> Any:
+        compiled.append(filename)
+        return compile(source, filename, mode)
+
+    monkeypatch.setattr(callsite, "compile", counting_compile, raising=False)
+    source = "def make(x):\n    return x + 1\n"
+    codes = [callsite._compiled(source, "<template call site: test>") for _ in range(2)]
+    assert compiled == ["<template call site: test>"] and codes[0] == codes[1]
+    namespace: dict[str, Any] = {}
+    exec(codes[1], namespace)
+    assert namespace["make"](1) == 2
+    # A damaged entry is compiled again (and replaced); another source is another entry.
+    for entry in (disk.root / callsite.CODE_MEMO).iterdir():
+        entry.write_bytes(b"\x00damaged")
+    callsite._compiled(source, "<template call site: test>")
+    callsite._compiled(source + "\n", "<template call site: test>")
+    assert len(compiled) == 3

@@ -4,7 +4,10 @@ costs nothing."""
 from __future__ import annotations
 
 import importlib
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 ACTIONS = ("claim", "config", "crds", "drift", "events", "get", "history", "hooks", "install", "list", "rollback",
            "status", "template", "test", "uninstall", "upgrade", "values_options")

@@ -7,7 +7,6 @@ Nothing touches a cluster; ``lookup`` returns empty maps.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
 
 from helm_core import lua
 from helm_core.chart import ignore, model, prepare
@@ -21,6 +20,10 @@ from helm_core.golib import goyaml, versions
 from helm_core.lua import layout
 from helm_core.storage import names as release_names
 from helm_core.support.records import field, record, replace
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 DEFAULT_RELEASE_NAME = release_names.DEFAULT_TEMPLATE_NAME
 

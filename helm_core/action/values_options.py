@@ -2,11 +2,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from helm_core.chart import values as chart_values
 from helm_core.golib import gojson, goyaml
 from helm_core.support.records import field, record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 @record(frozen=True)

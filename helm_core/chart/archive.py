@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import io
 import posixpath
-import re
-from typing import TYPE_CHECKING
 
 from helm_core.errors import ArchiveError
 from helm_core.golib import gostrconv
+from helm_core.support import patterns
 from helm_core.support.records import record
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from _typeshed import WriteableBuffer
 
@@ -35,7 +35,7 @@ MAX_ENTRIES = 100_000
 #: folders can make a walk without end (each folder linked twice from the one above it).
 MAX_DIR_ENTRIES = 1_000_000
 
-_DRIVE_PATH = re.compile(r"^[a-zA-Z]:/")
+_DRIVE_PATH = patterns.on_first_use(r"^[a-zA-Z]:/")
 _UTF8_BOM = b"\xef\xbb\xbf"
 
 
@@ -152,7 +152,7 @@ def _chart_name(original: str, source: str) -> str:
                            f"{gostrconv.quote(original)}")
     if name.startswith(".."):
         raise _refused(source, "chart illegally references parent directory", original)
-    if _DRIVE_PATH.match(name):
+    if _DRIVE_PATH().match(name):
         raise _refused(source, "chart contains illegally named files", original)
     if parts[0] == "Chart.yaml":
         raise _refused(source, "chart yaml not in base directory", original)

@@ -16,10 +16,8 @@ go). Errors are Helm's own lines (``cannot load Chart.yaml: ...``, ``validation:
 from __future__ import annotations
 
 import functools
-import hashlib
 import posixpath
 import re
-from typing import Any
 
 from helm_core.chart import gostruct, model
 from helm_core.errors import ChartFileError
@@ -27,13 +25,17 @@ from helm_core.errors import ChartFileError
 #: Masterminds semver's (lenient) version syntax, which Helm uses to validate ``version``.
 from helm_core.golib import gostrconv, goyaml
 from helm_core.gotemplate import gofmt
-from helm_core.support import memo
+from helm_core.support import cachekeys, memo, patterns
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 _SEMVER_RE = re.compile(
     r"^v?(0|[1-9][0-9]*)(\.(0|[1-9][0-9]*))?(\.(0|[1-9][0-9]*))?"
     r"(-([0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*))?(\+([0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*))?$"
 )
-_ALIAS_RE = re.compile(r"^[a-zA-Z0-9_-]+$")
+_ALIAS_RE = patterns.on_first_use(r"^[a-zA-Z0-9_-]+$")
 _KNOWN_TYPES = ("", model.TYPE_APPLICATION, model.TYPE_LIBRARY)
 #: Chart.yaml (and requirements/lock) documents in the disk memo, as read before typing.
 TEXT_YAML_MEMO = "chartfile-yaml"
@@ -61,9 +63,9 @@ _RECENT = memo.RecentPickles(max_bytes=4 * 1024 * 1024)
 def _read_yaml(data: bytes, source: str) -> Any:
     disk = memo.active()
     if disk is None:  # in this process: a chart loaded again has the same Chart.yaml
-        key = "yaml\0" + hashlib.sha256(data).hexdigest()
+        key = "yaml\0" + cachekeys.hasher(data).hexdigest()
         return _RECENT.get_or_compute(key, lambda: _parse_yaml_text(data, source))
-    key = hashlib.sha256(_code_digest().encode() + b"\0" + data).hexdigest()
+    key = cachekeys.hasher(_code_digest().encode() + b"\0" + data).hexdigest()
     return disk.pickled(TEXT_YAML_MEMO, key, lambda: _parse_yaml_text(data, source))
 
 
@@ -124,7 +126,7 @@ def parse_dependencies(fields: dict[str, Any]) -> list[model.Dependency]:
             raise ChartFileError("validation: dependencies must not contain empty or null nodes")
         name = _text(dep, "name")
         alias = dep.get("alias", "")
-        if alias and not _ALIAS_RE.match(alias):
+        if alias and not _ALIAS_RE().match(alias):
             raise ChartFileError(
                 f"validation: dependency {gostrconv.quote(name)} has disallowed characters in the alias")
         deps.append(
@@ -177,7 +179,7 @@ def parse_chart_yaml(data: bytes, *, source: str = "Chart.yaml") -> model.Metada
     Kept in this process by the content's digest (each caller gets its own copy): a warm load
     of a chart and its subcharts would otherwise type every Chart.yaml into Go's struct again.
     """
-    key = "metadata\0" + hashlib.sha256(data).hexdigest()
+    key = "metadata\0" + cachekeys.hasher(data).hexdigest()
     return _RECENT.get_or_compute(key, lambda: _parse_chart_yaml(data, source))
 
 

@@ -20,13 +20,16 @@ from __future__ import annotations
 
 import copy
 import pickle
-from typing import Any
 
 from helm_core.chart import model
 from helm_core.chart import values as chart_values
 from helm_core.errors import DependencyError, ValuesError
 from helm_core.golib import versions
 from helm_core.golib.gojson import copy_tree
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def copy_chart(chart: model.Chart) -> model.Chart:

@@ -13,10 +13,13 @@ by each field's JSON name (absent or null fields are left out).
 from __future__ import annotations
 
 import math
-from typing import Any, Union
 
 from helm_core.golib import gojson, gostrconv
 from helm_core.support.records import record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, TypeAlias, Union
 
 STRING = "string"
 BOOL = "bool"
@@ -45,7 +48,7 @@ class PointerList:
     item: GoStruct
 
 
-FieldType = Union[str, GoStruct, PointerList]
+FieldType: TypeAlias = "Union[str, GoStruct, PointerList]"
 
 MAINTAINER = GoStruct("chart.Maintainer", {"name": STRING, "email": STRING, "url": STRING})
 DEPENDENCY = GoStruct("chart.Dependency", {

@@ -14,9 +14,12 @@ from __future__ import annotations
 
 import functools
 import types
-from typing import Any
 
 from helm_core.golib import goregexp
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def _search(pattern: str, string: str) -> bool | None:

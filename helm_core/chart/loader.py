@@ -7,16 +7,17 @@ templates, subcharts under ``charts/`` (folders or archives; names starting with
 """
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Iterable
-from pathlib import Path
-from typing import Any
 
 from helm_core.chart import archive, chartfile, folder, model
 from helm_core.errors import ArchiveError, ChartError, ValuesError
 from helm_core.golib import gostrconv, goyaml
-from helm_core.support import memo
+from helm_core.support import cachekeys, memo
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 _UTF8_BOM = b"\xef\xbb\xbf"
 SCHEMA_FILES = ("values.schema.json", "values.schema.yaml")
@@ -24,12 +25,13 @@ SCHEMA_FILES = ("values.schema.json", "values.schema.yaml")
 
 def load(path: str | os.PathLike[str], *, limits: archive.Limits = archive.Limits()) -> model.Chart:
     """Load a chart from a directory or a ``.tgz`` file."""
-    p = Path(path)
-    if not p.exists():
+    # os.path, not pathlib: pathlib imports urllib and ipaddress, start-up time of every CLI run
+    if not os.path.exists(path):
         raise ChartError(f"path {gostrconv.quote(str(path))} not found")
-    if p.is_dir():
-        return load_dir(p, limits=limits)
-    data = p.read_bytes()
+    if os.path.isdir(path):
+        return load_dir(path, limits=limits)
+    with open(path, "rb") as archive_file:
+        data = archive_file.read()
     _ensure_archive(str(path), data)
     return load_archive(data, source=str(path), limits=limits)
 
@@ -63,9 +65,9 @@ def load_archive(data: bytes, *, source: str = "<archive>",
     return load_files(files, source=source, limits=limits)
 
 
-def load_dir(root: Path, *, limits: archive.Limits = archive.Limits()) -> model.Chart:
+def load_dir(root: str | os.PathLike[str], *, limits: archive.Limits = archive.Limits()) -> model.Chart:
     """Load an unpacked chart, honouring ``.helmignore`` (see :mod:`helm_core.chart.folder`)."""
-    return load_files(folder.read_files(root, limits=limits), source=str(root), limits=limits)
+    return load_files(folder.read_files(root, limits=limits), source=os.fspath(root), limits=limits)
 
 
 def load_files(files: Iterable[tuple[str, bytes]], *, source: str = "<chart>",
@@ -155,7 +157,7 @@ def _read_schema(name: str, data: bytes, where: str) -> tuple[dict[str, Any] | N
             return None, problem
         return _load_schema(data, f"{where}/{name}"), None
 
-    return _RECENT_SCHEMAS.get_or_compute(f"{name}\0{hashlib.sha256(data).hexdigest()}", read)
+    return _RECENT_SCHEMAS.get_or_compute(f"{name}\0{cachekeys.hasher(data).hexdigest()}", read)
 
 
 def _yaml_document(text: str) -> Any:

@@ -21,12 +21,15 @@ import functools
 import json
 import re
 from pathlib import Path
-from typing import Any
 from urllib.parse import urldefrag, urlsplit
 
 from helm_core.chart import jsonschema_go, verdict
 from helm_core.golib import goregexp
 from helm_core.support import memo
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 #: Folders of jsonschema-specifications' ``schemas/`` for the drafts compiled here.
 _FOLDERS = {verdict.DRAFT_2020_12: "draft202012", verdict.DRAFT_7: "draft7"}
@@ -76,7 +79,7 @@ def _folder(draft: str) -> Path | None:
     package = memo.package_folder("jsonschema_specifications")
     if package is None or draft not in _FOLDERS:
         return None
-    return package / "schemas" / _FOLDERS[draft]
+    return Path(package, "schemas", _FOLDERS[draft])
 
 
 def _files(folder: Path) -> list[Path]:

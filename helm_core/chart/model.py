@@ -11,9 +11,11 @@ Values inside the model follow the Go typing Helm gives them (see
 """
 from __future__ import annotations
 
-from typing import Any
-
 from helm_core.support.records import field, record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 API_VERSION_V1 = "v1"
 API_VERSION_V2 = "v2"

@@ -7,12 +7,14 @@ result is validated against every enabled chart's schema.
 """
 from __future__ import annotations
 
-from typing import Any
-
 from helm_core.chart import dependencies, model, schema
 from helm_core.chart import values as chart_values
 from helm_core.errors import ChartError
 from helm_core.support.records import record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 @record(frozen=True)

@@ -19,17 +19,18 @@ checks nothing again. Failures are never remembered: they are computed and repor
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 import marshal
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+import os
 
 from helm_core.chart import model
 from helm_core.errors import SchemaError
-from helm_core.support import memo
+from helm_core.support import cachekeys, memo
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from helm_core.chart import verdict
 
 # The compiled checks (verdict, metaschema) are imported when a chart has a schema: most have none.
@@ -70,19 +71,22 @@ def _code_digest() -> str:
     jsonschema-specifications ships: they are compiled from some of them) and the installed
     jsonschema's validating code. Found by path: importing the checks costs a run that finds
     its verdict in the memo more than the rest of the check."""
-    here = Path(__file__).parent
-    regexp = here.parent / "golib" / "goregexp"
+    # os.path, not pathlib: pathlib imports urllib and ipaddress, start-up time of every CLI run
+    here = os.path.dirname(__file__)
+    regexp = os.path.join(os.path.dirname(here), "golib", "goregexp")
     specs = memo.package_folder("jsonschema_specifications")
-    metaschema_files = sorted(p for p in (specs / "schemas").rglob("*") if p.is_file()) if specs else []
-    folder = memo.package_folder("jsonschema") or here
-    jsonschema_code = [folder / name for name in ("validators.py", "_keywords.py", "_legacy_keywords.py",
-                                                  "_utils.py", "_types.py", "_format.py")]
-    return memo.code_digest(__file__, here / "metaschema.py", here / "verdict.py", here / "jsonschema_go.py",
-                            *metaschema_files, *jsonschema_code, regexp / "__init__.py", regexp / "syntax.py")
+    metaschema_files = sorted(os.path.join(folder, name) for folder, _, names in os.walk(os.path.join(specs, "schemas"))
+                              for name in names) if specs else []
+    package = memo.package_folder("jsonschema") or here
+    jsonschema_code = [os.path.join(package, name) for name in (
+        "validators.py", "_keywords.py", "_legacy_keywords.py", "_utils.py", "_types.py", "_format.py")]
+    ours = [os.path.join(here, name) for name in ("metaschema.py", "verdict.py", "jsonschema_go.py")]
+    ours += [os.path.join(regexp, name) for name in ("__init__.py", "syntax.py")]
+    return memo.code_digest(__file__, *ours, *metaschema_files, *jsonschema_code)
 
 
 def _valid_key(digest: str) -> str:
-    return hashlib.sha256(f"{_code_digest()}\0{digest}".encode()).hexdigest()
+    return cachekeys.hasher(f"{_code_digest()}\0{digest}".encode()).hexdigest()
 
 
 def _known_valid(digest: str) -> bool:
@@ -137,7 +141,7 @@ def _compiled(digest: str, text: str) -> Any:
 
 
 def _pass_key(text: str, values: dict[str, Any]) -> str:
-    key = hashlib.sha256(f"{_code_digest()}\0{text}\0".encode("utf-8", "surrogatepass"))
+    key = cachekeys.hasher(f"{_code_digest()}\0{text}\0".encode("utf-8", "surrogatepass"))
     key.update(_fingerprint(values))
     return key.hexdigest()
 
@@ -167,11 +171,11 @@ _SCHEMA_TEXTS: dict[bytes, tuple[str, str]] = {}
 
 def _schema_text(schema: dict[str, Any]) -> tuple[str, str]:
     """The schema as sorted JSON (what the checks are compiled from) and the text's digest."""
-    fingerprint = hashlib.sha256(_fingerprint(schema)).digest()
+    fingerprint = cachekeys.hasher(_fingerprint(schema)).digest()
     found = _SCHEMA_TEXTS.get(fingerprint)
     if found is None:
         text = json.dumps(schema, sort_keys=True)
-        found = (text, hashlib.sha256(text.encode()).hexdigest())
+        found = (text, cachekeys.hasher(text.encode()).hexdigest())
         if len(_SCHEMA_TEXTS) >= VALIDATOR_CACHE_SIZE:
             _SCHEMA_TEXTS.clear()
         _SCHEMA_TEXTS[fingerprint] = found

@@ -27,12 +27,16 @@ import functools
 import math
 import re
 from collections.abc import Callable, Mapping
-from typing import Any
 
 from helm_core.errors import ValuesError
 from helm_core.golib import gojson, gostrconv
 from helm_core.golib.gojson import copy_tree
 from helm_core.golib.gotypes import Int64
+from helm_core.support import patterns
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, TypeAlias
 
 #: Largest list index Helm accepts (``strvals.MaxIndex``).
 MAX_INDEX = 65536
@@ -42,14 +46,14 @@ MAX_NESTED_NAME_LEVEL = 30
 _INT64_MIN = -(2**63)
 _INT64_MAX = 2**63 - 1
 _INT64_DIGITS = len(str(_INT64_MAX))
-_DECIMAL_RE = re.compile(r"[+-]?[0-9]+", re.ASCII)
+_DECIMAL_RE = patterns.on_first_use(r"[+-]?[0-9]+", re.ASCII)
 _KEY_STOPS = frozenset("=[,.")
 _LITERAL_KEY_STOPS = frozenset("=[.")
 _ITEM_STOPS = frozenset("[.=")
 _LIST_STOPS = frozenset(",}")
 
 #: Reads the value written after ``=`` for ``--set-file`` (a path) and returns the value.
-FileReader = Callable[[str], Any]
+FileReader: TypeAlias = "Callable[[str], Any]"
 
 
 class _Panic(Exception):
@@ -100,7 +104,7 @@ def typed_value(text: str) -> Any:
         return None
     if text == "0":
         return Int64(0)
-    if text and text[0] != "0" and len(text.lstrip("+-0")) <= _INT64_DIGITS and _DECIMAL_RE.fullmatch(text):
+    if text and text[0] != "0" and len(text.lstrip("+-0")) <= _INT64_DIGITS and _DECIMAL_RE().fullmatch(text):
         number = int(text)
         if _INT64_MIN <= number <= _INT64_MAX:
             return Int64(number)
@@ -251,7 +255,7 @@ class _Parser:
         text, last = self._until(frozenset("]"))
         if last is None:
             raise ValuesError("error parsing index: EOF")
-        if not _DECIMAL_RE.fullmatch(text):
+        if not _DECIMAL_RE().fullmatch(text):
             raise ValuesError(
                 f"error parsing index: strconv.Atoi: parsing {go_quote(text)}: invalid syntax"
             )

@@ -24,7 +24,6 @@ No function here changes a chart or a caller's dict: every one works on its own 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
 
 from helm_core.chart import model, strvals
 from helm_core.errors import ValuesError
@@ -32,6 +31,10 @@ from helm_core.golib import gostrconv
 from helm_core.golib.gojson import copy_tree
 from helm_core.gotemplate import gofmt
 from helm_core.support import records
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 #: The values key that is passed down to every subchart.
 GLOBAL_KEY = "global"

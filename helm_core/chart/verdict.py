@@ -15,12 +15,15 @@ Drafts: 2020-12 (Helm's default) and 7, the two that chart schemas use; others a
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
 from urllib.parse import unquote, urldefrag, urljoin
 
 from helm_core.golib import goregexp
 
-Check = Callable[[Any], bool]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, TypeAlias
+
+Check: TypeAlias = "Callable[[Any], bool]"
 #: A format assertion: (format name) -> check of a string instance, or None when unknown.
 FormatChecks = Callable[[str], Callable[[str], bool] | None]
 

@@ -11,7 +11,6 @@ import gc
 import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
 
 from helm_core.cli.common import VALUES_FLAGS
 from helm_core.cli.common import (  # shared with the command modules
@@ -42,8 +41,9 @@ from helm_core.cli.naming import add_name_flags, release_name_and_chart  # noqa:
 from helm_core.errors import HelmError
 from helm_core.support import cachedirs, memo
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from pathlib import Path
+    from typing import Any
 
     from helm_core.action import template as template_action
 
@@ -113,9 +113,7 @@ def _print_template(text: str, info: list[str], args: argparse.Namespace) -> Non
     for line in info:
         print(f"info: {line}", file=sys.stderr)
     if args.output_dir:
-        from pathlib import Path
-
-        _write_output_dir(Path(args.output_dir), text)
+        _write_output_dir(args.output_dir, text)
     else:
         _write(text)
 
@@ -142,17 +140,19 @@ def _write(text: str) -> None:
     buffer.flush()
 
 
-def _write_output_dir(root: Path, text: str) -> None:
-    """``--output-dir``: one file per source template, documents appended in order."""
-    written: set[Path] = set()
+def _write_output_dir(root: str, text: str) -> None:
+    """``--output-dir``: one file per source template, documents appended in order.
+    os.path, not pathlib: pathlib imports urllib and ipaddress, start-up time of every run."""
+    top = os.path.realpath(root)
+    written: set[str] = set()
     for block in text.split("---\n# Source: ")[1:]:
         source, _, content = block.partition("\n")
-        target = (root / source).resolve()
-        if root.resolve() not in target.parents:
+        target = os.path.realpath(os.path.join(root, source))
+        if not target.startswith(top.rstrip(os.sep) + os.sep):
             raise HelmError(f"refusing to write {source} outside {root}")
-        target.parent.mkdir(parents=True, exist_ok=True)
+        os.makedirs(os.path.dirname(target), exist_ok=True)
         mode = "a" if target in written else "w"
-        with target.open(mode, encoding="utf-8", errors="surrogateescape") as fh:
+        with open(target, mode, encoding="utf-8", errors="surrogateescape") as fh:
             fh.write(f"---\n# Source: {source}\n{content}")
         if target not in written:
             print(f"wrote {target}")

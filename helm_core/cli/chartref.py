@@ -15,9 +15,12 @@ from __future__ import annotations
 
 import argparse
 import os
-from typing import Any
 
 from helm_core.errors import ChartError, SourceError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 OCI_SCHEME = "oci://"
 """helm_core.sources.oci.SCHEME, spelled here so that a local chart never imports the HTTP client."""

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import TYPE_CHECKING, Any
 
 from helm_core.errors import SourceError
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from helm_core import sources
     from helm_core.action import template as template_action
 
@@ -115,15 +117,14 @@ def credentials(args: argparse.Namespace) -> sources.Credentials:
 def post_render_options(args: argparse.Namespace) -> Any:
     """``--post-renderers FILE``: ``postRenderers`` and ``commonMetadata`` as a HelmRequest's
     spec (Flux's shapes) holds them."""
-    from pathlib import Path
-
     from helm_core.engine import postrender
     from helm_core.errors import PatchError
     from helm_core.golib import goyaml
     if not getattr(args, "post_renderers", None):
         return postrender.NONE
     try:
-        spec = goyaml.load(Path(args.post_renderers).read_text(), source=args.post_renderers) or {}
+        with open(args.post_renderers) as spec_file:  # not pathlib: it imports urllib and ipaddress
+            spec = goyaml.load(spec_file.read(), source=args.post_renderers) or {}
     except (OSError, ValueError) as exc:
         raise PatchError(f"--post-renderers {args.post_renderers}: {exc}") from None
     if not isinstance(spec, dict) or set(spec) - {"postRenderers", "commonMetadata"}:

@@ -19,11 +19,15 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import importlib
 import os
 import sys
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Sequence
+
+from helm_core.support import cachekeys
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 #: The memo kind of printed outputs.
 OUTPUT_MEMO = "template-output"
@@ -76,7 +80,7 @@ def key(args: argparse.Namespace, name: str, chart: ChartInput, values: dict[str
     identity = code_identity()
     if identity is None:
         return None
-    digest = _hasher()
+    digest = cachekeys.hasher()
     digest.update(identity.encode())
     # Flags are text, numbers, booleans, None and lists of text: their repr is exact.
     flags = sorted((k, v) for k, v in vars(args).items() if k not in _NOT_INPUT)
@@ -134,19 +138,6 @@ def pure_chart(chart: Any) -> bool:
         engines.is_jinja_file(f.name) for _, f in model.all_template_files(chart))
 
 
-def _hasher() -> Any:
-    """A BLAKE2b hasher (32-byte digests) from CPython's own module when there is one: hashlib
-    loads OpenSSL first, a visible part of a run that prints from the memo, and BLAKE2b reads a
-    chart's megabyte several times faster than the built-in SHA-256."""
-    try:
-        factory: Callable[..., Any] = importlib.import_module("_blake2").blake2b
-    except ImportError:
-        import hashlib
-
-        factory = hashlib.blake2b
-    return factory(digest_size=32)
-
-
 _IDENTITY: list[str] = []
 
 
@@ -165,7 +156,7 @@ def code_identity() -> str | None:
             with contextlib.suppress(OSError):
                 parts.append(folder + "\0" + "\0".join(
                     sorted(n for n in os.listdir(folder) if n.endswith((".dist-info", ".egg-info")))))
-    digest = _hasher()
+    digest = cachekeys.hasher()
     digest.update("\n".join([sys.version, *parts]).encode("utf-8", "surrogateescape"))
     identity: str = digest.hexdigest()
     _IDENTITY.append(identity)

@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
 
 from helm_core.errors import HelmError
 from helm_core.support.records import record
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
 

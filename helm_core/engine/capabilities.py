@@ -14,11 +14,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import Any, ClassVar
 
 from helm_core.chart import model
 from helm_core.golib import gojson, gotypes
 from helm_core.support.records import field, record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, ClassVar
 
 DEFAULT_KUBE_VERSION = "v1.37.0"
 HELM_VERSION = "v3.22.0"

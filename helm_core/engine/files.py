@@ -23,9 +23,12 @@ import base64
 import functools
 import posixpath
 from collections.abc import Iterable
-from typing import Any, ClassVar
 
 from helm_core.golib import goregexp, gotypes, goyaml
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, ClassVar
 
 #: The separator gobwas/glob is compiled with by Helm.
 GLOB_SEPARATOR = "/"

@@ -13,12 +13,15 @@ from __future__ import annotations
 import datetime
 import math
 from collections.abc import Callable
-from typing import Any
 
 from helm_core.golib import gojson, gotime, gotypes, goyaml
 from helm_core.golib.gotypes import FuncError, signature
 from helm_core.gotemplate import environment, gofmt, runtime
 from helm_core.support.records import field, record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, TypeAlias
 
 WARN_START = "HELM_ERR_START"
 WARN_END = "HELM_ERR_END"
@@ -36,7 +39,7 @@ ROOT_TEMPLATE_NAME = "gotpl"
 REMOVED_FUNCS = ("env", "expandenv")
 
 #: ``lookup(apiVersion, kind, namespace, name) -> map``; raise FuncError for an API error.
-LookupFunc = Callable[[str, str, str, str], dict[str, Any]]
+LookupFunc: TypeAlias = "Callable[[str, str, str, str], dict[str, Any]]"
 
 
 def warn_wrap(message: str) -> str:

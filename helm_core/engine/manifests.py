@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from typing import Any
 
 from helm_core.errors import ManifestError
 from helm_core.golib import goyaml
 from helm_core.support.records import field, record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 HOOK_ANNOTATION = "helm.sh/hook"
 HOOK_WEIGHT_ANNOTATION = "helm.sh/hook-weight"

@@ -27,10 +27,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from helm_core.errors import PatchError
 from helm_core.support.records import record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 #: Merge keys of the built-in kinds' lists, by field name (``ports`` depends on where it is).
 MERGE_KEYS: dict[str, str] = {

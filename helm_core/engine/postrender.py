@@ -24,13 +24,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from helm_core.engine import manifests as mf
 from helm_core.engine import patch as kpatch
 from helm_core.errors import PatchError
 from helm_core.golib import goyaml
 from helm_core.support.records import field, record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, TypeAlias
 
 TARGET_FIELDS = {"group": "group", "version": "version", "kind": "kind", "name": "name",
                  "namespace": "namespace", "labelSelector": "label_selector",
@@ -143,7 +146,7 @@ def run(objects: Sequence[Mapping[str, Any]], options: PostRenderOptions, *,
     return [obj for _, obj in _run_tagged(list(enumerate(objects)), options, namespace=namespace)]
 
 
-_Tagged = list[tuple[int, Any]]
+_Tagged: TypeAlias = "list[tuple[int, Any]]"
 """Objects with the index they had before post-rendering (a ``$patch: delete`` drops some)."""
 
 

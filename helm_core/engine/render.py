@@ -26,34 +26,34 @@ Compiled template sets are cached by a digest of every template of the chart tre
 """
 from __future__ import annotations
 
-import hashlib
 import posixpath
-import re
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
 
 from helm_core.chart import model
 from helm_core.engine import capabilities as caps_mod
 from helm_core.engine import engines as engine_rules
 from helm_core.engine import files as files_mod
 from helm_core.engine import helm_funcs, purity
-from helm_core.support.records import field, record
-
-if TYPE_CHECKING:
-    from helm_core.engine import jinja
 from helm_core.errors import SourcePos, TemplateError
 from helm_core.golib.gojson import copy_tree
 from helm_core.gotemplate import budget as budget_mod
 from helm_core.gotemplate import environment, runtime
 from helm_core.gotemplate.funcs import sprig
-from helm_core.support import deepstack, memo
+from helm_core.support import cachekeys, deepstack, memo, patterns
 from helm_core.support.limits import RenderLimitExceeded, RenderLimits
+from helm_core.support.records import field, record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from helm_core.engine import jinja
 
 #: How many compiled template sets (one per distinct chart tree) are kept.
 TEMPLATE_CACHE_SIZE = 32
-_WARN_RE = re.compile(helm_funcs.WARN_START + r"((?s:.*))" + helm_funcs.WARN_END)
+_WARN_RE = patterns.on_first_use(helm_funcs.WARN_START + r"((?s:.*))" + helm_funcs.WARN_END)
 
 
 @record(frozen=True)
@@ -169,7 +169,7 @@ def _engine_of(source: str, chosen: str) -> str:
 
 def templates_digest(templates: dict[str, _Renderable]) -> str:
     """A digest of every template name and text (the compiled-set cache key)."""
-    h = hashlib.sha256()
+    h = cachekeys.hasher()
     for name in sorted(templates):
         h.update(name.encode())
         h.update(b"\0")
@@ -193,7 +193,7 @@ def cleanup_exec_error(filename: str, message: str) -> str:
     tokens = message.split(": ", 2)
     if len(tokens) != 3:
         return f"execution error in ({filename}): {message}"
-    match = _WARN_RE.search(tokens[2])
+    match = _WARN_RE().search(tokens[2])
     if match:
         return f"execution error at ({tokens[1]}): {match.group(1)}"
     return message

@@ -15,12 +15,15 @@ Everything in between (chart Lua, the cluster, storage) stays with the action.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Protocol
 
 from helm_core.chart import loader, model, prepare
 from helm_core.engine import manifests as mf
 from helm_core.engine import render as render_mod
 from helm_core.support.records import record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Protocol
 
 NOTES_SUFFIX = "NOTES.txt"
 
@@ -34,18 +37,19 @@ class RenderedDocuments:
     notes: str = ""
 
 
-class Renderer(Protocol):
-    """Runs the chart-supplied steps of an action."""
+if TYPE_CHECKING:  # a protocol for type checkers: nothing asks for it at run time
+    class Renderer(Protocol):
+        """Runs the chart-supplied steps of an action."""
 
-    def load_archive(self, data: bytes, *, source: str) -> model.Chart:
-        """A packaged chart (``.tgz`` bytes) loaded into the chart model."""
+        def load_archive(self, data: bytes, *, source: str) -> model.Chart:
+            """A packaged chart (``.tgz`` bytes) loaded into the chart model."""
 
-    def prepare(self, chart: model.Chart, user_values: Mapping[str, Any]) -> prepare.Prepared:
-        """Dependencies resolved, values coalesced and checked against every schema."""
+        def prepare(self, chart: model.Chart, user_values: Mapping[str, Any]) -> prepare.Prepared:
+            """Dependencies resolved, values coalesced and checked against every schema."""
 
-    def render(self, chart: model.Chart, values: Mapping[str, Any],
-               options: render_mod.RenderOptions) -> RenderedDocuments:
-        """The chart's templates rendered with the final ``values``."""
+        def render(self, chart: model.Chart, values: Mapping[str, Any],
+                   options: render_mod.RenderOptions) -> RenderedDocuments:
+            """The chart's templates rendered with the final ``values``."""
 
 
 def render_documents(chart: model.Chart, values: Mapping[str, Any],

@@ -25,14 +25,15 @@ import datetime
 import functools
 import math
 import re
-from typing import TYPE_CHECKING, Any
 
 from helm_core.errors import ValuesError
 from helm_core.golib import gotime, gotypes
 from helm_core.golib.gostrconv import format_float as format_float  # re-exported: part of this module's API
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import json
+    from typing import Any
 
 #: encoding/json switches to exponent form outside [1e-6, 1e21).
 JSON_FLOAT_EXP_LOW = 1e-6
@@ -67,18 +68,27 @@ def json_float(f: float) -> str:
 # ---------------------------------------------------------------------------
 # Marshal
 
-_ESCAPES_HTML = {i: f"\\u{i:04x}" for i in range(0x20)}
-_ESCAPES_HTML.update({0x08: "\\b", 0x0C: "\\f", 0x0A: "\\n", 0x0D: "\\r", 0x09: "\\t"})
-_ESCAPES_HTML.update({ord('"'): '\\"', ord("\\"): "\\\\", 0x2028: "\\u2028", 0x2029: "\\u2029"})
-# a lone surrogate is a byte of invalid UTF-8 (surrogateescape): Go writes the escape \ufffd for it
-_ESCAPES_HTML.update({c: "\\ufffd" for c in range(0xD800, 0xE000)})
-_ESCAPES_RAW = dict(_ESCAPES_HTML)
-_ESCAPES_HTML.update({ord("<"): "\\u003c", ord(">"): "\\u003e", ord("&"): "\\u0026"})
-_NEEDS_ESCAPE_HTML = re.compile(r'[\x00-\x1f"\\<>&\u2028\u2029\ud800-\udfff]')
-_NEEDS_ESCAPE_RAW = re.compile(r'[\x00-\x1f"\\\u2028\u2029\ud800-\udfff]')
-_SURROGATES = re.compile(r"[\ud800-\udfff]")
-#: Text whose decoding may hold surrogates: raw ones, or escapes Python leaves lone.
-_MAY_DECODE_SURROGATES = re.compile(r"[\ud800-\udfff]|\\u[dD][89abAB]")
+@functools.cache
+def _escaping(escape_html: bool) -> tuple[re.Pattern[str], dict[int, str]]:
+    """(what needs escaping, the escapes) for Go's encoder with or without HTML escaping.
+    Built on first use: most runs never marshal JSON, and these patterns and the table of
+    surrogates are start-up time (bench/deferred.py)."""
+    escapes = {i: f"\\u{i:04x}" for i in range(0x20)}
+    escapes.update({0x08: "\\b", 0x0C: "\\f", 0x0A: "\\n", 0x0D: "\\r", 0x09: "\\t"})
+    escapes.update({ord('"'): '\\"', ord("\\"): "\\\\", 0x2028: "\\u2028", 0x2029: "\\u2029"})
+    # a lone surrogate is a byte of invalid UTF-8 (surrogateescape): Go writes the escape \ufffd for it
+    escapes.update({c: "\\ufffd" for c in range(0xD800, 0xE000)})
+    if not escape_html:
+        return re.compile(r'[\x00-\x1f"\\\u2028\u2029\ud800-\udfff]'), escapes
+    escapes.update({ord("<"): "\\u003c", ord(">"): "\\u003e", ord("&"): "\\u0026"})
+    return re.compile(r'[\x00-\x1f"\\<>&\u2028\u2029\ud800-\udfff]'), escapes
+
+
+@functools.cache
+def _surrogate_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """(text whose decoding may hold surrogates: raw ones, or escapes Python leaves lone;
+    a surrogate), compiled on first use (start-up time, bench/deferred.py)."""
+    return re.compile(r"[\ud800-\udfff]|\\u[dD][89abAB]"), re.compile(r"[\ud800-\udfff]")
 
 
 def json_kind(value: Any) -> str:
@@ -96,10 +106,10 @@ def json_kind(value: Any) -> str:
 
 def quote_string(s: str, *, escape_html: bool = True) -> str:
     """A JSON string literal as Go writes it (lone surrogates, Go's invalid UTF-8, become ``\\ufffd``)."""
-    pattern = _NEEDS_ESCAPE_HTML if escape_html else _NEEDS_ESCAPE_RAW
+    pattern, escapes = _escaping(escape_html)
     if not pattern.search(s):
         return '"' + s + '"'
-    return '"' + s.translate(_ESCAPES_HTML if escape_html else _ESCAPES_RAW) + '"'
+    return '"' + s.translate(escapes) + '"'
 
 
 def to_go_json(value: Any) -> Any:
@@ -459,13 +469,13 @@ def loads(text: str | bytes) -> Any:
 
 def _decoded(text: str) -> Any:
     value = _decoder().decode(text)
-    return _replace_surrogates(value) if _MAY_DECODE_SURROGATES.search(text) else value
+    return _replace_surrogates(value) if _surrogate_patterns()[0].search(text) else value
 
 
 def _replace_surrogates(value: Any) -> Any:
     """Go's ``unquote`` yields U+FFFD where Python's decoder leaves a lone surrogate."""
     if isinstance(value, str):
-        return _SURROGATES.sub("\ufffd", value)
+        return _surrogate_patterns()[1].sub("\ufffd", value)
     if isinstance(value, list):
         return [_replace_surrogates(item) for item in value]
     if isinstance(value, dict):

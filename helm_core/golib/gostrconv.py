@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import math
 import struct
-from typing import TYPE_CHECKING
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import datetime
 

@@ -28,11 +28,14 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Callable
-from typing import Any, ClassVar, TypeVar
 
 from helm_core.support.records import record
 
-F = TypeVar("F", bound=Callable[..., Any])
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, ClassVar, TypeVar
+
+    F = TypeVar("F", bound=Callable[..., Any])
 
 #: Go type names used in signatures. A trailing "..." form marks a variadic last parameter.
 GO_PARAM_TYPES = frozenset(

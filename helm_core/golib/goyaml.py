@@ -25,16 +25,18 @@ see :mod:`helm_core.golib.goyaml_write`.
 from __future__ import annotations
 
 import functools
-import hashlib
 import math
+import os
 import pickle
-from pathlib import Path
-from typing import Any
 
 from helm_core.errors import ValuesError
 from helm_core.golib import gojson, gostrconv
 from helm_core.golib.goyaml_rules import INT64_MIN, MAX_DEPTH, SURROGATE, UINT64_MAX
-from helm_core.support import memo
+from helm_core.support import cachekeys, memo
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def decode(data: bytes | str) -> Any:
@@ -46,9 +48,9 @@ def decode(data: bytes | str) -> Any:
     text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
     disk = memo.active()
     if disk is None:
-        key = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+        key = cachekeys.hasher(text.encode("utf-8", "surrogatepass")).hexdigest()
         return _RECENT.get_or_compute(key, lambda: _decode(text))
-    key = hashlib.sha256(f"{code_digest()}\0{text}".encode("utf-8", "surrogatepass")).hexdigest()
+    key = cachekeys.hasher(f"{code_digest()}\0{text}".encode("utf-8", "surrogatepass")).hexdigest()
     return disk.pickled(DECODE_MEMO, key, lambda: _decode(text))
 
 
@@ -89,9 +91,9 @@ DECODE_MEMO = "goyaml-decode"
 def code_digest() -> str:
     """Our YAML code (this module, rules, readers, converter, writer, Go's JSON and number
     formatting) and PyYAML's."""
-    here = Path(__file__).parent
+    here = os.path.dirname(__file__)  # not pathlib: it imports urllib and ipaddress (start-up time)
     parts = ("rules", "read", "block", "convert", "write")
-    return memo.code_digest(__file__, *(here / f"goyaml_{part}.py" for part in parts),
+    return memo.code_digest(__file__, *(os.path.join(here, f"goyaml_{part}.py") for part in parts),
                             gojson.__file__, gostrconv.__file__) + pyyaml_digest()
 
 
@@ -102,7 +104,8 @@ def pyyaml_digest() -> str:
     folder = memo.package_folder("yaml")
     if folder is None:  # pragma: no cover - PyYAML is a dependency
         return "no-pyyaml"
-    return memo.code_digest(folder / "__init__.py") + str(sorted(p.name for p in folder.glob("_yaml.*")))
+    bindings = sorted(name for name in os.listdir(folder) if name.startswith("_yaml."))
+    return memo.code_digest(os.path.join(folder, "__init__.py")) + str(bindings)
 
 
 def load(data: bytes | str, *, source: str = "<input>") -> Any:
@@ -147,8 +150,8 @@ def dump(value: Any) -> str:
     pickled = pickle.dumps(plain, protocol=pickle.HIGHEST_PROTOCOL)
     disk = memo.active()
     if disk is None:  # in this process: renders again print the same values
-        return _RECENT.get_or_compute("dump\0" + hashlib.sha256(pickled).hexdigest(), lambda: _emit(plain))
-    key = hashlib.sha256(code_digest().encode() + pickled)
+        return _RECENT.get_or_compute("dump\0" + cachekeys.hasher(pickled).hexdigest(), lambda: _emit(plain))
+    key = cachekeys.hasher(code_digest().encode() + pickled)
     return disk.pickled(DUMP_MEMO, key.hexdigest(), lambda: _emit(plain))
 
 

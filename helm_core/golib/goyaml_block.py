@@ -27,11 +27,14 @@ The subset (libyaml's scanner, ``src/scanner.c``, is the reference for each rule
 from __future__ import annotations
 
 import re
-from typing import Any, Final
 
 from helm_core.golib import goyaml_convert
 from helm_core.golib.goyaml_convert import MAPPING, SCALAR, SEQUENCE
 from helm_core.golib.goyaml_rules import TAG_MAP, TAG_PLAIN, TAG_SEQ, TAG_STR
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Final
 
 
 class Declined:

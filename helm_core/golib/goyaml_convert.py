@@ -13,7 +13,6 @@ import binascii
 import contextlib
 import math
 from collections.abc import Iterator
-from typing import Any, Protocol
 
 from helm_core.golib import gojson, gostrconv
 from helm_core.golib.goyaml_rules import (
@@ -41,28 +40,32 @@ SEQUENCE = "sequence"
 MAPPING = "mapping"
 
 
-class Node(Protocol):
-    """What the converter reads of a composed node (PyYAML's nodes have these attributes).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Protocol
 
-    ``value`` is the text of a scalar, the child nodes of a sequence, the (key, value) node
-    pairs of a mapping; ``flow_style`` and ``start_mark`` (with its 0-based ``line``) are read
-    from collections only. A node met twice (the same object) is an alias.
-    """
+    class Node(Protocol):
+        """What the converter reads of a composed node (PyYAML's nodes have these attributes).
 
-    @property
-    def id(self) -> str: ...
+        ``value`` is the text of a scalar, the child nodes of a sequence, the (key, value) node
+        pairs of a mapping; ``flow_style`` and ``start_mark`` (with its 0-based ``line``) are read
+        from collections only. A node met twice (the same object) is an alias.
+        """
 
-    @property
-    def tag(self) -> str: ...
+        @property
+        def id(self) -> str: ...
 
-    @property
-    def value(self) -> Any: ...
+        @property
+        def tag(self) -> str: ...
 
-    @property
-    def flow_style(self) -> bool | None: ...
+        @property
+        def value(self) -> Any: ...
 
-    @property
-    def start_mark(self) -> Any: ...
+        @property
+        def flow_style(self) -> bool | None: ...
+
+        @property
+        def start_mark(self) -> Any: ...
 
 
 class SelfReference(Exception):

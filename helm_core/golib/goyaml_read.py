@@ -11,12 +11,15 @@ from __future__ import annotations
 import contextlib
 import re
 from collections.abc import Iterator
-from typing import Any
 
 import yaml
 
 from helm_core.golib import goyaml_convert
 from helm_core.golib.goyaml_rules import MAX_DEPTH, TAG_PLAIN
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 #: libyaml's parser when present: the C code yaml.v2 was ported from, and faster.
 _BaseLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)

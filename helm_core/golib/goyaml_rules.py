@@ -6,9 +6,13 @@ lazily (no import cycle), and without PyYAML.
 """
 from __future__ import annotations
 
+import functools
 import math
 import re
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 TAG_STR = "tag:yaml.org,2002:str"
 TAG_INT = "tag:yaml.org,2002:int"
@@ -58,14 +62,18 @@ _GO_INT_DIGITS = {
 }
 _DECIMAL = re.compile(r"^[0-9]+$")
 _OCTAL = re.compile(r"^[0-7]+$")
-_TS_DATE = re.compile(r"^([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})$")
-_TS_ZONED = re.compile(
-    r"^([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})[Tt]([0-9]{1,2}):([0-9]{1,2}):([0-9]{1,2})"
-    r"([.,][0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"
-)
-_TS_SPACED = re.compile(
-    r"^([0-9]{4})-([0-9]{1,2})-([0-9]{1,2}) ([0-9]{1,2}):([0-9]{1,2}):([0-9]{1,2})([.,][0-9]+)?$"
-)
+
+
+@functools.cache
+def _timestamp_layouts() -> tuple[re.Pattern[str], ...]:
+    """yaml.v2's timestamp layouts (zoned, spaced, then the date alone: the last has no time),
+    compiled on first use: a run whose YAML comes from the disk memo never resolves a scalar."""
+    return (re.compile(r"^([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})[Tt]([0-9]{1,2}):([0-9]{1,2}):([0-9]{1,2})"
+                       r"([.,][0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"),
+            re.compile(r"^([0-9]{4})-([0-9]{1,2})-([0-9]{1,2}) ([0-9]{1,2}):([0-9]{1,2}):([0-9]{1,2})([.,][0-9]+)?$"),
+            re.compile(r"^([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})$"))
+
+
 _DAYS_IN_MONTH = (31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
 
 
@@ -112,7 +120,8 @@ def _is_timestamp(text: str) -> bool:
     """yaml.v2's parseTimestamp: the four layouts it tries with Go's ``time.Parse``."""
     if len(text) < 5 or not text[:4].isdigit() or text[4] != "-":
         return False
-    for pattern in (_TS_ZONED, _TS_SPACED, _TS_DATE):
+    layouts = _timestamp_layouts()
+    for pattern in layouts:
         m = pattern.match(text)
         if not m:
             continue
@@ -123,7 +132,7 @@ def _is_timestamp(text: str) -> bool:
         days = 29 if (month == 2 and leap) else _DAYS_IN_MONTH[month - 1]
         if not 1 <= day <= days:
             return False
-        if pattern is not _TS_DATE:
+        if pattern is not layouts[-1]:  # a time of day too
             if int(m.group(4)) > 23 or int(m.group(5)) > 59 or int(m.group(6)) > 59:
                 return False
         return True

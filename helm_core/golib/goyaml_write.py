@@ -29,12 +29,16 @@ import base64
 import functools
 import re
 from collections.abc import Callable
-from typing import Any
 
 import yaml
 
 from helm_core.golib import gojson
 from helm_core.golib import goyaml_rules as rules
+from helm_core.support import patterns
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 _BASE60_FLOAT = re.compile(r"^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$")
 #: libyaml's emitter (the C code yaml.v2 was ported from) when PyYAML has it.
@@ -130,10 +134,10 @@ _V2_ESCAPES = {0x00: "0", 0x07: "a", 0x08: "b", 0x09: "t", 0x0A: "n", 0x0B: "v",
                0x1B: "e", 0x22: '"', 0x5C: "\\", 0x85: "N", 0xA0: "_", 0x2028: "L", 0x2029: "P"}
 #: libyaml writes a longer (or multi-line) mapping key as a complex "? " key.
 SIMPLE_KEY_MAX = 128
-_BREAKS = re.compile("[\n\r\x85\u2028\u2029]")
+_BREAKS = patterns.on_first_use("[\n\r\x85\u2028\u2029]")
 #: Appended to strings ending in U+2028/U+2029, removed (with the indent before it) after emitting.
 _END_MARK = "\ue001"
-_END_MARK_RE = re.compile(" *" + _END_MARK + "(?=['\"])")
+_END_MARK_RE = patterns.on_first_use(" *" + _END_MARK + "(?=['\"])")
 #: Placeholder for a BOM-led string, swapped for yaml.v2's text after emitting.
 _BOM_TOKEN = "\ue000hcbom{}\ue000"
 
@@ -165,7 +169,7 @@ def _events(value: Any, out: list[yaml.Event], boms: list[str] | None = None, v3
         # as a key, simple or complex ("? ") exactly when the original is.
         token = _BOM_TOKEN.format(len(boms))
         width = len(_escape_all(value))
-        if _BREAKS.search(value) or len(value.encode("utf-8", "surrogatepass")) > SIMPLE_KEY_MAX:
+        if _BREAKS().search(value) or len(value.encode("utf-8", "surrogatepass")) > SIMPLE_KEY_MAX:
             width = max(width, SIMPLE_KEY_MAX + 1)
         elif width >= SIMPLE_KEY_MAX:
             width = SIMPLE_KEY_MAX - 1  # PyYAML's emitter wants simple keys shorter than libyaml's limit
@@ -215,7 +219,7 @@ def _finish(text: str, boms: list[str]) -> str:
     for original, token in zip(boms[::2], boms[1::2], strict=False):
         text = text.replace(token, _escape_all(original), 1)
     if _END_MARK in text:
-        text = _END_MARK_RE.sub("", text)
+        text = _END_MARK_RE().sub("", text)
     return text
 
 

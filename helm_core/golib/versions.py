@@ -22,13 +22,12 @@ module follows that library rule for rule:
 from __future__ import annotations
 
 import functools
-import hashlib
 import re
 import sys
 from collections.abc import Callable
 
 from helm_core import errors
-from helm_core.support import memo, records
+from helm_core.support import cachekeys, memo, records
 
 #: Longest version string accepted, in UTF-8 bytes (Masterminds ``MaxVersionLen``).
 MAX_VERSION_LEN = 256
@@ -542,7 +541,7 @@ class Constraints:
         disk = memo.active()
         if disk is None:
             return cls._parse(text, include_prerelease)
-        key = hashlib.sha256(f"{_code_digest()}\0{include_prerelease}\0{text}".encode(
+        key = cachekeys.hasher(f"{_code_digest()}\0{include_prerelease}\0{text}".encode(
             "utf-8", "surrogatepass")).hexdigest()
         return disk.pickled(CONSTRAINTS_MEMO, key, lambda: cls._parse(text, include_prerelease))
 

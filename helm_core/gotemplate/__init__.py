@@ -12,10 +12,10 @@ Errors: :class:`ParseError` and :class:`ExecError` (both ``helm_core.errors.Temp
 print exactly as Go's. Printing rules live in :mod:`helm_core.gotemplate.gofmt`; the
 value model and function signatures in :mod:`helm_core.golib.gotypes`.
 """
-from typing import TYPE_CHECKING
 
 from helm_core.support import lazy
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from helm_core.gotemplate.environment import Environment, TemplateSet, current_set
     from helm_core.gotemplate.parser import ParseError

@@ -19,9 +19,12 @@ import contextvars
 import threading
 import time
 from collections.abc import Callable, Iterator
-from typing import Any
 
 from helm_core.support.limits import RenderLimitExceeded, RenderLimits, describe_bytes
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 #: Bytes a list slot counts for in :meth:`Budget.check_result` (a pointer on 64-bit CPython).
 LIST_ITEM_BYTES = 8

@@ -19,14 +19,21 @@ is safe.
 from __future__ import annotations
 
 import functools
+import marshal
+import sys
+import types
 from collections.abc import Callable
-from typing import Any, Optional
 
 from helm_core.gotemplate import nodes as n
 from helm_core.gotemplate import runtime as rt
+from helm_core.support import cachekeys, memo
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Optional, TypeAlias
 
 #: A call site's caller: (state, dot, dot boxed, piped-in value) -> result.
-SiteCall = Callable[[rt.State, Any, bool, Any], Any]
+SiteCall: TypeAlias = "Callable[[rt.State, Any, bool, Any], Any]"
 
 #: Sites with more words use one general caller (shapes stay few).
 MAX_GENERATED_WORDS = 16
@@ -35,6 +42,8 @@ MAX_INLINE_KEYS = 4
 #: Compiled makers kept: charts use a few dozen shapes; generated templates (tpl) could make
 #: endless ones, and a long-running process must not keep them all.
 MAX_SHAPES = 1024
+#: The memo kind of compiled makers (marshalled code objects).
+CODE_MEMO = "callsite-code"
 
 _ANY = rt.ANY_TYPES
 
@@ -195,5 +204,27 @@ def _maker(kinds: tuple[str, ...], piped: bool) -> Callable[..., SiteCall]:
               + "    return call\n")
     namespace: dict[str, Any] = {"UNWRAPPED": rt.UNWRAPPED}
     label = ",".join(kinds) + (" | piped" if piped else "")
-    exec(compile(source, f"<template call site: {label}>", "exec"), namespace)
+    exec(_compiled(source, f"<template call site: {label}>"), namespace)
     return namespace["make"]  # type: ignore[no-any-return]
+
+
+def _compiled(source: str, filename: str) -> types.CodeType:
+    """``source`` compiled, from the disk memo when a process before compiled it: a chart's
+    few dozen shapes took a visible part of a warm ``--output-dir`` run to compile."""
+    disk = memo.active()
+    if disk is None:
+        return compile(source, filename, "exec")
+    # The bytecode is the interpreter's own: its version is part of the key.
+    key = cachekeys.hexdigest(f"{sys.version}\0{filename}\0{source}".encode())
+    blob = disk.get(CODE_MEMO, key)
+    if blob is not None:
+        try:
+            code = marshal.loads(blob)
+        except (EOFError, ValueError, TypeError):  # a damaged entry is a miss
+            pass
+        else:
+            if isinstance(code, types.CodeType):
+                return code
+    code = compile(source, filename, "exec")
+    disk.put(CODE_MEMO, key, marshal.dumps(code))
+    return code

@@ -14,24 +14,28 @@ and whether it is boxed):
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Literal, Optional, Protocol, overload
 
 from helm_core.gotemplate import callsite, gcpause
 from helm_core.gotemplate import nodes as n
 from helm_core.gotemplate import runtime as rt
 
+# Names for type checkers only: importing typing is start-up time the CLI's render path
+# otherwise does without (bench/deferred.py). Type checkers take this name as true.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Literal, Optional, Protocol, TypeAlias, overload
+
+    class Cmd(Protocol):
+        """A command: ``final`` is the value piped in (MISSING for none, so that a pipeline of one
+        command without declarations is the command itself, called without it)."""
+
+        def __call__(self, st: rt.State, dot: Any, db: bool, final: Any = rt.MISSING) -> Any: ...
+
 MISSING = rt.MISSING
 
-Run = Callable[[rt.State, Any, bool], None]
-Pipe = Callable[[rt.State, Any, bool], Any]
-Arg = Callable[[rt.State, Any, bool, Optional[str]], Any]
-
-
-class Cmd(Protocol):
-    """A command: ``final`` is the value piped in (MISSING for none, so that a pipeline of one
-    command without declarations is the command itself, called without it)."""
-
-    def __call__(self, st: rt.State, dot: Any, db: bool, final: Any = MISSING) -> Any: ...
+Run: TypeAlias = "Callable[[rt.State, Any, bool], None]"
+Pipe: TypeAlias = "Callable[[rt.State, Any, bool], Any]"
+Arg: TypeAlias = "Callable[[rt.State, Any, bool, Optional[str]], Any]"
 
 
 def compile_tree(tree: n.Tree) -> Run:
@@ -107,10 +111,11 @@ def _list(lst: n.ListNode) -> Run:
     return run_list
 
 
-@overload
-def _branch(node: n.BranchNode, *, else_part: Literal[False]) -> Run: ...
-@overload
-def _branch(node: n.BranchNode, *, else_part: bool) -> Optional[Run]: ...
+if TYPE_CHECKING:  # the overloads are for type checkers only
+    @overload
+    def _branch(node: n.BranchNode, *, else_part: Literal[False]) -> Run: ...
+    @overload
+    def _branch(node: n.BranchNode, *, else_part: bool) -> Optional[Run]: ...
 def _branch(node: n.BranchNode, *, else_part: bool) -> Optional[Run]:
     """A body of an if/with/range, compiled (and, from the memo, unpickled) the first time it runs.
 
@@ -393,7 +398,7 @@ def _call_site(ident: n.IdentifierNode, call_node: n.Node, args: list[Arg], pipe
     return run_call
 
 
-FieldsReader = Callable[[rt.State, Any, bool, Any, bool], tuple[Any, bool]]
+FieldsReader: TypeAlias = "Callable[[rt.State, Any, bool, Any, bool], tuple[Any, bool]]"
 
 
 def _general_call(ident: n.IdentifierNode, call_node: n.Node, plan: rt.Plan, args: list[Arg]) -> callsite.SiteCall:

@@ -30,22 +30,24 @@ from __future__ import annotations
 
 import contextvars
 import functools
-import hashlib
+import os
 import pickle
 import sys
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Optional
 
 from helm_core.gotemplate import budget, compiler, gcpause, gofmt, nodes, parser, runtime
 from helm_core.gotemplate.funcs import builtins
+from helm_core.support import cachekeys
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any, Literal, Optional, TypeAlias
+
     from helm_core.support.memo import DiskMemo
 
-MissingKey = Literal["zero", "error", "default"]
+MissingKey: TypeAlias = 'Literal["zero", "error", "default"]'
 
 #: Parsed texts kept per environment (least recently used are dropped first).
 PARSE_CACHE_SIZE = 4096
@@ -119,7 +121,7 @@ class Environment:
 
     def parse_trees(self, name: str, text: str, known: frozenset[str]) -> dict[str, nodes.Tree | StoredTree]:
         """Parse (cached) ``text`` as ``name`` with ``known`` function names."""
-        digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+        digest = cachekeys.hasher(text.encode("utf-8", "surrogatepass")).hexdigest()
         key = (name, digest, known)
         with self._lock:
             trees = self._cache.get(key)
@@ -141,7 +143,7 @@ class Environment:
             return dict(parser.parse(name, text, known.__contains__))
         # Keyed by the text, not the file name: the same library chart (Bitnami's `common`)
         # under two charts parses once. The file's own tree is stored under None.
-        memo_key = hashlib.sha256("\0".join(
+        memo_key = cachekeys.hasher("\0".join(
             (_parser_digest(), digest, self._known_digest(known))).encode()).hexdigest()
         blob = self.memo.get(TREES_MEMO, memo_key)
         if blob is not None:
@@ -192,7 +194,7 @@ class Environment:
     def _known_digest(self, known: frozenset[str]) -> str:
         digest = self._known_digests.get(known)
         if digest is None:
-            digest = hashlib.sha256("\0".join(sorted(known)).encode()).hexdigest()
+            digest = cachekeys.hasher("\0".join(sorted(known)).encode()).hexdigest()
             self._known_digests[known] = digest
         return digest
 
@@ -283,8 +285,8 @@ def _parser_digest() -> str:
     """Digest of the parser's code and the Python version (pickles name classes and fields)."""
     from helm_core.support.memo import code_digest
 
-    here = Path(__file__).parent
-    return code_digest(*(here / m for m in _PARSER_MODULES)) + sys.version
+    here = os.path.dirname(__file__)  # not pathlib: it imports urllib and ipaddress (start-up time)
+    return code_digest(*(os.path.join(here, m) for m in _PARSER_MODULES)) + sys.version
 
 
 class TemplateSet:

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import datetime
 import functools
-from typing import Any
 
 from helm_core.golib import gostrconv, gotypes
 from helm_core.golib.gostrconv import (  # re-exported: part of this module's API
@@ -31,6 +30,10 @@ from helm_core.golib.gostrconv import (  # re-exported: part of this module's AP
     format_time,
     quote,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "MAX_WIDTH",

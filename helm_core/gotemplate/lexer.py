@@ -22,10 +22,16 @@ from __future__ import annotations
 import enum
 import functools
 import re
-from collections.abc import Callable
-from typing import NamedTuple, Optional
+from collections import namedtuple
 
 from helm_core.golib import gostrconv
+
+# Names for type checkers only: importing typing is start-up time the CLI's render path
+# otherwise does without (bench/deferred.py). Type checkers take this name as true.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import NamedTuple, Optional, TypeAlias
 
 LEFT_DELIM = "{{"
 RIGHT_DELIM = "}}"
@@ -99,13 +105,20 @@ KEYWORDS = {
 }
 
 
-class Item(NamedTuple):
+if TYPE_CHECKING:
+    class _Token(NamedTuple):
+        typ: ItemType
+        pos: int
+        val: str
+        line: int
+else:  # the same tuple, without typing.NamedTuple's class machinery
+    _Token = namedtuple("Item", ("typ", "pos", "val", "line"))
+
+
+class Item(_Token):
     """One token: its kind, offset in the text, literal text and starting line."""
 
-    typ: ItemType
-    pos: int
-    val: str
-    line: int
+    __slots__ = ()
 
     def __str__(self) -> str:
         """Go's ``item.String()``, used in "unexpected X in Y" parse errors."""
@@ -125,7 +138,7 @@ def is_alnum(ch: str) -> bool:
     return ch == "_" or ch.isalpha() or ch.isdigit()
 
 
-_State = Optional[Callable[[], "object"]]
+_State: TypeAlias = "Optional[Callable[[], object]]"
 
 # Fast paths; each stops where Go's rune-by-rune loop would have to look closer.
 _SPACES = re.compile(r"[ \t\r\n]+")

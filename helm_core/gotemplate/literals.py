@@ -8,11 +8,15 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Optional
 
 from helm_core.gotemplate import gofmt
 from helm_core.gotemplate import nodes as n
 from helm_core.gotemplate.lexer import ItemType
+from helm_core.support import patterns
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Optional
 
 _INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
 _UINT64_MAX = (1 << 64) - 1
@@ -102,7 +106,7 @@ def underscore_ok(s: str) -> bool:
 
 _BASES = {"x": 16, "o": 8, "b": 2}
 _DIGITS = {16: "0123456789abcdefABCDEF", 10: "0123456789", 8: "01234567", 2: "01"}
-_DECIMAL_FLOAT = re.compile(r"(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_DECIMAL_FLOAT = patterns.on_first_use(r"(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 
 
 def _parse_int(text: str) -> Optional[int]:
@@ -137,7 +141,7 @@ def _parse_float(text: str) -> Optional[float]:
                 return None
             value = float.fromhex(t)
             return None if math.isinf(value) else value
-        if not _DECIMAL_FLOAT.fullmatch(body):
+        if not _DECIMAL_FLOAT().fullmatch(body):
             return None
         value = float(t)
     except (ValueError, OverflowError):
@@ -195,7 +199,7 @@ def new_number(tr: n.Tree, pos: int, text: str, typ: ItemType) -> n.NumberNode:
     return num
 
 
-_FLOAT_TOKEN = re.compile(
+_FLOAT_TOKEN = patterns.on_first_use(
     r"[nN][aA][nN]|[+-]?(?:[iI][nN][fF]|0[xX][0-9a-fA-F_]*(?:\.[0-9a-fA-F_]*)?(?:[pP][+-]?[0-9_]*)?"
     r"|[0-9_]*(?:\.[0-9_]*)?(?:[eEpP][+-]?[0-9_]*)?)"
 )
@@ -203,12 +207,12 @@ _FLOAT_TOKEN = re.compile(
 
 def _scan_complex(text: str) -> complex:
     """Go's ``fmt.Sscan`` into a complex128 (how the parser reads ``1+2i``), with its errors."""
-    m = _FLOAT_TOKEN.match(text)
+    m = _FLOAT_TOKEN().match(text)
     real = m.group(0) if m else ""
     rest = text[len(real):]
     if not rest or rest[0] not in "+-":
         raise ValueError("syntax error scanning complex number")
-    m = _FLOAT_TOKEN.match(rest, 1)
+    m = _FLOAT_TOKEN().match(rest, 1)
     imag = rest[0] + (m.group(0) if m else "")
     if not rest[len(imag):].startswith("i"):
         raise ValueError("syntax error scanning complex number")

@@ -11,10 +11,13 @@ import io
 import pickle
 import threading
 from collections.abc import Callable
-from typing import Any, Optional, Union
 
 from helm_core.gotemplate import gofmt
 from helm_core.support.records import record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Optional, TypeAlias, Union
 
 
 @record(eq=False)
@@ -596,9 +599,9 @@ class TemplateNode(Node):
         return "{{template " + gofmt.quote(self.name) + " " + str(self.pipe) + "}}"
 
 
-Operand = Union[
-    FieldNode, ChainNode, IdentifierNode, VariableNode, DotNode, NilNode, BoolNode, NumberNode, StringNode, PipeNode
-]
+Operand: TypeAlias = (
+    "Union[FieldNode, ChainNode, IdentifierNode, VariableNode, DotNode, NilNode, BoolNode, NumberNode, StringNode,"
+    " PipeNode]")
 
 
 def is_empty_tree(n: Optional[Node]) -> bool:

@@ -8,12 +8,15 @@ variables, misplaced ``break``/``continue``/``else``/``end``, unexpected tokens.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Optional
 
 from helm_core.errors import SourcePos, TemplateError
 from helm_core.gotemplate import gofmt, lexer, literals
 from helm_core.gotemplate import nodes as n
 from helm_core.gotemplate.lexer import Item, ItemType
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Optional
 
 #: Go's ``maxStackDepth``: nesting of parenthesized pipelines.
 MAX_PAREN_DEPTH = 10000

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Callable, Iterable
-from typing import Any, Optional
 
 from helm_core.errors import SourcePos, TemplateError
 from helm_core.golib import gotypes
@@ -24,6 +23,10 @@ from helm_core.gotemplate import budget as budget_mod
 from helm_core.gotemplate import gofmt
 from helm_core.gotemplate import nodes as n
 from helm_core.support.limits import RenderLimitExceeded
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Optional, TypeAlias
 
 #: Go's ``maxExecDepth``: nesting of ``{{template}}`` calls.
 MAX_EXEC_DEPTH = 100000
@@ -357,10 +360,10 @@ def constant_value(st: State, node: n.Node) -> Any:
     raise st.error(node, f"can't handle assignment of {node} to empty interface argument")
 
 
-ArgEval = Callable[[State, Any, bool, Optional[str]], Any]
+ArgEval: TypeAlias = "Callable[[State, Any, bool, Optional[str]], Any]"
 
 #: How to call a function: (callable, Go parameter types, variadic, special builtin kind).
-Plan = tuple[Callable[..., Any], tuple[str, ...], bool, Optional[str]]
+Plan: TypeAlias = "tuple[Callable[..., Any], tuple[str, ...], bool, Optional[str]]"
 
 
 def make_plan(fn: Callable[..., Any]) -> Plan:

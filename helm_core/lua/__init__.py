@@ -11,8 +11,6 @@ Public API (import the modules, e.g. ``from helm_core import lua``):
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from helm_core.support import lazy
 
 # Names resolve on first use (PEP 562): a chart without Lua never imports the sandbox, lupa
@@ -27,6 +25,7 @@ _HOMES = {
     "InProcessSession": "worker", "WorkerPool": "worker", "WorkerSession": "worker",
 }
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from helm_core.lua.context import (
         CapabilitiesInfo,

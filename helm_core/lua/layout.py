@@ -5,8 +5,7 @@ import of the Lua runtime (most charts have none).
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from helm_core.chart import model
 

@@ -19,15 +19,18 @@ import contextvars
 import sys
 import threading
 from collections.abc import Callable
-from typing import Any, TypeVar
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, TypeVar
+
+    T = TypeVar("T")
 
 #: Stack of each thread: virtual, only the pages touched are ever backed by memory.
 STACK_BYTES = 512 * 1024 * 1024
 #: Python frames allowed while such threads run: Go stops ``{{template}}`` recursion at depth
 #: 100000 (maxExecDepth) and a level can take a few frames (a range in a with in an if...).
 RECURSION_LIMIT = 2_000_000
-
-T = TypeVar("T")
 
 
 class _Raised:

@@ -13,16 +13,15 @@ memory) raises :class:`RenderCrashed`. Both name the chart and the cause.
 """
 from __future__ import annotations
 
-import re
-
 from helm_core.errors import HelmError
+from helm_core.support import patterns
 from helm_core.support.records import record, replace
 
 MIB = 1024 * 1024
 #: Address space allowed on top of a memory limit for what Python and glibc reserve without
 #: using (a malloc arena per thread reserves 64 MiB).
 ADDRESS_SPACE_SLACK = 256 * MIB
-_DURATION = re.compile(r"(\d+(?:\.\d+)?)(ms|s|m|h)")
+_DURATION = patterns.on_first_use(r"(\d+(?:\.\d+)?)(ms|s|m|h)")
 _SECONDS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
 
 
@@ -104,7 +103,7 @@ def parse_bytes(text: str) -> int:
 def parse_duration(text: str) -> float:
     """Seconds of a Go duration as Helm's flags and Flux's fields take them (``30s``,
     ``1m30s``, ``500ms``); a unit is required, as Go's ``time.ParseDuration`` requires."""
-    pieces = _DURATION.findall(text)
+    pieces = _DURATION().findall(text)
     if not pieces or "".join(n + u for n, u in pieces) != text:
         raise ValueError(f"invalid duration {text!r} (want e.g. 5m, 90s, 1h30m)")
     return sum(float(n) * _SECONDS[u] for n, u in pieces)

@@ -23,12 +23,13 @@ import itertools
 import os
 import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING, TypeVar
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
+    from typing import TypeVar
 
-T = TypeVar("T")
+    T = TypeVar("T")
 
 DEFAULT_MAX_BYTES = 256 * 1024 * 1024
 #: One writing process in this many checks the folder's size (a scan lists every entry).
@@ -137,9 +138,9 @@ def active() -> DiskMemo | None:
 
 def code_digest(*paths: str | os.PathLike[str]) -> str:
     """A digest of source files whose code decides a memoised result (part of its key)."""
-    import hashlib
+    from helm_core.support import cachekeys
 
-    h = hashlib.sha256()
+    h = cachekeys.hasher()
     for path in paths:
         with open(path, "rb") as source:
             h.update(source.read())
@@ -147,16 +148,16 @@ def code_digest(*paths: str | os.PathLike[str]) -> str:
     return h.hexdigest()
 
 
-def package_folder(name: str) -> Path | None:
+def package_folder(name: str) -> str | None:
     """Where an installed package's code lives, found without importing it (its files go
-    into memo keys; importing it would cost what the memo saves)."""
+    into memo keys; importing it would cost what the memo saves). A string: pathlib imports
+    urllib and ipaddress, start-up time of every CLI run."""
     import importlib.util
-    from pathlib import Path
 
     spec = importlib.util.find_spec(name)
     if spec is None or not spec.submodule_search_locations:
         return None
-    return Path(next(iter(spec.submodule_search_locations)))
+    return str(next(iter(spec.submodule_search_locations)))
 
 
 class RecentPickles:

@@ -24,9 +24,18 @@ behaviour is the subset below.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, TypeVar, dataclass_transform
 
-_T = TypeVar("_T")
+# Names for type checkers only: importing typing is start-up time the CLI's render path
+# otherwise does without (bench/deferred.py). Type checkers take this name as true.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, TypeVar, dataclass_transform
+
+    _T = TypeVar("_T")
+else:
+    def dataclass_transform(**_: object) -> Callable[[Callable[..., object]], Callable[..., object]]:
+        """typing's marker for type checkers: it changes nothing at run time."""
+        return lambda decorated: decorated
 
 
 class _Missing:

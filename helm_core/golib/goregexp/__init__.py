@@ -23,10 +23,13 @@ import threading
 import unicodedata
 from collections import OrderedDict
 from collections.abc import Callable
-from typing import Any
 
 from helm_core.golib import goutf8
 from helm_core.golib.goregexp.syntax import GoSyntaxError, Translation
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["GoSyntaxError", "Regexp", "compile", "quote_meta", "valid"]
 

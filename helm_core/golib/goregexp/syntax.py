@@ -20,7 +20,10 @@ keep their bytes as surrogate escapes), so offsets are Go's byte offsets.
 from __future__ import annotations
 
 import functools
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 #: Go's maxHeight: deeper nesting is "expression nests too deeply".
 MAX_NESTING = 1000

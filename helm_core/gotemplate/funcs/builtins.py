@@ -9,13 +9,15 @@ Error texts are Go's, raised as :class:`~helm_core.golib.gotypes.FuncError`.
 """
 from __future__ import annotations
 
-import urllib.parse
 from collections.abc import Callable
-from typing import Any
 
 from helm_core.golib import gotypes
 from helm_core.golib.gotypes import FuncError, signature
 from helm_core.gotemplate import gofmt, runtime
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 _V = "reflect.Value"
 
@@ -197,6 +199,8 @@ def js(*args: Any) -> str:
 @signature("interface {}", variadic=True)
 def urlquery(*args: Any) -> str:
     """Go's ``url.QueryEscape`` of the text of the arguments (space becomes ``+``)."""
+    import urllib.parse  # here: with ipaddress behind it, start-up time few templates need
+
     return urllib.parse.quote_plus(_eval_args(args), safe="")
 
 

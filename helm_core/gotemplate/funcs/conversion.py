@@ -9,17 +9,21 @@ floats truncate toward zero, strings are parsed with Go's ``strconv`` syntax
 from __future__ import annotations
 
 import math
-import re
-from typing import Any
 
 from helm_core.golib.gotypes import Int64, signature
 from helm_core.gotemplate import gofmt, literals
 from helm_core.gotemplate.funcs import gohelpers
+from helm_core.support import patterns
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 _DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"
 #: Go float literal syntax accepted by strconv.ParseFloat (decimal and hex forms).
-_DEC_FLOAT = re.compile(r"[+-]?(?:\d(?:_?\d)*(?:\.(?:\d(?:_?\d)*)?)?|\.\d(?:_?\d)*)(?:[eE][+-]?\d(?:_?\d)*)?")
-_HEX_FLOAT = re.compile(
+_DEC_FLOAT = patterns.on_first_use(
+    r"[+-]?(?:\d(?:_?\d)*(?:\.(?:\d(?:_?\d)*)?)?|\.\d(?:_?\d)*)(?:[eE][+-]?\d(?:_?\d)*)?")
+_HEX_FLOAT = patterns.on_first_use(
     r"[+-]?0[xX](?:_?[0-9a-fA-F])*(?:\.(?:[0-9a-fA-F](?:_?[0-9a-fA-F])*)?)?(?:[pP][+-]?\d(?:_?\d)*)?"
 )
 _SPECIAL_FLOATS = {"inf": math.inf, "+inf": math.inf, "-inf": -math.inf, "infinity": math.inf,
@@ -82,7 +86,7 @@ def parse_float(s: str) -> float:
     special = _SPECIAL_FLOATS.get(s.lower())
     if special is not None:
         return special
-    if _HEX_FLOAT.fullmatch(s):
+    if _HEX_FLOAT().fullmatch(s):
         if "_" in s and not literals.underscore_ok(s):
             raise ParseError("syntax")
         text = s.replace("_", "")
@@ -92,7 +96,7 @@ def parse_float(s: str) -> float:
             value = float.fromhex(text)
         except (ValueError, OverflowError):
             raise ParseError("range") from None
-    elif _DEC_FLOAT.fullmatch(s):
+    elif _DEC_FLOAT().fullmatch(s):
         if "_" in s and not literals.underscore_ok(s):
             raise ParseError("syntax")
         value = float(s.replace("_", ""))

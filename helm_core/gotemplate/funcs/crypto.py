@@ -12,17 +12,18 @@ from __future__ import annotations
 
 import base64
 import datetime
-import hashlib
-from typing import TYPE_CHECKING, Any, ClassVar
 
 from helm_core.golib.gotypes import FuncError, GoObject, go_type_name, signature
 from helm_core.gotemplate import budget
 from helm_core.gotemplate.funcs import encoding, gohelpers
 
-# bcrypt and cryptography are imported by the functions that use them: their import is the
-# largest start-up cost (bench/deferred.py), and most charts never generate keys,
+# bcrypt and cryptography (and hashlib, which loads OpenSSL) are imported by the functions that
+# use them: their import is the largest start-up cost (bench/deferred.py), and most charts never generate keys,
 # certificates or bcrypt hashes.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any, ClassVar
+
     from cryptography import x509
 
 #: Sizes Sprig uses: genPrivateKey's RSA key, the certificate functions' RSA keys.
@@ -60,18 +61,24 @@ _MP_CHARS = {
 @signature("string")
 def sha1sum(s: str) -> str:
     """``sha1sum``: hex digest."""
+    import hashlib
+
     return hashlib.sha1(gohelpers.to_bytes(s)).hexdigest()
 
 
 @signature("string")
 def sha256sum(s: str) -> str:
     """``sha256sum``."""
+    import hashlib
+
     return hashlib.sha256(gohelpers.to_bytes(s)).hexdigest()
 
 
 @signature("string")
 def sha512sum(s: str) -> str:
     """``sha512sum``."""
+    import hashlib
+
     return hashlib.sha512(gohelpers.to_bytes(s)).hexdigest()
 
 
@@ -120,11 +127,12 @@ def derive_password(counter: int, ptype: str, password: str, user: str, site: st
         return f"cannot find password template {ptype}"
     ub, sb = gohelpers.to_bytes(user), gohelpers.to_bytes(site)
     salt = _MP_SEED + len(ub).to_bytes(4, "big") + ub
+    import hashlib
+    import hmac
+
     key = hashlib.scrypt(gohelpers.to_bytes(password), salt=salt, n=SCRYPT_N, r=SCRYPT_R, p=SCRYPT_P,
                          dklen=SCRYPT_KEYLEN, maxmem=_SCRYPT_MAXMEM)
     msg = _MP_SEED + len(sb).to_bytes(4, "big") + sb + (counter & 0xFFFFFFFF).to_bytes(4, "big")
-    import hmac
-
     seed = hmac.new(key, msg, hashlib.sha256).digest()
     temp = templates[seed[0] % len(templates)]
     return "".join(_MP_CHARS[ch][seed[i + 1] % len(_MP_CHARS[ch])] for i, ch in enumerate(temp))

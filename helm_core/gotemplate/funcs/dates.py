@@ -13,12 +13,15 @@ from __future__ import annotations
 
 import datetime
 import re
-from typing import Any
 
 from helm_core.golib import gotime
 from helm_core.golib.gotypes import Duration, FuncError, Int64, signature
 from helm_core.gotemplate import gofmt
 from helm_core.gotemplate.funcs import conversion
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 HTML_DATE_LAYOUT = "2006-01-02"
 #: Go's zero ``time.Time``: January 1, year 1, 00:00:00 UTC.

@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import copy
 import datetime
-from typing import Any
 
 from helm_core.golib.gotypes import Duration, FuncError, GoObject, signature
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def is_empty(v: Any) -> bool:

@@ -10,10 +10,12 @@ place; with overwrite the source wins, nil included.
 """
 from __future__ import annotations
 
-from typing import Any
-
 from helm_core.golib.gotypes import FuncError, go_type_name, signature
 from helm_core.gotemplate.funcs import defaults, gohelpers
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 _MAP_TYPE = "map[string]interface {}"
 

@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Callable
-from typing import Any
 
 from helm_core.golib import gojson
 from helm_core.golib.gotypes import FuncError, signature
 from helm_core.gotemplate.funcs import gohelpers
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 _B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 _B32 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"

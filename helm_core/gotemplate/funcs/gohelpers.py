@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import math
 import unicodedata
-from typing import Any
 
 from helm_core.golib.gotypes import Duration, FuncError, GoObject, Int64
 from helm_core.gotemplate import gofmt
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 #: Go's int64 bounds: results of Sprig's int64 arithmetic wrap inside them.
 INT64_MIN = -(1 << 63)

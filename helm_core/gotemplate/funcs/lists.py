@@ -10,10 +10,12 @@ panic with the same text otherwise; nil is Go's nil-pointer panic. Equality is
 """
 from __future__ import annotations
 
-from typing import Any
-
 from helm_core.golib.gotypes import FuncError, signature
 from helm_core.gotemplate.funcs import conversion, defaults, gohelpers, reflection
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 NIL_PANIC = "runtime error: invalid memory address or nil pointer dereference"
 

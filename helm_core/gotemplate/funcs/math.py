@@ -12,14 +12,15 @@ from __future__ import annotations
 import functools
 import math as pymath
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
 
 from helm_core.golib.gotypes import FuncError, Int64, signature
 from helm_core.gotemplate import budget
 from helm_core.gotemplate.funcs import conversion, gohelpers
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import decimal
+    from typing import Any
 
 #: shopspring/decimal's DivisionPrecision: decimal places kept by ``divf``.
 DIVISION_PRECISION = 16
@@ -305,9 +306,9 @@ def rand_int(lo: int, hi: int) -> int:
     """``randInt``: uniform in [lo, hi); an empty range is Go's ``rand.Intn`` panic."""
     if hi - lo <= 0:
         raise FuncError("invalid argument to Intn")
-    import secrets
+    import random  # SystemRandom: secrets.randbelow without secrets' hmac and OpenSSL (funcs/random.py)
 
-    return lo + secrets.randbelow(hi - lo)
+    return lo + random.SystemRandom().randrange(hi - lo)
 
 
 FUNCS = {

@@ -8,11 +8,13 @@ escaping and ``URL.String`` so results and panic texts match
 """
 from __future__ import annotations
 
-from typing import Any
-
 from helm_core.golib.gotypes import FuncError, signature
 from helm_core.gotemplate import gofmt
 from helm_core.gotemplate.funcs import gohelpers
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 _PATH, _HOST, _USER, _FRAGMENT = "path", "host", "user", "fragment"
 _HOST_OK = set("!$&'()*+,;=:[]<>\"")

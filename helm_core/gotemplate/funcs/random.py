@@ -19,9 +19,12 @@ def _random(count: int, alphabet: str) -> str:
     if count <= 0:
         return ""
     budget.check_size(count, what=f"a random string of {count} characters")
-    import secrets  # with hmac and random behind it: start-up time most renders never use (bench/deferred.py)
+    # The operating system's generator, as secrets.choice uses it; importing secrets would
+    # load hmac and OpenSSL too (bench/deferred.py), and random is only imported here.
+    import random
 
-    return "".join(secrets.choice(alphabet) for _ in range(count))
+    choose = random.SystemRandom().choice
+    return "".join(choose(alphabet) for _ in range(count))
 
 
 @signature("int")

@@ -8,10 +8,13 @@ kinds are ``reflect.Kind`` names (``invalid`` for nil). ``deepEqual`` is
 from __future__ import annotations
 
 import datetime
-from typing import Any
 
 from helm_core.golib.gotypes import Duration, GoObject, go_type_name, signature
 from helm_core.gotemplate.funcs import gohelpers
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def go_deep_equal(a: Any, b: Any) -> bool:

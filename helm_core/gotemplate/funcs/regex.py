@@ -8,11 +8,13 @@ forms panic with ``regexp.MustCompile``'s text, the ``must`` forms return Go's p
 """
 from __future__ import annotations
 
-from typing import Any
-
 from helm_core.golib import goregexp
 from helm_core.golib.gotypes import FuncError, signature
 from helm_core.gotemplate import gofmt
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def _go_regexp_quote(s: str) -> str:

@@ -9,10 +9,13 @@ become Go's function errors.
 from __future__ import annotations
 
 import functools
-from typing import Any, ClassVar
 
 from helm_core.golib import versions
 from helm_core.golib.gotypes import FuncError, GoObject, go_type_name, signature
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, ClassVar
 
 #: Parsed constraints and compared versions kept per process.
 CONSTRAINT_CACHE_SIZE = 512

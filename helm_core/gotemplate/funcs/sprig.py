@@ -8,7 +8,6 @@ functions in pkg/engine: ``toJson``, ``fromJson`` (funcs.go) and ``fail``
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from helm_core.gotemplate.funcs import (
     conversion,
@@ -28,6 +27,10 @@ from helm_core.gotemplate.funcs import (
     strings,
     uuid,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 #: Sprig names Helm removes (env access) or replaces with its own implementation.
 EXCLUDED_NAMES = frozenset({"env", "expandenv", "toJson", "fromJson", "fail"})

@@ -8,11 +8,13 @@ slicing is Go's recovered panic text.
 """
 from __future__ import annotations
 
-from typing import Any
-
 from helm_core.golib.gotypes import FuncError, signature
 from helm_core.gotemplate import budget, gofmt
 from helm_core.gotemplate.funcs import casing, conversion, gohelpers
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 _b = gohelpers.to_bytes
 _s = gohelpers.from_bytes
