@@ -113,7 +113,8 @@ TIMERS = Timers()
 
 class Deferred:
     """A write announcing work in progress, made only if the work is still running after
-    ``delay_s`` (at once when ``delay_s`` is 0).
+    ``delay_s`` (at once when ``delay_s`` is 0, raising what ``write`` raises; a later write's
+    errors go to ``on_error``).
 
     The work calls :meth:`settle` before its own final write: the announcement is then either
     stopped before it started or waited for to its end (both under one lock), so it can never
@@ -130,8 +131,9 @@ class Deferred:
         self._timer: Timer | None = None
         if delay_s > 0:
             self._timer = timers.call_later(delay_s, self._announce)
-        else:
-            self._announce()
+        else:  # at once, in the caller's thread: its errors are the caller's
+            write()
+            self._written = True
 
     def _announce(self) -> None:
         with self._lock:
