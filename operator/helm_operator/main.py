@@ -82,7 +82,7 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--metrics-port", type=int, default=None)
     run.add_argument("--announce-after", default=None, metavar="DURATION",
                      help="how long an operation runs before Reconciling and the Release's "
-                          "pending status are written (default 2s; 0 at once)")
+                          "pending status are written (default 2s; 0s at once)")
     run.add_argument("--kubeconfig", default=None)
     run.add_argument("--in-cluster", action="store_true", default=None)
     run.add_argument("--cache-dir", default=None, help="chart cache folder")
@@ -278,8 +278,8 @@ def _seconds(text: str, default: float, what: str, *, zero: bool = False) -> flo
         seconds = parse_duration(text, default)
     except HelmError as exc:
         raise ValueError(f"{what}: {exc}") from None
-    if seconds < 0 or (seconds == 0 and not zero):
-        raise ValueError(f"{what} must be {'0 or more' if zero else 'positive'}, not {text!r}")
+    if seconds <= 0 and not (zero and seconds == 0):
+        raise ValueError(f"{what} must be positive, not {text!r}")
     return seconds
 
 

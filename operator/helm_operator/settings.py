@@ -93,7 +93,7 @@ class RuntimeSettings:
     is still running then (a long ``--wait`` shows them after this grace). A faster operation
     writes its result alone, two custom-resource writes fewer, the API server's costliest
     requests (docs/scale.md); kstatus reads ``observedGeneration < generation`` as in progress
-    meanwhile. 0 writes them at once."""
+    meanwhile. 0 (`--announce-after 0s`) writes them at once."""
 
     def __post_init__(self) -> None:
         if not 1 <= self.workers <= MAX_WORKERS:
