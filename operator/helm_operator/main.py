@@ -82,7 +82,7 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--metrics-port", type=int, default=None)
     run.add_argument("--announce-after", default=None, metavar="DURATION",
                      help="how long an operation runs before Reconciling and the Release's "
-                          "pending status are written (default 2s; 0s at once)")
+                          "pending status are written (default 5s; 0s at once)")
     run.add_argument("--kubeconfig", default=None)
     run.add_argument("--in-cluster", action="store_true", default=None)
     run.add_argument("--cache-dir", default=None, help="chart cache folder")

@@ -67,7 +67,7 @@ def test_bad_settings_are_refused(argv, env, message):
 
 
 def test_announce_after_is_a_duration_and_0s_announces_at_once():
-    assert main.parse(["run"], {}).settings.runtime.announce_after_s == 2.0
+    assert main.parse(["run"], {}).settings.runtime.announce_after_s == 5.0
     assert main.parse(["run", "--announce-after", "0s"], {}).settings.runtime.announce_after_s == 0
     env = {"HELM_OPERATOR_ANNOUNCE_AFTER": "1500ms"}
     assert main.parse(["run"], env).settings.runtime.announce_after_s == 1.5
