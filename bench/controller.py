@@ -25,6 +25,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+import yaml  # noqa: E402
 from kubernetes import client as k8s  # noqa: E402
 from kubernetes import config as k8s_config  # noqa: E402
 from kubernetes import watch as k8s_watch  # noqa: E402
@@ -88,6 +89,52 @@ def setup_namespace(api: k8s.ApiClient, prefix: str) -> str:
     core.create_namespaced_config_map(ns, {"metadata": {"name": "chart"},
                                            "binaryData": {"c.tgz": base64.b64encode(chart()).decode()}})
     return ns
+
+
+AUTHS = ("serviceaccount", "admin")
+#: What the replicas run as, from deploy/: the controller's ServiceAccount, bound to its ClusterRole.
+CONTROLLER_OBJECTS = ("namespace.yaml", "serviceaccount.yaml", "rbac.yaml")
+CONTROLLER_ACCOUNT = ("helm-operator-system", "helm-operator")
+TOKEN_SECONDS = 3 * 3600
+
+
+def replica_kubeconfig(api: k8s.ApiClient, kubeconfig: Path, auth: str) -> Path:
+    """The kubeconfig the replicas use. ``serviceaccount`` (as in a cluster): the controller's
+    ServiceAccount and ClusterRole from deploy/, a token from the TokenRequest API (the API
+    server caches the authentication of a token, whereas it verifies a client certificate on
+    every request); ``admin``: the cluster's admin kubeconfig (its client certificate)."""
+    if auth == "admin":
+        return kubeconfig
+    subprocess.run(["kubectl", f"--kubeconfig={kubeconfig}", "apply",
+                    *(f"--filename={ROOT / 'deploy' / name}" for name in CONTROLLER_OBJECTS)],
+                   check=True, capture_output=True)
+    namespace, account = CONTROLLER_ACCOUNT
+    token = k8s.CoreV1Api(api).create_namespaced_service_account_token(
+        account, namespace, {"spec": {"expirationSeconds": TOKEN_SECONDS}}).status.token
+    admin = yaml.safe_load(kubeconfig.read_text())
+    context = next(c for c in admin["contexts"] if c["name"] == admin["current-context"])["context"]
+    cluster = next(c for c in admin["clusters"] if c["name"] == context["cluster"])
+    path = Path(tempfile.mkdtemp(prefix="bench-sa-")) / "kubeconfig"
+    path.write_text(yaml.safe_dump({
+        "apiVersion": "v1", "kind": "Config", "clusters": [cluster],
+        "users": [{"name": account, "user": {"token": token}}],
+        "contexts": [{"name": account, "context": {"cluster": cluster["name"], "user": account}}],
+        "current-context": account}))
+    path.chmod(0o600)
+    return path
+
+
+def add_auth_flag(args: argparse.ArgumentParser) -> None:
+    args.add_argument("--auth", choices=AUTHS, default="serviceaccount",
+                      help="how the replicas authenticate (default: a ServiceAccount token, as in "
+                           "a cluster; admin: the admin kubeconfig's client certificate)")
+
+
+def describe_auth(auth: str) -> str:
+    namespace, account = CONTROLLER_ACCOUNT
+    return (f"replicas authenticate with a ServiceAccount token ({namespace}/{account}, ClusterRole "
+            f"{account} from deploy/)" if auth == "serviceaccount"
+            else "replicas authenticate with the admin kubeconfig's client certificate")
 
 
 class Replica:
@@ -218,10 +265,11 @@ def delete_namespace(core: k8s.CoreV1Api, ns: str) -> float:
     return time.monotonic() - start
 
 
-def run(api: k8s.ApiClient, kubeconfig: Path, count: int, workers: int) -> None:
+def run(api: k8s.ApiClient, kubeconfig: Path, count: int, workers: int, auth: str) -> None:
     objects = k8s.CustomObjectsApi(api)
     ns = setup_namespace(api, f"bench-{count}")
-    replica = Replica(kubeconfig, ["-n", ns, "--workers", str(workers)])
+    print(describe_auth(auth), flush=True)
+    replica = Replica(replica_kubeconfig(api, kubeconfig, auth), ["-n", ns, "--workers", str(workers)])
     time.sleep(3)
     cpu0, workers_cpu0 = replica.cpu(), replica.workers_cpu()
     start = time.monotonic()
@@ -272,11 +320,12 @@ def main() -> int:
     args = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     args.add_argument("--count", type=int, action="append")
     args.add_argument("--workers", type=int, default=settings.DEFAULT_WORKERS)
+    add_auth_flag(args)
     opts = args.parse_args()
 
     def work(api: k8s.ApiClient, kubeconfig: Path) -> None:
         for count in opts.count or [100]:
-            run(api, kubeconfig, count, opts.workers)
+            run(api, kubeconfig, count, opts.workers, opts.auth)
 
     on_cluster(work)
     return 0

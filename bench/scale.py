@@ -9,6 +9,10 @@ costs the API server: requests by verb (``apiserver_request_total``) and the byt
 With ``--interval S`` the requests get ``spec.interval: Ss`` and, once all are Ready, the API
 requests of 2 intervals of idle checks are counted too (the steady-state cost).
 
+``--auth serviceaccount`` (the default) runs the replicas as the controller's ServiceAccount
+with a token, as in a cluster; ``--auth admin`` with the admin kubeconfig's client certificate
+(which the API server verifies on every request: 8-9% of its CPU in a profile).
+
 Goal (issue 17): 3000 requests over 3 shards Ready within 120 s on a 2-core machine, <= 200 MB
 RSS per replica. Uses ``HELM_CONTROLLER_E2E_KUBECONFIG`` when set, else starts its own cluster.
 """
@@ -89,10 +93,12 @@ def control_plane(kubeconfig: Path) -> dict[str, int]:
 
 
 def run(api: k8s.ApiClient, kubeconfig: Path, count: int, shards: int, workers: int,
-        interval_s: int) -> None:
+        interval_s: int, auth: str) -> None:
     objects = k8s.CustomObjectsApi(api)
     ns = bench.setup_namespace(api, f"scale-{count}")
-    replicas = [bench.Replica(kubeconfig, ["-n", ns, "--workers", str(workers),
+    print(bench.describe_auth(auth), flush=True)
+    replica_config = bench.replica_kubeconfig(api, kubeconfig, auth)
+    replicas = [bench.Replica(replica_config, ["-n", ns, "--workers", str(workers),
                                            "--selector", f"{SHARD_KEY}=shard{k}"]) for k in range(shards)]
     time.sleep(3)
     cpu0 = [r.cpu() for r in replicas]
@@ -152,11 +158,12 @@ def main() -> int:
     args.add_argument("--shards", type=int, default=3)
     args.add_argument("--workers", type=int, default=settings.DEFAULT_WORKERS)
     args.add_argument("--interval", type=int, default=0, help="spec.interval in seconds (0: default)")
+    bench.add_auth_flag(args)
     opts = args.parse_args()
 
     def work(api: k8s.ApiClient, kubeconfig: Path) -> None:
         for count in opts.count or [300]:
-            run(api, kubeconfig, count, opts.shards, opts.workers, opts.interval)
+            run(api, kubeconfig, count, opts.shards, opts.workers, opts.interval, opts.auth)
 
     bench.on_cluster(work)
     return 0

@@ -60,7 +60,9 @@ def ctl(cluster: ClusterInfo, kubectl: Kubectl, tmp_path_factory: pytest.TempPat
     kubectl("wait", "--for=condition=Established", "crd/helmrequests.helm.sh", "--timeout=60s")
     controller = Controller(cluster, tmp_path_factory.mktemp("isolation") / "controller.log",
                             args=("--render-timeout", "6s", "--render-cpu", "6s",
-                                  "--render-memory", "512Mi", "--render-workers", "3"))
+                                  "--render-memory", "512Mi", "--render-workers", "3",
+                                  # Reconciling well inside the render timeout (below)
+                                  "--announce-after", "1s"))
     controller.start()
     yield controller
     controller.stop()
@@ -116,8 +118,8 @@ def test_sigterm_stops_within_seconds_while_a_render_runs(ctl: Controller, api: 
     spaces.append(ns)
     setup_namespace(api, ns, chart=hostile_chart("slow", SLOW))
     request(objects, ns)
-    # Reconciling is written just before the chart goes to a worker, whose render then runs
-    # for the 6 s of the render timeout: the signal comes in the middle of it
+    # Reconciling is written 1 s (--announce-after) into the operation, whose render in a
+    # worker runs for the 6 s of the render timeout: the signal comes in the middle of it
     wait_for(objects, ns, lambda o: condition(o, "Reconciling") is not None, timeout=30)
     assert condition(get(objects, ns), "Stalled") is None
     started = time.monotonic()

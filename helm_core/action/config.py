@@ -65,17 +65,19 @@ class Configuration:
 
 
 def on_cluster(client: kclient.ClusterClient, *, storage: str = "release", helm_secrets: str = "keep",
-               **options: Any) -> Configuration:
+               announce_after_s: float = 0.0, **options: Any) -> Configuration:
     """A configuration storing releases on the cluster of ``client``: how callers outside
     helm_core (the controller, the CLI) get one without knowing the storage drivers.
 
     ``storage`` is ``release`` (ours, adopting releases stock helm made, whose Secrets are then
     kept or deleted as ``helm_secrets`` says) or ``helm`` (helm's own format). Raises
-    ``ValueError`` naming an unknown storage or policy.
+    ``ValueError`` naming an unknown storage or policy. ``announce_after_s``: an operation
+    running this long shows its pending version in the ``Release`` status (0: at once).
     """
     from helm_core.storage import select
 
-    driver = select.open_driver(client, storage=storage, helm_secrets=helm_secrets, log=options.get("log"))
+    driver = select.open_driver(client, storage=storage, helm_secrets=helm_secrets, log=options.get("log"),
+                                announce_after_s=announce_after_s)
     return Configuration(client=client, driver=driver, **options)
 
 

@@ -17,10 +17,10 @@ Rules:
   are whole seconds) against the server's time now, so a contender whose clock runs ahead
   cannot steal a live lock. ``renewTime`` (the holder's clock) is only read for Leases written
   without managed fields.
-- While held, it is renewed every ``renew_every_s`` by the process's one renewal thread
-  (:class:`Renewals`: a thread started and joined per operation cost a controller running many
-  operations at once more than the operation's own requests; each due renewal runs in a
-  thread of its own, so a slow one delays no other); a failed renewal (someone took it over
+- While held, it is renewed every ``renew_every_s`` by the process's one scheduler
+  (:class:`Renewals` on ``helm_core.support.timers``: a thread started and joined per
+  operation cost a controller running many operations at once more than the operation's own
+  requests; a due renewal never waits for a slow one); a failed renewal (someone took it over
   after we stalled longer than the duration) marks the lock lost: ``check`` then raises
   ``LockedError`` so the operation stops before writing its result.
 - ``release`` stops renewing and deletes the Lease only if it is still ours (delete
@@ -33,7 +33,6 @@ import math
 import os
 import socket
 import threading
-import time
 import uuid
 from collections.abc import Callable, Mapping
 from types import TracebackType
@@ -41,6 +40,7 @@ from typing import Any
 
 from helm_core.errors import ClusterError, ConflictError, LockedError, NotFoundError
 from helm_core.kube import client as kclient
+from helm_core.support import timers
 from helm_core.support.records import field, record
 
 LEASE_API_VERSION = "coordination.k8s.io/v1"
@@ -77,44 +77,38 @@ class LockOptions:
 
 
 class Renewals:
-    """Renews every held lock of the process when due, from one daemon thread."""
+    """Renews every held lock of the process when due, on the process's scheduler
+    (``helm_core.support.timers``: one timer thread, reused workers)."""
 
     def __init__(self) -> None:
-        self._wake = threading.Condition()
-        self._due: dict[ReleaseLock, float] = {}
-        self._thread: threading.Thread | None = None
+        self._mutex = threading.Lock()
+        self._due: dict[ReleaseLock, timers.Timer] = {}
 
     def add(self, lock: ReleaseLock, every_s: float) -> None:
-        with self._wake:
-            self._due[lock] = time.monotonic() + every_s
-            if self._thread is None:
-                self._thread = threading.Thread(target=self._run, name="lock-renewals", daemon=True)
-                self._thread.start()
-            self._wake.notify()
+        with self._mutex:
+            self._schedule(lock, every_s)
+
+    def _schedule(self, lock: ReleaseLock, every_s: float) -> None:
+        old = self._due.get(lock)
+        if old is not None:
+            old.cancel()
+        self._due[lock] = timers.TIMERS.call_later(every_s, lambda: self._renew(lock))
 
     def remove(self, lock: ReleaseLock) -> None:
-        with self._wake:
-            self._due.pop(lock, None)
+        with self._mutex:
+            timer = self._due.pop(lock, None)
+        if timer is not None:
+            timer.cancel()
 
     def holds(self, lock: ReleaseLock) -> bool:
-        with self._wake:
+        with self._mutex:
             return lock in self._due
 
-    def _run(self) -> None:
-        while True:
-            with self._wake:
-                now = time.monotonic()
-                ready = [lock for lock, when in self._due.items() if when <= now]
-                for lock in ready:
-                    self._due[lock] = now + lock.renew_every_s
-                if not ready:
-                    self._wake.wait(min(self._due.values(), default=now + 3600) - now)
-                    continue
-            for lock in ready:
-                threading.Thread(target=self._renew, args=(lock,), daemon=True,
-                                 name=f"lock-renew-{lock.ref.name}").start()
-
     def _renew(self, lock: ReleaseLock) -> None:
+        with self._mutex:
+            if lock not in self._due:
+                return
+            self._schedule(lock, lock.renew_every_s)  # the next one is due from now, as before
         try:
             lock.renew()
         except ClusterError:

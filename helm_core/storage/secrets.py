@@ -17,15 +17,22 @@ Layout of one version (``encode``/``decode`` are the only code that knows it):
 The ``Release`` object (``helm.sh/v1alpha1``, same name as the release) carries in ``status``
 the newest version, its status and chart, and the last ``STATUS_HISTORY`` versions; it is
 created with the first version and deleted with the last.
+
+A pending version (an operation starting) reaches the ``Release`` status only if the operation
+still runs ``announce_after_s`` later (0, the default: at once): most operations end sooner and
+their result is the one status write. The Secret, which crash recovery reads, is written at once
+either way; the next status write of the release settles the announcement first (stopped, or
+waited for) and folds the version in when it was never written.
 """
 from __future__ import annotations
 
 import base64
 import contextlib
 import datetime as dt
+import functools
 import gzip
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import ulid
@@ -42,6 +49,7 @@ from helm_core.kube import client as kclient
 from helm_core.kube import resources
 from helm_core.storage import crd
 from helm_core.storage import release as rel
+from helm_core.support import timers
 
 SECRET_TYPE = "helm.sh/release-version"
 MAX_SECRET_BYTES = 1024 * 1024
@@ -165,6 +173,14 @@ def _summary(version: rel.ReleaseVersion) -> dict[str, Any]:
     return entry
 
 
+def merge_all(status: Mapping[str, Any] | None, versions: Iterable[rel.ReleaseVersion]) -> dict[str, Any]:
+    """``merge_status`` of each of ``versions`` in turn."""
+    merged = dict(status or {})
+    for version in versions:
+        merged = merge_status(merged, version)
+    return merged
+
+
 def release_status(history: list[rel.ReleaseVersion]) -> dict[str, Any]:
     """The ``status`` of a ``Release`` for its (ULID-ordered) history; never holds values."""
     head = history[-1]
@@ -202,8 +218,12 @@ def merge_status(status: Mapping[str, Any] | None, version: rel.ReleaseVersion) 
 class SecretsDriver:
     """``Driver`` on a cluster: version Secrets owned by a ``Release`` object."""
 
-    def __init__(self, client: kclient.ClusterClient) -> None:
+    def __init__(self, client: kclient.ClusterClient, *, announce_after_s: float = 0.0) -> None:
         self._client = client
+        self._announce_after_s = announce_after_s
+        # Pending versions whose status write is deferred, by (namespace, name), with the
+        # announcement that writes them (module docstring).
+        self._announcements: dict[tuple[str, str], tuple[timers.Deferred, list[rel.ReleaseVersion]]] = {}
         # What this driver last wrote, by (namespace, name): the next write of the same Secret
         # or Release status uses its resourceVersion as a precondition instead of reading the
         # object first; a conflict (someone wrote meanwhile) falls back to reading.
@@ -256,16 +276,53 @@ class SecretsDriver:
         }, subresource="status", force=True)
         self._releases[(namespace, name)] = written
 
-    def _record(self, release: Mapping[str, Any], version: rel.ReleaseVersion, *,
-                guarded: bool = False) -> None:
-        """Fold one written version into the Release status (O(1), no history read);
-        ``guarded``: only if ``release`` is still current (else ``ConflictError``)."""
-        meta = release.get("metadata") or {}
-        resource_version = meta.get("resourceVersion", "") if guarded else ""
-        self._write_status(version.namespace, version.name,
-                           merge_status(release.get("status"), version), resource_version)
+    def _publish(self, namespace: str, name: str, versions: list[rel.ReleaseVersion], *,
+                 created: Sequence[rel.ReleaseVersion] = ()) -> None:
+        """Fold ``versions`` (just written to their Secrets) into the Release status (O(1), no
+        history read), guarded by the Release as this driver last saw it; when someone wrote it
+        since, read it, and when it is a new Release (recreated meanwhile) the Secrets of
+        ``created`` (versions this driver created) become its own."""
+        key = (namespace, name)
+        known = self._releases.get(key)
+        if known is not None:
+            try:
+                self._write_status(namespace, name, merge_all(known.get("status"), versions),
+                                   (known.get("metadata") or {}).get("resourceVersion", ""))
+                return
+            except ConflictError:
+                pass  # written by someone else since: read it
+        try:
+            current = self._client.get(kclient.ObjectRef(RELEASE_API_VERSION, RELEASE_KIND, name, namespace))
+        except NotFoundError:
+            if created:
+                raise
+            return  # a version outliving its Release is being garbage-collected
+        newest = {version.version: version for version in versions}
+        for version in created:
+            self._own(current, newest[version.version])
+        self._write_status(namespace, name, merge_all(current.get("status"), versions))
+
+    def _own(self, release: Mapping[str, Any], version: rel.ReleaseVersion) -> None:
+        """Make ``release`` the owner of ``version``'s Secret (as this driver last wrote it)."""
+        key = (version.namespace, secret_name(version.name, version.version))
+        meta = self._secrets.get(key)
+        wanted = _owner_reference(release)
+        if meta is None or (meta.get("ownerReferences") or [None])[0] == wanted:
+            return
+        secret = encode(version)
+        secret["metadata"]["ownerReferences"] = [wanted]
+        self._secrets[key] = self._replace(secret, {"resourceVersion": meta["resourceVersion"]})["metadata"]
+
+    def _settle(self, namespace: str, name: str) -> list[rel.ReleaseVersion]:
+        """Settle the release's deferred announcement: the pending versions it did not write."""
+        announced = self._announcements.pop((namespace, name), None)
+        if announced is None:
+            return []
+        deferred, versions = announced
+        return [] if deferred.settle() else versions
 
     def create(self, version: rel.ReleaseVersion) -> None:
+        unannounced = self._settle(version.namespace, version.name)
         secret = encode(version)
         owner = self.ensure_release(version.namespace, version.name)
         secret["metadata"]["ownerReferences"] = [_owner_reference(owner)]
@@ -273,20 +330,18 @@ class SecretsDriver:
             created = self._client.create(secret)
         except ConflictError as exc:
             raise exists_error(version) from exc
-        try:
-            # guarded: the Release may have been read a while ago (known_release)
-            self._record(owner, version, guarded=True)
-        except ConflictError:
-            owner = self._client.get(kclient.ObjectRef(RELEASE_API_VERSION, RELEASE_KIND,
-                                                       version.name, version.namespace))
-            if _owner_reference(owner) != secret["metadata"]["ownerReferences"][0]:
-                # recreated meanwhile: the version must belong to the Release that exists
-                secret["metadata"]["ownerReferences"] = [_owner_reference(owner)]
-                created = self._replace(secret, {"resourceVersion": created["metadata"]["resourceVersion"]})
-            self._record(owner, version)
         self._secrets[(version.namespace, created["metadata"]["name"])] = created["metadata"]
+        versions = [*unannounced, version]
+        publish = functools.partial(self._publish, version.namespace, version.name, versions,
+                                    created=versions)
+        if version.status.pending and self._announce_after_s > 0:
+            self._announcements[(version.namespace, version.name)] = (
+                timers.Deferred(publish, self._announce_after_s), versions)
+        else:
+            publish()
 
     def update(self, version: rel.ReleaseVersion) -> None:
+        unannounced = self._settle(version.namespace, version.name)
         secret = encode(version)
         ref = self._ref(version.namespace, version.name, version.version)
         known = self._secrets.pop((ref.namespace, ref.name), None)
@@ -300,19 +355,7 @@ class SecretsDriver:
         except NotFoundError as exc:
             raise missing_version(version.namespace, version.name, version.version) from exc
         self._secrets[(ref.namespace, ref.name)] = written["metadata"]
-        release = self._releases.pop((version.namespace, version.name), None)
-        if release is not None:
-            try:
-                self._record(release, version, guarded=True)
-                return
-            except ConflictError:
-                pass  # written by someone else since: read it
-        release_ref = kclient.ObjectRef(RELEASE_API_VERSION, RELEASE_KIND, version.name,
-                                        version.namespace)
-        try:
-            self._record(self._client.get(release_ref), version)
-        except NotFoundError:
-            pass  # a version outliving its Release is being garbage-collected
+        self._publish(version.namespace, version.name, [*unannounced, version], created=unannounced)
 
     def _replace(self, secret: dict[str, Any], meta: Mapping[str, Any]) -> dict[str, Any]:
         """Replace a version Secret over ``meta`` (its resourceVersion and owner references)."""
@@ -338,6 +381,7 @@ class SecretsDriver:
                                 if s.get("type") == SECRET_TYPE)
 
     def delete(self, namespace: str, name: str, version: ulid.ULID) -> rel.ReleaseVersion:
+        self._settle(namespace, name)  # the status is rebuilt from the Secrets below
         stored = self.get(namespace, name, version)
         self._client.delete(self._ref(namespace, name, version))
         remaining = self._history(namespace, name, payloads=False)

@@ -80,6 +80,9 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--log-format", choices=settings_mod.LOG_FORMATS, default=None)
     run.add_argument("--probe-port", type=int, default=None)
     run.add_argument("--metrics-port", type=int, default=None)
+    run.add_argument("--announce-after", default=None, metavar="DURATION",
+                     help="how long an operation runs before Reconciling and the Release's "
+                          "pending status are written (default 5s; 0s at once)")
     run.add_argument("--kubeconfig", default=None)
     run.add_argument("--in-cluster", action="store_true", default=None)
     run.add_argument("--cache-dir", default=None, help="chart cache folder")
@@ -139,7 +142,9 @@ def parse(argv: Sequence[str], env: Mapping[str, str]) -> Invocation:
         probe_port=_int(pick(args.probe_port, "PROBE_PORT", str(settings_mod.DEFAULT_PROBE_PORT)),
                         "probe port"),
         metrics_port=_int(pick(args.metrics_port, "METRICS_PORT",
-                               str(settings_mod.DEFAULT_METRICS_PORT)), "metrics port"))
+                               str(settings_mod.DEFAULT_METRICS_PORT)), "metrics port"),
+        announce_after_s=_seconds(pick(args.announce_after, "ANNOUNCE_AFTER"),
+                                  settings_mod.DEFAULT_ANNOUNCE_AFTER_S, "announce after", zero=True))
     render = settings_mod.RenderSettings(
         limits=RenderLimits(
             timeout_s=_seconds(pick(args.render_timeout, "RENDER_TIMEOUT"), DEFAULT_LIMITS.timeout_s,
@@ -263,7 +268,7 @@ def _bool(text: str, what: str) -> bool:
     return word in TRUE_WORDS
 
 
-def _seconds(text: str, default: float, what: str) -> float:
+def _seconds(text: str, default: float, what: str, *, zero: bool = False) -> float:
     if not text:
         return default
     from helm_core.errors import HelmError
@@ -273,7 +278,7 @@ def _seconds(text: str, default: float, what: str) -> float:
         seconds = parse_duration(text, default)
     except HelmError as exc:
         raise ValueError(f"{what}: {exc}") from None
-    if seconds <= 0:
+    if seconds <= 0 and not (zero and seconds == 0):
         raise ValueError(f"{what} must be positive, not {text!r}")
     return seconds
 

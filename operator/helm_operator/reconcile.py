@@ -183,7 +183,7 @@ def configuration(rt: Runtime, client: kclient.ClusterClient, meta: Mapping[str,
         return action_config.on_cluster(
             client, storage=spec.get("storage") or "release",
             helm_secrets=(spec.get("adopt") or {}).get("helmSecrets") or "keep",
-            log=rt.log, **options,
+            log=rt.log, announce_after_s=rt.settings.runtime.announce_after_s, **options,
             **({"cancelled": functools.partial(rt.superseded, meta)} if cancellable else {}))
     except ValueError as exc:
         raise errors.RequestError(f"spec: {exc}", reason="InvalidSpec") from None

@@ -3,7 +3,12 @@
 Rules:
 - Status is written by the controller alone, with server-side apply on the status subresource
   (field manager ``helm-operator``), so it is whole after every step.
-- Before an install/upgrade, Reconciling is posted so ``kubectl get hreq`` shows work.
+- Before an install/upgrade, Reconciling is announced so ``kubectl get hreq`` shows work, but
+  written only if the operation still runs ``runtime.announce_after_s`` later (one timer of the
+  process's scheduler, ``helm_core.support.timers``, no thread per operation): a fast one writes
+  its result alone (kstatus reads ``observedGeneration < generation`` as in progress meanwhile).
+  The announcement is settled (stopped, or waited for) before the final status is written, so
+  it never lands after it.
 - A failure is a condition with a reason and message, a Warning Event, and a retry policy:
   release failures (wait failed) follow ``remediation.retries`` (default 0) and run the
   remediation strategy; transient cluster/source errors retry up to
@@ -23,6 +28,7 @@ from typing import Any
 import kopf
 
 from helm_core import errors as core_errors
+from helm_core.support import timers
 from helm_operator import errors, identity, reconcile, requester, status
 from helm_operator import metrics as metrics_mod
 
@@ -44,6 +50,18 @@ def write_status(rt: reconcile.Runtime, body: Mapping[str, Any], new: Mapping[st
     rt.admin.apply({"apiVersion": identity.API_VERSION, "kind": identity.KIND,
                     "metadata": {"name": meta["name"], "namespace": meta["namespace"]},
                     "status": dict(new)}, subresource="status", force=True)
+
+
+def _announce(rt: reconcile.Runtime, body: Mapping[str, Any],
+              reconciling: Mapping[str, Any]) -> timers.Deferred:
+    """Write ``reconciling`` if the operation still runs after the announce grace."""
+    meta = body["metadata"]
+
+    def failed(exc: Exception) -> None:
+        rt.log(f"cannot write status of {meta['namespace']}/{meta['name']}: {exc}")
+
+    return timers.Deferred(lambda: write_status(rt, body, reconciling),
+                           rt.settings.runtime.announce_after_s, on_error=failed)
 
 
 def state_of(st: Mapping[str, Any]) -> str:
@@ -68,17 +86,20 @@ def apply(rt: reconcile.Runtime, body: Mapping[str, Any], *, retry: int,
         return
     started = time.monotonic()
     metrics.in_flight.inc()
+    announcement: timers.Deferred | None = None
     try:
         announce = not status.is_ready(old, generation)
         if not interval_check and announce and not (body.get("spec") or {}).get("suspend"):
             message = "upgrading" if old.get("version") else "installing"
             old = status.reconciling(old, generation=generation, message=f"{message} the release",
                                      now=status.now_rfc3339())
-            write_status(rt, body, old)
+            announcement = _announce(rt, body, old)
         live = dict(body, status=old)
         try:
             outcome = reconcile.apply(rt, live)
         except Exception as exc:  # noqa: BLE001 - every failure becomes status and policy
+            if announcement is not None:
+                announcement.settle()
             if rt.stopping():
                 # the shutdown broke it (workers killed, waits cut): no verdict on the request;
                 # the next start resumes it
@@ -93,7 +114,8 @@ def apply(rt: reconcile.Runtime, body: Mapping[str, Any], *, retry: int,
             raise AssertionError("unreachable") from None
         new, acted_as = requester.applied(rt.admin, body, outcome.action, outcome.status,
                                           default=rt.settings.security.act_as, log=rt.log)
-        if new != old:  # an idle check writes nothing
+        announced = announcement.settle() if announcement is not None else True
+        if new != old or not announced:  # an idle check writes nothing
             write_status(rt, body, new)
         metrics.set_state(meta["uid"], state_of(outcome.status))
         metrics.observe(action=outcome.action, result="success", seconds=time.monotonic() - started)

@@ -57,12 +57,20 @@ def test_flags_win_over_environment():
     (["run", "--selector", "shard in shard1"], {},
      "invalid label selector 'shard in shard1': cannot parse 'shard in shard1'"),
     (["run", "--selector", "a=1,=b"], {}, "invalid label selector 'a=1,=b': cannot parse '=b'"),
+    (["run", "--announce-after=-1s"], {}, "announce after: invalid duration '-1s' (want e.g. 5m, 90s, 1h30m)"),
 ], ids=["lua", "workers-text", "workers-range", "watch-values-from", "selector-in",
-        "selector-key"])
+        "selector-key", "announce-after"])
 def test_bad_settings_are_refused(argv, env, message):
     with pytest.raises(ValueError) as info:
         main.parse(argv, env)
     assert str(info.value) == message
+
+
+def test_announce_after_is_a_duration_and_0s_announces_at_once():
+    assert main.parse(["run"], {}).settings.runtime.announce_after_s == 5.0
+    assert main.parse(["run", "--announce-after", "0s"], {}).settings.runtime.announce_after_s == 0
+    env = {"HELM_OPERATOR_ANNOUNCE_AFTER": "1500ms"}
+    assert main.parse(["run"], env).settings.runtime.announce_after_s == 1.5
 
 
 def test_leader_election_and_shard_flags():

@@ -280,7 +280,8 @@ def test_a_release_installed_and_claimed_is_annotated_with_its_request(tmp_path)
 def test_what_a_first_install_asks_of_the_cluster(tmp_path, monkeypatch):
     """Every request of a first install, by verb and kind (the API server's cost per install,
     docs/scale.md): the history is listed once per storage, under the release's lock; the claim
-    creates the Release without reading it first; the version's writes need no further reads."""
+    creates the Release without reading it first; the version's writes need no further reads; an
+    install faster than the announce grace writes no Reconciling and no pending status."""
     import collections
 
     w = World(tmp_path)
@@ -302,11 +303,105 @@ def test_what_a_first_install_asks_of_the_cluster(tmp_path, monkeypatch):
     monkeypatch.undo()
     assert conditions(w.current())["Ready"] == ("True", "InstallSucceeded")
     assert calls == {
-        "apply HelmRequest/status": 2,  # Reconciling, then Ready
+        "apply HelmRequest/status": 1,  # Ready (Reconciling only for an install outlasting the grace)
         "get Namespace": 1, "get ServiceAccount": 1,  # both remembered for a minute
         "get ConfigMap": 2,  # the chart; the object about to be applied (adoption check)
         "create Release": 1, "create Lease": 1, "delete Lease": 1,
         "list Secret": 2,  # helm-core's versions, then Helm's (adoption)
-        "create Secret": 1, "replace Secret": 1, "apply Release/status": 2,  # pending, deployed
+        "create Secret": 1, "replace Secret": 1, "apply Release/status": 1,  # deployed (pending likewise)
         "apply ConfigMap": 1,
     }
+
+
+def _announcing_world(tmp_path, monkeypatch, grace_s: float) -> tuple[World, list[str]]:
+    """A world whose runner announces after ``grace_s``; returns it and the Ready condition
+    of every HelmRequest status write, in order."""
+    w = World(tmp_path)
+    w.rt.settings = settings.OperatorSettings(runtime=settings.RuntimeSettings(announce_after_s=grace_s))
+    written: list[str] = []
+    original = runner.write_status
+
+    def recording(rt, body, new):
+        original(rt, body, new)
+        written.append(next(c["status"] for c in new["conditions"] if c["type"] == "Ready"))
+
+    monkeypatch.setattr(runner, "write_status", recording)
+    return w, written
+
+
+def _slowed(monkeypatch, before_apply) -> None:
+    original = reconcile.apply
+
+    def slow(rt, body):
+        before_apply()
+        return original(rt, body)
+
+    monkeypatch.setattr(reconcile, "apply", slow)
+
+
+def test_an_install_outlasting_the_grace_shows_reconciling(tmp_path, monkeypatch):
+    import time
+
+    w, written = _announcing_world(tmp_path, monkeypatch, grace_s=0.05)
+    w.request()
+    seen: list[tuple[str, str]] = []
+
+    def wait_for_the_announcement() -> None:
+        deadline = time.monotonic() + 5
+        while not written and time.monotonic() < deadline:
+            time.sleep(0.01)
+        seen.append(conditions(w.current())["Reconciling"])
+
+    _slowed(monkeypatch, wait_for_the_announcement)
+    obj = w.run()
+    assert seen == [("True", "Progressing")]
+    assert written == ["Unknown", "True"]
+    assert conditions(obj) == {"Ready": ("True", "InstallSucceeded"), "Released": ("True", "InstallSucceeded")}
+
+
+def test_an_install_within_the_grace_writes_its_result_alone(tmp_path, monkeypatch):
+    w, written = _announcing_world(tmp_path, monkeypatch, grace_s=30)
+    w.request()
+    obj = w.run()
+    assert written == ["True"]
+    assert "Reconciling" not in conditions(obj)
+    assert obj["status"]["observedGeneration"] == 1
+
+
+def test_a_failure_within_the_grace_writes_its_verdict_alone(tmp_path, monkeypatch):
+    w, written = _announcing_world(tmp_path, monkeypatch, grace_s=30)
+    w.request(values={"n": "x"})
+    with pytest.raises(kopf.PermanentError):
+        w.run()
+    assert written == ["False"]
+    assert conditions(w.current())["Stalled"] == ("True", "ValuesInvalid")
+
+
+def test_an_announcement_in_flight_never_lands_after_the_result(tmp_path, monkeypatch):
+    """The race: the grace ends while the install finishes. The Reconciling write is under way
+    (held here until the result is ready to be written); the result waits for it, so Ready is
+    the last word."""
+    import threading
+
+    w = World(tmp_path)
+    w.rt.settings = settings.OperatorSettings(runtime=settings.RuntimeSettings(announce_after_s=0.01))
+    announcing, let_go = threading.Event(), threading.Event()
+    original = runner.write_status
+    order: list[str] = []
+
+    def held(rt, body, new):
+        ready = next(c["status"] for c in new["conditions"] if c["type"] == "Ready")
+        if ready == "Unknown":
+            announcing.set()
+            let_go.wait(5)
+        original(rt, body, new)
+        order.append(ready)
+
+    monkeypatch.setattr(runner, "write_status", held)
+    _slowed(monkeypatch, lambda: announcing.wait(5))
+    threading.Timer(0.2, let_go.set).start()  # the result is ready well before the announcement lands
+    w.request()
+    obj = w.run()
+    assert order == ["Unknown", "True"]
+    assert conditions(obj)["Ready"] == ("True", "InstallSucceeded")
+    assert "Reconciling" not in conditions(obj)

@@ -5,6 +5,7 @@ import base64
 import gzip
 import json
 import random
+import time
 
 import pytest
 
@@ -235,3 +236,92 @@ def test_a_stale_release_object_is_read_again_and_the_version_belongs_to_the_cur
         "apiVersion": "helm.sh/v1alpha1", "kind": "Release", "name": "web",
         "uid": current["metadata"]["uid"], "controller": True}]
     assert client.get(ref)["status"]["version"] == str(version.version)
+
+
+def _release_status(client, name="web", namespace="demo"):
+    return client.get(kclient.ObjectRef("helm.sh/v1alpha1", "Release", name, namespace)).get("status") or {}
+
+
+class StatusWrites(fake.FakeClient):
+    """Records every status written to a Release."""
+
+    def __init__(self, cluster: fake.FakeCluster) -> None:
+        super().__init__(cluster)
+        self.statuses: list[str] = []
+
+    def apply(self, obj, **kwargs):
+        if kwargs.get("subresource") == "status":
+            self.statuses.append(obj["status"]["status"])
+        return super().apply(obj, **kwargs)
+
+
+def test_a_fast_operation_writes_only_its_result_to_the_release_status():
+    client = StatusWrites(fake.FakeCluster())
+    driver = secrets.SecretsDriver(client, announce_after_s=30)
+    pending = make_version(status=rel.Status.PENDING_INSTALL)
+    driver.create(pending)
+    assert driver.get("demo", "web", pending.version).status is rel.Status.PENDING_INSTALL  # the Secret at once
+    driver.update(pending.with_status(rel.Status.DEPLOYED))
+    assert client.statuses == ["deployed"]
+    assert [h["status"] for h in _release_status(client)["history"]] == ["deployed"]
+
+
+def test_a_slow_operation_shows_its_pending_version_after_the_grace():
+    client = StatusWrites(fake.FakeCluster())
+    driver = secrets.SecretsDriver(client, announce_after_s=0.05)
+    pending = make_version(status=rel.Status.PENDING_INSTALL)
+    driver.create(pending)
+    deadline = time.monotonic() + 5
+    while not client.statuses and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert _release_status(client)["status"] == "pending-install"
+    driver.update(pending.with_status(rel.Status.DEPLOYED))
+    assert client.statuses == ["pending-install", "deployed"]
+
+
+def test_an_unannounced_pending_version_is_folded_into_the_next_write():
+    """An upgrade faster than the grace: superseding the old version writes the new one's
+    pending entry too, so the status never shows the old version as the newest."""
+    client = fake.FakeCluster().client()
+    driver = secrets.SecretsDriver(client, announce_after_s=30)
+    first = make_version()
+    driver.create(first)
+    second = make_version(status=rel.Status.PENDING_UPGRADE)
+    driver.create(second)
+    driver.update(first.with_status(rel.Status.SUPERSEDED))
+    status = _release_status(client)
+    assert (status["version"], status["status"]) == (str(second.version), "pending-upgrade")
+    assert [(h["version"], h["status"]) for h in status["history"]] == [
+        (str(first.version), "superseded"), (str(second.version), "pending-upgrade")]
+
+
+def test_a_process_dying_inside_the_grace_leaves_what_recovery_needs():
+    """The pending Secret is written at once: the next operation's recovery (under the lock)
+    marks it failed, and the Release status then says so."""
+    from helm_core.storage import driver as drv
+
+    client = fake.FakeCluster().client()
+    dead = secrets.SecretsDriver(client, announce_after_s=30)
+    pending = make_version(status=rel.Status.PENDING_INSTALL)
+    dead.create(pending)
+    assert "status" not in _release_status(client)  # never announced: it died first
+    _, recovered = drv.recover(secrets.SecretsDriver(client), secrets.SecretsDriver(client).history("demo", "web"))
+    assert [v.version for v in recovered] == [pending.version]
+    status = _release_status(client)
+    assert (status["version"], status["status"]) == (str(pending.version), "failed")
+
+
+def test_a_stale_release_object_found_at_the_deferred_result_write_owns_the_version():
+    client = CountingClient(fake.FakeCluster())
+    driver = secrets.SecretsDriver(client, announce_after_s=30)
+    driver.remember_release(_release_object(client))
+    ref = kclient.ObjectRef("helm.sh/v1alpha1", "Release", "web", "demo")
+    client.delete(ref)  # uninstalled and installed again by someone else meanwhile
+    current = _release_object(client)
+    version = make_version(status=rel.Status.PENDING_INSTALL)
+    driver.create(version)
+    driver.update(version.with_status(rel.Status.DEPLOYED))
+    secret = client.get(kclient.ObjectRef("v1", "Secret", secrets.secret_name("web", version.version), "demo"))
+    assert secret["metadata"]["ownerReferences"][0]["uid"] == current["metadata"]["uid"]
+    assert driver.get("demo", "web", version.version).status is rel.Status.DEPLOYED
+    assert client.get(ref)["status"]["status"] == "deployed"
