@@ -50,6 +50,10 @@ TAKEN = [
      "s: -Xmx1g x#y a,b [c] {d} it's a:b http://h/p?q=1#f\n"),
     ({"a10": 1, "a9": 2, "B": 3, "_": 4}, "_: 4\nB: 3\na9: 2\na10: 1\n"),
     ({"long": "x" * 300}, "long: " + "x" * 300 + "\n"),  # no space: libyaml never folds it
+    ({"c": {"s.sh": "#!/bin/sh\n\n  echo \"$1\" # x: y\n---\n", "t": "a\nb"}, "l": ["x\ny\n", {"k": "1\n2"}]},
+     'c:\n  s.sh: |\n    #!/bin/sh\n\n      echo "$1" # x: y\n    ---\n  t: |-\n    a\n    b\nl:\n- |\n  x\n  y\n'
+     '- k: |-\n    1\n    2\n'),
+    ("multi\nline\n", "|\n  multi\n  line\n"),
     ("text", "text\n"), (7, "7\n"), (None, "null\n"), ({}, "{}\n"), ([], "[]\n"), ([[]], "- []\n"),
 ]
 
@@ -62,8 +66,9 @@ def test_common_values_are_written_as_libyaml_writes_them(value, text):
 
 # Values libyaml writes some other way (single quotes, folding, escapes, literal blocks, "? " keys).
 DECLINED = [" lead", "trail ", "a: b", "a #b", "- x", "-", ":x", "?x", "#x", "*x", "&x", "!x", "|x", ">x",
-            "'q'", '"q"', "%x", "@x", "`x", "---x", "...x", "end:", "tab\there", "new\nline", "caf\u00e9",
-            "w " * 50, {"k" * 200: 1}, {"a\nb": 1}, [b"bytes"]]
+            "'q'", '"q"', "%x", "@x", "`x", "---x", "...x", "end:", "tab\there",
+            "\nlead", " lead\nx", "a \nb", "end \n", "keep\n\n", "\n", "tab\n\tx", "cr\r\nx", "caf\u00e9", "w " * 50,
+            {"k" * 200: 1}, {"a\nb": 1}, [b"bytes"]]
 
 
 @pytest.mark.parametrize("value", DECLINED, ids=lambda v: repr(v)[:40])
@@ -119,11 +124,16 @@ _PARTS = ["a", "Z", "x9", "0", "1", "-1", "1.5", "1e3", ".5", "0x1F", "0o7", "01
           "+", "."]
 
 
+#: Parts of text libyaml writes plain or as a literal block more often.
+_TAME_PARTS = ["a", "Z", "x9", "0", "1", " ", " ", "\n", "\n", "-", "#", ":", "'", '"', "...", "{}", "=", "/"]
+
+
 def _string(rng: random.Random) -> str:
     size = rng.choice([0, 1, 1, 2, 3, 5, 8, 20])
-    text = "".join(rng.choice(_PARTS) for _ in range(size))
-    if rng.random() < 0.1:  # long, with and without spaces
-        text += rng.choice(["x", "word ", "ab:c"]) * rng.randint(10, 60)
+    parts = _TAME_PARTS if rng.random() < 0.5 else _PARTS
+    text = "".join(rng.choice(parts) for _ in range(size))
+    if rng.random() < 0.1:  # long, with and without spaces, some near the 80 columns where libyaml folds
+        text += rng.choice(["x", "word ", "ab:c", " w"]) * rng.randint(10, 60)
     return text
 
 
@@ -185,3 +195,19 @@ def test_a_warm_cli_run_with_a_new_to_yaml_value_imports_no_pyyaml(tmp_path: Pat
     passwords = [line for r in runs for line in r.stdout.splitlines() if line.startswith("  p: ")]
     assert len(passwords) == 2 and passwords[0] != passwords[1]  # a new value each run
     assert runs[1].stderr.strip().splitlines()[-1] == "no pyyaml"
+
+
+def test_lines_near_libyaml_fold_and_key_limits_are_written_as_libyaml_writes_them_or_declined():
+    """Strings with spaces around column 80 (libyaml folds there), keys around 128 characters
+    (longer ones become "? " keys), at several depths; plain and double-quoted."""
+    taken = 0
+    for depth in range(4):
+        for key_size in (1, 9, 30, 120, 125, 126, 127, 128, 129):
+            for size in range(60, 92):
+                for text in ("a b".ljust(size, "c"), "a" * (size - 2) + " b", "1 ".ljust(size, "2") + ":30",
+                             "0".ljust(size, "0")):
+                    value: Any = {"k" * key_size: text}
+                    for _ in range(depth):
+                        value = {"o": [value]}
+                    taken += _check(value)
+    assert taken > 500

@@ -8,7 +8,9 @@ are shared with :mod:`helm_core.golib.goyaml_write`, which drives libyaml's emit
 (tests/test_goyaml_emit.py compares it byte for byte with the libyaml path): block maps and
 lists of them (empty ones as ``{}`` / ``[]``), numbers, booleans, null and strings of printable
 ASCII that libyaml writes plain, or double-quoted without escapes when they would read back as
-another type, on lines too short to be folded. Anything else returns None (the libyaml path).
+another type, on lines too short to be folded, and multi-line ASCII text as a literal block
+(``|`` or ``|-``) when libyaml needs no indentation hint, no keep chomping and no quotes.
+Anything else returns None (the libyaml path).
 """
 from __future__ import annotations
 
@@ -134,6 +136,20 @@ class _Declined(Exception):
     """The value is outside what :func:`emit` proves it writes as libyaml does."""
 
 
+def _literal(s: str, indent: int) -> str:
+    """yaml.v2's literal block for multi-line text, its lines at ``indent``: ``|`` when it ends
+    with one line break, ``|-`` without one."""
+    # libyaml writes double quotes for a space before a break or at the end; an indentation
+    # hint ("|2") for a leading space or break; "|+" (keep) for several final breaks.
+    if (s[0] in " \n" or s[-1] == " " or s.endswith("\n\n") or " \n" in s
+            or not _SAFE.fullmatch(s.replace("\n", ""))):
+        raise _Declined
+    clip = s[-1] == "\n"
+    pad = " " * indent
+    lines = (s[:-1] if clip else s).split("\n")
+    return ("|\n" if clip else "|-\n") + "\n".join(pad + line if line else "" for line in lines)
+
+
 def _string(s: str, column: int, key: bool) -> str:
     """The text of string ``s`` starting at ``column``: plain, or double-quoted when it would
     read back as another type."""
@@ -153,10 +169,11 @@ def _string(s: str, column: int, key: bool) -> str:
     return s
 
 
-def _scalar(value: Any, column: int, key: bool = False) -> str | None:
-    """The one-line text of a scalar or an empty collection, or None for a block collection."""
+def _scalar(value: Any, column: int, indent: int) -> str | None:
+    """The text of a scalar or an empty collection starting at ``column`` (a literal block's
+    lines at ``indent``), or None for a block collection."""
     if isinstance(value, str):
-        return _string(value, column, key)
+        return _literal(value, indent) if "\n" in value else _string(value, column, False)
     if value is None or isinstance(value, (bool, int, float)):
         return scalar_text(value)
     if isinstance(value, dict):
@@ -176,7 +193,7 @@ def _block(value: Any, indent: int, out: list[str], inline: bool) -> None:
             head = f"{'' if inline else pad}{key_text}:"
             inline = False
             item = value[key]
-            text = _scalar(item, indent + len(key_text) + 2)
+            text = _scalar(item, indent + len(key_text) + 2, indent + EMIT_INDENT)
             if text is not None:
                 out.append(f"{head} {text}\n")
             elif isinstance(item, dict):
@@ -189,7 +206,7 @@ def _block(value: Any, indent: int, out: list[str], inline: bool) -> None:
     for item in value:
         head = "-" if inline else pad + "-"
         inline = False
-        text = _scalar(item, indent + 2)
+        text = _scalar(item, indent + 2, indent + EMIT_INDENT)
         if text is not None:
             out.append(f"{head} {text}\n")
         else:
@@ -201,7 +218,7 @@ def emit(plain: Any) -> str | None:
     """``sigs.k8s.io/yaml.Marshal`` text of a value after its JSON step, as
     :func:`helm_core.golib.goyaml_write.emit` writes it, or None when outside this writer's subset."""
     try:
-        text = _scalar(plain, 0)
+        text = _scalar(plain, 0, EMIT_INDENT)
         if text is not None:
             return text + "\n"
         out: list[str] = []
