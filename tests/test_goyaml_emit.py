@@ -54,6 +54,12 @@ TAKEN = [
      'c:\n  s.sh: |\n    #!/bin/sh\n\n      echo "$1" # x: y\n    ---\n  t: |-\n    a\n    b\nl:\n- |\n  x\n  y\n'
      '- k: |-\n    1\n    2\n'),
     ("multi\nline\n", "|\n  multi\n  line\n"),
+    # single quotes where libyaml's analysis forbids plain text in a block
+    ({" lead": "trail ", "a: b": "a #b", "-": "- x", "? x": ":", "{}": "'q'", "---x": "...x", "end:": "#x"},
+     "' lead': 'trail '\n'-': '- x'\n'---x': '...x'\n'? x': ':'\n'{}': '''q'''\n'a: b': 'a #b'\n'end:': '#x'\n"),
+    ([":x", "?x", "-x", "x:y", "a#b", "*x", "&x", "!x", "|x", ">x", '"q"', "%x", "@x", "`x", "[a]", ",x", "--"],
+     "- :x\n- ?x\n- -x\n- x:y\n- a#b\n- '*x'\n- '&x'\n- '!x'\n- '|x'\n- '>x'\n- '\"q\"'\n- '%x'\n- '@x'\n"
+     "- '`x'\n- '[a]'\n- ',x'\n- --\n"),
     ("text", "text\n"), (7, "7\n"), (None, "null\n"), ({}, "{}\n"), ([], "[]\n"), ([[]], "- []\n"),
 ]
 
@@ -64,9 +70,8 @@ def test_common_values_are_written_as_libyaml_writes_them(value, text):
     assert goyaml_write.emit_libyaml(value) == text
 
 
-# Values libyaml writes some other way (single quotes, folding, escapes, literal blocks, "? " keys).
-DECLINED = [" lead", "trail ", "a: b", "a #b", "- x", "-", ":x", "?x", "#x", "*x", "&x", "!x", "|x", ">x",
-            "'q'", '"q"', "%x", "@x", "`x", "---x", "...x", "end:", "tab\there",
+# Values libyaml writes some other way (folding, escapes, literal blocks with hints, "? " keys).
+DECLINED = ["tab\there",
             "\nlead", " lead\nx", "a \nb", "end \n", "keep\n\n", "\n", "tab\n\tx", "cr\r\nx", "caf\u00e9", "w " * 50,
             {"k" * 200: 1}, {"a\nb": 1}, [b"bytes"]]
 
@@ -199,13 +204,13 @@ def test_a_warm_cli_run_with_a_new_to_yaml_value_imports_no_pyyaml(tmp_path: Pat
 
 def test_lines_near_libyaml_fold_and_key_limits_are_written_as_libyaml_writes_them_or_declined():
     """Strings with spaces around column 80 (libyaml folds there), keys around 128 characters
-    (longer ones become "? " keys), at several depths; plain and double-quoted."""
+    (longer ones become "? " keys), at several depths; plain, single- and double-quoted."""
     taken = 0
     for depth in range(4):
         for key_size in (1, 9, 30, 120, 125, 126, 127, 128, 129):
             for size in range(60, 92):
                 for text in ("a b".ljust(size, "c"), "a" * (size - 2) + " b", "1 ".ljust(size, "2") + ":30",
-                             "0".ljust(size, "0")):
+                             "- a#b: c".ljust(size, "d"), "0".ljust(size, "0")):
                     value: Any = {"k" * key_size: text}
                     for _ in range(depth):
                         value = {"o": [value]}

@@ -6,11 +6,11 @@ are shared with :mod:`helm_core.golib.goyaml_write`, which drives libyaml's emit
 
 :func:`emit` writes, without importing PyYAML, the values whose libyaml text is easy to know
 (tests/test_goyaml_emit.py compares it byte for byte with the libyaml path): block maps and
-lists of them (empty ones as ``{}`` / ``[]``), numbers, booleans, null and strings of printable
-ASCII that libyaml writes plain, or double-quoted without escapes when they would read back as
-another type, on lines too short to be folded, and multi-line ASCII text as a literal block
-(``|`` or ``|-``) when libyaml needs no indentation hint, no keep chomping and no quotes.
-Anything else returns None (the libyaml path).
+lists of them (empty ones as ``{}`` / ``[]``), numbers, booleans, null, strings of printable
+ASCII on lines too short to be folded (plain, single-quoted where libyaml's analysis forbids
+plain, double-quoted without escapes when they would read back as another type) and multi-line
+ASCII text as a literal block (``|`` or ``|-``) when libyaml needs no indentation hint, no keep
+chomping and no quotes. Anything else returns None (the libyaml path).
 """
 from __future__ import annotations
 
@@ -127,9 +127,9 @@ SIMPLE_KEY_MAX = 128
 
 #: Printable ASCII with nothing libyaml escapes or must look at twice (no tab, no break).
 _SAFE = re.compile(r"[ -~]*")
-#: Openings libyaml never writes plain in a block: indicators, "- " / "-" alone, "? ", ": ",
-#: documents' "---" and "...".
-_PLAIN_START = re.compile(r"[#,\[\]{}&*!|>'\"%@`?:]|-(?: |$)|---|\.\.\.")
+#: Openings libyaml never writes plain in a block: indicators, "-", "?" or ":" followed by a space
+#: or the end, documents' "---" and "...".
+_PLAIN_START = re.compile(r"[#,\[\]{}&*!|>'\"%@`]|[-?:](?: |$)|---|\.\.\.")
 
 
 class _Declined(Exception):
@@ -151,8 +151,8 @@ def _literal(s: str, indent: int) -> str:
 
 
 def _string(s: str, column: int, key: bool) -> str:
-    """The text of string ``s`` starting at ``column``: plain, or double-quoted when it would
-    read back as another type."""
+    """The text of string ``s`` starting at ``column``: double-quoted when it would read back as
+    another type, else plain, or single-quoted where libyaml's analysis forbids plain in a block."""
     if not _SAFE.fullmatch(s) or (key and len(s) > SIMPLE_KEY_MAX - 2):
         raise _Declined
     # libyaml folds plain and quoted scalars at a space past column 80 (keys are never folded)
@@ -160,12 +160,11 @@ def _string(s: str, column: int, key: bool) -> str:
         raise _Declined
     style = string_style(s)
     if style == '"':
-        if '"' in s or "\\" in s:
+        if '"' in s or "\\" in s:  # escaped by libyaml (no text read as another type has them today)
             raise _Declined
         return f'"{s}"'
-    if (not s or s[0] == " " or s[-1] in " :" or _PLAIN_START.match(s)
-            or ": " in s or " #" in s):
-        raise _Declined  # libyaml would quote it (single quotes), left to it
+    if s[0] == " " or s[-1] in " :" or _PLAIN_START.match(s) or ": " in s or " #" in s:
+        return "'" + s.replace("'", "''") + "'"
     return s
 
 
@@ -223,6 +222,6 @@ def emit(plain: Any) -> str | None:
             return text + "\n"
         out: list[str] = []
         _block(plain, 0, out, False)
-    except _Declined:
+    except (_Declined, RecursionError):  # too deep here: the libyaml path gives its own answer
         return None
     return "".join(out)
