@@ -70,6 +70,14 @@ def test_common_values_are_written_as_libyaml_writes_them(value, text):
     assert goyaml_write.emit_libyaml(value) == text
 
 
+@pytest.mark.parametrize("value", [
+    {"a": {"b": ("word " * 30).strip() + "\n" + "x y " * 40 + "z\n"}},  # literal lines are never folded
+    ["- " + "a b " * 30 + "c\nd"], {"k": "x\n\ny\n  z\n"}, {"k": "#!/bin/sh\n---\n...\n'q' \"q\" a: b #c\n"},
+], ids=lambda v: repr(v)[:40])
+def test_literal_blocks_are_written_as_libyaml_writes_them(value):
+    assert _check(value)
+
+
 # Values libyaml writes some other way (folding, escapes, literal blocks with hints, "? " keys).
 DECLINED = ["tab\there",
             "\nlead", " lead\nx", "a \nb", "end \n", "keep\n\n", "\n", "tab\n\tx", "cr\r\nx", "caf\u00e9", "w " * 50,
