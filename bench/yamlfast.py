@@ -1,6 +1,7 @@
-"""The block YAML reader (goyaml_block) against the PyYAML path: per document, and whole CLI runs.
+"""The YAML reader and writer without PyYAML (goyaml_block, goyaml_emit) against the PyYAML
+path: per document, one new ``toYaml`` value, and whole CLI runs.
 
-Usage: .venv/bin/python bench/yamlfast.py [--against DIR] [--runs N] [chart ...]
+Usage: .venv/bin/python bench/yamlfast.py [--against DIR] [--runs N] [--no-documents] [chart ...]
 (charts: names in ../shared/charts or $HELM_CONTROLLER_SHARED_CHARTS; default postgresql redis nginx)
 
 1. Documents: every real text (tests/goyaml_corpus.py: what rendering each chart of the shared
@@ -11,7 +12,10 @@ Usage: .venv/bin/python bench/yamlfast.py [--against DIR] [--runs N] [chart ...]
 2. One new document: fresh processes importing the reader and decoding the smallest real
    Secret, by the block reader and by the PyYAML path (what a warm run pays for the one
    document a random password changes), median and min wall ms.
-3. CLI: ``helm-core template x CHART`` in fresh processes (collector off, as the console
+3. One new ``toYaml`` value (``{"data": {"redis-password": <random>}}``, what redis writes each
+   run) in fresh processes: ``goyaml.dump`` (the fast writer) against ``goyaml_write.emit_libyaml``
+   (the libyaml path, as every value was written before), import + write, median and min wall ms.
+4. CLI: ``helm-core template x CHART`` in fresh processes (collector off, as the console
    script runs), wall ms (from the first import of helm_core) and CPU ms of the whole process
    (less shifted by other processes than wall time), medians of N runs, ours against another checkout's helm_core
    (``--against DIR``; e.g. ``git archive main helm_core | tar -x -C /tmp/base``):
@@ -116,6 +120,30 @@ def one_new_document(runs: int) -> None:
     print(f"  {load()}")
 
 
+def one_new_value(runs: int) -> None:
+    """What a warm run pays for a toYaml value it has never written: the writer's import and one write."""
+    calls = {"fast (goyaml.dump)": "goyaml.dump(value)",
+             "libyaml (goyaml_write.emit_libyaml)":
+                 "from helm_core.golib import goyaml_write; goyaml_write.emit_libyaml(goyaml.json_step(value))"}
+    times: dict[str, list[float]] = {label: [] for label in calls}
+    pyyaml: dict[str, set[bool]] = {label: set() for label in calls}
+    for i in range(runs):
+        for label, call in calls.items():
+            code = (f"import sys, time; sys.path.insert(0, {str(ROOT)!r}); "
+                    f"from helm_core.golib import goyaml; "  # a CLI run has it (chart loading)
+                    f"value = {{'data': {{'redis-password': 'pw{i:08d}'}}}}; "
+                    f"s = time.perf_counter(); {call}; print(time.perf_counter() - s, 'yaml' in sys.modules)")
+            seconds, loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                                             env=fresh_env()).stdout.split()
+            times[label].append(float(seconds))
+            pyyaml[label].add(loaded == "True")
+    print(f"one new toYaml value in a fresh process, import + write, median (min) of {runs} alternating processes:")
+    for label, t in times.items():
+        print(f"  {label:36} {statistics.median(t) * 1e3:7.2f} ms ({min(t) * 1e3:.2f}), "
+              f"PyYAML {'/'.join(sorted(map(str, pyyaml[label])))}")
+    print(f"  {load()}")
+
+
 def cli_run(code_dir: Path, chart: Path, env: dict[str, str]) -> tuple[float, float, bool, int]:
     """Wall seconds (from the start of the process's imports), CPU seconds of the whole process,
     whether PyYAML was imported, lines printed."""
@@ -176,12 +204,15 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--against", type=Path, help="another checkout whose helm_core is measured too")
     parser.add_argument("--runs", type=int, default=9)
+    parser.add_argument("--no-documents", action="store_true", help="skip part 1 (the documents' decode times)")
     parser.add_argument("charts", nargs="*", default=["postgresql", "redis", "nginx"])
     args = parser.parse_args(argv[1:])
     if not SHARED_CHARTS.is_dir():
         print(f"{SHARED_CHARTS} is absent (set HELM_CONTROLLER_SHARED_CHARTS): examples/charts only, no CLI part")
-    documents()
-    one_new_document(args.runs)
+    if not args.no_documents:
+        documents()
+        one_new_document(args.runs)
+    one_new_value(args.runs)
     if SHARED_CHARTS.is_dir():
         cli([SHARED_CHARTS / name for name in args.charts], args.against, args.runs)
     return 0

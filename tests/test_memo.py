@@ -283,10 +283,11 @@ def test_to_yaml_texts_are_remembered_by_value(disk: memo.DiskMemo, monkeypatch:
 
 
 def test_a_second_cli_run_of_a_chart_does_not_import_pyyaml(tmp_path: Path) -> None:
-    """Chart.yaml, values, toYaml texts and rendered documents all come from the memo."""
+    """Chart.yaml, values, toYaml texts and rendered documents all come from the memo (a label
+    with non-ASCII text needs PyYAML's emitter the first time)."""
     chart = write_chart(tmp_path / "src", {
         "Chart.yaml": chart_yaml("c"),
-        "values.yaml": "labels:\n  tier: web\nports: [80, 443]\n",
+        "values.yaml": "labels:\n  tier: web\n  note: caf\u00e9\nports: [80, 443]\n",
         "templates/cm.yaml": "kind: ConfigMap\nmetadata:\n  labels: {{- toYaml .Values.labels | nindent 4 }}\n"
                              "data:\n  ports: {{ .Values.ports | toJson | quote }}\n"
                              "  parsed: {{ fromYaml \"x: 1\" | toYaml | quote }}\n"})

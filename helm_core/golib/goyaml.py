@@ -20,7 +20,8 @@ subset (most manifests, values and Chart.yaml files; PyYAML is then not imported
 :mod:`helm_core.golib.goyaml_convert`, and a text the first takes reads the same with the second.
 
 Writing (:func:`dump`, Helm's ``toYaml``) is ``json.Marshal`` then yaml.v2 ``Marshal``:
-see :mod:`helm_core.golib.goyaml_write`.
+see :mod:`helm_core.golib.goyaml_write`; common values are written by
+:mod:`helm_core.golib.goyaml_emit` (the same text, without importing PyYAML).
 """
 from __future__ import annotations
 
@@ -89,10 +90,10 @@ DECODE_MEMO = "goyaml-decode"
 
 @functools.cache
 def code_digest() -> str:
-    """Our YAML code (this module, rules, readers, converter, writer, Go's JSON and number
+    """Our YAML code (this module, rules, readers, converter, writers, Go's JSON and number
     formatting) and PyYAML's."""
     here = os.path.dirname(__file__)  # not pathlib: it imports urllib and ipaddress (start-up time)
-    parts = ("rules", "read", "block", "convert", "write")
+    parts = ("rules", "read", "block", "convert", "write", "emit")
     return memo.code_digest(__file__, *(os.path.join(here, f"goyaml_{part}.py") for part in parts),
                             gojson.__file__, gostrconv.__file__) + pyyaml_digest()
 

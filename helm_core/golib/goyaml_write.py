@@ -27,113 +27,35 @@ from __future__ import annotations
 
 import base64
 import functools
-import re
-from collections.abc import Callable
 
-import yaml
-
-from helm_core.golib import gojson
+from helm_core.golib import goyaml_emit
 from helm_core.golib import goyaml_rules as rules
+from helm_core.golib.goyaml_emit import EMIT_INDENT, EMIT_WIDTH, SIMPLE_KEY_MAX, scalar_text, sorted_keys, string_style
 from helm_core.support import patterns
 
+#: PyYAML (35-50 ms to import in a fresh process) is imported inside the functions that need it.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
-_BASE60_FLOAT = re.compile(r"^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$")
-#: libyaml's emitter (the C code yaml.v2 was ported from) when PyYAML has it.
-_Dumper: Any = getattr(yaml, "CDumper", yaml.Dumper)
-#: yaml.v2's emitter settings: 2-space indent, lines folded past 80 columns, UTF-8 kept.
-EMIT_INDENT = 2
-EMIT_WIDTH = 80
+    import yaml
 
 
-def _wrap64(n: int) -> int:
-    """Go int64 arithmetic wraps around."""
-    return (n + 2**63) % 2**64 - 2**63
-
-
-def _key_less(a: str, b: str, v3: bool = False) -> bool:
-    """yaml.v2's (or yaml.v3's) ``keyList.Less`` for two string keys: letters after other
-    characters, digit runs compared as numbers. yaml.v3 puts a letter first when the
-    characters before were digits."""
-    ar, br = a, b
-    digits = False
-    for i in range(min(len(ar), len(br))):
-        if ar[i] == br[i]:
-            digits = ar[i].isdecimal()
-            continue
-        al, bl = ar[i].isalpha(), br[i].isalpha()
-        if al and bl:
-            return ar[i] < br[i]
-        if al or bl:
-            return al if (v3 and digits) else bl
-        an = bn = 0
-        if ar[i] == "0" or br[i] == "0":
-            j = i - 1
-            while j >= 0 and ar[j].isdecimal():
-                if ar[j] != "0":
-                    an = bn = 1
-                    break
-                j -= 1
-        ai = i
-        while ai < len(ar) and ar[ai].isdecimal():
-            an = _wrap64(an * 10 + ord(ar[ai]) - 48)
-            ai += 1
-        bi = i
-        while bi < len(br) and br[bi].isdecimal():
-            bn = _wrap64(bn * 10 + ord(br[bi]) - 48)
-            bi += 1
-        if an != bn:
-            return an < bn
-        if ai != bi:
-            return ai < bi
-        return ar[i] < br[i]
-    return len(ar) < len(br)
-
-
-class _LetterLastTable(dict):  # type: ignore[type-arg]
-    """``str.translate`` table: every character becomes a marker (non-letters first) and itself."""
-
-    def __missing__(self, code: int) -> str:
-        ch = chr(code)
-        self[code] = value = ("\x01" if ch.isalpha() else "\x00") + ch
-        return value
-
-
-_LETTER_LAST = _LetterLastTable()
-_DIGIT = re.compile(r"\d")
-
-
-def _sorted_keys(keys: list[str], v3: bool = False) -> list[str]:
-    """Keys in yaml.v2's (yaml.v3's) order. Without digits the order is a plain key (letters
-    after other characters, else code point); digit runs need the full comparison."""
-    if not any(_DIGIT.search(k) for k in keys):
-        return sorted(keys, key=lambda k: k.translate(_LETTER_LAST))
-    def compare(a: str, b: str) -> int:
-        return -1 if _key_less(a, b, v3) else (1 if _key_less(b, a, v3) else 0)
-
-    return sorted(keys, key=functools.cmp_to_key(compare))
-
-
-def _string_style(s: str) -> str | None:
-    """yaml.v2's ``stringv``: quote what would read back as another type; literal for
-    multi-line text; else plain (the emitter may still fall back to quotes)."""
-    if "\n" in s:
-        return "|"
-    if rules.resolve(s)[0] != rules.TAG_STR or _BASE60_FLOAT.match(s):
-        return '"'
-    return None
+@functools.cache
+def _dumper() -> Any:
+    """libyaml's emitter (the C code yaml.v2 was ported from) when PyYAML has it."""
+    import yaml
+    return getattr(yaml, "CDumper", yaml.Dumper)
 
 
 def _scalar(value: str, style: str | None = None) -> yaml.ScalarEvent:
+    import yaml
     return yaml.ScalarEvent(None, None, (True, True), value, style=style)
 
 
 _V2_ESCAPES = {0x00: "0", 0x07: "a", 0x08: "b", 0x09: "t", 0x0A: "n", 0x0B: "v", 0x0C: "f", 0x0D: "r",
                0x1B: "e", 0x22: '"', 0x5C: "\\", 0x85: "N", 0xA0: "_", 0x2028: "L", 0x2029: "P"}
-#: libyaml writes a longer (or multi-line) mapping key as a complex "? " key.
-SIMPLE_KEY_MAX = 128
 _BREAKS = patterns.on_first_use("[\n\r\x85\u2028\u2029]")
 #: Appended to strings ending in U+2028/U+2029, removed (with the indent before it) after emitting.
 _END_MARK = "\ue001"
@@ -164,6 +86,7 @@ def _events(value: Any, out: list[yaml.Event], boms: list[str] | None = None, v3
 
     Strings led by a BOM become placeholders listed in ``boms`` (see :func:`_escape_all`).
     """
+    import yaml
     if isinstance(value, str) and boms is not None and value.startswith("\ufeff"):
         # The placeholder is as wide as the final text (so lines fold at the same places) and,
         # as a key, simple or complex ("? ") exactly when the original is.
@@ -177,30 +100,21 @@ def _events(value: Any, out: list[yaml.Event], boms: list[str] | None = None, v3
         boms.append(value)
         boms.append(token)
         out.append(_scalar(token))
-    elif value is None:
-        out.append(_scalar("null"))
-    elif value is True:
-        out.append(_scalar("true"))
-    elif value is False:
-        out.append(_scalar("false"))
     elif isinstance(value, _Binary):
         out.append(yaml.ScalarEvent(None, rules.TAG_BINARY, (False, False), str(value),
                                     style="|" if "\n" in value else None))
     elif isinstance(value, str):
-        style = _string_style(value)
+        style = string_style(value)
         if style is None and boms is not None and value[-1:] in ("\u2028", "\u2029") and _END_MARK not in value:
             # libyaml 0.2.5 indents before the closing quote after a final line break; yaml.v2
             # does not. A mark after the break makes both write the indent; dump() removes it.
             value += _END_MARK
         out.append(_scalar(value, style))
-    elif isinstance(value, int):
-        out.append(_scalar(str(value)))
-    elif isinstance(value, float):
-        text = gojson.format_float(value, "g")
-        out.append(_scalar({"+Inf": ".inf", "-Inf": "-.inf", "NaN": ".nan"}.get(text, text)))
+    elif value is None or isinstance(value, (bool, int, float)):
+        out.append(_scalar(scalar_text(value)))
     elif isinstance(value, dict):
         out.append(yaml.MappingStartEvent(None, None, True, flow_style=False))
-        for key in _sorted_keys(list(value), v3):
+        for key in sorted_keys(list(value), v3):
             _events(key, out, boms, v3)
             _events(value[key], out, boms, v3)
         out.append(yaml.MappingEndEvent())
@@ -225,12 +139,20 @@ def _finish(text: str, boms: list[str]) -> str:
 
 def emit(plain: Any) -> str:
     """``sigs.k8s.io/yaml.Marshal`` text of a value after its JSON step (:func:`goyaml.json_step`),
-    ending with a newline (``toYaml`` trims it)."""
+    ending with a newline (``toYaml`` trims it). Common values are written without PyYAML
+    (:func:`helm_core.golib.goyaml_emit.emit`, the same text)."""
+    fast = goyaml_emit.emit(plain)
+    return emit_libyaml(plain) if fast is None else fast
+
+
+def emit_libyaml(plain: Any) -> str:
+    """:func:`emit` by libyaml's emitter, for every value."""
+    import yaml
     events: list[yaml.Event] = [yaml.StreamStartEvent(), yaml.DocumentStartEvent(explicit=False)]
     boms: list[str] = []
     _events(plain, events, boms)
     events += [yaml.DocumentEndEvent(explicit=False), yaml.StreamEndEvent()]
-    text = yaml.emit(events, Dumper=_Dumper, indent=EMIT_INDENT, width=EMIT_WIDTH,
+    text = yaml.emit(events, Dumper=_dumper(), indent=EMIT_INDENT, width=EMIT_WIDTH,
                      allow_unicode=True)
     return _finish(str(text), boms)
 
@@ -249,6 +171,7 @@ def _v3_printable(ch: str) -> bool:
 def _v3_analysis(value: str) -> yaml.emitter.ScalarAnalysis:
     """yaml.v3's ``yaml_emitter_analyze_scalar``: tabs only forbid plain and single-quoted
     styles; non-printable characters (NEL, BOM, outside the BMP) force double quotes."""
+    import yaml
     if not value:
         return yaml.emitter.ScalarAnalysis(scalar=value, empty=True, multiline=False, allow_flow_plain=False,
                                            allow_block_plain=True, allow_single_quoted=True,
@@ -316,27 +239,32 @@ def _v3_analysis(value: str) -> yaml.emitter.ScalarAnalysis:
                                        allow_single_quoted=single, allow_double_quoted=True, allow_block=block)
 
 
-class _V3Emitter(yaml.Dumper):
+@functools.cache
+def _v3_emitter() -> Any:
     """The pure-Python libyaml port, with yaml.v3's scalar analysis and its sequence
-    indentation inside mappings."""
+    indentation inside mappings (a class made when first needed: it derives from PyYAML's)."""
+    import yaml
 
-    def expect_block_sequence(self) -> None:
-        self.increase_indent(flow=False, indentless=False)
-        self.state = self.expect_first_block_sequence_item
+    class _V3Emitter(yaml.Dumper):
+        def expect_block_sequence(self) -> None:
+            self.increase_indent(flow=False, indentless=False)
+            self.state = self.expect_first_block_sequence_item
 
-    def analyze_scalar(self, scalar: str) -> yaml.emitter.ScalarAnalysis:
-        return _v3_analysis(scalar)
+        def analyze_scalar(self, scalar: str) -> yaml.emitter.ScalarAnalysis:
+            return _v3_analysis(scalar)
 
-    def choose_scalar_style(self) -> str:
-        # libyaml writes a tagged scalar plain when it can (PyYAML only untagged ones)
-        event = self.event
-        if isinstance(event, yaml.ScalarEvent) and event.tag == rules.TAG_BINARY and not event.style:
-            if self.analysis is None:
-                self.analysis = self.analyze_scalar(event.value)
-            if self.analysis.allow_block_plain and not self.flow_level:
-                return ""
-        style: str = super().choose_scalar_style()
-        return style
+        def choose_scalar_style(self) -> str:
+            # libyaml writes a tagged scalar plain when it can (PyYAML only untagged ones)
+            event = self.event
+            if isinstance(event, yaml.ScalarEvent) and event.tag == rules.TAG_BINARY and not event.style:
+                if self.analysis is None:
+                    self.analysis = self.analyze_scalar(event.value)
+                if self.analysis.allow_block_plain and not self.flow_level:
+                    return ""
+            style: str = super().choose_scalar_style()
+            return style
+
+    return _V3Emitter
 
 
 #: yaml.v3 does not fold long lines.
@@ -377,9 +305,10 @@ def _v3_plain(value: Any, json_step: Callable[[Any], Any]) -> Any:
 
 def dump_pretty(value: Any, json_step: Callable[[Any], Any]) -> str:
     """Helm's ``toYamlPretty`` text (yaml.v3 Encoder, indent 2), ending with a newline."""
+    import yaml
     events: list[yaml.Event] = [yaml.StreamStartEvent(), yaml.DocumentStartEvent(explicit=False)]
     boms: list[str] = []
     _events(_v3_plain(value, json_step), events, boms, v3=True)
     events += [yaml.DocumentEndEvent(explicit=False), yaml.StreamEndEvent()]
-    text = yaml.emit(events, Dumper=_V3Emitter, indent=EMIT_INDENT, width=V3_WIDTH, allow_unicode=True)
+    text = yaml.emit(events, Dumper=_v3_emitter(), indent=EMIT_INDENT, width=V3_WIDTH, allow_unicode=True)
     return _finish(str(text), boms)
