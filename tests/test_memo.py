@@ -549,16 +549,32 @@ def test_call_site_code_is_compiled_once_then_read_from_the_memo(disk: memo.Disk
         compiled.append(filename)
         return compile(source, filename, mode)
 
+    def new_process() -> None:  # the library is read from the memo again
+        monkeypatch.setattr(callsite, "_LIBRARY", callsite._Library())
+
     monkeypatch.setattr(callsite, "compile", counting_compile, raising=False)
+    new_process()
+    name = "<template call site: test>"
     source = "def make(x):\n    return x + 1\n"
-    codes = [callsite._compiled(source, "<template call site: test>") for _ in range(2)]
-    assert compiled == ["<template call site: test>"] and codes[0] == codes[1]
+    codes = [callsite._compiled(source, name) for _ in range(2)]
+    assert compiled == [name] and codes[0] == codes[1]
     namespace: dict[str, Any] = {}
     exec(codes[1], namespace)
     assert namespace["make"](1) == 2
-    # A damaged entry is compiled again (and replaced); another source is another entry.
-    for entry in (disk.root / callsite.CODE_MEMO).iterdir():
-        entry.write_bytes(b"\x00damaged")
-    callsite._compiled(source, "<template call site: test>")
-    callsite._compiled(source + "\n", "<template call site: test>")
-    assert len(compiled) == 3
+    callsite._compiled(source + "# another\n", name)
+    callsite.save_compiled()
+    # every shape in one entry: a first run creates one file, not one per shape
+    entries = list((disk.root / callsite.CODE_MEMO).iterdir())
+    assert len(entries) == 1 and len(compiled) == 2
+    new_process()
+    assert callsite._compiled(source, name) == codes[0] and len(compiled) == 2
+    # A damaged entry is compiled again (and replaced); another source is another shape.
+    entries[0].write_bytes(b"\x00damaged")
+    new_process()
+    callsite._compiled(source, name)
+    callsite._compiled(source + "\n", name)
+    assert len(compiled) == 4
+    callsite.save_compiled()
+    new_process()
+    callsite._compiled(source + "\n", name)
+    assert len(compiled) == 4

@@ -21,6 +21,7 @@ from __future__ import annotations
 import functools
 import marshal
 import sys
+import threading
 import types
 from collections.abc import Callable
 
@@ -42,8 +43,10 @@ MAX_INLINE_KEYS = 4
 #: Compiled makers kept: charts use a few dozen shapes; generated templates (tpl) could make
 #: endless ones, and a long-running process must not keep them all.
 MAX_SHAPES = 1024
-#: The memo kind of compiled makers (marshalled code objects).
+#: The memo kind of compiled makers (one marshalled dict of code objects by shape).
 CODE_MEMO = "callsite-code"
+#: Shapes kept in the memo's library; past it, it starts again (charts use a few dozen each).
+MAX_STORED_SHAPES = 4096
 
 _ANY = rt.ANY_TYPES
 
@@ -209,22 +212,76 @@ def _maker(kinds: tuple[str, ...], piped: bool) -> Callable[..., SiteCall]:
 
 
 def _compiled(source: str, filename: str) -> types.CodeType:
-    """``source`` compiled, from the disk memo when a process before compiled it: a chart's
-    few dozen shapes took a visible part of a warm ``--output-dir`` run to compile."""
+    """``source`` compiled, from the disk memo's library of shapes when a process before
+    compiled it: a chart's few dozen shapes took a visible part of a warm ``--output-dir`` run
+    to compile."""
     disk = memo.active()
     if disk is None:
         return compile(source, filename, "exec")
-    # The bytecode is the interpreter's own: its version is part of the key.
-    key = cachekeys.hexdigest(f"{sys.version}\0{filename}\0{source}".encode())
-    blob = disk.get(CODE_MEMO, key)
-    if blob is not None:
-        try:
-            code = marshal.loads(blob)
-        except (EOFError, ValueError, TypeError):  # a damaged entry is a miss
-            pass
-        else:
-            if isinstance(code, types.CodeType):
-                return code
-    code = compile(source, filename, "exec")
-    disk.put(CODE_MEMO, key, marshal.dumps(code))
+    key = cachekeys.hexdigest(f"{filename}\0{source}".encode())
+    with _LIBRARY.lock:
+        code = _LIBRARY.codes(disk).get(key)
+    if code is None:
+        code = compile(source, filename, "exec")
+        with _LIBRARY.lock:
+            _LIBRARY.add(disk, key, code)
     return code
+
+
+class _Library:
+    """The compiled makers of every shape met, kept in the disk memo as one entry.
+
+    One entry, not one per shape: a first run of a large chart meets a hundred shapes, and
+    creating a file costs ~1 ms on some disks (more than compiling the shape). Loaded whole at
+    the first shape a process needs; written again by :func:`save_compiled` when the process
+    compiled new ones. Two processes saving at once may lose each other's new shapes, which
+    are then compiled again: the memo never holds a wrong one (the key is the source)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self._root = ""
+        self._codes: dict[str, types.CodeType] = {}
+        self._new = False
+
+    def codes(self, disk: memo.DiskMemo) -> dict[str, types.CodeType]:
+        if disk.root_text != self._root:
+            self._root, self._codes, self._new = disk.root_text, {}, False
+            blob = disk.get(CODE_MEMO, _library_key())
+            if blob is not None:
+                try:
+                    loaded = marshal.loads(blob)
+                except (EOFError, ValueError, TypeError):  # a damaged entry is a miss
+                    loaded = None
+                if isinstance(loaded, dict):
+                    self._codes = {k: c for k, c in loaded.items() if isinstance(c, types.CodeType)}
+        return self._codes
+
+    def add(self, disk: memo.DiskMemo, key: str, code: types.CodeType) -> None:
+        codes = self.codes(disk)
+        if len(codes) >= MAX_STORED_SHAPES:  # generated templates: start the library again
+            codes.clear()
+        codes[key] = code
+        self._new = True
+
+    def save(self, disk: memo.DiskMemo) -> None:
+        if disk.root_text != self._root or not self._new:
+            return
+        self._new = False
+        disk.put(CODE_MEMO, _library_key(), marshal.dumps(self._codes))
+
+
+_LIBRARY = _Library()
+
+
+def _library_key() -> str:
+    # Bytecode is the interpreter's own: its version is the key (each shape's source is its
+    # key inside the entry).
+    return cachekeys.hexdigest(f"{sys.version}\0call-site library".encode())
+
+
+def save_compiled() -> None:
+    """Write the shapes compiled since the library was loaded (a render calls it when done)."""
+    disk = memo.active()
+    if disk is not None:
+        with _LIBRARY.lock:
+            _LIBRARY.save(disk)

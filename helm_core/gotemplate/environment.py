@@ -37,7 +37,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
 
-from helm_core.gotemplate import budget, compiler, gcpause, gofmt, nodes, parser, runtime
+from helm_core.gotemplate import budget, callsite, compiler, gcpause, gofmt, nodes, parser, runtime
 from helm_core.gotemplate.funcs import builtins
 from helm_core.support import cachekeys
 
@@ -169,7 +169,8 @@ class Environment:
         return dict(trees)
 
     def save_parsed(self) -> None:
-        """Put the trees parsed since the last call into the memo (a render calls it when done).
+        """Put the trees parsed since the last call into the memo (a render calls it when done),
+        and the call-site shapes compiled meanwhile (:func:`callsite.save_compiled`).
 
         Saved after running rather than when parsed: only what ran is pickled (a tree never
         executed, a branch body never entered is stored as :data:`nodes.NOT_STORED` and a
@@ -177,6 +178,7 @@ class Environment:
         what it ran), and pickling all of it cost a first run more than parsing. A tree that
         cannot be pickled only loses its entry.
         """
+        callsite.save_compiled()
         if self.memo is None:
             return
         with self._lock:

@@ -47,6 +47,11 @@ class DiskMemo:
         self._prune_drawn = False
 
     @property
+    def root_text(self) -> str:
+        """The folder, as given (a string: no pathlib on a warm run's path)."""
+        return self._root_text
+
+    @property
     def root(self) -> Path:
         from pathlib import Path
 
