@@ -221,13 +221,21 @@ def test_a_release_object_read_elsewhere_is_not_read_again():
     assert driver.known_release("demo", "web")["metadata"]["uid"] == release["metadata"]["uid"]
 
 
-def test_a_stale_release_object_is_read_again_and_the_version_belongs_to_the_current_one():
+RELEASE_REF = kclient.ObjectRef("helm.sh/v1alpha1", "Release", "web", "demo")
+
+
+def _driver_remembering_a_stale_release(**options: object) -> tuple[CountingClient, secrets.SecretsDriver, dict]:
+    """A driver that remembers a Release object since deleted and created again by someone else
+    (uninstalled and installed again meanwhile); the current object is returned too."""
     client = CountingClient(fake.FakeCluster())
-    driver = secrets.SecretsDriver(client)
+    driver = secrets.SecretsDriver(client, **options)
     driver.remember_release(_release_object(client))
-    ref = kclient.ObjectRef("helm.sh/v1alpha1", "Release", "web", "demo")
-    client.delete(ref)  # uninstalled and installed again by someone else meanwhile
-    current = _release_object(client)
+    client.delete(RELEASE_REF)
+    return client, driver, _release_object(client)
+
+
+def test_a_stale_release_object_is_read_again_and_the_version_belongs_to_the_current_one():
+    client, driver, current = _driver_remembering_a_stale_release()
     version = make_version(status=rel.Status.PENDING_INSTALL)
     driver.create(version)
     assert client.gets == ["Release"]  # the status write's precondition failed: read, then write
@@ -235,7 +243,7 @@ def test_a_stale_release_object_is_read_again_and_the_version_belongs_to_the_cur
     assert secret["metadata"]["ownerReferences"] == [{
         "apiVersion": "helm.sh/v1alpha1", "kind": "Release", "name": "web",
         "uid": current["metadata"]["uid"], "controller": True}]
-    assert client.get(ref)["status"]["version"] == str(version.version)
+    assert client.get(RELEASE_REF)["status"]["version"] == str(version.version)
 
 
 def _release_status(client, name="web", namespace="demo"):
@@ -312,16 +320,11 @@ def test_a_process_dying_inside_the_grace_leaves_what_recovery_needs():
 
 
 def test_a_stale_release_object_found_at_the_deferred_result_write_owns_the_version():
-    client = CountingClient(fake.FakeCluster())
-    driver = secrets.SecretsDriver(client, announce_after_s=30)
-    driver.remember_release(_release_object(client))
-    ref = kclient.ObjectRef("helm.sh/v1alpha1", "Release", "web", "demo")
-    client.delete(ref)  # uninstalled and installed again by someone else meanwhile
-    current = _release_object(client)
+    client, driver, current = _driver_remembering_a_stale_release(announce_after_s=30)
     version = make_version(status=rel.Status.PENDING_INSTALL)
     driver.create(version)
     driver.update(version.with_status(rel.Status.DEPLOYED))
     secret = client.get(kclient.ObjectRef("v1", "Secret", secrets.secret_name("web", version.version), "demo"))
     assert secret["metadata"]["ownerReferences"][0]["uid"] == current["metadata"]["uid"]
     assert driver.get("demo", "web", version.version).status is rel.Status.DEPLOYED
-    assert client.get(ref)["status"]["status"] == "deployed"
+    assert client.get(RELEASE_REF)["status"]["status"] == "deployed"
