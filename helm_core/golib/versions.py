@@ -22,12 +22,11 @@ module follows that library rule for rule:
 from __future__ import annotations
 
 import functools
-import re
 import sys
 from collections.abc import Callable
 
 from helm_core import errors
-from helm_core.support import cachekeys, memo, records
+from helm_core.support import cachekeys, memo, patterns, records
 
 #: Longest version string accepted, in UTF-8 bytes (Masterminds ``MaxVersionLen``).
 MAX_VERSION_LEN = 256
@@ -58,15 +57,10 @@ _DIGITS = frozenset("0123456789")
 _ALLOWED = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-0123456789")
 _WS = r"[\t\n\f\r ]"  # Go RE2 \s
 _IDENT = r"[0-9A-Za-z\-]++"
-# The patterns are compiled on first use (functools.cache): compiling them all is start-up time
-# of every process (bench/deferred.py), and most runs parse no version constraint at all.
-
-
-@functools.cache
-def _loose_re() -> re.Pattern[str]:
-    return re.compile(
-        rf"v?([0-9]+)(\.[0-9]+)?(\.[0-9]+)?(-({_IDENT}(\.{_IDENT})*))?(\+({_IDENT}(\.{_IDENT})*))?"
-    )
+# The patterns are compiled on first use: compiling them all is start-up time of every process
+# (bench/deferred.py), and most runs parse no version constraint at all.
+_loose_re = patterns.on_first_use(
+    rf"v?([0-9]+)(\.[0-9]+)?(\.[0-9]+)?(-({_IDENT}(\.{_IDENT})*))?(\+({_IDENT}(\.{_IDENT})*))?")
 
 
 # A constraint's version: groups 1 major, 2 .minor, 3 .patch, 4 -prerelease (nine in all).
@@ -75,31 +69,18 @@ _CV = rf"v?({_XPART})(\.{_XPART})?(\.{_XPART})?(-({_IDENT}(\.{_IDENT})*))?(\+({_
 _OPS = r"=||!=|>|<|>=|=>|<=|=<|~|~>|\^"
 
 
-@functools.cache
-def _constraint_re() -> re.Pattern[str]:
-    return re.compile(rf"{_WS}*({_OPS}){_WS}*({_CV}){_WS}*")
-
-
-@functools.cache
-def _find_constraint_re() -> re.Pattern[str]:
-    return re.compile(rf"({_OPS}){_WS}*({_CV})")
-
-
-@functools.cache
-def _range_re() -> re.Pattern[str]:
-    return re.compile(rf"{_WS}*+({_CV}){_WS}++-{_WS}++({_CV}){_WS}*")
+_constraint_re = patterns.on_first_use(rf"{_WS}*({_OPS}){_WS}*({_CV}){_WS}*")
+_find_constraint_re = patterns.on_first_use(rf"({_OPS}){_WS}*({_CV})")
+_range_re = patterns.on_first_use(rf"{_WS}*+({_CV}){_WS}++-{_WS}++({_CV}){_WS}*")
 
 
 # Same language as Go's validConstraintRegex, ``^(\s*OP\s*CV\s*)((?:\s+|,\s*)OP\s*CV\s*)*$``,
 # written with possessive parts: Python backtracks, and Go's form would take exponential
 # time on failing inputs with long runs of spaces. Whitespace runs are consumed whole and
 # a version can only end where a separator or the end follows, so nothing is lost.
-@functools.cache
-def _valid_constraint_re() -> re.Pattern[str]:
-    return re.compile(
-        rf"{_WS}*+(?:{_OPS}){_WS}*+(?:{_CV})"
-        rf"(?:(?:{_WS}*+,{_WS}*+|{_WS}++)(?:{_OPS}){_WS}*+(?:{_CV}))*+{_WS}*+"
-    )
+_valid_constraint_re = patterns.on_first_use(
+    rf"{_WS}*+(?:{_OPS}){_WS}*+(?:{_CV})"
+    rf"(?:(?:{_WS}*+,{_WS}*+|{_WS}++)(?:{_OPS}){_WS}*+(?:{_CV}))*+{_WS}*+")
 
 
 _QUOTE_ESCAPES = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\v": "\\v"}
