@@ -256,8 +256,8 @@ def test_yaml_decodes_are_remembered_errors_are_not(
     expected = goyaml.decode(BIG_YAML)
     assert expected["key10"] == {"port": 10.0, "enabled": True, "name": "a"}
     calls = []
-    real = goyaml._decode
-    monkeypatch.setattr(goyaml, "_decode", lambda text: calls.append(text) or real(text))
+    real = goyaml.decode_uncached
+    monkeypatch.setattr(goyaml, "decode_uncached", lambda text: calls.append(text) or real(text))
     again = goyaml.decode(BIG_YAML)
     assert again == expected and again is not expected and calls == []  # loaded, not decoded
     again["key10"]["port"] = 0.0  # a caller's change does not reach the memo

@@ -50,18 +50,14 @@ def decode(data: bytes | str) -> Any:
     disk = memo.active()
     if disk is None:
         key = cachekeys.hasher(text.encode("utf-8", "surrogatepass")).hexdigest()
-        return _RECENT.get_or_compute(key, lambda: _decode(text))
+        return _RECENT.get_or_compute(key, lambda: decode_uncached(text))
     key = cachekeys.hasher(f"{code_digest()}\0{text}".encode("utf-8", "surrogatepass")).hexdigest()
-    return disk.pickled(DECODE_MEMO, key, lambda: _decode(text))
+    return disk.pickled(DECODE_MEMO, key, lambda: decode_uncached(text))
 
 
 #: Documents decoded in this process (values files of charts loaded again, ``fromYaml`` texts of
 #: renders again): even ``{}`` decodes ten times slower than its digest and unpickle.
 _RECENT = memo.RecentPickles(max_bytes=32 * 1024 * 1024)
-
-
-def _decode(text: str) -> Any:
-    return decode_uncached(text)
 
 
 def decode_uncached(text: str, *, json_step: bool = True) -> Any:
