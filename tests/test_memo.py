@@ -12,14 +12,13 @@ from typing import Any
 import pytest
 
 from helm_core import cli
-
-from helm_core.golib import goyaml, versions
-
-from helm_core.support import memo
 from helm_core.chart import schema
+from helm_core.cli import rendered
 from helm_core.engine import render
+from helm_core.golib import goyaml, versions
 from helm_core.gotemplate import callsite, environment, nodes, parser
 from helm_core.gotemplate.funcs import sprig
+from helm_core.support import memo
 from tests.chartkit import chart_yaml, write_chart
 
 
@@ -483,7 +482,7 @@ def test_a_pure_render_is_printed_again_from_the_memo(tmp_path: Path) -> None:
     assert 'port: "84"' in _cli_runs(chart, tmp_path / "cache", "--set", "port=84", runs=1)[0].stdout
 
 
-def test_renders_calling_impure_functions_are_never_kept(tmp_path: Path) -> None:
+def test_renders_calling_impure_functions_are_never_kept_whole(tmp_path: Path) -> None:
     chart = write_chart(tmp_path / "src", {
         "Chart.yaml": chart_yaml("c"),
         "templates/s.yaml": "kind: Secret\ndata:\n  p: {{ randAlphaNum 12 | b64enc }}\n",
@@ -497,6 +496,56 @@ def test_renders_calling_impure_functions_are_never_kept(tmp_path: Path) -> None
     (chart / "templates" / "s.yaml").unlink()
     (chart / "values.yaml").write_text("t: '{{ now | date \"2006\" }}'\n")
     assert [r.stderr.splitlines()[-1] for r in _cli_runs(chart, tmp_path / "cache")] == ["engine", "engine"]
+
+
+def test_a_render_with_random_values_renders_again_only_what_drew_them(tmp_path: Path) -> None:
+    # Helm renders config.yaml before secret.yaml (reverse order of names at one depth).
+    chart = write_chart(tmp_path / "src", {
+        "Chart.yaml": chart_yaml("c"), "values.yaml": "port: 80\n",
+        "templates/config.yaml": "kind: ConfigMap\ndata:\n  port: {{ .Values.port | quote }}\n",
+        "templates/secret.yaml": "kind: Secret\ndata:\n  p: {{ randAlphaNum 12 | b64enc }}\n"})
+    cache = tmp_path / "cache"
+    first = _cli_runs(chart, cache, runs=1)[0]
+    assert first.returncode == 0, first.stderr
+    entries = list((cache / "memo" / rendered.PARTS_MEMO).iterdir())
+    assert len(entries) == 1 and b"kind: ConfigMap" in entries[0].read_bytes()
+    assert b"kind: Secret" not in entries[0].read_bytes()
+    # The next run takes the ConfigMap's text from the entry (changed here to show it) and
+    # draws a new password.
+    entries[0].write_bytes(entries[0].read_bytes().replace(b'port: "80"', b'port: "kp"'))  # same length
+    second = _cli_runs(chart, cache, runs=1)[0]
+    assert 'port: "kp"' in second.stdout and "kind: Secret" in second.stdout
+    assert second.stdout.split("kind: Secret")[1] != first.stdout.split("kind: Secret")[1]
+
+
+def test_outputs_that_read_values_another_template_set_are_rendered_again(tmp_path: Path) -> None:
+    # Helm renders svc.yaml, secret.yaml, app.yaml (reverse order of names at one depth).
+    # secret.yaml stores its password in .Values, and app.yaml prints it: only svc.yaml may be
+    # kept.
+    chart = write_chart(tmp_path / "src", {
+        "Chart.yaml": chart_yaml("c"), "values.yaml": "password: ''\n",
+        "templates/svc.yaml": "kind: Service\nspec:\n  before: {{ .Values.password | quote }}\n",
+        "templates/secret.yaml": "{{- $_ := set .Values \"password\" (randAlphaNum 12) }}"
+                                 "kind: Secret\ndata:\n  p: {{ .Values.password }}\n",
+        "templates/app.yaml": "kind: Deployment\nspec:\n  p: {{ .Values.password }}\n"})
+    runs = _cli_runs(chart, tmp_path / "cache", runs=3)
+    assert [r.returncode for r in runs] == [0, 0, 0], runs[0].stderr
+    for run in runs:
+        secret = run.stdout.split("kind: Secret\ndata:\n  p: ")[1].split("\n")[0]
+        app = run.stdout.split("kind: Deployment\nspec:\n  p: ")[1].split("\n")[0]
+        assert len(secret) == 12 and app == secret  # the Deployment sees this run's password
+        assert 'before: ""' in run.stdout
+    assert len({r.stdout for r in runs}) == 3
+    entry = next((tmp_path / "cache" / "memo" / rendered.PARTS_MEMO).iterdir())
+    assert b"kind: Service" in entry.read_bytes() and b"kind: Deployment" not in entry.read_bytes()
+    # Were app.yaml's text kept anyway, the password set before its turn makes the render
+    # start again without the kept texts.
+    parts = rendered.recall_parts(memo.DiskMemo(tmp_path / "cache" / "memo"), entry.name)
+    parts["c/templates/app.yaml"] = "kind: Deployment\nspec:\n  p: STALE\n"
+    rendered.keep_parts(memo.DiskMemo(tmp_path / "cache" / "memo"), entry.name, parts)
+    again = _cli_runs(chart, tmp_path / "cache", runs=1)[0]
+    assert "STALE" not in again.stdout and again.stdout.count(
+        again.stdout.split("kind: Secret\ndata:\n  p: ")[1].split("\n")[0]) == 2
 
 
 def test_the_output_key_covers_code_chart_values_and_flags(monkeypatch: pytest.MonkeyPatch) -> None:

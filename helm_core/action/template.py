@@ -25,6 +25,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from helm_core.engine import purity
+
 DEFAULT_RELEASE_NAME = release_names.DEFAULT_TEMPLATE_NAME
 
 
@@ -61,6 +63,9 @@ class TemplateOptions:
     lua: LuaOptions = field(default_factory=LuaOptions)
     #: ``--post-renderers``: kustomize patches, images and common metadata after post-render.
     post_render: postrender.PostRenderOptions = postrender.NONE
+    #: Kept by the render (see :class:`helm_core.engine.purity.Ledger`): the CLI's memo of
+    #: template outputs; None: every template is rendered and nothing is recorded.
+    ledger: purity.Ledger | None = None
 
 
 @record
@@ -96,7 +101,7 @@ def run(chart: model.Chart, user_values: dict[str, Any], options: TemplateOption
         is_upgrade=options.is_upgrade,
     )
     step = RenderStep(prepared.chart, render_mod.RenderOptions(
-        release=release, capabilities=capabilities, strict=options.strict))
+        release=release, capabilities=capabilities, strict=options.strict, ledger=options.ledger))
     if layout.has_extensions(prepared.chart):
         values, documents = _run_lifecycle(step, prepared, release, capabilities, options, log)
     else:

@@ -46,13 +46,15 @@ if TYPE_CHECKING:
     from typing import Any
 
     from helm_core.action import template as template_action
+    from helm_core.engine import purity
 
 # Command modules are imported by the command that needs them: `helm-core` starts in a
 # fraction of the time when `template` does not load the HTTP client, and `pull` does not
 # load the template engine.
 
 
-def _template_options(args: argparse.Namespace, name: str, chart: Any) -> template_action.TemplateOptions:
+def _template_options(args: argparse.Namespace, name: str, chart: Any,
+                      ledger: purity.Ledger | None = None) -> template_action.TemplateOptions:
     from helm_core.action import template as template_action
 
     _check_kube_version(args.kube_version)
@@ -72,6 +74,7 @@ def _template_options(args: argparse.Namespace, name: str, chart: Any) -> templa
         is_upgrade=args.is_upgrade,
         lua=_lua_options(args, chart),
         post_render=_post_render_options(args),
+        ledger=ledger,
     )
 
 
@@ -99,12 +102,26 @@ def cmd_template(args: argparse.Namespace) -> int:
     from helm_core.engine import purity
 
     chart = chart_input.load()
-    options = _template_options(args, name, chart)
+    ledger = None
+    if entry_key and disk is not None and rendered.pure_chart(chart):
+        ledger = purity.Ledger(rendered.recall_parts(disk, entry_key))
+    options = _template_options(args, name, chart, ledger)
     impure_calls = purity.calls()
     result = template_action.run(chart, values, options, log=_lua_log)
+    if ledger is not None and ledger.stale:
+        # A template rendered anew changed data that the kept outputs were rendered without
+        # changes to: they may not hold this time, so every template is rendered.
+        ledger = purity.Ledger()
+        options = _template_options(args, name, chart, ledger)
+        result = template_action.run(chart, values, options, log=_lua_log)
     text = template_action.output_text(result, options)
-    if entry_key and disk is not None and purity.calls() == impure_calls and rendered.pure_chart(chart):
-        rendered.keep(disk, entry_key, text, result.info)
+    if entry_key and disk is not None and ledger is not None:
+        if purity.calls() == impure_calls:
+            rendered.keep(disk, entry_key, text, result.info)
+        else:
+            parts = ledger.reusable()
+            if parts and parts.keys() != ledger.known.keys():
+                rendered.keep_parts(disk, entry_key, parts)
     _print_template(text, result.info, args)
     return 0
 

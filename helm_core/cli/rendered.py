@@ -11,9 +11,13 @@ under a digest of everything that decides it:
 - the user's values once merged (``-f`` files are read, so their contents count);
 - the command line: every flag's value, the release name and the namespace.
 
-Never kept: renders that called an impure function, charts with Lua (``ext/``) or Jinja2
-templates, post-renderers, ``--output-dir``, and failures (a failure is computed again, and
-worded again, on every run).
+A render that did call impure functions keeps, under the same digest, the outputs of the
+templates that called none (:class:`helm_core.engine.purity.Ledger`), unless a template changed
+data the others share: the next identical run renders only the rest (a chart that generates a
+password renders its Secret and what includes it, not its Service) and prints a fresh output.
+
+Never kept: charts with Lua (``ext/``) or Jinja2 templates, post-renderers, ``--output-dir``,
+and failures (a failure is computed again, and worded again, on every run).
 """
 from __future__ import annotations
 
@@ -31,6 +35,8 @@ if TYPE_CHECKING:
 
 #: The memo kind of printed outputs.
 OUTPUT_MEMO = "template-output"
+#: The memo kind of single templates' outputs, kept from renders that called impure functions.
+PARTS_MEMO = "template-parts"
 
 #: Namespace attributes that are not the user's input (the parser, the command function...).
 _NOT_INPUT = frozenset({"parser", "func", "settings", "_path", "command"})
@@ -125,6 +131,37 @@ def keep(memo: Any, entry_key: str, text: str, info: Sequence[str]) -> None:
     lines = "\0".join(info).encode("utf-8", "surrogateescape")
     head = b"%d %d\n" % (len(info), len(lines))
     memo.put(OUTPUT_MEMO, entry_key, head + lines + text.encode("utf-8", "surrogateescape"))
+
+
+def recall_parts(memo: Any, entry_key: str) -> dict[str, str]:
+    """Template outputs an earlier identical render kept (none when there is no entry)."""
+    blob = memo.get(PARTS_MEMO, entry_key)
+    parts: dict[str, str] = {}
+    at = 0
+    try:  # per template: "<name bytes> <text bytes>\n", the name, the text
+        while blob is not None and at < len(blob):
+            end = blob.index(b"\n", at)
+            name_size, text_size = map(int, blob[at:end].split())
+            name_end = end + 1 + name_size
+            text_end = name_end + text_size
+            if text_end > len(blob):
+                return {}
+            parts[blob[end + 1:name_end].decode("utf-8", "surrogateescape")] = \
+                blob[name_end:text_end].decode("utf-8", "surrogateescape")
+            at = text_end
+    except ValueError:  # a damaged entry is a miss
+        return {}
+    return parts
+
+
+def keep_parts(memo: Any, entry_key: str, parts: dict[str, str]) -> None:
+    """Store template outputs for :func:`recall_parts`, in a form read back without pickle."""
+    chunks = []
+    for name, text in parts.items():
+        name_bytes = name.encode("utf-8", "surrogateescape")
+        text_bytes = text.encode("utf-8", "surrogateescape")
+        chunks += [b"%d %d\n" % (len(name_bytes), len(text_bytes)), name_bytes, text_bytes]
+    memo.put(PARTS_MEMO, entry_key, b"".join(chunks))
 
 
 def pure_chart(chart: Any) -> bool:

@@ -14,6 +14,7 @@ import datetime
 import math
 from collections.abc import Callable
 
+from helm_core.engine import purity
 from helm_core.golib import gojson, gotime, gotypes, goyaml
 from helm_core.golib.gotypes import FuncError, signature
 from helm_core.gotemplate import environment, gofmt, runtime
@@ -431,6 +432,8 @@ def bound_funcs(state: RenderState) -> dict[str, Callable[..., Any]]:
 
     @signature("string", "string", "string", "string")
     def lookup(api_version: str, kind: str, namespace: str, name: str) -> dict[str, Any]:
+        if state.lookup is not _empty_lookup:  # helm template's empty answers are pure
+            purity.count_call()
         return state.lookup(api_version, kind, namespace, name)
 
     return {"include": include, "tpl": tpl, "required": required, "fail": fail, "lookup": lookup}

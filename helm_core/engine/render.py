@@ -82,6 +82,9 @@ class RenderOptions:
     #: from its start, loading included); ``None``: when the render starts.
     wall_start: float | None = None
     cpu_start: float | None = None
+    #: Kept when given: which templates called impure functions, whether shared data changed;
+    #: its ``known`` outputs are taken instead of rendering those templates (the CLI's memo).
+    ledger: purity.Ledger | None = None
 
 
 @record
@@ -275,7 +278,11 @@ def _render(chart: model.Chart, values: dict[str, Any], options: RenderOptions) 
     order = sort_template_names(list(templates))
     compiled = _compiled(templates, order, options.strict)
     try:
-        return _render_all(chart, compiled, templates, order, options)
+        if options.ledger is None:
+            return _render_all(chart, compiled, templates, order, options)
+        roots = list({id(item.data): item.data for item in templates.values()}.values())
+        with purity.watching(roots):
+            return _render_all(chart, compiled, templates, order, options)
     finally:
         # Parse trees go to the disk memo once they ran: only what ran is pickled.
         compiled.env.save_parsed()
@@ -290,6 +297,8 @@ def _render_all(chart: model.Chart, compiled: _Compiled, templates: dict[str, _R
         budget = budget_mod.current()
         if budget is not budget_mod.UNLIMITED:
             budget.restart()
+    ledger = options.ledger
+    writes_before = purity.shared_writes()
     with compiled.lock, budget_mod.active(budget), budget.timed():
         state = compiled.state
         state.lint_mode = options.lint_mode
@@ -299,17 +308,31 @@ def _render_all(chart: model.Chart, compiled: _Compiled, templates: dict[str, _R
         for name in order:
             if posixpath.basename(name).startswith("_"):
                 continue
+            if ledger is not None and name in ledger.known:
+                if purity.shared_writes() != writes_before:
+                    ledger.stale = True  # kept when no template before it changed shared data
+                rendered[name] = text = ledger.known[name]
+                budget.add_written(text)
+                continue
             item = templates[name]
             item.data["Template"] = {"Name": name, "BasePath": item.base_path}
             state.tset = compiled.tset
             state.included = {}
             state.nesting = 0
+            impure_calls = purity.calls()
             try:
                 text = _render_one(compiled, state, item, jinja_strict)
                 budget.add_written(text)
             except RenderLimitExceeded as exc:
                 raise RenderLimitExceeded(f"chart {chart.name}: template {name}: {exc}", limit=exc.limit) from None
+            if ledger is not None:
+                if item.engine or purity.calls() != impure_calls:
+                    ledger.impure.add(name)  # Jinja2's functions are not counted: never reused
+                if ledger.first_write is None and purity.shared_writes() != writes_before:
+                    ledger.first_write = name
             rendered[name] = text
+        if ledger is not None:
+            ledger.outputs = dict(rendered)  # the caller takes NOTES.txt out of its dict
         return rendered
 
 
