@@ -24,7 +24,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, ClassVar
 
-    from cryptography import x509
+    from helm_core.golib.x509encode import Issuer
 
 #: Sizes Sprig uses: genPrivateKey's RSA key, the certificate functions' RSA keys.
 RSA_KEY_BITS = 4096
@@ -139,9 +139,16 @@ def derive_password(counter: int, ptype: str, password: str, user: str, site: st
 
 
 def _pem_for_key(key: Any) -> str:
+    """The PEM Go writes for a private key: PKCS#1 for RSA (encoded here, the common case),
+    SEC 1 for ECDSA, OpenSSL's DSA form, PKCS#8 for the others."""
+    from cryptography.hazmat.primitives.asymmetric import rsa
+
+    from helm_core.golib import gopem, x509encode
+    if isinstance(key, rsa.RSAPrivateKey):
+        return gopem.encode("RSA PRIVATE KEY", x509encode.pkcs1_private_key(key))
     from cryptography.hazmat.primitives import serialization
-    from cryptography.hazmat.primitives.asymmetric import dsa, ec, rsa
-    if isinstance(key, (rsa.RSAPrivateKey, ec.EllipticCurvePrivateKey, dsa.DSAPrivateKey)):
+    from cryptography.hazmat.primitives.asymmetric import dsa, ec
+    if isinstance(key, (ec.EllipticCurvePrivateKey, dsa.DSAPrivateKey)):
         fmt = serialization.PrivateFormat.TraditionalOpenSSL
     else:
         fmt = serialization.PrivateFormat.PKCS8
@@ -152,15 +159,18 @@ def _pem_for_key(key: Any) -> str:
 @signature("string")
 def gen_private_key(typ: str) -> str:
     """``genPrivateKey rsa|dsa|ecdsa|ed25519`` ("" means rsa)."""
-    from cryptography.hazmat.primitives.asymmetric import dsa, ec, ed25519, rsa
     key: Any
     if typ in ("", "rsa"):
+        from cryptography.hazmat.primitives.asymmetric import rsa
         key = rsa.generate_private_key(65537, RSA_KEY_BITS)
     elif typ == "dsa":
+        from cryptography.hazmat.primitives.asymmetric import dsa
         key = dsa.generate_private_key(2048)
     elif typ == "ecdsa":
+        from cryptography.hazmat.primitives.asymmetric import ec
         key = ec.generate_private_key(ec.SECP256R1())
     elif typ == "ed25519":
+        from cryptography.hazmat.primitives.asymmetric import ed25519
         key = ed25519.Ed25519PrivateKey.generate()
     else:
         return "Unknown type " + typ
@@ -195,12 +205,12 @@ class Certificate(GoObject):
     go_type: ClassVar[str] = "sprig.certificate"
     go_members: ClassVar[frozenset[str]] = frozenset({"Cert", "Key"})
 
-    def __init__(self, cert: str, key: str, parsed: tuple[x509.Certificate, Any] | None = None) -> None:
+    def __init__(self, cert: str, key: str, as_issuer: Issuer | None = None) -> None:
         self.Cert = cert
         self.Key = key
-        # The objects behind the PEM texts when we made them: signing with this CA then
-        # skips re-parsing its key, which OpenSSL validates (slow for RSA keys).
-        self._parsed = ((cert, key), parsed) if parsed is not None else None
+        # What signing with this certificate needs, when we made it: signing then skips parsing
+        # the certificate (cryptography.x509's import) and its key (OpenSSL validates RSA keys, slowly).
+        self._as_issuer = ((cert, key), as_issuer) if as_issuer is not None else None
 
     def __str__(self) -> str:
         return "{" + self.Cert + " " + self.Key + "}"
@@ -216,15 +226,18 @@ class Certificate(GoObject):
         return {"Cert": self.Cert, "Key": self.Key}
 
 
-def _ips(values: list[Any] | None) -> list[Any]:
+def _ips(values: list[Any] | None) -> list[bytes]:
+    """The packed addresses of Sprig's IP list."""
+    if not values:
+        return []
     import ipaddress
 
     out = []
-    for v in values or []:
+    for v in values:
         if not isinstance(v, str):
             raise FuncError(f"error parsing ip: {gohelpers.strval(v)} is not a string")
         try:
-            out.append(ipaddress.ip_address(v))
+            out.append(ipaddress.ip_address(v).packed)
         except ValueError:
             raise FuncError(f"error parsing ip: {v}") from None
     return out
@@ -239,56 +252,28 @@ def _dns(values: list[Any] | None) -> list[str]:
     return out
 
 
-def _sign_hash(key: Any) -> Any:
-    from cryptography.hazmat.primitives import hashes
-    from cryptography.hazmat.primitives.asymmetric import ed25519
-    return None if isinstance(key, ed25519.Ed25519PrivateKey) else hashes.SHA256()
-
-
 def _create(cn: str, ips: list[Any] | None, dns: list[Any] | None, days: int, key: Any, *, is_ca: bool,
-            issuer: x509.Certificate | None = None, issuer_key: Any = None) -> Certificate:
-    import secrets
-
-    from cryptography import x509
-    from cryptography.hazmat.primitives import serialization
-    from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+            issuer: Issuer | None = None, serial: int | None = None,
+            now: datetime.datetime | None = None) -> Certificate:
+    """Sprig's certificate for ``key``, signed by ``issuer`` (self-signed without one). ``serial``
+    and ``now`` (UTC) are random and the clock's but for tests, which compare exact encodings."""
+    from helm_core.golib import gopem, x509encode
     ip_list, dns_list = _ips(ips), _dns(dns)
-    now = datetime.datetime.now(datetime.UTC)
-    pub = key.public_key()
-    builder = (
-        x509.CertificateBuilder()
-        .serial_number(secrets.randbelow(1 << SERIAL_BITS) or 1)
-        .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, cn)] if cn else []))
-        .issuer_name(issuer.subject if issuer is not None else
-                     x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, cn)] if cn else []))
-        .not_valid_before(now)
-        .not_valid_after(now + datetime.timedelta(days=days))
-        .public_key(pub)
-        .add_extension(x509.KeyUsage(digital_signature=True, content_commitment=False, key_encipherment=True,
-                                     data_encipherment=False, key_agreement=False, key_cert_sign=is_ca,
-                                     crl_sign=False, encipher_only=False, decipher_only=False), critical=True)
-        .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH, ExtendedKeyUsageOID.CLIENT_AUTH]),
-                       critical=False)
-        .add_extension(x509.BasicConstraints(ca=is_ca, path_length=None), critical=True)
-    )
-    if is_ca:
-        builder = builder.add_extension(x509.SubjectKeyIdentifier.from_public_key(pub), critical=False)
-    if issuer is not None:
-        try:
-            ski = issuer.extensions.get_extension_for_class(x509.SubjectKeyIdentifier).value
-            builder = builder.add_extension(x509.AuthorityKeyIdentifier(ski.digest, None, None), critical=False)
-        except x509.ExtensionNotFound:
-            pass
-    if ip_list or dns_list:
-        names: list[x509.GeneralName] = [x509.DNSName(d) for d in dns_list]
-        names += [x509.IPAddress(ip) for ip in ip_list]
-        builder = builder.add_extension(x509.SubjectAlternativeName(names), critical=False)
-    signer = issuer_key if issuer_key is not None else key
+    if serial is None:
+        import secrets
+
+        serial = secrets.randbelow(1 << SERIAL_BITS) or 1
+    if now is None:
+        now = datetime.datetime.now(datetime.UTC)
     try:
-        cert = builder.sign(signer, _sign_hash(signer))
+        subject = x509encode.name_with_common_name(gohelpers.to_bytes(cn))
+        der, key_id = x509encode.create_certificate(
+            serial=serial, subject=subject, not_before=now, not_after=now + datetime.timedelta(days=days),
+            public_key=key.public_key(), is_ca=is_ca, dns_names=dns_list, ip_addresses=ip_list,
+            issuer=issuer if issuer is not None else x509encode.Issuer(subject, None, key))
     except (ValueError, TypeError) as e:
         raise FuncError(f"error creating certificate: {e}") from None
-    return Certificate(cert.public_bytes(serialization.Encoding.PEM).decode(), _pem_for_key(key), (cert, key))
+    return Certificate(gopem.encode("CERTIFICATE", der), _pem_for_key(key), x509encode.Issuer(subject, key_id, key))
 
 
 def _new_rsa() -> Any:
@@ -328,12 +313,15 @@ def gen_self_signed_cert_with_key(cn: str, ips: list[Any] | None, dns: list[Any]
     return _create(cn, ips, dns, days, _key_from_pem(key_pem), is_ca=False)
 
 
-def _signer(ca: Any) -> tuple[x509.Certificate, Any]:
-    from cryptography import x509
+def _signer(ca: Any) -> Issuer:
     if not isinstance(ca, Certificate):
         raise FuncError(f"wrong type for value; expected sprig.certificate; got {go_type_name(ca)}")
-    if ca._parsed is not None and ca._parsed[0] == (ca.Cert, ca.Key):
-        return ca._parsed[1]
+    if ca._as_issuer is not None and ca._as_issuer[0] == (ca.Cert, ca.Key):
+        return ca._as_issuer[1]
+    # A CA known only by its texts (buildCustomCert, or fields set by hand): rare enough to parse with cryptography.
+    from cryptography import x509
+
+    from helm_core.golib import x509encode
     data = gohelpers.to_bytes(ca.Cert)
     if b"-----BEGIN " not in data:
         raise FuncError("unable to decode certificate")
@@ -345,15 +333,18 @@ def _signer(ca: Any) -> tuple[x509.Certificate, Any]:
         key = parse_private_key_pem(ca.Key)
     except FuncError as e:
         raise FuncError(f"error parsing private key: {e}") from None
-    return cert, key
+    try:
+        key_id: bytes | None = cert.extensions.get_extension_for_class(x509.SubjectKeyIdentifier).value.digest
+    except x509.ExtensionNotFound:
+        key_id = None
+    return x509encode.Issuer(cert.subject.public_bytes(), key_id, key)
 
 
 @signature("string", "[]interface {}", "[]interface {}", "int", "sprig.certificate")
 def gen_signed_cert(cn: str, ips: list[Any] | None, dns: list[Any] | None, days: int, ca: Any) -> Certificate:
     """``genSignedCert CN IPS DNS DAYS CA``."""
     key = _new_rsa()
-    cert, ca_key = _signer(ca)
-    return _create(cn, ips, dns, days, key, is_ca=False, issuer=cert, issuer_key=ca_key)
+    return _create(cn, ips, dns, days, key, is_ca=False, issuer=_signer(ca))
 
 
 @signature("string", "[]interface {}", "[]interface {}", "int", "sprig.certificate", "string")
@@ -361,8 +352,7 @@ def gen_signed_cert_with_key(cn: str, ips: list[Any] | None, dns: list[Any] | No
                              key_pem: str) -> Certificate:
     """``genSignedCertWithKey``."""
     key = _key_from_pem(key_pem)
-    cert, ca_key = _signer(ca)
-    return _create(cn, ips, dns, days, key, is_ca=False, issuer=cert, issuer_key=ca_key)
+    return _create(cn, ips, dns, days, key, is_ca=False, issuer=_signer(ca))
 
 
 @signature("string", "string")
