@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import datetime
+import os
 
 from helm_core.golib.gotypes import FuncError, GoObject, go_type_name, signature
 from helm_core.gotemplate import budget
@@ -260,9 +261,8 @@ def _create(cn: str, ips: list[Any] | None, dns: list[Any] | None, days: int, ke
     from helm_core.golib import gopem, x509encode
     ip_list, dns_list = _ips(ips), _dns(dns)
     if serial is None:
-        import secrets
-
-        serial = secrets.randbelow(1 << SERIAL_BITS) or 1
+        # Uniform below 2^128 as Go's rand.Int; os.urandom spares importing secrets (hmac, OpenSSL).
+        serial = int.from_bytes(os.urandom(SERIAL_BITS // 8), "big") or 1
     if now is None:
         now = datetime.datetime.now(datetime.UTC)
     try:
