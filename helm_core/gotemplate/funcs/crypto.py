@@ -6,7 +6,8 @@ formats Go writes: PEM blocks ``RSA PRIVATE KEY`` (PKCS#1), ``EC PRIVATE KEY``
 (SEC 1), ``DSA PRIVATE KEY``, ``PRIVATE KEY`` (PKCS#8, ed25519); bcrypt ``$2a$10$``;
 AES-256-CBC with the IV prepended and PKCS#7 padding, base64 (Sprig's format,
 so values round-trip with real Helm). Certificates follow Sprig's x509 template
-(serial < 2^128, CN only, server+client auth, SKI/AKI as Go adds them).
+(serial < 2^128, CN only, server+client auth, SKI/AKI as Go adds them), encoded by
+``golib.x509encode`` (``cryptography.x509`` is imported only to read a CA given as text).
 """
 from __future__ import annotations
 
