@@ -91,9 +91,9 @@ def utf8_string(data: bytes) -> bytes:
     return tlv(UTF8_STRING, data)
 
 
-def implicit(number: int, content: bytes, *, constructed: bool = False) -> bytes:
-    """A context-specific ``[number]`` element holding ``content`` (IMPLICIT, or EXPLICIT when
-    ``content`` is a whole element and ``constructed``)."""
+def context_specific(number: int, content: bytes, *, constructed: bool = False) -> bytes:
+    """A ``[number]`` element: an IMPLICIT tag on primitive ``content``, or, ``constructed``,
+    one wrapping whole elements (EXPLICIT tagging)."""
     return tlv(CONTEXT | (CONSTRUCTED if constructed else 0) | number, content)
 
 

@@ -83,20 +83,21 @@ def create_certificate(*, serial: int, subject: bytes, not_before: datetime.date
     if key_id is not None:
         extensions.append(_extension(OID_SUBJECT_KEY_ID, asn1der.octet_string(key_id)))
     if issuer.key_id is not None:
-        extensions.append(_extension(OID_AUTHORITY_KEY_ID, asn1der.sequence(asn1der.implicit(0, issuer.key_id))))
+        key_identifier = asn1der.context_specific(0, issuer.key_id)  # AuthorityKeyIdentifier's [0]
+        extensions.append(_extension(OID_AUTHORITY_KEY_ID, asn1der.sequence(key_identifier)))
     if dns_names or ip_addresses:
-        names = [asn1der.implicit(SAN_DNS_NAME, _ia5(d)) for d in dns_names]
-        names += [asn1der.implicit(SAN_IP_ADDRESS, ip) for ip in ip_addresses]
+        names = [asn1der.context_specific(SAN_DNS_NAME, _ia5(d)) for d in dns_names]
+        names += [asn1der.context_specific(SAN_IP_ADDRESS, ip) for ip in ip_addresses]
         extensions.append(_extension(OID_SUBJECT_ALT_NAME, asn1der.sequence(*names)))
     tbs = asn1der.sequence(
-        asn1der.implicit(0, asn1der.integer(X509_V3), constructed=True),
+        asn1der.context_specific(0, asn1der.integer(X509_V3), constructed=True),
         asn1der.integer(serial),
         algorithm,
         issuer.name,
         asn1der.sequence(asn1der.time(not_before), asn1der.time(not_after)),
         subject,
         spki,
-        asn1der.implicit(3, asn1der.sequence(*extensions), constructed=True),
+        asn1der.context_specific(3, asn1der.sequence(*extensions), constructed=True),
     )
     return asn1der.sequence(tbs, algorithm, asn1der.bit_string(sign(tbs))), key_id
 
