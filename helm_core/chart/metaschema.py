@@ -19,9 +19,8 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import re
-from pathlib import Path
-from urllib.parse import urldefrag, urlsplit
 
 from helm_core.chart import jsonschema_go, verdict
 from helm_core.golib import goregexp
@@ -50,19 +49,23 @@ DIALECTS = {
 _PCHAR = r"(?:[A-Za-z0-9._~!$&'()*+,;=:@-]|%[0-9A-Fa-f]{2})"
 _TAIL = rf"(?:\?(?:{_PCHAR}|[/?])*)?(?:#(?:{_PCHAR}|[/?])*)?"
 _PATH = rf"(?:/{_PCHAR}*)*"
-_URI = re.compile(  # scheme ":" then "//" authority and path, or a path ("urn:x", "file:/x")
-    rf"[A-Za-z][A-Za-z0-9+.-]*:(?://[A-Za-z0-9.-]+(?::[0-9]*)?{_PATH}|(?:/?{_PCHAR}+{_PATH})?){_TAIL}", re.ASCII)
-_RELATIVE = re.compile(
-    rf"(?:(?:[A-Za-z0-9._~!$&'()*+,;=@-]|%[0-9A-Fa-f]{{2}})+{_PATH}|/(?:{_PCHAR}+{_PATH})?)?{_TAIL}", re.ASCII)
+# scheme ":" then "//" authority and path, or a path ("urn:x", "file:/x")
+_URI = rf"[A-Za-z][A-Za-z0-9+.-]*:(?://[A-Za-z0-9.-]+(?::[0-9]*)?{_PATH}|(?:/?{_PCHAR}+{_PATH})?){_TAIL}"
+_RELATIVE = rf"(?:(?:[A-Za-z0-9._~!$&'()*+,;=@-]|%[0-9A-Fa-f]{{2}})+{_PATH}|/(?:{_PCHAR}+{_PATH})?)?{_TAIL}"
+
+
+@functools.cache
+def _pattern(source: str) -> re.Pattern[str]:
+    return re.compile(source, re.ASCII)  # at the first string checked: compiling costs a first run ms
 
 
 def _is_regex(text: str) -> bool:
     return goregexp.valid(text)  # Helm's validator: Go's regexp.Compile (jsonschema_go.format_checker)
 
 
-def _safe(pattern: re.Pattern[str]) -> verdict.Check:
+def _safe(source: str) -> verdict.Check:
     def check(text: str) -> bool:
-        if pattern.fullmatch(text):
+        if _pattern(source).fullmatch(text):
             return True
         raise verdict.Undecided(f"{text!r} as a URI: jsonschema's answer depends on what is installed")
     return check
@@ -71,19 +74,22 @@ def _safe(pattern: re.Pattern[str]) -> verdict.Check:
 _FORMATS: dict[str, verdict.Check] = {
     "regex": _is_regex,
     "uri": _safe(_URI),
-    "uri-reference": lambda text: bool(_URI.fullmatch(text)) or _safe(_RELATIVE)(text),
+    "uri-reference": lambda text: bool(_pattern(_URI).fullmatch(text)) or _safe(_RELATIVE)(text),
 }
 
 
-def _folder(draft: str) -> Path | None:
+def _folder(draft: str) -> str | None:
     package = memo.package_folder("jsonschema_specifications")
     if package is None or draft not in _FOLDERS:
         return None
-    return Path(package, "schemas", _FOLDERS[draft])
+    return os.path.join(package, "schemas", _FOLDERS[draft])
 
 
-def _files(folder: Path) -> list[Path]:
-    return [p for p in sorted(folder.rglob("*")) if p.is_file() and not p.name.startswith(".")]
+def _files(folder: str) -> list[str]:
+    """The files below ``folder`` but hidden ones, in sorted order (os, not pathlib: its import
+    costs a first run ms)."""
+    return sorted(os.path.join(top, name) for top, _, names in os.walk(folder)
+                  for name in names if not name.startswith("."))
 
 
 def dialect(schema: Any) -> str:
@@ -93,7 +99,21 @@ def dialect(schema: Any) -> str:
     uri = schema["$schema"]
     if type(uri) is not str:
         raise verdict.Undecided("$schema that is not a string")
-    return DIALECTS.get(urlsplit(uri).geturl(), verdict.DRAFT_2020_12)
+    return DIALECTS.get(_normalized(uri), verdict.DRAFT_2020_12)
+
+
+def _normalized(uri: str) -> str:
+    """``urlsplit(uri).geturl()``, as jsonschema normalizes dialect URIs; the known ones (and
+    what charts declare) are their own normal form, without importing urllib."""
+    if uri in DIALECTS or uri in _PLAIN_DIALECTS:
+        return uri
+    from urllib.parse import urlsplit
+
+    return urlsplit(uri).geturl()
+
+
+#: Dialect URIs that normalize to themselves but are not dialects: bitnami's charts declare it.
+_PLAIN_DIALECTS = frozenset({"http://json-schema.org/schema#", "https://json-schema.org/schema#"})
 
 
 @functools.cache
@@ -105,10 +125,11 @@ def _documents(draft: str) -> tuple[str, dict[str, Any]]:
     documents: dict[str, Any] = {}
     root = ""
     for path in _files(folder):
-        document = json.loads(path.read_text(encoding="utf-8"))
-        uri = urldefrag(document["$id"]).url
+        with open(path, encoding="utf-8") as file:
+            document = json.load(file)
+        uri, _ = verdict.defragment(document["$id"])
         documents[uri] = document
-        root = uri if path.name == "metaschema.json" else root
+        root = uri if os.path.basename(path) == "metaschema.json" else root
     return root, documents
 
 
@@ -123,13 +144,17 @@ def compiled(draft: str) -> tuple[verdict.Check | None, str]:
         return None, str(exc) or type(exc).__name__
 
 
-def valid(schema: Any, draft: str | None = None) -> bool:
-    """Whether ``schema`` meets its metaschema; raises verdict.Undecided when that is not known."""
+def valid(schema: Any, draft: str | None = None, *, plain: bool = False) -> bool:
+    """Whether ``schema`` meets its metaschema; raises verdict.Undecided when that is not known.
+
+    ``plain``: the caller knows the schema is made of plain JSON values (``json.loads``' of a
+    text without NaN or Infinity), which spares walking it once more to find out."""
     draft = dialect(schema) if draft is None else draft
     check, why = compiled(draft)
     if check is None:
         raise verdict.Undecided(why)
-    verdict.plain(schema)
+    if not plain:
+        verdict.plain(schema)
     try:
         return check(schema)
     except RecursionError:
@@ -138,7 +163,7 @@ def valid(schema: Any, draft: str | None = None) -> bool:
 
 def check_schema(cls: Any, schema: Any) -> None:
     """Raise what ``cls.check_schema(schema)`` raises (``jsonschema.SchemaError``), or nothing."""
-    draft = DIALECTS.get(urlsplit(cls.ID_OF(cls.META_SCHEMA) or "").geturl())
+    draft = DIALECTS.get(_normalized(cls.ID_OF(cls.META_SCHEMA) or ""))
     if draft is not None:
         try:
             if valid(schema, draft):

@@ -14,8 +14,8 @@ Drafts: 2020-12 (Helm's default) and 7, the two that chart schemas use; others a
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
-from urllib.parse import unquote, urldefrag, urljoin
 
 from helm_core.golib import goregexp
 
@@ -53,6 +53,40 @@ _RESOURCE_KEYS = ("$id", "$anchor", "$dynamicAnchor")
 
 def _resource(node: Any) -> bool:
     return type(node) is dict and any(type(node.get(k)) is str for k in _RESOURCE_KEYS)
+
+
+#: An absolute URI whose join with a plain relative path is a plain merge: a lower-case scheme,
+#: an authority, a path without empty or dot segments and nothing after it (urllib would
+#: change nothing in it).
+_PLAIN_BASE = re.compile(r"[a-z][a-z0-9+.-]*://[A-Za-z0-9.-]+(?:/(?!\.\.?(?:/|$))[A-Za-z0-9._~-]+)*/?")
+#: A relative reference that is a path of plain segments (no dot segments), with a fragment.
+_PLAIN_RELATIVE = re.compile(r"(?!\.\.?(?:/|#|$))[A-Za-z0-9_~-][A-Za-z0-9._~-]*"
+                             r"(?:/(?!\.\.?(?:/|#|$))[A-Za-z0-9._~-]+)*(?:#.*)?", re.DOTALL)
+
+
+def resolve(base: str, ref: str) -> tuple[str, str]:
+    """(URI, fragment) of ``ref`` against ``base``: ``urldefrag(urljoin(base, ref))``. The
+    metaschemas' references (``meta/core``) are merged here: importing urllib costs a first run ms."""
+    if _PLAIN_BASE.fullmatch(base) and _PLAIN_RELATIVE.fullmatch(ref):
+        path, _, fragment = ref.partition("#")
+        if base.count("/") > 2:  # a path to merge into; else the path is "/" + ref
+            return base[:base.rindex("/") + 1] + path, fragment
+        return f"{base}/{path}", fragment
+    from urllib.parse import urldefrag, urljoin
+
+    uri, fragment = urldefrag(urljoin(base, ref))
+    return uri, fragment
+
+
+def defragment(uri: str) -> tuple[str, str]:
+    """``urldefrag(uri)`` (URI, fragment), without importing urllib for a plain URI."""
+    head, _, fragment = uri.partition("#")
+    if _PLAIN_BASE.fullmatch(head):
+        return head, fragment
+    from urllib.parse import urldefrag
+
+    head, fragment = urldefrag(uri)
+    return head, fragment
 
 
 class Undecided(Exception):
@@ -104,6 +138,10 @@ TYPE_CHECKS: dict[str, Check] = {
     "object": lambda i: type(i) is dict,
     "string": _is_string,
 }
+
+
+#: The types whose check is "exactly this Python type" (no subclass passes TYPE_CHECKS).
+EXACT_TYPES: dict[str, type] = {"array": list, "boolean": bool, "null": type(None), "object": dict}
 
 
 def same(one: Any, two: Any) -> bool:
@@ -182,7 +220,7 @@ class Compiler:
         self.formats = formats  # None: "format" is an annotation, as for values
         self.relative_refs = relative_refs
         self._nested_anchors: set[str] | None = None  # found when a named reference needs them
-        self._done: dict[tuple[Any, ...], list[Check]] = {}
+        self._done: dict[tuple[Any, ...], Check] = {}
 
     def compile(self, base: str) -> Check:
         """The check of the document at ``base``, as a validator rooted there runs it."""
@@ -191,6 +229,9 @@ class Compiler:
     # -- subschemas and references ----------------------------------------------------------
 
     def _subschema(self, node: Any, base: str, scope: tuple[str, ...], *, root: bool = False) -> Check:
+        """The check of ``node``, compiled at its first call: a first run compiles only the
+        subschemas its instance reaches. What cannot be compiled raises Undecided then, which
+        answers as before: jsonschema, which visits only what the instance reaches too, decides."""
         if node is True:
             return _true
         if node is False:
@@ -199,21 +240,29 @@ class Compiler:
             raise Undecided(f"a subschema of type {type(node).__name__}")
         if not root and _resource(node):
             raise Undecided("a subschema with its own id or anchor")
+        if self.keywords.isdisjoint(node) and (root or "$schema" not in node):
+            return _true  # annotations only: checks nothing (and parents leave it out)
         key = (id(node), base, scope)
-        done = self._done.get(key)
-        if done is not None:  # compiled, or being compiled further up (a cycle)
-            return done[0] if done else (lambda instance: done[0](instance))
-        cell: list[Check] = []
-        self._done[key] = cell
+        known = self._done.get(key)
+        if known is not None:  # the same node in the same state: shared, which closes cycles
+            return known
+        compiled: list[Check] = []
+
+        def lazy(instance: Any) -> bool:
+            if not compiled:
+                compiled.append(self._compile_node(node, base, scope, root=root))
+            return compiled[0](instance)
+        self._done[key] = lazy
+        return lazy
+
+    def _compile_node(self, node: dict[str, Any], base: str, scope: tuple[str, ...], *, root: bool) -> Check:
         if "$schema" in node and not root:
             raise Undecided("a subschema with its own $schema")
         if self.draft == DRAFT_7 and "$ref" in node:
             items = [("$ref", node["$ref"])]  # draft 7: $ref's siblings are ignored
         else:
             items = list(node.items())
-        check = _all([self._keyword(k, v, node, base, scope) for k, v in items if k in self.keywords])
-        cell.append(check)
-        return check
+        return _all([self._keyword(k, v, node, base, scope) for k, v in items if k in self.keywords])
 
     def _reference(self, ref: Any, base: str, scope: tuple[str, ...]) -> Check:
         """Resolved now, as ``referencing``'s ``Resolver.lookup`` would resolve it then."""
@@ -222,7 +271,7 @@ class Compiler:
         if ref.startswith("#"):
             uri, fragment = base, ref[1:]
         elif self.relative_refs:
-            uri, fragment = urldefrag(urljoin(base, ref))
+            uri, fragment = resolve(base, ref)
         else:
             raise Undecided(f"reference {ref!r} outside the schema")
         document = self.documents.get(uri)
@@ -248,7 +297,11 @@ class Compiler:
     @staticmethod
     def _pointer(document: Any, pointer: str) -> Any:
         node = document
-        for segment in unquote(pointer).split("/")[1:]:
+        if "%" in pointer:
+            from urllib.parse import unquote  # imported when needed: its import costs ms of a first run
+
+            pointer = unquote(pointer)
+        for segment in pointer.split("/")[1:]:
             segment = segment.replace("~1", "/").replace("~0", "~")
             try:
                 node = node[int(segment)] if type(node) is list else node[segment]
@@ -304,12 +357,24 @@ class Compiler:
             raise Undecided("properties that are not an object")
         subs = tuple((name, check) for name, s in value.items()
                      if (check := self._subschema(s, base, scope)) is not _true)
+        if not subs:
+            return _true
+        by_name = dict(subs)
+        size = len(by_name)
 
         def properties(instance: Any) -> bool:
+            # Walks the smaller side: a metaschema's dozens of keywords against a schema
+            # node's few keys, or a values schema's few properties against a large map.
             if type(instance) is dict:
-                for name, sub in subs:
-                    if name in instance and not sub(instance[name]):
-                        return False
+                if len(instance) < size:
+                    for name, item in instance.items():
+                        sub = by_name.get(name)
+                        if sub is not None and not sub(item):
+                            return False
+                else:
+                    for name, sub in subs:
+                        if name in instance and not sub(instance[name]):
+                            return False
             return True
         return properties
 
@@ -321,7 +386,7 @@ class Compiler:
         def pattern_properties(instance: Any) -> bool:
             if type(instance) is not dict:
                 return True
-            return all(sub(v) for regex, sub in subs for k, v in instance.items() if regex.match_string(k))
+            return all(sub(v) for search, sub in subs for k, v in instance.items() if search(k))
         return pattern_properties
 
     def _k_additionalProperties(self, value: Any, node: Any, base: str, scope: tuple[str, ...]) -> Check:
@@ -329,7 +394,7 @@ class Compiler:
         # properties, and not matched by the patternProperties patterns joined with "|".
         known = node.get("properties", {})
         patterns = "|".join(node.get("patternProperties", {}))
-        regex = _regex(patterns) if patterns else None
+        search = _regex(patterns) if patterns else None
         if value is True:
             return _true
         sub = _false if value is False else self._subschema(value, base, scope)
@@ -338,7 +403,7 @@ class Compiler:
             if type(instance) is not dict:
                 return True
             for name, item in instance.items():
-                if name in known or (regex is not None and regex.match_string(name)):
+                if name in known or (search is not None and search(name)):
                     continue
                 if not sub(item):
                     return False
@@ -408,6 +473,9 @@ class Compiler:
         checks = tuple(TYPE_CHECKS[n] for n in names)
         if len(checks) == 1:
             return checks[0]
+        if set(names) <= EXACT_TYPES.keys():  # the metaschemas' ["object", "boolean"]
+            exact = frozenset(EXACT_TYPES[n] for n in names)
+            return lambda instance: type(instance) in exact
         return lambda instance: any(check(instance) for check in checks)
 
     def _k_enum(self, value: Any, node: Any, base: str, scope: tuple[str, ...]) -> Check:
@@ -433,8 +501,8 @@ class Compiler:
         return lambda instance: type(instance) is not dict or all(n in instance for n in names)
 
     def _k_pattern(self, value: Any, node: Any, base: str, scope: tuple[str, ...]) -> Check:
-        regex = _regex(value)
-        return lambda instance: not _is_string(instance) or regex.match_string(instance)
+        search = _regex(value)
+        return lambda instance: not _is_string(instance) or search(instance)
 
     def _k_format(self, value: Any, node: Any, base: str, scope: tuple[str, ...]) -> Check:
         if self.formats is None:
@@ -519,11 +587,19 @@ def _size(applies: Check, value: Any, fits: Callable[[int], bool]) -> Check:
     return lambda instance: not applies(instance) or fits(len(instance))
 
 
-def _regex(pattern: Any) -> goregexp.Regexp:
-    """A schema pattern as Helm's validator reads it: Go's regexp (searched, not anchored)."""
+def _regex(pattern: Any) -> Callable[[str], bool]:
+    """A schema pattern as Helm's validator reads it: Go's regexp (searched, not anchored),
+    compiled at its first search (compiling imports the regexp engine: a first run whose
+    instances meet no pattern spares it)."""
     if type(pattern) is not str:
         raise Undecided("a pattern that is not a string")
-    try:
-        return goregexp.compile(pattern)
-    except goregexp.GoSyntaxError:
-        raise Undecided(f"pattern {pattern!r} does not compile") from None
+    compiled: list[goregexp.Regexp] = []
+
+    def search(text: str) -> bool:
+        if not compiled:
+            try:
+                compiled.append(goregexp.compile(pattern))
+            except goregexp.GoSyntaxError:
+                raise Undecided(f"pattern {pattern!r} does not compile") from None
+        return compiled[0].match_string(text)
+    return search
