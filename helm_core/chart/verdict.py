@@ -24,6 +24,8 @@ if TYPE_CHECKING:
     from typing import Any, TypeAlias
 
 Check: TypeAlias = "Callable[[Any], bool]"
+#: A keyword as the compiler found it: (keyword, value, its node, base URI, dynamic scope).
+_Part: TypeAlias = "tuple[str, Any, dict[str, Any], str, tuple[str, ...]]"
 #: A format assertion: (format name) -> check of a string instance, or None when unknown.
 FormatChecks = Callable[[str], Callable[[str], bool] | None]
 
@@ -78,6 +80,11 @@ def resolve(base: str, ref: str) -> tuple[str, str]:
     return uri, fragment
 
 
+def plain_absolute(uri: str) -> bool:
+    """Whether ``uri`` is an absolute URI of the plain form :func:`resolve` merges into."""
+    return _PLAIN_BASE.fullmatch(uri) is not None
+
+
 def defragment(uri: str) -> tuple[str, str]:
     """``urldefrag(uri)`` (URI, fragment), without importing urllib for a plain URI."""
     head, _, fragment = uri.partition("#")
@@ -87,6 +94,10 @@ def defragment(uri: str) -> tuple[str, str]:
 
     head, fragment = urldefrag(uri)
     return head, fragment
+
+
+#: In a node's parts, a subschema that is called rather than inlined (value: (node, is a root)).
+_SUBSCHEMA = "$subschema"
 
 
 class Undecided(Exception):
@@ -191,6 +202,30 @@ def _all(checks: list[Check]) -> Check:
     return every
 
 
+def _properties_check(by_name: dict[str, Check]) -> Check:
+    """``properties``: each of the instance's keys that has a check passes it."""
+    if not by_name:
+        return _true
+    pairs = tuple(by_name.items())
+    size = len(pairs)
+
+    def properties(instance: Any) -> bool:
+        # Walks the smaller side: a metaschema's dozens of keywords against a schema
+        # node's few keys, or a values schema's few properties against a large map.
+        if type(instance) is dict:
+            if len(instance) < size:
+                for name, item in instance.items():
+                    sub = by_name.get(name)
+                    if sub is not None and not sub(item):
+                        return False
+            else:
+                for name, sub in pairs:
+                    if name in instance and not sub(instance[name]):
+                        return False
+        return True
+    return properties
+
+
 def _needs_names(name: str, needed: tuple[str, ...]) -> Check:
     """``dependencies`` with a list: when ``name`` is there, so are all of ``needed``."""
     return lambda instance: name not in instance or all(n in instance for n in needed)
@@ -256,16 +291,67 @@ class Compiler:
         return lazy
 
     def _compile_node(self, node: dict[str, Any], base: str, scope: tuple[str, ...], *, root: bool) -> Check:
+        """``node``'s keywords and, inlined, those of the subschemas its ``allOf`` and references
+        lead to (a conjunction of conjunctions): the 2020-12 metaschema is seven vocabularies
+        joined by ``allOf``, so each node of a schema is checked once against the union of their
+        ``properties`` instead of seven times. Each keyword is still compiled in its own node
+        and state (base URI, dynamic scope), where jsonschema applies it."""
+        parts: list[_Part] = []
+        self._inline(node, base, scope, root, parts, set())
+        types: list[Check] = []
+        seen_types: list[Any] = []
+        named: dict[str, list[Check]] = {}  # the properties of every part, by name
+        checks: list[Check] = []
+        for keyword, value, where, at, within in parts:
+            if keyword == "properties":
+                for name, check in self._properties(value, at, within):
+                    named.setdefault(name, []).append(check)
+            elif keyword is _SUBSCHEMA:
+                target, is_root = value
+                checks.append(self._subschema(target, at, within, root=is_root))
+            elif keyword == "type":
+                if value not in seen_types:  # the vocabularies all say ["object", "boolean"]
+                    seen_types.append(value)
+                    types.append(self._keyword(keyword, value, where, at, within))
+            else:
+                checks.append(self._keyword(keyword, value, where, at, within))
+        if named:
+            checks.insert(0, _properties_check({name: _all(subs) for name, subs in named.items()}))
+        return _all(types + checks)
+
+    def _inline(self, node: dict[str, Any], base: str, scope: tuple[str, ...], root: bool,
+                parts: list[_Part], seen: set[tuple[int, str, tuple[str, ...]]]) -> None:
+        """Add ``node``'s keywords to ``parts``, with its ``allOf`` members' and its references'
+        targets' keywords in their place: each node in each state once (a second visit, or a
+        cycle, calls the node's check instead: a cycle recurses, as it does in jsonschema)."""
+        seen.add((id(node), base, scope))
         if "$schema" in node and not root:
             raise Undecided("a subschema with its own $schema")
         if self.draft == DRAFT_7 and "$ref" in node:
             items = [("$ref", node["$ref"])]  # draft 7: $ref's siblings are ignored
         else:
-            items = list(node.items())
-        return _all([self._keyword(k, v, node, base, scope) for k, v in items if k in self.keywords])
+            items = [(k, v) for k, v in node.items() if k in self.keywords]
+        for keyword, value in items:
+            if keyword == "allOf" and type(value) is list:
+                targets = [(member, base, scope, False) for member in value]
+            elif keyword in ("$ref", "$dynamicRef"):
+                targets = [self._target(value, base, scope)]
+            else:
+                parts.append((keyword, value, node, base, scope))
+                continue
+            for target, at, within, is_root in targets:
+                if type(target) is dict and (id(target), at, within) not in seen and (is_root or not _resource(target)):
+                    self._inline(target, at, within, is_root, parts, seen)
+                else:  # what _subschema raises, or the target's check
+                    parts.append((_SUBSCHEMA, (target, is_root), node, at, within))
 
     def _reference(self, ref: Any, base: str, scope: tuple[str, ...]) -> Check:
         """Resolved now, as ``referencing``'s ``Resolver.lookup`` would resolve it then."""
+        node, uri, scope, root = self._target(ref, base, scope)
+        return self._subschema(node, uri, scope, root=root)
+
+    def _target(self, ref: Any, base: str, scope: tuple[str, ...]) -> tuple[Any, str, tuple[str, ...], bool]:
+        """(node, base URI, dynamic scope, whether it is a document's root) ``ref`` leads to."""
         if type(ref) is not str:
             raise Undecided("a non-string reference")
         if ref.startswith("#"):
@@ -280,7 +366,7 @@ class Compiler:
         if base and (not scope or uri != base) and base not in scope:
             scope = (*scope, base)  # the lookup enters the base into the dynamic scope
         if fragment.startswith("/"):
-            return self._subschema(self._pointer(document, fragment), uri, scope)
+            return self._pointer(document, fragment), uri, scope, False
         if fragment:
             if self._nested_anchors is None:
                 # Documents with anchors below their top: a named reference could land there.
@@ -290,9 +376,9 @@ class Compiler:
             if document.get("$dynamicAnchor") == fragment:
                 # The outermost resource of the dynamic scope with the same dynamic anchor.
                 uri = next((u for u in scope if self.documents.get(u, {}).get("$dynamicAnchor") == fragment), uri)
-                return self._subschema(self.documents[uri], uri, scope, root=True)
+                return self.documents[uri], uri, scope, True
             raise Undecided(f"anchor {ref!r}")
-        return self._subschema(document, uri, scope, root=True)
+        return document, uri, scope, True
 
     @staticmethod
     def _pointer(document: Any, pointer: str) -> Any:
@@ -353,30 +439,13 @@ class Compiler:
         return lambda instance: then(instance) if condition(instance) else otherwise(instance)
 
     def _k_properties(self, value: Any, node: Any, base: str, scope: tuple[str, ...]) -> Check:
+        return _properties_check(dict(self._properties(value, base, scope)))
+
+    def _properties(self, value: Any, base: str, scope: tuple[str, ...]) -> list[tuple[str, Check]]:
+        """(name, check) of each property whose subschema checks something."""
         if type(value) is not dict:
             raise Undecided("properties that are not an object")
-        subs = tuple((name, check) for name, s in value.items()
-                     if (check := self._subschema(s, base, scope)) is not _true)
-        if not subs:
-            return _true
-        by_name = dict(subs)
-        size = len(by_name)
-
-        def properties(instance: Any) -> bool:
-            # Walks the smaller side: a metaschema's dozens of keywords against a schema
-            # node's few keys, or a values schema's few properties against a large map.
-            if type(instance) is dict:
-                if len(instance) < size:
-                    for name, item in instance.items():
-                        sub = by_name.get(name)
-                        if sub is not None and not sub(item):
-                            return False
-                else:
-                    for name, sub in subs:
-                        if name in instance and not sub(instance[name]):
-                            return False
-            return True
-        return properties
+        return [(name, check) for name, s in value.items() if (check := self._subschema(s, base, scope)) is not _true]
 
     def _k_patternProperties(self, value: Any, node: Any, base: str, scope: tuple[str, ...]) -> Check:
         if type(value) is not dict:
