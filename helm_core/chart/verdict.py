@@ -14,6 +14,7 @@ Drafts: 2020-12 (Helm's default) and 7, the two that chart schemas use; others a
 """
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Mapping
 
@@ -48,13 +49,12 @@ KEYWORDS = {
         "minProperties", "minimum", "multipleOf", "not", "oneOf", "pattern", "patternProperties",
         "properties", "propertyNames", "required", "type", "uniqueItems"}),
 }
-#: Keys that, with a string value, make a subschema its own resource or an anchor:
-#: references around them resolve against another base, which is not modelled here.
-_RESOURCE_KEYS = ("$id", "$anchor", "$dynamicAnchor")
-
-
 def _resource(node: Any) -> bool:
-    return type(node) is dict and any(type(node.get(k)) is str for k in _RESOURCE_KEYS)
+    """Whether a key makes ``node`` its own resource or an anchor (a string ``$id``, ``$anchor``
+    or ``$dynamicAnchor``): references around it resolve against another base, not modelled here."""
+    # Spelled out: called for every subschema, where a generator over the keys costs more.
+    return type(node) is dict and (type(node.get("$id")) is str or type(node.get("$anchor")) is str
+                                   or type(node.get("$dynamicAnchor")) is str)
 
 
 #: An absolute URI whose join with a plain relative path is a plain merge: a lower-case scheme,
@@ -202,6 +202,18 @@ def _all(checks: list[Check]) -> Check:
     return every
 
 
+@functools.lru_cache(maxsize=256)  # a schema says "object" or ["string", "null"] again and again
+def _type_check(names: tuple[str, ...]) -> Check:
+    """``type`` with these known type names."""
+    checks = tuple(TYPE_CHECKS[n] for n in names)
+    if len(checks) == 1:
+        return checks[0]
+    if set(names) <= EXACT_TYPES.keys():  # the metaschemas' ["object", "boolean"]
+        exact = frozenset(EXACT_TYPES[n] for n in names)
+        return lambda instance: type(instance) in exact
+    return lambda instance: any(check(instance) for check in checks)
+
+
 def _properties_check(by_name: dict[str, Check]) -> Check:
     """``properties``: each of the instance's keys that has a check passes it."""
     if not by_name:
@@ -296,6 +308,10 @@ class Compiler:
         joined by ``allOf``, so each node of a schema is checked once against the union of their
         ``properties`` instead of seven times. Each keyword is still compiled in its own node
         and state (base URI, dynamic scope), where jsonschema applies it."""
+        if "allOf" not in node and "$ref" not in node and "$dynamicRef" not in node:  # most nodes: nothing to inline
+            if "$schema" in node and not root:
+                raise Undecided("a subschema with its own $schema")
+            return _all([self._keyword(k, v, node, base, scope) for k, v in node.items() if k in self.keywords])
         parts: list[_Part] = []
         self._inline(node, base, scope, root, parts, set())
         types: list[Check] = []
@@ -400,10 +416,10 @@ class Compiler:
     # -- keywords ---------------------------------------------------------------------------
 
     def _keyword(self, keyword: str, value: Any, node: dict[str, Any], base: str, scope: tuple[str, ...]) -> Check:
-        method = getattr(self, "_k_" + keyword.lstrip("$"), None)
-        if method is None:
+        name = _METHODS.get(keyword)
+        if name is None:
             raise Undecided(f"keyword {keyword!r}")
-        check: Check = method(value, node, base, scope)
+        check: Check = getattr(self, name)(value, node, base, scope)
         return check
 
     def _subschemas(self, value: Any, base: str, scope: tuple[str, ...]) -> list[Check]:
@@ -536,16 +552,10 @@ class Compiler:
     # -- leaf keywords ----------------------------------------------------------------------
 
     def _k_type(self, value: Any, node: Any, base: str, scope: tuple[str, ...]) -> Check:
-        names = [value] if type(value) is str else value
-        if type(names) is not list or any(type(n) is not str or n not in TYPE_CHECKS for n in names):
+        names = (value,) if type(value) is str else tuple(value) if type(value) is list else None
+        if names is None or any(type(n) is not str or n not in TYPE_CHECKS for n in names):
             raise Undecided(f"type {value!r}")  # jsonschema raises UnknownType: not a verdict
-        checks = tuple(TYPE_CHECKS[n] for n in names)
-        if len(checks) == 1:
-            return checks[0]
-        if set(names) <= EXACT_TYPES.keys():  # the metaschemas' ["object", "boolean"]
-            exact = frozenset(EXACT_TYPES[n] for n in names)
-            return lambda instance: type(instance) in exact
-        return lambda instance: any(check(instance) for check in checks)
+        return _type_check(names)
 
     def _k_enum(self, value: Any, node: Any, base: str, scope: tuple[str, ...]) -> Check:
         if type(value) is not list:
@@ -634,6 +644,11 @@ class Compiler:
 
     def _k_maxProperties(self, value: Any, *_: Any) -> Check:
         return _size(TYPE_CHECKS["object"], value, lambda n: n <= value)
+
+
+#: The compiling method of each keyword that has one.
+_METHODS = {keyword: f"_k_{keyword.lstrip('$')}" for keywords in KEYWORDS.values() for keyword in keywords
+            if hasattr(Compiler, f"_k_{keyword.lstrip('$')}")}
 
 
 def _nested_anchor(node: Any, *, top: bool = False) -> bool:
