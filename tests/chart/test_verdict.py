@@ -253,7 +253,8 @@ def test_a_passing_chart_never_imports_jsonschema(tmp_path):
 #: allOf members and reference targets are inlined into their node (properties merged by
 #: name, equal type lists once); each case is decided against jsonschema.
 INLINED: list[tuple[Any, list[Any]]] = [
-    ({"allOf": [{"$ref": "#/$defs/a"}, {"$ref": "#/$defs/a"}], "$defs": {"a": {"properties": {"x": {"type": "string"}}}}},
+    ({"allOf": [{"$ref": "#/$defs/a"}, {"$ref": "#/$defs/a"}],
+      "$defs": {"a": {"properties": {"x": {"type": "string"}}}}},
      [{"x": 1}, {"x": "s"}, {}]),
     ({"allOf": [{"$ref": "#/$defs/a"}, {"$ref": "#/$defs/b"}],
       "$defs": {"a": {"properties": {"x": {"type": "string"}}, "additionalProperties": False},
@@ -272,7 +273,8 @@ INLINED: list[tuple[Any, list[Any]]] = [
     ({"$defs": {"n": {"type": "object", "properties": {"c": {"$ref": "#/$defs/n"}, "v": {"type": "integer"}}}},
       "allOf": [{"$ref": "#/$defs/n"}]},
      [{"c": {"c": {"v": 1}}}, {"c": {"c": {"v": "x"}}}]),
-    ({"anyOf": [{"allOf": [{"$ref": "#/$defs/s"}, {"minLength": 2}]}, {"type": "integer"}], "$defs": {"s": {"type": "string"}}},
+    ({"anyOf": [{"allOf": [{"$ref": "#/$defs/s"}, {"minLength": 2}]}, {"type": "integer"}],
+      "$defs": {"s": {"type": "string"}}},
      ["ab", "a", 1, 1.5]),
 ]
 
