@@ -6,9 +6,14 @@ that the chart's values pass; the error messages matter only when they do not. S
 is compiled here into plain closures that answer exactly what jsonschema 4.x would answer
 — same keyword semantics, same type rules (``1.0`` is an integer, ``True`` is not a
 number), same equality (``1 == 1.0``, ``True != 1``) — and anything whose answer could
-differ is not guessed: it raises :class:`Undecided` (at compile time for a keyword or
-reference this module does not model, at run time for a rare instance such as
-``uniqueItems`` over mixed types), and the caller asks jsonschema.
+differ is not guessed: it raises :class:`Undecided` (when the check reaches a keyword or
+reference this module does not model, or a rare instance such as ``uniqueItems`` over mixed
+types), and the caller asks jsonschema.
+
+A first run checks one instance once, so compiling is part of its cost: a subschema is
+compiled at its first call (only what the instance reaches), and a node's ``allOf`` members
+and reference targets are inlined into it (the 2020-12 metaschema's seven vocabularies become
+one ``properties`` lookup per node of the schema it checks).
 
 Drafts: 2020-12 (Helm's default) and 7, the two that chart schemas use; others are Undecided.
 """
@@ -49,6 +54,8 @@ KEYWORDS = {
         "minProperties", "minimum", "multipleOf", "not", "oneOf", "pattern", "patternProperties",
         "properties", "propertyNames", "required", "type", "uniqueItems"}),
 }
+
+
 def _resource(node: Any) -> bool:
     """Whether a key makes ``node`` its own resource or an anchor (a string ``$id``, ``$anchor``
     or ``$dynamicAnchor``): references around it resolve against another base, not modelled here."""
@@ -322,7 +329,7 @@ class Compiler:
             if keyword == "properties":
                 for name, check in self._properties(value, at, within):
                     named.setdefault(name, []).append(check)
-            elif keyword is _SUBSCHEMA:
+            elif keyword == _SUBSCHEMA:
                 target, is_root = value
                 checks.append(self._subschema(target, at, within, root=is_root))
             elif keyword == "type":
