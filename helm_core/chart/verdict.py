@@ -210,8 +210,10 @@ def _all(checks: list[Check]) -> Check:
 
 
 @functools.lru_cache(maxsize=256)  # a schema says "object" or ["string", "null"] again and again
-def _type_check(names: tuple[str, ...]) -> Check:
-    """``type`` with these known type names."""
+def _type_check(names: tuple[Any, ...] | None) -> Check:
+    """``type`` with these names (from a string or a list), each known."""
+    if names is None or any(type(n) is not str or n not in TYPE_CHECKS for n in names):
+        raise Undecided("an unknown type name")
     checks = tuple(TYPE_CHECKS[n] for n in names)
     if len(checks) == 1:
         return checks[0]
@@ -445,7 +447,13 @@ class Compiler:
 
     def _k_anyOf(self, value: Any, node: Any, base: str, scope: tuple[str, ...]) -> Check:
         subs = tuple(self._subschemas(value, base, scope))
-        return lambda instance: any(sub(instance) for sub in subs)
+
+        def any_of(instance: Any) -> bool:
+            for sub in subs:  # a loop, not any(): the metaschemas' "type" takes this at every node
+                if sub(instance):
+                    return True
+            return False
+        return any_of
 
     def _k_oneOf(self, value: Any, node: Any, base: str, scope: tuple[str, ...]) -> Check:
         subs = tuple(self._subschemas(value, base, scope))
@@ -559,10 +567,10 @@ class Compiler:
     # -- leaf keywords ----------------------------------------------------------------------
 
     def _k_type(self, value: Any, node: Any, base: str, scope: tuple[str, ...]) -> Check:
-        names = (value,) if type(value) is str else tuple(value) if type(value) is list else None
-        if names is None or any(type(n) is not str or n not in TYPE_CHECKS for n in names):
-            raise Undecided(f"type {value!r}")  # jsonschema raises UnknownType: not a verdict
-        return _type_check(names)
+        try:
+            return _type_check((value,) if type(value) is str else tuple(value) if type(value) is list else None)
+        except (TypeError, Undecided):  # TypeError: a "name" that cannot be hashed
+            raise Undecided(f"type {value!r}") from None  # jsonschema: UnknownType, not a verdict
 
     def _k_enum(self, value: Any, node: Any, base: str, scope: tuple[str, ...]) -> Check:
         if type(value) is not list:
