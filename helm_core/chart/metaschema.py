@@ -126,19 +126,18 @@ def dialect(schema: Any) -> str:
 
 
 def _normalized(uri: str) -> str:
-    """``urlsplit(uri).geturl()``, as jsonschema normalizes dialect URIs; the known ones (and
-    what charts declare) are their own normal form, without importing urllib."""
-    if uri in DIALECTS or uri in _PLAIN_DIALECTS:
-        return uri
-    if uri.endswith("#") and uri[:-1] in DIALECTS:  # an empty fragment is dropped
-        return uri[:-1]
+    """``urlsplit(uri).geturl()``, as jsonschema normalizes dialect URIs: for the known ones and
+    what charts declare, without importing urllib."""
+    head = uri[:-1] if uri.endswith("#") else uri  # an empty fragment is dropped
+    if head in DIALECTS or head in _UNKNOWN_DIALECTS:
+        return head
     from urllib.parse import urlsplit
 
     return urlsplit(uri).geturl()
 
 
-#: Dialect URIs that normalize to themselves but are not dialects: bitnami's charts declare it.
-_PLAIN_DIALECTS = frozenset({"http://json-schema.org/schema#", "https://json-schema.org/schema#"})
+#: URIs that normalize to themselves but name no dialect: bitnami's charts declare the first.
+_UNKNOWN_DIALECTS = frozenset({"http://json-schema.org/schema", "https://json-schema.org/schema"})
 
 
 @functools.cache
