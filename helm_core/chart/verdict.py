@@ -317,10 +317,15 @@ class Compiler:
         joined by ``allOf``, so each node of a schema is checked once against the union of their
         ``properties`` instead of seven times. Each keyword is still compiled in its own node
         and state (base URI, dynamic scope), where jsonschema applies it."""
+        if "$schema" in node and not root:
+            raise Undecided("a subschema with its own $schema")
         if "allOf" not in node and "$ref" not in node and "$dynamicRef" not in node:  # most nodes: nothing to inline
-            if "$schema" in node and not root:
-                raise Undecided("a subschema with its own $schema")
             return _all([self._keyword(k, v, node, base, scope) for k, v in node.items() if k in self.keywords])
+        keywords = ["$ref"] if self.draft == DRAFT_7 and "$ref" in node else [k for k in node if k in self.keywords]
+        if len(keywords) == 1 and keywords[0] != "allOf":
+            # A reference alone: its target's check, shared by every reference to it (the
+            # metaschemas' {"$dynamicRef": "#meta"}, a values schema's "#/$defs/x").
+            return self._reference(node[keywords[0]], base, scope)
         parts: list[_Part] = []
         self._inline(node, base, scope, root, parts, set())
         types: list[Check] = []
