@@ -286,8 +286,8 @@ class Compiler:
 
     def _subschema(self, node: Any, base: str, scope: tuple[str, ...], *, root: bool = False) -> Check:
         """The check of ``node``, compiled at its first call: a first run compiles only the
-        subschemas its instance reaches. What cannot be compiled raises Undecided then, which
-        answers as before: jsonschema, which visits only what the instance reaches too, decides."""
+        subschemas its instance reaches. What cannot be compiled raises Undecided then, and
+        jsonschema decides (it too visits only what the instance reaches)."""
         if node is True:
             return _true
         if node is False:
@@ -317,15 +317,13 @@ class Compiler:
         joined by ``allOf``, so each node of a schema is checked once against the union of their
         ``properties`` instead of seven times. Each keyword is still compiled in its own node
         and state (base URI, dynamic scope), where jsonschema applies it."""
-        if "$schema" in node and not root:
-            raise Undecided("a subschema with its own $schema")
+        items = self._applied(node, root)
         if "allOf" not in node and "$ref" not in node and "$dynamicRef" not in node:  # most nodes: nothing to inline
-            return _all([self._keyword(k, v, node, base, scope) for k, v in node.items() if k in self.keywords])
-        keywords = ["$ref"] if self.draft == DRAFT_7 and "$ref" in node else [k for k in node if k in self.keywords]
-        if len(keywords) == 1 and keywords[0] != "allOf":
+            return _all([self._keyword(k, v, node, base, scope) for k, v in items])
+        if len(items) == 1 and items[0][0] != "allOf":
             # A reference alone: its target's check, shared by every reference to it (the
             # metaschemas' {"$dynamicRef": "#meta"}, a values schema's "#/$defs/x").
-            return self._reference(node[keywords[0]], base, scope)
+            return self._reference(items[0][1], base, scope)
         parts: list[_Part] = []
         self._inline(node, base, scope, root, parts, set())
         types: list[Check] = []
@@ -355,13 +353,7 @@ class Compiler:
         targets' keywords in their place: each node in each state once (a second visit, or a
         cycle, calls the node's check instead: a cycle recurses, as it does in jsonschema)."""
         seen.add((id(node), base, scope))
-        if "$schema" in node and not root:
-            raise Undecided("a subschema with its own $schema")
-        if self.draft == DRAFT_7 and "$ref" in node:
-            items = [("$ref", node["$ref"])]  # draft 7: $ref's siblings are ignored
-        else:
-            items = [(k, v) for k, v in node.items() if k in self.keywords]
-        for keyword, value in items:
+        for keyword, value in self._applied(node, root):
             if keyword == "allOf" and type(value) is list:
                 targets = [(member, base, scope, False) for member in value]
             elif keyword in ("$ref", "$dynamicRef"):
@@ -374,6 +366,14 @@ class Compiler:
                     self._inline(target, at, within, is_root, parts, seen)
                 else:  # what _subschema raises, or the target's check
                     parts.append((_SUBSCHEMA, (target, is_root), node, at, within))
+
+    def _applied(self, node: dict[str, Any], root: bool) -> list[tuple[str, Any]]:
+        """The keywords jsonschema applies in ``node``, with their values."""
+        if "$schema" in node and not root:
+            raise Undecided("a subschema with its own $schema")
+        if self.draft == DRAFT_7 and "$ref" in node:
+            return [("$ref", node["$ref"])]  # draft 7: $ref's siblings are ignored
+        return [(k, v) for k, v in node.items() if k in self.keywords]
 
     def _reference(self, ref: Any, base: str, scope: tuple[str, ...]) -> Check:
         """Resolved now, as ``referencing``'s ``Resolver.lookup`` would resolve it then."""
