@@ -9,7 +9,8 @@ slow on large schemas such as bitnami's redis, after the import of jsonschema it
 
 A metaschema never changes, so here it is compiled once per process by
 :mod:`helm_core.chart.verdict`, with every reference — ``$dynamicRef`` included — resolved
-statically, into closures that answer "valid or not" without importing jsonschema. The
+statically, into closures that answer "valid or not" without importing jsonschema (the
+2020-12 vocabularies, joined by ``allOf``, inlined into one lookup per node). The
 metaschema documents are read from the files the installed ``jsonschema-specifications``
 ships (the same ones jsonschema uses), not copied. When the closures say "not valid", or
 cannot decide, :func:`check_schema` runs ``cls.check_schema`` and its error is raised as it
