@@ -414,7 +414,7 @@ def test_a_valid_schema_is_checked_against_its_metaschema_once(disk: memo.DiskMe
 
     compiled, exact = [], []
     real_valid, real_check = metaschema.valid, jsonschema.Draft202012Validator.check_schema
-    monkeypatch.setattr(metaschema, "valid", lambda s, *a: compiled.append(s) or real_valid(s, *a))
+    monkeypatch.setattr(metaschema, "valid", lambda s, *a, **k: compiled.append(s) or real_valid(s, *a, **k))
     monkeypatch.setattr(jsonschema.Draft202012Validator, "check_schema",
                         classmethod(lambda cls, s, **k: exact.append(s) or real_check(s, **k)))
 

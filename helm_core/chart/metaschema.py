@@ -9,7 +9,8 @@ slow on large schemas such as bitnami's redis, after the import of jsonschema it
 
 A metaschema never changes, so here it is compiled once per process by
 :mod:`helm_core.chart.verdict`, with every reference — ``$dynamicRef`` included — resolved
-statically, into closures that answer "valid or not" without importing jsonschema. The
+statically, into closures that answer "valid or not" without importing jsonschema (the
+2020-12 vocabularies, joined by ``allOf``, inlined into one lookup per node). The
 metaschema documents are read from the files the installed ``jsonschema-specifications``
 ships (the same ones jsonschema uses), not copied. When the closures say "not valid", or
 cannot decide, :func:`check_schema` runs ``cls.check_schema`` and its error is raised as it
@@ -19,9 +20,8 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import re
-from pathlib import Path
-from urllib.parse import urldefrag, urlsplit
 
 from helm_core.chart import jsonschema_go, verdict
 from helm_core.golib import goregexp
@@ -50,19 +50,46 @@ DIALECTS = {
 _PCHAR = r"(?:[A-Za-z0-9._~!$&'()*+,;=:@-]|%[0-9A-Fa-f]{2})"
 _TAIL = rf"(?:\?(?:{_PCHAR}|[/?])*)?(?:#(?:{_PCHAR}|[/?])*)?"
 _PATH = rf"(?:/{_PCHAR}*)*"
-_URI = re.compile(  # scheme ":" then "//" authority and path, or a path ("urn:x", "file:/x")
-    rf"[A-Za-z][A-Za-z0-9+.-]*:(?://[A-Za-z0-9.-]+(?::[0-9]*)?{_PATH}|(?:/?{_PCHAR}+{_PATH})?){_TAIL}", re.ASCII)
-_RELATIVE = re.compile(
-    rf"(?:(?:[A-Za-z0-9._~!$&'()*+,;=@-]|%[0-9A-Fa-f]{{2}})+{_PATH}|/(?:{_PCHAR}+{_PATH})?)?{_TAIL}", re.ASCII)
+# scheme ":" then "//" authority and path, or a path ("urn:x", "file:/x")
+_URI = rf"[A-Za-z][A-Za-z0-9+.-]*:(?://[A-Za-z0-9.-]+(?::[0-9]*)?{_PATH}|(?:/?{_PCHAR}+{_PATH})?){_TAIL}"
+_RELATIVE = rf"(?:(?:[A-Za-z0-9._~!$&'()*+,;=@-]|%[0-9A-Fa-f]{{2}})+{_PATH}|/(?:{_PCHAR}+{_PATH})?)?{_TAIL}"
+
+
+#: What a fragment of both patterns may hold, percent escapes aside: pchar, "/" and "?".
+_FRAGMENT = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._~!$&'()*+,;=:@-/?")
+
+
+@functools.cache
+def _pattern(source: str) -> re.Pattern[str]:
+    # Compiled at the first string the cases below do not answer: _RELATIVE costs ~9 ms.
+    return re.compile(source, re.ASCII)
+
+
+def _plain_uri(text: str) -> bool:
+    """A plain absolute URI with a plain fragment, such as ``http://json-schema.org/schema#``:
+    what _URI surely matches (a subset of it), known without compiling it."""
+    head, _, fragment = text.partition("#")
+    return verdict.plain_absolute(head) and _FRAGMENT.issuperset(fragment)
+
+
+def _is_uri(text: str) -> bool:
+    return _plain_uri(text) or _safe(_URI)(text)
+
+
+def _is_uri_reference(text: str) -> bool:
+    # "#/$defs/name", the usual reference, matches _RELATIVE (no path, then a fragment).
+    if text[:1] == "#" and _FRAGMENT.issuperset(text[1:]):
+        return True
+    return _plain_uri(text) or _pattern(_URI).fullmatch(text) is not None or _safe(_RELATIVE)(text)
 
 
 def _is_regex(text: str) -> bool:
     return goregexp.valid(text)  # Helm's validator: Go's regexp.Compile (jsonschema_go.format_checker)
 
 
-def _safe(pattern: re.Pattern[str]) -> verdict.Check:
+def _safe(source: str) -> verdict.Check:
     def check(text: str) -> bool:
-        if pattern.fullmatch(text):
+        if _pattern(source).fullmatch(text):
             return True
         raise verdict.Undecided(f"{text!r} as a URI: jsonschema's answer depends on what is installed")
     return check
@@ -70,20 +97,23 @@ def _safe(pattern: re.Pattern[str]) -> verdict.Check:
 
 _FORMATS: dict[str, verdict.Check] = {
     "regex": _is_regex,
-    "uri": _safe(_URI),
-    "uri-reference": lambda text: bool(_URI.fullmatch(text)) or _safe(_RELATIVE)(text),
+    "uri": _is_uri,
+    "uri-reference": _is_uri_reference,
 }
 
 
-def _folder(draft: str) -> Path | None:
+def _folder(draft: str) -> str | None:
     package = memo.package_folder("jsonschema_specifications")
     if package is None or draft not in _FOLDERS:
         return None
-    return Path(package, "schemas", _FOLDERS[draft])
+    return os.path.join(package, "schemas", _FOLDERS[draft])
 
 
-def _files(folder: Path) -> list[Path]:
-    return [p for p in sorted(folder.rglob("*")) if p.is_file() and not p.name.startswith(".")]
+def _files(folder: str) -> list[str]:
+    """The files below ``folder`` but hidden ones, in sorted order (os, not pathlib: its import
+    costs a first run ms)."""
+    return sorted(os.path.join(top, name) for top, _, names in os.walk(folder)
+                  for name in names if not name.startswith("."))
 
 
 def dialect(schema: Any) -> str:
@@ -93,7 +123,22 @@ def dialect(schema: Any) -> str:
     uri = schema["$schema"]
     if type(uri) is not str:
         raise verdict.Undecided("$schema that is not a string")
-    return DIALECTS.get(urlsplit(uri).geturl(), verdict.DRAFT_2020_12)
+    return DIALECTS.get(_normalized(uri), verdict.DRAFT_2020_12)
+
+
+def _normalized(uri: str) -> str:
+    """``urlsplit(uri).geturl()``, as jsonschema normalizes dialect URIs: for the known ones and
+    what charts declare, without importing urllib."""
+    head = uri[:-1] if uri.endswith("#") else uri  # an empty fragment is dropped
+    if head in DIALECTS or head in _UNKNOWN_DIALECTS:
+        return head
+    from urllib.parse import urlsplit
+
+    return urlsplit(uri).geturl()
+
+
+#: URIs that normalize to themselves but name no dialect: bitnami's charts declare the first.
+_UNKNOWN_DIALECTS = frozenset({"http://json-schema.org/schema", "https://json-schema.org/schema"})
 
 
 @functools.cache
@@ -105,10 +150,11 @@ def _documents(draft: str) -> tuple[str, dict[str, Any]]:
     documents: dict[str, Any] = {}
     root = ""
     for path in _files(folder):
-        document = json.loads(path.read_text(encoding="utf-8"))
-        uri = urldefrag(document["$id"]).url
+        with open(path, encoding="utf-8") as file:
+            document = json.load(file)
+        uri, _ = verdict.defragment(document["$id"])
         documents[uri] = document
-        root = uri if path.name == "metaschema.json" else root
+        root = uri if os.path.basename(path) == "metaschema.json" else root
     return root, documents
 
 
@@ -123,13 +169,17 @@ def compiled(draft: str) -> tuple[verdict.Check | None, str]:
         return None, str(exc) or type(exc).__name__
 
 
-def valid(schema: Any, draft: str | None = None) -> bool:
-    """Whether ``schema`` meets its metaschema; raises verdict.Undecided when that is not known."""
+def valid(schema: Any, draft: str | None = None, *, plain: bool = False) -> bool:
+    """Whether ``schema`` meets its metaschema; raises verdict.Undecided when that is not known.
+
+    ``plain``: the caller knows the schema is made of plain JSON values (``json.loads``' of a
+    text without NaN or Infinity), which spares walking it once more to find out."""
     draft = dialect(schema) if draft is None else draft
     check, why = compiled(draft)
     if check is None:
         raise verdict.Undecided(why)
-    verdict.plain(schema)
+    if not plain:
+        verdict.plain(schema)
     try:
         return check(schema)
     except RecursionError:
@@ -138,7 +188,7 @@ def valid(schema: Any, draft: str | None = None) -> bool:
 
 def check_schema(cls: Any, schema: Any) -> None:
     """Raise what ``cls.check_schema(schema)`` raises (``jsonschema.SchemaError``), or nothing."""
-    draft = DIALECTS.get(urlsplit(cls.ID_OF(cls.META_SCHEMA) or "").geturl())
+    draft = DIALECTS.get(_normalized(cls.ID_OF(cls.META_SCHEMA) or ""))
     if draft is not None:
         try:
             if valid(schema, draft):

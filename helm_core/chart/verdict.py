@@ -6,16 +6,22 @@ that the chart's values pass; the error messages matter only when they do not. S
 is compiled here into plain closures that answer exactly what jsonschema 4.x would answer
 — same keyword semantics, same type rules (``1.0`` is an integer, ``True`` is not a
 number), same equality (``1 == 1.0``, ``True != 1``) — and anything whose answer could
-differ is not guessed: it raises :class:`Undecided` (at compile time for a keyword or
-reference this module does not model, at run time for a rare instance such as
-``uniqueItems`` over mixed types), and the caller asks jsonschema.
+differ is not guessed: it raises :class:`Undecided` (when the check reaches a keyword or
+reference this module does not model, or a rare instance such as ``uniqueItems`` over mixed
+types), and the caller asks jsonschema.
+
+A first run checks one instance once, so compiling is part of its cost: a subschema is
+compiled at its first call (only what the instance reaches), and a node's ``allOf`` members
+and reference targets are inlined into it (the 2020-12 metaschema's seven vocabularies become
+one ``properties`` lookup per node of the schema it checks).
 
 Drafts: 2020-12 (Helm's default) and 7, the two that chart schemas use; others are Undecided.
 """
 from __future__ import annotations
 
+import functools
+import re
 from collections.abc import Callable, Mapping
-from urllib.parse import unquote, urldefrag, urljoin
 
 from helm_core.golib import goregexp
 
@@ -24,6 +30,8 @@ if TYPE_CHECKING:
     from typing import Any, TypeAlias
 
 Check: TypeAlias = "Callable[[Any], bool]"
+#: A keyword as the compiler found it: (keyword, value, its node, base URI, dynamic scope).
+_Part: TypeAlias = "tuple[str, Any, dict[str, Any], str, tuple[str, ...]]"
 #: A format assertion: (format name) -> check of a string instance, or None when unknown.
 FormatChecks = Callable[[str], Callable[[str], bool] | None]
 
@@ -46,13 +54,57 @@ KEYWORDS = {
         "minProperties", "minimum", "multipleOf", "not", "oneOf", "pattern", "patternProperties",
         "properties", "propertyNames", "required", "type", "uniqueItems"}),
 }
-#: Keys that, with a string value, make a subschema its own resource or an anchor:
-#: references around them resolve against another base, which is not modelled here.
-_RESOURCE_KEYS = ("$id", "$anchor", "$dynamicAnchor")
 
 
 def _resource(node: Any) -> bool:
-    return type(node) is dict and any(type(node.get(k)) is str for k in _RESOURCE_KEYS)
+    """Whether a key makes ``node`` its own resource or an anchor (a string ``$id``, ``$anchor``
+    or ``$dynamicAnchor``): references around it resolve against another base, not modelled here."""
+    # Spelled out: called for every subschema, where a generator over the keys costs more.
+    return type(node) is dict and (type(node.get("$id")) is str or type(node.get("$anchor")) is str
+                                   or type(node.get("$dynamicAnchor")) is str)
+
+
+#: An absolute URI whose join with a plain relative path is a plain merge: a lower-case scheme,
+#: an authority, a path without empty or dot segments and nothing after it (urllib would
+#: change nothing in it).
+_PLAIN_BASE = re.compile(r"[a-z][a-z0-9+.-]*://[A-Za-z0-9.-]+(?:/(?!\.\.?(?:/|$))[A-Za-z0-9._~-]+)*/?")
+#: A relative reference that is a path of plain segments (no dot segments), with a fragment.
+_PLAIN_RELATIVE = re.compile(r"(?!\.\.?(?:/|#|$))[A-Za-z0-9_~-][A-Za-z0-9._~-]*"
+                             r"(?:/(?!\.\.?(?:/|#|$))[A-Za-z0-9._~-]+)*(?:#.*)?", re.DOTALL)
+
+
+def resolve(base: str, ref: str) -> tuple[str, str]:
+    """(URI, fragment) of ``ref`` against ``base``: ``urldefrag(urljoin(base, ref))``. The
+    metaschemas' references (``meta/core``) are merged here: importing urllib costs a first run ms."""
+    if _PLAIN_BASE.fullmatch(base) and _PLAIN_RELATIVE.fullmatch(ref):
+        path, _, fragment = ref.partition("#")
+        if base.count("/") > 2:  # a path to merge into; else the path is "/" + ref
+            return base[:base.rindex("/") + 1] + path, fragment
+        return f"{base}/{path}", fragment
+    from urllib.parse import urldefrag, urljoin
+
+    uri, fragment = urldefrag(urljoin(base, ref))
+    return uri, fragment
+
+
+def plain_absolute(uri: str) -> bool:
+    """Whether ``uri`` is an absolute URI of the plain form :func:`resolve` merges into."""
+    return _PLAIN_BASE.fullmatch(uri) is not None
+
+
+def defragment(uri: str) -> tuple[str, str]:
+    """``urldefrag(uri)`` (URI, fragment), without importing urllib for a plain URI."""
+    head, _, fragment = uri.partition("#")
+    if _PLAIN_BASE.fullmatch(head):
+        return head, fragment
+    from urllib.parse import urldefrag
+
+    head, fragment = urldefrag(uri)
+    return head, fragment
+
+
+#: In a node's parts, a subschema that is called rather than inlined (value: (node, is a root)).
+_SUBSCHEMA = "$subschema"
 
 
 class Undecided(Exception):
@@ -106,6 +158,10 @@ TYPE_CHECKS: dict[str, Check] = {
 }
 
 
+#: The types whose check is "exactly this Python type" (no subclass passes TYPE_CHECKS).
+EXACT_TYPES: dict[str, type] = {"array": list, "boolean": bool, "null": type(None), "object": dict}
+
+
 def same(one: Any, two: Any) -> bool:
     """jsonschema's equality of plain values: booleans equal only themselves, 1 equals 1.0."""
     if type(one) is bool or type(two) is bool:
@@ -153,6 +209,44 @@ def _all(checks: list[Check]) -> Check:
     return every
 
 
+@functools.lru_cache(maxsize=256)  # a schema says "object" or ["string", "null"] again and again
+def _type_check(names: tuple[Any, ...] | None) -> Check:
+    """``type`` with these names (from a string or a list), each known."""
+    if names is None or any(type(n) is not str or n not in TYPE_CHECKS for n in names):
+        raise Undecided("an unknown type name")
+    checks = tuple(TYPE_CHECKS[n] for n in names)
+    if len(checks) == 1:
+        return checks[0]
+    if set(names) <= EXACT_TYPES.keys():  # the metaschemas' ["object", "boolean"]
+        exact = frozenset(EXACT_TYPES[n] for n in names)
+        return lambda instance: type(instance) in exact
+    return lambda instance: any(check(instance) for check in checks)
+
+
+def _properties_check(by_name: dict[str, Check]) -> Check:
+    """``properties``: each of the instance's keys that has a check passes it."""
+    if not by_name:
+        return _true
+    pairs = tuple(by_name.items())
+    size = len(pairs)
+
+    def properties(instance: Any) -> bool:
+        # Walks the smaller side: a metaschema's dozens of keywords against a schema
+        # node's few keys, or a values schema's few properties against a large map.
+        if type(instance) is dict:
+            if len(instance) < size:
+                for name, item in instance.items():
+                    sub = by_name.get(name)
+                    if sub is not None and not sub(item):
+                        return False
+            else:
+                for name, sub in pairs:
+                    if name in instance and not sub(instance[name]):
+                        return False
+        return True
+    return properties
+
+
 def _needs_names(name: str, needed: tuple[str, ...]) -> Check:
     """``dependencies`` with a list: when ``name`` is there, so are all of ``needed``."""
     return lambda instance: name not in instance or all(n in instance for n in needed)
@@ -182,7 +276,7 @@ class Compiler:
         self.formats = formats  # None: "format" is an annotation, as for values
         self.relative_refs = relative_refs
         self._nested_anchors: set[str] | None = None  # found when a named reference needs them
-        self._done: dict[tuple[Any, ...], list[Check]] = {}
+        self._done: dict[tuple[Any, ...], Check] = {}
 
     def compile(self, base: str) -> Check:
         """The check of the document at ``base``, as a validator rooted there runs it."""
@@ -191,6 +285,9 @@ class Compiler:
     # -- subschemas and references ----------------------------------------------------------
 
     def _subschema(self, node: Any, base: str, scope: tuple[str, ...], *, root: bool = False) -> Check:
+        """The check of ``node``, compiled at its first call: a first run compiles only the
+        subschemas its instance reaches. What cannot be compiled raises Undecided then, and
+        jsonschema decides (it too visits only what the instance reaches)."""
         if node is True:
             return _true
         if node is False:
@@ -199,30 +296,98 @@ class Compiler:
             raise Undecided(f"a subschema of type {type(node).__name__}")
         if not root and _resource(node):
             raise Undecided("a subschema with its own id or anchor")
+        if self.keywords.isdisjoint(node) and (root or "$schema" not in node):
+            return _true  # annotations only: checks nothing (and parents leave it out)
         key = (id(node), base, scope)
-        done = self._done.get(key)
-        if done is not None:  # compiled, or being compiled further up (a cycle)
-            return done[0] if done else (lambda instance: done[0](instance))
-        cell: list[Check] = []
-        self._done[key] = cell
+        known = self._done.get(key)
+        if known is not None:  # the same node in the same state: shared, which closes cycles
+            return known
+        compiled: list[Check] = []
+
+        def lazy(instance: Any) -> bool:
+            if not compiled:
+                compiled.append(self._compile_node(node, base, scope, root=root))
+            return compiled[0](instance)
+        self._done[key] = lazy
+        return lazy
+
+    def _compile_node(self, node: dict[str, Any], base: str, scope: tuple[str, ...], *, root: bool) -> Check:
+        """``node``'s keywords and, inlined, those of the subschemas its ``allOf`` and references
+        lead to (a conjunction of conjunctions): the 2020-12 metaschema is seven vocabularies
+        joined by ``allOf``, so each node of a schema is checked once against the union of their
+        ``properties`` instead of seven times. Each keyword is still compiled in its own node
+        and state (base URI, dynamic scope), where jsonschema applies it."""
+        items = self._applied(node, root)
+        if "allOf" not in node and "$ref" not in node and "$dynamicRef" not in node:  # most nodes: nothing to inline
+            return _all([self._keyword(k, v, node, base, scope) for k, v in items])
+        if len(items) == 1 and items[0][0] != "allOf":
+            # A reference alone: its target's check, shared by every reference to it (the
+            # metaschemas' {"$dynamicRef": "#meta"}, a values schema's "#/$defs/x").
+            return self._reference(items[0][1], base, scope)
+        parts: list[_Part] = []
+        self._inline(node, base, scope, root, parts, set())
+        types: list[Check] = []
+        seen_types: list[Any] = []
+        named: dict[str, list[Check]] = {}  # the properties of every part, by name
+        checks: list[Check] = []
+        for keyword, value, where, at, within in parts:
+            if keyword == "properties":
+                for name, check in self._properties(value, at, within):
+                    named.setdefault(name, []).append(check)
+            elif keyword == _SUBSCHEMA:
+                target, is_root = value
+                checks.append(self._subschema(target, at, within, root=is_root))
+            elif keyword == "type":
+                if value not in seen_types:  # the vocabularies all say ["object", "boolean"]
+                    seen_types.append(value)
+                    types.append(self._keyword(keyword, value, where, at, within))
+            else:
+                checks.append(self._keyword(keyword, value, where, at, within))
+        if named:
+            checks.insert(0, _properties_check({name: _all(subs) for name, subs in named.items()}))
+        return _all(types + checks)
+
+    def _inline(self, node: dict[str, Any], base: str, scope: tuple[str, ...], root: bool,
+                parts: list[_Part], seen: set[tuple[int, str, tuple[str, ...]]]) -> None:
+        """Add ``node``'s keywords to ``parts``, with its ``allOf`` members' and its references'
+        targets' keywords in their place: each node in each state once (a second visit, or a
+        cycle, calls the node's check instead: a cycle recurses, as it does in jsonschema)."""
+        seen.add((id(node), base, scope))
+        for keyword, value in self._applied(node, root):
+            if keyword == "allOf" and type(value) is list:
+                targets = [(member, base, scope, False) for member in value]
+            elif keyword in ("$ref", "$dynamicRef"):
+                targets = [self._target(value, base, scope)]
+            else:
+                parts.append((keyword, value, node, base, scope))
+                continue
+            for target, at, within, is_root in targets:
+                if type(target) is dict and (id(target), at, within) not in seen and (is_root or not _resource(target)):
+                    self._inline(target, at, within, is_root, parts, seen)
+                else:  # what _subschema raises, or the target's check
+                    parts.append((_SUBSCHEMA, (target, is_root), node, at, within))
+
+    def _applied(self, node: dict[str, Any], root: bool) -> list[tuple[str, Any]]:
+        """The keywords jsonschema applies in ``node``, with their values."""
         if "$schema" in node and not root:
             raise Undecided("a subschema with its own $schema")
         if self.draft == DRAFT_7 and "$ref" in node:
-            items = [("$ref", node["$ref"])]  # draft 7: $ref's siblings are ignored
-        else:
-            items = list(node.items())
-        check = _all([self._keyword(k, v, node, base, scope) for k, v in items if k in self.keywords])
-        cell.append(check)
-        return check
+            return [("$ref", node["$ref"])]  # draft 7: $ref's siblings are ignored
+        return [(k, v) for k, v in node.items() if k in self.keywords]
 
     def _reference(self, ref: Any, base: str, scope: tuple[str, ...]) -> Check:
         """Resolved now, as ``referencing``'s ``Resolver.lookup`` would resolve it then."""
+        node, uri, scope, root = self._target(ref, base, scope)
+        return self._subschema(node, uri, scope, root=root)
+
+    def _target(self, ref: Any, base: str, scope: tuple[str, ...]) -> tuple[Any, str, tuple[str, ...], bool]:
+        """(node, base URI, dynamic scope, whether it is a document's root) ``ref`` leads to."""
         if type(ref) is not str:
             raise Undecided("a non-string reference")
         if ref.startswith("#"):
             uri, fragment = base, ref[1:]
         elif self.relative_refs:
-            uri, fragment = urldefrag(urljoin(base, ref))
+            uri, fragment = resolve(base, ref)
         else:
             raise Undecided(f"reference {ref!r} outside the schema")
         document = self.documents.get(uri)
@@ -231,7 +396,7 @@ class Compiler:
         if base and (not scope or uri != base) and base not in scope:
             scope = (*scope, base)  # the lookup enters the base into the dynamic scope
         if fragment.startswith("/"):
-            return self._subschema(self._pointer(document, fragment), uri, scope)
+            return self._pointer(document, fragment), uri, scope, False
         if fragment:
             if self._nested_anchors is None:
                 # Documents with anchors below their top: a named reference could land there.
@@ -241,14 +406,18 @@ class Compiler:
             if document.get("$dynamicAnchor") == fragment:
                 # The outermost resource of the dynamic scope with the same dynamic anchor.
                 uri = next((u for u in scope if self.documents.get(u, {}).get("$dynamicAnchor") == fragment), uri)
-                return self._subschema(self.documents[uri], uri, scope, root=True)
+                return self.documents[uri], uri, scope, True
             raise Undecided(f"anchor {ref!r}")
-        return self._subschema(document, uri, scope, root=True)
+        return document, uri, scope, True
 
     @staticmethod
     def _pointer(document: Any, pointer: str) -> Any:
         node = document
-        for segment in unquote(pointer).split("/")[1:]:
+        if "%" in pointer:
+            from urllib.parse import unquote  # imported when needed: its import costs ms of a first run
+
+            pointer = unquote(pointer)
+        for segment in pointer.split("/")[1:]:
             segment = segment.replace("~1", "/").replace("~0", "~")
             try:
                 node = node[int(segment)] if type(node) is list else node[segment]
@@ -261,10 +430,10 @@ class Compiler:
     # -- keywords ---------------------------------------------------------------------------
 
     def _keyword(self, keyword: str, value: Any, node: dict[str, Any], base: str, scope: tuple[str, ...]) -> Check:
-        method = getattr(self, "_k_" + keyword.lstrip("$"), None)
-        if method is None:
+        name = _METHODS.get(keyword)
+        if name is None:
             raise Undecided(f"keyword {keyword!r}")
-        check: Check = method(value, node, base, scope)
+        check: Check = getattr(self, name)(value, node, base, scope)
         return check
 
     def _subschemas(self, value: Any, base: str, scope: tuple[str, ...]) -> list[Check]:
@@ -283,7 +452,13 @@ class Compiler:
 
     def _k_anyOf(self, value: Any, node: Any, base: str, scope: tuple[str, ...]) -> Check:
         subs = tuple(self._subschemas(value, base, scope))
-        return lambda instance: any(sub(instance) for sub in subs)
+
+        def any_of(instance: Any) -> bool:
+            for sub in subs:  # a loop, not any(): the metaschemas' "type" takes this at every node
+                if sub(instance):
+                    return True
+            return False
+        return any_of
 
     def _k_oneOf(self, value: Any, node: Any, base: str, scope: tuple[str, ...]) -> Check:
         subs = tuple(self._subschemas(value, base, scope))
@@ -300,18 +475,13 @@ class Compiler:
         return lambda instance: then(instance) if condition(instance) else otherwise(instance)
 
     def _k_properties(self, value: Any, node: Any, base: str, scope: tuple[str, ...]) -> Check:
+        return _properties_check(dict(self._properties(value, base, scope)))
+
+    def _properties(self, value: Any, base: str, scope: tuple[str, ...]) -> list[tuple[str, Check]]:
+        """(name, check) of each property whose subschema checks something."""
         if type(value) is not dict:
             raise Undecided("properties that are not an object")
-        subs = tuple((name, check) for name, s in value.items()
-                     if (check := self._subschema(s, base, scope)) is not _true)
-
-        def properties(instance: Any) -> bool:
-            if type(instance) is dict:
-                for name, sub in subs:
-                    if name in instance and not sub(instance[name]):
-                        return False
-            return True
-        return properties
+        return [(name, check) for name, s in value.items() if (check := self._subschema(s, base, scope)) is not _true]
 
     def _k_patternProperties(self, value: Any, node: Any, base: str, scope: tuple[str, ...]) -> Check:
         if type(value) is not dict:
@@ -321,7 +491,7 @@ class Compiler:
         def pattern_properties(instance: Any) -> bool:
             if type(instance) is not dict:
                 return True
-            return all(sub(v) for regex, sub in subs for k, v in instance.items() if regex.match_string(k))
+            return all(sub(v) for search, sub in subs for k, v in instance.items() if search(k))
         return pattern_properties
 
     def _k_additionalProperties(self, value: Any, node: Any, base: str, scope: tuple[str, ...]) -> Check:
@@ -329,7 +499,7 @@ class Compiler:
         # properties, and not matched by the patternProperties patterns joined with "|".
         known = node.get("properties", {})
         patterns = "|".join(node.get("patternProperties", {}))
-        regex = _regex(patterns) if patterns else None
+        search = _regex(patterns) if patterns else None
         if value is True:
             return _true
         sub = _false if value is False else self._subschema(value, base, scope)
@@ -338,7 +508,7 @@ class Compiler:
             if type(instance) is not dict:
                 return True
             for name, item in instance.items():
-                if name in known or (regex is not None and regex.match_string(name)):
+                if name in known or (search is not None and search(name)):
                     continue
                 if not sub(item):
                     return False
@@ -402,13 +572,10 @@ class Compiler:
     # -- leaf keywords ----------------------------------------------------------------------
 
     def _k_type(self, value: Any, node: Any, base: str, scope: tuple[str, ...]) -> Check:
-        names = [value] if type(value) is str else value
-        if type(names) is not list or any(type(n) is not str or n not in TYPE_CHECKS for n in names):
-            raise Undecided(f"type {value!r}")  # jsonschema raises UnknownType: not a verdict
-        checks = tuple(TYPE_CHECKS[n] for n in names)
-        if len(checks) == 1:
-            return checks[0]
-        return lambda instance: any(check(instance) for check in checks)
+        try:
+            return _type_check((value,) if type(value) is str else tuple(value) if type(value) is list else None)
+        except (TypeError, Undecided):  # TypeError: a "name" that cannot be hashed
+            raise Undecided(f"type {value!r}") from None  # jsonschema: UnknownType, not a verdict
 
     def _k_enum(self, value: Any, node: Any, base: str, scope: tuple[str, ...]) -> Check:
         if type(value) is not list:
@@ -433,8 +600,8 @@ class Compiler:
         return lambda instance: type(instance) is not dict or all(n in instance for n in names)
 
     def _k_pattern(self, value: Any, node: Any, base: str, scope: tuple[str, ...]) -> Check:
-        regex = _regex(value)
-        return lambda instance: not _is_string(instance) or regex.match_string(instance)
+        search = _regex(value)
+        return lambda instance: not _is_string(instance) or search(instance)
 
     def _k_format(self, value: Any, node: Any, base: str, scope: tuple[str, ...]) -> Check:
         if self.formats is None:
@@ -499,6 +666,11 @@ class Compiler:
         return _size(TYPE_CHECKS["object"], value, lambda n: n <= value)
 
 
+#: The compiling method of each keyword that has one.
+_METHODS = {keyword: f"_k_{keyword.lstrip('$')}" for keywords in KEYWORDS.values() for keyword in keywords
+            if hasattr(Compiler, f"_k_{keyword.lstrip('$')}")}
+
+
 def _nested_anchor(node: Any, *, top: bool = False) -> bool:
     if type(node) is dict:
         if not top and (type(node.get("$anchor")) is str or type(node.get("$dynamicAnchor")) is str):
@@ -519,11 +691,19 @@ def _size(applies: Check, value: Any, fits: Callable[[int], bool]) -> Check:
     return lambda instance: not applies(instance) or fits(len(instance))
 
 
-def _regex(pattern: Any) -> goregexp.Regexp:
-    """A schema pattern as Helm's validator reads it: Go's regexp (searched, not anchored)."""
+def _regex(pattern: Any) -> Callable[[str], bool]:
+    """A schema pattern as Helm's validator reads it: Go's regexp (searched, not anchored),
+    compiled at its first search (compiling imports the regexp engine: a first run whose
+    instances meet no pattern spares it)."""
     if type(pattern) is not str:
         raise Undecided("a pattern that is not a string")
-    try:
-        return goregexp.compile(pattern)
-    except goregexp.GoSyntaxError:
-        raise Undecided(f"pattern {pattern!r} does not compile") from None
+    compiled: list[goregexp.Regexp] = []
+
+    def search(text: str) -> bool:
+        if not compiled:
+            try:
+                compiled.append(goregexp.compile(pattern))
+            except goregexp.GoSyntaxError:
+                raise Undecided(f"pattern {pattern!r} does not compile") from None
+        return compiled[0].match_string(text)
+    return search

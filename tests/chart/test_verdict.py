@@ -246,3 +246,104 @@ def test_a_passing_chart_never_imports_jsonschema(tmp_path):
         "- at '/replicas' (replicas): 0 is less than the minimum of 1",
         "True",
     ]
+
+
+# -- compiled at first use, allOf and references inlined ------------------------------------
+
+#: allOf members and reference targets are inlined into their node (properties merged by
+#: name, equal type lists once); each case is decided against jsonschema.
+INLINED: list[tuple[Any, list[Any]]] = [
+    ({"allOf": [{"$ref": "#/$defs/a"}, {"$ref": "#/$defs/a"}],
+      "$defs": {"a": {"properties": {"x": {"type": "string"}}}}},
+     [{"x": 1}, {"x": "s"}, {}]),
+    ({"allOf": [{"$ref": "#/$defs/a"}, {"$ref": "#/$defs/b"}],
+      "$defs": {"a": {"properties": {"x": {"type": "string"}}, "additionalProperties": False},
+                "b": {"properties": {"y": {"minimum": 2}}}}},
+     [{"x": "s"}, {"x": "s", "y": 3}, {"y": 1}, {"y": 3}]),
+    ({"properties": {"x": {"type": "integer"}},
+      "allOf": [{"properties": {"x": {"minimum": 3}}}, {"properties": {"x": {"maximum": 5}, "y": {"type": "string"}}}]},
+     [{"x": 4}, {"x": 2}, {"x": 6}, {"x": 4.5}, {"y": 1}, {"y": "a", "x": 4}, {"x": 4, "a": 1, "b": 2, "c": 3}]),
+    ({"$schema": D7, "allOf": [{"$ref": "#/definitions/a", "type": "string"}], "definitions": {"a": {"minimum": 1}}},
+     [0, 2, "s"]),
+    ({"$schema": D7, "$ref": "#/definitions/a", "allOf": [False], "definitions": {"a": {"minimum": 1}}}, [0, 2]),
+    ({"type": ["object", "null"], "allOf": [{"type": ["object", "null"]}, {"type": "object"}]}, [None, {}, 1]),
+    ({"allOf": [True, {"allOf": [True, {"type": "string"}]}]}, ["s", 1]),
+    ({"allOf": [False]}, [1]),
+    ({"not": {"allOf": [{"$ref": "#/$defs/a"}]}, "$defs": {"a": {"type": "string"}}}, ["s", 1]),
+    ({"$defs": {"n": {"type": "object", "properties": {"c": {"$ref": "#/$defs/n"}, "v": {"type": "integer"}}}},
+      "allOf": [{"$ref": "#/$defs/n"}]},
+     [{"c": {"c": {"v": 1}}}, {"c": {"c": {"v": "x"}}}]),
+    ({"anyOf": [{"allOf": [{"$ref": "#/$defs/s"}, {"minLength": 2}]}, {"type": "integer"}],
+      "$defs": {"s": {"type": "string"}}},
+     ["ab", "a", 1, 1.5]),
+]
+
+
+def test_inlined_allof_and_references_get_jsonschemas_verdict():
+    seen = {True: 0, False: 0}
+    for tree, instances in INLINED:
+        assert metaschema.valid(tree), tree
+        for instance in instances:
+            expected = _reference(tree, instance)
+            assert _ours(tree, instance) is expected, f"{json.dumps(tree)} on {instance!r}"
+            seen[expected] += 1
+    assert seen[True] >= 10 and seen[False] >= 10
+
+
+def test_a_reference_cycle_through_allof_recurses_as_in_jsonschema():
+    tree = {"allOf": [{"$ref": "#"}]}
+    with pytest.raises(RecursionError):
+        _reference(tree, 1)
+    with pytest.raises(RecursionError):
+        _ours(tree, 1)
+
+
+def test_subschemas_are_compiled_when_an_instance_reaches_them():
+    # "contains" is not modelled: Undecided where the instance reaches it, and only there —
+    # as jsonschema looks only where the instance leads.
+    tree = {"properties": {"list": {"contains": {"type": "string"}}, "n": {"type": "integer"}}}
+    assert _ours(tree, {"n": 1}) is _reference(tree, {"n": 1}) is True
+    assert _ours(tree, {"n": "x"}) is _reference(tree, {"n": "x"}) is False
+    with pytest.raises(verdict.Undecided):
+        _ours(tree, {"list": ["a"]})
+    with pytest.raises(verdict.Undecided):  # a subschema with its own $schema, reached
+        _ours({"properties": {"a": {"$schema": D7, "type": "string"}}}, {"a": 1})
+
+
+def test_references_are_joined_as_urllib_joins_them():
+    # verdict.resolve merges plain relative references itself (the metaschemas' "meta/core")
+    # and leaves the rest to urllib: both must give urllib's answer.
+    from urllib.parse import urldefrag, urljoin
+
+    bases = ["https://json-schema.org/draft/2020-12/schema", "https://json-schema.org/draft/2020-12/meta/core",
+             "http://x", "http://x/", "http://x/a/", "HTTP://x/a", "http://x/a?q", "urn:x", "", "http://x:80/a",
+             "http://user@x/a", "file:///a/b", "http://x/a/../b", "http://x/./b", "http://x/a/.", "http://x/a/..",
+             "http://x//a", "http://x/.a/b", "http://x/a..", "http://x/a/...", "http://json-schema.org/draft-07/schema#",
+             "http://x/a#", "http://x/a#b#c", "http://x/a%20b"]
+    refs = ["meta/core", "core", "a/b#frag", "a#", "./a", "../a", ".", "..", "a/./b", "a/../b", "/abs", "//h/p",
+            "http://o/p", "a?q", "a#/x/y", "#x", "", ".a", "a..b", "...", "a/.b", "%41", "a b", "a#..", "a/..",
+            "a/.", "~x", "a:b", "a/b:c", "a//b", "a/"]
+    for base in bases:
+        assert verdict.defragment(base) == tuple(urldefrag(base)), base
+        for ref in refs:
+            assert verdict.resolve(base, ref) == tuple(urldefrag(urljoin(base, ref))), (base, ref)
+
+
+def test_a_passing_first_run_imports_no_url_parser_nor_regexp_engine(tmp_path):
+    # pathlib, urllib.parse (with ipaddress) and re2 cost a first run ms each: a schema with
+    # no pattern, checked against the 2020-12 metaschema and passed, needs none of them.
+    script = textwrap.dedent(f"""
+        import sys
+        from helm_core.support import memo
+        from helm_core.chart import model, schema
+        memo.use(memo.DiskMemo({str(tmp_path)!r}))
+        chart = model.Chart(metadata=model.Metadata(api_version="v2", name="app", version="1.0.0"),
+                            schema={{"$schema": "http://json-schema.org/schema#", "type": "object",
+                                    "properties": {{"replicas": {{"type": "integer", "minimum": 1}},
+                                                   "tags": {{"type": "array", "items": {{"type": "string"}}}}}}}},
+                            schema_file="values.schema.json")
+        schema.validate(chart, {{"replicas": 2, "tags": ["a"]}})
+        print(sorted(m for m in ("pathlib", "urllib.parse", "re2", "jsonschema") if m in sys.modules))
+    """)
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout
+    assert out.splitlines() == ["[]"]
