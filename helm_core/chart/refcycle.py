@@ -12,8 +12,11 @@ gives up (None) rather than take long on a huge schema or values.
 """
 from __future__ import annotations
 
-from typing import Any, NamedTuple
-from urllib.parse import unquote
+from helm_core.support.records import record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Optional
 
 #: Helm validates the chart's schema as this document.
 SCHEMA_URL = "file:///values.schema.json"
@@ -25,18 +28,35 @@ _IN_PLACE_ONE = ("not", "if", "then", "else")
 _IN_PLACE_MANY = ("allOf", "anyOf", "oneOf")
 
 
-class Cycle(NamedTuple):
+@record(frozen=True)
+class Cycle:
     """Where the cycle was met: the value's path and Helm's description of it."""
 
     path: tuple[str | int, ...]
     message: str
 
 
-class _Scope(NamedTuple):
-    location: str  # the schema's JSON pointer in the document
-    keywords: str  # Helm's keyword location: how validation got there from the root
-    value_id: int  # the walk step that entered the value: a new one per value descended into
-    parent: _Scope | None
+class _Scope:
+    """A schema entered by the walk (a plain class: typing's NamedTuple is an import of every
+    first run that checks a schema)."""
+
+    __slots__ = ("location", "keywords", "value_id", "parent")
+
+    def __init__(self, location: str, keywords: str, value_id: int, parent: Optional[_Scope]) -> None:
+        self.location = location  # the schema's JSON pointer in the document
+        self.keywords = keywords  # Helm's keyword location: how validation got there from the root
+        self.value_id = value_id  # the walk step that entered the value: a new one per value descended into
+        self.parent = parent
+
+
+def unquote(text: str) -> str:
+    """A URI fragment's %-escapes decoded (urllib only when there is one: its import is a first
+    run's cost)."""
+    if "%" not in text:
+        return text
+    from urllib.parse import unquote as url_unquote
+
+    return url_unquote(text)
 
 
 def find(schema: Any, values: Any) -> Cycle | None:
