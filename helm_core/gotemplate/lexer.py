@@ -162,8 +162,9 @@ class _Lexer:
         self.emit_comments = emit_comments
         #: Where lexing goes after text or an action: the fast loop, or the exact states only.
         self.text_state: _State = self.lex_fast if fast else self.lex_text
-        #: Item types of whole tokens the fast path knows by their text (keywords, ``.``, ``|``...).
-        self.fixed = _FIXED[break_ok, continue_ok]
+        #: Item types of whole tokens the fast path knows by their text (keywords, ``.``, ``|``...),
+        #: and of the names met so far.
+        self.types = dict(_FIXED[break_ok, continue_ok])
         #: A position and its line: line_at counts newlines on from there (lexing moves forward).
         self.line_mark = (0, 1)
 
@@ -407,12 +408,13 @@ class _Lexer:
         text, items = self.text, self.items
         commit = self.pos  # items before ``mark`` cover text[:commit] and are final
         x = text.find(LEFT_DELIM, commit)
-        if x < 0 or text.startswith(LEFT_COMMENT, x + (4 if _has_left_trim(text, x + 2) else 2)):
+        trimmed = _has_left_trim(text, x + 2)
+        if x < 0 or text.startswith(LEFT_COMMENT, x + (4 if trimmed else 2)):
             return self.lex_text
         mark = len(items)
         append = items.append
-        fixed = self.fixed
-        pos, line = self.text_and_open(commit, x, self.line_at(commit))
+        types = self.types
+        pos, line = self.text_and_open(commit, x, trimmed, self.line_at(commit))
         depth = 0
         stream, stream_run = _stream_patterns()
         run = stream_run.match(text, pos)
@@ -424,7 +426,11 @@ class _Lexer:
         for val in stream.findall(text, pos, stop + 4):
             if pos >= stop:
                 break  # past the run, findall would skip what no token matches
-            typ = fixed.get(val) or _FIRST_CHAR[val[0]]
+            typ = types.get(val)
+            if typ is None:
+                typ = _FIRST_CHAR[val[0]]
+                if typ is _FIELD or typ is _IDENTIFIER:
+                    types[val] = typ  # names recur: one lookup next time
             if typ is _SPACE:
                 if "-" not in val:
                     append(_new_item(Item, (typ, pos, val, line)))
@@ -449,8 +455,10 @@ class _Lexer:
                 if end == after:
                     break  # no "{{" for this loop: the exact states lex the rest
                 line += text.count("\n", pos + 2, commit)
-                x = end - 2 if val[-1] == "{" else end - 4
-                pos, line = self.text_and_open(commit, x, line)
+                # (The close token ends with "{{" or a trim marker: "{{- /*" cannot be one,
+                # as a "-" starts no common token and the exact states take that action.)
+                trimmed = val[-1] != "{"
+                pos, line = self.text_and_open(commit, end - 4 if trimmed else end - 2, trimmed, line)
                 continue
             if typ is _LEFT_PAREN:
                 depth += 1
@@ -466,25 +474,22 @@ class _Lexer:
         self.pos = self.start = commit
         return self.lex_text
 
-    def text_and_open(self, start: int, x: int, line: int) -> tuple[int, int]:
+    def text_and_open(self, start: int, x: int, trimmed: bool, line: int) -> tuple[int, int]:
         """Emit the text from ``start`` (on ``line``) to the ``{{`` at ``x``, and that ``{{``.
 
-        The text loses its trailing spaces before ``{{-``. Returns where the action's
-        inside starts and its line.
+        ``trimmed``: the ``{{`` is ``{{- ``, and the text loses its trailing spaces. Returns
+        where the action's inside starts and its line.
         """
         text = self.text
-        inner = x + 2
-        end = x
-        if _has_left_trim(text, inner):
-            inner += 2
-            while end > start and text[end - 1] in SPACE_CHARS:  # (no copy of a long text)
-                end -= 1
         append = self.items.append
-        if end > start:
-            append(_new_item(Item, (_TEXT, start, text[start:end], line)))
+        seg = text[start:x].rstrip(SPACE_CHARS) if trimmed else text[start:x]
+        if seg:
+            append(_new_item(Item, (_TEXT, start, seg, line)))
         line += text.count("\n", start, x)
         append(_new_item(Item, (_LEFT_DELIM, x, LEFT_DELIM, line)))
-        return inner, line + text.count("\n", x, inner)
+        if trimmed:
+            return x + 4, line + (text[x + 3] == "\n")
+        return x + 2, line
 
     # The helpers below return a truthy value to continue inside the action, None on error
     # (lex_space instead returns the next state when it reached a trimmed right delimiter).
@@ -641,6 +646,7 @@ def _stream_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
 
 
 _TEXT, _SPACE, _RAW_STRING = ItemType.TEXT, ItemType.SPACE, ItemType.RAW_STRING
+_FIELD, _IDENTIFIER = ItemType.FIELD, ItemType.IDENTIFIER
 _LEFT_DELIM, _RIGHT_DELIM = ItemType.LEFT_DELIM, ItemType.RIGHT_DELIM
 _LEFT_PAREN, _RIGHT_PAREN = ItemType.LEFT_PAREN, ItemType.RIGHT_PAREN
 
