@@ -377,104 +377,116 @@ class _Parser:
         raise AssertionError("unreachable")
 
     def command(self, first: Item) -> n.CommandNode:
-        """Command: operand (space operand)*, ended by '|', ')' or '}}'; ``first`` is next."""
-        cmd = n.CommandNode(self.tree, first.pos)
+        """Command: operand (space operand)*, ended by '|', ')' or '}}'; ``first`` is next.
+
+        Operand: term .Field*; term: literal | function | . | $var | .Field | '(' pipeline ')'.
+        Operands are read in this loop rather than by a method of their own, and the item
+        reads are inline (``i`` is ``self.i``, written back before any call that reads it):
+        this is the parser's hottest code.
+        """
+        tr = self.tree
+        cmd = n.CommandNode(tr, first.pos)
         args = cmd.args
         items, n_items = self.items, self.n_items
+        last = items[-1]
+        i = self.i
         while True:
-            # (operand() skips and fetches the spaces before the operand itself.)
-            operand = self.operand()
-            if operand is not None:
-                args.append(operand)
-            i = self.i  # token = self.next()
-            token = items[i] if i < n_items else items[-1]
+            token = items[i] if i < n_items else last  # token = self.next_non_space()
             i += 1
+            while token.typ is _SPACE:
+                token = items[i] if i < n_items else last
+                i += 1
             self.i = i
+            if i > self.fetched:
+                self.fetched = i
+            typ = token.typ
+            # Most frequent kinds first.
+            if typ is _FIELD:
+                node: Optional[n.Node] = n.FieldNode(tr, token.pos, token.val)
+            elif typ is _IDENTIFIER:
+                if not self.has_function(token.val):
+                    self.errorf(f"function {gofmt.quote(token.val)} not defined")
+                node = n.IdentifierNode(tr, token.pos, token.val)
+            elif typ is _STRING or typ is _RAW_STRING:
+                val = token.val
+                if typ is _STRING and "\\" not in val:
+                    # The lexer's "..." without escapes: no quote or newline inside to refuse.
+                    node = n.StringNode(tr, token.pos, val, val[1:-1])
+                else:
+                    node = n.StringNode(tr, token.pos, val, self.unquote(val))
+            elif typ is _VARIABLE:
+                node = self.use_var(token)
+            elif typ is _DOT:
+                node = n.DotNode(tr, token.pos)
+            elif typ is _NIL:
+                node = n.NilNode(tr, token.pos)
+            elif typ is _BOOL:
+                node = n.BoolNode(tr, token.pos, token.val == "true")
+            elif typ is _NUMBER or typ is _CHAR_CONSTANT or typ is _COMPLEX:
+                try:
+                    node = literals.new_number(tr, token.pos, token.val, typ)
+                except ValueError as e:
+                    self.errorf(str(e))
+            elif typ is _LEFT_PAREN:
+                if self.paren_depth >= MAX_PAREN_DEPTH:
+                    self.errorf("max expression depth exceeded")
+                self.paren_depth += 1
+                try:
+                    node = self.pipeline("parenthesized pipeline", _RIGHT_PAREN)
+                finally:
+                    self.paren_depth -= 1
+                i = self.i
+            else:  # no operand here: the token is read again below, as what ends one
+                i -= 1
+                self.i = i
+                node = None
+            if node is not None:
+                token = items[i] if i < n_items else last  # token = self.peek()
+                if i >= self.fetched:
+                    self.fetched = i + 1
+                if token.typ is _FIELD:
+                    node = self.chain(node, token)
+                    i = self.i
+                args.append(node)
+            token = items[i] if i < n_items else last  # token = self.next()
+            i += 1
             if i > self.fetched:
                 self.fetched = i
             typ = token.typ
             if typ is _SPACE:
                 continue
             if typ is _RIGHT_DELIM or typ is _RIGHT_PAREN:
-                self.i = i - 1
+                i -= 1
             elif typ is not _PIPE:
+                self.i = i
                 self.unexpected(token, "operand")
             break
-        if not cmd.args:
+        self.i = i
+        if not args:
             self.errorf("empty command")
         return cmd
 
-    def operand(self) -> Optional[n.Node]:
-        """Operand: term .Field*; None (nothing consumed) when no term starts here.
-
-        Term: literal | function | . | $var | .Field | '(' pipeline ')'. The term is read
-        here rather than in its own method: this is the parser's hottest code.
-        """
-        token = self.next_non_space()
-        typ = token.typ
-        tr = self.tree
-        # Most frequent kinds first.
-        if typ is _FIELD:
-            node: n.Node = n.FieldNode(tr, token.pos, token.val)
-        elif typ is _IDENTIFIER:
-            if not self.has_function(token.val):
-                self.errorf(f"function {gofmt.quote(token.val)} not defined")
-            node = n.IdentifierNode(tr, token.pos, token.val)
-        elif typ is _STRING or typ is _RAW_STRING:
-            val = token.val
-            if typ is _STRING and "\\" not in val:
-                # The lexer's "..." without escapes: no quote or newline inside to refuse.
-                node = n.StringNode(tr, token.pos, val, val[1:-1])
-            else:
-                node = n.StringNode(tr, token.pos, val, self.unquote(val))
-        elif typ is _VARIABLE:
-            node = self.use_var(token)
-        elif typ is _DOT:
-            node = n.DotNode(tr, token.pos)
-        elif typ is _NIL:
-            node = n.NilNode(tr, token.pos)
-        elif typ is _BOOL:
-            node = n.BoolNode(tr, token.pos, token.val == "true")
-        elif typ is _NUMBER or typ is _CHAR_CONSTANT or typ is _COMPLEX:
-            try:
-                node = literals.new_number(tr, token.pos, token.val, typ)
-            except ValueError as e:
-                self.errorf(str(e))
-        elif typ is _LEFT_PAREN:
-            if self.paren_depth >= MAX_PAREN_DEPTH:
-                self.errorf("max expression depth exceeded")
-            self.paren_depth += 1
-            try:
-                node = self.pipeline("parenthesized pipeline", _RIGHT_PAREN)
-            finally:
-                self.paren_depth -= 1
-        else:
-            self.i -= 1
-            return None
-        items, n_items, i = self.items, self.n_items, self.i  # token = self.peek()
-        token = items[i] if i < n_items else items[-1]
+    def chain(self, node: n.Node, token: Item) -> n.Node:
+        """``node`` followed by the fields from ``token`` (the next item) on: Go's chain."""
+        items, n_items, i = self.items, self.n_items, self.i
+        pos = token.pos
+        fields = []
+        while token.typ is _FIELD:
+            fields.append(token.val[1:])  # a FIELD item is "." and a non-empty name
+            i += 1
+            token = items[i] if i < n_items else items[-1]
+        self.i = i
         if i >= self.fetched:
             self.fetched = i + 1
-        if token.typ is _FIELD:
-            pos = token.pos
-            fields = []
-            while token.typ is _FIELD:
-                fields.append(token.val[1:])  # a FIELD item is "." and a non-empty name
-                i += 1
-                token = items[i] if i < n_items else items[-1]
-            self.i = i
-            if i >= self.fetched:
-                self.fetched = i + 1
-            if isinstance(node, (n.FieldNode, n.VariableNode)):
-                # Go builds a new node from the chain's text at the chain's position: the
-                # same as extending this one (fresh from the term, shared with nothing).
-                node.ident.extend(fields)
-                node.pos = pos
-                return node
-            if isinstance(node, (n.BoolNode, n.StringNode, n.NumberNode, n.NilNode, n.DotNode)):
-                self.errorf(f"unexpected . after term {gofmt.quote(str(node))}")
-            return n.ChainNode(self.tree, pos, node, fields)
-        return node
+        if isinstance(node, (n.FieldNode, n.VariableNode)):
+            # Go builds a new node from the chain's text at the chain's position: the
+            # same as extending this one (fresh from the term, shared with nothing).
+            node.ident.extend(fields)
+            node.pos = pos
+            return node
+        if isinstance(node, (n.BoolNode, n.StringNode, n.NumberNode, n.NilNode, n.DotNode)):
+            self.errorf(f"unexpected . after term {gofmt.quote(str(node))}")
+        return n.ChainNode(self.tree, pos, node, fields)
 
     def use_var(self, token: Item) -> n.Node:
         v = n.VariableNode(self.tree, token.pos, token.val)
