@@ -31,7 +31,7 @@ from helm_core.golib import gostrconv
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
-    from typing import NamedTuple, Optional, TypeAlias
+    from typing import Final, NamedTuple, Optional, TypeAlias
 
 LEFT_DELIM = "{{"
 RIGHT_DELIM = "}}"
@@ -105,6 +105,31 @@ KEYWORDS = {
 }
 
 
+#: One token as the lexer makes it and the parser reads it: (kind, offset in the text,
+#: literal text, starting line). A plain tuple: building a NamedTuple instance costs about
+#: twice as much, once per token; :func:`lex` gives them as :class:`Item` for readers.
+RawItem: TypeAlias = "tuple[ItemType, int, str, int]"
+# A RawItem's fields by position (Final: type checkers then know each field's type).
+TYP: Final = 0
+POS: Final = 1
+VAL: Final = 2
+LINE: Final = 3
+
+
+def item_str(item: RawItem) -> str:
+    """Go's ``item.String()``, used in "unexpected X in Y" parse errors."""
+    typ, _, val, _ = item
+    if typ is ItemType.EOF:
+        return "EOF"
+    if typ is ItemType.ERROR:
+        return val
+    if typ.is_keyword:
+        return f"<{val}>"
+    if len(val) > 10:
+        return gostrconv.quote(val[:10]) + "..."
+    return gostrconv.quote(val)
+
+
 if TYPE_CHECKING:
     class _Token(NamedTuple):
         typ: ItemType
@@ -116,21 +141,12 @@ else:  # the same tuple, without typing.NamedTuple's class machinery
 
 
 class Item(_Token):
-    """One token: its kind, offset in the text, literal text and starting line."""
+    """One token with named fields: its kind, offset in the text, literal text and starting line."""
 
     __slots__ = ()
 
     def __str__(self) -> str:
-        """Go's ``item.String()``, used in "unexpected X in Y" parse errors."""
-        if self.typ is ItemType.EOF:
-            return "EOF"
-        if self.typ is ItemType.ERROR:
-            return self.val
-        if self.typ.is_keyword:
-            return f"<{self.val}>"
-        if len(self.val) > 10:
-            return gostrconv.quote(self.val[:10]) + "..."
-        return gostrconv.quote(self.val)
+        return item_str(self)
 
 
 def is_alnum(ch: str) -> bool:
@@ -156,7 +172,7 @@ class _Lexer:
         self.pos = 0
         self.start = 0
         self.paren_depth = 0
-        self.items: list[Item] = []
+        self.items: list[RawItem] = []
         self.break_ok = break_ok
         self.continue_ok = continue_ok
         self.emit_comments = emit_comments
@@ -193,7 +209,7 @@ class _Lexer:
     def emit(self, typ: ItemType) -> None:
         start = self.start
         # tuple.__new__ skips NamedTuple's Python-level __new__: emit runs once per token.
-        self.items.append(_new_item(Item, (typ, start, self.text[start : self.pos], self.line_at(start))))
+        self.items.append((typ, start, self.text[start : self.pos], self.line_at(start)))
         self.start = self.pos
 
     def ignore(self) -> None:
@@ -214,7 +230,7 @@ class _Lexer:
 
     def error(self, msg: str) -> None:
         """End lexing with an ERROR item (the caller then returns None)."""
-        self.items.append(Item(ItemType.ERROR, self.start, msg, self.line_at(self.start)))
+        self.items.append((ItemType.ERROR, self.start, msg, self.line_at(self.start)))
 
     def at_right_delim(self) -> tuple[bool, bool]:
         t, p = self.text, self.pos
@@ -242,7 +258,7 @@ class _Lexer:
             return ch
 
     # -- states -------------------------------------------------------------
-    def run(self) -> list[Item]:
+    def run(self) -> list[RawItem]:
         state: _State = self.text_state
         while state is not None:
             state = state()  # type: ignore[assignment]
@@ -295,7 +311,7 @@ class _Lexer:
         if not delim:
             self.error("comment ends before closing delimiter")
             return None
-        item = Item(ItemType.COMMENT, self.start, self.text[self.start : self.pos], self.line_at(self.start))
+        item = (ItemType.COMMENT, self.start, self.text[self.start : self.pos], self.line_at(self.start))
         if trim:
             self.pos += 2
         self.pos += len(RIGHT_DELIM)
@@ -433,7 +449,7 @@ class _Lexer:
                     types[val] = typ  # names recur: one lookup next time
             if typ is _SPACE:
                 if "-" not in val:
-                    append(_new_item(Item, (typ, pos, val, line)))
+                    append((typ, pos, val, line))
                     pos += len(val)
                     if "\n" in val:
                         line += val.count("\n")
@@ -443,11 +459,11 @@ class _Lexer:
                 if depth:
                     break  # the exact states say "unclosed left paren"
                 if val[0] == "}":
-                    append(_new_item(Item, (typ, pos, RIGHT_DELIM, line)))
+                    append((typ, pos, RIGHT_DELIM, line))
                     after = commit = pos + 2
                 else:  # trimmed: the space and "-" belong to no item; spaces after go too
                     line += val[0] == "\n"
-                    append(_new_item(Item, (typ, pos + 2, RIGHT_DELIM, line)))
+                    append((typ, pos + 2, RIGHT_DELIM, line))
                     after = pos + 4
                     commit = _match_end(_SPACES, text, after)
                 mark = len(items)
@@ -466,7 +482,7 @@ class _Lexer:
                 if depth == 0:
                     break  # the exact states say "unexpected right paren"
                 depth -= 1
-            append(_new_item(Item, (typ, pos, val, line)))
+            append((typ, pos, val, line))
             pos += len(val)
             if typ is _RAW_STRING and "\n" in val:
                 line += val.count("\n")
@@ -484,9 +500,9 @@ class _Lexer:
         append = self.items.append
         seg = text[start:x].rstrip(SPACE_CHARS) if trimmed else text[start:x]
         if seg:
-            append(_new_item(Item, (_TEXT, start, seg, line)))
+            append((_TEXT, start, seg, line))
         line += text.count("\n", start, x)
-        append(_new_item(Item, (_LEFT_DELIM, x, LEFT_DELIM, line)))
+        append((_LEFT_DELIM, x, LEFT_DELIM, line))
         if trimmed:
             return x + 4, line + (text[x + 3] == "\n")
         return x + 2, line
@@ -607,9 +623,6 @@ class _Lexer:
         return True
 
 
-_new_item = tuple.__new__
-
-
 def _match_end(rx: re.Pattern[str], text: str, pos: int) -> int:
     m = rx.match(text, pos)
     return m.end() if m else pos
@@ -710,6 +723,16 @@ def lex(
     ``fast=False`` lexes with the exact state machine alone (the fast path must give the
     same items; tests and bench/parse.py compare them); None means :data:`FAST_PATH`.
     """
+    raw = lex_raw(text, break_ok=break_ok, continue_ok=continue_ok, emit_comments=emit_comments,
+                  fast=fast)
+    return list(map(Item._make, raw))
+
+
+def lex_raw(
+    text: str, *, break_ok: bool = True, continue_ok: bool = True, emit_comments: bool = False,
+    fast: bool | None = None,
+) -> list[RawItem]:
+    """:func:`lex`'s items as plain tuples (what the parser reads: cheaper to build)."""
     fast = FAST_PATH if fast is None else fast
     return _Lexer(text, break_ok, continue_ok, emit_comments, fast).run()
 
