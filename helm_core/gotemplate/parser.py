@@ -196,6 +196,7 @@ class _Parser:
         token = self.peek_non_space()
         lst = n.ListNode(self.tree, token[POS])
         nodes = lst.nodes
+        items, n_items = self.items, self.n_items
         while token[TYP] is not _EOF:
             if token[TYP] is _TEXT:  # text_or_action's first case, inline
                 self.i += 1
@@ -209,7 +210,14 @@ class _Parser:
                 if isinstance(node, (n.EndNode, n.ElseNode)):
                     return lst, node
                 nodes.append(node)
-            token = self.peek_non_space()
+            i = self.i  # token = self.peek_non_space(), inline
+            token = items[i] if i < n_items else items[-1]
+            while token[TYP] is _SPACE:
+                i += 1
+                token = items[i] if i < n_items else items[-1]
+            self.i = i
+            if i >= self.fetched:
+                self.fetched = i + 1
         self.errorf("unexpected EOF")
         raise AssertionError("unreachable")
 
@@ -247,18 +255,18 @@ class _Parser:
             self.i -= 1  # back to token (already fetched): the pipeline starts there
             pipe = self.pipeline("command", _RIGHT_DELIM)
             return n.ActionNode(self.tree, token[POS], token[LINE], pipe)
+        if typ is _END:  # the commonest first
+            return n.EndNode(self.tree, self.expect(_RIGHT_DELIM, "end")[POS])
+        if typ is _IF:
+            return self.branch_control(n.IfNode, "if")
+        if typ is _ELSE:
+            return self.else_control()
         if typ is _BLOCK:
             return self.block_control()
         if typ is _BREAK:
             return self.break_control(token, "break")
         if typ is _CONTINUE:
             return self.break_control(token, "continue")
-        if typ is _ELSE:
-            return self.else_control()
-        if typ is _END:
-            return n.EndNode(self.tree, self.expect(_RIGHT_DELIM, "end")[POS])
-        if typ is _IF:
-            return self.branch_control(n.IfNode, "if")
         if typ is _RANGE:
             return self.branch_control(n.RangeNode, "range")
         if typ is _TEMPLATE:
