@@ -1,7 +1,8 @@
 """Lexer for Go's text/template: a loop-driven state machine (Go's ``parse/lex.go``).
 
 Each ``lex_*`` state method consumes input and returns the next state; :func:`lex` runs
-the states in a loop and returns every item at once (no goroutine, nothing to drain).
+the states in a loop and returns every item at once (no goroutine, nothing to drain);
+the parser reads them as plain tuples (:func:`lex_raw`), :func:`lex` as :class:`Item`.
 Inside an action one loop dispatches on the next character, with regular-expression fast
 paths for runs of spaces, names and quoted text. An error becomes one final ``ERROR``
 item, so the parser meets it exactly where Go's does.
