@@ -7,20 +7,22 @@ For each chart, every ``templates/`` file of it and its subcharts (what Helm par
 lexed and parsed in a loop; the best of RUNS passes is printed, in ms of the process's
 CPU time (other processes on a busy machine shift wall time far more):
 
-* ``lex exact`` / ``lex``: ``lexer.lex`` with the fast path off (the per-character state
+* ``lex exact`` / ``lex``: ``lexer.lex_raw`` (what the parser calls; ``lex`` if there is
+  none) with the fast path off (the per-character state
   machine alone) and on; ``parse exact`` / ``parse``: ``parser.parse`` (lexing included)
   with the fast path off and on; ``x``: exact / fast;
 * ``trees KB`` and ``loads ms``: the pickled trees of the chart (what the disk memo stores
   when every body ran; it stores only those that did) and the time to unpickle them (a
   second run's hot path).
 
-``--against DIR`` also times the same templates with another checkout's ``helm_core``
-(e.g. the main branch: ``git archive main helm_core | tar -x -C /tmp/base`` then
-``--against /tmp/base``) in a subprocess, after ours, and prints its parse time, the
-ratio to ours, and its trees' size and unpickling time: that shows the parser's own
-gains too, which the exact-lexer figures do not. The machine's load shifts both; compare
-figures from quiet runs. The cyclic GC is paused while timing, as the template
-environment pauses it while parsing.
+``--against DIR`` (another checkout holding ``helm_core``) or ``--against REV`` (a git
+revision of this repository, exported to a temporary folder, e.g. ``--against main``) also
+times the same templates with that ``helm_core``. Then both sides run in subprocesses,
+alternating for ROUNDS rounds (a busy moment weighs on both), each figure the best over
+the rounds, and the line adds the other side's lex and parse times, each with ``x`` (its time / ours:
+above 1 means ours is faster), and its trees' size and unpickling time: that shows the parser's
+own gains too, which the exact-lexer figures do not. The load average is printed. The
+cyclic GC is paused while timing, as the template environment pauses it while parsing.
 """
 from __future__ import annotations
 
@@ -31,9 +33,11 @@ import os
 import pickle
 import subprocess
 import sys
+import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 #: Set by --against for its subprocess: the directory whose helm_core is measured.
 OTHER_CODE = os.environ.get("BENCH_PARSE_CODE")
@@ -47,6 +51,8 @@ from helm_core.gotemplate import lexer, parser  # noqa: E402
 from helm_core.gotemplate.funcs import builtins, sprig  # noqa: E402
 
 RUNS = 9
+#: Alternating rounds of ours and the other side's subprocess, with --against.
+ROUNDS = 3
 
 
 def known_functions() -> frozenset[str]:
@@ -80,9 +86,12 @@ def measure(templates: list[tuple[str, str]], known: frozenset[str]) -> dict[str
     # An older checkout (--against) has no switch: its figures are its only path.
     switch = "fast" in inspect.signature(lexer.lex).parameters
 
+    # What the parser calls: plain tuples where the lexer has them (lex() then wraps them).
+    lex = getattr(lexer, "lex_raw", lexer.lex)
+
     def lex_all(fast: bool) -> None:
         for _, text in templates:
-            lexer.lex(text, fast=fast) if switch else lexer.lex(text)
+            lex(text, fast=fast) if switch else lex(text)
 
     def parse_all(fast: bool) -> Callable[[], None]:
         def run() -> None:
@@ -113,14 +122,40 @@ def measure(templates: list[tuple[str, str]], known: frozenset[str]) -> dict[str
     }
 
 
-def against(directory: str,
-            charts: dict[str, list[tuple[str, str]]]) -> dict[str, dict[str, float]]:
+def in_subprocess(directory: str,
+                  charts: dict[str, list[tuple[str, str]]]) -> dict[str, dict[str, float]]:
     """:func:`measure` in a subprocess importing ``directory``'s helm_core (templates on stdin)."""
     env = dict(os.environ, BENCH_PARSE_CODE=directory)
     out = subprocess.run([sys.executable, __file__, "--templates-on-stdin"], env=env, check=True,
                          input=json.dumps(charts), capture_output=True, text=True).stdout
     result: dict[str, dict[str, float]] = json.loads(out)
     return result
+
+
+def interleaved(ours: str, other: str, charts: dict[str, list[tuple[str, str]]]
+                ) -> tuple[dict[str, dict[str, float]], dict[str, dict[str, float]]]:
+    """Both sides' figures, ROUNDS alternating subprocesses each, the best of every figure."""
+    best: tuple[dict[str, dict[str, float]], dict[str, dict[str, float]]] = ({}, {})
+    for _ in range(ROUNDS):
+        for side, directory in zip(best, (ours, other), strict=True):
+            for chart, figures in in_subprocess(directory, charts).items():
+                kept = side.setdefault(chart, figures)
+                for key, value in figures.items():
+                    kept[key] = min(kept[key], value)
+    return best
+
+
+def checkout(spec: str, into: str) -> str | None:
+    """A directory holding ``helm_core``: ``spec`` itself, or git revision ``spec`` exported."""
+    if (Path(spec) / "helm_core").is_dir():
+        return spec
+    root = Path(__file__).resolve().parent.parent
+    archive = subprocess.run(["git", "-C", str(root), "archive", spec, "helm_core"],
+                             capture_output=True)
+    if archive.returncode != 0:
+        return None
+    subprocess.run(["tar", "-x", "-C", into], input=archive.stdout, check=True)
+    return into
 
 
 def main(argv: list[str]) -> int:
@@ -130,17 +165,14 @@ def main(argv: list[str]) -> int:
         print(json.dumps({name: measure(templates, known) for name, templates in charts.items()}))
         return 0
     from bench.render import CHARTS_DIR, byte_compile
-    base_dir = None
+    other = None
     if "--against" in argv:
         i = argv.index("--against")
         if i + 1 >= len(argv):
-            print("--against needs a directory holding another checkout's helm_core",
+            print("--against needs a directory holding helm_core, or a git revision",
                   file=sys.stderr)
             return 2
-        base_dir = argv[i + 1]
-        if not (Path(base_dir) / "helm_core").is_dir():
-            print(f"--against {base_dir}: no helm_core package there", file=sys.stderr)
-            return 2
+        other = argv[i + 1]
         argv = argv[:i] + argv[i + 2:]
     if not CHARTS_DIR.is_dir():
         print(f"{CHARTS_DIR} is not present: nothing to measure")
@@ -148,12 +180,25 @@ def main(argv: list[str]) -> int:
     names = argv or sorted(d.name for d in CHARTS_DIR.iterdir() if (d / "Chart.yaml").is_file())
     byte_compile()
     charts = {name: chart_templates(CHARTS_DIR / name) for name in names}
-    results = {name: measure(templates, known) for name, templates in charts.items()}
-    base = against(base_dir, charts) if base_dir else {}
+    print(f"load average before: {os.getloadavg()}")
+    base: dict[str, dict[str, float]] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        if other is None:
+            results = {name: measure(templates, known) for name, templates in charts.items()}
+        else:
+            base_dir = checkout(other, tmp)
+            if base_dir is None:
+                print(f"--against {other}: neither a checkout with helm_core nor a git revision",
+                      file=sys.stderr)
+                return 2
+            ours = str(Path(__file__).resolve().parent.parent)
+            results, base = interleaved(ours, base_dir, charts)
+    print(f"load average after: {os.getloadavg()}")
     header = (f"{'chart':26} {'files':>5} {'lex exact':>9} {'lex':>6} {'x':>5} {'parse exact':>11}"
               f" {'parse':>6} {'x':>5} {'trees KB':>8} {'loads ms':>8}")
     if base:
-        header += f" {'base parse':>10} {'x':>5} {'base KB':>7} {'base loads':>10}"
+        header += (f" {'base lex':>8} {'x':>5} {'base parse':>10} {'x':>5} {'base KB':>7}"
+                   f" {'base loads':>10}")
     print(header)
     totals: dict[str, float] = {}
     for name, r in [*results.items(), ("total", {})]:
@@ -167,8 +212,9 @@ def main(argv: list[str]) -> int:
                 f" {r['parse_exact'] / r['parse']:5.2f} {r['trees_kb']:8.0f} {r['loads']:8.1f}")
         if base:
             b = base[name] if name != "total" else {
-                key: sum(v[key] for v in base.values()) for key in ("parse", "trees_kb", "loads")}
-            line += (f" {b['parse']:10.1f} {b['parse'] / r['parse']:5.2f} {b['trees_kb']:7.0f}"
+                key: sum(v[key] for v in base.values()) for key in ("lex", "parse", "trees_kb", "loads")}
+            line += (f" {b['lex']:8.1f} {b['lex'] / r['lex']:5.2f}"
+                     f" {b['parse']:10.1f} {b['parse'] / r['parse']:5.2f} {b['trees_kb']:7.0f}"
                      f" {b['loads']:10.1f}")
         print(line)
     return 0

@@ -1,7 +1,8 @@
 """Lexer for Go's text/template: a loop-driven state machine (Go's ``parse/lex.go``).
 
 Each ``lex_*`` state method consumes input and returns the next state; :func:`lex` runs
-the states in a loop and returns every item at once (no goroutine, nothing to drain).
+the states in a loop and returns every item at once (no goroutine, nothing to drain);
+the parser reads them as plain tuples (:func:`lex_raw`), :func:`lex` as :class:`Item`.
 Inside an action one loop dispatches on the next character, with regular-expression fast
 paths for runs of spaces, names and quoted text. An error becomes one final ``ERROR``
 item, so the parser meets it exactly where Go's does.
@@ -31,7 +32,7 @@ from helm_core.golib import gostrconv
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
-    from typing import NamedTuple, Optional, TypeAlias
+    from typing import Final, NamedTuple, Optional, TypeAlias
 
 LEFT_DELIM = "{{"
 RIGHT_DELIM = "}}"
@@ -105,6 +106,31 @@ KEYWORDS = {
 }
 
 
+#: One token as the lexer makes it and the parser reads it: (kind, offset in the text,
+#: literal text, starting line). A plain tuple: building a NamedTuple instance costs about
+#: twice as much, once per token; :func:`lex` gives them as :class:`Item` for readers.
+RawItem: TypeAlias = "tuple[ItemType, int, str, int]"
+# A RawItem's fields by position (Final: type checkers then know each field's type).
+TYP: Final = 0
+POS: Final = 1
+VAL: Final = 2
+LINE: Final = 3
+
+
+def item_str(item: RawItem) -> str:
+    """Go's ``item.String()``, used in "unexpected X in Y" parse errors."""
+    typ, _, val, _ = item
+    if typ is ItemType.EOF:
+        return "EOF"
+    if typ is ItemType.ERROR:
+        return val
+    if typ.is_keyword:
+        return f"<{val}>"
+    if len(val) > 10:
+        return gostrconv.quote(val[:10]) + "..."
+    return gostrconv.quote(val)
+
+
 if TYPE_CHECKING:
     class _Token(NamedTuple):
         typ: ItemType
@@ -116,21 +142,12 @@ else:  # the same tuple, without typing.NamedTuple's class machinery
 
 
 class Item(_Token):
-    """One token: its kind, offset in the text, literal text and starting line."""
+    """One token with named fields: its kind, offset in the text, literal text and starting line."""
 
     __slots__ = ()
 
     def __str__(self) -> str:
-        """Go's ``item.String()``, used in "unexpected X in Y" parse errors."""
-        if self.typ is ItemType.EOF:
-            return "EOF"
-        if self.typ is ItemType.ERROR:
-            return self.val
-        if self.typ.is_keyword:
-            return f"<{self.val}>"
-        if len(self.val) > 10:
-            return gostrconv.quote(self.val[:10]) + "..."
-        return gostrconv.quote(self.val)
+        return item_str(self)
 
 
 def is_alnum(ch: str) -> bool:
@@ -156,14 +173,15 @@ class _Lexer:
         self.pos = 0
         self.start = 0
         self.paren_depth = 0
-        self.items: list[Item] = []
+        self.items: list[RawItem] = []
         self.break_ok = break_ok
         self.continue_ok = continue_ok
         self.emit_comments = emit_comments
         #: Where lexing goes after text or an action: the fast loop, or the exact states only.
         self.text_state: _State = self.lex_fast if fast else self.lex_text
-        #: Item types of whole tokens the fast path knows by their text (keywords, ``.``, ``|``...).
-        self.fixed = _FIXED[break_ok, continue_ok]
+        #: Item types of whole tokens the fast path knows by their text (keywords, ``.``, ``|``...),
+        #: and of the names met so far.
+        self.types = dict(_FIXED[break_ok, continue_ok])
         #: A position and its line: line_at counts newlines on from there (lexing moves forward).
         self.line_mark = (0, 1)
 
@@ -192,7 +210,7 @@ class _Lexer:
     def emit(self, typ: ItemType) -> None:
         start = self.start
         # tuple.__new__ skips NamedTuple's Python-level __new__: emit runs once per token.
-        self.items.append(_new_item(Item, (typ, start, self.text[start : self.pos], self.line_at(start))))
+        self.items.append((typ, start, self.text[start : self.pos], self.line_at(start)))
         self.start = self.pos
 
     def ignore(self) -> None:
@@ -213,7 +231,7 @@ class _Lexer:
 
     def error(self, msg: str) -> None:
         """End lexing with an ERROR item (the caller then returns None)."""
-        self.items.append(Item(ItemType.ERROR, self.start, msg, self.line_at(self.start)))
+        self.items.append((ItemType.ERROR, self.start, msg, self.line_at(self.start)))
 
     def at_right_delim(self) -> tuple[bool, bool]:
         t, p = self.text, self.pos
@@ -241,7 +259,7 @@ class _Lexer:
             return ch
 
     # -- states -------------------------------------------------------------
-    def run(self) -> list[Item]:
+    def run(self) -> list[RawItem]:
         state: _State = self.text_state
         while state is not None:
             state = state()  # type: ignore[assignment]
@@ -294,7 +312,7 @@ class _Lexer:
         if not delim:
             self.error("comment ends before closing delimiter")
             return None
-        item = Item(ItemType.COMMENT, self.start, self.text[self.start : self.pos], self.line_at(self.start))
+        item = (ItemType.COMMENT, self.start, self.text[self.start : self.pos], self.line_at(self.start))
         if trim:
             self.pos += 2
         self.pos += len(RIGHT_DELIM)
@@ -407,12 +425,13 @@ class _Lexer:
         text, items = self.text, self.items
         commit = self.pos  # items before ``mark`` cover text[:commit] and are final
         x = text.find(LEFT_DELIM, commit)
-        if x < 0 or text.startswith(LEFT_COMMENT, x + (4 if _has_left_trim(text, x + 2) else 2)):
+        trimmed = _has_left_trim(text, x + 2)
+        if x < 0 or text.startswith(LEFT_COMMENT, x + (4 if trimmed else 2)):
             return self.lex_text
         mark = len(items)
         append = items.append
-        fixed = self.fixed
-        pos, line = self.text_and_open(commit, x, self.line_at(commit))
+        types = self.types
+        pos, line = self.text_and_open(commit, x, trimmed, self.line_at(commit))
         depth = 0
         stream, stream_run = _stream_patterns()
         run = stream_run.match(text, pos)
@@ -424,10 +443,14 @@ class _Lexer:
         for val in stream.findall(text, pos, stop + 4):
             if pos >= stop:
                 break  # past the run, findall would skip what no token matches
-            typ = fixed.get(val) or _FIRST_CHAR[val[0]]
+            typ = types.get(val)
+            if typ is None:
+                typ = _FIRST_CHAR[val[0]]
+                if typ is _FIELD or typ is _IDENTIFIER:
+                    types[val] = typ  # names recur: one lookup next time
             if typ is _SPACE:
                 if "-" not in val:
-                    append(_new_item(Item, (typ, pos, val, line)))
+                    append((typ, pos, val, line))
                     pos += len(val)
                     if "\n" in val:
                         line += val.count("\n")
@@ -437,11 +460,11 @@ class _Lexer:
                 if depth:
                     break  # the exact states say "unclosed left paren"
                 if val[0] == "}":
-                    append(_new_item(Item, (typ, pos, RIGHT_DELIM, line)))
+                    append((typ, pos, RIGHT_DELIM, line))
                     after = commit = pos + 2
                 else:  # trimmed: the space and "-" belong to no item; spaces after go too
                     line += val[0] == "\n"
-                    append(_new_item(Item, (typ, pos + 2, RIGHT_DELIM, line)))
+                    append((typ, pos + 2, RIGHT_DELIM, line))
                     after = pos + 4
                     commit = _match_end(_SPACES, text, after)
                 mark = len(items)
@@ -449,8 +472,10 @@ class _Lexer:
                 if end == after:
                     break  # no "{{" for this loop: the exact states lex the rest
                 line += text.count("\n", pos + 2, commit)
-                x = end - 2 if val[-1] == "{" else end - 4
-                pos, line = self.text_and_open(commit, x, line)
+                # (The close token ends with "{{" or a trim marker: "{{- /*" cannot be one,
+                # as a "-" starts no common token and the exact states take that action.)
+                trimmed = val[-1] != "{"
+                pos, line = self.text_and_open(commit, end - 4 if trimmed else end - 2, trimmed, line)
                 continue
             if typ is _LEFT_PAREN:
                 depth += 1
@@ -458,7 +483,7 @@ class _Lexer:
                 if depth == 0:
                     break  # the exact states say "unexpected right paren"
                 depth -= 1
-            append(_new_item(Item, (typ, pos, val, line)))
+            append((typ, pos, val, line))
             pos += len(val)
             if typ is _RAW_STRING and "\n" in val:
                 line += val.count("\n")
@@ -466,25 +491,22 @@ class _Lexer:
         self.pos = self.start = commit
         return self.lex_text
 
-    def text_and_open(self, start: int, x: int, line: int) -> tuple[int, int]:
+    def text_and_open(self, start: int, x: int, trimmed: bool, line: int) -> tuple[int, int]:
         """Emit the text from ``start`` (on ``line``) to the ``{{`` at ``x``, and that ``{{``.
 
-        The text loses its trailing spaces before ``{{-``. Returns where the action's
-        inside starts and its line.
+        ``trimmed``: the ``{{`` is ``{{- ``, and the text loses its trailing spaces. Returns
+        where the action's inside starts and its line.
         """
         text = self.text
-        inner = x + 2
-        end = x
-        if _has_left_trim(text, inner):
-            inner += 2
-            while end > start and text[end - 1] in SPACE_CHARS:  # (no copy of a long text)
-                end -= 1
         append = self.items.append
-        if end > start:
-            append(_new_item(Item, (_TEXT, start, text[start:end], line)))
+        seg = text[start:x].rstrip(SPACE_CHARS) if trimmed else text[start:x]
+        if seg:
+            append((_TEXT, start, seg, line))
         line += text.count("\n", start, x)
-        append(_new_item(Item, (_LEFT_DELIM, x, LEFT_DELIM, line)))
-        return inner, line + text.count("\n", x, inner)
+        append((_LEFT_DELIM, x, LEFT_DELIM, line))
+        if trimmed:
+            return x + 4, line + (text[x + 3] == "\n")
+        return x + 2, line
 
     # The helpers below return a truthy value to continue inside the action, None on error
     # (lex_space instead returns the next state when it reached a trimmed right delimiter).
@@ -602,9 +624,6 @@ class _Lexer:
         return True
 
 
-_new_item = tuple.__new__
-
-
 def _match_end(rx: re.Pattern[str], text: str, pos: int) -> int:
     m = rx.match(text, pos)
     return m.end() if m else pos
@@ -641,6 +660,7 @@ def _stream_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
 
 
 _TEXT, _SPACE, _RAW_STRING = ItemType.TEXT, ItemType.SPACE, ItemType.RAW_STRING
+_FIELD, _IDENTIFIER = ItemType.FIELD, ItemType.IDENTIFIER
 _LEFT_DELIM, _RIGHT_DELIM = ItemType.LEFT_DELIM, ItemType.RIGHT_DELIM
 _LEFT_PAREN, _RIGHT_PAREN = ItemType.LEFT_PAREN, ItemType.RIGHT_PAREN
 
@@ -704,6 +724,16 @@ def lex(
     ``fast=False`` lexes with the exact state machine alone (the fast path must give the
     same items; tests and bench/parse.py compare them); None means :data:`FAST_PATH`.
     """
+    raw = lex_raw(text, break_ok=break_ok, continue_ok=continue_ok, emit_comments=emit_comments,
+                  fast=fast)
+    return list(map(Item._make, raw))
+
+
+def lex_raw(
+    text: str, *, break_ok: bool = True, continue_ok: bool = True, emit_comments: bool = False,
+    fast: bool | None = None,
+) -> list[RawItem]:
+    """:func:`lex`'s items as plain tuples (what the parser reads: cheaper to build)."""
     fast = FAST_PATH if fast is None else fast
     return _Lexer(text, break_ok, continue_ok, emit_comments, fast).run()
 

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from helm_core.errors import SourcePos, TemplateError
 from helm_core.gotemplate import gofmt, lexer, literals
 from helm_core.gotemplate import nodes as n
-from helm_core.gotemplate.lexer import Item, ItemType
+from helm_core.gotemplate.lexer import LINE, POS, TYP, VAL, ItemType, RawItem, item_str
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -61,7 +61,7 @@ class _Parser:
         self.text = text
         self.has_function = has_function
         self.trees = trees
-        self.items = lexer.lex(
+        self.items = lexer.lex_raw(
             text, break_ok=not has_function("break"), continue_ok=not has_function("continue")
         )
         self.n_items = len(self.items)
@@ -79,7 +79,7 @@ class _Parser:
     # ``fetched`` is the high-water mark of items read (errors report the line of the last
     # one, as Go's parser does). The hot paths below inline these reads: same effect on
     # ``i`` and ``fetched``, without a method call per token.
-    def next(self) -> Item:
+    def next(self) -> RawItem:
         i = self.i
         self.i = i + 1
         if i >= self.fetched:
@@ -89,17 +89,17 @@ class _Parser:
     def backup(self) -> None:
         self.i -= 1
 
-    def peek(self) -> Item:
+    def peek(self) -> RawItem:
         i = self.i
         if i >= self.fetched:
             self.fetched = i + 1
         return self.items[i] if i < self.n_items else self.items[-1]
 
-    def next_non_space(self) -> Item:
+    def next_non_space(self) -> RawItem:
         items, i, n_items = self.items, self.i, self.n_items
         item = items[i] if i < n_items else items[-1]
         i += 1
-        while item.typ is _SPACE:
+        while item[TYP] is _SPACE:
             item = items[i] if i < n_items else items[-1]
             i += 1
         self.i = i
@@ -107,11 +107,11 @@ class _Parser:
             self.fetched = i
         return item
 
-    def peek_non_space(self) -> Item:
+    def peek_non_space(self) -> RawItem:
         """The next non-space item, leaving ``i`` on it (the spaces before it are consumed)."""
         items, i, n_items = self.items, self.i, self.n_items
         item = items[i] if i < n_items else items[-1]
-        while item.typ is _SPACE:
+        while item[TYP] is _SPACE:
             i += 1
             item = items[i] if i < n_items else items[-1]
         self.i = i
@@ -122,36 +122,36 @@ class _Parser:
     # -- errors -------------------------------------------------------------
     def errorf(self, msg: str) -> None:
         last = self.items[min(self.fetched, len(self.items)) - 1] if self.fetched else self.items[0]
-        self.error_line = last.line
+        self.error_line = last[LINE]
         self.error_reason = msg
-        raise _Bail(f"template: {self.name}:{last.line}: {msg}")
+        raise _Bail(f"template: {self.name}:{last[LINE]}: {msg}")
 
-    def expect(self, typ: ItemType, context: str) -> Item:
+    def expect(self, typ: ItemType, context: str) -> RawItem:
         token = self.next_non_space()
-        if token.typ is not typ:
+        if token[TYP] is not typ:
             self.unexpected(token, context)
         return token
 
-    def unexpected(self, token: Item, context: str) -> None:
-        if token.typ is _ERROR:
+    def unexpected(self, token: RawItem, context: str) -> None:
+        if token[TYP] is _ERROR:
             extra = ""
-            if self.action_line and self.action_line != token.line:
+            if self.action_line and self.action_line != token[LINE]:
                 extra = f" in action started at {self.name}:{self.action_line}"
-                if token.val.endswith(" action"):
+                if token[VAL].endswith(" action"):
                     extra = extra[len(" in action") :]
-            self.errorf(f"{token}{extra}")
-        self.errorf(f"unexpected {token} in {context}")
+            self.errorf(f"{item_str(token)}{extra}")
+        self.errorf(f"unexpected {item_str(token)} in {context}")
 
     # -- grammar --------------------------------------------------------------
     def parse_top(self) -> None:
         """Template: (text | action | define)* EOF."""
         tree = self.tree
-        tree.root = n.ListNode(tree, self.peek().pos)
-        while self.peek().typ is not _EOF:
-            if self.peek().typ is _LEFT_DELIM:
+        tree.root = n.ListNode(tree, self.peek()[POS])
+        while self.peek()[TYP] is not _EOF:
+            if self.peek()[TYP] is _LEFT_DELIM:
                 mark = self.i
                 self.next()
-                if self.next_non_space().typ is _DEFINE:
+                if self.next_non_space()[TYP] is _DEFINE:
                     self.parse_definition()
                     continue
                 self.i = mark
@@ -180,9 +180,9 @@ class _Parser:
         """Define: {{define "name"}} itemList {{end}}."""
         context = "define clause"
         token = self.next_non_space()
-        if token.typ not in (_STRING, _RAW_STRING):
+        if token[TYP] not in (_STRING, _RAW_STRING):
             self.unexpected(token, context)
-        name = self.unquote(token.val)
+        name = self.unquote(token[VAL])
         saved = self._sub_tree(name)
         self.expect(_RIGHT_DELIM, context)
         self.tree.root, end = self.item_list()
@@ -194,94 +194,117 @@ class _Parser:
     def item_list(self) -> tuple[n.ListNode, n.Node]:
         """itemList: textOrAction* ending in {{end}} or {{else}}."""
         token = self.peek_non_space()
-        lst = n.ListNode(self.tree, token.pos)
+        lst = n.ListNode(self.tree, token[POS])
         nodes = lst.nodes
-        while token.typ is not _EOF:
-            if token.typ is _TEXT:  # text_or_action's first case, inline
+        items, n_items = self.items, self.n_items
+        while token[TYP] is not _EOF:
+            if token[TYP] is _TEXT:  # text_or_action's first case, inline
                 self.i += 1
-                nodes.append(n.TextNode(self.tree, token.pos, token.val))
+                nodes.append(n.TextNode(self.tree, token[POS], token[VAL]))
             else:
-                node = self.text_or_action()
+                if token[TYP] is _LEFT_DELIM:  # text_or_action's next case, inline
+                    self.i += 1
+                    node = self.delimited_action(token)
+                else:
+                    node = self.text_or_action()
                 if isinstance(node, (n.EndNode, n.ElseNode)):
                     return lst, node
                 nodes.append(node)
-            token = self.peek_non_space()
+            i = self.i  # token = self.peek_non_space(), inline
+            token = items[i] if i < n_items else items[-1]
+            while token[TYP] is _SPACE:
+                i += 1
+                token = items[i] if i < n_items else items[-1]
+            self.i = i
+            if i >= self.fetched:
+                self.fetched = i + 1
         self.errorf("unexpected EOF")
         raise AssertionError("unreachable")
 
     def text_or_action(self) -> n.Node:
         token = self.next_non_space()
-        if token.typ is _TEXT:
-            return n.TextNode(self.tree, token.pos, token.val)
-        if token.typ is _LEFT_DELIM:
-            self.action_line = token.line
-            try:
-                return self.action()
-            finally:
-                self.action_line = 0
-        if token.typ is _COMMENT:
-            return n.CommentNode(self.tree, token.pos, token.val)
+        if token[TYP] is _TEXT:
+            return n.TextNode(self.tree, token[POS], token[VAL])
+        if token[TYP] is _LEFT_DELIM:
+            return self.delimited_action(token)
+        if token[TYP] is _COMMENT:
+            return n.CommentNode(self.tree, token[POS], token[VAL])
         self.unexpected(token, "input")
         raise AssertionError("unreachable")
 
+    def delimited_action(self, left_delim: RawItem) -> n.Node:
+        """The action after ``left_delim`` (just read); errors in it name the line it starts on."""
+        self.action_line = left_delim[LINE]
+        try:
+            return self.action()
+        finally:
+            self.action_line = 0
+
     def action(self) -> n.Node:
         """Action: control | command ("|" command)* ."""
-        token = self.next_non_space()
-        typ = token.typ
+        items, n_items, i = self.items, self.n_items, self.i  # token = self.next_non_space()
+        token = items[i] if i < n_items else items[-1]
+        while token[TYP] is _SPACE:
+            i += 1
+            token = items[i] if i < n_items else items[-1]
+        self.i = i + 1
+        if i >= self.fetched:
+            self.fetched = i + 1
+        typ = token[TYP]
         if typ not in _CONTROL:
             self.i -= 1  # back to token (already fetched): the pipeline starts there
             pipe = self.pipeline("command", _RIGHT_DELIM)
-            return n.ActionNode(self.tree, token.pos, token.line, pipe)
+            return n.ActionNode(self.tree, token[POS], token[LINE], pipe)
+        if typ is _END:  # the commonest first
+            return n.EndNode(self.tree, self.expect(_RIGHT_DELIM, "end")[POS])
+        if typ is _IF:
+            return self.branch_control(n.IfNode, "if")
+        if typ is _ELSE:
+            return self.else_control()
         if typ is _BLOCK:
             return self.block_control()
         if typ is _BREAK:
             return self.break_control(token, "break")
         if typ is _CONTINUE:
             return self.break_control(token, "continue")
-        if typ is _ELSE:
-            return self.else_control()
-        if typ is _END:
-            return n.EndNode(self.tree, self.expect(_RIGHT_DELIM, "end").pos)
-        if typ is _IF:
-            return self.branch_control(n.IfNode, "if")
         if typ is _RANGE:
             return self.branch_control(n.RangeNode, "range")
         if typ is _TEMPLATE:
             return self.template_control()
         return self.branch_control(n.WithNode, "with")
 
-    def break_control(self, token: Item, word: str) -> n.Node:
+    def break_control(self, token: RawItem, word: str) -> n.Node:
         nxt = self.next_non_space()
-        if nxt.typ is not _RIGHT_DELIM:
+        if nxt[TYP] is not _RIGHT_DELIM:
             self.unexpected(nxt, "{{" + word + "}}")
         if self.range_depth == 0:
             self.errorf("{{" + word + "}} outside {{range}}")
         cls = n.BreakNode if word == "break" else n.ContinueNode
-        return cls(self.tree, token.pos, token.line)
+        return cls(self.tree, token[POS], token[LINE])
 
     def pipeline(self, context: str, end: ItemType) -> n.PipeNode:
         """Pipeline: declarations? command ('|' command)*."""
         v = self.peek_non_space()
-        pipe = n.PipeNode(self.tree, v.pos, v.line)
+        pipe = n.PipeNode(self.tree, v[POS], v[LINE])
         while True:  # declarations
-            if v.typ is not _VARIABLE:
+            if v[TYP] is not _VARIABLE:
                 break
             v_index = self.i
             self.next()
             after = self.peek()
             nxt = self.peek_non_space()
-            if nxt.typ in (_ASSIGN, _DECLARE):
-                pipe.is_assign = nxt.typ is _ASSIGN
+            if nxt[TYP] in (_ASSIGN, _DECLARE):
+                pipe.is_assign = nxt[TYP] is _ASSIGN
                 self.next_non_space()
-                pipe.decl.append(n.VariableNode(self.tree, v.pos, v.val))
-                self.vars.append(v.val)
-            elif nxt.typ is _CHAR and nxt.val == ",":
+                pipe.decl.append(n.VariableNode(self.tree, v[POS], v[VAL]))
+                self.vars.append(v[VAL])
+            elif nxt[TYP] is _CHAR and nxt[VAL] == ",":
                 self.next_non_space()
-                pipe.decl.append(n.VariableNode(self.tree, v.pos, v.val))
-                self.vars.append(v.val)
+                pipe.decl.append(n.VariableNode(self.tree, v[POS], v[VAL]))
+                self.vars.append(v[VAL])
                 if context == "range" and len(pipe.decl) < 2:
                     v = self.peek_non_space()
-                    if v.typ in (_VARIABLE, _RIGHT_DELIM, _RIGHT_PAREN):
+                    if v[TYP] in (_VARIABLE, _RIGHT_DELIM, _RIGHT_PAREN):
                         continue
                     self.errorf("range can only initialize variables")
                 self.errorf(f"too many declarations in {context}")
@@ -290,16 +313,26 @@ class _Parser:
                 _ = after
             break
         cmds = pipe.cmds
+        items, n_items = self.items, self.n_items
         while True:
-            token = self.next_non_space()
-            if token.typ is end:
+            i = self.i  # token = self.next_non_space(), inline
+            token = items[i] if i < n_items else items[-1]
+            while token[TYP] is _SPACE:
+                i += 1
+                token = items[i] if i < n_items else items[-1]
+            if i >= self.fetched:
+                self.fetched = i + 1
+            typ = token[TYP]
+            if typ is end:
+                self.i = i + 1
                 if len(cmds) != 1:
                     self.check_pipeline(pipe, context)
                 return pipe
-            if token.typ in _OPERAND_START:
-                self.i -= 1
-                cmds.append(self.command(token))
+            self.i = i
+            if typ in _OPERAND_START:
+                cmds.append(self.command(token))  # (command reads ``token`` again)
             else:
+                self.i = i + 1
                 self.unexpected(token, context)
 
     def check_pipeline(self, pipe: n.PipeNode, context: str) -> None:
@@ -321,7 +354,7 @@ class _Parser:
                 self.range_depth -= 1
             else_list: Optional[n.ListNode] = None
             if isinstance(nxt, n.ElseNode):
-                peek = self.peek().typ
+                peek = self.peek()[TYP]
                 if context == "if" and peek is _IF:
                     self.next()
                     else_list = n.ListNode(self.tree, nxt.pos)
@@ -340,10 +373,10 @@ class _Parser:
 
     def else_control(self) -> n.Node:
         peek = self.peek_non_space()
-        if peek.typ in (_IF, _WITH):
-            return n.ElseNode(self.tree, peek.pos, peek.line)
+        if peek[TYP] in (_IF, _WITH):
+            return n.ElseNode(self.tree, peek[POS], peek[LINE])
         token = self.expect(_RIGHT_DELIM, "else")
-        return n.ElseNode(self.tree, token.pos, token.line)
+        return n.ElseNode(self.tree, token[POS], token[LINE])
 
     def block_control(self) -> n.Node:
         """Block: {{block "name" pipeline}} itemList {{end}} = define + template."""
@@ -357,7 +390,7 @@ class _Parser:
             self.errorf(f"unexpected {end} in {context}")
         self.add(self.tree)
         self.tree, self.vars, self.range_depth = saved
-        return n.TemplateNode(self.tree, token.pos, token.line, name, pipe)
+        return n.TemplateNode(self.tree, token[POS], token[LINE], name, pipe)
 
     def template_control(self) -> n.Node:
         """Template: {{template "name" pipeline?}}."""
@@ -365,119 +398,131 @@ class _Parser:
         token = self.next_non_space()
         name = self.template_name(token, context)
         pipe = None
-        if self.next_non_space().typ is not _RIGHT_DELIM:
+        if self.next_non_space()[TYP] is not _RIGHT_DELIM:
             self.backup()
             pipe = self.pipeline(context, _RIGHT_DELIM)
-        return n.TemplateNode(self.tree, token.pos, token.line, name, pipe)
+        return n.TemplateNode(self.tree, token[POS], token[LINE], name, pipe)
 
-    def template_name(self, token: Item, context: str) -> str:
-        if token.typ in (_STRING, _RAW_STRING):
-            return self.unquote(token.val)
+    def template_name(self, token: RawItem, context: str) -> str:
+        if token[TYP] in (_STRING, _RAW_STRING):
+            return self.unquote(token[VAL])
         self.unexpected(token, context)
         raise AssertionError("unreachable")
 
-    def command(self, first: Item) -> n.CommandNode:
-        """Command: operand (space operand)*, ended by '|', ')' or '}}'; ``first`` is next."""
-        cmd = n.CommandNode(self.tree, first.pos)
+    def command(self, first: RawItem) -> n.CommandNode:
+        """Command: operand (space operand)*, ended by '|', ')' or '}}'; ``first`` is next.
+
+        Operand: term .Field*; term: literal | function | . | $var | .Field | '(' pipeline ')'.
+        Operands are read in this loop rather than by a method of their own, and the item
+        reads are inline (``i`` is ``self.i``, written back before any call that reads it):
+        this is the parser's hottest code.
+        """
+        tr = self.tree
+        cmd = n.CommandNode(tr, first[POS])
         args = cmd.args
         items, n_items = self.items, self.n_items
+        last = items[-1]
+        i = self.i
         while True:
-            # (operand() skips and fetches the spaces before the operand itself.)
-            operand = self.operand()
-            if operand is not None:
-                args.append(operand)
-            i = self.i  # token = self.next()
-            token = items[i] if i < n_items else items[-1]
+            token = items[i] if i < n_items else last  # token = self.next_non_space()
             i += 1
+            while token[TYP] is _SPACE:
+                token = items[i] if i < n_items else last
+                i += 1
             self.i = i
             if i > self.fetched:
                 self.fetched = i
-            typ = token.typ
+            typ = token[TYP]
+            # Most frequent kinds first.
+            if typ is _FIELD:
+                node: Optional[n.Node] = n.FieldNode(tr, token[POS], token[VAL])
+            elif typ is _IDENTIFIER:
+                if not self.has_function(token[VAL]):
+                    self.errorf(f"function {gofmt.quote(token[VAL])} not defined")
+                node = n.IdentifierNode(tr, token[POS], token[VAL])
+            elif typ is _STRING or typ is _RAW_STRING:
+                val = token[VAL]
+                if typ is _STRING and "\\" not in val:
+                    # The lexer's "..." without escapes: no quote or newline inside to refuse.
+                    node = n.StringNode(tr, token[POS], val, val[1:-1])
+                else:
+                    node = n.StringNode(tr, token[POS], val, self.unquote(val))
+            elif typ is _VARIABLE:
+                node = self.use_var(token)
+            elif typ is _DOT:
+                node = n.DotNode(tr, token[POS])
+            elif typ is _NIL:
+                node = n.NilNode(tr, token[POS])
+            elif typ is _BOOL:
+                node = n.BoolNode(tr, token[POS], token[VAL] == "true")
+            elif typ is _NUMBER or typ is _CHAR_CONSTANT or typ is _COMPLEX:
+                try:
+                    node = literals.new_number(tr, token[POS], token[VAL], typ)
+                except ValueError as e:
+                    self.errorf(str(e))
+            elif typ is _LEFT_PAREN:
+                if self.paren_depth >= MAX_PAREN_DEPTH:
+                    self.errorf("max expression depth exceeded")
+                self.paren_depth += 1
+                try:
+                    node = self.pipeline("parenthesized pipeline", _RIGHT_PAREN)
+                finally:
+                    self.paren_depth -= 1
+                i = self.i
+            else:  # no operand here: the token is read again below, as what ends one
+                i -= 1
+                self.i = i
+                node = None
+            if node is not None:
+                token = items[i] if i < n_items else last  # token = self.peek()
+                if i >= self.fetched:
+                    self.fetched = i + 1
+                if token[TYP] is _FIELD:
+                    node = self.chain(node, token)
+                    i = self.i
+                args.append(node)
+            token = items[i] if i < n_items else last  # token = self.next()
+            i += 1
+            if i > self.fetched:
+                self.fetched = i
+            typ = token[TYP]
             if typ is _SPACE:
                 continue
             if typ is _RIGHT_DELIM or typ is _RIGHT_PAREN:
-                self.i = i - 1
+                i -= 1
             elif typ is not _PIPE:
+                self.i = i
                 self.unexpected(token, "operand")
             break
-        if not cmd.args:
+        self.i = i
+        if not args:
             self.errorf("empty command")
         return cmd
 
-    def operand(self) -> Optional[n.Node]:
-        """Operand: term .Field*; None (nothing consumed) when no term starts here.
-
-        Term: literal | function | . | $var | .Field | '(' pipeline ')'. The term is read
-        here rather than in its own method: this is the parser's hottest code.
-        """
-        token = self.next_non_space()
-        typ = token.typ
-        tr = self.tree
-        # Most frequent kinds first.
-        if typ is _FIELD:
-            node: n.Node = n.FieldNode(tr, token.pos, token.val)
-        elif typ is _IDENTIFIER:
-            if not self.has_function(token.val):
-                self.errorf(f"function {gofmt.quote(token.val)} not defined")
-            node = n.IdentifierNode(tr, token.pos, token.val)
-        elif typ is _STRING or typ is _RAW_STRING:
-            val = token.val
-            if typ is _STRING and "\\" not in val:
-                # The lexer's "..." without escapes: no quote or newline inside to refuse.
-                node = n.StringNode(tr, token.pos, val, val[1:-1])
-            else:
-                node = n.StringNode(tr, token.pos, val, self.unquote(val))
-        elif typ is _VARIABLE:
-            node = self.use_var(token)
-        elif typ is _DOT:
-            node = n.DotNode(tr, token.pos)
-        elif typ is _NIL:
-            node = n.NilNode(tr, token.pos)
-        elif typ is _BOOL:
-            node = n.BoolNode(tr, token.pos, token.val == "true")
-        elif typ is _NUMBER or typ is _CHAR_CONSTANT or typ is _COMPLEX:
-            try:
-                node = literals.new_number(tr, token.pos, token.val, typ)
-            except ValueError as e:
-                self.errorf(str(e))
-        elif typ is _LEFT_PAREN:
-            if self.paren_depth >= MAX_PAREN_DEPTH:
-                self.errorf("max expression depth exceeded")
-            self.paren_depth += 1
-            try:
-                node = self.pipeline("parenthesized pipeline", _RIGHT_PAREN)
-            finally:
-                self.paren_depth -= 1
-        else:
-            self.i -= 1
-            return None
-        items, n_items, i = self.items, self.n_items, self.i  # token = self.peek()
-        token = items[i] if i < n_items else items[-1]
+    def chain(self, node: n.Node, token: RawItem) -> n.Node:
+        """``node`` followed by the fields from ``token`` (the next item) on: Go's chain."""
+        items, n_items, i = self.items, self.n_items, self.i
+        pos = token[POS]
+        fields = []
+        while token[TYP] is _FIELD:
+            fields.append(token[VAL][1:])  # a FIELD item is "." and a non-empty name
+            i += 1
+            token = items[i] if i < n_items else items[-1]
+        self.i = i
         if i >= self.fetched:
             self.fetched = i + 1
-        if token.typ is _FIELD:
-            pos = token.pos
-            fields = []
-            while token.typ is _FIELD:
-                fields.append(token.val[1:])  # a FIELD item is "." and a non-empty name
-                i += 1
-                token = items[i] if i < n_items else items[-1]
-            self.i = i
-            if i >= self.fetched:
-                self.fetched = i + 1
-            if isinstance(node, (n.FieldNode, n.VariableNode)):
-                # Go builds a new node from the chain's text at the chain's position: the
-                # same as extending this one (fresh from the term, shared with nothing).
-                node.ident.extend(fields)
-                node.pos = pos
-                return node
-            if isinstance(node, (n.BoolNode, n.StringNode, n.NumberNode, n.NilNode, n.DotNode)):
-                self.errorf(f"unexpected . after term {gofmt.quote(str(node))}")
-            return n.ChainNode(self.tree, pos, node, fields)
-        return node
+        if isinstance(node, (n.FieldNode, n.VariableNode)):
+            # Go builds a new node from the chain's text at the chain's position: the
+            # same as extending this one (fresh from the term, shared with nothing).
+            node.ident.extend(fields)
+            node.pos = pos
+            return node
+        if isinstance(node, (n.BoolNode, n.StringNode, n.NumberNode, n.NilNode, n.DotNode)):
+            self.errorf(f"unexpected . after term {gofmt.quote(str(node))}")
+        return n.ChainNode(self.tree, pos, node, fields)
 
-    def use_var(self, token: Item) -> n.Node:
-        v = n.VariableNode(self.tree, token.pos, token.val)
+    def use_var(self, token: RawItem) -> n.Node:
+        v = n.VariableNode(self.tree, token[POS], token[VAL])
         if v.ident[0] in self.vars:
             return v
         self.errorf(f"undefined variable {gofmt.quote(v.ident[0])}")
