@@ -152,6 +152,17 @@ def _parse_float(text: str) -> Optional[float]:
 def new_number(tr: n.Tree, pos: int, text: str, typ: ItemType) -> n.NumberNode:
     """Go's ``newNumber``: decide which of int, uint, float, complex hold the constant."""
     num = n.NumberNode(tr, pos, text)
+    if len(text) < 19 and text.isascii() and text.isdigit() and (text[0] != "0" or len(text) == 1):
+        # Plain decimal (most numbers in charts): an int, uint and float alike, as below.
+        num.int64 = num.uint64 = int(text)
+        num.float64 = float(num.int64)
+        num.is_int = num.is_uint = num.is_float = True
+        return num
+    return _decide(num, text, typ)
+
+
+def _decide(num: n.NumberNode, text: str, typ: ItemType) -> n.NumberNode:
+    """Go's ``newNumber`` rules, for every kind of constant."""
     if typ is ItemType.CHAR_CONSTANT:
         ch, end = unquote_char(text, 1, "'")
         if text[end:] != "'":

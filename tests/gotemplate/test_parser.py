@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from helm_core.gotemplate import nodes, parser
+from helm_core.gotemplate import literals, nodes, parser
+from helm_core.gotemplate.lexer import ItemType
 
 FUNCS = frozenset(
     {"upper", "include", "and", "or", "not", "len", "index", "slice", "print", "printf", "println",
@@ -159,3 +160,20 @@ def test_number_nodes_record_which_go_types_hold_them(text: str, kind: str, fiel
     is_int, is_uint, is_float, value = fields
     assert (num.is_int, num.is_uint, num.is_float) == (is_int, is_uint, is_float)
     assert (num.int64 if is_int else num.float64) == value
+
+
+@pytest.mark.parametrize("text", ["0", "7", "10", "8080", "999999999999999999", "9223372036854775807",
+                                  "9223372036854775808", "18446744073709551615", "18446744073709551616",
+                                  "010", "00", "0x1f", "1_000", "\u0663", "1e3", "1.5"])
+def test_plain_decimals_read_as_the_general_rules_read_them(text: str) -> None:
+    # new_number's shortcut for plain decimals gives what Go's rules (_decide) give.
+    def fields(num: nodes.NumberNode) -> tuple[object, ...]:
+        return (num.is_int, num.is_uint, num.is_float, num.is_complex, num.int64, num.uint64, num.float64)
+
+    try:
+        general = fields(literals._decide(nodes.NumberNode(None, 0, text), text, ItemType.NUMBER))
+    except ValueError as exc:
+        with pytest.raises(ValueError, match=str(exc)):
+            literals.new_number(None, 0, text, ItemType.NUMBER)
+        return
+    assert fields(literals.new_number(None, 0, text, ItemType.NUMBER)) == general
