@@ -18,10 +18,12 @@ import os
 from helm_core.golib.gotypes import FuncError, GoObject, go_type_name, signature
 from helm_core.gotemplate import budget
 from helm_core.gotemplate.funcs import encoding, gohelpers
+from helm_core.support import hashes
 
-# bcrypt and cryptography (and hashlib, which loads OpenSSL) are imported by the functions that
-# use them: their import is the largest start-up cost (bench/deferred.py), and most charts never generate keys,
-# certificates or bcrypt hashes.
+# bcrypt, cryptography and hashlib (which loads OpenSSL; the digests come from
+# helm_core.support.hashes) are imported by the functions that use them: their import is the
+# largest start-up cost (bench/deferred.py), and most charts never generate keys, certificates
+# or bcrypt hashes.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, ClassVar
@@ -63,25 +65,19 @@ _MP_CHARS = {
 @signature("string")
 def sha1sum(s: str) -> str:
     """``sha1sum``: hex digest."""
-    import hashlib
-
-    return hashlib.sha1(gohelpers.to_bytes(s)).hexdigest()
+    return hashes.hexdigest("sha1", gohelpers.to_bytes(s))
 
 
 @signature("string")
 def sha256sum(s: str) -> str:
     """``sha256sum``."""
-    import hashlib
-
-    return hashlib.sha256(gohelpers.to_bytes(s)).hexdigest()
+    return hashes.hexdigest("sha256", gohelpers.to_bytes(s))
 
 
 @signature("string")
 def sha512sum(s: str) -> str:
     """``sha512sum``."""
-    import hashlib
-
-    return hashlib.sha512(gohelpers.to_bytes(s)).hexdigest()
+    return hashes.hexdigest("sha512", gohelpers.to_bytes(s))
 
 
 @signature("string")
