@@ -627,3 +627,20 @@ def test_call_site_code_is_compiled_once_then_read_from_the_memo(disk: memo.Disk
     new_process()
     callsite._compiled(source + "\n", name)
     assert len(compiled) == 4
+
+
+def test_hash_and_random_functions_import_neither_hashlib_nor_random(tmp_path: Path) -> None:
+    """Checksum annotations and generated passwords are in most charts: their digests come from
+    CPython's builtin hash modules (helm_core.support.hashes) and their draws from os.urandom."""
+    chart = write_chart(tmp_path / "src", {
+        "Chart.yaml": chart_yaml("c"),
+        "templates/cm.yaml": "kind: ConfigMap\ndata:\n  sums: {{ sha256sum \"a\" }} {{ sha1sum \"a\" }}"
+                             " {{ sha512sum \"a\" | trunc 8 }}\n"
+                             "  drawn: {{ randAlphaNum 1 | len }} {{ randInt 0 1 }} {{ shuffle \"aa\" }}\n"})
+    unwanted = [*NOT_IMPORTED_BY_A_RENDER, "random"]
+    runs, written = _render_twice_to_folders(chart, tmp_path, (
+        f"print([m for m in {unwanted!r} if m in sys.modules], file=sys.stderr)"))
+    assert written[0] == written[1]
+    assert ("sums: ca978112ca1bbdcafac231b39a23dc4da786eff8147c4e72b9807785afee48bb "
+            "86f7e437faa5a7fce15d1ddcb9eaeaea377667b8 1f40fc92\n  drawn: 1 0 aa\n") in written[0]
+    assert [r.stderr.strip().splitlines()[-1] for r in runs] == ["[]", "[]"]
