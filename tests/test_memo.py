@@ -445,11 +445,15 @@ def test_package_folder_finds_installed_code_or_none() -> None:
     assert memo.package_folder("no_such_package_here") is None
 
 
-def _cli_runs(chart: Path, cache: Path, *extra: str, runs: int = 2) -> list[subprocess.CompletedProcess[str]]:
-    """``helm-core template`` processes; stderr ends with whether the template engine was loaded."""
+#: What a ``template`` process prints last by default: whether the template engine was loaded.
+ENGINE_OR_MEMO = "print('engine' if 'helm_core.engine.render' in sys.modules else 'memo', file=sys.stderr)"
+
+
+def _cli_runs(chart: Path, cache: Path, *extra: str, runs: int = 2, report: str = ENGINE_OR_MEMO,
+              ) -> list[subprocess.CompletedProcess[str]]:
+    """``helm-core template`` processes, each running the Python statement ``report`` afterwards."""
     script = ("import sys; from helm_core import cli; code = cli.main(['template', 'x', *sys.argv[1:]]); "
-              "print('engine' if 'helm_core.engine.render' in sys.modules else 'memo', file=sys.stderr); "
-              "sys.exit(code)")
+              f"{report}; sys.exit(code)")
     env = dict(os.environ, HELM_CORE_CACHE=str(cache))
     return [subprocess.run([sys.executable, "-c", script, str(chart), *extra], capture_output=True, text=True,
                            env=env, check=False) for _ in range(runs)]
@@ -480,6 +484,23 @@ def test_a_pure_render_is_printed_again_from_the_memo(tmp_path: Path) -> None:
     assert 'port: "83"' in _cli_runs(chart, tmp_path / "cache", "-f", str(values), runs=1)[0].stdout
     assert "ns: other" in _cli_runs(chart, tmp_path / "cache", "-n", "other", runs=1)[0].stdout
     assert 'port: "84"' in _cli_runs(chart, tmp_path / "cache", "--set", "port=84", runs=1)[0].stdout
+
+
+#: Modules a run printed from the memo has no use for: Go's quoting (for refused names and
+#: chart files only) and the float packing it imports.
+NOT_IMPORTED_FROM_THE_MEMO = ["helm_core.engine.render", "helm_core.golib.gostrconv", "struct", "hashlib"]
+
+
+def test_a_run_printed_from_the_memo_imports_none_of_the_modules_it_does_not_need(tmp_path: Path) -> None:
+    chart = write_chart(tmp_path / "src", {
+        "Chart.yaml": chart_yaml("c"),
+        "templates/cm.yaml": "kind: ConfigMap\ndata:\n  sum: {{ sha256sum \"a\" | trunc 8 }}\n"})
+    runs = _cli_runs(chart, tmp_path / "cache", report=(
+        f"print([m for m in {NOT_IMPORTED_FROM_THE_MEMO!r} if m in sys.modules], file=sys.stderr)"))
+    assert [r.returncode for r in runs] == [0, 0], runs[0].stderr
+    assert runs[0].stdout == runs[1].stdout and "sum: ca978112" in runs[0].stdout
+    assert runs[0].stderr.splitlines()[-1] != "[]"  # the first run renders
+    assert runs[1].stderr.splitlines()[-1] == "[]"
 
 
 def test_renders_calling_impure_functions_are_never_kept_whole(tmp_path: Path) -> None:
