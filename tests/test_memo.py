@@ -332,6 +332,25 @@ def test_an_output_dir_render_imports_none_of_the_modules_it_does_not_need(tmp_p
     assert reports[0].startswith("[] ") and reports[1] == "[] no typing"
 
 
+#: Patterns compiled on first use (helm_core.support.patterns) that neither run of the example
+#: chart to a folder needs (plain versions, ASCII text, no escapes, flow sequences or
+#: fractional numbers): as module-level compiles they were a visible part of a run.
+PATTERNS_A_RENDER_DOES_NOT_COMPILE = (
+    "goyaml_rules._DOT_FLOAT", "goyaml_rules.SURROGATE", "goyaml_block._FLOW_PLAIN", "goregexp._ESCAPED_BYTE",
+    "chartfile._SEMVER_RE", "capabilities._GENERIC_VERSION")
+
+
+def test_an_output_dir_render_compiles_none_of_the_patterns_it_does_not_need(tmp_path: Path) -> None:
+    chart = Path(__file__).resolve().parents[1] / "examples" / "charts" / "hello"
+    runs, written = _render_twice_to_folders(chart, tmp_path, (
+        "from helm_core.golib import goyaml_rules, goyaml_block, goregexp; "
+        "from helm_core.chart import chartfile; from helm_core.engine import capabilities; "
+        f"print([p for p in {PATTERNS_A_RENDER_DOES_NOT_COMPILE!r} if eval(p).cache_info().currsize], "
+        "file=sys.stderr)"), written="hello/templates/configmap.yaml")
+    assert written[0] == written[1] and "kind: ConfigMap" in written[0]
+    assert [r.stderr.strip().splitlines()[-1] for r in runs] == ["[]", "[]"]
+
+
 def test_a_second_cli_run_loads_only_what_a_render_from_the_memo_needs(tmp_path: Path) -> None:
     """No schema checks, no range pattern, no logging: their results are all in the memo
     (``--output-dir``, whose output is not kept whole, makes the second run render again)."""
