@@ -84,7 +84,8 @@ def _code_digest() -> str:
 
 def _parse_yaml_text(data: bytes, source: str) -> Any:
     try:
-        return goyaml.decode_uncached(data.decode("utf-8-sig"), json_step=False)
+        # A leading BOM dropped as the utf-8-sig codec does, without importing that codec.
+        return goyaml.decode_uncached(data.removeprefix(b"\xef\xbb\xbf").decode("utf-8"), json_step=False)
     except UnicodeDecodeError:
         raise ChartFileError(
             f"{_load_prefix(source)}error converting YAML to JSON: yaml: invalid leading UTF-8 octet") from None
