@@ -352,6 +352,18 @@ def test_an_output_dir_render_compiles_none_of_the_patterns_it_does_not_need(tmp
     assert [r.stderr.strip().splitlines()[-1] for r in runs] == ["[]", "[]"]
 
 
+def test_the_console_script_imports_argparse_without_gettext(tmp_path: Path) -> None:
+    """Its import is ~1 ms of every run; argparse's messages are still worded (in helm's words)."""
+    chart = Path(__file__).resolve().parents[1] / "examples" / "charts" / "hello"
+    script = ("import sys; from helm_core import __main__ as entry; entry._argparse_without_gettext(); "
+              "from helm_core import cli; cli._english_argparse(); "
+              "code = cli.main(['template', 'x', sys.argv[1], '--bogus']); "
+              "print('gettext' in sys.modules, file=sys.stderr); sys.exit(code)")
+    run = subprocess.run([sys.executable, "-c", script, str(chart)], capture_output=True, text=True, check=False,
+                         env=dict(os.environ, HELM_CORE_CACHE=str(tmp_path / "cache")))
+    assert (run.returncode, run.stderr.splitlines()) == (1, ["Error: unknown flag: --bogus", "False"])
+
+
 def test_a_second_cli_run_loads_only_what_a_render_from_the_memo_needs(tmp_path: Path) -> None:
     """No schema checks, no range pattern, no logging: their results are all in the memo
     (``--output-dir``, whose output is not kept whole, makes the second run render again)."""
