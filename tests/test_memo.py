@@ -56,6 +56,15 @@ def test_prune_keeps_the_newest_entries_within_the_bound(tmp_path: Path) -> None
     assert sorted(p.name for p in (tmp_path / "k").iterdir()) == ["e3", "e4"]
 
 
+def test_prune_does_not_import_pathlib(tmp_path: Path) -> None:
+    """A run draws a prune one time in PRUNE_EVERY: pathlib's import would be part of that run."""
+    script = ("import sys; from helm_core.support import memo; m = memo.DiskMemo(sys.argv[1], max_bytes=150); "
+              "[m.put('k', f'e{i}', b'x' * 100) for i in range(3)]; m.prune(); "
+              "print('pathlib' in sys.modules)")
+    run = subprocess.run([sys.executable, "-c", script, str(tmp_path)], capture_output=True, text=True, check=True)
+    assert run.stdout.strip() == "False" and len(list((tmp_path / "k").iterdir())) == 1
+
+
 def _env(disk: memo.DiskMemo | None) -> environment.Environment:
     return environment.Environment(sprig.SPRIG_FUNCS, memo=disk)
 
