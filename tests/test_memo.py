@@ -700,11 +700,12 @@ def test_hash_and_random_functions_import_neither_hashlib_nor_random(tmp_path: P
         "Chart.yaml": chart_yaml("c"),
         "templates/cm.yaml": "kind: ConfigMap\ndata:\n  sums: {{ sha256sum \"a\" }} {{ sha1sum \"a\" }}"
                              " {{ sha512sum \"a\" | trunc 8 }}\n"
-                             "  drawn: {{ randAlphaNum 1 | len }} {{ randInt 0 1 }} {{ shuffle \"aa\" }}\n"})
+                             "  drawn: {{ randAlphaNum 1 | len }} {{ randInt 0 1 }} {{ shuffle \"aa\" }}"
+                             " {{ randBytes 3 | len }}\n"})
     unwanted = [*NOT_IMPORTED_BY_A_RENDER, "random"]
     runs, written = _render_twice_to_folders(chart, tmp_path, (
         f"print([m for m in {unwanted!r} if m in sys.modules], file=sys.stderr)"))
     assert written[0] == written[1]
     assert ("sums: ca978112ca1bbdcafac231b39a23dc4da786eff8147c4e72b9807785afee48bb "
-            "86f7e437faa5a7fce15d1ddcb9eaeaea377667b8 1f40fc92\n  drawn: 1 0 aa\n") in written[0]
+            "86f7e437faa5a7fce15d1ddcb9eaeaea377667b8 1f40fc92\n  drawn: 1 0 aa 4\n") in written[0]
     assert [r.stderr.strip().splitlines()[-1] for r in runs] == ["[]", "[]"]

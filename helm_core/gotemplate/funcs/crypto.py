@@ -112,9 +112,8 @@ def rand_bytes(count: int) -> str:
     if count < 0:
         raise FuncError("runtime error: makeslice: len out of range")
     budget.check_size(count * 4 // 3, what=f"{count} random bytes in base64")
-    import secrets
-
-    return base64.b64encode(secrets.token_bytes(count)).decode()
+    # What secrets.token_bytes returns, without importing secrets (hmac, OpenSSL).
+    return base64.b64encode(os.urandom(count)).decode()
 
 
 @signature("int", "string", "string", "string", "string")
@@ -384,15 +383,13 @@ def _aes_key(password: str) -> bytes:
 @signature("string", "string")
 def encrypt_aes(password: str, plaintext: str) -> str:
     """``encryptAES``: base64(IV + AES-256-CBC(PKCS#7(plaintext))); "" stays ""."""
-    import secrets
-
     from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
     if plaintext == "":
         return ""
     content = gohelpers.to_bytes(plaintext)
     pad = AES_BLOCK - len(content) % AES_BLOCK
     content += bytes([pad]) * pad
-    iv = secrets.token_bytes(AES_BLOCK)
+    iv = os.urandom(AES_BLOCK)
     enc = Cipher(algorithms.AES(_aes_key(password)), modes.CBC(iv)).encryptor()
     return base64.b64encode(iv + enc.update(content) + enc.finalize()).decode()
 
