@@ -37,12 +37,14 @@ from render import CHARTS_DIR, helm_binary  # noqa: E402
 ENTRY = "import sys; from helm_core.__main__ import run; sys.exit(run())"
 
 
-def timed(command: list[str], env: dict[str, str] | None = None) -> tuple[float, float]:
-    """(wall, user CPU) seconds of one process, run outside the checkout: ``python -c`` puts
-    the working folder first on sys.path, where this checkout's helm_core would be found."""
+def timed(cwd: Path, command: list[str], env: dict[str, str] | None = None) -> tuple[float, float]:
+    """(wall, user CPU) seconds of one process ``command``, run in ``cwd``, an empty folder outside the
+    checkout: ``python -c`` puts the working folder first on sys.path, where this checkout's
+    helm_core would be found, and lists it on the first import (the system's temporary folder
+    may hold thousands of entries: milliseconds the console script, whose sys.path starts with
+    its bin folder, never spends)."""
     start = time.perf_counter()
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env,
-                               cwd=tempfile.gettempdir())
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, cwd=cwd)
     _, status, usage = os.wait4(process.pid, 0)
     wall = time.perf_counter() - start
     assert process.stderr is not None
@@ -65,22 +67,24 @@ Series = dict[str, list[tuple[float, float]]]
 
 def measure(chart: Path, trees: dict[str, Path], helm: str, runs: int, scratch: Path) -> Series:
     series: Series = {}
+    cwd = scratch / "cwd"
+    cwd.mkdir()
     envs = {label: dict(os.environ, PYTHONPATH=str(tree), HELM_CORE_CACHE=str(scratch / f"cache-{label}"))
             for label, tree in trees.items()}
     for env in envs.values():  # the memo warm for (1) and (2)
         for _ in range(2):
-            timed([sys.executable, "-c", ENTRY, "template", str(chart)], env)
+            timed(cwd, [sys.executable, "-c", ENTRY, "template", str(chart)], env)
     for i in range(runs):
         for label, env in envs.items():
             ours = [sys.executable, "-c", ENTRY, "template", str(chart)]
-            series.setdefault(f"{label} (1) memo", []).append(timed(ours, env))
+            series.setdefault(f"{label} (1) memo", []).append(timed(cwd, ours, env))
             series.setdefault(f"{label} (2) -o", []).append(
-                timed([*ours, "--output-dir", str(scratch / f"out-{label}-{i}")], env))
+                timed(cwd, [*ours, "--output-dir", str(scratch / f"out-{label}-{i}")], env))
             series.setdefault(f"{label} (3) first", []).append(
-                timed(ours, dict(env, HELM_CORE_CACHE=str(scratch / f"first-{label}-{i}"))))
-        series.setdefault("helm", []).append(timed([helm, "template", str(chart)]))
+                timed(cwd, ours, dict(env, HELM_CORE_CACHE=str(scratch / f"first-{label}-{i}"))))
+        series.setdefault("helm", []).append(timed(cwd, [helm, "template", str(chart)]))
         series.setdefault("helm -o", []).append(
-            timed([helm, "template", str(chart), "--output-dir", str(scratch / f"out-helm-{i}")]))
+            timed(cwd, [helm, "template", str(chart), "--output-dir", str(scratch / f"out-helm-{i}")]))
     return series
 
 

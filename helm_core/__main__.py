@@ -5,22 +5,43 @@ short process that builds large, long-lived graphs (modules, classes, parse tree
 values), and collections that free nothing are a visible part of a small chart's run
 (``bench/deferred.py`` renders with the collector on and off).
 Reference counting still frees everything that is not cyclic.
+
+argparse is imported without gettext (:func:`_argparse_without_gettext`).
 """
 import gc
+import sys
 
 
 def run() -> None:
     gc.disable()
     try:
+        _argparse_without_gettext()
         from helm_core import cli
         cli.run()
     except Exception as exc:  # noqa: BLE001 - last resort: a bug is still one line, never a traceback
         import os
-        import sys
 
         print(f"Error: internal error ({type(exc).__name__}): {exc}".splitlines()[0], file=sys.stderr)
         sys.stderr.flush()
         os._exit(1)
+
+
+def _argparse_without_gettext() -> None:
+    """Import argparse with a stand-in for the gettext module, which it imports for its two
+    message functions: gettext's import (a module and a compiled pattern, ~1 ms) is paid by
+    every run, and the console script words argparse in English anyway
+    (``cli._english_argparse`` sets both functions before any parser is built). A program
+    that imported argparse or gettext already keeps them as they are."""
+    if "argparse" in sys.modules or "gettext" in sys.modules:
+        return
+    stand_in = type(sys)("gettext")
+    for name in ("gettext", "ngettext"):  # argparse's two imports; cli._english_argparse sets both
+        setattr(stand_in, name, None)
+    sys.modules["gettext"] = stand_in
+    try:
+        import argparse  # noqa: F401
+    finally:
+        del sys.modules["gettext"]
 
 
 if __name__ == "__main__":

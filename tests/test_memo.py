@@ -56,6 +56,15 @@ def test_prune_keeps_the_newest_entries_within_the_bound(tmp_path: Path) -> None
     assert sorted(p.name for p in (tmp_path / "k").iterdir()) == ["e3", "e4"]
 
 
+def test_prune_does_not_import_pathlib(tmp_path: Path) -> None:
+    """A run draws a prune one time in PRUNE_EVERY: pathlib's import would be part of that run."""
+    script = ("import sys; from helm_core.support import memo; m = memo.DiskMemo(sys.argv[1], max_bytes=150); "
+              "[m.put('k', f'e{i}', b'x' * 100) for i in range(3)]; m.prune(); "
+              "print('pathlib' in sys.modules)")
+    run = subprocess.run([sys.executable, "-c", script, str(tmp_path)], capture_output=True, text=True, check=True)
+    assert run.stdout.strip() == "False" and len(list((tmp_path / "k").iterdir())) == 1
+
+
 def _env(disk: memo.DiskMemo | None) -> environment.Environment:
     return environment.Environment(sprig.SPRIG_FUNCS, memo=disk)
 
@@ -314,8 +323,9 @@ def _render_twice_to_folders(chart: Path, tmp_path: Path, report: str, written: 
 #: Modules an ``--output-dir`` render of the example chart has no use for, whose import was a
 #: visible part of a run (bench/deferred.py): hashlib loads OpenSSL (cache keys use _blake2),
 #: secrets brings hmac (random strings use random.SystemRandom), pathlib brings urllib and
-#: ipaddress (os.path serves).
-NOT_IMPORTED_BY_A_RENDER = ["hashlib", "_hashlib", "secrets", "hmac", "pathlib", "urllib.parse", "ipaddress"]
+#: ipaddress (os.path serves), the utf-8-sig codec (Chart.yaml's BOM is dropped by hand).
+NOT_IMPORTED_BY_A_RENDER = ["hashlib", "_hashlib", "secrets", "hmac", "pathlib", "urllib.parse", "ipaddress",
+                            "encodings.utf_8_sig"]
 
 
 def test_an_output_dir_render_imports_none_of_the_modules_it_does_not_need(tmp_path: Path) -> None:
@@ -330,6 +340,37 @@ def test_an_output_dir_render_imports_none_of_the_modules_it_does_not_need(tmp_p
     assert written[0] == written[1] and "kind: ConfigMap" in written[0]
     reports = [r.stderr.strip().splitlines()[-1] for r in runs]
     assert reports[0].startswith("[] ") and reports[1] == "[] no typing"
+
+
+#: Patterns compiled on first use (helm_core.support.patterns) that neither run of the example
+#: chart to a folder needs (plain versions, ASCII text, no escapes, flow sequences or
+#: fractional numbers): as module-level compiles they were a visible part of a run.
+PATTERNS_A_RENDER_DOES_NOT_COMPILE = (
+    "goyaml_rules._DOT_FLOAT", "goyaml_rules.SURROGATE", "goyaml_block._FLOW_PLAIN", "goregexp._ESCAPED_BYTE",
+    "chartfile._SEMVER_RE", "capabilities._GENERIC_VERSION")
+
+
+def test_an_output_dir_render_compiles_none_of_the_patterns_it_does_not_need(tmp_path: Path) -> None:
+    chart = Path(__file__).resolve().parents[1] / "examples" / "charts" / "hello"
+    runs, written = _render_twice_to_folders(chart, tmp_path, (
+        "from helm_core.golib import goyaml_rules, goyaml_block, goregexp; "
+        "from helm_core.chart import chartfile; from helm_core.engine import capabilities; "
+        f"print([p for p in {PATTERNS_A_RENDER_DOES_NOT_COMPILE!r} if eval(p).cache_info().currsize], "
+        "file=sys.stderr)"), written="hello/templates/configmap.yaml")
+    assert written[0] == written[1] and "kind: ConfigMap" in written[0]
+    assert [r.stderr.strip().splitlines()[-1] for r in runs] == ["[]", "[]"]
+
+
+def test_the_console_script_imports_argparse_without_gettext(tmp_path: Path) -> None:
+    """Its import is ~1 ms of every run; argparse's messages are still worded (in helm's words)."""
+    chart = Path(__file__).resolve().parents[1] / "examples" / "charts" / "hello"
+    script = ("import sys; from helm_core import __main__ as entry; entry._argparse_without_gettext(); "
+              "from helm_core import cli; cli._english_argparse(); "
+              "code = cli.main(['template', 'x', sys.argv[1], '--bogus']); "
+              "print('gettext' in sys.modules, file=sys.stderr); sys.exit(code)")
+    run = subprocess.run([sys.executable, "-c", script, str(chart)], capture_output=True, text=True, check=False,
+                         env=dict(os.environ, HELM_CORE_CACHE=str(tmp_path / "cache")))
+    assert (run.returncode, run.stderr.splitlines()) == (1, ["Error: unknown flag: --bogus", "False"])
 
 
 def test_a_second_cli_run_loads_only_what_a_render_from_the_memo_needs(tmp_path: Path) -> None:
@@ -445,11 +486,15 @@ def test_package_folder_finds_installed_code_or_none() -> None:
     assert memo.package_folder("no_such_package_here") is None
 
 
-def _cli_runs(chart: Path, cache: Path, *extra: str, runs: int = 2) -> list[subprocess.CompletedProcess[str]]:
-    """``helm-core template`` processes; stderr ends with whether the template engine was loaded."""
+#: What a ``template`` process prints last by default: whether the template engine was loaded.
+ENGINE_OR_MEMO = "print('engine' if 'helm_core.engine.render' in sys.modules else 'memo', file=sys.stderr)"
+
+
+def _cli_runs(chart: Path, cache: Path, *extra: str, runs: int = 2, report: str = ENGINE_OR_MEMO,
+              ) -> list[subprocess.CompletedProcess[str]]:
+    """``helm-core template`` processes, each running the Python statement ``report`` afterwards."""
     script = ("import sys; from helm_core import cli; code = cli.main(['template', 'x', *sys.argv[1:]]); "
-              "print('engine' if 'helm_core.engine.render' in sys.modules else 'memo', file=sys.stderr); "
-              "sys.exit(code)")
+              f"{report}; sys.exit(code)")
     env = dict(os.environ, HELM_CORE_CACHE=str(cache))
     return [subprocess.run([sys.executable, "-c", script, str(chart), *extra], capture_output=True, text=True,
                            env=env, check=False) for _ in range(runs)]
@@ -480,6 +525,25 @@ def test_a_pure_render_is_printed_again_from_the_memo(tmp_path: Path) -> None:
     assert 'port: "83"' in _cli_runs(chart, tmp_path / "cache", "-f", str(values), runs=1)[0].stdout
     assert "ns: other" in _cli_runs(chart, tmp_path / "cache", "-n", "other", runs=1)[0].stdout
     assert 'port: "84"' in _cli_runs(chart, tmp_path / "cache", "--set", "port=84", runs=1)[0].stdout
+
+
+#: Modules a run printed from the memo has no use for: Go's quoting (for refused names and
+#: chart files only) and the float packing it imports, the ASCII codec (the render limits read
+#: /proc/self/status as bytes).
+NOT_IMPORTED_FROM_THE_MEMO = ["helm_core.engine.render", "helm_core.golib.gostrconv", "struct", "hashlib",
+                              "encodings.ascii"]
+
+
+def test_a_run_printed_from_the_memo_imports_none_of_the_modules_it_does_not_need(tmp_path: Path) -> None:
+    chart = write_chart(tmp_path / "src", {
+        "Chart.yaml": chart_yaml("c"),
+        "templates/cm.yaml": "kind: ConfigMap\ndata:\n  sum: {{ sha256sum \"a\" | trunc 8 }}\n"})
+    runs = _cli_runs(chart, tmp_path / "cache", report=(
+        f"print([m for m in {NOT_IMPORTED_FROM_THE_MEMO!r} if m in sys.modules], file=sys.stderr)"))
+    assert [r.returncode for r in runs] == [0, 0], runs[0].stderr
+    assert runs[0].stdout == runs[1].stdout and "sum: ca978112" in runs[0].stdout
+    assert runs[0].stderr.splitlines()[-1] != "[]"  # the first run renders
+    assert runs[1].stderr.splitlines()[-1] == "[]"
 
 
 def test_renders_calling_impure_functions_are_never_kept_whole(tmp_path: Path) -> None:
@@ -627,3 +691,21 @@ def test_call_site_code_is_compiled_once_then_read_from_the_memo(disk: memo.Disk
     new_process()
     callsite._compiled(source + "\n", name)
     assert len(compiled) == 4
+
+
+def test_hash_and_random_functions_import_neither_hashlib_nor_random(tmp_path: Path) -> None:
+    """Checksum annotations and generated passwords are in most charts: their digests come from
+    CPython's builtin hash modules (helm_core.support.hashes) and their draws from os.urandom."""
+    chart = write_chart(tmp_path / "src", {
+        "Chart.yaml": chart_yaml("c"),
+        "templates/cm.yaml": "kind: ConfigMap\ndata:\n  sums: {{ sha256sum \"a\" }} {{ sha1sum \"a\" }}"
+                             " {{ sha512sum \"a\" | trunc 8 }}\n"
+                             "  drawn: {{ randAlphaNum 1 | len }} {{ randInt 0 1 }} {{ shuffle \"aa\" }}"
+                             " {{ randBytes 3 | len }}\n"})
+    unwanted = [*NOT_IMPORTED_BY_A_RENDER, "random"]
+    runs, written = _render_twice_to_folders(chart, tmp_path, (
+        f"print([m for m in {unwanted!r} if m in sys.modules], file=sys.stderr)"))
+    assert written[0] == written[1]
+    assert ("sums: ca978112ca1bbdcafac231b39a23dc4da786eff8147c4e72b9807785afee48bb "
+            "86f7e437faa5a7fce15d1ddcb9eaeaea377667b8 1f40fc92\n  drawn: 1 0 aa 4\n") in written[0]
+    assert [r.stderr.strip().splitlines()[-1] for r in runs] == ["[]", "[]"]

@@ -17,7 +17,6 @@ import io
 import posixpath
 
 from helm_core.errors import ArchiveError
-from helm_core.golib import gostrconv
 from helm_core.support import patterns
 from helm_core.support.records import record
 
@@ -111,7 +110,7 @@ def read_archive(data: bytes, *, source: str = "<archive>", limits: Limits = Lim
                 raise ArchiveError(f"{source}: decompressed chart is larger than the maximum file size "
                                    f"{limits.max_chart_bytes}")
             if member.size > limits.max_file_bytes:
-                raise ArchiveError(f"{source}: decompressed chart file {gostrconv.quote(member.name)} is larger "
+                raise ArchiveError(f"{source}: decompressed chart file {go_quoted(member.name)} is larger "
                                    f"than the maximum file size {limits.max_file_bytes}")
             # Links, devices and FIFOs carry no bytes: Helm keeps them as empty files and so do
             # we (tarfile would follow a link to another entry; nothing is ever followed here).
@@ -149,7 +148,7 @@ def _chart_name(original: str, source: str) -> str:
     name = posixpath.normpath(name) if name else "."
     if name == ".":
         raise ArchiveError(f"{source}: chart illegally contains content outside the base directory: "
-                           f"{gostrconv.quote(original)}")
+                           f"{go_quoted(original)}")
     if name.startswith(".."):
         raise _refused(source, "chart illegally references parent directory", original)
     if _DRIVE_PATH().match(name):
@@ -160,4 +159,12 @@ def _chart_name(original: str, source: str) -> str:
 
 
 def _refused(source: str, helm_words: str, entry: str) -> ArchiveError:
-    return ArchiveError(f"{source}: {helm_words} (entry {gostrconv.quote(entry)})")
+    return ArchiveError(f"{source}: {helm_words} (entry {go_quoted(entry)})")
+
+
+def go_quoted(text: str) -> str:
+    """``text`` as Go's ``%q`` prints it, for refusals (this module's and the folder reader's):
+    gostrconv is imported by a refusal only, as every run reads a chart."""
+    from helm_core.golib import gostrconv
+
+    return gostrconv.quote(text)

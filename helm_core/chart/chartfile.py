@@ -17,12 +17,9 @@ from __future__ import annotations
 
 import functools
 import posixpath
-import re
 
 from helm_core.chart import gostruct, model
 from helm_core.errors import ChartFileError
-
-#: Masterminds semver's (lenient) version syntax, which Helm uses to validate ``version``.
 from helm_core.golib import gostrconv, goyaml
 from helm_core.gotemplate import gofmt
 from helm_core.support import cachekeys, memo, patterns
@@ -31,7 +28,9 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-_SEMVER_RE = re.compile(
+#: Masterminds semver's (lenient) version syntax, which Helm uses to validate ``version``;
+#: compiled on first use (helm_core.support.patterns): most versions are plain, see below.
+_SEMVER_RE = patterns.on_first_use(
     r"^v?(0|[1-9][0-9]*)(\.(0|[1-9][0-9]*))?(\.(0|[1-9][0-9]*))?"
     r"(-([0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*))?(\+([0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*))?$"
 )
@@ -41,9 +40,18 @@ _KNOWN_TYPES = ("", model.TYPE_APPLICATION, model.TYPE_LIBRARY)
 TEXT_YAML_MEMO = "chartfile-yaml"
 
 
+def _is_plain_release(version: str) -> bool:
+    """``MAJOR.MINOR.PATCH`` in ASCII digits without leading zeros: a version ``_SEMVER_RE``
+    accepts with no pre-release, told without compiling it."""
+    parts = version.split(".")
+    return len(parts) == 3 and all(p.isascii() and p.isdigit() and (p == "0" or p[0] != "0") for p in parts)
+
+
 def is_valid_version(version: str) -> bool:
     """True for versions Helm accepts in Chart.yaml (Masterminds ``NewVersion``)."""
-    match = _SEMVER_RE.match(version)
+    if _is_plain_release(version):
+        return True
+    match = _SEMVER_RE().match(version)
     if not match:
         return False
     prerelease = match.group(7)
@@ -76,7 +84,8 @@ def _code_digest() -> str:
 
 def _parse_yaml_text(data: bytes, source: str) -> Any:
     try:
-        return goyaml.decode_uncached(data.decode("utf-8-sig"), json_step=False)
+        # A leading BOM dropped as the utf-8-sig codec does, without importing that codec.
+        return goyaml.decode_uncached(data.removeprefix(b"\xef\xbb\xbf").decode("utf-8"), json_step=False)
     except UnicodeDecodeError:
         raise ChartFileError(
             f"{_load_prefix(source)}error converting YAML to JSON: yaml: invalid leading UTF-8 octet") from None

@@ -17,7 +17,6 @@ import stat
 
 from helm_core.chart import archive, ignore
 from helm_core.errors import ChartError
-from helm_core.golib import gostrconv
 
 _UTF8_BOM = b"\xef\xbb\xbf"
 
@@ -100,7 +99,7 @@ def _irregular(path: str) -> ChartError:
 
 
 def _too_large(name: str, limit: int) -> ChartError:
-    return ChartError(f"chart file {gostrconv.quote(name)} is larger than the maximum file size {limit}")
+    return ChartError(f"chart file {archive.go_quoted(name)} is larger than the maximum file size {limit}")
 
 
 def _read_bounded(real: str, rel: str, limit: int, path: str) -> bytes:

@@ -563,7 +563,9 @@ def _english_argparse() -> None:
     """argparse words its messages through gettext, whose first call imports locale and looks
     for message catalogues on disk: a visible part of a short run. helm-core rewords argparse's
     English messages into helm's (:mod:`helm_core.cli.words`), so they must stay English anyway.
-    Done by the console script only: a program that imports the CLI keeps its own argparse."""
+    Done by the console script only: a program that imports the CLI keeps its own argparse.
+    (The console script imports argparse without gettext, :mod:`helm_core.__main__`: these two
+    functions are all argparse takes from it.)"""
     setattr(argparse, "_", str)  # noqa: B010 - the module's private name for gettext
     setattr(argparse, "ngettext", lambda singular, plural, n: singular if n == 1 else plural)  # noqa: B010
 

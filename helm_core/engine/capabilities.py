@@ -12,11 +12,11 @@ Why: charts branch on these (``semverCompare ">=1.19" .Capabilities.KubeVersion.
 """
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 
 from helm_core.chart import model
 from helm_core.golib import gojson, gotypes
+from helm_core.support import patterns
 from helm_core.support.records import field, record
 
 TYPE_CHECKING = False
@@ -49,7 +49,19 @@ DEFAULT_API_VERSIONS: tuple[str, ...] = (
     "apiextensions.k8s.io/v1beta1", "apiextensions.k8s.io/v1",
 )
 
-_GENERIC_VERSION = re.compile(r"^\s*v?([0-9]+(?:\.[0-9]+)*)(.*)\s*$")
+#: k8s ``ParseGeneric``'s syntax, compiled on first use (helm_core.support.patterns): the
+#: usual ``v1.37.0`` is read by :func:`_generic_parts` without it.
+_GENERIC_VERSION = patterns.on_first_use(r"^\s*v?([0-9]+(?:\.[0-9]+)*)(.*)\s*$")
+
+
+def _generic_parts(text: str) -> tuple[list[str], str] | None:
+    """``_GENERIC_VERSION``'s dotted numbers and the rest of ``text``, None when it does not
+    match; dotted ASCII digits (after an optional ``v``) are split without the pattern."""
+    parts = (text[1:] if text.startswith("v") else text).split(".")
+    if all(part.isascii() and part.isdigit() for part in parts):
+        return parts, ""
+    m = _GENERIC_VERSION().match(text)
+    return (m.group(1).split("."), m.group(2)) if m else None
 
 
 def _go_str(items: Iterable[Any]) -> str:
@@ -70,12 +82,12 @@ class KubeVersion(gotypes.GoObject):
     @classmethod
     def parse(cls, text: str) -> KubeVersion:
         """``chartutil.ParseKubeVersion`` (k8s ``ParseGeneric``: ``1.30``, ``v1.30.2``)."""
-        m = _GENERIC_VERSION.match(text)
-        parts = m.group(1).split(".") if m else []
-        if not m or len(parts) < 2 or (m.group(2) and m.group(2)[0] not in "-+"):
+        found = _generic_parts(text)
+        parts, rest = found if found else ([], "")
+        if not found or len(parts) < 2 or (rest and rest[0] not in "-+"):
             raise ValueError(f'could not parse "{text}" as version')
         nums = [int(p) for p in parts] + [0] * (3 - len(parts))
-        return cls("v" + ".".join(str(n) for n in nums[:3]) + m.group(2), str(nums[0]), str(nums[1]))
+        return cls("v" + ".".join(str(n) for n in nums[:3]) + rest, str(nums[0]), str(nums[1]))
 
     @gotypes.signature()
     def String(self) -> str:  # noqa: N802 - Go method name

@@ -32,7 +32,7 @@ import pickle
 
 from helm_core.errors import ValuesError
 from helm_core.golib import gojson, gostrconv
-from helm_core.golib.goyaml_rules import INT64_MIN, MAX_DEPTH, SURROGATE, UINT64_MAX
+from helm_core.golib.goyaml_rules import INT64_MIN, MAX_DEPTH, SURROGATE, UINT64_MAX, has_surrogates
 from helm_core.support import cachekeys, memo
 
 TYPE_CHECKING = False
@@ -167,8 +167,8 @@ def json_step(value: Any, depth: int = 0) -> Any:
     if depth > MAX_DEPTH:
         raise gojson.JSONError("json: exceeded max depth")
     if isinstance(value, str):
-        if SURROGATE.search(value):  # invalid UTF-8 bytes: json.Marshal writes U+FFFD for each
-            value = SURROGATE.sub("\ufffd", value)
+        if has_surrogates(value):  # invalid UTF-8 bytes: json.Marshal writes U+FFFD for each
+            value = SURROGATE().sub("\ufffd", value)
         return _reread_json_string(value) if "\x85" in value else value
     if value is None or isinstance(value, bool):
         return value
@@ -185,7 +185,9 @@ def json_step(value: Any, depth: int = 0) -> Any:
     if isinstance(value, dict):
         out: dict[str, Any] = {}
         for key, item in value.items():
-            key = SURROGATE.sub("\ufffd", str(key))
+            key = str(key)
+            if has_surrogates(key):
+                key = SURROGATE().sub("\ufffd", key)
             if "\x85" in key:  # a multi-line flow key: yaml.v2 rejects the JSON it got
                 raise gojson.JSONError("yaml: line 1: did not find expected ',' or '}'")
             out[key] = json_step(item, depth + 1)

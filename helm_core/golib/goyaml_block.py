@@ -31,6 +31,7 @@ import re
 from helm_core.golib import goyaml_convert
 from helm_core.golib.goyaml_convert import MAPPING, SCALAR, SEQUENCE
 from helm_core.golib.goyaml_rules import TAG_MAP, TAG_PLAIN, TAG_SEQ, TAG_STR
+from helm_core.support import patterns
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -58,20 +59,23 @@ _NOT_PRINTABLE_ASCII = re.compile("[^\n -~]")
 #: Characters that cannot start a plain scalar ('-' can when a non-blank follows).
 _INDICATORS = frozenset("-?:,[]{}#&*!|>'\"%@`")
 _QUOTE_OR_ESCAPE = re.compile(r'["\\]')
-_HEX = {2: re.compile("[0-9A-Fa-f]{2}"), 4: re.compile("[0-9A-Fa-f]{4}"), 8: re.compile("[0-9A-Fa-f]{8}")}
+# The patterns for rarer forms (escapes, flow sequences, block scalars) are compiled on first
+# use (helm_core.support.patterns): many documents have none.
+_HEX = {width: patterns.on_first_use(f"[0-9A-Fa-f]{{{width}}}") for width in (2, 4, 8)}
 _ESCAPE_WIDTH = {"x": 2, "u": 4, "U": 8}
 _ESCAPES = {"0": "\0", "a": "\a", "b": "\b", "t": "\t", "n": "\n", "v": "\v", "f": "\f", "r": "\r",
             "e": "\x1b", " ": " ", '"': '"', "/": "/", "\\": "\\", "N": "\x85", "_": "\xa0",
             "L": "\u2028", "P": "\u2029"}
 #: A plain scalar inside a one-line flow sequence: no ':' or '#' at all (their flow rules
 #: changed between libyaml versions), no flow indicators, spaces only inside.
-_FLOW_PLAIN = re.compile(r"""(?:[^ \-?:,\[\]{}#&*!|>'"%@`]|-[^ ,\[\]{}#:])[^ ,\[\]{}#:]*(?: +[^ ,\[\]{}#:]+)*""")
+_FLOW_PLAIN = patterns.on_first_use(
+    r"""(?:[^ \-?:,\[\]{}#&*!|>'"%@`]|-[^ ,\[\]{}#:])[^ ,\[\]{}#:]*(?: +[^ ,\[\]{}#:]+)*""")
 #: The usual key (letters, digits, '_./-') and its ':': the general scan below gives the same.
 _WORD_KEY = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_./-]{0,999}(?=:(?: |$))")
 #: The usual entry: such a key, then a plain value without ':' or '#' that starts with no
 #: indicator (the general path below reads it the same way).
 _USUAL_ENTRY = re.compile(r"([A-Za-z0-9_][A-Za-z0-9_./-]{0,999}): +([^- ?:,\[\]{}#&*!|>'\"%@`][^#:]*)$")
-_BLOCK_HEADER = re.compile(r"([+-]?)([1-9]?)([+-]?)")
+_BLOCK_HEADER = patterns.on_first_use(r"([+-]?)([1-9]?)([+-]?)")
 
 
 class _NotMine(Exception):
@@ -187,7 +191,7 @@ def _quoted(line: str, pos: int) -> tuple[int, str]:
             start = stop + 2
             continue
         width = _ESCAPE_WIDTH.get(escape)
-        if width is None or not _HEX[width].match(line, stop + 2):
+        if width is None or not _HEX[width]().match(line, stop + 2):
             raise _decline()  # libyaml's "found unknown escape character" or bad hex digits
         code = int(line[stop + 2:stop + 2 + width], 16)
         if 0xD800 <= code <= 0xDFFF or code > 0x10FFFF:
@@ -428,7 +432,7 @@ class _Reader:
                     at, text = _quoted(line, at)
                     items.append(_Scalar(TAG_STR, text))
                 else:
-                    plain = _FLOW_PLAIN.match(line, at)
+                    plain = _FLOW_PLAIN().match(line, at)
                     if plain is None:
                         raise _decline()
                     items.append(_Scalar(TAG_PLAIN, plain.group()))
@@ -448,7 +452,7 @@ class _Reader:
     def block_scalar(self, line: str, pos: int, col: int) -> _Scalar:
         """A literal or folded scalar whose header is at ``pos``, in the collection at ``col``
         (libyaml's ``scan_block_scalar`` and ``scan_block_scalar_breaks``)."""
-        header = _BLOCK_HEADER.match(line, pos + 1)
+        header = _BLOCK_HEADER().match(line, pos + 1)
         assert header is not None  # every group may be empty
         before, digit, after = header.groups()
         if before and after:

@@ -10,6 +10,8 @@ import functools
 import math
 import re
 
+from helm_core.support import patterns
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
@@ -53,15 +55,18 @@ for _values, _tag, _value in (
 
 #: First characters yaml.v2's resolveTable knows; anything else is a string at once.
 _HINTS = frozenset("yYnNtTfFoO~.+-0123456789") | {""}
-_YAML_STYLE_FLOAT = re.compile(r"^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$")
-_DOT_FLOAT = re.compile(r"^\.[0-9](_?[0-9])*([eE][-+]?[0-9](_?[0-9])*)?$")
+# Compiled on first use (helm_core.support.patterns): a render whose YAML comes from the disk
+# memo may resolve no number at all.
+_YAML_STYLE_FLOAT = patterns.on_first_use(r"^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$")
+_DOT_FLOAT = patterns.on_first_use(r"^\.[0-9](_?[0-9])*([eE][-+]?[0-9](_?[0-9])*)?$")
+_OCTAL = patterns.on_first_use(r"^[0-7]+$")
+_BINARY = patterns.on_first_use(r"^[01]+$")
 _GO_INT_DIGITS = {
-    "0x": (16, re.compile(r"^[0-9a-fA-F]+$")),
-    "0o": (8, re.compile(r"^[0-7]+$")),
-    "0b": (2, re.compile(r"^[01]+$")),
+    "0x": (16, patterns.on_first_use(r"^[0-9a-fA-F]+$")),
+    "0o": (8, _OCTAL),
+    "0b": (2, _BINARY),
 }
-_DECIMAL = re.compile(r"^[0-9]+$")
-_OCTAL = re.compile(r"^[0-7]+$")
+_DECIMAL = patterns.on_first_use(r"^[0-9]+$")
 
 
 @functools.cache
@@ -86,10 +91,10 @@ def _parse_unsigned(digits: str) -> int | None:
     if prefix in _GO_INT_DIGITS:
         base, pattern = _GO_INT_DIGITS[prefix]
         rest = digits[2:]
-        return int(rest, base) if pattern.match(rest) else None
+        return int(rest, base) if pattern().match(rest) else None
     if len(digits) > 1 and digits[0] == "0":
-        return int(digits[1:], 8) if _OCTAL.match(digits[1:]) else None
-    if not _DECIMAL.match(digits):
+        return int(digits[1:], 8) if _OCTAL().match(digits[1:]) else None
+    if not _DECIMAL().match(digits):
         return None
     # Past 20 digits it is out of uint64's range: say so without converting thousands of
     # digits (Python refuses decimal conversions past 4300 digits; Go answers "out of range").
@@ -150,7 +155,7 @@ def resolve(text: str) -> tuple[str, Any]:
     if text in _RESOLVE_MAP:
         return _RESOLVE_MAP[text]
     if hint == ".":
-        if _DOT_FLOAT.match(text):
+        if _DOT_FLOAT().match(text):
             value = float(text.replace("_", ""))
             if not math.isinf(value):
                 return TAG_FLOAT, value
@@ -162,11 +167,11 @@ def resolve(text: str) -> tuple[str, Any]:
         intv = _parse_go_int(plain)
         if intv is not None:
             return TAG_INT, intv
-        if _YAML_STYLE_FLOAT.match(plain):
+        if _YAML_STYLE_FLOAT().match(plain):
             value = float(plain)
             if not math.isinf(value):
                 return TAG_FLOAT, value
-        if plain.startswith("-0b") and re.match(r"^[01]+$", plain[3:]):
+        if plain.startswith("-0b") and _BINARY().match(plain[3:]):
             return TAG_INT, -int(plain[3:], 2)
     return TAG_STR, text
 
@@ -177,4 +182,10 @@ def resolve_plain(text: str) -> Any:
 
 
 #: Lone surrogates: bytes of invalid UTF-8 carried through (surrogateescape).
-SURROGATE = re.compile("[\ud800-\udfff]")
+SURROGATE = patterns.on_first_use("[\ud800-\udfff]")
+
+
+def has_surrogates(text: str) -> bool:
+    """Whether ``text`` carries lone surrogates (:data:`SURROGATE`); ASCII text, most of what a
+    chart writes, is answered without the pattern, which is then compiled only when needed."""
+    return not text.isascii() and SURROGATE().search(text) is not None

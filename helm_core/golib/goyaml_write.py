@@ -296,7 +296,7 @@ def _v3_plain(value: Any, json_step: Callable[[Any], Any]) -> Any:
         return {_v3_plain(str(k), json_step): _v3_plain(v, json_step) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [_v3_plain(v, json_step) for v in value]
-    if isinstance(value, str) and rules.SURROGATE.search(value):
+    if isinstance(value, str) and rules.has_surrogates(value):
         return _binary(value)
     if value is None or isinstance(value, (bool, int, float, str)):
         return value

@@ -112,9 +112,11 @@ def parse_duration(text: str) -> float:
 def address_space_in_use() -> int | None:
     """Bytes of virtual memory this process maps now (None where /proc cannot tell)."""
     try:
-        with open("/proc/self/status", encoding="ascii") as status:
+        # Bytes: a text codec other than UTF-8 (already loaded) is an import in every run, and
+        # the process name in this file need not be ASCII.
+        with open("/proc/self/status", "rb") as status:
             for line in status:
-                if line.startswith("VmSize:"):
+                if line.startswith(b"VmSize:"):
                     return int(line.split()[1]) * 1024
     except OSError:
         pass

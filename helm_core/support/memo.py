@@ -112,19 +112,35 @@ class DiskMemo:
         return value
 
     def prune(self) -> None:
-        """Remove the oldest entries until the memo fits ``max_bytes``."""
-        entries: list[tuple[float, int, Path]] = []
-        for path in self.root.glob("*/*"):
-            with contextlib.suppress(OSError):
-                st = path.stat()
-                entries.append((st.st_mtime, st.st_size, path))
+        """Remove the oldest entries until the memo fits ``max_bytes``.
+
+        With ``os.scandir``, not pathlib: a run draws a prune one time in ``PRUNE_EVERY``, and
+        pathlib's import (urllib and ipaddress with it) would be a visible part of that run.
+        """
+        entries: list[tuple[float, int, str]] = []
+        for kind in _listing(self._root_text):
+            if not kind.is_dir():
+                continue
+            for entry in _listing(kind.path):
+                with contextlib.suppress(OSError):
+                    st = entry.stat()
+                    entries.append((st.st_mtime, st.st_size, entry.path))
         total = sum(size for _, size, _ in entries)
         for _, size, path in sorted(entries):
             if total <= self.max_bytes:
                 break
             with contextlib.suppress(OSError):
-                path.unlink()
+                os.unlink(path)
             total -= size
+
+
+def _listing(folder: str) -> list[os.DirEntry[str]]:
+    """The entries of ``folder``, none when it cannot be read."""
+    try:
+        with os.scandir(folder) as found:
+            return list(found)
+    except OSError:
+        return []
 
 
 _ACTIVE: DiskMemo | None = None

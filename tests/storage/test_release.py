@@ -88,6 +88,12 @@ def test_check_name_refuses_other_names(name):
         assert str(caught.value) == 'release name "": no name provided'
 
 
+def test_check_name_refuses_a_name_ending_in_a_newline_as_helm_does():
+    """Python's ``$`` matches before a final newline, Go's only at the end of the text."""
+    with pytest.raises(ValueError, match=r'^release name "web\\n": invalid release name'):
+        rel.check_name("web\n")
+
+
 def test_pending_statuses():
     assert {s for s in rel.Status if s.pending} == {
         rel.Status.PENDING_INSTALL, rel.Status.PENDING_UPGRADE, rel.Status.PENDING_ROLLBACK,

@@ -18,7 +18,6 @@ and a huge Unicode class (``\\pL{1000}``) compiles far slower than in Go (``benc
 from __future__ import annotations
 
 import functools
-import re
 import threading
 import unicodedata
 from collections import OrderedDict
@@ -26,6 +25,7 @@ from collections.abc import Callable
 
 from helm_core.golib import goutf8
 from helm_core.golib.goregexp.syntax import GoSyntaxError, Translation
+from helm_core.support import patterns
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -54,8 +54,9 @@ def _re2() -> tuple[Any, Any]:
     return re2, options
 
 
-#: An invalid UTF-8 byte, as Python's surrogateescape keeps it in a str.
-_ESCAPED_BYTE = re.compile("([\udc80-\udcff])")
+#: An invalid UTF-8 byte, as Python's surrogateescape keeps it in a str (compiled on first use,
+#: helm_core.support.patterns: ASCII subjects, nearly all, never need it).
+_ESCAPED_BYTE = patterns.on_first_use("([\udc80-\udcff])")
 _REPLACEMENT = "\ufffd".encode()
 
 
@@ -82,11 +83,11 @@ class _Subject:
     def __init__(self, s: str) -> None:
         self.data = encode(s)
         self._origin: list[int] | None = None
-        if _ESCAPED_BYTE.search(s) is None:
+        if s.isascii() or _ESCAPED_BYTE().search(s) is None:
             self.text = self.data
             return
         text, origin, at = bytearray(), [], 0
-        for i, piece in enumerate(_ESCAPED_BYTE.split(s)):  # text, escaped byte, text, ...
+        for i, piece in enumerate(_ESCAPED_BYTE().split(s)):  # text, escaped byte, text, ...
             if i % 2:
                 text += _REPLACEMENT
                 origin.extend([at] * len(_REPLACEMENT))

@@ -18,10 +18,12 @@ import os
 from helm_core.golib.gotypes import FuncError, GoObject, go_type_name, signature
 from helm_core.gotemplate import budget
 from helm_core.gotemplate.funcs import encoding, gohelpers
+from helm_core.support import hashes
 
-# bcrypt and cryptography (and hashlib, which loads OpenSSL) are imported by the functions that
-# use them: their import is the largest start-up cost (bench/deferred.py), and most charts never generate keys,
-# certificates or bcrypt hashes.
+# bcrypt, cryptography and hashlib (which loads OpenSSL; the digests come from
+# helm_core.support.hashes) are imported by the functions that use them: their import is the
+# largest start-up cost (bench/deferred.py), and most charts never generate keys, certificates
+# or bcrypt hashes.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, ClassVar
@@ -63,25 +65,19 @@ _MP_CHARS = {
 @signature("string")
 def sha1sum(s: str) -> str:
     """``sha1sum``: hex digest."""
-    import hashlib
-
-    return hashlib.sha1(gohelpers.to_bytes(s)).hexdigest()
+    return hashes.hexdigest("sha1", gohelpers.to_bytes(s))
 
 
 @signature("string")
 def sha256sum(s: str) -> str:
     """``sha256sum``."""
-    import hashlib
-
-    return hashlib.sha256(gohelpers.to_bytes(s)).hexdigest()
+    return hashes.hexdigest("sha256", gohelpers.to_bytes(s))
 
 
 @signature("string")
 def sha512sum(s: str) -> str:
     """``sha512sum``."""
-    import hashlib
-
-    return hashlib.sha512(gohelpers.to_bytes(s)).hexdigest()
+    return hashes.hexdigest("sha512", gohelpers.to_bytes(s))
 
 
 @signature("string")
@@ -116,9 +112,8 @@ def rand_bytes(count: int) -> str:
     if count < 0:
         raise FuncError("runtime error: makeslice: len out of range")
     budget.check_size(count * 4 // 3, what=f"{count} random bytes in base64")
-    import secrets
-
-    return base64.b64encode(secrets.token_bytes(count)).decode()
+    # What secrets.token_bytes returns, without importing secrets (hmac, OpenSSL).
+    return base64.b64encode(os.urandom(count)).decode()
 
 
 @signature("int", "string", "string", "string", "string")
@@ -388,15 +383,13 @@ def _aes_key(password: str) -> bytes:
 @signature("string", "string")
 def encrypt_aes(password: str, plaintext: str) -> str:
     """``encryptAES``: base64(IV + AES-256-CBC(PKCS#7(plaintext))); "" stays ""."""
-    import secrets
-
     from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
     if plaintext == "":
         return ""
     content = gohelpers.to_bytes(plaintext)
     pad = AES_BLOCK - len(content) % AES_BLOCK
     content += bytes([pad]) * pad
-    iv = secrets.token_bytes(AES_BLOCK)
+    iv = os.urandom(AES_BLOCK)
     enc = Cipher(algorithms.AES(_aes_key(password)), modes.CBC(iv)).encryptor()
     return base64.b64encode(iv + enc.update(content) + enc.finalize()).decode()
 

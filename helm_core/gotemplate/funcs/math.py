@@ -16,6 +16,7 @@ from collections.abc import Callable
 from helm_core.golib.gotypes import FuncError, Int64, signature
 from helm_core.gotemplate import budget
 from helm_core.gotemplate.funcs import conversion, gohelpers
+from helm_core.gotemplate.funcs import random as rand
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -306,9 +307,7 @@ def rand_int(lo: int, hi: int) -> int:
     """``randInt``: uniform in [lo, hi); an empty range is Go's ``rand.Intn`` panic."""
     if hi - lo <= 0:
         raise FuncError("invalid argument to Intn")
-    import random  # SystemRandom: secrets.randbelow without secrets' hmac and OpenSSL (funcs/random.py)
-
-    return lo + random.SystemRandom().randrange(hi - lo)
+    return lo + rand.below(hi - lo)
 
 
 FUNCS = {

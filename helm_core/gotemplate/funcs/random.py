@@ -6,6 +6,8 @@ count yields "" (the error is dropped).
 """
 from __future__ import annotations
 
+import os
+
 from helm_core.golib.gotypes import signature
 from helm_core.gotemplate import budget
 
@@ -15,16 +17,33 @@ ALPHANUMERIC = NUMERIC + ALPHA
 ASCII_PRINTABLE = "".join(chr(c) for c in range(32, 127))
 
 
+def below(n: int) -> int:
+    """A uniform integer in ``[0, n)`` (``n`` > 0) from the operating system's generator, as
+    random.SystemRandom draws it: the fewest bits that hold ``n - 1``, drawn again while too
+    large. Not through ``random``, whose import is start-up time (bench/deferred.py), nor
+    ``secrets``, which loads hmac and OpenSSL too."""
+    bits = (n - 1).bit_length() or 1
+    size = (bits + 7) // 8
+    while True:
+        drawn = int.from_bytes(os.urandom(size), "big") >> (size * 8 - bits)
+        if drawn < n:
+            return drawn
+
+
+def shuffled(items: list[str]) -> list[str]:
+    """``items`` in a uniformly random order (Fisher-Yates, as random.shuffle), in place."""
+    for i in range(len(items) - 1, 0, -1):
+        j = below(i + 1)
+        items[i], items[j] = items[j], items[i]
+    return items
+
+
 def _random(count: int, alphabet: str) -> str:
     if count <= 0:
         return ""
     budget.check_size(count, what=f"a random string of {count} characters")
-    # The operating system's generator, as secrets.choice uses it; importing secrets would
-    # load hmac and OpenSSL too (bench/deferred.py), and random is only imported here.
-    import random
-
-    choose = random.SystemRandom().choice
-    return "".join(choose(alphabet) for _ in range(count))
+    size = len(alphabet)
+    return "".join(alphabet[below(size)] for _ in range(count))
 
 
 @signature("int")

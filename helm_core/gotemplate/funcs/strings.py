@@ -11,6 +11,7 @@ from __future__ import annotations
 from helm_core.golib.gotypes import FuncError, signature
 from helm_core.gotemplate import budget, gofmt
 from helm_core.gotemplate.funcs import casing, conversion, gohelpers
+from helm_core.gotemplate.funcs import random as rand
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -364,11 +365,7 @@ def join(sep: str, v: Any) -> str:
 @signature("string")
 def shuffle(s: str) -> str:
     """``shuffle``: the runes in random order."""
-    runes = list(s)
-    import random  # start-up time almost no render needs (bench/deferred.py)
-
-    random.SystemRandom().shuffle(runes)
-    return "".join(runes)
+    return "".join(rand.shuffled(list(s)))
 
 
 @signature()

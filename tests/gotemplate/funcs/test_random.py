@@ -31,3 +31,15 @@ def test_uuidv4_is_canonical_version_4() -> None:
     value = uuid.uuidv4()
     assert re.fullmatch(r"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}", value)
     assert value != uuid.uuidv4()
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 62, 64, 65, 95])
+def test_below_draws_every_value_of_its_range_and_no_other(n: int) -> None:
+    """Rejection sampling off by one would never draw ``n - 1`` or would draw ``n``."""
+    assert {rnd.below(n) for _ in range(3000)} == set(range(n))
+
+
+def test_shuffled_keeps_the_items_and_reaches_every_order() -> None:
+    orders = {tuple(rnd.shuffled(list("abc"))) for _ in range(600)}
+    assert orders == {("a", "b", "c"), ("a", "c", "b"), ("b", "a", "c"), ("b", "c", "a"), ("c", "a", "b"),
+                      ("c", "b", "a")}
