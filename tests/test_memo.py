@@ -98,25 +98,52 @@ def test_the_same_text_under_another_name_loads_and_names_its_own_file(
         disk: memo.DiskMemo, monkeypatch: pytest.MonkeyPatch) -> None:
     """A library chart's file under a second chart (`redis/charts/common/...` after
     `postgresql/charts/common/...`) is not parsed again; its trees and errors name it."""
-    _first_run(disk, "a/templates/t.yaml", TEXT, {"a": "q", "b": [1]})
+    name = "redis/charts/common/templates/t.yaml"
+    _first_run(disk, "postgresql/charts/common/templates/t.yaml", TEXT, {"a": "q", "b": [1]})
     calls = []
     real_parse = parser.parse
     monkeypatch.setattr(parser, "parse", lambda *a, **k: calls.append(a) or real_parse(*a, **k))
     tset = _env(disk).new_set()
-    tset.parse("b/templates/t.yaml", TEXT)
+    tset.parse(name, TEXT)
     assert calls == []
-    assert sorted(tset.names()) == ["b/templates/t.yaml", "x"]
-    own, define = tset.tree("b/templates/t.yaml"), tset.tree("x")
+    assert sorted(tset.names()) == [name, "x"]
+    own, define = tset.tree(name), tset.tree("x")
     assert own is not None and define is not None
-    assert (own.name, own.parse_name, define.name, define.parse_name) == (
-        "b/templates/t.yaml", "b/templates/t.yaml", "x", "b/templates/t.yaml")
+    assert (own.name, own.parse_name, define.name, define.parse_name) == (name, name, "x", name)
     with pytest.raises(Exception) as remembered:
-        tset.execute("b/templates/t.yaml", {"a": "q"})
+        tset.execute(name, {"a": "q"})
     fresh = _env(None).new_set()
-    fresh.parse("b/templates/t.yaml", TEXT)
+    fresh.parse(name, TEXT)
     with pytest.raises(Exception) as parsed:
-        fresh.execute("b/templates/t.yaml", {"a": "q"})
-    assert str(remembered.value) == str(parsed.value) and "b/templates/t.yaml:1:" in str(parsed.value)
+        fresh.execute(name, {"a": "q"})
+    assert str(remembered.value) == str(parsed.value) and f"{name}:1:" in str(parsed.value)
+
+
+def test_a_folder_s_files_are_one_entry_that_two_versions_of_a_library_share(
+        disk: memo.DiskMemo, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A first run creates one file per folder, not per template; two charts with different
+    versions of one library chart each add theirs to its entry and then both find theirs."""
+    def run(chart: str, lib_text: str) -> None:
+        env = _env(disk)
+        tset = env.new_set()
+        for name, text in ((f"{chart}/charts/common/templates/_a.tpl", LIBRARY),
+                           (f"{chart}/charts/common/templates/_b.tpl", lib_text),
+                           (f"{chart}/templates/t.yaml", TEXT), (f"{chart}/templates/u.yaml", TEXT + "u")):
+            tset.parse(name, text)
+        tset.execute(f"{chart}/templates/t.yaml", {"a": "q", "b": [1]})
+        env.save_parsed()
+
+    run("one", "{{ define \"v\" }}1{{ end }}")
+    entries = list((disk.root / environment.TREES_MEMO).iterdir())
+    assert len(entries) == 2  # common/templates and one/templates
+    run("two", "{{ define \"v\" }}2{{ end }}")
+    calls = []
+    real_parse = parser.parse
+    monkeypatch.setattr(parser, "parse", lambda *a, **k: calls.append(a) or real_parse(*a, **k))
+    run("one", "{{ define \"v\" }}1{{ end }}")
+    run("two", "{{ define \"v\" }}2{{ end }}")
+    assert calls == []
+    assert len(list((disk.root / environment.TREES_MEMO).iterdir())) == 3
 
 
 LIBRARY = ('{{ define "used" }}U{{ end }}{{ define "unused" }}{{ .x.y.z }}{{ end }}'
