@@ -224,26 +224,30 @@ def _read_word(i: int, kind: str) -> tuple[list[str], list[str]]:
 
 
 Shape: TypeAlias = "tuple[tuple[str, ...], bool]"
-#: Makers bound in this process, by shape (see MAX_SHAPES).
-_MAKERS: dict[Shape, Callable[..., SiteCall]] = {}
+#: Makers of this process by shape (see MAX_SHAPES); None: not in the memo's library.
+_MAKERS: dict[Shape, Optional[Callable[..., SiteCall]]] = {}
 
 
 def _maker(shape: Shape, *, compile_new: bool) -> Optional[Callable[..., SiteCall]]:
     """The maker of callers for sites of ``shape`` (see the module's doc): this process's, the
     memo library's, or (``compile_new``, or no memo) compiled now; else None."""
-    maker = _MAKERS.get(shape)
-    if maker is None:
+    maker: Optional[Callable[..., SiteCall]] = _MAKERS.get(shape, _UNKNOWN)
+    if maker is _UNKNOWN or (maker is None and compile_new):
         source, filename, key = _generated(shape)
         code = _compiled(source, filename, key, compile_new)
         if code is None:
-            return None
-        namespace: dict[str, Any] = {"UNWRAPPED": rt.UNWRAPPED}
-        exec(code, namespace)
-        maker = namespace["make"]
+            maker = None
+        else:
+            namespace: dict[str, Any] = {"UNWRAPPED": rt.UNWRAPPED}
+            exec(code, namespace)
+            maker = namespace["make"]
         if len(_MAKERS) >= MAX_SHAPES:  # generated templates (tpl) could make endless shapes
             _MAKERS.clear()
         _MAKERS[shape] = maker
     return maker
+
+
+_UNKNOWN: Any = object()
 
 
 @functools.lru_cache(maxsize=MAX_SHAPES)
