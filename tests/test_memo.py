@@ -36,6 +36,9 @@ def test_put_then_get_and_missing_entries(tmp_path: Path) -> None:
     m.put("k", "a", b"data")
     assert m.get("k", "a") == b"data"
     assert (tmp_path / "k").stat().st_mode & 0o777 == 0o700
+    big = os.urandom(3 << 20)  # more than one write() may take
+    m.put("k", "big", big)
+    assert m.get("k", "big") == big
     assert not [p for p in (tmp_path / "k").iterdir() if p.name.startswith(".tmp-")]
 
 
@@ -52,8 +55,9 @@ def test_prune_keeps_the_newest_entries_within_the_bound(tmp_path: Path) -> None
     for i in range(5):
         m.put("k", f"e{i}", b"x" * 100)
         os.utime(tmp_path / "k" / f"e{i}", (1000 + i, 1000 + i))
+    (tmp_path / "k" / ".tmp-1-0").write_bytes(b"x" * 100)  # being written by another process
     m.prune()
-    assert sorted(p.name for p in (tmp_path / "k").iterdir()) == ["e3", "e4"]
+    assert sorted(p.name for p in (tmp_path / "k").iterdir()) == [".tmp-1-0", "e3", "e4"]
 
 
 def _env(disk: memo.DiskMemo | None) -> environment.Environment:
