@@ -145,7 +145,7 @@ def _warming(general: SiteCall, compiled: Callable[[], SiteCall], rebind: Rebind
     def warming(st: rt.State, dot: Any, db: bool, final: Any = rt.MISSING) -> Any:
         nonlocal left
         left -= 1
-        if left == 0:
+        if left <= 0:  # (not == 0: two threads may both pass it)
             rebind(compiled())
         return general(st, dot, db, final)
 
