@@ -150,6 +150,18 @@ def test_a_folder_s_files_are_one_entry_that_two_versions_of_a_library_share(
     assert len(list((disk.root / environment.TREES_MEMO).iterdir())) == 3
 
 
+def test_a_text_in_no_folder_has_an_entry_of_its_own(disk: memo.DiskMemo) -> None:
+    """tpl's texts may be made of values that change from run to run: each new text adds an
+    entry and rewrites none (rewriting an existing file can wait for the disk)."""
+    for run in range(3):
+        _first_run(disk, "gotpl", f"{{{{ .a }}}}-{run}", {"a": run})
+        _first_run(disk, "gotpl", "{{ .a }}", {"a": run})
+    entries = {p.name: p.stat().st_mtime_ns for p in (disk.root / environment.TREES_MEMO).iterdir()}
+    assert len(entries) == 4
+    _first_run(disk, "gotpl", "{{ .a }}", {"a": 0})
+    assert {p.name: p.stat().st_mtime_ns for p in (disk.root / environment.TREES_MEMO).iterdir()} == entries
+
+
 LIBRARY = ('{{ define "used" }}U{{ end }}{{ define "unused" }}{{ .x.y.z }}{{ end }}'
            '{{ define "blank" }}{{ end }}')
 

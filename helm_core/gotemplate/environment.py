@@ -150,7 +150,10 @@ class Environment:
         # under two charts parses once. The file's own tree is stored under None.
         memo_key = cachekeys.hasher("\0".join(
             (_parser_digest(), digest, self._known_digest(known))).encode()).hexdigest()
-        bundle = self._bundle(_folder(name), known)
+        # A name in no folder (tpl's texts, made from values that may change from run to run)
+        # has an entry of its own: rewriting an existing entry can wait for the disk.
+        folder = _folder(name)
+        bundle = self._bundle(folder, known) if folder else self._bundle(f"\0{digest}", known, keep=False)
         with self._lock:
             stored = bundle.files.get(memo_key)
             bundle.used.add(memo_key)
@@ -171,11 +174,12 @@ class Environment:
             self._unsaved.append((memo_key, name, dict(trees), bundle))
         return dict(trees)
 
-    def _bundle(self, folder: str, known: frozenset[str]) -> _Bundle:
-        """The entry of ``folder``'s files parsed with ``known`` names (loaded at the first)."""
+    def _bundle(self, folder: str, known: frozenset[str], *, keep: bool = True) -> _Bundle:
+        """The entry of ``folder``'s files parsed with ``known`` names, loaded at the first and
+        kept for the others; or (not ``keep``) the entry of one text, ``folder`` its digest."""
         assert self.memo is not None
         with self._lock:
-            bundle = self._bundles.get((folder, known))
+            bundle = self._bundles.get((folder, known)) if keep else None
         if bundle is None:
             memo_key = cachekeys.hasher("\0".join(
                 (_parser_digest(), folder, self._known_digest(known))).encode()).hexdigest()
@@ -188,8 +192,10 @@ class Environment:
                     found = None
                 if isinstance(found, dict):
                     files = found
-            with self._lock:  # another thread may have loaded it meanwhile: the first is kept
-                bundle = self._bundles.setdefault((folder, known), _Bundle(memo_key, files))
+            bundle = _Bundle(memo_key, files)
+            if keep:
+                with self._lock:  # another thread may have loaded it meanwhile: the first is kept
+                    bundle = self._bundles.setdefault((folder, known), bundle)
         return bundle
 
     def save_parsed(self) -> None:
@@ -250,6 +256,7 @@ def _folder(name: str) -> str:
 class _Bundle:
     """The memo's entry of the trees of one folder's files (a chart's templates, a library
     chart's; see :func:`_folder`): one file to write on a first run, not one per template.
+    Texts named in no folder (tpl's) have an entry each.
 
     Inside, files are found by their own memo key (their text). Files the entry does not
     hold (an edited file, another version of a library chart) are parsed and added: the
