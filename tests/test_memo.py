@@ -18,7 +18,7 @@ from helm_core.engine import render
 from helm_core.golib import goyaml, versions
 from helm_core.gotemplate import callsite, environment, nodes, parser
 from helm_core.gotemplate.funcs import sprig
-from helm_core.support import memo
+from helm_core.support import cachekeys, memo
 from tests.chartkit import chart_yaml, write_chart
 
 
@@ -36,6 +36,9 @@ def test_put_then_get_and_missing_entries(tmp_path: Path) -> None:
     m.put("k", "a", b"data")
     assert m.get("k", "a") == b"data"
     assert (tmp_path / "k").stat().st_mode & 0o777 == 0o700
+    big = os.urandom(3 << 20)  # more than one write() may take
+    m.put("k", "big", big)
+    assert m.get("k", "big") == big
     assert not [p for p in (tmp_path / "k").iterdir() if p.name.startswith(".tmp-")]
 
 
@@ -52,8 +55,9 @@ def test_prune_keeps_the_newest_entries_within_the_bound(tmp_path: Path) -> None
     for i in range(5):
         m.put("k", f"e{i}", b"x" * 100)
         os.utime(tmp_path / "k" / f"e{i}", (1000 + i, 1000 + i))
+    (tmp_path / "k" / ".tmp-1-0").write_bytes(b"x" * 100)  # being written by another process
     m.prune()
-    assert sorted(p.name for p in (tmp_path / "k").iterdir()) == ["e3", "e4"]
+    assert sorted(p.name for p in (tmp_path / "k").iterdir()) == [".tmp-1-0", "e3", "e4"]
 
 
 def test_prune_does_not_import_pathlib(tmp_path: Path) -> None:
@@ -107,25 +111,64 @@ def test_the_same_text_under_another_name_loads_and_names_its_own_file(
         disk: memo.DiskMemo, monkeypatch: pytest.MonkeyPatch) -> None:
     """A library chart's file under a second chart (`redis/charts/common/...` after
     `postgresql/charts/common/...`) is not parsed again; its trees and errors name it."""
-    _first_run(disk, "a/templates/t.yaml", TEXT, {"a": "q", "b": [1]})
+    name = "redis/charts/common/templates/t.yaml"
+    _first_run(disk, "postgresql/charts/common/templates/t.yaml", TEXT, {"a": "q", "b": [1]})
     calls = []
     real_parse = parser.parse
     monkeypatch.setattr(parser, "parse", lambda *a, **k: calls.append(a) or real_parse(*a, **k))
     tset = _env(disk).new_set()
-    tset.parse("b/templates/t.yaml", TEXT)
+    tset.parse(name, TEXT)
     assert calls == []
-    assert sorted(tset.names()) == ["b/templates/t.yaml", "x"]
-    own, define = tset.tree("b/templates/t.yaml"), tset.tree("x")
+    assert sorted(tset.names()) == [name, "x"]
+    own, define = tset.tree(name), tset.tree("x")
     assert own is not None and define is not None
-    assert (own.name, own.parse_name, define.name, define.parse_name) == (
-        "b/templates/t.yaml", "b/templates/t.yaml", "x", "b/templates/t.yaml")
+    assert (own.name, own.parse_name, define.name, define.parse_name) == (name, name, "x", name)
     with pytest.raises(Exception) as remembered:
-        tset.execute("b/templates/t.yaml", {"a": "q"})
+        tset.execute(name, {"a": "q"})
     fresh = _env(None).new_set()
-    fresh.parse("b/templates/t.yaml", TEXT)
+    fresh.parse(name, TEXT)
     with pytest.raises(Exception) as parsed:
-        fresh.execute("b/templates/t.yaml", {"a": "q"})
-    assert str(remembered.value) == str(parsed.value) and "b/templates/t.yaml:1:" in str(parsed.value)
+        fresh.execute(name, {"a": "q"})
+    assert str(remembered.value) == str(parsed.value) and f"{name}:1:" in str(parsed.value)
+
+
+def test_a_folder_s_files_are_one_entry_that_two_versions_of_a_library_share(
+        disk: memo.DiskMemo, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A first run creates one file per folder, not per template; two charts with different
+    versions of one library chart each add theirs to its entry and then both find theirs."""
+    def run(chart: str, lib_text: str) -> None:
+        env = _env(disk)
+        tset = env.new_set()
+        for name, text in ((f"{chart}/charts/common/templates/_a.tpl", LIBRARY),
+                           (f"{chart}/charts/common/templates/_b.tpl", lib_text),
+                           (f"{chart}/templates/t.yaml", TEXT), (f"{chart}/templates/u.yaml", TEXT + "u")):
+            tset.parse(name, text)
+        tset.execute(f"{chart}/templates/t.yaml", {"a": "q", "b": [1]})
+        env.save_parsed()
+
+    run("one", "{{ define \"v\" }}1{{ end }}")
+    entries = list((disk.root / environment.TREES_MEMO).iterdir())
+    assert len(entries) == 2  # common/templates and one/templates
+    run("two", "{{ define \"v\" }}2{{ end }}")
+    calls = []
+    real_parse = parser.parse
+    monkeypatch.setattr(parser, "parse", lambda *a, **k: calls.append(a) or real_parse(*a, **k))
+    run("one", "{{ define \"v\" }}1{{ end }}")
+    run("two", "{{ define \"v\" }}2{{ end }}")
+    assert calls == []
+    assert len(list((disk.root / environment.TREES_MEMO).iterdir())) == 3
+
+
+def test_a_text_in_no_folder_has_an_entry_of_its_own(disk: memo.DiskMemo) -> None:
+    """tpl's texts may be made of values that change from run to run: each new text adds an
+    entry and rewrites none (rewriting an existing file can wait for the disk)."""
+    for run in range(3):
+        _first_run(disk, "gotpl", f"{{{{ .a }}}}-{run}", {"a": run})
+        _first_run(disk, "gotpl", "{{ .a }}", {"a": run})
+    entries = {p.name: p.stat().st_mtime_ns for p in (disk.root / environment.TREES_MEMO).iterdir()}
+    assert len(entries) == 4
+    _first_run(disk, "gotpl", "{{ .a }}", {"a": 0})
+    assert {p.name: p.stat().st_mtime_ns for p in (disk.root / environment.TREES_MEMO).iterdir()} == entries
 
 
 LIBRARY = ('{{ define "used" }}U{{ end }}{{ define "unused" }}{{ .x.y.z }}{{ end }}'
@@ -665,31 +708,37 @@ def test_call_site_code_is_compiled_once_then_read_from_the_memo(disk: memo.Disk
     def new_process() -> None:  # the library is read from the memo again
         monkeypatch.setattr(callsite, "_LIBRARY", callsite._Library())
 
+    def code(text: str, compile_new: bool = True) -> Any:
+        return callsite._compiled(text, name, cachekeys.hexdigest(f"{name}\0{text}".encode()), compile_new)
+
     monkeypatch.setattr(callsite, "compile", counting_compile, raising=False)
     new_process()
     name = "<template call site: test>"
     source = "def make(x):\n    return x + 1\n"
-    codes = [callsite._compiled(source, name) for _ in range(2)]
+    codes = [code(source) for _ in range(2)]
     assert compiled == [name] and codes[0] == codes[1]
     namespace: dict[str, Any] = {}
     exec(codes[1], namespace)
     assert namespace["make"](1) == 2
-    callsite._compiled(source + "# another\n", name)
+    code(source + "# another\n")
     callsite.save_compiled()
     # every shape in one entry: a first run creates one file, not one per shape
     entries = list((disk.root / callsite.CODE_MEMO).iterdir())
     assert len(entries) == 1 and len(compiled) == 2
     new_process()
-    assert callsite._compiled(source, name) == codes[0] and len(compiled) == 2
+    assert code(source) == codes[0] and len(compiled) == 2
+    # a warming site asks only for what is there
+    assert code(source, compile_new=False) == codes[0] and code("x = 1\n", compile_new=False) is None
+    assert len(compiled) == 2
     # A damaged entry is compiled again (and replaced); another source is another shape.
     entries[0].write_bytes(b"\x00damaged")
     new_process()
-    callsite._compiled(source, name)
-    callsite._compiled(source + "\n", name)
+    code(source)
+    code(source + "\n")
     assert len(compiled) == 4
     callsite.save_compiled()
     new_process()
-    callsite._compiled(source + "\n", name)
+    code(source + "\n")
     assert len(compiled) == 4
 
 

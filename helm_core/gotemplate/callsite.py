@@ -15,6 +15,14 @@ is safe.
 
 ``and`` and ``or`` get callers of their own; the other special builtins (``len``, ``slice``,
 ``call``) and wrong argument counts are left to :func:`runtime.call_function`.
+
+Compiling a shape costs ~0.3 ms, what a few hundred calls save (~1 us each against the
+general path), and most sites of a chart run once or twice per render. So, where a disk memo
+keeps compiled shapes (short CLI processes), a site whose shape is neither compiled in this
+process nor in the memo's library first calls through the general path (:func:`general_call`)
+and asks for its shape only at its :data:`WARM_UP_CALLS`-th call; the library then keeps the
+shapes that were needed, and a later run binds them at once. Without a memo (a long-running
+process) shapes compile at once.
 """
 from __future__ import annotations
 
@@ -35,6 +43,8 @@ if TYPE_CHECKING:
 
 #: A call site's caller: (state, dot, dot boxed, piped-in value) -> result.
 SiteCall: TypeAlias = "Callable[[rt.State, Any, bool, Any], Any]"
+#: How a warming site hands its compiled caller to the site (see the module's doc).
+Rebind: TypeAlias = "Callable[[SiteCall], None]"
 
 #: Sites with more words use one general caller (shapes stay few).
 MAX_GENERATED_WORDS = 16
@@ -47,14 +57,20 @@ MAX_SHAPES = 1024
 CODE_MEMO = "callsite-code"
 #: Shapes kept in the memo's library; past it, it starts again (charts use a few dozen each).
 MAX_STORED_SHAPES = 4096
+#: Calls of a site through the general path before its shape is compiled, when neither this
+#: process nor the memo has it (see the module's doc).
+WARM_UP_CALLS = 4
 
 _ANY = rt.ANY_TYPES
 
 
 def site_call(plan: rt.Plan, name: str, args: list[rt.ArgEval], piped: bool, node: n.Node,
-              call_node: n.Node) -> Optional[SiteCall]:
+              call_node: n.Node, rebind: Optional[Rebind] = None) -> Optional[SiteCall]:
     """The caller for a site calling ``plan``'s function with ``args`` (and a piped value when
-    ``piped``), or None where :func:`runtime.call_function` must decide (it words the errors)."""
+    ``piped``), or None where :func:`runtime.call_function` must decide (it words the errors).
+
+    With ``rebind``, the caller may be a warming one (see the module's doc) that later passes
+    the site's compiled caller to ``rebind``."""
     fn, params, variadic, special = plan
     if special == "and" or special == "or":
         return _and_or(special == "or", plan, args, piped)
@@ -97,7 +113,44 @@ def site_call(plan: rt.Plan, name: str, args: list[rt.ArgEval], piped: bool, nod
         kind, extra = _word_kind(arg, typ)
         kinds.append(kind)
         bound += (arg, typ, *extra)
-    return _maker(tuple(kinds), piped)(fn, name, call_node, checked_final, rt.MISSING, *bound)
+    shape = (tuple(kinds), piped)
+
+    def compiled() -> SiteCall:
+        maker = _maker(shape, compile_new=True)
+        assert maker is not None
+        return maker(fn, name, call_node, checked_final, rt.MISSING, *bound)
+
+    maker = _maker(shape, compile_new=rebind is None)
+    if maker is not None:
+        return maker(fn, name, call_node, checked_final, rt.MISSING, *bound)
+    assert rebind is not None
+    return _warming(general_call(node, call_node, plan, name, args), compiled, rebind)
+
+
+def general_call(node: n.Node, call_node: n.Node, plan: rt.Plan, name: str, args: list[rt.ArgEval]) -> SiteCall:
+    """A site's caller through :func:`runtime.call_function` (special builtins, wrong counts);
+    ``node`` is the function's name, where count errors point."""
+    call = rt.call_function
+
+    def general(st: rt.State, dot: Any, db: bool, final: Any = rt.MISSING) -> Any:
+        return call(st, node, call_node, plan, name, args, final, dot, db)
+
+    return general
+
+
+def _warming(general: SiteCall, compiled: Callable[[], SiteCall], rebind: Rebind) -> SiteCall:
+    """``general`` for the site's first calls; at the :data:`WARM_UP_CALLS`-th, the site is
+    given ``compiled()`` for the calls after it."""
+    left = WARM_UP_CALLS
+
+    def warming(st: rt.State, dot: Any, db: bool, final: Any = rt.MISSING) -> Any:
+        nonlocal left
+        left -= 1
+        if left <= 0:  # (not == 0: two threads may both pass it)
+            rebind(compiled())
+        return general(st, dot, db, final)
+
+    return warming
 
 
 def _and_or(want: bool, plan: rt.Plan, args: list[rt.ArgEval], piped: bool) -> Optional[SiteCall]:
@@ -171,9 +224,37 @@ def _read_word(i: int, kind: str) -> tuple[list[str], list[str]]:
     return [], [general]
 
 
+Shape: TypeAlias = "tuple[tuple[str, ...], bool]"
+#: Makers of this process by shape (see MAX_SHAPES); None: not in the memo's library.
+_MAKERS: dict[Shape, Optional[Callable[..., SiteCall]]] = {}
+
+
+def _maker(shape: Shape, *, compile_new: bool) -> Optional[Callable[..., SiteCall]]:
+    """The maker of callers for sites of ``shape`` (see the module's doc): this process's, the
+    memo library's, or (``compile_new``, or no memo) compiled now; else None."""
+    maker: Optional[Callable[..., SiteCall]] = _MAKERS.get(shape, _UNKNOWN)
+    if maker is _UNKNOWN or (maker is None and compile_new):
+        source, filename, key = _generated(shape)
+        code = _compiled(source, filename, key, compile_new)
+        if code is None:
+            maker = None
+        else:
+            namespace: dict[str, Any] = {"UNWRAPPED": rt.UNWRAPPED}
+            exec(code, namespace)
+            maker = namespace["make"]
+        if len(_MAKERS) >= MAX_SHAPES:  # generated templates (tpl) could make endless shapes
+            _MAKERS.clear()
+        _MAKERS[shape] = maker
+    return maker
+
+
+_UNKNOWN: Any = object()
+
+
 @functools.lru_cache(maxsize=MAX_SHAPES)
-def _maker(kinds: tuple[str, ...], piped: bool) -> Callable[..., SiteCall]:
-    """The maker of callers for sites of one shape (see the module's doc), compiled once."""
+def _generated(shape: Shape) -> tuple[str, str, str]:
+    """(source, file name, library key) of the maker of ``shape``'s callers."""
+    kinds, piped = shape
     params = ["fn", "name", "call_node", "checked_final", "MISSING"]
     body: list[str] = []
     for i, kind in enumerate(kinds):
@@ -205,23 +286,21 @@ def _maker(kinds: tuple[str, ...], piped: bool) -> Callable[..., SiteCall]:
               "    def call(st, dot, db, final=MISSING):\n"
               + "".join(f"        {line}\n" for line in body)
               + "    return call\n")
-    namespace: dict[str, Any] = {"UNWRAPPED": rt.UNWRAPPED}
-    label = ",".join(kinds) + (" | piped" if piped else "")
-    exec(_compiled(source, f"<template call site: {label}>"), namespace)
-    return namespace["make"]  # type: ignore[no-any-return]
+    filename = "<template call site: " + ",".join(kinds) + (" | piped" if piped else "") + ">"
+    return source, filename, cachekeys.hexdigest(f"{filename}\0{source}".encode())
 
 
-def _compiled(source: str, filename: str) -> types.CodeType:
+def _compiled(source: str, filename: str, key: str, compile_new: bool = True) -> Optional[types.CodeType]:
     """``source`` compiled, from the disk memo's library of shapes when a process before
-    compiled it: a chart's few dozen shapes took a visible part of a warm ``--output-dir`` run
-    to compile."""
+    compiled it (a chart's few dozen shapes took a visible part of a warm ``--output-dir``
+    run to compile); compiled now if not there and ``compile_new`` or there is no memo,
+    else None. ``key`` is the digest of both."""
     disk = memo.active()
     if disk is None:
         return compile(source, filename, "exec")
-    key = cachekeys.hexdigest(f"{filename}\0{source}".encode())
     with _LIBRARY.lock:
         code = _LIBRARY.codes(disk).get(key)
-    if code is None:
+    if code is None and compile_new:
         code = compile(source, filename, "exec")
         with _LIBRARY.lock:
             _LIBRARY.add(disk, key, code)

@@ -390,25 +390,24 @@ def _call_site(ident: n.IdentifierNode, call_node: n.Node, args: list[Arg], pipe
         if plan is None:
             raise st.error(ident, f"{_quote(name)} is not a defined function")
         if plan is not cached_plan or caller is None:
-            caller = callsite.site_call(plan, name, args, piped, ident, call_node) or _general_call(
-                ident, call_node, plan, args)
+            caller = callsite.site_call(plan, name, args, piped, ident, call_node, rebinder(st.funcs, plan)) or (
+                callsite.general_call(ident, call_node, plan, name, args))
         made_for = (st.funcs, plan, caller)
         return caller(st, dot, db, final)
+
+    def rebinder(funcs: Any, plan: rt.Plan) -> callsite.Rebind:
+        # Outside run_call: a closure there would make its locals cells, on every call.
+        def rebind(compiled: callsite.SiteCall) -> None:  # a warming caller's successor
+            nonlocal made_for
+            if made_for[0] is funcs and made_for[1] is plan:
+                made_for = (funcs, plan, compiled)
+
+        return rebind
 
     return run_call
 
 
 FieldsReader: TypeAlias = "Callable[[rt.State, Any, bool, Any, bool], tuple[Any, bool]]"
-
-
-def _general_call(ident: n.IdentifierNode, call_node: n.Node, plan: rt.Plan, args: list[Arg]) -> callsite.SiteCall:
-    """A site's caller through :func:`runtime.call_function` (special builtins, wrong counts)."""
-    call, name = rt.call_function, ident.ident
-
-    def general(st: rt.State, dot: Any, db: bool, final: Any = MISSING) -> Any:
-        return call(st, ident, call_node, plan, name, args, final, dot, db)
-
-    return general
 
 
 def _fields_reader(node: n.Node, idents: tuple[str, ...]) -> FieldsReader:

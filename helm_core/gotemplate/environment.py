@@ -24,7 +24,8 @@ library chart's many defines are mostly never called). With a ``memo`` (see
 :mod:`helm_core.support.memo`) parse trees also outlive the process: a later process loads them
 instead of parsing again (found by the text and the known names: the same text under
 another file name, a library chart shared by two charts, is loaded and renamed). They are
-written by :meth:`Environment.save_parsed` once the render is done, with only what ran.
+written by :meth:`Environment.save_parsed` once the render is done, with only what ran, one
+memo entry per folder of files (see :class:`_Bundle`).
 """
 from __future__ import annotations
 
@@ -52,9 +53,11 @@ MissingKey: TypeAlias = 'Literal["zero", "error", "default"]'
 #: Parsed texts kept per environment (least recently used are dropped first).
 PARSE_CACHE_SIZE = 4096
 
-#: The memo kind of parse trees (each pickled apart, see StoredTree); the key also covers
-#: the parser's own code.
-TREES_MEMO = "gotemplate-stored-trees"
+#: The memo kind of parse trees (a folder's files in one entry, see _Bundle; each tree pickled
+#: apart, see StoredTree); the key also covers the parser's own code.
+TREES_MEMO = "gotemplate-tree-folders"
+#: Files a folder's entry may hold; past it, only those the saving process parsed are kept.
+MAX_BUNDLE_FILES = 256
 _PARSER_MODULES = ("lexer.py", "parser.py", "nodes.py", "literals.py")
 
 #: Python frames needed by deeply nested templates and includes; raised once if lower.
@@ -105,9 +108,11 @@ class Environment:
         self._known_digests: dict[frozenset[str], str] = {}
         self._cache: OrderedDict[tuple[str, str, frozenset[str]], dict[str, nodes.Tree | StoredTree]] = OrderedDict()
         self._lock = threading.Lock()
-        #: Entries to write: (memo key, file name, its trees) of texts parsed, or parsed again
-        #: for what their entry did not store, since the last save_parsed.
-        self._unsaved: list[tuple[str, str, dict[str, nodes.Tree | StoredTree]]] = []
+        #: The memo's entries of trees by folder, as loaded and as this process changes them.
+        self._bundles: dict[tuple[str, frozenset[str]], _Bundle] = {}
+        #: Files to store: (memo key, file name, its trees, its folder's entry) of texts parsed,
+        #: or parsed again for what their entry did not store, since the last save_parsed.
+        self._unsaved: list[tuple[str, str, dict[str, nodes.Tree | StoredTree], _Bundle]] = []
 
     def new_set(self, name: str = "gotpl", *, missingkey: Optional[MissingKey] = None) -> TemplateSet:
         """An empty set; ``name`` is the root name Go prints in "no template" errors.
@@ -145,28 +150,53 @@ class Environment:
         # under two charts parses once. The file's own tree is stored under None.
         memo_key = cachekeys.hasher("\0".join(
             (_parser_digest(), digest, self._known_digest(known))).encode()).hexdigest()
-        blob = self.memo.get(TREES_MEMO, memo_key)
-        if blob is not None:
-            try:
-                stored: dict[str | None, tuple[bool, bytes]] = pickle.loads(blob)
-            except Exception:  # noqa: BLE001 - a damaged entry is a miss
-                pass
-            else:
-                loaded: dict[str, nodes.Tree | StoredTree] = {}
+        # A name in no folder (tpl's texts, made from values that may change from run to run)
+        # has an entry of its own: rewriting an existing entry can wait for the disk.
+        folder = _folder(name)
+        bundle = self._bundle(folder, known) if folder else self._bundle(f"\0{digest}", known, keep=False)
+        with self._lock:
+            stored = bundle.files.get(memo_key)
+            bundle.used.add(memo_key)
+        if stored is not None:
+            loaded: dict[str, nodes.Tree | StoredTree] = {}
 
-                def learn() -> None:  # what ran now and was not stored is stored this time
-                    with self._lock:
-                        self._unsaved.append((memo_key, name, loaded))
+            def learn() -> None:  # what ran now and was not stored is stored this time
+                with self._lock:
+                    self._unsaved.append((memo_key, name, loaded, bundle))
 
-                reparse = _reparser(name, text, known, learn)
-                for key, (empty, tblob) in stored.items():
-                    tname = name if key is None else key
-                    loaded[tname] = StoredTree(tblob, name, text, empty, tname, reparse)
-                return dict(loaded)
+            reparse = _reparser(name, text, known, learn)
+            for key, (empty, tblob) in stored.items():
+                tname = name if key is None else key
+                loaded[tname] = StoredTree(tblob, name, text, empty, tname, reparse)
+            return dict(loaded)
         trees = parser.parse(name, text, known.__contains__)
         with self._lock:
-            self._unsaved.append((memo_key, name, dict(trees)))
+            self._unsaved.append((memo_key, name, dict(trees), bundle))
         return dict(trees)
+
+    def _bundle(self, folder: str, known: frozenset[str], *, keep: bool = True) -> _Bundle:
+        """The entry of ``folder``'s files parsed with ``known`` names, loaded at the first and
+        kept for the others; or (not ``keep``) the entry of one text, ``folder`` its digest."""
+        assert self.memo is not None
+        with self._lock:
+            bundle = self._bundles.get((folder, known)) if keep else None
+        if bundle is None:
+            memo_key = cachekeys.hasher("\0".join(
+                (_parser_digest(), folder, self._known_digest(known))).encode()).hexdigest()
+            files: dict[str, StoredFile] = {}
+            blob = self.memo.get(TREES_MEMO, memo_key)
+            if blob is not None:
+                try:
+                    found = pickle.loads(blob)
+                except Exception:  # noqa: BLE001 - a damaged entry is a miss
+                    found = None
+                if isinstance(found, dict):
+                    files = found
+            bundle = _Bundle(memo_key, files)
+            if keep:
+                with self._lock:  # another thread may have loaded it meanwhile: the first is kept
+                    bundle = self._bundles.setdefault((folder, known), bundle)
+        return bundle
 
     def save_parsed(self) -> None:
         """Put the trees parsed since the last call into the memo (a render calls it when done),
@@ -176,22 +206,30 @@ class Environment:
         executed, a branch body never entered is stored as :data:`nodes.NOT_STORED` and a
         later run that needs it parses the text again, then stores the entry again with
         what it ran), and pickling all of it cost a first run more than parsing. A tree that
-        cannot be pickled only loses its entry.
+        cannot be pickled only loses its entry. One entry is written per folder with new
+        trees: creating a file costs more than pickling a small one.
         """
         callsite.save_compiled()
         if self.memo is None:
             return
         with self._lock:
             unsaved, self._unsaved = self._unsaved, []
-        for memo_key, name, trees in unsaved:
+        changed: dict[int, _Bundle] = {}
+        for memo_key, name, trees, bundle in unsaved:
             try:
-                entry = pickle.dumps(
-                    {None if tname == name else tname: (_is_empty(tree), _stored_blob(tree))
-                     for tname, tree in trees.items()},
-                    protocol=pickle.HIGHEST_PROTOCOL)
+                stored = {None if tname == name else tname: (_is_empty(tree), _stored_blob(tree))
+                          for tname, tree in trees.items()}
             except (pickle.PicklingError, RecursionError, MemoryError):  # too deep or big: parsed again
                 continue
-            self.memo.put(TREES_MEMO, memo_key, entry)
+            with self._lock:
+                bundle.files[memo_key] = stored
+            changed[id(bundle)] = bundle
+        for bundle in changed.values():
+            with self._lock:
+                if len(bundle.files) > MAX_BUNDLE_FILES:
+                    bundle.files = {k: v for k, v in bundle.files.items() if k in bundle.used}
+                entry = pickle.dumps(bundle.files, protocol=pickle.HIGHEST_PROTOCOL)
+            self.memo.put(TREES_MEMO, bundle.key, entry)
 
     def _known_digest(self, known: frozenset[str]) -> str:
         digest = self._known_digests.get(known)
@@ -199,6 +237,40 @@ class Environment:
             digest = cachekeys.hasher("\0".join(sorted(known)).encode()).hexdigest()
             self._known_digests[known] = digest
         return digest
+
+
+#: What the memo keeps of one file: its trees' pickles by name (the file's own under None),
+#: each with whether the tree is empty.
+StoredFile: TypeAlias = "dict[Optional[str], tuple[bool, bytes]]"
+
+
+def _folder(name: str) -> str:
+    """The folder whose entry holds file ``name``'s trees: its folder, from after the last
+    ``charts/`` on (a chart's dependencies are under ``charts/``: a library chart's files are
+    found under any chart that includes it)."""
+    folder = "/" + os.path.dirname(name)
+    cut = folder.rfind("/charts/")
+    return folder[cut + len("/charts/"):] if cut >= 0 else folder[1:]
+
+
+class _Bundle:
+    """The memo's entry of the trees of one folder's files (a chart's templates, a library
+    chart's; see :func:`_folder`): one file to write on a first run, not one per template.
+    Texts named in no folder (tpl's) have an entry each.
+
+    Inside, files are found by their own memo key (their text). Files the entry does not
+    hold (an edited file, another version of a library chart) are parsed and added: the
+    entry keeps every file it held up to :data:`MAX_BUNDLE_FILES`, so two charts writing one
+    entry both find their files."""
+
+    __slots__ = ("key", "files", "used")
+
+    def __init__(self, key: str, files: dict[str, StoredFile]) -> None:
+        self.key = key
+        #: By memo key: what the entry held when loaded, and the files stored since.
+        self.files = files
+        #: Memo keys of the files this process parsed from the folder.
+        self.used: set[str] = set()
 
 
 def _stored_blob(tree: nodes.Tree | StoredTree) -> bytes:

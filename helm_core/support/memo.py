@@ -68,20 +68,24 @@ class DiskMemo:
     def put(self, kind: str, key: str, data: bytes) -> None:
         """Store ``data``; a failure to write (read-only or full disk) only loses the memo.
 
-        A first run writes an entry per template file and document: each costs one file
-        creation and one rename (no tempfile module, no mkdir once the folder is known).
+        A first run writes dozens of entries: each costs one file creation and one rename
+        (``os.write``: a file object cost a fifth of that; no mkdir once the folder is known).
         """
-        folder = os.path.join(self._root_text, kind)
-        tmp = os.path.join(folder, f".tmp-{os.getpid()}-{next(self._temp_names)}")
+        folder = f"{self._root_text}/{kind}"
+        tmp = f"{folder}/.tmp-{os.getpid()}-{next(self._temp_names)}"
         try:
             if kind not in self._folders:
                 os.makedirs(folder, mode=0o700, exist_ok=True)
                 self._folders.add(kind)
             fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
             try:
-                with os.fdopen(fd, "wb") as out:
-                    out.write(data)
-                os.replace(tmp, os.path.join(folder, key))
+                try:
+                    view = memoryview(data)
+                    while view:
+                        view = view[os.write(fd, view):]
+                finally:
+                    os.close(fd)
+                os.replace(tmp, f"{folder}/{key}")
             except BaseException:
                 with contextlib.suppress(OSError):
                     os.unlink(tmp)
@@ -114,17 +118,20 @@ class DiskMemo:
     def prune(self) -> None:
         """Remove the oldest entries until the memo fits ``max_bytes``.
 
-        With ``os.scandir``, not pathlib: a run draws a prune one time in ``PRUNE_EVERY``, and
-        pathlib's import (urllib and ipaddress with it) would be a visible part of that run.
-        """
+        With os.scandir, not pathlib: a CLI run draws a prune now and then, and pathlib would
+        import urllib and ipaddress into it."""
         entries: list[tuple[float, int, str]] = []
-        for kind in _listing(self._root_text):
-            if not kind.is_dir():
-                continue
-            for entry in _listing(kind.path):
-                with contextlib.suppress(OSError):
-                    st = entry.stat()
-                    entries.append((st.st_mtime, st.st_size, entry.path))
+        with contextlib.suppress(OSError), os.scandir(self._root_text) as kinds:
+            for kind in kinds:
+                if not kind.is_dir(follow_symlinks=False):
+                    continue
+                with contextlib.suppress(OSError), os.scandir(kind.path) as found:
+                    for entry in found:
+                        if entry.name.startswith("."):  # another process's entry being written
+                            continue
+                        with contextlib.suppress(OSError):
+                            st = entry.stat(follow_symlinks=False)
+                            entries.append((st.st_mtime, st.st_size, entry.path))
         total = sum(size for _, size, _ in entries)
         for _, size, path in sorted(entries):
             if total <= self.max_bytes:
@@ -132,15 +139,6 @@ class DiskMemo:
             with contextlib.suppress(OSError):
                 os.unlink(path)
             total -= size
-
-
-def _listing(folder: str) -> list[os.DirEntry[str]]:
-    """The entries of ``folder``, none when it cannot be read."""
-    try:
-        with os.scandir(folder) as found:
-            return list(found)
-    except OSError:
-        return []
 
 
 _ACTIVE: DiskMemo | None = None

@@ -6,13 +6,15 @@ Go's outputs and messages. A site's caller follows the function the executing se
 from __future__ import annotations
 
 import random
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from helm_core.golib import gostrconv
 from helm_core.golib.gotypes import signature
-from helm_core.gotemplate import Environment, callsite, gofmt
+from helm_core.gotemplate import Environment, callsite, gofmt, runtime
+from helm_core.support import memo
 from tests.gotemplate.test_exec import EXEC_CASES, check_case
 
 
@@ -86,3 +88,46 @@ def test_quoting_ascii_escapes_each_character_as_strconv_does() -> None:
     assert gostrconv.quote(text) == expected
     assert gostrconv.quote(text, ascii_only=True) == expected
     assert gostrconv.quote('a"b\\c\n\x7f') == '"a\\"b\\\\c\\n\\x7f"'
+
+
+def test_with_a_memo_a_site_compiles_its_shape_only_once_it_is_called_often(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    compiled: list[str] = []
+    general: list[str] = []
+
+    def counting_compile(source: str, filename: str, mode: str) -> Any:
+        compiled.append(filename)
+        return compile(source, filename, mode)
+
+    def counting_call_function(*args: Any) -> Any:
+        general.append(args[4])
+        return call_function(*args)
+
+    def new_process() -> None:  # nothing compiled, the library read from the memo again
+        monkeypatch.setattr(callsite, "_MAKERS", {})
+        monkeypatch.setattr(callsite, "_LIBRARY", callsite._Library())
+
+    call_function = runtime.call_function
+    monkeypatch.setattr(runtime, "call_function", counting_call_function)
+    monkeypatch.setattr(callsite, "compile", counting_compile, raising=False)
+    memo.use(memo.DiskMemo(tmp_path / "memo"))
+    try:
+        new_process()
+        tset = Environment({"shout": shout}).new_set()
+        tset.parse("t", '{{ range . }}{{ shout . }}{{ "b" | printf "%s%s" . }},{{ end }}')
+        few = ["x"] * (callsite.WARM_UP_CALLS - 1)
+        assert tset.execute("t", few) == "Xxb," * len(few)
+        assert compiled == [] and len(general) == 2 * len(few)
+        many = ["y"] * (callsite.WARM_UP_CALLS + 3)
+        general.clear()
+        assert tset.clone().execute("t", many) == "Yyb," * len(many)
+        assert len(compiled) == 2 and len(general) == 2
+        callsite.save_compiled()
+        new_process()  # the shapes the memo keeps are bound at once
+        general.clear()
+        fresh = Environment({"shout": shout}).new_set()
+        fresh.parse("t", '{{ range . }}{{ shout . }}{{ "b" | printf "%s%s" . }},{{ end }}')
+        assert fresh.execute("t", few) == "Xxb," * len(few)
+        assert len(compiled) == 2 and general == []
+    finally:
+        memo.use(None)
