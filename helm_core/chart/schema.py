@@ -19,7 +19,6 @@ checks nothing again. Failures are never remembered: they are computed and repor
 from __future__ import annotations
 
 import functools
-import json
 import marshal
 import os
 
@@ -33,7 +32,8 @@ if TYPE_CHECKING:
 
     from helm_core.chart import verdict
 
-# The compiled checks (verdict, metaschema) are imported when a chart has a schema: most have none.
+# The compiled checks (verdict, metaschema) and json are imported when a chart has a schema:
+# most have none.
 
 HEADER = "values don't meet the specifications of the schema(s) in the following chart(s):"
 #: Compiled checks and validators kept per process (a controller validates the same schemas
@@ -104,6 +104,8 @@ def _remember_valid(digest: str) -> None:
 def _fast(digest: str, text: str) -> verdict.Check | None:
     """The schema's values check without jsonschema, or None when it cannot be had that way
     (an invalid schema, a keyword not modelled): then jsonschema decides, every time."""
+    import json  # only charts with a schema: most have none
+
     from helm_core.chart import metaschema, verdict
 
     schema = json.loads(text)
@@ -122,6 +124,8 @@ def _fast(digest: str, text: str) -> verdict.Check | None:
 
 @functools.lru_cache(maxsize=VALIDATOR_CACHE_SIZE)
 def _compiled(digest: str, text: str) -> Any:
+    import json  # only charts with a schema: most have none
+
     # Imported here: most charts have no schema, and jsonschema is costly to import (bench/schema.py).
     import jsonschema
     import referencing
@@ -163,6 +167,7 @@ def _fingerprint(data: Any) -> bytes:
     try:
         return b"marshal\0" + marshal.dumps(data, _MARSHAL_CONTENT_ONLY)
     except ValueError:
+        import json
         text = json.dumps(data, sort_keys=True, default=lambda v: f"{type(v).__qualname__}:{v!r}")
         return b"json\0" + text.encode("utf-8", "surrogatepass")
 
@@ -173,6 +178,8 @@ _SCHEMA_TEXTS: dict[bytes, tuple[str, str]] = {}
 
 def _schema_text(schema: dict[str, Any]) -> tuple[str, str]:
     """The schema as sorted JSON (what the checks are compiled from) and the text's digest."""
+    import json  # only charts with a schema: most have none
+
     fingerprint = cachekeys.hasher(_fingerprint(schema)).digest()
     found = _SCHEMA_TEXTS.get(fingerprint)
     if found is None:
