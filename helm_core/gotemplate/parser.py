@@ -196,7 +196,6 @@ class _Parser:
         token = self.peek_non_space()
         lst = n.ListNode(self.tree, token[POS])
         nodes = lst.nodes
-        items, n_items = self.items, self.n_items
         while token[TYP] is not _EOF:
             if token[TYP] is _TEXT:  # text_or_action's first case, inline
                 self.i += 1
@@ -210,14 +209,7 @@ class _Parser:
                 if isinstance(node, (n.EndNode, n.ElseNode)):
                     return lst, node
                 nodes.append(node)
-            i = self.i  # token = self.peek_non_space(), inline
-            token = items[i] if i < n_items else items[-1]
-            while token[TYP] is _SPACE:
-                i += 1
-                token = items[i] if i < n_items else items[-1]
-            self.i = i
-            if i >= self.fetched:
-                self.fetched = i + 1
+            token = self.peek_non_space()
         self.errorf("unexpected EOF")
         raise AssertionError("unreachable")
 
