@@ -26,6 +26,7 @@ import re
 from collections import namedtuple
 
 from helm_core.golib import gostrconv
+from helm_core.support import patterns
 
 # Names for type checkers only: importing typing is start-up time the CLI's render path
 # otherwise does without (bench/deferred.py). Type checkers take this name as true.
@@ -158,10 +159,11 @@ def is_alnum(ch: str) -> bool:
 _State: TypeAlias = "Optional[Callable[[], object]]"
 
 # Fast paths; each stops where Go's rune-by-rune loop would have to look closer.
-_SPACES = re.compile(r"[ \t\r\n]+")
-_ASCII_ALNUM = re.compile(r"[A-Za-z0-9_]*")
-_QUOTED_BODY = re.compile(r'(?:[^"\\\n]|\\[^\n])*')
-_CHAR_BODY = re.compile(r"(?:[^'\\\n]|\\[^\n])*")
+# Compiled on first use: a run whose parse trees come from the disk memo never lexes.
+_SPACES = patterns.on_first_use(r"[ \t\r\n]+")
+_ASCII_ALNUM = patterns.on_first_use(r"[A-Za-z0-9_]*")
+_QUOTED_BODY = patterns.on_first_use(r'(?:[^"\\\n]|\\[^\n])*')
+_CHAR_BODY = patterns.on_first_use(r"(?:[^'\\\n]|\\[^\n])*")
 
 
 class _Lexer:
@@ -251,7 +253,7 @@ class _Lexer:
         """Consume Go's alphanumeric run; returns the first character that is not one."""
         text = self.text
         while True:
-            self.pos = _match_end(_ASCII_ALNUM, text, self.pos)
+            self.pos = _match_end(_ASCII_ALNUM(), text, self.pos)
             ch = text[self.pos] if self.pos < self.end else ""
             if ch and ord(ch) >= 0x80 and is_alnum(ch):
                 self.pos += 1
@@ -466,7 +468,7 @@ class _Lexer:
                     line += val[0] == "\n"
                     append((typ, pos + 2, RIGHT_DELIM, line))
                     after = pos + 4
-                    commit = _match_end(_SPACES, text, after)
+                    commit = _match_end(_SPACES(), text, after)
                 mark = len(items)
                 end = pos + len(val)
                 if end == after:
@@ -514,7 +516,7 @@ class _Lexer:
     def lex_space(self) -> _State:
         """Spaces inside an action; a single space before ``-}}`` belongs to the delimiter."""
         start = self.pos
-        self.pos = _match_end(_SPACES, self.text, start)
+        self.pos = _match_end(_SPACES(), self.text, start)
         t, p = self.text, self.pos
         if _has_right_trim(t, p - 1) and t.startswith(RIGHT_DELIM, p + 1):
             self.pos -= 1
@@ -559,7 +561,7 @@ class _Lexer:
         return True
 
     def lex_char(self) -> Optional[bool]:
-        self.pos = _match_end(_CHAR_BODY, self.text, self.pos)
+        self.pos = _match_end(_CHAR_BODY(), self.text, self.pos)
         if self.peek() != "'":
             self.error("unterminated character constant")
             return None
@@ -606,7 +608,7 @@ class _Lexer:
         return True
 
     def lex_quote(self) -> Optional[bool]:
-        self.pos = _match_end(_QUOTED_BODY, self.text, self.pos)
+        self.pos = _match_end(_QUOTED_BODY(), self.text, self.pos)
         if self.peek() != '"':
             self.error("unterminated quoted string")
             return None
@@ -701,7 +703,7 @@ def _has_right_trim(t: str, p: int) -> bool:
 
 
 def _left_trim_length(t: str, p: int) -> int:
-    return _match_end(_SPACES, t, p) - p
+    return _match_end(_SPACES(), t, p) - p
 
 
 def _sharp_u(ch: str) -> str:
