@@ -73,7 +73,13 @@ class Budget:
             return
         timer = threading.Timer(max(0.0, self.deadline - time.monotonic()), self._expire)
         timer.daemon = True
-        timer.start()
+        try:
+            timer.start()
+        except RuntimeError:
+            # No room for a thread's stack (a render under a tight memory limit): the clock is
+            # still read at every OUTPUT_CHECK_EVERY-th tick, the timer only makes it prompt.
+            yield
+            return
         try:
             yield
         finally:

@@ -45,3 +45,17 @@ def test_range_over_int_runs_without_a_list():
     with pytest.raises(RenderLimitExceeded):
         execute("{{ range $i := 1000000000000 }}{{ if eq $i -1 }}x{{ end }}{{ end }}",
                 RenderLimits(timeout_s=0.3))
+
+
+def test_a_render_without_room_for_the_timer_thread_still_stops_at_its_deadline(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # Under a tight memory limit no thread stack can be had: the timer is only a prompt.
+    import threading
+
+    def no_thread(self: threading.Thread) -> None:
+        raise RuntimeError("can't start new thread")
+
+    monkeypatch.setattr(threading.Timer, "start", no_thread)
+    with pytest.raises(RenderLimitExceeded) as info:
+        execute("{{ range 100000000000 }}{{ end }}")
+    assert (info.value.limit, str(info.value)) == ("timeout_s", "passed the render timeout of 0.5s")
