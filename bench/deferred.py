@@ -36,15 +36,15 @@ CASES: dict[str, tuple[str, str]] = {
         "import base64, helm_core.golib.gostrconv", "from helm_core.golib import gopem, x509encode; "
         "from cryptography import x509; from cryptography.hazmat.primitives import serialization"),
     "import decimal (funcs/math)": ("", "import decimal"),
-    "import random (funcs/strings, funcs/random, randInt)": ("", "import random"),
-    "import secrets (hmac, OpenSSL: random.SystemRandom serves)": ("", "import secrets"),
-    "import hashlib (OpenSSL: Sprig's hashes; not cache keys)": ("", "import hashlib"),
+    "import random (no longer: funcs/random draws from os.urandom)": ("", "import random"),
+    "import secrets (hmac, OpenSSL: os.urandom serves)": ("", "import secrets"),
+    "import hashlib (OpenSSL: support/hashes uses CPython's own modules)": ("", "import hashlib"),
     "import _blake2 (support/cachekeys)": ("", "import _blake2"),
     "import pathlib (urllib, ipaddress: os.path on the CLI path)": ("", "import pathlib"),
     "import typing (after re, collections, functools, contextlib)": (
         "import re, collections, functools, contextlib", "import typing"),
     "import uuid (funcs/uuid)": ("", "import uuid"),
-    "import json (golib/gojson)": ("", "import json"),
+    "import json (golib/gojson, chart/schema with a schema)": ("", "import json"),
     "import jsonschema (chart/schema, only on a violation)": ("", "import jsonschema"),
     "import shutil (cli help formatter)": ("import argparse", "import shutil"),
     "versions: constraint patterns, first use": (

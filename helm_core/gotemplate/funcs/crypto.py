@@ -18,6 +18,7 @@ import os
 from helm_core.golib.gotypes import FuncError, GoObject, go_type_name, signature
 from helm_core.gotemplate import budget
 from helm_core.gotemplate.funcs import encoding, gohelpers
+from helm_core.gotemplate.funcs import random as rand
 from helm_core.support import hashes
 
 # bcrypt, cryptography and hashlib (which loads OpenSSL; the digests come from
@@ -257,8 +258,7 @@ def _create(cn: str, ips: list[Any] | None, dns: list[Any] | None, days: int, ke
     from helm_core.golib import gopem, x509encode
     ip_list, dns_list = _ips(ips), _dns(dns)
     if serial is None:
-        # Uniform below 2^128 as Go's rand.Int; os.urandom spares importing secrets (hmac, OpenSSL).
-        serial = int.from_bytes(os.urandom(SERIAL_BITS // 8), "big") or 1
+        serial = rand.below(1 << SERIAL_BITS) or 1  # uniform below 2^128, as Go's rand.Int
     if now is None:
         now = datetime.datetime.now(datetime.UTC)
     try:
