@@ -69,9 +69,7 @@ def tracked(funcs: Mapping[str, Callable[..., Any]]) -> dict[str, Callable[..., 
     Go signatures kept)."""
     out = {}
     for name, fn in funcs.items():
-        if name in SELF_COUNTED:
-            pass
-        elif name in IMPURE:
+        if name in IMPURE and name not in SELF_COUNTED:
             fn = _counting(fn)
         elif name in MUTATORS or name in DEEP_MUTATORS:
             fn = _watching(fn, deep=name in DEEP_MUTATORS)
@@ -82,8 +80,7 @@ def tracked(funcs: Mapping[str, Callable[..., Any]]) -> dict[str, Callable[..., 
 def _counting(fn: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(fn)  # copies __go_params__ and the other signature attributes
     def counted(*args: Any, **kwargs: Any) -> Any:
-        global _calls
-        _calls += 1
+        count_call()
         return fn(*args, **kwargs)
     return counted
 
