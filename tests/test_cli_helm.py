@@ -324,6 +324,40 @@ def test_oci_with_helms_registry_login(both, registry):
 
 # --------------------------------------------------------------------------- create, version, completion
 
+OUTPUT_CHART = {
+    "Chart.yaml": "apiVersion: v2\nname: out\nversion: 0.1.0\n",
+    "crds/crd.yaml": "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: x\n",
+    "templates/one.yaml": "apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\n",
+    "templates/two.yaml": ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n---\n"
+                           "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\n"),
+    # hooks and a resource in one file: helm appends the hooks to the file the resource began
+    "templates/hooks.yaml": ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: h\n  annotations:\n"
+                             "    helm.sh/hook: pre-install\n---\napiVersion: v1\nkind: ConfigMap\n"
+                             "metadata:\n  name: plain\n"),
+    "templates/tests/t.yaml": ("apiVersion: v1\nkind: Pod\nmetadata:\n  name: t\n  annotations:\n"
+                               "    helm.sh/hook: test\n"),
+}
+
+
+def _tree(root: Path) -> dict[str, str]:
+    return {str(p.relative_to(root)): p.read_text() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+@pytest.mark.parametrize("flags", [
+    [], ["--release-name"], ["--include-crds", "--release-name"], ["--skip-tests", "--include-crds"],
+    ["--no-hooks"], ["--show-only", "templates/one.yaml"],
+], ids=lambda f: " ".join(f) or "plain")
+def test_output_dir_as_helm(both, flags):
+    """The files, the ``wrote`` lines and the exit, twice into the same folder (a hook is
+    appended to the file an earlier run left, as helm does)."""
+    chartkit.write_chart(both.tmp / "out-chart", OUTPUT_CHART)
+    both.separate()
+    for _ in range(2):
+        both.same("template", "x", "../out-chart", "--output-dir", "o/", *flags)
+        assert _tree(both.tmp / "core" / "o") == _tree(both.tmp / "helm" / "o")
+    assert _tree(both.tmp / "helm" / "o")
+
+
 def test_created_chart_lints_and_renders_the_same(both):
     both.separate()
     code, out, _ = both.same("create", "made")      # the same message (our scaffold is our own)

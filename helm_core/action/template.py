@@ -226,26 +226,46 @@ def _is_test_hook(hook: mf.Hook) -> bool:
     return "test" in hook.events
 
 
-def output_text(result: TemplateResult, options: TemplateOptions) -> str:
-    """The text ``helm template`` prints: CRDs (if asked), resources, then hooks."""
-    parts: list[tuple[str, str]] = []
+@record(frozen=True)
+class OutputPart:
+    """One document ``helm template`` emits: where it comes from, and what it is (hooks and
+    CRDs go to ``--output-dir`` by their own rules)."""
+
+    kind: str
+    """``crd``, ``manifest`` or ``hook``."""
+    source: str
+    content: str
+
+
+def output_parts(result: TemplateResult, options: TemplateOptions) -> list[OutputPart]:
+    """What ``helm template`` emits, in its order: CRDs (if asked), resources, then hooks
+    (``--show-only`` not applied)."""
+    parts: list[OutputPart] = []
     if options.include_crds:
         for chart_path, crd in result.crds:
-            parts.append((f"{chart_path}/{crd.name}", crd.data.decode("utf-8", "replace")))
-    parts.extend((m.source, m.content) for m in result.manifests)
+            parts.append(OutputPart("crd", f"{chart_path}/{crd.name}", crd.data.decode("utf-8", "replace")))
+    parts.extend(OutputPart("manifest", m.source, m.content) for m in result.manifests)
     if not options.no_hooks:
         parts.extend(
-            (h.manifest.source, h.manifest.content)
+            OutputPart("hook", h.manifest.source, h.manifest.content)
             for h in result.hooks
             if not (options.skip_tests and _is_test_hook(h))
         )
+    return parts
+
+
+def output_text(result: TemplateResult, options: TemplateOptions) -> str:
+    """The text ``helm template`` prints: CRDs (if asked), resources, then hooks."""
+    parts = [(part.source, part.content) for part in output_parts(result, options)]
     if options.show_only:
-        parts = _filter_show_only(parts, result.chart.name, options.show_only)
+        parts = filter_show_only(parts, result.chart.name, options.show_only)
     return "".join(f"---\n# Source: {source}\n{content}\n" for source, content in parts)
 
 
-def _filter_show_only(parts: list[tuple[str, str]], chart_name: str,
-                      wanted: tuple[str, ...]) -> list[tuple[str, str]]:
+def filter_show_only(parts: list[tuple[str, str]], chart_name: str,
+                     wanted: tuple[str, ...]) -> list[tuple[str, str]]:
+    """``--show-only``: the (source, content) parts whose template path matches, pattern by
+    pattern; ``HelmError`` for a pattern that matches none."""
     kept: list[tuple[str, str]] = []
     for pattern in wanted:
         pattern = pattern.replace("\\", "/")

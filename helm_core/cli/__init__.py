@@ -114,6 +114,10 @@ def cmd_template(args: argparse.Namespace) -> int:
         ledger = purity.Ledger()
         options = _template_options(args, name, chart, ledger)
         result = template_action.run(chart, values, options, log=_lua_log)
+    if args.output_dir:
+        _print_info(result.info)
+        _write_output_dir(args, template_action.output_parts(result, options), name, chart_name=result.chart.name)
+        return 0
     text = template_action.output_text(result, options)
     if entry_key and disk is not None and ledger is not None:
         if purity.calls() == impure_calls:
@@ -127,12 +131,13 @@ def cmd_template(args: argparse.Namespace) -> int:
 
 
 def _print_template(text: str, info: list[str], args: argparse.Namespace) -> None:
+    _print_info(info)
+    _write(text)
+
+
+def _print_info(info: list[str]) -> None:
     for line in info:
         print(f"info: {line}", file=sys.stderr)
-    if args.output_dir:
-        _write_output_dir(args.output_dir, text)
-    else:
-        _write(text)
 
 
 def _check_kube_version(text: str | None) -> None:
@@ -157,23 +162,42 @@ def _write(text: str) -> None:
     buffer.flush()
 
 
-def _write_output_dir(root: str, text: str) -> None:
-    """``--output-dir``: one file per source template, documents appended in order.
+def _write_output_dir(args: argparse.Namespace, parts: list[template_action.OutputPart], release_name: str, *,
+                      chart_name: str) -> None:
+    """``--output-dir`` as helm writes it: each document appended to the file of its source, and
+    ``wrote PATH`` printed for each. CRDs go under the folder, resources and hooks under
+    FOLDER/NAME with ``--release-name``. A resource's first document in this run starts its file;
+    a hook's is appended to whatever file is there, even one from an earlier run (helm's rule).
+    Then helm prints its resource text, empty here, and applies ``--show-only`` to it: with an
+    output folder, a pattern matches nothing.
     os.path, not pathlib: pathlib imports urllib and ipaddress, start-up time of every run."""
-    top = os.path.realpath(root)
-    written: set[str] = set()
-    for block in text.split("---\n# Source: ")[1:]:
-        source, _, content = block.partition("\n")
-        target = os.path.realpath(os.path.join(root, source))
-        if not target.startswith(top.rstrip(os.sep) + os.sep):
-            raise HelmError(f"refusing to write {source} outside {root}")
-        os.makedirs(os.path.dirname(target), exist_ok=True)
-        mode = "a" if target in written else "w"
-        with open(target, mode, encoding="utf-8", errors="surrogateescape") as fh:
-            fh.write(f"---\n# Source: {source}\n{content}")
-        if target not in written:
-            print(f"wrote {target}")
-        written.add(target)
+    from helm_core.action import template as template_action
+
+    root = args.output_dir
+    release_root = os.path.normpath(os.path.join(root, release_name)) if args.release_name else root
+    started: set[str] = set()  # helm's fileWritten: sources whose file this run has started
+    folders: set[str] = set()
+    for part in parts:
+        # A chart names only the path inside the folder: it must not climb out of it.
+        relative = os.path.normpath(part.source)
+        if os.path.isabs(relative) or relative == ".." or relative.startswith(".." + os.sep):
+            raise HelmError(f"refusing to write {part.source} outside {root}")
+        target = (root if part.kind == "crd" else release_root) + os.sep + part.source
+        if part.kind == "hook":
+            append = os.path.exists(target)
+        else:
+            append = part.source in started
+            started.add(part.source)
+        folder = os.path.dirname(target)
+        if folder not in folders:
+            os.makedirs(folder, mode=0o755, exist_ok=True)
+            folders.add(folder)
+        with open(target, "a" if append else "w", encoding="utf-8", errors="surrogateescape") as fh:
+            fh.write(f"---\n# Source: {part.source}\n{part.content}\n")
+        sys.stdout.write(f"wrote {target}\n")
+    if args.show_only:
+        template_action.filter_show_only([], chart_name, tuple(args.show_only))
+    sys.stdout.write("\n")
 
 
 def cmd_lint(args: argparse.Namespace) -> int:
@@ -293,7 +317,7 @@ def _raw_chart_yaml(source: str, data: bytes | None) -> bytes:
 def _add_template(sub: Any) -> None:
     t = sub.add_parser("template", help="render chart templates locally")
     t.add_argument("args", nargs="+", metavar="[NAME] CHART")
-    t.add_argument("--release-name", help="release name when NAME is not given")
+    t.add_argument("--release-name", action="store_true", help="use release name in the output-dir path")
     add_name_flags(t)
     t.add_argument("--kube-version", help="Kubernetes version for .Capabilities (e.g. 1.30.0)")
     t.add_argument("-a", "--api-versions", action="append", default=[], help="extra API versions for .Capabilities")

@@ -35,8 +35,6 @@ def release_name_and_chart(args: argparse.Namespace, *, default: str = "") -> tu
         name, chart = positional
     elif name_template:
         name, chart = _name_from_template(name_template), positional[0]
-    elif getattr(args, "release_name", None):
-        name, chart = args.release_name, positional[0]
     elif default:  # helm template names the release before --generate-name is looked at
         name, chart = default, positional[0]
     elif generate:
