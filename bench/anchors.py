@@ -1,7 +1,8 @@
 """Our render and CLI against Go Helm's, per chart, with the goals of issue 20 counted.
 
 Usage: .venv/bin/python bench/anchors.py [--warm-only] [chart ...]   (default: every chart in ../shared/charts
-and every chart of examples/charts that helm can render: no Lua, no Jinja2 templates)
+and every chart of examples/charts that helm can render: no Lua, no Jinja2 templates; ``rsa-keygen``
+names a chart of two RSA key generations, nginx's floor: see KEYGEN_CHART)
 
 ``--warm-only``: only ``go ms`` and ``warm ms`` (no processes), each taken in ROUNDS rounds that
 alternate Go and ours per chart, so that a change of the machine's load weighs on both.
@@ -169,8 +170,31 @@ def default_charts() -> list[Path]:
     return shared + examples
 
 
+#: A chart made for the run (``rsa-keygen`` on the command line) that only makes what nginx's
+#: default TLS Secret makes: a CA and a certificate it signs, two RSA-2048 key generations.
+#: Both sides spend nearly all of it generating primes (OpenSSL's for us, Go's crypto/rsa for
+#: helm), whose time varies with luck: its ratio is the floor of nginx's.
+KEYGEN_CHART = {
+    "Chart.yaml": "apiVersion: v2\nname: rsa-keygen\nversion: 0.1.0\n",
+    "templates/tls.yaml": ('{{- $ca := genCA "x-ca" 365 }}\n{{- $cert := genSignedCert "x" nil (list "x") 365 $ca }}\n'
+                           "apiVersion: v1\nkind: Secret\nmetadata:\n  name: x\ndata:\n"
+                           "  tls.crt: {{ $cert.Cert | b64enc }}\n"),
+}
+
+
+def _keygen_chart() -> Path:
+    folder = Path(tempfile.mkdtemp(prefix="bench-anchors-")) / "rsa-keygen"
+    for name, text in KEYGEN_CHART.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text(text)
+    return folder
+
+
 def _named(name: str) -> Path:
-    """A chart named on the command line: a path, a shared chart or an example chart."""
+    """A chart named on the command line: a path, a shared chart, an example chart, or
+    ``rsa-keygen`` (:data:`KEYGEN_CHART`)."""
+    if name == "rsa-keygen" and not Path(name).exists():
+        return _keygen_chart()
     for candidate in (Path(name), CHARTS_DIR / name, EXAMPLES_DIR / name):
         if (candidate / "Chart.yaml").is_file():
             return candidate
