@@ -504,6 +504,41 @@ def test_lint_as_helm(both, case):
     both.same("lint", str(chart), "--strict")
 
 
+def _objects(*types: str) -> str:
+    """One object per ``apiVersion kind`` (named after its position), as one YAML stream."""
+    return "---\n".join(f"apiVersion: {t.split()[0]}\nkind: {t.split()[1]}\nmetadata:\n  name: o{i}\n"
+                         for i, t in enumerate(types))
+
+
+#: Deprecated, removed and current API types (and unknown or malformed ones, never deprecated),
+#: each judged at helm's default Kubernetes release and at ``--kube-version``s around their
+#: deprecation releases.
+DEPRECATED_APIS = {
+    "Chart.yaml": _V2, "values.yaml": "a: 1\n",
+    "templates/workloads.yaml": _objects(
+        "extensions/v1beta1 Ingress", "extensions/v1beta1 IngressList", "networking.k8s.io/v1 Ingress",
+        "batch/v1beta1 CronJob", "batch/v1 CronJob", "policy/v1beta1 PodSecurityPolicy",
+        "policy/v1beta1 PodDisruptionBudget", "autoscaling/v2beta2 HorizontalPodAutoscaler",
+        "autoscaling/v2 HorizontalPodAutoscaler", "v1 Endpoints", "v1 ComponentStatus", "v1 ConfigMap"),
+    "templates/cluster.yaml": _objects(
+        "flowcontrol.apiserver.k8s.io/v1beta1 FlowSchema", "flowcontrol.apiserver.k8s.io/v1beta2 FlowSchema",
+        "flowcontrol.apiserver.k8s.io/v1beta3 PriorityLevelConfiguration",
+        "admissionregistration.k8s.io/v1beta1 MutatingAdmissionPolicy",
+        "certificates.k8s.io/v1beta1 ClusterTrustBundle", "example.com/v1beta1 Widget",
+        "extensions/v1beta1 ingress", "/extensions/v1beta1 Ingress", "extensions/v1beta1/x Ingress"),
+    "templates/named.yaml": "apiVersion: batch/v1beta1\nkind: CronJob\nmetadata:\n  name: Bad_Name\n",
+}
+
+
+@pytest.mark.parametrize("kube_version", [None, "1.13", "1.14", "v1.21.0", "1.25", "1.29.3", "1.33",
+                                          "1.36", "0.0.0", "2.0", "v1.19.0-rc.1", "1.18+"])
+def test_lint_deprecated_apis_as_helm(both, kube_version):
+    chart = chartkit.write_chart(both.tmp / "c", DEPRECATED_APIS)
+    given = ("--kube-version", kube_version) if kube_version else ()
+    both.same("lint", str(chart), *given)
+    both.same("lint", str(chart), "--strict", *given)
+
+
 def test_lint_many_and_archives_as_helm(both):
     good = chartkit.write_chart(both.tmp / "good", LINT_CASES["clean"])
     bad = chartkit.write_chart(both.tmp / "bad", {**LINT_CASES["render-error"],

@@ -204,16 +204,20 @@ def cmd_lint(args: argparse.Namespace) -> int:
     """helm's lint report (:mod:`helm_core.cli.lint`)."""
     from helm_core.chart import prepare
     from helm_core.cli import lint as lint_mod
+    from helm_core.engine import capabilities as caps_mod
 
     _check_kube_version(args.kube_version)
     values = _values(args)
     paths = args.charts or ["."]
+    # Without --kube-version helm judges deprecations at the Kubernetes release its client-go
+    # is (lint rules' k8sVersionMajor/Minor, set by the same ldflags as the default capabilities).
+    kube = caps_mod.KubeVersion.parse(args.kube_version or caps_mod.DEFAULT_KUBE_VERSION)
+    kube_version = (int(kube.Major), int(kube.Minor))
 
     def render(chart: Any) -> Any:
         """helm's lint render: dependencies processed (silently given up on failure), values
         coalesced and checked, every template rendered in lint mode (``required``/``fail``
         do not stop it). Chart Lua is not run."""
-        from helm_core.engine import capabilities as caps_mod
         from helm_core.engine import render as render_mod
         from helm_core.errors import DependencyError
 
@@ -232,7 +236,7 @@ def cmd_lint(args: argparse.Namespace) -> int:
     failed = noisy = 0
     report: list[str] = []
     for chart_path in paths:
-        messages, chart_failed, guard = lint_mod.lint(chart_path, render, strict=args.strict)
+        messages, chart_failed, guard = lint_mod.lint(chart_path, render, kube_version=kube_version, strict=args.strict)
         failed += chart_failed
         noisy += chart_failed or any(m.severity != lint_mod.INFO for m in messages)
         if args.quiet and not any(m.severity != lint_mod.INFO for m in messages) and not chart_failed:

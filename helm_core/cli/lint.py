@@ -7,8 +7,9 @@ Rules, in helm's order, each message ``[SEVERITY] path: text`` as helm prints it
 - values.yaml: present (INFO when not), values valid against the schema.
 - templates/: the chart loads and renders (release ``test-release``); per template: an allowed
   extension, no ``crd-install`` hook (WARNING), no ``.Release.Time``; per rendered YAML file:
-  no indented first line (WARNING), parsable documents, object names as Kubernetes wants
-  them (WARNING).
+  no indented first line (WARNING), parsable documents; per object: a name as Kubernetes
+  wants it (WARNING), an API type not deprecated at ``--kube-version`` or helm's default
+  (WARNING, :mod:`helm_core.cli.deprecations`).
 - dependencies: every declared dependency present in charts/, every chart in charts/ declared.
 A chart fails when it has an ERROR; the summary is helm's (``Error: N chart(s) linted, M
 chart(s) failed`` when any failed).
@@ -173,7 +174,9 @@ def _name_problem(kind: str, name: str) -> str | None:
     return None
 
 
-def _templates(linter: _Linter, chart_dir: Path | None, files: dict[str, bytes], render: Callable[[], Any]) -> None:
+def _templates(linter: _Linter, chart_dir: Path | None, files: dict[str, bytes], render: Callable[[], Any],
+               kube_version: tuple[int, int]) -> None:
+    from helm_core.cli import deprecations
     from helm_core.golib import goyaml
 
     if chart_dir is not None and (chart_dir / "templates").exists() and not (chart_dir / "templates").is_dir():
@@ -219,6 +222,8 @@ def _templates(linter: _Linter, chart_dir: Path | None, files: dict[str, bytes],
             problem = _name_problem(str(doc.get("kind") or ""), name)
             linter.rule(WARNING, path, f'object name does not conform to Kubernetes naming requirements: "{name}": '
                                        f'metadata.name: Invalid value: "{name}": {problem}' if problem else None)
+            api_version, kind = (str(doc.get(key) or "") for key in ("apiVersion", "kind"))
+            linter.rule(WARNING, path, deprecations.warning(api_version, kind, kube_version))
 
 
 def _dependencies(linter: _Linter, chart_dir: str, load: Callable[[], Any]) -> None:
@@ -244,10 +249,12 @@ def _dependencies(linter: _Linter, chart_dir: str, load: Callable[[], Any]) -> N
                 f"chart directory is missing these dependencies: {','.join(missing)}" if missing else None)
 
 
-def lint(path: str, render: Callable[[Any], Any], *, strict: bool = False) -> tuple[list[Message], bool, str]:
+def lint(path: str, render: Callable[[Any], Any], *, kube_version: tuple[int, int],
+         strict: bool = False) -> tuple[list[Message], bool, str]:
     """Lint the chart at ``path``: (messages, failed, a guard error helm prints as ``Error ...``).
 
-    ``render(chart)`` renders a loaded chart as ``template`` would (values, namespace, Lua)."""
+    ``render(chart)`` renders a loaded chart as ``template`` would (values, namespace, Lua);
+    ``kube_version`` (major, minor) is the release deprecated APIs are judged at."""
     from helm_core.chart import archive, loader
 
     p = Path(path)
@@ -279,6 +286,6 @@ def lint(path: str, render: Callable[[Any], Any], *, strict: bool = False) -> tu
         loaded.append(chart)
         return render(chart)
 
-    _templates(linter, chart_dir, files, load_and_render)
+    _templates(linter, chart_dir, files, load_and_render, kube_version)
     _dependencies(linter, os.path.abspath(path), lambda: loaded[0] if loaded else loader.load(path))
     return linter.messages, linter.failed(strict), ""
