@@ -469,6 +469,14 @@ def test_show_on_real_charts_as_helm(both, what):
 
 _CM = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\n"
 _V2 = "apiVersion: v2\nname: c\nversion: 0.1.0\nicon: https://example.com/i.png\n"
+
+
+def _objects(*types: str) -> str:
+    """One object per ``apiVersion kind`` (named after its position), as one YAML stream."""
+    return "---\n".join(f"apiVersion: {t.split()[0]}\nkind: {t.split()[1]}\nmetadata:\n  name: o{i}\n"
+                         for i, t in enumerate(types))
+
+
 LINT_CASES = {
     "clean": {"Chart.yaml": _V2, "values.yaml": "a: 1\n", "templates/cm.yaml": _CM},
     "no-icon-no-values": {"Chart.yaml": "apiVersion: v2\nname: c\nversion: 0.1.0\n", "templates/cm.yaml": _CM},
@@ -493,6 +501,19 @@ LINT_CASES = {
     "render-error": {"Chart.yaml": _V2, "templates/x.yaml": "{{ fail \"boom\" }}"},
     "missing-dependency": {"Chart.yaml": _V2 + "dependencies:\n- name: sub\n  version: 1.0.0\n", "templates/cm.yaml": _CM},
     "no-chart-yaml": {"templates/cm.yaml": _CM},
+    # Rendered files are decoded document by document into helm's K8sYamlStruct: the objects
+    # before a document that fails are linted, field names match case-insensitively (the last
+    # in sorted order wins), numbers and booleans become text, empty documents are skipped.
+    "documents-one-by-one": {"Chart.yaml": _V2, "templates/a.yaml": (
+        "---\n# only a comment\n--- # a comment\n\n---\nKind: CronJob\nApiVersion: batch/v1beta1\nmetadata:\n"
+        "  NAME: 123456789\n---\nKIND: CronJob\napiVersion: batch/v1beta1\nkind: Ingress\nmetadata: {name: 1e3}\n"
+        "---\napiVersion: v1\nkind: Service\nmetadata:\n  name: 1e3\n---\n{}\n"),
+        "templates/b.yaml": "apiVersion: batch/v1beta1\nkind: CronJob\nmetadata:\n  name: b\n---\na: [\n"},
+    "document-not-an-object": {"Chart.yaml": _V2, "templates/a.yaml": _objects("batch/v1beta1 CronJob") + "---\n- 1\n"},
+    "document-separator-with-text": {"Chart.yaml": _V2,
+                                     "templates/a.yaml": _objects("batch/v1beta1 CronJob") + "--- x\nb: 1\n"},
+    "document-field-type": {"Chart.yaml": _V2, "templates/a.yaml": _objects("batch/v1beta1 CronJob") +
+                            "---\nkind: Service\nmetadata:\n  name: a\n  namespace: [x]\n"},
 }
 
 
@@ -502,12 +523,6 @@ def test_lint_as_helm(both, case):
     both.same("lint", str(chart))
     both.same("lint", str(chart), "--quiet")
     both.same("lint", str(chart), "--strict")
-
-
-def _objects(*types: str) -> str:
-    """One object per ``apiVersion kind`` (named after its position), as one YAML stream."""
-    return "---\n".join(f"apiVersion: {t.split()[0]}\nkind: {t.split()[1]}\nmetadata:\n  name: o{i}\n"
-                         for i, t in enumerate(types))
 
 
 #: Deprecated, removed and current API types (and unknown or malformed ones, never deprecated),

@@ -7,9 +7,10 @@ Rules, in helm's order, each message ``[SEVERITY] path: text`` as helm prints it
 - values.yaml: present (INFO when not), values valid against the schema.
 - templates/: the chart loads and renders (release ``test-release``); per template: an allowed
   extension, no ``crd-install`` hook (WARNING), no ``.Release.Time``; per rendered YAML file:
-  no indented first line (WARNING), parsable documents; per object: a name as Kubernetes
-  wants it (WARNING), an API type not deprecated at ``--kube-version`` or helm's default
-  (WARNING, :mod:`helm_core.cli.deprecations`).
+  no indented first line (WARNING); then document by document (``---`` lines, each decoded
+  into helm's ``K8sYamlStruct``; the first that fails is an ERROR and ends the lint of the
+  templates), per object: a name as Kubernetes wants it (WARNING), an API type not deprecated
+  at ``--kube-version`` or helm's default release (WARNING, :mod:`helm_core.cli.deprecations`).
 - dependencies: every declared dependency present in charts/, every chart in charts/ declared.
 A chart fails when it has an ERROR; the summary is helm's (``Error: N chart(s) linted, M
 chart(s) failed`` when any failed).
@@ -18,10 +19,11 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from helm_core.chart import gostruct
 from helm_core.errors import HelmError
 from helm_core.support.records import record
 
@@ -177,7 +179,6 @@ def _name_problem(kind: str, name: str) -> str | None:
 def _templates(linter: _Linter, chart_dir: Path | None, files: dict[str, bytes], render: Callable[[], Any],
                kube_version: tuple[int, int]) -> None:
     from helm_core.cli import deprecations
-    from helm_core.golib import goyaml
 
     if chart_dir is not None and (chart_dir / "templates").exists() and not (chart_dir / "templates").is_dir():
         linter.rule(WARNING, "templates/", "not a directory")
@@ -210,20 +211,54 @@ def _templates(linter: _Linter, chart_dir: Path | None, files: dict[str, bytes],
         first = next((line for line in content.splitlines() if line.strip()), "")
         linter.rule(WARNING, path, f'document starts with an illegal indent: "{first}", which may cause parsing '
                                    "problems" if first.startswith((" ", "\t")) else None)
-        try:
-            documents = [d for d in goyaml.decode_all(content) if isinstance(d, dict)]
-        except ValueError as exc:
-            linter.rule(ERROR, path, f"unable to parse YAML: {exc}")
-            return
-        for doc in documents:
-            raw_meta = doc.get("metadata")
-            meta: dict[str, Any] = raw_meta if isinstance(raw_meta, dict) else {}
-            name = str(meta.get("name") or "")
-            problem = _name_problem(str(doc.get("kind") or ""), name)
+        for obj in _objects(content):
+            if isinstance(obj, str):  # helm lints no further once a document does not decode
+                linter.rule(ERROR, path, f"unable to parse YAML: {obj}")
+                return
+            if obj is None:
+                continue
+            metadata = obj.get("Metadata", {})
+            name = metadata.get("Name", "")
+            problem = _name_problem(obj.get("Kind", ""), name)
             linter.rule(WARNING, path, f'object name does not conform to Kubernetes naming requirements: "{name}": '
                                        f'metadata.name: Invalid value: "{name}": {problem}' if problem else None)
-            api_version, kind = (str(doc.get(key) or "") for key in ("apiVersion", "kind"))
-            linter.rule(WARNING, path, deprecations.warning(api_version, kind, kube_version))
+            linter.rule(WARNING, path, deprecations.warning(obj.get("apiVersion", ""), obj.get("Kind", ""),
+                                                            kube_version))
+
+
+#: helm's ``rules.K8sYamlStruct``: the fields lint reads of every rendered document.
+_K8S_YAML_STRUCT = gostruct.GoStruct("rules.K8sYamlStruct", {
+    "apiVersion": gostruct.STRING, "Kind": gostruct.STRING,
+    "Metadata": gostruct.GoStruct("rules.k8sYamlMetadata", {"Namespace": gostruct.STRING, "Name": gostruct.STRING}),
+})
+
+
+def _objects(content: str) -> Iterator[dict[str, Any] | str | None]:
+    """The documents of a rendered file as helm's lint decodes them one by one (k8s's
+    ``YAMLOrJSONDecoder``, each into ``K8sYamlStruct``): the struct's fields by name, None for an
+    empty document, and Go's error text for the first one that fails, which ends the stream.
+    A stream starting with ``{`` (which Go first tries as JSON) is read as YAML too: the same
+    objects, only a malformed one's message may differ."""
+    from helm_core.golib import goyaml, yamlreader
+
+    documents = yamlreader.documents(content)
+    while True:
+        try:
+            document = next(documents, None)
+            if document is None:
+                return
+            doc = goyaml.decode_uncached(document, json_step=False)
+            obj = None if doc is None else gostruct.unmarshal(doc, _K8S_YAML_STRUCT)
+        except gostruct.MarshalError as exc:
+            yield f"error converting YAML to JSON: {exc}"
+            return
+        except gostruct.UnmarshalError as exc:
+            yield f"error unmarshaling JSON: while decoding JSON: {exc}"
+            return
+        except ValueError as exc:  # YAML syntax (Go's message) or a separator line with text after it
+            yield str(exc)
+            return
+        yield obj
 
 
 def _dependencies(linter: _Linter, chart_dir: str, load: Callable[[], Any]) -> None:
