@@ -512,6 +512,17 @@ LINT_CASES = {
     "document-not-an-object": {"Chart.yaml": _V2, "templates/a.yaml": _objects("batch/v1beta1 CronJob") + "---\n- 1\n"},
     "document-separator-with-text": {"Chart.yaml": _V2,
                                      "templates/a.yaml": _objects("batch/v1beta1 CronJob") + "--- x\nb: 1\n"},
+    # Workloads need a selector (the words anywhere in the file will do); Lists' items may not
+    # carry helm's resource policy (read from the file's first document, whichever is the List).
+    "selectors": {"Chart.yaml": _V2, "templates/a.yaml": _objects("apps/v1 Deployment", "apps/v1 ReplicaSet"),
+                  "templates/b.yaml": _objects("apps/v1 StatefulSet") + "# matchLabels\n",
+                  "templates/c.yaml": 'apiVersion: apps/v1\nkind: DaemonSet\nmetadata:\n  name: "d\\u00e9\\"x"\n'},
+    "list-annotations": {"Chart.yaml": _V2, "templates/a.yaml": (
+        "apiVersion: v1\nkind: List\nitems:\n- null\n- metadata:\n    Annotations:\n      helm.sh/resource-policy: 5\n"),
+        "templates/b.yaml": "a: 1\n---\napiVersion: v1\nkind: List\nitems:\n- metadata:\n    annotations:\n"
+                            "      helm.sh/resource-policy: keep\n"},
+    "list-items-mistyped": {"Chart.yaml": _V2, "templates/a.yaml": "apiVersion: v1\nkind: List\nitems:\n- metadata: 1\n"
+                            "---\n" + _objects("apps/v1 Deployment")},
     "document-field-type": {"Chart.yaml": _V2, "templates/a.yaml": _objects("batch/v1beta1 CronJob") +
                             "---\nkind: Service\nmetadata:\n  name: a\n  namespace: [x]\n"},
 }

@@ -102,10 +102,8 @@ def _decode(doc: Any, source: str, target: gostruct.GoStruct) -> dict[str, Any]:
     """The file's fields (``doc``, as read) as Helm's Go struct holds them, or Helm's error line."""
     try:
         return gostruct.unmarshal(doc, target)
-    except gostruct.MarshalError as exc:
-        raise ChartFileError(f"{_load_prefix(source)}error converting YAML to JSON: {exc}") from None
-    except gostruct.UnmarshalError as exc:
-        raise ChartFileError(f"{_load_prefix(source)}error unmarshaling JSON: while decoding JSON: {exc}") from None
+    except (gostruct.MarshalError, gostruct.UnmarshalError) as exc:
+        raise ChartFileError(f"{_load_prefix(source)}{gostruct.error_text(exc)}") from None
 
 
 #: Go's unicode.IsSpace beyond ASCII (Python's isspace also counts U+001C..U+001F).

@@ -37,8 +37,9 @@ class GoStruct:
 
     @property
     def short_name(self) -> str:
-        """The name encoding/json puts before the field path (``Metadata``)."""
-        return self.type_name.rsplit(".", 1)[-1]
+        """The name encoding/json puts before the field path (``Metadata``; empty for an
+        anonymous ``struct { ... }``)."""
+        return "" if self.type_name.startswith("struct {") else self.type_name.rsplit(".", 1)[-1]
 
 
 @record(frozen=True)
@@ -48,7 +49,14 @@ class PointerList:
     item: GoStruct
 
 
-FieldType: TypeAlias = "Union[str, GoStruct, PointerList]"
+@record(frozen=True)
+class StructList:
+    """``[]T`` of a struct: a null item is T's zero value (an empty dict here)."""
+
+    item: GoStruct
+
+
+FieldType: TypeAlias = "Union[str, GoStruct, PointerList, StructList]"
 
 MAINTAINER = GoStruct("chart.Maintainer", {"name": STRING, "email": STRING, "url": STRING})
 DEPENDENCY = GoStruct("chart.Dependency", {
@@ -89,6 +97,13 @@ def unmarshal(doc: Any, target: GoStruct) -> dict[str, Any]:
     return _struct(doc, target, [])
 
 
+def error_text(exc: MarshalError | UnmarshalError) -> str:
+    """sigs.k8s.io/yaml's text for a failed unmarshal: the step that failed, then Go's message."""
+    if isinstance(exc, MarshalError):
+        return f"error converting YAML to JSON: {exc}"
+    return f"error unmarshaling JSON: while decoding JSON: {exc}"
+
+
 def _check_marshalable(value: Any, kind: FieldType | None) -> None:
     """sigs.k8s.io/yaml turns only numbers bound for a string into text; json.Marshal then
     refuses any NaN or infinity left."""
@@ -102,7 +117,7 @@ def _check_marshalable(value: Any, kind: FieldType | None) -> None:
             else:
                 _check_marshalable(item, STRING if kind == STRING_MAP else None)
     elif isinstance(value, list):
-        item_kind = STRING if kind == STRINGS else kind.item if isinstance(kind, PointerList) else None
+        item_kind = STRING if kind == STRINGS else kind.item if isinstance(kind, (PointerList, StructList)) else None
         for item in value:
             _check_marshalable(item, item_kind)
 
@@ -158,14 +173,15 @@ def _convert(value: Any, kind: FieldType, owner: GoStruct, path: list[str]) -> A
         if not isinstance(value, dict):
             raise _type_error(value, owner, path, kind.type_name)
         return _struct(value, kind, path)
-    if isinstance(kind, PointerList):
+    if isinstance(kind, (PointerList, StructList)):
+        pointers = isinstance(kind, PointerList)
         if not isinstance(value, list):
-            raise _type_error(value, owner, path, "[]*" + kind.item.type_name)
+            raise _type_error(value, owner, path, ("[]*" if pointers else "[]") + kind.item.type_name)
         items: list[Any] = []
         for item in value:
             if item is not None and not isinstance(item, dict):
                 raise _type_error(item, owner, path, kind.item.type_name)
-            items.append(None if item is None else _struct(item, kind.item, path))
+            items.append(_struct(item, kind.item, path) if item is not None else None if pointers else {})
         return items
     raise AssertionError(f"unknown field type {kind!r}")  # pragma: no cover - schemas are ours
 

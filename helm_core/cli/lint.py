@@ -10,7 +10,9 @@ Rules, in helm's order, each message ``[SEVERITY] path: text`` as helm prints it
   no indented first line (WARNING); then document by document (``---`` lines, each decoded
   into helm's ``K8sYamlStruct``; the first that fails is an ERROR and ends the lint of the
   templates), per object: a name as Kubernetes wants it (WARNING), an API type not deprecated
-  at ``--kube-version`` or helm's default release (WARNING, :mod:`helm_core.cli.deprecations`).
+  at ``--kube-version`` or helm's default release (WARNING, :mod:`helm_core.cli.deprecations`),
+  a selector for workloads (``matchLabels``/``matchExpressions`` somewhere in the file), no
+  ``helm.sh/resource-policy`` on a List's items.
 - dependencies: every declared dependency present in charts/, every chart in charts/ declared.
 A chart fails when it has an ERROR; the summary is helm's (``Error: N chart(s) linted, M
 chart(s) failed`` when any failed).
@@ -25,6 +27,7 @@ from typing import Any
 
 from helm_core.chart import gostruct
 from helm_core.errors import HelmError
+from helm_core.golib import gostrconv
 from helm_core.support.records import record
 
 INFO, WARNING, ERROR = "INFO", "WARNING", "ERROR"
@@ -217,13 +220,39 @@ def _templates(linter: _Linter, chart_dir: Path | None, files: dict[str, bytes],
                 return
             if obj is None:
                 continue
-            metadata = obj.get("Metadata", {})
-            name = metadata.get("Name", "")
-            problem = _name_problem(obj.get("Kind", ""), name)
-            linter.rule(WARNING, path, f'object name does not conform to Kubernetes naming requirements: "{name}": '
-                                       f'metadata.name: Invalid value: "{name}": {problem}' if problem else None)
-            linter.rule(WARNING, path, deprecations.warning(obj.get("apiVersion", ""), obj.get("Kind", ""),
-                                                            kube_version))
+            kind, name = obj.get("Kind", ""), obj.get("Metadata", {}).get("Name", "")
+            problem = _name_problem(kind, name)
+            quoted = gostrconv.quote(name)  # Go's %q
+            linter.rule(WARNING, path, f"object name does not conform to Kubernetes naming requirements: {quoted}: "
+                                       f"metadata.name: Invalid value: {quoted}: {problem}" if problem else None)
+            linter.rule(WARNING, path, deprecations.warning(obj.get("apiVersion", ""), kind, kube_version))
+            # helm looks for the selector's words anywhere in the file, not in this object
+            linter.rule(ERROR, path, f"a {kind} must contain matchLabels or matchExpressions, and {quoted} does not"
+                        if kind in _SELECTOR_KINDS and not ("matchLabels" in content or "matchExpressions" in content)
+                        else None)
+            if kind == "List":
+                linter.rule(ERROR, path, _list_annotations_problem(content))
+
+
+#: Kinds helm's ``validateMatchSelector`` wants a selector of.
+_SELECTOR_KINDS = ("Deployment", "ReplicaSet", "DaemonSet", "StatefulSet")
+#: The struct helm's ``validateListAnnotations`` decodes a List's file into (anonymous in Go).
+_LIST_ITEMS = gostruct.GoStruct("struct { Items []struct { Metadata struct { Annotations map[string]string } } }", {
+    "Items": gostruct.StructList(gostruct.GoStruct("struct { Metadata struct { Annotations map[string]string } }", {
+        "Metadata": gostruct.GoStruct("struct { Annotations map[string]string }",
+                                      {"Annotations": gostruct.STRING_MAP})}))})
+
+
+def _list_annotations_problem(content: str) -> str | None:
+    """helm's ``validateListAnnotations``: the file's first document (whichever document the
+    List is) read as a list of items, none of which may carry helm's resource policy."""
+    try:
+        items = (_unmarshal(content, _LIST_ITEMS) or {}).get("Items") or []
+    except ValueError as exc:
+        return f"unable to parse YAML: {exc}"
+    if any("helm.sh/resource-policy" in item.get("Metadata", {}).get("Annotations", {}) for item in items):
+        return "Annotation 'helm.sh/resource-policy' within List objects are ignored"
+    return None
 
 
 #: helm's ``rules.K8sYamlStruct``: the fields lint reads of every rendered document.
@@ -239,7 +268,7 @@ def _objects(content: str) -> Iterator[dict[str, Any] | str | None]:
     empty document, and Go's error text for the first one that fails, which ends the stream.
     A stream starting with ``{`` (which Go first tries as JSON) is read as YAML too: the same
     objects, only a malformed one's message may differ."""
-    from helm_core.golib import goyaml, yamlreader
+    from helm_core.golib import yamlreader
 
     documents = yamlreader.documents(content)
     while True:
@@ -247,18 +276,25 @@ def _objects(content: str) -> Iterator[dict[str, Any] | str | None]:
             document = next(documents, None)
             if document is None:
                 return
-            doc = goyaml.decode_uncached(document, json_step=False)
-            obj = None if doc is None else gostruct.unmarshal(doc, _K8S_YAML_STRUCT)
-        except gostruct.MarshalError as exc:
-            yield f"error converting YAML to JSON: {exc}"
-            return
-        except gostruct.UnmarshalError as exc:
-            yield f"error unmarshaling JSON: while decoding JSON: {exc}"
-            return
-        except ValueError as exc:  # YAML syntax (Go's message) or a separator line with text after it
+            obj = _unmarshal(document, _K8S_YAML_STRUCT)
+        except ValueError as exc:  # YAML syntax, a separator line with text after it, a mistyped field
             yield str(exc)
             return
         yield obj
+
+
+def _unmarshal(text: str, target: gostruct.GoStruct) -> dict[str, Any] | None:
+    """``sigs.k8s.io/yaml.Unmarshal`` of ``text``'s first document into ``target``: its fields by
+    name, None for a null document; :class:`ValueError` with Go's message."""
+    from helm_core.golib import goyaml
+
+    doc = goyaml.decode_uncached(text, json_step=False)
+    if doc is None:
+        return None
+    try:
+        return gostruct.unmarshal(doc, target)
+    except (gostruct.MarshalError, gostruct.UnmarshalError) as exc:
+        raise ValueError(gostruct.error_text(exc)) from None
 
 
 def _dependencies(linter: _Linter, chart_dir: str, load: Callable[[], Any]) -> None:
