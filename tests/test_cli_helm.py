@@ -565,6 +565,16 @@ def test_lint_deprecated_apis_as_helm(both, kube_version):
     both.same("lint", str(chart), "--strict", *given)
 
 
+@pytest.mark.parametrize("kube_version", [None, "1.16"])
+def test_lint_on_real_charts_as_helm(both, kube_version):
+    charts = _shared_charts()
+    if not charts:
+        pytest.skip("no shared charts (../shared/charts or $HELM_CONTROLLER_SHARED_CHARTS)")
+    given = ("--kube-version", kube_version) if kube_version else ()
+    for chart in charts:
+        both.same("lint", str(chart), *given)
+
+
 def test_lint_many_and_archives_as_helm(both):
     good = chartkit.write_chart(both.tmp / "good", LINT_CASES["clean"])
     bad = chartkit.write_chart(both.tmp / "bad", {**LINT_CASES["render-error"],
