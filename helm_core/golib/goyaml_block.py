@@ -346,7 +346,9 @@ class _Reader:
         """The value after a key's ':' (``pos``) in the mapping at ``col``."""
         start = _skip_spaces(line, pos)
         if start < len(line) and line[start] != "#":
-            return self.entry_value(line, start, col, depth, True)
+            if line[start] in "*&":
+                return self.alias_or_anchored(line, start, col, depth, True)
+            return self.inline(line, start, col)
         self.next_row()
         return self.below(col, depth, True)
 
@@ -361,18 +363,15 @@ class _Reader:
             return self.sequence(self.line(), col, depth + 1)  # a sequence at its key's column
         return _Scalar(TAG_PLAIN, "")
 
-    def entry_value(self, line: str, pos: int, col: int, depth: int, after_key: bool) -> Any:
-        """The value at ``pos``, on the line of its key or '-' in the collection at ``col``:
-        an alias, an anchored value, or an inline one."""
-        first = line[pos]
-        if first == "*":
-            node, end = self.alias(line, pos)
-            _check_line_ends(line, end)
-            self.next_row()
-            return node
-        if first == "&":
+    def alias_or_anchored(self, line: str, pos: int, col: int, depth: int, after_key: bool) -> Any:
+        """The value at ``pos`` (a '*' or '&'), on the line of its key or '-' in the collection
+        at ``col``: an alias, or an anchored value."""
+        if line[pos] == "&":
             return self.anchored(line, pos, col, depth, after_key)
-        return self.inline(line, pos, col)
+        node, end = self.alias(line, pos)
+        _check_line_ends(line, end)
+        self.next_row()
+        return node
 
     def anchored(self, line: str, pos: int, col: int, depth: int, after_key: bool) -> Any:
         """The value whose anchor ('&name') is at ``pos``: inline after it (no second property:
@@ -422,8 +421,10 @@ class _Reader:
                 items.append(self.sequence(line, start, depth + 1))
             elif self.key(line, start) is not None:
                 items.append(self.mapping(line, start, depth + 1))
+            elif line[start] in "*&":
+                items.append(self.alias_or_anchored(line, start, col, depth, False))
             else:
-                items.append(self.entry_value(line, start, col, depth, False))
+                items.append(self.inline(line, start, col))
             indent = self.indent
             if indent != col:
                 if indent > col:
