@@ -471,10 +471,13 @@ def test_generated_block_scalars_are_read_exactly_or_declined():
 
 
 def test_a_cli_render_with_a_random_secret_does_not_import_pyyaml(tmp_path):
-    """The hello example plus a Secret with a random password: the first run (empty cache)
-    and the second (one document new) decode every YAML text without PyYAML."""
+    """The hello example plus a Secret with a random password and values with an anchor and
+    an alias: the first run (empty cache) and the second (one document new) decode every YAML
+    text without PyYAML."""
     chart = tmp_path / "hello"
     subprocess.run(["cp", "-r", str(ROOT / "examples" / "charts" / "hello"), str(chart)], check=True)
+    with (chart / "values.yaml").open("a") as values:
+        values.write("\nportName: &portName http\nports:\n  - name: *portName\n")
     (chart / "templates" / "secret.yaml").write_text(
         "apiVersion: v1\nkind: Secret\nmetadata:\n  name: {{ .Release.Name }}-pw\n"
         "data:\n  password: {{ randAlphaNum 16 | b64enc | quote }}\n")
