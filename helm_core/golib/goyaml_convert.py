@@ -216,15 +216,22 @@ class _Builder:
 
     def merge(self, node: Node, out: dict[str, Any]) -> None:
         if node.id == MAPPING:
-            self.mapping(node, out)
+            self.merged(node, out)
             return
         if node.id == SEQUENCE:
             for child in reversed(node.value):
                 if child.id != MAPPING:
                     raise ValueError("yaml: map merge requires map or sequence of maps as the value")
-                self.mapping(child, out)
+                self.merged(child, out)
             return
         raise ValueError("yaml: map merge requires map or sequence of maps as the value")
+
+    def merged(self, node: Node, out: dict[str, Any]) -> None:
+        """The pairs of a merged mapping into ``out``; a mapping merged into itself (``<<: *x``
+        inside ``x``) is yaml.v2's "contains itself", not an endless merge."""
+        if self.anchors and id(node) in self.building:
+            raise SelfReference()
+        self.mapping(node, out)
 
 
 def _is_merge(node: Node) -> bool:
