@@ -84,6 +84,16 @@ def test_decode_all_returns_every_document():
     assert goyaml.decode_all("a: 1\n---\n- 2\n") == [{"a": 1.0}, [2.0]]
 
 
+def test_an_anchor_defined_again_names_the_later_node_in_every_document():
+    """yaml.v2 keeps the latest definition (PyYAML's composer refuses it): the documents before,
+    the one with it and those after read alike; anchors stay in their document."""
+    text = "a: &x 1\nb: *x\n---\nb: &x 1\nc: &x 2\nd: *x\n---\ne: &x 3\nf: *x\n"
+    assert goyaml.decode_all(text) == [{"a": 1.0, "b": 1.0}, {"b": 1.0, "c": 2.0, "d": 2.0}, {"e": 3.0, "f": 3.0}]
+    assert goyaml.decode(text.split("---\n", 1)[1]) == {"b": 1.0, "c": 2.0, "d": 2.0}
+    with pytest.raises(ValueError, match="^error converting YAML to JSON: yaml: unknown anchor 'x' referenced$"):
+        goyaml.decode_all("a: &x 1\nb: &x 2\n---\nc: *x\n")
+
+
 @pytest.mark.parametrize(
     ("value", "expected"),
     [
@@ -236,8 +246,11 @@ TRICKY_YAML = [
     "\ufeffa: 1", "a: '\ufeff'", "a:\n  b:\n    c:\n      d: [1, {e: [f, {g: h}]}]", "a: [a, b,]", "a: {a: 1,}",
     "a: 0o8", "a: 0x", "a: +", "a: -", "a: .", "a: ..", "a: 1.2.3", "a: 1e", "a: e3", "a: +.inf", "a: -0", "a: +0.0",
     "a: 0.0000001", "a: 1e21", "a: 100000000000000000000", "a: 1.0e+21", "a: 3.", "a: 1_0.5", "a: 0_1", "a: 0b", "a: 0b2",
-    # anchors merged into themselves
-    "a: &x\n  b: 1\n  <<: *x", "a: &x\n  b: 1\n  c:\n    <<: [*x]",
+    # anchors merged into themselves, anchors defined again (an alias names the latest before it)
+    "a: &x\n  b: 1\n  <<: *x", "a: &x\n  b: 1\n  c:\n    <<: [*x]", "a: &x 1\nb: &x 2\nc: *x",
+    "a: &x\n  b: &x 1\n  c: *x\nd: *x", "a: &x [1]\nb: &x\n  c: *x", "a: &x 1\nb: *x\nc: &x 2\nd: *x",
+    "a: &x 1\nb: &x [*x]", "a: &x\n  b: &x 1\n  c: *x\n  d: &y\n    e: *y", "a: &x 1\nb: &x 2\nc: *y",
+    "a: &x 1\nb: &x 2\nc: [", "a: &x {k: 1}\nb: &x {k: 2}\nc: {<<: *x}", "a: &x 1\nb: {c: &x 2, d: *x}",
 ]
 
 

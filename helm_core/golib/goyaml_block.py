@@ -26,8 +26,8 @@ The subset (libyaml's scanner, ``src/scanner.c``, is the reference for each rule
   the anchored node itself, as PyYAML's composer gives it, so the converter expands it and
   bounds its expansion as for the PyYAML path;
 * not: tabs, carriage returns, control and special characters, anchors on keys or documents,
-  anchors and aliases on a row of their own, an anchor defined twice (PyYAML's composer refuses
-  it), an alias to an anchor not yet read or being read (undefined, or a self reference), tags,
+  anchors and aliases on a row of their own, an alias to an anchor not yet read or being read
+  (undefined, or a self reference; an anchor defined again names the later node), tags,
   directives, ``?`` keys, multi-line quoted scalars, other flow collections, keys past 1000
   characters, nesting past :data:`MAX_NESTING`, a scalar document (``{}`` and ``[...]`` are
   taken), continuation lines that start with an indicator.
@@ -226,9 +226,11 @@ class _Reader:
         if _NOT_PRINTABLE_ASCII.search(text) and not all(map(_readable, set(_NOT_PRINTABLE_ASCII.findall(text)))):
             raise _decline()
         self.lines = text.split("\n")
-        #: The anchored nodes read so far, by name: an alias is one of them (the same object),
-        #: so an alias to an anchor not yet read or still being read (itself) is declined.
+        #: The anchored nodes read so far, by name (the latest definition): an alias is one of
+        #: them (the same object); an alias to an anchor not yet read is declined.
         self.anchors: dict[str, Any] = {}
+        #: The names of the anchored values being read (an alias to one is declined).
+        self.being_read: list[str] = []
         #: Whether an alias was read (a node is then met twice by the converter).
         self.aliased = False
         #: The current row (a line with content, found on the way: block scalar lines are not
@@ -376,12 +378,18 @@ class _Reader:
     def anchored(self, line: str, pos: int, col: int, depth: int, after_key: bool) -> Any:
         """The value whose anchor ('&name') is at ``pos``: inline after it (no second property:
         ``inline`` declines '&', '*' and '!'), or, alone at the end of the line, the value below.
-        An anchor read twice is declined (PyYAML's composer refuses it)."""
+
+        yaml.v2 names a collection by its anchor before reading its children, and an anchor
+        defined again names the later node: while the value is read, an alias to its name is
+        declined (a self reference; or, conservatively, to a definition inside it), and a
+        definition inside it stays the one later aliases name."""
         end = _name_end(line, pos + 1)
         name = line[pos + 1:end]
-        if not name or name in self.anchors:
+        if not name:
             raise _decline()
         start = _skip_spaces(line, end)
+        earlier = self.anchors.get(name)
+        self.being_read.append(name)
         if start < len(line) and line[start] != "#":
             if start == end:
                 raise _decline()  # libyaml's "did not find expected alphabetic or numeric character"
@@ -393,16 +401,17 @@ class _Reader:
             node = self.below(col, depth, after_key)
             if node.id != SCALAR:
                 node.line = number  # an anchored collection starts at its anchor (libyaml's mark)
-        if name in self.anchors:
-            raise _decline()  # the same anchor inside the value
-        self.anchors[name] = node
+        self.being_read.pop()
+        if self.anchors.get(name) is earlier:  # not defined again inside
+            self.anchors[name] = node
         return node
 
     def alias(self, line: str, pos: int) -> tuple[Any, int]:
         """The node of the alias ('*name') at ``pos`` and where its name ends."""
         end = _name_end(line, pos + 1)
-        node = self.anchors.get(line[pos + 1:end])
-        if node is None:
+        name = line[pos + 1:end]
+        node = self.anchors.get(name)
+        if node is None or name in self.being_read:
             raise _decline()  # no name, an undefined anchor, or one being read (a self reference)
         self.aliased = True
         return node, end
