@@ -266,6 +266,37 @@ def test_from_yaml_agrees_with_helm_on_tricky_documents(tmp_path):
     assert not mismatches, "\n".join(mismatches[:5])
 
 
+def aliasing_cases() -> list[str]:
+    """Documents on both sides of yaml.v2's aliasing bound, whose running ratio counts every node
+    decoded (the document, each alias node and its target, merged maps): more aliases to a
+    sequence of aliases, plain entries before them (each pair moves the ratio), merges of
+    aliases inside an alias's expansion."""
+    def aliases(name: str, count: int) -> str:
+        return "[" + ", ".join([f"*{name}"] * count) + "]"
+
+    levels = f"l0: &l0 [a, b, c, d, e, f, g, h]\nl1: &l1 {aliases('l0', 9)}\nl2: &l2 {aliases('l1', 9)}\n"
+    merges = ("s: &s {a: 1, b: 2, c: 3, d: 4, e: 5, f: 6, g: 7, h: 8}\nm: &m {<<: *s, z: {<<: [*s, *s]}}\n"
+              f"n: &n {aliases('m', 9)}\n")
+    cases = [levels + f"t: {aliases('l2', count)}\n" for count in range(2, 7)]
+    cases += [levels + "".join(f"p{i}: 1\n" for i in range(pairs)) + f"t: {aliases('l2', 4)}\n" for pairs in range(5)]
+    cases += [merges + f"t: {aliases('n', count)}\n" for count in range(6, 11)]
+    return cases
+
+
+def test_the_aliasing_bound_agrees_with_helm(tmp_path):
+    from helm_core.engine import helm_funcs
+
+    helmbin.require_helm()
+    cases = aliasing_cases()
+    template = '{{- range $i, $v := .Values.cases }}\nc{{ $i }}: {{ toJson (fromYaml $v) | b64enc | quote }}\n{{- end }}\n'
+    helm = _helm_outputs(_fuzz_chart(tmp_path, template, cases), tmp_path / "values.json")
+    ours = [gojson.dumps(helm_funcs.from_yaml(case)) for case in cases]
+    assert [i for i, mine in enumerate(ours) if helm.get(i) != mine] == []
+    refused = [i for i in range(len(cases)) if "excessive aliasing" in helm[i]]
+    # each family crosses the bound: between 3 and 4 aliases, 1 and 2 plain pairs, 8 and 9 aliases
+    assert refused == [2, 3, 4, 5, 6, 13, 14]
+
+
 def test_dump_pretty_agrees_with_helm_to_yaml_pretty_on_random_values(tmp_path):
     helmbin.require_helm()
     rng = random.Random(FUZZ_SEED + 2)

@@ -99,11 +99,43 @@ def convert(node: Node | None, *, json_step: bool, anchors: bool = True) -> Any:
     trip (every number a float64); without, as yaml.v2 types it (ints stay ints, NaN stays),
     what sigs.k8s.io/yaml converts for a typed target such as Helm's ``chart.Metadata``.
     ``anchors=False`` says no node of the document is met twice (there are no aliases): the
-    alias accounting is skipped. Raises :class:`SelfReference` for an anchor inside itself;
-    call it inside :func:`go_errors`.
+    search for aliases and their accounting are skipped. Raises :class:`SelfReference` for an
+    anchor inside itself; call it inside :func:`go_errors`.
     """
-    decoded = _Builder(anchors).value(node) if node is not None else None
+    if node is None:
+        return None
+    decoded = _Builder(_alias_positions(node) if anchors else {}).value(node)
     return _json_types(decoded) if json_step else decoded
+
+
+def _children(node: Node) -> list[Any]:
+    """A collection's child nodes in the text's order (a mapping's key ``2i``, value ``2i+1``)."""
+    if node.id == SEQUENCE:
+        return list(node.value)
+    return [part for pair in node.value for part in pair]
+
+
+def _alias_positions(root: Node) -> dict[int, set[int]]:
+    """Where the document's aliases are: for each collection (by ``id``) that has some, the
+    positions of its children (:func:`_children`) that are aliases. The composers give an alias
+    as the anchored node itself, which they composed before: walking the nodes in the text's
+    order, without entering a node met before, a node met again is an alias."""
+    positions: dict[int, set[int]] = {}
+    seen = {id(root)}
+    stack = [(id(root), enumerate(_children(root)))] if root.id != SCALAR else []
+    while stack:
+        parent, children = stack[-1]
+        for index, child in children:
+            if id(child) in seen:
+                positions.setdefault(parent, set()).add(index)
+            else:
+                seen.add(id(child))
+                if child.id != SCALAR:
+                    stack.append((id(child), enumerate(_children(child))))
+                    break
+        else:
+            stack.pop()
+    return positions
 
 
 def _float32_key(value: float) -> str:
@@ -124,27 +156,30 @@ def _allowed_alias_ratio(decode_count: int) -> float:
 class _Builder:
     """Turns composed nodes into Go-typed values, with yaml.v2's merge, key and alias rules.
 
-    An anchored node met again is an alias: it is expanded afresh (Go values are copies);
-    expansion is bounded as yaml.v2 bounds it ("document contains excessive aliasing").
+    An alias is expanded afresh (Go values are copies); expansion is bounded as yaml.v2 bounds
+    it ("document contains excessive aliasing"), counting the nodes yaml.v2 decodes: the
+    document, each node, each alias node apart from its target, a merged map.
     """
 
-    def __init__(self, anchors: bool) -> None:
-        self.anchors = anchors
+    def __init__(self, aliases: dict[int, set[int]]) -> None:
+        #: The alias positions (:func:`_alias_positions`); none: nothing is counted.
+        self.aliases = aliases
+        self.counting = bool(aliases)
         self.flow_depth = 0
         self.block_depth = 0
-        self.seen: set[int] = set()
         self.building: set[int] = set()
         self.alias_depth = 0
-        self.decode_count = 0
+        self.decode_count = 1  # yaml.v2 decodes the document node first
         self.alias_count = 0
 
-    def value(self, node: Node) -> Any:
-        anchors = self.anchors
-        alias = anchors and self.count(node)
+    def value(self, node: Node, via_alias: bool = False) -> Any:
+        counting = self.counting
+        if counting:
+            self.count(via_alias)
         kind = node.id
         if kind == SCALAR:
             return self.scalar(node)
-        if anchors and id(node) in self.building:
+        if counting and id(node) in self.building:
             raise SelfReference()
         flow = bool(node.flow_style)
         self.flow_depth += flow
@@ -153,11 +188,14 @@ class _Builder:
             line = node.start_mark.line
             where = f"line {line + 1}: " if line else ""
             raise ValueError(f"yaml: {where}exceeded max depth of {MAX_DEPTH}")
-        if anchors:
+        if counting:
             self.building.add(id(node))
-        self.alias_depth += alias
+        self.alias_depth += via_alias
         try:
             if kind == SEQUENCE:
+                if counting:
+                    aliased = self.aliases.get(id(node), ())
+                    return [self.value(child, index in aliased) for index, child in enumerate(node.value)]
                 return [self.value(child) for child in node.value]
             out: dict[str, Any] = {}
             self.mapping(node, out)
@@ -165,22 +203,21 @@ class _Builder:
         finally:
             self.flow_depth -= flow
             self.block_depth -= not flow
-            self.alias_depth -= alias
-            if anchors:
+            self.alias_depth -= via_alias
+            if counting:
                 self.building.discard(id(node))
 
-    def count(self, node: Node) -> bool:
-        """Whether ``node`` was met before (an alias), counted against yaml.v2's aliasing bound."""
-        key = id(node)
-        alias = key in self.seen
-        self.seen.add(key)
+    def count(self, via_alias: bool) -> None:
+        """yaml.v2's count of one node's decode (after its alias node's, for an alias), and its
+        bound on how much of the document comes from alias expansion."""
+        if via_alias:
+            self.count(False)
         self.decode_count += 1
-        if self.alias_depth or alias:
+        if via_alias or self.alias_depth:
             self.alias_count += 1
-            if (self.alias_count > MIN_ALIASES_CHECKED and self.decode_count > MIN_DECODES_CHECKED
-                    and self.alias_count / self.decode_count > _allowed_alias_ratio(self.decode_count)):
-                raise ValueError("yaml: document contains excessive aliasing")
-        return alias
+        if (self.alias_count > MIN_ALIASES_CHECKED and self.decode_count > MIN_DECODES_CHECKED
+                and self.alias_count / self.decode_count > _allowed_alias_ratio(self.decode_count)):
+            raise ValueError("yaml: document contains excessive aliasing")
 
     def scalar(self, node: Node) -> Any:
         tag = node.tag
@@ -204,34 +241,47 @@ class _Builder:
         return text
 
     def mapping(self, node: Node, out: dict[str, Any]) -> None:
-        for key_node, value_node in node.value:
-            if key_node.value == "<<" and _is_merge(key_node):
-                self.merge(value_node, out)
+        aliased = self.aliases.get(id(node), ()) if self.counting else ()
+        for index, (key_node, value_node) in enumerate(node.value):
+            key_alias = 2 * index in aliased
+            if key_node.value == "<<" and not key_alias and _is_merge(key_node):  # an alias is no merge key
+                self.merge(value_node, out, 2 * index + 1 in aliased)
                 continue
-            key = self.value(key_node)
+            key = self.value(key_node, key_alias)
             if isinstance(key, (list, dict)):
                 raise ValueError(f"yaml: invalid map key: {_go_sharp_v(key)}")
-            value = self.value(value_node)
+            value = self.value(value_node, 2 * index + 1 in aliased)
             out[_key_string(key, value)] = value
 
-    def merge(self, node: Node, out: dict[str, Any]) -> None:
+    def merge(self, node: Node, out: dict[str, Any], via_alias: bool) -> None:
+        """A merge key's value into ``out``: a map, an alias to a map, or a sequence (not an
+        alias to one) of those, the last first (earlier maps win)."""
         if node.id == MAPPING:
-            self.merged(node, out)
+            self.merged(node, out, via_alias)
             return
-        if node.id == SEQUENCE:
-            for child in reversed(node.value):
+        if node.id == SEQUENCE and not via_alias:
+            aliased = self.aliases.get(id(node), ()) if self.counting else ()
+            for index in range(len(node.value) - 1, -1, -1):
+                child = node.value[index]
                 if child.id != MAPPING:
                     raise ValueError("yaml: map merge requires map or sequence of maps as the value")
-                self.merged(child, out)
+                self.merged(child, out, index in aliased)
             return
         raise ValueError("yaml: map merge requires map or sequence of maps as the value")
 
-    def merged(self, node: Node, out: dict[str, Any]) -> None:
-        """The pairs of a merged mapping into ``out``; a mapping merged into itself (``<<: *x``
-        inside ``x``) is yaml.v2's "contains itself", not an endless merge."""
-        if self.anchors and id(node) in self.building:
-            raise SelfReference()
-        self.mapping(node, out)
+    def merged(self, node: Node, out: dict[str, Any], via_alias: bool) -> None:
+        """The pairs of a merged mapping into ``out`` (yaml.v2 decodes it into the map); a
+        mapping merged into itself (``<<: *x`` inside ``x``) is yaml.v2's "contains itself",
+        not an endless merge."""
+        if self.counting:
+            self.count(via_alias)
+            if id(node) in self.building:
+                raise SelfReference()
+        self.alias_depth += via_alias
+        try:
+            self.mapping(node, out)
+        finally:
+            self.alias_depth -= via_alias
 
 
 def _is_merge(node: Node) -> bool:
