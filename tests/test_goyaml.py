@@ -251,6 +251,8 @@ TRICKY_YAML = [
     "a: &x\n  b: &x 1\n  c: *x\nd: *x", "a: &x [1]\nb: &x\n  c: *x", "a: &x 1\nb: *x\nc: &x 2\nd: *x",
     "a: &x 1\nb: &x [*x]", "a: &x\n  b: &x 1\n  c: *x\n  d: &y\n    e: *y", "a: &x 1\nb: &x 2\nc: *y",
     "a: &x 1\nb: &x 2\nc: [", "a: &x {k: 1}\nb: &x {k: 2}\nc: {<<: *x}", "a: &x 1\nb: {c: &x 2, d: *x}",
+    # an alias to a list of maps is no merge value; an alias is no merge key
+    "a: &x [{b: 1}]\nc:\n  <<: *x", "a: &x [{b: 1}]\nc:\n  <<: [*x]", "k: &k <<\nb:\n  *k : {c: 1}",
 ]
 
 
