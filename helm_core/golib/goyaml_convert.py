@@ -13,6 +13,7 @@ import binascii
 import contextlib
 import math
 from collections.abc import Iterator
+from itertools import chain
 
 from helm_core.golib import gojson, gostrconv
 from helm_core.golib.goyaml_rules import (
@@ -108,11 +109,10 @@ def convert(node: Node | None, *, json_step: bool, anchors: bool = True) -> Any:
     return _json_types(decoded) if json_step else decoded
 
 
-def _children(node: Node) -> list[Any]:
-    """A collection's child nodes in the text's order (a mapping's key ``2i``, value ``2i+1``)."""
-    if node.id == SEQUENCE:
-        return list(node.value)
-    return [part for pair in node.value for part in pair]
+def _children(node: Node) -> Iterator[tuple[int, Any]]:
+    """A collection's child nodes in the text's order, numbered (a mapping's key ``2i``, its
+    value ``2i+1``)."""
+    return enumerate(node.value if node.id == SEQUENCE else chain.from_iterable(node.value))
 
 
 def _alias_positions(root: Node) -> dict[int, set[int]]:
@@ -122,7 +122,7 @@ def _alias_positions(root: Node) -> dict[int, set[int]]:
     order, without entering a node met before, a node met again is an alias."""
     positions: dict[int, set[int]] = {}
     seen = {id(root)}
-    stack = [(id(root), enumerate(_children(root)))] if root.id != SCALAR else []
+    stack = [(id(root), _children(root))] if root.id != SCALAR else []
     while stack:
         parent, children = stack[-1]
         for index, child in children:
@@ -131,7 +131,7 @@ def _alias_positions(root: Node) -> dict[int, set[int]]:
             else:
                 seen.add(id(child))
                 if child.id != SCALAR:
-                    stack.append((id(child), enumerate(_children(child))))
+                    stack.append((id(child), _children(child)))
                     break
         else:
             stack.pop()
@@ -172,10 +172,10 @@ class _Builder:
         self.decode_count = 1  # yaml.v2 decodes the document node first
         self.alias_count = 0
 
-    def value(self, node: Node, via_alias: bool = False) -> Any:
+    def value(self, node: Node) -> Any:
         counting = self.counting
         if counting:
-            self.count(via_alias)
+            self.count()
         kind = node.id
         if kind == SCALAR:
             return self.scalar(node)
@@ -190,12 +190,12 @@ class _Builder:
             raise ValueError(f"yaml: {where}exceeded max depth of {MAX_DEPTH}")
         if counting:
             self.building.add(id(node))
-        self.alias_depth += via_alias
         try:
             if kind == SEQUENCE:
-                if counting:
-                    aliased = self.aliases.get(id(node), ())
-                    return [self.value(child, index in aliased) for index, child in enumerate(node.value)]
+                if counting and id(node) in self.aliases:
+                    aliased = self.aliases[id(node)]
+                    return [self.aliased_value(child) if index in aliased else self.value(child)
+                            for index, child in enumerate(node.value)]
                 return [self.value(child) for child in node.value]
             out: dict[str, Any] = {}
             self.mapping(node, out)
@@ -203,17 +203,24 @@ class _Builder:
         finally:
             self.flow_depth -= flow
             self.block_depth -= not flow
-            self.alias_depth -= via_alias
             if counting:
                 self.building.discard(id(node))
 
-    def count(self, via_alias: bool) -> None:
-        """yaml.v2's count of one node's decode (after its alias node's, for an alias), and its
+    def aliased_value(self, node: Node) -> Any:
+        """:meth:`value` of a node reached by an alias: yaml.v2 decodes the alias node, then its
+        target and what it holds as an alias expansion."""
+        self.count()
+        self.alias_depth += 1
+        try:
+            return self.value(node)
+        finally:
+            self.alias_depth -= 1
+
+    def count(self) -> None:
+        """yaml.v2's count of one node's decode (an alias expansion's when inside one), and its
         bound on how much of the document comes from alias expansion."""
-        if via_alias:
-            self.count(False)
         self.decode_count += 1
-        if via_alias or self.alias_depth:
+        if self.alias_depth:
             self.alias_count += 1
         if (self.alias_count > MIN_ALIASES_CHECKED and self.decode_count > MIN_DECODES_CHECKED
                 and self.alias_count / self.decode_count > _allowed_alias_ratio(self.decode_count)):
@@ -241,16 +248,33 @@ class _Builder:
         return text
 
     def mapping(self, node: Node, out: dict[str, Any]) -> None:
-        aliased = self.aliases.get(id(node), ()) if self.counting else ()
-        for index, (key_node, value_node) in enumerate(node.value):
-            key_alias = 2 * index in aliased
-            if key_node.value == "<<" and not key_alias and _is_merge(key_node):  # an alias is no merge key
-                self.merge(value_node, out, 2 * index + 1 in aliased)
+        if self.counting:
+            aliased = self.aliases.get(id(node))
+            if aliased is not None:
+                self.mapping_with_aliases(node, out, aliased)
+                return
+        for key_node, value_node in node.value:  # no alias among the pairs: the usual loop, kept lean
+            if key_node.value == "<<" and _is_merge(key_node):
+                self.merge(value_node, out, False)
                 continue
-            key = self.value(key_node, key_alias)
+            key = self.value(key_node)
             if isinstance(key, (list, dict)):
                 raise ValueError(f"yaml: invalid map key: {_go_sharp_v(key)}")
-            value = self.value(value_node, 2 * index + 1 in aliased)
+            value = self.value(value_node)
+            out[_key_string(key, value)] = value
+
+    def mapping_with_aliases(self, node: Node, out: dict[str, Any], aliased: set[int]) -> None:
+        """:meth:`mapping` for a mapping with aliases at the positions ``aliased`` (an alias is no
+        merge key)."""
+        for index, (key_node, value_node) in enumerate(node.value):
+            key_alias = 2 * index in aliased
+            if key_node.value == "<<" and not key_alias and _is_merge(key_node):
+                self.merge(value_node, out, 2 * index + 1 in aliased)
+                continue
+            key = self.aliased_value(key_node) if key_alias else self.value(key_node)
+            if isinstance(key, (list, dict)):
+                raise ValueError(f"yaml: invalid map key: {_go_sharp_v(key)}")
+            value = self.aliased_value(value_node) if 2 * index + 1 in aliased else self.value(value_node)
             out[_key_string(key, value)] = value
 
     def merge(self, node: Node, out: dict[str, Any], via_alias: bool) -> None:
@@ -273,12 +297,14 @@ class _Builder:
         """The pairs of a merged mapping into ``out`` (yaml.v2 decodes it into the map); a
         mapping merged into itself (``<<: *x`` inside ``x``) is yaml.v2's "contains itself",
         not an endless merge."""
-        if self.counting:
-            self.count(via_alias)
-            if id(node) in self.building:
-                raise SelfReference()
+        if via_alias:
+            self.count()  # the alias node
         self.alias_depth += via_alias
         try:
+            if self.counting:
+                self.count()
+                if id(node) in self.building:
+                    raise SelfReference()
             self.mapping(node, out)
         finally:
             self.alias_depth -= via_alias

@@ -216,6 +216,6 @@ def _documents(text: str) -> Generator[Any, None, None]:
 
 
 def _may_have_anchors(text: str) -> bool:
-    """Only an anchor ('&name') lets a node be met twice (an alias to no anchor fails to compose)."""
-    return "&" in text
+    """Only an alias ('*name') to an anchor ('&name') makes a node met twice."""
+    return "&" in text and "*" in text
 
