@@ -84,6 +84,16 @@ def test_decode_all_returns_every_document():
     assert goyaml.decode_all("a: 1\n---\n- 2\n") == [{"a": 1.0}, [2.0]]
 
 
+def test_an_anchor_defined_again_names_the_later_node_in_every_document():
+    """yaml.v2 keeps the latest definition (PyYAML's composer refuses it): the documents before,
+    the one with it and those after read alike; anchors stay in their document."""
+    text = "a: &x 1\nb: *x\n---\nb: &x 1\nc: &x 2\nd: *x\n---\ne: &x 3\nf: *x\n"
+    assert goyaml.decode_all(text) == [{"a": 1.0, "b": 1.0}, {"b": 1.0, "c": 2.0, "d": 2.0}, {"e": 3.0, "f": 3.0}]
+    assert goyaml.decode(text.split("---\n", 1)[1]) == {"b": 1.0, "c": 2.0, "d": 2.0}
+    with pytest.raises(ValueError, match="^error converting YAML to JSON: yaml: unknown anchor 'x' referenced$"):
+        goyaml.decode_all("a: &x 1\nb: &x 2\n---\nc: *x\n")
+
+
 @pytest.mark.parametrize(
     ("value", "expected"),
     [
@@ -236,6 +246,13 @@ TRICKY_YAML = [
     "\ufeffa: 1", "a: '\ufeff'", "a:\n  b:\n    c:\n      d: [1, {e: [f, {g: h}]}]", "a: [a, b,]", "a: {a: 1,}",
     "a: 0o8", "a: 0x", "a: +", "a: -", "a: .", "a: ..", "a: 1.2.3", "a: 1e", "a: e3", "a: +.inf", "a: -0", "a: +0.0",
     "a: 0.0000001", "a: 1e21", "a: 100000000000000000000", "a: 1.0e+21", "a: 3.", "a: 1_0.5", "a: 0_1", "a: 0b", "a: 0b2",
+    # anchors merged into themselves, anchors defined again (an alias names the latest before it)
+    "a: &x\n  b: 1\n  <<: *x", "a: &x\n  b: 1\n  c:\n    <<: [*x]", "a: &x 1\nb: &x 2\nc: *x",
+    "a: &x\n  b: &x 1\n  c: *x\nd: *x", "a: &x [1]\nb: &x\n  c: *x", "a: &x 1\nb: *x\nc: &x 2\nd: *x",
+    "a: &x 1\nb: &x [*x]", "a: &x\n  b: &x 1\n  c: *x\n  d: &y\n    e: *y", "a: &x 1\nb: &x 2\nc: *y",
+    "a: &x 1\nb: &x 2\nc: [", "a: &x {k: 1}\nb: &x {k: 2}\nc: {<<: *x}", "a: &x 1\nb: {c: &x 2, d: *x}",
+    # an alias to a list of maps is no merge value; an alias is no merge key
+    "a: &x [{b: 1}]\nc:\n  <<: *x", "a: &x [{b: 1}]\nc:\n  <<: [*x]", "k: &k <<\nb:\n  *k : {c: 1}",
 ]
 
 
@@ -249,6 +266,37 @@ def test_from_yaml_agrees_with_helm_on_tricky_documents(tmp_path):
     mismatches = [f"{case!r}: helm {helm.get(i)} ours {gojson.dumps(helm_funcs.from_yaml(case))}"
                   for i, case in enumerate(TRICKY_YAML) if helm.get(i) != gojson.dumps(helm_funcs.from_yaml(case))]
     assert not mismatches, "\n".join(mismatches[:5])
+
+
+def aliasing_cases() -> list[str]:
+    """Documents on both sides of yaml.v2's aliasing bound, whose running ratio counts every node
+    decoded (the document, each alias node and its target, merged maps): more aliases to a
+    sequence of aliases, plain entries before them (each pair moves the ratio), merges of
+    aliases inside an alias's expansion."""
+    def aliases(name: str, count: int) -> str:
+        return "[" + ", ".join([f"*{name}"] * count) + "]"
+
+    levels = f"l0: &l0 [a, b, c, d, e, f, g, h]\nl1: &l1 {aliases('l0', 9)}\nl2: &l2 {aliases('l1', 9)}\n"
+    merges = ("s: &s {a: 1, b: 2, c: 3, d: 4, e: 5, f: 6, g: 7, h: 8}\nm: &m {<<: *s, z: {<<: [*s, *s]}}\n"
+              f"n: &n {aliases('m', 9)}\n")
+    cases = [levels + f"t: {aliases('l2', count)}\n" for count in range(2, 7)]
+    cases += [levels + "".join(f"p{i}: 1\n" for i in range(pairs)) + f"t: {aliases('l2', 4)}\n" for pairs in range(5)]
+    cases += [merges + f"t: {aliases('n', count)}\n" for count in range(6, 11)]
+    return cases
+
+
+def test_the_aliasing_bound_agrees_with_helm(tmp_path):
+    from helm_core.engine import helm_funcs
+
+    helmbin.require_helm()
+    cases = aliasing_cases()
+    template = '{{- range $i, $v := .Values.cases }}\nc{{ $i }}: {{ toJson (fromYaml $v) | b64enc | quote }}\n{{- end }}\n'
+    helm = _helm_outputs(_fuzz_chart(tmp_path, template, cases), tmp_path / "values.json")
+    ours = [gojson.dumps(helm_funcs.from_yaml(case)) for case in cases]
+    assert [i for i, mine in enumerate(ours) if helm.get(i) != mine] == []
+    refused = [i for i in range(len(cases)) if "excessive aliasing" in helm[i]]
+    # each family crosses the bound: between 3 and 4 aliases, 1 and 2 plain pairs, 8 and 9 aliases
+    assert refused == [2, 3, 4, 5, 6, 13, 14]
 
 
 def test_dump_pretty_agrees_with_helm_to_yaml_pretty_on_random_values(tmp_path):

@@ -12,6 +12,9 @@ YAML 1.1 rules, the result is converted to JSON and decoded into ``interface{}``
   (``1.2345679e+08``), booleans ``true``/``false``; a null key is an error;
 * merge keys ``<<`` set their keys in place (an earlier explicit key is overwritten, a
   later one wins; in a list of maps the first map wins);
+* an alias is a copy of its anchor's value; an anchor defined again names the later value for
+  the aliases after it; an anchor's value containing an alias to itself (a merge too) is
+  ``anchor 'x' value contains itself``, an expansion past yaml.v2's ratio ``excessive aliasing``;
 * only the first document of a stream counts (``yaml.Unmarshal``).
 
 A document is read by :mod:`helm_core.golib.goyaml_block` when it is in that reader's block

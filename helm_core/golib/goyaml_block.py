@@ -19,7 +19,15 @@ The subset (libyaml's scanner, ``src/scanner.c``, is the reference for each rule
   scalars (every escape of libyaml), ``{}``, ``[]``, one-line flow sequences of quoted
   scalars and simple plain words, literal and folded block scalars (chomping and
   indentation indicators);
-* not: tabs, carriage returns, control and special characters, anchors, aliases, tags,
+* anchors (``&name``, libyaml's name characters, then a space or the end of the line) on such
+  a value, on its key's or '-''s line: before an inline value, or alone before the value on
+  the rows below (null when there is none); aliases (``*name``) as a whole value there or as
+  an item of a one-line flow sequence (merge keys: ``<<: *a``, ``<<: [*a, *b]``). An alias is
+  the anchored node itself, as PyYAML's composer gives it, so the converter expands it and
+  bounds its expansion as for the PyYAML path;
+* not: tabs, carriage returns, control and special characters, anchors on keys or documents,
+  anchors and aliases on a row of their own, an alias to an anchor not yet read or being read
+  (undefined, or a self reference; an anchor defined again names the later node), tags,
   directives, ``?`` keys, multi-line quoted scalars, other flow collections, keys past 1000
   characters, nesting past :data:`MAX_NESTING`, a scalar document (``{}`` and ``[...]`` are
   taken), continuation lines that start with an indicator.
@@ -58,6 +66,8 @@ MAX_KEY_SPAN = 1000
 _NOT_PRINTABLE_ASCII = re.compile("[^\n -~]")
 #: Characters that cannot start a plain scalar ('-' can when a non-blank follows).
 _INDICATORS = frozenset("-?:,[]{}#&*!|>'\"%@`")
+#: The characters of an anchor or alias name.
+_NAME_CHARACTERS = frozenset("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_-")
 _QUOTE_OR_ESCAPE = re.compile(r'["\\]')
 # The patterns for rarer forms (escapes, flow sequences, block scalars) are compiled on first
 # use (helm_core.support.patterns): many documents have none.
@@ -120,11 +130,12 @@ def decode(text: str, *, json_step: bool = True) -> Any:
     ``json_step``, ``decode_unconverted``) gives it, or :data:`DECLINED` when ``text`` is not
     in the subset. Raises the converter's :class:`ValueError` (a null key, NaN) as that does."""
     try:
-        root = _Reader(text).document()
+        reader = _Reader(text)
+        root = reader.document()
     except _NotMine:
         return DECLINED
-    with goyaml_convert.go_errors():
-        return goyaml_convert.convert(root, json_step=json_step, anchors=False)
+    with goyaml_convert.go_errors():  # the alias accounting only when a node is met twice
+        return goyaml_convert.convert(root, json_step=json_step, anchors=reader.aliased)
 
 
 def _decline() -> _NotMine:
@@ -142,6 +153,14 @@ def _readable(char: str) -> bool:
 def _is_entry_dash(line: str, col: int) -> bool:
     """A block sequence entry at ``col``: '-' then a space or the end of the line."""
     return line.startswith("-", col) and (len(line) == col + 1 or line[col + 1] == " ")
+
+
+def _name_end(line: str, pos: int) -> int:
+    """Where the anchor or alias name starting at ``pos`` ends (libyaml's ``IS_ALPHA``)."""
+    end = len(line)
+    while pos < end and line[pos] in _NAME_CHARACTERS:
+        pos += 1
+    return pos
 
 
 def _skip_spaces(line: str, pos: int) -> int:
@@ -207,6 +226,13 @@ class _Reader:
         if _NOT_PRINTABLE_ASCII.search(text) and not all(map(_readable, set(_NOT_PRINTABLE_ASCII.findall(text)))):
             raise _decline()
         self.lines = text.split("\n")
+        #: The anchored nodes read so far, by name (the latest definition): an alias is one of
+        #: them (the same object); an alias to an anchor not yet read is declined.
+        self.anchors: dict[str, Any] = {}
+        #: The names of the anchored values being read (an alias to one is declined).
+        self.being_read: list[str] = []
+        #: Whether an alias was read (a node is then met twice by the converter).
+        self.aliased = False
         #: The current row (a line with content, found on the way: block scalar lines are not
         #: looked at twice) and its indentation, -1 at a document marker or past the last row.
         self.number = 0
@@ -322,14 +348,73 @@ class _Reader:
         """The value after a key's ':' (``pos``) in the mapping at ``col``."""
         start = _skip_spaces(line, pos)
         if start < len(line) and line[start] != "#":
+            if line[start] in "*&":
+                return self.alias_or_anchored(line, start, col, depth, True)
             return self.inline(line, start, col)
         self.next_row()
+        return self.below(col, depth, True)
+
+    def below(self, col: int, depth: int, after_key: bool) -> Any:
+        """The value of an entry of the collection at ``col`` whose line ended after its ':' or
+        '-' (the current row is the next one): the deeper node, a sequence at a key's column
+        (``after_key``), else null."""
         indent = self.indent
         if indent > col:
             return self.block_node(self.line(), indent, depth + 1, col)
-        if indent == col and _is_entry_dash(self.line(), col):
+        if after_key and indent == col and _is_entry_dash(self.line(), col):
             return self.sequence(self.line(), col, depth + 1)  # a sequence at its key's column
         return _Scalar(TAG_PLAIN, "")
+
+    def alias_or_anchored(self, line: str, pos: int, col: int, depth: int, after_key: bool) -> Any:
+        """The value at ``pos`` (a '*' or '&'), on the line of its key or '-' in the collection
+        at ``col``: an alias, or an anchored value."""
+        if line[pos] == "&":
+            return self.anchored(line, pos, col, depth, after_key)
+        node, end = self.alias(line, pos)
+        _check_line_ends(line, end)
+        self.next_row()
+        return node
+
+    def anchored(self, line: str, pos: int, col: int, depth: int, after_key: bool) -> Any:
+        """The value whose anchor ('&name') is at ``pos``: inline after it (no second property:
+        ``inline`` declines '&', '*' and '!'), or, alone at the end of the line, the value below.
+
+        yaml.v2 names a collection by its anchor before reading its children, and an anchor
+        defined again names the later node: while the value is read, an alias to its name is
+        declined (a self reference; or, conservatively, to a definition inside it), and a
+        definition inside it stays the one later aliases name."""
+        end = _name_end(line, pos + 1)
+        name = line[pos + 1:end]
+        if not name:
+            raise _decline()
+        start = _skip_spaces(line, end)
+        earlier = self.anchors.get(name)
+        self.being_read.append(name)
+        if start < len(line) and line[start] != "#":
+            if start == end:
+                raise _decline()  # libyaml's "did not find expected alphabetic or numeric character"
+            node = self.inline(line, start, col)
+        else:
+            _check_line_ends(line, end)
+            number = self.number
+            self.next_row()
+            node = self.below(col, depth, after_key)
+            if node.id != SCALAR:
+                node.line = number  # an anchored collection starts at its anchor (libyaml's mark)
+        self.being_read.pop()
+        if self.anchors.get(name) is earlier:  # not defined again inside
+            self.anchors[name] = node
+        return node
+
+    def alias(self, line: str, pos: int) -> tuple[Any, int]:
+        """The node of the alias ('*name') at ``pos`` and where its name ends."""
+        end = _name_end(line, pos + 1)
+        name = line[pos + 1:end]
+        node = self.anchors.get(name)
+        if node is None or name in self.being_read:
+            raise _decline()  # no name, an undefined anchor, or one being read (a self reference)
+        self.aliased = True
+        return node, end
 
     def sequence(self, line: str, col: int, depth: int) -> _Collection:
         if depth > MAX_NESTING:
@@ -340,13 +425,13 @@ class _Reader:
             start = _skip_spaces(line, col + 1)
             if start == len(line) or line[start] == "#":
                 self.next_row()
-                indent = self.indent
-                items.append(self.block_node(self.line(), indent, depth + 1, col) if indent > col
-                             else _Scalar(TAG_PLAIN, ""))
+                items.append(self.below(col, depth, False))
             elif _is_entry_dash(line, start):
                 items.append(self.sequence(line, start, depth + 1))
             elif self.key(line, start) is not None:
                 items.append(self.mapping(line, start, depth + 1))
+            elif line[start] in "*&":
+                items.append(self.alias_or_anchored(line, start, col, depth, False))
             else:
                 items.append(self.inline(line, start, col))
             indent = self.indent
@@ -423,7 +508,7 @@ class _Reader:
         return text
 
     def flow_sequence(self, line: str, pos: int) -> _Collection:
-        items: list[_Scalar] = []
+        items: list[Any] = []
         node = _Collection(SEQUENCE, items, self.number, flow=True)
         at = _skip_spaces(line, pos + 1)
         if not line.startswith("]", at):
@@ -431,6 +516,9 @@ class _Reader:
                 if line.startswith(("'", '"'), at):
                     at, text = _quoted(line, at)
                     items.append(_Scalar(TAG_STR, text))
+                elif line.startswith("*", at):  # as in a merge key's value: [*a, *b]
+                    aliased, at = self.alias(line, at)
+                    items.append(aliased)
                 else:
                     plain = _FLOW_PLAIN().match(line, at)
                     if plain is None:

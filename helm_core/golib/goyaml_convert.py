@@ -13,6 +13,7 @@ import binascii
 import contextlib
 import math
 from collections.abc import Iterator
+from itertools import chain
 
 from helm_core.golib import gojson, gostrconv
 from helm_core.golib.goyaml_rules import (
@@ -99,11 +100,42 @@ def convert(node: Node | None, *, json_step: bool, anchors: bool = True) -> Any:
     trip (every number a float64); without, as yaml.v2 types it (ints stay ints, NaN stays),
     what sigs.k8s.io/yaml converts for a typed target such as Helm's ``chart.Metadata``.
     ``anchors=False`` says no node of the document is met twice (there are no aliases): the
-    alias accounting is skipped. Raises :class:`SelfReference` for an anchor inside itself;
-    call it inside :func:`go_errors`.
+    search for aliases and their accounting are skipped. Raises :class:`SelfReference` for an
+    anchor inside itself; call it inside :func:`go_errors`.
     """
-    decoded = _Builder(anchors).value(node) if node is not None else None
+    if node is None:
+        return None
+    decoded = _Builder(_alias_positions(node) if anchors else {}).value(node)
     return _json_types(decoded) if json_step else decoded
+
+
+def _children(node: Node) -> Iterator[tuple[int, Any]]:
+    """A collection's child nodes in the text's order, numbered (a mapping's key ``2i``, its
+    value ``2i+1``)."""
+    return enumerate(node.value if node.id == SEQUENCE else chain.from_iterable(node.value))
+
+
+def _alias_positions(root: Node) -> dict[int, set[int]]:
+    """Where the document's aliases are: for each collection (by ``id``) that has some, the
+    positions of its children (:func:`_children`) that are aliases. The composers give an alias
+    as the anchored node itself, which they composed before: walking the nodes in the text's
+    order, without entering a node met before, a node met again is an alias."""
+    positions: dict[int, set[int]] = {}
+    seen = {id(root)}
+    stack = [(id(root), _children(root))] if root.id != SCALAR else []
+    while stack:
+        parent, children = stack[-1]
+        for index, child in children:
+            if id(child) in seen:
+                positions.setdefault(parent, set()).add(index)
+            else:
+                seen.add(id(child))
+                if child.id != SCALAR:
+                    stack.append((id(child), _children(child)))
+                    break
+        else:
+            stack.pop()
+    return positions
 
 
 def _float32_key(value: float) -> str:
@@ -124,27 +156,30 @@ def _allowed_alias_ratio(decode_count: int) -> float:
 class _Builder:
     """Turns composed nodes into Go-typed values, with yaml.v2's merge, key and alias rules.
 
-    An anchored node met again is an alias: it is expanded afresh (Go values are copies);
-    expansion is bounded as yaml.v2 bounds it ("document contains excessive aliasing").
+    An alias is expanded afresh (Go values are copies); expansion is bounded as yaml.v2 bounds
+    it ("document contains excessive aliasing"), counting the nodes yaml.v2 decodes: the
+    document, each node, each alias node apart from its target, a merged map.
     """
 
-    def __init__(self, anchors: bool) -> None:
-        self.anchors = anchors
+    def __init__(self, aliases: dict[int, set[int]]) -> None:
+        #: The alias positions (:func:`_alias_positions`); none: nothing is counted.
+        self.aliases = aliases
+        self.counting = bool(aliases)
         self.flow_depth = 0
         self.block_depth = 0
-        self.seen: set[int] = set()
         self.building: set[int] = set()
         self.alias_depth = 0
-        self.decode_count = 0
+        self.decode_count = 1  # yaml.v2 decodes the document node first
         self.alias_count = 0
 
     def value(self, node: Node) -> Any:
-        anchors = self.anchors
-        alias = anchors and self.count(node)
+        counting = self.counting
+        if counting:
+            self.count()
         kind = node.id
         if kind == SCALAR:
             return self.scalar(node)
-        if anchors and id(node) in self.building:
+        if counting and id(node) in self.building:
             raise SelfReference()
         flow = bool(node.flow_style)
         self.flow_depth += flow
@@ -153,11 +188,14 @@ class _Builder:
             line = node.start_mark.line
             where = f"line {line + 1}: " if line else ""
             raise ValueError(f"yaml: {where}exceeded max depth of {MAX_DEPTH}")
-        if anchors:
+        if counting:
             self.building.add(id(node))
-        self.alias_depth += alias
         try:
             if kind == SEQUENCE:
+                if counting and id(node) in self.aliases:
+                    aliased = self.aliases[id(node)]
+                    return [self.aliased_value(child) if index in aliased else self.value(child)
+                            for index, child in enumerate(node.value)]
                 return [self.value(child) for child in node.value]
             out: dict[str, Any] = {}
             self.mapping(node, out)
@@ -165,22 +203,28 @@ class _Builder:
         finally:
             self.flow_depth -= flow
             self.block_depth -= not flow
-            self.alias_depth -= alias
-            if anchors:
+            if counting:
                 self.building.discard(id(node))
 
-    def count(self, node: Node) -> bool:
-        """Whether ``node`` was met before (an alias), counted against yaml.v2's aliasing bound."""
-        key = id(node)
-        alias = key in self.seen
-        self.seen.add(key)
+    def aliased_value(self, node: Node) -> Any:
+        """:meth:`value` of a node reached by an alias: yaml.v2 decodes the alias node, then its
+        target and what it holds as an alias expansion."""
+        self.count()
+        self.alias_depth += 1
+        try:
+            return self.value(node)
+        finally:
+            self.alias_depth -= 1
+
+    def count(self) -> None:
+        """yaml.v2's count of one node's decode (an alias expansion's when inside one), and its
+        bound on how much of the document comes from alias expansion."""
         self.decode_count += 1
-        if self.alias_depth or alias:
+        if self.alias_depth:
             self.alias_count += 1
-            if (self.alias_count > MIN_ALIASES_CHECKED and self.decode_count > MIN_DECODES_CHECKED
-                    and self.alias_count / self.decode_count > _allowed_alias_ratio(self.decode_count)):
-                raise ValueError("yaml: document contains excessive aliasing")
-        return alias
+        if (self.alias_count > MIN_ALIASES_CHECKED and self.decode_count > MIN_DECODES_CHECKED
+                and self.alias_count / self.decode_count > _allowed_alias_ratio(self.decode_count)):
+            raise ValueError("yaml: document contains excessive aliasing")
 
     def scalar(self, node: Node) -> Any:
         tag = node.tag
@@ -204,9 +248,14 @@ class _Builder:
         return text
 
     def mapping(self, node: Node, out: dict[str, Any]) -> None:
-        for key_node, value_node in node.value:
+        if self.counting:
+            aliased = self.aliases.get(id(node))
+            if aliased is not None:
+                self.mapping_with_aliases(node, out, aliased)
+                return
+        for key_node, value_node in node.value:  # no alias among the pairs: the usual loop, kept lean
             if key_node.value == "<<" and _is_merge(key_node):
-                self.merge(value_node, out)
+                self.merge(value_node, out, False)
                 continue
             key = self.value(key_node)
             if isinstance(key, (list, dict)):
@@ -214,17 +263,51 @@ class _Builder:
             value = self.value(value_node)
             out[_key_string(key, value)] = value
 
-    def merge(self, node: Node, out: dict[str, Any]) -> None:
+    def mapping_with_aliases(self, node: Node, out: dict[str, Any], aliased: set[int]) -> None:
+        """:meth:`mapping` for a mapping with aliases at the positions ``aliased`` (an alias is no
+        merge key)."""
+        for index, (key_node, value_node) in enumerate(node.value):
+            key_alias = 2 * index in aliased
+            if key_node.value == "<<" and not key_alias and _is_merge(key_node):
+                self.merge(value_node, out, 2 * index + 1 in aliased)
+                continue
+            key = self.aliased_value(key_node) if key_alias else self.value(key_node)
+            if isinstance(key, (list, dict)):
+                raise ValueError(f"yaml: invalid map key: {_go_sharp_v(key)}")
+            value = self.aliased_value(value_node) if 2 * index + 1 in aliased else self.value(value_node)
+            out[_key_string(key, value)] = value
+
+    def merge(self, node: Node, out: dict[str, Any], via_alias: bool) -> None:
+        """A merge key's value into ``out``: a map, an alias to a map, or a sequence (not an
+        alias to one) of those, the last first (earlier maps win)."""
         if node.id == MAPPING:
-            self.mapping(node, out)
+            self.merged(node, out, via_alias)
             return
-        if node.id == SEQUENCE:
-            for child in reversed(node.value):
+        if node.id == SEQUENCE and not via_alias:
+            aliased = self.aliases.get(id(node), ()) if self.counting else ()
+            for index in range(len(node.value) - 1, -1, -1):
+                child = node.value[index]
                 if child.id != MAPPING:
                     raise ValueError("yaml: map merge requires map or sequence of maps as the value")
-                self.mapping(child, out)
+                self.merged(child, out, index in aliased)
             return
         raise ValueError("yaml: map merge requires map or sequence of maps as the value")
+
+    def merged(self, node: Node, out: dict[str, Any], via_alias: bool) -> None:
+        """The pairs of a merged mapping into ``out`` (yaml.v2 decodes it into the map); a
+        mapping merged into itself (``<<: *x`` inside ``x``) is yaml.v2's "contains itself",
+        not an endless merge."""
+        if via_alias:
+            self.count()  # the alias node
+        self.alias_depth += via_alias
+        try:
+            if self.counting:
+                self.count()
+                if id(node) in self.building:
+                    raise SelfReference()
+            self.mapping(node, out)
+        finally:
+            self.alias_depth -= via_alias
 
 
 def _is_merge(node: Node) -> bool:

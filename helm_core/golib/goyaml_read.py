@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import re
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 
 import yaml
 
@@ -68,16 +68,80 @@ def _describe_yaml_error(exc: yaml.YAMLError) -> str:
 
 
 def _self_referencing_anchor(text: str) -> str:
-    """The anchor whose value contains an alias to itself (found again from parse events)."""
-    open_anchors: list[str | None] = []
-    for event in yaml.parse(text, Loader=_GoLoader):
+    """The anchor whose value contains an alias to itself (found again from parse events): the
+    first alias to a collection still open, the latest definition of its name."""
+    open_stack: list[int] = []  # the open collections, by their number in the text
+    still_open: set[int] = set()
+    latest: dict[str, int] = {}  # what each anchor names now (-1: a scalar)
+    for number, event in enumerate(yaml.parse(text, Loader=_GoLoader)):
         if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
-            open_anchors.append(event.anchor)
+            open_stack.append(number)
+            still_open.add(number)
+            if event.anchor is not None:
+                latest[event.anchor] = number
         elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
-            open_anchors.pop()
-        elif isinstance(event, yaml.AliasEvent) and event.anchor in open_anchors:
+            still_open.discard(open_stack.pop())
+        elif isinstance(event, yaml.ScalarEvent) and event.anchor is not None:
+            latest[event.anchor] = -1
+        elif isinstance(event, yaml.AliasEvent) and latest.get(str(event.anchor)) in still_open:
             return str(event.anchor)
+        elif isinstance(event, yaml.DocumentStartEvent):
+            latest.clear()
     return ""  # pragma: no cover - only called after a self reference was built
+
+
+class _RedefiningComposer:
+    """Composes libyaml's events into nodes as PyYAML's composer does, except that an anchor
+    defined again names its new node for the aliases after it, as yaml.v2's parser keeps the
+    latest (PyYAML refuses the second definition). Used only for the texts PyYAML refuses so."""
+
+    def __init__(self, text: str) -> None:
+        self.loader = _GoLoader(text)
+        self.anchors: dict[str, Any] = {}
+
+    def documents(self) -> Generator[Any, None, None]:
+        loader = self.loader
+        try:
+            loader.get_event()  # the stream's start
+            while not loader.check_event(yaml.StreamEndEvent):
+                loader.get_event()  # the document's start
+                node = self.node()
+                loader.get_event()  # the document's end
+                self.anchors = {}
+                yield node
+        finally:
+            loader.dispose()
+
+    def node(self) -> Any:
+        loader = self.loader
+        event = loader.get_event()
+        kind = type(event)  # (CParser's events carry its own Mark class, not the one PyYAML's stubs name)
+        if kind is yaml.AliasEvent:
+            aliased = self.anchors.get(event.anchor)
+            if aliased is None:
+                raise yaml.composer.ComposerError(None, None, "found undefined alias", event.start_mark)
+            return aliased
+        tag = event.tag
+        node: Any
+        if kind is yaml.ScalarEvent:
+            if tag is None or tag == "!":
+                tag = loader.resolve(yaml.ScalarNode, event.value, event.implicit)
+            node = yaml.ScalarNode(tag, event.value, event.start_mark, event.end_mark, event.style)
+        else:
+            sequence = kind is yaml.SequenceStartEvent
+            node_class = yaml.SequenceNode if sequence else yaml.MappingNode
+            if tag is None or tag == "!":
+                tag = loader.resolve(node_class, None, event.implicit)
+            node = node_class(tag, [], event.start_mark, None, event.flow_style)
+        if event.anchor is not None:
+            self.anchors[event.anchor] = node  # before a collection's children: they may alias it
+        if kind is yaml.ScalarEvent:
+            return node
+        end = yaml.SequenceEndEvent if sequence else yaml.MappingEndEvent
+        while not loader.check_event(end):
+            node.value.append(self.node() if sequence else (self.node(), self.node()))
+        node.end_mark = loader.get_event().end_mark
+        return node
 
 
 def _undefined_alias(exc: yaml.YAMLError, text: str) -> str | None:
@@ -114,34 +178,44 @@ def decode_unconverted(text: str) -> Any:
 
 
 def _first_document(text: str, *, json_step: bool) -> Any:
-    loader = _GoLoader(text)
-    try:
-        with _go_errors(text):
-            return goyaml_convert.convert(_first_node(loader), json_step=json_step, anchors=_may_have_anchors(text))
-    finally:
-        loader.dispose()
+    with _go_errors(text), contextlib.closing(_documents(text)) as documents:
+        return goyaml_convert.convert(next(documents, None), json_step=json_step, anchors=_may_have_anchors(text))
 
 
 def decode_all(data: bytes | str) -> list[Any]:
     """Every document of a stream, each decoded as :func:`decode` does (for multi-doc tools)."""
     text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
+    anchors = _may_have_anchors(text)
+    with _go_errors(text), contextlib.closing(_documents(text)) as documents:
+        return [goyaml_convert.convert(node, json_step=True, anchors=anchors) for node in documents]
+
+
+def _documents(text: str) -> Generator[Any, None, None]:
+    """The root node of each document as libyaml composes it; from a document with an anchor
+    defined again (PyYAML's composer refuses it) on, as :class:`_RedefiningComposer` does."""
     loader = _GoLoader(text)
-    docs: list[Any] = []
+    composed = 0
     try:
-        with _go_errors(text):
-            while loader.check_node():
-                docs.append(goyaml_convert.convert(loader.get_node(), json_step=True, anchors=_may_have_anchors(text)))
+        while loader.check_node():
+            try:
+                node = loader.get_node()
+            except yaml.composer.ComposerError as exc:
+                if not (exc.context or "").startswith("found duplicate anchor"):
+                    raise
+                break
+            yield node
+            composed += 1
+        else:
+            return
     finally:
         loader.dispose()
-    return docs
+    documents = _RedefiningComposer(text).documents()
+    for _ in range(composed):  # those were given already
+        next(documents)
+    yield from documents
 
 
 def _may_have_anchors(text: str) -> bool:
-    """Only an anchor ('&name') lets a node be met twice (an alias to no anchor fails to compose)."""
-    return "&" in text
+    """Only an alias ('*name') to an anchor ('&name') makes a node met twice."""
+    return "&" in text and "*" in text
 
-
-def _first_node(loader: Any) -> Any:
-    if loader.check_node():
-        return loader.get_node()
-    return None
