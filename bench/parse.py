@@ -1,6 +1,6 @@
 """Lex and parse time of every chart's templates: exact lexer vs fast path, in the same run.
 
-Usage: .venv/bin/python bench/parse.py [--against DIR] [chart ...]
+Usage: .venv/bin/python bench/parse.py [--against DIR | --trees-against DIR] [chart ...]
 (default: every chart in ../shared/charts)
 
 For each chart, every ``templates/`` file of it and its subcharts (what Helm parses) is
@@ -23,10 +23,17 @@ the rounds, and the line adds the other side's lex and parse times, each with ``
 above 1 means ours is faster), and its trees' size and unpickling time: that shows the parser's
 own gains too, which the exact-lexer figures do not. The load average is printed. The
 cyclic GC is paused while timing, as the template environment pauses it while parsing.
+
+``--trees-against REV`` (or DIR) times nothing: it parses every template, and CUTS prefixes
+of each (parse errors), with both sides' ``helm_core`` and compares a full dump of the
+outcome (every tree's name, every node's class and fields with ``pos`` and ``line``, the
+reprint ``str(tree)``; or the error's text, reason and position): a parser change must
+leave it identical. Exit status 1 on any difference.
 """
 from __future__ import annotations
 
 import gc
+import hashlib
 import inspect
 import json
 import os
@@ -122,6 +129,54 @@ def measure(templates: list[tuple[str, str]], known: frozenset[str]) -> dict[str
     }
 
 
+#: Prefixes of each template --trees-against parses too (cut at i/CUTS of its length, i < CUTS).
+CUTS = 7
+
+
+def node_dump(obj: Any) -> Any:
+    """A parse tree as plain data: every slot of every node (the tree it belongs to by name)."""
+    if isinstance(obj, parser.n.Node):
+        slots = [s for cls in type(obj).__mro__ for s in getattr(cls, "__slots__", ())]
+        return (type(obj).__name__, obj.tr.name,
+                tuple((s, node_dump(getattr(obj, s))) for s in slots if s != "tr"))
+    if isinstance(obj, list):
+        return [node_dump(x) for x in obj]
+    if isinstance(obj, float):
+        return repr(obj)  # nan != nan
+    return obj
+
+
+def tree_digests(templates: list[tuple[str, str]], known: frozenset[str]) -> dict[str, str]:
+    """Per template and per prefix of it: a digest of its parse's full outcome."""
+    digests = {}
+    for name, text in templates:
+        for cut in range(CUTS):
+            piece = text[: len(text) * cut // CUTS] if cut else text
+            try:
+                trees = parser.parse(name, piece, known.__contains__)
+                outcome: Any = [(key, t.name, t.parse_name, str(t.root), node_dump(t.root))
+                                for key, t in trees.items()]
+            except parser.ParseError as exc:
+                outcome = ("error", str(exc), exc.reason, exc.template_name, exc.pos)
+            digests[f"{name}@{cut}"] = hashlib.blake2b(repr(outcome).encode()).hexdigest()
+    return digests
+
+
+def compare_trees(other_dir: str, charts: dict[str, list[tuple[str, str]]], known: frozenset[str]) -> int:
+    """--trees-against: 0 when both sides parse every template and prefix the same."""
+    env = dict(os.environ, BENCH_PARSE_CODE=other_dir)
+    out = subprocess.run([sys.executable, __file__, "--tree-digests-on-stdin"], env=env, check=True,
+                         input=json.dumps(charts), capture_output=True, text=True).stdout
+    theirs: dict[str, dict[str, str]] = json.loads(out)
+    differ = 0
+    for chart, templates in charts.items():
+        ours = tree_digests(templates, known)
+        bad = sorted(key for key in ours if ours[key] != theirs[chart].get(key))
+        differ += len(bad)
+        print(f"{chart:26} {len(ours):5} parses, {len(bad)} differ{': ' + ', '.join(bad[:5]) if bad else ''}")
+    return 1 if differ else 0
+
+
 def in_subprocess(directory: str,
                   charts: dict[str, list[tuple[str, str]]]) -> dict[str, dict[str, float]]:
     """:func:`measure` in a subprocess importing ``directory``'s helm_core (templates on stdin)."""
@@ -164,22 +219,37 @@ def main(argv: list[str]) -> int:
         charts = json.load(sys.stdin)
         print(json.dumps({name: measure(templates, known) for name, templates in charts.items()}))
         return 0
+    if argv == ["--tree-digests-on-stdin"]:  # the --trees-against subprocess
+        charts = json.load(sys.stdin)
+        print(json.dumps({name: tree_digests(templates, known) for name, templates in charts.items()}))
+        return 0
     from bench.render import CHARTS_DIR, byte_compile
     other = None
-    if "--against" in argv:
-        i = argv.index("--against")
-        if i + 1 >= len(argv):
-            print("--against needs a directory holding helm_core, or a git revision",
-                  file=sys.stderr)
-            return 2
-        other = argv[i + 1]
-        argv = argv[:i] + argv[i + 2:]
+    trees_only = "--trees-against" in argv
+    for flag in ("--against", "--trees-against"):
+        if flag in argv:
+            i = argv.index(flag)
+            if i + 1 >= len(argv):
+                print(f"{flag} needs a directory holding helm_core, or a git revision",
+                      file=sys.stderr)
+                return 2
+            other = argv[i + 1]
+            argv = argv[:i] + argv[i + 2:]
     if not CHARTS_DIR.is_dir():
         print(f"{CHARTS_DIR} is not present: nothing to measure")
         return 0
     names = argv or sorted(d.name for d in CHARTS_DIR.iterdir() if (d / "Chart.yaml").is_file())
     byte_compile()
     charts = {name: chart_templates(CHARTS_DIR / name) for name in names}
+    if trees_only:
+        assert other is not None
+        with tempfile.TemporaryDirectory() as tmp:
+            other_dir = checkout(other, tmp)
+            if other_dir is None:
+                print(f"--trees-against {other}: neither a checkout with helm_core nor a git revision",
+                      file=sys.stderr)
+                return 2
+            return compare_trees(other_dir, charts, known)
     print(f"load average before: {os.getloadavg()}")
     base: dict[str, dict[str, float]] = {}
     with tempfile.TemporaryDirectory() as tmp:

@@ -21,6 +21,10 @@ if TYPE_CHECKING:
 #: Go's ``maxStackDepth``: nesting of parenthesized pipelines.
 MAX_PAREN_DEPTH = 10000
 
+#: Whether parsers take :meth:`_Parser.direct_action` for the commonest actions (False: the
+#: general grammar alone, which tests and bench/parse.py compare it with).
+DIRECT_ACTIONS = True
+
 
 class ParseError(TemplateError):
     """A template does not parse; ``str()`` is Go's ``template: NAME:LINE: MSG``.
@@ -74,6 +78,7 @@ class _Parser:
         self.action_line = 0
         self.error_line = 0
         self.error_reason = ""
+        self.direct = DIRECT_ACTIONS
 
     # -- token stream -------------------------------------------------------
     # ``fetched`` is the high-water mark of items read (errors report the line of the last
@@ -147,15 +152,19 @@ class _Parser:
         """Template: (text | action | define)* EOF."""
         tree = self.tree
         tree.root = n.ListNode(tree, self.peek()[POS])
-        while self.peek()[TYP] is not _EOF:
-            if self.peek()[TYP] is _LEFT_DELIM:
+        while (token := self.peek())[TYP] is not _EOF:
+            if token[TYP] is _LEFT_DELIM:
                 mark = self.i
                 self.next()
                 if self.next_non_space()[TYP] is _DEFINE:
                     self.parse_definition()
                     continue
-                self.i = mark
-            node = self.text_or_action()
+                self.i = mark + 1
+                node = self.direct_action(token) if self.direct else None
+                if node is None:
+                    node = self.delimited_action(token)
+            else:
+                node = self.text_or_action()
             if isinstance(node, (n.EndNode, n.ElseNode)):
                 self.errorf(f"unexpected {node}")
             tree.root.nodes.append(node)
@@ -196,6 +205,7 @@ class _Parser:
         token = self.peek_non_space()
         lst = n.ListNode(self.tree, token[POS])
         nodes = lst.nodes
+        direct = self.direct
         while token[TYP] is not _EOF:
             if token[TYP] is _TEXT:  # text_or_action's first case, inline
                 self.i += 1
@@ -203,7 +213,9 @@ class _Parser:
             else:
                 if token[TYP] is _LEFT_DELIM:  # text_or_action's next case, inline
                     self.i += 1
-                    node = self.delimited_action(token)
+                    node = self.direct_action(token) if direct else None
+                    if node is None:
+                        node = self.delimited_action(token)
                 else:
                     node = self.text_or_action()
                 if isinstance(node, (n.EndNode, n.ElseNode)):
@@ -231,6 +243,74 @@ class _Parser:
             return self.action()
         finally:
             self.action_line = 0
+
+    def direct_action(self, left_delim: RawItem) -> Optional[n.Node]:
+        """The commonest actions without the general grammar's calls, or None (nothing read).
+
+        ``self.i`` is just after ``left_delim``. Taken: ``{{ end }}``, ``{{ else }}``, and a
+        pipeline of one field chain (``{{ .Values.a.b }}``), alone or after ``if``/``with``
+        (whose bodies the general path reads). The nodes, positions, ``i``, ``fetched`` and
+        ``action_line`` come out as the general path leaves them
+        (tests/gotemplate/test_parser_direct.py compares both on generated actions).
+        """
+        # Every scan below stops at the last item (EOF or ERROR): no bound checks needed.
+        items, i = self.items, self.i
+        while items[i][TYP] is _SPACE:
+            i += 1
+        typ = items[i][TYP]
+        if typ is _END or typ is _ELSE:
+            close = i + 1
+            while items[close][TYP] is _SPACE:
+                close += 1
+            right = items[close]
+            if right[TYP] is not _RIGHT_DELIM:
+                return None  # {{else if ...}}, {{else with ...}}, or an error
+            self._consumed(close)
+            self.action_line = 0
+            if typ is _END:
+                return n.EndNode(self.tree, right[POS])
+            return n.ElseNode(self.tree, right[POS], right[LINE])
+        if typ is _IF or typ is _WITH:
+            i += 1
+            while items[i][TYP] is _SPACE:
+                i += 1
+        head = items[i]
+        if head[TYP] is not _FIELD:
+            return None
+        end = i + 1
+        while items[end][TYP] is _FIELD:
+            end += 1
+        close = end
+        while items[close][TYP] is _SPACE:
+            close += 1
+        if items[close][TYP] is not _RIGHT_DELIM:
+            return None
+        tr = self.tree
+        field = n.FieldNode(tr, head[POS], head[VAL])
+        if end > i + 1:  # a chain: as chain() extends a field, it then stands at the second one
+            field.ident.extend([item[VAL][1:] for item in items[i + 1 : end]])
+            field.pos = items[i + 1][POS]
+        cmd = n.CommandNode(tr, head[POS])
+        cmd.args.append(field)
+        pipe = n.PipeNode(tr, head[POS], head[LINE])
+        pipe.cmds.append(cmd)
+        self._consumed(close)
+        if typ is _IF:
+            self.action_line = left_delim[LINE]
+            node: n.Node = self.branch_control(n.IfNode, "if", pipe)
+        elif typ is _WITH:
+            self.action_line = left_delim[LINE]
+            node = self.branch_control(n.WithNode, "with", pipe)
+        else:
+            node = n.ActionNode(tr, head[POS], head[LINE], pipe)
+        self.action_line = 0
+        return node
+
+    def _consumed(self, last: int) -> None:
+        """Items up to index ``last`` were read."""
+        self.i = last + 1
+        if last >= self.fetched:
+            self.fetched = last + 1
 
     def action(self) -> n.Node:
         """Action: control | command ("|" command)* ."""
@@ -334,11 +414,15 @@ class _Parser:
             if isinstance(c.args[0], (n.BoolNode, n.DotNode, n.NilNode, n.NumberNode, n.StringNode)):
                 self.errorf(f"non executable command in pipeline stage {i + 2}")
 
-    def branch_control(self, cls: type[n.BranchNode], context: str) -> n.Node:
-        """if/range/with: pipeline itemList ({{else}} itemList | {{else if ...}})? {{end}}."""
+    def branch_control(self, cls: type[n.BranchNode], context: str,
+                       pipe: Optional[n.PipeNode] = None) -> n.Node:
+        """if/range/with: pipeline itemList ({{else}} itemList | {{else if ...}})? {{end}}.
+
+        ``pipe``: the pipeline, when :meth:`direct_action` has read it."""
         mark = len(self.vars)
         try:
-            pipe = self.pipeline(context, _RIGHT_DELIM)
+            if pipe is None:
+                pipe = self.pipeline(context, _RIGHT_DELIM)
             if context == "range":
                 self.range_depth += 1
             lst, nxt = self.item_list()
