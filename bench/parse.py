@@ -25,10 +25,11 @@ own gains too, which the exact-lexer figures do not. The load average is printed
 cyclic GC is paused while timing, as the template environment pauses it while parsing.
 
 ``--trees-against REV`` (or DIR) times nothing: it parses every template, and CUTS prefixes
-of each (parse errors), with both sides' ``helm_core`` and compares a full dump of the
-outcome (every tree's name, every node's class and fields with ``pos`` and ``line``, the
-reprint ``str(tree)``; or the error's text, reason and position): a parser change must
-leave it identical. Exit status 1 on any difference.
+of each (parse errors), and GENERATED templates from the parser tests' generators (well
+formed and broken), with both sides' ``helm_core`` and compares a full dump of the outcome
+(every tree's name, every node's class and fields with ``pos`` and ``line``, the reprint
+``str(tree)``; or the error's text, reason and position): a parser change must leave it
+identical. Exit status 1 on any difference.
 """
 from __future__ import annotations
 
@@ -131,6 +132,9 @@ def measure(templates: list[tuple[str, str]], known: frozenset[str]) -> dict[str
 
 #: Prefixes of each template --trees-against parses too (cut at i/CUTS of its length, i < CUTS).
 CUTS = 7
+#: Generated templates --trees-against parses too (tests/gotemplate's generators, fixed seed;
+#: no prefixes: they are broken anywhere already).
+GENERATED = 20000
 
 
 def node_dump(obj: Any) -> Any:
@@ -146,11 +150,11 @@ def node_dump(obj: Any) -> Any:
     return obj
 
 
-def tree_digests(templates: list[tuple[str, str]], known: frozenset[str]) -> dict[str, str]:
-    """Per template and per prefix of it: a digest of its parse's full outcome."""
+def tree_digests(templates: list[tuple[str, str]], known: frozenset[str], cuts: int = CUTS) -> dict[str, str]:
+    """Per template and per prefix of it (``cuts`` - 1 of them): a digest of its parse's full outcome."""
     digests = {}
     for name, text in templates:
-        for cut in range(CUTS):
+        for cut in range(cuts):
             piece = text[: len(text) * cut // CUTS] if cut else text
             try:
                 trees = parser.parse(name, piece, known.__contains__)
@@ -162,6 +166,18 @@ def tree_digests(templates: list[tuple[str, str]], known: frozenset[str]) -> dic
     return digests
 
 
+def generated_templates() -> list[tuple[str, str]]:
+    """GENERATED templates from the parser tests' generators: the direct path's shapes and
+    the lexer's fragments, well formed or broken anywhere (error lines and positions)."""
+    import random
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the tests, always ours
+    from tests.gotemplate import test_lexer_fast_path, test_parser_direct
+    rng = random.Random(20261126)
+    make = (test_lexer_fast_path._random_template, test_parser_direct._direct_template)
+    return [(f"gen{i}", make[i % 2](rng)) for i in range(GENERATED)]
+
+
 def compare_trees(other_dir: str, charts: dict[str, list[tuple[str, str]]], known: frozenset[str]) -> int:
     """--trees-against: 0 when both sides parse every template and prefix the same."""
     env = dict(os.environ, BENCH_PARSE_CODE=other_dir)
@@ -170,7 +186,7 @@ def compare_trees(other_dir: str, charts: dict[str, list[tuple[str, str]]], know
     theirs: dict[str, dict[str, str]] = json.loads(out)
     differ = 0
     for chart, templates in charts.items():
-        ours = tree_digests(templates, known)
+        ours = tree_digests(templates, known, 1 if chart == "generated" else CUTS)
         bad = sorted(key for key in ours if ours[key] != theirs[chart].get(key))
         differ += len(bad)
         print(f"{chart:26} {len(ours):5} parses, {len(bad)} differ{': ' + ', '.join(bad[:5]) if bad else ''}")
@@ -221,7 +237,8 @@ def main(argv: list[str]) -> int:
         return 0
     if argv == ["--tree-digests-on-stdin"]:  # the --trees-against subprocess
         charts = json.load(sys.stdin)
-        print(json.dumps({name: tree_digests(templates, known) for name, templates in charts.items()}))
+        print(json.dumps({name: tree_digests(templates, known, 1 if name == "generated" else CUTS)
+                          for name, templates in charts.items()}))
         return 0
     from bench.render import CHARTS_DIR, byte_compile
     other = None
@@ -243,6 +260,7 @@ def main(argv: list[str]) -> int:
     charts = {name: chart_templates(CHARTS_DIR / name) for name in names}
     if trees_only:
         assert other is not None
+        charts["generated"] = generated_templates()
         with tempfile.TemporaryDirectory() as tmp:
             other_dir = checkout(other, tmp)
             if other_dir is None:

@@ -81,9 +81,10 @@ class _Parser:
         self.direct = DIRECT_ACTIONS
 
     # -- token stream -------------------------------------------------------
-    # ``fetched`` is the high-water mark of items read (errors report the line of the last
-    # one, as Go's parser does). The hot paths below inline these reads: same effect on
-    # ``i`` and ``fetched``, without a method call per token.
+    # Errors report the line of the last item read, as Go's parser does: items up to
+    # ``max(fetched, i)`` were read. The hot paths below inline these reads, and there
+    # ``fetched`` is written only where reading went past ``i`` (a peek) or ``i`` goes back
+    # (a backup), and an error may come before ``i`` passes the item again.
     def next(self) -> RawItem:
         i = self.i
         self.i = i + 1
@@ -126,7 +127,8 @@ class _Parser:
 
     # -- errors -------------------------------------------------------------
     def errorf(self, msg: str) -> None:
-        last = self.items[min(self.fetched, len(self.items)) - 1] if self.fetched else self.items[0]
+        reached = max(self.fetched, self.i)
+        last = self.items[min(reached, len(self.items)) - 1] if reached else self.items[0]
         self.error_line = last[LINE]
         self.error_reason = msg
         raise _Bail(f"template: {self.name}:{last[LINE]}: {msg}")
@@ -249,7 +251,7 @@ class _Parser:
 
         ``self.i`` is just after ``left_delim``. Taken: ``{{ end }}``, ``{{ else }}``, and a
         pipeline of one field chain (``{{ .Values.a.b }}``), alone or after ``if``/``with``
-        (whose bodies the general path reads). The nodes, positions, ``i``, ``fetched`` and
+        (whose bodies the general path reads). The nodes, positions, ``i``, the items read and
         ``action_line`` come out as the general path leaves them
         (tests/gotemplate/test_parser_direct.py compares both on generated actions).
         """
@@ -265,7 +267,7 @@ class _Parser:
             right = items[close]
             if right[TYP] is not _RIGHT_DELIM:
                 return None  # {{else if ...}}, {{else with ...}}, or an error
-            self._consumed(close)
+            self.i = close + 1
             self.action_line = 0
             if typ is _END:
                 return n.EndNode(self.tree, right[POS])
@@ -294,7 +296,7 @@ class _Parser:
         cmd.args.append(field)
         pipe = n.PipeNode(tr, head[POS], head[LINE])
         pipe.cmds.append(cmd)
-        self._consumed(close)
+        self.i = close + 1
         if typ is _IF:
             self.action_line = left_delim[LINE]
             node: n.Node = self.branch_control(n.IfNode, "if", pipe)
@@ -306,12 +308,6 @@ class _Parser:
         self.action_line = 0
         return node
 
-    def _consumed(self, last: int) -> None:
-        """Items up to index ``last`` were read."""
-        self.i = last + 1
-        if last >= self.fetched:
-            self.fetched = last + 1
-
     def action(self) -> n.Node:
         """Action: control | command ("|" command)* ."""
         items, n_items, i = self.items, self.n_items, self.i  # token = self.next_non_space()
@@ -320,11 +316,9 @@ class _Parser:
             i += 1
             token = items[i] if i < n_items else items[-1]
         self.i = i + 1
-        if i >= self.fetched:
-            self.fetched = i + 1
         typ = token[TYP]
         if typ not in _CONTROL:
-            self.i -= 1  # back to token (already fetched): the pipeline starts there
+            self.i = i  # back to token: the pipeline starts there (and peeks it again)
             pipe = self.pipeline("command", _RIGHT_DELIM)
             return n.ActionNode(self.tree, token[POS], token[LINE], pipe)
         if typ is _END:  # the commonest first
@@ -392,8 +386,7 @@ class _Parser:
             while token[TYP] is _SPACE:
                 i += 1
                 token = items[i] if i < n_items else items[-1]
-            if i >= self.fetched:
-                self.fetched = i + 1
+            # (Every case below moves ``i`` past the token before an error can come.)
             typ = token[TYP]
             if typ is end:
                 self.i = i + 1
@@ -490,8 +483,8 @@ class _Parser:
 
         Operand: term .Field*; term: literal | function | . | $var | .Field | '(' pipeline ')'.
         Operands are read in this loop rather than by a method of their own, and the item
-        reads are inline (``i`` is ``self.i``, written back before any call that reads it):
-        this is the parser's hottest code.
+        reads are inline (``i`` is ``self.i``, written back before any call or error that reads
+        it): this is the parser's hottest code.
         """
         tr = self.tree
         cmd = n.CommandNode(tr, first[POS])
@@ -506,8 +499,6 @@ class _Parser:
                 token = items[i] if i < n_items else last
                 i += 1
             self.i = i
-            if i > self.fetched:
-                self.fetched = i
             typ = token[TYP]
             # Most frequent kinds first.
             if typ is _FIELD:
@@ -550,22 +541,19 @@ class _Parser:
                 self.i = i
                 node = None
             if node is not None:
-                token = items[i] if i < n_items else last  # token = self.peek()
-                if i >= self.fetched:
-                    self.fetched = i + 1
+                # token = self.peek(): the read just below passes it, or chain() notes it
+                token = items[i] if i < n_items else last
                 if token[TYP] is _FIELD:
                     node = self.chain(node, token)
                     i = self.i
                 args.append(node)
             token = items[i] if i < n_items else last  # token = self.next()
             i += 1
-            if i > self.fetched:
-                self.fetched = i
             typ = token[TYP]
             if typ is _SPACE:
                 continue
             if typ is _RIGHT_DELIM or typ is _RIGHT_PAREN:
-                i -= 1
+                i -= 1  # (the caller reads it again, past it, before any error)
             elif typ is not _PIPE:
                 self.i = i
                 self.unexpected(token, "operand")
