@@ -498,13 +498,13 @@ class _Parser:
             while token[TYP] is _SPACE:
                 token = items[i] if i < n_items else last
                 i += 1
-            self.i = i
             typ = token[TYP]
-            # Most frequent kinds first.
+            # Most frequent kinds first. (``self.i`` is written before the calls that read it.)
             if typ is _FIELD:
                 node: Optional[n.Node] = n.FieldNode(tr, token[POS], token[VAL])
             elif typ is _IDENTIFIER:
                 if not self.has_function(token[VAL]):
+                    self.i = i
                     self.errorf(f"function {gofmt.quote(token[VAL])} not defined")
                 node = n.IdentifierNode(tr, token[POS], token[VAL])
             elif typ is _STRING or typ is _RAW_STRING:
@@ -513,8 +513,10 @@ class _Parser:
                     # The lexer's "..." without escapes: no quote or newline inside to refuse.
                     node = n.StringNode(tr, token[POS], val, val[1:-1])
                 else:
+                    self.i = i
                     node = n.StringNode(tr, token[POS], val, self.unquote(val))
             elif typ is _VARIABLE:
+                self.i = i
                 node = self.use_var(token)
             elif typ is _DOT:
                 node = n.DotNode(tr, token[POS])
@@ -526,8 +528,10 @@ class _Parser:
                 try:
                     node = literals.new_number(tr, token[POS], token[VAL], typ)
                 except ValueError as e:
+                    self.i = i
                     self.errorf(str(e))
             elif typ is _LEFT_PAREN:
+                self.i = i
                 if self.paren_depth >= MAX_PAREN_DEPTH:
                     self.errorf("max expression depth exceeded")
                 self.paren_depth += 1
@@ -536,22 +540,20 @@ class _Parser:
                 finally:
                     self.paren_depth -= 1
                 i = self.i
-            else:  # no operand here: the token is read again below, as what ends one
-                i -= 1
-                self.i = i
+            else:  # no operand here: this token ends the command (checked below)
                 node = None
             if node is not None:
-                # token = self.peek(): the read just below passes it, or chain() notes it
-                token = items[i] if i < n_items else last
+                token = items[i] if i < n_items else last  # token = self.next()
                 if token[TYP] is _FIELD:
+                    self.i = i
                     node = self.chain(node, token)
                     i = self.i
+                    token = items[i]  # (chain stopped on it: it is there)
                 args.append(node)
-            token = items[i] if i < n_items else last  # token = self.next()
-            i += 1
-            typ = token[TYP]
-            if typ is _SPACE:
-                continue
+                i += 1
+                typ = token[TYP]
+                if typ is _SPACE:
+                    continue
             if typ is _RIGHT_DELIM or typ is _RIGHT_PAREN:
                 i -= 1  # (the caller reads it again, past it, before any error)
             elif typ is not _PIPE:
