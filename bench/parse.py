@@ -1,6 +1,6 @@
 """Lex and parse time of every chart's templates: exact lexer vs fast path, in the same run.
 
-Usage: .venv/bin/python bench/parse.py [--against DIR | --trees-against DIR] [chart ...]
+Usage: .venv/bin/python bench/parse.py [--against DIR [--instructions] | --trees-against DIR] [chart ...]
 (default: every chart in ../shared/charts)
 
 For each chart, every ``templates/`` file of it and its subcharts (what Helm parses) is
@@ -23,6 +23,11 @@ the rounds, and the line adds the other side's lex and parse times, each with ``
 above 1 means ours is faster), and its trees' size and unpickling time: that shows the parser's
 own gains too, which the exact-lexer figures do not. The load average is printed. The
 cyclic GC is paused while timing, as the template environment pauses it while parsing.
+
+``--instructions`` (with ``--against``): instead of times, the machine instructions of one pass
+of lexing and of lexing + parsing every template of the charts together, counted by
+``valgrind --tool=callgrind`` (a run of two passes less a run of one): the same figure on
+an idle or a loaded machine, for changes smaller than the noise of times. Slow (minutes).
 
 ``--trees-against REV`` (or DIR) times nothing: it parses every template, and CUTS prefixes
 of each (parse errors), and GENERATED templates from the parser tests' generators (well
@@ -193,6 +198,39 @@ def compare_trees(other_dir: str, charts: dict[str, list[tuple[str, str]]], know
     return 1 if differ else 0
 
 
+def run_passes(templates: list[tuple[str, str]], known: frozenset[str], mode: str, passes: int) -> None:
+    """``passes`` passes of lexing (``mode`` "lex") or parsing every template, GC paused."""
+    has = known.__contains__
+    lex = getattr(lexer, "lex_raw", lexer.lex)
+    gc.disable()
+    for _ in range(passes):
+        for name, text in templates:
+            lex(text) if mode == "lex" else parser.parse(name, text, has)
+
+
+def instructions(directory: str, templates: list[tuple[str, str]], mode: str) -> int:
+    """Instructions of one pass of ``mode`` with ``directory``'s helm_core (see the doc)."""
+    counts = []
+    for passes in (1, 2):
+        run = subprocess.run(
+            ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable, __file__,
+             "--passes-on-stdin", mode, str(passes)],
+            env=dict(os.environ, BENCH_PARSE_CODE=directory), input=json.dumps(templates),
+            capture_output=True, text=True, check=True)
+        counts.append(int(run.stderr.split("Collected : ")[1].split()[0]))
+    return counts[1] - counts[0]
+
+
+def compare_instructions(ours: str, other: str, charts: dict[str, list[tuple[str, str]]]) -> int:
+    templates = [t for chart in charts.values() for t in chart]
+    print(f"{len(templates)} templates of {', '.join(charts)}; millions of instructions per pass")
+    print(f"{'':14} {'ours':>8} {'other':>8} {'other/ours':>10}")
+    for mode, label in (("lex", "lex"), ("parse", "lex + parse")):
+        mine, theirs = instructions(ours, templates, mode), instructions(other, templates, mode)
+        print(f"{label:14} {mine / 1e6:8.1f} {theirs / 1e6:8.1f} {theirs / mine:10.3f}")
+    return 0
+
+
 def in_subprocess(directory: str,
                   charts: dict[str, list[tuple[str, str]]]) -> dict[str, dict[str, float]]:
     """:func:`measure` in a subprocess importing ``directory``'s helm_core (templates on stdin)."""
@@ -235,6 +273,9 @@ def main(argv: list[str]) -> int:
         charts = json.load(sys.stdin)
         print(json.dumps({name: measure(templates, known) for name, templates in charts.items()}))
         return 0
+    if argv[:1] == ["--passes-on-stdin"]:  # the --instructions subprocess (under valgrind)
+        run_passes(json.load(sys.stdin), known, argv[1], int(argv[2]))
+        return 0
     if argv == ["--tree-digests-on-stdin"]:  # the --trees-against subprocess
         charts = json.load(sys.stdin)
         print(json.dumps({name: tree_digests(templates, known, 1 if name == "generated" else CUTS)
@@ -243,6 +284,8 @@ def main(argv: list[str]) -> int:
     from bench.render import CHARTS_DIR, byte_compile
     other = None
     trees_only = "--trees-against" in argv
+    count_instructions = "--instructions" in argv
+    argv = [a for a in argv if a != "--instructions"]
     for flag in ("--against", "--trees-against"):
         if flag in argv:
             i = argv.index(flag)
@@ -280,6 +323,8 @@ def main(argv: list[str]) -> int:
                       file=sys.stderr)
                 return 2
             ours = str(Path(__file__).resolve().parent.parent)
+            if count_instructions:
+                return compare_instructions(ours, base_dir, charts)
             results, base = interleaved(ours, base_dir, charts)
     print(f"load average after: {os.getloadavg()}")
     header = (f"{'chart':26} {'files':>5} {'lex exact':>9} {'lex':>6} {'x':>5} {'parse exact':>11}"
