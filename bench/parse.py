@@ -1,6 +1,6 @@
 """Lex and parse time of every chart's templates: exact lexer vs fast path, in the same run.
 
-Usage: .venv/bin/python bench/parse.py [--against DIR] [chart ...]
+Usage: .venv/bin/python bench/parse.py [--against DIR [--instructions] | --trees-against DIR] [chart ...]
 (default: every chart in ../shared/charts)
 
 For each chart, every ``templates/`` file of it and its subcharts (what Helm parses) is
@@ -23,10 +23,23 @@ the rounds, and the line adds the other side's lex and parse times, each with ``
 above 1 means ours is faster), and its trees' size and unpickling time: that shows the parser's
 own gains too, which the exact-lexer figures do not. The load average is printed. The
 cyclic GC is paused while timing, as the template environment pauses it while parsing.
+
+``--instructions`` (with ``--against``): instead of times, the machine instructions of one pass
+of lexing and of lexing + parsing every template of the charts together, counted by
+``valgrind --tool=callgrind`` (a run of two passes less a run of one): the same figure on
+an idle or a loaded machine, for changes smaller than the noise of times. Slow (minutes).
+
+``--trees-against REV`` (or DIR) times nothing: it parses every template, and CUTS prefixes
+of each (parse errors), and GENERATED templates from the parser tests' generators (well
+formed and broken), with both sides' ``helm_core`` and compares a full dump of the outcome
+(every tree's name, every node's class and fields with ``pos`` and ``line``, the reprint
+``str(tree)``; or the error's text, reason and position): a parser change must leave it
+identical. Exit status 1 on any difference.
 """
 from __future__ import annotations
 
 import gc
+import hashlib
 import inspect
 import json
 import os
@@ -122,6 +135,102 @@ def measure(templates: list[tuple[str, str]], known: frozenset[str]) -> dict[str
     }
 
 
+#: Prefixes of each template --trees-against parses too (cut at i/CUTS of its length, i < CUTS).
+CUTS = 7
+#: Generated templates --trees-against parses too (tests/gotemplate's generators, fixed seed;
+#: no prefixes: they are broken anywhere already).
+GENERATED = 20000
+
+
+def node_dump(obj: Any) -> Any:
+    """A parse tree as plain data: every slot of every node (the tree it belongs to by name)."""
+    if isinstance(obj, parser.n.Node):
+        slots = [s for cls in type(obj).__mro__ for s in getattr(cls, "__slots__", ())]
+        return (type(obj).__name__, obj.tr.name,
+                tuple((s, node_dump(getattr(obj, s))) for s in slots if s != "tr"))
+    if isinstance(obj, list):
+        return [node_dump(x) for x in obj]
+    if isinstance(obj, float):
+        return repr(obj)  # nan != nan
+    return obj
+
+
+def tree_digests(templates: list[tuple[str, str]], known: frozenset[str], cuts: int = CUTS) -> dict[str, str]:
+    """Per template and per prefix of it (``cuts`` - 1 of them): a digest of its parse's full outcome."""
+    digests = {}
+    for name, text in templates:
+        for cut in range(cuts):
+            piece = text[: len(text) * cut // CUTS] if cut else text
+            try:
+                trees = parser.parse(name, piece, known.__contains__)
+                outcome: Any = [(key, t.name, t.parse_name, str(t.root), node_dump(t.root))
+                                for key, t in trees.items()]
+            except parser.ParseError as exc:
+                outcome = ("error", str(exc), exc.reason, exc.template_name, exc.pos)
+            digests[f"{name}@{cut}"] = hashlib.blake2b(repr(outcome).encode()).hexdigest()
+    return digests
+
+
+def generated_templates() -> list[tuple[str, str]]:
+    """GENERATED templates from the parser tests' generators: the direct path's shapes and
+    the lexer's fragments, well formed or broken anywhere (error lines and positions)."""
+    import random
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the tests, always ours
+    from tests.gotemplate import test_lexer_fast_path, test_parser_direct
+    rng = random.Random(20261126)
+    make = (test_lexer_fast_path._random_template, test_parser_direct._direct_template)
+    return [(f"gen{i}", make[i % 2](rng)) for i in range(GENERATED)]
+
+
+def compare_trees(other_dir: str, charts: dict[str, list[tuple[str, str]]], known: frozenset[str]) -> int:
+    """--trees-against: 0 when both sides parse every template and prefix the same."""
+    env = dict(os.environ, BENCH_PARSE_CODE=other_dir)
+    out = subprocess.run([sys.executable, __file__, "--tree-digests-on-stdin"], env=env, check=True,
+                         input=json.dumps(charts), capture_output=True, text=True).stdout
+    theirs: dict[str, dict[str, str]] = json.loads(out)
+    differ = 0
+    for chart, templates in charts.items():
+        ours = tree_digests(templates, known, 1 if chart == "generated" else CUTS)
+        bad = sorted(key for key in ours if ours[key] != theirs[chart].get(key))
+        differ += len(bad)
+        print(f"{chart:26} {len(ours):5} parses, {len(bad)} differ{': ' + ', '.join(bad[:5]) if bad else ''}")
+    return 1 if differ else 0
+
+
+def run_passes(templates: list[tuple[str, str]], known: frozenset[str], mode: str, passes: int) -> None:
+    """``passes`` passes of lexing (``mode`` "lex") or parsing every template, GC paused."""
+    has = known.__contains__
+    lex = getattr(lexer, "lex_raw", lexer.lex)
+    gc.disable()
+    for _ in range(passes):
+        for name, text in templates:
+            lex(text) if mode == "lex" else parser.parse(name, text, has)
+
+
+def instructions(directory: str, templates: list[tuple[str, str]], mode: str) -> int:
+    """Instructions of one pass of ``mode`` with ``directory``'s helm_core (see the doc)."""
+    counts = []
+    for passes in (1, 2):
+        run = subprocess.run(
+            ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable, __file__,
+             "--passes-on-stdin", mode, str(passes)],
+            env=dict(os.environ, BENCH_PARSE_CODE=directory), input=json.dumps(templates),
+            capture_output=True, text=True, check=True)
+        counts.append(int(run.stderr.split("Collected : ")[1].split()[0]))
+    return counts[1] - counts[0]
+
+
+def compare_instructions(ours: str, other: str, charts: dict[str, list[tuple[str, str]]]) -> int:
+    templates = [t for chart in charts.values() for t in chart]
+    print(f"{len(templates)} templates of {', '.join(charts)}; millions of instructions per pass")
+    print(f"{'':14} {'ours':>8} {'other':>8} {'other/ours':>10}")
+    for mode, label in (("lex", "lex"), ("parse", "lex + parse")):
+        mine, theirs = instructions(ours, templates, mode), instructions(other, templates, mode)
+        print(f"{label:14} {mine / 1e6:8.1f} {theirs / 1e6:8.1f} {theirs / mine:10.3f}")
+    return 0
+
+
 def in_subprocess(directory: str,
                   charts: dict[str, list[tuple[str, str]]]) -> dict[str, dict[str, float]]:
     """:func:`measure` in a subprocess importing ``directory``'s helm_core (templates on stdin)."""
@@ -164,22 +273,44 @@ def main(argv: list[str]) -> int:
         charts = json.load(sys.stdin)
         print(json.dumps({name: measure(templates, known) for name, templates in charts.items()}))
         return 0
+    if argv[:1] == ["--passes-on-stdin"]:  # the --instructions subprocess (under valgrind)
+        run_passes(json.load(sys.stdin), known, argv[1], int(argv[2]))
+        return 0
+    if argv == ["--tree-digests-on-stdin"]:  # the --trees-against subprocess
+        charts = json.load(sys.stdin)
+        print(json.dumps({name: tree_digests(templates, known, 1 if name == "generated" else CUTS)
+                          for name, templates in charts.items()}))
+        return 0
     from bench.render import CHARTS_DIR, byte_compile
     other = None
-    if "--against" in argv:
-        i = argv.index("--against")
-        if i + 1 >= len(argv):
-            print("--against needs a directory holding helm_core, or a git revision",
-                  file=sys.stderr)
-            return 2
-        other = argv[i + 1]
-        argv = argv[:i] + argv[i + 2:]
+    trees_only = "--trees-against" in argv
+    count_instructions = "--instructions" in argv
+    argv = [a for a in argv if a != "--instructions"]
+    for flag in ("--against", "--trees-against"):
+        if flag in argv:
+            i = argv.index(flag)
+            if i + 1 >= len(argv):
+                print(f"{flag} needs a directory holding helm_core, or a git revision",
+                      file=sys.stderr)
+                return 2
+            other = argv[i + 1]
+            argv = argv[:i] + argv[i + 2:]
     if not CHARTS_DIR.is_dir():
         print(f"{CHARTS_DIR} is not present: nothing to measure")
         return 0
     names = argv or sorted(d.name for d in CHARTS_DIR.iterdir() if (d / "Chart.yaml").is_file())
     byte_compile()
     charts = {name: chart_templates(CHARTS_DIR / name) for name in names}
+    if trees_only:
+        assert other is not None
+        charts["generated"] = generated_templates()
+        with tempfile.TemporaryDirectory() as tmp:
+            other_dir = checkout(other, tmp)
+            if other_dir is None:
+                print(f"--trees-against {other}: neither a checkout with helm_core nor a git revision",
+                      file=sys.stderr)
+                return 2
+            return compare_trees(other_dir, charts, known)
     print(f"load average before: {os.getloadavg()}")
     base: dict[str, dict[str, float]] = {}
     with tempfile.TemporaryDirectory() as tmp:
@@ -192,6 +323,8 @@ def main(argv: list[str]) -> int:
                       file=sys.stderr)
                 return 2
             ours = str(Path(__file__).resolve().parent.parent)
+            if count_instructions:
+                return compare_instructions(ours, base_dir, charts)
             results, base = interleaved(ours, base_dir, charts)
     print(f"load average after: {os.getloadavg()}")
     header = (f"{'chart':26} {'files':>5} {'lex exact':>9} {'lex':>6} {'x':>5} {'parse exact':>11}"

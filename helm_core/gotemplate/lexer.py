@@ -164,6 +164,8 @@ _SPACES = patterns.on_first_use(r"[ \t\r\n]+")
 _ASCII_ALNUM = patterns.on_first_use(r"[A-Za-z0-9_]*")
 _QUOTED_BODY = patterns.on_first_use(r'(?:[^"\\\n]|\\[^\n])*')
 _CHAR_BODY = patterns.on_first_use(r"(?:[^'\\\n]|\\[^\n])*")
+#: A comment's left delimiter (the fast loop stops its token scan there).
+_COMMENT_OPEN = patterns.on_first_use(r"\{\{(?:-[ \t\r\n])?/\*")
 
 
 class _Lexer:
@@ -184,6 +186,14 @@ class _Lexer:
         #: Item types of whole tokens the fast path knows by their text (keywords, ``.``, ``|``...),
         #: and of the names met so far.
         self.types = dict(_FIXED[break_ok, continue_ok])
+        #: How far the fast loop's token scan may reach: past the last ``}}`` no action ends.
+        self.scan_end = text.rfind(RIGHT_DELIM) + 2
+        #: Whether the fast loop last stopped at a token it does not know (see lex_fast).
+        self.stopped_short = False
+        #: Where the next comment's ``{{`` is, at or after the fast loop's position (the text's
+        #: length: none); found again only when passed (a search per entry would rescan the
+        #: rest each time).
+        self.comment_at = -1
         #: A position and its line: line_at counts newlines on from there (lexing moves forward).
         self.line_mark = (0, 1)
 
@@ -423,6 +433,15 @@ class _Lexer:
         its ``}}`` when its parens balance; anything else (a comment, an error, an unusual
         token) drops the items of the unfinished action and the exact states lex it, from
         the text before it on. They come back here after it.
+
+        The tokens are findall's, up to the first ``""`` (where no token matches). Past it
+        findall goes on to the end of its window, work thrown away, so the window ends just
+        past the next comment's opening (the usual stop) or at the last ``}}``. The window
+        may end anywhere without changing the items, only where the exact states take over:
+        a token it cuts short is never committed (no ``}}`` follows it inside the window).
+        After a stop at an unknown token (more may come, each scanning on to the window's
+        end), the run of tokens is measured first and bounds the window (the regex then
+        passes over the tokens twice, as it always did before).
         """
         text, items = self.text, self.items
         commit = self.pos  # items before ``mark`` cover text[:commit] and are final
@@ -436,15 +455,22 @@ class _Lexer:
         pos, line = self.text_and_open(commit, x, trimmed, self.line_at(commit))
         depth = 0
         stream, stream_run = _stream_patterns()
-        run = stream_run.match(text, pos)
-        assert run is not None  # a run of zero tokens matches anywhere
-        stop = run.end()
-        # The run's tokens are findall's first matches, if findall sees far enough: a
-        # truncated "-}}" would let a space run take the space the run left before it
-        # (ending one past ``stop``), so the window reaches 4 characters past ``stop``.
-        for val in stream.findall(text, pos, stop + 4):
-            if pos >= stop:
-                break  # past the run, findall would skip what no token matches
+        if self.comment_at < pos:
+            found = _COMMENT_OPEN().search(text, pos)
+            self.comment_at = found.start() if found else len(text)
+        window = stop = min(self.comment_at + 6, self.scan_end)
+        if self.stopped_short:
+            run = stream_run.match(text, pos)
+            assert run is not None  # a run of zero tokens matches anywhere
+            stop = run.end()
+            # The run's tokens are findall's first matches, if findall sees far enough: a
+            # truncated "-}}" would let a space run take the space the run left before it
+            # (ending one past ``stop``), so the window reaches 4 characters past ``stop``.
+            window = stop + 4
+        self.stopped_short = True  # unless it stops at a comment or the last action, below
+        for val in stream.findall(text, pos, window):
+            if pos >= stop or not val:
+                break  # an unknown token (or the end of the window) next
             typ = types.get(val)
             if typ is None:
                 typ = _FIRST_CHAR[val[0]]
@@ -472,7 +498,9 @@ class _Lexer:
                 mark = len(items)
                 end = pos + len(val)
                 if end == after:
-                    break  # no "{{" for this loop: the exact states lex the rest
+                    # No "{{" for this loop (a comment next, or none): the exact states lex the rest.
+                    self.stopped_short = False
+                    break
                 line += text.count("\n", pos + 2, commit)
                 # (The close token ends with "{{" or a trim marker: "{{- /*" cannot be one,
                 # as a "-" starts no common token and the exact states take that action.)
@@ -656,9 +684,10 @@ _STREAM_TOKEN = f"{_COMMON_TOKEN}|{_CLOSE_TOKEN}"
 
 @functools.cache
 def _stream_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
-    """(one stream token, a run of them), compiled on first use: a run whose trees all come
-    from the disk memo never lexes, and compiling these is start-up time (``bench/deferred.py``)."""
-    return re.compile(_STREAM_TOKEN), re.compile(f"(?:{_STREAM_TOKEN})*+")
+    """(one stream token or, where none matches, "", a run of tokens), compiled on first use:
+    a run whose trees all come from the disk memo never lexes, and compiling these is start-up
+    time (``bench/deferred.py``)."""
+    return re.compile(f"{_STREAM_TOKEN}|"), re.compile(f"(?:{_STREAM_TOKEN})*+")
 
 
 _TEXT, _SPACE, _RAW_STRING = ItemType.TEXT, ItemType.SPACE, ItemType.RAW_STRING

@@ -21,6 +21,10 @@ if TYPE_CHECKING:
 #: Go's ``maxStackDepth``: nesting of parenthesized pipelines.
 MAX_PAREN_DEPTH = 10000
 
+#: Whether parsers take :meth:`_Parser.direct_action` for the commonest actions (False: the
+#: general grammar alone, which tests and bench/parse.py compare it with).
+DIRECT_ACTIONS = True
+
 
 class ParseError(TemplateError):
     """A template does not parse; ``str()`` is Go's ``template: NAME:LINE: MSG``.
@@ -74,11 +78,13 @@ class _Parser:
         self.action_line = 0
         self.error_line = 0
         self.error_reason = ""
+        self.direct = DIRECT_ACTIONS
 
     # -- token stream -------------------------------------------------------
-    # ``fetched`` is the high-water mark of items read (errors report the line of the last
-    # one, as Go's parser does). The hot paths below inline these reads: same effect on
-    # ``i`` and ``fetched``, without a method call per token.
+    # Errors report the line of the last item read, as Go's parser does: items up to
+    # ``max(fetched, i)`` were read. The hot paths below inline these reads, and there
+    # ``fetched`` is written only where reading went past ``i`` (a peek) or ``i`` goes back
+    # (a backup), and an error may come before ``i`` passes the item again.
     def next(self) -> RawItem:
         i = self.i
         self.i = i + 1
@@ -121,7 +127,8 @@ class _Parser:
 
     # -- errors -------------------------------------------------------------
     def errorf(self, msg: str) -> None:
-        last = self.items[min(self.fetched, len(self.items)) - 1] if self.fetched else self.items[0]
+        reached = max(self.fetched, self.i)
+        last = self.items[min(reached, len(self.items)) - 1] if reached else self.items[0]
         self.error_line = last[LINE]
         self.error_reason = msg
         raise _Bail(f"template: {self.name}:{last[LINE]}: {msg}")
@@ -147,15 +154,19 @@ class _Parser:
         """Template: (text | action | define)* EOF."""
         tree = self.tree
         tree.root = n.ListNode(tree, self.peek()[POS])
-        while self.peek()[TYP] is not _EOF:
-            if self.peek()[TYP] is _LEFT_DELIM:
+        while (token := self.peek())[TYP] is not _EOF:
+            if token[TYP] is _LEFT_DELIM:
                 mark = self.i
                 self.next()
                 if self.next_non_space()[TYP] is _DEFINE:
                     self.parse_definition()
                     continue
-                self.i = mark
-            node = self.text_or_action()
+                self.i = mark + 1
+                node = self.direct_action(token) if self.direct else None
+                if node is None:
+                    node = self.delimited_action(token)
+            else:
+                node = self.text_or_action()
             if isinstance(node, (n.EndNode, n.ElseNode)):
                 self.errorf(f"unexpected {node}")
             tree.root.nodes.append(node)
@@ -196,6 +207,7 @@ class _Parser:
         token = self.peek_non_space()
         lst = n.ListNode(self.tree, token[POS])
         nodes = lst.nodes
+        direct = self.direct
         while token[TYP] is not _EOF:
             if token[TYP] is _TEXT:  # text_or_action's first case, inline
                 self.i += 1
@@ -203,7 +215,9 @@ class _Parser:
             else:
                 if token[TYP] is _LEFT_DELIM:  # text_or_action's next case, inline
                     self.i += 1
-                    node = self.delimited_action(token)
+                    node = self.direct_action(token) if direct else None
+                    if node is None:
+                        node = self.delimited_action(token)
                 else:
                     node = self.text_or_action()
                 if isinstance(node, (n.EndNode, n.ElseNode)):
@@ -232,6 +246,68 @@ class _Parser:
         finally:
             self.action_line = 0
 
+    def direct_action(self, left_delim: RawItem) -> Optional[n.Node]:
+        """The commonest actions without the general grammar's calls, or None (nothing read).
+
+        ``self.i`` is just after ``left_delim``. Taken: ``{{ end }}``, ``{{ else }}``, and a
+        pipeline of one field chain (``{{ .Values.a.b }}``), alone or after ``if``/``with``
+        (whose bodies the general path reads). The nodes, positions, ``i``, the items read and
+        ``action_line`` come out as the general path leaves them
+        (tests/gotemplate/test_parser_direct.py compares both on generated actions).
+        """
+        # Every scan below stops at the last item (EOF or ERROR): no bound checks needed.
+        items, i = self.items, self.i
+        while items[i][TYP] is _SPACE:
+            i += 1
+        typ = items[i][TYP]
+        if typ is _END or typ is _ELSE:
+            close = i + 1
+            while items[close][TYP] is _SPACE:
+                close += 1
+            right = items[close]
+            if right[TYP] is not _RIGHT_DELIM:
+                return None  # {{else if ...}}, {{else with ...}}, or an error
+            self.i = close + 1
+            self.action_line = 0
+            if typ is _END:
+                return n.EndNode(self.tree, right[POS])
+            return n.ElseNode(self.tree, right[POS], right[LINE])
+        if typ is _IF or typ is _WITH:
+            i += 1
+            while items[i][TYP] is _SPACE:
+                i += 1
+        head = items[i]
+        if head[TYP] is not _FIELD:
+            return None
+        end = i + 1
+        while items[end][TYP] is _FIELD:
+            end += 1
+        close = end
+        while items[close][TYP] is _SPACE:
+            close += 1
+        if items[close][TYP] is not _RIGHT_DELIM:
+            return None
+        tr = self.tree
+        field = n.FieldNode(tr, head[POS], head[VAL])
+        if end > i + 1:  # a chain: as chain() extends a field, it then stands at the second one
+            field.ident.extend([item[VAL][1:] for item in items[i + 1 : end]])
+            field.pos = items[i + 1][POS]
+        cmd = n.CommandNode(tr, head[POS])
+        cmd.args.append(field)
+        pipe = n.PipeNode(tr, head[POS], head[LINE])
+        pipe.cmds.append(cmd)
+        self.i = close + 1
+        if typ is _IF:
+            self.action_line = left_delim[LINE]
+            node: n.Node = self.branch_control(n.IfNode, "if", pipe)
+        elif typ is _WITH:
+            self.action_line = left_delim[LINE]
+            node = self.branch_control(n.WithNode, "with", pipe)
+        else:
+            node = n.ActionNode(tr, head[POS], head[LINE], pipe)
+        self.action_line = 0
+        return node
+
     def action(self) -> n.Node:
         """Action: control | command ("|" command)* ."""
         items, n_items, i = self.items, self.n_items, self.i  # token = self.next_non_space()
@@ -240,11 +316,9 @@ class _Parser:
             i += 1
             token = items[i] if i < n_items else items[-1]
         self.i = i + 1
-        if i >= self.fetched:
-            self.fetched = i + 1
         typ = token[TYP]
         if typ not in _CONTROL:
-            self.i -= 1  # back to token (already fetched): the pipeline starts there
+            self.i = i  # back to token: the pipeline starts there (and peeks it again)
             pipe = self.pipeline("command", _RIGHT_DELIM)
             return n.ActionNode(self.tree, token[POS], token[LINE], pipe)
         if typ is _END:  # the commonest first
@@ -312,8 +386,7 @@ class _Parser:
             while token[TYP] is _SPACE:
                 i += 1
                 token = items[i] if i < n_items else items[-1]
-            if i >= self.fetched:
-                self.fetched = i + 1
+            # (Every case below moves ``i`` past the token before an error can come.)
             typ = token[TYP]
             if typ is end:
                 self.i = i + 1
@@ -334,11 +407,15 @@ class _Parser:
             if isinstance(c.args[0], (n.BoolNode, n.DotNode, n.NilNode, n.NumberNode, n.StringNode)):
                 self.errorf(f"non executable command in pipeline stage {i + 2}")
 
-    def branch_control(self, cls: type[n.BranchNode], context: str) -> n.Node:
-        """if/range/with: pipeline itemList ({{else}} itemList | {{else if ...}})? {{end}}."""
+    def branch_control(self, cls: type[n.BranchNode], context: str,
+                       pipe: Optional[n.PipeNode] = None) -> n.Node:
+        """if/range/with: pipeline itemList ({{else}} itemList | {{else if ...}})? {{end}}.
+
+        ``pipe``: the pipeline, when :meth:`direct_action` has read it."""
         mark = len(self.vars)
         try:
-            pipe = self.pipeline(context, _RIGHT_DELIM)
+            if pipe is None:
+                pipe = self.pipeline(context, _RIGHT_DELIM)
             if context == "range":
                 self.range_depth += 1
             lst, nxt = self.item_list()
@@ -406,8 +483,8 @@ class _Parser:
 
         Operand: term .Field*; term: literal | function | . | $var | .Field | '(' pipeline ')'.
         Operands are read in this loop rather than by a method of their own, and the item
-        reads are inline (``i`` is ``self.i``, written back before any call that reads it):
-        this is the parser's hottest code.
+        reads are inline (``i`` is ``self.i``, written back before any call or error that reads
+        it): this is the parser's hottest code.
         """
         tr = self.tree
         cmd = n.CommandNode(tr, first[POS])
@@ -421,15 +498,13 @@ class _Parser:
             while token[TYP] is _SPACE:
                 token = items[i] if i < n_items else last
                 i += 1
-            self.i = i
-            if i > self.fetched:
-                self.fetched = i
             typ = token[TYP]
-            # Most frequent kinds first.
+            # Most frequent kinds first. (``self.i`` is written before the calls that read it.)
             if typ is _FIELD:
                 node: Optional[n.Node] = n.FieldNode(tr, token[POS], token[VAL])
             elif typ is _IDENTIFIER:
                 if not self.has_function(token[VAL]):
+                    self.i = i
                     self.errorf(f"function {gofmt.quote(token[VAL])} not defined")
                 node = n.IdentifierNode(tr, token[POS], token[VAL])
             elif typ is _STRING or typ is _RAW_STRING:
@@ -438,8 +513,10 @@ class _Parser:
                     # The lexer's "..." without escapes: no quote or newline inside to refuse.
                     node = n.StringNode(tr, token[POS], val, val[1:-1])
                 else:
+                    self.i = i
                     node = n.StringNode(tr, token[POS], val, self.unquote(val))
             elif typ is _VARIABLE:
+                self.i = i
                 node = self.use_var(token)
             elif typ is _DOT:
                 node = n.DotNode(tr, token[POS])
@@ -451,8 +528,10 @@ class _Parser:
                 try:
                     node = literals.new_number(tr, token[POS], token[VAL], typ)
                 except ValueError as e:
+                    self.i = i
                     self.errorf(str(e))
             elif typ is _LEFT_PAREN:
+                self.i = i
                 if self.paren_depth >= MAX_PAREN_DEPTH:
                     self.errorf("max expression depth exceeded")
                 self.paren_depth += 1
@@ -461,27 +540,22 @@ class _Parser:
                 finally:
                     self.paren_depth -= 1
                 i = self.i
-            else:  # no operand here: the token is read again below, as what ends one
-                i -= 1
-                self.i = i
+            else:  # no operand here: this token ends the command (checked below)
                 node = None
             if node is not None:
-                token = items[i] if i < n_items else last  # token = self.peek()
-                if i >= self.fetched:
-                    self.fetched = i + 1
+                token = items[i] if i < n_items else last  # token = self.next()
                 if token[TYP] is _FIELD:
+                    self.i = i
                     node = self.chain(node, token)
                     i = self.i
+                    token = items[i]  # (chain stopped on it: it is there)
                 args.append(node)
-            token = items[i] if i < n_items else last  # token = self.next()
-            i += 1
-            if i > self.fetched:
-                self.fetched = i
-            typ = token[TYP]
-            if typ is _SPACE:
-                continue
+                i += 1
+                typ = token[TYP]
+                if typ is _SPACE:
+                    continue
             if typ is _RIGHT_DELIM or typ is _RIGHT_PAREN:
-                i -= 1
+                i -= 1  # (the caller reads it again, past it, before any error)
             elif typ is not _PIPE:
                 self.i = i
                 self.unexpected(token, "operand")

@@ -169,6 +169,8 @@ def test_generated_inputs_lex_and_parse_the_same(monkeypatch: pytest.MonkeyPatch
     "{{ . }}", "{{ .}}", "{{.}}", "{{ 1 }}", "{{ 1}}", "{{ 1. }}", "{{ nil }}", "{{ x\u00e9 }}",
     "{{ .\u00e9 }}", "{{ 1\u0663 }}", "{{", "{{ .a", "{{ .a }", "}}", "{{- }}", "{{-}}", "{{ -}}",
     "{{- -}}", "  {{- .a -}}  \n  {{- .b -}}  ",
+    # Stops at unknown tokens (then the run bounds the scan), comments, "/*" in text and strings.
+    "{{ .a }} {{ 1.5 }} {{ .b }}\n{{ -1 }}{{/* c */}}{{ .c }} /* x */ {{ .d \"/*\" }}{{- /* e */}}x",
 ])
 def test_edge_cases_lex_and_parse_the_same(text: str, monkeypatch: pytest.MonkeyPatch) -> None:
     assert_same_items(text)
