@@ -51,8 +51,10 @@ CASES: dict[str, tuple[str, str]] = {
         "from helm_core.golib import versions", "versions.Constraints.parse('>=1.2.3 <2')"),
     "lexer: stream patterns, first use": (
         "from helm_core.gotemplate import lexer", "lexer._stream_patterns()"),
-    "gojson: escape pattern and table, first use": (
-        "from helm_core.golib import gojson", "gojson._escaping(True)"),
+    "gojson: escape class for ASCII text, first use": (
+        "from helm_core.golib import gojson", "gojson._needs_escape(True, True)"),
+    "gojson: escape class for any text and the table, first use": (
+        "from helm_core.golib import gojson", "gojson._needs_escape(True, False); gojson._escapes(True)"),
     "goyaml_rules: timestamp layouts, first use": (
         "from helm_core.golib import goyaml_rules", "goyaml_rules._timestamp_layouts()"),
     "callsite: one shape's caller compiled (memo keeps it)": (
