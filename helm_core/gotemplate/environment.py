@@ -38,7 +38,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
 
-from helm_core.gotemplate import budget, callsite, compiler, gcpause, gofmt, nodes, parser, runtime
+from helm_core.gotemplate import budget, callsite, compiler, gcpause, gofmt, nodes, runtime
 from helm_core.gotemplate.funcs import builtins
 from helm_core.support import cachekeys
 
@@ -145,7 +145,7 @@ class Environment:
     def _parse(self, name: str, text: str, digest: str,
                known: frozenset[str]) -> dict[str, nodes.Tree | StoredTree]:
         if self.memo is None:
-            return dict(parser.parse(name, text, known.__contains__))
+            return dict(_parsed(name, text, known))
         # Keyed by the text, not the file name: the same library chart (Bitnami's `common`)
         # under two charts parses once. The file's own tree is stored under None.
         memo_key = cachekeys.hasher("\0".join(
@@ -169,7 +169,7 @@ class Environment:
                 tname = name if key is None else key
                 loaded[tname] = StoredTree(tblob, name, text, empty, tname, reparse)
             return dict(loaded)
-        trees = parser.parse(name, text, known.__contains__)
+        trees = _parsed(name, text, known)
         with self._lock:
             self._unsaved.append((memo_key, name, dict(trees), bundle))
         return dict(trees)
@@ -283,6 +283,18 @@ def _stored_blob(tree: nodes.Tree | StoredTree) -> bytes:
     return nodes.dump_tree(tree) if tree.compiled is not None else nodes.NOT_STORED
 
 
+def _parsed(name: str, text: str, known: frozenset[str]) -> dict[str, nodes.Tree]:
+    """``parser.parse`` with ``known`` function names. The parser (and the lexer and literals it
+    imports) is imported by the first parse: a run whose trees all come from the disk memo
+    never parses, and importing them is start-up time (bench/deferred.py); nor does one whose
+    only new texts have no action (``tpl`` of a generated password)."""
+    if "{{" not in text:
+        return nodes.text_trees(name, text)
+    from helm_core.gotemplate import parser
+
+    return parser.parse(name, text, known.__contains__)
+
+
 def _reparser(name: str, text: str, known: frozenset[str],
               parsed_again: Callable[[], None]) -> Callable[[], dict[str, nodes.Tree]]:
     """Parses ``text`` again, once, for what the memo did not store of it (then calls
@@ -293,7 +305,7 @@ def _reparser(name: str, text: str, known: frozenset[str],
         nonlocal trees
         if trees is None:
             with gcpause.paused():
-                trees = parser.parse(name, text, known.__contains__)
+                trees = _parsed(name, text, known)
             parsed_again()
         return trees
 

@@ -614,3 +614,14 @@ def is_empty_tree(n: Optional[Node]) -> bool:
         return n.text.strip(" \t\n\r\v\f\x85\xa0") == ""
     return False
 
+
+
+def text_trees(name: str, text: str) -> dict[str, Tree]:
+    """What the parser makes of a ``text`` without ``{{`` (no action, so no error): one tree whose
+    list holds the text as one node (none for empty text). ``tpl`` of a plain value is the
+    common case, and a run answering it this way need not import the parser and lexer."""
+    tree = Tree(name, name, text)
+    tree.root = ListNode(tree, 0)
+    if text:
+        tree.root.nodes.append(TextNode(tree, 0, text))
+    return {name: tree}
