@@ -10,8 +10,11 @@ in fresh processes (median of RUNS, default 15), with the garbage collector off 
   bcrypt, what the certificate functions need (``cryptography.x509`` only for a CA given as text),
   decimal, random, secrets, uuid, json, jsonschema, shutil, hashlib), or that the CLI's render
   path avoids (pathlib, typing);
+- the import of what a render whose parse trees come from the disk memo does without (the
+  parser with its lexer and literals; goregexp, for Sprig's regex functions and ``Files.Glob``);
 - the first call of a pattern set compiled on first use (versions constraints, the lexer's stream
-  tokens, gojson's escapes, yaml.v2's timestamps; ``support/patterns.on_first_use``);
+  tokens, gojson's escapes, yaml.v2's timestamps; ``support/patterns.on_first_use``), against
+  the string-method checks that answer the usual case first (a one-term range);
 - compiling one call-site shape's caller (a warm run reads the code from the disk memo);
 - ``build_parser()`` for every command against one local command (``template``);
 - a ``helm_core.template`` render of the example chart with the cyclic collector on and off.
@@ -47,8 +50,15 @@ CASES: dict[str, tuple[str, str]] = {
     "import json (golib/gojson, chart/schema with a schema)": ("", "import json"),
     "import jsonschema (chart/schema, only on a violation)": ("", "import jsonschema"),
     "import shutil (cli help formatter)": ("import argparse", "import shutil"),
-    "versions: constraint patterns, first use": (
+    "import the parser, lexer and literals (environment: first parse)": (
+        "import helm_core.gotemplate.environment, helm_core.gotemplate.funcs.sprig",
+        "import helm_core.gotemplate.parser"),
+    "import goregexp (funcs/regex, engine/files: first pattern)": (
+        "import helm_core.gotemplate.funcs.sprig", "import helm_core.golib.goregexp"),
+    "versions: constraint patterns, first use (two terms)": (
         "from helm_core.golib import versions", "versions.Constraints.parse('>=1.2.3 <2')"),
+    "versions: a one-term range, by string methods": (
+        "from helm_core.golib import versions", "versions.Constraints.parse('>= 1.19.0-0')"),
     "lexer: stream patterns, first use": (
         "from helm_core.gotemplate import lexer", "lexer._stream_patterns()"),
     "gojson: escape class for ASCII text, first use": (
@@ -58,7 +68,7 @@ CASES: dict[str, tuple[str, str]] = {
     "goyaml_rules: timestamp layouts, first use": (
         "from helm_core.golib import goyaml_rules", "goyaml_rules._timestamp_layouts()"),
     "callsite: one shape's caller compiled (memo keeps it)": (
-        "from helm_core.gotemplate import callsite", "callsite._maker(('p', 'p', 'k2'), True)"),
+        "from helm_core.gotemplate import callsite", "callsite._maker((('p', 'k2'), True), compile_new=True)"),
     "cli: build_parser() (every command)": ("from helm_core import cli", "cli.build_parser()"),
     "cli: build_parser('template')": ("from helm_core import cli", "cli.build_parser('template')"),
 }
