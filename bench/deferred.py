@@ -11,7 +11,8 @@ in fresh processes (median of RUNS, default 15), with the garbage collector off 
   decimal, random, secrets, uuid, json, jsonschema, shutil, hashlib), or that the CLI's render
   path avoids (pathlib, typing);
 - the import of what a render whose parse trees come from the disk memo does without (the
-  parser with its lexer and literals; goregexp, for Sprig's regex functions and ``Files.Glob``);
+  parser with its lexer and literals; goregexp, for Sprig's regex functions, ``Files.Glob`` and
+  schema patterns; unicodedata, for Sprig's casing functions);
 - the first call of a pattern set compiled on first use (versions constraints, the lexer's stream
   tokens, gojson's escapes, yaml.v2's timestamps; ``support/patterns.on_first_use``), against
   the string-method checks that answer the usual case first (a one-term range);
@@ -53,8 +54,9 @@ CASES: dict[str, tuple[str, str]] = {
     "import the parser, lexer and literals (environment: first parse)": (
         "import helm_core.gotemplate.environment, helm_core.gotemplate.funcs.sprig",
         "import helm_core.gotemplate.parser"),
-    "import goregexp (funcs/regex, engine/files: first pattern)": (
+    "import goregexp (funcs/regex, engine/files, chart schemas: first pattern)": (
         "import helm_core.gotemplate.funcs.sprig", "import helm_core.golib.goregexp"),
+    "import unicodedata (funcs/gohelpers: casing predicates)": ("import re, json", "import unicodedata"),
     "versions: constraint patterns, first use (two terms)": (
         "from helm_core.golib import versions", "versions.Constraints.parse('>=1.2.3 <2')"),
     "versions: a one-term range, by string methods": (

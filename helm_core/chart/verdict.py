@@ -22,11 +22,11 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Mapping
 
-from helm_core.golib import goregexp
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, TypeAlias
+
+    from helm_core.golib.goregexp import Regexp
 
 Check: TypeAlias = "Callable[[Any], bool]"
 #: A keyword as the compiler found it: (keyword, value, its node, base URI, dynamic scope).
@@ -719,10 +719,12 @@ def _regex(pattern: Any) -> Callable[[str], bool]:
     instances meet no pattern spares it)."""
     if type(pattern) is not str:
         raise Undecided("a pattern that is not a string")
-    compiled: list[goregexp.Regexp] = []
+    compiled: list[Regexp] = []
 
     def search(text: str) -> bool:
         if not compiled:
+            from helm_core.golib import goregexp
+
             try:
                 compiled.append(goregexp.compile(pattern))
             except goregexp.GoSyntaxError:
