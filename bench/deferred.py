@@ -12,7 +12,8 @@ in fresh processes (median of RUNS, default 15), with the garbage collector off 
   path avoids (pathlib, typing);
 - the import of what a render whose parse trees come from the disk memo does without (the
   parser with its lexer and literals; goregexp, for Sprig's regex functions, ``Files.Glob`` and
-  schema patterns; unicodedata, for Sprig's casing functions);
+  schema patterns; unicodedata, for Sprig's casing functions; the patch engine, for
+  post-renderers; libyaml's emitter, for the toYaml values goyaml_emit declines);
 - the first call of a pattern set compiled on first use (versions constraints, the lexer's stream
   tokens, gojson's escapes, yaml.v2's timestamps; ``support/patterns.on_first_use``), against
   the string-method checks that answer the usual case first (a one-term range);
@@ -57,6 +58,10 @@ CASES: dict[str, tuple[str, str]] = {
     "import goregexp (funcs/regex, engine/files, chart schemas: first pattern)": (
         "import helm_core.gotemplate.funcs.sprig", "import helm_core.golib.goregexp"),
     "import unicodedata (funcs/gohelpers: casing predicates)": ("import re, json", "import unicodedata"),
+    "import the patch engine (engine/postrender: with post-renderers only)": (
+        "import helm_core.engine.postrender", "import helm_core.engine.patch"),
+    "import libyaml's emitter (goyaml_write: toYaml values goyaml_emit declines)": (
+        "import helm_core.golib.goyaml, helm_core.golib.goyaml_emit", "import helm_core.golib.goyaml_write"),
     "versions: constraint patterns, first use (two terms)": (
         "from helm_core.golib import versions", "versions.Constraints.parse('>=1.2.3 <2')"),
     "versions: a one-term range, by string methods": (

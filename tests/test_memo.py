@@ -415,9 +415,11 @@ PATTERNS_A_PLAIN_CHART_DOES_NOT_COMPILE = (
 #: literals (tpl of a text without ``{{`` needs no parse).
 NOT_IMPORTED_BY_A_RENDER_FROM_THE_MEMO = ["helm_core.gotemplate.parser", "helm_core.gotemplate.lexer",
                                           "helm_core.gotemplate.literals"]
-#: Modules neither run needs when no template calls a regex or casing function, no file is globbed
-#: and the schema has no pattern: goregexp (and RE2), unicodedata.
-NOT_IMPORTED_WITHOUT_PATTERNS = ["helm_core.golib.goregexp", "re2", "unicodedata"]
+#: Modules neither run needs when no template calls a regex or casing function, no file is globbed,
+#: the schema has no pattern, no post-renderer runs and toYaml's values are common ones: goregexp
+#: (and RE2), unicodedata, the patch engine, libyaml's emitter (goyaml_write).
+NOT_IMPORTED_BY_A_PLAIN_RENDER = ["helm_core.golib.goregexp", "re2", "unicodedata", "helm_core.engine.patch",
+                                  "helm_core.golib.goyaml_write"]
 
 
 def test_plain_charts_compile_no_version_pattern_import_no_regexp_and_render_again_without_parser(tmp_path: Path) -> None:
@@ -435,7 +437,7 @@ def test_plain_charts_compile_no_version_pattern_import_no_regexp_and_render_aga
     runs, written = _render_twice_to_folders(chart, tmp_path, (
         "from helm_core.golib import gojson, goyaml_emit, versions; from helm_core.chart import chartfile; "
         f"print([p for p in {PATTERNS_A_PLAIN_CHART_DOES_NOT_COMPILE!r} if eval(p).cache_info().currsize], "
-        f"[m for m in {NOT_IMPORTED_WITHOUT_PATTERNS!r} if m in sys.modules], "
+        f"[m for m in {NOT_IMPORTED_BY_A_PLAIN_RENDER!r} if m in sys.modules], "
         f"[m for m in {NOT_IMPORTED_BY_A_RENDER_FROM_THE_MEMO!r} if m in sys.modules], file=sys.stderr)"))
     assert written[0] == written[1] and 't: generated-text' in written[0] and 'y: "tier: web"' in written[0]
     reports = [r.stderr.strip().splitlines()[-1] for r in runs]

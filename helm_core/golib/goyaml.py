@@ -157,8 +157,18 @@ DUMP_MEMO = "goyaml-dump"
 
 
 def _emit(plain: Any) -> str:
+    """``sigs.k8s.io/yaml.Marshal`` text of a value after its JSON step, ending with a newline
+    (``toYaml`` trims it). Common values are written without PyYAML by goyaml_emit (the same
+    text); libyaml's emitter (goyaml_write, imported only then: its import is ~1 ms of every run
+    that calls toYaml) writes the rest."""
+    from helm_core.golib import goyaml_emit
+
+    fast = goyaml_emit.emit(plain)
+    if fast is not None:
+        return fast
     from helm_core.golib import goyaml_write
-    return goyaml_write.emit(plain)
+
+    return goyaml_write.emit_libyaml(plain)
 
 
 def json_step(value: Any, depth: int = 0) -> Any:

@@ -232,7 +232,7 @@ def _block(value: Any, indent: int, out: list[str], inline: bool) -> None:
 
 def emit(plain: Any) -> str | None:
     """``sigs.k8s.io/yaml.Marshal`` text of a value after its JSON step, as
-    :func:`helm_core.golib.goyaml_write.emit` writes it, or None when outside this writer's subset."""
+    :func:`helm_core.golib.goyaml_write.emit_libyaml` writes it, or None when outside this writer's subset."""
     try:
         text = _scalar(plain, 0, EMIT_INDENT)
         if text is not None:
