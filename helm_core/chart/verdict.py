@@ -74,11 +74,12 @@ def _plain_segments(path: str) -> bool:
     return all(seg and seg != "." and seg != ".." and _SEGMENT.issuperset(seg) for seg in path.split("/"))
 
 
-def _plain_base(uri: str) -> bool:
-    """Whether ``uri`` is an absolute URI whose join with a plain relative path is a plain merge:
-    a lower-case scheme, an authority, a path without empty or dot segments (a final ``/``
-    allowed) and nothing after it (urllib would change nothing in it). String methods, not
-    a pattern: every schema check asks, and a pattern is compiled again by every process."""
+def plain_absolute(uri: str) -> bool:
+    """Whether ``uri`` is an absolute URI of the plain form :func:`resolve` merges into (its join
+    with a plain relative path is a plain merge): a lower-case scheme, an authority, a path
+    without empty or dot segments (a final ``/`` allowed) and nothing after it (urllib would
+    change nothing in it). String methods, not a pattern: every schema check asks, and a
+    pattern is compiled again by every process."""
     scheme, sep, rest = uri.partition("://")
     if not sep or not scheme or scheme[0] not in _SCHEME_START or not _SCHEME.issuperset(scheme):
         return False
@@ -98,7 +99,7 @@ def _plain_relative(ref: str) -> bool:
 def resolve(base: str, ref: str) -> tuple[str, str]:
     """(URI, fragment) of ``ref`` against ``base``: ``urldefrag(urljoin(base, ref))``. The
     metaschemas' references (``meta/core``) are merged here: importing urllib costs a first run ms."""
-    if _plain_base(base) and _plain_relative(ref):
+    if plain_absolute(base) and _plain_relative(ref):
         path, _, fragment = ref.partition("#")
         if base.count("/") > 2:  # a path to merge into; else the path is "/" + ref
             return base[:base.rindex("/") + 1] + path, fragment
@@ -109,15 +110,10 @@ def resolve(base: str, ref: str) -> tuple[str, str]:
     return uri, fragment
 
 
-def plain_absolute(uri: str) -> bool:
-    """Whether ``uri`` is an absolute URI of the plain form :func:`resolve` merges into."""
-    return _plain_base(uri)
-
-
 def defragment(uri: str) -> tuple[str, str]:
     """``urldefrag(uri)`` (URI, fragment), without importing urllib for a plain URI."""
     head, _, fragment = uri.partition("#")
-    if _plain_base(head):
+    if plain_absolute(head):
         return head, fragment
     from urllib.parse import urldefrag
 

@@ -367,7 +367,7 @@ def test_plain_uri_checks_agree_with_the_patterns():
     accepted = [0, 0]
     for text in texts:
         base, relative = _OLD_PLAIN_BASE.fullmatch(text) is not None, _OLD_PLAIN_RELATIVE.fullmatch(text) is not None
-        assert (verdict._plain_base(text), verdict._plain_relative(text)) == (base, relative), repr(text)
+        assert (verdict.plain_absolute(text), verdict._plain_relative(text)) == (base, relative), repr(text)
         accepted[0] += base
         accepted[1] += relative
     assert min(accepted) > 1000
