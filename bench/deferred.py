@@ -9,7 +9,7 @@ in fresh processes (median of RUNS, default 15), with the garbage collector off 
 - the import of a module helm_core loads only when a chart needs it (PyYAML, cryptography and
   bcrypt, what the certificate functions need (``cryptography.x509`` only for a CA given as text),
   decimal, random, secrets, uuid, json, jsonschema, shutil, hashlib), or that the CLI's render
-  path avoids (pathlib, typing);
+  path avoids (pathlib, typing, pickle.py);
 - the import of what a render whose parse trees come from the disk memo does without (the
   parser with its lexer and literals; goregexp, for Sprig's regex functions, ``Files.Glob`` and
   schema patterns; unicodedata, for Sprig's casing functions; the patch engine, for
@@ -44,6 +44,7 @@ CASES: dict[str, tuple[str, str]] = {
     "import random (no longer: funcs/random draws from os.urandom)": ("", "import random"),
     "import secrets (hmac, OpenSSL: os.urandom serves)": ("", "import secrets"),
     "import hashlib (OpenSSL: support/hashes uses CPython's own modules)": ("", "import hashlib"),
+    "import pickle (pickle.py: support/pickling takes _pickle's functions)": ("import _pickle", "import pickle"),
     "import _blake2 (support/cachekeys)": ("", "import _blake2"),
     "import pathlib (urllib, ipaddress: os.path on the CLI path)": ("", "import pathlib"),
     "import typing (after re, collections, functools, contextlib)": (

@@ -367,9 +367,9 @@ def _render_twice_to_folders(chart: Path, tmp_path: Path, report: str, written: 
 #: visible part of a run (bench/deferred.py): hashlib loads OpenSSL (cache keys use _blake2),
 #: secrets brings hmac (random strings use random.SystemRandom), pathlib brings urllib and
 #: ipaddress (os.path serves), the utf-8-sig codec (Chart.yaml's BOM is dropped by hand), json (only
-#: for values schemas).
+#: for values schemas), pickle.py (support/pickling takes the C module's functions).
 NOT_IMPORTED_BY_A_RENDER = ["hashlib", "_hashlib", "secrets", "hmac", "pathlib", "urllib.parse", "ipaddress",
-                            "encodings.utf_8_sig", "json"]
+                            "encodings.utf_8_sig", "json", "pickle"]
 
 
 def test_an_output_dir_render_imports_none_of_the_modules_it_does_not_need(tmp_path: Path) -> None:

@@ -28,12 +28,11 @@ from __future__ import annotations
 import functools
 import math
 import os
-import pickle
 
 from helm_core.errors import ValuesError
 from helm_core.golib import gojson, gostrconv
 from helm_core.golib.goyaml_rules import INT64_MIN, MAX_DEPTH, SURROGATE, UINT64_MAX, has_surrogates
-from helm_core.support import cachekeys, memo
+from helm_core.support import cachekeys, memo, pickling
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -144,7 +143,7 @@ def dump(value: Any) -> str:
     PyYAML is not imported for it).
     """
     plain = json_step(value)
-    pickled = pickle.dumps(plain, protocol=pickle.HIGHEST_PROTOCOL)
+    pickled = pickling.dumps(plain, protocol=pickling.HIGHEST_PROTOCOL)
     disk = memo.active()
     if disk is None:  # in this process: renders again print the same values
         return _RECENT.get_or_compute("dump\0" + cachekeys.hasher(pickled).hexdigest(), lambda: _emit(plain))

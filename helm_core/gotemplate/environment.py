@@ -32,7 +32,6 @@ from __future__ import annotations
 import contextvars
 import functools
 import os
-import pickle
 import sys
 import threading
 from collections import OrderedDict
@@ -40,7 +39,7 @@ from collections.abc import Callable, Iterable, Mapping
 
 from helm_core.gotemplate import budget, callsite, compiler, gcpause, gofmt, nodes, runtime
 from helm_core.gotemplate.funcs import builtins
-from helm_core.support import cachekeys
+from helm_core.support import cachekeys, pickling
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -187,7 +186,7 @@ class Environment:
             blob = self.memo.get(TREES_MEMO, memo_key)
             if blob is not None:
                 try:
-                    found = pickle.loads(blob)
+                    found = pickling.loads(blob)
                 except Exception:  # noqa: BLE001 - a damaged entry is a miss
                     found = None
                 if isinstance(found, dict):
@@ -219,7 +218,7 @@ class Environment:
             try:
                 stored = {None if tname == name else tname: (_is_empty(tree), _stored_blob(tree))
                           for tname, tree in trees.items()}
-            except (pickle.PicklingError, RecursionError, MemoryError):  # too deep or big: parsed again
+            except (pickling.PicklingError, RecursionError, MemoryError):  # too deep or big: parsed again
                 continue
             with self._lock:
                 bundle.files[memo_key] = stored
@@ -228,7 +227,7 @@ class Environment:
             with self._lock:
                 if len(bundle.files) > MAX_BUNDLE_FILES:
                     bundle.files = {k: v for k, v in bundle.files.items() if k in bundle.used}
-                entry = pickle.dumps(bundle.files, protocol=pickle.HIGHEST_PROTOCOL)
+                entry = pickling.dumps(bundle.files, protocol=pickling.HIGHEST_PROTOCOL)
             self.memo.put(TREES_MEMO, bundle.key, entry)
 
     def _known_digest(self, known: frozenset[str]) -> str:
