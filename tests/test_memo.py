@@ -367,9 +367,9 @@ def _render_twice_to_folders(chart: Path, tmp_path: Path, report: str, written: 
 #: visible part of a run (bench/deferred.py): hashlib loads OpenSSL (cache keys use _blake2),
 #: secrets brings hmac (random strings use random.SystemRandom), pathlib brings urllib and
 #: ipaddress (os.path serves), the utf-8-sig codec (Chart.yaml's BOM is dropped by hand), json (only
-#: for values schemas), pickle.py (support/pickling takes the C module's functions).
+#: for values schemas).
 NOT_IMPORTED_BY_A_RENDER = ["hashlib", "_hashlib", "secrets", "hmac", "pathlib", "urllib.parse", "ipaddress",
-                            "encodings.utf_8_sig", "json", "pickle"]
+                            "encodings.utf_8_sig", "json"]
 
 
 def test_an_output_dir_render_imports_none_of_the_modules_it_does_not_need(tmp_path: Path) -> None:
@@ -417,9 +417,10 @@ NOT_IMPORTED_BY_A_RENDER_FROM_THE_MEMO = ["helm_core.gotemplate.parser", "helm_c
                                           "helm_core.gotemplate.literals"]
 #: Modules neither run needs when no template calls a regex or casing function, no file is globbed,
 #: the schema has no pattern, no post-renderer runs and toYaml's values are common ones: goregexp
-#: (and RE2), unicodedata, the patch engine, libyaml's emitter (goyaml_write).
+#: (and RE2), unicodedata, the patch engine, libyaml's emitter (goyaml_write); nor pickle.py in
+#: any run (support/pickling takes the C module's functions).
 NOT_IMPORTED_BY_A_PLAIN_RENDER = ["helm_core.golib.goregexp", "re2", "unicodedata", "helm_core.engine.patch",
-                                  "helm_core.golib.goyaml_write"]
+                                  "helm_core.golib.goyaml_write", "pickle"]
 
 
 def test_plain_charts_compile_no_version_pattern_import_no_regexp_and_render_again_without_parser(tmp_path: Path) -> None:
