@@ -9,9 +9,14 @@ in fresh processes (median of RUNS, default 15), with the garbage collector off 
 - the import of a module helm_core loads only when a chart needs it (PyYAML, cryptography and
   bcrypt, what the certificate functions need (``cryptography.x509`` only for a CA given as text),
   decimal, random, secrets, uuid, json, jsonschema, shutil, hashlib), or that the CLI's render
-  path avoids (pathlib, typing);
+  path avoids (pathlib, typing, pickle.py);
+- the import of what a render whose parse trees come from the disk memo does without (the
+  parser with its lexer and literals; goregexp, for Sprig's regex functions, ``Files.Glob`` and
+  schema patterns; unicodedata, for Sprig's casing functions; the patch engine, for
+  post-renderers; libyaml's emitter, for the toYaml values goyaml_emit declines);
 - the first call of a pattern set compiled on first use (versions constraints, the lexer's stream
-  tokens, gojson's escapes, yaml.v2's timestamps; ``support/patterns.on_first_use``);
+  tokens, gojson's escapes, yaml.v2's timestamps; ``support/patterns.on_first_use``), against
+  the string-method checks that answer the usual case first (a one-term range);
 - compiling one call-site shape's caller (a warm run reads the code from the disk memo);
 - ``build_parser()`` for every command against one local command (``template``);
 - a ``helm_core.template`` render of the example chart with the cyclic collector on and off.
@@ -39,6 +44,7 @@ CASES: dict[str, tuple[str, str]] = {
     "import random (no longer: funcs/random draws from os.urandom)": ("", "import random"),
     "import secrets (hmac, OpenSSL: os.urandom serves)": ("", "import secrets"),
     "import hashlib (OpenSSL: support/hashes uses CPython's own modules)": ("", "import hashlib"),
+    "import pickle (pickle.py: support/pickling takes _pickle's functions)": ("import _pickle", "import pickle"),
     "import _blake2 (support/cachekeys)": ("", "import _blake2"),
     "import pathlib (urllib, ipaddress: os.path on the CLI path)": ("", "import pathlib"),
     "import typing (after re, collections, functools, contextlib)": (
@@ -47,16 +53,30 @@ CASES: dict[str, tuple[str, str]] = {
     "import json (golib/gojson, chart/schema with a schema)": ("", "import json"),
     "import jsonschema (chart/schema, only on a violation)": ("", "import jsonschema"),
     "import shutil (cli help formatter)": ("import argparse", "import shutil"),
-    "versions: constraint patterns, first use": (
+    "import the parser, lexer and literals (environment: first parse)": (
+        "import helm_core.gotemplate.environment, helm_core.gotemplate.funcs.sprig",
+        "import helm_core.gotemplate.parser"),
+    "import goregexp (funcs/regex, engine/files, chart schemas: first pattern)": (
+        "import helm_core.gotemplate.funcs.sprig", "import helm_core.golib.goregexp"),
+    "import unicodedata (funcs/gohelpers: casing predicates)": ("import re, json", "import unicodedata"),
+    "import the patch engine (engine/postrender: with post-renderers only)": (
+        "import helm_core.engine.postrender", "import helm_core.engine.patch"),
+    "import libyaml's emitter (goyaml_write: toYaml values goyaml_emit declines)": (
+        "import helm_core.golib.goyaml, helm_core.golib.goyaml_emit", "import helm_core.golib.goyaml_write"),
+    "versions: constraint patterns, first use (two terms)": (
         "from helm_core.golib import versions", "versions.Constraints.parse('>=1.2.3 <2')"),
+    "versions: a one-term range, by string methods": (
+        "from helm_core.golib import versions", "versions.Constraints.parse('>= 1.19.0-0')"),
     "lexer: stream patterns, first use": (
         "from helm_core.gotemplate import lexer", "lexer._stream_patterns()"),
-    "gojson: escape pattern and table, first use": (
-        "from helm_core.golib import gojson", "gojson._escaping(True)"),
+    "gojson: escape class for ASCII text, first use": (
+        "from helm_core.golib import gojson", "gojson._needs_escape(True, True)"),
+    "gojson: escape class for any text and the table, first use": (
+        "from helm_core.golib import gojson", "gojson._needs_escape(True, False); gojson._escapes(True)"),
     "goyaml_rules: timestamp layouts, first use": (
         "from helm_core.golib import goyaml_rules", "goyaml_rules._timestamp_layouts()"),
     "callsite: one shape's caller compiled (memo keeps it)": (
-        "from helm_core.gotemplate import callsite", "callsite._maker(('p', 'p', 'k2'), True)"),
+        "from helm_core.gotemplate import callsite", "callsite._maker((('p', 'k2'), True), compile_new=True)"),
     "cli: build_parser() (every command)": ("from helm_core import cli", "cli.build_parser()"),
     "cli: build_parser('template')": ("from helm_core import cli", "cli.build_parser('template')"),
 }

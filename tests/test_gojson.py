@@ -6,6 +6,7 @@ import datetime
 import json
 import math
 import random
+import re
 
 import pytest
 
@@ -214,3 +215,33 @@ def test_json_functions_print_what_helm_prints_where_the_encoders_disagreed(tmp_
     mismatches = [f"{key}: helm {helm_out[key]!r} ours {our_out.get(key)!r}" for key in DISAGREEMENTS
                   if helm_out[key] != our_out.get(key)]
     assert not mismatches, "\n".join(mismatches)
+
+
+# The checks by string methods and narrower classes against the patterns they stand in for.
+_OLD_NEEDS_ESCAPE = {True: re.compile(r'[\x00-\x1f"\\<>&\u2028\u2029\ud800-\udfff]'),
+                     False: re.compile(r'[\x00-\x1f"\\\u2028\u2029\ud800-\udfff]')}
+_OLD_SURROGATES = re.compile(r"[\ud800-\udfff]|\\u[dD][89abAB]")
+_WIDE = ["\u00e9", "\u2028", "\u2029", "\ud800", "\udbff", "\udc00", "\udfff", "\ue000", "\U00010000", "\u0100"]
+
+
+def test_quote_string_finds_what_to_escape_as_the_one_class_did():
+    chars = [chr(c) for c in range(128)] + _WIDE
+    texts = [*chars, *("a" + c + "b" for c in chars), *(a + b for a in chars for b in chars), "", "plain text"]
+    for escape_html in (True, False):
+        escapes = gojson._escapes(escape_html)
+        for text in texts:
+            old = text.translate(escapes) if _OLD_NEEDS_ESCAPE[escape_html].search(text) else text
+            assert gojson.quote_string(text, escape_html=escape_html) == '"' + old + '"', ascii(text)
+
+
+def test_decoded_text_replaces_surrogates_as_the_pattern_did():
+    pieces = ["a", "\\u0041", "\\ud800", "\\uDBFF", "\\udc00x", "\\\\ud800", "\u00e9", "\\u00e9", "\ud800", "\\n"]
+    for a in pieces:
+        for b in pieces:
+            text = f'["{a}{b}", {{"{b}": "{a}"}}]'
+            try:
+                plain = json.loads(text)
+            except ValueError:
+                continue
+            old = gojson._replace_surrogates(plain) if _OLD_SURROGATES.search(text) else plain
+            assert gojson._decoded(text) == old, ascii(text)

@@ -1,6 +1,7 @@
 """goyaml: Helm's YAML reading (values, fromYaml) and writing (toYaml), checked against helm."""
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import random
@@ -8,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from helm_core.golib import gojson, goyaml
+from helm_core.golib import gojson, goyaml, goyaml_rules
 from helm_core.errors import ValuesError
 from tests.engine import helmbin
 
@@ -326,3 +327,12 @@ def test_dump_pretty_agrees_with_helm_to_yaml_pretty_on_random_values(tmp_path):
 )
 def test_dump_pretty_writes_invalid_utf8_as_binary(value, expected):
     assert goyaml.dump_pretty(value) == expected
+
+
+def test_float_pattern_is_asked_only_of_text_it_could_match():
+    """goyaml_rules skips the float pattern for text with a character it cannot match."""
+    pattern = goyaml_rules._YAML_STYLE_FLOAT()
+    chars = "+-.09eE\nx_ "
+    for text in ("".join(t) for n in range(7) for t in itertools.product(chars, repeat=n)):
+        if pattern.match(text):
+            assert goyaml_rules._FLOAT_CHARS.issuperset(text), repr(text)

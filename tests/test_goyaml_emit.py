@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import functools
+import itertools
 import os
 import pickle
 import random
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -224,3 +226,29 @@ def test_lines_near_libyaml_fold_and_key_limits_are_written_as_libyaml_writes_th
                         value = {"o": [value]}
                     taken += _check(value)
     assert taken > 500
+
+
+# String checks against the patterns they stand in for (exhaustive over the characters that matter).
+_OLD_SAFE = re.compile(r"[ -~]*")
+_OLD_PLAIN_START = re.compile(r"[#,\[\]{}&*!|>'\"%@`]|[-?:](?: |$)|---|\.\.\.")
+_OLD_BASE60_FLOAT = re.compile(r"^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$")
+
+
+def test_safe_text_is_printable_ascii_as_the_class_said():
+    chars = [chr(c) for c in range(160)] + ["\u00e9", "\u2028", "\ud800", "\U00010000"]
+    for text in ["", *chars, *(a + b for a in chars for b in chars)]:
+        assert goyaml_emit._safe(text) == (_OLD_SAFE.fullmatch(text) is not None), ascii(text)
+
+
+def test_plain_start_is_the_pattern():
+    chars = "#,[]{}&*!|>'\"%@`-?:. \na\t"
+    for text in ("".join(t) for n in range(5) for t in itertools.product(chars, repeat=n)):
+        assert goyaml_emit._plain_start(text) == (_OLD_PLAIN_START.match(text) is not None), repr(text)
+
+
+def test_base60_floats_are_quoted_as_the_pattern_said():
+    for text in ("".join(t) for n in range(7) for t in itertools.product("1:5_.-a", repeat=n)):
+        if "\n" not in text:
+            expected = goyaml_emit.rules.resolve(text)[0] != goyaml_emit.rules.TAG_STR or bool(
+                _OLD_BASE60_FLOAT.match(text))
+            assert (goyaml_emit.string_style(text) == '"') == expected, text

@@ -1,6 +1,9 @@
 """Splitting rendered files into documents, hooks, and Helm's kind order."""
 from __future__ import annotations
 
+import itertools
+import re
+
 import pytest
 
 from helm_core.engine import manifests as mf
@@ -94,3 +97,13 @@ def test_format_documents_is_helms_manifest_text():
     assert mf.format_documents(docs) == (
         "---\n# Source: c/templates/a.yaml\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n"
     )
+
+
+def test_hook_weight_reads_what_the_pattern_accepted():
+    """_hook_weight tells an integer between spaces by string methods, as ``\\s*[-+]?\\d+\\s*`` did."""
+    old = re.compile(r"\s*[-+]?\d+\s*")
+    chars = " \t\n-+05\u0663\u00a0\u2003x."
+    for text in ("".join(t) for n in range(6) for t in itertools.product(chars, repeat=n)):
+        expected = int(text.strip()) if old.fullmatch(text) else 0
+        assert mf._hook_weight({mf.HOOK_WEIGHT_ANNOTATION: text}) == expected, repr(text)
+    assert mf._hook_weight({}) == 0

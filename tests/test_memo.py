@@ -406,6 +406,47 @@ def test_an_output_dir_render_compiles_none_of_the_patterns_it_does_not_need(tmp
     assert [r.stderr.strip().splitlines()[-1] for r in runs] == ["[]", "[]"]
 
 
+#: Patterns a run of a chart with only plain versions and ranges (``v1.2.3``, ``>= 1.19.0-0``,
+#: ``1.x``), ASCII JSON and YAML texts without colons compiles in neither of two runs: they are
+#: told by string methods first (a first run compiled ~8 ms of them, bench/compiles.py).
+PATTERNS_A_PLAIN_CHART_DOES_NOT_COMPILE = (
+    "versions._valid_constraint_re", "versions._constraint_re", "versions._find_constraint_re",
+    "versions._range_re", "gojson._surrogate_patterns", "goyaml_emit._BASE60_FLOAT", "chartfile._SEMVER_RE")
+#: Modules a render whose trees all come from the memo has no use for: the parser, its lexer and
+#: literals (tpl of a text without ``{{`` needs no parse).
+NOT_IMPORTED_BY_A_RENDER_FROM_THE_MEMO = ["helm_core.gotemplate.parser", "helm_core.gotemplate.lexer",
+                                          "helm_core.gotemplate.literals"]
+#: Modules neither run needs when no template calls a regex or casing function, no file is globbed,
+#: the schema has no pattern, no post-renderer runs and toYaml's values are common ones: goregexp
+#: (and RE2), unicodedata, the patch engine, libyaml's emitter (goyaml_write); nor pickle.py in
+#: any run (support/pickling takes the C module's functions).
+NOT_IMPORTED_BY_A_PLAIN_RENDER = ["helm_core.golib.goregexp", "re2", "unicodedata", "helm_core.engine.patch",
+                                  "helm_core.golib.goyaml_write", "pickle"]
+
+
+def test_plain_charts_compile_no_version_pattern_import_no_regexp_and_render_again_without_parser(tmp_path: Path) -> None:
+    chart = write_chart(tmp_path / "src", {
+        "Chart.yaml": chart_yaml("c", version="v1.2.3", kubeVersion="'>= 1.19.0-0'")
+                      + "dependencies:\n- name: sub\n  version: 1.x\n",
+        "charts/sub/Chart.yaml": chart_yaml("sub", version="1.4.0"),
+        "values.yaml": "plain: generated-text\nobj: {a: [1, \"b\"]}\nlabels: {tier: web}\n",
+        "values.schema.json": '{"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object"}',
+        "templates/cm.yaml": "kind: ConfigMap\ndata:\n  t: {{ tpl .Values.plain . }}\n"
+                             "  j: {{ .Values.obj | toJson | quote }}\n"
+                             "  y: {{ toYaml .Values.labels | quote }}\n",
+        "templates/hook.yaml": "kind: Job\nmetadata:\n  annotations:\n    helm.sh/hook: pre-install\n"
+                               "    helm.sh/hook-weight: ' 5 '\n"})
+    runs, written = _render_twice_to_folders(chart, tmp_path, (
+        "from helm_core.golib import gojson, goyaml_emit, versions; from helm_core.chart import chartfile; "
+        f"print([p for p in {PATTERNS_A_PLAIN_CHART_DOES_NOT_COMPILE!r} if eval(p).cache_info().currsize], "
+        f"[m for m in {NOT_IMPORTED_BY_A_PLAIN_RENDER!r} if m in sys.modules], "
+        f"[m for m in {NOT_IMPORTED_BY_A_RENDER_FROM_THE_MEMO!r} if m in sys.modules], file=sys.stderr)"))
+    assert written[0] == written[1] and 't: generated-text' in written[0] and 'y: "tier: web"' in written[0]
+    reports = [r.stderr.strip().splitlines()[-1] for r in runs]
+    assert reports[0].startswith("[] [] [") and reports[0] != "[] [] []"  # the first run parses its templates
+    assert reports[1] == "[] [] []"
+
+
 def test_the_console_script_imports_argparse_without_gettext(tmp_path: Path) -> None:
     """Its import is ~1 ms of every run; argparse's messages are still worded (in helm's words)."""
     chart = Path(__file__).resolve().parents[1] / "examples" / "charts" / "hello"

@@ -7,17 +7,21 @@ ask the real ``helm`` binary (``semverCompare`` and ``semver``) the same questio
 """
 from __future__ import annotations
 
+import itertools
 import json
 import os
+import random
+import re
 import shutil
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
 
 from helm_core import errors
-
 from helm_core.golib import versions
 from helm_core.golib.versions import Constraints, Version, VersionError
 
@@ -1188,6 +1192,108 @@ COMPATIBLE_CASES = [
 @pytest.mark.parametrize(("constraint", "version", "ok"), [c[1:] for c in COMPATIBLE_CASES], ids=[c[0] for c in COMPATIBLE_CASES])
 def test_is_compatible_range_is_false_on_parse_errors(constraint: str, version: str, ok: bool) -> None:
     assert versions.is_compatible_range(constraint, version) is ok
+
+
+# ---------------------------------------------------------------------------
+# The string-method paths against the patterns they stand in for (generated inputs)
+
+#: NewVersion's pattern as Masterminds writes it (possessive where Python would backtrack), the
+#: reference for ``versions._loose_parts``: groups 1 major, 2 .minor, 3 .patch, 5 prerelease, 8 metadata.
+_IDENT = r"[0-9A-Za-z\-]++"
+LOOSE_PATTERN = re.compile(
+    rf"v?([0-9]+)(\.[0-9]+)?(\.[0-9]+)?(-({_IDENT}(\.{_IDENT})*))?(\+({_IDENT}(\.{_IDENT})*))?")
+
+VERSION_ALPHABET = "v019.-+aZ|\u0661"
+
+
+def _generated_versions(count: int) -> list[str]:
+    """Version-shaped texts from pieces (numbers, wildcards, identifiers, stray characters)."""
+    pick = random.Random(20).choice
+    pieces = ["1", "0", "12", "007", "18446744073709551616", "x", "*", "a", "-", ".", "+", "v", "rc.1", "beta-2", " ",
+              "\u0661", "", "0a", "Z"]
+    return ["".join(pick(pieces) for _ in range(pick(range(1, 9)))) for _ in range(count)]
+
+
+def _loose_by_pattern(text: str) -> tuple[tuple[str, str, str], str, str] | None:
+    m = LOOSE_PATTERN.fullmatch(text)
+    if m is None:
+        return None
+    return (m[1], (m[2] or "")[1:], (m[3] or "")[1:]), m[5] or "", m[8] or ""
+
+
+def test_version_syntax_by_string_methods_is_the_pattern() -> None:
+    texts = ["".join(t) for n in range(6) for t in itertools.product(VERSION_ALPHABET, repeat=n)]
+    texts += _generated_versions(20000) + [case[0] for case in LOOSE_CASES]
+    matched = 0
+    for text in texts:
+        expected = _loose_by_pattern(text)
+        assert versions._loose_parts(text) == expected, text
+        matched += expected is not None
+    assert matched > 5000  # the inputs exercise the accepting side too
+
+
+def _pieces(c: versions._Constraint) -> tuple[object, ...]:
+    v = c.con
+    return (c.op, c.orig, c.dirty, c.minor_dirty, c.patch_dirty, v.major, v.minor, v.patch, v.prerelease,
+            v.metadata, v.original)
+
+
+def _outcome(parse: Callable[[Any], tuple[tuple[versions._Constraint, ...], ...]], given: object) -> object:
+    """The groups' terms ``parse(given)`` returns, or the message of its error."""
+    try:
+        return [[_pieces(c) for c in group] for group in parse(given)]
+    except VersionError as exc:
+        return str(exc)
+
+
+def _built(plain: list[versions.Pieces]) -> tuple[tuple[versions._Constraint, ...], ...]:
+    return tuple((versions._constraint(*pieces),) for pieces in plain)
+
+
+CONSTRAINT_ALPHABET = " \t\v=!><~^v01x*.-+a|,"
+
+
+def _generated_constraints(count: int) -> list[str]:
+    """Constraint-shaped texts: operators, spaces and versions, mostly joined by ``||``."""
+    pick = random.Random(21).choice
+    ops = ["", "=", "!=", ">", "<", ">=", "=>", "<=", "=<", "~", "~>", "^", ">>", "=="]
+    spaces = ["", "", "", "", " ", " ", "  ", "\t", "\n", "\f", "\r", "\v", "\u00a0"]
+    joins = ["||", "||", " || ", "|| ", " ||\t", ",", " ", " - ", "|"]
+    numbers = ["0", "1", "12", "007", "x", "X", "*", "0", "1", "12", "x", "18446744073709551616", "1x", ""]
+    tails = ["", "", "", "", "", "-0", "-rc.1", "-a-b", "+b.2", "-0+x", "-", "-01", "+", "-.1"]
+
+    def version() -> str:
+        if pick(range(10)) == 0:
+            return _generated_versions(1)[0]
+        return pick(["", "", "v"]) + ".".join(pick(numbers) for _ in range(pick([1, 2, 3, 3, 3, 4]))) + pick(tails)
+
+    texts = []
+    for _ in range(count):
+        terms = [pick(spaces) + pick(ops) + pick(spaces) + version() + pick(spaces)
+                 for _ in range(pick([1, 1, 1, 2, 3]))]
+        texts.append("".join(t + pick(joins) for t in terms[:-1]) + terms[-1])
+    return texts
+
+
+def test_plain_constraints_by_string_methods_are_the_patterns() -> None:
+    """Every constraint the string path answers, it answers as the patterns do (terms, wildcards,
+    versions, and the error when a number overflows); the others go to the patterns."""
+    texts = ["".join(t) for n in range(5) for t in itertools.product(CONSTRAINT_ALPHABET, repeat=n)]
+    texts += _generated_constraints(30000) + [c[0] for c in PARSE_CONSTRAINT_CASES] + [c[1] for c in IMPROPER_CASES]
+    texts += ["||".join([">=1.2"] * 32), "||".join([">=1.2"] * 33), ">=1.2.3-0 || 99999999999999999999999"]
+    answered = 0
+    for text in texts:
+        plain = versions._plain_terms(text)
+        if plain is None:
+            continue
+        answered += 1
+        assert _outcome(_built, plain) == _outcome(versions._parsed_groups, text), text
+    assert answered > 5000
+
+
+def test_charts_constraints_take_the_string_path() -> None:
+    for text in (">=1.21.0-0", ">= 1.22.0-0", "8.4.*", "2.x.x", "v0.6.0", "<1.25-0", ">= 1.27.x", "^1.2 || ~2"):
+        assert versions._plain_terms(text) is not None, text
 
 
 # ---------------------------------------------------------------------------

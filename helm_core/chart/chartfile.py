@@ -41,9 +41,10 @@ TEXT_YAML_MEMO = "chartfile-yaml"
 
 
 def _is_plain_release(version: str) -> bool:
-    """``MAJOR.MINOR.PATCH`` in ASCII digits without leading zeros: a version ``_SEMVER_RE``
-    accepts with no pre-release, told without compiling it."""
-    parts = version.split(".")
+    """``MAJOR.MINOR.PATCH`` in ASCII digits without leading zeros, after an optional ``v``
+    (``v1.16.1``, as many charts write it): a version ``_SEMVER_RE`` accepts with no pre-release,
+    told without compiling it."""
+    parts = version.removeprefix("v").split(".")
     return len(parts) == 3 and all(p.isascii() and p.isdigit() and (p == "0" or p[0] != "0") for p in parts)
 
 

@@ -19,13 +19,13 @@ Everything works on a copy: the loaded chart is never changed, so it can be cach
 from __future__ import annotations
 
 import copy
-import pickle
 
 from helm_core.chart import model
 from helm_core.chart import values as chart_values
 from helm_core.errors import DependencyError, ValuesError
 from helm_core.golib import versions
 from helm_core.golib.gojson import copy_tree
+from helm_core.support import pickling
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -48,7 +48,7 @@ def _copy_metadata(metadata: model.Metadata) -> model.Metadata:
     through ``__reduce_ex__``) at about half the cost, run once per chart per prepare; what a
     caller put there that pickle refuses is deep-copied."""
     try:
-        copied: model.Metadata = pickle.loads(pickle.dumps(metadata, protocol=pickle.HIGHEST_PROTOCOL))
+        copied: model.Metadata = pickling.loads(pickling.dumps(metadata, protocol=pickling.HIGHEST_PROTOCOL))
     except Exception:  # noqa: BLE001 - anything pickle refuses
         return copy.deepcopy(metadata)
     return copied

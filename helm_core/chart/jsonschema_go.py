@@ -15,8 +15,8 @@ from __future__ import annotations
 import functools
 import types
 
-from helm_core.golib import goregexp
-
+# goregexp is imported where a pattern is compiled: a first run whose schema has no pattern and
+# whose values pass never imports it (start-up time, bench/deferred.py).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
@@ -24,6 +24,8 @@ if TYPE_CHECKING:
 
 def _search(pattern: str, string: str) -> bool | None:
     """``re.search`` as jsonschema calls it, with Go's syntax and semantics (truthy or None)."""
+    from helm_core.golib import goregexp
+
     return True if goregexp.compile(pattern).match_string(string) else None
 
 
@@ -47,6 +49,8 @@ def install() -> None:
 
 
 def _is_go_regex(instance: Any) -> bool:
+    from helm_core.golib import goregexp
+
     if isinstance(instance, str):
         goregexp.compile(instance)  # GoSyntaxError: "not a 'regex'", with Go's reason as cause
     return True
@@ -55,6 +59,8 @@ def _is_go_regex(instance: Any) -> bool:
 def format_checker(cls: Any) -> Any:
     """``cls.FORMAT_CHECKER`` with format "regex" checked by Go's ``regexp.Compile``."""
     import jsonschema
+
+    from helm_core.golib import goregexp
 
     checker = jsonschema.FormatChecker(formats=())
     checker.checkers = dict(cls.FORMAT_CHECKER.checkers)

@@ -24,7 +24,6 @@ import os
 import re
 
 from helm_core.chart import jsonschema_go, verdict
-from helm_core.golib import goregexp
 from helm_core.support import memo
 
 TYPE_CHECKING = False
@@ -84,6 +83,8 @@ def _is_uri_reference(text: str) -> bool:
 
 
 def _is_regex(text: str) -> bool:
+    from helm_core.golib import goregexp  # for a schema with a pattern only
+
     return goregexp.valid(text)  # Helm's validator: Go's regexp.Compile (jsonschema_go.format_checker)
 
 

@@ -20,14 +20,13 @@ Drafts: 2020-12 (Helm's default) and 7, the two that chart schemas use; others a
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Callable, Mapping
-
-from helm_core.golib import goregexp
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, TypeAlias
+
+    from helm_core.golib.goregexp import Regexp
 
 Check: TypeAlias = "Callable[[Any], bool]"
 #: A keyword as the compiler found it: (keyword, value, its node, base URI, dynamic scope).
@@ -64,19 +63,43 @@ def _resource(node: Any) -> bool:
                                    or type(node.get("$dynamicAnchor")) is str)
 
 
-#: An absolute URI whose join with a plain relative path is a plain merge: a lower-case scheme,
-#: an authority, a path without empty or dot segments and nothing after it (urllib would
-#: change nothing in it).
-_PLAIN_BASE = re.compile(r"[a-z][a-z0-9+.-]*://[A-Za-z0-9.-]+(?:/(?!\.\.?(?:/|$))[A-Za-z0-9._~-]+)*/?")
-#: A relative reference that is a path of plain segments (no dot segments), with a fragment.
-_PLAIN_RELATIVE = re.compile(r"(?!\.\.?(?:/|#|$))[A-Za-z0-9_~-][A-Za-z0-9._~-]*"
-                             r"(?:/(?!\.\.?(?:/|#|$))[A-Za-z0-9._~-]+)*(?:#.*)?", re.DOTALL)
+_SCHEME_START = frozenset("abcdefghijklmnopqrstuvwxyz")
+_SCHEME = _SCHEME_START | frozenset("0123456789+.-")
+_HOST = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789.-")
+_SEGMENT = _HOST | frozenset("_~")
+
+
+def _plain_segments(path: str) -> bool:
+    """Whether ``path`` is ``/``-separated non-empty segments of ``[A-Za-z0-9._~-]``, none ``.`` or ``..``."""
+    return all(seg and seg != "." and seg != ".." and _SEGMENT.issuperset(seg) for seg in path.split("/"))
+
+
+def plain_absolute(uri: str) -> bool:
+    """Whether ``uri`` is an absolute URI of the plain form :func:`resolve` merges into (its join
+    with a plain relative path is a plain merge): a lower-case scheme, an authority, a path
+    without empty or dot segments (a final ``/`` allowed) and nothing after it (urllib would
+    change nothing in it). String methods, not a pattern: every schema check asks, and a
+    pattern is compiled again by every process."""
+    scheme, sep, rest = uri.partition("://")
+    if not sep or not scheme or scheme[0] not in _SCHEME_START or not _SCHEME.issuperset(scheme):
+        return False
+    host, slash, path = rest.partition("/")
+    if not host or not _HOST.issuperset(host):
+        return False
+    return not slash or not path or _plain_segments(path.removesuffix("/"))
+
+
+def _plain_relative(ref: str) -> bool:
+    """Whether ``ref`` is a relative reference that is a path of plain segments (neither ``.``
+    nor ``..``, the first not starting with a dot), with any fragment."""
+    path = ref.partition("#")[0]
+    return not path.startswith(".") and _plain_segments(path)
 
 
 def resolve(base: str, ref: str) -> tuple[str, str]:
     """(URI, fragment) of ``ref`` against ``base``: ``urldefrag(urljoin(base, ref))``. The
     metaschemas' references (``meta/core``) are merged here: importing urllib costs a first run ms."""
-    if _PLAIN_BASE.fullmatch(base) and _PLAIN_RELATIVE.fullmatch(ref):
+    if plain_absolute(base) and _plain_relative(ref):
         path, _, fragment = ref.partition("#")
         if base.count("/") > 2:  # a path to merge into; else the path is "/" + ref
             return base[:base.rindex("/") + 1] + path, fragment
@@ -87,15 +110,10 @@ def resolve(base: str, ref: str) -> tuple[str, str]:
     return uri, fragment
 
 
-def plain_absolute(uri: str) -> bool:
-    """Whether ``uri`` is an absolute URI of the plain form :func:`resolve` merges into."""
-    return _PLAIN_BASE.fullmatch(uri) is not None
-
-
 def defragment(uri: str) -> tuple[str, str]:
     """``urldefrag(uri)`` (URI, fragment), without importing urllib for a plain URI."""
     head, _, fragment = uri.partition("#")
-    if _PLAIN_BASE.fullmatch(head):
+    if plain_absolute(head):
         return head, fragment
     from urllib.parse import urldefrag
 
@@ -697,10 +715,12 @@ def _regex(pattern: Any) -> Callable[[str], bool]:
     instances meet no pattern spares it)."""
     if type(pattern) is not str:
         raise Undecided("a pattern that is not a string")
-    compiled: list[goregexp.Regexp] = []
+    compiled: list[Regexp] = []
 
     def search(text: str) -> bool:
         if not compiled:
+            from helm_core.golib import goregexp
+
             try:
                 compiled.append(goregexp.compile(pattern))
             except goregexp.GoSyntaxError:

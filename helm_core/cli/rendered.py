@@ -92,10 +92,10 @@ def key(args: argparse.Namespace, name: str, chart: ChartInput, values: dict[str
     flags = sorted((k, v) for k, v in vars(args).items() if k not in _NOT_INPUT)
     digest.update(repr((name, flags)).encode("utf-8", "surrogateescape"))
     if values is not None:  # Go-typed values: pickled, so that types count too
-        import pickle
+        from helm_core.support import pickling
 
         try:
-            digest.update(pickle.dumps(values, protocol=pickle.HIGHEST_PROTOCOL))
+            digest.update(pickling.dumps(values, protocol=pickling.HIGHEST_PROTOCOL))
         except Exception:  # noqa: BLE001 - a value pickle cannot hold: no memo
             return None
     if chart.files is not None:

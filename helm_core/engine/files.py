@@ -24,11 +24,13 @@ import functools
 import posixpath
 from collections.abc import Iterable
 
-from helm_core.golib import goregexp, gotypes, goyaml
+from helm_core.golib import gotypes, goyaml
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, ClassVar
+
+    from helm_core.golib.goregexp import Regexp
 
 #: The separator gobwas/glob is compiled with by Helm.
 GLOB_SEPARATOR = "/"
@@ -111,6 +113,8 @@ def _glob_regex(pattern: str) -> str:
     """A gobwas/glob pattern (separator ``/``) as Go regexp syntax, read as gobwas's lexer and
     parser read it: ``**`` crosses ``/``, ``*`` and ``?`` do not; ``{a,b}`` alternatives (an
     unclosed ``{`` ends with the pattern); ``,`` and ``}`` are text outside braces."""
+    from helm_core.golib import goregexp  # with Files.Glob only: most charts never glob
+
     if any("\udc80" <= c <= "\udcff" for c in pattern):
         raise GlobSyntaxError("could not read rune")
     terms: list[list[list[str]]] = [[[]]]  # nested {...}: alternatives, each a list of parts
@@ -149,13 +153,15 @@ def _glob_regex(pattern: str) -> str:
 
 
 @functools.lru_cache(maxsize=GLOB_CACHE_SIZE)
-def compile_glob(pattern: str) -> goregexp.Regexp:
+def compile_glob(pattern: str) -> Regexp:
     """A gobwas/glob pattern as a whole-path Go regexp (linear time); Helm's fallback ``**``
     when it does not compile."""
     try:
         body = _glob_regex(pattern)
     except GlobSyntaxError:
         body = "(?s:.*)"
+    from helm_core.golib import goregexp
+
     return goregexp.compile(f"^(?:{body})$")
 
 

@@ -168,9 +168,12 @@ def _is_utf8(text: str) -> bool:
 
 
 def _hook_weight(annotations: Mapping[str, str]) -> int:
-    raw = annotations.get(HOOK_WEIGHT_ANNOTATION, "")
+    """The hook's weight when its annotation is an integer between spaces (``\\s*[-+]?\\d+\\s*``, told
+    by string methods: ``str.strip`` and ``isdecimal`` are the pattern's ``\\s`` and ``\\d``), else 0."""
+    text = annotations.get(HOOK_WEIGHT_ANNOTATION, "").strip()
+    digits = text[1:] if text[:1] in ("-", "+") else text
     try:
-        return int(raw.strip()) if re.fullmatch(r"\s*[-+]?\d+\s*", raw) else 0
+        return int(text) if digits.isdecimal() else 0
     except ValueError:
         return 0
 

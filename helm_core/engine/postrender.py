@@ -26,7 +26,6 @@ import re
 from collections.abc import Mapping, Sequence
 
 from helm_core.engine import manifests as mf
-from helm_core.engine import patch as kpatch
 from helm_core.errors import PatchError
 from helm_core.golib import goyaml
 from helm_core.support.records import field, record
@@ -34,6 +33,10 @@ from helm_core.support.records import field, record
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, TypeAlias
+
+    from helm_core.engine import patch as kpatch
+# The patch engine (``kpatch``) is imported by the functions that parse or apply patches: a
+# render without post-renderers never needs it (start-up time, bench/deferred.py).
 
 TARGET_FIELDS = {"group": "group", "version": "version", "kind": "kind", "name": "name",
                  "namespace": "namespace", "labelSelector": "label_selector",
@@ -117,6 +120,8 @@ def from_spec(post_renderers: Sequence[Any] | None, common_metadata: Mapping[str
                 raise PatchError(f"{pwhere}.target: must be a map")
             selector = None
             if target:
+                from helm_core.engine import patch as kpatch
+
                 unknown = set(target) - set(TARGET_FIELDS)
                 if unknown:
                     raise PatchError(f"{pwhere}.target: unknown field(s) {', '.join(sorted(unknown))}")
@@ -191,6 +196,8 @@ def _documents(text: str, where: str) -> list[Any]:
 
 
 def _apply_patch(objects: _Tagged, one: Patch, *, where: str, namespace: str) -> _Tagged:
+    from helm_core.engine import patch as kpatch
+
     docs = _documents(one.patch, where)
     if len(docs) == 1 and isinstance(docs[0], list):
         if one.target is None:
@@ -229,6 +236,8 @@ def _apply_patch(objects: _Tagged, one: Patch, *, where: str, namespace: str) ->
 
 def _own_target(doc: Mapping[str, Any], where: str) -> kpatch.Selector:
     """The object a strategic merge patch without target names itself."""
+    from helm_core.engine import patch as kpatch
+
     meta = doc.get("metadata") if isinstance(doc.get("metadata"), Mapping) else {}
     assert isinstance(meta, Mapping)
     if not doc.get("kind") or not meta.get("name"):

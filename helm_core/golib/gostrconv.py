@@ -216,6 +216,31 @@ def _frac(v: int, prec: int) -> str:
 # Quoting
 
 
+def underscore_ok(s: str) -> bool:
+    """Go's ``underscoreOK``: each '_' sits between digits (or after a base prefix)."""
+    saw = "^"
+    i = 0
+    if s[:1] in ("+", "-") and s:
+        s = s[1:]
+    hexa = False
+    if len(s) >= 2 and s[0] == "0" and s[1] in "bBoOxX":
+        i, saw, hexa = 2, "0", s[1] in "xX"
+    while i < len(s):
+        c = s[i]
+        if "0" <= c <= "9" or (hexa and c.lower() in "abcdef"):
+            saw = "0"
+        elif c == "_":
+            if saw != "0":
+                return False
+            saw = "_"
+        else:
+            if saw == "_":
+                return False
+            saw = "!"
+        i += 1
+    return saw != "_"
+
+
 def is_print(ch: str) -> bool:
     if ch == " ":
         return True

@@ -31,12 +31,11 @@ from __future__ import annotations
 import functools
 import math
 import os
-import pickle
 
 from helm_core.errors import ValuesError
 from helm_core.golib import gojson, gostrconv
 from helm_core.golib.goyaml_rules import INT64_MIN, MAX_DEPTH, SURROGATE, UINT64_MAX, has_surrogates
-from helm_core.support import cachekeys, memo
+from helm_core.support import cachekeys, memo, pickling
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -147,7 +146,7 @@ def dump(value: Any) -> str:
     PyYAML is not imported for it).
     """
     plain = json_step(value)
-    pickled = pickle.dumps(plain, protocol=pickle.HIGHEST_PROTOCOL)
+    pickled = pickling.dumps(plain, protocol=pickling.HIGHEST_PROTOCOL)
     disk = memo.active()
     if disk is None:  # in this process: renders again print the same values
         return _RECENT.get_or_compute("dump\0" + cachekeys.hasher(pickled).hexdigest(), lambda: _emit(plain))
@@ -160,8 +159,18 @@ DUMP_MEMO = "goyaml-dump"
 
 
 def _emit(plain: Any) -> str:
+    """``sigs.k8s.io/yaml.Marshal`` text of a value after its JSON step, ending with a newline
+    (``toYaml`` trims it). Common values are written without PyYAML by goyaml_emit (the same
+    text); libyaml's emitter (goyaml_write, imported only then: its import is ~1 ms of every run
+    that calls toYaml) writes the rest."""
+    from helm_core.golib import goyaml_emit
+
+    fast = goyaml_emit.emit(plain)
+    if fast is not None:
+        return fast
     from helm_core.golib import goyaml_write
-    return goyaml_write.emit(plain)
+
+    return goyaml_write.emit_libyaml(plain)
 
 
 def json_step(value: Any, depth: int = 0) -> Any:

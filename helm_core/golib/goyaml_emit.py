@@ -19,12 +19,15 @@ import re
 
 from helm_core.golib import gojson
 from helm_core.golib import goyaml_rules as rules
+from helm_core.support import patterns
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-_BASE60_FLOAT = re.compile(r"^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$")
+#: yaml.v2 quotes what YAML 1.1 reads as a base-60 float (``1:20``); compiled on first use, and
+#: only for text with a colon.
+_BASE60_FLOAT = patterns.on_first_use(r"^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$")
 
 
 def _wrap64(n: int) -> int:
@@ -100,7 +103,7 @@ def string_style(s: str) -> str | None:
     multi-line text; else plain (the emitter may still fall back to quotes)."""
     if "\n" in s:
         return "|"
-    if rules.resolve(s)[0] != rules.TAG_STR or _BASE60_FLOAT.match(s):
+    if rules.resolve(s)[0] != rules.TAG_STR or (":" in s and _BASE60_FLOAT().match(s)):
         return '"'
     return None
 
@@ -125,11 +128,25 @@ EMIT_WIDTH = 80
 #: libyaml writes a longer (or multi-line) mapping key as a complex "? " key.
 SIMPLE_KEY_MAX = 128
 
-#: Printable ASCII with nothing libyaml escapes or must look at twice (no tab, no break).
-_SAFE = re.compile(r"[ -~]*")
-#: Openings libyaml never writes plain in a block: indicators, "-", "?" or ":" followed by a space
-#: or the end, documents' "---" and "...".
-_PLAIN_START = re.compile(r"[#,\[\]{}&*!|>'\"%@`]|[-?:](?: |$)|---|\.\.\.")
+def _safe(s: str) -> bool:
+    """Whether ``s`` is printable ASCII (``[ -~]*``), with nothing libyaml escapes or must look at
+    twice (no tab, no break). String methods, as :func:`_plain_start`: patterns are compiled
+    again by every process, and these checks are cheap."""
+    return s.isascii() and s.isprintable()
+
+
+_INDICATORS = frozenset("#,[]{}&*!|>'\"%@`")
+
+
+def _plain_start(s: str) -> bool:
+    """Whether ``s`` opens as libyaml never writes plain in a block: an indicator, ``-``, ``?`` or
+    ``:`` followed by a space or the end (or a final line break), documents' ``---`` and ``...``."""
+    first = s[:1]
+    if first in _INDICATORS:
+        return True
+    if first and first in "-?:" and (s[1:2] == " " or s[1:] in ("", "\n")):
+        return True
+    return s.startswith(("---", "..."))
 
 
 class _Declined(Exception):
@@ -142,7 +159,7 @@ def _literal(s: str, indent: int) -> str:
     # libyaml writes double quotes for a space before a break or at the end; an indentation
     # hint ("|2") for a leading space or break; "|+" (keep) for several final breaks.
     if (s[0] in " \n" or s[-1] == " " or s.endswith("\n\n") or " \n" in s
-            or not _SAFE.fullmatch(s.replace("\n", ""))):
+            or not _safe(s.replace("\n", ""))):
         raise _Declined
     clip = s[-1] == "\n"
     pad = " " * indent
@@ -153,7 +170,7 @@ def _literal(s: str, indent: int) -> str:
 def _string(s: str, column: int, key: bool) -> str:
     """The text of string ``s`` starting at ``column``: double-quoted when it would read back as
     another type, else plain, or single-quoted where libyaml's analysis forbids plain in a block."""
-    if not _SAFE.fullmatch(s) or (key and len(s) > SIMPLE_KEY_MAX - 2):
+    if not _safe(s) or (key and len(s) > SIMPLE_KEY_MAX - 2):
         raise _Declined
     # libyaml folds plain and quoted scalars at a space past column 80 (keys are never folded)
     if not key and " " in s and column + len(s) + 2 > EMIT_WIDTH:
@@ -163,7 +180,7 @@ def _string(s: str, column: int, key: bool) -> str:
         if '"' in s or "\\" in s:  # escaped by libyaml (no text read as another type has them today)
             raise _Declined
         return f'"{s}"'
-    if s[0] == " " or s[-1] in " :" or _PLAIN_START.match(s) or ": " in s or " #" in s:
+    if s[0] == " " or s[-1] in " :" or _plain_start(s) or ": " in s or " #" in s:
         return "'" + s.replace("'", "''") + "'"
     return s
 
@@ -215,7 +232,7 @@ def _block(value: Any, indent: int, out: list[str], inline: bool) -> None:
 
 def emit(plain: Any) -> str | None:
     """``sigs.k8s.io/yaml.Marshal`` text of a value after its JSON step, as
-    :func:`helm_core.golib.goyaml_write.emit` writes it, or None when outside this writer's subset."""
+    :func:`helm_core.golib.goyaml_write.emit_libyaml` writes it, or None when outside this writer's subset."""
     try:
         text = _scalar(plain, 0, EMIT_INDENT)
         if text is not None:

@@ -58,6 +58,9 @@ _HINTS = frozenset("yYnNtTfFoO~.+-0123456789") | {""}
 # Compiled on first use (helm_core.support.patterns): a render whose YAML comes from the disk
 # memo may resolve no number at all.
 _YAML_STYLE_FLOAT = patterns.on_first_use(r"^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$")
+#: Every character _YAML_STYLE_FLOAT can match (``$`` also before a final line break): text with
+#: another (``10Gi``, ``1.2.3-rc``) is no float, without compiling the pattern.
+_FLOAT_CHARS = frozenset("+-.0123456789eE\n")
 _DOT_FLOAT = patterns.on_first_use(r"^\.[0-9](_?[0-9])*([eE][-+]?[0-9](_?[0-9])*)?$")
 _OCTAL = patterns.on_first_use(r"^[0-7]+$")
 _BINARY = patterns.on_first_use(r"^[01]+$")
@@ -167,7 +170,7 @@ def resolve(text: str) -> tuple[str, Any]:
         intv = _parse_go_int(plain)
         if intv is not None:
             return TAG_INT, intv
-        if _YAML_STYLE_FLOAT().match(plain):
+        if _FLOAT_CHARS.issuperset(plain) and _YAML_STYLE_FLOAT().match(plain):
             value = float(plain)
             if not math.isinf(value):
                 return TAG_FLOAT, value

@@ -28,7 +28,6 @@ from __future__ import annotations
 import base64
 import functools
 
-from helm_core.golib import goyaml_emit
 from helm_core.golib import goyaml_rules as rules
 from helm_core.golib.goyaml_emit import EMIT_INDENT, EMIT_WIDTH, SIMPLE_KEY_MAX, scalar_text, sorted_keys, string_style
 from helm_core.support import patterns
@@ -137,16 +136,10 @@ def _finish(text: str, boms: list[str]) -> str:
     return text
 
 
-def emit(plain: Any) -> str:
-    """``sigs.k8s.io/yaml.Marshal`` text of a value after its JSON step (:func:`goyaml.json_step`),
-    ending with a newline (``toYaml`` trims it). Common values are written without PyYAML
-    (:func:`helm_core.golib.goyaml_emit.emit`, the same text)."""
-    fast = goyaml_emit.emit(plain)
-    return emit_libyaml(plain) if fast is None else fast
-
-
 def emit_libyaml(plain: Any) -> str:
-    """:func:`emit` by libyaml's emitter, for every value."""
+    """``sigs.k8s.io/yaml.Marshal`` text of a value after its JSON step (:func:`goyaml.json_step`),
+    ending with a newline, by libyaml's emitter, for every value (``goyaml._emit`` asks
+    :func:`helm_core.golib.goyaml_emit.emit` first: the same text for common values)."""
     import yaml
     events: list[yaml.Event] = [yaml.StreamStartEvent(), yaml.DocumentStartEvent(explicit=False)]
     boms: list[str] = []

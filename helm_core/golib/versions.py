@@ -28,6 +28,10 @@ from collections.abc import Callable
 from helm_core import errors
 from helm_core.support import cachekeys, memo, patterns, records
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import TypeAlias
+
 #: Longest version string accepted, in UTF-8 bytes (Masterminds ``MaxVersionLen``).
 MAX_VERSION_LEN = 256
 #: Longest constraint string accepted, in UTF-8 bytes (``MaxConstraintLen``).
@@ -57,10 +61,9 @@ _DIGITS = frozenset("0123456789")
 _ALLOWED = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-0123456789")
 _WS = r"[\t\n\f\r ]"  # Go RE2 \s
 _IDENT = r"[0-9A-Za-z\-]++"
-# The patterns are compiled on first use: compiling them all is start-up time of every process
-# (bench/deferred.py), and most runs parse no version constraint at all.
-_loose_re = patterns.on_first_use(
-    rf"v?([0-9]+)(\.[0-9]+)?(\.[0-9]+)?(-({_IDENT}(\.{_IDENT})*))?(\+({_IDENT}(\.{_IDENT})*))?")
+# The constraint patterns are compiled on first use, and only for a constraint that is not one
+# plain term (:func:`_plain_term`): compiling them is milliseconds of a first run
+# (bench/deferred.py, bench/compiles.py).
 
 
 # A constraint's version: groups 1 major, 2 .minor, 3 .patch, 4 -prerelease (nine in all).
@@ -146,6 +149,29 @@ def _validate_metadata(meta: str) -> None:
             raise VersionError(ERR_INVALID_METADATA)
 
 
+def _identifiers(text: str) -> bool:
+    """Whether ``text`` is dot-separated identifiers ``[0-9A-Za-z-]+``: Masterminds' prerelease and
+    metadata syntax (``[0-9A-Za-z-]+(\\.[0-9A-Za-z-]+)*``)."""
+    return all(part and _contains_only(part, _ALLOWED) for part in text.split("."))
+
+
+def _loose_parts(text: str) -> tuple[tuple[str, str, str], str, str] | None:
+    """The pieces of a version in ``NewVersion``'s syntax, ``v?N(.N)?(.N)?(-PRE)?(+META)?`` with
+    ``N`` ASCII digits: ((major, minor, patch) with ``""`` for a missing one, prerelease,
+    metadata), or ``None`` when ``text`` is not in that syntax. Neither the numbers nor the
+    prerelease hold a ``+``, nor the numbers a ``-``: the first of each ends what precedes it.
+    (String methods, not a pattern: every run parses versions, a pattern is compiled per process.)"""
+    rest, plus, meta = text.removeprefix("v").partition("+")
+    core, dash, pre = rest.partition("-")
+    numbers = core.split(".")
+    if len(numbers) > 3 or not all(n and _contains_only(n, _DIGITS) for n in numbers):
+        return None
+    if (dash and not _identifiers(pre)) or (plus and not _identifiers(meta)):
+        return None
+    numbers += [""] * (3 - len(numbers))
+    return (numbers[0], numbers[1], numbers[2]), pre, meta
+
+
 def _numeric_identifier(s: str) -> int | None:
     """The value of a prerelease identifier that Go's ParseUint accepts, else ``None``."""
     if s and _contains_only(s, _DIGITS):
@@ -211,14 +237,12 @@ class Version:
         """Go's ``NewVersion``: lenient (``v`` prefix, ``1``, ``1.2``, leading zeros)."""
         if _byte_len(text) > MAX_VERSION_LEN:
             raise VersionError(ERR_VERSION_TOO_LONG)
-        m = _loose_re().fullmatch(text)
-        if m is None:
+        parts = _loose_parts(text)
+        if parts is None:
             raise VersionError(ERR_INVALID_SEMVER)
+        numbers, pre, meta = parts
         ctx = "error parsing version segment: "
-        major = _parse_uint(m[1], ctx)
-        minor = _parse_uint(m[2][1:], ctx) if m[2] else 0
-        patch = _parse_uint(m[3][1:], ctx) if m[3] else 0
-        pre, meta = m[5] or "", m[8] or ""
+        major, minor, patch = (_parse_uint(n, ctx) if n else 0 for n in numbers)
         if pre:
             _validate_prerelease(pre)
         if meta:
@@ -353,8 +377,12 @@ def _parse_constraint(text: str) -> _Constraint:
     m = _constraint_re().fullmatch(text)
     if m is None:
         raise VersionError(f"improper constraint: {_go_quote(text)}")
-    op, orig = m[1], m[2]
-    major, minor, patch, pre = m[3], m[4] or "", m[5] or "", m[6] or ""
+    return _constraint(m[1], m[2], m[3], m[4] or "", m[5] or "", m[6] or "")
+
+
+def _constraint(op: str, orig: str, major: str, minor: str, patch: str, pre: str) -> _Constraint:
+    """One term from its pieces: the operator, the version text, its major part, ``.minor`` and
+    ``.patch`` (with their dots, ``""`` when missing) and ``-prerelease`` (with its dash)."""
     dirty = minor_dirty = patch_dirty = False
     ver = orig
     if _is_x(major):
@@ -368,6 +396,71 @@ def _parse_constraint(text: str) -> _Constraint:
     except VersionError:
         raise VersionError(ERR_CONSTRAINT_PARSER) from None
     return _Constraint(op, orig, con, dirty, minor_dirty, patch_dirty)
+
+
+def _parsed_groups(text: str) -> tuple[tuple[_Constraint, ...], ...]:
+    """Go's ``NewConstraint`` by its patterns: ranges rewritten, ``||`` groups of terms."""
+    segments = _rewrite_ranges(text).split("||")
+    if len(segments) > MAX_CONSTRAINT_GROUPS:
+        raise VersionError(ERR_TOO_MANY_GROUPS)
+    groups = []
+    for segment in segments:
+        if _valid_constraint_re().fullmatch(segment) is None:
+            raise VersionError(f"improper constraint: {_go_quote(segment)}")
+        terms = [m[0] for m in _find_constraint_re().finditer(segment)]
+        groups.append(tuple(_parse_constraint(term) for term in terms))
+    return tuple(groups)
+
+
+_GO_SPACE = "\t\n\f\r "  # Go RE2 \s
+_OPERATOR_CHARS = frozenset("=!<>~^")
+_OPERATORS = frozenset(("", "=", "!=", ">", "<", ">=", "=>", "<=", "=<", "~", "~>", "^"))
+_WILDCARDS = frozenset(("x", "X", "*"))
+Pieces: TypeAlias = "tuple[str, str, str, str, str, str]"
+
+
+def _plain_terms(text: str) -> list[Pieces] | None:
+    """The pieces (:func:`_constraint`'s arguments) of a constraint whose ``||`` groups are each
+    one plain term, or ``None`` for any other constraint (:func:`_parsed_groups` answers it).
+
+    Nearly every constraint a chart names is one term (``>=1.19.0-0``, ``~1.2``, ``8.4.*``), and
+    the patterns that parse the general case take milliseconds to compile. A plain term's
+    whitespace is only around it and after its operator, so no ``A - B`` range is rewritten
+    (a range needs whitespace before its ``-``), and the patterns find that one term with the
+    same operator (the longest run of operator characters: a shorter one is followed by one
+    that begins no version) and the same version text. tests/test_versions.py compares both
+    paths over generated constraints."""
+    segments = text.split("||")
+    if len(segments) > MAX_CONSTRAINT_GROUPS:
+        return None
+    terms = []
+    for segment in segments:
+        term = _plain_term(segment.strip(_GO_SPACE))
+        if term is None:
+            return None
+        terms.append(term)
+    return terms
+
+
+def _plain_term(term: str) -> Pieces | None:
+    """``OP`` then Go spaces then a version ``v?P(.P)?(.P)?(-PRE)?(+META)?`` (``P`` ASCII digits or
+    one wildcard), as :func:`_constraint`'s pieces; ``None`` for anything else."""
+    end = 0
+    while end < len(term) and term[end] in _OPERATOR_CHARS:
+        end += 1
+    op, orig = term[:end], term[end:].lstrip(_GO_SPACE)
+    if op not in _OPERATORS:
+        return None
+    rest, plus, meta = orig.removeprefix("v").partition("+")
+    core, dash, pre = rest.partition("-")
+    parts = core.split(".")
+    if len(parts) > 3 or not all(p in _WILDCARDS or (p and _contains_only(p, _DIGITS)) for p in parts):
+        return None
+    if (dash and not _identifiers(pre)) or (plus and not _identifiers(meta)):
+        return None
+    minor = "." + parts[1] if len(parts) > 1 else ""
+    patch = "." + parts[2] if len(parts) > 2 else ""
+    return op, orig, parts[0], minor, patch, dash + pre
 
 
 def _rewrite_ranges(text: str) -> str:
@@ -530,16 +623,10 @@ class Constraints:
     def _parse(cls, text: str, include_prerelease: bool) -> Constraints:
         if _byte_len(text) > MAX_CONSTRAINT_LEN:
             raise VersionError(ERR_CONSTRAINT_TOO_LONG)
-        segments = _rewrite_ranges(text).split("||")
-        if len(segments) > MAX_CONSTRAINT_GROUPS:
-            raise VersionError(ERR_TOO_MANY_GROUPS)
-        groups = []
-        for segment in segments:
-            if _valid_constraint_re().fullmatch(segment) is None:
-                raise VersionError(f"improper constraint: {_go_quote(segment)}")
-            terms = [m[0] for m in _find_constraint_re().finditer(segment)]
-            groups.append(tuple(_parse_constraint(term) for term in terms))
-        return cls(tuple(groups), include_prerelease)
+        plain = _plain_terms(text)
+        if plain is not None:
+            return cls(tuple((_constraint(*pieces),) for pieces in plain), include_prerelease)
+        return cls(_parsed_groups(text), include_prerelease)
 
     def _admits_prerelease(self, group: tuple[_Constraint, ...]) -> bool:
         return self.include_prerelease or any(c.con.prerelease for c in group)

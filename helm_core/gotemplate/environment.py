@@ -32,15 +32,14 @@ from __future__ import annotations
 import contextvars
 import functools
 import os
-import pickle
 import sys
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
 
-from helm_core.gotemplate import budget, callsite, compiler, gcpause, gofmt, nodes, parser, runtime
+from helm_core.gotemplate import budget, callsite, compiler, gcpause, gofmt, nodes, runtime
 from helm_core.gotemplate.funcs import builtins
-from helm_core.support import cachekeys
+from helm_core.support import cachekeys, pickling
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -145,7 +144,7 @@ class Environment:
     def _parse(self, name: str, text: str, digest: str,
                known: frozenset[str]) -> dict[str, nodes.Tree | StoredTree]:
         if self.memo is None:
-            return dict(parser.parse(name, text, known.__contains__))
+            return dict(_parsed(name, text, known))
         # Keyed by the text, not the file name: the same library chart (Bitnami's `common`)
         # under two charts parses once. The file's own tree is stored under None.
         memo_key = cachekeys.hasher("\0".join(
@@ -169,7 +168,7 @@ class Environment:
                 tname = name if key is None else key
                 loaded[tname] = StoredTree(tblob, name, text, empty, tname, reparse)
             return dict(loaded)
-        trees = parser.parse(name, text, known.__contains__)
+        trees = _parsed(name, text, known)
         with self._lock:
             self._unsaved.append((memo_key, name, dict(trees), bundle))
         return dict(trees)
@@ -187,7 +186,7 @@ class Environment:
             blob = self.memo.get(TREES_MEMO, memo_key)
             if blob is not None:
                 try:
-                    found = pickle.loads(blob)
+                    found = pickling.loads(blob)
                 except Exception:  # noqa: BLE001 - a damaged entry is a miss
                     found = None
                 if isinstance(found, dict):
@@ -219,7 +218,7 @@ class Environment:
             try:
                 stored = {None if tname == name else tname: (_is_empty(tree), _stored_blob(tree))
                           for tname, tree in trees.items()}
-            except (pickle.PicklingError, RecursionError, MemoryError):  # too deep or big: parsed again
+            except (pickling.PicklingError, RecursionError, MemoryError):  # too deep or big: parsed again
                 continue
             with self._lock:
                 bundle.files[memo_key] = stored
@@ -228,7 +227,7 @@ class Environment:
             with self._lock:
                 if len(bundle.files) > MAX_BUNDLE_FILES:
                     bundle.files = {k: v for k, v in bundle.files.items() if k in bundle.used}
-                entry = pickle.dumps(bundle.files, protocol=pickle.HIGHEST_PROTOCOL)
+                entry = pickling.dumps(bundle.files, protocol=pickling.HIGHEST_PROTOCOL)
             self.memo.put(TREES_MEMO, bundle.key, entry)
 
     def _known_digest(self, known: frozenset[str]) -> str:
@@ -283,6 +282,18 @@ def _stored_blob(tree: nodes.Tree | StoredTree) -> bytes:
     return nodes.dump_tree(tree) if tree.compiled is not None else nodes.NOT_STORED
 
 
+def _parsed(name: str, text: str, known: frozenset[str]) -> dict[str, nodes.Tree]:
+    """``parser.parse`` with ``known`` function names. The parser (and the lexer and literals it
+    imports) is imported by the first parse: a run whose trees all come from the disk memo
+    never parses, and importing them is start-up time (bench/deferred.py); nor does one whose
+    only new texts have no action (``tpl`` of a generated password)."""
+    if "{{" not in text:
+        return nodes.text_trees(name, text)
+    from helm_core.gotemplate import parser
+
+    return parser.parse(name, text, known.__contains__)
+
+
 def _reparser(name: str, text: str, known: frozenset[str],
               parsed_again: Callable[[], None]) -> Callable[[], dict[str, nodes.Tree]]:
     """Parses ``text`` again, once, for what the memo did not store of it (then calls
@@ -293,7 +304,7 @@ def _reparser(name: str, text: str, known: frozenset[str],
         nonlocal trees
         if trees is None:
             with gcpause.paused():
-                trees = parser.parse(name, text, known.__contains__)
+                trees = _parsed(name, text, known)
             parsed_again()
         return trees
 

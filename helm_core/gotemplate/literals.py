@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import re
 
+from helm_core.golib import gostrconv
 from helm_core.gotemplate import gofmt
 from helm_core.gotemplate import nodes as n
 from helm_core.gotemplate.lexer import ItemType
@@ -79,31 +80,6 @@ def unquote(s: str) -> str:
     return "".join(out)
 
 
-def underscore_ok(s: str) -> bool:
-    """Go's ``underscoreOK``: each '_' sits between digits (or after a base prefix)."""
-    saw = "^"
-    i = 0
-    if s[:1] in ("+", "-") and s:
-        s = s[1:]
-    hexa = False
-    if len(s) >= 2 and s[0] == "0" and s[1] in "bBoOxX":
-        i, saw, hexa = 2, "0", s[1] in "xX"
-    while i < len(s):
-        c = s[i]
-        if "0" <= c <= "9" or (hexa and c.lower() in "abcdef"):
-            saw = "0"
-        elif c == "_":
-            if saw != "0":
-                return False
-            saw = "_"
-        else:
-            if saw == "_":
-                return False
-            saw = "!"
-        i += 1
-    return saw != "_"
-
-
 _BASES = {"x": 16, "o": 8, "b": 2}
 _DIGITS = {16: "0123456789abcdefABCDEF", 10: "0123456789", 8: "01234567", 2: "01"}
 _DECIMAL_FLOAT = patterns.on_first_use(r"(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
@@ -115,7 +91,7 @@ def _parse_int(text: str) -> Optional[int]:
     neg = False
     if s[:1] in ("+", "-") and s:
         neg, s = s[0] == "-", s[1:]
-    if not s or not underscore_ok(s):
+    if not s or not gostrconv.underscore_ok(s):
         return None
     digits = s.replace("_", "")
     base = 10
@@ -131,7 +107,7 @@ def _parse_int(text: str) -> Optional[int]:
 
 def _parse_float(text: str) -> Optional[float]:
     """``strconv.ParseFloat(text, 64)`` for the literals the lexer produces; None if invalid."""
-    if not text or not underscore_ok(text):
+    if not text or not gostrconv.underscore_ok(text):
         return None
     t = text.replace("_", "")
     body = t[1:] if t[:1] in ("+", "-") else t

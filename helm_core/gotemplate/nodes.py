@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import copyreg
 import io
-import pickle
 import threading
 from collections.abc import Callable
 
 from helm_core.gotemplate import gofmt
+from helm_core.support import pickling
 from helm_core.support.records import record
 
 TYPE_CHECKING = False
@@ -459,7 +459,7 @@ def _tree_being_loaded() -> Tree:
 
 def _pickle(obj: Any, reduce_tree: Callable[[Tree], Any]) -> bytes:
     out = io.BytesIO()
-    pickler = pickle.Pickler(out, protocol=pickle.HIGHEST_PROTOCOL)
+    pickler = pickling.Pickler(out, protocol=pickling.HIGHEST_PROTOCOL)
     pickler.dispatch_table = {**copyreg.dispatch_table, Tree: reduce_tree}
     pickler.dump(obj)
     return out.getvalue()
@@ -469,7 +469,7 @@ def _dump_body(tree: Tree, body: Optional[ListNode]) -> bytes:
     def reduce_tree(t: Tree) -> Any:
         # A body parsed again (_reparsed_body) points at its own parse of the same template.
         if t is not tree and (t.name, t.parse_name, t.text) != (tree.name, tree.parse_name, tree.text):
-            raise pickle.PicklingError(f"a node of {tree.name!r} points at another tree ({t.name!r})")
+            raise pickling.PicklingError(f"a node of {tree.name!r} points at another tree ({t.name!r})")
         return _tree_being_loaded, ()
 
     return _pickle(body, reduce_tree)
@@ -482,7 +482,7 @@ def _load_body(node: BranchNode, blob: bytes, *, else_part: bool) -> Optional[Li
     previous = getattr(_loading, "tree", None)
     _loading.tree = tree
     try:
-        body: ListNode = pickle.loads(blob)
+        body: ListNode = pickling.loads(blob)
         return body
     finally:
         _loading.tree = previous
@@ -524,7 +524,7 @@ def dump_tree(tree: Tree) -> bytes:
 def load_tree(blob: bytes, parse_name: str, text: str, reparse: Callable[[], dict[str, Tree]]) -> Tree:
     """A tree from :func:`dump_tree`, parsed from ``text`` as file ``parse_name``; ``reparse``
     parses that text again, for the bodies that were not stored."""
-    tree: Tree = pickle.loads(blob)
+    tree: Tree = pickling.loads(blob)
     tree.text = text
     tree.parse_name = parse_name
     if tree.name is None:
@@ -614,3 +614,14 @@ def is_empty_tree(n: Optional[Node]) -> bool:
         return n.text.strip(" \t\n\r\v\f\x85\xa0") == ""
     return False
 
+
+
+def text_trees(name: str, text: str) -> dict[str, Tree]:
+    """What the parser makes of a ``text`` without ``{{`` (no action, so no error): one tree whose
+    list holds the text as one node (none for empty text). ``tpl`` of a plain value is the
+    common case, and a run answering it this way need not import the parser and lexer."""
+    tree = Tree(name, name, text)
+    tree.root = ListNode(tree, 0)
+    if text:
+        tree.root.nodes.append(TextNode(tree, 0, text))
+    return {name: tree}

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-import pickle
 import select
 import signal
 import struct
@@ -23,6 +22,8 @@ import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
+
+from helm_core.support import pickling
 
 HEADER = struct.Struct(">Q")
 #: Seconds a new worker may take to import the engine and say it is ready.
@@ -100,7 +101,7 @@ class WorkerProcess:
 
     def _send(self, message: Mapping[str, Any]) -> None:
         data = (json.dumps(message, separators=(",", ":")).encode("utf-8") if self._json_requests
-                else pickle.dumps(dict(message), protocol=pickle.HIGHEST_PROTOCOL))
+                else pickling.dumps(dict(message), protocol=pickling.HIGHEST_PROTOCOL))
         assert self._proc.stdin is not None
         try:
             self._proc.stdin.write(HEADER.pack(len(data)) + data)
@@ -214,7 +215,7 @@ class Channel:
             return None
         (size,) = HEADER.unpack(head)
         body = self.inp.read(size)
-        message: dict[str, Any] = json.loads(body) if self._json_requests else pickle.loads(body)
+        message: dict[str, Any] = json.loads(body) if self._json_requests else pickling.loads(body)
         return message
 
     def call(self, op: str, *args: Any) -> dict[str, Any]:

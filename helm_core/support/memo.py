@@ -102,17 +102,17 @@ class DiskMemo:
 
         A damaged entry is a miss; an exception from ``compute`` is raised and nothing is stored.
         """
-        import pickle
+        from helm_core.support import pickling
 
         blob = self.get(kind, key)
         if blob is not None:
             try:
-                found: T = pickle.loads(blob)
+                found: T = pickling.loads(blob)
                 return found
             except Exception:  # noqa: BLE001 - a damaged entry is a miss
                 pass
         value = compute()
-        self.put(kind, key, pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
+        self.put(kind, key, pickling.dumps(value, protocol=pickling.HIGHEST_PROTOCOL))
         return value
 
     def prune(self) -> None:
@@ -197,17 +197,17 @@ class RecentPickles:
         self._lock = threading.Lock()
 
     def get_or_compute(self, key: str, compute: Callable[[], T]) -> T:
-        import pickle
+        from helm_core.support import pickling
 
         with self._lock:
             blob = self._entries.pop(key, None)
             if blob is not None:
                 self._entries[key] = blob  # most recently used last
         if blob is not None:
-            found: T = pickle.loads(blob)
+            found: T = pickling.loads(blob)
             return found
         value = compute()
-        blob = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+        blob = pickling.dumps(value, protocol=pickling.HIGHEST_PROTOCOL)
         if len(blob) <= self.max_bytes // 8:
             with self._lock:
                 old = self._entries.pop(key, None)  # another thread's, computed meanwhile

@@ -1,6 +1,8 @@
 """Chart.yaml in its three forms, fields typed as Helm reads them, and Helm's error lines."""
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
 from helm_core.chart import chartfile
@@ -170,3 +172,14 @@ def test_versions_helm_refuses(version):
 def test_library_type():
     md = chartfile.parse_chart_yaml(b"apiVersion: v2\nname: lib\nversion: 1.0.0\ntype: library\n")
     assert md.is_library
+
+
+def test_valid_versions_are_told_as_the_pattern_told_them():
+    """The plain-release shortcut (with or without a ``v``) accepts only what _SEMVER_RE accepts."""
+    pattern = chartfile._SEMVER_RE()
+    chars = "v01.-a\n"
+    for text in ("".join(t) for n in range(8) for t in itertools.product(chars, repeat=n)):
+        if chartfile._is_plain_release(text):
+            assert pattern.match(text), repr(text)
+    for text in ("v1.16.1", "1.2.3", "v0.0.0"):
+        assert chartfile._is_plain_release(text)

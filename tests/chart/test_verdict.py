@@ -8,8 +8,10 @@ said "undecided" could not pass.
 from __future__ import annotations
 
 import copy
+import itertools
 import json
 import random
+import re
 import subprocess
 import sys
 import textwrap
@@ -347,3 +349,25 @@ def test_a_passing_first_run_imports_no_url_parser_nor_regexp_engine(tmp_path):
     """)
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout
     assert out.splitlines() == ["[]"]
+
+
+#: The patterns verdict's string checks stand in for (a plain base URI, a plain relative reference).
+_OLD_PLAIN_BASE = re.compile(r"[a-z][a-z0-9+.-]*://[A-Za-z0-9.-]+(?:/(?!\.\.?(?:/|$))[A-Za-z0-9._~-]+)*/?")
+_OLD_PLAIN_RELATIVE = re.compile(r"(?!\.\.?(?:/|#|$))[A-Za-z0-9_~-][A-Za-z0-9._~-]*"
+                                 r"(?:/(?!\.\.?(?:/|#|$))[A-Za-z0-9._~-]+)*(?:#.*)?", re.DOTALL)
+
+
+def test_plain_uri_checks_agree_with_the_patterns():
+    chars = "aZ9.-_~/:#+\n%"
+    texts = ["".join(t) for n in range(6) for t in itertools.product(chars, repeat=n)]
+    pick = random.Random(7).choice
+    pieces = ["http", "x", "://", "/", ".", "..", "...", "a.b", "-", "~", "_", "#", "A", "+", ":", "\n", "", "%", "//"]
+    texts += ["".join(pick(pieces) for _ in range(pick(range(1, 9)))) for _ in range(50000)]
+    texts += ["http:" + t for t in texts[:20000]] + ["https://json-schema.org/" + t for t in texts[:20000]]
+    accepted = [0, 0]
+    for text in texts:
+        base, relative = _OLD_PLAIN_BASE.fullmatch(text) is not None, _OLD_PLAIN_RELATIVE.fullmatch(text) is not None
+        assert (verdict.plain_absolute(text), verdict._plain_relative(text)) == (base, relative), repr(text)
+        accepted[0] += base
+        accepted[1] += relative
+    assert min(accepted) > 1000

@@ -1,6 +1,8 @@
 """Parser: Go's grammar and parse errors; expected reprints and messages come from Go's text/template/parse."""
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
 from helm_core.gotemplate import literals, nodes, parser
@@ -177,3 +179,23 @@ def test_plain_decimals_read_as_the_general_rules_read_them(text: str) -> None:
             literals.new_number(None, 0, text, ItemType.NUMBER)
         return
     assert fields(literals.new_number(None, 0, text, ItemType.NUMBER)) == general
+
+
+def _shape(trees: dict[str, nodes.Tree]) -> dict[str, object]:
+    return {key: (t.name, t.parse_name, t.text, type(t.root).__name__, t.root.pos if t.root else None,
+                  [(type(x).__name__, x.pos, str(x), x.tr is t) for x in (t.root.nodes if t.root else [])],
+                  nodes.dump_tree(t))
+            for key, t in trees.items()}
+
+
+def test_a_text_without_actions_makes_the_trees_the_parser_makes() -> None:
+    """nodes.text_trees answers for texts with no ``{{`` (tpl of plain values) without the parser."""
+    texts = ["".join(t) for n in range(6) for t in itertools.product("{} a\n-/*\u00e9", repeat=n)]
+    texts += ["}}{x}", "/* {{", "{ {", "\ud800", "x" * 5000]
+    checked = 0
+    for text in texts:
+        if "{{" in text:
+            continue
+        checked += 1
+        assert _shape(nodes.text_trees("t.yaml", text)) == _shape(parser.parse("t.yaml", text, lambda _: True)), text
+    assert checked > 50000

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import math
 
+from helm_core.golib import gostrconv
 from helm_core.golib.gotypes import Int64, signature
-from helm_core.gotemplate import gofmt, literals
+from helm_core.gotemplate import gofmt
 from helm_core.gotemplate.funcs import gohelpers
 from helm_core.support import patterns
 
@@ -71,7 +72,7 @@ def parse_int(s: str, base: int = 0, *, bits: int = 64) -> int:
         if d < 0 or d >= base:
             raise ParseError("syntax")
         value = value * base + d
-    if underscores and not literals.underscore_ok(s):
+    if underscores and not gostrconv.underscore_ok(s):
         raise ParseError("syntax")
     limit = 1 << (bits - 1)
     if not neg and value >= limit:
@@ -87,7 +88,7 @@ def parse_float(s: str) -> float:
     if special is not None:
         return special
     if _HEX_FLOAT().fullmatch(s):
-        if "_" in s and not literals.underscore_ok(s):
+        if "_" in s and not gostrconv.underscore_ok(s):
             raise ParseError("syntax")
         text = s.replace("_", "")
         if "p" not in text.lower():
@@ -97,7 +98,7 @@ def parse_float(s: str) -> float:
         except (ValueError, OverflowError):
             raise ParseError("range") from None
     elif _DEC_FLOAT().fullmatch(s):
-        if "_" in s and not literals.underscore_ok(s):
+        if "_" in s and not gostrconv.underscore_ok(s):
             raise ParseError("syntax")
         value = float(s.replace("_", ""))
     else:

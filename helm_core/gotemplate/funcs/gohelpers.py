@@ -7,7 +7,6 @@ recovers into errors. Each helper states the Go rule it reproduces.
 from __future__ import annotations
 
 import math
-import unicodedata
 
 from helm_core.golib.gotypes import Duration, FuncError, GoObject, Int64
 from helm_core.gotemplate import gofmt
@@ -45,39 +44,48 @@ def go_is_space(ch: str) -> bool:
     return ch.isspace()
 
 
+def _category(ch: str) -> str:
+    """``unicodedata.category``. The module is imported by the first call: only Sprig's casing
+    functions and a few string ones ask, and its import is ~0.3 ms of every render otherwise
+    (bench/deferred.py)."""
+    import unicodedata
+
+    return unicodedata.category(ch)
+
+
 def go_is_upper(ch: str) -> bool:
     """``unicode.IsUpper`` (category Lu)."""
-    return unicodedata.category(ch) == "Lu"
+    return _category(ch) == "Lu"
 
 
 def go_is_lower(ch: str) -> bool:
     """``unicode.IsLower`` (category Ll)."""
-    return unicodedata.category(ch) == "Ll"
+    return _category(ch) == "Ll"
 
 
 def go_is_title(ch: str) -> bool:
     """``unicode.IsTitle`` (category Lt)."""
-    return unicodedata.category(ch) == "Lt"
+    return _category(ch) == "Lt"
 
 
 def go_is_letter(ch: str) -> bool:
     """``unicode.IsLetter`` (categories L*)."""
-    return unicodedata.category(ch).startswith("L")
+    return _category(ch).startswith("L")
 
 
 def go_is_number(ch: str) -> bool:
     """``unicode.IsNumber`` (categories N*)."""
-    return unicodedata.category(ch).startswith("N")
+    return _category(ch).startswith("N")
 
 
 def go_is_digit(ch: str) -> bool:
     """``unicode.IsDigit`` (category Nd)."""
-    return unicodedata.category(ch) == "Nd"
+    return _category(ch) == "Nd"
 
 
 def go_is_punct(ch: str) -> bool:
     """``unicode.IsPunct`` (categories P*)."""
-    return unicodedata.category(ch).startswith("P")
+    return _category(ch).startswith("P")
 
 
 def go_to_title(ch: str) -> str:

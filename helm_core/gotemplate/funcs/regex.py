@@ -8,13 +8,16 @@ forms panic with ``regexp.MustCompile``'s text, the ``must`` forms return Go's p
 """
 from __future__ import annotations
 
-from helm_core.golib import goregexp
 from helm_core.golib.gotypes import FuncError, signature
 from helm_core.gotemplate import gofmt
 
+# goregexp (and RE2 behind it) is imported by the first function that compiles a pattern: most
+# templates call none (start-up time, bench/deferred.py).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
+
+    from helm_core.golib.goregexp import Regexp
 
 
 def _go_regexp_quote(s: str) -> str:
@@ -24,16 +27,20 @@ def _go_regexp_quote(s: str) -> str:
     return gofmt.quote(s)
 
 
-def compile_go(expr: str) -> goregexp.Regexp:
+def compile_go(expr: str) -> Regexp:
     """``regexp.Compile``: FuncError with Go's parse error text."""
+    from helm_core.golib import goregexp
+
     try:
         return goregexp.compile(expr)
     except goregexp.GoSyntaxError as e:
         raise FuncError(str(e)) from None
 
 
-def must_compile(expr: str) -> goregexp.Regexp:
+def must_compile(expr: str) -> Regexp:
     """``regexp.MustCompile``: the recovered panic text wraps the error."""
+    from helm_core.golib import goregexp
+
     try:
         return goregexp.compile(expr)
     except goregexp.GoSyntaxError as e:
@@ -139,6 +146,8 @@ def must_regex_split(regex: str, s: str, n: int) -> list[str]:
 @signature("string")
 def regex_quote_meta(s: str) -> str:
     """``regexQuoteMeta``."""
+    from helm_core.golib import goregexp
+
     return goregexp.quote_meta(s)
 
 
