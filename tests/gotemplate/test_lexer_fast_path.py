@@ -53,13 +53,19 @@ def parse_outcome(name: str, text: str, known: frozenset[str]) -> Any:
     return {k: (t.name, t.parse_name, shape(t.root)) for k, t in trees.items()}
 
 
+def assert_same_as_without(module: Any, switch: str, name: str, text: str, known: frozenset[str],
+                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """The parse (trees or error) is the same with ``module.switch`` (a fast path) off."""
+    with monkeypatch.context() as m:
+        m.setattr(module, switch, False)
+        general = parse_outcome(name, text, known)
+    fast = parse_outcome(name, text, known)
+    assert fast == general, f"{name}: {text!r}"
+
+
 def assert_same_parse(name: str, text: str, known: frozenset[str],
                       monkeypatch: pytest.MonkeyPatch) -> None:
-    with monkeypatch.context() as m:
-        m.setattr(lexer, "FAST_PATH", False)
-        exact = parse_outcome(name, text, known)
-    fast = parse_outcome(name, text, known)
-    assert fast == exact, f"{name}: {text!r}"
+    assert_same_as_without(lexer, "FAST_PATH", name, text, known, monkeypatch)
 
 
 # -- the shared charts --------------------------------------------------------------------

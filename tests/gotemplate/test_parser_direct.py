@@ -14,7 +14,13 @@ from typing import Any
 import pytest
 
 from helm_core.gotemplate import parser
-from tests.gotemplate.test_lexer_fast_path import KNOWN, _corpus_inputs, _random_template, parse_outcome
+from tests.gotemplate.test_lexer_fast_path import (
+    KNOWN,
+    _corpus_inputs,
+    _random_template,
+    assert_same_as_without,
+    parse_outcome,
+)
 
 OPENS = ["{{", "{{- ", "{{-\n", "{{-"]
 HEADS = ["", "", "", "if ", "if", "with ", "with\t", "else", "else ", "end", "end ", "range ", "else if ",
@@ -76,11 +82,7 @@ def _direct_template(rng: random.Random) -> str:
 
 def assert_direct_same(name: str, text: str, known: frozenset[str],
                        monkeypatch: pytest.MonkeyPatch) -> None:
-    with monkeypatch.context() as m:
-        m.setattr(parser, "DIRECT_ACTIONS", False)
-        general = parse_outcome(name, text, known)
-    direct = parse_outcome(name, text, known)
-    assert direct == general, f"{name}: {text!r}"
+    assert_same_as_without(parser, "DIRECT_ACTIONS", name, text, known, monkeypatch)
 
 
 def test_generated_direct_shapes_parse_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
