@@ -801,3 +801,14 @@ def test_hash_and_random_functions_import_neither_hashlib_nor_random(tmp_path: P
     assert ("sums: ca978112ca1bbdcafac231b39a23dc4da786eff8147c4e72b9807785afee48bb "
             "86f7e437faa5a7fce15d1ddcb9eaeaea377667b8 1f40fc92\n  drawn: 1 0 aa 4\n") in written[0]
     assert [r.stderr.strip().splitlines()[-1] for r in runs] == ["[]", "[]"]
+
+
+def test_pickling_is_the_c_module_of_this_python() -> None:
+    """support/pickling names pickle's highest protocol itself (to skip pickle.py): it must be
+    this Python's, and its functions the ones pickle.py re-exports."""
+    import pickle
+
+    from helm_core.support import pickling
+
+    assert pickling.HIGHEST_PROTOCOL == pickle.HIGHEST_PROTOCOL
+    assert (pickling.dumps, pickling.loads, pickling.Pickler) == (pickle.dumps, pickle.loads, pickle.Pickler)
