@@ -46,6 +46,31 @@ def test_positional_keyword_and_defaults() -> None:
     assert Point(x=2, y=3).y == 3
 
 
+@record(frozen=True)
+class Span:
+    start: int
+    stop: int
+
+    def __post_init__(self) -> None:
+        if self.stop < self.start:
+            raise ValueError("backwards")
+
+
+def test_every_field_by_position_is_the_same_as_by_keyword() -> None:
+    """The fast path (every field, in order, no keywords) sets what the general one sets,
+    runs __post_init__, and leaves the others (fewer, more or keyword arguments) to it."""
+    assert Point(1, 2, ["t"], "n") == Point(x=1, y=2, tags=["t"], note="n")
+    assert Point(1, 2, ["t"], "n").note == "n"
+    assert Span(1, 2) == Span(start=1, stop=2)
+    with pytest.raises(ValueError, match="backwards"):
+        Span(2, 1)
+    with pytest.raises(FrozenInstanceError):
+        Span(1, 2).start = 3  # type: ignore[misc]
+    with pytest.raises(TypeError, match="takes 5 positional arguments but 6 were given"):
+        Point(1, 2, [], "n", "extra")  # type: ignore[call-arg]
+    assert Version(1, 2).original == "1.2"  # a keyword-only field: never the fast path
+
+
 def test_default_factory_gives_each_instance_its_own_value() -> None:
     a, b = Point(1), Point(2)
     a.tags.append("x")

@@ -116,8 +116,17 @@ def _make_init(cls: type, table: tuple[Field, ...]) -> Callable[..., None]:
     setter = object.__setattr__
     post_init = getattr(cls, "__post_init__", None)
     name = cls.__qualname__
+    # Every field given in order, by position (``File(name, data)``): the commonest call, on
+    # paths that make thousands of records (a chart's files on every load).
+    every = tuple(f.name for f in table) if len(positional) == len(table) else None
 
     def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        if every is not None and not kwargs and len(args) == len(every):  # (lengths equal: checked)
+            for field_name, value in zip(every, args, strict=False):
+                setter(self, field_name, value)
+            if post_init is not None:
+                post_init(self)
+            return
         values = kwargs
         if args:
             if len(args) > len(positional):
