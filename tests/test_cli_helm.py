@@ -358,6 +358,29 @@ def test_output_dir_as_helm(both, flags):
     assert _tree(both.tmp / "helm" / "o")
 
 
+CONTROL_CHARS_CHART = {
+    "Chart.yaml": "apiVersion: v2\nname: ctl\nversion: 0.1.0\n",
+    # Go's separator pattern and TrimSpace leave U+001C-U+001F where Python's \s and strip() take them
+    "templates/a.yaml": 'a: 1\n---{{ printf "%c" 28 }}\n',
+}
+
+
+def test_control_characters_as_helm(both):
+    """A rendered file or a values file with control characters: split, trimmed and refused
+    as helm does (yaml.v2's reader message, no line)."""
+    chartkit.write_chart(both.tmp / "ctl", CONTROL_CHARS_CHART)
+    helm_code, _, helm_err = both.helm("template", "x", "ctl")
+    core_code, _, core_err = both.core("template", "x", "ctl")
+    # (helm adds its "Use --debug flag" advice below; helm-core's errors are one line)
+    assert (core_code, core_err.splitlines()[0]) == (helm_code, helm_err.splitlines()[0]) == (
+        1, "Error: YAML parse error on ctl/templates/a.yaml: error converting YAML to JSON: "
+           "yaml: control characters are not allowed")
+    (both.tmp / "v.yaml").write_text('a: "x\x01"\n')
+    chartkit.write_chart(both.tmp / "plain", {"Chart.yaml": "apiVersion: v2\nname: plain\nversion: 0.1.0\n"})
+    code, _, err = both.same("template", "x", "plain", "-f", "v.yaml")
+    assert code == 1 and "control characters are not allowed" in err
+
+
 def test_created_chart_lints_and_renders_the_same(both):
     both.separate()
     code, out, _ = both.same("create", "made")      # the same message (our scaffold is our own)

@@ -22,8 +22,14 @@ from helm_core.errors import ManifestError
         ("a: |\n  x---y\nb: 2\n", ["a: |\n  x---y\nb: 2"]),
         ("\n\n  \n", []),
         ("a: 1\n  ---\nb: 2", ["a: 1\n  ---\nb: 2"]),
+        # Go's \s and strings.TrimSpace are not Python's: \x1c-\x1f are spaces to Python only,
+        # \v and U+00A0 to TrimSpace but not to the separator's \s.
+        ("\x1ca: 1\n---\x1f\nb: 2\x1e", ["\x1ca: 1", "\x1f\nb: 2\x1e"]),
+        ("a: 1\n---\v\u00a0\nb: 2\n\u00a0", ["a: 1", "b: 2"]),
+        ("a: 1\n---\x1c", ["a: 1", "\x1c"]),
     ],
-    ids=["two", "leading-separator", "empty-docs", "comment-after-separator", "dashes-inside", "blank", "indented-separator"],
+    ids=["two", "leading-separator", "empty-docs", "comment-after-separator", "dashes-inside", "blank", "indented-separator",
+         "file-separators-not-go-spaces", "vertical-tab-and-nbsp-trimmed", "file-separator-after-dashes"],
 )
 def test_split_documents_like_helm(text, docs):
     assert mf.split_documents(text) == docs

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping
 
 from helm_core.errors import ManifestError
 from helm_core.golib import goyaml
+from helm_core.gotemplate.funcs.strings import go_trim_space
 from helm_core.support.records import field, record
 
 TYPE_CHECKING = False
@@ -61,7 +62,8 @@ UNINSTALL_ORDER: tuple[str, ...] = (
 )
 
 # Helm's separator: a line starting with '---' (anything after it on the line is dropped).
-_SEPARATOR = re.compile(r"(?:^|\s*\n)---\s*")
+#: releaseutil's ``sep``; Go's ``\s`` is ASCII (``[\t\n\f\r ]``), Python's is every Unicode space.
+_SEPARATOR = re.compile(r"(?:^|[\t\n\f\r ]*\n)---[\t\n\f\r ]*")
 
 
 @record
@@ -120,10 +122,10 @@ class SortedManifests:
 def split_documents(text: str) -> list[str]:
     """Helm's ``SplitManifests``: trimmed non-empty documents in order."""
     docs = []
-    for doc in _SEPARATOR.split(text.strip()):
+    for doc in _SEPARATOR.split(go_trim_space(text)):
         if doc == "":
             continue
-        docs.append(doc.strip())
+        docs.append(go_trim_space(doc))
     return docs
 
 

@@ -51,7 +51,9 @@ _GoLoader.add_implicit_resolver(TAG_PLAIN, re.compile(r"(?s).*"), [None, ""])
 
 
 def _describe_yaml_error(exc: yaml.YAMLError) -> str:
-    """yaml.v2's ``yaml: line N: problem`` text for a libyaml scanner or parser error."""
+    """yaml.v2's ``yaml: line N: problem`` text for a libyaml reader, scanner or parser error."""
+    if isinstance(exc, yaml.reader.ReaderError):  # yaml.v2 names no line for what its reader refuses
+        return f"yaml: {exc.reason}"
     problem = getattr(exc, "problem", None) or str(exc)
     if problem == "exceeded maximum nesting depth":  # libyaml's limit, met only past yaml.v2's
         problem = f"exceeded max depth of {MAX_DEPTH}"
