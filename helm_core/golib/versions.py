@@ -59,7 +59,8 @@ class VersionError(errors.HelmError, ValueError):
 
 _DIGITS = frozenset("0123456789")
 _ALLOWED = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-0123456789")
-_WS = r"[\t\n\f\r ]"  # Go RE2 \s
+_GO_SPACE = "\t\n\f\r "  # Go RE2 \s: what the patterns and the plain-term path below skip
+_WS = f"[{_GO_SPACE}]"
 _IDENT = r"[0-9A-Za-z\-]++"
 # The constraint patterns are compiled on first use, and only for a constraint that is not one
 # plain term (:func:`_plain_term`): compiling them is milliseconds of a first run
@@ -412,7 +413,6 @@ def _parsed_groups(text: str) -> tuple[tuple[_Constraint, ...], ...]:
     return tuple(groups)
 
 
-_GO_SPACE = "\t\n\f\r "  # Go RE2 \s
 _OPERATOR_CHARS = frozenset("=!<>~^")
 _OPERATORS = frozenset(("", "=", "!=", ">", "<", ">=", "=>", "<=", "=<", "~", "~>", "^"))
 _WILDCARDS = frozenset(("x", "X", "*"))
