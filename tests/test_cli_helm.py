@@ -18,6 +18,7 @@ import pytest
 import yaml
 
 from helm_core import cli
+from helm_core.cli import lint as lint_mod
 from helm_core.sources import index as index_mod, package as package_mod
 from tests import chartkit
 from tests.engine import helmbin
@@ -546,6 +547,15 @@ LINT_CASES = {
                             "      helm.sh/resource-policy: keep\n"},
     "list-items-mistyped": {"Chart.yaml": _V2, "templates/a.yaml": "apiVersion: v1\nkind: List\nitems:\n- metadata: 1\n"
                             "---\n" + _objects("apps/v1 Deployment")},
+    # helm's values rule reads values.yaml and values.schema.json itself (an empty schema file is
+    # no schema there, but an unreadable one at render: Go's io.EOF)
+    "values-unparsable": {"Chart.yaml": _V2, "values.yaml": "a: [\n", "templates/cm.yaml": _CM},
+    "schema-empty": {"Chart.yaml": _V2, "values.yaml": "a: 1\n", "values.schema.json": "",
+                     "templates/cm.yaml": _CM},
+    "schema-blank": {"Chart.yaml": _V2, "values.yaml": "a: 1\n", "values.schema.json": " \n\t",
+                     "templates/cm.yaml": _CM},
+    "schema-truncated": {"Chart.yaml": _V2, "values.yaml": "a: 1\n", "values.schema.json": '{"type":',
+                         "templates/cm.yaml": _CM},
     "document-field-type": {"Chart.yaml": _V2, "templates/a.yaml": _objects("batch/v1beta1 CronJob") +
                             "---\nkind: Service\nmetadata:\n  name: a\n  namespace: [x]\n"},
 }
@@ -596,6 +606,30 @@ def test_lint_on_real_charts_as_helm(both, kube_version):
     given = ("--kube-version", kube_version) if kube_version else ()
     for chart in charts:
         both.same("lint", str(chart), *given)
+
+
+def test_lint_with_subcharts_as_helm(both):
+    """``--with-subcharts`` lints every chart folder and archive under each given chart's charts/
+    (nested ones too, in Go's walk order, symbolic links not followed), with the same values;
+    ``--skip-schema-validation`` skips the render's schema check, not the values rule's."""
+    sub = {"Chart.yaml": _V2.replace("name: c", "name: sub"), "templates/cm.yaml": _CM}
+    parent = chartkit.write_chart(both.tmp / "parent", {
+        "Chart.yaml": _V2, "values.yaml": "a: 1\n", "templates/cm.yaml": _CM,
+        **{f"charts/b-sub/{k}": v for k, v in sub.items()},
+        **{f"charts/b-sub/charts/deep/{k}": v for k, v in LINT_CASES["render-error"].items()},
+        **{f"charts/a-values/{k}": v for k, v in LINT_CASES["values-unparsable"].items()}})
+    packaged = chartkit.write_chart(both.tmp / "packaged", {**sub, "Chart.yaml": _V2.replace("name: c", "name: pkg")})
+    assert both.helm("package", str(packaged), "-d", str(parent / "charts"))[0] == 0
+    both.helm_cwd = both.tmp
+    both.monkeypatch.chdir(both.tmp)
+    for flags in ((), ("--quiet",), ("--set", "a=x"), ("--skip-schema-validation",)):
+        both.same("lint", "parent", "--with-subcharts", *flags)
+        both.same("lint", str(parent), "./parent/", "--with-subcharts", *flags)
+    # Go's filepath.Walk does not follow a symbolic link (the chart loader does: not compared)
+    (parent / "charts" / "b-sub" / "charts" / "link").symlink_to(parent / "charts" / "a-values")
+    assert lint_mod.subchart_paths("parent") == [
+        "parent/charts/a-values", "parent/charts/b-sub", "parent/charts/b-sub/charts/deep",
+        "parent/charts/pkg-0.1.0.tgz"]
 
 
 def test_lint_many_and_archives_as_helm(both):

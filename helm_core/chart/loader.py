@@ -94,7 +94,7 @@ def load_files(files: Iterable[tuple[str, bytes]], *, source: str = "<chart>",
         elif name in SCHEMA_FILES:
             if chart.schema is None or name == "values.schema.json":
                 chart.schema_file = name
-                chart.schema, problem = _read_schema(name, data, where)
+                chart.schema, problem = read_schema(name, data, where)
                 if problem is not None:
                     chart.schema_error = problem
         elif name == "Chart.lock":
@@ -149,7 +149,7 @@ def load_files(files: Iterable[tuple[str, bytes]], *, source: str = "<chart>",
 _RECENT_SCHEMAS = memo.RecentPickles(max_bytes=16 * 1024 * 1024)
 
 
-def _read_schema(name: str, data: bytes, where: str) -> tuple[dict[str, Any] | None, str | None]:
+def read_schema(name: str, data: bytes, where: str) -> tuple[dict[str, Any] | None, str | None]:
     """(the schema, None), or (None, Go's message) for a values.schema.json that is not JSON.
     Raises ValuesError for a document that is not a schema (not kept: raised each time)."""
     def read() -> tuple[dict[str, Any] | None, str | None]:
@@ -171,8 +171,11 @@ def _yaml_document(text: str) -> Any:
 
 def _json_schema_problem(data: bytes) -> str | None:
     """Go's message for a values.schema.json that is not JSON (read with a json.Decoder, whose
-    text for a truncated document is "unexpected EOF"), else None."""
+    text for a truncated document is "unexpected EOF", and for one with no value at all, io.EOF's
+    "EOF"), else None."""
     from helm_core.golib import gojson
+    if not data.strip(b" \t\r\n"):  # JSON's whitespace only
+        return "EOF"
     problem = gojson.syntax_error(data)
     return "unexpected EOF" if problem == "unexpected end of JSON input" else problem
 

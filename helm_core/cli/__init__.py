@@ -222,7 +222,8 @@ def cmd_lint(args: argparse.Namespace) -> int:
         from helm_core.errors import DependencyError
 
         try:
-            prepared = prepare.prepare_chart(chart, values, allow_library=True)
+            prepared = prepare.prepare_chart(chart, values, allow_library=True,
+                                             validate_schema=not args.skip_schema_validation)
         except DependencyError:
             return None
         caps = caps_mod.make_capabilities(kube_version=args.kube_version or caps_mod.DEFAULT_KUBE_VERSION)
@@ -233,10 +234,13 @@ def cmd_lint(args: argparse.Namespace) -> int:
             lint_log=lambda line: print(line, file=sys.stderr)))
         return prepared.chart, rendered
 
+    if args.with_subcharts:  # helm walks each given chart's charts/ once, in the order given
+        paths = paths + [sub for given in paths for sub in lint_mod.subchart_paths(given)]
     failed = noisy = 0
     report: list[str] = []
     for chart_path in paths:
-        messages, chart_failed, guard = lint_mod.lint(chart_path, render, kube_version=kube_version, strict=args.strict)
+        messages, chart_failed, guard = lint_mod.lint(chart_path, render, kube_version=kube_version,
+                                                      strict=args.strict, overrides=values)
         failed += chart_failed
         noisy += chart_failed or any(m.severity != lint_mod.INFO for m in messages)
         if args.quiet and not any(m.severity != lint_mod.INFO for m in messages) and not chart_failed:
@@ -346,6 +350,8 @@ def _add_lint(sub: Any) -> None:
     lint.add_argument("charts", nargs="*", metavar="PATH")
     lint.add_argument("--strict", action="store_true", help="fail on lint warnings")
     lint.add_argument("--quiet", action="store_true", help="print only warnings and errors")
+    lint.add_argument("--with-subcharts", action="store_true", help="lint dependent charts")
+    lint.add_argument("--skip-schema-validation", action="store_true", help="if set, disables JSON schema validation")
     lint.add_argument("--kube-version", help="Kubernetes version used for capabilities and deprecation checks")
     _add_values_flags(lint)
     _add_lua_flags(lint)

@@ -4,7 +4,8 @@ Rules, in helm's order, each message ``[SEVERITY] path: text`` as helm prints it
 - Chart.yaml: a file, parsable; name (and no path in it), apiVersion v1/v2, version and
   appVersion written as strings, version a SemVer, maintainers named (valid email/url),
   source and icon URLs, ``icon is recommended`` (INFO), no ``type``/``dependencies`` in v1.
-- values.yaml: present (INFO when not), values valid against the schema.
+- values.yaml: present (INFO when not), parsable, and with the user's values over it valid against
+  values.schema.json (helm's values rule, which ``--skip-schema-validation`` leaves on).
 - templates/: the chart loads and renders (release ``test-release``); per template: an allowed
   extension, no ``crd-install`` hook (WARNING), no ``.Release.Time``; per rendered YAML file:
   no indented first line (WARNING); then document by document (``---`` lines, each decoded
@@ -14,6 +15,7 @@ Rules, in helm's order, each message ``[SEVERITY] path: text`` as helm prints it
   a selector for workloads (``matchLabels``/``matchExpressions`` somewhere in the file), no
   ``helm.sh/resource-policy`` on a List's items.
 - dependencies: every declared dependency present in charts/, every chart in charts/ declared.
+``--with-subcharts`` adds every chart folder and archive under the given charts' ``charts/``.
 A chart fails when it has an ERROR; the summary is helm's (``Error: N chart(s) linted, M
 chart(s) failed`` when any failed).
 """
@@ -21,12 +23,13 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 from helm_core.chart import gostruct
-from helm_core.errors import HelmError
+from helm_core.errors import HelmError, ValuesError
 from helm_core.golib import gostrconv
 from helm_core.support.records import record
 
@@ -320,12 +323,93 @@ def _dependencies(linter: _Linter, chart_dir: str, load: Callable[[], Any]) -> N
                 f"chart directory is missing these dependencies: {','.join(missing)}" if missing else None)
 
 
+def _read_in(chart_dir: Path, name: str) -> bytes | None:
+    """A chart folder's file, None when there is none; what cannot be read is Go's read error."""
+    try:
+        return (chart_dir / name).read_bytes()
+    except FileNotFoundError:
+        return None
+    except IsADirectoryError:
+        raise ValuesError(f"read {chart_dir.absolute() / name}: is a directory") from None
+
+
+def _values(linter: _Linter, chart_dir: str, read: Callable[[str], bytes | None],
+            overrides: dict[str, Any] | None) -> None:
+    """helm's ``rules.ValuesWithOverrides``: values.yaml exists (INFO), parses, and with the
+    user's values over it (coalesced as tables: the top chart only, subcharts' values are not
+    looked into) meets values.schema.json, when that file is not empty."""
+    from helm_core.chart import loader, schema
+    from helm_core.chart import values as values_mod
+    from helm_core.golib import goyaml
+
+    try:
+        data = read("values.yaml")
+        if data is None:
+            linter.rule(INFO, "values.yaml", "file does not exist")
+            return
+        values = goyaml.load_values(data, context="unable to parse YAML")
+    except ValuesError as exc:
+        linter.rule(ERROR, "values.yaml", str(exc) if str(exc).startswith("unable to parse YAML")
+                    else f"unable to parse YAML: {exc}")
+        return
+    schema_data = read("values.schema.json")
+    if not schema_data:
+        return
+    merged = values_mod.coalesce_tables(values_mod.coalesce_tables({}, overrides or {}), values)
+    try:
+        document, problem = loader.read_schema("values.schema.json", schema_data, chart_dir)
+    except ValuesError as exc:
+        problem, document = str(exc), None
+    if document is None:
+        linter.rule(ERROR, "values.yaml", problem)
+        return
+    found = schema.violations(document, merged, source=f"{chart_dir}/values.schema.json")
+    # helm's JSONSchemaValidationError ends with a newline: the report shows an empty line
+    linter.rule(ERROR, "values.yaml", "\n".join(found) + "\n" if found else None)
+
+
+def subchart_paths(path: str) -> list[str]:
+    """What ``helm lint --with-subcharts`` adds for ``path``: under ``<path>/charts``, walked in
+    Go's ``filepath.Walk`` order (names sorted, symbolic links not followed), the folder of
+    every ``Chart.yaml`` and every path ending in ``.tgz`` or ``.tar.gz``."""
+    from helm_core.golib import gofilepath
+
+    found: list[str] = []
+
+    def walk(at: str, is_dir: bool) -> None:
+        name = os.path.basename(at)
+        if name == "Chart.yaml":
+            found.append(gofilepath.dir(at))
+        elif at.endswith((".tgz", ".tar.gz")):
+            found.append(at)
+        if not is_dir:
+            return
+        try:
+            names = sorted(os.listdir(at), key=os.fsencode)
+        except OSError:
+            return
+        for child in names:
+            joined = gofilepath.join(at, child)
+            try:
+                walk(joined, stat.S_ISDIR(os.lstat(joined).st_mode))
+            except OSError:
+                continue
+
+    root = gofilepath.join(path, "charts")
+    try:
+        walk(root, stat.S_ISDIR(os.lstat(root).st_mode))
+    except OSError:
+        pass
+    return found
+
+
 def lint(path: str, render: Callable[[Any], Any], *, kube_version: tuple[int, int],
-         strict: bool = False) -> tuple[list[Message], bool, str]:
+         strict: bool = False, overrides: dict[str, Any] | None = None) -> tuple[list[Message], bool, str]:
     """Lint the chart at ``path``: (messages, failed, a guard error helm prints as ``Error ...``).
 
     ``render(chart)`` renders a loaded chart as ``template`` would (values, namespace, Lua);
-    ``kube_version`` (major, minor) is the release deprecated APIs are judged at."""
+    ``kube_version`` (major, minor) is the release deprecated APIs are judged at; ``overrides``
+    are the user's values (``-f``/``--set``), which the values rule checks with values.yaml."""
     from helm_core.chart import archive, loader
 
     p = Path(path)
@@ -335,8 +419,6 @@ def lint(path: str, render: Callable[[Any], Any], *, kube_version: tuple[int, in
             return [], True, (f"unable to check Chart.yaml file in chart: stat {chart_dir / 'Chart.yaml'}: "
                               "no such file or directory")
         files = {"Chart.yaml": (chart_dir / "Chart.yaml").read_bytes()}
-        if (chart_dir / "values.yaml").is_file():
-            files["values.yaml"] = b""
     else:
         try:
             entries = archive.read_archive(p.read_bytes(), source=path)
@@ -349,7 +431,10 @@ def lint(path: str, render: Callable[[Any], Any], *, kube_version: tuple[int, in
     fields = _chartfile(linter, files)
     if fields is None:
         return linter.messages, True, ""
-    linter.rule(INFO, "values.yaml", None if "values.yaml" in files else "file does not exist")
+    if chart_dir is not None:
+        _values(linter, str(chart_dir.absolute()), lambda name: _read_in(chart_dir, name), overrides)
+    else:
+        _values(linter, os.path.abspath(path), files.get, overrides)
     loaded: list[Any] = []
 
     def load_and_render() -> Any:
