@@ -48,10 +48,10 @@ def chart(tmp_path: Path) -> str:
     return str(tmp_path / "demo")
 
 
-def run_helm(helm: str, cluster: ClusterInfo, namespace: str, *args: str) -> str:
+def run_helm(helm: str, cluster: ClusterInfo, namespace: str, *args: str, ok: bool = True) -> str:
     result = subprocess.run([helm, *args, "--kubeconfig", str(cluster.kubeconfig), "-n", namespace],
                             capture_output=True, text=True, timeout=300)
-    assert result.returncode == 0, result.stderr
+    assert (result.returncode == 0) == ok, result.stderr
     return result.stdout
 
 
@@ -178,3 +178,21 @@ def test_storage_helm_releases_are_helms_to_read_and_roll_back(
     run_core(cluster, namespace, "uninstall", "db", "--storage", "helm")
     assert run_helm(helm, cluster, namespace, "list", "-a", "-q") == ""
     assert not kit.exists(hc, "ConfigMap", "db-cm", namespace)
+
+
+def test_skip_schema_validation_on_install_and_upgrade_as_helm(
+        cluster: ClusterInfo, hc: live.LiveClient, namespace: str, helm: str, chart: str) -> None:
+    """``--skip-schema-validation`` lets values the chart's schema refuses through, on install
+    and on upgrade, for helm and helm-core alike; without it both refuse before applying."""
+    Path(chart, "values.schema.json").write_text('{"properties": {"greeting": {"type": "integer"}}}')
+    for run, name in ((lambda *a, ok=True: run_core(cluster, namespace, *a, ok=ok), "core"),
+                      (lambda *a, ok=True: run_helm(helm, cluster, namespace, *a, ok=ok), "stock")):
+        run("install", name, chart, "--set", "greeting=one", ok=False)
+        assert not kit.exists(hc, "ConfigMap", f"{name}-cm", namespace)
+        run("install", name, chart, "--set", "greeting=one", "--skip-schema-validation")
+        assert greeting(hc, namespace, name) == "one"
+        run("upgrade", name, chart, "--set", "greeting=two", ok=False)
+        assert greeting(hc, namespace, name) == "one"
+        run("upgrade", name, chart, "--set", "greeting=two", "--skip-schema-validation")
+        assert greeting(hc, namespace, name) == "two"
+

@@ -632,6 +632,17 @@ def test_lint_with_subcharts_as_helm(both):
         "parent/charts/pkg-0.1.0.tgz"]
 
 
+def test_template_skip_schema_validation_as_helm(both):
+    """``--skip-schema-validation`` renders values every schema refuses (the chart's and a
+    subchart's), and an unreadable schema file is not read at all."""
+    chart = chartkit.write_chart(both.tmp / "c", {
+        **LINT_CASES["schema-truncated"], "values.yaml": "a: 1\nsub:\n  b: 2\n",
+        "charts/sub/Chart.yaml": _V2.replace("name: c", "name: sub"), "charts/sub/templates/cm.yaml": _CM,
+        "charts/sub/values.schema.json": '{"properties": {"b": {"type": "string"}}}'})
+    both.same("template", str(chart), "--skip-schema-validation")
+    both.same("template", str(chart), "--skip-schema-validation", "--set", "sub=1")
+
+
 def test_lint_many_and_archives_as_helm(both):
     good = chartkit.write_chart(both.tmp / "good", LINT_CASES["clean"])
     bad = chartkit.write_chart(both.tmp / "bad", {**LINT_CASES["render-error"],

@@ -71,6 +71,9 @@ class InstallOptions:
     crds: str = crd_policy.INSTALL_DEFAULT
     """What to do with the chart's ``crds/`` (Flux's ``install.crds``): ``Create`` the missing
     ones, ``CreateReplace`` also replace existing ones, ``Skip`` leave them all."""
+    skip_schema_validation: bool = False
+    """Values are not checked against the charts' schemas (``--skip-schema-validation``,
+    Flux's ``install.disableSchemaValidation``)."""
 
 
 @record
@@ -91,12 +94,14 @@ class Rendered:
 def rendering(cfg: config.Configuration, chart: model.Chart, user_values: Mapping[str, Any], *,
               name: str, namespace: str, action: str, revision: int,
               lua_options: template_action.LuaOptions,
-              post_render: postrender.PostRenderOptions = postrender.NONE) -> Iterator[Rendered]:
+              post_render: postrender.PostRenderOptions = postrender.NONE,
+              validate_schema: bool = True) -> Iterator[Rendered]:
     """Render ``chart`` for an install or upgrade: chart-loaded, pre-render, render, post-render
     and the action's ``pre-*`` event (whose handlers may still change objects), then the
-    ``post_render`` patches and common metadata on the release's objects (not its hooks)."""
+    ``post_render`` patches and common metadata on the release's objects (not its hooks).
+    ``validate_schema``: false skips the values schemas (``--skip-schema-validation``)."""
     renderer = config.renderer_of(cfg)
-    prepared = renderer.prepare(chart, user_values)
+    prepared = renderer.prepare(chart, user_values, validate_schema=validate_schema)
     capabilities = config.cluster_capabilities(cfg)
     is_upgrade = action == "upgrade"
     release = caps_mod.ReleaseInfo(name=name, namespace=namespace, revision=revision,
@@ -189,7 +194,8 @@ def _dry_run(cfg: config.Configuration, chart: model.Chart, user_values: Mapping
              options: InstallOptions) -> rel.ReleaseVersion:
     with rendering(cfg, chart, user_values, name=options.name, namespace=options.namespace,
                    action="install", revision=1, lua_options=options.lua,
-                   post_render=options.post_render) as rendered:
+                   post_render=options.post_render,
+                   validate_schema=not options.skip_schema_validation) as rendered:
         if not options.create_namespace:
             config.resolve_all(cfg, [m.obj for m in rendered.manifests if m.obj], options.namespace)
         record = new_record(rendered, driver=cfg.driver, name=options.name, namespace=options.namespace,
@@ -213,7 +219,8 @@ def _install(cfg: config.Configuration, chart: model.Chart, user_values: Mapping
     _check_name_free(history, options)
     with rendering(cfg, chart, user_values, name=options.name, namespace=options.namespace,
                    action="install", revision=rel.next_revision(history), lua_options=options.lua,
-                   post_render=options.post_render) as rendered:
+                   post_render=options.post_render,
+                   validate_schema=not options.skip_schema_validation) as rendered:
         record = new_record(rendered, driver=cfg.driver, name=options.name, namespace=options.namespace,
                             status=rel.Status.PENDING_INSTALL, user_values=user_values,
                             chart_source=options.chart_source, after=rel.latest(history),

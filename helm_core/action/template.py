@@ -60,6 +60,8 @@ class TemplateOptions:
     #: ``--strict`` / lint: a missing value is an error instead of ``<no value>``.
     strict: bool = False
     is_upgrade: bool = False
+    #: ``--skip-schema-validation``: values are not checked against the charts' schemas.
+    skip_schema_validation: bool = False
     lua: LuaOptions = field(default_factory=LuaOptions)
     #: ``--post-renderers``: kustomize patches, images and common metadata after post-render.
     post_render: postrender.PostRenderOptions = postrender.NONE
@@ -88,7 +90,7 @@ def run(chart: model.Chart, user_values: dict[str, Any], options: TemplateOption
     answers the optional ones; ``log`` receives what its ``print`` says.
     """
     release_names.check_name(options.release_name)
-    prepared = prepare.prepare_chart(chart, user_values)
+    prepared = prepare.prepare_chart(chart, user_values, validate_schema=not options.skip_schema_validation)
     capabilities = caps_mod.make_capabilities(
         kube_version=options.kube_version or caps_mod.DEFAULT_KUBE_VERSION,
         extra_api_versions=options.api_versions,

@@ -77,6 +77,9 @@ class UpgradeOptions:
     crds: str = crd_policy.UPGRADE_DEFAULT
     """The chart's ``crds/`` on upgrade (Flux's ``upgrade.crds``): ``Skip`` (Helm's behaviour),
     ``Create`` the missing ones, ``CreateReplace`` also replace the existing ones."""
+    skip_schema_validation: bool = False
+    """Values are not checked against the charts' schemas (``--skip-schema-validation``,
+    Flux's ``upgrade.disableSchemaValidation``)."""
 
 
 def effective_values(current: rel.ReleaseVersion, given: Mapping[str, Any],
@@ -144,7 +147,8 @@ def upgrade_or_install(cfg: config.Configuration, chart: model.Chart, user_value
         values = effective_values(current, user_values, options)
         with install.rendering(cfg, chart, values, name=options.name, namespace=options.namespace,
                                action="upgrade", revision=rel.next_revision(history),
-                               lua_options=options.lua, post_render=options.post_render) as rendered:
+                               lua_options=options.lua, post_render=options.post_render,
+                               validate_schema=not options.skip_schema_validation) as rendered:
             config.resolve_all(cfg, [m.obj for m in rendered.manifests if m.obj], options.namespace)
             return "upgrade", install.new_record(
                 rendered, driver=cfg.driver, name=options.name, namespace=options.namespace,
@@ -162,7 +166,7 @@ def _install_options(options: UpgradeOptions,
         name=options.name, wait=options.wait, timeout_s=options.timeout_s, atomic=options.atomic,
         create_namespace=options.create_namespace, take_ownership=options.take_ownership,
         no_hooks=options.no_hooks, description=options.description, lua=options.lua,
-        post_render=options.post_render)
+        post_render=options.post_render, skip_schema_validation=options.skip_schema_validation)
 
 
 def _install(cfg: config.Configuration, chart: model.Chart, user_values: Mapping[str, Any],
@@ -190,7 +194,8 @@ def _upgrade(cfg: config.Configuration, chart: model.Chart, user_values: Mapping
     values = effective_values(current, user_values, options)
     with install.rendering(cfg, chart, values, name=options.name, namespace=options.namespace,
                            action="upgrade", revision=rel.next_revision(history),
-                           lua_options=options.lua, post_render=options.post_render) as rendered:
+                           lua_options=options.lua, post_render=options.post_render,
+                           validate_schema=not options.skip_schema_validation) as rendered:
         crd_policy.apply(cfg, rendered.crds,
                          policy=crd_policy.check_policy(options.crds, default=crd_policy.UPGRADE_DEFAULT),
                          timeout_s=options.timeout_s)

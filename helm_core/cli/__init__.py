@@ -23,6 +23,9 @@ from helm_core.cli.common import (
     add_post_render_flag as _add_post_render_flag,
 )
 from helm_core.cli.common import (
+    add_schema_flag as _add_schema_flag,
+)
+from helm_core.cli.common import (
     add_values_flags as _add_values_flags,
 )
 from helm_core.cli.common import (
@@ -72,6 +75,7 @@ def _template_options(args: argparse.Namespace, name: str, chart: Any,
         show_only=tuple(args.show_only),
         strict=args.strict,
         is_upgrade=args.is_upgrade,
+        skip_schema_validation=args.skip_schema_validation,
         lua=_lua_options(args, chart),
         post_render=_post_render_options(args),
         ledger=ledger,
@@ -336,6 +340,7 @@ def _add_template(sub: Any) -> None:
     t.add_argument("--output-dir", help="write files into this folder instead of stdout")
     t.add_argument("--strict", action="store_true", help="fail on missing values")
     t.add_argument("--is-upgrade", action="store_true", help="set .Release.IsUpgrade")
+    _add_schema_flag(t)
     _add_post_render_flag(t)
     _add_values_flags(t)
     _add_lua_flags(t)
@@ -351,7 +356,7 @@ def _add_lint(sub: Any) -> None:
     lint.add_argument("--strict", action="store_true", help="fail on lint warnings")
     lint.add_argument("--quiet", action="store_true", help="print only warnings and errors")
     lint.add_argument("--with-subcharts", action="store_true", help="lint dependent charts")
-    lint.add_argument("--skip-schema-validation", action="store_true", help="if set, disables JSON schema validation")
+    _add_schema_flag(lint)
     lint.add_argument("--kube-version", help="Kubernetes version used for capabilities and deprecation checks")
     _add_values_flags(lint)
     _add_lua_flags(lint)

@@ -133,6 +133,11 @@ def post_render_options(args: argparse.Namespace) -> Any:
     return postrender.from_spec(spec.get("postRenderers"), spec.get("commonMetadata"))
 
 
+def add_schema_flag(p: argparse.ArgumentParser) -> None:
+    """helm's ``--skip-schema-validation`` (template, install, upgrade, lint)."""
+    p.add_argument("--skip-schema-validation", action="store_true", help="if set, disables JSON schema validation")
+
+
 def add_post_render_flag(p: argparse.ArgumentParser) -> None:
     p.add_argument("--post-renderers", metavar="FILE",
                    help="YAML with postRenderers and/or commonMetadata (Flux's shapes) applied after render")

@@ -216,6 +216,7 @@ def cmd_install(args: argparse.Namespace) -> int:
         dry_run=args.dry_run, wait=args.wait, timeout_s=_timeout(args), atomic=args.atomic,
         create_namespace=args.create_namespace, take_ownership=args.take_ownership,
         replace=args.replace, no_hooks=args.no_hooks, description=args.description,
+        skip_schema_validation=args.skip_schema_validation,
         lua=common.lua_options(args, chart), post_render=common.post_render_options(args),
         **({"crds": args.crds} if args.crds else {})))
     _print_release(result, args.output, cfg)
@@ -240,6 +241,7 @@ def cmd_upgrade(args: argparse.Namespace) -> int:
         create_namespace=args.create_namespace, take_ownership=args.take_ownership,
         no_hooks=args.no_hooks, description=args.description,
         max_history=upgrade.DEFAULT_MAX_HISTORY if args.history_max is None else args.history_max,
+        skip_schema_validation=args.skip_schema_validation,
         lua=common.lua_options(args, chart), post_render=common.post_render_options(args),
         **({"crds": args.crds} if args.crds else {})))
     if result.status is rel.Status.DEPLOYED and result.description != "Install complete":
@@ -406,6 +408,7 @@ def _install_like(p: argparse.ArgumentParser) -> None:
                    help="adopt existing objects whatever release owns them")
     p.add_argument("--description", default="", help="a custom description")
     common.add_post_render_flag(p)
+    common.add_schema_flag(p)
     p.add_argument("--crds", choices=["Skip", "Create", "CreateReplace"],
                    help="the chart's crds/ (default: Create on install, Skip on upgrade)")
     common.add_values_flags(p)

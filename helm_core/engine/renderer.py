@@ -44,8 +44,10 @@ if TYPE_CHECKING:  # a protocol for type checkers: nothing asks for it at run ti
         def load_archive(self, data: bytes, *, source: str) -> model.Chart:
             """A packaged chart (``.tgz`` bytes) loaded into the chart model."""
 
-        def prepare(self, chart: model.Chart, user_values: Mapping[str, Any]) -> prepare.Prepared:
-            """Dependencies resolved, values coalesced and checked against every schema."""
+        def prepare(self, chart: model.Chart, user_values: Mapping[str, Any], *,
+                    validate_schema: bool = True) -> prepare.Prepared:
+            """Dependencies resolved, values coalesced and checked against every schema (unless
+            ``validate_schema`` is false: helm's ``--skip-schema-validation``)."""
 
         def render(self, chart: model.Chart, values: Mapping[str, Any],
                    options: render_mod.RenderOptions) -> RenderedDocuments:
@@ -76,8 +78,9 @@ class LocalRenderer:
     def load_archive(self, data: bytes, *, source: str) -> model.Chart:
         return loader.load_archive(data, source=source)
 
-    def prepare(self, chart: model.Chart, user_values: Mapping[str, Any]) -> prepare.Prepared:
-        return prepare.prepare_chart(chart, dict(user_values))
+    def prepare(self, chart: model.Chart, user_values: Mapping[str, Any], *,
+                validate_schema: bool = True) -> prepare.Prepared:
+        return prepare.prepare_chart(chart, dict(user_values), validate_schema=validate_schema)
 
     def render(self, chart: model.Chart, values: Mapping[str, Any],
                options: render_mod.RenderOptions) -> RenderedDocuments:

@@ -194,13 +194,14 @@ class IsolatedRenderer:
         self._archive = (chart, digest)
         return chart
 
-    def prepare(self, chart: model.Chart, user_values: Mapping[str, Any]) -> prepare.Prepared:
+    def prepare(self, chart: model.Chart, user_values: Mapping[str, Any], *,
+                validate_schema: bool = True) -> prepare.Prepared:
         token = secrets.token_hex(8)
         loaded, digest = self._archive
         label = _label(chart)
         by_digest = chart is loaded  # the worker may hold it already: name it by digest
         message = {"op": "prepare", "chart": None if by_digest else chart, "digest": digest if by_digest else "",
-                   "values": dict(user_values), "keep": token}
+                   "values": dict(user_values), "keep": token, "validate_schema": validate_schema}
         affinity = digest if by_digest else label
         reply = self._ask(dict(message), label=label, affinity=affinity)
         if (reply.get("error") or {}).get("type") == "NotKept":  # it does not: send it whole

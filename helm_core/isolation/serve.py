@@ -112,7 +112,8 @@ def handle(channel: process.Channel, request: Mapping[str, Any]) -> dict[str, An
                         return {"ok": False, "error": {"type": "NotKept", "message": ""}}
                 elif request["digest"]:
                     _keep(_CHARTS, request["digest"], chart, KEEP_CHARTS)
-                kept = prepare.prepare_chart(chart, dict(request["values"])).chart
+                kept = prepare.prepare_chart(chart, dict(request["values"]),
+                                             validate_schema=request["validate_schema"]).chart
                 _keep(_PREPARED, request["keep"], kept, KEEP_PREPARED)
                 return {"ok": True}
             if op == "render":

@@ -269,6 +269,7 @@ def apply(rt: Runtime, body: Mapping[str, Any]) -> Outcome:
             wait=then.get("wait", True), timeout_s=parse_duration(then.get("timeout"), DEFAULT_TIMEOUT_S),
             atomic=bool(then.get("atomic")), reset_values=True,
             no_hooks=bool(then.get("disableHooks")), lua=lua, post_render=post_render,
+            skip_schema_validation=bool(then.get("disableSchemaValidation")),
             crds=crd_policy.check_policy(then.get("crds") or "", default=crd_policy.UPGRADE_DEFAULT),
             max_history=int(spec.get("maxHistory", DEFAULT_MAX_HISTORY)),
             description=f"Upgrade {description}"), install.InstallOptions(
@@ -276,6 +277,7 @@ def apply(rt: Runtime, body: Mapping[str, Any]) -> Outcome:
             timeout_s=parse_duration(first.get("timeout"), DEFAULT_TIMEOUT_S),
             create_namespace=bool(first.get("createNamespace")),
             no_hooks=bool(first.get("disableHooks")), lua=lua, post_render=post_render,
+            skip_schema_validation=bool(first.get("disableSchemaValidation")),
             crds=crd_policy.check_policy(first.get("crds") or "", default=crd_policy.INSTALL_DEFAULT),
             description=f"Install {description}"), history=history)
         tested = _test(cfg, spec, done)

@@ -300,3 +300,15 @@ def test_prepare_sends_the_chart_whole_to_a_worker_without_it(tmp_path: Path) ->
         assert pool.round_trips == rounds + 3  # prepare by digest (NotKept), whole, render
     finally:
         pool.close()
+
+
+def test_schema_validation_in_the_worker_follows_the_caller(pool: RenderPool, tmp_path: Path) -> None:
+    """The worker prepares with the caller's ``validate_schema`` (--skip-schema-validation)."""
+    path = _chart(tmp_path, "typed", "a: {{ .Values.n }}\n",
+                  **{"values.schema.json": '{"properties": {"n": {"type": "integer"}}}'})
+    renderer = pool.renderer(tenant="t")
+    with pytest.raises(errors.SchemaError):
+        renderer.prepare(loader.load(path), {"n": "x"})
+    prepared = renderer.prepare(loader.load(path), {"n": "x"}, validate_schema=False)
+    done = renderer.render(prepared.chart, prepared.values, render_mod.RenderOptions())
+    assert [d.obj for d in done.documents] == [{"a": "x"}]

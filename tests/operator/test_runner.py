@@ -104,6 +104,22 @@ def test_schema_failure_stalls_at_once_with_an_event(tmp_path):
         w.configmap("app")
 
 
+def test_disable_schema_validation_per_action(tmp_path):
+    """Flux's ``install``/``upgrade.disableSchemaValidation``: helm's --skip-schema-validation."""
+    w = World(tmp_path)
+    w.request(values={"n": "x"}, install={"wait": False, "disableSchemaValidation": True})
+    obj = w.run()
+    assert conditions(obj)["Ready"] == ("True", "InstallSucceeded")
+    assert w.configmap("app")["data"] == {"count": "x"}
+    w.edit(values={"n": "y"})  # the upgrade checks again
+    with pytest.raises(kopf.PermanentError):
+        w.run()
+    assert conditions(w.current())["Ready"] == ("False", "ValuesInvalid")
+    w.edit(upgrade={"wait": False, "disableSchemaValidation": True})
+    assert conditions(w.run())["Ready"] == ("True", "UpgradeSucceeded")
+    assert w.configmap("app")["data"] == {"count": "y"}
+
+
 def test_missing_service_account_stalls(tmp_path):
     w = World(tmp_path)
     w.request(serviceAccountName="nobody")
