@@ -20,7 +20,7 @@ import posixpath
 
 from helm_core.chart import gostruct, model
 from helm_core.errors import ChartFileError
-from helm_core.golib import gostrconv, goyaml
+from helm_core.golib import gostrconv, gounicode, goyaml
 from helm_core.gotemplate import gofmt
 from helm_core.support import cachekeys, memo, patterns
 
@@ -107,16 +107,12 @@ def _decode(doc: Any, source: str, target: gostruct.GoStruct) -> dict[str, Any]:
         raise ChartFileError(f"{_load_prefix(source)}{gostruct.error_text(exc)}") from None
 
 
-#: Go's unicode.IsSpace beyond ASCII (Python's isspace also counts U+001C..U+001F).
-_GO_SPACES = frozenset("\t\n\v\f\r \x85\xa0\u1680\u2028\u2029\u202f\u205f\u3000") | frozenset(
-    chr(c) for c in range(0x2000, 0x200B))
-
-
 def sanitize(text: str) -> str:
     """Helm's ``sanitizeString``: every space character becomes ``" "``, unprintable ones go."""
     if text.isascii() and text.isprintable():
         return text
-    return "".join(" " if ch in _GO_SPACES else ch for ch in text if ch in _GO_SPACES or ch.isprintable())
+    return "".join(" " if gounicode.is_space(ch) else ch for ch in text
+                   if ch.isprintable() or gounicode.is_space(ch))
 
 
 def _text(fields: dict[str, Any], name: str) -> str:

@@ -13,8 +13,7 @@ import re
 from collections.abc import Iterable, Mapping
 
 from helm_core.errors import ManifestError
-from helm_core.golib import goyaml
-from helm_core.gotemplate.funcs.strings import go_trim_space
+from helm_core.golib import gounicode, goyaml
 from helm_core.support.records import field, record
 
 TYPE_CHECKING = False
@@ -122,10 +121,10 @@ class SortedManifests:
 def split_documents(text: str) -> list[str]:
     """Helm's ``SplitManifests``: trimmed non-empty documents in order."""
     docs = []
-    for doc in _SEPARATOR.split(go_trim_space(text)):
+    for doc in _SEPARATOR.split(gounicode.trim_space(text)):
         if doc == "":
             continue
-        docs.append(go_trim_space(doc))
+        docs.append(gounicode.trim_space(doc))
     return docs
 
 

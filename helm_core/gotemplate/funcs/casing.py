@@ -7,6 +7,7 @@ and whitespace, and CJK ideographs are not "alphabet" letters.
 """
 from __future__ import annotations
 
+from helm_core.golib import gounicode
 from helm_core.gotemplate.funcs import gohelpers
 
 INVALID, NUMBER, UPPER, ALPHABET, CONNECTOR, PUNCT, OTHER = range(7)
@@ -15,7 +16,7 @@ _CJK_RANGES = ((0x4E00, 0x9FCC), (0x3400, 0x4D85), (0x20000, 0x2B81D))
 
 def is_connector(ch: str) -> bool:
     """xstrings isConnector."""
-    return ch in "-_" or gohelpers.go_is_space(ch)
+    return ch in "-_" or gounicode.is_space(ch)
 
 
 def is_alphabet(ch: str) -> bool:

@@ -20,10 +20,6 @@ INT64_MIN = -(1 << 63)
 INT64_MAX = (1 << 63) - 1
 UINT64_MAX = (1 << 64) - 1
 
-#: Latin-1 code points that Go's ``unicode.IsSpace`` accepts.
-_LATIN1_SPACES = frozenset("\t\n\v\f\r \x85\xa0")
-
-
 def wrap_int64(n: int) -> int:
     """Two's complement wrap of ``n`` into int64, as Go arithmetic overflows."""
     n &= (1 << 64) - 1
@@ -35,13 +31,6 @@ def float_to_int64(f: float) -> int:
     if math.isnan(f) or math.isinf(f) or not (-9.223372036854775808e18 <= f < 9.223372036854775808e18):
         return INT64_MIN
     return int(f)
-
-
-def go_is_space(ch: str) -> bool:
-    """``unicode.IsSpace``: Latin-1 spaces plus the White_Space property beyond."""
-    if ord(ch) < 0x100:
-        return ch in _LATIN1_SPACES
-    return ch.isspace()
 
 
 def _category(ch: str) -> str:

@@ -8,6 +8,7 @@ slicing is Go's recovered panic text.
 """
 from __future__ import annotations
 
+from helm_core.golib import gounicode
 from helm_core.golib.gotypes import FuncError, signature
 from helm_core.gotemplate import budget, gofmt
 from helm_core.gotemplate.funcs import casing, conversion, gohelpers
@@ -19,16 +20,6 @@ if TYPE_CHECKING:
 
 _b = gohelpers.to_bytes
 _s = gohelpers.from_bytes
-
-
-def go_trim_space(s: str) -> str:
-    """``strings.TrimSpace`` (unicode.IsSpace on both ends)."""
-    start, end = 0, len(s)
-    while start < end and gohelpers.go_is_space(s[start]):
-        start += 1
-    while end > start and gohelpers.go_is_space(s[end - 1]):
-        end -= 1
-    return s[start:end]
 
 
 def _map_runes(s: str, fn: Any) -> str:
@@ -53,7 +44,7 @@ def _title_separator(ch: str) -> bool:
         return not (ch.isalnum() or ch == "_")
     if gohelpers.go_is_letter(ch) or gohelpers.go_is_digit(ch):
         return False
-    return gohelpers.go_is_space(ch)
+    return gounicode.is_space(ch)
 
 
 @signature("string")
@@ -73,7 +64,7 @@ def untitle(s: str) -> str:
     out = []
     nxt = True
     for ch in s:
-        if gohelpers.go_is_space(ch):
+        if gounicode.is_space(ch):
             nxt = True
             out.append(ch)
         elif nxt:
@@ -97,7 +88,7 @@ def swapcase(s: str) -> str:
             out.append(gohelpers.go_to_title(ch) if whitespace else gohelpers.go_to_upper(ch))
             whitespace = False
         else:
-            whitespace = gohelpers.go_is_space(ch)
+            whitespace = gounicode.is_space(ch)
             out.append(ch)
     return "".join(out)
 
@@ -105,7 +96,7 @@ def swapcase(s: str) -> str:
 @signature("string")
 def trim(s: str) -> str:
     """``trim``: ``strings.TrimSpace``."""
-    return go_trim_space(s)
+    return gounicode.trim_space(s)
 
 
 @signature("string", "string")
@@ -130,7 +121,7 @@ def trim_prefix(prefix: str, s: str) -> str:
 def nospace(s: str) -> str:
     """``nospace``: goutils DeleteWhiteSpace (byte-wise; unchanged when nothing removed)."""
     raw = _b(s)
-    kept = [b for b in raw if not gohelpers.go_is_space(chr(b))]
+    kept = [b for b in raw if not gounicode.is_space(chr(b))]
     if len(kept) == len(raw):
         return s
     return "".join(chr(b) for b in kept)
@@ -143,7 +134,7 @@ def initials(s: str) -> str:
     gap = True
     for b in _b(s):
         ch = chr(b)
-        if gohelpers.go_is_space(ch):
+        if gounicode.is_space(ch):
             gap = True
         elif gap:
             out.append(ch)
