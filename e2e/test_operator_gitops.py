@@ -189,6 +189,16 @@ def test_failing_test_hook_with_ignore_failures_stays_ready(
     assert condition(obj, "Ready")["reason"] == "InstallSucceeded"
 
 
+def test_a_failing_test_left_out_by_the_filters_is_not_run(
+        controller: Controller, api: k8s.ApiClient, objects: k8s.CustomObjectsApi, namespace: str) -> None:
+    setup_namespace(api, namespace, chart=chart_tgz(TESTED_CHART))
+    request(objects, namespace, values={"fail": True},
+            test={"enable": True, "timeout": "60s", "filters": [{"name": "smoke", "exclude": True}]})
+    obj = wait_for(objects, namespace, ready_at(1), timeout=SLOW_S)
+    assert condition(obj, "Ready")["reason"] == "InstallSucceeded"
+    assert (obj["status"]["lastTest"]["phase"], obj["status"]["lastTest"]["hooks"]) == ("Succeeded", [])
+
+
 @pytest.fixture(scope="module")
 def second_cluster() -> Iterator[ClusterInfo]:
     """Another control plane (its own etcd and API server), for ``spec.kubeConfig``."""

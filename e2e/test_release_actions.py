@@ -196,6 +196,25 @@ def test_hooks_run_in_weight_order_with_delete_policies_and_test_runs_test_hooks
         "second", "first", "smoke"]
 
 
+def test_test_filters_as_helm_and_flux_name_them(
+        cfg: config.Configuration, namespace: str, tmp_path: Path) -> None:
+    """helm's ``--filter name=X`` / ``!name=X`` and Flux's ``spec.test.filters`` pick the tests."""
+    chart = kit.chart(tmp_path, {"a.yaml": kit.configmap("a"), "t1.yaml": kit.hook_job("smoke", "test"),
+                                 "t2.yaml": kit.hook_job("deep", "test", weight=1)})
+    install.run(cfg, chart, {}, install.InstallOptions(name="web", namespace=namespace))
+
+    def ran(filters: test_action.TestFilters) -> list[str]:
+        return [ref.name for ref in test_action.run(cfg, "web", namespace, timeout_s=60, filters=filters)]
+
+    assert ran(test_action.filters_from_flags(["name=deep"])) == ["deep"]
+    assert ran(test_action.filters_from_flags(["!name=deep"])) == ["smoke"]
+    assert ran(test_action.filters_from_flags(["name=deep,name=smoke"])) == ["smoke", "deep"]
+    assert ran(test_action.filters_from_flags(["name=smoke", "! name=smoke"])) == []
+    report = test_action.after_release(cfg, get.run(cfg, "web", namespace), test_action.TestOptions(
+        timeout_s=60, filters=test_action.filters_from_spec([{"name": "smoke", "exclude": True}])))
+    assert [(r.name, r.phase) for r in report.results] == [("deep", "Succeeded")]
+
+
 def test_lookup_and_capabilities_come_from_the_cluster(
         cfg: config.Configuration, namespace: str, tmp_path: Path) -> None:
     template = ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: facts\ndata:\n"

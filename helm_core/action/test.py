@@ -2,7 +2,8 @@
 
 Rules: the hooks are those stored with the newest version, which must be ``deployed``; they run
 as every hook does (weights, delete policies, Jobs and Pods waited for); a failing test is a
-``HookError`` naming it and its reason. ``filter`` keeps only tests whose name it lists.
+``HookError`` naming it and its reason. :class:`TestFilters` (helm's ``--filter``, Flux's
+``spec.test.filters``) exclude tests by name, or keep only the named ones.
 
 After an install or upgrade (Flux's ``spec.test``), :func:`after_release` runs them and reports
 each test's phase; a failure raises ``TestFailedError`` (remediated like a failed wait) unless
@@ -12,7 +13,8 @@ reported ``Pending``.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Sequence
+import re
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from helm_core.action import config, get, hooks
@@ -23,15 +25,51 @@ from helm_core.storage import release as rel
 from helm_core.support.records import field, record
 
 
+@record(frozen=True)
+class TestFilters:
+    """Which tests run: none named in ``exclude``, and when ``include`` names any, only those
+    (helm's ``ExcludeNameFilter`` then ``IncludeNameFilter``)."""
+
+    include: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+
+    def keeps(self, name: str) -> bool:
+        return name not in self.exclude and (not self.include or name in self.include)
+
+
+ALL_TESTS = TestFilters()
+_NOT_NAME = re.compile(r"^!\s?name=")
+
+
+def filters_from_flags(flags: Sequence[str]) -> TestFilters:
+    """helm's ``--filter`` values: ``name=X`` runs X, ``!name=X`` (or ``! name=X``) leaves it
+    out, several in one value separated by commas; anything else is ignored, as helm does."""
+    include: list[str] = []
+    exclude: list[str] = []
+    for given in flags:
+        for item in given.split(","):  # a string-slice flag (test names hold no commas or quotes)
+            if item.startswith("name="):
+                include.append(item.removeprefix("name="))
+            elif _NOT_NAME.match(item):
+                exclude.append(_NOT_NAME.sub("", item, count=1))
+    return TestFilters(include=tuple(include), exclude=tuple(exclude))
+
+
+def filters_from_spec(filters: Sequence[Mapping[str, Any]]) -> TestFilters:
+    """Flux's ``spec.test.filters``: ``[{name, exclude}]``."""
+    return TestFilters(include=tuple(str(f["name"]) for f in filters if not f.get("exclude")),
+                       exclude=tuple(str(f["name"]) for f in filters if f.get("exclude")))
+
+
 def run(cfg: config.Configuration, name: str, namespace: str, *,
-        timeout_s: float = kwait.DEFAULT_TIMEOUT_S,
-        only: Sequence[str] = (), observe: hooks.Observer = hooks._unobserved) -> list[kclient.ObjectRef]:
-    """Run the test hooks of release ``name``; returns the tests run, in order."""
+        timeout_s: float = kwait.DEFAULT_TIMEOUT_S, filters: TestFilters = ALL_TESTS,
+        observe: hooks.Observer = hooks._unobserved) -> list[kclient.ObjectRef]:
+    """Run the test hooks of release ``name`` that ``filters`` keep; returns the tests run, in order."""
     release = get.run(cfg, name, namespace)
     if release.status is not rel.Status.DEPLOYED:
         raise HelmError(f'release "{name}" is {release.status.value}, not deployed: '
                         f"nothing to test")
-    stored = [h for h in hooks.parse(release.hooks) if not only or h.name in only]
+    stored = [h for h in hooks.parse(release.hooks) if filters.keeps(h.name)]
     owner = config.owner(cfg, namespace=namespace, name=name)
     return hooks.run(cfg, stored, "test", owner=owner, timeout_s=timeout_s, observe=observe)
 
@@ -43,6 +81,7 @@ class TestOptions:
     timeout_s: float = kwait.DEFAULT_TIMEOUT_S
     ignore_failures: bool = False
     """A failing test is reported but the release stays as it is (no remediation)."""
+    filters: TestFilters = ALL_TESTS
 
 
 @record
@@ -89,7 +128,7 @@ def after_release(cfg: config.Configuration, release: rel.ReleaseVersion,
                   options: TestOptions) -> TestReport:
     """Run ``release``'s tests (module rules); raises ``TestFailedError`` carrying the report's
     summary when one fails and failures are not ignored."""
-    planned = hooks.for_event(hooks.parse(release.hooks), "test")
+    planned = [h for h in hooks.for_event(hooks.parse(release.hooks), "test") if options.filters.keeps(h.name)]
     report = TestReport(version=str(release.version), started=_now(),
                         results=[TestResult(name=h.name, kind=h.kind) for h in planned])
     by_name = {(r.kind, r.name): r for r in report.results}
@@ -105,7 +144,8 @@ def after_release(cfg: config.Configuration, release: rel.ReleaseVersion,
             result.completed = _now()
 
     try:
-        run(cfg, release.name, release.namespace, timeout_s=options.timeout_s, observe=observe)
+        run(cfg, release.name, release.namespace, timeout_s=options.timeout_s, filters=options.filters,
+            observe=observe)
     except hooks.HookError as exc:
         report.error = str(exc)
     report.completed = _now()

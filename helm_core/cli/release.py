@@ -390,7 +390,8 @@ def cmd_test(args: argparse.Namespace) -> int:
     from helm_core.action import get
     from helm_core.action import test as test_action
     cfg = _configuration(args)
-    test_action.run(cfg, args.name, args.namespace, timeout_s=_timeout(args), only=tuple(args.filter))
+    test_action.run(cfg, args.name, args.namespace, timeout_s=_timeout(args),
+                    filters=test_action.filters_from_flags(args.filter))
     sys.stdout.write(status_text(get.run(cfg, args.name, args.namespace)))
     return 0
 
@@ -498,6 +499,9 @@ def register(sub: Any) -> None:
     p = sub.add_parser("test", help="run a release's tests")
     p.add_argument("name")
     p.add_argument("--timeout", type=parse_timeout, default=None, help="default 5m0s")
-    p.add_argument("--filter", action="append", default=[], help="run only tests with this name")
+    p.add_argument("--filter", action="append", default=[],
+                   help="specify tests by attribute (currently \"name\") using attribute=value syntax or "
+                        "'!attribute=value' to exclude a test (can specify multiple or separate values with "
+                        "commas: name=test1,name=test2)")
     _add_cluster_flags(p)
     p.set_defaults(func=cmd_test)

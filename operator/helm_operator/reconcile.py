@@ -298,7 +298,8 @@ def _test(cfg: action_config.Configuration, spec: Mapping[str, Any],
         return None
     timeout = parse_duration(asked.get("timeout"), DEFAULT_TIMEOUT_S)
     return test_action.after_release(cfg, done, test_action.TestOptions(
-        timeout_s=timeout, ignore_failures=bool(asked.get("ignoreFailures")))).summary()
+        timeout_s=timeout, ignore_failures=bool(asked.get("ignoreFailures")),
+        filters=test_action.filters_from_spec(asked.get("filters") or ()))).summary()
 
 
 def remediate(rt: Runtime, body: Mapping[str, Any], *, action: str) -> str:
