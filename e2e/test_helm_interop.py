@@ -196,3 +196,37 @@ def test_skip_schema_validation_on_install_and_upgrade_as_helm(
         run("upgrade", name, chart, "--set", "greeting=two", "--skip-schema-validation")
         assert greeting(hc, namespace, name) == "two"
 
+
+
+def test_notes_and_crd_flags_on_install_and_upgrade_as_helm(
+        cluster: ClusterInfo, hc: live.LiveClient, namespace: str, helm: str, tmp_path: Path) -> None:
+    """``--render-subchart-notes`` keeps the subcharts' NOTES.txt with the chart's, ``--hide-notes``
+    leaves them out of the output but stored, ``--skip-crds`` installs no CRD from crds/ (also
+    through ``upgrade --install``), for helm and helm-core alike."""
+    group = f"{namespace}.example.com"
+    crd = (f"apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n"
+           f"  name: widgets.{group}\nspec:\n  group: {group}\n  scope: Namespaced\n"
+           "  names: {plural: widgets, singular: widget, kind: Widget}\n  versions:\n"
+           "  - {name: v1, served: true, storage: true, schema: {openAPIV3Schema: {type: object}}}\n")
+    kit.chart(tmp_path / "notes", {"cm.yaml": kit.configmap("{{ .Release.Name }}-cm"), "NOTES.txt": ""},
+              extra={"crds/widget.yaml": crd,
+                     "charts/sub/Chart.yaml": "apiVersion: v2\nname: sub\nversion: 0.1.0\n",
+                     "charts/sub/templates/NOTES.txt": "sub says {{ .Release.Name }}\n"})
+    chart = str(tmp_path / "notes")
+    crd_ref = kclient.ObjectRef("apiextensions.k8s.io/v1", "CustomResourceDefinition", f"widgets.{group}")
+
+    def notes_section(out: str) -> str:
+        return out.partition("NOTES:\n")[2]
+
+    for run, name in ((lambda *a: run_core(cluster, namespace, *a), "core"),
+                      (lambda *a: run_helm(helm, cluster, namespace, *a), "stock")):
+        out = run("install", name, chart, "--render-subchart-notes", "--skip-crds")
+        assert notes_section(out) == f"sub says {name}\n", name
+        assert not kit.exists(hc, crd_ref.kind, crd_ref.name, "", crd_ref.api_version)
+        out = run("upgrade", name, chart, "--render-subchart-notes", "--hide-notes")
+        assert "NOTES:" not in out
+        # helm joins the charts' notes in random order: the empty one before or after
+        assert run("get", "notes", name).rstrip("\n") == f"NOTES:\nsub says {name}", name
+        assert "NOTES:" not in run("upgrade", name, chart)  # the chart's own NOTES.txt is empty
+        run("upgrade", f"{name}-new", chart, "--install", "--skip-crds")
+        assert not kit.exists(hc, crd_ref.kind, crd_ref.name, "", crd_ref.api_version)

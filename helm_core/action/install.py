@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any
+from typing import Any, Protocol
 
 from helm_core import lua
 from helm_core.action import config, events, hooks, uninstall
@@ -74,6 +74,8 @@ class InstallOptions:
     skip_schema_validation: bool = False
     """Values are not checked against the charts' schemas (``--skip-schema-validation``,
     Flux's ``install.disableSchemaValidation``)."""
+    subchart_notes: bool = False
+    """Subcharts' NOTES.txt are kept with the chart's (``--render-subchart-notes``)."""
 
 
 @record
@@ -90,25 +92,38 @@ class Rendered:
     """Emit one optional lifecycle event (its handlers cannot change objects any more)."""
 
 
+class RenderChoices(Protocol):
+    """What the options of install and upgrade say about rendering."""
+
+    @property
+    def lua(self) -> template_action.LuaOptions: ...
+    @property
+    def post_render(self) -> postrender.PostRenderOptions: ...
+    @property
+    def skip_schema_validation(self) -> bool: ...
+    @property
+    def subchart_notes(self) -> bool: ...
+
+
 @contextlib.contextmanager
 def rendering(cfg: config.Configuration, chart: model.Chart, user_values: Mapping[str, Any], *,
               name: str, namespace: str, action: str, revision: int,
-              lua_options: template_action.LuaOptions,
-              post_render: postrender.PostRenderOptions = postrender.NONE,
-              validate_schema: bool = True) -> Iterator[Rendered]:
+              choices: RenderChoices) -> Iterator[Rendered]:
     """Render ``chart`` for an install or upgrade: chart-loaded, pre-render, render, post-render
     and the action's ``pre-*`` event (whose handlers may still change objects), then the
     ``post_render`` patches and common metadata on the release's objects (not its hooks).
-    ``validate_schema``: false skips the values schemas (``--skip-schema-validation``)."""
+    ``choices``: the chart Lua's permissions, post-renderers, whether values schemas are
+    checked and whether subcharts' NOTES.txt count."""
     renderer = config.renderer_of(cfg)
-    prepared = renderer.prepare(chart, user_values, validate_schema=validate_schema)
+    prepared = renderer.prepare(chart, user_values, validate_schema=not choices.skip_schema_validation)
     capabilities = config.cluster_capabilities(cfg)
     is_upgrade = action == "upgrade"
     release = caps_mod.ReleaseInfo(name=name, namespace=namespace, revision=revision,
                                    is_install=not is_upgrade, is_upgrade=is_upgrade)
     step = template_action.RenderStep(prepared.chart, render_mod.RenderOptions(
-        release=release, capabilities=capabilities, lookup=klookup.make_lookup(cfg.client)),
-        renderer)
+        release=release, capabilities=capabilities, lookup=klookup.make_lookup(cfg.client),
+        subchart_notes=choices.subchart_notes), renderer)
+    lua_options, post_render = choices.lua, choices.post_render
     with lua.load_chart_scripts(prepared.chart, accepted_permissions=lua_options.accepted_permissions,
                                 limits=lua_options.limits, log=cfg.log,
                                 session_factory=lua_options.session_factory) as scripts:
@@ -193,9 +208,7 @@ def run_locked(cfg: config.Configuration, chart: model.Chart, user_values: Mappi
 def _dry_run(cfg: config.Configuration, chart: model.Chart, user_values: Mapping[str, Any],
              options: InstallOptions) -> rel.ReleaseVersion:
     with rendering(cfg, chart, user_values, name=options.name, namespace=options.namespace,
-                   action="install", revision=1, lua_options=options.lua,
-                   post_render=options.post_render,
-                   validate_schema=not options.skip_schema_validation) as rendered:
+                   action="install", revision=1, choices=options) as rendered:
         if not options.create_namespace:
             config.resolve_all(cfg, [m.obj for m in rendered.manifests if m.obj], options.namespace)
         record = new_record(rendered, driver=cfg.driver, name=options.name, namespace=options.namespace,
@@ -218,9 +231,7 @@ def _install(cfg: config.Configuration, chart: model.Chart, user_values: Mapping
              options: InstallOptions, history: list[rel.ReleaseVersion]) -> rel.ReleaseVersion:
     _check_name_free(history, options)
     with rendering(cfg, chart, user_values, name=options.name, namespace=options.namespace,
-                   action="install", revision=rel.next_revision(history), lua_options=options.lua,
-                   post_render=options.post_render,
-                   validate_schema=not options.skip_schema_validation) as rendered:
+                   action="install", revision=rel.next_revision(history), choices=options) as rendered:
         record = new_record(rendered, driver=cfg.driver, name=options.name, namespace=options.namespace,
                             status=rel.Status.PENDING_INSTALL, user_values=user_values,
                             chart_source=options.chart_source, after=rel.latest(history),

@@ -80,6 +80,10 @@ class UpgradeOptions:
     skip_schema_validation: bool = False
     """Values are not checked against the charts' schemas (``--skip-schema-validation``,
     Flux's ``upgrade.disableSchemaValidation``)."""
+    subchart_notes: bool = False
+    """Subcharts' NOTES.txt are kept with the chart's (``--render-subchart-notes``)."""
+    install_crds: str = crd_policy.INSTALL_DEFAULT
+    """The chart's ``crds/`` when ``install`` installs (``--skip-crds`` makes it ``Skip``)."""
 
 
 def effective_values(current: rel.ReleaseVersion, given: Mapping[str, Any],
@@ -147,8 +151,7 @@ def upgrade_or_install(cfg: config.Configuration, chart: model.Chart, user_value
         values = effective_values(current, user_values, options)
         with install.rendering(cfg, chart, values, name=options.name, namespace=options.namespace,
                                action="upgrade", revision=rel.next_revision(history),
-                               lua_options=options.lua, post_render=options.post_render,
-                               validate_schema=not options.skip_schema_validation) as rendered:
+                               choices=options) as rendered:
             config.resolve_all(cfg, [m.obj for m in rendered.manifests if m.obj], options.namespace)
             return "upgrade", install.new_record(
                 rendered, driver=cfg.driver, name=options.name, namespace=options.namespace,
@@ -166,7 +169,8 @@ def _install_options(options: UpgradeOptions,
         name=options.name, wait=options.wait, timeout_s=options.timeout_s, atomic=options.atomic,
         create_namespace=options.create_namespace, take_ownership=options.take_ownership,
         no_hooks=options.no_hooks, description=options.description, lua=options.lua,
-        post_render=options.post_render, skip_schema_validation=options.skip_schema_validation)
+        post_render=options.post_render, skip_schema_validation=options.skip_schema_validation,
+        subchart_notes=options.subchart_notes, crds=options.install_crds)
 
 
 def _install(cfg: config.Configuration, chart: model.Chart, user_values: Mapping[str, Any],
@@ -193,9 +197,7 @@ def _upgrade(cfg: config.Configuration, chart: model.Chart, user_values: Mapping
     current = _current(history, options.name)
     values = effective_values(current, user_values, options)
     with install.rendering(cfg, chart, values, name=options.name, namespace=options.namespace,
-                           action="upgrade", revision=rel.next_revision(history),
-                           lua_options=options.lua, post_render=options.post_render,
-                           validate_schema=not options.skip_schema_validation) as rendered:
+                           action="upgrade", revision=rel.next_revision(history), choices=options) as rendered:
         crd_policy.apply(cfg, rendered.crds,
                          policy=crd_policy.check_policy(options.crds, default=crd_policy.UPGRADE_DEFAULT),
                          timeout_s=options.timeout_s)

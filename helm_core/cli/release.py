@@ -169,8 +169,8 @@ def release_data(release: rel.ReleaseVersion, revision: int | None = None) -> di
 
 
 def status_text(release: rel.ReleaseVersion, *, show_description: bool = False,
-                show_manifest: bool = False) -> str:
-    """Helm's status printer (``helm status``, and after install/upgrade)."""
+                show_manifest: bool = False, hide_notes: bool = False) -> str:
+    """Helm's status printer (``helm status``, and after install/upgrade; ``--hide-notes``)."""
     from helm_core.storage import release as rel
     lines = [f"NAME: {release.name}"]
     if release.last_deployed:
@@ -183,8 +183,10 @@ def status_text(release: rel.ReleaseVersion, *, show_description: bool = False,
     text = "\n".join(lines) + "\n"
     if show_manifest or release.description.lower() == "dry run complete":
         text += "HOOKS:\n" + release.hooks + f"MANIFEST:\n{release.manifest}\n"
-    if release.notes:
-        text += f"NOTES:\n{release.notes.strip()}\n"
+    if release.notes and not hide_notes:
+        from helm_core.golib import gounicode
+
+        text += f"NOTES:\n{gounicode.trim_space(release.notes)}\n"
     return text
 
 
@@ -206,6 +208,7 @@ def _load_chart(path: str) -> Any:
 
 
 def cmd_install(args: argparse.Namespace) -> int:
+    from helm_core.action import crds as crd_policy
     from helm_core.action import install
     from helm_core.cli import chartref, common, naming
     name, chart_path = naming.release_name_and_chart(args)
@@ -218,12 +221,21 @@ def cmd_install(args: argparse.Namespace) -> int:
         replace=args.replace, no_hooks=args.no_hooks, description=args.description,
         skip_schema_validation=args.skip_schema_validation,
         lua=common.lua_options(args, chart), post_render=common.post_render_options(args),
-        **({"crds": args.crds} if args.crds else {})))
-    _print_release(result, args.output, cfg)
+        subchart_notes=args.render_subchart_notes, crds=_crds(args, crd_policy.INSTALL_DEFAULT)))
+    _print_release(result, args.output, cfg, hide_notes=args.hide_notes)
     return 0
 
 
+def _crds(args: argparse.Namespace, default: str) -> str:
+    """``--crds`` (Flux's words), or helm's ``--skip-crds``; none: the action's ``default``."""
+    from helm_core.action import crds as crd_policy
+    if args.skip_crds and args.crds not in (None, crd_policy.SKIP):
+        raise HelmError(f"--skip-crds and --crds {args.crds} contradict each other")
+    return crd_policy.SKIP if args.skip_crds else args.crds or default
+
+
 def cmd_upgrade(args: argparse.Namespace) -> int:
+    from helm_core.action import crds as crd_policy
     from helm_core.action import upgrade
     from helm_core.cli import chartref, common
     from helm_core.storage import names as release_names
@@ -243,10 +255,11 @@ def cmd_upgrade(args: argparse.Namespace) -> int:
         max_history=upgrade.DEFAULT_MAX_HISTORY if args.history_max is None else args.history_max,
         skip_schema_validation=args.skip_schema_validation,
         lua=common.lua_options(args, chart), post_render=common.post_render_options(args),
-        **({"crds": args.crds} if args.crds else {})))
+        subchart_notes=args.render_subchart_notes, crds=_crds(args, crd_policy.UPGRADE_DEFAULT),
+        install_crds=_crds(args, crd_policy.INSTALL_DEFAULT)))
     if result.status is rel.Status.DEPLOYED and result.description != "Install complete":
         print(f'Release "{args.name}" has been upgraded. Happy Helming!')
-    _print_release(result, args.output, cfg)
+    _print_release(result, args.output, cfg, hide_notes=args.hide_notes)
     return 0
 
 
@@ -412,6 +425,12 @@ def _install_like(p: argparse.ArgumentParser) -> None:
     common.add_schema_flag(p)
     p.add_argument("--crds", choices=["Skip", "Create", "CreateReplace"],
                    help="the chart's crds/ (default: Create on install, Skip on upgrade)")
+    p.add_argument("--skip-crds", action="store_true",
+                   help="if set, no CRDs will be installed (helm's; --crds Skip)")
+    p.add_argument("--render-subchart-notes", action="store_true",
+                   help="if set, render subchart notes along with the parent")
+    p.add_argument("--hide-notes", action="store_true",
+                   help="if set, do not show notes in the output (they are still stored)")
     common.add_values_flags(p)
     common.add_lua_flags(p)
     common.add_limit_flags(p)

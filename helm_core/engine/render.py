@@ -85,6 +85,8 @@ class RenderOptions:
     #: Kept when given: which templates called impure functions, whether shared data changed;
     #: its ``known`` outputs are taken instead of rendering those templates (the CLI's memo).
     ledger: purity.Ledger | None = None
+    #: Subcharts' NOTES.txt are kept with the chart's (``--render-subchart-notes``).
+    subchart_notes: bool = False
 
 
 @record

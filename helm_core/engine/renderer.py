@@ -58,17 +58,20 @@ def render_documents(chart: model.Chart, values: Mapping[str, Any],
                      options: render_mod.RenderOptions) -> RenderedDocuments:
     """Templates → documents, NOTES.txt kept apart (the work every renderer does)."""
     files = render_mod.render(chart, dict(values), options=options)
-    notes = take_notes(files, chart.name)
+    notes = take_notes(files, chart.name, subcharts=options.subchart_notes)
     return RenderedDocuments(mf.parse_documents(files), notes)
 
 
-def take_notes(files: dict[str, str], top: str) -> str:
-    """Remove every NOTES.txt from ``files``; return the top chart's."""
+def take_notes(files: dict[str, str], top: str, *, subcharts: bool = False) -> str:
+    """Remove every NOTES.txt from ``files``; return the top chart's, or with ``subcharts``
+    every chart's joined by a newline (helm joins them in its map's random order; here the
+    chart's own first, then the subcharts' in path order)."""
+    own = f"{top}/templates/{NOTES_SUFFIX}"
     notes = ""
-    for name in [n for n in files if n.endswith(NOTES_SUFFIX)]:
+    for name in sorted((n for n in files if n.endswith(NOTES_SUFFIX)), key=lambda n: (n != own, n)):
         text = files.pop(name)
-        if name == f"{top}/templates/{NOTES_SUFFIX}":
-            notes = text
+        if subcharts or name == own:
+            notes += ("\n" if notes else "") + text  # helm's separator follows a non-empty text only
     return notes
 
 
