@@ -444,6 +444,21 @@ def test_bash_completion_completes_commands_and_flags(both):
 
 # --------------------------------------------------------------------------- dependencies
 
+def test_template_dependency_update_as_helm(both, repo):
+    """``--dependency-update`` runs ``dependency update`` first when a declared dependency is
+    missing from charts/ (its lines before the manifests), and not when all are there."""
+    assert both.helm("repo", "add", "charts", repo.url)[0] == 0
+    deps = f"dependencies:\n- name: demo\n  version: ~0.1.0\n  repository: {repo.url}\n"
+    for who in ("helm", "core"):
+        chartkit.write_chart(both.tmp / who / "app", {"Chart.yaml": chartkit.chart_yaml("app", "1.0.0") + deps,
+                                                      "templates/cm.yaml": _CM})
+    for _ in range(2):  # missing, then present
+        expected = both.helm("template", str(both.tmp / "helm" / "app"), "--dependency-update")
+        got = both.core("template", str(both.tmp / "core" / "app"), "--dependency-update")
+        assert got == expected
+        assert sorted(p.name for p in (both.tmp / "core" / "app" / "charts").iterdir()) == ["demo-0.1.0.tgz"]
+
+
 def test_dependency_list_and_update_as_helm(both, repo):
     assert both.helm("repo", "add", "charts", repo.url)[0] == 0
     deps = ("dependencies:\n"

@@ -347,6 +347,7 @@ def _add_template(sub: Any) -> None:
     _add_limit_flags(t)
     from helm_core.cli import chartref
     chartref.add_flags(t)
+    chartref.add_dependency_update_flag(t)
     t.set_defaults(func=cmd_template)
 
 

@@ -9,6 +9,8 @@
 5. ``repo/chart``: through helm's ``repositories.yaml`` and the index ``helm repo add|update``
    left in helm's repository cache.
 ``--version`` is an exact version or a semver range; ``--devel`` admits pre-releases.
+With ``--dependency-update`` (template, install, upgrade), a local chart folder whose declared
+dependencies are not all in ``charts/`` gets ``dependency update`` first, as helm does.
 Downloads go through helm-core's chart cache (digest-checked, shared with the controller).
 """
 from __future__ import annotations
@@ -38,6 +40,11 @@ def add_flags(p: argparse.ArgumentParser, *, with_auth: bool = True) -> None:
         common.add_auth_flags(p)
 
 
+def add_dependency_update_flag(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--dependency-update", action="store_true",
+                   help="update dependencies if they are missing before installing the chart")
+
+
 def _ref_options(args: argparse.Namespace) -> tuple[str, bool]:
     version = (getattr(args, "version", "") or "").strip()
     devel = bool(getattr(args, "devel", False))
@@ -54,12 +61,28 @@ def locate(args: argparse.Namespace, text: str) -> tuple[str, bytes | None]:
     if text.startswith(OCI_SCHEME):
         return _oci(args, text)
     if os.path.exists(text):
-        return os.path.realpath(text), None
+        path = os.path.realpath(text)
+        if getattr(args, "dependency_update", False) and os.path.isdir(path):
+            _update_missing_dependencies(args, path)
+        return path, None
     if os.path.isabs(text) or text.startswith("."):
         raise ChartError(f'path "{text}" not found')
     if getattr(args, "repo", ""):
         return _from_repo_url(args, text)
     return _from_named_repo(args, text)
+
+
+def _update_missing_dependencies(args: argparse.Namespace, chart_dir: str) -> None:
+    """helm's install ``--dependency-update``: when ``CheckDependencies`` finds a declared
+    dependency missing from ``charts/``, run ``dependency update`` (its output on stdout)."""
+    from helm_core.chart import dependencies, loader
+    from helm_core.cli import helmcmds
+    from helm_core.errors import DependencyError
+
+    try:
+        dependencies.check_present(loader.load(chart_dir))
+    except DependencyError:
+        helmcmds.update_dependencies(args, chart_dir)
 
 
 def load(args: argparse.Namespace, text: str) -> Any:

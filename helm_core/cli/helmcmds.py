@@ -450,6 +450,13 @@ def cmd_dependency_list(args: argparse.Namespace) -> int:
 
 
 def cmd_dependency_update(args: argparse.Namespace) -> int:
+    update_dependencies(args, args.chart)
+    return 0
+
+
+def update_dependencies(args: argparse.Namespace, chart_dir: str) -> None:
+    """``helm dependency update`` of ``chart_dir``: repositories refreshed (unless
+    ``--skip-refresh``), charts/ and Chart.lock made from Chart.yaml, helm's lines printed."""
     from helm_core.cli import common
     from helm_core.sources import dependency, helmconfig
 
@@ -462,7 +469,7 @@ def cmd_dependency_update(args: argparse.Namespace) -> int:
         url = dependency.named_repository(repository, {e.name: e.url for e in entries}).rstrip("/")
         return flags if flags.has_secret or url not in by_url else by_url[url].credentials()
 
-    if not args.skip_refresh and entries:
+    if not getattr(args, "skip_refresh", False) and entries:
         print(UPDATE_HEADER)
         for entry in entries:
             try:
@@ -472,14 +479,13 @@ def cmd_dependency_update(args: argparse.Namespace) -> int:
                 print(f'...Unable to get an update from the "{entry.name}" chart repository '
                       f"({entry.url}):\n\t{exc}")
         print(UPDATE_DONE)
-    built = dependency.build(args.chart, credentials=credentials, cache=_cache(args),
+    built = dependency.build(chart_dir, credentials=credentials, cache=_cache(args),
                              plain_http=args.plain_http, update=True,
                              repositories={e.name: e.url for e in entries})
     print(f"Saving {len(built)} charts")
     for item in built:
         print(f"Downloading {item.name} from repo {item.repository}")
     print("Deleting outdated charts")
-    return 0
 
 
 # --------------------------------------------------------------------------- registration

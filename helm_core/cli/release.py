@@ -436,6 +436,7 @@ def _install_like(p: argparse.ArgumentParser) -> None:
     common.add_limit_flags(p)
     from helm_core.cli import chartref
     chartref.add_flags(p)
+    chartref.add_dependency_update_flag(p)
 
 
 def register(sub: Any) -> None:
