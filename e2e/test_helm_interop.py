@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -230,3 +231,22 @@ def test_notes_and_crd_flags_on_install_and_upgrade_as_helm(
         assert "NOTES:" not in run("upgrade", name, chart)  # the chart's own NOTES.txt is empty
         run("upgrade", f"{name}-new", chart, "--install", "--skip-crds")
         assert not kit.exists(hc, crd_ref.kind, crd_ref.name, "", crd_ref.api_version)
+
+
+def test_list_paging_and_time_format_as_helm(
+        cluster: ClusterInfo, hc: live.LiveClient, namespace: str, helm: str, chart: str) -> None:
+    """``list --max/--offset`` page through the sorted releases and ``--time-format`` lays out
+    UPDATED with a Go layout, as helm's list does (over the same releases: helm's storage)."""
+    for name in ("c", "a", "d", "b"):  # helm sorts by whole seconds: no two in the same second
+        run_helm(helm, cluster, namespace, "install", name, chart)
+        time.sleep(1.1)
+    for flags in ((), ("--max", "2"), ("--max", "2", "--offset", "1"), ("--offset", "3"), ("--offset", "4"),
+                  ("--max", "0", "--offset", "1", "-r"), ("-m", "-1"), ("--max", "3", "--date", "-r")):
+        assert run_core(cluster, namespace, "list", "--storage", "helm", "-q", *flags) == \
+            run_helm(helm, cluster, namespace, "list", "-q", *flags), flags
+    layout = ("--time-format", "2006-01-02 Mon Jan _2 15h")
+    ours = [row.split("\t")[3].strip() for row in run_core(
+        cluster, namespace, "list", "--storage", "helm", *layout).splitlines()[1:]]
+    theirs = [row.split("\t")[3].strip() for row in run_helm(helm, cluster, namespace, "list", *layout).splitlines()[1:]]
+    assert ours == theirs and len(ours) == 4
+    run_core(cluster, namespace, "list", "--offset", "-1", ok=False)

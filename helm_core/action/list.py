@@ -3,7 +3,8 @@
 Rules (Helm's ``List``): one namespace, or all when ``all_namespaces``; ``statuses`` empty means
 Helm's default (deployed and failed); ``all_statuses`` shows every status; ``filter`` is a
 regular expression searched in the release name; sorted by name (then namespace) unless
-``by_date``; ``reverse`` flips the order.
+``by_date``; ``reverse`` flips the order; then ``offset`` releases are skipped and at most
+``limit`` kept (0: all).
 """
 from __future__ import annotations
 
@@ -15,6 +16,8 @@ from helm_core.storage import release as rel
 from helm_core.support.records import record
 
 DEFAULT_STATUSES = frozenset({rel.Status.DEPLOYED, rel.Status.FAILED})
+_ZERO_TIME_UNIX = -62135596800
+"""Go's zero ``time.Time`` in Unix seconds: a release never deployed sorts first."""
 
 
 @record(frozen=True)
@@ -28,6 +31,9 @@ class ListOptions:
     filter: str = ""
     by_date: bool = False
     reverse: bool = False
+    limit: int = 256
+    """helm's ``--max`` (its default 256; 0 keeps all)."""
+    offset: int = 0
 
 
 def run(cfg: config.Configuration, options: ListOptions = ListOptions()) -> list[rel.ReleaseVersion]:
@@ -40,8 +46,14 @@ def run(cfg: config.Configuration, options: ListOptions = ListOptions()) -> list
     found = [v for v in cfg.driver.list_latest("" if options.all_namespaces else options.namespace)
              if (options.all_statuses or v.status in wanted)
              and (pattern is None or pattern.search(v.name))]
-    if options.by_date:
-        found.sort(key=lambda v: v.version)
-    else:
-        found.sort(key=lambda v: (v.name, v.namespace))
-    return found[::-1] if options.reverse else found
+    found.sort(key=lambda v: (v.name, v.namespace))
+    if options.by_date:  # helm's ByDate: oldest first, by whole seconds (ties keep name order here)
+        found.sort(key=lambda v: int(v.last_deployed.timestamp()) if v.last_deployed else _ZERO_TIME_UNIX)
+    if options.reverse:
+        found.reverse()
+    if options.offset < 0:  # helm's slice would panic
+        raise HelmError(f"invalid list offset {options.offset}: it may not be negative")
+    if options.offset >= len(found):
+        return []
+    kept = found[options.offset:]
+    return kept[:options.limit] if options.limit > 0 else kept

@@ -367,13 +367,13 @@ def cmd_list(args: argparse.Namespace) -> int:
     found = list_action.run(cfg, list_action.ListOptions(
         namespace=args.namespace, all_namespaces=args.all_namespaces,
         statuses=frozenset(statuses), all_statuses=args.all, filter=args.filter,
-        by_date=args.date, reverse=args.reverse))
+        by_date=args.date, reverse=args.reverse, limit=args.max, offset=args.offset))
     if args.short:
         sys.stdout.write("".join(f"{v.name}\n" for v in found))
         return 0
     elements: list[dict[str, Any]] = [
         {"name": v.name, "namespace": v.namespace, "revision": rel.version_text(v.version),
-                 "updated": go_time(v.last_deployed), "status": v.status.value,
+                 "updated": _updated(v.last_deployed, args.time_format), "status": v.status.value,
                  "chart": v.chart, "app_version": v.app_version} for v in found]
     if args.output != "table":
         for element, v in zip(elements, found, strict=True):
@@ -389,6 +389,14 @@ def cmd_list(args: argparse.Namespace) -> int:
     if rows:
         print(table(rows))
     return 0
+
+
+def _updated(value: dt.datetime | None, layout: str) -> str:
+    """helm list's UPDATED: the time's ``String()``, or ``--time-format``'s Go layout."""
+    if value is None or not layout:
+        return go_time(value)
+    from helm_core.golib import gotime
+    return gotime.format_time(value, layout)
 
 
 def cmd_status(args: argparse.Namespace) -> int:
@@ -504,6 +512,11 @@ def register(sub: Any) -> None:
     p.add_argument("-r", "--reverse", action="store_true")
     p.add_argument("-q", "--short", action="store_true")
     p.add_argument("--no-headers", action="store_true")
+    p.add_argument("-m", "--max", type=int, default=256, help="maximum number of releases to fetch")
+    p.add_argument("--offset", type=int, default=0,
+                   help="next release index in the list, used to offset from start value")
+    p.add_argument("--time-format", default="",
+                   help='format time using golang time formatter. Example: --time-format "2006-01-02 15:04:05Z0700"')
     _add_cluster_flags(p)
     _add_output_flag(p)
     p.set_defaults(func=cmd_list)
