@@ -1,6 +1,9 @@
 """list, history and get over stored versions (memory driver)."""
 from __future__ import annotations
 
+import datetime as dt
+import itertools
+
 import pytest
 
 from helm_core.action import config, get, history
@@ -11,8 +14,13 @@ from helm_core.storage import memory
 from helm_core.storage import release as rel
 
 
+_SECONDS = itertools.count()
+
+
 def _store(driver: memory.MemoryDriver, name: str, namespace: str, status: rel.Status) -> rel.ReleaseVersion:
-    version = rel.ReleaseVersion(name=name, namespace=namespace, version=rel.new_version(),
+    # a second apart, in the order stored: --date sorts by whole seconds, as helm's does
+    deployed = dt.datetime(2026, 1, 1, tzinfo=dt.UTC) + dt.timedelta(seconds=next(_SECONDS))
+    version = rel.ReleaseVersion(name=name, namespace=namespace, version=rel.new_version(), last_deployed=deployed,
                                  status=status, chart_name="demo", chart_version="1.0.0",
                                  user_values={"u": 1}, chart_values={"u": 1, "d": 2})
     driver.create(version)
