@@ -250,3 +250,43 @@ def test_list_paging_and_time_format_as_helm(
     theirs = [row.split("\t")[3].strip() for row in run_helm(helm, cluster, namespace, "list", *layout).splitlines()[1:]]
     assert ours == theirs and len(ours) == 4
     run_core(cluster, namespace, "list", "--offset", "-1", ok=False)
+
+
+def test_uninstall_cascade_as_helm(
+        cluster: ClusterInfo, hc: live.LiveClient, namespace: str, helm: str, tmp_path: Path) -> None:
+    """``uninstall --cascade orphan`` deletes the release's objects but leaves their dependents
+    (a Deployment's ReplicaSet), as helm's does; a word that is not a policy is helm's error."""
+    deployment = ("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {{ .Release.Name }}-app\nspec:\n"
+                  "  selector:\n    matchLabels: {app: '{{ .Release.Name }}'}\n  template:\n"
+                  "    metadata:\n      labels: {app: '{{ .Release.Name }}'}\n    spec:\n"
+                  "      containers: [{name: main, image: busybox}]\n")
+    kit.chart(tmp_path / "apps", {"deploy.yaml": deployment})
+    chart = str(tmp_path / "apps")
+
+    def replica_sets(name: str) -> list[dict]:
+        return hc.list("apps/v1", "ReplicaSet", namespace=namespace, label_selector=f"app={name}")
+
+    for run, name in ((lambda *a, ok=True: run_core(cluster, namespace, *a, ok=ok), "core"),
+                      (lambda *a, ok=True: run_helm(helm, cluster, namespace, *a, ok=ok), "stock")):
+        run("install", name, chart)
+        deadline = time.monotonic() + 90
+        while not replica_sets(name) and time.monotonic() < deadline:
+            time.sleep(0.5)
+        assert replica_sets(name), f"{name}: the controller made no ReplicaSet"
+        run("uninstall", name, "--cascade", "sideways", ok=False)
+        run("uninstall", name, "--cascade", "orphan")
+        assert not kit.exists(hc, "Deployment", f"{name}-app", namespace, "apps/v1")
+        # the control: the default (background) lets the garbage collector take the ReplicaSet
+        run("install", f"{name}-bg", chart)
+        while not replica_sets(f"{name}-bg") and time.monotonic() < deadline:
+            time.sleep(0.5)
+        run("uninstall", f"{name}-bg")
+        while replica_sets(f"{name}-bg") and time.monotonic() < deadline:
+            time.sleep(0.5)
+        assert not replica_sets(f"{name}-bg"), f"{name}: the garbage collector left the ReplicaSet"
+        assert replica_sets(name), f"{name}: orphan deleted the dependents"
+    core = subprocess.run([sys.executable, "-m", "helm_core", "uninstall", "x", "--cascade", "sideways"],
+                          capture_output=True, text=True, cwd=ROOT, timeout=60)
+    stock = subprocess.run([helm, "uninstall", "x", "--cascade", "sideways"], capture_output=True, text=True,
+                           timeout=60)
+    assert (core.returncode, core.stderr) == (stock.returncode, stock.stderr)

@@ -214,15 +214,16 @@ def _kind_batches(objects: Sequence[Mapping[str, Any]]) -> list[list[Mapping[str
     return batches
 
 
-def delete_batched(cfg: Configuration, objects: Sequence[Mapping[str, Any]]) -> resources.Deletion:
+def delete_batched(cfg: Configuration, objects: Sequence[Mapping[str, Any]], *,
+                   propagation: kclient.Propagation = kclient.Propagation.BACKGROUND) -> resources.Deletion:
     """``resources.delete_all`` of resolved ``objects`` (already in uninstall order): a kind's
     objects in parallel, kinds one after the other; the keep policy is respected."""
     deleted: list[kclient.ObjectRef] = []
     kept: list[kclient.ObjectRef] = []
     missing: list[kclient.ObjectRef] = []
     for batch in _kind_batches(objects):
-        for one in parallel_map(lambda o: resources.delete_all(cfg.client, [kclient.ObjectRef.of(o)]),
-                                batch):
+        for one in parallel_map(lambda o: resources.delete_all(cfg.client, [kclient.ObjectRef.of(o)],
+                                                               propagation=propagation), batch):
             deleted += one.deleted
             kept += one.kept
             missing += one.missing

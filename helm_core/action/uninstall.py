@@ -19,7 +19,7 @@ from typing import Any
 
 from helm_core.action import config, hooks
 from helm_core.engine import manifests as mf
-from helm_core.errors import ReleaseNotFoundError, StorageError
+from helm_core.errors import HelmError, ReleaseNotFoundError, StorageError
 from helm_core.kube import client as kclient
 from helm_core.kube import resources
 from helm_core.kube import wait as kwait
@@ -40,6 +40,9 @@ class UninstallOptions:
     dry_run: bool = False
     ignore_not_found: bool = False
     description: str = ""
+    cascade: kclient.Propagation = kclient.Propagation.BACKGROUND
+    """What deleting an object does to its dependents (helm's ``--cascade``, Flux's
+    ``uninstall.deletionPropagation``)."""
 
 
 @record(frozen=True)
@@ -64,17 +67,28 @@ class UninstallResult:
         return "\n".join(lines)
 
 
+#: helm's ``--cascade`` words (Flux's ``deletionPropagation``), Kubernetes' policies in lower case.
+CASCADES = ("background", "orphan", "foreground")
+
+
+def cascade(word: str) -> kclient.Propagation:
+    """The propagation policy a ``--cascade`` word names (see :data:`CASCADES`)."""
+    if word not in CASCADES:
+        raise HelmError(f'invalid cascade value ({word}). Must be "background", "foreground", or "orphan"')
+    return kclient.Propagation(word.capitalize())
+
+
 def not_found(name: str) -> ReleaseNotFoundError:
     return ReleaseNotFoundError(f"uninstall: Release not loaded: {name}: release: not found")
 
 
 def remove_objects(cfg: config.Configuration, objects: Sequence[Mapping[str, Any]], *,
-                   owner: resources.Owner, wait: bool,
-                   timeout_s: float) -> resources.Deletion:
+                   owner: resources.Owner, wait: bool, timeout_s: float,
+                   cascade: kclient.Propagation = kclient.Propagation.BACKGROUND) -> resources.Deletion:
     """Delete resolved ``objects`` in reverse kind order (CRDs never), honouring the keep
     policy (kept objects lose their owner reference); wait until gone when asked."""
     doomed = [o for o in config.by_kind(objects, mf.UNINSTALL_ORDER) if o.get("kind") != CRD_KIND]
-    deletion = config.delete_batched(cfg, doomed)
+    deletion = config.delete_batched(cfg, doomed, propagation=cascade)
     kept = set(deletion.kept)
     for obj in doomed:
         if kclient.ObjectRef.of(obj) in kept:
@@ -120,7 +134,7 @@ def _uninstall(cfg: config.Configuration, name: str, namespace: str,
         hooks.run(cfg, stored_hooks, "pre-delete", owner=owner, timeout_s=options.timeout_s)
     objects = config.resolve_stored(cfg, config.parse_manifest(newest.manifest), namespace)
     deletion = remove_objects(cfg, objects, owner=owner, wait=options.wait,
-                              timeout_s=options.timeout_s)
+                              timeout_s=options.timeout_s, cascade=options.cascade)
     if not options.no_hooks:
         hooks.run(cfg, stored_hooks, "post-delete", owner=owner, timeout_s=options.timeout_s)
     done = current.replace(status=rel.Status.UNINSTALLED, deleted=rel.utcnow(),

@@ -274,12 +274,13 @@ def cmd_rollback(args: argparse.Namespace) -> int:
 
 def cmd_uninstall(args: argparse.Namespace) -> int:
     from helm_core.action import uninstall
+    propagation = uninstall.cascade(args.cascade)  # helm checks it before it connects
     cfg = _configuration(args)
     for name in args.names:
         result = uninstall.run(cfg, name, args.namespace, uninstall.UninstallOptions(
             keep_history=args.keep_history, wait=args.wait, timeout_s=_timeout(args),
             no_hooks=args.no_hooks, dry_run=args.dry_run, ignore_not_found=args.ignore_not_found,
-            description=args.description))
+            description=args.description, cascade=propagation))
         if result.release is not None:
             print(result.info if not args.dry_run else f'release "{name}" uninstalled')
     return 0
@@ -480,6 +481,9 @@ def register(sub: Any) -> None:
     p = sub.add_parser("uninstall", aliases=["delete", "del", "un"], help="uninstall releases")
     p.add_argument("names", nargs="+")
     p.add_argument("--keep-history", action="store_true")
+    p.add_argument("--cascade", default="background",
+                   help='Must be "background", "orphan", or "foreground". Selects the deletion cascading strategy '
+                        "for the dependents. Defaults to background.")
     p.add_argument("--ignore-not-found", action="store_true")
     p.add_argument("--description", default="")
     _add_cluster_flags(p)

@@ -347,6 +347,7 @@ def delete(rt: Runtime, body: Mapping[str, Any]) -> str:
             keep_history=bool(opts.get("keepHistory")), wait=bool(opts.get("wait", False)),
             timeout_s=parse_duration(opts.get("timeout"), DEFAULT_TIMEOUT_S),
             no_hooks=bool(opts.get("disableHooks")), ignore_not_found=True,
+            cascade=uninstall.cascade(str(opts.get("deletionPropagation") or "background")),
             description=f"Uninstall by HelmRequest {policy.owner_id(meta)}"
                         f"{requester.acting(client, body)}"))
     return f"release {key} uninstalled"
