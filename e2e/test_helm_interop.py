@@ -290,3 +290,20 @@ def test_uninstall_cascade_as_helm(
     stock = subprocess.run([helm, "uninstall", "x", "--cascade", "sideways"], capture_output=True, text=True,
                            timeout=60)
     assert (core.returncode, core.stderr) == (stock.returncode, stock.stderr)
+
+
+def test_upgrade_cleanup_on_fail_as_helm(
+        cluster: ClusterInfo, hc: live.LiveClient, namespace: str, helm: str, tmp_path: Path) -> None:
+    """``upgrade --cleanup-on-fail``: an upgrade that fails (its post-upgrade hook) deletes the
+    objects it created and keeps the ones it found; without the flag they stay; as helm's."""
+    kit.chart(tmp_path / "v1", {"a.yaml": kit.configmap("{{ .Release.Name }}-a")})
+    kit.chart(tmp_path / "v2", {"a.yaml": kit.configmap("{{ .Release.Name }}-a"),
+                                "b.yaml": kit.configmap("{{ .Release.Name }}-b"),
+                                "hook.yaml": kit.hook_job("{{ .Release.Name }}-post", "post-upgrade", fail=True)})
+    for run, who in ((lambda *a, ok=True: run_core(cluster, namespace, *a, ok=ok), "core"),
+                     (lambda *a, ok=True: run_helm(helm, cluster, namespace, *a, ok=ok), "stock")):
+        for name, flags in ((f"{who}-clean", ("--cleanup-on-fail",)), (f"{who}-keep", ())):
+            run("install", name, str(tmp_path / "v1"))
+            run("upgrade", name, str(tmp_path / "v2"), "--timeout", "60s", *flags, ok=False)
+            assert kit.exists(hc, "ConfigMap", f"{name}-a", namespace), name
+            assert kit.exists(hc, "ConfigMap", f"{name}-b", namespace) == (not flags), name

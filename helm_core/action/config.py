@@ -231,19 +231,22 @@ def delete_batched(cfg: Configuration, objects: Sequence[Mapping[str, Any]], *,
 
 
 def check_adoption(cfg: Configuration, objects: Sequence[Mapping[str, Any]], owner: resources.Owner,
-                   *, adopt: bool, operation: str) -> None:
-    """``resources.check_adoption`` with the GETs in parallel; the first object (in ``objects``
-    order) owned by someone else is the error, as when checked one by one."""
-    def check(obj: Mapping[str, Any]) -> BaseException | None:
+                   *, adopt: bool, operation: str) -> list[kclient.ObjectRef]:
+    """``resources.check_adoption`` with the GETs in parallel: the objects that exist already;
+    the first object (in ``objects`` order) owned by someone else is the error, as when checked
+    one by one."""
+    def check(obj: Mapping[str, Any]) -> list[kclient.ObjectRef] | BaseException:
         try:
-            resources.check_adoption(cfg.client, [obj], owner, adopt=adopt, operation=operation)
+            return resources.check_adoption(cfg.client, [obj], owner, adopt=adopt, operation=operation)
         except Exception as exc:  # noqa: BLE001 - raised below, in objects order
             return exc
-        return None
 
-    for problem in parallel_map(check, objects):
-        if problem is not None:
-            raise problem
+    existing: list[kclient.ObjectRef] = []
+    for found in parallel_map(check, objects):
+        if isinstance(found, BaseException):
+            raise found
+        existing += found
+    return existing
 
 
 def by_kind(objects: Sequence[Mapping[str, Any]], order: tuple[str, ...]) -> list[dict[str, Any]]:

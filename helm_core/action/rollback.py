@@ -37,6 +37,8 @@ class RollbackOptions:
     dry_run: bool = False
     force: bool = True
     """Server-side apply takes fields other managers hold (the chart wins, as in Helm)."""
+    cleanup_on_fail: bool = False
+    """A failed rollback deletes the objects it created (``--cleanup-on-fail``)."""
 
 
 def _noop(_event: str) -> None:
@@ -46,14 +48,42 @@ def _noop(_event: str) -> None:
 def switch(cfg: config.Configuration, *, old: Sequence[Mapping[str, Any]],
            new: Sequence[Mapping[str, Any]], stored_hooks: Sequence[mf.Hook], action: str,
            namespace: str, name: str, wait: bool, timeout_s: float, no_hooks: bool,
-           fire: Callable[[str], None] = _noop, adopt: bool = False) -> resources.Deletion:
+           fire: Callable[[str], None] = _noop, adopt: bool = False,
+           cleanup_on_fail: bool = False) -> resources.Deletion:
     """Move the cluster from resolved ``old`` objects to resolved ``new`` ones for ``action``
     (``upgrade`` or ``rollback``): ownership check of objects new to the release, ``pre-``
-    hooks, apply in kind order, delete the stale ones, wait, ``post-`` hooks."""
+    hooks, apply in kind order, delete the stale ones, wait, ``post-`` hooks. With
+    ``cleanup_on_fail`` a failure deletes the objects this switch created (helm's
+    ``--cleanup-on-fail``) before it is raised."""
     owner = config.owner(cfg, namespace=namespace, name=name)
     old_keys = {_key(o) for o in old}
     arriving = [o for o in new if _key(o) not in old_keys]
-    config.check_adoption(cfg, arriving, owner, adopt=adopt, operation="update")
+    existing = set(config.check_adoption(cfg, arriving, owner, adopt=adopt, operation="update"))
+    created = [o for o in arriving if kclient.ObjectRef.of(o) not in existing]
+    try:
+        return _switch(cfg, old=old, new=new, stored_hooks=stored_hooks, action=action, owner=owner,
+                       wait=wait, timeout_s=timeout_s, no_hooks=no_hooks, fire=fire)
+    except HelmError as exc:
+        if cleanup_on_fail and created:
+            _clean_up(cfg, created, action, exc)
+        raise
+
+
+def _clean_up(cfg: config.Configuration, created: Sequence[Mapping[str, Any]], action: str,
+              failure: HelmError) -> None:
+    """helm's clean-up of a failed upgrade or rollback: what it created is deleted."""
+    cfg.log(f"Cleanup on fail set, cleaning up {len(created)} resources")
+    try:
+        config.delete_batched(cfg, config.by_kind(created, mf.UNINSTALL_ORDER))
+    except HelmError as exc:
+        raise HelmError(f"an error occurred while cleaning up resources. original {action} error: {failure}: "
+                        f"unable to cleanup resources: {exc}") from exc
+    cfg.log("Resource cleanup complete")
+
+
+def _switch(cfg: config.Configuration, *, old: Sequence[Mapping[str, Any]], new: Sequence[Mapping[str, Any]],
+            stored_hooks: Sequence[mf.Hook], action: str, owner: resources.Owner, wait: bool,
+            timeout_s: float, no_hooks: bool, fire: Callable[[str], None]) -> resources.Deletion:
     if not no_hooks:
         hooks.run(cfg, stored_hooks, f"pre-{action}", owner=owner, timeout_s=timeout_s)
     config.apply_batched(cfg, new, owner)
@@ -130,7 +160,7 @@ def roll_back(cfg: config.Configuration, name: str, namespace: str, version: uli
                new=config.resolve_all(cfg, config.parse_manifest(target.manifest), namespace),
                stored_hooks=hooks.parse(target.hooks), action="rollback", namespace=namespace,
                name=name, wait=options.wait, timeout_s=options.timeout_s,
-               no_hooks=options.no_hooks)
+               no_hooks=options.no_hooks, cleanup_on_fail=options.cleanup_on_fail)
     except HelmError as exc:
         cfg.driver.update(record.with_status(rel.Status.FAILED, f'Rollback "{name}" failed: {exc}'))
         raise

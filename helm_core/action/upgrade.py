@@ -82,6 +82,9 @@ class UpgradeOptions:
     Flux's ``upgrade.disableSchemaValidation``)."""
     subchart_notes: bool = False
     """Subcharts' NOTES.txt are kept with the chart's (``--render-subchart-notes``)."""
+    cleanup_on_fail: bool = False
+    """A failed upgrade deletes the objects it created (``--cleanup-on-fail``, Flux's
+    ``upgrade.cleanupOnFail``); with ``atomic`` the rollback then runs as well."""
     install_crds: str = crd_policy.INSTALL_DEFAULT
     """The chart's ``crds/`` when ``install`` installs (``--skip-crds`` makes it ``Skip``)."""
 
@@ -215,7 +218,7 @@ def _upgrade(cfg: config.Configuration, chart: model.Chart, user_values: Mapping
                             namespace=options.namespace, name=options.name,
                             wait=options.wait or options.atomic, timeout_s=options.timeout_s,
                             no_hooks=options.no_hooks, fire=rendered.fire,
-                            adopt=options.take_ownership)
+                            adopt=options.take_ownership, cleanup_on_fail=options.cleanup_on_fail)
         except HelmError as exc:
             cfg.driver.update(record.with_status(rel.Status.FAILED,
                                                  f'Upgrade "{options.name}" failed: {exc}'))
@@ -224,7 +227,8 @@ def _upgrade(cfg: config.Configuration, chart: model.Chart, user_values: Mapping
                 undo_cfg, wait = config.for_undo(cfg, exc)
                 rollback.roll_back(undo_cfg, options.name, options.namespace, current.version,
                                    rollback.RollbackOptions(wait=wait, timeout_s=options.timeout_s,
-                                                            no_hooks=options.no_hooks))
+                                                            no_hooks=options.no_hooks,
+                                                            cleanup_on_fail=options.cleanup_on_fail))
                 raise HelmError(ATOMIC_UPGRADE.format(name=options.name, error=exc)) from exc
             raise
     # under the lock, what is stored is what the lock's read found and this upgrade wrote

@@ -249,7 +249,7 @@ def cmd_upgrade(args: argparse.Namespace) -> int:
         name=args.name, namespace=args.namespace, chart_source=chartref.source_of(args, args.chart),
         install=args.install, dry_run=args.dry_run, wait=args.wait, timeout_s=_timeout(args),
         atomic=args.atomic, reuse_values=args.reuse_values, reset_values=args.reset_values,
-        reset_then_reuse_values=args.reset_then_reuse_values,
+        reset_then_reuse_values=args.reset_then_reuse_values, cleanup_on_fail=args.cleanup_on_fail,
         create_namespace=args.create_namespace, take_ownership=args.take_ownership,
         no_hooks=args.no_hooks, description=args.description,
         max_history=upgrade.DEFAULT_MAX_HISTORY if args.history_max is None else args.history_max,
@@ -267,7 +267,8 @@ def cmd_rollback(args: argparse.Namespace) -> int:
     from helm_core.action import rollback
     rollback.run(_configuration(args), args.name, args.namespace, _version_arg(args.version),
                  rollback.RollbackOptions(wait=args.wait, timeout_s=_timeout(args),
-                                          no_hooks=args.no_hooks, dry_run=args.dry_run))
+                                          no_hooks=args.no_hooks, dry_run=args.dry_run,
+                                          cleanup_on_fail=args.cleanup_on_fail))
     print("Rollback was a success! Happy Helming!")
     return 0
 
@@ -420,6 +421,11 @@ def cmd_test(args: argparse.Namespace) -> int:
 
 # --------------------------------------------------------------------------- registration
 
+def _add_cleanup_flag(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--cleanup-on-fail", action="store_true",
+                   help="allow deletion of new resources created in this upgrade when upgrade fails")
+
+
 def _install_like(p: argparse.ArgumentParser) -> None:
     from helm_core.cli import common
     _add_cluster_flags(p)
@@ -466,6 +472,7 @@ def register(sub: Any) -> None:
     p.add_argument("--reuse-values", action="store_true")
     p.add_argument("--reset-values", action="store_true")
     p.add_argument("--reset-then-reuse-values", action="store_true")
+    _add_cleanup_flag(p)
     p.add_argument("--history-max", type=int, default=None,
                    help="versions kept after the upgrade (0: no limit; default 10, as Helm)")
     _install_like(p)
@@ -474,6 +481,7 @@ def register(sub: Any) -> None:
     p = sub.add_parser("rollback", help="roll a release back to a previous version")
     p.add_argument("name")
     p.add_argument("version", nargs="?", help="the version (ULID) to roll back to; default: previous")
+    _add_cleanup_flag(p)
     _add_cluster_flags(p)
     _add_wait_flags(p)
     p.set_defaults(func=cmd_rollback)

@@ -270,6 +270,7 @@ def apply(rt: Runtime, body: Mapping[str, Any]) -> Outcome:
             atomic=bool(then.get("atomic")), reset_values=True,
             no_hooks=bool(then.get("disableHooks")), lua=lua, post_render=post_render,
             skip_schema_validation=bool(then.get("disableSchemaValidation")),
+            cleanup_on_fail=bool(then.get("cleanupOnFail")),
             crds=crd_policy.check_policy(then.get("crds") or "", default=crd_policy.UPGRADE_DEFAULT),
             max_history=int(spec.get("maxHistory", DEFAULT_MAX_HISTORY)),
             description=f"Upgrade {description}"), install.InstallOptions(
