@@ -1,4 +1,5 @@
-"""Go's ``path/filepath`` on Unix, where a path's spelling shows in what helm prints.
+"""Go's ``path`` and ``path/filepath`` on Unix (the same rules there), where a path's spelling
+shows in what helm prints and in Sprig's ``clean``/``dir``.
 
 Python's ``os.path.join`` keeps what Go's ``Join`` cleans (``./a``, ``a//b``, ``a/../b``), and
 ``os.path.normpath`` keeps a leading ``//`` that Go's ``Clean`` reduces to ``/``.

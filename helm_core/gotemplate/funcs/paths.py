@@ -3,33 +3,12 @@ forms (Go ``path/filepath``, identical on Linux where Helm runs).
 
 Why: Python's ``posixpath`` differs from Go on edge cases (``//a`` stays ``//a``
 in Python, Go cleans it to ``/a``; ``base ""`` is "." in Go), so Go's lexical
-rules are implemented directly.
+rules are followed (:mod:`helm_core.golib.gofilepath`).
 """
 from __future__ import annotations
 
+from helm_core.golib import gofilepath
 from helm_core.golib.gotypes import signature
-
-
-def go_clean(p: str) -> str:
-    """``path.Clean``: shortest equivalent path by purely lexical processing."""
-    if p == "":
-        return "."
-    rooted = p.startswith("/")
-    parts: list[str] = []
-    for seg in p.split("/"):
-        if seg in ("", "."):
-            continue
-        if seg == "..":
-            if parts and parts[-1] != "..":
-                parts.pop()
-            elif not rooted:
-                parts.append("..")
-            continue
-        parts.append(seg)
-    out = "/".join(parts)
-    if rooted:
-        return "/" + out
-    return out or "."
 
 
 @signature("string")
@@ -46,13 +25,13 @@ def base(p: str) -> str:
 @signature("string")
 def dir_(p: str) -> str:
     """``dir``: everything but the last element, cleaned."""
-    return go_clean(p[: p.rfind("/") + 1])
+    return gofilepath.dir(p)
 
 
 @signature("string")
 def clean(p: str) -> str:
     """``clean``."""
-    return go_clean(p)
+    return gofilepath.clean(p)
 
 
 @signature("string")
