@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import os
 
+from helm_core.cli import common
 from helm_core.errors import ChartError, SourceError
 
 TYPE_CHECKING = False
@@ -36,7 +37,6 @@ def add_flags(p: argparse.ArgumentParser, *, with_auth: bool = True) -> None:
     p.add_argument("--devel", action="store_true",
                    help="use development versions, too (equivalent to version '>0.0.0-0')")
     if with_auth:
-        from helm_core.cli import common
         common.add_auth_flags(p)
 
 
@@ -76,13 +76,13 @@ def _update_missing_dependencies(args: argparse.Namespace, chart_dir: str) -> No
     """helm's install ``--dependency-update``: when ``CheckDependencies`` finds a declared
     dependency missing from ``charts/``, run ``dependency update`` (its output on stdout)."""
     from helm_core.chart import dependencies, loader
-    from helm_core.cli import helmcmds
+    from helm_core.cli import refresh
     from helm_core.errors import DependencyError
 
     try:
         dependencies.check_present(loader.load(chart_dir))
     except DependencyError:
-        helmcmds.update_dependencies(args, chart_dir)
+        refresh.update_dependencies(args, chart_dir)
 
 
 def load(args: argparse.Namespace, text: str) -> Any:
@@ -100,14 +100,8 @@ def source_of(args: argparse.Namespace, text: str) -> str:
     return os.path.realpath(text) if is_local(text) else text
 
 
-def _cache(args: argparse.Namespace) -> Any:
-    from helm_core.sources import cache as cache_mod
-    return cache_mod.Cache(getattr(args, "cache_dir", "") or cache_mod.default_root(os.environ))
-
-
 def _flag_credentials(args: argparse.Namespace) -> Any:
     from helm_core import sources
-    from helm_core.cli import common
     if not hasattr(args, "username"):
         return sources.Credentials()
     return common.credentials(args)
@@ -127,7 +121,7 @@ def _oci(args: argparse.Namespace, text: str) -> tuple[str, bytes]:
             credentials = records_replace(credentials, **stored)
     ref = sources.ChartRef(kind="oci", url=text, version=version, devel=devel,
                            plain_http=bool(getattr(args, "plain_http", False)))
-    resolved = sources.resolve(ref, credentials, _cache(args))
+    resolved = sources.resolve(ref, credentials, common.chart_cache(args))
     return resolved.source, resolved.data
 
 
@@ -136,7 +130,7 @@ def _from_repo_url(args: argparse.Namespace, name: str) -> tuple[str, bytes]:
 
     version, devel = _ref_options(args)
     ref = sources.ChartRef(kind="repo", url=args.repo, name=name, version=version, devel=devel)
-    resolved = sources.resolve(ref, _flag_credentials(args), _cache(args))
+    resolved = sources.resolve(ref, _flag_credentials(args), common.chart_cache(args))
     return resolved.source, resolved.data
 
 
@@ -151,7 +145,7 @@ def _from_named_repo(args: argparse.Namespace, text: str) -> tuple[str, bytes]:
     version, devel = _ref_options(args)
     settings = args.settings
     entry = helmconfig.find_repository(helmconfig.load_repositories(settings.repository_config), repo_name)
-    cache = _cache(args)
+    cache = common.chart_cache(args)
     index = helmconfig.cached_index(entry, settings.repository_cache, cache)
     try:
         found = helmconfig.get_version(index, chart_name, version, devel=devel)

@@ -105,6 +105,14 @@ def read_file(path: str) -> bytes:
         raise SourceError(f"{path}: {exc.strerror}") from None
 
 
+def chart_cache(args: argparse.Namespace) -> Any:
+    """helm-core's chart cache: ``--cache-dir``, else its default root (shared with the controller)."""
+    import os
+
+    from helm_core.sources import cache as cache_mod
+    return cache_mod.Cache(getattr(args, "cache_dir", "") or cache_mod.default_root(os.environ))
+
+
 def credentials(args: argparse.Namespace) -> sources.Credentials:
     from helm_core import sources
     return sources.Credentials(

@@ -13,10 +13,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from helm_core.cli import common
 from helm_core.errors import HelmError, SourceError
 
-UPDATE_HEADER = "Hang tight while we grab the latest from your chart repositories..."
-UPDATE_DONE = "Update Complete. \u2388Happy Helming!\u2388"
 SEARCH_MAX_SCORE = 25
 """helm's ``searchMaxScore``: matches further into the line than this are not matches."""
 SEARCH_COLUMN_WIDTH = 50
@@ -31,11 +30,6 @@ def _table(rows: list[list[str]], max_width: int = 0) -> str:
 def _encode(data: Any, output: str) -> str:
     from helm_core.cli import release as cli_release
     return cli_release.encode(data, output)
-
-
-def _cache(args: argparse.Namespace) -> Any:
-    from helm_core.sources import cache as cache_mod
-    return cache_mod.Cache(getattr(args, "cache_dir", "") or cache_mod.default_root(os.environ))
 
 
 def _password_from_stdin() -> str:
@@ -68,7 +62,7 @@ def cmd_repo_add(args: argparse.Namespace) -> int:
             print(f'"{args.name}" already exists with the same configuration, skipping')
             return 0
         try:
-            helmconfig.download_index(entry, settings.repository_cache, _cache(args))
+            helmconfig.download_index(entry, settings.repository_cache, common.chart_cache(args))
         except SourceError as exc:
             raise SourceError(f'looks like "{args.url}" is not a valid chart repository or cannot be '
                               f"reached: {exc}") from None
@@ -115,8 +109,7 @@ def cmd_repo_remove(args: argparse.Namespace) -> int:
 
 
 def cmd_repo_update(args: argparse.Namespace) -> int:
-    from concurrent.futures import ThreadPoolExecutor
-
+    from helm_core.cli import refresh
     from helm_core.sources import helmconfig
 
     settings = args.settings
@@ -127,28 +120,10 @@ def cmd_repo_update(args: argparse.Namespace) -> int:
         if not any(e.name == name for e in entries):
             raise HelmError(f"no repositories found matching '{name}'.  Nothing will be updated")
     chosen = [e for e in entries if not args.names or e.name in args.names]
-    print(UPDATE_HEADER)
-    cache = _cache(args)
-
-    def update(entry: helmconfig.RepoEntry) -> str:
-        try:
-            helmconfig.download_index(entry, settings.repository_cache, cache)
-        except HelmError as exc:
-            return exc.args[0] if exc.args else str(exc)
-        return ""
-
-    failed: list[str] = []
-    with ThreadPoolExecutor(max_workers=min(8, len(chosen))) as pool:
-        for entry, problem in zip(chosen, pool.map(update, chosen), strict=True):
-            if problem:
-                print(f'...Unable to get an update from the "{entry.name}" chart repository '
-                      f"({entry.url}):\n\t{problem}")
-                failed.append(entry.url)
-            else:
-                print(f'...Successfully got an update from the "{entry.name}" chart repository')
+    failed = refresh.refresh(args, chosen)
     if failed and args.fail_on_repo_update_fail:
         raise HelmError(f"Failed to update the following repositories: [{' '.join(failed)}]")
-    print(UPDATE_DONE)
+    print(refresh.UPDATE_DONE)
     return 0
 
 
@@ -281,7 +256,7 @@ def cmd_registry_login(args: argparse.Namespace) -> int:
                                    ca_pem=_read(args.ca_file), cert_pem=_read(args.cert_file),
                                    key_pem=_read(args.key_file), insecure_skip_verify=args.insecure)
     try:
-        with oci.Registry(host, credentials=credentials, cache=_cache(args),
+        with oci.Registry(host, credentials=credentials, cache=common.chart_cache(args),
                           plain_http=args.plain_http) as registry:
             registry.ping()
     except SourceError as exc:
@@ -292,7 +267,6 @@ def cmd_registry_login(args: argparse.Namespace) -> int:
 
 
 def _read(path: str) -> bytes:
-    from helm_core.cli import common
     return common.read_file(path)
 
 
@@ -450,42 +424,9 @@ def cmd_dependency_list(args: argparse.Namespace) -> int:
 
 
 def cmd_dependency_update(args: argparse.Namespace) -> int:
-    update_dependencies(args, args.chart)
+    from helm_core.cli import refresh
+    refresh.update_dependencies(args, args.chart)
     return 0
-
-
-def update_dependencies(args: argparse.Namespace, chart_dir: str) -> None:
-    """``helm dependency update`` of ``chart_dir``: repositories refreshed (unless
-    ``--skip-refresh``), charts/ and Chart.lock made from Chart.yaml, helm's lines printed."""
-    from helm_core.cli import common
-    from helm_core.sources import dependency, helmconfig
-
-    settings = args.settings
-    entries = helmconfig.load_repositories(settings.repository_config)
-    by_url = {e.url.rstrip("/"): e for e in entries}
-    flags = common.credentials(args)
-
-    def credentials(repository: str) -> Any:
-        url = dependency.named_repository(repository, {e.name: e.url for e in entries}).rstrip("/")
-        return flags if flags.has_secret or url not in by_url else by_url[url].credentials()
-
-    if not getattr(args, "skip_refresh", False) and entries:
-        print(UPDATE_HEADER)
-        for entry in entries:
-            try:
-                helmconfig.download_index(entry, settings.repository_cache, _cache(args))
-                print(f'...Successfully got an update from the "{entry.name}" chart repository')
-            except HelmError as exc:
-                print(f'...Unable to get an update from the "{entry.name}" chart repository '
-                      f"({entry.url}):\n\t{exc}")
-        print(UPDATE_DONE)
-    built = dependency.build(chart_dir, credentials=credentials, cache=_cache(args),
-                             plain_http=args.plain_http, update=True,
-                             repositories={e.name: e.url for e in entries})
-    print(f"Saving {len(built)} charts")
-    for item in built:
-        print(f"Downloading {item.name} from repo {item.repository}")
-    print("Deleting outdated charts")
 
 
 # --------------------------------------------------------------------------- registration
@@ -502,7 +443,6 @@ def _add_output(p: argparse.ArgumentParser) -> None:
 def register(sub: Any) -> None:
     """Add these commands to ``helm-core``'s subparsers (``repo`` and ``dependency`` extend the
     parsers :mod:`helm_core.cli.sources` made)."""
-    from helm_core.cli import common
 
     repo_sub = _subparsers(sub.choices["repo"])
     p = repo_sub.add_parser("add", help="add a chart repository")

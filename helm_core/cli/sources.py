@@ -17,7 +17,7 @@ from helm_core.cli import common
 from helm_core.errors import HelmError, SourceError
 
 if TYPE_CHECKING:
-    from helm_core.sources import cache as cache_mod
+    pass
 
 # The source modules (and the HTTP client under them) are imported by the command that
 # uses them, so that `helm-core template` does not pay for them at start-up.
@@ -27,11 +27,6 @@ if TYPE_CHECKING:
 _add_auth_flags = common.add_auth_flags
 _read = common.read_file
 _credentials = common.credentials
-
-
-def _cache(args: argparse.Namespace) -> cache_mod.Cache:
-    from helm_core.sources import cache as cache_mod
-    return cache_mod.Cache(args.cache_dir or cache_mod.default_root(os.environ))
 
 
 def cmd_pull(args: argparse.Namespace) -> int:
@@ -61,7 +56,7 @@ def cmd_pull(args: argparse.Namespace) -> int:
             stored = helmconfig.registry_credentials(args.settings.registry_config,
                                                      oci.Reference.parse(args.chart).registry)
             credentials = replace(credentials, **stored) if stored else credentials
-        resolved = sources.resolve(ref, credentials, _cache(args))
+        resolved = sources.resolve(ref, credentials, common.chart_cache(args))
         data, name, version = resolved.data, resolved.name, resolved.version
     dest = Path(args.destination)
     dest.mkdir(parents=True, exist_ok=True)
@@ -88,7 +83,7 @@ def cmd_push(args: argparse.Namespace) -> int:
         raise SourceError(f"{args.remote}: give the repository without a tag (the chart version is the tag)")
     ref = oci.Reference(remote.registry, f"{remote.repository}/{meta['name']}",
                         oci.version_to_tag(str(meta["version"])))
-    with oci.Registry(ref.registry, credentials=_credentials(args), cache=_cache(args),
+    with oci.Registry(ref.registry, credentials=_credentials(args), cache=common.chart_cache(args),
                       plain_http=args.plain_http) as registry:
         digest = registry.push(ref, data, meta, annotations=_annotations(meta))
     print(f"Pushed: {str(ref).removeprefix(oci.SCHEME)}")
@@ -135,7 +130,7 @@ def cmd_dependency_build(args: argparse.Namespace) -> int:
     from helm_core.sources import dependency, helmconfig
     creds = _credentials(args)
     entries = helmconfig.load_repositories(args.settings.repository_config)
-    built = dependency.build(args.chart, credentials=lambda _url: creds, cache=_cache(args),
+    built = dependency.build(args.chart, credentials=lambda _url: creds, cache=common.chart_cache(args),
                              plain_http=args.plain_http,
                              repositories={e.name: e.url for e in entries})
     for item in built:
