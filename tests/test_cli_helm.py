@@ -263,6 +263,23 @@ def test_pull_repo_slash_chart_as_helm(both, repo):
     assert (both.tmp / "core" / "demo-0.1.0.tgz").read_bytes() == theirs
 
 
+def test_pull_untar_as_helm(both, repo):
+    """``--untar``/``--untardir``: the chart expanded under the destination, no archive left, and
+    refused when the folder named after the reference exists; file for file as helm's."""
+    assert both.helm("repo", "add", "charts", repo.url)[0] == 0
+    for case, flags in enumerate((["--untar"], ["--untar", "--untardir", "sub/dir"], ["--untar", "--untardir", "."])):
+        trees = []
+        for side, run in (("helm", both.helm), ("core", both.core)):
+            dest = both.tmp / f"{side}-{case}"
+            dest.mkdir()
+            first = run("pull", "charts/demo", "-d", str(dest), *flags)
+            again = run("pull", "charts/demo", "-d", str(dest), *flags)
+            trees.append((first[:2], again[0], again[2].replace(str(dest), "DEST"),
+                          sorted((str(p.relative_to(dest)), p.read_bytes() if p.is_file() else b"", p.stat().st_mode)
+                                 for p in dest.rglob("*"))))
+        assert trees[0] == trees[1], flags
+
+
 def test_repo_slash_chart_needs_the_cached_index(both, repo):
     assert both.helm("repo", "add", "charts", repo.url)[0] == 0
     (both.tmp / "cache" / "repository" / "charts-index.yaml").unlink()

@@ -58,16 +58,38 @@ def cmd_pull(args: argparse.Namespace) -> int:
             credentials = replace(credentials, **stored) if stored else credentials
         resolved = sources.resolve(ref, credentials, common.chart_cache(args))
         data, name, version = resolved.data, resolved.name, resolved.version
-    dest = Path(args.destination)
-    dest.mkdir(parents=True, exist_ok=True)
-    target = dest / f"{name}-{version}.tgz"
-    temporary = target.with_name(f".{target.name}.tmp")
-    temporary.write_bytes(data or b"")
-    os.replace(temporary, target)
+    if args.untar:
+        _untar(args, data or b"")
+    else:
+        _save(args, data or b"", f"{name}-{version}.tgz")
     if ref is not None and ref.kind == "oci":
         print(f"Pulled: {resolved.source.removeprefix(oci.SCHEME)}")
         print(f"Digest: {resolved.manifest_digest}")
     return 0
+
+
+def _save(args: argparse.Namespace, data: bytes, file_name: str) -> None:
+    dest = Path(args.destination)
+    dest.mkdir(parents=True, exist_ok=True)
+    target = dest / file_name
+    temporary = target.with_name(f".{target.name}.tmp")
+    temporary.write_bytes(data)
+    os.replace(temporary, target)
+
+
+def _untar(args: argparse.Namespace, data: bytes) -> None:
+    """helm's ``pull --untar``: the chart expanded under ``--untardir`` (relative to
+    ``--destination``), refused when the folder named after the chart reference exists."""
+    from helm_core.golib import gofilepath
+    from helm_core.sources import package as package_mod
+
+    into = args.untardir if os.path.isabs(args.untardir) else gofilepath.join(args.destination, args.untardir)
+    reference_name = args.chart.rstrip("/").rsplit("/", 1)[-1]  # Go's filepath.Split of the reference
+    check = reference_name if into == "." else gofilepath.join(into, reference_name)
+    if os.path.lexists(check):
+        raise HelmError(f"failed to untar: a file or directory with the name {check} already exists")
+    os.makedirs(check, mode=package_mod.DIR_MODE)
+    package_mod.expand(data, into, source=args.chart)
 
 
 def cmd_push(args: argparse.Namespace) -> int:
@@ -146,7 +168,13 @@ def register(sub: Any) -> None:
     pull.add_argument("--repo", default="", help="chart repository URL")
     pull.add_argument("--version", default="", help="version or semver constraint (default: latest stable)")
     pull.add_argument("--devel", action="store_true", help="use development versions too")
-    pull.add_argument("-d", "--destination", default=".", help="folder to write the chart to")
+    pull.add_argument("-d", "--destination", default=".",
+                      help="location to write the chart. If this and untardir are specified, untardir is "
+                           "appended to this")
+    pull.add_argument("--untar", action="store_true", help="if set to true, will untar the chart after downloading it")
+    pull.add_argument("--untardir", default=".",
+                      help="if untar is specified, this flag specifies the name of the directory into which the chart "
+                           "is expanded")
     _add_auth_flags(pull)
     pull.set_defaults(func=cmd_pull)
 

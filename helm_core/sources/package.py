@@ -8,6 +8,8 @@ Rules:
 - The archive is loaded back through the safe loader before it is returned.
 - ``chart_metadata`` gives Chart.yaml as Helm marshals ``chart.Metadata`` to JSON (its field
   order, empty fields left out): the OCI config blob and the repository index use it.
+- ``expand`` is the way back (helm's ``chartutil.Expand``, ``pull --untar``): the archive's
+  files, read safely, written under ``<folder>/<chart name>``.
 """
 from __future__ import annotations
 
@@ -63,6 +65,36 @@ def package(root: str | os.PathLike[str], *, mtime: int = 0) -> tuple[str, bytes
     data = archive_bytes(meta.name, chart_files(path), mtime=mtime)
     loader.load_archive(data, source=str(path))
     return f"{meta.name}-{meta.version}.tgz", data
+
+
+def expand(data: bytes, folder_path: str, *, source: str) -> str:
+    """Write the chart archive ``data`` out under ``folder_path/<its chart name>`` (helm's
+    ``Expand``: files verbatim, mode 0644, folders made as needed); returns that folder. The
+    archive's paths were checked by the safe reader; the name is refused where it would not be
+    one folder inside ``folder_path``."""
+    files = archive.read_archive(data, source=source)
+    name = str(next((_chart_name(body, source) for path, body in files if path == "Chart.yaml"), "") or "")
+    if not name:
+        raise ChartError("chart name not specified")
+    if name in (".", ".."):
+        raise ChartError(f'chart name "{name}" is not allowed')
+    if "/" in name:
+        raise ChartError(f'chart name "{name}" must not contain path separators')
+    chart_dir = os.path.join(os.path.normpath(folder_path), name)
+    for path, body in files:
+        target = os.path.join(chart_dir, path)
+        os.makedirs(os.path.dirname(target), mode=DIR_MODE, exist_ok=True)
+        with open(target, "wb") as out:
+            out.write(body)
+        os.chmod(target, FILE_MODE)
+    return chart_dir
+
+
+def _chart_name(chart_yaml: bytes, source: str) -> Any:
+    doc = yaml.safe_load(chart_yaml)
+    if not isinstance(doc, dict):
+        raise ChartError(f"{source}: cannot load Chart.yaml: not a mapping")
+    return doc.get("name")
 
 
 def raw_chart_yaml(data: bytes, *, source: str) -> dict[str, Any]:

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from helm_core import errors
 from helm_core.cli import main as cli_main
 from helm_core.chart import loader
 from helm_core.sources import index as index_mod, package as package_mod
@@ -153,3 +154,24 @@ def test_repo_index_merge_keeps_versions_the_folder_lacks(tmp_path: Path) -> Non
     doc = yaml.safe_load((tmp_path / "repo" / "index.yaml").read_text())
     assert [e["version"] for e in doc["entries"]["demo"]] == ["1.0.0", "0.9.0"]
     assert [e["version"] for e in doc["entries"]["gone"]] == ["1.0.0"]
+
+
+def test_expand_writes_the_archive_back_under_the_chart_name(tmp_path: Path) -> None:
+    files = [("Chart.yaml", b"apiVersion: v2\nname: demo\nversion: 1.0.0\n"),
+             ("templates/cm.yaml", b"kind: ConfigMap\n"), ("charts/sub/Chart.yaml", b"name: sub\n")]
+    out = package_mod.expand(package_mod.archive_bytes("folder-name", files), str(tmp_path / "x"), source="t.tgz")
+    assert out == str(tmp_path / "x" / "demo")
+    assert sorted((str(p.relative_to(tmp_path)), p.read_bytes(), oct(p.stat().st_mode & 0o777))
+                  for p in (tmp_path / "x").rglob("*") if p.is_file()) == [
+        ("x/demo/Chart.yaml", files[0][1], "0o644"), ("x/demo/charts/sub/Chart.yaml", files[2][1], "0o644"),
+        ("x/demo/templates/cm.yaml", files[1][1], "0o644")]
+
+
+@pytest.mark.parametrize(("name", "message"), [
+    ("", "chart name not specified"), (".", 'chart name "." is not allowed'),
+    ("..", 'chart name ".." is not allowed'), ("a/b", 'chart name "a/b" must not contain path separators')])
+def test_expand_refuses_names_that_are_not_one_folder(tmp_path: Path, name: str, message: str) -> None:
+    data = package_mod.archive_bytes("c", [("Chart.yaml", f"apiVersion: v2\nname: '{name}'\nversion: 1.0.0\n".encode())])
+    with pytest.raises(errors.ChartError, match=f"^{message}$"):
+        package_mod.expand(data, str(tmp_path), source="t.tgz")
+    assert list(tmp_path.iterdir()) == []
