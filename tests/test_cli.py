@@ -291,3 +291,34 @@ def test_default_namespace_comes_from_the_kubeconfig_context(tmp_path, text, nam
     config = tmp_path / "config"
     config.write_bytes(text)
     assert settings.kubeconfig_namespace(str(config), "", {}) == namespace
+
+
+def _linted_lua_chart(tmp_path, pre_lint: str):
+    """A chart whose pre-render handler names the ConfigMap (lint then judges that name) and
+    whose pre-lint handler is ``pre_lint``."""
+    return write_chart(tmp_path, {
+        "Chart.yaml": chart_yaml("linted") + "icon: https://example.com/i.png\n",
+        "values.yaml": "name: good\n",
+        "ext/lua/chart.lua": ('events.on("pre-render", 0, function(_) _.values.name = "Bad_Name" end)\n'
+                              f'events.on("pre-lint", 0, function(_) {pre_lint} end)\n'),
+        "templates/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Values.name }}\n",
+    })
+
+
+def test_lint_runs_the_chart_lua_lint_events(capsys, tmp_path):
+    """lint fires chart-loaded, pre-render, post-render and pre-lint (DESIGN 4): what pre-render
+    changes is what the rules judge, pre-lint sees the rendered objects."""
+    root = _linted_lua_chart(tmp_path / "ok", 'print(#_.objects .. " " .. _.objects[1].metadata.name)')
+    code, out, err = run(capsys, "lint", str(root))
+    assert code == 0
+    assert '[WARNING] templates/cm.yaml: object name does not conform to Kubernetes naming requirements: ' \
+           '"Bad_Name"' in out
+    assert err == "lua: linted: 1 Bad_Name\n"
+
+
+def test_a_failing_pre_lint_handler_is_a_lint_error(capsys, tmp_path):
+    root = _linted_lua_chart(tmp_path / "fails", 'error("every ConfigMap needs a team label")')
+    code, out, err = run(capsys, "lint", str(root))
+    assert code == 1
+    assert "[ERROR] templates/: " in out and "every ConfigMap needs a team label" in out
+    assert err == "Error: 1 chart(s) linted, 1 chart(s) failed\n"

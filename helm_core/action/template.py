@@ -105,7 +105,8 @@ def run(chart: model.Chart, user_values: dict[str, Any], options: TemplateOption
     step = RenderStep(prepared.chart, render_mod.RenderOptions(
         release=release, capabilities=capabilities, strict=options.strict, ledger=options.ledger))
     if layout.has_extensions(prepared.chart):
-        values, documents = _run_lifecycle(step, prepared, release, capabilities, options, log)
+        ctx = run_events("template", step, prepared, release, capabilities, options.lua, log)
+        values, documents = dict(ctx.values), step.documents_after(ctx.objects)
     else:
         # No chart Lua and no permissions file anywhere in the tree: every lifecycle event but
         # the core render would be empty, and the Lua machinery is not even imported.
@@ -126,16 +127,19 @@ def run(chart: model.Chart, user_values: dict[str, Any], options: TemplateOption
     )
 
 
-def _run_lifecycle(step: RenderStep, prepared: prepare.Prepared, release: caps_mod.ReleaseInfo,
-                   capabilities: Any, options: TemplateOptions,
-                   log: Callable[[str], None]) -> tuple[dict[str, Any], list[mf.Manifest]]:
-    """The template action's events with the chart's Lua handlers around the core render."""
+def run_events(action: str, step: RenderStep, prepared: prepare.Prepared, release: caps_mod.ReleaseInfo,
+               capabilities: Any, lua_options: LuaOptions, log: Callable[[str], None]) -> lua.EventContext:
+    """The events of a local ``action`` (``template``, ``lint``: :data:`helm_core.lua.ACTIONS`)
+    with the chart's Lua handlers, the core render (``step``) right after ``pre-render``;
+    returns the context the last handler left."""
     from helm_core.action import events
-    with lua.load_chart_scripts(prepared.chart, accepted_permissions=options.lua.accepted_permissions,
-                                limits=options.lua.limits, log=log,
-                                session_factory=options.lua.session_factory) as scripts:
+    order = list(lua.ACTIONS[action])
+    order.insert(order.index("pre-render") + 1, "render")
+    with lua.load_chart_scripts(prepared.chart, accepted_permissions=lua_options.accepted_permissions,
+                                limits=lua_options.limits, log=log,
+                                session_factory=lua_options.session_factory) as scripts:
         emitter: events.Emitter[lua.EventContext] = events.Emitter()
-        events.attach_chart_scripts(emitter, scripts, lua.ACTIONS["template"])
+        events.attach_chart_scripts(emitter, scripts, lua.ACTIONS[action])
         emitter.set_core("render", step)
         ctx = lua.new_context(
             prepared.chart,
@@ -145,9 +149,9 @@ def _run_lifecycle(step: RenderStep, prepared: prepare.Prepared, release: caps_m
                                               api_versions=tuple(capabilities.APIVersions)),
             values=prepared.values,
         )
-        for event in ("chart-loaded", "pre-render", "render", "post-render", "post-template"):
+        for event in order:
             ctx = emitter.emit(event, ctx)
-    return dict(ctx.values), step.documents_after(ctx.objects)
+    return ctx
 
 
 def check_kube_version(chart: model.Chart, capabilities: caps_mod.Capabilities) -> None:

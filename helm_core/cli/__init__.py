@@ -221,9 +221,11 @@ def cmd_lint(args: argparse.Namespace) -> int:
     def render(chart: Any) -> Any:
         """helm's lint render: dependencies processed (silently given up on failure), values
         coalesced and checked, every template rendered in lint mode (``required``/``fail``
-        do not stop it). Chart Lua is not run."""
+        do not stop it); for a chart with Lua, the lint action's events around it
+        (``pre-render`` may change values and templates; ``pre-lint`` sees the objects)."""
         from helm_core.engine import render as render_mod
         from helm_core.errors import DependencyError
+        from helm_core.lua import layout
 
         try:
             prepared = prepare.prepare_chart(chart, values, allow_library=True,
@@ -233,10 +235,17 @@ def cmd_lint(args: argparse.Namespace) -> int:
         caps = caps_mod.make_capabilities(kube_version=args.kube_version or caps_mod.DEFAULT_KUBE_VERSION)
         release = caps_mod.ReleaseInfo(name=lint_mod.RELEASE_NAME, namespace=args.namespace, revision=1,
                                        is_install=True, is_upgrade=False)
-        rendered = render_mod.render(prepared.chart, prepared.values, options=render_mod.RenderOptions(
-            release=release, capabilities=caps, lint_mode=True,
-            lint_log=lambda line: print(line, file=sys.stderr)))
-        return prepared.chart, rendered
+        options = render_mod.RenderOptions(release=release, capabilities=caps, lint_mode=True,
+                                           lint_log=lambda line: print(line, file=sys.stderr))
+        if not layout.has_extensions(prepared.chart):
+            return prepared.chart, render_mod.render(prepared.chart, prepared.values, options=options)
+        from helm_core.action import template as template_action
+        from helm_core.engine import renderer as renderer_mod
+
+        kept = renderer_mod.FilesKept()
+        step = template_action.RenderStep(prepared.chart, options, kept)
+        template_action.run_events("lint", step, prepared, release, caps, _lua_options(args, chart), _lua_log)
+        return kept.chart, kept.files
 
     if args.with_subcharts:  # helm walks each given chart's charts/ once, in the order given
         paths = paths + [sub for given in paths for sub in lint_mod.subchart_paths(given)]

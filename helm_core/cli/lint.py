@@ -6,7 +6,8 @@ Rules, in helm's order, each message ``[SEVERITY] path: text`` as helm prints it
   source and icon URLs, ``icon is recommended`` (INFO), no ``type``/``dependencies`` in v1.
 - values.yaml: present (INFO when not), parsable, and with the user's values over it valid against
   values.schema.json (helm's values rule, which ``--skip-schema-validation`` leaves on).
-- templates/: the chart loads and renders (release ``test-release``); per template: an allowed
+- templates/: the chart loads and renders (release ``test-release``; a chart with Lua runs the
+  lint action's events around the render, and a failing handler is this rule's ERROR); per template: an allowed
   extension, no ``crd-install`` hook (WARNING), no ``.Release.Time``; per rendered YAML file:
   no indented first line (WARNING); then document by document (``---`` lines, each decoded
   into helm's ``K8sYamlStruct``; the first that fails is an ERROR and ends the lint of the

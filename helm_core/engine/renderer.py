@@ -57,7 +57,12 @@ if TYPE_CHECKING:  # a protocol for type checkers: nothing asks for it at run ti
 def render_documents(chart: model.Chart, values: Mapping[str, Any],
                      options: render_mod.RenderOptions) -> RenderedDocuments:
     """Templates → documents, NOTES.txt kept apart (the work every renderer does)."""
-    files = render_mod.render(chart, dict(values), options=options)
+    return documents_of(chart, render_mod.render(chart, dict(values), options=options), options)
+
+
+def documents_of(chart: model.Chart, files: dict[str, str], options: render_mod.RenderOptions) -> RenderedDocuments:
+    """Rendered ``files`` (``<chart>/templates/x.yaml`` → text; the NOTES.txt are taken out of
+    it) as documents."""
     notes = take_notes(files, chart.name, subcharts=options.subchart_notes)
     return RenderedDocuments(mf.parse_documents(files), notes)
 
@@ -91,3 +96,18 @@ class LocalRenderer:
 
 
 LOCAL: Renderer = LocalRenderer()
+
+
+class FilesKept(LocalRenderer):
+    """In this process, keeping the rendered files whole and the chart they came from (what
+    a pre-render handler made of it): lint reads each file's text, not its documents."""
+
+    def __init__(self) -> None:
+        self.files: dict[str, str] = {}
+        self.chart: model.Chart | None = None
+
+    def render(self, chart: model.Chart, values: Mapping[str, Any],
+               options: render_mod.RenderOptions) -> RenderedDocuments:
+        files = render_mod.render(chart, dict(values), options=options)
+        self.files, self.chart = dict(files), chart
+        return documents_of(chart, files, options)
