@@ -7,10 +7,9 @@ change (a custom-resource write, the API server's costliest request), a bigger o
 more watch event for Kopf to process. The controller already records the generation it acted
 on in ``status.observedGeneration`` (kstatus, as Flux); the base is derived from it:
 
-- a changing handler has a progress record (it failed and waits for a retry, or the operator
-  stopped it): the cause it was started for goes on (create: no base; update: a base without
-  the spec; resume: the current essence), so retries, backoffs and a spec change during a
-  backoff stay Kopf's, as with the annotation;
+- a create or update handler has a progress record (it failed and waits for a retry, or the
+  operator stopped it): that cause goes on (create: no base; update: a base without the spec),
+  so retries, backoffs and a spec change during a backoff stay Kopf's, as with the annotation;
 - otherwise the generation handled is the newer of ``status.observedGeneration`` and the one
   this process saw Kopf finish (:meth:`store`; the status event may come after events older
   than it): none is a create, an older one an update (only the spec moves the generation, so
@@ -19,6 +18,11 @@ on in ``status.observedGeneration`` (kstatus, as Flux); the base is derived from
 - a request still carrying the annotation of the previous controller version: that annotation,
   exactly as before; it is removed by the next completed handling (the one PATCH that carries
   it), so an upgraded controller re-installs nothing and loses no pending update.
+
+One difference: ``requester`` (docs/requester.md) is the one field besides the spec that moves
+the generation; a write of it alone is now an update (a reconcile as the new requester, which
+records the generation), where the annotation saw no spec change, ran nothing and left
+``observedGeneration`` behind for good (the interval check waits for it to catch up).
 
 Not covered: someone else writing ``status.observedGeneration`` (the status subresource is the
 controller's) can mark a spec handled; a status erased by someone else reads as a create, and
@@ -69,8 +73,7 @@ class GenerationDiffBaseStorage(kopf.DiffBaseStorage):
             return None
         if purpose == "update":
             return self._without_spec(body)
-        if purpose == "resume":
-            return self.build(body=body)
+        # no record, or a resume's (which a newer spec turns into an update, as before)
         generation = meta.get("generation")
         observed = (body.get("status") or {}).get("observedGeneration")
         handled = max(observed if isinstance(observed, int) else 0, self.handled.get(uid, 0))

@@ -122,10 +122,22 @@ def test_a_failed_handler_keeps_its_cause_until_it_succeeds() -> None:
     assert cause_of(storage, attempts, upgrade) == (kopf.Reason.UPDATE, [UPDATE_ID])
     resuming = request(observed=1, record=dict(delayed, purpose="resume"))
     assert cause_of(storage, attempts, resuming, initial=True)[0] == kopf.Reason.RESUME
+    # a resume failing, then a spec change: an update (the annotation held the older spec)
+    resumed_then_changed = request(generation=2, observed=1, record=dict(delayed, purpose="resume"))
+    assert cause_of(storage, attempts, resumed_then_changed, initial=True)[0] == kopf.Reason.UPDATE
     # a spec change during the backoff: the same cause, without the old delay
     fixed = request(generation=3, observed=2, record=dict(delayed, purpose="update"), handler=UPDATE_ID)
     assert cause_of(storage, attempts, fixed) == (kopf.Reason.UPDATE, [UPDATE_ID])
     assert attempts.fetch(key=kopf.HandlerId(UPDATE_ID), body=fixed)["delayed"] is None
+
+
+def test_a_requester_stamp_alone_is_an_update() -> None:
+    """The one difference from the annotation (diffbase's docstring): ``requester`` moves the
+    generation, and only the generation is known."""
+    attempts, storage = storages()
+    raw = dict(request(generation=2, observed=1))
+    raw["requester"] = {"username": "bob"}
+    assert cause_of(storage, attempts, kopf.Body(raw)) == (kopf.Reason.UPDATE, [UPDATE_ID])
 
 
 def test_a_request_with_the_previous_versions_annotation_is_handled_as_before() -> None:
