@@ -17,7 +17,8 @@ on in ``status.observedGeneration`` (kstatus, as Flux); the base is derived from
   the current one nothing (or resume when the operator starts);
 - a request still carrying the annotation of the previous controller version: that annotation,
   exactly as before; it is removed by the next completed handling (the one PATCH that carries
-  it), so an upgraded controller re-installs nothing and loses no pending update.
+  it), so an upgraded controller re-installs nothing and loses no pending update. (A
+  controller going back to the annotation finds none: a create, i.e. an idle reconcile, once.)
 
 One difference: ``requester`` (docs/requester.md) is the one field besides the spec that moves
 the generation; a write of it alone is now an update (a reconcile as the new requester, which
