@@ -21,6 +21,10 @@ import kopf
 from helm_operator import identity, reconcile, runner, status
 
 GROUP, VERSION, PLURAL = identity.GROUP, identity.VERSION, identity.PLURAL
+#: Id of the create/update/resume handler; Kopf names its update ``apply/spec`` (a field handler).
+#: :mod:`diffbase` reads their progress records by these ids.
+APPLY = "apply"
+APPLY_IDS = (APPLY, f"{APPLY}/spec")
 #: Shortest sleep between interval checks (seconds), whatever spec.interval says.
 MIN_INTERVAL_S = 1.0
 #: Seconds between looks at a request woken by a valuesFrom change while it was busy.
@@ -32,9 +36,9 @@ DAEMON_CANCEL_S = 5.0
 def register(registry: kopf.OperatorRegistry) -> None:
     """Register the handlers in ``registry`` (one per operator run, no import-time globals)."""
 
-    @kopf.on.create(GROUP, VERSION, PLURAL, registry=registry, id="apply")
-    @kopf.on.update(GROUP, VERSION, PLURAL, registry=registry, id="apply", field="spec")
-    @kopf.on.resume(GROUP, VERSION, PLURAL, registry=registry, id="apply")
+    @kopf.on.create(GROUP, VERSION, PLURAL, registry=registry, id=APPLY)
+    @kopf.on.update(GROUP, VERSION, PLURAL, registry=registry, id=APPLY, field="spec")
+    @kopf.on.resume(GROUP, VERSION, PLURAL, registry=registry, id=APPLY)
     def on_change(body: kopf.Body, retry: int, memo: kopf.Memo, **_: Any) -> None:
         runner.apply(memo.runtime, body, retry=retry, metrics=memo.metrics)
         memo.last_check[body["metadata"]["uid"]] = time.monotonic()

@@ -333,6 +333,7 @@ def run(inv: Invocation) -> int:
     from helm_core.kube import live
     from helm_core.sources import cache as cache_mod
     from helm_operator import (
+        diffbase,
         handlers,
         probes,
         progress,
@@ -403,10 +404,11 @@ def run(inv: Invocation) -> int:
     async def configure(settings: kopf.OperatorSettings, **_: object) -> None:
         settings.execution.max_workers = inv.settings.runtime.workers
         settings.persistence.finalizer = FINALIZER
-        settings.persistence.progress_storage = progress.GenerationAwareProgressStorage(
-            prefix=ANNOTATIONS_PREFIX)
-        settings.persistence.diffbase_storage = kopf.AnnotationsDiffBaseStorage(
-            prefix=ANNOTATIONS_PREFIX, key="last-handled-configuration")
+        attempts = progress.GenerationAwareProgressStorage(prefix=ANNOTATIONS_PREFIX)
+        settings.persistence.progress_storage = attempts
+        # what was handled is read from status.observedGeneration: no annotation, no PATCH
+        settings.persistence.diffbase_storage = diffbase.GenerationDiffBaseStorage(
+            prefix=ANNOTATIONS_PREFIX, progress=attempts, handlers=handlers.APPLY_IDS)
         settings.posting.level = logging.WARNING
         settings.watching.server_timeout = 300
         if watch.selector:  # the API server filters: other shards' requests never arrive

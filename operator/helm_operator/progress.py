@@ -7,6 +7,10 @@ waited the delay out (measured: Ready 20.2 s after the fix, during a 20 s delay)
 writes ``status.observedGeneration`` with every failure; a record read for a body whose
 generation is newer than that belongs to an older spec: its delay and retry count are dropped,
 so the new spec runs at once with a fresh retry budget.
+
+And one saving: Kopf writes its "kopf-managed" marker with every progress record, also with the
+record of a handler that succeeded at once and is purged in the same patch; that marker alone
+would cost a PATCH of the request per install. It is written only with a record that stays.
 """
 from __future__ import annotations
 
@@ -23,10 +27,25 @@ def superseded(body: Any) -> bool:
 
 
 class GenerationAwareProgressStorage(kopf.AnnotationsProgressStorage):
-    """Annotations progress storage that forgets the retry delay of a superseded spec."""
+    """Annotations progress storage that forgets the retry delay of a superseded spec, and
+    writes no marker without a record."""
 
     def fetch(self, *, key: Any, body: Any) -> Any:
         record = super().fetch(key=key, body=body)
         if record and record.get("delayed") and not record.get("success") and superseded(body):
             return dict(record, delayed=None, retries=0)
         return record
+
+    def purge(self, *, key: Any, body: Any, patch: Any) -> None:
+        super().purge(key=key, body=body, patch=patch)
+        marker = f"{self.prefix}/kopf-managed"
+        meta = patch.get("metadata") or {}
+        written = meta.get("annotations") or {}
+        if marker in written and marker not in body.metadata.annotations and not any(
+                name.startswith(f"{self.prefix}/") and value is not None
+                for name, value in written.items() if name != marker):
+            del written[marker]
+            if not written:  # an empty stanza would still be a (no-op) PATCH
+                del meta["annotations"]
+                if not meta:
+                    del patch["metadata"]
