@@ -8,8 +8,6 @@ regular expression searched in the release name; sorted by name (then namespace)
 """
 from __future__ import annotations
 
-import re
-
 from helm_core.action import config
 from helm_core.errors import HelmError
 from helm_core.storage import release as rel
@@ -38,14 +36,16 @@ class ListOptions:
 
 def run(cfg: config.Configuration, options: ListOptions = ListOptions()) -> list[rel.ReleaseVersion]:
     """The releases ``options`` select (see the module rules)."""
-    try:
-        pattern = re.compile(options.filter) if options.filter else None
-    except re.error as exc:
-        raise HelmError(f"invalid list filter {options.filter!r}: {exc}") from None
+    from helm_core.golib import goregexp
+
+    try:  # Go's regexp, as helm's: its syntax, and linear time
+        pattern = goregexp.compile(options.filter) if options.filter else None
+    except goregexp.GoSyntaxError as exc:
+        raise HelmError(str(exc)) from None
     wanted = options.statuses or DEFAULT_STATUSES
     found = [v for v in cfg.driver.list_latest("" if options.all_namespaces else options.namespace)
              if (options.all_statuses or v.status in wanted)
-             and (pattern is None or pattern.search(v.name))]
+             and (pattern is None or pattern.match_string(v.name))]
     found.sort(key=lambda v: (v.name, v.namespace))
     if options.by_date:  # helm's ByDate: oldest first, by whole seconds (ties keep name order here)
         found.sort(key=lambda v: int(v.last_deployed.timestamp()) if v.last_deployed else _ZERO_TIME_UNIX)

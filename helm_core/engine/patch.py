@@ -25,7 +25,6 @@ the ``x-kubernetes-list-map-keys`` of CRD schemas (a CRD's lists follow the rule
 """
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 
 from helm_core.errors import PatchError
@@ -235,9 +234,14 @@ class Selector:
 
 
 def _full_match(pattern: str, value: str) -> bool:
+    """kustomize's anchored Go regexp: a request's pattern runs in linear time (RE2), never
+    in Python's backtracking ``re``, where ``(a+)+$`` on an object's name could hold the
+    controller for good."""
+    from helm_core.golib import goregexp
+
     try:
-        return re.fullmatch(pattern, value) is not None
-    except re.error as exc:
+        return goregexp.compile(f"^(?:{pattern})$").match_string(value)
+    except goregexp.GoSyntaxError as exc:
         raise PatchError(f"target: invalid regular expression {pattern!r}: {exc}") from None
 
 

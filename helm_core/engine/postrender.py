@@ -22,7 +22,6 @@ Rules (Flux's HelmRelease v2 with Helm 3's ``nohooks`` strategy):
 """
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 
 from helm_core.engine import manifests as mf
@@ -249,7 +248,9 @@ def _own_target(doc: Mapping[str, Any], where: str) -> kpatch.Selector:
 
 
 def _exact(text: str) -> str:
-    return re.escape(text)
+    from helm_core.golib import goregexp
+
+    return goregexp.quote_meta(text)
 
 
 def _describe(obj: Mapping[str, Any]) -> str:

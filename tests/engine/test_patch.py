@@ -2,6 +2,9 @@
 from __future__ import annotations
 
 import copy
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -157,3 +160,20 @@ def test_bad_selector_is_an_error():
         kpatch.match_labels("a==(", {})
     with pytest.raises(PatchError, match="invalid regular expression"):
         kpatch.Selector(kind="(").matches(DEPLOYMENT)
+
+
+def test_target_patterns_are_go_regexps_in_linear_time():
+    """A request's target patterns are kustomize's Go (RE2) regexps: Python's extensions are
+    refused with Go's words, and a pattern that backtracks exponentially in Python's ``re``
+    answers at once (the controller applies post-renderers in its own process). The hostile
+    case runs in a child process with a deadline, so a regression fails instead of hanging."""
+    with pytest.raises(PatchError, match=r"invalid escape sequence: `\\1`"):
+        kpatch.Selector(name=r"(a)\1").matches(DEPLOYMENT)
+    with pytest.raises(PatchError, match="invalid or unsupported Perl syntax"):
+        kpatch.Selector(name=r"(?=w)web").matches(DEPLOYMENT)
+    program = ("from helm_core.engine import patch as p\n"
+               "obj = {'kind': 'ConfigMap', 'metadata': {'name': 'a' * 64 + '!'}}\n"
+               "print(p.Selector(name='(a+)+').matches(obj), p.Selector(name='(a|aa)*').matches(obj))\n")
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60,
+                          cwd=Path(__file__).resolve().parents[2])
+    assert (done.returncode, done.stdout) == (0, "False False\n"), done.stderr
