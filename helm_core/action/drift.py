@@ -8,20 +8,62 @@ Correction server-side applies the drifted objects again, and only them, under t
 lock, exactly as the version stored them (Flux corrects drift the same way): no new version,
 since what runs is again what the deployed version says. If another operation changed the
 release meanwhile, nothing is applied.
+Ignore rules (Flux's ``driftDetection.ignore``): the JSON pointers of a rule are left out of the
+comparison for the objects its target selects (every object without one), and a correction
+applies them as they are in the cluster (absent there: left out), so an ignored field (replicas
+an autoscaler sets) is never reset, nor released to its default.
 Hooks are not checked (Helm keeps them outside the manifest).
 """
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from helm_core.action import config
-from helm_core.errors import NotFoundError
+from helm_core.errors import NotFoundError, PatchError
 from helm_core.kube import client as kclient
 from helm_core.storage import release as rel
 from helm_core.support.records import record
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from helm_core.engine import patch as kpatch
+
 _IGNORED = ("metadata", "status")
+
+
+@record(frozen=True)
+class IgnoreRule:
+    """Flux's ``driftDetection.ignore[]``: JSON pointers (RFC 6901) not compared nor corrected,
+    in the objects ``target`` selects (all when None)."""
+
+    paths: tuple[str, ...]
+    target: kpatch.Selector | None = None
+
+    def covers(self, obj: Mapping[str, Any], namespace: str) -> bool:
+        return self.target is None or self.target.matches(obj, default_namespace=namespace)
+
+
+def ignore_rules(spec: Sequence[Any] | None) -> tuple[IgnoreRule, ...]:
+    """Rules from Flux's shape (``[{paths: [...], target: {...}}]``); a wrong shape or a path that
+    is not a JSON pointer is a ``PatchError`` naming it."""
+    from helm_core.engine import patch as kpatch
+
+    rules = []
+    for i, item in enumerate(spec or ()):
+        where = f"driftDetection.ignore[{i}]"
+        paths = item.get("paths") if isinstance(item, Mapping) else None
+        if not isinstance(paths, list) or not paths or not all(isinstance(p, str) for p in paths):
+            raise PatchError(f"{where}.paths: a list of JSON pointers is required")
+        for path in paths:
+            _tokens(path, f"{where}.paths")
+        target = item.get("target")
+        if target is not None and not isinstance(target, Mapping):
+            raise PatchError(f"{where}.target: must be a map")
+        rules.append(IgnoreRule(tuple(paths), kpatch.selector_from_spec(target, f"{where}.target")
+                                if target else None))
+    return tuple(rules)
 
 
 @record(frozen=True)
@@ -34,22 +76,24 @@ class Drifted:
     """The object as the deployed version stored it, resolved."""
 
 
-def detect(cfg: config.Configuration, version: rel.ReleaseVersion) -> list[Drifted]:
-    """Every drifted object of ``version``, in manifest order."""
+def detect(cfg: config.Configuration, version: rel.ReleaseVersion,
+           ignore: Sequence[IgnoreRule] = ()) -> list[Drifted]:
+    """Every drifted object of ``version``, in manifest order (``ignore``: module rules)."""
     found: list[Drifted] = []
     objects = config.resolve_stored(cfg, config.parse_manifest(version.manifest), version.namespace)
     for obj in objects:
         ref = kclient.ObjectRef.of(obj)
+        paths = [p for rule in ignore if rule.covers(obj, version.namespace) for p in rule.paths]
         try:
             live = cfg.client.get(ref)
         except NotFoundError:
             found.append(Drifted(f"{ref}: deleted", obj))
             continue
-        desired = _content(cfg.client.apply(obj, force=True, dry_run=True))
-        current = _content(live)
+        desired = _content(cfg.client.apply(obj, force=True, dry_run=True), paths)
+        current = _content(live, paths)
         if desired != current:
             changed = sorted(k for k in set(desired) | set(current) if desired.get(k) != current.get(k))
-            found.append(Drifted(f"{ref}: changed ({', '.join(changed)})", obj))
+            found.append(Drifted(f"{ref}: changed ({', '.join(changed)})", _as_live(obj, live, paths)))
     return found
 
 
@@ -66,5 +110,76 @@ def correct(cfg: config.Configuration, version: rel.ReleaseVersion, found: Seque
     return True
 
 
-def _content(obj: Mapping[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in obj.items() if k not in _IGNORED}
+def _content(obj: Mapping[str, Any], ignored_paths: Sequence[str] = ()) -> dict[str, Any]:
+    content = {k: v for k, v in obj.items() if k not in _IGNORED}
+    if not ignored_paths:
+        return content
+    content = copy.deepcopy(content)
+    for path in ignored_paths:
+        _remove(content, _tokens(path, "path"))
+    return content
+
+
+def _as_live(stored: dict[str, Any], live: Mapping[str, Any], paths: Sequence[str]) -> dict[str, Any]:
+    """``stored`` with each ignored path as ``live`` has it (absent there: left out)."""
+    if not paths:
+        return stored
+    out = copy.deepcopy(stored)
+    for path in paths:
+        tokens = _tokens(path, "path")
+        found, value = _get(live, tokens)
+        if found:
+            _set(out, tokens, copy.deepcopy(value))
+        else:
+            _remove(out, tokens)
+    return out
+
+
+def _tokens(pointer: str, where: str) -> list[str]:
+    """RFC 6901: "" is the whole document, else "/"-separated tokens with ~1 and ~0 unescaped."""
+    if pointer == "":
+        raise PatchError(f"{where}: {pointer!r} would ignore the whole object")
+    if not pointer.startswith("/"):
+        raise PatchError(f"{where}: {pointer!r} is not a JSON pointer (it starts with /)")
+    return [t.replace("~1", "/").replace("~0", "~") for t in pointer[1:].split("/")]
+
+
+def _step(node: Any, token: str) -> tuple[bool, Any]:
+    if isinstance(node, Mapping):
+        return (token in node), node.get(token)
+    if isinstance(node, list) and token.isdigit() and int(token) < len(node):
+        return True, node[int(token)]
+    return False, None
+
+
+def _get(node: Any, tokens: Sequence[str]) -> tuple[bool, Any]:
+    for token in tokens:
+        found, node = _step(node, token)
+        if not found:
+            return False, None
+    return True, node
+
+
+def _remove(node: Any, tokens: Sequence[str]) -> None:
+    found, parent = _get(node, tokens[:-1])
+    if not found:
+        return
+    if isinstance(parent, dict):
+        parent.pop(tokens[-1], None)
+    elif isinstance(parent, list) and tokens[-1].isdigit() and int(tokens[-1]) < len(parent):
+        del parent[int(tokens[-1])]
+
+
+def _set(node: Any, tokens: Sequence[str], value: Any) -> None:
+    """Set the value at ``tokens``, making the maps on the way that are missing."""
+    for token in tokens[:-1]:
+        found, child = _step(node, token)
+        if not found or not isinstance(child, (dict, list)):
+            if not isinstance(node, dict):
+                return
+            child = node[token] = {}
+        node = child
+    if isinstance(node, dict):
+        node[tokens[-1]] = value
+    elif isinstance(node, list) and tokens[-1].isdigit() and int(tokens[-1]) < len(node):
+        node[int(tokens[-1])] = value

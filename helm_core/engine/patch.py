@@ -206,6 +206,26 @@ def apply_json6902(obj: Mapping[str, Any], operations: Sequence[Mapping[str, Any
 
 # -- selection ------------------------------------------------------------------------------
 
+#: A target's fields in Flux's (kustomize's) spelling, and the Selector's names for them.
+TARGET_FIELDS = {"group": "group", "version": "version", "kind": "kind", "name": "name",
+                 "namespace": "namespace", "labelSelector": "label_selector",
+                 "annotationSelector": "annotation_selector"}
+
+
+def selector_from_spec(target: Mapping[str, Any], where: str) -> Selector:
+    """A ``target`` map as Flux writes it (post-renderer patches, drift ignore rules); a field
+    that is unknown or not a string is a ``PatchError`` naming ``where``."""
+    unknown = set(target) - set(TARGET_FIELDS)
+    if unknown:
+        raise PatchError(f"{where}: unknown field(s) {', '.join(sorted(map(str, unknown)))}")
+    fields: dict[str, str] = {}
+    for key, value in target.items():
+        if not isinstance(value, str):
+            raise PatchError(f"{where}.{key}: must be a string")
+        fields[TARGET_FIELDS[key]] = value
+    return Selector(**fields)
+
+
 @record(frozen=True)
 class Selector:
     """Which objects a patch targets (kustomize's ``Selector``): group, version, kind, name and

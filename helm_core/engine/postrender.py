@@ -37,11 +37,6 @@ if TYPE_CHECKING:
 # The patch engine (``kpatch``) is imported by the functions that parse or apply patches: a
 # render without post-renderers never needs it (start-up time, bench/deferred.py).
 
-TARGET_FIELDS = {"group": "group", "version": "version", "kind": "kind", "name": "name",
-                 "namespace": "namespace", "labelSelector": "label_selector",
-                 "annotationSelector": "annotation_selector"}
-
-
 @record(frozen=True)
 class Patch:
     """One kustomize patch: ``patch`` is YAML (strategic merge map or JSON 6902 list)."""
@@ -121,11 +116,7 @@ def from_spec(post_renderers: Sequence[Any] | None, common_metadata: Mapping[str
             if target:
                 from helm_core.engine import patch as kpatch
 
-                unknown = set(target) - set(TARGET_FIELDS)
-                if unknown:
-                    raise PatchError(f"{pwhere}.target: unknown field(s) {', '.join(sorted(unknown))}")
-                selector = kpatch.Selector(**{TARGET_FIELDS[key]: _text(target, key, f"{pwhere}.target")
-                                              for key in target})
+                selector = kpatch.selector_from_spec(target, f"{pwhere}.target")
             patches.append(Patch(patch=str(p["patch"]), target=selector))
         images = []
         for j, img in enumerate(k.get("images") or ()):

@@ -243,7 +243,7 @@ def apply(rt: Runtime, body: Mapping[str, Any]) -> Outcome:
                      and str(latest.version) == old.get("version"))
         if unchanged:
             drift_mode = drift.mode(spec)
-            found = drift.detect(cfg, latest) if drift_mode != "disabled" and latest else []
+            found = drift.detect(cfg, latest, drift.ignore(spec)) if drift_mode != "disabled" and latest else []
             quiet = _observed(old, generation)
             quiet.pop("drift", None)
             if not found:
