@@ -368,9 +368,12 @@ def _render_twice_to_folders(chart: Path, tmp_path: Path, report: str, written: 
 #: secrets brings hmac (random strings use random.SystemRandom), pathlib brings urllib and
 #: ipaddress (os.path serves), the utf-8-sig codec (Chart.yaml's BOM is dropped by hand), json (only
 #: for values schemas), PyYAML and the ctypes its reader loads (the chart's YAML is in goyaml_block's
-#: subset, its toYaml values in goyaml_emit's).
+#: subset, its toYaml values in goyaml_emit's), copy and weakref (records copy themselves), base64 and
+#: struct (binascii encodes; floats are packed by the two functions that need it), importlib and
+#: importlib.util (support/lazy imports by name, memo asks sys.meta_path's finders).
 NOT_IMPORTED_BY_A_RENDER = ["hashlib", "_hashlib", "secrets", "hmac", "pathlib", "urllib.parse", "ipaddress",
-                            "encodings.utf_8_sig", "json", "yaml", "ctypes"]
+                            "encodings.utf_8_sig", "json", "yaml", "ctypes", "copy", "weakref", "base64", "struct",
+                            "importlib", "importlib.util"]
 
 
 def test_an_output_dir_render_imports_none_of_the_modules_it_does_not_need(tmp_path: Path) -> None:
