@@ -52,7 +52,7 @@ def __getattr__(name: str) -> Any:
         home, attribute = "helm_core.errors", name
     else:  # also asked for every submodule before it is imported (`from helm_core import cli`)
         raise AttributeError(f"module 'helm_core' has no attribute {name!r}")
-    from helm_core.support.lazy import import_module  # not importlib: it imports warnings
+    from helm_core.support.lazy import import_module  # not importlib: start-up time
 
     module = import_module(home)
     value = module if attribute is None else getattr(module, attribute)
