@@ -321,16 +321,21 @@ def test_yaml_decodes_are_remembered_errors_are_not(
 
 
 def test_to_yaml_texts_are_remembered_by_value(disk: memo.DiskMemo, monkeypatch: pytest.MonkeyPatch) -> None:
-    value = {"b": [1, 2.5, "yes"], "a": {"x": None}}
-    first = goyaml.dump(value)
+    def value(last: object) -> dict[str, object]:
+        return {"b": [1, 2.5, last], "a": {"x": None}, "labels": {f"app.kubernetes.io/k{i}": "v" for i in range(6)}}
+
+    first = goyaml.dump(value("yes"))
     calls = []
     real = goyaml._emit
     monkeypatch.setattr(goyaml, "_emit", lambda plain: calls.append(plain) or real(plain))
-    assert goyaml.dump({"b": [1, 2.5, "yes"], "a": {"x": None}}) == first  # read back
-    assert goyaml.dump({"a": {"x": None}, "b": [1, 2.5, True]}) != first  # another value
-    assert calls == [{"a": {"x": None}, "b": [1, 2.5, True]}]
+    assert goyaml.dump(value("yes")) == first  # read back
+    assert goyaml.dump(value(True)) != first  # another value
+    assert [c["b"] for c in calls] == [[1, 2.5, True]]
     with pytest.raises(Exception, match="unsupported value: NaN"):
         goyaml.dump({"a": float("nan")})  # refused before the memo is asked
+    # A small value goyaml_emit writes is written again each time: no entry is read or written.
+    assert goyaml.dump({"small": [1, "x"]}) == "small:\n- 1\n- x\n"
+    assert len(calls) == 1 and len(os.listdir(os.path.join(disk.root_text, goyaml.DUMP_MEMO))) == 2
 
 
 def test_a_second_cli_run_of_a_chart_does_not_import_pyyaml(tmp_path: Path) -> None:
