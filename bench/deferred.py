@@ -82,7 +82,7 @@ CASES: dict[str, tuple[str, str]] = {
     "import copy (with weakref: records.shallow_copy serves)": ("import re, collections", "import copy"),
     "import importlib and importlib.util (support/lazy, memo.package_folder)": (
         "import argparse", "import importlib.util"),
-    "import base64 (with struct: gojson.base64_text takes binascii)": ("import binascii", "import base64"),
+    "import base64 (with struct: gojson.base64_text takes binascii)": ("import re, binascii", "import base64"),
     "an enum.Enum of 35 members (the lexer's item kinds were one)": (
         "import enum", "E = enum.Enum('E', ' '.join(f'M{i}' for i in range(35)))"),
     "threading.Timer started and cancelled (support/oneshot does not wait)": (
