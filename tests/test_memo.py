@@ -586,6 +586,19 @@ def test_package_folder_finds_installed_code_or_none() -> None:
     assert memo.package_folder("no_such_package_here") is None
 
 
+@pytest.mark.parametrize("name", ["yaml", "jsonschema", "jsonschema_specifications", "re2", "json", "os",
+                                  "helm_core", "no_such_package_here"])
+def test_package_folder_is_where_importlib_finds_the_package(name: str) -> None:
+    """Asked of sys.meta_path's finders without importlib.util, as importlib.util.find_spec asks them
+    (a module already imported: its own spec; a plain module is no package: None)."""
+    import importlib.util
+
+    spec = importlib.util.find_spec(name)
+    expected = None if spec is None or not spec.submodule_search_locations else str(
+        next(iter(spec.submodule_search_locations)))
+    assert memo.package_folder(name) == expected
+
+
 #: What a ``template`` process prints last by default: whether the template engine was loaded.
 ENGINE_OR_MEMO = "print('engine' if 'helm_core.engine.render' in sys.modules else 'memo', file=sys.stderr)"
 
