@@ -10,6 +10,8 @@ in fresh processes (median of RUNS, default 15), with the garbage collector off 
   bcrypt, what the certificate functions need (``cryptography.x509`` only for a CA given as text),
   decimal, random, secrets, uuid, json, jsonschema, shutil, hashlib), or that the CLI's render
   path avoids (pathlib, typing, pickle.py);
+- the import of what every run's path now does without (copy, importlib, base64; the Enum
+  class the lexer no longer builds) and a timer thread started with and without waiting for it;
 - the import of what a render whose parse trees come from the disk memo does without (the
   parser with its lexer and literals; goregexp, for Sprig's regex functions, ``Files.Glob`` and
   schema patterns; unicodedata, for Sprig's casing functions; the patch engine, for
@@ -77,6 +79,16 @@ CASES: dict[str, tuple[str, str]] = {
         "from helm_core.golib import goyaml_rules", "goyaml_rules._timestamp_layouts()"),
     "callsite: one shape's caller compiled (memo keeps it)": (
         "from helm_core.gotemplate import callsite", "callsite._maker((('p', 'k2'), True), compile_new=True)"),
+    "import copy (with weakref: records.shallow_copy serves)": ("import re, collections", "import copy"),
+    "import importlib and importlib.util (support/lazy, memo.package_folder)": (
+        "import argparse", "import importlib.util"),
+    "import base64 (with struct: gojson.base64_text takes binascii)": ("import re, binascii", "import base64"),
+    "an enum.Enum of 35 members (the lexer's item kinds were one)": (
+        "import enum", "E = enum.Enum('E', ' '.join(f'M{i}' for i in range(35)))"),
+    "threading.Timer started and cancelled (support/oneshot does not wait)": (
+        "import threading", "t = threading.Timer(60, print); t.daemon = True; t.start(); t.cancel()"),
+    "support/oneshot.call_after started and cancelled": (
+        "from helm_core.support import oneshot", "oneshot.call_after(60, print)()"),
     "cli: build_parser() (every command)": ("from helm_core import cli", "cli.build_parser()"),
     "cli: build_parser('template')": ("from helm_core import cli", "cli.build_parser('template')"),
 }

@@ -14,8 +14,6 @@ modules, :mod:`helm_core.action`), ``errors`` (:mod:`helm_core.errors`), ``HelmE
 """
 from __future__ import annotations
 
-import importlib
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
@@ -47,13 +45,17 @@ __all__ = ["load_chart", "template", "merge_values", "connect", "install", "upgr
 
 def __getattr__(name: str) -> Any:
     if name in _API:
-        value = getattr(importlib.import_module("helm_core.api"), name)
+        home, attribute = "helm_core.api", name
     elif name in _MODULES:
-        value = importlib.import_module(_MODULES[name])
+        home, attribute = _MODULES[name], None
     elif name == "HelmError":
-        value = importlib.import_module("helm_core.errors").HelmError
-    else:
+        home, attribute = "helm_core.errors", name
+    else:  # also asked for every submodule before it is imported (`from helm_core import cli`)
         raise AttributeError(f"module 'helm_core' has no attribute {name!r}")
+    from helm_core.support.lazy import import_module  # not importlib: start-up time
+
+    module = import_module(home)
+    value = module if attribute is None else getattr(module, attribute)
     globals()[name] = value  # the next lookup is a plain attribute
     return value
 

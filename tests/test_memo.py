@@ -321,16 +321,21 @@ def test_yaml_decodes_are_remembered_errors_are_not(
 
 
 def test_to_yaml_texts_are_remembered_by_value(disk: memo.DiskMemo, monkeypatch: pytest.MonkeyPatch) -> None:
-    value = {"b": [1, 2.5, "yes"], "a": {"x": None}}
-    first = goyaml.dump(value)
+    def value(last: object) -> dict[str, object]:
+        return {"b": [1, 2.5, last], "a": {"x": None}, "labels": {f"app.kubernetes.io/k{i}": "v" for i in range(6)}}
+
+    first = goyaml.dump(value("yes"))
     calls = []
     real = goyaml._emit
     monkeypatch.setattr(goyaml, "_emit", lambda plain: calls.append(plain) or real(plain))
-    assert goyaml.dump({"b": [1, 2.5, "yes"], "a": {"x": None}}) == first  # read back
-    assert goyaml.dump({"a": {"x": None}, "b": [1, 2.5, True]}) != first  # another value
-    assert calls == [{"a": {"x": None}, "b": [1, 2.5, True]}]
+    assert goyaml.dump(value("yes")) == first  # read back
+    assert goyaml.dump(value(True)) != first  # another value
+    assert [c["b"] for c in calls] == [[1, 2.5, True]]
     with pytest.raises(Exception, match="unsupported value: NaN"):
         goyaml.dump({"a": float("nan")})  # refused before the memo is asked
+    # A small value goyaml_emit writes is written again each time: no entry is read or written.
+    assert goyaml.dump({"small": [1, "x"]}) == "small:\n- 1\n- x\n"
+    assert len(calls) == 1 and len(os.listdir(os.path.join(disk.root_text, goyaml.DUMP_MEMO))) == 2
 
 
 def test_a_second_cli_run_of_a_chart_does_not_import_pyyaml(tmp_path: Path) -> None:
@@ -368,9 +373,12 @@ def _render_twice_to_folders(chart: Path, tmp_path: Path, report: str, written: 
 #: secrets brings hmac (random strings use random.SystemRandom), pathlib brings urllib and
 #: ipaddress (os.path serves), the utf-8-sig codec (Chart.yaml's BOM is dropped by hand), json (only
 #: for values schemas), PyYAML and the ctypes its reader loads (the chart's YAML is in goyaml_block's
-#: subset, its toYaml values in goyaml_emit's).
+#: subset, its toYaml values in goyaml_emit's), copy and weakref (records copy themselves), base64 and
+#: struct (binascii encodes; floats are packed by the two functions that need it), importlib and
+#: importlib.util (support/lazy imports by name, memo asks sys.meta_path's finders).
 NOT_IMPORTED_BY_A_RENDER = ["hashlib", "_hashlib", "secrets", "hmac", "pathlib", "urllib.parse", "ipaddress",
-                            "encodings.utf_8_sig", "json", "yaml", "ctypes"]
+                            "encodings.utf_8_sig", "json", "yaml", "ctypes", "copy", "weakref", "base64", "struct",
+                            "importlib", "importlib.util"]
 
 
 def test_an_output_dir_render_imports_none_of_the_modules_it_does_not_need(tmp_path: Path) -> None:
@@ -482,14 +490,20 @@ def test_version_ranges_are_remembered_errors_are_not(disk: memo.DiskMemo,
     real = versions.Constraints._parse
     monkeypatch.setattr(versions.Constraints, "_parse",
                         classmethod(lambda cls, *a: calls.append(a) or real(*a)))
-    first = versions.Constraints.parse(">=1.19.0-0 || ~2.x")
-    again = versions.Constraints.parse(">=1.19.0-0 || ~2.x")
+    first = versions.Constraints.parse(">=1.19.0-0 <3 || ~2.x")
+    again = versions.Constraints.parse(">=1.19.0-0 <3 || ~2.x")
     assert str(again) == str(first) and again.check(versions.Version.parse("2.1.0"))
-    assert versions.Constraints.parse(">=1.19.0-0 || ~2.x", include_prerelease=True).include_prerelease
+    assert versions.Constraints.parse(">=1.19.0-0 <3 || ~2.x", include_prerelease=True).include_prerelease
     for _ in range(2):
         with pytest.raises(versions.VersionError, match="improper constraint"):
             versions.Constraints.parse(">>1")
-    assert calls == [(">=1.19.0-0 || ~2.x", False), (">=1.19.0-0 || ~2.x", True), (">>1", False), (">>1", False)]
+    assert calls == [(">=1.19.0-0 <3 || ~2.x", False), (">=1.19.0-0 <3 || ~2.x", True), (">>1", False),
+                     (">>1", False)]
+    # Plain terms are told by string methods, cheaper than an entry: none is read or written.
+    entries = sorted(os.listdir(os.path.join(disk.root_text, versions.CONSTRAINTS_MEMO)))
+    assert versions.Constraints.parse(">=1.19.0-0 || ~2.x").check(versions.Version.parse("2.1.0"))
+    assert sorted(os.listdir(os.path.join(disk.root_text, versions.CONSTRAINTS_MEMO))) == entries
+    assert len(calls) == 4
 
 
 SCHEMA = {"type": "object", "properties": {"port": {"type": "integer"}}}
@@ -570,6 +584,19 @@ def test_package_folder_finds_installed_code_or_none() -> None:
     folder = memo.package_folder("yaml")
     assert folder is not None and os.path.isfile(os.path.join(folder, "__init__.py"))
     assert memo.package_folder("no_such_package_here") is None
+
+
+@pytest.mark.parametrize("name", ["yaml", "jsonschema", "jsonschema_specifications", "re2", "json", "os",
+                                  "helm_core", "no_such_package_here"])
+def test_package_folder_is_where_importlib_finds_the_package(name: str) -> None:
+    """Asked of sys.meta_path's finders without importlib.util, as importlib.util.find_spec asks them
+    (a module already imported: its own spec; a plain module is no package: None)."""
+    import importlib.util
+
+    spec = importlib.util.find_spec(name)
+    expected = None if spec is None or not spec.submodule_search_locations else str(
+        next(iter(spec.submodule_search_locations)))
+    assert memo.package_folder(name) == expected
 
 
 #: What a ``template`` process prints last by default: whether the template engine was loaded.

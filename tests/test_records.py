@@ -11,7 +11,16 @@ from typing import ClassVar
 
 import pytest
 
-from helm_core.support.records import FrozenInstanceError, asdict, field, fields, is_record, record, replace
+from helm_core.support.records import (
+    FrozenInstanceError,
+    asdict,
+    field,
+    fields,
+    is_record,
+    record,
+    replace,
+    shallow_copy,
+)
 from tests.chartkit import chart_yaml, write_chart
 
 
@@ -191,6 +200,20 @@ def test_records_pickle_and_copy() -> None:
     p = Point(1, tags=["a"])
     q = copy.deepcopy(p)
     assert q == p and q.tags is not p.tags
+
+
+def test_shallow_copy_is_what_copy_copy_makes_of_a_record() -> None:
+    """Mutable, frozen (its __post_init__ not run again) and with an attribute outside the fields."""
+    point = Point3(1, tags=["a"], z=3)
+    point.extra = "kept"  # type: ignore[attr-defined]
+    frozen = Version(1, original="v1")
+    for original in (point, frozen):
+        duplicate, reference = shallow_copy(original), copy.copy(original)
+        assert type(duplicate) is type(original) and duplicate is not original
+        assert vars(duplicate) == vars(reference) == vars(original)
+        assert all(getattr(duplicate, k) is v for k, v in vars(original).items())  # values shared
+    with pytest.raises(FrozenInstanceError):
+        shallow_copy(frozen).major = 2  # type: ignore[misc]
 
 
 def test_hash_false_field_is_compared_but_not_hashed() -> None:

@@ -3,7 +3,7 @@ public API. Modules load on first use (``helm_core.actions.install``), so import
 costs nothing."""
 from __future__ import annotations
 
-import importlib
+from helm_core.support import lazy
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -16,4 +16,4 @@ ACTIONS = ("claim", "config", "crds", "drift", "events", "get", "history", "hook
 def __getattr__(name: str) -> Any:
     if name not in ACTIONS:
         raise AttributeError(f"module 'helm_core.action' has no attribute {name!r}")
-    return importlib.import_module(f"helm_core.action.{name}")
+    return lazy.import_module(f"helm_core.action.{name}")

@@ -18,14 +18,13 @@ Everything works on a copy: the loaded chart is never changed, so it can be cach
 """
 from __future__ import annotations
 
-import copy
-
 from helm_core.chart import model
 from helm_core.chart import values as chart_values
 from helm_core.errors import DependencyError, ValuesError
 from helm_core.golib import versions
 from helm_core.golib.gojson import copy_tree
 from helm_core.support import pickling
+from helm_core.support.records import shallow_copy
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -34,7 +33,7 @@ if TYPE_CHECKING:
 
 def copy_chart(chart: model.Chart) -> model.Chart:
     """A copy whose metadata, values and dependency lists may be changed freely (files shared)."""
-    dup = copy.copy(chart)
+    dup = shallow_copy(chart)
     dup.metadata = _copy_metadata(chart.metadata)
     dup.values = copy_tree(chart.values)
     dup.dependencies = []
@@ -50,6 +49,8 @@ def _copy_metadata(metadata: model.Metadata) -> model.Metadata:
     try:
         copied: model.Metadata = pickling.loads(pickling.dumps(metadata, protocol=pickling.HIGHEST_PROTOCOL))
     except Exception:  # noqa: BLE001 - anything pickle refuses
+        import copy  # only here: copy (with weakref) is start-up time a usual run does without
+
         return copy.deepcopy(metadata)
     return copied
 
@@ -77,8 +78,8 @@ def _alias_copy(charts: list[model.Chart], dep: model.Dependency) -> model.Chart
             continue
         if not versions.is_compatible_range(dep.version, sub.metadata.version):
             continue
-        dup = copy.copy(sub)
-        dup.metadata = copy.copy(sub.metadata)
+        dup = shallow_copy(sub)
+        dup.metadata = shallow_copy(sub.metadata)
         if dep.alias:
             dup.metadata.name = dep.alias
         return dup

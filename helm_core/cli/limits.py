@@ -19,11 +19,11 @@ import argparse
 import contextlib
 import os
 import resource
-import threading
 from collections.abc import Iterator
 
 from helm_core.gotemplate import budget
 from helm_core.support import limits as limits_mod
+from helm_core.support import oneshot
 from helm_core.support.limits import DEFAULT_LIMITS, RenderLimits, describe_bytes, parse_bytes
 
 #: Seconds the watchdog gives the runtime checks to stop a render cleanly.
@@ -67,17 +67,13 @@ def from_args(args: argparse.Namespace) -> RenderLimits:
 @contextlib.contextmanager
 def enforced(limits: RenderLimits, *, watchdog: bool) -> Iterator[None]:
     """Apply ``limits`` to this process while the block runs (see the module's text)."""
-    timer = None
-    if watchdog:
-        timer = threading.Timer(limits.timeout_s + WATCHDOG_GRACE_S, _give_up, args=(limits,))
-        timer.daemon = True
-        timer.start()
+    cancel = oneshot.call_after(limits.timeout_s + WATCHDOG_GRACE_S, lambda: _give_up(limits)) if watchdog else None
     try:
         with _address_space_limited(limits.memory_bytes), budget.active(budget.Budget(limits)):
             yield
     finally:
-        if timer is not None:
-            timer.cancel()
+        if cancel is not None:
+            cancel()
 
 
 def memory_error_message(limits: RenderLimits) -> str:

@@ -19,12 +19,11 @@ Bytes become text with ``surrogateescape`` so binary content survives a later ``
 """
 from __future__ import annotations
 
-import base64
 import functools
 import posixpath
 from collections.abc import Iterable
 
-from helm_core.golib import gotypes, goyaml
+from helm_core.golib import gojson, gotypes, goyaml
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -224,7 +223,7 @@ class Files(dict, gotypes.GoObject):  # type: ignore[type-arg]
     def AsSecrets(self) -> str:  # noqa: N802 - Go method name
         """Secret ``data``: base name → base64 content, as ``toYaml`` prints it."""
         mapping = {
-            posixpath.basename(k): base64.b64encode(bytes(v)).decode("ascii")
+            posixpath.basename(k): gojson.base64_text(bytes(v))
             for k, v in self.items()
         }
         return goyaml.dump(mapping).removesuffix("\n")

@@ -20,7 +20,6 @@ errors carry the Go scanner's messages (``invalid character 'x' looking for begi
 """
 from __future__ import annotations
 
-import base64
 import datetime
 import functools
 import math
@@ -46,6 +45,15 @@ class Struct(dict):  # type: ignore[type-arg]
 
 class JSONError(ValueError):
     """A value Go's encoding/json cannot marshal, or text it cannot unmarshal; message is Go's."""
+
+
+def base64_text(data: bytes) -> str:
+    """Go's ``base64.StdEncoding`` text of ``data`` (padded), as encoding/json writes ``[]byte``
+    and Sprig's ``b64enc`` writes a string's bytes. From binascii, which is what base64's
+    ``b64encode`` calls: base64.py (with struct) is start-up time of every run otherwise."""
+    import binascii  # by the first call: most renders encode no bytes
+
+    return binascii.b2a_base64(data, newline=False).decode("ascii")
 
 
 # ---------------------------------------------------------------------------
@@ -176,7 +184,7 @@ def _encode(value: Any, out: list[str], escape_html: bool, indent: str | None, l
             out.append("\n" + indent * level)
         out.append("]")
     elif isinstance(value, (bytes, bytearray)):
-        out.append('"' + base64.b64encode(bytes(value)).decode("ascii") + '"')
+        out.append('"' + base64_text(bytes(value)) + '"')
     elif isinstance(value, datetime.datetime):  # time.Time.MarshalJSON
         out.append('"' + gotime.format_time(value, gotime.RFC3339_NANO) + '"')
     else:

@@ -7,7 +7,6 @@ which agrees with Go's. Quoting follows ``strconv.Quote`` (``\\x``, ``\\u``, ``\
 from __future__ import annotations
 
 import math
-import struct
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -60,6 +59,8 @@ def format_float32(value: float) -> str:
     same float32 (how sigs.k8s.io/yaml turns YAML floats into map keys and string fields)."""
     if math.isnan(value) or math.isinf(value):
         return format_float(value)
+    import struct  # by the functions that pack floats: struct is start-up time of every run otherwise
+
     f32 = struct.unpack("f", struct.pack("f", value))[0]
     if math.isinf(f32):
         return format_float(f32)
@@ -150,6 +151,8 @@ def _shortest_digits(x: float) -> tuple[str, int]:
 
 def _binary_float(value: float) -> str:
     """strconv's 'b' format: decimal mantissa, 'p', binary exponent (``4503599627370496p-52``)."""
+    import struct  # by the functions that pack floats (see format_float32)
+
     bits = struct.unpack(">Q", struct.pack(">d", value))[0]
     exp = (bits >> 52) & 0x7FF
     mant = bits & ((1 << 52) - 1)

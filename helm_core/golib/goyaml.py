@@ -150,12 +150,23 @@ def dump(value: Any) -> str:
     disk = memo.active()
     if disk is None:  # in this process: renders again print the same values
         return _RECENT.get_or_compute("dump\0" + cachekeys.hasher(pickled).hexdigest(), lambda: _emit(plain))
+    if len(pickled) < SMALL_DUMP_BYTES:
+        from helm_core.golib import goyaml_emit
+
+        fast = goyaml_emit.emit(plain)
+        if fast is not None:
+            return fast
     key = cachekeys.hasher(code_digest().encode() + pickled)
     return disk.pickled(DUMP_MEMO, key.hexdigest(), lambda: _emit(plain))
 
 
 #: Texts of ``toYaml`` in the disk memo, keyed by the value after its JSON step.
 DUMP_MEMO = "goyaml-dump"
+#: A value pickled shorter than this that goyaml_emit writes is written again each run: its text
+#: comes faster than an entry is read back (digest, open, read, unpickle: ~13 us), and a first
+#: run saves the entry's file (~100 us to create; prometheus has ~20 such toYaml values).
+#: bench/dumps.py measures both sides.
+SMALL_DUMP_BYTES = 128
 
 
 def _emit(plain: Any) -> str:

@@ -8,8 +8,6 @@ imports nothing of PyYAML (importing any ``yaml.`` module imports all of it, ~50
 """
 from __future__ import annotations
 
-import base64
-import binascii
 import contextlib
 import math
 from collections.abc import Iterator
@@ -233,9 +231,10 @@ class _Builder:
             rtag, value = resolve(text)
             return text if rtag in (TAG_TIMESTAMP, TAG_MERGE) else value
         if tag == TAG_BINARY:
+            import binascii  # here: !!binary is rare, and binascii an extension module to load
+
             try:
-                return base64.b64decode(text.encode("ascii", "replace"), validate=False).decode(
-                    "utf-8", "surrogateescape")
+                return binascii.a2b_base64(text.encode("ascii", "replace")).decode("utf-8", "surrogateescape")
             except (ValueError, binascii.Error):
                 raise ValueError("yaml: !!binary value contains invalid base64 data") from None
         if tag in (TAG_INT, TAG_FLOAT, TAG_BOOL, TAG_NULL):

@@ -608,10 +608,15 @@ class Constraints:
     def parse(cls, text: str, *, include_prerelease: bool = False) -> Constraints:
         """Go's ``NewConstraint``; at most 512 bytes and 32 ``||`` groups.
 
-        With a disk memo active, a range parsed by an earlier process is read back: the
-        checking pattern alone takes milliseconds to compile, and nearly every chart names a
-        ``kubeVersion`` or a dependency range.
+        A range of plain terms is told by string methods (faster than reading an entry back,
+        and a first run writes none). With a disk memo active, any other range parsed by an
+        earlier process is read back: the checking pattern alone takes milliseconds to compile.
         """
+        if _byte_len(text) > MAX_CONSTRAINT_LEN:
+            raise VersionError(ERR_CONSTRAINT_TOO_LONG)
+        plain = _plain_terms(text)
+        if plain is not None:
+            return cls(tuple((_constraint(*pieces),) for pieces in plain), include_prerelease)
         disk = memo.active()
         if disk is None:
             return cls._parse(text, include_prerelease)
@@ -621,11 +626,7 @@ class Constraints:
 
     @classmethod
     def _parse(cls, text: str, include_prerelease: bool) -> Constraints:
-        if _byte_len(text) > MAX_CONSTRAINT_LEN:
-            raise VersionError(ERR_CONSTRAINT_TOO_LONG)
-        plain = _plain_terms(text)
-        if plain is not None:
-            return cls(tuple((_constraint(*pieces),) for pieces in plain), include_prerelease)
+        """A range with more than plain terms, by Go's patterns."""
         return cls(_parsed_groups(text), include_prerelease)
 
     def _admits_prerelease(self, group: tuple[_Constraint, ...]) -> bool:

@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-import threading
 import time
 from collections.abc import Callable, Iterator
 
+from helm_core.support import oneshot
 from helm_core.support.limits import RenderLimitExceeded, RenderLimits, describe_bytes
 
 TYPE_CHECKING = False
@@ -71,10 +71,8 @@ class Budget:
         if self.deadline == float("inf"):
             yield
             return
-        timer = threading.Timer(max(0.0, self.deadline - time.monotonic()), self._expire)
-        timer.daemon = True
         try:
-            timer.start()
+            cancel = oneshot.call_after(self.deadline - time.monotonic(), self._expire)
         except RuntimeError:
             # No room for a thread's stack (a render under a tight memory limit): the clock is
             # still read at every OUTPUT_CHECK_EVERY-th tick, the timer only makes it prompt.
@@ -83,7 +81,7 @@ class Budget:
         try:
             yield
         finally:
-            timer.cancel()
+            cancel()
 
     def _expire(self) -> None:
         self.expired = True

@@ -20,7 +20,6 @@ positions are character offsets into the template text, lines are 1-based.
 """
 from __future__ import annotations
 
-import enum
 import functools
 import re
 from collections import namedtuple
@@ -33,7 +32,7 @@ from helm_core.support import patterns
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
-    from typing import Final, NamedTuple, Optional, TypeAlias
+    from typing import Any, ClassVar, Final, NamedTuple, Optional, TypeAlias
 
 LEFT_DELIM = "{{"
 RIGHT_DELIM = "}}"
@@ -43,52 +42,70 @@ TRIM_MARKER = "-"
 SPACE_CHARS = " \t\r\n"
 
 
-class ItemType(enum.Enum):
-    """Kinds of lexical items; keywords sort after ``KEYWORD`` as in Go."""
+class ItemType:
+    """Kinds of lexical items; keywords sort after ``KEYWORD`` as in Go.
 
-    ERROR = enum.auto()
-    BOOL = enum.auto()
-    CHAR = enum.auto()
-    CHAR_CONSTANT = enum.auto()
-    COMMENT = enum.auto()
-    COMPLEX = enum.auto()
-    ASSIGN = enum.auto()
-    DECLARE = enum.auto()
-    EOF = enum.auto()
-    FIELD = enum.auto()
-    IDENTIFIER = enum.auto()
-    LEFT_DELIM = enum.auto()
-    LEFT_PAREN = enum.auto()
-    NUMBER = enum.auto()
-    PIPE = enum.auto()
-    RAW_STRING = enum.auto()
-    RIGHT_DELIM = enum.auto()
-    RIGHT_PAREN = enum.auto()
-    SPACE = enum.auto()
-    STRING = enum.auto()
-    TEXT = enum.auto()
-    VARIABLE = enum.auto()
-    KEYWORD = enum.auto()
-    BLOCK = enum.auto()
-    BREAK = enum.auto()
-    CONTINUE = enum.auto()
-    DOT = enum.auto()
-    DEFINE = enum.auto()
-    ELSE = enum.auto()
-    END = enum.auto()
-    IF = enum.auto()
-    NIL = enum.auto()
-    RANGE = enum.auto()
-    TEMPLATE = enum.auto()
-    WITH = enum.auto()
+    Members are singletons compared (and hashed) by identity, each with a ``name`` and a
+    ``value`` as an Enum's members have. A plain class: building an ``enum.Enum`` of these
+    members was ~0.9 ms of every process that lexes (bench/startup.py's figure for the lexer).
+    """
 
-    # Members are singletons compared by identity: hash them by identity too, in C (Enum's
-    # own __hash__ is Python code, and the parser tests item types against sets).
-    __hash__ = object.__hash__
+    __slots__ = ("name", "value")
+
+    # The members, in Go's order (values 1, 2, ...: set below from these annotations).
+    ERROR: ClassVar[ItemType]
+    BOOL: ClassVar[ItemType]
+    CHAR: ClassVar[ItemType]
+    CHAR_CONSTANT: ClassVar[ItemType]
+    COMMENT: ClassVar[ItemType]
+    COMPLEX: ClassVar[ItemType]
+    ASSIGN: ClassVar[ItemType]
+    DECLARE: ClassVar[ItemType]
+    EOF: ClassVar[ItemType]
+    FIELD: ClassVar[ItemType]
+    IDENTIFIER: ClassVar[ItemType]
+    LEFT_DELIM: ClassVar[ItemType]
+    LEFT_PAREN: ClassVar[ItemType]
+    NUMBER: ClassVar[ItemType]
+    PIPE: ClassVar[ItemType]
+    RAW_STRING: ClassVar[ItemType]
+    RIGHT_DELIM: ClassVar[ItemType]
+    RIGHT_PAREN: ClassVar[ItemType]
+    SPACE: ClassVar[ItemType]
+    STRING: ClassVar[ItemType]
+    TEXT: ClassVar[ItemType]
+    VARIABLE: ClassVar[ItemType]
+    KEYWORD: ClassVar[ItemType]
+    BLOCK: ClassVar[ItemType]
+    BREAK: ClassVar[ItemType]
+    CONTINUE: ClassVar[ItemType]
+    DOT: ClassVar[ItemType]
+    DEFINE: ClassVar[ItemType]
+    ELSE: ClassVar[ItemType]
+    END: ClassVar[ItemType]
+    IF: ClassVar[ItemType]
+    NIL: ClassVar[ItemType]
+    RANGE: ClassVar[ItemType]
+    TEMPLATE: ClassVar[ItemType]
+    WITH: ClassVar[ItemType]
+
+    def __init__(self, name: str, value: int) -> None:
+        self.name = name
+        self.value = value
+
+    def __repr__(self) -> str:
+        return f"<ItemType.{self.name}: {self.value}>"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return getattr, (ItemType, self.name)  # by name, as an Enum member pickles
 
     @property
     def is_keyword(self) -> bool:
         return self.value > ItemType.KEYWORD.value
+
+
+for _value, _name in enumerate(ItemType.__annotations__, start=1):
+    setattr(ItemType, _name, ItemType(_name, _value))
 
 
 KEYWORDS = {

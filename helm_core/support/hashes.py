@@ -9,7 +9,8 @@ the same digests; another interpreter falls back to ``hashlib``.
 from __future__ import annotations
 
 import functools
-import importlib
+
+from helm_core.support import lazy
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -30,7 +31,7 @@ def constructor(algorithm: str) -> Callable[..., _Hash]:
     """The constructor of ``algorithm`` (a key of ``_BUILTIN_MODULES``), found on first use."""
     for module_name in _BUILTIN_MODULES[algorithm]:
         try:
-            found: Callable[..., _Hash] = getattr(importlib.import_module(module_name), algorithm)
+            found: Callable[..., _Hash] = getattr(lazy.import_module(module_name), algorithm)
         except (ImportError, AttributeError):
             continue
         return found

@@ -11,10 +11,10 @@ so values round-trip with real Helm). Certificates follow Sprig's x509 template
 """
 from __future__ import annotations
 
-import base64
 import datetime
 import os
 
+from helm_core.golib import gojson
 from helm_core.golib.gotypes import FuncError, GoObject, go_type_name, signature
 from helm_core.gotemplate import budget
 from helm_core.gotemplate.funcs import encoding, gohelpers
@@ -114,7 +114,7 @@ def rand_bytes(count: int) -> str:
         raise FuncError("runtime error: makeslice: len out of range")
     budget.check_size(count * 4 // 3, what=f"{count} random bytes in base64")
     # What secrets.token_bytes returns, without importing secrets (hmac, OpenSSL).
-    return base64.b64encode(os.urandom(count)).decode()
+    return gojson.base64_text(os.urandom(count))
 
 
 @signature("int", "string", "string", "string", "string")
@@ -391,7 +391,7 @@ def encrypt_aes(password: str, plaintext: str) -> str:
     content += bytes([pad]) * pad
     iv = os.urandom(AES_BLOCK)
     enc = Cipher(algorithms.AES(_aes_key(password)), modes.CBC(iv)).encryptor()
-    return base64.b64encode(iv + enc.update(content) + enc.finalize()).decode()
+    return gojson.base64_text(iv + enc.update(content) + enc.finalize())
 
 
 @signature("string", "string")

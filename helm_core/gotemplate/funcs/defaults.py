@@ -7,7 +7,6 @@ lists/maps/bytes are empty; structs, times and pointers never are.
 """
 from __future__ import annotations
 
-import copy
 import datetime
 
 from helm_core.golib.gotypes import Duration, FuncError, GoObject, signature
@@ -82,6 +81,8 @@ def deep_copy_value(v: Any) -> Any:
     if isinstance(v, (list, tuple)):
         return [deep_copy_value(x) for x in v]
     if isinstance(v, GoObject):
+        import copy  # only here: copy (with weakref) is start-up time of every render otherwise
+
         return copy.copy(v)
     return v
 

@@ -9,7 +9,6 @@ Helm's ``toJson``/``fromJson`` use too; here only Sprig's error handling is adde
 """
 from __future__ import annotations
 
-import base64
 from collections.abc import Callable
 
 from helm_core.golib import gojson
@@ -131,7 +130,7 @@ def go_b32decode(s: str) -> bytes:
 @signature("string")
 def b64enc(s: str) -> str:
     """``b64enc``: standard padded base64 of the string's bytes."""
-    return base64.b64encode(gohelpers.to_bytes(s)).decode("ascii")
+    return gojson.base64_text(gohelpers.to_bytes(s))
 
 
 @signature("string")
@@ -146,6 +145,8 @@ def b64dec(s: str) -> str:
 @signature("string")
 def b32enc(s: str) -> str:
     """``b32enc``."""
+    import base64  # by the first call: base64.py (with struct) is start-up time of every render otherwise
+
     return base64.b32encode(gohelpers.to_bytes(s)).decode("ascii")
 
 
