@@ -49,17 +49,6 @@ def _no_remote(uri: str) -> Any:
     raise referencing.exceptions.NoSuchResource(ref=uri)  # type: ignore[call-arg]
 
 
-def _pointer(path: Any) -> str:
-    return "/" + "/".join(str(p).replace("~", "~0").replace("/", "~1") for p in path)
-
-
-def _dotted(path: Any) -> str:
-    out = ""
-    for part in path:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-    return out or "(root)"
-
-
 PASS_MEMO = "schema-pass"
 #: Schemas found valid against their metaschema: changed values skip that check.
 VALID_SCHEMA_MEMO = "schema-valid"
@@ -219,7 +208,10 @@ def _checked(schema: dict[str, Any], values: dict[str, Any], source: str) -> lis
         # Before any check: both would recurse on a cycle until the stack is spent.
         cycle = refcycle.find(schema, values)
         if cycle is not None:
-            return [f"- at '{_pointer(cycle.path)}' ({_dotted(cycle.path)}): {cycle.message}"]
+            from helm_core.chart import schema_errors
+
+            where = schema_errors.quote(schema_errors.pointer(tuple(map(str, cycle.path))))
+            return [f"- at {where}: {cycle.message}"]
     found = [] if _passes(digest, text, values) else _violations(digest, text, values, source=source)
     if not found:
         _remember_pass(key)
@@ -255,6 +247,8 @@ def _passes(digest: str, text: str, values: dict[str, Any]) -> bool:
 
 
 def _violations(digest: str, text: str, values: dict[str, Any], *, source: str) -> list[str]:
+    import json
+
     import jsonschema
     import referencing.exceptions
 
@@ -262,8 +256,10 @@ def _violations(digest: str, text: str, values: dict[str, Any], *, source: str) 
 
     try:
         validator = _compiled(digest, text)
-        errors = sorted(validator.iter_errors(values), key=lambda e: (list(map(str, e.absolute_path)), e.message))
-        return [f"- at '{_pointer(e.absolute_path)}' ({_dotted(e.absolute_path)}): {e.message}" for e in errors]
+        errors = list(validator.iter_errors(values))
+        if not errors:
+            return []
+        return _worded(json.loads(text), values, errors)
     # A schema that cannot be used is reported under the chart's name with the violations, as
     # helm reports it (its first line is the same); the reason is ours (helm-core fetches no
     # remote references, where helm tries the network).
@@ -273,6 +269,23 @@ def _violations(digest: str, text: str, values: dict[str, Any], *, source: str) 
         return [f"{source}: cannot resolve schema reference: {exc}"]
     except goregexp.GoSyntaxError as exc:  # a pattern no metaschema checks (draft 4's patternProperties keys)
         return [f"{source}: invalid schema: {exc}"]
+
+
+def _worded(schema: Any, values: dict[str, Any], errors: list[Any]) -> list[str]:
+    """The failures as helm words them (v6's error tree, :mod:`helm_core.chart.schema_tree`).
+
+    jsonschema decided the values fail; the tree is walked for the wording. Should the walk find
+    nothing where jsonschema failed (a keyword whose meaning we model differently from v6), the
+    values still fail: jsonschema's own messages are reported rather than a silent pass.
+    """
+    from helm_core.chart import schema_errors, schema_tree
+
+    found = schema_errors.lines(schema_tree.Walker(schema, _no_remote).failures(values))
+    if found:
+        return found
+    ordered = sorted(errors, key=lambda e: (list(map(str, e.absolute_path)), e.message))
+    return [f"- at {schema_errors.quote(schema_errors.pointer(tuple(map(str, e.absolute_path))))}: {e.message}"
+            for e in ordered]
 
 
 def validate(chart: model.Chart, values: dict[str, Any]) -> None:
@@ -297,7 +310,9 @@ def _collect(chart: model.Chart, values: dict[str, Any], report: list[str]) -> N
         if raw is None:
             continue
         if not isinstance(raw, dict):
+            from helm_core.chart import schema_errors
+
             report.append(f"{sub.name}:")
-            report.append(f"- invalid type for values: expected object (map), got {type(raw).__name__}")
+            report.append(schema_errors.subchart_type_error(raw))
             continue
         _collect(sub, raw, report)
