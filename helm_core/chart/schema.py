@@ -293,18 +293,25 @@ def validate(chart: model.Chart, values: dict[str, Any]) -> None:
     report: list[str] = []
     _collect(chart, values, report)
     if report:
-        raise SchemaError(HEADER + "\n" + "\n".join(report),
-                          violations=[line for line in report if line.startswith("- ")])
+        text = "".join(report)
+        raise SchemaError(HEADER + "\n" + text,
+                          violations=[line for line in text.split("\n") if line.startswith("- ")])
+
+
+def _block(name: str, found: list[str]) -> str:
+    """One chart's part of the report, as helm writes it: violations end with a newline (its
+    validation error adds one); a schema that cannot be used does not (its error is printed
+    as it is, so a next chart's name follows on the same line, as in helm)."""
+    return f"{name}:\n" + "\n".join(found) + ("\n" if found[0].startswith("- ") else "")
 
 
 def _collect(chart: model.Chart, values: dict[str, Any], report: list[str]) -> None:
     if chart.schema_error:
-        report.extend([f"{chart.name}:", chart.schema_error])
+        report.append(_block(chart.name, [chart.schema_error]))
     if chart.schema is not None:
         found = violations(chart.schema, values, source=f"{chart.chart_path()}/{chart.schema_file}")
         if found:
-            report.append(f"{chart.name}:")
-            report.extend(found)
+            report.append(_block(chart.name, found))
     for sub in chart.dependencies:
         raw = values.get(sub.name)
         if raw is None:
@@ -312,7 +319,6 @@ def _collect(chart: model.Chart, values: dict[str, Any], report: list[str]) -> N
         if not isinstance(raw, dict):
             from helm_core.chart import schema_errors
 
-            report.append(f"{sub.name}:")
-            report.append(schema_errors.subchart_type_error(raw))
+            report.append(f"{sub.name}:\n{schema_errors.subchart_type_error(raw)}\n")
             continue
         _collect(sub, raw, report)

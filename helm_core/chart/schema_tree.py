@@ -53,7 +53,7 @@ class Walker:
         self.spec = referencing.jsonschema.specification_with(
             dialect if isinstance(dialect, str) else "", default=referencing.jsonschema.DRAFT202012)
         registry: Any = referencing.Registry(retrieve=retrieve)  # type: ignore[call-arg]
-        registry = registry.with_resource(ROOT_URI, self.spec.create_resource(schema)).crawl()
+        registry = registry.with_resource(ROOT_URI, self.spec.create_resource(schema))
         self.root = schema
         self.resolver = registry.resolver(ROOT_URI)
 
