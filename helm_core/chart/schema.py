@@ -42,7 +42,7 @@ HEADER = "values don't meet the specifications of the schema(s) in the following
 VALIDATOR_CACHE_SIZE = 128
 
 
-def _no_remote(uri: str) -> Any:
+def no_remote(uri: str) -> Any:
     import referencing.exceptions
 
     # referencing's attrs classes (its own `frozen` wrapper) are beyond mypy's attrs plugin.
@@ -132,7 +132,7 @@ def _compiled(digest: str, text: str) -> Any:
 
         metaschema.check_schema(cls, schema)
         _remember_valid(digest)
-    return cls(schema, registry=referencing.Registry(retrieve=_no_remote))  # type: ignore[call-arg]
+    return cls(schema, registry=referencing.Registry(retrieve=no_remote))  # type: ignore[call-arg]
 
 
 def _pass_key(text: str, values: dict[str, Any]) -> str:
@@ -280,7 +280,7 @@ def _worded(schema: Any, values: dict[str, Any], errors: list[Any]) -> list[str]
     """
     from helm_core.chart import schema_errors, schema_tree
 
-    found = schema_errors.lines(schema_tree.Walker(schema, _no_remote).failures(values))
+    found = schema_errors.lines(schema_tree.Walker(schema, no_remote).failures(values))
     if found:
         return found
     ordered = sorted(errors, key=lambda e: (list(map(str, e.absolute_path)), e.message))
