@@ -130,6 +130,14 @@ CASES = [
     pytest.param({"type": "array"}, "a: 1", (), id="root-type"),
     pytest.param({"properties": {"a/b": {"properties": {"c~d": {"type": "string"}}}}}, "\"a/b\": {\"c~d\": 1}", (), id="escaped-pointer"),
     pytest.param({"properties": {"a": {"type": "string"}}}, "a: null\nb: 1", (), id="null-value"),
+    # reference cycles: v6 reports each where it meets it, under the keywords that led there
+    pytest.param({"$ref": "#"}, "a: 1", (), id="cycle-root"),
+    pytest.param({"allOf": [{"$ref": "#"}]}, "a: 1", (), id="cycle-allof"),
+    pytest.param({"definitions": {"a": {"$ref": "#/definitions/b"}, "b": {"$ref": "#/definitions/a"}},
+                  "properties": {"x": {"$ref": "#/definitions/a"}, "z": {"type": "string"}}}, "x: 1\nz: 1", (),
+                 id="cycle-mutual-and-another-failure"),
+    pytest.param({"properties": {"x": {"anyOf": [{"type": "string"}, {"$ref": "#/properties/x"}]}}}, "x: 1", (),
+                 id="cycle-in-anyof"),
 ]
 
 

@@ -208,10 +208,12 @@ def _checked(schema: dict[str, Any], values: dict[str, Any], source: str) -> lis
         # Before any check: both would recurse on a cycle until the stack is spent.
         cycle = refcycle.find(schema, values)
         if cycle is not None:
-            from helm_core.chart import schema_errors
+            # A cycle always fails; the walk words it where v6 meets it, with the other failures.
+            from helm_core.chart import schema_errors, schema_tree
 
+            found = schema_errors.lines(schema_tree.Walker(schema, no_remote).failures(values))
             where = schema_errors.quote(schema_errors.pointer(tuple(map(str, cycle.path))))
-            return [f"- at {where}: {cycle.message}"]
+            return found or [f"- at {where}: {cycle.message}"]
     found = [] if _passes(digest, text, values) else _violations(digest, text, values, source=source)
     if not found:
         _remember_pass(key)

@@ -198,7 +198,7 @@ def equal(one: Any, two: Any) -> bool:
     if kind == "number":
         return bool(rational(one) == rational(two))
     if kind == "array":
-        return len(one) == len(two) and all(equal(a, b) for a, b in zip(one, two))
+        return len(one) == len(two) and all(equal(a, b) for a, b in zip(one, two, strict=True))
     if kind == "object":
         return one.keys() == two.keys() and all(equal(one[k], two[k]) for k in one)
     return bool(one == two)

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from helm_core.chart import schema_errors as words
 from helm_core.chart.schema_errors import Failure
+from helm_core.chart.verdict import resolve
+from helm_core.golib import gostrconv
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -40,6 +42,45 @@ class _Outcome:
         self.items = items
 
 
+class _Scope:
+    """A subschema entered by the walk: what v6's scope knows, for reference cycles (the node,
+    its location, the keyword path from its parent, the value's count) and for resolving
+    references under it (the resolver and base URI)."""
+
+    __slots__ = ("node", "location", "segment", "ref", "vid", "depth", "parent", "resolver", "base")
+
+    def __init__(self, node: Any, location: str, segment: str, ref: str, vid: int, depth: int,
+                 parent: _Scope | None, resolver: Any, base: str) -> None:
+        self.node = node
+        self.location = location
+        self.segment = segment
+        self.ref = ref
+        self.vid = vid
+        self.depth = depth
+        self.parent = parent
+        self.resolver = resolver
+        self.base = base
+
+    def keyword_location(self) -> str:
+        """The keywords walked from the root to here (a reference's keyword, not its target)."""
+        parts: list[str] = []
+        scope: _Scope | None = self
+        while scope is not None and scope.parent is not None:
+            parts.append("/" + _escape(scope.ref) if scope.ref else scope.segment)
+            scope = scope.parent
+        return "".join(reversed(parts))
+
+    def cycle(self) -> str | None:
+        """v6's reference cycle message when this node was entered before for the same value."""
+        scope = self.parent
+        while scope is not None and scope.vid == self.vid:
+            if scope.node is self.node:
+                return (f"both {self.keyword_location()} and {scope.keyword_location()} resolve to "
+                        f"{gostrconv.quote(self.location)} causing reference cycle")
+            scope = scope.parent
+        return None
+
+
 class Walker:
     """Walks one schema (any draft v6 knows) over failing values."""
 
@@ -59,20 +100,35 @@ class Walker:
 
     def failures(self, values: Any) -> list[Failure]:
         """The top failures as helm prints them (a top group's members, else the one failure)."""
-        failure = self._check(self.root, values, (), self.resolver).failure
+        top = _Scope(self.root, ROOT_URI + "#", "", "", 0, 0, None, self.resolver, ROOT_URI)
+        failure = self._visit(self.root, values, (), top).failure
         if failure is None:
             return []
         return failure.causes if failure.group else [failure]
 
     # -- one subschema ------------------------------------------------------------------------
 
-    def _check(self, schema: Any, value: Any, path: Path, resolver: Any) -> _Outcome:
+    def _check(self, schema: Any, value: Any, path: Path, at: _Scope, segment: str) -> _Outcome:
+        """``schema`` (found at ``segment`` under the scope ``at``) applied to ``value``."""
+        # v6 counts a descent into the value (a property, an item) as a new value: a schema
+        # met again for the same value, and only then, is a reference cycle.
+        vid = at.vid + 1 if len(path) != at.depth else at.vid
+        scope = _Scope(schema, at.location + segment, segment, "", vid, len(path), at, at.resolver, at.base)
+        return self._visit(schema, value, path, scope)
+
+    def _visit(self, schema: Any, value: Any, path: Path, scope: _Scope) -> _Outcome:
         if schema is False:
             return _Outcome(Failure(path, "false schema"), set(), set())
         if not isinstance(schema, dict):  # true (what is no schema at all was refused before)
             return _Outcome(None, set(), set())
-        if "$id" in schema or "id" in schema and self.draft < 6:
-            resolver = resolver.in_subresource(self.spec.create_resource(schema))
+        cycle = scope.cycle()
+        if cycle is not None:
+            return _Outcome(Failure(path, cycle), set(), set())
+        id_keyword = "id" if self.draft < 6 else "$id"
+        if isinstance(schema.get(id_keyword), str) and scope.parent is not None:
+            scope.resolver = scope.resolver.in_subresource(self.spec.create_resource(schema))
+            scope.base = resolve(scope.base, schema[id_keyword])[0]
+        at = scope
         stop = self._stopping(schema, value, path)
         if stop is not None:
             return _Outcome(stop, set(), set())
@@ -80,19 +136,19 @@ class Walker:
         props: set[str] = set()
         items: set[int] = set()
         if "$ref" in schema:
-            ref = self._reference(schema["$ref"], "$ref", value, path, resolver)
+            ref = self._reference(schema["$ref"], "$ref", value, path, at)
             if self.draft < 2019:  # every other keyword beside $ref is ignored
                 return ref
             self._merge(ref, errors, props, items)
-        self._kind_keywords(schema, value, path, resolver, errors, props, items)
+        self._kind_keywords(schema, value, path, at, errors, props, items)
         if self.draft >= 2019:
             for keyword in ("$dynamicRef", "$recursiveRef"):
                 if isinstance(schema.get(keyword), str):
-                    self._merge(self._reference(schema[keyword], keyword, value, path, resolver),
+                    self._merge(self._reference(schema[keyword], keyword, value, path, at),
                                 errors, props, items)
-        self._conditions(schema, value, path, resolver, errors, props, items)
+        self._conditions(schema, value, path, at, errors, props, items)
         if self.draft >= 2019:
-            self._unevaluated(schema, value, path, resolver, errors, props, items)
+            self._unevaluated(schema, value, path, at, errors, props, items)
         return _Outcome(_combined(errors, path), props, items)
 
     def _stopping(self, schema: dict[str, Any], value: Any, path: Path) -> Failure | None:
@@ -124,11 +180,14 @@ class Walker:
             return Failure(path, words.const_message(schema["const"]))
         return None
 
-    def _reference(self, ref: Any, keyword: str, value: Any, path: Path, resolver: Any) -> _Outcome:
+    def _reference(self, ref: Any, keyword: str, value: Any, path: Path, at: _Scope) -> _Outcome:
         if not isinstance(ref, str):
             return _Outcome(None, set(), set())
-        target = resolver.lookup(ref)
-        outcome = self._check(target.contents, value, path, target.resolver)
+        target = at.resolver.lookup(ref)
+        uri, fragment = resolve(at.base, ref)
+        scope = _Scope(target.contents, f"{uri}#{fragment}", "", keyword, at.vid, len(path), at,
+                       target.resolver, uri)
+        outcome = self._visit(target.contents, value, path, scope)
         failure = outcome.failure
         if failure is not None:
             causes = failure.causes if failure.group else [failure]
@@ -145,31 +204,31 @@ class Walker:
             props |= outcome.props
             items |= outcome.items
 
-    def _fails(self, schema: Any, value: Any, path: Path, resolver: Any) -> bool:
-        return self._check(schema, value, path, resolver).failure is not None
+    def _fails(self, schema: Any, value: Any, path: Path, at: _Scope, segment: str) -> bool:
+        return self._check(schema, value, path, at, segment).failure is not None
 
     # -- keywords of the value's kind ---------------------------------------------------------
 
-    def _kind_keywords(self, schema: dict[str, Any], value: Any, path: Path, resolver: Any,
+    def _kind_keywords(self, schema: dict[str, Any], value: Any, path: Path, at: _Scope,
                        errors: list[Failure], props: set[str], items: set[int]) -> None:
         kind = words.type_of(value)
         if kind == "object":
-            self._object(schema, value, path, resolver, errors, props)
+            self._object(schema, value, path, at, errors, props)
         elif kind == "array":
-            self._array(schema, value, path, resolver, errors, items)
+            self._array(schema, value, path, at, errors, items)
         elif kind == "string":
             _string(schema, value, path, errors)
         elif kind == "number":
             self._number(schema, value, path, errors)
 
-    def _object(self, schema: dict[str, Any], obj: dict[str, Any], path: Path, resolver: Any,
+    def _object(self, schema: dict[str, Any], obj: dict[str, Any], path: Path, at: _Scope,
                 errors: list[Failure], props: set[str]) -> None:
         count = len(obj)
         low, high = _int(schema.get("minProperties")), _int(schema.get("maxProperties"))
         if low is not None and count < low:
-            errors.append(Failure(path, f"minProperties: got {words.printed_int(count)}, want {words.printed_int(low)}"))
+            errors.append(_size(path, "minProperties", count, low))
         if high is not None and count > high:
-            errors.append(Failure(path, f"maxProperties: got {words.printed_int(count)}, want {words.printed_int(high)}"))
+            errors.append(_size(path, "maxProperties", count, high))
         missing = _missing(obj, schema.get("required"))
         if missing:
             errors.append(Failure(path, words.required_message(missing)))
@@ -181,13 +240,17 @@ class Walker:
                     if lacking:
                         errors.append(Failure(path, words.dependency_message(name, lacking)))
                 else:
-                    self._merge(self._check(dependency, obj, path, resolver), errors, props, set())
-        self._properties(schema, obj, path, resolver, errors, props)
+                    outcome = self._check(dependency, obj, path, at, "/dependencies/" + _escape(name))
+                    self._merge(outcome, errors, props, set())
+        self._properties(schema, obj, path, at, errors, props)
         if self.draft == 4:
             return
         if "propertyNames" in schema:
             for name in sorted(obj):
-                failure = self._check(schema["propertyNames"], name, (), resolver).failure
+                # v6 validates each name on its own, as a value at the root of a new walk
+                names = _Scope(schema["propertyNames"], at.location + "/propertyNames", "", "", 0, 0, None,
+                               at.resolver, at.base)
+                failure = self._visit(schema["propertyNames"], name, (), names).failure
                 if failure is not None:
                     causes = failure.causes if failure.group else [failure]
                     errors.append(Failure(path, f"invalid propertyName {words.quote(name)}", causes))
@@ -196,7 +259,7 @@ class Walker:
         dependent = schema.get("dependentSchemas")
         for name, sub in (dependent.items() if isinstance(dependent, dict) else ()):
             if name in obj:
-                self._merge(self._check(sub, obj, path, resolver), errors, props, set())
+                self._merge(self._check(sub, obj, path, at, "/dependentSchemas/" + _escape(name)), errors, props, set())
         required = schema.get("dependentRequired")
         for name, needed in (required.items() if isinstance(required, dict) else ()):
             if name in obj:
@@ -204,29 +267,31 @@ class Walker:
                 if lacking:
                     errors.append(Failure(path, words.dependency_message(name, lacking)))
 
-    def _properties(self, schema: dict[str, Any], obj: dict[str, Any], path: Path, resolver: Any,
+    def _properties(self, schema: dict[str, Any], obj: dict[str, Any], path: Path, at: _Scope,
                     errors: list[Failure], props: set[str]) -> None:
         from helm_core.golib import goregexp
 
-        named = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
-        patterns = schema.get("patternProperties") if isinstance(schema.get("patternProperties"), dict) else {}
+        named: dict[str, Any] = _of_type(schema.get("properties"), dict)
+        patterns: dict[str, Any] = _of_type(schema.get("patternProperties"), dict)
         additional = schema.get("additionalProperties")
         refused: list[str] = []
         for name in sorted(obj):  # Go visits a map in random order: sorted is one of them
             evaluated = False
             if name in named:
                 evaluated = True
-                self._add(self._check(named[name], obj[name], (*path, name), resolver), errors)
+                self._add(self._check(named[name], obj[name], (*path, name), at, f"/properties/{_escape(name)}"),
+                          errors)
             for pattern, sub in patterns.items():
                 if goregexp.compile(pattern).match_string(name):
                     evaluated = True
-                    self._add(self._check(sub, obj[name], (*path, name), resolver), errors)
+                    segment = f"/patternProperties/{_escape(pattern)}"
+                    self._add(self._check(sub, obj[name], (*path, name), at, segment), errors)
             if not evaluated and additional is not None:
                 evaluated = True
                 if additional is False:
                     refused.append(name)
                 elif additional is not True:
-                    self._add(self._check(additional, obj[name], (*path, name), resolver), errors)
+                    self._add(self._check(additional, obj[name], (*path, name), at, "/additionalProperties"), errors)
             if evaluated:
                 props.add(name)
         if refused:
@@ -237,34 +302,35 @@ class Walker:
         if outcome.failure is not None:
             errors.append(outcome.failure)
 
-    def _array(self, schema: dict[str, Any], arr: list[Any], path: Path, resolver: Any,
+    def _array(self, schema: dict[str, Any], arr: list[Any], path: Path, at: _Scope,
                errors: list[Failure], items: set[int]) -> None:
         count = len(arr)
         low, high = _int(schema.get("minItems")), _int(schema.get("maxItems"))
         if low is not None and count < low:
-            errors.append(Failure(path, f"minItems: got {words.printed_int(count)}, want {words.printed_int(low)}"))
+            errors.append(_size(path, "minItems", count, low))
         if high is not None and count > high:
-            errors.append(Failure(path, f"maxItems: got {words.printed_int(count)}, want {words.printed_int(high)}"))
+            errors.append(_size(path, "maxItems", count, high))
         if schema.get("uniqueItems") is True and count > 1:
             pair = _duplicates(arr)
             if pair is not None:
-                errors.append(Failure(path, f"items at {words.printed_int(pair[0])} and {words.printed_int(pair[1])} are equal"))
+                where = f"{words.printed_int(pair[0])} and {words.printed_int(pair[1])}"
+                errors.append(Failure(path, f"items at {where} are equal"))
         if self.draft < 2020:
-            self._old_items(schema, arr, path, resolver, errors, items)
+            self._old_items(schema, arr, path, at, errors, items)
         else:
-            prefix = schema.get("prefixItems") if isinstance(schema.get("prefixItems"), list) else []
+            prefix: list[Any] = _of_type(schema.get("prefixItems"), list)
             evaluated = min(len(prefix), count)
             for i in range(evaluated):
-                self._add(self._check(prefix[i], arr[i], (*path, str(i)), resolver), errors)
+                self._add(self._check(prefix[i], arr[i], (*path, str(i)), at, f"/prefixItems/{i}"), errors)
             items.update(range(evaluated))
             if "items" in schema:
                 for i in range(evaluated, count):
-                    self._add(self._check(schema["items"], arr[i], (*path, str(i)), resolver), errors)
+                    self._add(self._check(schema["items"], arr[i], (*path, str(i)), at, "/items"), errors)
                 items.update(range(count))
         if "contains" in schema and self.draft >= 6:
-            self._contains(schema, arr, path, resolver, errors, items)
+            self._contains(schema, arr, path, at, errors, items)
 
-    def _old_items(self, schema: dict[str, Any], arr: list[Any], path: Path, resolver: Any,
+    def _old_items(self, schema: dict[str, Any], arr: list[Any], path: Path, at: _Scope,
                    errors: list[Failure], items: set[int]) -> None:
         """``items`` (one schema or a list) and ``additionalItems`` before 2020-12."""
         given = schema.get("items")
@@ -272,26 +338,27 @@ class Walker:
         if isinstance(given, list):
             evaluated = min(len(given), len(arr))
             for i in range(evaluated):
-                self._add(self._check(given[i], arr[i], (*path, str(i)), resolver), errors)
+                self._add(self._check(given[i], arr[i], (*path, str(i)), at, f"/items/{i}"), errors)
         elif given is not None:
             for i, item in enumerate(arr):
-                self._add(self._check(given, item, (*path, str(i)), resolver), errors)
+                self._add(self._check(given, item, (*path, str(i)), at, "/items"), errors)
             evaluated = len(arr)
         additional = schema.get("additionalItems") if isinstance(given, list) else None
         if additional is False and evaluated != len(arr):
-            errors.append(Failure(path, f"last {words.printed_int(len(arr) - evaluated)} additionalItem(s) not allowed"))
+            extra = words.printed_int(len(arr) - evaluated)
+            errors.append(Failure(path, f"last {extra} additionalItem(s) not allowed"))
         elif additional is not None and additional is not True and additional is not False:
             for i in range(evaluated, len(arr)):
-                self._add(self._check(additional, arr[i], (*path, str(i)), resolver), errors)
+                self._add(self._check(additional, arr[i], (*path, str(i)), at, "/additionalItems"), errors)
         items.update(range(len(arr) if additional is not None or not isinstance(given, list) and given is not None
                            else evaluated))
 
-    def _contains(self, schema: dict[str, Any], arr: list[Any], path: Path, resolver: Any,
+    def _contains(self, schema: dict[str, Any], arr: list[Any], path: Path, at: _Scope,
                   errors: list[Failure], items: set[int]) -> None:
         failures: list[Failure] = []
         matched: list[int] = []
         for i, item in enumerate(arr):
-            failure = self._check(schema["contains"], item, (*path, str(i)), resolver).failure
+            failure = self._check(schema["contains"], item, (*path, str(i)), at, "/contains").failure
             if failure is None:
                 matched.append(i)
             else:
@@ -311,27 +378,30 @@ class Walker:
     def _number(self, schema: dict[str, Any], value: Any, path: Path, errors: list[Failure]) -> None:
         number = words.rational(value)
         bounds = _bounds(schema, self.draft)
-        for keyword, fails in (("minimum", lambda b: number < b), ("maximum", lambda b: number > b),
-                               ("exclusiveMinimum", lambda b: number <= b),
-                               ("exclusiveMaximum", lambda b: number >= b)):
+        for keyword in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
             bound = bounds.get(keyword)
-            if bound is not None and fails(words.rational(bound)):
+            if bound is None:
+                continue
+            limit = words.rational(bound)
+            # inclusive bounds fail beyond the bound, exclusive ones at it too
+            beyond = number < limit if keyword.endswith("inimum") else number > limit
+            if beyond or keyword.startswith("exclusive") and number == limit:
                 errors.append(Failure(path, f"{keyword}: got {words.printed_float(float(value))}, "
                                             f"want {words.printed_float(float(bound))}"))
-        step = schema.get("multipleOf")
+        step: Any = schema.get("multipleOf")
         if _is_number(step) and step > 0 and (number / words.rational(step)).denominator != 1:
             errors.append(Failure(path, f"multipleOf: got {words.printed_float(float(value))}, "
                                         f"want {words.printed_float(float(step))}"))
 
     # -- in-place applicators ------------------------------------------------------------------
 
-    def _conditions(self, schema: dict[str, Any], value: Any, path: Path, resolver: Any,
+    def _conditions(self, schema: dict[str, Any], value: Any, path: Path, at: _Scope,
                     errors: list[Failure], props: set[str], items: set[int]) -> None:
-        if "not" in schema and not self._fails(schema["not"], value, path, resolver):
+        if "not" in schema and not self._fails(schema["not"], value, path, at, "/not"):
             errors.append(Failure(path, "'not' failed"))
         members = schema.get("allOf")
         if isinstance(members, list) and members:
-            outcomes = [self._check(sub, value, path, resolver) for sub in members]
+            outcomes = [self._check(sub, value, path, at, f"/allOf/{i}") for i, sub in enumerate(members)]
             failed = [o.failure for o in outcomes if o.failure is not None]
             if failed:
                 errors.append(Failure(path, "'allOf' failed", failed))
@@ -340,7 +410,7 @@ class Walker:
                     self._merge(outcome, errors, props, items)
         members = schema.get("anyOf")
         if isinstance(members, list) and members:
-            outcomes = [self._check(sub, value, path, resolver) for sub in members]
+            outcomes = [self._check(sub, value, path, at, f"/anyOf/{i}") for i, sub in enumerate(members)]
             failed = [o.failure for o in outcomes if o.failure is not None]
             if len(failed) == len(outcomes):
                 errors.append(Failure(path, "'anyOf' failed", failed))
@@ -349,20 +419,20 @@ class Walker:
                     self._merge(outcome, errors, props, items)
         members = schema.get("oneOf")
         if isinstance(members, list) and members:
-            self._one_of(members, value, path, resolver, errors, props, items)
+            self._one_of(members, value, path, at, errors, props, items)
         if "if" in schema:
-            branch = "else" if self._fails(schema["if"], value, path, resolver) else "then"
+            branch = "else" if self._fails(schema["if"], value, path, at, "/if") else "then"
             if branch == "then":
-                self._merge(self._check(schema["if"], value, path, resolver), errors, props, items)
+                self._merge(self._check(schema["if"], value, path, at, "/if"), errors, props, items)
             if branch in schema:
-                self._merge(self._check(schema[branch], value, path, resolver), errors, props, items)
+                self._merge(self._check(schema[branch], value, path, at, "/" + branch), errors, props, items)
 
-    def _one_of(self, members: list[Any], value: Any, path: Path, resolver: Any,
+    def _one_of(self, members: list[Any], value: Any, path: Path, at: _Scope,
                 errors: list[Failure], props: set[str], items: set[int]) -> None:
         failed: list[Failure] = []
         matched = -1
         for i, sub in enumerate(members):
-            outcome = self._check(sub, value, path, resolver)
+            outcome = self._check(sub, value, path, at, f"/oneOf/{i}")
             if outcome.failure is not None:
                 failed.append(outcome.failure)
             elif matched == -1:
@@ -374,16 +444,20 @@ class Walker:
         if matched == -1:
             errors.append(Failure(path, "'oneOf' failed, none matched", failed))
 
-    def _unevaluated(self, schema: dict[str, Any], value: Any, path: Path, resolver: Any,
+    def _unevaluated(self, schema: dict[str, Any], value: Any, path: Path, at: _Scope,
                      errors: list[Failure], props: set[str], items: set[int]) -> None:
         if isinstance(value, dict) and "unevaluatedProperties" in schema:
             for name in sorted(set(value) - props):
-                self._add(self._check(schema["unevaluatedProperties"], value[name], (*path, name), resolver), errors)
+                outcome = self._check(schema["unevaluatedProperties"], value[name], (*path, name), at,
+                                      "/unevaluatedProperties")
+                self._add(outcome, errors)
             props.update(value)
         if isinstance(value, list) and "unevaluatedItems" in schema:
             for i in range(len(value)):
                 if i not in items:
-                    self._add(self._check(schema["unevaluatedItems"], value[i], (*path, str(i)), resolver), errors)
+                    outcome = self._check(schema["unevaluatedItems"], value[i], (*path, str(i)), at,
+                                          "/unevaluatedItems")
+                    self._add(outcome, errors)
             items.update(range(len(value)))
 
 
@@ -397,13 +471,18 @@ def _combined(errors: list[Failure], path: Path) -> Failure | None:
     return Failure(path, "validation failed", errors, group=True)
 
 
+def _size(path: Path, keyword: str, got: int, wanted: int) -> Failure:
+    """A count out of its bound (properties, items, characters), as v6 words it."""
+    return Failure(path, f"{keyword}: got {words.printed_int(got)}, want {words.printed_int(wanted)}")
+
+
 def _string(schema: dict[str, Any], text: str, path: Path, errors: list[Failure]) -> None:
     length = len(text)
     low, high = _int(schema.get("minLength")), _int(schema.get("maxLength"))
     if low is not None and length < low:
-        errors.append(Failure(path, f"minLength: got {words.printed_int(length)}, want {words.printed_int(low)}"))
+        errors.append(_size(path, "minLength", length, low))
     if high is not None and length > high:
-        errors.append(Failure(path, f"maxLength: got {words.printed_int(length)}, want {words.printed_int(high)}"))
+        errors.append(_size(path, "maxLength", length, high))
     pattern = schema.get("pattern")
     if isinstance(pattern, str):
         from helm_core.golib import goregexp
@@ -422,6 +501,11 @@ def _bounds(schema: dict[str, Any], draft: int) -> dict[str, Any]:
             if found[exclusive] is not None:
                 found[side] = None
     return {k: v for k, v in found.items() if _is_number(v)}
+
+
+def _of_type(value: Any, kind: type) -> Any:
+    """``value`` when it is a ``kind`` (a dict, a list), else an empty one."""
+    return value if isinstance(value, kind) else kind()
 
 
 def _is_number(value: Any) -> bool:
@@ -445,3 +529,7 @@ def _duplicates(arr: list[Any]) -> tuple[int, int] | None:
     return None
 
 
+
+
+def _escape(token: str) -> str:
+    return token.replace("~", "~0").replace("/", "~1")

@@ -40,17 +40,20 @@ def test_every_violation_is_listed_with_its_path():
         schema.validate(_charts(), values)
     text = str(err.value)
     assert text.startswith("values don't meet the specifications of the schema(s) in the following chart(s):\napp:\n")
-    assert "- at '/replicas' (replicas): 0.0 is less than the minimum of 1" in text
-    assert "- at '/image' (image): 'tag' is a required property" in text
-    assert "- at '/ports/1' (ports[1]): 'http' is not of type 'integer'" in text
-    assert "\ndb:\n" in text
-    assert "- at '/enabled' (enabled): 'yes' is not of type 'boolean'" in text
-    assert "Additional properties are not allowed ('extra' was unexpected)" in text
+    # helm's wording (jsonschema v6); Go visits properties in random order, we in sorted order
+    assert text.endswith("app:\n"
+                         "- at '/image': missing property 'tag'\n"
+                         "- at '/ports/1': got string, want integer\n"
+                         "- at '/replicas': minimum: got 0, want 1\n"
+                         "db:\n"
+                         "- at '/enabled': got string, want boolean\n"
+                         "- at '': additional properties 'extra' not allowed\n")
     assert len(err.value.violations) == 5
 
 
 def test_subchart_values_of_wrong_type():
-    with pytest.raises(SchemaError, match=r"db:\n- invalid type for values: expected object \(map\), got str"):
+    # helm's line: Go's type name, no "- " before it
+    with pytest.raises(SchemaError, match=r"db:\ninvalid type for values: expected object \(map\), got string\n$"):
         schema.validate(_charts(), {"replicas": 1.0, "image": {"tag": "x"}, "db": "oops"})
 
 
@@ -94,7 +97,7 @@ def _failure(schema_doc: dict, values: dict) -> str:
 def test_ref_to_itself_is_helms_reference_cycle():
     # helm 3.22: - at '': both /$ref and  resolve to "file:///values.schema.json#" causing reference cycle
     assert _failure({"$ref": "#"}, {"a": 1.0}) == HEADER + (
-        "- at '/' ((root)): both /$ref and  resolve to \"file:///values.schema.json#\" causing reference cycle")
+        "- at '': both /$ref and  resolve to \"file:///values.schema.json#\" causing reference cycle\n")
 
 
 def test_mutual_refs_fail_only_where_values_reach_them_as_helm():
@@ -104,13 +107,15 @@ def test_mutual_refs_fail_only_where_values_reach_them_as_helm():
     # helm 3.22: - at '/x': both /properties/x/$ref/$ref/$ref and /properties/x/$ref resolve to
     # "file:///values.schema.json#/definitions/a" causing reference cycle
     assert _failure(doc, {"x": 1.0}) == HEADER + (
-        "- at '/x' (x): both /properties/x/$ref/$ref/$ref and /properties/x/$ref resolve to "
-        "\"file:///values.schema.json#/definitions/a\" causing reference cycle")
+        "- at '/x': both /properties/x/$ref/$ref/$ref and /properties/x/$ref resolve to "
+        "\"file:///values.schema.json#/definitions/a\" causing reference cycle\n")
 
 
 def test_cycle_through_all_of_is_found():
+    # helm 3.22 reports the cycle under the allOf that met it
     assert _failure({"allOf": [{"$ref": "#"}]}, {}) == HEADER + (
-        "- at '/' ((root)): both /allOf/0/$ref and  resolve to \"file:///values.schema.json#\" causing reference cycle")
+        "- at '': 'allOf' failed\n"
+        "  - at '': both /allOf/0/$ref and  resolve to \"file:///values.schema.json#\" causing reference cycle\n")
 
 
 def test_stack_deep_schema_outside_the_cli_is_one_line():
@@ -135,5 +140,5 @@ def test_recursive_schema_descending_into_values_is_no_cycle():
     values = {"name": "a", "child": {"name": "b", "child": {"name": "c"}}}
     schema.validate(_chart_with(tree), values)
     values["child"]["child"]["name"] = 1.0
-    with pytest.raises(SchemaError, match=r"- at '/child/child/name' \(child.child.name\): 1.0 is not of type 'string'"):
+    with pytest.raises(SchemaError, match=r"- at '/child/child/name': got number, want string"):
         schema.validate(_chart_with(tree), values)
