@@ -159,6 +159,43 @@ def test_the_tree_explains_every_failure_without_falling_back(schema_doc, values
     assert schema_tree.Walker(schema_doc, schema.no_remote).failures(given)
 
 
+# --------------------------------------------------------------------------- invalid schemas
+
+@pytest.mark.parametrize("schema_doc", [
+    pytest.param({"type": 5}, id="type-not-a-name"),
+    pytest.param({"properties": {"a": {"pattern": "(["}}}, id="pattern-not-go-regex"),
+    pytest.param({"minLength": -1}, id="negative-length"),
+    pytest.param({"$schema": 5}, id="dollar-schema-not-a-string"),
+    pytest.param({"required": "a", "properties": {"a": {"enum": {}}}}, id="several"),
+    pytest.param({"$schema": D7, "properties": {"a": {"type": "strin", "items": [{"minimum": "x"}]}}}, id="draft7"),
+    pytest.param({"$schema": D7, "definitions": {"d": {"additionalProperties": 1}}}, id="draft7-definitions"),
+])
+def test_invalid_schemas_are_explained_as_helm(both, schema_doc):
+    """helm checks the schema against its draft's metaschema first and prints that tree, under
+    one line naming both, without the newline that ends a values report."""
+    chart = _chart(both.tmp, "c", schema_doc, "a: x")
+    assert "is not valid against metaschema" in _same_report(both, "template", str(chart))
+
+
+@pytest.mark.parametrize(("schema_doc", "values"), [
+    pytest.param({"properties": {"a": {"$ref": "#/definitions/x~1y"}}}, "a: 1", id="pointer"),
+    pytest.param({"properties": {"a": {"$ref": "#/definitions/x"}}}, "b: 1", id="pointer-no-value-reaches"),
+    pytest.param({"properties": {"a": {"$ref": "#nope"}}}, "a: 1", id="anchor"),
+    pytest.param({"$schema": D7, "definitions": {"s": {"$id": "#str", "type": "string"}},
+                  "properties": {"a": {"$ref": "#str"}, "b": {"$ref": "#/definitions/t"}}}, "a: 1", id="draft7"),
+])
+def test_references_that_lead_nowhere_fail_as_in_helm(both, schema_doc, values):
+    """helm compiles every reference first: one into the document that leads nowhere fails the
+    chart whatever the values, with the compiler's error."""
+    _same_report(both, "template", str(_chart(both.tmp, "c", schema_doc, values)))
+
+
+def test_well_placed_references_resolve_as_in_helm(both):
+    doc = {"$schema": D7, "definitions": {"s": {"$id": "#str", "type": "string"}, "a b": {"minimum": 3}},
+           "properties": {"a": {"$ref": "#str"}, "b": {"$ref": "#/definitions/a%20b"}}}
+    _same_report(both, "template", str(_chart(both.tmp, "c", doc, "a: 1\nb: 2")))
+
+
 # --------------------------------------------------------------------------- subcharts
 
 _SUB_SCHEMA = {"properties": {"port": {"type": "integer"}}}

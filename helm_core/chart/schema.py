@@ -69,7 +69,7 @@ def _code_digest() -> str:
     package = memo.package_folder("jsonschema") or here
     jsonschema_code = [os.path.join(package, name) for name in (
         "validators.py", "_keywords.py", "_legacy_keywords.py", "_utils.py", "_types.py", "_format.py")]
-    ours = [os.path.join(here, name) for name in ("metaschema.py", "verdict.py", "jsonschema_go.py")]
+    ours = [os.path.join(here, name) for name in ("metaschema.py", "verdict.py", "jsonschema_go.py", "schema_refs.py")]
     ours += [os.path.join(regexp, name) for name in ("__init__.py", "syntax.py")]
     return memo.code_digest(__file__, *ours, *metaschema_files, *jsonschema_code)
 
@@ -203,13 +203,19 @@ def _checked(schema: dict[str, Any], values: dict[str, Any], source: str) -> lis
     if key in _RECENT_PASSES or disk is not None and disk.get(PASS_MEMO, key) is not None:
         return []
     if '"$ref"' in text:
-        from helm_core.chart import refcycle
+        from helm_core.chart import refcycle, schema_refs, schema_tree
+
+        # helm compiles every reference before it checks a value: one that leads nowhere fails
+        # whatever the values (its compile error, printed without a values report's newline).
+        unresolved = schema_refs.unresolved(schema, schema_tree.ROOT_URI)
+        if unresolved is not None:
+            return [unresolved]
 
         # Before any check: both would recurse on a cycle until the stack is spent.
         cycle = refcycle.find(schema, values)
         if cycle is not None:
             # A cycle always fails; the walk words it where v6 meets it, with the other failures.
-            from helm_core.chart import schema_errors, schema_tree
+            from helm_core.chart import schema_errors
 
             found = schema_errors.lines(schema_tree.Walker(schema, no_remote).failures(values))
             where = schema_errors.quote(schema_errors.pointer(tuple(map(str, cycle.path))))
@@ -266,7 +272,7 @@ def _violations(digest: str, text: str, values: dict[str, Any], *, source: str) 
     # helm reports it (its first line is the same); the reason is ours (helm-core fetches no
     # remote references, where helm tries the network).
     except jsonschema.SchemaError as exc:
-        return [f"{source}: invalid schema: {exc.message}"]
+        return _invalid_schema(json.loads(text), f"{source}: invalid schema: {exc.message}")
     except (referencing.exceptions.Unresolvable, referencing.exceptions.NoSuchResource) as exc:
         return [f"{source}: cannot resolve schema reference: {exc}"]
     except goregexp.GoSyntaxError as exc:  # a pattern no metaschema checks (draft 4's patternProperties keys)
@@ -288,6 +294,21 @@ def _worded(schema: Any, values: dict[str, Any], errors: list[Any]) -> list[str]
     ordered = sorted(errors, key=lambda e: (list(map(str, e.absolute_path)), e.message))
     return [f"- at {schema_errors.quote(schema_errors.pointer(tuple(map(str, e.absolute_path))))}: {e.message}"
             for e in ordered]
+
+
+def _invalid_schema(schema: Any, reason: str) -> list[str]:
+    """A schema its metaschema refuses, explained as helm explains it (v6's tree of the schema
+    against the metaschema, under one line naming both); ``reason`` (ours) when the walk finds
+    nothing to say (a format other than "regex", the one v6 asserts that we model)."""
+    from helm_core.chart import schema_errors, schema_tree
+    from helm_core.golib import gostrconv
+
+    metaschema, failures = schema_tree.metaschema_failures(schema)
+    if not failures:
+        return [reason]
+    head = (f"{gostrconv.quote(schema_tree.ROOT_URI + '#')} is not valid against metaschema: "
+            f"jsonschema validation failed with {schema_errors.quote(metaschema)}")
+    return [head, *schema_errors.lines(failures)]
 
 
 def validate(chart: model.Chart, values: dict[str, Any]) -> None:

@@ -84,23 +84,30 @@ class _Scope:
 class Walker:
     """Walks one schema (any draft v6 knows) over failing values."""
 
-    def __init__(self, schema: Any, retrieve: Callable[[str], Any]) -> None:
-        """``retrieve`` answers references to other documents (schema.py refuses them all)."""
+    def __init__(self, schema: Any, retrieve: Callable[[str], Any], *, uri: str = ROOT_URI,
+                 registry: Any = None, formats: bool = False) -> None:
+        """``retrieve`` answers references to other documents (schema.py refuses them all);
+        ``registry`` holds ``schema`` at ``uri`` already (the metaschemas); ``formats``: assert
+        format "regex" (v6 asserts formats when it checks a schema against its metaschema)."""
         import referencing
         import referencing.jsonschema
 
         self.draft = words.draft_of(schema)
+        self.formats = formats
         dialect = schema.get("$schema") if isinstance(schema, dict) else None
         self.spec = referencing.jsonschema.specification_with(
             dialect if isinstance(dialect, str) else "", default=referencing.jsonschema.DRAFT202012)
-        registry: Any = referencing.Registry(retrieve=retrieve)  # type: ignore[call-arg]
-        registry = registry.with_resource(ROOT_URI, self.spec.create_resource(schema))
+        if registry is None:
+            registry = referencing.Registry(retrieve=retrieve)  # type: ignore[call-arg]
+            registry = registry.with_resource(uri, self.spec.create_resource(schema))
         self.root = schema
-        self.resolver = registry.resolver(ROOT_URI)
+        self.uri = uri
+        self.resolver = registry.resolver(uri)
+        self._dynamic_anchors: dict[tuple[str, str], Any] = {}
 
     def failures(self, values: Any) -> list[Failure]:
         """The top failures as helm prints them (a top group's members, else the one failure)."""
-        top = _Scope(self.root, ROOT_URI + "#", "", "", 0, 0, None, self.resolver, ROOT_URI)
+        top = _Scope(self.root, self.uri + "#", "", "", 0, 0, None, self.resolver, self.uri)
         failure = self._visit(self.root, values, (), top).failure
         if failure is None:
             return []
@@ -172,6 +179,13 @@ class Walker:
             kinds = {words.type_of(o) for o in options}
             if words.type_of(value) not in kinds or not any(words.equal(value, o) for o in options):
                 return Failure(path, words.enum_message(options))
+        if self.formats and schema.get("format") == "regex" and isinstance(value, str):
+            from helm_core.golib import goregexp
+
+            try:
+                goregexp.compile(value)
+            except goregexp.GoSyntaxError as exc:
+                return Failure(path, f"{words.quote(value)} is not valid regex: {exc}")
         return None
 
     @staticmethod
@@ -185,6 +199,8 @@ class Walker:
             return _Outcome(None, set(), set())
         target = at.resolver.lookup(ref)
         uri, fragment = resolve(at.base, ref)
+        if keyword == "$dynamicRef":
+            target, uri = self._dynamic_target(target, uri, fragment, at)
         scope = _Scope(target.contents, f"{uri}#{fragment}", "", keyword, at.vid, len(path), at,
                        target.resolver, uri)
         outcome = self._visit(target.contents, value, path, scope)
@@ -193,6 +209,34 @@ class Walker:
             causes = failure.causes if failure.group else [failure]
             outcome.failure = Failure(path, "validation failed", causes, reference=True)
         return outcome
+
+    def _dynamic_target(self, target: Any, uri: str, anchor: str, at: _Scope) -> tuple[Any, str]:
+        """A ``$dynamicRef`` to a ``$dynamicAnchor`` resolves to the outermost resource of the
+        dynamic scope that has that anchor (the metaschemas' ``#meta``: the whole dialect)."""
+        contents = target.contents
+        if not anchor or anchor.startswith("/") or not isinstance(contents, dict) \
+                or contents.get("$dynamicAnchor") != anchor:
+            return target, uri
+        scope: _Scope | None = at
+        while scope is not None:
+            found = self._dynamic_anchor(scope.base, anchor)
+            if found is not None:
+                target, uri = found, scope.base
+            scope = scope.parent
+        return target, uri
+
+    def _dynamic_anchor(self, base: str, anchor: str) -> Any:
+        key = (base, anchor)
+        if key not in self._dynamic_anchors:
+            import referencing.exceptions
+
+            try:
+                found = self.resolver.lookup(f"{base}#{anchor}")
+                named = isinstance(found.contents, dict) and found.contents.get("$dynamicAnchor") == anchor
+                self._dynamic_anchors[key] = found if named else None
+            except referencing.exceptions.Unresolvable:
+                self._dynamic_anchors[key] = None
+        return self._dynamic_anchors[key]
 
     @staticmethod
     def _merge(outcome: _Outcome, errors: list[Failure], props: set[str], items: set[int]) -> None:
@@ -459,6 +503,28 @@ class Walker:
                                           "/unevaluatedItems")
                     self._add(outcome, errors)
             items.update(range(len(value)))
+
+
+#: The metaschema v6 checks a schema of each draft against.
+_METASCHEMAS = {4: "http://json-schema.org/draft-04/schema", 6: "http://json-schema.org/draft-06/schema",
+                7: "http://json-schema.org/draft-07/schema", 2019: "https://json-schema.org/draft/2019-09/schema",
+                2020: "https://json-schema.org/draft/2020-12/schema"}
+
+
+def metaschema_failures(schema: Any) -> tuple[str, list[Failure]]:
+    """(the metaschema's location, the schema's failures against it): how v6 explains a schema
+    it refuses. The metaschemas are jsonschema-specifications' (the drafts' published documents,
+    as v6 ships them but for draft 7's ``enum``, where v6 also wants items, unique)."""
+    import jsonschema_specifications  # type: ignore[import-untyped]
+
+    uri = _METASCHEMAS[words.draft_of(schema)]
+    registry: Any = jsonschema_specifications.REGISTRY
+    walker = Walker(registry.contents(uri), _no_documents, uri=uri, registry=registry, formats=True)
+    return uri + "#", walker.failures(schema)
+
+
+def _no_documents(uri: str) -> Any:
+    raise LookupError(uri)
 
 
 # -- helpers -----------------------------------------------------------------------------------
