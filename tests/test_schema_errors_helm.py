@@ -7,6 +7,7 @@ stderr must be the same. Go visits a map's keys in random order, so helm prints 
 an object's properties in an order that changes from run to run: where the texts differ, the
 trees are compared with siblings sorted (their lines and nesting must still be the same).
 """
+
 from __future__ import annotations
 
 import json
@@ -74,70 +75,369 @@ CASES = [
     # (id, schema, values yaml, extra args)
     pytest.param({"properties": {"a": {"type": "string"}}}, "a: 1", (), id="type-string"),
     pytest.param({"properties": {"a": {"type": ["string", "null", "integer"]}}}, "a: 1.5", (), id="type-list"),
-    pytest.param({"properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}}, "a: 1.0\nb: true", (), id="type-integer-ok-float"),
+    pytest.param(
+        {"properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}},
+        "a: 1.0\nb: true",
+        (),
+        id="type-integer-ok-float",
+    ),
     pytest.param({"properties": {"a": {"type": "boolean"}}}, "", ("--set", "a=12"), id="type-set-int"),
-    pytest.param({"properties": {"a": {"type": "array"}, "b": {"type": "object"}}}, "a: {}\nb: []", (), id="type-array-object"),
+    pytest.param(
+        {"properties": {"a": {"type": "array"}, "b": {"type": "object"}}}, "a: {}\nb: []", (), id="type-array-object"
+    ),
     pytest.param({"properties": {"a": {"type": "string", "enum": [1], "minimum": 3}}}, "a: 1", (), id="type-stops"),
     pytest.param({"properties": {"a": {"enum": ["x"]}}}, "a: y", (), id="enum-one"),
     pytest.param({"properties": {"a": {"enum": ["x", 1, 2.5, None, True]}}}, "a: z", (), id="enum-many"),
     pytest.param({"properties": {"a": {"enum": [[1], "x"]}}}, "a: y", (), id="enum-complex"),
-    pytest.param({"properties": {"a": {"enum": [1, 2]}, "b": {"enum": [1]}}}, "a: 2.0\nb: true", (), id="enum-number-equal"),
-    pytest.param({"properties": {"a": {"const": "it's"}, "b": {"const": {"x": 1}}, "c": {"const": 3}}}, "a: x\nb: 1\nc: 4", (), id="const"),
+    pytest.param(
+        {"properties": {"a": {"enum": [1, 2]}, "b": {"enum": [1]}}}, "a: 2.0\nb: true", (), id="enum-number-equal"
+    ),
+    pytest.param(
+        {"properties": {"a": {"const": "it's"}, "b": {"const": {"x": 1}}, "c": {"const": 3}}},
+        "a: x\nb: 1\nc: 4",
+        (),
+        id="const",
+    ),
     pytest.param({"required": ["a", "b", "c"]}, "b: 1", (), id="required"),
     pytest.param({"properties": {"o": {"required": ["x"]}}}, "o: {y: 1}", (), id="required-one"),
-    pytest.param({"properties": {"o": {"minProperties": 3}, "p": {"maxProperties": 1}}}, "o: {a: 1}\np: {a: 1, b: 2}", (), id="min-max-props"),
+    pytest.param(
+        {"properties": {"o": {"minProperties": 3}, "p": {"maxProperties": 1}}},
+        "o: {a: 1}\np: {a: 1, b: 2}",
+        (),
+        id="min-max-props",
+    ),
     pytest.param({"properties": {"a": {}}, "additionalProperties": False}, "a: 1\nzz: 2", (), id="additional-false"),
-    pytest.param({"properties": {"a": {}}, "additionalProperties": {"type": "string"}}, "a: 1\nzz: 2", (), id="additional-schema"),
-    pytest.param({"patternProperties": {"^x": {"type": "integer"}, "y$": {"minimum": 5}}}, "xy: 1.5\nay: 2", (), id="pattern-props"),
+    pytest.param(
+        {"properties": {"a": {}}, "additionalProperties": {"type": "string"}}, "a: 1\nzz: 2", (), id="additional-schema"
+    ),
+    pytest.param(
+        {"patternProperties": {"^x": {"type": "integer"}, "y$": {"minimum": 5}}},
+        "xy: 1.5\nay: 2",
+        (),
+        id="pattern-props",
+    ),
     pytest.param({"propertyNames": {"maxLength": 3, "pattern": "^[a-z]+$"}}, "abcd: 1\nAB: 2", (), id="property-names"),
-    pytest.param({"properties": {"s": {"minLength": 5, "maxLength": 1, "pattern": "^\\d+$"}}}, "s: \"a'b\\\"c\"", (), id="string"),
-    pytest.param({"properties": {"s": {"maxLength": 2, "pattern": "^x"}}}, "s: \"héllo\\t\\u0001\"", (), id="string-unicode"),
-    pytest.param({"properties": {"a": {"minimum": 10}, "b": {"maximum": 1.5}, "c": {"exclusiveMinimum": 0}, "d": {"exclusiveMaximum": 100}, "e": {"multipleOf": 0.1}}}, "a: 2\nb: 1234.5\nc: 0\nd: 100\ne: 0.25", (), id="numbers"),
-    pytest.param({"properties": {"a": {"maximum": 1e6}, "b": {"minimum": 0.5}}}, "a: 12345678901\nb: -0.000012", (), id="numbers-big"),
-    pytest.param({"properties": {"a": {"maximum": 1000}, "b": {"multipleOf": 7}}}, "", ("--set", "a=123456,b=50"), id="numbers-set"),
-    pytest.param({"properties": {"a": {"minItems": 3}, "b": {"maxItems": 1}}}, "a: [1]\nb: [1, 2]", (), id="array-size"),
+    pytest.param(
+        {"properties": {"s": {"minLength": 5, "maxLength": 1, "pattern": "^\\d+$"}}}, 's: "a\'b\\"c"', (), id="string"
+    ),
+    pytest.param(
+        {"properties": {"s": {"maxLength": 2, "pattern": "^x"}}}, 's: "héllo\\t\\u0001"', (), id="string-unicode"
+    ),
+    pytest.param(
+        {
+            "properties": {
+                "a": {"minimum": 10},
+                "b": {"maximum": 1.5},
+                "c": {"exclusiveMinimum": 0},
+                "d": {"exclusiveMaximum": 100},
+                "e": {"multipleOf": 0.1},
+            }
+        },
+        "a: 2\nb: 1234.5\nc: 0\nd: 100\ne: 0.25",
+        (),
+        id="numbers",
+    ),
+    pytest.param(
+        {"properties": {"a": {"maximum": 1e6}, "b": {"minimum": 0.5}}},
+        "a: 12345678901\nb: -0.000012",
+        (),
+        id="numbers-big",
+    ),
+    pytest.param(
+        {"properties": {"a": {"maximum": 1000}, "b": {"multipleOf": 7}}},
+        "",
+        ("--set", "a=123456,b=50"),
+        id="numbers-set",
+    ),
+    pytest.param(
+        {"properties": {"a": {"minItems": 3}, "b": {"maxItems": 1}}}, "a: [1]\nb: [1, 2]", (), id="array-size"
+    ),
     pytest.param({"properties": {"a": {"uniqueItems": True}}}, "a: [1, 2, {x: 1}, 2.0, {x: 1}]", (), id="unique"),
     pytest.param({"properties": {"a": {"items": {"type": "string"}}}}, "a: [x, 1, y, true]", (), id="items"),
-    pytest.param({"properties": {"a": {"prefixItems": [{"type": "string"}, {"type": "integer"}], "items": False}}}, "a: [1, x, 3]", (), id="prefix-items"),
+    pytest.param(
+        {"properties": {"a": {"prefixItems": [{"type": "string"}, {"type": "integer"}], "items": False}}},
+        "a: [1, x, 3]",
+        (),
+        id="prefix-items",
+    ),
     pytest.param({"properties": {"a": {"contains": {"type": "string"}}}}, "a: [1, 2]", (), id="contains"),
-    pytest.param({"properties": {"a": {"contains": {"type": "string"}, "minContains": 2, "maxContains": 0}}}, "a: [1, x, 2]", (), id="min-contains"),
-    pytest.param({"properties": {"a": {"contains": {"type": "integer"}, "maxContains": 1}}}, "a: [1, x, 2]", (), id="max-contains"),
-    pytest.param({"properties": {"a": {"allOf": [{"type": "string"}, {"minimum": 5}, {"maximum": 0}]}}}, "a: 3", (), id="allof"),
-    pytest.param({"properties": {"a": {"anyOf": [{"type": "string"}, {"type": "object", "required": ["x"]}]}}}, "a: 3", (), id="anyof"),
-    pytest.param({"properties": {"a": {"anyOf": [{"type": "object", "properties": {"x": {"type": "string"}}}, {"type": "object", "required": ["y"]}]}}}, "a: {x: 1}", (), id="anyof-nested"),
+    pytest.param(
+        {"properties": {"a": {"contains": {"type": "string"}, "minContains": 2, "maxContains": 0}}},
+        "a: [1, x, 2]",
+        (),
+        id="min-contains",
+    ),
+    pytest.param(
+        {"properties": {"a": {"contains": {"type": "integer"}, "maxContains": 1}}},
+        "a: [1, x, 2]",
+        (),
+        id="max-contains",
+    ),
+    pytest.param(
+        {"properties": {"a": {"allOf": [{"type": "string"}, {"minimum": 5}, {"maximum": 0}]}}}, "a: 3", (), id="allof"
+    ),
+    pytest.param(
+        {"properties": {"a": {"anyOf": [{"type": "string"}, {"type": "object", "required": ["x"]}]}}},
+        "a: 3",
+        (),
+        id="anyof",
+    ),
+    pytest.param(
+        {
+            "properties": {
+                "a": {
+                    "anyOf": [
+                        {"type": "object", "properties": {"x": {"type": "string"}}},
+                        {"type": "object", "required": ["y"]},
+                    ]
+                }
+            }
+        },
+        "a: {x: 1}",
+        (),
+        id="anyof-nested",
+    ),
     pytest.param({"properties": {"a": {"oneOf": [{"type": "string"}, {"minimum": 5}]}}}, "a: 3", (), id="oneof-none"),
-    pytest.param({"properties": {"a": {"oneOf": [{"type": "number"}, {"minimum": 1}, {"maximum": 9}]}}}, "a: 3", (), id="oneof-two"),
+    pytest.param(
+        {"properties": {"a": {"oneOf": [{"type": "number"}, {"minimum": 1}, {"maximum": 9}]}}},
+        "a: 3",
+        (),
+        id="oneof-two",
+    ),
     pytest.param({"properties": {"a": {"not": {"type": "string"}}}}, "a: x", (), id="not"),
-    pytest.param({"properties": {"a": {"if": {"properties": {"k": {"const": "x"}}}, "then": {"required": ["t"]}, "else": {"required": ["e"]}}, "b": {"if": {"properties": {"k": {"const": "x"}}}, "then": {"required": ["t"]}, "else": {"required": ["e"]}}}}, "a: {k: x}\nb: {k: y}", (), id="if-then-else"),
-    pytest.param({"properties": {"a": {"dependentRequired": {"x": ["y", "z"]}, "dependentSchemas": {"x": {"properties": {"x": {"type": "string"}}}}}}}, "a: {x: 1}", (), id="dependent"),
-    pytest.param({"$schema": D7, "properties": {"a": {"dependencies": {"x": ["y"], "w": {"required": ["q"]}}}}}, "a: {x: 1, w: 2}", (), id="dependencies-7"),
-    pytest.param({"$defs": {"port": {"type": "integer", "minimum": 1}}, "properties": {"p": {"$ref": "#/$defs/port"}, "q": {"$ref": "#/$defs/port"}}}, "p: x\nq: 0", (), id="ref-defs"),
-    pytest.param({"$defs": {"s": {"type": "string"}}, "properties": {"p": {"$ref": "#/$defs/s", "minLength": 3, "maxLength": 0}}}, "p: ab", (), id="ref-siblings-2020"),
-    pytest.param({"$schema": D7, "definitions": {"s": {"type": "string"}}, "properties": {"p": {"$ref": "#/definitions/s", "minLength": 3}, "q": {"$ref": "#/definitions/s", "const": "x"}}}, "p: ab\nq: 5", (), id="ref-siblings-7"),
-    pytest.param({"$defs": {"s": {"minLength": 3, "pattern": "^x"}}, "properties": {"p": {"$ref": "#/$defs/s"}}}, "p: ab", (), id="ref-multi-cause"),
-    pytest.param({"$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"properties": {"x": {"$ref": "#/$defs/c"}}}, "c": {"type": "integer"}}, "properties": {"r": {"$ref": "#/$defs/a"}}}, "r: {x: y}", (), id="ref-nested-chain"),
-    pytest.param({"$defs": {"s": {"$anchor": "str", "type": "string"}}, "properties": {"p": {"$ref": "#str"}}}, "p: 1", (), id="ref-anchor"),
-    pytest.param({"$defs": {"s": {"$id": "http://example.com/s.json", "$defs": {"i": {"type": "integer"}}, "properties": {"i": {"$ref": "#/$defs/i"}}}}, "properties": {"p": {"$ref": "http://example.com/s.json"}}}, "p: {i: x}", (), id="ref-id"),
-    pytest.param({"$schema": D7, "properties": {"a": {"items": [{"type": "string"}], "additionalItems": False}, "b": {"items": [{"type": "string"}], "additionalItems": {"type": "integer"}}}}, "a: [1, 2, 3]\nb: [x, y, z]", (), id="draft7-items-array"),
-    pytest.param({"$schema": D7, "properties": {"a": {"if": {"minimum": 5}, "then": {"multipleOf": 2}, "else": {"const": 0}}}}, "a: 3", (), id="draft7-if"),
-    pytest.param({"$schema": "http://json-schema.org/draft-04/schema#", "properties": {"a": {"maximum": 5, "exclusiveMaximum": True}, "b": {"minimum": 5, "exclusiveMinimum": True}}}, "a: 5\nb: 5", (), id="draft4"),
-    pytest.param({"properties": {"list": {"items": {"anyOf": [{"type": "string"}, {"properties": {"n": {"type": "integer", "minimum": 0}}, "required": ["n"]}]}}}}, "list: [ok, {n: -1}, {m: 1}, 3]", (), id="nesting"),
-    pytest.param({"properties": {"a": {"properties": {"b": {"items": {"properties": {"c": {"oneOf": [{"type": "string"}, {"type": "boolean"}]}}}}}}}}, "a: {b: [{c: 1}, {c: x}, {c: [1]}]}", (), id="nesting-deep"),
-    pytest.param({"type": "object", "required": ["name"], "properties": {"replicas": {"type": "integer", "minimum": 1}, "image": {"type": "object", "properties": {"tag": {"type": "string"}, "pullPolicy": {"enum": ["Always", "IfNotPresent", "Never"]}}}}, "additionalProperties": False}, "replicas: 0\nimage: {tag: 1.2, pullPolicy: sometimes}\nextra: 1", (), id="many-at-once"),
+    pytest.param(
+        {
+            "properties": {
+                "a": {
+                    "if": {"properties": {"k": {"const": "x"}}},
+                    "then": {"required": ["t"]},
+                    "else": {"required": ["e"]},
+                },
+                "b": {
+                    "if": {"properties": {"k": {"const": "x"}}},
+                    "then": {"required": ["t"]},
+                    "else": {"required": ["e"]},
+                },
+            }
+        },
+        "a: {k: x}\nb: {k: y}",
+        (),
+        id="if-then-else",
+    ),
+    pytest.param(
+        {
+            "properties": {
+                "a": {
+                    "dependentRequired": {"x": ["y", "z"]},
+                    "dependentSchemas": {"x": {"properties": {"x": {"type": "string"}}}},
+                }
+            }
+        },
+        "a: {x: 1}",
+        (),
+        id="dependent",
+    ),
+    pytest.param(
+        {"$schema": D7, "properties": {"a": {"dependencies": {"x": ["y"], "w": {"required": ["q"]}}}}},
+        "a: {x: 1, w: 2}",
+        (),
+        id="dependencies-7",
+    ),
+    pytest.param(
+        {
+            "$defs": {"port": {"type": "integer", "minimum": 1}},
+            "properties": {"p": {"$ref": "#/$defs/port"}, "q": {"$ref": "#/$defs/port"}},
+        },
+        "p: x\nq: 0",
+        (),
+        id="ref-defs",
+    ),
+    pytest.param(
+        {
+            "$defs": {"s": {"type": "string"}},
+            "properties": {"p": {"$ref": "#/$defs/s", "minLength": 3, "maxLength": 0}},
+        },
+        "p: ab",
+        (),
+        id="ref-siblings-2020",
+    ),
+    pytest.param(
+        {
+            "$schema": D7,
+            "definitions": {"s": {"type": "string"}},
+            "properties": {
+                "p": {"$ref": "#/definitions/s", "minLength": 3},
+                "q": {"$ref": "#/definitions/s", "const": "x"},
+            },
+        },
+        "p: ab\nq: 5",
+        (),
+        id="ref-siblings-7",
+    ),
+    pytest.param(
+        {"$defs": {"s": {"minLength": 3, "pattern": "^x"}}, "properties": {"p": {"$ref": "#/$defs/s"}}},
+        "p: ab",
+        (),
+        id="ref-multi-cause",
+    ),
+    pytest.param(
+        {
+            "$defs": {
+                "a": {"$ref": "#/$defs/b"},
+                "b": {"properties": {"x": {"$ref": "#/$defs/c"}}},
+                "c": {"type": "integer"},
+            },
+            "properties": {"r": {"$ref": "#/$defs/a"}},
+        },
+        "r: {x: y}",
+        (),
+        id="ref-nested-chain",
+    ),
+    pytest.param(
+        {"$defs": {"s": {"$anchor": "str", "type": "string"}}, "properties": {"p": {"$ref": "#str"}}},
+        "p: 1",
+        (),
+        id="ref-anchor",
+    ),
+    pytest.param(
+        {
+            "$defs": {
+                "s": {
+                    "$id": "http://example.com/s.json",
+                    "$defs": {"i": {"type": "integer"}},
+                    "properties": {"i": {"$ref": "#/$defs/i"}},
+                }
+            },
+            "properties": {"p": {"$ref": "http://example.com/s.json"}},
+        },
+        "p: {i: x}",
+        (),
+        id="ref-id",
+    ),
+    pytest.param(
+        {
+            "$schema": D7,
+            "properties": {
+                "a": {"items": [{"type": "string"}], "additionalItems": False},
+                "b": {"items": [{"type": "string"}], "additionalItems": {"type": "integer"}},
+            },
+        },
+        "a: [1, 2, 3]\nb: [x, y, z]",
+        (),
+        id="draft7-items-array",
+    ),
+    pytest.param(
+        {"$schema": D7, "properties": {"a": {"if": {"minimum": 5}, "then": {"multipleOf": 2}, "else": {"const": 0}}}},
+        "a: 3",
+        (),
+        id="draft7-if",
+    ),
+    pytest.param(
+        {
+            "$schema": "http://json-schema.org/draft-04/schema#",
+            "properties": {
+                "a": {"maximum": 5, "exclusiveMaximum": True},
+                "b": {"minimum": 5, "exclusiveMinimum": True},
+            },
+        },
+        "a: 5\nb: 5",
+        (),
+        id="draft4",
+    ),
+    pytest.param(
+        {
+            "properties": {
+                "list": {
+                    "items": {
+                        "anyOf": [
+                            {"type": "string"},
+                            {"properties": {"n": {"type": "integer", "minimum": 0}}, "required": ["n"]},
+                        ]
+                    }
+                }
+            }
+        },
+        "list: [ok, {n: -1}, {m: 1}, 3]",
+        (),
+        id="nesting",
+    ),
+    pytest.param(
+        {
+            "properties": {
+                "a": {
+                    "properties": {
+                        "b": {"items": {"properties": {"c": {"oneOf": [{"type": "string"}, {"type": "boolean"}]}}}}
+                    }
+                }
+            }
+        },
+        "a: {b: [{c: 1}, {c: x}, {c: [1]}]}",
+        (),
+        id="nesting-deep",
+    ),
+    pytest.param(
+        {
+            "type": "object",
+            "required": ["name"],
+            "properties": {
+                "replicas": {"type": "integer", "minimum": 1},
+                "image": {
+                    "type": "object",
+                    "properties": {
+                        "tag": {"type": "string"},
+                        "pullPolicy": {"enum": ["Always", "IfNotPresent", "Never"]},
+                    },
+                },
+            },
+            "additionalProperties": False,
+        },
+        "replicas: 0\nimage: {tag: 1.2, pullPolicy: sometimes}\nextra: 1",
+        (),
+        id="many-at-once",
+    ),
     pytest.param({"properties": {"a": False}}, "a: 1", (), id="false-schema"),
-    pytest.param({"properties": {"a": {"properties": {"x": {}}, "allOf": [{"properties": {"y": {}}}], "unevaluatedProperties": False}}}, "a: {x: 1, y: 2, z: 3}", (), id="unevaluated"),
-    pytest.param({"properties": {"a": {"prefixItems": [{}], "unevaluatedItems": {"type": "string"}}}}, "a: [1, 2, x]", (), id="unevaluated-items"),
+    pytest.param(
+        {
+            "properties": {
+                "a": {"properties": {"x": {}}, "allOf": [{"properties": {"y": {}}}], "unevaluatedProperties": False}
+            }
+        },
+        "a: {x: 1, y: 2, z: 3}",
+        (),
+        id="unevaluated",
+    ),
+    pytest.param(
+        {"properties": {"a": {"prefixItems": [{}], "unevaluatedItems": {"type": "string"}}}},
+        "a: [1, 2, x]",
+        (),
+        id="unevaluated-items",
+    ),
     pytest.param({"type": "array"}, "a: 1", (), id="root-type"),
-    pytest.param({"properties": {"a/b": {"properties": {"c~d": {"type": "string"}}}}}, "\"a/b\": {\"c~d\": 1}", (), id="escaped-pointer"),
+    pytest.param(
+        {"properties": {"a/b": {"properties": {"c~d": {"type": "string"}}}}},
+        '"a/b": {"c~d": 1}',
+        (),
+        id="escaped-pointer",
+    ),
     pytest.param({"properties": {"a": {"type": "string"}}}, "a: null\nb: 1", (), id="null-value"),
     # reference cycles: v6 reports each where it meets it, under the keywords that led there
     pytest.param({"$ref": "#"}, "a: 1", (), id="cycle-root"),
     pytest.param({"allOf": [{"$ref": "#"}]}, "a: 1", (), id="cycle-allof"),
-    pytest.param({"definitions": {"a": {"$ref": "#/definitions/b"}, "b": {"$ref": "#/definitions/a"}},
-                  "properties": {"x": {"$ref": "#/definitions/a"}, "z": {"type": "string"}}}, "x: 1\nz: 1", (),
-                 id="cycle-mutual-and-another-failure"),
-    pytest.param({"properties": {"x": {"anyOf": [{"type": "string"}, {"$ref": "#/properties/x"}]}}}, "x: 1", (),
-                 id="cycle-in-anyof"),
+    pytest.param(
+        {
+            "definitions": {"a": {"$ref": "#/definitions/b"}, "b": {"$ref": "#/definitions/a"}},
+            "properties": {"x": {"$ref": "#/definitions/a"}, "z": {"type": "string"}},
+        },
+        "x: 1\nz: 1",
+        (),
+        id="cycle-mutual-and-another-failure",
+    ),
+    pytest.param(
+        {"properties": {"x": {"anyOf": [{"type": "string"}, {"$ref": "#/properties/x"}]}}},
+        "x: 1",
+        (),
+        id="cycle-in-anyof",
+    ),
 ]
 
 
@@ -161,15 +461,19 @@ def test_the_tree_explains_every_failure_without_falling_back(schema_doc, values
 
 # --------------------------------------------------------------------------- invalid schemas
 
-@pytest.mark.parametrize("schema_doc", [
-    pytest.param({"type": 5}, id="type-not-a-name"),
-    pytest.param({"properties": {"a": {"pattern": "(["}}}, id="pattern-not-go-regex"),
-    pytest.param({"minLength": -1}, id="negative-length"),
-    pytest.param({"$schema": 5}, id="dollar-schema-not-a-string"),
-    pytest.param({"required": "a", "properties": {"a": {"enum": {}}}}, id="several"),
-    pytest.param({"$schema": D7, "properties": {"a": {"type": "strin", "items": [{"minimum": "x"}]}}}, id="draft7"),
-    pytest.param({"$schema": D7, "definitions": {"d": {"additionalProperties": 1}}}, id="draft7-definitions"),
-])
+
+@pytest.mark.parametrize(
+    "schema_doc",
+    [
+        pytest.param({"type": 5}, id="type-not-a-name"),
+        pytest.param({"properties": {"a": {"pattern": "(["}}}, id="pattern-not-go-regex"),
+        pytest.param({"minLength": -1}, id="negative-length"),
+        pytest.param({"$schema": 5}, id="dollar-schema-not-a-string"),
+        pytest.param({"required": "a", "properties": {"a": {"enum": {}}}}, id="several"),
+        pytest.param({"$schema": D7, "properties": {"a": {"type": "strin", "items": [{"minimum": "x"}]}}}, id="draft7"),
+        pytest.param({"$schema": D7, "definitions": {"d": {"additionalProperties": 1}}}, id="draft7-definitions"),
+    ],
+)
 def test_invalid_schemas_are_explained_as_helm(both, schema_doc):
     """helm checks the schema against its draft's metaschema first and prints that tree, under
     one line naming both, without the newline that ends a values report."""
@@ -177,13 +481,23 @@ def test_invalid_schemas_are_explained_as_helm(both, schema_doc):
     assert "is not valid against metaschema" in _same_report(both, "template", str(chart))
 
 
-@pytest.mark.parametrize(("schema_doc", "values"), [
-    pytest.param({"properties": {"a": {"$ref": "#/definitions/x~1y"}}}, "a: 1", id="pointer"),
-    pytest.param({"properties": {"a": {"$ref": "#/definitions/x"}}}, "b: 1", id="pointer-no-value-reaches"),
-    pytest.param({"properties": {"a": {"$ref": "#nope"}}}, "a: 1", id="anchor"),
-    pytest.param({"$schema": D7, "definitions": {"s": {"$id": "#str", "type": "string"}},
-                  "properties": {"a": {"$ref": "#str"}, "b": {"$ref": "#/definitions/t"}}}, "a: 1", id="draft7"),
-])
+@pytest.mark.parametrize(
+    ("schema_doc", "values"),
+    [
+        pytest.param({"properties": {"a": {"$ref": "#/definitions/x~1y"}}}, "a: 1", id="pointer"),
+        pytest.param({"properties": {"a": {"$ref": "#/definitions/x"}}}, "b: 1", id="pointer-no-value-reaches"),
+        pytest.param({"properties": {"a": {"$ref": "#nope"}}}, "a: 1", id="anchor"),
+        pytest.param(
+            {
+                "$schema": D7,
+                "definitions": {"s": {"$id": "#str", "type": "string"}},
+                "properties": {"a": {"$ref": "#str"}, "b": {"$ref": "#/definitions/t"}},
+            },
+            "a: 1",
+            id="draft7",
+        ),
+    ],
+)
 def test_references_that_lead_nowhere_fail_as_in_helm(both, schema_doc, values):
     """helm compiles every reference first: one into the document that leads nowhere fails the
     chart whatever the values, with the compiler's error."""
@@ -191,8 +505,11 @@ def test_references_that_lead_nowhere_fail_as_in_helm(both, schema_doc, values):
 
 
 def test_well_placed_references_resolve_as_in_helm(both):
-    doc = {"$schema": D7, "definitions": {"s": {"$id": "#str", "type": "string"}, "a b": {"minimum": 3}},
-           "properties": {"a": {"$ref": "#str"}, "b": {"$ref": "#/definitions/a%20b"}}}
+    doc = {
+        "$schema": D7,
+        "definitions": {"s": {"$id": "#str", "type": "string"}, "a b": {"minimum": 3}},
+        "properties": {"a": {"$ref": "#str"}, "b": {"$ref": "#/definitions/a%20b"}},
+    }
     _same_report(both, "template", str(_chart(both.tmp, "c", doc, "a: 1\nb: 2")))
 
 
@@ -203,22 +520,26 @@ _SUB_SCHEMA = {"properties": {"port": {"type": "integer"}}}
 
 def _parent(root: Path, parent_values: str, sub_values: str = "port: 80") -> Path:
     parent = _chart(root, "parent", {"properties": {"name": {"type": "string"}}}, parent_values)
-    (parent / "Chart.yaml").write_text("apiVersion: v2\nname: parent\nversion: 0.1.0\n"
-                                       "dependencies:\n- name: sub\n  version: 0.1.0\n")
+    (parent / "Chart.yaml").write_text(
+        "apiVersion: v2\nname: parent\nversion: 0.1.0\ndependencies:\n- name: sub\n  version: 0.1.0\n"
+    )
     _chart(parent / "charts", "sub", _SUB_SCHEMA, sub_values)
     return parent
 
 
-@pytest.mark.parametrize(("parent_values", "flags"), [
-    pytest.param("name: 1\nsub: {port: x}", (), id="both-schemas"),
-    pytest.param("name: ok\nsub: {port: x}", (), id="subchart-only"),
-    pytest.param("name: 1", ("--set", "sub=1"), id="values-int64"),
-    pytest.param("name: 1", ("--set", "sub=x"), id="values-string"),
-    pytest.param("sub: [1, 2]", (), id="values-list"),
-    pytest.param("sub: true", (), id="values-bool"),
-    pytest.param("sub: 1.5", (), id="values-float64"),
-    pytest.param("name: 1\nsub: 2", (), id="values-and-parent"),
-])
+@pytest.mark.parametrize(
+    ("parent_values", "flags"),
+    [
+        pytest.param("name: 1\nsub: {port: x}", (), id="both-schemas"),
+        pytest.param("name: ok\nsub: {port: x}", (), id="subchart-only"),
+        pytest.param("name: 1", ("--set", "sub=1"), id="values-int64"),
+        pytest.param("name: 1", ("--set", "sub=x"), id="values-string"),
+        pytest.param("sub: [1, 2]", (), id="values-list"),
+        pytest.param("sub: true", (), id="values-bool"),
+        pytest.param("sub: 1.5", (), id="values-float64"),
+        pytest.param("name: 1\nsub: 2", (), id="values-and-parent"),
+    ],
+)
 def test_subchart_failures_as_helm(both, parent_values, flags):
     _same_report(both, "template", str(_parent(both.tmp, parent_values)), *flags)
 
@@ -227,8 +548,14 @@ def test_subchart_failures_as_helm(both, parent_values, flags):
 
 #: Flags that break each shared chart's values.schema.json (its subcharts' too, for prometheus).
 _BREAKING = {
-    "prometheus": ["--set", "alertmanager.baseURL=1", "--set-string", "alertmanager.replicaCount=x",
-                   "--set", "alertRelabelConfigs=1"],
+    "prometheus": [
+        "--set",
+        "alertmanager.baseURL=1",
+        "--set-string",
+        "alertmanager.replicaCount=x",
+        "--set",
+        "alertRelabelConfigs=1",
+    ],
     "redis": ["--set", "global.imageRegistry=1", "--set", "architecture=5"],
     "cert-manager": ["--set", "bogus=1", "--set", "replicaCount=x", "--set", "webhook.timeoutSeconds=abc"],
     "nginx": ["--set", "ingress.enabled=maybe", "--set", "ingress.hostname=7"],
@@ -248,17 +575,29 @@ def test_shared_charts_schema_failures_as_helm(both):
 
 # --------------------------------------------------------------------------- wording
 
-@pytest.mark.parametrize(("number", "printed"), [
-    (0.0, "0"), (1.0, "1"), (-1234.5, "-1,234.5"), (99999.99, "99,999.99"), (100000.0, "100,000"),
-    (1e6, "1×10⁰⁶"), (1234567.5, "1.2345675×10⁰⁶"), (0.0001, "0.0001"), (1.234e-05, "1.234×10⁻⁰⁵"),
-    (-1e-300, "-1×10⁻³⁰⁰"), (1e100, "1×10¹⁰⁰"),
-])
+
+@pytest.mark.parametrize(
+    ("number", "printed"),
+    [
+        (0.0, "0"),
+        (1.0, "1"),
+        (-1234.5, "-1,234.5"),
+        (99999.99, "99,999.99"),
+        (100000.0, "100,000"),
+        (1e6, "1×10⁰⁶"),
+        (1234567.5, "1.2345675×10⁰⁶"),
+        (0.0001, "0.0001"),
+        (1.234e-05, "1.234×10⁻⁰⁵"),
+        (-1e-300, "-1×10⁻³⁰⁰"),
+        (1e100, "1×10¹⁰⁰"),
+    ],
+)
 def test_numbers_printed_as_x_text_prints_them(number, printed):
     assert schema_errors.printed_float(number) == printed
 
 
 def test_quoting_is_v6s():
-    assert schema_errors.quote("it's \"x\"\t\u0001é") == "'it\\'s \"x\"\\t\\x01é'"
+    assert schema_errors.quote('it\'s "x"\t\u0001é') == "'it\\'s \"x\"\\t\\x01é'"
 
 
 def test_a_walk_that_finds_nothing_falls_back_to_jsonschemas_message():
@@ -268,4 +607,5 @@ def test_a_walk_that_finds_nothing_falls_back_to_jsonschemas_message():
     doc = {"properties": {"a": {"multipleOf": 0.1}}}
     assert schema_tree.Walker(doc, schema.no_remote).failures({"a": 0.3}) == []
     assert schema.violations(doc, {"a": 0.3}, source="c/values.schema.json") == [
-        "- at '/a': 0.3 is not a multiple of 0.1"]
+        "- at '/a': 0.3 is not a multiple of 0.1"
+    ]
