@@ -10,7 +10,9 @@ Values are first checked by closures compiled from the schema (:mod:`helm_core.c
 the metaschema check in :mod:`helm_core.chart.metaschema`) that answer exactly as jsonschema
 would, without importing it: a first run whose values pass costs ~5-25 ms of CPU instead of
 ~0.07-0.55 s (``bench/schema.py``). jsonschema runs only when they find a violation or cannot
-decide, and then it words every message, as it always did.
+decide. Failures are worded as helm words them: its validator's (santhosh-tekuri/jsonschema v6)
+error tree, rebuilt by :mod:`helm_core.chart.schema_tree` and printed by
+:mod:`helm_core.chart.schema_errors` (``bench/schema_failures.py`` times that walk).
 
 With a memo installed (:mod:`helm_core.support.memo`, the CLI's), a pass — these values meet this
 schema — is remembered by a digest of both and of the validating code, so the next process
@@ -181,11 +183,12 @@ def _schema_text(schema: dict[str, Any]) -> tuple[str, str]:
 
 
 def violations(schema: dict[str, Any], values: dict[str, Any], *, source: str) -> list[str]:
-    """Every violation of one schema, as ``- at '/a/b' (a.b): message`` lines, sorted by path.
+    """Every violation of one schema as helm prints it: ``- at '/a/b': message`` lines, causes
+    indented under what they explain; or the lines of a schema that cannot be used.
 
     Values are first checked by compiled closures (:mod:`helm_core.chart.verdict`) that answer
     as jsonschema would, without importing it; jsonschema itself runs only when they find a
-    violation or cannot decide, and then it words every message.
+    violation or cannot decide, and v6's tree is walked only for the wording.
     """
     try:
         return _checked(schema, values, source)

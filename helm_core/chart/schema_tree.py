@@ -104,6 +104,7 @@ class Walker:
         self.uri = uri
         self.resolver = registry.resolver(uri)
         self._dynamic_anchors: dict[tuple[str, str], Any] = {}
+        self._targets: dict[tuple[str, str], tuple[Any, str, str]] = {}
 
     def failures(self, values: Any) -> list[Failure]:
         """The top failures as helm prints them (a top group's members, else the one failure)."""
@@ -197,8 +198,13 @@ class Walker:
     def _reference(self, ref: Any, keyword: str, value: Any, path: Path, at: _Scope) -> _Outcome:
         if not isinstance(ref, str):
             return _Outcome(None, set(), set())
-        target = at.resolver.lookup(ref)
-        uri, fragment = resolve(at.base, ref)
+        # Looked up once per base and reference: charts' schemas point at the same few $defs
+        # from hundreds of places, and a lookup walks the pointer through referencing each time.
+        key = (at.base, ref)
+        found = self._targets.get(key)
+        if found is None:
+            found = self._targets[key] = (at.resolver.lookup(ref), *resolve(at.base, ref))
+        target, uri, fragment = found
         if keyword == "$dynamicRef":
             target, uri = self._dynamic_target(target, uri, fragment, at)
         scope = _Scope(target.contents, f"{uri}#{fragment}", "", keyword, at.vid, len(path), at,
