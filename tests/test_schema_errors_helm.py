@@ -243,6 +243,13 @@ CASES = [
         (),
         id="dependencies-7",
     ),
+    # v6 applies draft 7's dependencies in 2020-12 too (jsonschema does not): helm fails these
+    pytest.param(
+        {"properties": {"a": {"dependencies": {"x": ["y"], "w": {"required": ["q"]}}}}},
+        "a: {x: 1, w: 2}",
+        (),
+        id="dependencies-2020",
+    ),
     pytest.param(
         {
             "$defs": {"port": {"type": "integer", "minimum": 1}},
@@ -420,6 +427,165 @@ CASES = [
         id="escaped-pointer",
     ),
     pytest.param({"properties": {"a": {"type": "string"}}}, "a: null\nb: 1", (), id="null-value"),
+    # more shapes: unevaluated* through in-place applicators, quoting, numbers, flags' values
+    pytest.param(
+        {
+            "properties": {
+                "a": {
+                    "anyOf": [
+                        {"properties": {"x": {"type": "integer"}}, "required": ["x"]},
+                        {"properties": {"y": {}}, "required": ["y"]},
+                    ],
+                    "unevaluatedProperties": False,
+                }
+            }
+        },
+        "a: {x: 1, y: 2, z: 3}",
+        (),
+        id="uneval-anyof",
+    ),
+    pytest.param(
+        {
+            "properties": {
+                "a": {
+                    "if": {"properties": {"k": {"const": 1}}, "required": ["k"]},
+                    "then": {"properties": {"t": {}}},
+                    "unevaluatedProperties": {"type": "string"},
+                }
+            }
+        },
+        "a: {k: 1, t: 2, u: 3, v: s}",
+        (),
+        id="uneval-ifthen",
+    ),
+    pytest.param(
+        {
+            "$defs": {"b": {"properties": {"x": {}}}},
+            "properties": {"a": {"$ref": "#/$defs/b", "unevaluatedProperties": False}},
+        },
+        "a: {x: 1, q: 2}",
+        (),
+        id="uneval-ref",
+    ),
+    pytest.param(
+        {"properties": {"a": {"allOf": [{"properties": {"x": {"type": "string"}}}], "unevaluatedProperties": False}}},
+        "a: {x: 1, q: 2}",
+        (),
+        id="uneval-nested-fail",
+    ),
+    pytest.param(
+        {"properties": {"a": {"contains": {"type": "string"}, "unevaluatedItems": False}}},
+        "a: [x, 1, y, 2]",
+        (),
+        id="uneval-items-contains",
+    ),
+    pytest.param(
+        {
+            "properties": {
+                "a": {
+                    "patternProperties": {"^p": {}},
+                    "additionalProperties": {"type": "integer"},
+                    "unevaluatedProperties": False,
+                }
+            }
+        },
+        "a: {p1: 1, o: x}",
+        (),
+        id="uneval-pattern-additional",
+    ),
+    pytest.param(
+        {"properties": {"a": {"oneOf": [{"required": ["x"]}, {"required": ["y"]}], "minProperties": 5}}},
+        "a: {z: 1}",
+        (),
+        id="oneof-then-others",
+    ),
+    pytest.param(
+        {"properties": {"a": {"not": {"properties": {"x": {"type": "string"}}}}}}, "a: {x: s}", (), id="not-nested"
+    ),
+    pytest.param({"properties": {"a": {"type": ["null", "boolean"]}}}, "a: 1", (), id="type-null-want"),
+    pytest.param({"properties": {"a": {"type": "integer"}}}, "a: 1.5", (), id="integer-fraction"),
+    pytest.param(
+        {"properties": {"a": {"enum": [None]}, "b": {"const": True}, "c": {"const": None}}},
+        "a: 1\nb: 1\nc: x",
+        (),
+        id="enum-null-bool",
+    ),
+    pytest.param({"properties": {"a": {"enum": [1.5, 2.0, -3, 100000000000]}}}, "a: 7", (), id="enum-float-literals"),
+    pytest.param(
+        {"properties": {"a": {"uniqueItems": True}}},
+        f"a: [{', '.join(map(str, range(30)))}, 5]",  # past 20 items v6 looks for duplicates by hash
+        (),
+        id="unique-big",
+    ),
+    pytest.param(
+        {"properties": {"a": {"pattern": "^'\"\\\\$"}}},
+        'a: "it\'s \\"q\\" \\\\ \\u00e9 \\u2028 \\U0001F600"',
+        (),
+        id="string-quote",
+    ),
+    pytest.param({"required": ["it's", 'a"b', "c\nd"]}, "x: 1", (), id="required-quote"),
+    pytest.param({"additionalProperties": False, "properties": {"a": {}}}, "b: 1", (), id="additional-multi"),
+    pytest.param({"minProperties": 3, "properties": {"a": {"type": "string"}}}, "a: 1", (), id="min-props-root"),
+    pytest.param(
+        {"properties": {"a": {"prefixItems": [{}], "items": False}}}, "a: [1, 2, 3]", (), id="items-false-2020"
+    ),
+    pytest.param({"properties": {"a": {"maxLength": 2}}}, 'a: "\\u00e9\\u00e9\\u00e9"', (), id="max-length-unicode"),
+    pytest.param(
+        {"properties": {"a": {"multipleOf": 3}, "b": {"multipleOf": 0.5}}}, "a: 10\nb: 1.25", (), id="multipleof-int"
+    ),
+    pytest.param({"properties": {"a": {"propertyNames": False}}}, "a: {x: 1}", (), id="propnames-false"),
+    pytest.param(
+        {"properties": {"a": {"propertyNames": {"minLength": 3, "pattern": "^z"}}}},
+        "a: {x: 1}",
+        (),
+        id="propnames-group",
+    ),
+    pytest.param(
+        {
+            "$schema": "http://json-schema.org/draft-07/schema#",
+            "properties": {"a": {"contains": {"type": "string"}, "minContains": 3}},
+        },
+        "a: [1]",
+        (),
+        id="contains-draft7",
+    ),
+    pytest.param(
+        {
+            "$schema": "http://json-schema.org/draft-07/schema#",
+            "definitions": {"s": {"type": "string"}},
+            "properties": {"a": {"$ref": "#/definitions/s", "const": "x"}},
+        },
+        "a: y",
+        (),
+        id="ref-draft7-const",
+    ),
+    pytest.param(
+        {
+            "$schema": "http://json-schema.org/draft-07/schema#",
+            "properties": {"a": {"exclusiveMinimum": 5, "exclusiveMaximum": 5}},
+        },
+        "a: 5",
+        (),
+        id="exclusive-draft7",
+    ),
+    pytest.param({"properties": {"a": {"if": True, "then": False}}}, "a: 1", (), id="if-false-schema"),
+    pytest.param(
+        {
+            "$defs": {"n": {"type": "integer", "minimum": 10}},
+            "properties": {"a": {"allOf": [{"$ref": "#/$defs/n"}, {"multipleOf": 7, "maximum": 1}]}},
+        },
+        "a: 5",
+        (),
+        id="allof-with-ref-group",
+    ),
+    pytest.param(
+        {"properties": {"a": {"maximum": 1}, "b": {"minimum": 1e20}, "c": {"maximum": -1}}},
+        "a: 1e21\nb: 123456789012\nc: 0.5",
+        (),
+        id="big-numbers",
+    ),
+    pytest.param({"properties": {"a": {"type": "string"}}}, "", ("--set-json", 'a=[1,{"b":2}]'), id="set-json"),
+    pytest.param({"properties": {"a": {"type": "integer"}}}, "", ("--set", "a=1.5"), id="set-float"),
     # reference cycles: v6 reports each where it meets it, under the keywords that led there
     pytest.param({"$ref": "#"}, "a: 1", (), id="cycle-root"),
     pytest.param({"allOf": [{"$ref": "#"}]}, "a: 1", (), id="cycle-allof"),

@@ -224,6 +224,8 @@ def _checked(schema: dict[str, Any], values: dict[str, Any], source: str) -> lis
             where = schema_errors.quote(schema_errors.pointer(tuple(map(str, cycle.path))))
             return found or [f"- at {where}: {cycle.message}"]
     found = [] if _passes(digest, text, values) else _violations(digest, text, values, source=source)
+    if not found and '"dependencies"' in text:
+        found = _dependencies_beyond_draft_7(schema, values)
     if not found:
         _remember_pass(key)
         if disk is not None:
@@ -280,6 +282,16 @@ def _violations(digest: str, text: str, values: dict[str, Any], *, source: str) 
         return [f"{source}: cannot resolve schema reference: {exc}"]
     except goregexp.GoSyntaxError as exc:  # a pattern no metaschema checks (draft 4's patternProperties keys)
         return [f"{source}: invalid schema: {exc}"]
+
+
+def _dependencies_beyond_draft_7(schema: dict[str, Any], values: dict[str, Any]) -> list[str]:
+    """helm's validator applies draft 7's ``dependencies`` in later drafts too, where jsonschema
+    ignores it: values that passed jsonschema are walked as v6 walks them (such schemas only)."""
+    from helm_core.chart import schema_errors, schema_tree
+
+    if schema_errors.draft_of(schema) < 2019:
+        return []  # jsonschema applied it
+    return schema_errors.lines(schema_tree.Walker(schema, no_remote).failures(values))
 
 
 def _worded(schema: Any, values: dict[str, Any], errors: list[Any]) -> list[str]:
