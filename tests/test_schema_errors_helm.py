@@ -710,6 +710,14 @@ def test_subchart_failures_as_helm(both, parent_values, flags):
     _same_report(both, "template", str(_parent(both.tmp, parent_values)), *flags)
 
 
+def test_an_invalid_schema_then_a_subchart_failure_as_helm(both):
+    """helm prints a schema it cannot use without a newline after it: the next chart's name
+    follows on the same line."""
+    parent = _parent(both.tmp, "sub: {port: x}")
+    (parent / "values.schema.json").write_text(json.dumps({"type": 5}))
+    assert "string, want integer" in _same_report(both, "template", str(parent))
+
+
 # --------------------------------------------------------------------------- real charts
 
 #: Flags that break each shared chart's values.schema.json (its subcharts' too, for prometheus).
