@@ -679,6 +679,30 @@ def test_well_placed_references_resolve_as_in_helm(both):
     _same_report(both, "template", str(_chart(both.tmp, "c", doc, "a: 1\nb: 2")))
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        pytest.param('{"type": "object",}', id="syntax"),
+        pytest.param('{"a": 1} x', id="after-the-value"),
+        pytest.param("{} {}", id="two-values"),
+        pytest.param("", id="empty"),
+        pytest.param("[1", id="truncated"),
+        pytest.param("false", id="false"),
+        pytest.param("[]", id="array"),
+        pytest.param("null", id="null"),
+        pytest.param(' "a"', id="string"),
+    ],
+)
+def test_schema_files_that_are_no_schema_as_helm(both, text):
+    _same_report(both, "template", str(_chart(both.tmp, "c", text, "a: 1")))
+
+
+def test_a_true_schema_lets_every_value_pass_as_in_helm(both):
+    chart = _chart(both.tmp, "c", "true", "a: 1")
+    (chart / "templates" / "a.yaml").write_text("a: {{ .Values.a }}\n")
+    assert both.same("template", str(chart))[:2] == (0, "---\n# Source: c/templates/a.yaml\na: 1\n")
+
+
 # --------------------------------------------------------------------------- subcharts
 
 _SUB_SCHEMA = {"properties": {"port": {"type": "integer"}}}

@@ -277,7 +277,7 @@ def _violations(digest: str, text: str, values: dict[str, Any], *, source: str) 
     # helm reports it (its first line is the same); the reason is ours (helm-core fetches no
     # remote references, where helm tries the network).
     except jsonschema.SchemaError as exc:
-        return _invalid_schema(json.loads(text), f"{source}: invalid schema: {exc.message}")
+        return invalid_schema(json.loads(text), f"{source}: invalid schema: {exc.message}")
     except (referencing.exceptions.Unresolvable, referencing.exceptions.NoSuchResource) as exc:
         return [f"{source}: cannot resolve schema reference: {exc}"]
     except goregexp.GoSyntaxError as exc:  # a pattern no metaschema checks (draft 4's patternProperties keys)
@@ -311,7 +311,7 @@ def _worded(schema: Any, values: dict[str, Any], errors: list[Any]) -> list[str]
             for e in ordered]
 
 
-def _invalid_schema(schema: Any, reason: str) -> list[str]:
+def invalid_schema(schema: Any, reason: str) -> list[str]:
     """A schema its metaschema refuses, explained as helm explains it (v6's tree of the schema
     against the metaschema, under one line naming both); ``reason`` (ours) when the walk finds
     nothing to say (a format other than "regex", the one v6 asserts that we model)."""
