@@ -210,7 +210,8 @@ def _checked(schema: dict[str, Any], values: dict[str, Any], source: str) -> lis
 
         # helm compiles every reference before it checks a value: one that leads nowhere fails
         # whatever the values (its compile error, printed without a values report's newline).
-        unresolved = schema_refs.unresolved(schema, schema_tree.ROOT_URI)
+        # (Once per schema: a schema remembered valid was found valid after this check.)
+        unresolved = None if _known_valid(digest) else schema_refs.unresolved(schema, schema_tree.ROOT_URI)
         if unresolved is not None:
             return [unresolved]
 

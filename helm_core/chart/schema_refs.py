@@ -13,16 +13,15 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-#: Keywords whose value is one subschema, a list of subschemas, or a map of them.
-_ONE = ("additionalProperties", "additionalItems", "contains", "propertyNames", "not", "if", "then", "else",
-        "unevaluatedProperties", "unevaluatedItems", "items")
-_LIST = ("allOf", "anyOf", "oneOf", "prefixItems", "items")
-_MAP = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies")
-
+#: Keywords whose value holds subschemas: one, a list of them, or a map of them (by the value's type).
+_APPLICATORS = frozenset({
+    "additionalProperties", "additionalItems", "contains", "propertyNames", "not", "if", "then", "else",
+    "unevaluatedProperties", "unevaluatedItems", "items", "allOf", "anyOf", "oneOf", "prefixItems"})
+_MAPS = frozenset({"properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies"})
 
 def unresolved(schema: Any, uri: str) -> str | None:
     """Helm's error for the first local reference of ``schema`` (at ``uri``) that leads nowhere."""
-    for ref in _local_refs(schema, top=True):
+    for ref in _local_refs(schema):
         fragment = ref[1:]
         if fragment.startswith("/") and not _pointer_found(schema, fragment):
             return f'json-pointer in "{uri}#{fragment}" not found'
@@ -32,32 +31,43 @@ def unresolved(schema: Any, uri: str) -> str | None:
 
 
 def _subschemas(node: dict[str, Any]) -> list[Any]:
-    found: list[Any] = [node[k] for k in _ONE if k in node and isinstance(node[k], dict)]
-    for keyword in _LIST:
-        if isinstance(node.get(keyword), list):
-            found.extend(node[keyword])
-    for keyword in _MAP:
-        if isinstance(node.get(keyword), dict):
-            found.extend(node[keyword].values())
+    # By the node's keys (a handful), not by the keyword list: called for every subschema.
+    found: list[Any] = []
+    for key, value in node.items():
+        if key in _APPLICATORS:
+            if isinstance(value, dict):
+                found.append(value)
+            elif isinstance(value, list):
+                found.extend(value)
+        elif key in _MAPS and isinstance(value, dict):
+            found.extend(value.values())
     return found
 
 
-def _local_refs(node: Any, *, top: bool = False) -> list[str]:
-    """The ``#...`` references of the document's own resource (subschemas with an ``$id`` of
-    their own are other resources, resolved against another base: not followed)."""
-    if not isinstance(node, dict) or not top and isinstance(node.get("$id"), str):
-        return []
-    refs = [node["$ref"]] if isinstance(node.get("$ref"), str) and node["$ref"].startswith("#") else []
-    for sub in _subschemas(node):
-        refs.extend(_local_refs(sub))
+def _local_refs(schema: Any) -> dict[str, None]:
+    """The distinct ``#...`` references of the document's own resource, in the order met
+    (subschemas with an ``$id`` of their own are other resources, resolved against another
+    base: not followed). A loop, not recursion: charts' schemas hold thousands of subschemas."""
+    refs: dict[str, None] = {}
+    stack = [schema]
+    while stack:
+        node = stack.pop()
+        if not isinstance(node, dict) or node is not schema and isinstance(node.get("$id"), str):
+            continue
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#"):
+            refs[ref] = None
+        stack.extend(reversed(_subschemas(node)))
     return refs
 
 
 def _pointer_found(document: Any, fragment: str) -> bool:
-    from urllib.parse import unquote
+    if "%" in fragment:  # a URI fragment: percent-escapes first (urllib only for those)
+        from urllib.parse import unquote
 
+        fragment = unquote(fragment)
     node = document
-    for token in unquote(fragment).split("/")[1:]:
+    for token in fragment.split("/")[1:]:
         token = token.replace("~1", "/").replace("~0", "~")
         if isinstance(node, dict) and token in node:
             node = node[token]
