@@ -206,12 +206,11 @@ def _checked(schema: dict[str, Any], values: dict[str, Any], source: str) -> lis
     if key in _RECENT_PASSES or disk is not None and disk.get(PASS_MEMO, key) is not None:
         return []
     if '"$ref"' in text:
-        from helm_core.chart import refcycle, schema_refs, schema_tree
+        from helm_core.chart import refcycle
 
         # helm compiles every reference before it checks a value: one that leads nowhere fails
         # whatever the values (its compile error, printed without a values report's newline).
-        # (Once per schema: a schema remembered valid was found valid after this check.)
-        unresolved = None if _known_valid(digest) else schema_refs.unresolved(schema, schema_tree.ROOT_URI)
+        unresolved = _unresolved_ref(digest, schema)
         if unresolved is not None:
             return [unresolved]
 
@@ -219,7 +218,7 @@ def _checked(schema: dict[str, Any], values: dict[str, Any], source: str) -> lis
         cycle = refcycle.find(schema, values)
         if cycle is not None:
             # A cycle always fails; the walk words it where v6 meets it, with the other failures.
-            from helm_core.chart import schema_errors
+            from helm_core.chart import schema_errors, schema_tree
 
             found = schema_errors.lines(schema_tree.Walker(schema, no_remote).failures(values))
             where = schema_errors.quote(schema_errors.pointer(tuple(map(str, cycle.path))))
@@ -232,6 +231,24 @@ def _checked(schema: dict[str, Any], values: dict[str, Any], source: str) -> lis
         if disk is not None:
             disk.put(PASS_MEMO, key, b"")
     return found
+
+
+#: Schemas whose local references were checked in this process (a controller validates the same
+#: schemas again and again): helm's error for one leading nowhere, or None.
+_REFS_CHECKED: dict[str, str | None] = {}
+
+
+def _unresolved_ref(digest: str, schema: dict[str, Any]) -> str | None:
+    """Once per schema: in this process, and not at all for one remembered valid (it was found
+    valid after this check)."""
+    if digest not in _REFS_CHECKED:
+        from helm_core.chart import schema_refs, schema_tree
+
+        if len(_REFS_CHECKED) >= VALIDATOR_CACHE_SIZE:
+            _REFS_CHECKED.clear()
+        found = None if _known_valid(digest) else schema_refs.unresolved(schema, schema_tree.ROOT_URI)
+        _REFS_CHECKED[digest] = found
+    return _REFS_CHECKED[digest]
 
 
 #: Schema and values pairs that passed in this process (a controller renders the same request
