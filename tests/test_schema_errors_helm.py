@@ -742,6 +742,28 @@ def test_an_invalid_schema_then_a_subchart_failure_as_helm(both):
     assert "string, want integer" in _same_report(both, "template", str(parent))
 
 
+# --------------------------------------------------------------------------- lint
+
+
+@pytest.mark.parametrize(
+    ("values", "flags"),
+    [
+        pytest.param("a: 1", (), id="values-yaml"),
+        pytest.param("a: ok", ("--set", "a=1"), id="overrides"),
+        pytest.param("a: ok\nb: {c: [1, x]}", (), id="nested"),
+        pytest.param("a: ok", (), id="passes"),
+    ],
+)
+def test_lint_reports_schema_failures_as_helm(both, values, flags):
+    """helm lint checks values.yaml (under the lint's values) against the chart's schema itself,
+    then reports the render's failure with the report's closing newline."""
+    doc = {"properties": {"a": {"type": "string"}, "b": {"properties": {"c": {"items": {"type": "integer"}}}}}}
+    chart = _chart(both.tmp, "c", doc, values)
+    (chart / "Chart.yaml").write_text("apiVersion: v2\nname: c\nversion: 0.1.0\nicon: https://example.com/i.png\n")
+    (chart / "templates" / "cm.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n")
+    both.same("lint", str(chart), *flags)
+
+
 # --------------------------------------------------------------------------- real charts
 
 #: Flags that break each shared chart's values.schema.json (its subcharts' too, for prometheus).

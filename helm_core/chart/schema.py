@@ -354,11 +354,17 @@ def validate(chart: model.Chart, values: dict[str, Any]) -> None:
                           violations=[line for line in text.split("\n") if line.startswith("- ")])
 
 
+def single_schema_error(found: list[str]) -> str:
+    """What helm's ``ValidateAgainstSingleSchema`` returns for one schema's ``violations``:
+    violations end with a newline (its validation error adds one); a schema that cannot be used
+    does not (its error is given as it is)."""
+    return "\n".join(found) + ("\n" if found[0].startswith("- ") else "")
+
+
 def _block(name: str, found: list[str]) -> str:
-    """One chart's part of the report, as helm writes it: violations end with a newline (its
-    validation error adds one); a schema that cannot be used does not (its error is printed
-    as it is, so a next chart's name follows on the same line, as in helm)."""
-    return f"{name}:\n" + "\n".join(found) + ("\n" if found[0].startswith("- ") else "")
+    """One chart's part of the report, as helm writes it (after an unusable schema, the next
+    chart's name follows on the same line, as in helm)."""
+    return f"{name}:\n" + single_schema_error(found)
 
 
 def _collect(chart: model.Chart, values: dict[str, Any], report: list[str]) -> None:

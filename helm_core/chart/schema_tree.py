@@ -8,9 +8,13 @@ array, string, number); ``$dynamicRef``; ``not``, ``allOf``, ``anyOf``, ``oneOf`
 This module rebuilds that tree; :mod:`helm_core.chart.schema_errors` words and prints it.
 
 References are resolved by ``referencing`` (which python-jsonschema, that decided the values
-fail, resolved them with): the walk runs only on failures, after jsonschema is loaded.
-``$dynamicRef`` is followed as a plain ``$ref`` (v6's dynamic scope is not modelled: no chart
-schema we know uses it). ``format`` is not asserted, as our validity check does not assert it.
+fail, resolved them with): the walk runs only on failures, after jsonschema is loaded. A
+``$dynamicRef`` to a ``$dynamicAnchor`` goes to the outermost resource of the dynamic scope
+with that anchor, as in v6. A schema met again for the same value is v6's reference cycle.
+
+Values: ``format`` is not asserted (v6 asserts it in drafts before 2019-09; our validity check
+does not, see the report's gaps). Schemas against their metaschema (:func:`metaschema_failures`,
+how helm explains an invalid schema): format "regex" is asserted, with Go's regexp error.
 """
 from __future__ import annotations
 
@@ -124,19 +128,19 @@ class Walker:
         scope = _Scope(schema, at.location + segment, segment, "", vid, len(path), at, at.resolver, at.base)
         return self._visit(schema, value, path, scope)
 
-    def _visit(self, schema: Any, value: Any, path: Path, scope: _Scope) -> _Outcome:
+    def _visit(self, schema: Any, value: Any, path: Path, at: _Scope) -> _Outcome:
+        """``schema`` applied to ``value`` in the scope ``at`` made for it."""
         if schema is False:
             return _Outcome(Failure(path, "false schema"), set(), set())
         if not isinstance(schema, dict):  # true (what is no schema at all was refused before)
             return _Outcome(None, set(), set())
-        cycle = scope.cycle()
+        cycle = at.cycle()
         if cycle is not None:
             return _Outcome(Failure(path, cycle), set(), set())
         id_keyword = "id" if self.draft < 6 else "$id"
-        if isinstance(schema.get(id_keyword), str) and scope.parent is not None:
-            scope.resolver = scope.resolver.in_subresource(self.spec.create_resource(schema))
-            scope.base = resolve(scope.base, schema[id_keyword])[0]
-        at = scope
+        if isinstance(schema.get(id_keyword), str) and at.parent is not None:
+            at.resolver = at.resolver.in_subresource(self.spec.create_resource(schema))
+            at.base = resolve(at.base, schema[id_keyword])[0]
         stop = self._stopping(schema, value, path)
         if stop is not None:
             return _Outcome(stop, set(), set())

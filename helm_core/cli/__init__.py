@@ -236,7 +236,8 @@ def cmd_lint(args: argparse.Namespace) -> int:
     failed = noisy = 0
     report: list[str] = []
     for chart_path in paths:
-        messages, chart_failed, guard = lint_mod.lint(chart_path, render, kube_version=kube_version, strict=args.strict)
+        messages, chart_failed, guard = lint_mod.lint(chart_path, render, kube_version=kube_version, strict=args.strict,
+                                                        values=values)
         failed += chart_failed
         noisy += chart_failed or any(m.severity != lint_mod.INFO for m in messages)
         if args.quiet and not any(m.severity != lint_mod.INFO for m in messages) and not chart_failed:

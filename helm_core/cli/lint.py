@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from helm_core.chart import gostruct
-from helm_core.errors import HelmError
+from helm_core.errors import HelmError, SchemaError
 from helm_core.golib import gostrconv
 from helm_core.support.records import record
 
@@ -179,6 +179,36 @@ def _name_problem(kind: str, name: str) -> str | None:
     return None
 
 
+def _values(linter: _Linter, chart_dir: Path | None, files: dict[str, bytes],
+            overrides: dict[str, Any] | None) -> None:
+    """helm's values rule: values.yaml, under the lint's own values, against the chart's own
+    schema (subcharts' values are not linted here, as in helm), with the schema's message."""
+    import json
+
+    from helm_core.chart import schema
+    from helm_core.chart import values as chart_values
+    from helm_core.golib import goyaml
+
+    def read(name: str) -> bytes | None:
+        if chart_dir is None:
+            return files.get(name)
+        return (chart_dir / name).read_bytes() if (chart_dir / name).is_file() else None
+
+    schema_text, values_text = read("values.schema.json"), read("values.yaml")
+    if not schema_text or values_text is None:
+        return
+    try:
+        document = json.loads(schema_text)
+        values = goyaml.load_values(values_text, context="unable to parse YAML")
+    except (ValueError, HelmError):  # not JSON, not YAML: the chart's load reports it
+        return
+    if not isinstance(document, dict):
+        return
+    merged = chart_values.coalesce_tables(chart_values.coalesce_tables({}, overrides or {}), values)
+    found = schema.violations(document, merged, source="values.schema.json")
+    linter.rule(ERROR, "values.yaml", schema.single_schema_error(found) if found else None)
+
+
 def _templates(linter: _Linter, chart_dir: Path | None, files: dict[str, bytes], render: Callable[[], Any],
                kube_version: tuple[int, int]) -> None:
     from helm_core.cli import deprecations
@@ -189,7 +219,8 @@ def _templates(linter: _Linter, chart_dir: Path | None, files: dict[str, bytes],
     try:
         rendered_chart = render()
     except HelmError as exc:
-        linter.rule(ERROR, "templates/", str(exc).strip("\n"))
+        # helm prints a schema report as it is, its closing newline included
+        linter.rule(ERROR, "templates/", str(exc) if isinstance(exc, SchemaError) else str(exc).strip("\n"))
         return
     if rendered_chart is None:  # helm lints no further when dependencies cannot be processed
         return
@@ -321,11 +352,12 @@ def _dependencies(linter: _Linter, chart_dir: str, load: Callable[[], Any]) -> N
 
 
 def lint(path: str, render: Callable[[Any], Any], *, kube_version: tuple[int, int],
-         strict: bool = False) -> tuple[list[Message], bool, str]:
+         strict: bool = False, values: dict[str, Any] | None = None) -> tuple[list[Message], bool, str]:
     """Lint the chart at ``path``: (messages, failed, a guard error helm prints as ``Error ...``).
 
     ``render(chart)`` renders a loaded chart as ``template`` would (values, namespace, Lua);
-    ``kube_version`` (major, minor) is the release deprecated APIs are judged at."""
+    ``kube_version`` (major, minor) is the release deprecated APIs are judged at; ``values``
+    (the lint's -f/--set values) are laid over values.yaml for its schema check."""
     from helm_core.chart import archive, loader
 
     p = Path(path)
@@ -349,7 +381,8 @@ def lint(path: str, render: Callable[[Any], Any], *, kube_version: tuple[int, in
     fields = _chartfile(linter, files)
     if fields is None:
         return linter.messages, True, ""
-    linter.rule(INFO, "values.yaml", None if "values.yaml" in files else "file does not exist")
+    if linter.rule(INFO, "values.yaml", None if "values.yaml" in files else "file does not exist"):
+        _values(linter, chart_dir, files, values)
     loaded: list[Any] = []
 
     def load_and_render() -> Any:
