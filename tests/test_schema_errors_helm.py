@@ -697,6 +697,12 @@ def test_schema_files_that_are_no_schema_as_helm(both, text):
     _same_report(both, "template", str(_chart(both.tmp, "c", text, "a: 1")))
 
 
+def test_schema_numbers_are_quoted_as_written_as_in_helm(both):
+    """v6 keeps a schema's numbers as JSON text: enum and const values print as the file has them."""
+    text = '{"properties": {"a": {"enum": [1e3, 2.50, 1.0, 100000000000000000000000, 0.1e-2]}, "b": {"const": 1E+2}}}'
+    _same_report(both, "template", str(_chart(both.tmp, "c", text, "a: 7\nb: 3")))
+
+
 def test_a_true_schema_lets_every_value_pass_as_in_helm(both):
     chart = _chart(both.tmp, "c", "true", "a: 1")
     (chart / "templates" / "a.yaml").write_text("a: {{ .Values.a }}\n")

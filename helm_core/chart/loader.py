@@ -95,6 +95,7 @@ def load_files(files: Iterable[tuple[str, bytes]], *, source: str = "<chart>",
             if chart.schema is None or name == "values.schema.json":
                 chart.schema_file = name
                 chart.schema, problem = _read_schema(name, data, where)
+                chart.raw_schema = data if name == "values.schema.json" else b""
                 if problem is not None:
                     chart.schema_error = problem
         elif name == "Chart.lock":

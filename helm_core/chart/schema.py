@@ -182,16 +182,17 @@ def _schema_text(schema: dict[str, Any]) -> tuple[str, str]:
     return found
 
 
-def violations(schema: dict[str, Any], values: dict[str, Any], *, source: str) -> list[str]:
+def violations(schema: dict[str, Any], values: dict[str, Any], *, source: str, raw: bytes = b"") -> list[str]:
     """Every violation of one schema as helm prints it: ``- at '/a/b': message`` lines, causes
     indented under what they explain; or the lines of a schema that cannot be used.
 
     Values are first checked by compiled closures (:mod:`helm_core.chart.verdict`) that answer
     as jsonschema would, without importing it; jsonschema itself runs only when they find a
-    violation or cannot decide, and v6's tree is walked only for the wording.
+    violation or cannot decide, and v6's tree is walked only for the wording. ``raw``: the
+    schema file's bytes, when there is one (its numbers are quoted as written).
     """
     try:
-        return _checked(schema, values, source)
+        return _checked(schema, values, source, raw)
     except RecursionError:
         # Cycles Helm names are found first (refcycle); what is left is a cycle it cannot
         # follow (remote or $id references) or nesting deeper than this thread's stack.
@@ -199,7 +200,7 @@ def violations(schema: dict[str, Any], values: dict[str, Any], *, source: str) -
                           "(a $ref cycle, or schema and values nested too deeply)") from None
 
 
-def _checked(schema: dict[str, Any], values: dict[str, Any], source: str) -> list[str]:
+def _checked(schema: dict[str, Any], values: dict[str, Any], source: str, raw: bytes) -> list[str]:
     text, digest = _schema_text(schema)
     disk = memo.active()
     key = _pass_key(text, values)
@@ -223,7 +224,7 @@ def _checked(schema: dict[str, Any], values: dict[str, Any], source: str) -> lis
             found = schema_errors.lines(schema_tree.Walker(schema, no_remote).failures(values))
             where = schema_errors.quote(schema_errors.pointer(tuple(map(str, cycle.path))))
             return found or [f"- at {where}: {cycle.message}"]
-    found = [] if _passes(digest, text, values) else _violations(digest, text, values, source=source)
+    found = [] if _passes(digest, text, values) else _violations(digest, text, values, source=source, raw=raw)
     if not found and '"dependencies"' in text:
         found = _dependencies_beyond_draft_7(schema, values)
     if not found:
@@ -277,7 +278,7 @@ def _passes(digest: str, text: str, values: dict[str, Any]) -> bool:
         return False
 
 
-def _violations(digest: str, text: str, values: dict[str, Any], *, source: str) -> list[str]:
+def _violations(digest: str, text: str, values: dict[str, Any], *, source: str, raw: bytes = b"") -> list[str]:
     import json
 
     import jsonschema
@@ -290,7 +291,7 @@ def _violations(digest: str, text: str, values: dict[str, Any], *, source: str) 
         errors = list(validator.iter_errors(values))
         if not errors:
             return []
-        return _worded(json.loads(text), values, errors)
+        return _worded(_as_written(raw) or json.loads(text), values, errors)
     # A schema that cannot be used is reported under the chart's name with the violations, as
     # helm reports it (its first line is the same); the reason is ours (helm-core fetches no
     # remote references, where helm tries the network).
@@ -300,6 +301,18 @@ def _violations(digest: str, text: str, values: dict[str, Any], *, source: str) 
         return [f"{source}: cannot resolve schema reference: {exc}"]
     except goregexp.GoSyntaxError as exc:  # a pattern no metaschema checks (draft 4's patternProperties keys)
         return [f"{source}: invalid schema: {exc}"]
+
+
+def _as_written(raw: bytes) -> Any:
+    """The schema with its fractional numbers as :class:`~helm_core.chart.schema_errors.JsonNumber`
+    (their text kept for the wording), or None without the file's bytes."""
+    if not raw:
+        return None
+    import json
+
+    from helm_core.chart import schema_errors
+
+    return json.loads(raw, parse_float=schema_errors.JsonNumber)
 
 
 def _dependencies_beyond_draft_7(schema: dict[str, Any], values: dict[str, Any]) -> list[str]:
@@ -371,7 +384,8 @@ def _collect(chart: model.Chart, values: dict[str, Any], report: list[str]) -> N
     if chart.schema_error:
         report.append(_block(chart.name, [chart.schema_error]))
     if chart.schema is not None:
-        found = violations(chart.schema, values, source=f"{chart.chart_path()}/{chart.schema_file}")
+        found = violations(chart.schema, values, source=f"{chart.chart_path()}/{chart.schema_file}",
+                           raw=chart.raw_schema)
         if found:
             report.append(_block(chart.name, found))
     for sub in chart.dependencies:

@@ -129,6 +129,19 @@ def max_contains_message(wanted: int, matched: list[int]) -> str:
             f"{printed_int(len(matched))} items at {' '.join(map(str, matched))}")
 
 
+class JsonNumber(float):
+    """A schema's JSON number with a fraction or exponent, and its text (``json.loads``'
+    ``parse_float``): v6 keeps schema numbers as json.Number and prints them as written."""
+
+    __slots__ = ("literal",)
+    literal: str
+
+    def __new__(cls, text: str) -> JsonNumber:
+        number = super().__new__(cls, text)
+        number.literal = text
+        return number
+
+
 def _display(value: Any) -> str:
     """A schema's or a value's primitive as v6's ``display`` writes it (Go's ``%v``)."""
     if isinstance(value, str):
@@ -139,9 +152,11 @@ def _display(value: Any) -> str:
         return "<nil>"
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, JsonNumber):
+        return value.literal
     if isinstance(value, float):
-        # Schema numbers are json.Number in v6: printed as written; the text read back here
-        # is Python's shortest form of the same number (``1e3`` comes back as ``1000.0``).
+        # A schema read without its text (values.schema.yaml): Python's shortest form of the
+        # number, which is its text for most ("2.5"), not all ("1e3" comes back as "1000.0").
         return repr(value)
     return str(value)
 
