@@ -211,7 +211,7 @@ def _checked(schema: dict[str, Any], values: dict[str, Any], source: str, raw: b
 
         # helm compiles every reference before it checks a value: one that leads nowhere fails
         # whatever the values (its compile error, printed without a values report's newline).
-        unresolved = _unresolved_ref(digest, schema)
+        unresolved = _unresolved_ref(digest, schema, text)
         if unresolved is not None:
             return [unresolved]
 
@@ -239,15 +239,15 @@ def _checked(schema: dict[str, Any], values: dict[str, Any], source: str, raw: b
 _REFS_CHECKED: dict[str, str | None] = {}
 
 
-def _unresolved_ref(digest: str, schema: dict[str, Any]) -> str | None:
+def _unresolved_ref(digest: str, schema: dict[str, Any], text: str) -> str | None:
     """Once per schema: in this process, and not at all for one remembered valid (it was found
     valid after this check)."""
     if digest not in _REFS_CHECKED:
-        from helm_core.chart import schema_refs, schema_tree
+        from helm_core.chart import refcycle, schema_refs
 
         if len(_REFS_CHECKED) >= VALIDATOR_CACHE_SIZE:
             _REFS_CHECKED.clear()
-        found = None if _known_valid(digest) else schema_refs.unresolved(schema, schema_tree.ROOT_URI)
+        found = None if _known_valid(digest) else schema_refs.unresolved(schema, refcycle.SCHEMA_URL, text)
         _REFS_CHECKED[digest] = found
     return _REFS_CHECKED[digest]
 

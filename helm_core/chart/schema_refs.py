@@ -19,8 +19,16 @@ _APPLICATORS = frozenset({
     "unevaluatedProperties", "unevaluatedItems", "items", "allOf", "anyOf", "oneOf", "prefixItems"})
 _MAPS = frozenset({"properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies"})
 
-def unresolved(schema: Any, uri: str) -> str | None:
-    """Helm's error for the first local reference of ``schema`` (at ``uri``) that leads nowhere."""
+def unresolved(schema: Any, uri: str, text: str | None = None) -> str | None:
+    """Helm's error for the first local reference of ``schema`` (at ``uri``) that leads nowhere.
+
+    ``text``: the schema as ``json.dumps`` writes it. When every ``"$ref"`` string in it leads
+    somewhere (nearly always), that is the answer without walking the schema (a first run of a
+    chart with thousands of subschemas pays the walk only when a reference is broken)."""
+    if text is not None:
+        written = _refs_in_text(text)
+        if written is not None and all(_found(schema, ref[1:]) for ref in written if ref.startswith("#")):
+            return None
     for ref in _local_refs(schema):
         fragment = ref[1:]
         if fragment.startswith("/") and not _pointer_found(schema, fragment):
@@ -28,6 +36,32 @@ def unresolved(schema: Any, uri: str) -> str | None:
         if fragment and not fragment.startswith("/") and not _anchor_found(schema, fragment, top=True):
             return f'anchor in "{uri}#{fragment}" not found in schema "{uri}"'
     return None
+
+
+def _found(schema: Any, fragment: str) -> bool:
+    if fragment.startswith("/"):
+        return _pointer_found(schema, fragment)
+    return not fragment or _anchor_found(schema, fragment, top=True)
+
+
+#: How json.dumps writes a reference's key and the opening quote of its value.
+_REF_KEY = '"$ref": "'
+
+
+def _refs_in_text(text: str) -> set[str] | None:
+    """Every ``"$ref"`` string value of a ``json.dumps`` text (wherever it stands), or None when
+    one holds an escape (then the walk decides)."""
+    refs: set[str] = set()
+    start = text.find(_REF_KEY)
+    while start >= 0:
+        begin = start + len(_REF_KEY)
+        end = text.find('"', begin)
+        ref = text[begin:end]
+        if "\\" in ref:
+            return None
+        refs.add(ref)
+        start = text.find(_REF_KEY, end)
+    return refs
 
 
 def _subschemas(node: dict[str, Any]) -> list[Any]:

@@ -19,6 +19,7 @@ how helm explains an invalid schema): format "regex" is asserted, with Go's rege
 from __future__ import annotations
 
 from helm_core.chart import schema_errors as words
+from helm_core.chart.refcycle import SCHEMA_URL
 from helm_core.chart.schema_errors import Failure
 from helm_core.chart.verdict import resolve
 from helm_core.golib import gostrconv
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
     from helm_core.chart.schema_errors import Path
 
 #: The URI helm gives the chart's schema (relative references resolve against it).
-ROOT_URI = "file:///values.schema.json"
+ROOT_URI = SCHEMA_URL
 
 
 class _Outcome:
