@@ -147,3 +147,23 @@ def test_recursive_schema_descending_into_values_is_no_cycle():
     values["child"]["child"]["name"] = 1.0
     with pytest.raises(SchemaError, match=r"- at '/child/child/name': got number, want string"):
         schema.validate(_chart_with(tree), values)
+
+
+def test_the_report_is_v6s_tree_without_helm_at_hand():
+    # helm 3.22 printed this tree for these values (tests/test_schema_errors_helm.py compares
+    # with the binary where it is installed); Go's map order put /p first there, sorted here.
+    doc = {"$defs": {"port": {"type": "integer", "minimum": 1}},
+           "properties": {"list": {"items": {"anyOf": [
+               {"type": "string"},
+               {"properties": {"n": {"type": "integer", "minimum": 0}}, "required": ["n"]}]}},
+               "p": {"$ref": "#/$defs/port"}}}
+    values = {"list": ["ok", {"false": -1.0}, {"m": 1.0}, 3.0], "p": 0.5}
+    assert _failure(doc, values) == HEADER + (
+        "- at '/list': validation failed\n"
+        "  - at '/list/1': 'anyOf' failed\n"
+        "    - at '/list/1': got object, want string\n"
+        "    - at '/list/1': missing property 'n'\n"
+        "  - at '/list/2': 'anyOf' failed\n"
+        "    - at '/list/2': got object, want string\n"
+        "    - at '/list/2': missing property 'n'\n"
+        "- at '/p': got number, want integer\n")
