@@ -586,6 +586,35 @@ CASES = [
     ),
     pytest.param({"properties": {"a": {"type": "string"}}}, "", ("--set-json", 'a=[1,{"b":2}]'), id="set-json"),
     pytest.param({"properties": {"a": {"type": "integer"}}}, "", ("--set", "a=1.5"), id="set-float"),
+    # the draft v6 picks: its $schema names over http or https
+    pytest.param(
+        {
+            "$schema": "https://json-schema.org/draft-07/schema#",
+            "definitions": {"s": {"type": "string"}},
+            "properties": {
+                "a": {"$ref": "#/definitions/s", "minLength": 5},
+                "b": {"items": [{"type": "string"}], "additionalItems": False},
+            },
+        },
+        "a: ab\nb: [x, 1]",
+        (),
+        id="https-draft7",
+    ),
+    pytest.param(
+        {"$schema": "https://json-schema.org/draft/2019-09/schema", "properties": {"a": {"minimum": 5}}},
+        "a: 1",
+        (),
+        id="https-2019-09",
+    ),
+    pytest.param(
+        {
+            "$schema": "http://json-schema.org/draft-04/schema",
+            "properties": {"a": {"maximum": 5, "exclusiveMaximum": True}},
+        },
+        "a: 5",
+        (),
+        id="draft4-no-fragment",
+    ),
     # reference cycles: v6 reports each where it meets it, under the keywords that led there
     pytest.param({"$ref": "#"}, "a: 1", (), id="cycle-root"),
     pytest.param({"allOf": [{"$ref": "#"}]}, "a: 1", (), id="cycle-allof"),

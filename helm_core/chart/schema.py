@@ -101,7 +101,8 @@ def _fast(digest: str, text: str) -> verdict.Check | None:
 
     schema = json.loads(text)
     try:
-        draft = metaschema.dialect(schema)
+        metaschema.dialect(schema)  # Undecided for a $schema that is not a string
+        draft = metaschema.V6_DIALECTS[metaschema.v6_draft(schema)]
         if not _known_valid(digest):
             # A JSON text's values are plain, but for the NaN and Infinity that json reads.
             plain = "NaN" not in text and "Infinity" not in text
@@ -128,10 +129,12 @@ def _compiled(digest: str, text: str) -> Any:
     if isinstance(schema, dict) and not isinstance(schema.get("$schema", ""), str):
         # validator_for would fail on it with an AttributeError from deep inside urllib.
         raise jsonschema.SchemaError(f"$schema must be a string, not {json.dumps(schema['$schema'])}")
-    cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
-    if not _known_valid(digest):
-        from helm_core.chart import metaschema
+    from helm_core.chart import metaschema
 
+    # The draft helm's validator picks (https names too), where validator_for knows http only.
+    cls = {4: jsonschema.Draft4Validator, 6: jsonschema.Draft6Validator, 7: jsonschema.Draft7Validator,
+           2019: jsonschema.Draft201909Validator, 2020: jsonschema.Draft202012Validator}[metaschema.v6_draft(schema)]
+    if not _known_valid(digest):
         metaschema.check_schema(cls, schema)
         _remember_valid(digest)
     return cls(schema, registry=referencing.Registry(retrieve=no_remote))  # type: ignore[call-arg]
@@ -318,9 +321,9 @@ def _as_written(raw: bytes) -> Any:
 def _dependencies_beyond_draft_7(schema: dict[str, Any], values: dict[str, Any]) -> list[str]:
     """helm's validator applies draft 7's ``dependencies`` in later drafts too, where jsonschema
     ignores it: values that passed jsonschema are walked as v6 walks them (such schemas only)."""
-    from helm_core.chart import schema_errors, schema_tree
+    from helm_core.chart import metaschema, schema_errors, schema_tree
 
-    if schema_errors.draft_of(schema) < 2019:
+    if metaschema.v6_draft(schema) < 2019:
         return []  # jsonschema applied it
     return schema_errors.lines(schema_tree.Walker(schema, no_remote).failures(values))
 

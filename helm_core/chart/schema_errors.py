@@ -25,8 +25,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-#: Draft numbers as v6 counts them (what ``$schema`` names; 2020-12 when it names nothing).
-_DRAFTS = (("draft-04", 4), ("draft-06", 6), ("draft-07", 7), ("2019-09", 2019), ("2020-12", 2020))
 #: v6's order of type names in "want" (a bit set, not the schema's order).
 TYPE_ORDER = ("null", "boolean", "number", "integer", "string", "array", "object")
 _SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
@@ -49,16 +47,6 @@ class Failure:
 
 
 # -- wording ----------------------------------------------------------------------------------
-
-def draft_of(schema: Any) -> int:
-    """The draft v6 applies to ``schema``: the one its ``$schema`` names, else 2020-12."""
-    uri = schema.get("$schema") if isinstance(schema, dict) else None
-    if isinstance(uri, str):
-        for name, number in _DRAFTS:
-            if name in uri:
-                return number
-    return 2020
-
 
 def quote(text: str) -> str:
     """v6's quoting: Go's ``%q`` turned to single quotes (``"`` kept, ``'`` escaped)."""

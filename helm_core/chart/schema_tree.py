@@ -18,6 +18,7 @@ how helm explains an invalid schema): format "regex" is asserted, with Go's rege
 """
 from __future__ import annotations
 
+from helm_core.chart import metaschema
 from helm_core.chart import schema_errors as words
 from helm_core.chart.refcycle import SCHEMA_URL
 from helm_core.chart.schema_errors import Failure
@@ -97,7 +98,7 @@ class Walker:
         import referencing
         import referencing.jsonschema
 
-        self.draft = words.draft_of(schema)
+        self.draft = metaschema.v6_draft(schema)
         self.formats = formats
         dialect = schema.get("$schema") if isinstance(schema, dict) else None
         self.spec = referencing.jsonschema.specification_with(
@@ -528,7 +529,7 @@ def metaschema_failures(schema: Any) -> tuple[str, list[Failure]]:
     as v6 ships them but for draft 7's ``enum``, where v6 also wants items, unique)."""
     import jsonschema_specifications  # type: ignore[import-untyped]
 
-    uri = _METASCHEMAS[words.draft_of(schema)]
+    uri = _METASCHEMAS[metaschema.v6_draft(schema)]
     registry: Any = jsonschema_specifications.REGISTRY
     walker = Walker(registry.contents(uri), _no_documents, uri=uri, registry=registry, formats=True)
     return uri + "#", walker.failures(schema)
