@@ -127,7 +127,7 @@ def test_schema_and_values_nested_3000_levels_validate(capsys, tmp_path):
     assert (code, out) == (1, "")
     assert err.startswith("Error: values don't meet the specifications of the schema(s) in the following "
                           "chart(s):\ndemo:\n- at '/a/a/")
-    assert err.endswith(".a.a): 1.0 is not of type 'string'\n")
+    assert err.endswith("/a/a': got number, want string\n\n")
     code, out, err = run(capsys, "template", "r", str(root), "--set-json", value.replace("1", '"s"'))
     assert (code, out, err) == (0, "---\n# Source: demo/templates/t.yaml\nv: ok\n", "")
 

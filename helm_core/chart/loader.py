@@ -95,6 +95,7 @@ def load_files(files: Iterable[tuple[str, bytes]], *, source: str = "<chart>",
             if chart.schema is None or name == "values.schema.json":
                 chart.schema_file = name
                 chart.schema, problem = read_schema(name, data, where)
+                chart.raw_schema = data if name == "values.schema.json" else b""
                 if problem is not None:
                     chart.schema_error = problem
         elif name == "Chart.lock":
@@ -153,8 +154,11 @@ def read_schema(name: str, data: bytes, where: str) -> tuple[dict[str, Any] | No
     """(the schema, None), or (None, Go's message) for a values.schema.json that is not JSON.
     Raises ValuesError for a document that is not a schema (not kept: raised each time)."""
     def read() -> tuple[dict[str, Any] | None, str | None]:
-        if name == "values.schema.json" and (problem := _json_schema_problem(data)):
-            return None, problem
+        if name == "values.schema.json":
+            if problem := _json_schema_problem(data):
+                return None, problem
+            if not data.lstrip(b" \t\r\n").startswith(b"{"):
+                return _not_an_object(data)
         return _load_schema(data, f"{where}/{name}"), None
 
     return _RECENT_SCHEMAS.get_or_compute(f"{name}\0{cachekeys.hasher(data).hexdigest()}", read)
@@ -170,14 +174,33 @@ def _yaml_document(text: str) -> Any:
 
 
 def _json_schema_problem(data: bytes) -> str | None:
-    """Go's message for a values.schema.json that is not JSON (read with a json.Decoder, whose
-    text for a truncated document is "unexpected EOF", and for one with no value at all, io.EOF's
-    "EOF"), else None."""
+    """Go's message for a values.schema.json that is not JSON, else None: helm's validator reads it
+    with a json.Decoder (no value at all: "EOF"; a truncated one: "unexpected EOF") and words
+    anything after the first value itself."""
     from helm_core.golib import gojson
-    if not data.strip(b" \t\r\n"):  # JSON's whitespace only
+
+    if not data.strip(b" \t\r\n"):
         return "EOF"
     problem = gojson.syntax_error(data)
+    if problem is not None and problem.endswith(" after top-level value"):
+        return "invalid character after top-level value"
     return "unexpected EOF" if problem == "unexpected end of JSON input" else problem
+
+
+def _not_an_object(data: bytes) -> tuple[None, str | None]:
+    """A values.schema.json that is JSON but not an object, as helm's validator takes it: ``true``
+    lets every value pass (no schema), ``false`` fails every one, anything else is refused by the
+    metaschema (its explanation, as for any invalid schema)."""
+    import json
+
+    from helm_core.chart import schema
+
+    document = json.loads(data)
+    if document is True:
+        return None, None
+    if document is False:
+        return None, "- at '': false schema"  # a values report's line, helm's words
+    return None, "\n".join(schema.invalid_schema(document, "a schema must be a boolean or an object"))
 
 
 def _load_schema(data: bytes, source: str) -> dict[str, Any]:

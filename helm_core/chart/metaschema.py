@@ -127,6 +127,32 @@ def dialect(schema: Any) -> str:
     return DIALECTS.get(_normalized(uri), verdict.DRAFT_2020_12)
 
 
+#: The drafts helm's validator (santhosh-tekuri/jsonschema v6) knows, by ``$schema`` without its
+#: scheme (http or https) and with no fragment but an empty one.
+_V6_DRAFTS = {"json-schema.org/schema": 2020, "json-schema.org/draft/2020-12/schema": 2020,
+              "json-schema.org/draft/2019-09/schema": 2019, "json-schema.org/draft-07/schema": 7,
+              "json-schema.org/draft-06/schema": 6, "json-schema.org/draft-04/schema": 4}
+#: v6's drafts as jsonschema's (and the compiled checks') names.
+V6_DIALECTS = {2020: verdict.DRAFT_2020_12, 2019: "2019-09", 7: verdict.DRAFT_7, 6: "6", 4: "4"}
+
+
+def v6_draft(schema: Any) -> int:
+    """The draft helm's validator applies to ``schema``: the one its ``$schema`` names (http or
+    https), 2020-12 without one. A ``$schema`` v6 does not know it would fetch as a metaschema;
+    helm-core fetches nothing and applies 2020-12 (a string that is no URI is refused by the
+    metaschema, as in helm)."""
+    uri = schema.get("$schema") if type(schema) is dict else None
+    if type(uri) is not str:
+        return 2020
+    head, _, fragment = uri.partition("#")
+    if fragment:
+        return 2020
+    for scheme in ("http://", "https://"):
+        if head.startswith(scheme):
+            return _V6_DRAFTS.get(head[len(scheme):], 2020)
+    return 2020
+
+
 def _normalized(uri: str) -> str:
     """``urlsplit(uri).geturl()``, as jsonschema normalizes dialect URIs: for the known ones and
     what charts declare, without importing urllib."""

@@ -125,6 +125,9 @@ class Chart:
     schema: dict[str, Any] | None = None
     #: Name of the file the schema came from (``values.schema.json`` / ``.yaml``).
     schema_file: str = ""
+    #: The values.schema.json bytes: failures quote the schema's numbers as written (helm's
+    #: validator keeps JSON numbers as their text), where the parsed schema holds floats.
+    raw_schema: bytes = b""
     #: Why values.schema.json could not be read (Go's JSON error), reported when values are
     #: validated, as Helm reports it, rather than when the chart is loaded.
     schema_error: str = ""

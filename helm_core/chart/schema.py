@@ -10,7 +10,9 @@ Values are first checked by closures compiled from the schema (:mod:`helm_core.c
 the metaschema check in :mod:`helm_core.chart.metaschema`) that answer exactly as jsonschema
 would, without importing it: a first run whose values pass costs ~5-25 ms of CPU instead of
 ~0.07-0.55 s (``bench/schema.py``). jsonschema runs only when they find a violation or cannot
-decide, and then it words every message, as it always did.
+decide. Failures are worded as helm words them: its validator's (santhosh-tekuri/jsonschema v6)
+error tree, rebuilt by :mod:`helm_core.chart.schema_tree` and printed by
+:mod:`helm_core.chart.schema_errors` (``bench/schema_failures.py`` times that walk).
 
 With a memo installed (:mod:`helm_core.support.memo`, the CLI's), a pass — these values meet this
 schema — is remembered by a digest of both and of the validating code, so the next process
@@ -42,22 +44,11 @@ HEADER = "values don't meet the specifications of the schema(s) in the following
 VALIDATOR_CACHE_SIZE = 128
 
 
-def _no_remote(uri: str) -> Any:
+def no_remote(uri: str) -> Any:
     import referencing.exceptions
 
     # referencing's attrs classes (its own `frozen` wrapper) are beyond mypy's attrs plugin.
     raise referencing.exceptions.NoSuchResource(ref=uri)  # type: ignore[call-arg]
-
-
-def _pointer(path: Any) -> str:
-    return "/" + "/".join(str(p).replace("~", "~0").replace("/", "~1") for p in path)
-
-
-def _dotted(path: Any) -> str:
-    out = ""
-    for part in path:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-    return out or "(root)"
 
 
 PASS_MEMO = "schema-pass"
@@ -80,7 +71,7 @@ def _code_digest() -> str:
     package = memo.package_folder("jsonschema") or here
     jsonschema_code = [os.path.join(package, name) for name in (
         "validators.py", "_keywords.py", "_legacy_keywords.py", "_utils.py", "_types.py", "_format.py")]
-    ours = [os.path.join(here, name) for name in ("metaschema.py", "verdict.py", "jsonschema_go.py")]
+    ours = [os.path.join(here, name) for name in ("metaschema.py", "verdict.py", "jsonschema_go.py", "schema_refs.py")]
     ours += [os.path.join(regexp, name) for name in ("__init__.py", "syntax.py")]
     return memo.code_digest(__file__, *ours, *metaschema_files, *jsonschema_code)
 
@@ -110,7 +101,8 @@ def _fast(digest: str, text: str) -> verdict.Check | None:
 
     schema = json.loads(text)
     try:
-        draft = metaschema.dialect(schema)
+        metaschema.dialect(schema)  # Undecided for a $schema that is not a string
+        draft = metaschema.V6_DIALECTS[metaschema.v6_draft(schema)]
         if not _known_valid(digest):
             # A JSON text's values are plain, but for the NaN and Infinity that json reads.
             plain = "NaN" not in text and "Infinity" not in text
@@ -137,13 +129,15 @@ def _compiled(digest: str, text: str) -> Any:
     if isinstance(schema, dict) and not isinstance(schema.get("$schema", ""), str):
         # validator_for would fail on it with an AttributeError from deep inside urllib.
         raise jsonschema.SchemaError(f"$schema must be a string, not {json.dumps(schema['$schema'])}")
-    cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
-    if not _known_valid(digest):
-        from helm_core.chart import metaschema
+    from helm_core.chart import metaschema
 
+    # The draft helm's validator picks (https names too), where validator_for knows http only.
+    cls = {4: jsonschema.Draft4Validator, 6: jsonschema.Draft6Validator, 7: jsonschema.Draft7Validator,
+           2019: jsonschema.Draft201909Validator, 2020: jsonschema.Draft202012Validator}[metaschema.v6_draft(schema)]
+    if not _known_valid(digest):
         metaschema.check_schema(cls, schema)
         _remember_valid(digest)
-    return cls(schema, registry=referencing.Registry(retrieve=_no_remote))  # type: ignore[call-arg]
+    return cls(schema, registry=referencing.Registry(retrieve=no_remote))  # type: ignore[call-arg]
 
 
 def _pass_key(text: str, values: dict[str, Any]) -> str:
@@ -191,15 +185,17 @@ def _schema_text(schema: dict[str, Any]) -> tuple[str, str]:
     return found
 
 
-def violations(schema: dict[str, Any], values: dict[str, Any], *, source: str) -> list[str]:
-    """Every violation of one schema, as ``- at '/a/b' (a.b): message`` lines, sorted by path.
+def violations(schema: dict[str, Any], values: dict[str, Any], *, source: str, raw: bytes = b"") -> list[str]:
+    """Every violation of one schema as helm prints it: ``- at '/a/b': message`` lines, causes
+    indented under what they explain; or the lines of a schema that cannot be used.
 
     Values are first checked by compiled closures (:mod:`helm_core.chart.verdict`) that answer
     as jsonschema would, without importing it; jsonschema itself runs only when they find a
-    violation or cannot decide, and then it words every message.
+    violation or cannot decide, and v6's tree is walked only for the wording. ``raw``: the
+    schema file's bytes, when there is one (its numbers are quoted as written).
     """
     try:
-        return _checked(schema, values, source)
+        return _checked(schema, values, source, raw)
     except RecursionError:
         # Cycles Helm names are found first (refcycle); what is left is a cycle it cannot
         # follow (remote or $id references) or nesting deeper than this thread's stack.
@@ -207,7 +203,7 @@ def violations(schema: dict[str, Any], values: dict[str, Any], *, source: str) -
                           "(a $ref cycle, or schema and values nested too deeply)") from None
 
 
-def _checked(schema: dict[str, Any], values: dict[str, Any], source: str) -> list[str]:
+def _checked(schema: dict[str, Any], values: dict[str, Any], source: str, raw: bytes) -> list[str]:
     text, digest = _schema_text(schema)
     disk = memo.active()
     key = _pass_key(text, values)
@@ -216,16 +212,47 @@ def _checked(schema: dict[str, Any], values: dict[str, Any], source: str) -> lis
     if '"$ref"' in text:
         from helm_core.chart import refcycle
 
+        # helm compiles every reference before it checks a value: one that leads nowhere fails
+        # whatever the values (its compile error, printed without a values report's newline).
+        unresolved = _unresolved_ref(digest, schema, text)
+        if unresolved is not None:
+            return [unresolved]
+
         # Before any check: both would recurse on a cycle until the stack is spent.
         cycle = refcycle.find(schema, values)
         if cycle is not None:
-            return [f"- at '{_pointer(cycle.path)}' ({_dotted(cycle.path)}): {cycle.message}"]
-    found = [] if _passes(digest, text, values) else _violations(digest, text, values, source=source)
+            # A cycle always fails; the walk words it where v6 meets it, with the other failures.
+            from helm_core.chart import schema_errors, schema_tree
+
+            found = schema_errors.lines(schema_tree.Walker(schema, no_remote).failures(values))
+            where = schema_errors.quote(schema_errors.pointer(tuple(map(str, cycle.path))))
+            return found or [f"- at {where}: {cycle.message}"]
+    found = [] if _passes(digest, text, values) else _violations(digest, text, values, source=source, raw=raw)
+    if not found and '"dependencies"' in text:
+        found = _dependencies_beyond_draft_7(schema, values)
     if not found:
         _remember_pass(key)
         if disk is not None:
             disk.put(PASS_MEMO, key, b"")
     return found
+
+
+#: Schemas whose local references were checked in this process (a controller validates the same
+#: schemas again and again): helm's error for one leading nowhere, or None.
+_REFS_CHECKED: dict[str, str | None] = {}
+
+
+def _unresolved_ref(digest: str, schema: dict[str, Any], text: str) -> str | None:
+    """Once per schema: in this process, and not at all for one remembered valid (it was found
+    valid after this check)."""
+    if digest not in _REFS_CHECKED:
+        from helm_core.chart import refcycle, schema_refs
+
+        if len(_REFS_CHECKED) >= VALIDATOR_CACHE_SIZE:
+            _REFS_CHECKED.clear()
+        found = None if _known_valid(digest) else schema_refs.unresolved(schema, refcycle.SCHEMA_URL, text)
+        _REFS_CHECKED[digest] = found
+    return _REFS_CHECKED[digest]
 
 
 #: Schema and values pairs that passed in this process (a controller renders the same request
@@ -254,7 +281,9 @@ def _passes(digest: str, text: str, values: dict[str, Any]) -> bool:
         return False
 
 
-def _violations(digest: str, text: str, values: dict[str, Any], *, source: str) -> list[str]:
+def _violations(digest: str, text: str, values: dict[str, Any], *, source: str, raw: bytes = b"") -> list[str]:
+    import json
+
     import jsonschema
     import referencing.exceptions
 
@@ -262,17 +291,73 @@ def _violations(digest: str, text: str, values: dict[str, Any], *, source: str) 
 
     try:
         validator = _compiled(digest, text)
-        errors = sorted(validator.iter_errors(values), key=lambda e: (list(map(str, e.absolute_path)), e.message))
-        return [f"- at '{_pointer(e.absolute_path)}' ({_dotted(e.absolute_path)}): {e.message}" for e in errors]
+        errors = list(validator.iter_errors(values))
+        if not errors:
+            return []
+        return _worded(_as_written(raw) or json.loads(text), values, errors)
     # A schema that cannot be used is reported under the chart's name with the violations, as
     # helm reports it (its first line is the same); the reason is ours (helm-core fetches no
     # remote references, where helm tries the network).
     except jsonschema.SchemaError as exc:
-        return [f"{source}: invalid schema: {exc.message}"]
+        return invalid_schema(json.loads(text), f"{source}: invalid schema: {exc.message}")
     except (referencing.exceptions.Unresolvable, referencing.exceptions.NoSuchResource) as exc:
         return [f"{source}: cannot resolve schema reference: {exc}"]
     except goregexp.GoSyntaxError as exc:  # a pattern no metaschema checks (draft 4's patternProperties keys)
         return [f"{source}: invalid schema: {exc}"]
+
+
+def _as_written(raw: bytes) -> Any:
+    """The schema with its fractional numbers as :class:`~helm_core.chart.schema_errors.JsonNumber`
+    (their text kept for the wording), or None without the file's bytes."""
+    if not raw:
+        return None
+    import json
+
+    from helm_core.chart import schema_errors
+
+    return json.loads(raw, parse_float=schema_errors.JsonNumber)
+
+
+def _dependencies_beyond_draft_7(schema: dict[str, Any], values: dict[str, Any]) -> list[str]:
+    """helm's validator applies draft 7's ``dependencies`` in later drafts too, where jsonschema
+    ignores it: values that passed jsonschema are walked as v6 walks them (such schemas only)."""
+    from helm_core.chart import metaschema, schema_errors, schema_tree
+
+    if metaschema.v6_draft(schema) < 2019:
+        return []  # jsonschema applied it
+    return schema_errors.lines(schema_tree.Walker(schema, no_remote).failures(values))
+
+
+def _worded(schema: Any, values: dict[str, Any], errors: list[Any]) -> list[str]:
+    """The failures as helm words them (v6's error tree, :mod:`helm_core.chart.schema_tree`).
+
+    jsonschema decided the values fail; the tree is walked for the wording. Should the walk find
+    nothing where jsonschema failed (a keyword whose meaning we model differently from v6), the
+    values still fail: jsonschema's own messages are reported rather than a silent pass.
+    """
+    from helm_core.chart import schema_errors, schema_tree
+
+    found = schema_errors.lines(schema_tree.Walker(schema, no_remote).failures(values))
+    if found:
+        return found
+    ordered = sorted(errors, key=lambda e: (list(map(str, e.absolute_path)), e.message))
+    return [f"- at {schema_errors.quote(schema_errors.pointer(tuple(map(str, e.absolute_path))))}: {e.message}"
+            for e in ordered]
+
+
+def invalid_schema(schema: Any, reason: str) -> list[str]:
+    """A schema its metaschema refuses, explained as helm explains it (v6's tree of the schema
+    against the metaschema, under one line naming both); ``reason`` (ours) when the walk finds
+    nothing to say (a format other than "regex", the one v6 asserts that we model)."""
+    from helm_core.chart import schema_errors, schema_tree
+    from helm_core.golib import gostrconv
+
+    metaschema, failures = schema_tree.metaschema_failures(schema)
+    if not failures:
+        return [reason]
+    head = (f"{gostrconv.quote(schema_tree.ROOT_URI + '#')} is not valid against metaschema: "
+            f"jsonschema validation failed with {schema_errors.quote(metaschema)}")
+    return [head, *schema_errors.lines(failures)]
 
 
 def validate(chart: model.Chart, values: dict[str, Any]) -> None:
@@ -280,24 +365,39 @@ def validate(chart: model.Chart, values: dict[str, Any]) -> None:
     report: list[str] = []
     _collect(chart, values, report)
     if report:
-        raise SchemaError(HEADER + "\n" + "\n".join(report),
-                          violations=[line for line in report if line.startswith("- ")])
+        text = "".join(report)
+        raise SchemaError(HEADER + "\n" + text,
+                          violations=[line for line in text.split("\n") if line.startswith("- ")])
+
+
+def single_schema_error(found: list[str]) -> str:
+    """What helm's ``ValidateAgainstSingleSchema`` returns for one schema's ``violations``:
+    violations end with a newline (its validation error adds one); a schema that cannot be used
+    does not (its error is given as it is)."""
+    return "\n".join(found) + ("\n" if found[0].startswith("- ") else "")
+
+
+def _block(name: str, found: list[str]) -> str:
+    """One chart's part of the report, as helm writes it (after an unusable schema, the next
+    chart's name follows on the same line, as in helm)."""
+    return f"{name}:\n" + single_schema_error(found)
 
 
 def _collect(chart: model.Chart, values: dict[str, Any], report: list[str]) -> None:
     if chart.schema_error:
-        report.extend([f"{chart.name}:", chart.schema_error])
+        report.append(_block(chart.name, [chart.schema_error]))
     if chart.schema is not None:
-        found = violations(chart.schema, values, source=f"{chart.chart_path()}/{chart.schema_file}")
+        found = violations(chart.schema, values, source=f"{chart.chart_path()}/{chart.schema_file}",
+                           raw=chart.raw_schema)
         if found:
-            report.append(f"{chart.name}:")
-            report.extend(found)
+            report.append(_block(chart.name, found))
     for sub in chart.dependencies:
         raw = values.get(sub.name)
         if raw is None:
             continue
         if not isinstance(raw, dict):
-            report.append(f"{sub.name}:")
-            report.append(f"- invalid type for values: expected object (map), got {type(raw).__name__}")
+            from helm_core.chart import schema_errors
+
+            report.append(f"{sub.name}:\n{schema_errors.subchart_type_error(raw)}\n")
             continue
         _collect(sub, raw, report)

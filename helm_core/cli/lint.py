@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from helm_core.chart import gostruct
-from helm_core.errors import HelmError, ValuesError
+from helm_core.errors import HelmError, SchemaError, ValuesError
 from helm_core.golib import gostrconv
 from helm_core.support.records import record
 
@@ -193,7 +193,8 @@ def _templates(linter: _Linter, chart_dir: Path | None, files: dict[str, bytes],
     try:
         rendered_chart = render()
     except HelmError as exc:
-        linter.rule(ERROR, "templates/", str(exc).strip("\n"))
+        # helm prints a schema report as it is, its closing newline included
+        linter.rule(ERROR, "templates/", str(exc) if isinstance(exc, SchemaError) else str(exc).strip("\n"))
         return
     if rendered_chart is None:  # helm lints no further when dependencies cannot be processed
         return
@@ -365,8 +366,7 @@ def _values(linter: _Linter, chart_dir: str, read: Callable[[str], bytes | None]
         linter.rule(ERROR, "values.yaml", problem)
         return
     found = schema.violations(document, merged, source=f"{chart_dir}/values.schema.json")
-    # helm's JSONSchemaValidationError ends with a newline: the report shows an empty line
-    linter.rule(ERROR, "values.yaml", "\n".join(found) + "\n" if found else None)
+    linter.rule(ERROR, "values.yaml", schema.single_schema_error(found) if found else None)
 
 
 def subchart_paths(path: str) -> list[str]:

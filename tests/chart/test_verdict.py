@@ -107,7 +107,7 @@ UNDECIDED: list[tuple[Any, Any]] = [
 
 def _reference(tree: Any, instance: Any) -> bool:
     cls = jsonschema.validators.validator_for(tree, default=jsonschema.Draft202012Validator)
-    return cls(tree, registry=referencing.Registry(retrieve=schema._no_remote)).is_valid(instance)
+    return cls(tree, registry=referencing.Registry(retrieve=schema.no_remote)).is_valid(instance)
 
 
 def _ours(tree: Any, instance: Any) -> bool:
@@ -245,7 +245,8 @@ def test_a_passing_chart_never_imports_jsonschema(tmp_path):
         "False",
         "values don't meet the specifications of the schema(s) in the following chart(s):",
         "app:",
-        "- at '/replicas' (replicas): 0 is less than the minimum of 1",
+        "- at '/replicas': minimum: got 0, want 1",  # helm's wording (jsonschema v6)
+        "",  # the report ends with a newline, as helm's
         "True",
     ]
 

@@ -98,6 +98,9 @@ def test_schema_failure_stalls_at_once_with_an_event(tmp_path):
         w.run()
     obj = w.current()
     assert conditions(obj) == {"Ready": ("False", "ValuesInvalid"), "Stalled": ("True", "ValuesInvalid")}
+    # the condition says what helm says (jsonschema v6's wording), on one block of lines
+    stalled = next(c for c in obj["status"]["conditions"] if c["type"] == "Stalled")
+    assert stalled["message"].endswith(":\n- at '/n': got string, want integer")
     assert obj["status"]["failures"] == 1
     assert w.events[-1][:2] == ("Warning", "ValuesInvalid")
     with pytest.raises(Exception):
