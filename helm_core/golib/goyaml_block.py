@@ -93,6 +93,9 @@ class _NotMine(Exception):
 
 
 class _Scalar:
+    """A quoted or block scalar, or an anchored plain one; any other plain scalar is its text
+    (a ``str``: the converter's plain node, without an object to build for each)."""
+
     __slots__ = ("tag", "value")
     id = SCALAR
     flow_style = None
@@ -274,7 +277,7 @@ class _Reader:
             self.next_row()
             if self.indent == -1:
                 self._check_document_end()
-                return _Scalar(TAG_PLAIN, "")  # an empty document: null
+                return ""  # an empty document: null
         col = self.indent
         line = self.line()
         root = self.inline(line, col, -1) if line[col] in "[{" else self.block_node(line, col, 1)
@@ -299,13 +302,13 @@ class _Reader:
     def mapping(self, line: str, col: int, depth: int) -> _Collection:
         if depth > MAX_NESTING:
             raise _decline()
-        pairs: list[tuple[_Scalar, Any]] = []
+        pairs: list[tuple[str | _Scalar, Any]] = []
         node = _Collection(MAPPING, pairs, self.number)
         while True:
             usual = _USUAL_ENTRY.match(line, col)
             if usual is not None:  # what key() and plain() make of it, found at once
                 key_text, text = usual.groups()
-                pairs.append((_Scalar(TAG_PLAIN, key_text), _Scalar(TAG_PLAIN, self.continued(text.rstrip(" "), col))))
+                pairs.append((key_text, self.continued(text.rstrip(" "), col)))
             else:
                 entry = self.key(line, col)
                 if entry is None:
@@ -319,11 +322,11 @@ class _Reader:
                 return node
             line = self.line()
 
-    def key(self, line: str, col: int) -> tuple[_Scalar, int] | None:
+    def key(self, line: str, col: int) -> tuple[str | _Scalar, int] | None:
         """The key of the mapping entry at ``col`` and where its ':' ends, or None."""
         word = _WORD_KEY.match(line, col)
         if word is not None:
-            return _Scalar(TAG_PLAIN, word.group()), word.end() + 1
+            return word.group(), word.end() + 1
         first = line[col]
         if first in "'\"":
             end, text = _quoted(line, col)
@@ -342,7 +345,7 @@ class _Reader:
             return None
         if colon - col > MAX_KEY_SPAN:
             raise _decline()
-        return _Scalar(TAG_PLAIN, line[col:colon].rstrip(" ")), colon + 1
+        return line[col:colon].rstrip(" "), colon + 1
 
     def mapping_value(self, line: str, pos: int, col: int, depth: int) -> Any:
         """The value after a key's ':' (``pos``) in the mapping at ``col``."""
@@ -363,7 +366,7 @@ class _Reader:
             return self.block_node(self.line(), indent, depth + 1, col)
         if after_key and indent == col and _is_entry_dash(self.line(), col):
             return self.sequence(self.line(), col, depth + 1)  # a sequence at its key's column
-        return _Scalar(TAG_PLAIN, "")
+        return ""
 
     def alias_or_anchored(self, line: str, pos: int, col: int, depth: int, after_key: bool) -> Any:
         """The value at ``pos`` (a '*' or '&'), on the line of its key or '-' in the collection
@@ -399,8 +402,10 @@ class _Reader:
             number = self.number
             self.next_row()
             node = self.below(col, depth, after_key)
-            if node.id != SCALAR:
+            if isinstance(node, _Collection):
                 node.line = number  # an anchored collection starts at its anchor (libyaml's mark)
+        if isinstance(node, str):  # an alias is the anchored node itself: a node of its own, not
+            node = _Scalar(TAG_PLAIN, node)  # a text that equal texts elsewhere may share
         self.being_read.pop()
         if self.anchors.get(name) is earlier:  # not defined again inside
             self.anchors[name] = node
@@ -468,7 +473,7 @@ class _Reader:
             return node
         if first in _INDICATORS and not (first == "-" and line[pos + 1:pos + 2] not in ("", " ")):
             raise _decline()  # anchors, aliases, tags, reserved characters, '- ' and '? ' here
-        return _Scalar(TAG_PLAIN, self.plain(line, pos, col))
+        return self.plain(line, pos, col)
 
     def plain(self, line: str, pos: int, col: int) -> str:
         """The text of the plain scalar at ``pos`` of the current row, with the deeper rows
@@ -523,7 +528,7 @@ class _Reader:
                     plain = _FLOW_PLAIN().match(line, at)
                     if plain is None:
                         raise _decline()
-                    items.append(_Scalar(TAG_PLAIN, plain.group()))
+                    items.append(plain.group())
                     at = plain.end()
                 at = _skip_spaces(line, at)
                 if line.startswith(",", at):

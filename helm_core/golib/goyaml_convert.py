@@ -31,8 +31,8 @@ from helm_core.golib.goyaml_rules import (
     TAG_MERGE,
     TAG_NULL,
     TAG_PLAIN,
-    TAG_TIMESTAMP,
     resolve,
+    resolve_plain,
 )
 
 #: Node kinds, as PyYAML's node classes name themselves (their ``id``).
@@ -47,6 +47,7 @@ if TYPE_CHECKING:
 
     class Node(Protocol):
         """What the converter reads of a composed node (PyYAML's nodes have these attributes).
+        A ``str`` is a node too: an untagged plain scalar (the block reader's), never an alias.
 
         ``value`` is the text of a scalar, the child nodes of a sequence, the (key, value) node
         pairs of a mapping; ``flow_style`` and ``start_mark`` (with its 0-based ``line``) are read
@@ -109,6 +110,11 @@ def convert(node: Node | None, *, json_step: bool, anchors: bool = True) -> Any:
     return _json_types(decoded) if json_step else decoded
 
 
+def _kind(node: Node | str) -> str:
+    """The node's kind (:data:`SCALAR` for a ``str``, a plain scalar)."""
+    return SCALAR if isinstance(node, str) else node.id
+
+
 def _children(node: Node) -> Iterator[tuple[int, Any]]:
     """A collection's child nodes in the text's order, numbered (a mapping's key ``2i``, its
     value ``2i+1``)."""
@@ -122,10 +128,12 @@ def _alias_positions(root: Node) -> dict[int, set[int]]:
     order, without entering a node met before, a node met again is an alias."""
     positions: dict[int, set[int]] = {}
     seen = {id(root)}
-    stack = [(id(root), _children(root))] if root.id != SCALAR else []
+    stack = [(id(root), _children(root))] if _kind(root) != SCALAR else []
     while stack:
         parent, children = stack[-1]
         for index, child in children:
+            if isinstance(child, str):  # a plain text is never an alias (equal texts may be one object)
+                continue
             if id(child) in seen:
                 positions.setdefault(parent, set()).add(index)
             else:
@@ -172,10 +180,12 @@ class _Builder:
         self.decode_count = 1  # yaml.v2 decodes the document node first
         self.alias_count = 0
 
-    def value(self, node: Node) -> Any:
+    def value(self, node: Node | str) -> Any:
         counting = self.counting
         if counting:
             self.count()
+        if isinstance(node, str):
+            return resolve_plain(node)
         kind = node.id
         if kind == SCALAR:
             return self.scalar(node)
@@ -230,8 +240,7 @@ class _Builder:
         tag = node.tag
         text: str = node.value
         if tag == TAG_PLAIN:
-            rtag, value = resolve(text)
-            return text if rtag in (TAG_TIMESTAMP, TAG_MERGE) else value
+            return resolve_plain(text)
         if tag == TAG_BINARY:
             try:
                 return base64.b64decode(text.encode("ascii", "replace"), validate=False).decode(
@@ -254,7 +263,7 @@ class _Builder:
                 self.mapping_with_aliases(node, out, aliased)
                 return
         for key_node, value_node in node.value:  # no alias among the pairs: the usual loop, kept lean
-            if key_node.value == "<<" and _is_merge(key_node):
+            if (key_node == "<<" if isinstance(key_node, str) else key_node.value == "<<") and _is_merge(key_node):
                 self.merge(value_node, out, False)
                 continue
             key = self.value(key_node)
@@ -268,7 +277,7 @@ class _Builder:
         merge key)."""
         for index, (key_node, value_node) in enumerate(node.value):
             key_alias = 2 * index in aliased
-            if key_node.value == "<<" and not key_alias and _is_merge(key_node):
+            if not key_alias and _is_merge(key_node):
                 self.merge(value_node, out, 2 * index + 1 in aliased)
                 continue
             key = self.aliased_value(key_node) if key_alias else self.value(key_node)
@@ -280,14 +289,15 @@ class _Builder:
     def merge(self, node: Node, out: dict[str, Any], via_alias: bool) -> None:
         """A merge key's value into ``out``: a map, an alias to a map, or a sequence (not an
         alias to one) of those, the last first (earlier maps win)."""
-        if node.id == MAPPING:
+        kind = _kind(node)
+        if kind == MAPPING:
             self.merged(node, out, via_alias)
             return
-        if node.id == SEQUENCE and not via_alias:
+        if kind == SEQUENCE and not via_alias:
             aliased = self.aliases.get(id(node), ()) if self.counting else ()
             for index in range(len(node.value) - 1, -1, -1):
                 child = node.value[index]
-                if child.id != MAPPING:
+                if _kind(child) != MAPPING:
                     raise ValueError("yaml: map merge requires map or sequence of maps as the value")
                 self.merged(child, out, index in aliased)
             return
@@ -310,7 +320,9 @@ class _Builder:
             self.alias_depth -= via_alias
 
 
-def _is_merge(node: Node) -> bool:
+def _is_merge(node: Node | str) -> bool:
+    if isinstance(node, str):
+        return node == "<<"
     return node.id == SCALAR and node.value == "<<" and node.tag in (TAG_PLAIN, TAG_MERGE)
 
 
