@@ -24,6 +24,7 @@ from helm_core.golib.goyaml_rules import (
     MAX_DEPTH,
     MIN_ALIASES_CHECKED,
     MIN_DECODES_CHECKED,
+    RESOLVE_HINTS,
     TAG_BINARY,
     TAG_BOOL,
     TAG_FLOAT,
@@ -106,7 +107,18 @@ def convert(node: Node | None, *, json_step: bool, anchors: bool = True) -> Any:
     """
     if node is None:
         return None
-    decoded = _Builder(_alias_positions(node) if anchors else {}).value(node)
+    aliases = _alias_positions(node) if anchors else {}
+    if json_step:
+        builder = _Builder(aliases, json_step=True)
+        try:
+            decoded = builder.value(node)
+        except (ValueError, SelfReference):
+            pass  # worded by the general path below: yaml.v2's errors show values before the JSON step
+        else:
+            # The JSON step's refusals (a NaN or an infinity, nesting past Go's JSON decoder) come
+            # after yaml.v2's, the first in the value's order (a later key may replace a NaN).
+            return _json_types(decoded) if builder.json_refusal else decoded
+    decoded = _Builder(aliases, json_step=False).value(node)
     return _json_types(decoded) if json_step else decoded
 
 
@@ -167,12 +179,20 @@ class _Builder:
     An alias is expanded afresh (Go values are copies); expansion is bounded as yaml.v2 bounds
     it ("document contains excessive aliasing"), counting the nodes yaml.v2 decodes: the
     document, each node, each alias node apart from its target, a merged map.
+
+    With ``json_step``, numbers are built as sigs.k8s.io/yaml's JSON round trip leaves them
+    (float64) on the way, rather than by a second walk over the value (:func:`_json_types`, the
+    general path); what that step refuses is only noted (``json_refusal``), for the general path
+    to word in its order.
     """
 
-    def __init__(self, aliases: dict[int, set[int]]) -> None:
+    def __init__(self, aliases: dict[int, set[int]], json_step: bool) -> None:
         #: The alias positions (:func:`_alias_positions`); none: nothing is counted.
         self.aliases = aliases
         self.counting = bool(aliases)
+        self.json_step = json_step
+        #: A NaN or an infinity was built, or collections nested past Go's JSON decoder.
+        self.json_refusal = False
         self.flow_depth = 0
         self.block_depth = 0
         self.building: set[int] = set()
@@ -185,36 +205,48 @@ class _Builder:
         if counting:
             self.count()
         if isinstance(node, str):
-            return resolve_plain(node)
-        kind = node.id
-        if kind == SCALAR:
-            return self.scalar(node)
-        if counting and id(node) in self.building:
-            raise SelfReference()
-        flow = bool(node.flow_style)
-        self.flow_depth += flow
-        self.block_depth += not flow
-        if self.flow_depth > MAX_DEPTH or self.block_depth > MAX_DEPTH:
-            line = node.start_mark.line
-            where = f"line {line + 1}: " if line else ""
-            raise ValueError(f"yaml: {where}exceeded max depth of {MAX_DEPTH}")
-        if counting:
-            self.building.add(id(node))
-        try:
-            if kind == SEQUENCE:
-                if counting and id(node) in self.aliases:
-                    aliased = self.aliases[id(node)]
-                    return [self.aliased_value(child) if index in aliased else self.value(child)
-                            for index, child in enumerate(node.value)]
-                return [self.value(child) for child in node.value]
-            out: dict[str, Any] = {}
-            self.mapping(node, out)
-            return out
-        finally:
-            self.flow_depth -= flow
-            self.block_depth -= not flow
+            scalar = resolve_plain(node)
+        elif node.id == SCALAR:
+            scalar = self.scalar(node)
+        else:  # a collection, in this frame: one frame per level on a caller's small stack
+            kind = node.id
+            if counting and id(node) in self.building:
+                raise SelfReference()
+            flow = bool(node.flow_style)
+            self.flow_depth += flow
+            self.block_depth += not flow
+            if self.flow_depth > MAX_DEPTH or self.block_depth > MAX_DEPTH:
+                line = node.start_mark.line
+                where = f"line {line + 1}: " if line else ""
+                raise ValueError(f"yaml: {where}exceeded max depth of {MAX_DEPTH}")
+            if self.flow_depth + self.block_depth > gojson.MAX_JSON_DEPTH:
+                self.json_refusal = True
             if counting:
-                self.building.discard(id(node))
+                self.building.add(id(node))
+            try:
+                if kind == SEQUENCE:
+                    if counting and id(node) in self.aliases:
+                        aliased = self.aliases[id(node)]
+                        return [self.aliased_value(child) if index in aliased else self.value(child)
+                                for index, child in enumerate(node.value)]
+                    return [self.value(child) for child in node.value]
+                out: dict[str, Any] = {}
+                self.mapping(node, out)
+                return out
+            finally:
+                self.flow_depth -= flow
+                self.block_depth -= not flow
+                if counting:
+                    self.building.discard(id(node))
+        if self.json_step and (type(scalar) is int or type(scalar) is float):  # not bool
+            return self.json_number(scalar)
+        return scalar
+
+    def json_number(self, number: float) -> float:
+        """A number after the JSON step: a float64 (JSON has no NaN or infinity: noted)."""
+        if not math.isfinite(number):
+            self.json_refusal = True
+        return float(number)
 
     def aliased_value(self, node: Node) -> Any:
         """:meth:`value` of a node reached by an alias: yaml.v2 decodes the alias node, then its
@@ -262,9 +294,13 @@ class _Builder:
             if aliased is not None:
                 self.mapping_with_aliases(node, out, aliased)
                 return
+        plain_keys = not self.counting  # a plain key that resolves to itself is its own text
         for key_node, value_node in node.value:  # no alias among the pairs: the usual loop, kept lean
             if (key_node == "<<" if isinstance(key_node, str) else key_node.value == "<<") and _is_merge(key_node):
                 self.merge(value_node, out, False)
+                continue
+            if plain_keys and isinstance(key_node, str) and key_node[:1] not in RESOLVE_HINTS:
+                out[key_node] = self.value(value_node)
                 continue
             key = self.value(key_node)
             if isinstance(key, (list, dict)):
