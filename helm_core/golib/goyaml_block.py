@@ -85,6 +85,9 @@ _WORD_KEY = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_./-]{0,999}(?=:(?: |$))")
 #: The usual entry: such a key, then a plain value without ':' or '#' that starts with no
 #: indicator (the general path below reads it the same way).
 _USUAL_ENTRY = re.compile(r"([A-Za-z0-9_][A-Za-z0-9_./-]{0,999}): +([^- ?:,\[\]{}#&*!|>'\"%@`][^#:]*)$")
+#: The usual sequence item: '-', spaces, then a plain value as in :data:`_USUAL_ENTRY` (not a
+#: key, comment, nested item or indicator: the general path below reads it the same way).
+_USUAL_ITEM = re.compile(r"- +([^- ?:,\[\]{}#&*!|>'\"%@`][^#:]*)$")
 _BLOCK_HEADER = patterns.on_first_use(r"([+-]?)([1-9]?)([+-]?)")
 
 
@@ -260,9 +263,6 @@ class _Reader:
         self.number = end
         self.indent = -1
 
-    def next_row(self) -> None:
-        self.seek(self.number + 1)
-
     def line(self) -> str:
         return self.lines[self.number]
 
@@ -274,7 +274,7 @@ class _Reader:
             if not marker.startswith("---"):
                 raise _decline()
             _check_line_ends(marker, 3)
-            self.next_row()
+            self.seek(self.number + 1)
             if self.indent == -1:
                 self._check_document_end()
                 return ""  # an empty document: null
@@ -354,7 +354,7 @@ class _Reader:
             if line[start] in "*&":
                 return self.alias_or_anchored(line, start, col, depth, True)
             return self.inline(line, start, col)
-        self.next_row()
+        self.seek(self.number + 1)
         return self.below(col, depth, True)
 
     def below(self, col: int, depth: int, after_key: bool) -> Any:
@@ -375,7 +375,7 @@ class _Reader:
             return self.anchored(line, pos, col, depth, after_key)
         node, end = self.alias(line, pos)
         _check_line_ends(line, end)
-        self.next_row()
+        self.seek(self.number + 1)
         return node
 
     def anchored(self, line: str, pos: int, col: int, depth: int, after_key: bool) -> Any:
@@ -400,7 +400,7 @@ class _Reader:
         else:
             _check_line_ends(line, end)
             number = self.number
-            self.next_row()
+            self.seek(self.number + 1)
             node = self.below(col, depth, after_key)
             if isinstance(node, _Collection):
                 node.line = number  # an anchored collection starts at its anchor (libyaml's mark)
@@ -427,18 +427,11 @@ class _Reader:
         items: list[Any] = []
         node = _Collection(SEQUENCE, items, self.number)
         while True:
-            start = _skip_spaces(line, col + 1)
-            if start == len(line) or line[start] == "#":
-                self.next_row()
-                items.append(self.below(col, depth, False))
-            elif _is_entry_dash(line, start):
-                items.append(self.sequence(line, start, depth + 1))
-            elif self.key(line, start) is not None:
-                items.append(self.mapping(line, start, depth + 1))
-            elif line[start] in "*&":
-                items.append(self.alias_or_anchored(line, start, col, depth, False))
+            usual = _USUAL_ITEM.match(line, col)
+            if usual is not None:  # what inline() makes of it, found at once
+                items.append(self.continued(usual.group(1).rstrip(" "), col))
             else:
-                items.append(self.inline(line, start, col))
+                items.append(self.item(line, col, depth))
             indent = self.indent
             if indent != col:
                 if indent > col:
@@ -448,6 +441,20 @@ class _Reader:
             if not _is_entry_dash(line, col):
                 return node  # the key after a sequence at its key's column (else the caller declines)
 
+    def item(self, line: str, col: int, depth: int) -> Any:
+        """The node of the sequence entry whose '-' is at ``col`` of the current row."""
+        start = _skip_spaces(line, col + 1)
+        if start == len(line) or line[start] == "#":
+            self.seek(self.number + 1)
+            return self.below(col, depth, False)
+        if _is_entry_dash(line, start):
+            return self.sequence(line, start, depth + 1)
+        if self.key(line, start) is not None:
+            return self.mapping(line, start, depth + 1)
+        if line[start] in "*&":
+            return self.alias_or_anchored(line, start, col, depth, False)
+        return self.inline(line, start, col)
+
     def inline(self, line: str, pos: int, col: int) -> Any:
         """The scalar or flow collection at ``pos`` of the current row, in the block
         collection at ``col``; moves past its rows."""
@@ -455,13 +462,13 @@ class _Reader:
         if first in "'\"":
             end, text = _quoted(line, pos)
             _check_line_ends(line, end)
-            self.next_row()
+            self.seek(self.number + 1)
             return _Scalar(TAG_STR, text)
         if first in "|>":
             return self.block_scalar(line, pos, col)
         if first == "[":
             node = self.flow_sequence(line, pos)
-            self.next_row()
+            self.seek(self.number + 1)
             return node
         if first == "{":
             close = _skip_spaces(line, pos + 1)
@@ -469,7 +476,7 @@ class _Reader:
                 raise _decline()
             _check_line_ends(line, close + 1)
             node = _Collection(MAPPING, [], self.number, flow=True)
-            self.next_row()
+            self.seek(self.number + 1)
             return node
         if first in _INDICATORS and not (first == "-" and line[pos + 1:pos + 2] not in ("", " ")):
             raise _decline()  # anchors, aliases, tags, reserved characters, '- ' and '? ' here
@@ -483,7 +490,7 @@ class _Reader:
         if ": " in text or text.endswith(":"):
             raise _decline()  # "mapping values are not allowed in this context"
         if comment >= 0:  # a comment ends it
-            self.next_row()
+            self.seek(self.number + 1)
             return text
         return self.continued(text, col)
 
@@ -492,7 +499,7 @@ class _Reader:
         it (folded: one space, or the empty lines between); moves past them."""
         lines = self.lines
         previous = self.number
-        self.next_row()
+        self.seek(self.number + 1)
         while self.indent > col:
             number = self.number
             gap = lines[previous + 1:number]
@@ -507,7 +514,7 @@ class _Reader:
                 raise _decline()
             text += ("\n" * len(gap) if gap else " ") + piece
             previous = number
-            self.next_row()
+            self.seek(self.number + 1)
             if comment >= 0:
                 break
         return text
