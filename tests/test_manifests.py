@@ -38,6 +38,28 @@ def test_split_documents_like_helm(text, docs):
     assert mf.split_documents(text) == docs
 
 
+#: releaseutil's separator as a pattern (Go's \s is ASCII): what split_documents' string methods
+#: stand in for.
+SEPARATOR = re.compile(r"(?:^|[\t\n\f\r ]*\n)---[\t\n\f\r ]*")
+
+
+def test_documents_are_separated_where_helms_pattern_separates_them():
+    """Every text of up to six characters of separators, spaces Go's \\s has and has not, and
+    text; then longer generated ones."""
+    import random
+
+    alphabet = "-\n \ta\v\r"
+    for size in range(7):
+        for chars in itertools.product(alphabet, repeat=size):
+            text = "".join(chars)
+            assert mf._separated(text) == SEPARATOR.split(text), repr(text)
+    rng = random.Random(5)
+    pieces = ["---", "\n---", "\n", "  ", "a: 1", "\t", "\r\n", "-", "\f", "x---y", "\u00a0", "\x1c"]
+    for _ in range(20000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 12)))
+        assert mf._separated(text) == SEPARATOR.split(text), repr(text)
+
+
 def _doc(kind: str, name: str, annotations: str = "") -> str:
     ann = f"\n  annotations:\n{annotations}" if annotations else ""
     return f"apiVersion: v1\nkind: {kind}\nmetadata:\n  name: {name}{ann}\n"
