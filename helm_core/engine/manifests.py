@@ -1,7 +1,9 @@
 """From rendered template files to ordered Kubernetes documents (Helm's ``releaseutil``).
 
 Rendered files are split into YAML documents exactly as Helm 3 splits them, each
-document keeps the template it came from (``# Source: <chart>/templates/<file>``),
+document keeps the template it came from (``# Source: <chart>/templates/<file>``), its
+head (kind, name, annotations) is read as Helm reads it into ``releaseutil.SimpleHead``
+(:func:`simple_head`: case-insensitive keys, numbers as text, Go's refusals),
 documents annotated ``helm.sh/hook`` become hooks, and the rest is sorted by kind in
 Helm's install order: unknown kinds after known ones, alphabetically among
 themselves; the sort is stable, so documents of one kind keep file order (files
