@@ -75,7 +75,9 @@ def measure(chart: Path, trees: dict[str, Path], helm: str, runs: int, scratch: 
         for _ in range(2):
             timed(cwd, [sys.executable, "-c", ENTRY, "template", str(chart)], env)
     for i in range(runs):
-        for label, env in envs.items():
+        # Each tree first in every other round: a fixed order weighed on the later tree (its first
+        # run came right after the other's, whose memo writes were still being flushed).
+        for label, env in (list(envs.items()) if i % 2 == 0 else list(envs.items())[::-1]):
             ours = [sys.executable, "-c", ENTRY, "template", str(chart)]
             series.setdefault(f"{label} (1) memo", []).append(timed(cwd, ours, env))
             series.setdefault(f"{label} (2) -o", []).append(

@@ -682,3 +682,42 @@ def test_lint_many_and_archives_as_helm(both):
     both.same("lint", str(good), str(bad))
     assert both.helm("package", str(good), "-d", str(both.tmp))[0] == 0
     both.same("lint", str(both.tmp / "c-0.1.0.tgz"))
+
+
+# --------------------------------------------------------------------------- documents' heads
+
+#: Documents whose head (releaseutil.SimpleHead: apiVersion, kind, metadata.name and
+#: annotations) is not plain text under its own names: helm decodes it into its struct (keys
+#: case-insensitively, numbers and booleans as text) to sort it and find hooks, or refuses it.
+HEAD_DOCUMENTS = [
+    "Kind: Service\nmetadata: {name: a}",
+    "KIND: Namespace\nMetaData: {Name: b}",
+    "kind: Service\nKind: Namespace",
+    "kind: 5\nmetadata: {name: 1.5}",
+    "kind: true\nmetadata: {name: 10000000000}",
+    "kind: Pod\nmetadata: {name: p, annotations: {helm.sh/hook: pre-install, helm.sh/hook-weight: 5, x: null}}",
+    "kind: Pod\nmetadata: {name: p, Annotations: {helm.sh/hook: test}}",
+    "kind: Job\nmetadata: {annotations: {helm.sh/hook: post-install, n: 1e3}}",
+    "- a",
+    "just text",
+    "metadata: 3",
+    "metadata: {name: [1]}",
+    "apiVersion: [x]",
+    "kind: {a: 1}",
+    "metadata: {annotations: [a]}",
+    "metadata: {annotations: {a: {b: 1}}}",
+    "metadata: null\nkind: null",
+    "x: .nan",
+]
+
+
+@pytest.mark.parametrize("document", HEAD_DOCUMENTS, ids=lambda v: repr(v)[:40])
+def test_documents_are_sorted_and_refused_by_their_head_as_helm(both, document):
+    files = {"Chart.yaml": "apiVersion: v2\nname: heads\nversion: 0.1.0\n",
+             "templates/a.yaml": f"kind: ConfigMap\nmetadata: {{name: c}}\n---\n{document}\n---\nkind: Deployment\n",
+             "templates/b.yaml": "kind: Namespace\nmetadata: {name: n}\n---\nkind: Zebra\n---\nkind: Apple\n"}
+    chartkit.write_chart(both.tmp / "heads", files)
+    code, out, err = both.helm("template", "x", "heads")
+    # The error's line only: helm adds "Use --debug flag to render out invalid YAML" after any
+    # failed render, which helm-core's template command does not print (yet).
+    assert both.core("template", "x", "heads") == (code, out, err.split("\n\n")[0] + "\n" if err else "")

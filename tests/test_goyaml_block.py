@@ -173,7 +173,7 @@ def _collection_lines(node) -> list[tuple[str, int]]:
     seen: set[int] = set()
 
     def walk(n) -> None:
-        if n.id == "scalar" or id(n) in seen:
+        if isinstance(n, str) or n.id == "scalar" or id(n) in seen:  # a str: the block reader's plain scalar
             return
         seen.add(id(n))
         out.append((n.id, n.start_mark.line))

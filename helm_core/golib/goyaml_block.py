@@ -85,6 +85,9 @@ _WORD_KEY = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_./-]{0,999}(?=:(?: |$))")
 #: The usual entry: such a key, then a plain value without ':' or '#' that starts with no
 #: indicator (the general path below reads it the same way).
 _USUAL_ENTRY = re.compile(r"([A-Za-z0-9_][A-Za-z0-9_./-]{0,999}): +([^- ?:,\[\]{}#&*!|>'\"%@`][^#:]*)$")
+#: The usual sequence item: '-', spaces, then a plain value as in :data:`_USUAL_ENTRY` (not a
+#: key, comment, nested item or indicator: the general path below reads it the same way).
+_USUAL_ITEM = re.compile(r"- +([^- ?:,\[\]{}#&*!|>'\"%@`][^#:]*)$")
 _BLOCK_HEADER = patterns.on_first_use(r"([+-]?)([1-9]?)([+-]?)")
 
 
@@ -93,6 +96,9 @@ class _NotMine(Exception):
 
 
 class _Scalar:
+    """A quoted or block scalar, or an anchored plain one; any other plain scalar is its text
+    (a ``str``: the converter's plain node, without an object to build for each)."""
+
     __slots__ = ("tag", "value")
     id = SCALAR
     flow_style = None
@@ -257,9 +263,6 @@ class _Reader:
         self.number = end
         self.indent = -1
 
-    def next_row(self) -> None:
-        self.seek(self.number + 1)
-
     def line(self) -> str:
         return self.lines[self.number]
 
@@ -271,10 +274,10 @@ class _Reader:
             if not marker.startswith("---"):
                 raise _decline()
             _check_line_ends(marker, 3)
-            self.next_row()
+            self.seek(self.number + 1)
             if self.indent == -1:
                 self._check_document_end()
-                return _Scalar(TAG_PLAIN, "")  # an empty document: null
+                return ""  # an empty document: null
         col = self.indent
         line = self.line()
         root = self.inline(line, col, -1) if line[col] in "[{" else self.block_node(line, col, 1)
@@ -299,13 +302,13 @@ class _Reader:
     def mapping(self, line: str, col: int, depth: int) -> _Collection:
         if depth > MAX_NESTING:
             raise _decline()
-        pairs: list[tuple[_Scalar, Any]] = []
+        pairs: list[tuple[str | _Scalar, Any]] = []
         node = _Collection(MAPPING, pairs, self.number)
         while True:
             usual = _USUAL_ENTRY.match(line, col)
             if usual is not None:  # what key() and plain() make of it, found at once
                 key_text, text = usual.groups()
-                pairs.append((_Scalar(TAG_PLAIN, key_text), _Scalar(TAG_PLAIN, self.continued(text.rstrip(" "), col))))
+                pairs.append((key_text, self.continued(text.rstrip(" "), col)))
             else:
                 entry = self.key(line, col)
                 if entry is None:
@@ -319,11 +322,11 @@ class _Reader:
                 return node
             line = self.line()
 
-    def key(self, line: str, col: int) -> tuple[_Scalar, int] | None:
+    def key(self, line: str, col: int) -> tuple[str | _Scalar, int] | None:
         """The key of the mapping entry at ``col`` and where its ':' ends, or None."""
         word = _WORD_KEY.match(line, col)
         if word is not None:
-            return _Scalar(TAG_PLAIN, word.group()), word.end() + 1
+            return word.group(), word.end() + 1
         first = line[col]
         if first in "'\"":
             end, text = _quoted(line, col)
@@ -342,7 +345,7 @@ class _Reader:
             return None
         if colon - col > MAX_KEY_SPAN:
             raise _decline()
-        return _Scalar(TAG_PLAIN, line[col:colon].rstrip(" ")), colon + 1
+        return line[col:colon].rstrip(" "), colon + 1
 
     def mapping_value(self, line: str, pos: int, col: int, depth: int) -> Any:
         """The value after a key's ':' (``pos``) in the mapping at ``col``."""
@@ -351,7 +354,7 @@ class _Reader:
             if line[start] in "*&":
                 return self.alias_or_anchored(line, start, col, depth, True)
             return self.inline(line, start, col)
-        self.next_row()
+        self.seek(self.number + 1)
         return self.below(col, depth, True)
 
     def below(self, col: int, depth: int, after_key: bool) -> Any:
@@ -363,7 +366,7 @@ class _Reader:
             return self.block_node(self.line(), indent, depth + 1, col)
         if after_key and indent == col and _is_entry_dash(self.line(), col):
             return self.sequence(self.line(), col, depth + 1)  # a sequence at its key's column
-        return _Scalar(TAG_PLAIN, "")
+        return ""
 
     def alias_or_anchored(self, line: str, pos: int, col: int, depth: int, after_key: bool) -> Any:
         """The value at ``pos`` (a '*' or '&'), on the line of its key or '-' in the collection
@@ -372,7 +375,7 @@ class _Reader:
             return self.anchored(line, pos, col, depth, after_key)
         node, end = self.alias(line, pos)
         _check_line_ends(line, end)
-        self.next_row()
+        self.seek(self.number + 1)
         return node
 
     def anchored(self, line: str, pos: int, col: int, depth: int, after_key: bool) -> Any:
@@ -397,10 +400,12 @@ class _Reader:
         else:
             _check_line_ends(line, end)
             number = self.number
-            self.next_row()
+            self.seek(self.number + 1)
             node = self.below(col, depth, after_key)
-            if node.id != SCALAR:
+            if isinstance(node, _Collection):
                 node.line = number  # an anchored collection starts at its anchor (libyaml's mark)
+        if isinstance(node, str):  # an alias is the anchored node itself: a node of its own, not
+            node = _Scalar(TAG_PLAIN, node)  # a text that equal texts elsewhere may share
         self.being_read.pop()
         if self.anchors.get(name) is earlier:  # not defined again inside
             self.anchors[name] = node
@@ -422,18 +427,11 @@ class _Reader:
         items: list[Any] = []
         node = _Collection(SEQUENCE, items, self.number)
         while True:
-            start = _skip_spaces(line, col + 1)
-            if start == len(line) or line[start] == "#":
-                self.next_row()
-                items.append(self.below(col, depth, False))
-            elif _is_entry_dash(line, start):
-                items.append(self.sequence(line, start, depth + 1))
-            elif self.key(line, start) is not None:
-                items.append(self.mapping(line, start, depth + 1))
-            elif line[start] in "*&":
-                items.append(self.alias_or_anchored(line, start, col, depth, False))
+            usual = _USUAL_ITEM.match(line, col)
+            if usual is not None:  # what inline() makes of it, found at once
+                items.append(self.continued(usual.group(1).rstrip(" "), col))
             else:
-                items.append(self.inline(line, start, col))
+                items.append(self.item(line, col, depth))
             indent = self.indent
             if indent != col:
                 if indent > col:
@@ -443,6 +441,20 @@ class _Reader:
             if not _is_entry_dash(line, col):
                 return node  # the key after a sequence at its key's column (else the caller declines)
 
+    def item(self, line: str, col: int, depth: int) -> Any:
+        """The node of the sequence entry whose '-' is at ``col`` of the current row."""
+        start = _skip_spaces(line, col + 1)
+        if start == len(line) or line[start] == "#":
+            self.seek(self.number + 1)
+            return self.below(col, depth, False)
+        if _is_entry_dash(line, start):
+            return self.sequence(line, start, depth + 1)
+        if self.key(line, start) is not None:
+            return self.mapping(line, start, depth + 1)
+        if line[start] in "*&":
+            return self.alias_or_anchored(line, start, col, depth, False)
+        return self.inline(line, start, col)
+
     def inline(self, line: str, pos: int, col: int) -> Any:
         """The scalar or flow collection at ``pos`` of the current row, in the block
         collection at ``col``; moves past its rows."""
@@ -450,13 +462,13 @@ class _Reader:
         if first in "'\"":
             end, text = _quoted(line, pos)
             _check_line_ends(line, end)
-            self.next_row()
+            self.seek(self.number + 1)
             return _Scalar(TAG_STR, text)
         if first in "|>":
             return self.block_scalar(line, pos, col)
         if first == "[":
             node = self.flow_sequence(line, pos)
-            self.next_row()
+            self.seek(self.number + 1)
             return node
         if first == "{":
             close = _skip_spaces(line, pos + 1)
@@ -464,11 +476,11 @@ class _Reader:
                 raise _decline()
             _check_line_ends(line, close + 1)
             node = _Collection(MAPPING, [], self.number, flow=True)
-            self.next_row()
+            self.seek(self.number + 1)
             return node
         if first in _INDICATORS and not (first == "-" and line[pos + 1:pos + 2] not in ("", " ")):
             raise _decline()  # anchors, aliases, tags, reserved characters, '- ' and '? ' here
-        return _Scalar(TAG_PLAIN, self.plain(line, pos, col))
+        return self.plain(line, pos, col)
 
     def plain(self, line: str, pos: int, col: int) -> str:
         """The text of the plain scalar at ``pos`` of the current row, with the deeper rows
@@ -478,7 +490,7 @@ class _Reader:
         if ": " in text or text.endswith(":"):
             raise _decline()  # "mapping values are not allowed in this context"
         if comment >= 0:  # a comment ends it
-            self.next_row()
+            self.seek(self.number + 1)
             return text
         return self.continued(text, col)
 
@@ -487,7 +499,7 @@ class _Reader:
         it (folded: one space, or the empty lines between); moves past them."""
         lines = self.lines
         previous = self.number
-        self.next_row()
+        self.seek(self.number + 1)
         while self.indent > col:
             number = self.number
             gap = lines[previous + 1:number]
@@ -502,7 +514,7 @@ class _Reader:
                 raise _decline()
             text += ("\n" * len(gap) if gap else " ") + piece
             previous = number
-            self.next_row()
+            self.seek(self.number + 1)
             if comment >= 0:
                 break
         return text
@@ -523,7 +535,7 @@ class _Reader:
                     plain = _FLOW_PLAIN().match(line, at)
                     if plain is None:
                         raise _decline()
-                    items.append(_Scalar(TAG_PLAIN, plain.group()))
+                    items.append(plain.group())
                     at = plain.end()
                 at = _skip_spaces(line, at)
                 if line.startswith(",", at):

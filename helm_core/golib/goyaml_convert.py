@@ -22,6 +22,7 @@ from helm_core.golib.goyaml_rules import (
     MAX_DEPTH,
     MIN_ALIASES_CHECKED,
     MIN_DECODES_CHECKED,
+    RESOLVE_HINTS,
     TAG_BINARY,
     TAG_BOOL,
     TAG_FLOAT,
@@ -29,8 +30,8 @@ from helm_core.golib.goyaml_rules import (
     TAG_MERGE,
     TAG_NULL,
     TAG_PLAIN,
-    TAG_TIMESTAMP,
     resolve,
+    resolve_plain,
 )
 
 #: Node kinds, as PyYAML's node classes name themselves (their ``id``).
@@ -45,6 +46,7 @@ if TYPE_CHECKING:
 
     class Node(Protocol):
         """What the converter reads of a composed node (PyYAML's nodes have these attributes).
+        A ``str`` is a node too: an untagged plain scalar (the block reader's), never an alias.
 
         ``value`` is the text of a scalar, the child nodes of a sequence, the (key, value) node
         pairs of a mapping; ``flow_style`` and ``start_mark`` (with its 0-based ``line``) are read
@@ -103,8 +105,24 @@ def convert(node: Node | None, *, json_step: bool, anchors: bool = True) -> Any:
     """
     if node is None:
         return None
-    decoded = _Builder(_alias_positions(node) if anchors else {}).value(node)
+    aliases = _alias_positions(node) if anchors else {}
+    if json_step:
+        builder = _Builder(aliases, json_step=True)
+        try:
+            decoded = builder.value(node)
+        except (ValueError, SelfReference):
+            pass  # worded by the general path below: yaml.v2's errors show values before the JSON step
+        else:
+            # The JSON step's refusals (a NaN or an infinity, nesting past Go's JSON decoder) come
+            # after yaml.v2's, the first in the value's order (a later key may replace a NaN).
+            return _json_types(decoded) if builder.json_refusal else decoded
+    decoded = _Builder(aliases, json_step=False).value(node)
     return _json_types(decoded) if json_step else decoded
+
+
+def _kind(node: Node | str) -> str:
+    """The node's kind (:data:`SCALAR` for a ``str``, a plain scalar)."""
+    return SCALAR if isinstance(node, str) else node.id
 
 
 def _children(node: Node) -> Iterator[tuple[int, Any]]:
@@ -120,10 +138,12 @@ def _alias_positions(root: Node) -> dict[int, set[int]]:
     order, without entering a node met before, a node met again is an alias."""
     positions: dict[int, set[int]] = {}
     seen = {id(root)}
-    stack = [(id(root), _children(root))] if root.id != SCALAR else []
+    stack = [(id(root), _children(root))] if _kind(root) != SCALAR else []
     while stack:
         parent, children = stack[-1]
         for index, child in children:
+            if isinstance(child, str):  # a plain text is never an alias (equal texts may be one object)
+                continue
             if id(child) in seen:
                 positions.setdefault(parent, set()).add(index)
             else:
@@ -157,12 +177,20 @@ class _Builder:
     An alias is expanded afresh (Go values are copies); expansion is bounded as yaml.v2 bounds
     it ("document contains excessive aliasing"), counting the nodes yaml.v2 decodes: the
     document, each node, each alias node apart from its target, a merged map.
+
+    With ``json_step``, numbers are built as sigs.k8s.io/yaml's JSON round trip leaves them
+    (float64) on the way, rather than by a second walk over the value (:func:`_json_types`, the
+    general path); what that step refuses is only noted (``json_refusal``), for the general path
+    to word in its order.
     """
 
-    def __init__(self, aliases: dict[int, set[int]]) -> None:
+    def __init__(self, aliases: dict[int, set[int]], json_step: bool) -> None:
         #: The alias positions (:func:`_alias_positions`); none: nothing is counted.
         self.aliases = aliases
         self.counting = bool(aliases)
+        self.json_step = json_step
+        #: A NaN or an infinity was built, or collections nested past Go's JSON decoder.
+        self.json_refusal = False
         self.flow_depth = 0
         self.block_depth = 0
         self.building: set[int] = set()
@@ -170,39 +198,53 @@ class _Builder:
         self.decode_count = 1  # yaml.v2 decodes the document node first
         self.alias_count = 0
 
-    def value(self, node: Node) -> Any:
+    def value(self, node: Node | str) -> Any:
         counting = self.counting
         if counting:
             self.count()
-        kind = node.id
-        if kind == SCALAR:
-            return self.scalar(node)
-        if counting and id(node) in self.building:
-            raise SelfReference()
-        flow = bool(node.flow_style)
-        self.flow_depth += flow
-        self.block_depth += not flow
-        if self.flow_depth > MAX_DEPTH or self.block_depth > MAX_DEPTH:
-            line = node.start_mark.line
-            where = f"line {line + 1}: " if line else ""
-            raise ValueError(f"yaml: {where}exceeded max depth of {MAX_DEPTH}")
-        if counting:
-            self.building.add(id(node))
-        try:
-            if kind == SEQUENCE:
-                if counting and id(node) in self.aliases:
-                    aliased = self.aliases[id(node)]
-                    return [self.aliased_value(child) if index in aliased else self.value(child)
-                            for index, child in enumerate(node.value)]
-                return [self.value(child) for child in node.value]
-            out: dict[str, Any] = {}
-            self.mapping(node, out)
-            return out
-        finally:
-            self.flow_depth -= flow
-            self.block_depth -= not flow
+        if isinstance(node, str):
+            scalar = resolve_plain(node)
+        elif node.id == SCALAR:
+            scalar = self.scalar(node)
+        else:  # a collection, in this frame: one frame per level on a caller's small stack
+            kind = node.id
+            if counting and id(node) in self.building:
+                raise SelfReference()
+            flow = bool(node.flow_style)
+            self.flow_depth += flow
+            self.block_depth += not flow
+            if self.flow_depth > MAX_DEPTH or self.block_depth > MAX_DEPTH:
+                line = node.start_mark.line
+                where = f"line {line + 1}: " if line else ""
+                raise ValueError(f"yaml: {where}exceeded max depth of {MAX_DEPTH}")
+            if self.flow_depth + self.block_depth > gojson.MAX_JSON_DEPTH:
+                self.json_refusal = True
             if counting:
-                self.building.discard(id(node))
+                self.building.add(id(node))
+            try:
+                if kind == SEQUENCE:
+                    if counting and id(node) in self.aliases:
+                        aliased = self.aliases[id(node)]
+                        return [self.aliased_value(child) if index in aliased else self.value(child)
+                                for index, child in enumerate(node.value)]
+                    return [self.value(child) for child in node.value]
+                out: dict[str, Any] = {}
+                self.mapping(node, out)
+                return out
+            finally:
+                self.flow_depth -= flow
+                self.block_depth -= not flow
+                if counting:
+                    self.building.discard(id(node))
+        if self.json_step and (type(scalar) is int or type(scalar) is float):  # not bool
+            return self.json_number(scalar)
+        return scalar
+
+    def json_number(self, number: float) -> float:
+        """A number after the JSON step: a float64 (JSON has no NaN or infinity: noted)."""
+        if not math.isfinite(number):
+            self.json_refusal = True
+        return float(number)
 
     def aliased_value(self, node: Node) -> Any:
         """:meth:`value` of a node reached by an alias: yaml.v2 decodes the alias node, then its
@@ -228,8 +270,7 @@ class _Builder:
         tag = node.tag
         text: str = node.value
         if tag == TAG_PLAIN:
-            rtag, value = resolve(text)
-            return text if rtag in (TAG_TIMESTAMP, TAG_MERGE) else value
+            return resolve_plain(text)
         if tag == TAG_BINARY:
             import binascii  # here: !!binary is rare, and binascii an extension module to load
 
@@ -252,9 +293,13 @@ class _Builder:
             if aliased is not None:
                 self.mapping_with_aliases(node, out, aliased)
                 return
+        plain_keys = not self.counting  # a plain key that resolves to itself is its own text
         for key_node, value_node in node.value:  # no alias among the pairs: the usual loop, kept lean
-            if key_node.value == "<<" and _is_merge(key_node):
+            if (key_node == "<<" if isinstance(key_node, str) else key_node.value == "<<") and _is_merge(key_node):
                 self.merge(value_node, out, False)
+                continue
+            if plain_keys and isinstance(key_node, str) and key_node[:1] not in RESOLVE_HINTS:
+                out[key_node] = self.value(value_node)
                 continue
             key = self.value(key_node)
             if isinstance(key, (list, dict)):
@@ -267,7 +312,7 @@ class _Builder:
         merge key)."""
         for index, (key_node, value_node) in enumerate(node.value):
             key_alias = 2 * index in aliased
-            if key_node.value == "<<" and not key_alias and _is_merge(key_node):
+            if not key_alias and _is_merge(key_node):
                 self.merge(value_node, out, 2 * index + 1 in aliased)
                 continue
             key = self.aliased_value(key_node) if key_alias else self.value(key_node)
@@ -279,14 +324,15 @@ class _Builder:
     def merge(self, node: Node, out: dict[str, Any], via_alias: bool) -> None:
         """A merge key's value into ``out``: a map, an alias to a map, or a sequence (not an
         alias to one) of those, the last first (earlier maps win)."""
-        if node.id == MAPPING:
+        kind = _kind(node)
+        if kind == MAPPING:
             self.merged(node, out, via_alias)
             return
-        if node.id == SEQUENCE and not via_alias:
+        if kind == SEQUENCE and not via_alias:
             aliased = self.aliases.get(id(node), ()) if self.counting else ()
             for index in range(len(node.value) - 1, -1, -1):
                 child = node.value[index]
-                if child.id != MAPPING:
+                if _kind(child) != MAPPING:
                     raise ValueError("yaml: map merge requires map or sequence of maps as the value")
                 self.merged(child, out, index in aliased)
             return
@@ -309,7 +355,9 @@ class _Builder:
             self.alias_depth -= via_alias
 
 
-def _is_merge(node: Node) -> bool:
+def _is_merge(node: Node | str) -> bool:
+    if isinstance(node, str):
+        return node == "<<"
     return node.id == SCALAR and node.value == "<<" and node.tag in (TAG_PLAIN, TAG_MERGE)
 
 

@@ -53,8 +53,8 @@ for _values, _tag, _value in (
     for _text in _values:
         _RESOLVE_MAP[_text] = (_tag, _value)
 
-#: First characters yaml.v2's resolveTable knows; anything else is a string at once.
-_HINTS = frozenset("yYnNtTfFoO~.+-0123456789") | {""}
+#: First characters yaml.v2's resolveTable knows; a plain scalar starting otherwise is a string at once.
+RESOLVE_HINTS = frozenset("yYnNtTfFoO~.+-0123456789") | {""}
 # Compiled on first use (helm_core.support.patterns): a render whose YAML comes from the disk
 # memo may resolve no number at all.
 _YAML_STYLE_FLOAT = patterns.on_first_use(r"^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$")
@@ -153,7 +153,7 @@ def resolve(text: str) -> tuple[str, Any]:
     Timestamps resolve to :data:`TAG_TIMESTAMP` with the text as value.
     """
     hint = text[:1]
-    if hint not in _HINTS:
+    if hint not in RESOLVE_HINTS:
         return TAG_STR, text
     if text in _RESOLVE_MAP:
         return _RESOLVE_MAP[text]
