@@ -6,6 +6,7 @@ import contextlib
 import os
 import subprocess
 import sys
+import types
 from pathlib import Path
 from typing import Any
 
@@ -760,9 +761,7 @@ def test_call_site_code_is_compiled_once_then_read_from_the_memo(disk: memo.Disk
     source = "def make(x):\n    return x + 1\n"
     codes = [code(source) for _ in range(2)]
     assert compiled == [name] and codes[0] == codes[1]
-    namespace: dict[str, Any] = {}
-    exec(codes[1], namespace)
-    assert namespace["make"](1) == 2
+    assert types.FunctionType(codes[1], {})(1) == 2  # the code of the maker the source defines
     code(source + "# another\n")
     callsite.save_compiled()
     # every shape in one entry: a first run creates one file, not one per shape

@@ -23,9 +23,16 @@ process nor in the memo's library first calls through the general path (:func:`g
 and asks for its shape only at its :data:`WARM_UP_CALLS`-th call; the library then keeps the
 shapes that were needed, and a later run binds them at once. Without a memo (a long-running
 process) shapes compile at once.
+
+Shapes of at most :data:`PREMADE_MAX_WORDS` words (every kind of word, piped or not) are made
+ahead: ``callsite_shapes.py``, generated from this module by ``scripts/gen_callsite_shapes.py``,
+holds their makers and is loaded from its bytecode (~2 ms for all of them, what compiling 4
+shapes costs), so a first run binds them at once too. Those a process uses join the memo's
+library, so a later run reads them from there without loading the module.
 """
 from __future__ import annotations
 
+import builtins
 import functools
 import marshal
 import sys
@@ -60,6 +67,12 @@ MAX_STORED_SHAPES = 4096
 #: Calls of a site through the general path before its shape is compiled, when neither this
 #: process nor the memo has it (see the module's doc).
 WARM_UP_CALLS = 4
+#: Shapes with at most this many words are made ahead (``callsite_shapes.py``); every chart
+#: has many sites of one or two words, and the module's load time grows with the shapes it holds
+#: (nine kinds of word: 182 shapes up to two words, 1640 up to three).
+PREMADE_MAX_WORDS = 2
+#: The module of premade shapes (see the module's doc).
+PREMADE_MODULE = "callsite_shapes"
 
 _ANY = rt.ANY_TYPES
 
@@ -173,6 +186,10 @@ def _and_or(want: bool, plan: rt.Plan, args: list[rt.ArgEval], piped: bool) -> O
     return call
 
 
+#: Every kind :func:`_word_kind` gives (the premade shapes are made of these).
+WORD_KINDS = ("c", "d", "v", "p", "g", *(f"k{i}" for i in range(1, MAX_INLINE_KEYS + 1)))
+
+
 def _word_kind(arg: rt.ArgEval, typ: str) -> tuple[str, tuple[Any, ...]]:
     """How the caller reads a word: ``c`` a constant (what :func:`runtime.literal_arg` gives),
     ``d`` dot, ``kN`` N map keys from dot, ``v`` a variable, ``p`` a parenthesized pipeline,
@@ -231,17 +248,12 @@ _MAKERS: dict[Shape, Optional[Callable[..., SiteCall]]] = {}
 
 def _maker(shape: Shape, *, compile_new: bool) -> Optional[Callable[..., SiteCall]]:
     """The maker of callers for sites of ``shape`` (see the module's doc): this process's, the
-    memo library's, or (``compile_new``, or no memo) compiled now; else None."""
+    memo library's, a premade one, or (``compile_new``, or no memo) compiled now; else None."""
     maker: Optional[Callable[..., SiteCall]] = _MAKERS.get(shape, _UNKNOWN)
     if maker is _UNKNOWN or (maker is None and compile_new):
         source, filename, key = _generated(shape)
-        code = _compiled(source, filename, key, compile_new)
-        if code is None:
-            maker = None
-        else:
-            namespace: dict[str, Any] = {"UNWRAPPED": rt.UNWRAPPED}
-            exec(code, namespace)
-            maker = namespace["make"]
+        code = _compiled(source, filename, key, compile_new, shape)
+        maker = None if code is None else types.FunctionType(code, _MAKER_GLOBALS)
         if len(_MAKERS) >= MAX_SHAPES:  # generated templates (tpl) could make endless shapes
             _MAKERS.clear()
         _MAKERS[shape] = maker
@@ -249,11 +261,25 @@ def _maker(shape: Shape, *, compile_new: bool) -> Optional[Callable[..., SiteCal
 
 
 _UNKNOWN: Any = object()
+#: What generated makers read besides their parameters.
+_MAKER_GLOBALS: dict[str, Any] = {"UNWRAPPED": rt.UNWRAPPED, "__builtins__": builtins}
 
 
 @functools.lru_cache(maxsize=MAX_SHAPES)
 def _generated(shape: Shape) -> tuple[str, str, str]:
     """(source, file name, library key) of the maker of ``shape``'s callers."""
+    source = _maker_source(shape, "make")
+    filename = "<template call site: " + _shape_label(shape) + ">"
+    return source, filename, cachekeys.hexdigest(f"{filename}\0{source}".encode())
+
+
+def _shape_label(shape: Shape) -> str:
+    kinds, piped = shape
+    return ",".join(kinds) + (" | piped" if piped else "")
+
+
+def _maker_source(shape: Shape, maker_name: str) -> str:
+    """The source of function ``maker_name``, the maker of ``shape``'s callers."""
     kinds, piped = shape
     params = ["fn", "name", "call_node", "checked_final", "MISSING"]
     body: list[str] = []
@@ -282,29 +308,77 @@ def _generated(shape: Shape) -> tuple[str, str, str]:
         "    failure = f'error calling {name}: {e}'",
         "raise st.error(call_node, failure)",
     ]
-    source = (f"def make({', '.join(params)}):\n"
-              "    def call(st, dot, db, final=MISSING):\n"
-              + "".join(f"        {line}\n" for line in body)
-              + "    return call\n")
-    filename = "<template call site: " + ",".join(kinds) + (" | piped" if piped else "") + ">"
-    return source, filename, cachekeys.hexdigest(f"{filename}\0{source}".encode())
+    return (f"def {maker_name}({', '.join(params)}):\n"
+            "    def call(st, dot, db, final=MISSING):\n"
+            + "".join(f"        {line}\n" for line in body)
+            + "    return call\n")
 
 
-def _compiled(source: str, filename: str, key: str, compile_new: bool = True) -> Optional[types.CodeType]:
-    """``source`` compiled, from the disk memo's library of shapes when a process before
-    compiled it (a chart's few dozen shapes took a visible part of a warm ``--output-dir``
-    run to compile); compiled now if not there and ``compile_new`` or there is no memo,
-    else None. ``key`` is the digest of both."""
+def _compiled(source: str, filename: str, key: str, compile_new: bool = True,
+              shape: Optional[Shape] = None) -> Optional[types.CodeType]:
+    """The code of the maker ``source`` defines (``make``): from the disk memo's library of
+    shapes when a process before used it (a chart's few dozen shapes took a visible part of a
+    warm ``--output-dir`` run to compile); else premade for ``shape``; else compiled now if
+    ``compile_new`` or there is no memo; else None. ``key`` is the digest of both."""
     disk = memo.active()
-    if disk is None:
-        return compile(source, filename, "exec")
-    with _LIBRARY.lock:
-        code = _LIBRARY.codes(disk).get(key)
-    if code is None and compile_new:
-        code = compile(source, filename, "exec")
+    if disk is not None:
+        with _LIBRARY.lock:
+            code = _LIBRARY.codes(disk).get(key)
+        if code is not None:
+            return code
+    code = _premade(shape, key) if shape is not None else None
+    if code is None and (compile_new or disk is None):
+        namespace: dict[str, Any] = {}
+        exec(compile(source, filename, "exec"), namespace)
+        code = namespace["make"].__code__
+    if code is not None and disk is not None:
         with _LIBRARY.lock:
             _LIBRARY.add(disk, key, code)
     return code
+
+
+def _premade(shape: Shape, key: str) -> Optional[types.CodeType]:
+    """The code of ``shape``'s premade maker, if ``callsite_shapes`` has it as this module
+    would write it now (``key``: a module older than the generator is not used)."""
+    if len(shape[0]) > PREMADE_MAX_WORDS:
+        return None
+    # Imported by the first shape asked: a run whose shapes all come from the library skips it.
+    from helm_core.gotemplate import callsite_shapes
+
+    found = callsite_shapes.MAKERS.get(shape)
+    if found is None or found[1] != key:
+        return None
+    code: types.CodeType = found[0].__code__
+    return code
+
+
+def premade_shapes() -> list[Shape]:
+    """Every shape made ahead: each sequence of at most :data:`PREMADE_MAX_WORDS` word kinds,
+    piped or not."""
+    sequences: list[tuple[str, ...]] = [()]
+    shapes: list[Shape] = []
+    for _ in range(PREMADE_MAX_WORDS + 1):
+        shapes += [(kinds, piped) for kinds in sequences for piped in (False, True)]
+        sequences = [(*kinds, kind) for kinds in sequences for kind in WORD_KINDS]
+    return shapes
+
+
+def premade_module_source() -> str:
+    """The text of ``callsite_shapes.py`` (written by ``scripts/gen_callsite_shapes.py``)."""
+    names = {shape: "make_" + ("_".join(shape[0]) or "none") + ("_piped" if shape[1] else "")
+             for shape in premade_shapes()}
+    parts = [
+        "# Generated by scripts/gen_callsite_shapes.py from helm_core/gotemplate/callsite.py: do not edit.\n"
+        "# mypy: ignore-errors\n"
+        '"""Makers of call-site callers for every shape of at most '
+        f'{PREMADE_MAX_WORDS} words (see callsite\'s module doc)."""\n'
+        "from helm_core.gotemplate.runtime import UNWRAPPED\n",
+        *(_maker_source(shape, name) for shape, name in names.items()),
+        "#: (maker, library key) by shape.\nMAKERS = {\n"
+        + "".join(f"    {shape!r}: ({name}, {_generated(shape)[2]!r}),\n" for shape, name in names.items())
+        + "}\n",
+    ]
+    return "\n\n".join(parts)
 
 
 class _Library:
@@ -355,7 +429,7 @@ _LIBRARY = _Library()
 def _library_key() -> str:
     # Bytecode is the interpreter's own: its version is the key (each shape's source is its
     # key inside the entry).
-    return cachekeys.hexdigest(f"{sys.version}\0call-site library".encode())
+    return cachekeys.hexdigest(f"{sys.version}\0call-site makers".encode())
 
 
 def save_compiled() -> None:
