@@ -28,10 +28,15 @@ from cli_runs import ENTRY, export  # noqa: E402
 from render import CHARTS_DIR  # noqa: E402
 
 
+#: A run takes ~30-50x longer under valgrind, more on a loaded machine: past the default render
+#: limits (30 s of wall time, 20 s of CPU) the run would fail.
+UNLIMITED = ("--render-timeout", "1h", "--render-cpu", "1h")
+
+
 def instructions(tree: Path, chart: Path, cache: Path, cwd: Path) -> int:
     env = dict(os.environ, PYTHONPATH=str(tree), HELM_CORE_CACHE=str(cache), PYTHONHASHSEED="0")
     done = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
-                           sys.executable, "-c", ENTRY, "template", str(chart)],
+                           sys.executable, "-c", ENTRY, "template", str(chart), *UNLIMITED],
                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env, cwd=cwd, check=False)
     found = re.search(r"Collected : (\d+)", done.stderr)
     if done.returncode != 0 or not found:
