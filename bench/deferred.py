@@ -76,6 +76,8 @@ CASES: dict[str, tuple[str, str]] = {
     "goyaml_rules: timestamp layouts, first use": (
         "from helm_core.golib import goyaml_rules", "goyaml_rules._timestamp_layouts()"),
     "callsite: one shape's caller compiled (memo keeps it)": (
+        "from helm_core.gotemplate import callsite", "callsite._maker((('p', 'k2', 'c'), True), compile_new=True)"),
+    "callsite: premade shapes loaded (the first shape of at most 2 words)": (
         "from helm_core.gotemplate import callsite", "callsite._maker((('p', 'k2'), True), compile_new=True)"),
     "cli: build_parser() (every command)": ("from helm_core import cli", "cli.build_parser()"),
     "cli: build_parser('template')": ("from helm_core import cli", "cli.build_parser('template')"),

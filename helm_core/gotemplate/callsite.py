@@ -251,8 +251,7 @@ def _maker(shape: Shape, *, compile_new: bool) -> Optional[Callable[..., SiteCal
     memo library's, a premade one, or (``compile_new``, or no memo) compiled now; else None."""
     maker: Optional[Callable[..., SiteCall]] = _MAKERS.get(shape, _UNKNOWN)
     if maker is _UNKNOWN or (maker is None and compile_new):
-        source, filename, key = _generated(shape)
-        code = _compiled(source, filename, key, compile_new, shape)
+        code = _maker_code(shape, compile_new)
         maker = None if code is None else types.FunctionType(code, _MAKER_GLOBALS)
         if len(_MAKERS) >= MAX_SHAPES:  # generated templates (tpl) could make endless shapes
             _MAKERS.clear()
@@ -265,17 +264,32 @@ _UNKNOWN: Any = object()
 _MAKER_GLOBALS: dict[str, Any] = {"UNWRAPPED": rt.UNWRAPPED, "__builtins__": builtins}
 
 
-@functools.lru_cache(maxsize=MAX_SHAPES)
-def _generated(shape: Shape) -> tuple[str, str, str]:
-    """(source, file name, library key) of the maker of ``shape``'s callers."""
-    source = _maker_source(shape, "make")
-    filename = "<template call site: " + _shape_label(shape) + ">"
-    return source, filename, cachekeys.hexdigest(f"{filename}\0{source}".encode())
+def _maker_code(shape: Shape, compile_new: bool = True) -> Optional[types.CodeType]:
+    """The code of ``shape``'s maker: from the disk memo's library of shapes when a process
+    before used it (a chart's few dozen shapes took a visible part of a warm ``--output-dir``
+    run to compile); else premade; else compiled now if ``compile_new`` or there is no memo;
+    else None."""
+    disk = memo.active()
+    if disk is not None:
+        with _LIBRARY.lock:
+            code = _LIBRARY.codes(disk).get(shape)
+        if code is not None:
+            return code
+    code = _premade(shape)
+    if code is None and (compile_new or disk is None):
+        namespace: dict[str, Any] = {}
+        exec(compile(_maker_source(shape, "make"), _code_name(shape), "exec"), namespace)
+        code = namespace["make"].__code__
+    if code is not None and disk is not None:
+        with _LIBRARY.lock:
+            _LIBRARY.add(disk, shape, code)
+    return code
 
 
-def _shape_label(shape: Shape) -> str:
+def _code_name(shape: Shape) -> str:
+    """The file name of a compiled maker's code (what tracebacks show)."""
     kinds, piped = shape
-    return ",".join(kinds) + (" | piped" if piped else "")
+    return "<template call site: " + ",".join(kinds) + (" | piped" if piped else "") + ">"
 
 
 def _maker_source(shape: Shape, maker_name: str) -> str:
@@ -314,42 +328,15 @@ def _maker_source(shape: Shape, maker_name: str) -> str:
             + "    return call\n")
 
 
-def _compiled(source: str, filename: str, key: str, compile_new: bool = True,
-              shape: Optional[Shape] = None) -> Optional[types.CodeType]:
-    """The code of the maker ``source`` defines (``make``): from the disk memo's library of
-    shapes when a process before used it (a chart's few dozen shapes took a visible part of a
-    warm ``--output-dir`` run to compile); else premade for ``shape``; else compiled now if
-    ``compile_new`` or there is no memo; else None. ``key`` is the digest of both."""
-    disk = memo.active()
-    if disk is not None:
-        with _LIBRARY.lock:
-            code = _LIBRARY.codes(disk).get(key)
-        if code is not None:
-            return code
-    code = _premade(shape, key) if shape is not None else None
-    if code is None and (compile_new or disk is None):
-        namespace: dict[str, Any] = {}
-        exec(compile(source, filename, "exec"), namespace)
-        code = namespace["make"].__code__
-    if code is not None and disk is not None:
-        with _LIBRARY.lock:
-            _LIBRARY.add(disk, key, code)
-    return code
-
-
-def _premade(shape: Shape, key: str) -> Optional[types.CodeType]:
-    """The code of ``shape``'s premade maker, if ``callsite_shapes`` has it as this module
-    would write it now (``key``: a module older than the generator is not used)."""
+def _premade(shape: Shape) -> Optional[types.CodeType]:
+    """The code of ``shape``'s premade maker, if it is one (see the module's doc)."""
     if len(shape[0]) > PREMADE_MAX_WORDS:
         return None
     # Imported by the first shape asked: a run whose shapes all come from the library skips it.
     from helm_core.gotemplate import callsite_shapes
 
-    found = callsite_shapes.MAKERS.get(shape)
-    if found is None or found[1] != key:
-        return None
-    code: types.CodeType = found[0].__code__
-    return code
+    maker = callsite_shapes.MAKERS.get(shape)
+    return None if maker is None else maker.__code__  # type: ignore[no-any-return]
 
 
 def premade_shapes() -> list[Shape]:
@@ -374,8 +361,7 @@ def premade_module_source() -> str:
         f'{PREMADE_MAX_WORDS} words (see callsite\'s module doc)."""\n'
         "from helm_core.gotemplate.runtime import UNWRAPPED\n",
         *(_maker_source(shape, name) for shape, name in names.items()),
-        "#: (maker, library key) by shape.\nMAKERS = {\n"
-        + "".join(f"    {shape!r}: ({name}, {_generated(shape)[2]!r}),\n" for shape, name in names.items())
+        "#: Makers by shape.\nMAKERS = {\n" + "".join(f"    {shape!r}: {name},\n" for shape, name in names.items())
         + "}\n",
     ]
     return "\n\n".join(parts)
@@ -387,16 +373,17 @@ class _Library:
     One entry, not one per shape: a first run of a large chart meets a hundred shapes, and
     creating a file costs ~1 ms on some disks (more than compiling the shape). Loaded whole at
     the first shape a process needs; written again by :func:`save_compiled` when the process
-    compiled new ones. Two processes saving at once may lose each other's new shapes, which
-    are then compiled again: the memo never holds a wrong one (the key is the source)."""
+    added new ones. Two processes saving at once may lose each other's new shapes, which are
+    then made again: the memo never holds a wrong one (the entry's key covers this module's
+    code, which makes the makers)."""
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self._root = ""
-        self._codes: dict[str, types.CodeType] = {}
+        self._codes: dict[Shape, types.CodeType] = {}
         self._new = False
 
-    def codes(self, disk: memo.DiskMemo) -> dict[str, types.CodeType]:
+    def codes(self, disk: memo.DiskMemo) -> dict[Shape, types.CodeType]:
         if disk.root_text != self._root:
             self._root, self._codes, self._new = disk.root_text, {}, False
             blob = disk.get(CODE_MEMO, _library_key())
@@ -409,11 +396,11 @@ class _Library:
                     self._codes = {k: c for k, c in loaded.items() if isinstance(c, types.CodeType)}
         return self._codes
 
-    def add(self, disk: memo.DiskMemo, key: str, code: types.CodeType) -> None:
+    def add(self, disk: memo.DiskMemo, shape: Shape, code: types.CodeType) -> None:
         codes = self.codes(disk)
         if len(codes) >= MAX_STORED_SHAPES:  # generated templates: start the library again
             codes.clear()
-        codes[key] = code
+        codes[shape] = code
         self._new = True
 
     def save(self, disk: memo.DiskMemo) -> None:
@@ -426,10 +413,11 @@ class _Library:
 _LIBRARY = _Library()
 
 
+@functools.cache
 def _library_key() -> str:
-    # Bytecode is the interpreter's own: its version is the key (each shape's source is its
-    # key inside the entry).
-    return cachekeys.hexdigest(f"{sys.version}\0call-site makers".encode())
+    # Bytecode is the interpreter's own, and this module's code makes the makers: the key
+    # covers both.
+    return cachekeys.hexdigest(f"{sys.version}\0call-site makers\0{memo.code_digest(__file__)}".encode())
 
 
 def save_compiled() -> None:

@@ -145,12 +145,9 @@ def test_the_premade_shapes_module_is_what_callsite_generates_now() -> None:
     kinds = len(callsite.WORD_KINDS)
     assert len(shapes) == 2 * sum(kinds**words for words in range(callsite.PREMADE_MAX_WORDS + 1))
     for shape in shapes:  # each maker is the one compiled from the generated source
-        source, filename, key = callsite._generated(shape)
-        maker, premade_key = callsite_shapes.MAKERS[shape]
         namespace: dict[str, Any] = {}
-        exec(compile(source, filename, "exec"), namespace)
-        made = namespace["make"].__code__
-        assert premade_key == key and _instructions(maker.__code__) == _instructions(made)
+        exec(compile(callsite._maker_source(shape, "make"), "", "exec"), namespace)
+        assert _instructions(callsite_shapes.MAKERS[shape].__code__) == _instructions(namespace["make"].__code__)
 
 
 def _instructions(code: types.CodeType) -> tuple[Any, ...]:
@@ -173,9 +170,9 @@ def test_premade_shapes_are_bound_at_once_and_join_the_library(
         general.append(args[4])
         return call_function(*args)
 
-    def counting_premade(shape: Any, key: str) -> Any:
-        imported.append(key)
-        return premade(shape, key)
+    def counting_premade(shape: Any) -> Any:
+        imported.append(shape)
+        return premade(shape)
 
     def new_process() -> None:
         monkeypatch.setattr(callsite, "_MAKERS", {})
