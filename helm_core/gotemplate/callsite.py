@@ -336,7 +336,7 @@ def _premade(shape: Shape) -> Optional[types.CodeType]:
     from helm_core.gotemplate import callsite_shapes
 
     maker = callsite_shapes.MAKERS.get(shape)
-    return None if maker is None else maker.__code__  # type: ignore[no-any-return]
+    return None if maker is None else maker.__code__
 
 
 def premade_shapes() -> list[Shape]:
