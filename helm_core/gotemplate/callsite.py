@@ -171,7 +171,7 @@ def _and_or(want: bool, plan: rt.Plan, args: list[rt.ArgEval], piped: bool) -> O
     (the piped value last of all); words after it are not evaluated. As call_function does it."""
     if len(args) + piped < len(plan[1]) - 1:
         return None
-    words = tuple((arg, getattr(arg, "at", None)) for arg in args)
+    words = tuple((arg, rt.last_touched(arg.node)) for arg in args)  # type: ignore[attr-defined]
     is_true = rt.is_true
 
     def call(st: rt.State, dot: Any, db: bool, final: Any = rt.MISSING) -> Any:

@@ -185,8 +185,8 @@ def _range(node: n.RangeNode) -> Run:
     decl = [v.ident[0] for v in node.pipe.decl]
     is_assign = node.pipe.is_assign
     num_decl = len(decl)
-    at_node = last_touched(node.pipe)
-    dynamic = ends_in_and_or(node.pipe)
+    at_node = rt.last_touched(node.pipe)
+    dynamic = rt.ends_in_and_or(node.pipe)
 
     def set_vars(st: rt.State, index: Any, elem: Any, eb: bool) -> None:
         if is_assign:
@@ -265,7 +265,7 @@ def _pipeline(pipe: n.PipeNode) -> Pipe:
     decl = [v.ident[0] for v in pipe.decl]
     is_assign = pipe.is_assign
     # Only an assignment to an undefined variable reports a position (st.var's error).
-    at_node = (last_touched(pipe) if pipe.cmds else pipe) if decl and is_assign else pipe
+    at_node = (rt.last_touched(pipe) if pipe.cmds else pipe) if decl and is_assign else pipe
 
     if len(cmds) == 1 and not decl:
         return cmds[0]
@@ -318,7 +318,7 @@ def _command(cmd: n.CommandNode, *, piped: bool) -> Cmd:
     if isinstance(first, n.ChainNode):
         head = _arg(first.node)
         fields = tuple(first.fields)
-        chain_at = last_touched(first.node)
+        chain_at = rt.last_touched(first.node)
 
         def run_chain(st: rt.State, dot: Any, db: bool, final: Any = MISSING) -> Any:
             if isinstance(first.node, n.NilNode):
@@ -477,51 +477,16 @@ def _field_chain(
     raise AssertionError("empty field chain")
 
 
-def last_touched(node: n.Node) -> n.Node:
-    """The node Go's executor last pointed at after evaluating ``node`` (its ``s.at``).
-
-    Go reports some errors (range over a bad value, a field of a parenthesized value)
-    at that node rather than at the construct itself; this mirrors that choice statically.
-    """
-    if isinstance(node, n.PipeNode):
-        return last_touched(node.cmds[-1]) if node.cmds else node
-    if isinstance(node, n.CommandNode):
-        first = node.args[0]
-        if len(node.args) > 1 and isinstance(first, (n.IdentifierNode, n.FieldNode, n.VariableNode, n.ChainNode)):
-            return last_touched(node.args[-1])
-        return last_touched(first)
-    if isinstance(node, n.ChainNode):
-        return last_touched(node.node)
-    return node
-
-
 # ---------------------------------------------------------------------------
 # Arguments
 
 
 def _arg(node: n.Node) -> Arg:
     ev = _arg_inner(node)
+    # Its word: callers read literals from it, and errors find where Go would point from it
+    # (runtime.arg_at; worked out only then: most words never fail).
     ev.node = node  # type: ignore[attr-defined]
-    ev.at = last_touched(node)  # type: ignore[attr-defined]
-    ev.dynamic = ends_in_and_or(node)  # type: ignore[attr-defined]
     return ev
-
-
-def ends_in_and_or(node: n.Node) -> bool:
-    """Whether the last word evaluated for ``node`` depends on where ``and``/``or`` stopped."""
-    while isinstance(node, n.PipeNode) and node.cmds:
-        first = node.cmds[-1].args[0]
-        if isinstance(first, n.IdentifierNode) and first.ident in ("and", "or") and len(node.cmds[-1].args) > 1:
-            return True
-        if len(node.cmds[-1].args) == 1 and isinstance(first, n.PipeNode):
-            node = first
-            continue
-        last = node.cmds[-1].args[-1]
-        if isinstance(last, n.PipeNode) and len(node.cmds[-1].args) > 1:
-            node = last
-            continue
-        return False
-    return False
 
 
 def _arg_inner(node: n.Node) -> Arg:
@@ -555,9 +520,9 @@ def _arg_inner(node: n.Node) -> Arg:
         return arg_var
     if isinstance(node, n.PipeNode):
         inner = _pipeline(node)
-        pipe_at = last_touched(node)
+        pipe_at = rt.last_touched(node)
 
-        dynamic = ends_in_and_or(node)
+        dynamic = rt.ends_in_and_or(node)
 
         def arg_pipe(st: rt.State, dot: Any, db: bool, typ: Optional[str]) -> Any:
             value = inner(st, dot, db)
@@ -576,7 +541,7 @@ def _arg_inner(node: n.Node) -> Arg:
     if isinstance(node, n.ChainNode):
         head = _arg(node.node)
         fields = tuple(node.fields)
-        chain_at = last_touched(node.node)
+        chain_at = rt.last_touched(node.node)
 
         def arg_chain(st: rt.State, dot: Any, db: bool, typ: Optional[str]) -> Any:
             if isinstance(node.node, n.NilNode):
