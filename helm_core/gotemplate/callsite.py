@@ -101,25 +101,11 @@ def site_call(plan: rt.Plan, name: str, args: list[rt.ArgEval], piped: bool, nod
             return None
         types = params[: len(args)]
         final_type = params[-1] if params else ""
-    final_any = final_type in _ANY
-    last_arg = args[-1] if args else None
-    validate, arg_at, assignable = rt.validate_type, rt.arg_at, rt.assignable
-
-    def checked_final(st: rt.State, final: Any) -> Any:
-        if final is not None and (final_any or assignable(final, final_type)):
-            return final  # where the value came from is needed only for an error
-        return validate(st, arg_at(st, last_arg) if last_arg is not None else node, final, False, final_type)
-
+    # (Each closure is made by a function of its own: variables a closure reads are cells,
+    # made on every call of the function that holds them; this runs once per site.)
+    checked_final = _final_checker(final_type, args[-1] if args else None, node) if piped else None
     if len(args) > MAX_GENERATED_WORDS:
-        pairs = tuple(zip(args, types, strict=True))
-
-        def call(st: rt.State, dot: Any, db: bool, final: Any = rt.MISSING) -> Any:
-            argv = [a(st, dot, db, t) for a, t in pairs]
-            if piped:
-                argv.append(checked_final(st, final))
-            return rt.invoke(st, call_node, fn, name, argv)
-
-        return call
+        return _many_words(fn, name, call_node, tuple(zip(args, types, strict=True)), checked_final)
     kinds: list[str] = []
     bound: list[Any] = []
     for arg, typ in zip(args, types, strict=True):
@@ -127,17 +113,46 @@ def site_call(plan: rt.Plan, name: str, args: list[rt.ArgEval], piped: bool, nod
         kinds.append(kind)
         bound += (arg, typ, *extra)
     shape = (tuple(kinds), piped)
-
-    def compiled() -> SiteCall:
-        maker = _maker(shape, compile_new=True)
-        assert maker is not None
-        return maker(fn, name, call_node, checked_final, rt.MISSING, *bound)
-
     maker = _maker(shape, compile_new=rebind is None)
     if maker is not None:
         return maker(fn, name, call_node, checked_final, rt.MISSING, *bound)
     assert rebind is not None
+    compiled = functools.partial(_compiled_caller, shape, fn, name, call_node, checked_final, bound)
     return _warming(general_call(node, call_node, plan, name, args), compiled, rebind)
+
+
+def _final_checker(final_type: str, last_arg: Optional[rt.ArgEval], node: n.Node) -> Callable[[rt.State, Any], Any]:
+    """Checks the piped value against ``final_type`` (Go's validateType); its errors point
+    where Go's executor stood after the last word (or at the function's name)."""
+    final_any = final_type in _ANY
+    validate, arg_at, assignable = rt.validate_type, rt.arg_at, rt.assignable
+
+    def checked_final(st: rt.State, final: Any) -> Any:
+        if final is not None and (final_any or assignable(final, final_type)):
+            return final  # where the value came from is needed only for an error
+        return validate(st, arg_at(st, last_arg) if last_arg is not None else node, final, False, final_type)
+
+    return checked_final
+
+
+def _many_words(fn: Callable[..., Any], name: str, call_node: n.Node, pairs: tuple[tuple[rt.ArgEval, str], ...],
+                checked_final: Optional[Callable[[rt.State, Any], Any]]) -> SiteCall:
+    """The one caller of sites with more than :data:`MAX_GENERATED_WORDS` words."""
+    def call(st: rt.State, dot: Any, db: bool, final: Any = rt.MISSING) -> Any:
+        argv = [a(st, dot, db, t) for a, t in pairs]
+        if checked_final is not None:
+            argv.append(checked_final(st, final))
+        return rt.invoke(st, call_node, fn, name, argv)
+
+    return call
+
+
+def _compiled_caller(shape: Shape, fn: Callable[..., Any], name: str, call_node: n.Node,
+                     checked_final: Optional[Callable[[rt.State, Any], Any]], bound: list[Any]) -> SiteCall:
+    """A warming site's compiled caller (its shape compiled now if no one has it)."""
+    maker = _maker(shape, compile_new=True)
+    assert maker is not None
+    return maker(fn, name, call_node, checked_final, rt.MISSING, *bound)
 
 
 def general_call(node: n.Node, call_node: n.Node, plan: rt.Plan, name: str, args: list[rt.ArgEval]) -> SiteCall:
