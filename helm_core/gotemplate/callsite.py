@@ -71,8 +71,6 @@ WARM_UP_CALLS = 4
 #: has many sites of one or two words, and the module's load time grows with the shapes it holds
 #: (nine kinds of word: 182 shapes up to two words, 1640 up to three).
 PREMADE_MAX_WORDS = 2
-#: The module of premade shapes (see the module's doc).
-PREMADE_MODULE = "callsite_shapes"
 
 _ANY = rt.ANY_TYPES
 
