@@ -78,6 +78,8 @@ CASES: dict[str, tuple[str, str]] = {
     "goyaml_rules: timestamp layouts, first use": (
         "from helm_core.golib import goyaml_rules", "goyaml_rules._timestamp_layouts()"),
     "callsite: one shape's caller compiled (memo keeps it)": (
+        "from helm_core.gotemplate import callsite", "callsite._maker((('p', 'k2', 'c'), True), compile_new=True)"),
+    "callsite: premade shapes loaded (the first shape of at most 2 words)": (
         "from helm_core.gotemplate import callsite", "callsite._maker((('p', 'k2'), True), compile_new=True)"),
     "import copy (with weakref: records.shallow_copy serves)": ("import re, collections", "import copy"),
     "import importlib and importlib.util (support/lazy, memo.package_folder)": (

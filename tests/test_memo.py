@@ -18,7 +18,7 @@ from helm_core.engine import render
 from helm_core.golib import goyaml, versions
 from helm_core.gotemplate import callsite, environment, nodes, parser
 from helm_core.gotemplate.funcs import sprig
-from helm_core.support import cachekeys, memo
+from helm_core.support import memo
 from tests.chartkit import chart_yaml, write_chart
 
 
@@ -778,37 +778,33 @@ def test_call_site_code_is_compiled_once_then_read_from_the_memo(disk: memo.Disk
     def new_process() -> None:  # the library is read from the memo again
         monkeypatch.setattr(callsite, "_LIBRARY", callsite._Library())
 
-    def code(text: str, compile_new: bool = True) -> Any:
-        return callsite._compiled(text, name, cachekeys.hexdigest(f"{name}\0{text}".encode()), compile_new)
-
     monkeypatch.setattr(callsite, "compile", counting_compile, raising=False)
     new_process()
-    name = "<template call site: test>"
-    source = "def make(x):\n    return x + 1\n"
-    codes = [code(source) for _ in range(2)]
-    assert compiled == [name] and codes[0] == codes[1]
-    namespace: dict[str, Any] = {}
-    exec(codes[1], namespace)
-    assert namespace["make"](1) == 2
-    code(source + "# another\n")
+    shape = (("c", "v", "k2"), True)  # more words than premade shapes have
+    other = (("c", "v", "k2"), False)
+    codes = [callsite._maker_code(shape) for _ in range(2)]
+    assert compiled == ["<template call site: c,v,k2 | piped>"] and codes[0] == codes[1]
+    assert codes[0] is not None and codes[0].co_name == "make"  # the code of the maker itself
+    callsite._maker_code(other)
     callsite.save_compiled()
     # every shape in one entry: a first run creates one file, not one per shape
     entries = list((disk.root / callsite.CODE_MEMO).iterdir())
     assert len(entries) == 1 and len(compiled) == 2
     new_process()
-    assert code(source) == codes[0] and len(compiled) == 2
+    assert callsite._maker_code(shape) == codes[0] and len(compiled) == 2
     # a warming site asks only for what is there
-    assert code(source, compile_new=False) == codes[0] and code("x = 1\n", compile_new=False) is None
+    assert callsite._maker_code(shape, compile_new=False) == codes[0]
+    assert callsite._maker_code((("g", "g", "g"), False), compile_new=False) is None
     assert len(compiled) == 2
-    # A damaged entry is compiled again (and replaced); another source is another shape.
+    # A damaged entry is compiled again (and replaced).
     entries[0].write_bytes(b"\x00damaged")
     new_process()
-    code(source)
-    code(source + "\n")
+    callsite._maker_code(shape)
+    callsite._maker_code(other)
     assert len(compiled) == 4
     callsite.save_compiled()
     new_process()
-    code(source + "\n")
+    callsite._maker_code(other)
     assert len(compiled) == 4
 
 

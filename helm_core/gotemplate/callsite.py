@@ -23,9 +23,16 @@ process nor in the memo's library first calls through the general path (:func:`g
 and asks for its shape only at its :data:`WARM_UP_CALLS`-th call; the library then keeps the
 shapes that were needed, and a later run binds them at once. Without a memo (a long-running
 process) shapes compile at once.
+
+Shapes of at most :data:`PREMADE_MAX_WORDS` words (every kind of word, piped or not) are made
+ahead: ``callsite_shapes.py``, generated from this module by ``scripts/gen_callsite_shapes.py``,
+holds their makers and is loaded from its bytecode (~2 ms for all of them, what compiling 4
+shapes costs), so a first run binds them at once too. Those a process uses join the memo's
+library, so a later run reads them from there without loading the module.
 """
 from __future__ import annotations
 
+import builtins
 import functools
 import marshal
 import sys
@@ -60,6 +67,10 @@ MAX_STORED_SHAPES = 4096
 #: Calls of a site through the general path before its shape is compiled, when neither this
 #: process nor the memo has it (see the module's doc).
 WARM_UP_CALLS = 4
+#: Shapes with at most this many words are made ahead (``callsite_shapes.py``); every chart
+#: has many sites of one or two words, and the module's load time grows with the shapes it holds
+#: (nine kinds of word: 182 shapes up to two words, 1640 up to three).
+PREMADE_MAX_WORDS = 2
 
 _ANY = rt.ANY_TYPES
 
@@ -88,25 +99,11 @@ def site_call(plan: rt.Plan, name: str, args: list[rt.ArgEval], piped: bool, nod
             return None
         types = params[: len(args)]
         final_type = params[-1] if params else ""
-    final_any = final_type in _ANY
-    last_arg = args[-1] if args else None
-    validate, arg_at, assignable = rt.validate_type, rt.arg_at, rt.assignable
-
-    def checked_final(st: rt.State, final: Any) -> Any:
-        if final is not None and (final_any or assignable(final, final_type)):
-            return final  # where the value came from is needed only for an error
-        return validate(st, arg_at(st, last_arg) if last_arg is not None else node, final, False, final_type)
-
+    # (Each closure is made by a function of its own: variables a closure reads are cells,
+    # made on every call of the function that holds them; this runs once per site.)
+    checked_final = _final_checker(final_type, args[-1] if args else None, node) if piped else None
     if len(args) > MAX_GENERATED_WORDS:
-        pairs = tuple(zip(args, types, strict=True))
-
-        def call(st: rt.State, dot: Any, db: bool, final: Any = rt.MISSING) -> Any:
-            argv = [a(st, dot, db, t) for a, t in pairs]
-            if piped:
-                argv.append(checked_final(st, final))
-            return rt.invoke(st, call_node, fn, name, argv)
-
-        return call
+        return _many_words(fn, name, call_node, tuple(zip(args, types, strict=True)), checked_final)
     kinds: list[str] = []
     bound: list[Any] = []
     for arg, typ in zip(args, types, strict=True):
@@ -114,17 +111,46 @@ def site_call(plan: rt.Plan, name: str, args: list[rt.ArgEval], piped: bool, nod
         kinds.append(kind)
         bound += (arg, typ, *extra)
     shape = (tuple(kinds), piped)
-
-    def compiled() -> SiteCall:
-        maker = _maker(shape, compile_new=True)
-        assert maker is not None
-        return maker(fn, name, call_node, checked_final, rt.MISSING, *bound)
-
     maker = _maker(shape, compile_new=rebind is None)
     if maker is not None:
         return maker(fn, name, call_node, checked_final, rt.MISSING, *bound)
     assert rebind is not None
+    compiled = functools.partial(_compiled_caller, shape, fn, name, call_node, checked_final, bound)
     return _warming(general_call(node, call_node, plan, name, args), compiled, rebind)
+
+
+def _final_checker(final_type: str, last_arg: Optional[rt.ArgEval], node: n.Node) -> Callable[[rt.State, Any], Any]:
+    """Checks the piped value against ``final_type`` (Go's validateType); its errors point
+    where Go's executor stood after the last word (or at the function's name)."""
+    final_any = final_type in _ANY
+    validate, arg_at, assignable = rt.validate_type, rt.arg_at, rt.assignable
+
+    def checked_final(st: rt.State, final: Any) -> Any:
+        if final is not None and (final_any or assignable(final, final_type)):
+            return final  # where the value came from is needed only for an error
+        return validate(st, arg_at(st, last_arg) if last_arg is not None else node, final, False, final_type)
+
+    return checked_final
+
+
+def _many_words(fn: Callable[..., Any], name: str, call_node: n.Node, pairs: tuple[tuple[rt.ArgEval, str], ...],
+                checked_final: Optional[Callable[[rt.State, Any], Any]]) -> SiteCall:
+    """The one caller of sites with more than :data:`MAX_GENERATED_WORDS` words."""
+    def call(st: rt.State, dot: Any, db: bool, final: Any = rt.MISSING) -> Any:
+        argv = [a(st, dot, db, t) for a, t in pairs]
+        if checked_final is not None:
+            argv.append(checked_final(st, final))
+        return rt.invoke(st, call_node, fn, name, argv)
+
+    return call
+
+
+def _compiled_caller(shape: Shape, fn: Callable[..., Any], name: str, call_node: n.Node,
+                     checked_final: Optional[Callable[[rt.State, Any], Any]], bound: list[Any]) -> SiteCall:
+    """A warming site's compiled caller (its shape compiled now if no one has it)."""
+    maker = _maker(shape, compile_new=True)
+    assert maker is not None
+    return maker(fn, name, call_node, checked_final, rt.MISSING, *bound)
 
 
 def general_call(node: n.Node, call_node: n.Node, plan: rt.Plan, name: str, args: list[rt.ArgEval]) -> SiteCall:
@@ -158,7 +184,7 @@ def _and_or(want: bool, plan: rt.Plan, args: list[rt.ArgEval], piped: bool) -> O
     (the piped value last of all); words after it are not evaluated. As call_function does it."""
     if len(args) + piped < len(plan[1]) - 1:
         return None
-    words = tuple((arg, getattr(arg, "at", None)) for arg in args)
+    words = tuple((arg, rt.last_touched(arg.node)) for arg in args)  # type: ignore[attr-defined]
     is_true = rt.is_true
 
     def call(st: rt.State, dot: Any, db: bool, final: Any = rt.MISSING) -> Any:
@@ -171,6 +197,10 @@ def _and_or(want: bool, plan: rt.Plan, args: list[rt.ArgEval], piped: bool) -> O
         return final if piped else value
 
     return call
+
+
+#: Every kind :func:`_word_kind` gives (the premade shapes are made of these).
+WORD_KINDS = ("c", "d", "v", "p", "g", *(f"k{i}" for i in range(1, MAX_INLINE_KEYS + 1)))
 
 
 def _word_kind(arg: rt.ArgEval, typ: str) -> tuple[str, tuple[Any, ...]]:
@@ -231,17 +261,11 @@ _MAKERS: dict[Shape, Optional[Callable[..., SiteCall]]] = {}
 
 def _maker(shape: Shape, *, compile_new: bool) -> Optional[Callable[..., SiteCall]]:
     """The maker of callers for sites of ``shape`` (see the module's doc): this process's, the
-    memo library's, or (``compile_new``, or no memo) compiled now; else None."""
+    memo library's, a premade one, or (``compile_new``, or no memo) compiled now; else None."""
     maker: Optional[Callable[..., SiteCall]] = _MAKERS.get(shape, _UNKNOWN)
     if maker is _UNKNOWN or (maker is None and compile_new):
-        source, filename, key = _generated(shape)
-        code = _compiled(source, filename, key, compile_new)
-        if code is None:
-            maker = None
-        else:
-            namespace: dict[str, Any] = {"UNWRAPPED": rt.UNWRAPPED}
-            exec(code, namespace)
-            maker = namespace["make"]
+        code = _maker_code(shape, compile_new)
+        maker = None if code is None else types.FunctionType(code, _MAKER_GLOBALS)
         if len(_MAKERS) >= MAX_SHAPES:  # generated templates (tpl) could make endless shapes
             _MAKERS.clear()
         _MAKERS[shape] = maker
@@ -249,11 +273,40 @@ def _maker(shape: Shape, *, compile_new: bool) -> Optional[Callable[..., SiteCal
 
 
 _UNKNOWN: Any = object()
+#: What generated makers read besides their parameters.
+_MAKER_GLOBALS: dict[str, Any] = {"UNWRAPPED": rt.UNWRAPPED, "__builtins__": builtins}
 
 
-@functools.lru_cache(maxsize=MAX_SHAPES)
-def _generated(shape: Shape) -> tuple[str, str, str]:
-    """(source, file name, library key) of the maker of ``shape``'s callers."""
+def _maker_code(shape: Shape, compile_new: bool = True) -> Optional[types.CodeType]:
+    """The code of ``shape``'s maker: from the disk memo's library of shapes when a process
+    before used it (a chart's few dozen shapes took a visible part of a warm ``--output-dir``
+    run to compile); else premade; else compiled now if ``compile_new`` or there is no memo;
+    else None."""
+    disk = memo.active()
+    if disk is not None:
+        with _LIBRARY.lock:
+            code = _LIBRARY.codes(disk).get(shape)
+        if code is not None:
+            return code
+    code = _premade(shape)
+    if code is None and (compile_new or disk is None):
+        namespace: dict[str, Any] = {}
+        exec(compile(_maker_source(shape, "make"), _code_name(shape), "exec"), namespace)
+        code = namespace["make"].__code__
+    if code is not None and disk is not None:
+        with _LIBRARY.lock:
+            _LIBRARY.add(disk, shape, code)
+    return code
+
+
+def _code_name(shape: Shape) -> str:
+    """The file name of a compiled maker's code (what tracebacks show)."""
+    kinds, piped = shape
+    return "<template call site: " + ",".join(kinds) + (" | piped" if piped else "") + ">"
+
+
+def _maker_source(shape: Shape, maker_name: str) -> str:
+    """The source of function ``maker_name``, the maker of ``shape``'s callers."""
     kinds, piped = shape
     params = ["fn", "name", "call_node", "checked_final", "MISSING"]
     body: list[str] = []
@@ -282,29 +335,49 @@ def _generated(shape: Shape) -> tuple[str, str, str]:
         "    failure = f'error calling {name}: {e}'",
         "raise st.error(call_node, failure)",
     ]
-    source = (f"def make({', '.join(params)}):\n"
-              "    def call(st, dot, db, final=MISSING):\n"
-              + "".join(f"        {line}\n" for line in body)
-              + "    return call\n")
-    filename = "<template call site: " + ",".join(kinds) + (" | piped" if piped else "") + ">"
-    return source, filename, cachekeys.hexdigest(f"{filename}\0{source}".encode())
+    return (f"def {maker_name}({', '.join(params)}):\n"
+            "    def call(st, dot, db, final=MISSING):\n"
+            + "".join(f"        {line}\n" for line in body)
+            + "    return call\n")
 
 
-def _compiled(source: str, filename: str, key: str, compile_new: bool = True) -> Optional[types.CodeType]:
-    """``source`` compiled, from the disk memo's library of shapes when a process before
-    compiled it (a chart's few dozen shapes took a visible part of a warm ``--output-dir``
-    run to compile); compiled now if not there and ``compile_new`` or there is no memo,
-    else None. ``key`` is the digest of both."""
-    disk = memo.active()
-    if disk is None:
-        return compile(source, filename, "exec")
-    with _LIBRARY.lock:
-        code = _LIBRARY.codes(disk).get(key)
-    if code is None and compile_new:
-        code = compile(source, filename, "exec")
-        with _LIBRARY.lock:
-            _LIBRARY.add(disk, key, code)
-    return code
+def _premade(shape: Shape) -> Optional[types.CodeType]:
+    """The code of ``shape``'s premade maker, if it is one (see the module's doc)."""
+    if len(shape[0]) > PREMADE_MAX_WORDS:
+        return None
+    # Imported by the first shape asked: a run whose shapes all come from the library skips it.
+    from helm_core.gotemplate import callsite_shapes
+
+    maker = callsite_shapes.MAKERS.get(shape)
+    return None if maker is None else maker.__code__
+
+
+def premade_shapes() -> list[Shape]:
+    """Every shape made ahead: each sequence of at most :data:`PREMADE_MAX_WORDS` word kinds,
+    piped or not."""
+    sequences: list[tuple[str, ...]] = [()]
+    shapes: list[Shape] = []
+    for _ in range(PREMADE_MAX_WORDS + 1):
+        shapes += [(kinds, piped) for kinds in sequences for piped in (False, True)]
+        sequences = [(*kinds, kind) for kinds in sequences for kind in WORD_KINDS]
+    return shapes
+
+
+def premade_module_source() -> str:
+    """The text of ``callsite_shapes.py`` (written by ``scripts/gen_callsite_shapes.py``)."""
+    names = {shape: "make_" + ("_".join(shape[0]) or "none") + ("_piped" if shape[1] else "")
+             for shape in premade_shapes()}
+    parts = [
+        "# Generated by scripts/gen_callsite_shapes.py from helm_core/gotemplate/callsite.py: do not edit.\n"
+        "# mypy: ignore-errors\n"
+        '"""Makers of call-site callers for every shape of at most '
+        f'{PREMADE_MAX_WORDS} words (see callsite\'s module doc)."""\n'
+        "from helm_core.gotemplate.runtime import UNWRAPPED\n",
+        *(_maker_source(shape, name) for shape, name in names.items()),
+        "#: Makers by shape.\nMAKERS = {\n" + "".join(f"    {shape!r}: {name},\n" for shape, name in names.items())
+        + "}\n",
+    ]
+    return "\n\n".join(parts)
 
 
 class _Library:
@@ -313,16 +386,17 @@ class _Library:
     One entry, not one per shape: a first run of a large chart meets a hundred shapes, and
     creating a file costs ~1 ms on some disks (more than compiling the shape). Loaded whole at
     the first shape a process needs; written again by :func:`save_compiled` when the process
-    compiled new ones. Two processes saving at once may lose each other's new shapes, which
-    are then compiled again: the memo never holds a wrong one (the key is the source)."""
+    added new ones. Two processes saving at once may lose each other's new shapes, which are
+    then made again: the memo never holds a wrong one (the entry's key covers this module's
+    code, which makes the makers)."""
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self._root = ""
-        self._codes: dict[str, types.CodeType] = {}
+        self._codes: dict[Shape, types.CodeType] = {}
         self._new = False
 
-    def codes(self, disk: memo.DiskMemo) -> dict[str, types.CodeType]:
+    def codes(self, disk: memo.DiskMemo) -> dict[Shape, types.CodeType]:
         if disk.root_text != self._root:
             self._root, self._codes, self._new = disk.root_text, {}, False
             blob = disk.get(CODE_MEMO, _library_key())
@@ -335,11 +409,11 @@ class _Library:
                     self._codes = {k: c for k, c in loaded.items() if isinstance(c, types.CodeType)}
         return self._codes
 
-    def add(self, disk: memo.DiskMemo, key: str, code: types.CodeType) -> None:
+    def add(self, disk: memo.DiskMemo, shape: Shape, code: types.CodeType) -> None:
         codes = self.codes(disk)
         if len(codes) >= MAX_STORED_SHAPES:  # generated templates: start the library again
             codes.clear()
-        codes[key] = code
+        codes[shape] = code
         self._new = True
 
     def save(self, disk: memo.DiskMemo) -> None:
@@ -352,10 +426,11 @@ class _Library:
 _LIBRARY = _Library()
 
 
+@functools.cache
 def _library_key() -> str:
-    # Bytecode is the interpreter's own: its version is the key (each shape's source is its
-    # key inside the entry).
-    return cachekeys.hexdigest(f"{sys.version}\0call-site library".encode())
+    # Bytecode is the interpreter's own, and this module's code makes the makers: the key
+    # covers both.
+    return cachekeys.hexdigest(f"{sys.version}\0call-site makers\0{memo.code_digest(__file__)}".encode())
 
 
 def save_compiled() -> None:

@@ -185,8 +185,8 @@ def _range(node: n.RangeNode) -> Run:
     decl = [v.ident[0] for v in node.pipe.decl]
     is_assign = node.pipe.is_assign
     num_decl = len(decl)
-    at_node = last_touched(node.pipe)
-    dynamic = ends_in_and_or(node.pipe)
+    at_node = rt.last_touched(node.pipe)
+    dynamic = rt.ends_in_and_or(node.pipe)
 
     def set_vars(st: rt.State, index: Any, elem: Any, eb: bool) -> None:
         if is_assign:
@@ -260,22 +260,32 @@ def _quote(s: str) -> str:
 # Pipelines and commands
 
 
+# Builders make one kind of closure each: a function's variables that any closure inside it
+# reads are cells, made on every call whichever closure it returns (measurable when thousands
+# of nodes are compiled on a first run).
+
 def _pipeline(pipe: n.PipeNode) -> Pipe:
+    if len(pipe.cmds) == 1 and not pipe.decl:  # the commonest: the command itself
+        return _command(pipe.cmds[0], piped=False)
     cmds = tuple(_command(c, piped=i > 0) for i, c in enumerate(pipe.cmds))
+    if len(cmds) == 2 and not pipe.decl:  # ``x | f``: no loop
+        return _two_commands(*cmds)
+    return _declaring_pipeline(pipe, cmds)
+
+
+def _two_commands(first: Cmd, second: Cmd) -> Pipe:
+    def run_two(st: rt.State, dot: Any, db: bool) -> Any:
+        return second(st, dot, db, first(st, dot, db))
+
+    return run_two
+
+
+def _declaring_pipeline(pipe: n.PipeNode, cmds: tuple[Cmd, ...]) -> Pipe:
+    """Any other pipeline: commands in a loop, then its declarations or assignments."""
     decl = [v.ident[0] for v in pipe.decl]
     is_assign = pipe.is_assign
     # Only an assignment to an undefined variable reports a position (st.var's error).
-    at_node = (last_touched(pipe) if pipe.cmds else pipe) if decl and is_assign else pipe
-
-    if len(cmds) == 1 and not decl:
-        return cmds[0]
-    if len(cmds) == 2 and not decl:  # ``x | f``, the commonest pipeline: no loop
-        first, second = cmds
-
-        def run_two(st: rt.State, dot: Any, db: bool) -> Any:
-            return second(st, dot, db, first(st, dot, db))
-
-        return run_two
+    at_node = (rt.last_touched(pipe) if pipe.cmds else pipe) if decl and is_assign else pipe
 
     def run_pipe(st: rt.State, dot: Any, db: bool) -> Any:
         value = MISSING
@@ -300,56 +310,95 @@ def _not_a_function(st: rt.State, node: n.Node, cmd: n.CommandNode, final: Any) 
 def _command(cmd: n.CommandNode, *, piped: bool) -> Cmd:
     """A command; ``piped``: a previous command's value comes in as ``final`` (never MISSING)."""
     first = cmd.args[0]
-    args = [_arg(a) for a in cmd.args[1:]]
+    args = [_arg(a) for a in cmd.args[1:]] if len(cmd.args) > 1 else []
     if isinstance(first, n.FieldNode):
-        idents = tuple(first.ident)
         if not args and not piped:
-            read = _fields_reader(first, idents)
-
-            def run_fields(st: rt.State, dot: Any, db: bool, final: Any = MISSING) -> Any:
-                return read(st, dot, db, dot, db)[0]
-
-            return run_fields
-
-        def run_field(st: rt.State, dot: Any, db: bool, final: Any = MISSING) -> Any:
-            return _field_chain(st, first, dot, db, dot, db, idents, args, final)[0]
-
-        return run_field
+            return _fields_command(first)
+        return _field_call_command(first, args)
     if isinstance(first, n.ChainNode):
-        head = _arg(first.node)
-        fields = tuple(first.fields)
-        chain_at = last_touched(first.node)
-
-        def run_chain(st: rt.State, dot: Any, db: bool, final: Any = MISSING) -> Any:
-            if isinstance(first.node, n.NilNode):
-                raise st.error(first, f"indirection through explicit nil in {first}")
-            receiver = head(st, dot, db, None)
-            return _field_chain(st, chain_at, dot, db, receiver, False, fields, args, final)[0]
-
-        return run_chain
+        return _chain_command(first, args)
     if isinstance(first, n.IdentifierNode):
         return _call_site(first, cmd, args, piped)
     if isinstance(first, n.PipeNode):
-        inner = _pipeline(first)
-
-        def run_paren(st: rt.State, dot: Any, db: bool, final: Any = MISSING) -> Any:
-            _not_a_function(st, first, cmd, final)
-            return inner(st, dot, db)
-
-        return run_paren
+        return _paren_command(first, cmd)
     if isinstance(first, n.VariableNode):
-        var_name = first.ident[0]
-        var_fields = tuple(first.ident[1:])
+        return _variable_command(first, cmd, args)
+    if isinstance(first, (n.BoolNode, n.StringNode)) and len(cmd.args) == 1:
+        return _constant_command(first, cmd)
+    return _literal_command(first, cmd)
 
-        def run_var(st: rt.State, dot: Any, db: bool, final: Any = MISSING) -> Any:
-            entry = st.var(first, var_name)
-            if not var_fields:
-                _not_a_function(st, first, cmd, final)
-                return entry[1]
-            return _field_chain(st, first, dot, db, entry[1], entry[2], var_fields, args, final)[0]
 
-        return run_var
+def _fields_command(field: n.FieldNode) -> Cmd:
+    """``.a.b`` alone: map keys read inline."""
+    read = _fields_reader(field, tuple(field.ident))
 
+    def run_fields(st: rt.State, dot: Any, db: bool, final: Any = MISSING) -> Any:
+        return read(st, dot, db, dot, db)[0]
+
+    return run_fields
+
+
+def _field_call_command(field: n.FieldNode, args: list[Arg]) -> Cmd:
+    """``.a.Method x`` or ``x | .a.b``: the last field may be a method given arguments."""
+    idents = tuple(field.ident)
+
+    def run_field(st: rt.State, dot: Any, db: bool, final: Any = MISSING) -> Any:
+        return _field_chain(st, field, dot, db, dot, db, idents, args, final)[0]
+
+    return run_field
+
+
+def _chain_command(chain: n.ChainNode, args: list[Arg]) -> Cmd:
+    head = _arg(chain.node)
+    fields = tuple(chain.fields)
+    chain_at = rt.last_touched(chain.node)
+
+    def run_chain(st: rt.State, dot: Any, db: bool, final: Any = MISSING) -> Any:
+        if isinstance(chain.node, n.NilNode):
+            raise st.error(chain, f"indirection through explicit nil in {chain}")
+        receiver = head(st, dot, db, None)
+        return _field_chain(st, chain_at, dot, db, receiver, False, fields, args, final)[0]
+
+    return run_chain
+
+
+def _paren_command(pipe: n.PipeNode, cmd: n.CommandNode) -> Cmd:
+    inner = _pipeline(pipe)
+
+    def run_paren(st: rt.State, dot: Any, db: bool, final: Any = MISSING) -> Any:
+        _not_a_function(st, pipe, cmd, final)
+        return inner(st, dot, db)
+
+    return run_paren
+
+
+def _variable_command(var: n.VariableNode, cmd: n.CommandNode, args: list[Arg]) -> Cmd:
+    var_name = var.ident[0]
+    var_fields = tuple(var.ident[1:])
+
+    def run_var(st: rt.State, dot: Any, db: bool, final: Any = MISSING) -> Any:
+        entry = st.var(var, var_name)
+        if not var_fields:
+            _not_a_function(st, var, cmd, final)
+            return entry[1]
+        return _field_chain(st, var, dot, db, entry[1], entry[2], var_fields, args, final)[0]
+
+    return run_var
+
+
+def _constant_command(first: n.BoolNode | n.StringNode, cmd: n.CommandNode) -> Cmd:
+    const: Any = first.true if isinstance(first, n.BoolNode) else first.text
+
+    def run_const(st: rt.State, dot: Any, db: bool, final: Any = MISSING) -> Any:
+        if final is not MISSING:
+            _not_a_function(st, first, cmd, final)
+        return const
+
+    return run_const
+
+
+def _literal_command(first: n.Node, cmd: n.CommandNode) -> Cmd:
+    """``.``, ``nil``, a number... as a command (with the errors Go gives for arguments)."""
     def run_literal(st: rt.State, dot: Any, db: bool, final: Any = MISSING) -> Any:
         _not_a_function(st, first, cmd, final)
         if isinstance(first, n.DotNode):
@@ -358,15 +407,6 @@ def _command(cmd: n.CommandNode, *, piped: bool) -> Cmd:
             raise st.error(first, "nil is not a command")
         return rt.constant_value(st, first)
 
-    if isinstance(first, (n.BoolNode, n.StringNode)) and len(cmd.args) == 1:
-        const: Any = first.true if isinstance(first, n.BoolNode) else first.text
-
-        def run_const(st: rt.State, dot: Any, db: bool, final: Any = MISSING) -> Any:
-            if final is not MISSING:
-                _not_a_function(st, first, cmd, final)
-            return const
-
-        return run_const
     return run_literal
 
 
@@ -413,32 +453,43 @@ FieldsReader: TypeAlias = "Callable[[rt.State, Any, bool, Any, bool], tuple[Any,
 def _fields_reader(node: n.Node, idents: tuple[str, ...]) -> FieldsReader:
     """``receiver.a.b.c`` with no arguments -> (value, boxed): map keys read inline, the rest
     (methods, struct fields, missing keys and their errors) by :func:`runtime.eval_field`."""
-    eval_field = rt.eval_field
     if len(idents) == 1:
-        (only,) = idents
-
-        def read_one(st: rt.State, dot: Any, db: bool, receiver: Any, boxed: bool) -> tuple[Any, bool]:
-            if receiver.__class__ is dict and only in receiver:
-                return receiver[only], True
-            return eval_field(st, node, receiver, boxed, only, dot, db, None, MISSING)
-
-        return read_one
-
+        return _one_field_reader(node, idents[0])
     if len(idents) == 2:
-        first, second = idents
+        return _two_fields_reader(node, *idents)
+    return _fields_loop_reader(node, idents)
 
-        def read_two(st: rt.State, dot: Any, db: bool, receiver: Any, boxed: bool) -> tuple[Any, bool]:
-            if receiver.__class__ is dict and first in receiver:
-                receiver = receiver[first]
-                if receiver.__class__ is dict and second in receiver:
-                    return receiver[second], True
-                return eval_field(st, node, receiver, True, second, dot, db, None, MISSING)
-            receiver, boxed = eval_field(st, node, receiver, boxed, first, dot, db, None, MISSING)
+
+def _one_field_reader(node: n.Node, only: str) -> FieldsReader:
+    eval_field = rt.eval_field
+
+    def read_one(st: rt.State, dot: Any, db: bool, receiver: Any, boxed: bool) -> tuple[Any, bool]:
+        if receiver.__class__ is dict and only in receiver:
+            return receiver[only], True
+        return eval_field(st, node, receiver, boxed, only, dot, db, None, MISSING)
+
+    return read_one
+
+
+def _two_fields_reader(node: n.Node, first: str, second: str) -> FieldsReader:
+    eval_field = rt.eval_field
+
+    def read_two(st: rt.State, dot: Any, db: bool, receiver: Any, boxed: bool) -> tuple[Any, bool]:
+        if receiver.__class__ is dict and first in receiver:
+            receiver = receiver[first]
             if receiver.__class__ is dict and second in receiver:
                 return receiver[second], True
-            return eval_field(st, node, receiver, boxed, second, dot, db, None, MISSING)
+            return eval_field(st, node, receiver, True, second, dot, db, None, MISSING)
+        receiver, boxed = eval_field(st, node, receiver, boxed, first, dot, db, None, MISSING)
+        if receiver.__class__ is dict and second in receiver:
+            return receiver[second], True
+        return eval_field(st, node, receiver, boxed, second, dot, db, None, MISSING)
 
-        return read_two
+    return read_two
+
+
+def _fields_loop_reader(node: n.Node, idents: tuple[str, ...]) -> FieldsReader:
+    eval_field = rt.eval_field
 
     def read(st: rt.State, dot: Any, db: bool, receiver: Any, boxed: bool) -> tuple[Any, bool]:
         for name in idents:
@@ -477,125 +528,125 @@ def _field_chain(
     raise AssertionError("empty field chain")
 
 
-def last_touched(node: n.Node) -> n.Node:
-    """The node Go's executor last pointed at after evaluating ``node`` (its ``s.at``).
-
-    Go reports some errors (range over a bad value, a field of a parenthesized value)
-    at that node rather than at the construct itself; this mirrors that choice statically.
-    """
-    if isinstance(node, n.PipeNode):
-        return last_touched(node.cmds[-1]) if node.cmds else node
-    if isinstance(node, n.CommandNode):
-        first = node.args[0]
-        if len(node.args) > 1 and isinstance(first, (n.IdentifierNode, n.FieldNode, n.VariableNode, n.ChainNode)):
-            return last_touched(node.args[-1])
-        return last_touched(first)
-    if isinstance(node, n.ChainNode):
-        return last_touched(node.node)
-    return node
-
-
 # ---------------------------------------------------------------------------
 # Arguments
 
 
 def _arg(node: n.Node) -> Arg:
     ev = _arg_inner(node)
+    # Its word: callers read literals from it, and errors find where Go would point from it
+    # (runtime.arg_at; worked out only then: most words never fail).
     ev.node = node  # type: ignore[attr-defined]
-    ev.at = last_touched(node)  # type: ignore[attr-defined]
-    ev.dynamic = ends_in_and_or(node)  # type: ignore[attr-defined]
     return ev
 
 
-def ends_in_and_or(node: n.Node) -> bool:
-    """Whether the last word evaluated for ``node`` depends on where ``and``/``or`` stopped."""
-    while isinstance(node, n.PipeNode) and node.cmds:
-        first = node.cmds[-1].args[0]
-        if isinstance(first, n.IdentifierNode) and first.ident in ("and", "or") and len(node.cmds[-1].args) > 1:
-            return True
-        if len(node.cmds[-1].args) == 1 and isinstance(first, n.PipeNode):
-            node = first
-            continue
-        last = node.cmds[-1].args[-1]
-        if isinstance(last, n.PipeNode) and len(node.cmds[-1].args) > 1:
-            node = last
-            continue
-        return False
-    return False
-
-
 def _arg_inner(node: n.Node) -> Arg:
-    validate = rt.validate_type
     if isinstance(node, n.DotNode):
-
-        def arg_dot(st: rt.State, dot: Any, db: bool, typ: Optional[str]) -> Any:
-            return validate(st, node, dot, db, typ)
-
-        return arg_dot
+        return _dot_arg(node)
     if isinstance(node, n.FieldNode):
-        read = _fields_reader(node, tuple(node.ident))
-
-        def arg_field(st: rt.State, dot: Any, db: bool, typ: Optional[str]) -> Any:
-            value, boxed = read(st, dot, db, dot, db)
-            return validate(st, node, value, boxed, typ)
-
-        return arg_field
+        return _field_arg(node)
     if isinstance(node, n.VariableNode):
-        var_name = node.ident[0]
-        var_fields = tuple(node.ident[1:])
-        read_var = _fields_reader(node, var_fields) if var_fields else None
-
-        def arg_var(st: rt.State, dot: Any, db: bool, typ: Optional[str]) -> Any:
-            entry = st.var(node, var_name)
-            value, boxed = entry[1], entry[2]
-            if read_var is not None:
-                value, boxed = read_var(st, dot, db, value, boxed)
-            return validate(st, node, value, boxed, typ)
-
-        return arg_var
+        return _variable_arg(node)
     if isinstance(node, n.PipeNode):
-        inner = _pipeline(node)
-        pipe_at = last_touched(node)
-
-        dynamic = ends_in_and_or(node)
-
-        def arg_pipe(st: rt.State, dot: Any, db: bool, typ: Optional[str]) -> Any:
-            value = inner(st, dot, db)
-            at = st.at_node if dynamic and st.at_node is not None else pipe_at
-            return validate(st, at, value, False, typ)
-
-        arg_pipe.compiled_pipe = inner  # type: ignore[attr-defined]  # for callsite's inline reading
-        return arg_pipe
+        return _pipe_arg(node)
     if isinstance(node, n.IdentifierNode):
-        call = _call_site(node, node, [], False)
-
-        def arg_call(st: rt.State, dot: Any, db: bool, typ: Optional[str]) -> Any:
-            return validate(st, node, call(st, dot, db, MISSING), False, typ)
-
-        return arg_call
+        return _call_arg(node)
     if isinstance(node, n.ChainNode):
-        head = _arg(node.node)
-        fields = tuple(node.fields)
-        chain_at = last_touched(node.node)
-
-        def arg_chain(st: rt.State, dot: Any, db: bool, typ: Optional[str]) -> Any:
-            if isinstance(node.node, n.NilNode):
-                raise st.error(node, f"indirection through explicit nil in {node}")
-            receiver = head(st, dot, db, None)
-            value, boxed = _field_chain(st, chain_at, dot, db, receiver, False, fields, None, MISSING)
-            return validate(st, chain_at, value, boxed, typ)
-
-        return arg_chain
+        return _chain_arg(node)
     if isinstance(node, n.StringNode):
-        text = node.text
+        return _string_arg(node)
+    return _literal_arg(node)
 
-        def arg_string(st: rt.State, dot: Any, db: bool, typ: Optional[str]) -> Any:
-            if typ == "string" or typ == "interface {}" or typ == "reflect.Value" or typ is None:
-                return text
-            return rt.literal_arg(st, node, typ)
 
-        return arg_string
+def _dot_arg(node: n.DotNode) -> Arg:
+    validate = rt.validate_type
 
+    def arg_dot(st: rt.State, dot: Any, db: bool, typ: Optional[str]) -> Any:
+        return validate(st, node, dot, db, typ)
+
+    return arg_dot
+
+
+def _field_arg(node: n.FieldNode) -> Arg:
+    validate = rt.validate_type
+    read = _fields_reader(node, tuple(node.ident))
+
+    def arg_field(st: rt.State, dot: Any, db: bool, typ: Optional[str]) -> Any:
+        value, boxed = read(st, dot, db, dot, db)
+        return validate(st, node, value, boxed, typ)
+
+    return arg_field
+
+
+def _variable_arg(node: n.VariableNode) -> Arg:
+    validate = rt.validate_type
+    var_name = node.ident[0]
+    var_fields = tuple(node.ident[1:])
+    read_var = _fields_reader(node, var_fields) if var_fields else None
+
+    def arg_var(st: rt.State, dot: Any, db: bool, typ: Optional[str]) -> Any:
+        entry = st.var(node, var_name)
+        value, boxed = entry[1], entry[2]
+        if read_var is not None:
+            value, boxed = read_var(st, dot, db, value, boxed)
+        return validate(st, node, value, boxed, typ)
+
+    return arg_var
+
+
+def _pipe_arg(node: n.PipeNode) -> Arg:
+    validate = rt.validate_type
+    inner = _pipeline(node)
+    pipe_at = rt.last_touched(node)
+    dynamic = rt.ends_in_and_or(node)
+
+    def arg_pipe(st: rt.State, dot: Any, db: bool, typ: Optional[str]) -> Any:
+        value = inner(st, dot, db)
+        at = st.at_node if dynamic and st.at_node is not None else pipe_at
+        return validate(st, at, value, False, typ)
+
+    arg_pipe.compiled_pipe = inner  # type: ignore[attr-defined]  # for callsite's inline reading
+    return arg_pipe
+
+
+def _call_arg(node: n.IdentifierNode) -> Arg:
+    validate = rt.validate_type
+    call = _call_site(node, node, [], False)
+
+    def arg_call(st: rt.State, dot: Any, db: bool, typ: Optional[str]) -> Any:
+        return validate(st, node, call(st, dot, db, MISSING), False, typ)
+
+    return arg_call
+
+
+def _chain_arg(node: n.ChainNode) -> Arg:
+    validate = rt.validate_type
+    head = _arg(node.node)
+    fields = tuple(node.fields)
+    chain_at = rt.last_touched(node.node)
+
+    def arg_chain(st: rt.State, dot: Any, db: bool, typ: Optional[str]) -> Any:
+        if isinstance(node.node, n.NilNode):
+            raise st.error(node, f"indirection through explicit nil in {node}")
+        receiver = head(st, dot, db, None)
+        value, boxed = _field_chain(st, chain_at, dot, db, receiver, False, fields, None, MISSING)
+        return validate(st, chain_at, value, boxed, typ)
+
+    return arg_chain
+
+
+def _string_arg(node: n.StringNode) -> Arg:
+    text = node.text
+
+    def arg_string(st: rt.State, dot: Any, db: bool, typ: Optional[str]) -> Any:
+        if typ == "string" or typ == "interface {}" or typ == "reflect.Value" or typ is None:
+            return text
+        return rt.literal_arg(st, node, typ)
+
+    return arg_string
+
+
+def _literal_arg(node: n.Node) -> Arg:
     def arg_literal(st: rt.State, dot: Any, db: bool, typ: Optional[str]) -> Any:
         return rt.literal_arg(st, node, typ)
 

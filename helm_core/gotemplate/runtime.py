@@ -405,7 +405,7 @@ def call_function(
         want = special == "or"
         v: Any = None
         for arg in args:
-            st.at_node = getattr(arg, "at", None)
+            st.at_node = last_touched(arg.node)  # type: ignore[attr-defined]
             v = arg(st, dot, dboxed, "reflect.Value")
             if is_true(v) == want:
                 return v
@@ -471,10 +471,46 @@ def invoke(st: State, call_node: n.Node, fn: Callable[..., Any], name: str, argv
 
 
 def arg_at(st: State, arg: ArgEval) -> n.Node:
-    """The node Go's executor last pointed at after evaluating ``arg`` (see compiler.last_touched)."""
-    if getattr(arg, "dynamic", False) and st.at_node is not None:
+    """The node Go's executor last pointed at after evaluating ``arg`` (see :func:`last_touched`)."""
+    node: n.Node = arg.node  # type: ignore[attr-defined]
+    if st.at_node is not None and ends_in_and_or(node):
         return st.at_node
-    return getattr(arg, "at", None) or arg.node  # type: ignore[attr-defined, no-any-return]
+    return last_touched(node)
+
+
+def last_touched(node: n.Node) -> n.Node:
+    """The node Go's executor last pointed at after evaluating ``node`` (its ``s.at``).
+
+    Go reports some errors (range over a bad value, a field of a parenthesized value)
+    at that node rather than at the construct itself; this mirrors that choice statically.
+    """
+    if isinstance(node, n.PipeNode):
+        return last_touched(node.cmds[-1]) if node.cmds else node
+    if isinstance(node, n.CommandNode):
+        first = node.args[0]
+        if len(node.args) > 1 and isinstance(first, (n.IdentifierNode, n.FieldNode, n.VariableNode, n.ChainNode)):
+            return last_touched(node.args[-1])
+        return last_touched(first)
+    if isinstance(node, n.ChainNode):
+        return last_touched(node.node)
+    return node
+
+
+def ends_in_and_or(node: n.Node) -> bool:
+    """Whether the last word evaluated for ``node`` depends on where ``and``/``or`` stopped."""
+    while isinstance(node, n.PipeNode) and node.cmds:
+        first = node.cmds[-1].args[0]
+        if isinstance(first, n.IdentifierNode) and first.ident in ("and", "or") and len(node.cmds[-1].args) > 1:
+            return True
+        if len(node.cmds[-1].args) == 1 and isinstance(first, n.PipeNode):
+            node = first
+            continue
+        last = node.cmds[-1].args[-1]
+        if isinstance(last, n.PipeNode) and len(node.cmds[-1].args) > 1:
+            node = last
+            continue
+        return False
+    return False
 
 
 class BoxedIndex:
