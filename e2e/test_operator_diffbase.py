@@ -61,6 +61,20 @@ def helmrequest_patches(api: k8s.ApiClient) -> int:
     return total
 
 
+def retries(ctl: Controller) -> int:
+    """Reconciles that ended in a retry (a transient failure on a loaded machine: the service
+    account or the chart not visible yet, a conflict): Kopf writes its progress record for each
+    and purges it after the success, two PATCHes the diff base has nothing to do with."""
+    return sum(int(float(value)) for value in re.findall(
+        r'helm_operator_reconciles_total\{action="[^"]*",result="retry"\} (\S+)', ctl.metrics()))
+
+
+def kopf_patches(retried: int) -> int:
+    """Kopf's PATCHes of one handling: its finalizer on a create (else none), plus a progress
+    record per retry and its purge."""
+    return retried + 1 if retried else 0
+
+
 def annotations(obj: dict[str, Any]) -> dict[str, str]:
     return dict(obj["metadata"].get("annotations") or {})
 
@@ -91,21 +105,22 @@ def test_install_upgrade_and_a_label_change_write_no_diff_base(
         ctl: Controller, api: k8s.ApiClient, kubectl: Kubectl, namespace: str) -> None:
     objects = k8s.CustomObjectsApi(api)
     setup_namespace(api, namespace, chart=cm_chart())
-    before = helmrequest_patches(api)
+    before, retried = helmrequest_patches(api), retries(ctl)
     request(objects, namespace)
     obj = wait_for(objects, namespace, ready_at(1))
     time.sleep(SETTLE_S)
-    assert helmrequest_patches(api) - before == 1  # Kopf's finalizer; no diff-base annotation
+    # Kopf's finalizer (and any retry's records); no diff-base annotation
+    assert helmrequest_patches(api) - before == 1 + kopf_patches(retries(ctl) - retried)
     assert not [k for k in annotations(get(objects, namespace)) if k.startswith(f"{PREFIX}/")]
     first = obj["status"]["version"]
 
-    before = helmrequest_patches(api)
+    before, retried = helmrequest_patches(api), retries(ctl)
     patch_spec(objects, namespace, "app", {"values": {"v": "2"}})  # our own PATCH
     obj = wait_for(objects, namespace, ready_at(2))
     assert obj["status"]["version"] != first
     assert k8s.CoreV1Api(api).read_namespaced_config_map("app-out", namespace).data == {"v": "2"}
     time.sleep(SETTLE_S)
-    assert helmrequest_patches(api) - before == 1
+    assert helmrequest_patches(api) - before == 1 + kopf_patches(retries(ctl) - retried)
     assert len(version_secrets(api, namespace)) == 2
 
     seen = events(kubectl, namespace)

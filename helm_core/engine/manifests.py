@@ -62,8 +62,8 @@ UNINSTALL_ORDER: tuple[str, ...] = (
     "ResourceQuota", "NetworkPolicy", "Namespace", "PriorityClass",
 )
 
-#: Go's ``\s`` (ASCII), the spaces of releaseutil's separator ``(?:^|\s*\n)---\s*``.
-_GO_SPACES = frozenset("\t\n\f\r ")
+#: The spaces of releaseutil's separator ``(?:^|\s*\n)---\s*`` (Go's ASCII ``\s``).
+_GO_SPACES = frozenset(gounicode.RE2_SPACE)
 
 
 #: Helm's ``releaseutil.SimpleHead``: what ``SortManifests`` reads of each document to sort it

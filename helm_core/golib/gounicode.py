@@ -1,10 +1,12 @@
-"""Go's idea of a space character (``unicode.IsSpace``) and ``strings.TrimSpace``.
+r"""Go's ideas of a space character (``unicode.IsSpace``, regexp's ``\s``) and ``strings.TrimSpace``.
 
 Python's ``str.isspace`` and ``str.strip`` also take U+001C..U+001F (the ASCII separators),
 which Go keeps: a text that helm trims differently renders differently.
 """
 from __future__ import annotations
 
+#: Go regexp's (RE2's) ``\s``: ASCII only, and no vertical tab.
+RE2_SPACE = "\t\n\f\r "
 #: Latin-1 code points that Go's ``unicode.IsSpace`` accepts.
 LATIN1_SPACES = frozenset("\t\n\v\f\r \x85\xa0")
 

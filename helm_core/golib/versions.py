@@ -26,6 +26,7 @@ import sys
 from collections.abc import Callable
 
 from helm_core import errors
+from helm_core.golib import gounicode
 from helm_core.support import cachekeys, memo, patterns, records
 
 TYPE_CHECKING = False
@@ -59,7 +60,7 @@ class VersionError(errors.HelmError, ValueError):
 
 _DIGITS = frozenset("0123456789")
 _ALLOWED = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-0123456789")
-_GO_SPACE = "\t\n\f\r "  # Go RE2 \s: what the patterns and the plain-term path below skip
+_GO_SPACE = gounicode.RE2_SPACE  # what the patterns and the plain-term path below skip
 _WS = f"[{_GO_SPACE}]"
 _IDENT = r"[0-9A-Za-z\-]++"
 # The constraint patterns are compiled on first use, and only for a constraint that is not one
