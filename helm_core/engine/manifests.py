@@ -267,13 +267,16 @@ def _is_utf8(text: str) -> bool:
 
 
 def _hook_weight(annotations: Mapping[str, str]) -> int:
-    """The hook's weight when its annotation is an integer between spaces (``\\s*[-+]?\\d+\\s*``, told
-    by string methods: ``str.strip`` and ``isdecimal`` are the pattern's ``\\s`` and ``\\d``), else 0."""
-    text = annotations.get(HOOK_WEIGHT_ANNOTATION, "").strip()
-    digits = text[1:] if text[:1] in ("-", "+") else text
+    """helm's ``calculateHookWeight``: ``strconv.Atoi`` of the annotation (an optional sign and
+    ASCII digits, no spaces, within int64), else 0."""
+    text = annotations.get(HOOK_WEIGHT_ANNOTATION, "")
+    if not text:
+        return 0
+    from helm_core.gotemplate.funcs import conversion
+
     try:
-        return int(text) if digits.isdecimal() else 0
-    except ValueError:
+        return conversion.parse_int(text, 10)
+    except conversion.ParseError:
         return 0
 
 
