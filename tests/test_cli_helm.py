@@ -11,6 +11,7 @@ import json
 import os
 import re
 import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -673,6 +674,33 @@ def test_template_skip_schema_validation_as_helm(both):
         "charts/sub/values.schema.json": '{"properties": {"b": {"type": "string"}}}'})
     both.same("template", str(chart), "--skip-schema-validation")
     both.same("template", str(chart), "--skip-schema-validation", "--set", "sub=1")
+
+
+@pytest.mark.parametrize("templates", [
+    {}, {"templates/x.yaml": "{{/* renders nothing */}}"},
+    {"templates/h.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: h\n  annotations:\n"
+                         "    helm.sh/hook: pre-install\n"}], ids=["no-templates", "empty", "hook-only"])
+def test_template_without_manifests_prints_as_helm(both, templates):
+    """helm prints the release manifest with Println: with none, an empty line before any hook."""
+    chart = chartkit.write_chart(both.tmp / "c", {"Chart.yaml": _V2, **templates})
+    both.same("template", str(chart))
+    both.same("template", str(chart), "--no-hooks")
+
+
+def test_non_boolean_condition_warns_as_helm(both):
+    """A dependency condition that is not a boolean: helm's warning on stderr (through logging,
+    so the console script runs in a child process here), the subchart left enabled."""
+    chart = chartkit.write_chart(both.tmp / "p", {
+        "Chart.yaml": _V2.replace("name: c", "name: p") + "dependencies:\n- name: sub\n  version: 0.1.0\n"
+                      "  condition: sub.enabled,sub.missing\n",
+        "values.yaml": 'sub:\n  enabled: "yes"\n', "charts/sub/Chart.yaml": _V2.replace("name: c", "name: sub"),
+        "charts/sub/templates/cm.yaml": _CM})
+    code, out, err = both.helm("template", str(chart))
+    core = subprocess.run([sys.executable, "-m", "helm_core", "template", str(chart)], capture_output=True,
+                          text=True, timeout=120, cwd=both.tmp, env={**os.environ, **both.env,
+                                                                     "PYTHONPATH": str(Path(cli.__file__).parents[2])})
+    assert (core.returncode, core.stdout, core.stderr) == (code, out, re.sub(r"(?m)^\w+\.go:\d+: ", "", err))
+    assert "Warning: Condition path 'sub.enabled' for chart sub returned non-bool value" in core.stderr
 
 
 def test_lint_many_and_archives_as_helm(both):

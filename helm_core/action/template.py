@@ -262,10 +262,14 @@ def output_parts(result: TemplateResult, options: TemplateOptions) -> list[Outpu
 
 def output_text(result: TemplateResult, options: TemplateOptions) -> str:
     """The text ``helm template`` prints: CRDs (if asked), resources, then hooks."""
-    parts = [(part.source, part.content) for part in output_parts(result, options)]
+    listed = output_parts(result, options)
+    parts = [(part.source, part.content) for part in listed]
     if options.show_only:
         parts = filter_show_only(parts, result.chart.name, options.show_only)
-    return "".join(f"---\n# Source: {source}\n{content}\n" for source, content in parts)
+        return "".join(f"---\n# Source: {source}\n{content}\n" for source, content in parts)
+    text = "".join(f"---\n# Source: {source}\n{content}\n" for source, content in parts)
+    # helm prints the release manifest with Println: an empty one is still a line
+    return text if any(part.kind != "hook" for part in listed) else "\n" + text
 
 
 def filter_show_only(parts: list[tuple[str, str]], chart_name: str,

@@ -101,6 +101,14 @@ def _apply_tags(deps: list[model.Dependency], cvals: dict[str, Any]) -> None:
         dep.enabled = not (has_false and not has_true)
 
 
+def _warn(text: str) -> None:
+    """One of helm's ``log.Printf`` warnings (stderr for the CLI, the log for the controller).
+    logging is imported here: with traceback and tokenize it is a visible part of a short run."""
+    import logging
+
+    logging.getLogger(__name__).warning("%s", text)
+
+
 def _apply_conditions(deps: list[model.Dependency], cvals: dict[str, Any], prefix: str) -> None:
     for dep in deps:
         # Helm trims the whole list, not each path: "a, b" looks up " b" (and misses).
@@ -114,6 +122,7 @@ def _apply_conditions(deps: list[model.Dependency], cvals: dict[str, Any], prefi
             if isinstance(value, bool):
                 dep.enabled = value
                 break
+            _warn(f"Warning: Condition path '{cond}' for chart {dep.name} returned non-bool value")
 
 
 def process_enabled(chart: model.Chart, user_values: dict[str, Any], prefix: str = "") -> None:
