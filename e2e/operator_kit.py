@@ -138,9 +138,10 @@ def setup_namespace(api: k8s.ApiClient, namespace: str, *, chart: bytes | None,
             "metadata": {"name": "chart"}, "binaryData": {"chart.tgz": base64.b64encode(chart).decode()}})
 
 
-def request(objects: k8s.CustomObjectsApi, namespace: str, name: str = "app", **spec: Any) -> None:
+def request(objects: k8s.CustomObjectsApi, namespace: str, name: str = "app", *,
+            meta_labels: dict[str, str] | None = None, **spec: Any) -> None:
     body = {"apiVersion": f"{GROUP}/{VERSION}", "kind": "HelmRequest",
-            "metadata": {"name": name, "namespace": namespace},
+            "metadata": {"name": name, "namespace": namespace, **({"labels": meta_labels} if meta_labels else {})},
             "spec": {"chart": {"configMapRef": {"name": "chart"}}, "serviceAccountName": "deployer",
                      "install": {"timeout": "60s"}, "upgrade": {"timeout": "60s"}, **spec}}
     objects.create_namespaced_custom_object(GROUP, VERSION, namespace, PLURAL, body)
