@@ -279,12 +279,7 @@ class Walker:
 
     def _object(self, schema: dict[str, Any], obj: dict[str, Any], path: Path, at: _Scope,
                 errors: list[Failure], props: set[str]) -> None:
-        count = len(obj)
-        low, high = _int(schema.get("minProperties")), _int(schema.get("maxProperties"))
-        if low is not None and count < low:
-            errors.append(_size(path, "minProperties", count, low))
-        if high is not None and count > high:
-            errors.append(_size(path, "maxProperties", count, high))
+        _count_bounds(schema, "minProperties", "maxProperties", len(obj), path, errors)
         missing = _missing(obj, schema.get("required"))
         if missing:
             errors.append(Failure(path, words.required_message(missing)))
@@ -361,11 +356,7 @@ class Walker:
     def _array(self, schema: dict[str, Any], arr: list[Any], path: Path, at: _Scope,
                errors: list[Failure], items: set[int]) -> None:
         count = len(arr)
-        low, high = _int(schema.get("minItems")), _int(schema.get("maxItems"))
-        if low is not None and count < low:
-            errors.append(_size(path, "minItems", count, low))
-        if high is not None and count > high:
-            errors.append(_size(path, "maxItems", count, high))
+        _count_bounds(schema, "minItems", "maxItems", count, path, errors)
         if schema.get("uniqueItems") is True and count > 1:
             pair = _duplicates(arr)
             if pair is not None:
@@ -549,18 +540,19 @@ def _combined(errors: list[Failure], path: Path) -> Failure | None:
     return Failure(path, "validation failed", errors, group=True)
 
 
-def _size(path: Path, keyword: str, got: int, wanted: int) -> Failure:
-    """A count out of its bound (properties, items, characters), as v6 words it."""
-    return Failure(path, f"{keyword}: got {words.printed_int(got)}, want {words.printed_int(wanted)}")
+def _count_bounds(schema: dict[str, Any], least: str, most: str, count: int, path: Path,
+                  errors: list[Failure]) -> None:
+    """A count (properties, items, characters) against the schema's ``least``/``most`` keywords,
+    each failure worded as v6 words it."""
+    for keyword in (least, most):
+        bound = _int(schema.get(keyword))
+        if bound is not None and (count < bound if keyword == least else count > bound):
+            errors.append(Failure(path, f"{keyword}: got {words.printed_int(count)}, "
+                                        f"want {words.printed_int(bound)}"))
 
 
 def _string(schema: dict[str, Any], text: str, path: Path, errors: list[Failure]) -> None:
-    length = len(text)
-    low, high = _int(schema.get("minLength")), _int(schema.get("maxLength"))
-    if low is not None and length < low:
-        errors.append(_size(path, "minLength", length, low))
-    if high is not None and length > high:
-        errors.append(_size(path, "maxLength", length, high))
+    _count_bounds(schema, "minLength", "maxLength", len(text), path, errors)
     pattern = schema.get("pattern")
     if isinstance(pattern, str):
         from helm_core.golib import goregexp
