@@ -24,6 +24,7 @@ from helm_core.action import config
 from helm_core.errors import NotFoundError, PatchError
 from helm_core.kube import client as kclient
 from helm_core.storage import release as rel
+from helm_core.support import jsonpointers
 from helm_core.support.records import record
 
 TYPE_CHECKING = False
@@ -127,7 +128,7 @@ def _as_live(stored: dict[str, Any], live: Mapping[str, Any], paths: Sequence[st
     out = copy.deepcopy(stored)
     for path in paths:
         tokens = _tokens(path, "path")
-        found, value = _get(live, tokens)
+        found, value = jsonpointers.get(live, tokens)
         if found:
             _set(out, tokens, copy.deepcopy(value))
         else:
@@ -141,27 +142,11 @@ def _tokens(pointer: str, where: str) -> list[str]:
         raise PatchError(f"{where}: {pointer!r} would ignore the whole object")
     if not pointer.startswith("/"):
         raise PatchError(f"{where}: {pointer!r} is not a JSON pointer (it starts with /)")
-    return [t.replace("~1", "/").replace("~0", "~") for t in pointer[1:].split("/")]
-
-
-def _step(node: Any, token: str) -> tuple[bool, Any]:
-    if isinstance(node, Mapping):
-        return (token in node), node.get(token)
-    if isinstance(node, list) and token.isdigit() and int(token) < len(node):
-        return True, node[int(token)]
-    return False, None
-
-
-def _get(node: Any, tokens: Sequence[str]) -> tuple[bool, Any]:
-    for token in tokens:
-        found, node = _step(node, token)
-        if not found:
-            return False, None
-    return True, node
+    return jsonpointers.tokens(pointer)
 
 
 def _remove(node: Any, tokens: Sequence[str]) -> None:
-    found, parent = _get(node, tokens[:-1])
+    found, parent = jsonpointers.get(node, tokens[:-1])
     if not found:
         return
     if isinstance(parent, dict):
@@ -173,7 +158,7 @@ def _remove(node: Any, tokens: Sequence[str]) -> None:
 def _set(node: Any, tokens: Sequence[str], value: Any) -> None:
     """Set the value at ``tokens``, making the maps on the way that are missing."""
     for token in tokens[:-1]:
-        found, child = _step(node, token)
+        found, child = jsonpointers.step(node, token)
         if not found or not isinstance(child, (dict, list)):
             if not isinstance(node, dict):
                 return

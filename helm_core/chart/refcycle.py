@@ -12,6 +12,7 @@ gives up (None) rather than take long on a huge schema or values.
 """
 from __future__ import annotations
 
+from helm_core.support import jsonpointers
 from helm_core.support.records import record
 
 TYPE_CHECKING = False
@@ -104,8 +105,8 @@ def _descents(node: dict[str, Any], location: str, value: Any, path: tuple[str |
     if isinstance(value, dict) and isinstance(properties, dict):
         for key, sub in properties.items():
             if key in value:
-                out.append((sub, f"{location}/properties/{_escape(key)}", f"/properties/{_escape(key)}", True,
-                            value[key], (*path, key)))
+                segment = f"/properties/{jsonpointers.escape(key)}"
+                out.append((sub, f"{location}{segment}", segment, True, value[key], (*path, key)))
     additional = node.get("additionalProperties")
     if isinstance(value, dict) and isinstance(additional, dict) and "patternProperties" not in node:
         for key in value:
@@ -132,13 +133,10 @@ def _same_value_scope(scope: _Scope | None, location: str) -> _Scope | None:
 def _pointer(document: Any, fragment: str) -> Any:
     node = document
     for segment in unquote(fragment).split("/")[1:] if fragment else ():
-        segment = segment.replace("~1", "/").replace("~0", "~")
+        segment = jsonpointers.unescape(segment)
         try:
             node = node[int(segment)] if type(node) is list else node[segment]
         except (KeyError, IndexError, ValueError, TypeError):
             return None
     return node
 
-
-def _escape(key: str) -> str:
-    return key.replace("~", "~0").replace("/", "~1")

@@ -20,6 +20,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from helm_core.golib import gostrconv, gotypes
+from helm_core.support import jsonpointers
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -55,7 +56,7 @@ def quote(text: str) -> str:
 
 
 def pointer(path: Path) -> str:
-    return "".join("/" + token.replace("~", "~0").replace("/", "~1") for token in path)
+    return jsonpointers.join(path)
 
 
 def printed_int(number: int) -> str:

@@ -9,6 +9,8 @@ base differs) are left to the validator (helm-core fetches nothing: its own reas
 """
 from __future__ import annotations
 
+from helm_core.support import jsonpointers
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
@@ -100,16 +102,7 @@ def _pointer_found(document: Any, fragment: str) -> bool:
         from urllib.parse import unquote
 
         fragment = unquote(fragment)
-    node = document
-    for token in fragment.split("/")[1:]:
-        token = token.replace("~1", "/").replace("~0", "~")
-        if isinstance(node, dict) and token in node:
-            node = node[token]
-        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
-            node = node[int(token)]
-        else:
-            return False
-    return True
+    return jsonpointers.get(document, jsonpointers.tokens(fragment))[0]
 
 
 def _anchor_found(node: Any, name: str, *, top: bool = False) -> bool:

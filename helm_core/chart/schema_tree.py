@@ -24,6 +24,7 @@ from helm_core.chart.refcycle import SCHEMA_URL
 from helm_core.chart.schema_errors import Failure
 from helm_core.chart.verdict import resolve
 from helm_core.golib import gostrconv
+from helm_core.support import jsonpointers
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -72,7 +73,7 @@ class _Scope:
         parts: list[str] = []
         scope: _Scope | None = self
         while scope is not None and scope.parent is not None:
-            parts.append("/" + _escape(scope.ref) if scope.ref else scope.segment)
+            parts.append("/" + jsonpointers.escape(scope.ref) if scope.ref else scope.segment)
             scope = scope.parent
         return "".join(reversed(parts))
 
@@ -291,7 +292,7 @@ class Walker:
                     if lacking:
                         errors.append(Failure(path, words.dependency_message(name, lacking)))
                 else:
-                    outcome = self._check(dependency, obj, path, at, "/dependencies/" + _escape(name))
+                    outcome = self._check(dependency, obj, path, at, "/dependencies/" + jsonpointers.escape(name))
                     self._merge(outcome, errors, props, set())
         self._properties(schema, obj, path, at, errors, props)
         if self.draft == 4:
@@ -310,7 +311,8 @@ class Walker:
         dependent = schema.get("dependentSchemas")
         for name, sub in (dependent.items() if isinstance(dependent, dict) else ()):
             if name in obj:
-                self._merge(self._check(sub, obj, path, at, "/dependentSchemas/" + _escape(name)), errors, props, set())
+                segment = "/dependentSchemas/" + jsonpointers.escape(name)
+                self._merge(self._check(sub, obj, path, at, segment), errors, props, set())
         required = schema.get("dependentRequired")
         for name, needed in (required.items() if isinstance(required, dict) else ()):
             if name in obj:
@@ -330,12 +332,12 @@ class Walker:
             evaluated = False
             if name in named:
                 evaluated = True
-                self._add(self._check(named[name], obj[name], (*path, name), at, f"/properties/{_escape(name)}"),
-                          errors)
+                segment = f"/properties/{jsonpointers.escape(name)}"
+                self._add(self._check(named[name], obj[name], (*path, name), at, segment), errors)
             for pattern, sub in patterns.items():
                 if goregexp.compile(pattern).match_string(name):
                     evaluated = True
-                    segment = f"/patternProperties/{_escape(pattern)}"
+                    segment = f"/patternProperties/{jsonpointers.escape(pattern)}"
                     self._add(self._check(sub, obj[name], (*path, name), at, segment), errors)
             if not evaluated and additional is not None:
                 evaluated = True
@@ -600,6 +602,3 @@ def _duplicates(arr: list[Any]) -> tuple[int, int] | None:
 
 
 
-
-def _escape(token: str) -> str:
-    return token.replace("~", "~0").replace("/", "~1")

@@ -22,6 +22,8 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Mapping
 
+from helm_core.support import jsonpointers
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, TypeAlias
@@ -436,7 +438,7 @@ class Compiler:
 
             pointer = unquote(pointer)
         for segment in pointer.split("/")[1:]:
-            segment = segment.replace("~1", "/").replace("~0", "~")
+            segment = jsonpointers.unescape(segment)
             try:
                 node = node[int(segment)] if type(node) is list else node[segment]
             except (KeyError, IndexError, ValueError, TypeError):
