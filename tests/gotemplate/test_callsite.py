@@ -91,10 +91,11 @@ def test_quoting_ascii_escapes_each_character_as_strconv_does() -> None:
     assert gostrconv.quote('a"b\\c\n\x7f') == '"a\\"b\\\\c\\n\\x7f"'
 
 
-def test_with_a_memo_a_site_compiles_its_shape_only_once_it_is_called_often(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def _counting(monkeypatch: pytest.MonkeyPatch) -> tuple[list[str], list[str]]:
+    """(the shapes compiled, the sites called through the general path), from now on."""
     compiled: list[str] = []
     general: list[str] = []
+    call_function = runtime.call_function
 
     def counting_compile(source: str, filename: str, mode: str) -> Any:
         compiled.append(filename)
@@ -104,16 +105,24 @@ def test_with_a_memo_a_site_compiles_its_shape_only_once_it_is_called_often(
         general.append(args[4])
         return call_function(*args)
 
-    def new_process() -> None:  # nothing compiled, the library read from the memo again
-        monkeypatch.setattr(callsite, "_MAKERS", {})
-        monkeypatch.setattr(callsite, "_LIBRARY", callsite._Library())
-
-    call_function = runtime.call_function
     monkeypatch.setattr(runtime, "call_function", counting_call_function)
     monkeypatch.setattr(callsite, "compile", counting_compile, raising=False)
+    return compiled, general
+
+
+def _new_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Nothing compiled in this process: the library is read from the memo again."""
+    monkeypatch.setattr(callsite, "_MAKERS", {})
+    monkeypatch.setattr(callsite, "_LIBRARY", callsite._Library())
+
+
+def test_with_a_memo_a_site_compiles_its_shape_only_once_it_is_called_often(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    compiled, general = _counting(monkeypatch)
+
     memo.use(memo.DiskMemo(tmp_path / "memo"))
     try:
-        new_process()
+        _new_process(monkeypatch)
         # shapes of more words than premade ones (those are bound at once, see the next test)
         text = '{{ range . }}{{ printf "%s%s%s" . . . }}{{ "b" | printf "%s%s%s" . "c" }},{{ end }}'
         tset = Environment({"shout": shout}).new_set()
@@ -126,7 +135,7 @@ def test_with_a_memo_a_site_compiles_its_shape_only_once_it_is_called_often(
         assert tset.clone().execute("t", many) == "yyyycb," * len(many)
         assert len(compiled) == 2 and len(general) == 2
         callsite.save_compiled()
-        new_process()  # the shapes the memo keeps are bound at once
+        _new_process(monkeypatch)  # the shapes the memo keeps are bound at once
         general.clear()
         fresh = Environment({"shout": shout}).new_set()
         fresh.parse("t", text)
@@ -158,41 +167,26 @@ def _instructions(code: types.CodeType) -> tuple[Any, ...]:
 
 def test_premade_shapes_are_bound_at_once_and_join_the_library(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    compiled: list[str] = []
-    general: list[str] = []
+    compiled, general = _counting(monkeypatch)
     imported: list[str] = []
-
-    def counting_compile(source: str, filename: str, mode: str) -> Any:
-        compiled.append(filename)
-        return compile(source, filename, mode)
-
-    def counting_call_function(*args: Any) -> Any:
-        general.append(args[4])
-        return call_function(*args)
+    premade = callsite._premade
 
     def counting_premade(shape: Any) -> Any:
         imported.append(shape)
         return premade(shape)
 
-    def new_process() -> None:
-        monkeypatch.setattr(callsite, "_MAKERS", {})
-        monkeypatch.setattr(callsite, "_LIBRARY", callsite._Library())
-
-    call_function, premade = runtime.call_function, callsite._premade
-    monkeypatch.setattr(runtime, "call_function", counting_call_function)
-    monkeypatch.setattr(callsite, "compile", counting_compile, raising=False)
     monkeypatch.setattr(callsite, "_premade", counting_premade)
     text = '{{ range . }}{{ shout . }}{{ "b" | printf "%s%s" . }},{{ end }}'
     for disk in (memo.DiskMemo(tmp_path / "memo"), None):
         memo.use(disk)
         try:
-            new_process()
+            _new_process(monkeypatch)
             tset = Environment({"shout": shout}).new_set()
             tset.parse("t", text)
             assert tset.execute("t", ["x"]) == "Xxb,"
             assert compiled == [] and general == [] and len(imported) == 2
             callsite.save_compiled()
-            new_process()  # from the library now, without asking for the premade module
+            _new_process(monkeypatch)  # from the library now, without asking for the premade module
             imported.clear()
             fresh = Environment({"shout": shout}).new_set()
             fresh.parse("t", text)
