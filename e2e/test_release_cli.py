@@ -13,6 +13,7 @@ import pytest
 
 from e2e import release_kit as kit
 from e2e.conftest import ClusterInfo
+from helm_core.kube import client as kclient
 from helm_core.kube import live
 
 pytestmark = pytest.mark.e2e
@@ -99,3 +100,37 @@ def test_cli_list_layout_matches_helm(cluster: ClusterInfo, hc: live.LiveClient,
     assert all(len(c) == w for c, w in zip(ours[1].split("\t"), widths))
     subprocess.run([helm, "uninstall", "theirs", "--kubeconfig", str(cluster.kubeconfig),
                     "-n", namespace], check=True, capture_output=True, timeout=300)
+
+
+def test_cli_rollback_test_and_uninstall_run_the_charts_lua(cluster: ClusterInfo, hc: live.LiveClient,
+                                                            namespace: str, tmp_path: Path) -> None:
+    """The Lua kept with each version answers pre/post-rollback, pre/post/failed-test and
+    pre/post-delete on a real API server; its permissions are asked for again, as on install."""
+    events = ("pre-rollback", "post-rollback", "pre-test", "post-test", "failed-test", "pre-delete",
+              "post-delete")
+    script = "".join(f'events.on("{e}", function(_) print("{e} " .. _.values.greeting) end)\n' for e in events)
+    script += 'events.on("pre-rollback", function(_) print(os.date("!%Y") ~= nil) end)\n'
+    extra = {"ext/lua/chart.lua": script, "ext/permissions.yaml": "lua: [os]\n"}
+    kit.chart(tmp_path / "one", {"a.yaml": kit.configmap("a"), "t.yaml": kit.hook_job("smoke", "test")},
+              values="greeting: one\n", extra=extra)
+    kit.chart(tmp_path / "two", {"a.yaml": kit.configmap("a"), "t.yaml": kit.hook_job("smoke", "test", fail=True)},
+              values="greeting: two\n", extra=extra)
+
+    def lua_lines(result: subprocess.CompletedProcess[str]) -> list[str]:
+        """What the chart's Lua printed (the operation's log: stderr with --debug)."""
+        return [line.removeprefix("demo: ") for line in result.stderr.splitlines() if line.startswith("demo: ")]
+
+    _run(cluster, namespace, "install", "web", str(tmp_path / "one"), "--accept-perms", "os")
+    assert lua_lines(_run(cluster, namespace, "test", "web", "--debug", "--timeout", "60s", "-y")) == [
+        "pre-test one", "post-test one"]
+    _run(cluster, namespace, "upgrade", "web", str(tmp_path / "two"), "-y")
+    failed = _run(cluster, namespace, "test", "web", "--debug", "--timeout", "60s", "-y", ok=False)
+    assert lua_lines(failed) == ["pre-test two", "failed-test two"]
+    refused = _run(cluster, namespace, "rollback", "web", ok=False)
+    assert 'chart "demo" asks for Lua permissions [os] but only [] were accepted' in refused.stderr
+    assert len(json.loads(_run(cluster, namespace, "history", "web", "-o", "json").stdout)) == 2  # nothing done
+    rolled = _run(cluster, namespace, "rollback", "web", "--debug", "--accept-perms", "os")
+    assert lua_lines(rolled) == ["pre-rollback one", "true", "post-rollback one"]
+    assert hc.get(kclient.ObjectRef("v1", "ConfigMap", "a", namespace))["data"] == {"greeting": "one"}
+    gone = _run(cluster, namespace, "uninstall", "web", "--debug", "-y")
+    assert lua_lines(gone) == ["pre-delete one", "post-delete one"]

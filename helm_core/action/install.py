@@ -38,6 +38,7 @@ from helm_core.kube import client as kclient
 from helm_core.kube import lookup as klookup
 from helm_core.kube import resources
 from helm_core.kube import wait as kwait
+from helm_core.lua import kept
 from helm_core.storage import driver as drv
 from helm_core.storage import release as rel
 from helm_core.support.records import field, record
@@ -124,7 +125,7 @@ def rendering(cfg: config.Configuration, chart: model.Chart, user_values: Mappin
         release=release, capabilities=capabilities, lookup=klookup.make_lookup(cfg.client),
         subchart_notes=choices.subchart_notes), renderer)
     lua_options, post_render = choices.lua, choices.post_render
-    with lua.load_chart_scripts(prepared.chart, accepted_permissions=lua_options.accepted_permissions,
+    with lua.load_chart_scripts(prepared.chart, accepted_permissions=lua_options.accepted_for(prepared.chart),
                                 limits=lua_options.limits, log=cfg.log,
                                 session_factory=lua_options.session_factory) as scripts:
         emitter: events.Emitter[lua.EventContext] = events.Emitter()
@@ -175,7 +176,7 @@ def new_record(rendered: Rendered, *, name: str, namespace: str, status: rel.Sta
         chart_source=chart_source, user_values=dict(user_values), chart_values=rendered.values,
         manifest=mf.format_documents(rendered.manifests), hooks=hooks.format_hooks(rendered.hooks),
         notes=rendered.notes, description=description, first_deployed=first_deployed or now,
-        last_deployed=now)
+        last_deployed=now, extensions=kept.pack(rendered.chart))
 
 
 def ensure_namespace(cfg: config.Configuration, namespace: str) -> None:

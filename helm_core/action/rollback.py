@@ -2,10 +2,12 @@
 
 Steps (Helm's ``Rollback.Run``: prepare, record, perform, update): lock → pick the target (a
 ULID, or the version before the newest) → record a ``pending-rollback`` version carrying the
-target's chart, values, manifest, hooks and notes → ``pre-rollback`` hooks → apply the target's
-objects, delete what the newest version has and the target lacks (keep policy respected) →
-wait (``--wait``) → ``post-rollback`` hooks → previous ``deployed`` versions ``superseded``, the
-new one ``deployed``. A failure marks the new version ``failed`` with the reason.
+target's chart, values, manifest, hooks and notes (the target's chart Lua answers
+``pre-rollback`` first and may change those objects: :mod:`helm_core.action.version_events`) →
+``pre-rollback`` hooks → apply the target's objects, delete what the newest version has and the
+target lacks (keep policy respected) → wait (``--wait``) → ``post-rollback`` hooks → previous
+``deployed`` versions ``superseded``, the new one ``deployed``. A failure marks the new version
+``failed`` with the reason.
 
 ``switch`` is the shared "move the cluster from one manifest to another" step; upgrade uses it.
 """
@@ -16,7 +18,8 @@ from typing import Any
 
 import ulid
 
-from helm_core.action import config, hooks
+from helm_core.action import config, hooks, version_events
+from helm_core.action import template as template_action
 from helm_core.engine import manifests as mf
 from helm_core.errors import HelmError, ReleaseNotFoundError
 from helm_core.kube import client as kclient
@@ -24,7 +27,7 @@ from helm_core.kube import resources
 from helm_core.kube import wait as kwait
 from helm_core.storage import driver as drv
 from helm_core.storage import release as rel
-from helm_core.support.records import record
+from helm_core.support.records import field, record
 
 
 @record(frozen=True)
@@ -39,6 +42,8 @@ class RollbackOptions:
     """Server-side apply takes fields other managers hold (the chart wins, as in Helm)."""
     cleanup_on_fail: bool = False
     """A failed rollback deletes the objects it created (``--cleanup-on-fail``)."""
+    lua: template_action.LuaOptions = field(default_factory=template_action.LuaOptions)
+    """How the target version's chart Lua may run (its ``pre-rollback``... handlers)."""
 
 
 def _noop(_event: str) -> None:
@@ -150,20 +155,24 @@ def roll_back(cfg: config.Configuration, name: str, namespace: str, version: uli
     history = cfg.driver.history(namespace, name)
     target = target_of(history, name, version)
     newest = history[-1]
-    now = rel.utcnow()
-    record = target.replace(version=drv.next_version(cfg.driver, newest.version),
-                            status=rel.Status.PENDING_ROLLBACK, last_deployed=now, deleted=None,
-                            description=f"Rollback to {rel.version_text(target.version)}")
-    cfg.driver.create(record)
-    try:
-        switch(cfg, old=config.resolve_stored(cfg, config.parse_manifest(newest.manifest), namespace),
-               new=config.resolve_all(cfg, config.parse_manifest(target.manifest), namespace),
-               stored_hooks=hooks.parse(target.hooks), action="rollback", namespace=namespace,
-               name=name, wait=options.wait, timeout_s=options.timeout_s,
-               no_hooks=options.no_hooks, cleanup_on_fail=options.cleanup_on_fail)
-    except HelmError as exc:
-        cfg.driver.update(record.with_status(rel.Status.FAILED, f'Rollback "{name}" failed: {exc}'))
-        raise
+    with version_events.of_version(cfg, target, action="rollback", revision=rel.next_revision(history),
+                                   text=target.manifest, lua_options=options.lua) as lua_events:
+        lua_events.fire("pre-rollback")
+        now = rel.utcnow()
+        record = target.replace(version=drv.next_version(cfg.driver, newest.version),
+                                status=rel.Status.PENDING_ROLLBACK, last_deployed=now, deleted=None,
+                                manifest=lua_events.text,
+                                description=f"Rollback to {rel.version_text(target.version)}")
+        cfg.driver.create(record)
+        try:
+            switch(cfg, old=config.resolve_stored(cfg, config.parse_manifest(newest.manifest), namespace),
+                   new=config.resolve_all(cfg, config.parse_manifest(record.manifest), namespace),
+                   stored_hooks=hooks.parse(target.hooks), action="rollback", namespace=namespace,
+                   name=name, wait=options.wait, timeout_s=options.timeout_s, fire=lua_events.fire,
+                   no_hooks=options.no_hooks, cleanup_on_fail=options.cleanup_on_fail)
+        except HelmError as exc:
+            cfg.driver.update(record.with_status(rel.Status.FAILED, f'Rollback "{name}" failed: {exc}'))
+            raise
     supersede(cfg, history, record.version)
     deployed = record.with_status(rel.Status.DEPLOYED)
     cfg.driver.update(deployed)

@@ -6,7 +6,7 @@ Nothing touches a cluster; ``lookup`` returns empty maps.
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 
 from helm_core import lua
 from helm_core.chart import ignore, model, prepare
@@ -40,6 +40,14 @@ class LuaOptions:
     limits: lua.LuaLimits | None = None
     #: Where runtimes live; None: a fresh worker process per operation (killable on time-out).
     session_factory: Callable[[], Any] | None = None
+    #: Accept whatever the chart tree asks for (the CLI's ``-y``).
+    accept_all: bool = False
+
+    def accepted_for(self, chart: model.Chart) -> frozenset[str]:
+        """The permissions accepted for ``chart``'s tree."""
+        if not self.accept_all:
+            return self.accepted_permissions
+        return self.accepted_permissions.union(*lua.requested_permissions(chart).values())
 
 
 @record(frozen=True)
@@ -135,7 +143,7 @@ def run_events(action: str, step: RenderStep, prepared: prepare.Prepared, releas
     from helm_core.action import events
     order = list(lua.ACTIONS[action])
     order.insert(order.index("pre-render") + 1, "render")
-    with lua.load_chart_scripts(prepared.chart, accepted_permissions=lua_options.accepted_permissions,
+    with lua.load_chart_scripts(prepared.chart, accepted_permissions=lua_options.accepted_for(prepared.chart),
                                 limits=lua_options.limits, log=log,
                                 session_factory=lua_options.session_factory) as scripts:
         emitter: events.Emitter[lua.EventContext] = events.Emitter()
@@ -205,17 +213,23 @@ class RenderStep:
         """The documents matching ``objects`` as handlers left them."""
         if objects is self.objects:
             return self.documents
-        unused = list(self.documents)
-        out = []
-        for item in objects:
-            found = next((d for d in unused if d.source == item.source and d.obj == item.object), None)
-            if found is not None:
-                unused.remove(found)
-                out.append(found)
-            else:
-                obj = dict(item.object)
-                out.append(mf.Manifest(source=item.source, content=goyaml.dump(obj).rstrip("\n"), obj=obj))
-        return out
+        return documents_after(self.documents, objects)
+
+
+def documents_after(documents: Sequence[mf.Manifest], objects: Sequence[lua.RenderedObject]) -> list[mf.Manifest]:
+    """``documents`` as Lua handlers left their objects: an object left as it was keeps its
+    document's text; a changed or added one is written anew."""
+    unused = list(documents)
+    out = []
+    for item in objects:
+        found = next((d for d in unused if d.source == item.source and d.obj == item.object), None)
+        if found is not None:
+            unused.remove(found)
+            out.append(found)
+        else:
+            obj = dict(item.object)
+            out.append(mf.Manifest(source=item.source, content=goyaml.dump(obj).rstrip("\n"), obj=obj))
+    return out
 
 
 def _with_templates(chart: model.Chart, templates: Mapping[str, tuple[lua.TemplateSource, ...]]) -> model.Chart:

@@ -17,7 +17,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from helm_core.action import config, get, hooks
+from helm_core.action import config, get, hooks, version_events
+from helm_core.action import template as template_action
 from helm_core.errors import HelmError, TestFailedError
 from helm_core.kube import client as kclient
 from helm_core.kube import wait as kwait
@@ -38,6 +39,7 @@ class TestFilters:
 
 
 ALL_TESTS = TestFilters()
+NO_LUA_PERMISSIONS = template_action.LuaOptions()
 _NOT_NAME = re.compile(r"^!\s?name=")
 
 
@@ -63,15 +65,31 @@ def filters_from_spec(filters: Sequence[Mapping[str, Any]]) -> TestFilters:
 
 def run(cfg: config.Configuration, name: str, namespace: str, *,
         timeout_s: float = kwait.DEFAULT_TIMEOUT_S, filters: TestFilters = ALL_TESTS,
-        observe: hooks.Observer = hooks._unobserved) -> list[kclient.ObjectRef]:
-    """Run the test hooks of release ``name`` that ``filters`` keep; returns the tests run, in order."""
+        observe: hooks.Observer = hooks._unobserved,
+        lua: template_action.LuaOptions = NO_LUA_PERMISSIONS) -> list[kclient.ObjectRef]:
+    """Run the test hooks of release ``name`` that ``filters`` keep; returns the tests run, in
+    order. The version's chart Lua answers ``pre-test`` (whose handlers may change the tests),
+    then ``post-test`` or ``failed-test``."""
     release = get.run(cfg, name, namespace)
     if release.status is not rel.Status.DEPLOYED:
         raise HelmError(f'release "{name}" is {release.status.value}, not deployed: '
                         f"nothing to test")
-    stored = [h for h in hooks.parse(release.hooks) if filters.keeps(h.name)]
+    tests = [h for h in hooks.for_event(hooks.parse(release.hooks), "test") if filters.keeps(h.name)]
+    revision = version_events.revision_of(cfg.driver.history(namespace, name), release) if release.extensions else 0
     owner = config.owner(cfg, namespace=namespace, name=name)
-    return hooks.run(cfg, stored, "test", owner=owner, timeout_s=timeout_s, observe=observe)
+    text = hooks.format_hooks(tests)
+    with version_events.of_version(cfg, release, action="test", revision=revision, text=text,
+                                   lua_options=lua) as lua_events:
+        lua_events.fire("pre-test")
+        if lua_events.text != text:
+            tests = hooks.for_event(hooks.parse(lua_events.text), "test")
+        try:
+            ran = hooks.run(cfg, tests, "test", owner=owner, timeout_s=timeout_s, observe=observe)
+        except hooks.HookError:
+            lua_events.fire("failed-test")
+            raise
+        lua_events.fire("post-test")
+    return ran
 
 
 @record(frozen=True)
@@ -82,6 +100,8 @@ class TestOptions:
     ignore_failures: bool = False
     """A failing test is reported but the release stays as it is (no remediation)."""
     filters: TestFilters = ALL_TESTS
+    lua: template_action.LuaOptions = field(default_factory=template_action.LuaOptions)
+    """How the version's chart Lua may run (``pre-test``...)."""
 
 
 @record
@@ -145,7 +165,7 @@ def after_release(cfg: config.Configuration, release: rel.ReleaseVersion,
 
     try:
         run(cfg, release.name, release.namespace, timeout_s=options.timeout_s, filters=options.filters,
-            observe=observe)
+            observe=observe, lua=options.lua)
     except hooks.HookError as exc:
         report.error = str(exc)
     report.completed = _now()

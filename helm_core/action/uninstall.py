@@ -1,11 +1,13 @@
 """The ``uninstall`` action: remove a release's objects, then its history (or mark it).
 
-Steps (Helm's ``Uninstall.Run``): lock → newest version marked ``uninstalling`` →
+Steps (Helm's ``Uninstall.Run``): lock → the version's chart Lua answers ``pre-delete``
+(:mod:`helm_core.action.version_events`) → newest version marked ``uninstalling`` →
 ``pre-delete`` hooks → the manifest's objects deleted in reverse kind order → wait until gone
-(``--wait``) → ``post-delete`` hooks → history deleted (the ``Release`` with its last version),
+(``--wait``) → Lua ``post-delete`` → ``post-delete`` hooks → history deleted (the ``Release`` with its last version),
 or with ``keep_history`` the version marked ``uninstalled``.
 
 Rules:
+- ``no_hooks`` skips the chart's Lua as well as its hooks (the way past a failing handler).
 - CustomResourceDefinitions are never deleted (neither from ``crds/`` nor templated ones).
 - Objects annotated ``helm.sh/resource-policy: keep`` stay; they are re-applied without the
   owner reference to the ``Release`` first, so garbage collection does not take them either.
@@ -17,7 +19,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from helm_core.action import config, hooks
+from helm_core.action import config, hooks, version_events
+from helm_core.action import template as template_action
 from helm_core.engine import manifests as mf
 from helm_core.errors import HelmError, ReleaseNotFoundError, StorageError
 from helm_core.kube import client as kclient
@@ -40,6 +43,8 @@ class UninstallOptions:
     dry_run: bool = False
     ignore_not_found: bool = False
     description: str = ""
+    lua: template_action.LuaOptions = field(default_factory=template_action.LuaOptions)
+    """How the version's chart Lua may run (its ``pre-delete``/``post-delete`` handlers)."""
     cascade: kclient.Propagation = kclient.Propagation.BACKGROUND
     """What deleting an object does to its dependents (helm's ``--cascade``, Flux's
     ``uninstall.deletionPropagation``)."""
@@ -125,18 +130,25 @@ def _uninstall(cfg: config.Configuration, name: str, namespace: str,
             raise StorageError(f'"{name}" is already deleted')
         _purge(cfg, history)
         return UninstallResult(release=newest)
-    current = newest.with_status(rel.Status.UNINSTALLING,
-                                 "Deletion in progress (or silently failed)")
-    cfg.driver.update(current)
-    owner = config.owner(cfg, namespace=namespace, name=name)
-    stored_hooks = hooks.parse(newest.hooks)
-    if not options.no_hooks:
-        hooks.run(cfg, stored_hooks, "pre-delete", owner=owner, timeout_s=options.timeout_s)
-    objects = config.resolve_stored(cfg, config.parse_manifest(newest.manifest), namespace)
-    deletion = remove_objects(cfg, objects, owner=owner, wait=options.wait,
-                              timeout_s=options.timeout_s, cascade=options.cascade)
-    if not options.no_hooks:
-        hooks.run(cfg, stored_hooks, "post-delete", owner=owner, timeout_s=options.timeout_s)
+    # --no-hooks leaves the chart's Lua out too: the way past a failing handler, as past a failing hook
+    lua_version = newest if not options.no_hooks else newest.replace(extensions="")
+    with version_events.of_version(cfg, lua_version, action="uninstall", lua_options=options.lua,
+                                   revision=version_events.revision_of(history, newest),
+                                   text=newest.manifest) as lua_events:
+        lua_events.fire("pre-delete")
+        current = newest.with_status(rel.Status.UNINSTALLING,
+                                     "Deletion in progress (or silently failed)")
+        cfg.driver.update(current)
+        owner = config.owner(cfg, namespace=namespace, name=name)
+        stored_hooks = hooks.parse(newest.hooks)
+        if not options.no_hooks:
+            hooks.run(cfg, stored_hooks, "pre-delete", owner=owner, timeout_s=options.timeout_s)
+        objects = config.resolve_stored(cfg, config.parse_manifest(newest.manifest), namespace)
+        deletion = remove_objects(cfg, objects, owner=owner, wait=options.wait,
+                                  timeout_s=options.timeout_s, cascade=options.cascade)
+        lua_events.fire("post-delete")
+        if not options.no_hooks:
+            hooks.run(cfg, stored_hooks, "post-delete", owner=owner, timeout_s=options.timeout_s)
     done = current.replace(status=rel.Status.UNINSTALLED, deleted=rel.utcnow(),
                            description=options.description or "Uninstallation complete")
     if options.keep_history:

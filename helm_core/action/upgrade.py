@@ -227,7 +227,7 @@ def _upgrade(cfg: config.Configuration, chart: model.Chart, user_values: Mapping
                 undo_cfg, wait = config.for_undo(cfg, exc)
                 rollback.roll_back(undo_cfg, options.name, options.namespace, current.version,
                                    rollback.RollbackOptions(wait=wait, timeout_s=options.timeout_s,
-                                                            no_hooks=options.no_hooks,
+                                                            no_hooks=options.no_hooks, lua=options.lua,
                                                             cleanup_on_fail=options.cleanup_on_fail))
                 raise HelmError(ATOMIC_UPGRADE.format(name=options.name, error=exc)) from exc
             raise

@@ -76,7 +76,7 @@ def _template_options(args: argparse.Namespace, name: str, chart: Any,
         strict=args.strict,
         is_upgrade=args.is_upgrade,
         skip_schema_validation=args.skip_schema_validation,
-        lua=_lua_options(args, chart),
+        lua=_lua_options(args),
         post_render=_post_render_options(args),
         ledger=ledger,
     )
@@ -244,7 +244,7 @@ def cmd_lint(args: argparse.Namespace) -> int:
 
         kept = renderer_mod.FilesKept()
         step = template_action.RenderStep(prepared.chart, options, kept)
-        template_action.run_events("lint", step, prepared, release, caps, _lua_options(args, chart), _lua_log)
+        template_action.run_events("lint", step, prepared, release, caps, _lua_options(args), _lua_log)
         return kept.chart, kept.files
 
     if args.with_subcharts:  # helm walks each given chart's charts/ once, in the order given

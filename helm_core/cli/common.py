@@ -63,17 +63,14 @@ def add_limit_flags(p: argparse.ArgumentParser) -> None:
     cli_limits.add_flags(p)
 
 
-def lua_options(args: argparse.Namespace, chart: Any) -> template_action.LuaOptions:
-    from helm_core import lua
+def lua_options(args: argparse.Namespace) -> template_action.LuaOptions:
+    """``--accept-perms`` and ``-y`` (whatever the chart asks for, decided once it is read)."""
     from helm_core.action import template as template_action
 
     accepted: set[str] = set()
     for entry in args.accept_perms:
         accepted.update(p.strip() for p in entry.split(",") if p.strip())
-    if args.yes:
-        for asked in lua.requested_permissions(chart).values():
-            accepted.update(asked)
-    return template_action.LuaOptions(accepted_permissions=frozenset(accepted))
+    return template_action.LuaOptions(accepted_permissions=frozenset(accepted), accept_all=args.yes)
 
 
 def lua_log(line: str) -> None:

@@ -220,7 +220,7 @@ def cmd_install(args: argparse.Namespace) -> int:
         create_namespace=args.create_namespace, take_ownership=args.take_ownership,
         replace=args.replace, no_hooks=args.no_hooks, description=args.description,
         skip_schema_validation=args.skip_schema_validation,
-        lua=common.lua_options(args, chart), post_render=common.post_render_options(args),
+        lua=common.lua_options(args), post_render=common.post_render_options(args),
         subchart_notes=args.render_subchart_notes, crds=_crds(args, crd_policy.INSTALL_DEFAULT)))
     _print_release(result, args.output, cfg, hide_notes=args.hide_notes)
     return 0
@@ -254,7 +254,7 @@ def cmd_upgrade(args: argparse.Namespace) -> int:
         no_hooks=args.no_hooks, description=args.description,
         max_history=upgrade.DEFAULT_MAX_HISTORY if args.history_max is None else args.history_max,
         skip_schema_validation=args.skip_schema_validation,
-        lua=common.lua_options(args, chart), post_render=common.post_render_options(args),
+        lua=common.lua_options(args), post_render=common.post_render_options(args),
         subchart_notes=args.render_subchart_notes, crds=_crds(args, crd_policy.UPGRADE_DEFAULT),
         install_crds=_crds(args, crd_policy.INSTALL_DEFAULT)))
     if result.status is rel.Status.DEPLOYED and result.description != "Install complete":
@@ -265,23 +265,25 @@ def cmd_upgrade(args: argparse.Namespace) -> int:
 
 def cmd_rollback(args: argparse.Namespace) -> int:
     from helm_core.action import rollback
+    from helm_core.cli import common
     rollback.run(_configuration(args), args.name, args.namespace, _version_arg(args.version),
                  rollback.RollbackOptions(wait=args.wait, timeout_s=_timeout(args),
                                           no_hooks=args.no_hooks, dry_run=args.dry_run,
-                                          cleanup_on_fail=args.cleanup_on_fail))
+                                          cleanup_on_fail=args.cleanup_on_fail, lua=common.lua_options(args)))
     print("Rollback was a success! Happy Helming!")
     return 0
 
 
 def cmd_uninstall(args: argparse.Namespace) -> int:
     from helm_core.action import uninstall
+    from helm_core.cli import common
     propagation = uninstall.cascade(args.cascade)  # helm checks it before it connects
     cfg = _configuration(args)
     for name in args.names:
         result = uninstall.run(cfg, name, args.namespace, uninstall.UninstallOptions(
             keep_history=args.keep_history, wait=args.wait, timeout_s=_timeout(args),
             no_hooks=args.no_hooks, dry_run=args.dry_run, ignore_not_found=args.ignore_not_found,
-            description=args.description, cascade=propagation))
+            description=args.description, cascade=propagation, lua=common.lua_options(args)))
         if result.release is not None:
             print(result.info if not args.dry_run else f'release "{name}" uninstalled')
     return 0
@@ -412,9 +414,10 @@ def cmd_status(args: argparse.Namespace) -> int:
 def cmd_test(args: argparse.Namespace) -> int:
     from helm_core.action import get
     from helm_core.action import test as test_action
+    from helm_core.cli import common
     cfg = _configuration(args)
     test_action.run(cfg, args.name, args.namespace, timeout_s=_timeout(args),
-                    filters=test_action.filters_from_flags(args.filter))
+                    filters=test_action.filters_from_flags(args.filter), lua=common.lua_options(args))
     sys.stdout.write(status_text(get.run(cfg, args.name, args.namespace)))
     return 0
 
@@ -456,7 +459,7 @@ def _install_like(p: argparse.ArgumentParser) -> None:
 
 def register(sub: Any) -> None:
     """Add the release commands to ``helm-core``'s subcommand parser."""
-    from helm_core.cli import naming
+    from helm_core.cli import common, naming
     p = sub.add_parser("install", help="install a chart as a release")
     p.add_argument("args", nargs="+", metavar="[NAME] CHART")
     naming.add_name_flags(p)
@@ -484,6 +487,7 @@ def register(sub: Any) -> None:
     _add_cleanup_flag(p)
     _add_cluster_flags(p)
     _add_wait_flags(p)
+    common.add_lua_flags(p)
     p.set_defaults(func=cmd_rollback)
 
     p = sub.add_parser("uninstall", aliases=["delete", "del", "un"], help="uninstall releases")
@@ -496,6 +500,7 @@ def register(sub: Any) -> None:
     p.add_argument("--description", default="")
     _add_cluster_flags(p)
     _add_wait_flags(p)
+    common.add_lua_flags(p)
     p.set_defaults(func=cmd_uninstall)
 
     p = sub.add_parser("get", help="download a stored release version")
@@ -549,4 +554,5 @@ def register(sub: Any) -> None:
                         "'!attribute=value' to exclude a test (can specify multiple or separate values with "
                         "commas: name=test1,name=test2)")
     _add_cluster_flags(p)
+    common.add_lua_flags(p)
     p.set_defaults(func=cmd_test)

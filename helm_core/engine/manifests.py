@@ -336,15 +336,21 @@ def sort_by_kind(items: list[Any], order: tuple[str, ...]) -> list[Any]:
 
 def parse_stored_hooks(text: str) -> list[Hook]:
     """Hooks stored in ``format_documents`` form (a version's ``hooks``), in stored order."""
+    return sort_manifests(parse_stored_documents(text, source="hooks")).hooks
+
+
+def parse_stored_documents(text: str, *, source: str = "manifest") -> list[Manifest]:
+    """The documents of a text in ``format_documents`` form, with their ``# Source:`` paths
+    (``source`` for a document without one), in stored order; empty documents left out."""
     documents = []
     for doc in split_documents(text):
         first, _, rest = doc.partition("\n")
-        source, content = (first[len(_SOURCE_PREFIX):], rest) if first.startswith(_SOURCE_PREFIX) \
-            else ("hooks", doc)
-        obj = goyaml.load(content, source=source)
+        where, content = (first[len(_SOURCE_PREFIX):], rest) if first.startswith(_SOURCE_PREFIX) \
+            else (source, doc)
+        obj = goyaml.load(content, source=where)
         if isinstance(obj, dict) and obj:
-            documents.append(Manifest(source=source, content=content, obj=obj))
-    return sort_manifests(documents).hooks
+            documents.append(Manifest(source=where, content=content, obj=obj))
+    return documents
 
 
 _SOURCE_PREFIX = "# Source: "

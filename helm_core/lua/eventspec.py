@@ -60,8 +60,9 @@ ACTIONS: Mapping[str, tuple[str, ...]] = {
                 "wait", "ready"),
     "upgrade": ("chart-loaded", "pre-render", "post-render", "pre-upgrade", "post-upgrade",
                 "wait", "ready"),
-    "rollback": ("chart-loaded", "pre-render", "post-render", "pre-rollback", "post-rollback",
-                 "wait", "ready"),
-    "uninstall": ("chart-loaded", "pre-delete", "post-delete"),
-    "test": ("chart-loaded", "pre-test", "post-test", "failed-test"),
+    # These three work from a stored version and its kept Lua (helm_core.action.version_events):
+    # no chart is loaded or rendered.
+    "rollback": ("pre-rollback", "post-rollback", "wait", "ready"),
+    "uninstall": ("pre-delete", "post-delete"),
+    "test": ("pre-test", "post-test", "failed-test"),
 }

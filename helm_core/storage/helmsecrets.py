@@ -46,6 +46,8 @@ ADOPTED_LABEL = "helm-core.io/adopted"
 release from its own storage from then on, and ignores these copies."""
 SOURCE_ANNOTATION = "helm-core.io/chart-source"
 """Where the chart came from (``chartSource``), which Helm's record has no field for."""
+EXTENSIONS_KEY = "extensions"
+"""The chart's kept Lua (``ReleaseVersion.extensions``, gzip): a data key helm reads past."""
 _GZIP_MAGIC = b"\x1f\x8b\x08"
 _ZERO_TIME = "0001-01-01T00:00:00Z"
 
@@ -161,10 +163,14 @@ def encode(version: rel.ReleaseVersion, *, labels: Mapping[str, str] | None = No
     ``stamp`` is ``createdAt`` or ``modifiedAt`` (set to now). ``TooLargeError`` over 1 MiB."""
     raw = json.dumps(to_helm(version), separators=(",", ":")).encode()
     inner = base64.b64encode(gzip.compress(raw, compresslevel=9, mtime=0))
-    if len(inner) > secrets.MAX_SECRET_BYTES:
+    data = {"release": base64.b64encode(inner).decode()}
+    kept = gzip.compress(version.extensions.encode(), mtime=0) if version.extensions else b""
+    if kept:
+        data[EXTENSIONS_KEY] = base64.b64encode(kept).decode()
+    if len(inner) + len(kept) > secrets.MAX_SECRET_BYTES:
         raise TooLargeError(
             f'release "{version.name}" revision {revision(version)} is '
-            f"{len(inner) / (1024 * 1024):.1f} MiB once compressed, over the 1 MiB limit of a "
+            f"{(len(inner) + len(kept)) / (1024 * 1024):.1f} MiB once compressed, over the 1 MiB limit of a "
             "Kubernetes Secret; nothing was applied")
     all_labels = {k: v for k, v in (labels or {}).items() if k not in SYSTEM_LABELS}
     all_labels.update({NAME_LABEL: version.name, OWNER_LABEL: OWNER,
@@ -174,8 +180,7 @@ def encode(version: rel.ReleaseVersion, *, labels: Mapping[str, str] | None = No
                             "namespace": version.namespace, "labels": all_labels}
     if version.chart_source:
         meta["annotations"] = {SOURCE_ANNOTATION: version.chart_source}
-    return {"apiVersion": "v1", "kind": "Secret", "type": SECRET_TYPE, "metadata": meta,
-            "data": {"release": base64.b64encode(inner).decode()}}
+    return {"apiVersion": "v1", "kind": "Secret", "type": SECRET_TYPE, "metadata": meta, "data": data}
 
 
 def decode(secret: Mapping[str, Any]) -> rel.ReleaseVersion:
@@ -183,14 +188,18 @@ def decode(secret: Mapping[str, Any]) -> rel.ReleaseVersion:
     meta = secret.get("metadata") or {}
     where = f'Secret "{meta.get("name")}" in namespace "{meta.get("namespace")}"'
     try:
-        inner = base64.b64decode(base64.b64decode((secret.get("data") or {})["release"]))
+        data = secret.get("data") or {}
+        inner = base64.b64decode(base64.b64decode(data["release"]))
         if inner[:3] == _GZIP_MAGIC:
             inner = gzip.decompress(inner)
         record = json.loads(inner)
         if not record.get("namespace"):
             record["namespace"] = meta.get("namespace") or ""
         source = (meta.get("annotations") or {}).get(SOURCE_ANNOTATION, "")
-        return from_helm(record, chart_source=source)
+        version = from_helm(record, chart_source=source)
+        if EXTENSIONS_KEY in data:
+            version = version.replace(extensions=gzip.decompress(base64.b64decode(data[EXTENSIONS_KEY])).decode())
+        return version
     except (KeyError, ValueError, TypeError, OSError, EOFError, AttributeError) as exc:
         raise StorageError(f"{where} is not a valid Helm release: {exc}") from exc
 

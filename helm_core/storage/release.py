@@ -73,6 +73,8 @@ class ReleaseVersion:
     """Rendered hook documents, in Helm's ``---`` joined form."""
     notes: str = ""
     description: str = ""
+    extensions: str = ""
+    """The chart tree's Lua kept for the events of later actions (``helm_core.lua.kept``; "" if none)."""
     first_deployed: dt.datetime | None = None
     last_deployed: dt.datetime | None = None
     deleted: dt.datetime | None = None

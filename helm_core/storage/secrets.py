@@ -9,7 +9,8 @@ Layout of one version (``encode``/``decode`` are the only code that knows it):
   helm.sh/release-version``, labels ``release``, ``version`` (the ULID), ``status`` and
   ``owner: helm-core``; owned by the ``Release`` (owner reference, garbage-collected with it).
 - ``data`` keys ``userValues`` and ``chartValues`` (JSON), ``manifest``, ``hooks``, ``notes``
-  are gzip-compressed (``COMPRESSED_KEYS``); ``chartName``, ``chartVersion``, ``appVersion``,
+  and, for a chart with Lua, ``extensions`` (:mod:`helm_core.lua.kept`) are gzip-compressed
+  (``COMPRESSED_KEYS``); ``chartName``, ``chartVersion``, ``appVersion``,
   ``chartSource``, ``status``, ``description`` and the RFC 3339 timestamps are plain UTF-8.
 - The decoded ``data`` may total at most ``MAX_SECRET_BYTES`` (the API server's limit);
   ``encode`` raises ``TooLargeError`` naming the largest parts before anything is written.
@@ -56,7 +57,7 @@ MAX_SECRET_BYTES = 1024 * 1024
 """Kubernetes' limit on the total size of a Secret's data (``MaxSecretSize``, 1 MiB)."""
 OWNER_LABEL, OWNER = "owner", "helm-core"
 RELEASE_LABEL, VERSION_LABEL, STATUS_LABEL = "release", "version", "status"
-COMPRESSED_KEYS = ("userValues", "chartValues", "manifest", "hooks", "notes")
+COMPRESSED_KEYS = ("userValues", "chartValues", "manifest", "hooks", "notes", "extensions")
 RELEASE_API_VERSION = "helm.sh/v1alpha1"
 RELEASE_KIND = "Release"
 STATUS_HISTORY = 10
@@ -106,6 +107,8 @@ def _raw_data(version: rel.ReleaseVersion) -> dict[str, bytes]:
         "chartValues": json.dumps(version.chart_values, sort_keys=True, separators=(",", ":")),
         "manifest": version.manifest, "hooks": version.hooks, "notes": version.notes,
     }
+    if version.extensions:
+        texts["extensions"] = version.extensions
     data = {key: value.encode() for key, value in plain.items()}
     data.update({key: gzip.compress(value.encode(), mtime=0) for key, value in texts.items()})
     return data
@@ -157,6 +160,7 @@ def decode(secret: Mapping[str, Any], *, payloads: bool = True) -> rel.ReleaseVe
             chart_values=json.loads(text.get("chartValues") or "{}"),
             manifest=text.get("manifest", ""), hooks=text.get("hooks", ""),
             notes=text.get("notes", ""), description=text.get("description", ""),
+            extensions=text.get("extensions", ""),
             **{field: _parse_time(text.get(key, "")) for field, key in
                zip(("first_deployed", "last_deployed", "deleted"), _TIMES, strict=True)},
         )

@@ -229,7 +229,7 @@ def apply(rt: Runtime, body: Mapping[str, Any]) -> Outcome:
             if old.get("rolledBackTo") == rollback_to and latest is not None \
                     and latest.status is rel.Status.DEPLOYED:
                 return Outcome("none", _observed(old, generation))
-            done = _rollback(cfg, key, spec, rollback_to)
+            done = _rollback(cfg, key, spec, rollback_to, lua_options(rt, spec))
             out = _success(old, generation, done, values.digest, chart_info, "rollback", now)
             out["rolledBackTo"] = rollback_to
             # The release now runs older values: clearing rollbackTo must upgrade again.
@@ -253,13 +253,12 @@ def apply(rt: Runtime, body: Mapping[str, Any]) -> Outcome:
                 return Outcome("drift-correction", quiet, drift=tuple(lines))
             return Outcome("none", dict(quiet, drift=lines), drift=tuple(lines))
         chart = renderer.load_archive(chart_info.data, source=chart_info.source)
-        granted = policy.granted_lua_permissions(spec, security=rt.settings.security)
         refusal = policy.lua_refusal(lua_permissions.requested_permissions(chart),
                                      accepted=(spec.get("lua") or {}).get("acceptPermissions") or (),
                                      allowlist=rt.settings.security.lua_allowlist)
         if refusal:
             raise errors.RequestError(refusal, reason="LuaPermissionDenied")
-        lua = template.LuaOptions(accepted_permissions=granted)
+        lua = lua_options(rt, spec)
         post_render = install.post_render_options(spec.get("postRenderers"), spec.get("commonMetadata"))
         description = f"by HelmRequest {policy.owner_id(meta)}{requester.acting(client, body)}"
         first, then = spec.get("install") or {}, spec.get("upgrade") or {}
@@ -281,7 +280,7 @@ def apply(rt: Runtime, body: Mapping[str, Any]) -> Outcome:
             skip_schema_validation=bool(first.get("disableSchemaValidation")),
             crds=crd_policy.check_policy(first.get("crds") or "", default=crd_policy.INSTALL_DEFAULT),
             description=f"Install {description}"), history=history)
-        tested = _test(cfg, spec, done)
+        tested = _test(cfg, spec, done, lua)
         out = _success(old, generation, done, values.digest, chart_info, action, now)
         out.pop("rolledBackTo", None)
         out.pop("drift", None)
@@ -290,8 +289,14 @@ def apply(rt: Runtime, body: Mapping[str, Any]) -> Outcome:
         return Outcome(action, out)
 
 
+def lua_options(rt: Runtime, spec: Mapping[str, Any]) -> template.LuaOptions:
+    """How the chart's Lua may run for this request: the admin's allowlist ∩ what it accepts."""
+    return template.LuaOptions(accepted_permissions=policy.granted_lua_permissions(
+        spec, security=rt.settings.security))
+
+
 def _test(cfg: action_config.Configuration, spec: Mapping[str, Any],
-          done: rel.ReleaseVersion) -> dict[str, Any] | None:
+          done: rel.ReleaseVersion, lua: template.LuaOptions) -> dict[str, Any] | None:
     """``spec.test``: the release's test hooks after an install/upgrade; a failure raises
     ``TestFailedError`` (remediated as a failed upgrade) unless ``ignoreFailures``."""
     asked = spec.get("test") or {}
@@ -300,7 +305,7 @@ def _test(cfg: action_config.Configuration, spec: Mapping[str, Any],
     timeout = parse_duration(asked.get("timeout"), DEFAULT_TIMEOUT_S)
     return test_action.after_release(cfg, done, test_action.TestOptions(
         timeout_s=timeout, ignore_failures=bool(asked.get("ignoreFailures")),
-        filters=test_action.filters_from_spec(asked.get("filters") or ()))).summary()
+        filters=test_action.filters_from_spec(asked.get("filters") or ()), lua=lua)).summary()
 
 
 def remediate(rt: Runtime, body: Mapping[str, Any], *, action: str) -> str:
@@ -319,12 +324,13 @@ def remediate(rt: Runtime, body: Mapping[str, Any], *, action: str) -> str:
         history = cfg.driver.history(key.namespace, key.name)
         if strategy == "rollback" and any(v.status is rel.Status.SUPERSEDED for v in history):
             rollback.run(cfg, key.name, key.namespace, None, rollback.RollbackOptions(
-                wait=section.get("wait", True),
+                wait=section.get("wait", True), lua=lua_options(rt, spec),
                 timeout_s=parse_duration(section.get("timeout"), DEFAULT_TIMEOUT_S)))
             return "rollback"
         if strategy == "uninstall" or action == "install":
             uninstall.run(cfg, key.name, key.namespace, uninstall.UninstallOptions(
-                keep_history=True, ignore_not_found=True, description="Remediation after failure"))
+                keep_history=True, ignore_not_found=True, description="Remediation after failure",
+                lua=lua_options(rt, spec)))
             return "uninstall"
     return ""
 
@@ -347,7 +353,7 @@ def delete(rt: Runtime, body: Mapping[str, Any]) -> str:
         uninstall.run(cfg, key.name, key.namespace, uninstall.UninstallOptions(
             keep_history=bool(opts.get("keepHistory")), wait=bool(opts.get("wait", False)),
             timeout_s=parse_duration(opts.get("timeout"), DEFAULT_TIMEOUT_S),
-            no_hooks=bool(opts.get("disableHooks")), ignore_not_found=True,
+            no_hooks=bool(opts.get("disableHooks")), ignore_not_found=True, lua=lua_options(rt, spec),
             cascade=uninstall.cascade(str(opts.get("deletionPropagation") or "background")),
             description=f"Uninstall by HelmRequest {policy.owner_id(meta)}"
                         f"{requester.acting(client, body)}"))
@@ -355,7 +361,7 @@ def delete(rt: Runtime, body: Mapping[str, Any]) -> str:
 
 
 def _rollback(cfg: action_config.Configuration, key: policy.ReleaseKey, spec: Mapping[str, Any],
-              target: str) -> rel.ReleaseVersion:
+              target: str, lua: template.LuaOptions) -> rel.ReleaseVersion:
     try:
         version = rel.parse_version(target)
     except ValueError:
@@ -363,7 +369,7 @@ def _rollback(cfg: action_config.Configuration, key: policy.ReleaseKey, spec: Ma
                                   reason="RollbackInvalid") from None
     opts = spec.get("upgrade") or {}
     return rollback.run(cfg, key.name, key.namespace, version, rollback.RollbackOptions(
-        wait=opts.get("wait", True), timeout_s=parse_duration(opts.get("timeout"), DEFAULT_TIMEOUT_S)))
+        wait=opts.get("wait", True), lua=lua, timeout_s=parse_duration(opts.get("timeout"), DEFAULT_TIMEOUT_S)))
 
 
 def _observed(old: Mapping[str, Any], generation: int) -> dict[str, Any]:

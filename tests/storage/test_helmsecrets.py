@@ -148,3 +148,13 @@ def test_packaged_release_crd_is_the_one_in_manifests():
     packaged = ROOT / "helm_core" / "storage" / "crds" / "release.yaml"
     assert packaged.read_bytes() == (ROOT / "manifests" / "crds" / "release.yaml").read_bytes()
     assert crd.definition()["metadata"]["name"] == crd.CRD_NAME
+
+
+def test_a_charts_kept_lua_rides_beside_helms_record():
+    """helm reads ``data.release`` only; the chart's kept Lua is a key of its own, gzip'd."""
+    version = make_version(version=rel.revision_version(2), extensions='{"Chart.yaml": "e30="}')
+    secret = helmsecrets.encode(version)
+    assert sorted(secret["data"]) == ["extensions", "release"]
+    assert gzip.decompress(base64.b64decode(secret["data"]["extensions"])) == b'{"Chart.yaml": "e30="}'
+    assert helmsecrets.decode(secret) == version
+    assert "extensions" not in helmsecrets.encode(version.replace(extensions=""))["data"]

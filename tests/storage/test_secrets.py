@@ -328,3 +328,12 @@ def test_a_stale_release_object_found_at_the_deferred_result_write_owns_the_vers
     assert secret["metadata"]["ownerReferences"][0]["uid"] == current["metadata"]["uid"]
     assert driver.get("demo", "web", version.version).status is rel.Status.DEPLOYED
     assert client.get(RELEASE_REF)["status"]["status"] == "deployed"
+
+
+def test_a_charts_kept_lua_is_stored_compressed_only_when_there_is_some():
+    version = make_version(extensions='{"Chart.yaml": "e30="}')
+    secret = secrets.encode(version)
+    assert gzip.decompress(base64.b64decode(secret["data"]["extensions"])) == b'{"Chart.yaml": "e30="}'
+    assert secrets.decode(secret) == version
+    assert secrets.decode(secret, payloads=False).extensions == ""
+    assert "extensions" not in secrets.encode(version.replace(extensions=""))["data"]
