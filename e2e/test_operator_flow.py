@@ -45,17 +45,7 @@ def test_apply_installs_then_values_edit_upgrades_then_delete_uninstalls(
     assert version_secrets(api, namespace) == sorted([f"app.{first.lower()}", f"app.{second.lower()}"])
     assert condition(obj, "Ready")["reason"] == "UpgradeSucceeded"
 
-    objects.delete_namespaced_custom_object(GROUP, VERSION, namespace, PLURAL, "app")
-    deadline = time.monotonic() + READY_TIMEOUT_S
-    while time.monotonic() < deadline:
-        try:
-            get(objects, namespace)
-        except ApiException as exc:
-            assert exc.status == 404
-            break
-        time.sleep(0.3)
-    else:
-        raise AssertionError("the HelmRequest (its finalizer) was never removed")
+    delete_and_wait_gone(objects, namespace)
     assert version_secrets(api, namespace) == []
     with pytest.raises(ApiException) as gone:
         k8s.CoreV1Api(api).read_namespaced_config_map("app-hello", namespace)
@@ -64,6 +54,20 @@ def test_apply_installs_then_values_edit_upgrades_then_delete_uninstalls(
     reasons = {e["reason"] for e in json.loads(events)["items"]
                if e["involvedObject"]["kind"] == "HelmRequest"}
     assert {"InstallSucceeded", "UpgradeSucceeded", "Uninstalled"} <= reasons
+
+
+def delete_and_wait_gone(objects: k8s.CustomObjectsApi, namespace: str) -> None:
+    """Delete HelmRequest ``app`` and wait until its finalizer (the uninstall) let it go."""
+    objects.delete_namespaced_custom_object(GROUP, VERSION, namespace, PLURAL, "app")
+    deadline = time.monotonic() + READY_TIMEOUT_S
+    while time.monotonic() < deadline:
+        try:
+            get(objects, namespace)
+        except ApiException as exc:
+            assert exc.status == 404
+            return
+        time.sleep(0.3)
+    raise AssertionError("the HelmRequest (its finalizer) was never removed")
 
 
 def test_values_from_change_triggers_upgrade(controller: Controller, api: k8s.ApiClient,
@@ -133,7 +137,9 @@ def test_service_account_without_rights_is_refused_and_leaves_nothing(
 LUA_CHART = {
     "Chart.yaml": "apiVersion: v2\nname: demo\nversion: 1.0.0\n",
     "ext/permissions.yaml": "lua: [io]\n",
-    "ext/lua/chart.lua": "events.on('pre-render', 0, function(_) end)\n",
+    "ext/lua/chart.lua": "events.on('pre-render', 0, function(_) end)\n"
+                         # reads a file of its own: only with the io permission the request granted
+                         "events.on('pre-delete', 0, function(_) assert(io.open('ext/permissions.yaml')) end)\n",
     "templates/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: demo\ndata:\n  a: b\n",
 }
 
@@ -150,6 +156,9 @@ def test_lua_permission_refused_then_accepted_by_the_request(
     patch_spec(objects, namespace, "app", {"lua": {"acceptPermissions": ["io"]}})
     wait_for(objects, namespace, ready_at(2))
     assert k8s.CoreV1Api(api).read_namespaced_config_map("demo", namespace).data == {"a": "b"}
+    # the uninstall runs the version's kept pre-delete Lua with the permissions the request grants
+    delete_and_wait_gone(objects, namespace)
+    assert version_secrets(api, namespace) == []
 
 
 def test_suspend_then_rollback_to_a_version(controller: Controller, api: k8s.ApiClient,
