@@ -117,20 +117,20 @@ def test_cli_rollback_test_and_uninstall_run_the_charts_lua(cluster: ClusterInfo
               values="greeting: two\n", extra=extra)
 
     def lua_lines(result: subprocess.CompletedProcess[str]) -> list[str]:
-        """What the chart's Lua printed (the operation's log: stderr with --debug)."""
-        return [line.removeprefix("demo: ") for line in result.stderr.splitlines() if line.startswith("demo: ")]
+        """What the chart's Lua printed (on stderr, as for ``template``)."""
+        return [line.removeprefix("lua: demo: ") for line in result.stderr.splitlines() if line.startswith("lua: ")]
 
     _run(cluster, namespace, "install", "web", str(tmp_path / "one"), "--accept-perms", "os")
-    assert lua_lines(_run(cluster, namespace, "test", "web", "--debug", "--timeout", "60s", "-y")) == [
+    assert lua_lines(_run(cluster, namespace, "test", "web", "--timeout", "60s", "-y")) == [
         "pre-test one", "post-test one"]
     _run(cluster, namespace, "upgrade", "web", str(tmp_path / "two"), "-y")
-    failed = _run(cluster, namespace, "test", "web", "--debug", "--timeout", "60s", "-y", ok=False)
+    failed = _run(cluster, namespace, "test", "web", "--timeout", "60s", "-y", ok=False)
     assert lua_lines(failed) == ["pre-test two", "failed-test two"]
     refused = _run(cluster, namespace, "rollback", "web", ok=False)
     assert 'chart "demo" asks for Lua permissions [os] but only [] were accepted' in refused.stderr
     assert len(json.loads(_run(cluster, namespace, "history", "web", "-o", "json").stdout)) == 2  # nothing done
-    rolled = _run(cluster, namespace, "rollback", "web", "--debug", "--accept-perms", "os")
+    rolled = _run(cluster, namespace, "rollback", "web", "--accept-perms", "os")
     assert lua_lines(rolled) == ["pre-rollback one", "true", "post-rollback one"]
     assert hc.get(kclient.ObjectRef("v1", "ConfigMap", "a", namespace))["data"] == {"greeting": "one"}
-    gone = _run(cluster, namespace, "uninstall", "web", "--debug", "-y")
+    gone = _run(cluster, namespace, "uninstall", "web", "-y")
     assert lua_lines(gone) == ["pre-delete one", "post-delete one"]

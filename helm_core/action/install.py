@@ -126,7 +126,7 @@ def rendering(cfg: config.Configuration, chart: model.Chart, user_values: Mappin
         subchart_notes=choices.subchart_notes), renderer)
     lua_options, post_render = choices.lua, choices.post_render
     with lua.load_chart_scripts(prepared.chart, accepted_permissions=lua_options.accepted_for(prepared.chart),
-                                limits=lua_options.limits, log=cfg.log,
+                                limits=lua_options.limits, log=lua_options.log or cfg.log,
                                 session_factory=lua_options.session_factory) as scripts:
         emitter: events.Emitter[lua.EventContext] = events.Emitter()
         events.attach_chart_scripts(emitter, scripts, lua.ACTIONS[action])

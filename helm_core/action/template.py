@@ -42,6 +42,8 @@ class LuaOptions:
     session_factory: Callable[[], Any] | None = None
     #: Accept whatever the chart tree asks for (the CLI's ``-y``).
     accept_all: bool = False
+    #: Where a release action sends the Lua's ``print`` lines; None: the operation's log (``cfg.log``).
+    log: Callable[[str], None] | None = None
 
     def accepted_for(self, chart: model.Chart) -> frozenset[str]:
         """The permissions accepted for ``chart``'s tree."""

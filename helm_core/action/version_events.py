@@ -70,7 +70,7 @@ def of_version(cfg: config.Configuration, version: rel.ReleaseVersion, *, action
     chart = kept.unpack(version.extensions, source=where)
     assert chart is not None
     with lua.load_chart_scripts(chart, accepted_permissions=lua_options.accepted_for(chart),
-                                limits=lua_options.limits, log=cfg.log,
+                                limits=lua_options.limits, log=lua_options.log or cfg.log,
                                 session_factory=lua_options.session_factory) as scripts:
         emitter: events.Emitter[lua.EventContext] = events.Emitter()
         events.attach_chart_scripts(emitter, scripts, lua.ACTIONS[action])

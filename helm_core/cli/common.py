@@ -70,7 +70,7 @@ def lua_options(args: argparse.Namespace) -> template_action.LuaOptions:
     accepted: set[str] = set()
     for entry in args.accept_perms:
         accepted.update(p.strip() for p in entry.split(",") if p.strip())
-    return template_action.LuaOptions(accepted_permissions=frozenset(accepted), accept_all=args.yes)
+    return template_action.LuaOptions(accepted_permissions=frozenset(accepted), accept_all=args.yes, log=lua_log)
 
 
 def lua_log(line: str) -> None:
