@@ -4,6 +4,7 @@ request's ServiceAccount."""
 from __future__ import annotations
 
 import json
+import re
 import time
 
 import pytest
@@ -280,3 +281,34 @@ def test_lua_permission_outside_the_admin_allowlist_is_refused_even_when_accepte
         "(not in the operator's allowlist: network)")
     with pytest.raises(ApiException):
         k8s.CoreV1Api(api).read_namespaced_config_map("demo", namespace)
+
+
+def test_deleting_the_namespace_uninstalls_without_event_errors(
+        controller: Controller, api: k8s.ApiClient, objects: k8s.CustomObjectsApi, namespace: str) -> None:
+    """A namespace deleted with its HelmRequests: each request's finalizer runs, and its outcome
+    goes to the controller's log rather than to Events the API server would refuse (Kopf retried
+    those, with an ERROR line per attempt)."""
+    setup_namespace(api, namespace, chart=hello_tgz())
+    request(objects, namespace)
+    wait_for(objects, namespace, ready_at(1))
+    written = controller.log.stat().st_size
+    k8s.CoreV1Api(api).delete_namespace(namespace)
+    deadline = time.monotonic() + READY_TIMEOUT_S
+    while time.monotonic() < deadline:
+        try:
+            k8s.CoreV1Api(api).read_namespace(namespace)
+        except ApiException as exc:
+            assert exc.status == 404
+            break
+        time.sleep(0.5)
+    else:
+        raise AssertionError(f"namespace {namespace} was never deleted")
+    time.sleep(2)  # a refused Event would be retried for seconds
+    with open(controller.log, "rb") as log:
+        log.seek(written)
+        said = log.read().decode(errors="replace")
+    # the uninstall races the namespace controller, which removes the service account's rights
+    # too: it is uninstalled, or the finalizer is released with the reason; either is logged
+    assert re.search(rf"{namespace}/app: (Normal Uninstalled|Warning FinalizerReleased): .*"
+                     r"\(no Event: the namespace is being deleted\)", said), said
+    assert "Failed to post an event" not in said and "ERROR" not in said, said[-3000:]

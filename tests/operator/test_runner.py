@@ -194,6 +194,27 @@ def test_delete_uninstalls_and_a_gone_release_is_fine(tmp_path):
     assert w.events[-1] == ("Normal", "Uninstalled", "release team/app was already gone")
 
 
+def test_delete_in_a_namespace_being_deleted_logs_instead_of_posting_events(tmp_path):
+    """The API server refuses Events in a terminating namespace (and Kopf would retry each
+    with ERROR lines): the uninstall still runs, its outcome goes to the log."""
+    from helm_core.support import records
+
+    w = World(tmp_path)
+    lines: list[str] = []
+    w.rt = records.replace(w.rt, log=lines.append)
+    w.admin.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NS},
+                    "status": {"phase": "Terminating"}})
+    w.request()
+    w.run()
+    posted = len(w.events)
+    runner.delete(w.rt, w.current(), retry=0, metrics=w.metrics)
+    assert len(w.events) == posted
+    assert lines[-1] == ("team/app: Normal Uninstalled: release team/app uninstalled "
+                         "(no Event: the namespace is being deleted)")
+    with pytest.raises(Exception):
+        w.configmap("app")
+
+
 def test_idle_check_writes_nothing(tmp_path):
     w = World(tmp_path)
     w.request()
