@@ -70,6 +70,10 @@ class SourcePos(_Place):
 class HelmError(Exception):
     """Base of every error helm_core raises on purpose."""
 
+    #: Set when the error came once rendering had begun (helm then returns a partial release):
+    #: the rendered files it could show, "" if none. ``helm template --debug`` prints them.
+    rendered: str | None = None
+
 
 class ChartError(HelmError):
     """A chart cannot be loaded or is not valid."""

@@ -167,7 +167,8 @@ def test_binary_file_bytes_print_as_go_quotes_them(tmp_path, capfdbinary):
     })
     assert cli.main(["template", str(root), "--show-only", "templates/cm.yaml"]) == 1
     err = capfdbinary.readouterr().err
-    assert err == b"Error: YAML parse error on bin/templates/bad.yaml: error converting YAML to JSON: yaml: invalid UTF-8\n"
+    assert err == (b"Error: YAML parse error on bin/templates/bad.yaml: error converting YAML to JSON: yaml: "
+                   b"invalid leading UTF-8 octet\n\nUse --debug flag to render out invalid YAML\n")
     (root / "templates" / "bad.yaml").unlink()
     assert cli.main(["template", str(root)]) == 0
     out = capfdbinary.readouterr().out
@@ -253,7 +254,7 @@ def test_include_ring_is_one_error_line(tmp_path):
     proc = _cli_subprocess(tmp_path, defines + 'a: {{ include "r0" . }}')
     assert (proc.returncode, proc.stderr) == (
         1, "Error: rendering template failed: hostile/templates/a.yaml: include and tpl calls nested more than "
-           '10000 deep (at include "r100")\n')
+           '10000 deep (at include "r100")\n\nUse --debug flag to render out invalid YAML\n')
 
 
 @pytest.mark.parametrize(("text", "seconds"), [("30s", 30.0), ("1m30s", 90.0), ("500ms", 0.5), ("1.5s", 1.5)])

@@ -85,7 +85,7 @@ def test_rendered_yaml_nested_past_yaml_v2_limit_is_helms_parse_error(capsys, tm
     code, out, err = run(capsys, "template", "r", str(root), "--set", "deep" + "[0]" * 30_000 + "=1")
     assert (code, out) == (1, "")
     assert err == ("Error: YAML parse error on demo/templates/t.yaml: error converting YAML to JSON: "
-                   "yaml: exceeded max depth of 10000\n")
+                   "yaml: exceeded max depth of 10000\n\nUse --debug flag to render out invalid YAML\n")
 
 
 def test_set_json_nested_past_go_json_limit_is_helms_error(capsys, tmp_path):

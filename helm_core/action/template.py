@@ -15,7 +15,7 @@ from helm_core.engine import manifests as mf
 from helm_core.engine import postrender
 from helm_core.engine import render as render_mod
 from helm_core.engine import renderer as renderer_mod
-from helm_core.errors import ChartError, HelmError
+from helm_core.errors import ChartError, HelmError, ManifestError, TemplateError
 from helm_core.golib import goyaml, versions
 from helm_core.lua import layout
 from helm_core.storage import names as release_names
@@ -193,8 +193,13 @@ class RenderStep:
                options: render_mod.RenderOptions | None = None) -> list[mf.Manifest]:
         """Templates → documents (NOTES.txt kept apart in ``notes``); ``values`` may be any mapping."""
         options = options or self.options
-        check_kube_version(chart, options.capabilities or caps_mod.make_capabilities())
-        rendered = self.renderer.render(chart, values, options)
+        try:
+            check_kube_version(chart, options.capabilities or caps_mod.make_capabilities())
+            rendered = self.renderer.render(chart, values, options)
+        except (TemplateError, ManifestError, ChartError) as exc:  # a render limit is ours, not helm's
+            if exc.rendered is None:
+                exc.rendered = ""  # failed in the templates: helm's partial release is empty
+            raise
         self.notes = rendered.notes
         self.documents = rendered.documents
         return self.documents

@@ -20,7 +20,7 @@ import posixpath
 
 from helm_core.chart import gostruct, model
 from helm_core.errors import ChartFileError
-from helm_core.golib import gostrconv, gounicode, goyaml
+from helm_core.golib import gostrconv, gounicode, goyaml, goyaml_rules
 from helm_core.gotemplate import gofmt
 from helm_core.support import cachekeys, memo, patterns
 
@@ -88,8 +88,8 @@ def _parse_yaml_text(data: bytes, source: str) -> Any:
         # A leading BOM dropped as the utf-8-sig codec does, without importing that codec.
         return goyaml.decode_uncached(data.removeprefix(b"\xef\xbb\xbf").decode("utf-8"), json_step=False)
     except UnicodeDecodeError:
-        raise ChartFileError(
-            f"{_load_prefix(source)}error converting YAML to JSON: yaml: invalid leading UTF-8 octet") from None
+        raise ChartFileError(f"{_load_prefix(source)}error converting YAML to JSON: yaml: "
+                             f"{goyaml_rules.utf8_problem(data)}") from None
     except ValueError as exc:
         raise ChartFileError(f"{_load_prefix(source)}{exc}") from None
 

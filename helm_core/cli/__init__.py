@@ -111,13 +111,13 @@ def cmd_template(args: argparse.Namespace) -> int:
         ledger = purity.Ledger(rendered.recall_parts(disk, entry_key))
     options = _template_options(args, name, chart, ledger)
     impure_calls = purity.calls()
-    result = template_action.run(chart, values, options, log=_lua_log)
+    result = _render_template(args, chart, values, options)
     if ledger is not None and ledger.stale:
         # A template rendered anew changed data that the kept outputs were rendered without
         # changes to: they may not hold this time, so every template is rendered.
         ledger = purity.Ledger()
         options = _template_options(args, name, chart, ledger)
-        result = template_action.run(chart, values, options, log=_lua_log)
+        result = _render_template(args, chart, values, options)
     if args.output_dir:
         _print_info(result.info)
         _write_output_dir(args, template_action.output_parts(result, options), name, chart_name=result.chart.name)
@@ -618,6 +618,22 @@ def _english_argparse() -> None:
     functions are all argparse takes from it.)"""
     setattr(argparse, "_", str)  # noqa: B010 - the module's private name for gettext
     setattr(argparse, "ngettext", lambda singular, plural, n: singular if n == 1 else plural)  # noqa: B010
+
+
+def _render_template(args: argparse.Namespace, chart: Any, values: dict[str, Any], options: Any) -> Any:
+    """``template``'s render, failing as ``helm template`` does once rendering had begun: with
+    ``--debug`` what was rendered is printed first, else the error says how to see it."""
+    from helm_core.action import template as template_action
+    try:
+        return template_action.run(chart, values, options, log=_lua_log)
+    except HelmError as exc:
+        if exc.rendered is None:
+            raise
+        if args.debug:
+            sys.stdout.write(exc.rendered.strip() + "\n")
+            raise
+        hint = HelmError(f"{exc}\n\nUse --debug flag to render out invalid YAML")
+        raise hint from exc
 
 
 def _one_line(message: str) -> str:

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping
 
 from helm_core.chart import gostruct
 from helm_core.errors import ManifestError
-from helm_core.golib import gounicode, goyaml
+from helm_core.golib import gounicode, goyaml, goyaml_rules
 from helm_core.support.records import field, record
 
 TYPE_CHECKING = False
@@ -176,7 +176,17 @@ def _is_partial(path: str) -> bool:
 
 
 def parse_documents(files: Mapping[str, str]) -> list[Manifest]:
-    """Split every rendered file (sorted by path; ``_*`` partials and blank files skipped)."""
+    """Split every rendered file (sorted by path; ``_*`` partials and blank files skipped).
+    A ``ManifestError`` carries the rendered files (``rendered``), as helm shows them with --debug."""
+    try:
+        return _parse_documents(files)
+    except ManifestError as exc:
+        exc.rendered = "".join(f"---\n# Source: {path}\n{files[path]}\n" for path in sorted(files)
+                               if files[path].strip())
+        raise
+
+
+def _parse_documents(files: Mapping[str, str]) -> list[Manifest]:
     out: list[Manifest] = []
     for path in sorted(files):
         content = files[path]
@@ -187,9 +197,10 @@ def parse_documents(files: Mapping[str, str]) -> list[Manifest]:
                 obj = goyaml.load(doc, source=path)
             except ValueError as exc:
                 if not _is_utf8(doc):
-                    # Bytes of a binary file that are not UTF-8 (Helm: "invalid leading UTF-8 octet").
+                    # Bytes of a binary file that are not UTF-8: yaml.v2's reader names the first bad one.
+                    problem = goyaml_rules.utf8_problem(doc.encode("utf-8", "surrogateescape"))
                     raise ManifestError(
-                        f"YAML parse error on {path}: error converting YAML to JSON: yaml: invalid UTF-8"
+                        f"YAML parse error on {path}: error converting YAML to JSON: yaml: {problem}"
                     ) from None
                 raise ManifestError(f"YAML parse error on {exc}") from None
             try:

@@ -192,3 +192,31 @@ def has_surrogates(text: str) -> bool:
     """Whether ``text`` carries lone surrogates (:data:`SURROGATE`); ASCII text, most of what a
     chart writes, is answered without the pattern, which is then compiled only when needed."""
     return not text.isascii() and SURROGATE().search(text) is not None
+
+
+def utf8_problem(data: bytes) -> str | None:
+    """What yaml.v2's reader says of the first invalid UTF-8 sequence in ``data`` (its decoder,
+    not Python's: the words tell a bad leading octet from a bad trailing one, an incomplete
+    sequence, an overlong one and a surrogate), or None when ``data`` is UTF-8."""
+    pos, end = 0, len(data)
+    while pos < end:
+        octet = data[pos]
+        if octet < 0x80:
+            pos += 1
+            continue
+        width = 2 if octet & 0xE0 == 0xC0 else 3 if octet & 0xF0 == 0xE0 else 4 if octet & 0xF8 == 0xF0 else 0
+        if not width:
+            return "invalid leading UTF-8 octet"
+        if pos + width > end:
+            return "incomplete UTF-8 octet sequence"
+        value = octet & (0x1F, 0x0F, 0x07)[width - 2]
+        for trailing in data[pos + 1:pos + width]:
+            if trailing & 0xC0 != 0x80:
+                return "invalid trailing UTF-8 octet"
+            value = (value << 6) + (trailing & 0x3F)
+        if value < (0x80, 0x800, 0x10000)[width - 2]:
+            return "invalid length of a UTF-8 sequence"
+        if 0xD800 <= value <= 0xDFFF or value > 0x10FFFF:
+            return "invalid Unicode character"
+        pos += width
+    return None
