@@ -10,7 +10,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 ACTIONS = ("claim", "config", "crds", "drift", "events", "get", "history", "hooks", "install", "list", "rollback",
-           "status", "template", "test", "uninstall", "upgrade", "values_options")
+           "status", "template", "test", "uninstall", "upgrade", "values_options", "version_events")
 
 
 def __getattr__(name: str) -> Any:
