@@ -9,6 +9,11 @@ backtracking engine (``^(a+)+$`` hangs). So:
 * the ``re`` that jsonschema's keyword modules search with is replaced by :data:`GO_RE`,
   whose ``search`` is :mod:`helm_core.golib.goregexp` (those modules use nothing else of ``re``);
 * :func:`format_checker` is a validator's format checker whose "regex" is Go's.
+
+v6 also decides two keywords otherwise, so values are validated by :func:`values_validator`'s
+classes: ``multipleOf`` on the numbers' decimal text (``0.3`` is a multiple of ``0.1``), and
+``format`` asserted with v6's checkers (:mod:`helm_core.chart.schema_formats`) in drafts before
+2019-09.
 """
 from __future__ import annotations
 
@@ -46,6 +51,51 @@ def install() -> None:
         if not hasattr(getattr(module, "re", None), "search") or set(vars(GO_RE)) != {"search"}:
             raise RuntimeError(f"{name} does not search with re as expected")
         setattr(module, "re", GO_RE)  # a module attribute mypy cannot see
+
+
+def _multiple_of(validator: Any, step: Any, instance: Any, schema: Any) -> Any:
+    """jsonschema's ``multipleOf`` keyword with v6's answer."""
+    from jsonschema.exceptions import ValidationError
+
+    from helm_core.chart import schema_errors
+
+    if validator.is_type(instance, "number") and not schema_errors.multiple_of(instance, step):
+        yield ValidationError(f"{instance!r} is not a multiple of {step}")
+
+
+@functools.cache
+def values_validator(cls: Any) -> Any:
+    """``cls`` (a jsonschema validator class) with v6's ``multipleOf``."""
+    import jsonschema.validators
+
+    return jsonschema.validators.extend(cls, {"multipleOf": _multiple_of})
+
+
+class FormatFailure(ValueError):
+    """A string that is not of its format: the text is v6's reason."""
+
+
+def _v6_format(name: str) -> Any:
+    from helm_core.chart import schema_formats
+
+    def check(instance: Any) -> bool:
+        why = schema_formats.reason(name, instance) if isinstance(instance, str) else None
+        if why is not None:
+            raise FormatFailure(why)
+        return True
+    return check
+
+
+@functools.cache
+def values_format_checker() -> Any:
+    """A format checker that asserts v6's formats, as v6 checks values in drafts before 2019-09."""
+    import jsonschema
+
+    from helm_core.chart import schema_formats
+
+    checker = jsonschema.FormatChecker(formats=())
+    checker.checkers = {name: (_v6_format(name), FormatFailure) for name in schema_formats.NAMES}
+    return checker
 
 
 def _is_go_regex(instance: Any) -> bool:

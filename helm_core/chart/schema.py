@@ -71,8 +71,11 @@ def _code_digest() -> str:
     package = memo.package_folder("jsonschema") or here
     jsonschema_code = [os.path.join(package, name) for name in (
         "validators.py", "_keywords.py", "_legacy_keywords.py", "_utils.py", "_types.py", "_format.py")]
-    ours = [os.path.join(here, name) for name in ("metaschema.py", "verdict.py", "jsonschema_go.py", "schema_refs.py")]
+    ours = [os.path.join(here, name) for name in ("metaschema.py", "verdict.py", "jsonschema_go.py", "schema_refs.py",
+                                                  "schema_formats.py", "schema_errors.py")]
     ours += [os.path.join(regexp, name) for name in ("__init__.py", "syntax.py")]
+    golib = os.path.dirname(regexp)
+    ours += [os.path.join(golib, name) for name in ("gourl.py", "gonetip.py", "gotime.py")]
     return memo.code_digest(__file__, *ours, *metaschema_files, *jsonschema_code)
 
 
@@ -109,7 +112,12 @@ def _fast(digest: str, text: str) -> verdict.Check | None:
             if not metaschema.valid(schema, draft, plain=plain):
                 return None
             _remember_valid(digest)
-        return verdict.Compiler(draft, {"": schema}).compile("")
+        formats = None
+        if '"format"' in text and metaschema.v6_draft(schema) < 2019:
+            from helm_core.chart import schema_formats  # asserted by v6 in these drafts only
+
+            formats = schema_formats.check
+        return verdict.Compiler(draft, {"": schema}, formats=formats).compile("")
     except (verdict.Undecided, RecursionError):
         return None
 
@@ -132,12 +140,18 @@ def _compiled(digest: str, text: str) -> Any:
     from helm_core.chart import metaschema
 
     # The draft helm's validator picks (https names too), where validator_for knows http only.
+    draft = metaschema.v6_draft(schema)
     cls = {4: jsonschema.Draft4Validator, 6: jsonschema.Draft6Validator, 7: jsonschema.Draft7Validator,
-           2019: jsonschema.Draft201909Validator, 2020: jsonschema.Draft202012Validator}[metaschema.v6_draft(schema)]
+           2019: jsonschema.Draft201909Validator, 2020: jsonschema.Draft202012Validator}[draft]
     if not _known_valid(digest):
         metaschema.check_schema(cls, schema)
         _remember_valid(digest)
-    return cls(schema, registry=referencing.Registry(retrieve=no_remote))  # type: ignore[call-arg]
+    from helm_core.chart import schema_formats
+
+    # Values are checked as v6 checks them: its multipleOf, and its formats in older drafts.
+    formats = jsonschema_go.values_format_checker() if schema_formats.asserted(draft) else None
+    return jsonschema_go.values_validator(cls)(schema, registry=referencing.Registry(retrieve=no_remote),
+                                              format_checker=formats)
 
 
 def _pass_key(text: str, values: dict[str, Any]) -> str:

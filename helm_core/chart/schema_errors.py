@@ -186,8 +186,19 @@ def type_of(value: Any) -> str | None:
 
 
 def rational(number: int | float) -> Fraction:
-    """The number as v6 compares it: big.Rat of its ``%v`` text (decimal digits, not binary)."""
-    return Fraction(number) if isinstance(number, int) else Fraction(repr(number))
+    """The number as v6 compares it: big.Rat of its ``%v`` text (decimal digits, not binary);
+    a schema's number as written (v6 reads schemas' numbers as json.Number)."""
+    if isinstance(number, int):
+        return Fraction(number)
+    return Fraction(number.literal if isinstance(number, JsonNumber) else repr(number))
+
+
+def multiple_of(number: int | float, step: int | float) -> bool:
+    """v6's ``multipleOf``: the quotient of the two numbers' rationals is an integer (``0.3`` is
+    a multiple of ``0.1``, where the floats' quotient is not an integer)."""
+    if type(number) is int and type(step) is int:
+        return number % step == 0
+    return (rational(number) / rational(step)).denominator == 1
 
 
 def is_integer(value: Any) -> bool:

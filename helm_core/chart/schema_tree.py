@@ -12,9 +12,9 @@ fail, resolved them with): the walk runs only on failures, after jsonschema is l
 ``$dynamicRef`` to a ``$dynamicAnchor`` goes to the outermost resource of the dynamic scope
 with that anchor, as in v6. A schema met again for the same value is v6's reference cycle.
 
-Values: ``format`` is not asserted (v6 asserts it in drafts before 2019-09; our validity check
-does not, see the report's gaps). Schemas against their metaschema (:func:`metaschema_failures`,
-how helm explains an invalid schema): format "regex" is asserted, with Go's regexp error.
+``format`` is asserted as v6 asserts it (:mod:`helm_core.chart.schema_formats`): on values in
+drafts before 2019-09, and on schemas against their metaschema (:func:`metaschema_failures`,
+how helm explains an invalid schema), after ``enum`` and ending the subschema as ``type`` does.
 """
 from __future__ import annotations
 
@@ -95,12 +95,15 @@ class Walker:
                  registry: Any = None, formats: bool = False) -> None:
         """``retrieve`` answers references to other documents (schema.py refuses them all);
         ``registry`` holds ``schema`` at ``uri`` already (the metaschemas); ``formats``: assert
-        format "regex" (v6 asserts formats when it checks a schema against its metaschema)."""
+        ``format`` whatever the draft (v6 does when it checks a schema against its metaschema;
+        values are checked against formats in drafts before 2019-09 only)."""
         import referencing
         import referencing.jsonschema
 
+        from helm_core.chart import schema_formats
+
         self.draft = metaschema.v6_draft(schema)
-        self.formats = formats
+        self.formats = formats or schema_formats.asserted(self.draft)
         dialect = schema.get("$schema") if isinstance(schema, dict) else None
         self.spec = referencing.jsonschema.specification_with(
             dialect if isinstance(dialect, str) else "", default=referencing.jsonschema.DRAFT202012)
@@ -187,13 +190,13 @@ class Walker:
             kinds = {words.type_of(o) for o in options}
             if words.type_of(value) not in kinds or not any(words.equal(value, o) for o in options):
                 return Failure(path, words.enum_message(options))
-        if self.formats and schema.get("format") == "regex" and isinstance(value, str):
-            from helm_core.golib import goregexp
+        name = schema.get("format")
+        if self.formats and isinstance(name, str) and isinstance(value, str):
+            from helm_core.chart import schema_formats
 
-            try:
-                goregexp.compile(value)
-            except goregexp.GoSyntaxError as exc:
-                return Failure(path, f"{words.quote(value)} is not valid regex: {exc}")
+            why = schema_formats.reason(name, value)
+            if why is not None:
+                return Failure(path, schema_formats.message(name, value, why))
         return None
 
     @staticmethod
@@ -438,7 +441,7 @@ class Walker:
                 errors.append(Failure(path, f"{keyword}: got {words.printed_float(float(value))}, "
                                             f"want {words.printed_float(float(bound))}"))
         step: Any = schema.get("multipleOf")
-        if _is_number(step) and step > 0 and (number / words.rational(step)).denominator != 1:
+        if _is_number(step) and step > 0 and not words.multiple_of(value, step):
             errors.append(Failure(path, f"multipleOf: got {words.printed_float(float(value))}, "
                                         f"want {words.printed_float(float(step))}"))
 

@@ -1,5 +1,10 @@
 """JSON Schema "valid or not" answers, compiled to closures, without importing jsonschema.
 
+Where helm's validator (santhosh-tekuri/jsonschema v6) and jsonschema differ, the answer is
+v6's and jsonschema is made to agree (:mod:`helm_core.chart.jsonschema_go`): ``multipleOf`` on
+the numbers' decimal text, ``format`` asserted in drafts before 2019-09 when a ``formats`` hook
+is given (:mod:`helm_core.chart.schema_formats`).
+
 Importing jsonschema is costly and walking a schema with it is slow (``bench/schema.py``; a validator object
 per visited subschema, every reference resolved again). Most first runs only need to learn
 that the chart's values pass; the error messages matter only when they do not. So a schema
@@ -638,17 +643,18 @@ class Compiler:
 
     def _k_multipleOf(self, value: Any, node: Any, base: str, scope: tuple[str, ...]) -> Check:
         _number(value)
+        if value <= 0:
+            raise Undecided("multipleOf that is not positive")  # the metaschema refuses it
 
         def multiple_of(instance: Any) -> bool:
             if not _is_number(instance):
                 return True
-            try:
-                if type(value) is float:
-                    quotient = instance / value
-                    return bool(int(quotient) == quotient)
-                return not instance % value
-            except OverflowError:
-                raise Undecided("multipleOf overflows") from None
+            if type(instance) is int and type(value) is int:
+                return instance % value == 0
+            # v6's exact answer (0.3 is a multiple of 0.1): rationals, imported when needed
+            from helm_core.chart import schema_errors
+
+            return schema_errors.multiple_of(instance, value)
         return multiple_of
 
     def _k_minimum(self, value: Any, *_: Any) -> Check:
