@@ -854,12 +854,27 @@ def test_quoting_is_v6s():
     assert schema_errors.quote('it\'s "x"\t\u0001é') == "'it\\'s \"x\"\\t\\x01é'"
 
 
-def test_a_walk_that_finds_nothing_falls_back_to_jsonschemas_message():
-    """multipleOf 0.1 and 0.3: v6 divides decimal rationals (a multiple, helm passes), jsonschema
-    divides floats (not a multiple). The values still fail here (our validity is jsonschema's),
-    and say why in jsonschema's words rather than pass silently. A known disagreement with helm."""
+def test_a_walk_that_finds_nothing_falls_back_to_jsonschemas_message(monkeypatch):
+    """Should v6's walk find nothing where jsonschema found failures (a keyword whose meaning we
+    model differently from v6: none known), the values still fail, in jsonschema's words, rather
+    than pass silently."""
+    doc = {"properties": {"a": {"minimum": 5}}}
+    monkeypatch.setattr(schema_tree.Walker, "failures", lambda self, values: [])
+    found = schema.violations(doc, {"a": 3}, source="c/values.schema.json")
+    assert found == ["- at '/a': 3 is less than the minimum of 5"]
+
+
+def test_decimal_multiples_are_v6s():
+    """multipleOf 0.1 and 0.3: v6 divides decimal rationals (a multiple, helm passes), where
+    floats' quotient is not an integer; the fast check, jsonschema's and the walk agree with v6."""
     doc = {"properties": {"a": {"multipleOf": 0.1}}}
     assert schema_tree.Walker(doc, schema.no_remote).failures({"a": 0.3}) == []
-    assert schema.violations(doc, {"a": 0.3}, source="c/values.schema.json") == [
-        "- at '/a': 0.3 is not a multiple of 0.1"
+    assert schema.violations(doc, {"a": 0.3}, source="c/values.schema.json") == []
+    # another failure: jsonschema validates, and finds nothing to say of a
+    both_keys = {"properties": {"a": {"multipleOf": 0.1}, "b": {"type": "string"}}}
+    assert schema.violations(both_keys, {"a": 0.3, "b": 1}, source="c/values.schema.json") == [
+        "- at '/b': got number, want string"
+    ]
+    assert schema.violations(doc, {"a": 0.35}, source="c/values.schema.json") == [
+        "- at '/a': multipleOf: got 0.35, want 0.1"
     ]

@@ -150,8 +150,8 @@ def _compiled(digest: str, text: str) -> Any:
 
     # Values are checked as v6 checks them: its multipleOf, and its formats in older drafts.
     formats = jsonschema_go.values_format_checker() if schema_formats.asserted(draft) else None
-    return jsonschema_go.values_validator(cls)(schema, registry=referencing.Registry(retrieve=no_remote),
-                                              format_checker=formats)
+    registry = referencing.Registry(retrieve=no_remote)  # type: ignore[call-arg]
+    return jsonschema_go.values_validator(cls)(schema, registry=registry, format_checker=formats)
 
 
 def _pass_key(text: str, values: dict[str, Any]) -> str:

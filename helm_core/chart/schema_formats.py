@@ -257,7 +257,7 @@ def _date(raw: bytes) -> None:
 
     text = _text(raw)
     try:
-        gotime.parse_time("2006-01-02", text, datetime.timezone.utc)
+        gotime.parse_time("2006-01-02", text, datetime.UTC)
     except FuncError as exc:
         # gotime's times are Python datetimes, which have no year 0 (Go's has, a leap year as
         # 2000 is): its days are those of 2000's months.

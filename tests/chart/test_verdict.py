@@ -21,7 +21,7 @@ import jsonschema
 import pytest
 import referencing
 
-from helm_core.chart import loader, metaschema, prepare, schema, verdict
+from helm_core.chart import jsonschema_go, loader, metaschema, prepare, schema, schema_formats, verdict
 from helm_core.golib.gotypes import Int64
 from tests.chartkit import SHARED_CHARTS, shared_chart_names
 
@@ -84,6 +84,11 @@ CASES: list[tuple[Any, list[Any]]] = [
     ({"$schema": D7, "exclusiveMinimum": 1}, [1, 2]),
     ({"$schema": D7, "prefixItems": [{"type": "string"}]}, [[1]]),  # not a draft 7 keyword: ignored
     ({"format": "ipv4", "title": "t", "x-anything": {"type": "string"}}, ["not an ip", 3]),
+    ({"$schema": D7, "format": "ipv4"}, ["not an ip", "1.2.3.4", 3, None]),
+    ({"$schema": D7, "format": "no-such-format"}, ["x", 3]),
+    ({"$schema": D7, "properties": {"a": {"format": "email"}}},
+     [{"a": "x@y.z"}, {"a": "x"}, {"a": 1}]),
+    ({"multipleOf": 0.01}, [0.29, 1.15, 0.123, 12, -0.07]), ({"multipleOf": 0.3}, [0.9, 1, 0.6000000000000001]),
     (True, [1]), (False, [1]), ({}, [None]),
     # --set gives Int64 (an int subclass): the same answers as for int.
     ({"type": "integer", "minimum": 2, "multipleOf": 3, "enum": [3, 6.0]}, [Int64(3), Int64(6), Int64(9), Int64(1)]),
@@ -106,12 +111,16 @@ UNDECIDED: list[tuple[Any, Any]] = [
 
 
 def _reference(tree: Any, instance: Any) -> bool:
+    """jsonschema as schema.py runs it: with v6's multipleOf, and v6's formats in older drafts."""
     cls = jsonschema.validators.validator_for(tree, default=jsonschema.Draft202012Validator)
-    return cls(tree, registry=referencing.Registry(retrieve=schema.no_remote)).is_valid(instance)
+    formats = jsonschema_go.values_format_checker() if schema_formats.asserted(metaschema.v6_draft(tree)) else None
+    registry = referencing.Registry(retrieve=schema.no_remote)
+    return jsonschema_go.values_validator(cls)(tree, registry=registry, format_checker=formats).is_valid(instance)
 
 
 def _ours(tree: Any, instance: Any) -> bool:
-    check = verdict.Compiler(metaschema.dialect(tree), {"": tree}).compile("")
+    formats = schema_formats.check if schema_formats.asserted(metaschema.v6_draft(tree)) else None
+    check = verdict.Compiler(metaschema.dialect(tree), {"": tree}, formats=formats).compile("")
     verdict.plain(instance)
     return check(instance)
 
