@@ -40,6 +40,8 @@ FORMAT_CASES = [
     ('hostname', 'a-.com'), ('hostname', _LABEL + ".com"),
     ('hostname', _LABEL + "a.com"),
     ('hostname', ".".join([_LABEL] * 4)),
+    ('hostname', ".".join([_LABEL] * 3) + "." + "a" * 61), ('hostname', ".".join([_LABEL] * 3) + "." + "a" * 61 + "."),
+    ('hostname', ".".join([_LABEL] * 3) + "." + "a" * 62), ('hostname', "a" * 64 + "."),
     ('hostname', 'a_b.com'), ('hostname', 'héllo.com'), ('hostname', ''), ('hostname', '.'),
     ('hostname', 'a.b..'), ('hostname', 'xn--nxasmq6b.com'), ('hostname', '1.2.3.4'),
     ('email', 'joe@example.com'), ('email', '"joe bloggs"@example.com'), ('email', '"jo\\e"@example.com'),
@@ -49,7 +51,10 @@ FORMAT_CASES = [
     ('email', "a" * 65 + "@x.com"),
     ('email', "a@" + "b" * 260),
     ('email', 'joe@'), ('email', 'a@b@c.com'), ('email', 'joe@x.com.'), ('email', 'joe@[IPv6:fe80::1%eth0]'),
-    ('email', 'j(o)e@x.com'),
+    ('email', 'j(o)e@x.com'), ('email', '"a@b"@x.com'), ('email', '""@x.com'), ('email', '"a b"@[IPv6:::1]'),
+    ('email', '"a\\"b"@x.com'), ('email', 'x@[IPv6:::1%25eth0]'), ('email', 'x@[::1]'), ('email', 'x@[1.2.3.4'),
+    ('email', "!#$%&'*+-/=?^_`{|}~@x.com"), ('email', "a" * 64 + "@" + ".".join([_LABEL] * 3) + "." + "a" * 60),
+    ('email', "a" * 64 + "@" + ".".join([_LABEL] * 3) + "." + "a" * 61),
     ('date', '2020-02-29'), ('date', '2021-02-29'), ('date', '2021-13-01'), ('date', '2021-1-01'),
     ('date', '2021-01-01x'), ('date', '20210101'), ('date', 'x'), ('date', '2021-04-31'), ('date', '0000-01-01'),
     ('date', '2021-01-00'),
@@ -211,3 +216,12 @@ def test_multiple_of_set_from_the_command_line_as_in_helm(both):
     text = '{"properties": {"a": {"multipleOf": 0.1}, "b": {"multipleOf": 3}, "c": {"multipleOf": 0.1}}}'
     chart = _chart(both.tmp, "c", text, "")
     _same_report(both, "template", str(chart), "--set", "a=0.35,b=10,c=0.3")
+
+
+def test_lint_reports_format_failures_as_helm(both):
+    doc = {"$schema": D7, "properties": {"a": {"format": "email"}, "b": {"format": "ipv6"}}}
+    chart = _chart(both.tmp, "c", doc, 'a: "x"\nb: "::1"')  # one failure at a time: Go's map order
+    (chart / "Chart.yaml").write_text("apiVersion: v2\nname: c\nversion: 0.1.0\nicon: https://example.com/i.png\n")
+    (chart / "templates" / "cm.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n")
+    both.same("lint", str(chart))
+    both.same("lint", str(chart), "--set", "a=x@y.z,b=fe80::1%eth0")
