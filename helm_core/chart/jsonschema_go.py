@@ -57,9 +57,9 @@ def _multiple_of(validator: Any, step: Any, instance: Any, schema: Any) -> Any:
     """jsonschema's ``multipleOf`` keyword with v6's answer."""
     from jsonschema.exceptions import ValidationError
 
-    from helm_core.chart import schema_errors
+    from helm_core.chart import verdict
 
-    if validator.is_type(instance, "number") and not schema_errors.multiple_of(instance, step):
+    if validator.is_type(instance, "number") and not verdict.multiple_of(instance, step):
         yield ValidationError(f"{instance!r} is not a multiple of {step}")
 
 

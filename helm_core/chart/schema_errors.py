@@ -193,14 +193,6 @@ def rational(number: int | float) -> Fraction:
     return Fraction(number.literal if isinstance(number, JsonNumber) else repr(number))
 
 
-def multiple_of(number: int | float, step: int | float) -> bool:
-    """v6's ``multipleOf``: the quotient of the two numbers' rationals is an integer (``0.3`` is
-    a multiple of ``0.1``, where the floats' quotient is not an integer)."""
-    if type(number) is int and type(step) is int:
-        return number % step == 0
-    return (rational(number) / rational(step)).denominator == 1
-
-
 def is_integer(value: Any) -> bool:
     return rational(value).denominator == 1
 

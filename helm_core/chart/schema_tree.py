@@ -22,7 +22,7 @@ from helm_core.chart import metaschema
 from helm_core.chart import schema_errors as words
 from helm_core.chart.refcycle import SCHEMA_URL
 from helm_core.chart.schema_errors import Failure
-from helm_core.chart.verdict import resolve
+from helm_core.chart.verdict import multiple_of, resolve
 from helm_core.golib import gostrconv
 from helm_core.support import jsonpointers
 
@@ -441,7 +441,7 @@ class Walker:
                 errors.append(Failure(path, f"{keyword}: got {words.printed_float(float(value))}, "
                                             f"want {words.printed_float(float(bound))}"))
         step: Any = schema.get("multipleOf")
-        if _is_number(step) and step > 0 and not words.multiple_of(value, step):
+        if _is_number(step) and step > 0 and not multiple_of(value, step):
             errors.append(Failure(path, f"multipleOf: got {words.printed_float(float(value))}, "
                                         f"want {words.printed_float(float(step))}"))
 
