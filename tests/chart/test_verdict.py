@@ -381,3 +381,25 @@ def test_plain_uri_checks_agree_with_the_patterns():
         accepted[0] += base
         accepted[1] += relative
     assert min(accepted) > 1000
+
+
+def test_multiple_of_is_v6s_rational_quotient():
+    """verdict.multiple_of (scaled decimal digits) against big.Rat's answer, the quotient of the
+    numbers' decimal texts as fractions, over generated numbers; and a schema number's own text."""
+    from fractions import Fraction
+
+    from helm_core.chart.schema_errors import JsonNumber
+
+    def rat(number: float) -> Fraction:
+        return Fraction(number) if isinstance(number, int) else Fraction(getattr(number, "literal", repr(number)))
+
+    draw = random.Random(11)
+    for _ in range(5000):
+        number = draw.choice([draw.randint(-10**6, 10**6) / 10 ** draw.randint(0, 5),
+                              draw.random() * 10 ** draw.randint(-10, 25), draw.randint(-10**20, 10**20)])
+        step = draw.choice([draw.randint(1, 1000) / 10 ** draw.randint(0, 4), draw.random() * 10 ** draw.randint(-5, 5),
+                            draw.randint(1, 100)])
+        assert verdict.multiple_of(number, step) is ((rat(number) / rat(step)).denominator == 1), (number, step)
+    assert verdict.multiple_of(0.3, 0.1) and verdict.multiple_of(1e20, 0.1) and not verdict.multiple_of(0.35, 0.1)
+    assert not verdict.multiple_of(0.1, JsonNumber("0.10000000000000000001"))  # as written, not as a float
+    assert not verdict.multiple_of(float("inf"), 0.1)
