@@ -109,6 +109,8 @@ FORMAT_CASES = [
     ('semver', '1.2.3-0a'), ('semver', '1.2.3-a-'),
     ('regex', '^a+$'), ('regex', 'a('), ('regex', '(?<n>a)'), ('regex', '\\p{Greek}'), ('regex', 'a{2,1}'),
     ('regex', '[z-a]'), ('regex', '\\8'),
+    ('time', '12:00:00é'), ('time', 'é2:00:00Z'), ('date-time', '2020-01-01é00:00:00Z'), ('date', '２０２０-01-01'),
+    ('semver', '1.é.3'), ('uri-template', 'http://x/{é}'), ('uri', 'http://[::1%25é]/'), ('uri', 'http://x%C3%A9/'),
     ('unknown-format', 'whatever'),
     ('int32', 'x'),
     ('date', '0000-02-29'), ('date', '0000-02-30'),

@@ -29,6 +29,10 @@ ALPHABETS = {
     "uri": "ahtp:/[]%2501@?#.-{}é \\^", "uri-reference": "a:/[]%2@?#.\\", "uri-template": "ahtp:/{}%7BD?#",
     "semver": "0123.-+aZ_é",
 }
+#: Control characters (not in the helm comparison: YAML values refuse some).
+CONTROL_CASES = [("time", "12:00:00\u0000"), ("email", "a\u0000@x.com"), ("hostname", "a\u007f"),
+                 ("uri", "http://x/\u007f"), ("uri", "http://x\u0001/"), ("semver", "1.2.3+\u0001"),
+                 ("json-pointer", "/\u0000~1")]
 PER_FORMAT = 80
 URLS = ADDRESSES = 300
 
@@ -58,7 +62,7 @@ def queries() -> list[dict[str, str]]:
             return "".join(chars)
         return "".join(draw.choice(alphabet) for _ in range(draw.randint(0, 30)))
 
-    asked = [{"Op": "format", "F": name, "S": value} for name, value in FORMAT_CASES]
+    asked = [{"Op": "format", "F": name, "S": value} for name, value in FORMAT_CASES + CONTROL_CASES]
     asked += [{"Op": "format", "F": name, "S": generated(name)} for name in ALPHABETS for _ in range(PER_FORMAT)]
     asked += [{"Op": "url", "S": generated(draw.choice(["uri", "uri-reference", "uri-template"]))} for _ in range(URLS)]
     asked += [{"Op": "addr", "S": generated("ipv6")} for _ in range(ADDRESSES)]
