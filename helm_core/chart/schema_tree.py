@@ -1,7 +1,8 @@
 """v6's error tree for values that fail a schema, built by walking the schema in v6's order.
 
 santhosh-tekuri/jsonschema v6 (Helm 3.22's validator) checks a subschema in this order: a false
-schema; ``type`` (a mismatch ends the subschema); ``const``, ``enum`` (each ends it too); ``$ref``
+schema; ``type`` (a mismatch ends the subschema); ``const``, ``enum``, ``format`` (each ends it
+too); ``$ref``
 (in drafts before 2019-09 nothing after it); then the keywords of the value's kind (object,
 array, string, number); ``$dynamicRef``; ``not``, ``allOf``, ``anyOf``, ``oneOf``, ``if``; and
 ``unevaluated*``. One failure is reported as itself, several under a "validation failed" group.
@@ -170,7 +171,7 @@ class Walker:
         return _Outcome(_combined(errors, path), props, items)
 
     def _stopping(self, schema: dict[str, Any], value: Any, path: Path) -> Failure | None:
-        """``type``, ``const`` and ``enum``: the first that fails ends the subschema."""
+        """``type``, ``const``, ``enum`` and an asserted ``format``: the first that fails ends the subschema."""
         if "$ref" in schema and self.draft < 2019:
             # Only the keywords v6 still reads beside a $ref in old drafts (const, draft 6+).
             return self._const(schema, value, path) if self.draft >= 6 else None
