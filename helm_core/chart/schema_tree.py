@@ -2,10 +2,9 @@
 
 santhosh-tekuri/jsonschema v6 (Helm 3.22's validator) checks a subschema in this order: a false
 schema; ``type`` (a mismatch ends the subschema); ``const``, ``enum``, ``format`` (each ends it
-too); ``$ref``
-(in drafts before 2019-09 nothing after it); then the keywords of the value's kind (object,
-array, string, number); ``$dynamicRef``; ``not``, ``allOf``, ``anyOf``, ``oneOf``, ``if``; and
-``unevaluated*``. One failure is reported as itself, several under a "validation failed" group.
+too); ``$ref`` (in drafts before 2019-09 nothing after it); then the keywords of the value's kind
+(object, array, string, number); ``$dynamicRef``; ``not``, ``allOf``, ``anyOf``, ``oneOf``,
+``if``; and ``unevaluated*``. One failure is reported as itself, several under a "validation failed" group.
 This module rebuilds that tree; :mod:`helm_core.chart.schema_errors` words and prints it.
 
 References are resolved by ``referencing`` (which python-jsonschema, that decided the values
