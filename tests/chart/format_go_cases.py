@@ -33,6 +33,19 @@ ALPHABETS = {
 CONTROL_CASES = [("time", "12:00:00\u0000"), ("email", "a\u0000@x.com"), ("hostname", "a\u007f"),
                  ("uri", "http://x/\u007f"), ("uri", "http://x\u0001/"), ("semver", "1.2.3+\u0001"),
                  ("json-pointer", "/\u0000~1")]
+#: URLs at the edges of Go's url.Parse (userinfo, ports, IP literals and zones, escapes, schemes).
+URL_CASES = [
+    'http://ü@x/', 'http://u:p@x/', 'http://u%zz@x/', 'http://u:%zz@x/', 'http://x:80:90', 'https://[::1]:80:90',
+    'http://[::1]]/', 'http://[[::1]/', 'http://x/?#', 'a?b:c', '//x:y@z', 'mailto:%zz', ':', 'http:', 'http://',
+    'http:///a', '///a', 'http://x%', 'http://[::1%25%2]/', 'http://[fe80::1%25en0%20x]/',
+    'http://[fe80::1%25en0%0A]/', 'http://[fe80::1%25%41]/', 'http://x/%2F?a#b%', 'HTTP://X/', 'h+t-t.p://x',
+    '1http://x', 'http://a@b@c/', 'http://[v1.x]/', 'http://[::ffff:1.2.3.4]/', 'http://[1.2.3.4]:80/',
+    'foo://a:b:c/', 'http://a:b:1/', 'http://:80/', 'http://x:/', 'ws://a:1:2', 'http://x/a b', 'http://x/é?é#é',
+    '?a=b#c%zz', '#', 'http://x#', '*', '**', 'http://%30/', 'http://x%C3%A9y/', 'http://[::1%25eth0]:x/', 'a:b',
+    './a:b', '/a:b',
+]
+ADDRESS_CASES = ["", "%", "1.2.3.4%x", "::1%", "::%eth0", "0:0:0:0:0:0:0:0", "::ffff:1.2.3.4%z", "1:2:3:4:5:6:7:8%z",
+                 "00000::", "::1.2.3.4.5", "1.2.3.04", "1.2.3.256", "fe80::1%%", "[::1]", "1::2:3:4:5:6:7:8", "::1:"]
 PER_FORMAT = 80
 URLS = ADDRESSES = 300
 
@@ -64,7 +77,9 @@ def queries() -> list[dict[str, str]]:
 
     asked = [{"Op": "format", "F": name, "S": value} for name, value in FORMAT_CASES + CONTROL_CASES]
     asked += [{"Op": "format", "F": name, "S": generated(name)} for name in ALPHABETS for _ in range(PER_FORMAT)]
+    asked += [{"Op": "url", "S": url} for url in URL_CASES]
     asked += [{"Op": "url", "S": generated(draw.choice(["uri", "uri-reference", "uri-template"]))} for _ in range(URLS)]
+    asked += [{"Op": "addr", "S": address} for address in ADDRESS_CASES]
     asked += [{"Op": "addr", "S": generated("ipv6")} for _ in range(ADDRESSES)]
     return asked
 
