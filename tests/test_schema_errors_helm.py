@@ -698,6 +698,53 @@ def test_references_that_lead_nowhere_fail_as_in_helm(both, schema_doc, values):
     _same_report(both, "template", str(_chart(both.tmp, "c", schema_doc, values)))
 
 
+@pytest.mark.parametrize(
+    ("schema_doc", "values"),
+    [
+        pytest.param({"$id": "http://a b/"}, "a: 1", id="root"),
+        pytest.param({"$schema": D7, "properties": {"a": {"$id": "%zz"}}}, "a: 1", id="nested"),
+        pytest.param({"$schema": D4, "definitions": {"a b/c": {"id": "http://[::1/"}}}, "a: 1", id="draft4-escaped-at"),
+        pytest.param({"properties": {"a": {"$id": "http://x:y/", "$ref": "#/$defs/s"}}, "$defs": {"s": {}}}, "a: 1",
+                     id="beside-ref-2020"),
+        pytest.param({"$id": "http://a b/", "type": 5}, "a: 1", id="before-the-metaschema"),
+        pytest.param({"$schema": D7, "items": [{"$id": "http://[fe80::1%25en0]:80/"}, {"$id": "http://x/%zz"}]}, "a: 1",
+                     id="in-a-list"),
+    ],
+)
+def test_ids_that_are_no_url_fail_as_in_helm(both, schema_doc, values):
+    """helm reads every subschema's id as a URL before anything else: one Go refuses fails."""
+    assert "error in parsing id at" in _same_report(both, "template", str(_chart(both.tmp, "c", schema_doc, values)))
+
+
+@pytest.mark.parametrize(
+    "schema_doc",
+    [
+        pytest.param({"$schema": D7, "properties": {"a": {"id": "http://a b/"}}}, id="id-is-draft4s"),
+        pytest.param({"$schema": D7, "$id": "http://x/#%41", "properties": {"a": {"$ref": "#/definitions/s"}},
+                      "definitions": {"s": {"$comment": "http://a b/"}}}, id="escaped-fragment"),
+    ],
+)
+def test_ids_helm_does_not_read_as_in_helm(both, schema_doc):
+    chart = _chart(both.tmp, "c", schema_doc, "a: {}")
+    assert both.same("template", str(chart))[0] == 0
+
+
+@pytest.mark.parametrize(
+    "schema_doc",
+    [
+        pytest.param({"$schema": D7, "properties": {"a": {"$id": "http://x:y/", "$ref": "#/definitions/s"}},
+                      "definitions": {"s": {}}}, id="id-beside-ref-draft7"),
+        pytest.param({"$id": "http://x/a#%zz", "properties": {"id": {"type": "string"}}}, id="id-fragment-2020"),
+        pytest.param({"$schema": D7, "properties": {"a": {"$ref": "#/definitions/a b\\c"}},
+                      "definitions": {"a b\\c": {}}}, id="ref-with-backslash"),
+        pytest.param({"$schema": D7, "patternProperties": {"a(": {}}}, id="pattern-properties-regex"),
+    ],
+)
+def test_schema_formats_are_asserted_against_the_metaschema_as_in_helm(both, schema_doc):
+    """helm checks a schema against its metaschema with formats asserted (uri, uri-reference, regex)."""
+    _same_report(both, "template", str(_chart(both.tmp, "c", schema_doc, "a: {}")))
+
+
 def test_well_placed_references_resolve_as_in_helm(both):
     doc = {
         "$schema": D7,

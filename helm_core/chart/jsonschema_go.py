@@ -8,12 +8,11 @@ backtracking engine (``^(a+)+$`` hangs). So:
 
 * the ``re`` that jsonschema's keyword modules search with is replaced by :data:`GO_RE`,
   whose ``search`` is :mod:`helm_core.golib.goregexp` (those modules use nothing else of ``re``);
-* :func:`format_checker` is a validator's format checker whose "regex" is Go's.
+* :func:`v6_format_checker` asserts v6's formats (:mod:`helm_core.chart.schema_formats`), as v6
+  asserts them on values in drafts before 2019-09 and on schemas against their metaschema.
 
-v6 also decides two keywords otherwise, so values are validated by :func:`values_validator`'s
-classes: ``multipleOf`` on the numbers' decimal text (``0.3`` is a multiple of ``0.1``), and
-``format`` asserted with v6's checkers (:mod:`helm_core.chart.schema_formats`) in drafts before
-2019-09.
+v6 also decides ``multipleOf`` otherwise: values are validated by :func:`values_validator`'s
+classes, whose ``multipleOf`` reads the numbers' decimal text (``0.3`` is a multiple of ``0.1``).
 """
 from __future__ import annotations
 
@@ -87,32 +86,13 @@ def _v6_format(name: str) -> Any:
 
 
 @functools.cache
-def values_format_checker() -> Any:
-    """A format checker that asserts v6's formats, as v6 checks values in drafts before 2019-09."""
+def v6_format_checker() -> Any:
+    """A format checker that asserts v6's formats: on values in drafts before 2019-09, and on a
+    schema against its metaschema."""
     import jsonschema
 
     from helm_core.chart import schema_formats
 
     checker = jsonschema.FormatChecker(formats=())
     checker.checkers = {name: (_v6_format(name), FormatFailure) for name in schema_formats.NAMES}
-    return checker
-
-
-def _is_go_regex(instance: Any) -> bool:
-    from helm_core.golib import goregexp
-
-    if isinstance(instance, str):
-        goregexp.compile(instance)  # GoSyntaxError: "not a 'regex'", with Go's reason as cause
-    return True
-
-
-def format_checker(cls: Any) -> Any:
-    """``cls.FORMAT_CHECKER`` with format "regex" checked by Go's ``regexp.Compile``."""
-    import jsonschema
-
-    from helm_core.golib import goregexp
-
-    checker = jsonschema.FormatChecker(formats=())
-    checker.checkers = dict(cls.FORMAT_CHECKER.checkers)
-    checker.checkers["regex"] = (_is_go_regex, goregexp.GoSyntaxError)
     return checker

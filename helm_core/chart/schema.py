@@ -149,7 +149,7 @@ def _compiled(digest: str, text: str) -> Any:
     from helm_core.chart import schema_formats
 
     # Values are checked as v6 checks them: its multipleOf, and its formats in older drafts.
-    formats = jsonschema_go.values_format_checker() if schema_formats.asserted(draft) else None
+    formats = jsonschema_go.v6_format_checker() if schema_formats.asserted(draft) else None
     registry = referencing.Registry(retrieve=no_remote)  # type: ignore[call-arg]
     return jsonschema_go.values_validator(cls)(schema, registry=registry, format_checker=formats)
 
@@ -223,6 +223,11 @@ def _checked(schema: dict[str, Any], values: dict[str, Any], source: str, raw: b
     key = _pass_key(text, values)
     if key in _RECENT_PASSES or disk is not None and disk.get(PASS_MEMO, key) is not None:
         return []
+    if '"$id"' in text or '"id"' in text:
+        # helm reads every id as a URL first: one it cannot parse fails whatever the values.
+        unparsable = _unparsable_id(digest, schema, text)
+        if unparsable is not None:
+            return [unparsable]
     if '"$ref"' in text:
         from helm_core.chart import refcycle
 
@@ -267,6 +272,23 @@ def _unresolved_ref(digest: str, schema: dict[str, Any], text: str) -> str | Non
         found = None if _known_valid(digest) else schema_refs.unresolved(schema, refcycle.SCHEMA_URL, text)
         _REFS_CHECKED[digest] = found
     return _REFS_CHECKED[digest]
+
+
+#: Schemas whose ids were read in this process: helm's error for one that is no URL, or None.
+_IDS_CHECKED: dict[str, str | None] = {}
+
+
+def _unparsable_id(digest: str, schema: dict[str, Any], text: str) -> str | None:
+    """Once per schema, as :func:`_unresolved_ref`."""
+    if digest not in _IDS_CHECKED:
+        from helm_core.chart import metaschema, refcycle, schema_refs
+
+        if len(_IDS_CHECKED) >= VALIDATOR_CACHE_SIZE:
+            _IDS_CHECKED.clear()
+        found = None if _known_valid(digest) else schema_refs.unparsable_id(
+            schema, refcycle.SCHEMA_URL, metaschema.v6_draft(schema), text)
+        _IDS_CHECKED[digest] = found
+    return _IDS_CHECKED[digest]
 
 
 #: Schema and values pairs that passed in this process (a controller renders the same request

@@ -113,7 +113,7 @@ UNDECIDED: list[tuple[Any, Any]] = [
 def _reference(tree: Any, instance: Any) -> bool:
     """jsonschema as schema.py runs it: with v6's multipleOf, and v6's formats in older drafts."""
     cls = jsonschema.validators.validator_for(tree, default=jsonschema.Draft202012Validator)
-    formats = jsonschema_go.values_format_checker() if schema_formats.asserted(metaschema.v6_draft(tree)) else None
+    formats = jsonschema_go.v6_format_checker() if schema_formats.asserted(metaschema.v6_draft(tree)) else None
     registry = referencing.Registry(retrieve=schema.no_remote)
     return jsonschema_go.values_validator(cls)(tree, registry=registry, format_checker=formats).is_valid(instance)
 
