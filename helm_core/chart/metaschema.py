@@ -15,6 +15,9 @@ metaschema documents are read from the files the installed ``jsonschema-specific
 ships (the same ones jsonschema uses), not copied. When the closures say "not valid", or
 cannot decide, :func:`check_schema` runs ``cls.check_schema`` and its error is raised as it
 always was: users see jsonschema's messages, word for word.
+
+Formats are asserted as helm's validator asserts them on a schema: ``uri`` and ``uri-reference``
+by Go's ``url.Parse`` (:mod:`helm_core.chart.schema_formats`), ``regex`` by Go's regexp.
 """
 from __future__ import annotations
 
