@@ -698,6 +698,53 @@ def test_references_that_lead_nowhere_fail_as_in_helm(both, schema_doc, values):
     _same_report(both, "template", str(_chart(both.tmp, "c", schema_doc, values)))
 
 
+@pytest.mark.parametrize(
+    ("schema_doc", "values"),
+    [
+        pytest.param({"$id": "http://a b/"}, "a: 1", id="root"),
+        pytest.param({"$schema": D7, "properties": {"a": {"$id": "%zz"}}}, "a: 1", id="nested"),
+        pytest.param({"$schema": D4, "definitions": {"a b/c": {"id": "http://[::1/"}}}, "a: 1", id="draft4-escaped-at"),
+        pytest.param({"properties": {"a": {"$id": "http://x:y/", "$ref": "#/$defs/s"}}, "$defs": {"s": {}}}, "a: 1",
+                     id="beside-ref-2020"),
+        pytest.param({"$id": "http://a b/", "type": 5}, "a: 1", id="before-the-metaschema"),
+        pytest.param({"$schema": D7, "items": [{"$id": "http://[fe80::1%25en0]:80/"}, {"$id": "http://x/%zz"}]}, "a: 1",
+                     id="in-a-list"),
+    ],
+)
+def test_ids_that_are_no_url_fail_as_in_helm(both, schema_doc, values):
+    """helm reads every subschema's id as a URL before anything else: one Go refuses fails."""
+    assert "error in parsing id at" in _same_report(both, "template", str(_chart(both.tmp, "c", schema_doc, values)))
+
+
+@pytest.mark.parametrize(
+    "schema_doc",
+    [
+        pytest.param({"$schema": D7, "properties": {"a": {"id": "http://a b/"}}}, id="id-is-draft4s"),
+        pytest.param({"$schema": D7, "$id": "http://x/#%41", "properties": {"a": {"$ref": "#/definitions/s"}},
+                      "definitions": {"s": {"$comment": "http://a b/"}}}, id="escaped-fragment"),
+    ],
+)
+def test_ids_helm_does_not_read_as_in_helm(both, schema_doc):
+    chart = _chart(both.tmp, "c", schema_doc, "a: {}")
+    assert both.same("template", str(chart))[0] == 0
+
+
+@pytest.mark.parametrize(
+    "schema_doc",
+    [
+        pytest.param({"$schema": D7, "properties": {"a": {"$id": "http://x:y/", "$ref": "#/definitions/s"}},
+                      "definitions": {"s": {}}}, id="id-beside-ref-draft7"),
+        pytest.param({"$id": "http://x/a#%zz", "properties": {"id": {"type": "string"}}}, id="id-fragment-2020"),
+        pytest.param({"$schema": D7, "properties": {"a": {"$ref": "#/definitions/a b\\c"}},
+                      "definitions": {"a b\\c": {}}}, id="ref-with-backslash"),
+        pytest.param({"$schema": D7, "patternProperties": {"a(": {}}}, id="pattern-properties-regex"),
+    ],
+)
+def test_schema_formats_are_asserted_against_the_metaschema_as_in_helm(both, schema_doc):
+    """helm checks a schema against its metaschema with formats asserted (uri, uri-reference, regex)."""
+    _same_report(both, "template", str(_chart(both.tmp, "c", schema_doc, "a: {}")))
+
+
 def test_well_placed_references_resolve_as_in_helm(both):
     doc = {
         "$schema": D7,
@@ -854,12 +901,27 @@ def test_quoting_is_v6s():
     assert schema_errors.quote('it\'s "x"\t\u0001é') == "'it\\'s \"x\"\\t\\x01é'"
 
 
-def test_a_walk_that_finds_nothing_falls_back_to_jsonschemas_message():
-    """multipleOf 0.1 and 0.3: v6 divides decimal rationals (a multiple, helm passes), jsonschema
-    divides floats (not a multiple). The values still fail here (our validity is jsonschema's),
-    and say why in jsonschema's words rather than pass silently. A known disagreement with helm."""
+def test_a_walk_that_finds_nothing_falls_back_to_jsonschemas_message(monkeypatch):
+    """Should v6's walk find nothing where jsonschema found failures (a keyword whose meaning we
+    model differently from v6: none known), the values still fail, in jsonschema's words, rather
+    than pass silently."""
+    doc = {"properties": {"a": {"minimum": 5}}}
+    monkeypatch.setattr(schema_tree.Walker, "failures", lambda self, values: [])
+    found = schema.violations(doc, {"a": 3}, source="c/values.schema.json")
+    assert found == ["- at '/a': 3 is less than the minimum of 5"]
+
+
+def test_decimal_multiples_are_v6s():
+    """multipleOf 0.1 and 0.3: v6 divides decimal rationals (a multiple, helm passes), where
+    floats' quotient is not an integer; the fast check, jsonschema's and the walk agree with v6."""
     doc = {"properties": {"a": {"multipleOf": 0.1}}}
     assert schema_tree.Walker(doc, schema.no_remote).failures({"a": 0.3}) == []
-    assert schema.violations(doc, {"a": 0.3}, source="c/values.schema.json") == [
-        "- at '/a': 0.3 is not a multiple of 0.1"
+    assert schema.violations(doc, {"a": 0.3}, source="c/values.schema.json") == []
+    # another failure: jsonschema validates, and finds nothing to say of a
+    both_keys = {"properties": {"a": {"multipleOf": 0.1}, "b": {"type": "string"}}}
+    assert schema.violations(both_keys, {"a": 0.3, "b": 1}, source="c/values.schema.json") == [
+        "- at '/b': got number, want string"
+    ]
+    assert schema.violations(doc, {"a": 0.35}, source="c/values.schema.json") == [
+        "- at '/a': multipleOf: got 0.35, want 0.1"
     ]

@@ -8,7 +8,11 @@ backtracking engine (``^(a+)+$`` hangs). So:
 
 * the ``re`` that jsonschema's keyword modules search with is replaced by :data:`GO_RE`,
   whose ``search`` is :mod:`helm_core.golib.goregexp` (those modules use nothing else of ``re``);
-* :func:`format_checker` is a validator's format checker whose "regex" is Go's.
+* :func:`v6_format_checker` asserts v6's formats (:mod:`helm_core.chart.schema_formats`), as v6
+  asserts them on values in drafts before 2019-09 and on schemas against their metaschema.
+
+v6 also decides ``multipleOf`` otherwise: values are validated by :func:`values_validator`'s
+classes, whose ``multipleOf`` reads the numbers' decimal text (``0.3`` is a multiple of ``0.1``).
 """
 from __future__ import annotations
 
@@ -48,21 +52,47 @@ def install() -> None:
         setattr(module, "re", GO_RE)  # a module attribute mypy cannot see
 
 
-def _is_go_regex(instance: Any) -> bool:
-    from helm_core.golib import goregexp
+def _multiple_of(validator: Any, step: Any, instance: Any, schema: Any) -> Any:
+    """jsonschema's ``multipleOf`` keyword with v6's answer."""
+    from jsonschema.exceptions import ValidationError
 
-    if isinstance(instance, str):
-        goregexp.compile(instance)  # GoSyntaxError: "not a 'regex'", with Go's reason as cause
-    return True
+    from helm_core.chart import verdict
+
+    if validator.is_type(instance, "number") and not verdict.multiple_of(instance, step):
+        yield ValidationError(f"{instance!r} is not a multiple of {step}")
 
 
-def format_checker(cls: Any) -> Any:
-    """``cls.FORMAT_CHECKER`` with format "regex" checked by Go's ``regexp.Compile``."""
+@functools.cache
+def values_validator(cls: Any) -> Any:
+    """``cls`` (a jsonschema validator class) with v6's ``multipleOf``."""
+    import jsonschema.validators
+
+    return jsonschema.validators.extend(cls, {"multipleOf": _multiple_of})
+
+
+class FormatFailure(ValueError):
+    """A string that is not of its format: the text is v6's reason."""
+
+
+def _v6_format(name: str) -> Any:
+    from helm_core.chart import schema_formats
+
+    def check(instance: Any) -> bool:
+        why = schema_formats.reason(name, instance) if isinstance(instance, str) else None
+        if why is not None:
+            raise FormatFailure(why)
+        return True
+    return check
+
+
+@functools.cache
+def v6_format_checker() -> Any:
+    """A format checker that asserts v6's formats: on values in drafts before 2019-09, and on a
+    schema against its metaschema."""
     import jsonschema
 
-    from helm_core.golib import goregexp
+    from helm_core.chart import schema_formats
 
     checker = jsonschema.FormatChecker(formats=())
-    checker.checkers = dict(cls.FORMAT_CHECKER.checkers)
-    checker.checkers["regex"] = (_is_go_regex, goregexp.GoSyntaxError)
+    checker.checkers = {name: (_v6_format(name), FormatFailure) for name in schema_formats.NAMES}
     return checker

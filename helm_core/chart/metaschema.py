@@ -15,13 +15,15 @@ metaschema documents are read from the files the installed ``jsonschema-specific
 ships (the same ones jsonschema uses), not copied. When the closures say "not valid", or
 cannot decide, :func:`check_schema` runs ``cls.check_schema`` and its error is raised as it
 always was: users see jsonschema's messages, word for word.
+
+Formats are asserted as helm's validator asserts them on a schema: ``uri`` and ``uri-reference``
+by Go's ``url.Parse`` (:mod:`helm_core.chart.schema_formats`), ``regex`` by Go's regexp.
 """
 from __future__ import annotations
 
 import functools
 import json
 import os
-import re
 
 from helm_core.chart import jsonschema_go, verdict
 from helm_core.support import memo
@@ -43,59 +45,42 @@ DIALECTS = {
     "http://json-schema.org/draft-03/schema": "3",
 }
 
-# Strings that RFC 3986 accepts as a URI / URI-reference, under any of the checkers jsonschema
-# may use for "uri" and "uri-reference" (rfc3987 or rfc3986-validator, if installed): a narrow
-# ASCII subset. Anything else is Undecided and left to jsonschema.
-_PCHAR = r"(?:[A-Za-z0-9._~!$&'()*+,;=:@-]|%[0-9A-Fa-f]{2})"
-_TAIL = rf"(?:\?(?:{_PCHAR}|[/?])*)?(?:#(?:{_PCHAR}|[/?])*)?"
-_PATH = rf"(?:/{_PCHAR}*)*"
-# scheme ":" then "//" authority and path, or a path ("urn:x", "file:/x")
-_URI = rf"[A-Za-z][A-Za-z0-9+.-]*:(?://[A-Za-z0-9.-]+(?::[0-9]*)?{_PATH}|(?:/?{_PCHAR}+{_PATH})?){_TAIL}"
-_RELATIVE = rf"(?:(?:[A-Za-z0-9._~!$&'()*+,;=@-]|%[0-9A-Fa-f]{{2}})+{_PATH}|/(?:{_PCHAR}+{_PATH})?)?{_TAIL}"
-
-
-#: What a fragment of both patterns may hold, percent escapes aside: pchar, "/" and "?".
+#: What a fragment may hold for the plain forms below (no escape, which Go would decode).
 _FRAGMENT = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._~!$&'()*+,;=:@-/?")
-
-
-@functools.cache
-def _pattern(source: str) -> re.Pattern[str]:
-    # Compiled at the first string the cases below do not answer: _RELATIVE costs ~9 ms.
-    return re.compile(source, re.ASCII)
 
 
 def _plain_uri(text: str) -> bool:
     """A plain absolute URI with a plain fragment, such as ``http://json-schema.org/schema#``:
-    what _URI surely matches (a subset of it), known without compiling it."""
+    what Go's url.Parse surely reads as an absolute URL, known with string methods."""
     head, _, fragment = text.partition("#")
     return verdict.plain_absolute(head) and _FRAGMENT.issuperset(fragment)
 
 
 def _is_uri(text: str) -> bool:
-    return _plain_uri(text) or _safe(_URI)(text)
+    return _plain_uri(text) or _v6_format("uri", text)
 
 
 def _is_uri_reference(text: str) -> bool:
-    # "#/$defs/name", the usual reference, matches _RELATIVE (no path, then a fragment).
+    # "#/$defs/name", the usual reference, and plain URIs: no parse needed.
     if text[:1] == "#" and _FRAGMENT.issuperset(text[1:]):
         return True
-    return _plain_uri(text) or _pattern(_URI).fullmatch(text) is not None or _safe(_RELATIVE)(text)
+    return _plain_uri(text) or _v6_format("uri-reference", text)
+
+
+def _v6_format(name: str, text: str) -> bool:
+    from helm_core.chart import schema_formats  # for a schema with a URI out of the plain forms only
+
+    return schema_formats.reason(name, text) is None
 
 
 def _is_regex(text: str) -> bool:
     from helm_core.golib import goregexp  # for a schema with a pattern only
 
-    return goregexp.valid(text)  # Helm's validator: Go's regexp.Compile (jsonschema_go.format_checker)
+    return goregexp.valid(text)  # Helm's validator: Go's regexp.Compile
 
 
-def _safe(source: str) -> verdict.Check:
-    def check(text: str) -> bool:
-        if _pattern(source).fullmatch(text):
-            return True
-        raise verdict.Undecided(f"{text!r} as a URI: jsonschema's answer depends on what is installed")
-    return check
-
-
+#: The formats the metaschemas use, asserted as helm's validator asserts them on a schema (v6's
+#: checkers, :mod:`helm_core.chart.schema_formats`), with string-method answers for the usual forms.
 _FORMATS: dict[str, verdict.Check] = {
     "regex": _is_regex,
     "uri": _is_uri,
@@ -222,4 +207,4 @@ def check_schema(cls: Any, schema: Any) -> None:
                 return
         except verdict.Undecided:
             pass
-    cls.check_schema(schema, format_checker=jsonschema_go.format_checker(cls))
+    cls.check_schema(schema, format_checker=jsonschema_go.v6_format_checker())

@@ -71,8 +71,11 @@ def _code_digest() -> str:
     package = memo.package_folder("jsonschema") or here
     jsonschema_code = [os.path.join(package, name) for name in (
         "validators.py", "_keywords.py", "_legacy_keywords.py", "_utils.py", "_types.py", "_format.py")]
-    ours = [os.path.join(here, name) for name in ("metaschema.py", "verdict.py", "jsonschema_go.py", "schema_refs.py")]
+    ours = [os.path.join(here, name) for name in ("metaschema.py", "verdict.py", "jsonschema_go.py", "schema_refs.py",
+                                                  "schema_formats.py", "schema_errors.py")]
     ours += [os.path.join(regexp, name) for name in ("__init__.py", "syntax.py")]
+    golib = os.path.dirname(regexp)
+    ours += [os.path.join(golib, name) for name in ("gourl.py", "gonetip.py", "gotime.py")]
     return memo.code_digest(__file__, *ours, *metaschema_files, *jsonschema_code)
 
 
@@ -109,7 +112,12 @@ def _fast(digest: str, text: str) -> verdict.Check | None:
             if not metaschema.valid(schema, draft, plain=plain):
                 return None
             _remember_valid(digest)
-        return verdict.Compiler(draft, {"": schema}).compile("")
+        formats = None
+        if '"format"' in text and metaschema.v6_draft(schema) < 2019:
+            from helm_core.chart import schema_formats  # asserted by v6 in these drafts only
+
+            formats = schema_formats.check
+        return verdict.Compiler(draft, {"": schema}, formats=formats).compile("")
     except (verdict.Undecided, RecursionError):
         return None
 
@@ -132,12 +140,18 @@ def _compiled(digest: str, text: str) -> Any:
     from helm_core.chart import metaschema
 
     # The draft helm's validator picks (https names too), where validator_for knows http only.
+    draft = metaschema.v6_draft(schema)
     cls = {4: jsonschema.Draft4Validator, 6: jsonschema.Draft6Validator, 7: jsonschema.Draft7Validator,
-           2019: jsonschema.Draft201909Validator, 2020: jsonschema.Draft202012Validator}[metaschema.v6_draft(schema)]
+           2019: jsonschema.Draft201909Validator, 2020: jsonschema.Draft202012Validator}[draft]
     if not _known_valid(digest):
         metaschema.check_schema(cls, schema)
         _remember_valid(digest)
-    return cls(schema, registry=referencing.Registry(retrieve=no_remote))  # type: ignore[call-arg]
+    from helm_core.chart import schema_formats
+
+    # Values are checked as v6 checks them: its multipleOf, and its formats in older drafts.
+    formats = jsonschema_go.v6_format_checker() if schema_formats.asserted(draft) else None
+    registry = referencing.Registry(retrieve=no_remote)  # type: ignore[call-arg]
+    return jsonschema_go.values_validator(cls)(schema, registry=registry, format_checker=formats)
 
 
 def _pass_key(text: str, values: dict[str, Any]) -> str:
@@ -209,6 +223,11 @@ def _checked(schema: dict[str, Any], values: dict[str, Any], source: str, raw: b
     key = _pass_key(text, values)
     if key in _RECENT_PASSES or disk is not None and disk.get(PASS_MEMO, key) is not None:
         return []
+    if '"$id"' in text or '"id"' in text:
+        # helm reads every id as a URL first: one it cannot parse fails whatever the values.
+        unparsable = _unparsable_id(digest, schema, text)
+        if unparsable is not None:
+            return [unparsable]
     if '"$ref"' in text:
         from helm_core.chart import refcycle
 
@@ -253,6 +272,23 @@ def _unresolved_ref(digest: str, schema: dict[str, Any], text: str) -> str | Non
         found = None if _known_valid(digest) else schema_refs.unresolved(schema, refcycle.SCHEMA_URL, text)
         _REFS_CHECKED[digest] = found
     return _REFS_CHECKED[digest]
+
+
+#: Schemas whose ids were read in this process: helm's error for one that is no URL, or None.
+_IDS_CHECKED: dict[str, str | None] = {}
+
+
+def _unparsable_id(digest: str, schema: dict[str, Any], text: str) -> str | None:
+    """Once per schema, as :func:`_unresolved_ref`."""
+    if digest not in _IDS_CHECKED:
+        from helm_core.chart import metaschema, refcycle, schema_refs
+
+        if len(_IDS_CHECKED) >= VALIDATOR_CACHE_SIZE:
+            _IDS_CHECKED.clear()
+        found = None if _known_valid(digest) else schema_refs.unparsable_id(
+            schema, refcycle.SCHEMA_URL, metaschema.v6_draft(schema), text)
+        _IDS_CHECKED[digest] = found
+    return _IDS_CHECKED[digest]
 
 
 #: Schema and values pairs that passed in this process (a controller renders the same request

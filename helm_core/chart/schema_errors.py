@@ -186,8 +186,11 @@ def type_of(value: Any) -> str | None:
 
 
 def rational(number: int | float) -> Fraction:
-    """The number as v6 compares it: big.Rat of its ``%v`` text (decimal digits, not binary)."""
-    return Fraction(number) if isinstance(number, int) else Fraction(repr(number))
+    """The number as v6 compares it: big.Rat of its ``%v`` text (decimal digits, not binary);
+    a schema's number as written (v6 reads schemas' numbers as json.Number)."""
+    if isinstance(number, int):
+        return Fraction(number)
+    return Fraction(number.literal if isinstance(number, JsonNumber) else repr(number))
 
 
 def is_integer(value: Any) -> bool:

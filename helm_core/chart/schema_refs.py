@@ -1,4 +1,5 @@
-"""The schema's own references that lead nowhere, found before any value is checked, as helm finds them.
+"""The schema's own references that lead nowhere, and ids that are no URL, found before any value
+is checked, as helm finds them.
 
 Helm's validator (santhosh-tekuri/jsonschema v6) compiles the whole schema before validating:
 a ``$ref`` to a JSON pointer or an anchor the document does not have fails the chart whatever
@@ -6,6 +7,10 @@ the values (``json-pointer in "file:///values.schema.json#/definitions/x" not fo
 python-jsonschema resolves a reference only when a value reaches it. References into the
 document itself are checked here; others (remote documents, or under a nested ``$id``, whose
 base differs) are left to the validator (helm-core fetches nothing: its own reason then).
+
+Before those, v6 reads every subschema's id (``$id``, draft 4's ``id``; none beside a ``$ref``
+before 2019-09) as a URL: one Go's ``url.Parse`` refuses fails the chart first
+(``error in parsing id at "file:///values.schema.json#/properties/a"``).
 """
 from __future__ import annotations
 
@@ -53,17 +58,34 @@ _REF_KEY = '"$ref": "'
 def _refs_in_text(text: str) -> set[str] | None:
     """Every ``"$ref"`` string value of a ``json.dumps`` text (wherever it stands), or None when
     one holds an escape (then the walk decides)."""
-    refs: set[str] = set()
-    start = text.find(_REF_KEY)
+    return _strings_after(text, _REF_KEY)
+
+
+def _strings_after(text: str, key: str) -> set[str] | None:
+    """Every string value written after ``key`` (a key and the value's opening quote) in a
+    ``json.dumps`` text, or None when one holds an escape (then the walk decides)."""
+    found: set[str] = set()
+    start = text.find(key)
     while start >= 0:
-        begin = start + len(_REF_KEY)
+        begin = start + len(key)
         end = text.find('"', begin)
-        ref = text[begin:end]
-        if "\\" in ref:
+        value = text[begin:end]
+        if "\\" in value:
             return None
-        refs.add(ref)
-        start = text.find(_REF_KEY, end)
-    return refs
+        found.add(value)
+        start = text.find(key, end)
+    return found
+
+
+def _parses(ident: str) -> bool:
+    """Whether Go's ``url.Parse`` reads an id (the part before its fragment)."""
+    from helm_core.golib import gourl
+
+    try:
+        gourl.parse(ident.partition("#")[0])
+    except gourl.URLError:
+        return False
+    return True
 
 
 def _subschemas(node: dict[str, Any]) -> list[Any]:
@@ -78,6 +100,51 @@ def _subschemas(node: dict[str, Any]) -> list[Any]:
         elif key in _MAPS and isinstance(value, dict):
             found.extend(value.values())
     return found
+
+
+def _members(node: dict[str, Any], pointer: str) -> list[tuple[Any, str]]:
+    """:func:`_subschemas` with the pointer to each."""
+    found: list[tuple[Any, str]] = []
+    for key, value in node.items():
+        at = f"{pointer}/{jsonpointers.escape(key)}"
+        if key in _APPLICATORS:
+            if isinstance(value, dict):
+                found.append((value, at))
+            elif isinstance(value, list):
+                found.extend((item, f"{at}/{i}") for i, item in enumerate(value))
+        elif key in _MAPS and isinstance(value, dict):
+            found.extend((item, f"{at}/{jsonpointers.escape(name)}") for name, item in value.items())
+    return found
+
+
+def unparsable_id(schema: Any, uri: str, draft: int, text: str | None = None) -> str | None:
+    """Helm's error for a subschema's id that Go's ``url.Parse`` refuses (its fragment aside), in
+    a schema of ``draft`` at ``uri``; None when every id parses.
+
+    ``text``: the schema as ``json.dumps`` writes it. When every string written after the id's
+    key parses (nearly always), that is the answer without walking the schema."""
+    from helm_core.golib import gostrconv, gourl
+
+    keyword = "id" if draft < 6 else "$id"
+    if text is not None:
+        written = _strings_after(text, f'"{keyword}": "')
+        if written is not None and all(_parses(ident) for ident in written):
+            return None
+    stack: list[tuple[Any, str]] = [(schema, "")]
+    while stack:
+        node, pointer = stack.pop()
+        if not isinstance(node, dict):
+            continue
+        ident = node.get(keyword)
+        if isinstance(ident, str) and not (draft < 2019 and "$ref" in node):
+            if not _parses(ident):
+                # The location as v6 writes it: each pointer token path-escaped.
+                tokens = pointer.split("/")
+                escaped = "/".join(gourl.escape(t.encode("utf-8", "surrogateescape"), gourl.PATH_SEGMENT).decode()
+                                   for t in tokens)
+                return f"error in parsing id at {gostrconv.quote(f'{uri}#{escaped}')}"
+        stack.extend(reversed(_members(node, pointer)))
+    return None
 
 
 def _local_refs(schema: Any) -> dict[str, None]:

@@ -1,10 +1,10 @@
 """v6's error tree for values that fail a schema, built by walking the schema in v6's order.
 
 santhosh-tekuri/jsonschema v6 (Helm 3.22's validator) checks a subschema in this order: a false
-schema; ``type`` (a mismatch ends the subschema); ``const``, ``enum`` (each ends it too); ``$ref``
-(in drafts before 2019-09 nothing after it); then the keywords of the value's kind (object,
-array, string, number); ``$dynamicRef``; ``not``, ``allOf``, ``anyOf``, ``oneOf``, ``if``; and
-``unevaluated*``. One failure is reported as itself, several under a "validation failed" group.
+schema; ``type`` (a mismatch ends the subschema); ``const``, ``enum``, ``format`` (each ends it
+too); ``$ref`` (in drafts before 2019-09 nothing after it); then the keywords of the value's kind
+(object, array, string, number); ``$dynamicRef``; ``not``, ``allOf``, ``anyOf``, ``oneOf``,
+``if``; and ``unevaluated*``. One failure is reported as itself, several under a "validation failed" group.
 This module rebuilds that tree; :mod:`helm_core.chart.schema_errors` words and prints it.
 
 References are resolved by ``referencing`` (which python-jsonschema, that decided the values
@@ -12,9 +12,9 @@ fail, resolved them with): the walk runs only on failures, after jsonschema is l
 ``$dynamicRef`` to a ``$dynamicAnchor`` goes to the outermost resource of the dynamic scope
 with that anchor, as in v6. A schema met again for the same value is v6's reference cycle.
 
-Values: ``format`` is not asserted (v6 asserts it in drafts before 2019-09; our validity check
-does not, see the report's gaps). Schemas against their metaschema (:func:`metaschema_failures`,
-how helm explains an invalid schema): format "regex" is asserted, with Go's regexp error.
+``format`` is asserted as v6 asserts it (:mod:`helm_core.chart.schema_formats`): on values in
+drafts before 2019-09, and on schemas against their metaschema (:func:`metaschema_failures`,
+how helm explains an invalid schema), after ``enum`` and ending the subschema as ``type`` does.
 """
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ from helm_core.chart import metaschema
 from helm_core.chart import schema_errors as words
 from helm_core.chart.refcycle import SCHEMA_URL
 from helm_core.chart.schema_errors import Failure
-from helm_core.chart.verdict import resolve
+from helm_core.chart.verdict import multiple_of, resolve
 from helm_core.golib import gostrconv
 from helm_core.support import jsonpointers
 
@@ -95,12 +95,15 @@ class Walker:
                  registry: Any = None, formats: bool = False) -> None:
         """``retrieve`` answers references to other documents (schema.py refuses them all);
         ``registry`` holds ``schema`` at ``uri`` already (the metaschemas); ``formats``: assert
-        format "regex" (v6 asserts formats when it checks a schema against its metaschema)."""
+        ``format`` whatever the draft (v6 does when it checks a schema against its metaschema;
+        values are checked against formats in drafts before 2019-09 only)."""
         import referencing
         import referencing.jsonschema
 
+        from helm_core.chart import schema_formats
+
         self.draft = metaschema.v6_draft(schema)
-        self.formats = formats
+        self.formats = formats or schema_formats.asserted(self.draft)
         dialect = schema.get("$schema") if isinstance(schema, dict) else None
         self.spec = referencing.jsonschema.specification_with(
             dialect if isinstance(dialect, str) else "", default=referencing.jsonschema.DRAFT202012)
@@ -167,7 +170,7 @@ class Walker:
         return _Outcome(_combined(errors, path), props, items)
 
     def _stopping(self, schema: dict[str, Any], value: Any, path: Path) -> Failure | None:
-        """``type``, ``const`` and ``enum``: the first that fails ends the subschema."""
+        """``type``, ``const``, ``enum`` and an asserted ``format``: the first that fails ends the subschema."""
         if "$ref" in schema and self.draft < 2019:
             # Only the keywords v6 still reads beside a $ref in old drafts (const, draft 6+).
             return self._const(schema, value, path) if self.draft >= 6 else None
@@ -187,13 +190,13 @@ class Walker:
             kinds = {words.type_of(o) for o in options}
             if words.type_of(value) not in kinds or not any(words.equal(value, o) for o in options):
                 return Failure(path, words.enum_message(options))
-        if self.formats and schema.get("format") == "regex" and isinstance(value, str):
-            from helm_core.golib import goregexp
+        name = schema.get("format")
+        if self.formats and isinstance(name, str) and isinstance(value, str):
+            from helm_core.chart import schema_formats
 
-            try:
-                goregexp.compile(value)
-            except goregexp.GoSyntaxError as exc:
-                return Failure(path, f"{words.quote(value)} is not valid regex: {exc}")
+            why = schema_formats.reason(name, value)
+            if why is not None:
+                return Failure(path, schema_formats.message(name, value, why))
         return None
 
     @staticmethod
@@ -438,7 +441,7 @@ class Walker:
                 errors.append(Failure(path, f"{keyword}: got {words.printed_float(float(value))}, "
                                             f"want {words.printed_float(float(bound))}"))
         step: Any = schema.get("multipleOf")
-        if _is_number(step) and step > 0 and (number / words.rational(step)).denominator != 1:
+        if _is_number(step) and step > 0 and not multiple_of(value, step):
             errors.append(Failure(path, f"multipleOf: got {words.printed_float(float(value))}, "
                                         f"want {words.printed_float(float(step))}"))
 

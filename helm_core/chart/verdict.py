@@ -1,5 +1,10 @@
 """JSON Schema "valid or not" answers, compiled to closures, without importing jsonschema.
 
+Where helm's validator (santhosh-tekuri/jsonschema v6) and jsonschema differ, the answer is
+v6's and jsonschema is made to agree (:mod:`helm_core.chart.jsonschema_go`): ``multipleOf`` on
+the numbers' decimal text, ``format`` asserted in drafts before 2019-09 when a ``formats`` hook
+is given (:mod:`helm_core.chart.schema_formats`).
+
 Importing jsonschema is costly and walking a schema with it is slow (``bench/schema.py``; a validator object
 per visited subschema, every reference resolved again). Most first runs only need to learn
 that the chart's values pass; the error messages matter only when they do not. So a schema
@@ -20,6 +25,7 @@ Drafts: 2020-12 (Helm's default) and 7, the two that chart schemas use; others a
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Callable, Mapping
 
 from helm_core.support import jsonpointers
@@ -638,18 +644,10 @@ class Compiler:
 
     def _k_multipleOf(self, value: Any, node: Any, base: str, scope: tuple[str, ...]) -> Check:
         _number(value)
+        if value <= 0:
+            raise Undecided("multipleOf that is not positive")  # the metaschema refuses it
 
-        def multiple_of(instance: Any) -> bool:
-            if not _is_number(instance):
-                return True
-            try:
-                if type(value) is float:
-                    quotient = instance / value
-                    return bool(int(quotient) == quotient)
-                return not instance % value
-            except OverflowError:
-                raise Undecided("multipleOf overflows") from None
-        return multiple_of
+        return lambda instance: not _is_number(instance) or multiple_of(instance, value)
 
     def _k_minimum(self, value: Any, *_: Any) -> Check:
         _number(value)
@@ -704,6 +702,33 @@ def _nested_anchor(node: Any, *, top: bool = False) -> bool:
 def _number(value: Any) -> None:
     if not _is_number(value):
         raise Undecided(f"a bound that is not a number: {value!r}")
+
+
+def _decimal(number: int | float) -> tuple[int, int]:
+    """(digits, exponent): ``number`` is digits × 10^exponent, from its shortest decimal text (Go's
+    ``%v`` and Python's repr write the same digits), or from its text in the schema file when it
+    carries it (``schema_errors.JsonNumber``: v6 reads schema numbers as json.Number)."""
+    if isinstance(number, int):
+        return int(number), 0
+    text = getattr(number, "literal", None) or repr(float(number))
+    mantissa, _, exponent = text.lower().partition("e")
+    whole, _, fraction = mantissa.partition(".")
+    return int(whole + fraction), int(exponent or 0) - len(fraction)
+
+
+def multiple_of(number: int | float, step: int | float) -> bool:
+    """v6's ``multipleOf``: big.Rat of both numbers' decimal text, the quotient an integer (``0.3``
+    is a multiple of ``0.1``, where the floats' quotient is not). Integers scaled to one exponent:
+    no ``fractions`` import on the path of a first run."""
+    if type(number) is int and type(step) is int:
+        return number % step == 0 if step else False
+    if not (math.isfinite(number) and math.isfinite(step)):
+        return False  # v6 reads no rational from "+Inf" or "NaN"
+    digits, exponent = _decimal(number)
+    step_digits, step_exponent = _decimal(step)
+    low = min(exponent, step_exponent)
+    divisor = step_digits * 10 ** (step_exponent - low)
+    return divisor != 0 and bool(digits * 10 ** (exponent - low) % divisor == 0)
 
 
 def _size(applies: Check, value: Any, fits: Callable[[int], bool]) -> Check:

@@ -342,13 +342,13 @@ def parse_time(layout: str, value: str, default_zone: datetime.tzinfo) -> dateti
         range_err = ""
         try:
             if std == "year":
-                if len(value) < 2 or not value[:2].isdigit():
+                if len(value) < 2 or not value[:2].isdigit() or not value[:2].isascii():  # not "２０"
                     raise _Bad
                 year = int(value[:2])
                 value = value[2:]
                 year += 1900 if year >= 69 else 2000
             elif std == "longyear":
-                if len(value) < 4 or not value[:1].isdigit() or not value[:4].isdigit():
+                if len(value) < 4 or not value[:4].isdigit() or not value[:4].isascii():
                     raise _Bad
                 year, value = int(value[:4]), value[4:]
             elif std in ("month", "longmonth"):

@@ -21,7 +21,7 @@ import jsonschema
 import pytest
 import referencing
 
-from helm_core.chart import loader, metaschema, prepare, schema, verdict
+from helm_core.chart import jsonschema_go, loader, metaschema, prepare, schema, schema_formats, verdict
 from helm_core.golib.gotypes import Int64
 from tests.chartkit import SHARED_CHARTS, shared_chart_names
 
@@ -84,6 +84,11 @@ CASES: list[tuple[Any, list[Any]]] = [
     ({"$schema": D7, "exclusiveMinimum": 1}, [1, 2]),
     ({"$schema": D7, "prefixItems": [{"type": "string"}]}, [[1]]),  # not a draft 7 keyword: ignored
     ({"format": "ipv4", "title": "t", "x-anything": {"type": "string"}}, ["not an ip", 3]),
+    ({"$schema": D7, "format": "ipv4"}, ["not an ip", "1.2.3.4", 3, None]),
+    ({"$schema": D7, "format": "no-such-format"}, ["x", 3]),
+    ({"$schema": D7, "properties": {"a": {"format": "email"}}},
+     [{"a": "x@y.z"}, {"a": "x"}, {"a": 1}]),
+    ({"multipleOf": 0.01}, [0.29, 1.15, 0.123, 12, -0.07]), ({"multipleOf": 0.3}, [0.9, 1, 0.6000000000000001]),
     (True, [1]), (False, [1]), ({}, [None]),
     # --set gives Int64 (an int subclass): the same answers as for int.
     ({"type": "integer", "minimum": 2, "multipleOf": 3, "enum": [3, 6.0]}, [Int64(3), Int64(6), Int64(9), Int64(1)]),
@@ -106,12 +111,16 @@ UNDECIDED: list[tuple[Any, Any]] = [
 
 
 def _reference(tree: Any, instance: Any) -> bool:
+    """jsonschema as schema.py runs it: with v6's multipleOf, and v6's formats in older drafts."""
     cls = jsonschema.validators.validator_for(tree, default=jsonschema.Draft202012Validator)
-    return cls(tree, registry=referencing.Registry(retrieve=schema.no_remote)).is_valid(instance)
+    formats = jsonschema_go.v6_format_checker() if schema_formats.asserted(metaschema.v6_draft(tree)) else None
+    registry = referencing.Registry(retrieve=schema.no_remote)
+    return jsonschema_go.values_validator(cls)(tree, registry=registry, format_checker=formats).is_valid(instance)
 
 
 def _ours(tree: Any, instance: Any) -> bool:
-    check = verdict.Compiler(metaschema.dialect(tree), {"": tree}).compile("")
+    formats = schema_formats.check if schema_formats.asserted(metaschema.v6_draft(tree)) else None
+    check = verdict.Compiler(metaschema.dialect(tree), {"": tree}, formats=formats).compile("")
     verdict.plain(instance)
     return check(instance)
 
@@ -372,3 +381,25 @@ def test_plain_uri_checks_agree_with_the_patterns():
         accepted[0] += base
         accepted[1] += relative
     assert min(accepted) > 1000
+
+
+def test_multiple_of_is_v6s_rational_quotient():
+    """verdict.multiple_of (scaled decimal digits) against big.Rat's answer, the quotient of the
+    numbers' decimal texts as fractions, over generated numbers; and a schema number's own text."""
+    from fractions import Fraction
+
+    from helm_core.chart.schema_errors import JsonNumber
+
+    def rat(number: float) -> Fraction:
+        return Fraction(number) if isinstance(number, int) else Fraction(getattr(number, "literal", repr(number)))
+
+    draw = random.Random(11)
+    for _ in range(5000):
+        number = draw.choice([draw.randint(-10**6, 10**6) / 10 ** draw.randint(0, 5),
+                              draw.random() * 10 ** draw.randint(-10, 25), draw.randint(-10**20, 10**20)])
+        step = draw.choice([draw.randint(1, 1000) / 10 ** draw.randint(0, 4), draw.random() * 10 ** draw.randint(-5, 5),
+                            draw.randint(1, 100)])
+        assert verdict.multiple_of(number, step) is ((rat(number) / rat(step)).denominator == 1), (number, step)
+    assert verdict.multiple_of(0.3, 0.1) and verdict.multiple_of(1e20, 0.1) and not verdict.multiple_of(0.35, 0.1)
+    assert not verdict.multiple_of(0.1, JsonNumber("0.10000000000000000001"))  # as written, not as a float
+    assert not verdict.multiple_of(float("inf"), 0.1)
