@@ -695,6 +695,21 @@ def test_a_render_with_random_values_renders_again_only_what_drew_them(tmp_path:
     assert second.stdout.split("kind: Secret")[1] != first.stdout.split("kind: Secret")[1]
 
 
+def test_a_render_that_made_keys_has_them_generated_ahead_the_next_time(tmp_path: Path) -> None:
+    chart = write_chart(tmp_path / "src", {
+        "Chart.yaml": chart_yaml("c"),
+        "templates/svc.yaml": "kind: Service\n",
+        "templates/tls.yaml": "{{- $ca := genCA \"ca\" 1 }}kind: Secret\ndata:\n  ca: {{ $ca.Cert | b64enc }}\n"})
+    cache = tmp_path / "cache"
+    runs = _cli_runs(chart, cache, runs=3, report=(
+        "from helm_core.gotemplate.funcs import keypool; print(keypool.made_ahead(), file=sys.stderr)"))
+    assert [r.returncode for r in runs] == [0, 0, 0], runs[0].stderr
+    assert [r.stderr.splitlines()[-1] for r in runs] == ["0", "1", "1"]
+    assert len({r.stdout for r in runs}) == 3 and all("kind: Service" in r.stdout for r in runs)
+    entry = next((cache / "memo" / rendered.PARTS_MEMO).iterdir())
+    assert rendered.recall_parts(memo.DiskMemo(cache / "memo"), entry.name).rsa_keys == {2048: 1}
+
+
 def test_outputs_that_read_values_another_template_set_are_rendered_again(tmp_path: Path) -> None:
     # Helm renders svc.yaml, secret.yaml, app.yaml (reverse order of names at one depth).
     # secret.yaml stores its password in .Values, and app.yaml prints it: only svc.yaml may be
@@ -718,7 +733,7 @@ def test_outputs_that_read_values_another_template_set_are_rendered_again(tmp_pa
     # Were app.yaml's text kept anyway, the password set before its turn makes the render
     # start again without the kept texts.
     parts = rendered.recall_parts(memo.DiskMemo(tmp_path / "cache" / "memo"), entry.name)
-    parts["c/templates/app.yaml"] = "kind: Deployment\nspec:\n  p: STALE\n"
+    parts.outputs["c/templates/app.yaml"] = "kind: Deployment\nspec:\n  p: STALE\n"
     rendered.keep_parts(memo.DiskMemo(tmp_path / "cache" / "memo"), entry.name, parts)
     again = _cli_runs(chart, tmp_path / "cache", runs=1)[0]
     assert "STALE" not in again.stdout and again.stdout.count(

@@ -95,40 +95,47 @@ def cmd_template(args: argparse.Namespace) -> int:
         given = any(getattr(args, flag) for flag in VALUES_FLAGS)
         user_values = _values(args) if given else None
         entry_key = rendered.key(args, name, chart_input, user_values)
-        kept = rendered.recall(disk, entry_key) if entry_key else None
-        if kept is not None:
-            _print_template(kept[0], kept[1], args)
+        printed = rendered.recall(disk, entry_key) if entry_key else None
+        if printed is not None:
+            _print_template(*printed, args)
             return 0
         values = user_values if user_values is not None else _values(args)
     else:
         values = _values(args)
+    from helm_core.gotemplate.funcs import keypool
+
+    kept = rendered.recall_parts(disk, entry_key) if entry_key and disk is not None else None
+    if kept is not None:
+        keypool.prefetch(kept.rsa_keys)  # generated while the chart loads and the rest renders
     from helm_core.action import template as template_action
     from helm_core.engine import purity
 
     chart = chart_input.load()
     ledger = None
-    if entry_key and disk is not None and rendered.pure_chart(chart):
-        ledger = purity.Ledger(rendered.recall_parts(disk, entry_key))
+    if kept is not None and rendered.pure_chart(chart):
+        ledger = purity.Ledger(kept.outputs)
     options = _template_options(args, name, chart, ledger)
-    impure_calls = purity.calls()
+    impure_calls, keys_before = purity.calls(), keypool.made()
     result = template_action.run(chart, values, options, log=_lua_log)
     if ledger is not None and ledger.stale:
         # A template rendered anew changed data that the kept outputs were rendered without
         # changes to: they may not hold this time, so every template is rendered.
         ledger = purity.Ledger()
         options = _template_options(args, name, chart, ledger)
+        keys_before = keypool.made()
         result = template_action.run(chart, values, options, log=_lua_log)
     if args.output_dir:
         _print_info(result.info)
         _write_output_dir(args, template_action.output_parts(result, options), name, chart_name=result.chart.name)
         return 0
     text = template_action.output_text(result, options)
-    if entry_key and disk is not None and ledger is not None:
+    if entry_key and disk is not None and ledger is not None and kept is not None:
         if purity.calls() == impure_calls:
             rendered.keep(disk, entry_key, text, result.info)
         else:
-            parts = ledger.reusable()
-            if parts and parts.keys() != ledger.known.keys():
+            parts = rendered.KeptParts(ledger.reusable(), keypool.made_since(keys_before))
+            if (parts.outputs or parts.rsa_keys) and (
+                    parts.outputs.keys() != kept.outputs.keys() or parts.rsa_keys != kept.rsa_keys):
                 rendered.keep_parts(disk, entry_key, parts)
     _print_template(text, result.info, args)
     return 0

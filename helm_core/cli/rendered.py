@@ -15,6 +15,8 @@ A render that did call impure functions keeps, under the same digest, the output
 templates that called none (:class:`helm_core.engine.purity.Ledger`), unless a template changed
 data the others share: the next identical run renders only the rest (a chart that generates a
 password renders its Secret and what includes it, not its Service) and prints a fresh output.
+It keeps too how many RSA keys the render made, which the next run starts generating on other
+threads before its render asks for them (:mod:`helm_core.gotemplate.funcs.keypool`).
 
 Never kept: charts with Lua (``ext/``) or Jinja2 templates, post-renderers, ``--output-dir``,
 and failures (a failure is computed again, and worded again, on every run).
@@ -133,31 +135,48 @@ def keep(memo: Any, entry_key: str, text: str, info: Sequence[str]) -> None:
     memo.put(OUTPUT_MEMO, entry_key, head + lines + text.encode("utf-8", "surrogateescape"))
 
 
-def recall_parts(memo: Any, entry_key: str) -> dict[str, str]:
-    """Template outputs an earlier identical render kept (none when there is no entry)."""
+class KeptParts:
+    """What an earlier identical render that called impure functions kept: the outputs of the
+    templates that called none (by template name), and how many RSA keys it made (by size in
+    bits: :mod:`helm_core.gotemplate.funcs.keypool` starts them before the render needs them)."""
+
+    def __init__(self, outputs: dict[str, str] | None = None, rsa_keys: dict[int, int] | None = None) -> None:
+        self.outputs = outputs or {}
+        self.rsa_keys = rsa_keys or {}
+
+
+def recall_parts(memo: Any, entry_key: str) -> KeptParts:
+    """What an earlier identical render kept (nothing when there is no entry)."""
     blob = memo.get(PARTS_MEMO, entry_key)
-    parts: dict[str, str] = {}
-    at = 0
-    try:  # per template: "<name bytes> <text bytes>\n", the name, the text
-        while blob is not None and at < len(blob):
+    if blob is None:
+        return KeptParts()
+    try:  # "keys <bits>:<count>...\n", then per template: "<name bytes> <text bytes>\n", the name, the text
+        end = blob.index(b"\n")
+        words = blob[:end].split()
+        if words[:1] != [b"keys"]:
+            return KeptParts()
+        rsa_keys = {int(bits): int(count) for bits, count in (word.split(b":") for word in words[1:])}
+        outputs: dict[str, str] = {}
+        at = end + 1
+        while at < len(blob):
             end = blob.index(b"\n", at)
             name_size, text_size = map(int, blob[at:end].split())
             name_end = end + 1 + name_size
             text_end = name_end + text_size
             if text_end > len(blob):
-                return {}
-            parts[blob[end + 1:name_end].decode("utf-8", "surrogateescape")] = \
+                return KeptParts()
+            outputs[blob[end + 1:name_end].decode("utf-8", "surrogateescape")] = \
                 blob[name_end:text_end].decode("utf-8", "surrogateescape")
             at = text_end
     except ValueError:  # a damaged entry is a miss
-        return {}
-    return parts
+        return KeptParts()
+    return KeptParts(outputs, rsa_keys)
 
 
-def keep_parts(memo: Any, entry_key: str, parts: dict[str, str]) -> None:
-    """Store template outputs for :func:`recall_parts`, in a form read back without pickle."""
-    chunks = []
-    for name, text in parts.items():
+def keep_parts(memo: Any, entry_key: str, kept: KeptParts) -> None:
+    """Store what :func:`recall_parts` reads back, in a form read without pickle."""
+    chunks = [b"keys" + b"".join(b" %d:%d" % item for item in sorted(kept.rsa_keys.items())) + b"\n"]
+    for name, text in kept.outputs.items():
         name_bytes = name.encode("utf-8", "surrogateescape")
         text_bytes = text.encode("utf-8", "surrogateescape")
         chunks += [b"%d %d\n" % (len(name_bytes), len(text_bytes)), name_bytes, text_bytes]
