@@ -169,6 +169,11 @@ def test_a_text_in_no_folder_has_an_entry_of_its_own(disk: memo.DiskMemo) -> Non
     assert len(entries) == 4
     _first_run(disk, "gotpl", "{{ .a }}", {"a": 0})
     assert {p.name: p.stat().st_mtime_ns for p in (disk.root / environment.TREES_MEMO).iterdir()} == entries
+    # A text without actions (tpl of a generated password) is built again rather than kept.
+    for run in range(2):
+        _first_run(disk, "gotpl", f"password-{run}", {})
+        _first_run(disk, "templates/plain.yaml", f"kind: A{run}", {})
+    assert {p.name: p.stat().st_mtime_ns for p in (disk.root / environment.TREES_MEMO).iterdir()} == entries
 
 
 LIBRARY = ('{{ define "used" }}U{{ end }}{{ define "unused" }}{{ .x.y.z }}{{ end }}'
