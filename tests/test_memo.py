@@ -460,6 +460,22 @@ def test_plain_charts_compile_no_version_pattern_import_no_regexp_and_render_aga
     assert reports[1] == "[] [] []"
 
 
+def test_regex_results_are_remembered_so_a_render_from_the_memo_imports_no_regexp(tmp_path: Path) -> None:
+    chart = write_chart(tmp_path / "src", {
+        "Chart.yaml": chart_yaml("c"), "values.yaml": "tag: 1.2.3-r4\n",
+        "templates/cm.yaml": "kind: ConfigMap\ndata:\n"
+                             "  n: {{ regexReplaceAll \"(-?[^a-z\\\\d\\\\-])+-?\" (upper .Release.Name) \"-\" | quote }}\n"
+                             "  l: {{ regexReplaceAllLiteral \"[0-9]\" .Values.tag \"$1\" }}\n"
+                             "  f: {{ regexFind \"-r\\\\d+$|sha256:\" .Values.tag }}\n"
+                             "  m: {{ regexMatch \"^[0-9.]+$\" .Values.tag }} {{ regexMatch \"(\" .Values.tag }}\n"})
+    runs, written = _render_twice_to_folders(chart, tmp_path, (
+        "print('helm_core.golib.goregexp' in sys.modules, file=sys.stderr)"))
+    assert written[0] == written[1]
+    assert 'n: "-"\n' in written[0] and "l: $1.$1.$1-r$1\n" in written[0] and "f: -r4\n" in written[0]
+    assert "m: false false\n" in written[0]
+    assert [r.stderr.strip().splitlines()[-1] for r in runs] == ["True", "False"]
+
+
 def test_the_console_script_imports_argparse_without_gettext(tmp_path: Path) -> None:
     """Its import is ~1 ms of every run; argparse's messages are still worded (in helm's words)."""
     chart = Path(__file__).resolve().parents[1] / "examples" / "charts" / "hello"
