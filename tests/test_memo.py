@@ -731,6 +731,32 @@ def test_a_render_that_made_keys_has_them_generated_ahead_the_next_time(tmp_path
     assert rendered.recall_parts(memo.DiskMemo(cache / "memo"), entry.name).rsa_keys == {2048: 1}
 
 
+def test_runs_that_take_kept_parts_take_the_prepared_chart_and_values_too(tmp_path: Path) -> None:
+    # The first run keeps the ConfigMap's text, the second the prepared chart and values; the
+    # third neither loads the chart nor checks its values against the schema (whose JSON syntax
+    # check and validation are what import json).
+    chart = write_chart(tmp_path / "src", {
+        "Chart.yaml": chart_yaml("c") + "dependencies:\n- name: sub\n  version: 1.0.0\n  condition: sub.enabled\n",
+        "charts/sub/Chart.yaml": chart_yaml("sub", version="1.0.0"),
+        "charts/sub/templates/off.yaml": "kind: Off\n",
+        "values.yaml": "port: 80\nsub: {enabled: false}\n",
+        "values.schema.json": '{"type": "object", "properties": {"port": {"type": "integer"}}}',
+        "templates/config.yaml": "kind: ConfigMap\ndata:\n  port: {{ .Values.port | quote }}\n",
+        "templates/secret.yaml": "kind: Secret\ndata:\n  p: {{ randAlphaNum 12 | b64enc }}\n"})
+    cache = tmp_path / "cache"
+    runs = _cli_runs(chart, cache, "--set", "port=81", runs=4, report="print('json' in sys.modules, file=sys.stderr)")
+    assert [r.returncode for r in runs] == [0, 0, 0, 0], runs[0].stderr
+    assert [r.stderr.splitlines()[-1] for r in runs] == ["True", "True", "False", "False"]
+    assert len({r.stdout for r in runs}) == 4
+    for run in runs:
+        assert run.stdout.split("kind: Secret")[0] == runs[0].stdout.split("kind: Secret")[0]
+        assert 'port: "81"' in run.stdout and "kind: Off" not in run.stdout
+    assert len(list((cache / "memo" / rendered.PREPARED_MEMO).iterdir())) == 1
+    # Other values are another entry: prepared (and checked) again.
+    refused = _cli_runs(chart, cache, "--set", "port=eighty", runs=1)[0]
+    assert refused.returncode == 1 and "port" in refused.stderr
+
+
 def test_outputs_that_read_values_another_template_set_are_rendered_again(tmp_path: Path) -> None:
     # Helm renders svc.yaml, secret.yaml, app.yaml (reverse order of names at one depth).
     # secret.yaml stores its password in .Values, and app.yaml prints it: only svc.yaml may be

@@ -82,15 +82,19 @@ class TemplateResult:
 
 
 def run(chart: model.Chart, user_values: dict[str, Any], options: TemplateOptions = TemplateOptions(),
-        *, log: Callable[[str], None] = lambda _line: None) -> TemplateResult:
+        *, log: Callable[[str], None] = lambda _line: None, prepared: prepare.Prepared | None = None,
+        ) -> TemplateResult:
     """Render ``chart`` with ``user_values`` into sorted manifests and hooks.
 
     The steps are the lifecycle events of the ``template`` action: chart-loaded →
     pre-render → render (core) → post-render → post-template. Chart Lua (if any)
-    answers the optional ones; ``log`` receives what its ``print`` says.
+    answers the optional ones; ``log`` receives what its ``print`` says. ``prepared``: what
+    :func:`~helm_core.chart.prepare.prepare_chart` made of this chart and these values with
+    these options before (the CLI's memo: :mod:`helm_core.cli.rendered`), not made again.
     """
     release_names.check_name(options.release_name)
-    prepared = prepare.prepare_chart(chart, user_values, validate_schema=not options.skip_schema_validation)
+    if prepared is None:
+        prepared = prepare.prepare_chart(chart, user_values, validate_schema=not options.skip_schema_validation)
     capabilities = caps_mod.make_capabilities(
         kube_version=options.kube_version or caps_mod.DEFAULT_KUBE_VERSION,
         extra_api_versions=options.api_versions,

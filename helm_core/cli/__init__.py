@@ -104,26 +104,30 @@ def cmd_template(args: argparse.Namespace) -> int:
         values = _values(args)
     from helm_core.gotemplate.funcs import keypool
 
-    kept = rendered.recall_parts(disk, entry_key) if entry_key and disk is not None else None
-    if kept is not None:
+    kept = prepared = None
+    if entry_key and disk is not None:
+        kept = rendered.recall_parts(disk, entry_key)
         keypool.prefetch(kept.rsa_keys)  # generated while the chart loads and the rest renders
+        if kept.outputs or kept.rsa_keys:
+            # Parts are kept for charts without Lua or Jinja2 only; so is what they rendered.
+            prepared = rendered.recall_prepared(disk, entry_key)
     from helm_core.action import template as template_action
     from helm_core.engine import purity
 
-    chart = chart_input.load()
+    chart = prepared.chart if prepared is not None else chart_input.load()
     ledger = None
-    if kept is not None and rendered.pure_chart(chart):
+    if kept is not None and (prepared is not None or rendered.pure_chart(chart)):
         ledger = purity.Ledger(kept.outputs)
     options = _template_options(args, name, chart, ledger)
     impure_calls, keys_before = purity.calls(), keypool.made()
-    result = template_action.run(chart, values, options, log=_lua_log)
+    result = template_action.run(chart, values, options, log=_lua_log, prepared=prepared)
     if ledger is not None and ledger.stale:
         # A template rendered anew changed data that the kept outputs were rendered without
         # changes to: they may not hold this time, so every template is rendered.
         ledger = purity.Ledger()
         options = _template_options(args, name, chart, ledger)
         keys_before = keypool.made()
-        result = template_action.run(chart, values, options, log=_lua_log)
+        result = template_action.run(chart, values, options, log=_lua_log, prepared=prepared)
     if args.output_dir:
         _print_info(result.info)
         _write_output_dir(args, template_action.output_parts(result, options), name, chart_name=result.chart.name)
@@ -137,6 +141,10 @@ def cmd_template(args: argparse.Namespace) -> int:
             if (parts.outputs or parts.rsa_keys) and (
                     parts.outputs.keys() != kept.outputs.keys() or parts.rsa_keys != kept.rsa_keys):
                 rendered.keep_parts(disk, entry_key, parts)
+            elif (kept.outputs or kept.rsa_keys) and prepared is None:  # the parts hold: start from here next
+                from helm_core.chart import prepare
+
+                rendered.keep_prepared(disk, entry_key, prepare.Prepared(chart=result.chart, values=result.values))
     _print_template(text, result.info, args)
     return 0
 

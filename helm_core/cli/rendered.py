@@ -16,7 +16,9 @@ templates that called none (:class:`helm_core.engine.purity.Ledger`), unless a t
 data the others share: the next identical run renders only the rest (a chart that generates a
 password renders its Secret and what includes it, not its Service) and prints a fresh output.
 It keeps too how many RSA keys the render made, which the next run starts generating on other
-threads before its render asks for them (:mod:`helm_core.gotemplate.funcs.keypool`).
+threads before its render asks for them (:mod:`helm_core.gotemplate.funcs.keypool`), and (from
+the first run that reads the parts) the chart and values prepared for the render, which the next
+runs take instead of loading the chart, coalescing its values and checking them again.
 
 Never kept: charts with Lua (``ext/``) or Jinja2 templates, post-renderers, ``--output-dir``,
 and failures (a failure is computed again, and worded again, on every run).
@@ -39,6 +41,8 @@ if TYPE_CHECKING:
 OUTPUT_MEMO = "template-output"
 #: The memo kind of single templates' outputs, kept from renders that called impure functions.
 PARTS_MEMO = "template-parts"
+#: The memo kind of the chart and values those renders rendered (``prepare``'s result, pickled).
+PREPARED_MEMO = "template-prepared"
 
 #: Namespace attributes that are not the user's input (the parser, the command function...).
 _NOT_INPUT = frozenset({"parser", "func", "settings", "_path", "command"})
@@ -181,6 +185,34 @@ def keep_parts(memo: Any, entry_key: str, kept: KeptParts) -> None:
         text_bytes = text.encode("utf-8", "surrogateescape")
         chunks += [b"%d %d\n" % (len(name_bytes), len(text_bytes)), name_bytes, text_bytes]
     memo.put(PARTS_MEMO, entry_key, b"".join(chunks))
+
+
+def recall_prepared(memo: Any, entry_key: str) -> Any:
+    """The chart (its enabled subcharts only) and final values an earlier identical render kept
+    with its parts (a ``prepare.Prepared``), or None: loading, coalescing and checking the values
+    against the schemas again would give the same, at more cost than unpickling them."""
+    blob = memo.get(PREPARED_MEMO, entry_key)
+    if blob is None:
+        return None
+    from helm_core.chart import prepare
+    from helm_core.support import pickling
+
+    try:
+        found = pickling.loads(blob)
+    except Exception:  # noqa: BLE001 - a damaged entry is a miss
+        return None
+    return found if isinstance(found, prepare.Prepared) else None
+
+
+def keep_prepared(memo: Any, entry_key: str, prepared: Any) -> None:
+    """Store what :func:`recall_prepared` reads back."""
+    from helm_core.support import pickling
+
+    try:
+        blob = pickling.dumps(prepared, protocol=pickling.HIGHEST_PROTOCOL)
+    except Exception:  # noqa: BLE001 - what pickle cannot hold is prepared again each time
+        return
+    memo.put(PREPARED_MEMO, entry_key, blob)
 
 
 def pure_chart(chart: Any) -> bool:
