@@ -16,7 +16,7 @@ from helm_core.engine import postrender
 from helm_core.engine import render as render_mod
 from helm_core.engine import renderer as renderer_mod
 from helm_core.errors import ChartError, HelmError
-from helm_core.golib import goyaml, versions
+from helm_core.golib import goyaml
 from helm_core.lua import layout
 from helm_core.storage import names as release_names
 from helm_core.support.records import field, record, replace
@@ -162,8 +162,12 @@ def check_kube_version(chart: model.Chart, capabilities: caps_mod.Capabilities) 
     """Helm renders no chart whose ``kubeVersion`` range excludes the cluster's version (a
     range that does not parse excludes every version)."""
     wanted = chart.metadata.kube_version
+    if not wanted:
+        return
+    from helm_core.golib import versions  # only charts that name a range (dependencies import it too)
+
     have = capabilities.KubeVersion.String()
-    if wanted and not versions.is_compatible_range(wanted, have):
+    if not versions.is_compatible_range(wanted, have):
         raise ChartError(f"chart requires kubeVersion: {wanted} which is incompatible with Kubernetes {have}")
 
 

@@ -99,7 +99,7 @@ def cmd_template(args: argparse.Namespace) -> int:
         if printed is not None:
             _print_template(*printed, args)
             return 0
-        values = user_values if user_values is not None else _values(args)
+        values = user_values if user_values is not None else {}  # no values flag: nothing to merge
     else:
         values = _values(args)
     from helm_core.gotemplate.funcs import keypool

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from helm_core.chart import loader, model, prepare
+from helm_core.chart import model, prepare
 from helm_core.engine import manifests as mf
 from helm_core.engine import render as render_mod
 from helm_core.support.records import record
@@ -84,6 +84,8 @@ class LocalRenderer:
     """Every step in this process, on the caller's thread."""
 
     def load_archive(self, data: bytes, *, source: str) -> model.Chart:
+        from helm_core.chart import loader  # a render from the CLI's memo loads no chart
+
         return loader.load_archive(data, source=source)
 
     def prepare(self, chart: model.Chart, user_values: Mapping[str, Any], *,
