@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import pickle
 import subprocess
 import sys
 from pathlib import Path
@@ -751,7 +752,19 @@ def test_runs_that_take_kept_parts_take_the_prepared_chart_and_values_too(tmp_pa
     for run in runs:
         assert run.stdout.split("kind: Secret")[0] == runs[0].stdout.split("kind: Secret")[0]
         assert 'port: "81"' in run.stdout and "kind: Off" not in run.stdout
-    assert len(list((cache / "memo" / rendered.PREPARED_MEMO).iterdir())) == 1
+    assert len(list((cache / "memo" / rendered.SOURCES_MEMO).iterdir())) == 1
+    # The kept ConfigMap's decode went to the memo (with values.yaml's), not the Secret's (a new
+    # text each run).
+    decoded = [pickle.loads(p.read_bytes()) for p in (cache / "memo" / goyaml.DECODE_MEMO).iterdir()]
+    assert sorted(d.get("kind", "values") for d in decoded) == ["ConfigMap", "values"]
+    # The kept output's documents come from the entry too (changed here to show it).
+    entry = next((cache / "memo" / rendered.SOURCES_MEMO).iterdir())
+    sources = rendered.recall_sources(memo.DiskMemo(cache / "memo"), entry.name)
+    assert sources is not None and list(sources.documents) == ["c/templates/config.yaml"]
+    sources.documents["c/templates/config.yaml"][1][0].content = "kind: ConfigMap # as decoded before"
+    rendered.keep_sources(memo.DiskMemo(cache / "memo"), entry.name, sources)
+    again = _cli_runs(chart, cache, "--set", "port=81", runs=1)[0]
+    assert "kind: ConfigMap # as decoded before" in again.stdout and "kind: Secret" in again.stdout
     # Other values are another entry: prepared (and checked) again.
     refused = _cli_runs(chart, cache, "--set", "port=eighty", runs=1)[0]
     assert refused.returncode == 1 and "port" in refused.stderr

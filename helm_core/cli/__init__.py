@@ -104,20 +104,21 @@ def cmd_template(args: argparse.Namespace) -> int:
         values = _values(args)
     from helm_core.gotemplate.funcs import keypool
 
-    kept = prepared = None
+    kept = sources = None
     if entry_key and disk is not None:
         kept = rendered.recall_parts(disk, entry_key)
         keypool.prefetch(kept.rsa_keys)  # generated while the chart loads and the rest renders
         if kept.outputs or kept.rsa_keys:
             # Parts are kept for charts without Lua or Jinja2 only; so is what they rendered.
-            prepared = rendered.recall_prepared(disk, entry_key)
+            sources = rendered.recall_sources(disk, entry_key)
     from helm_core.action import template as template_action
     from helm_core.engine import purity
 
+    prepared = sources.prepared if sources is not None else None
     chart = prepared.chart if prepared is not None else chart_input.load()
     ledger = None
     if kept is not None and (prepared is not None or rendered.pure_chart(chart)):
-        ledger = purity.Ledger(kept.outputs)
+        ledger = purity.Ledger(kept.outputs, sources.documents if sources is not None else None)
     options = _template_options(args, name, chart, ledger)
     impure_calls, keys_before = purity.calls(), keypool.made()
     result = template_action.run(chart, values, options, log=_lua_log, prepared=prepared)
@@ -141,10 +142,12 @@ def cmd_template(args: argparse.Namespace) -> int:
             if (parts.outputs or parts.rsa_keys) and (
                     parts.outputs.keys() != kept.outputs.keys() or parts.rsa_keys != kept.rsa_keys):
                 rendered.keep_parts(disk, entry_key, parts)
-            elif (kept.outputs or kept.rsa_keys) and prepared is None:  # the parts hold: start from here next
+            elif (kept.outputs or kept.rsa_keys) and sources is None:  # the parts hold: start from here next
                 from helm_core.chart import prepare
 
-                rendered.keep_prepared(disk, entry_key, prepare.Prepared(chart=result.chart, values=result.values))
+                rendered.keep_sources(disk, entry_key, rendered.KeptSources(
+                    prepare.Prepared(chart=result.chart, values=result.values),
+                    {name: ledger.documents[name] for name in kept.outputs if name in ledger.documents}))
     _print_template(text, result.info, args)
     return 0
 

@@ -17,8 +17,9 @@ data the others share: the next identical run renders only the rest (a chart tha
 password renders its Secret and what includes it, not its Service) and prints a fresh output.
 It keeps too how many RSA keys the render made, which the next run starts generating on other
 threads before its render asks for them (:mod:`helm_core.gotemplate.funcs.keypool`), and (from
-the first run that reads the parts) the chart and values prepared for the render, which the next
-runs take instead of loading the chart, coalescing its values and checking them again.
+the first run that reads the parts) the chart and values prepared for the render and the kept
+outputs' documents (:class:`KeptSources`), which the next runs take instead of loading the chart,
+coalescing its values, checking them and decoding the kept outputs again.
 
 Never kept: charts with Lua (``ext/``) or Jinja2 templates, post-renderers, ``--output-dir``,
 and failures (a failure is computed again, and worded again, on every run).
@@ -41,8 +42,8 @@ if TYPE_CHECKING:
 OUTPUT_MEMO = "template-output"
 #: The memo kind of single templates' outputs, kept from renders that called impure functions.
 PARTS_MEMO = "template-parts"
-#: The memo kind of the chart and values those renders rendered (``prepare``'s result, pickled).
-PREPARED_MEMO = "template-prepared"
+#: The memo kind of what those outputs came from and decode to (see KeptSources, pickled).
+SOURCES_MEMO = "template-sources"
 
 #: Namespace attributes that are not the user's input (the parser, the command function...).
 _NOT_INPUT = frozenset({"parser", "func", "settings", "_path", "command"})
@@ -187,32 +188,44 @@ def keep_parts(memo: Any, entry_key: str, kept: KeptParts) -> None:
     memo.put(PARTS_MEMO, entry_key, b"".join(chunks))
 
 
-def recall_prepared(memo: Any, entry_key: str) -> Any:
-    """The chart (its enabled subcharts only) and final values an earlier identical render kept
-    with its parts (a ``prepare.Prepared``), or None: loading, coalescing and checking the values
-    against the schemas again would give the same, at more cost than unpickling them."""
-    blob = memo.get(PREPARED_MEMO, entry_key)
+class KeptSources:
+    """What an identical render's kept outputs came from and decode to: the chart (its enabled
+    subcharts only) and final values ``prepare`` made (a ``prepare.Prepared``), and the kept
+    outputs' documents by template name (with the output each was parsed from). Loading the
+    chart, coalescing its values, checking them against the schemas and decoding the kept
+    outputs again would give the same, at more cost than unpickling them."""
+
+    def __init__(self, prepared: Any, documents: dict[str, tuple[str, list[Any]]]) -> None:
+        self.prepared = prepared
+        self.documents = documents
+
+
+def recall_sources(memo: Any, entry_key: str) -> KeptSources | None:
+    """What :func:`keep_sources` stored under ``entry_key``, or None."""
+    blob = memo.get(SOURCES_MEMO, entry_key)
     if blob is None:
         return None
     from helm_core.chart import prepare
     from helm_core.support import pickling
 
     try:
-        found = pickling.loads(blob)
+        prepared, documents = pickling.loads(blob)
     except Exception:  # noqa: BLE001 - a damaged entry is a miss
         return None
-    return found if isinstance(found, prepare.Prepared) else None
+    if not isinstance(prepared, prepare.Prepared) or not isinstance(documents, dict):
+        return None
+    return KeptSources(prepared, documents)
 
 
-def keep_prepared(memo: Any, entry_key: str, prepared: Any) -> None:
-    """Store what :func:`recall_prepared` reads back."""
+def keep_sources(memo: Any, entry_key: str, sources: KeptSources) -> None:
+    """Store what :func:`recall_sources` reads back."""
     from helm_core.support import pickling
 
     try:
-        blob = pickling.dumps(prepared, protocol=pickling.HIGHEST_PROTOCOL)
+        blob = pickling.dumps((sources.prepared, sources.documents), protocol=pickling.HIGHEST_PROTOCOL)
     except Exception:  # noqa: BLE001 - what pickle cannot hold is prepared again each time
         return
-    memo.put(PREPARED_MEMO, entry_key, blob)
+    memo.put(SOURCES_MEMO, entry_key, blob)
 
 
 def pure_chart(chart: Any) -> bool:

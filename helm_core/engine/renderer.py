@@ -64,7 +64,15 @@ def documents_of(chart: model.Chart, files: dict[str, str], options: render_mod.
     """Rendered ``files`` (``<chart>/templates/x.yaml`` → text; the NOTES.txt are taken out of
     it) as documents."""
     notes = take_notes(files, chart.name, subcharts=options.subchart_notes)
-    return RenderedDocuments(mf.parse_documents(files), notes)
+    ledger = options.ledger
+    if ledger is None:
+        return RenderedDocuments(mf.parse_documents(files), notes)
+    documents = mf.parse_documents(files, known=ledger.known_documents, fresh=ledger.fresh())
+    for name, text in files.items():
+        ledger.documents[name] = (text, [])
+    for document in documents:
+        ledger.documents[document.source][1].append(document)
+    return RenderedDocuments(documents, notes)
 
 
 def take_notes(files: dict[str, str], top: str, *, subcharts: bool = False) -> str:
