@@ -19,6 +19,10 @@ if TYPE_CHECKING:
 
 #: Threads generating ahead, at most: one per key up to this many (keys past it wait their turn).
 MAX_THREADS = 2
+#: Keys generated ahead, at most, and the sizes that may be (Sprig's: 2048 and 4096 bits): the
+#: counts come from a memo file, and a damaged one must not start endless work.
+MAX_AHEAD = 16
+SIZES = frozenset({2048, 4096})
 
 _cond = threading.Condition()
 #: Keys generated ahead and not handed out yet, by size in bits.
@@ -71,7 +75,8 @@ def made_since(before: Mapping[int, int]) -> dict[int, int]:
 
 def prefetch(wanted: Mapping[int, int]) -> None:
     """Start generating ``wanted`` keys (count by size in bits) on daemon threads."""
-    order = [bits for bits, count in sorted(wanted.items()) for _ in range(max(count, 0))]
+    order = [bits for bits, count in sorted(wanted.items()) if bits in SIZES for _ in range(max(count, 0))]
+    order = order[:MAX_AHEAD]
     if not order:
         return
     with _cond:
@@ -79,7 +84,18 @@ def prefetch(wanted: Mapping[int, int]) -> None:
             _pending[bits] = _pending.get(bits, 0) + 1
     lanes = [order[i::MAX_THREADS] for i in range(min(MAX_THREADS, len(order)))]
     for lane in lanes:
-        threading.Thread(target=_fill, args=(lane,), name="helm-rsa-prefetch", daemon=True).start()
+        try:
+            threading.Thread(target=_fill, args=(lane,), name="helm-rsa-prefetch", daemon=True).start()
+        except RuntimeError:  # no room for another thread (a tight address-space limit)
+            _give_up(lane)
+
+
+def _give_up(lane: list[int]) -> None:
+    """The keys of ``lane`` will not come: whoever waits for them generates its own."""
+    with _cond:
+        for bits in lane:
+            _pending[bits] -= 1
+        _cond.notify_all()
 
 
 def _fill(lane: list[int]) -> None:
@@ -87,10 +103,7 @@ def _fill(lane: list[int]) -> None:
         try:
             key = _generate(bits)
         except BaseException:  # noqa: BLE001 - the caller generates its own instead
-            with _cond:
-                for rest in lane[at:]:
-                    _pending[rest] -= 1
-                _cond.notify_all()
+            _give_up(lane[at:])
             return
         with _cond:
             _pending[bits] -= 1
