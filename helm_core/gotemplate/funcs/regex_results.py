@@ -12,7 +12,8 @@ One memo entry holds every result remembered (a first run meets a dozen; creatin
 result would cost more than it saves), loaded at the first regex call of a process and written
 again by :func:`save` when the process added some. Two processes saving at once may lose each
 other's new results, which are then computed again: the entry's key covers the code that
-computes them (this package's regex modules, goregexp and RE2), so it never holds a wrong one.
+computes them (this package's regex modules, goregexp with goutf8, and RE2), so it never holds a
+wrong one.
 """
 from __future__ import annotations
 
@@ -105,8 +106,9 @@ def save() -> None:
 @functools.cache
 def _entry_key() -> str:
     here = os.path.dirname(os.path.abspath(__file__))
-    goregexp = os.path.join(os.path.dirname(os.path.dirname(here)), "golib", "goregexp")
-    code = [os.path.join(here, "regex.py"), __file__,
+    golib = os.path.join(os.path.dirname(os.path.dirname(here)), "golib")
+    goregexp = os.path.join(golib, "goregexp")
+    code = [os.path.join(here, "regex.py"), __file__, os.path.join(golib, "goutf8.py"),
             *(os.path.join(goregexp, name) for name in sorted(os.listdir(goregexp)) if name.endswith(".py"))]
     re2 = memo.package_folder("re2")
     if re2 is not None:

@@ -112,3 +112,16 @@ def test_results_are_remembered_by_function_and_arguments_errors_never(monkeypat
     long = "a" * regex_results.MAX_CHARS
     assert rx.regex_find("a+", long) == long and rx.regex_find("a+", long) == long
     assert compiled[7:] == ["a+", "a+"]
+
+
+def test_the_remembered_results_are_keyed_by_the_code_that_computes_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    from helm_core.gotemplate.funcs import regex_results
+    from helm_core.support import memo
+
+    digested: list[str] = []
+    monkeypatch.setattr(memo, "code_digest", lambda *paths: digested.extend(map(str, paths)) or "d")
+    regex_results._entry_key.__wrapped__()
+    names = {"/".join(path.split("/")[-2:]) for path in digested}
+    assert {"funcs/regex.py", "funcs/regex_results.py", "golib/goutf8.py", "goregexp/__init__.py",
+            "goregexp/syntax.py", "re2/__init__.py"} <= names
+    assert any(name.startswith("re2/_re2") for name in names)
