@@ -210,3 +210,20 @@ def test_hook_weight_is_gos_atoi_or_zero(text, weight):
 
 def test_hook_weight_absent_is_zero():
     assert mf._hook_weight({}) == 0
+
+
+def test_documents_parsed_before_are_taken_for_the_same_text_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    before = mf.Manifest(source="c/templates/a.yaml", content="kind: A", obj={"kind": "A"})
+    files = {"c/templates/a.yaml": "kind: A\n---\nkind: B\n", "c/templates/b.yaml": "kind: C\n"}
+    decoded: list[tuple[str, bool]] = []
+    real = goyaml.load
+    monkeypatch.setattr(goyaml, "load", lambda doc, source, remember=True: (
+        decoded.append((doc, remember)), real(doc, source=source, remember=remember))[1])
+    taken = mf.parse_documents(files, known={"c/templates/a.yaml": (files["c/templates/a.yaml"], [before])},
+                               fresh={"c/templates/b.yaml"})
+    assert taken[0] is before and [m.kind for m in taken] == ["A", "C"]
+    assert decoded == [("kind: C", False)]  # b.yaml's text is new each render: not remembered
+    decoded.clear()
+    again = mf.parse_documents(files, known={"c/templates/a.yaml": ("kind: A (another render)", [before])})
+    assert [m.kind for m in again] == ["A", "B", "C"] and all(m is not before for m in again)
+    assert decoded == [("kind: A", True), ("kind: B", True), ("kind: C", True)]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import pickle
 import subprocess
 import sys
 from pathlib import Path
@@ -168,6 +169,11 @@ def test_a_text_in_no_folder_has_an_entry_of_its_own(disk: memo.DiskMemo) -> Non
     entries = {p.name: p.stat().st_mtime_ns for p in (disk.root / environment.TREES_MEMO).iterdir()}
     assert len(entries) == 4
     _first_run(disk, "gotpl", "{{ .a }}", {"a": 0})
+    assert {p.name: p.stat().st_mtime_ns for p in (disk.root / environment.TREES_MEMO).iterdir()} == entries
+    # A text without actions (tpl of a generated password) is built again rather than kept.
+    for run in range(2):
+        _first_run(disk, "gotpl", f"password-{run}", {})
+        _first_run(disk, "templates/plain.yaml", f"kind: A{run}", {})
     assert {p.name: p.stat().st_mtime_ns for p in (disk.root / environment.TREES_MEMO).iterdir()} == entries
 
 
@@ -455,6 +461,22 @@ def test_plain_charts_compile_no_version_pattern_import_no_regexp_and_render_aga
     assert reports[1] == "[] [] []"
 
 
+def test_regex_results_are_remembered_so_a_render_from_the_memo_imports_no_regexp(tmp_path: Path) -> None:
+    chart = write_chart(tmp_path / "src", {
+        "Chart.yaml": chart_yaml("c"), "values.yaml": "tag: 1.2.3-r4\n",
+        "templates/cm.yaml": "kind: ConfigMap\ndata:\n"
+                             "  n: {{ regexReplaceAll \"(-?[^a-z\\\\d\\\\-])+-?\" (upper .Release.Name) \"-\" | quote }}\n"
+                             "  l: {{ regexReplaceAllLiteral \"[0-9]\" .Values.tag \"$1\" }}\n"
+                             "  f: {{ regexFind \"-r\\\\d+$|sha256:\" .Values.tag }}\n"
+                             "  m: {{ regexMatch \"^[0-9.]+$\" .Values.tag }} {{ regexMatch \"(\" .Values.tag }}\n"})
+    runs, written = _render_twice_to_folders(chart, tmp_path, (
+        "print('helm_core.golib.goregexp' in sys.modules, file=sys.stderr)"))
+    assert written[0] == written[1]
+    assert 'n: "-"\n' in written[0] and "l: $1.$1.$1-r$1\n" in written[0] and "f: -r4\n" in written[0]
+    assert "m: false false\n" in written[0]
+    assert [r.stderr.strip().splitlines()[-1] for r in runs] == ["True", "False"]
+
+
 def test_the_console_script_imports_argparse_without_gettext(tmp_path: Path) -> None:
     """Its import is ~1 ms of every run; argparse's messages are still worded (in helm's words)."""
     chart = Path(__file__).resolve().parents[1] / "examples" / "charts" / "hello"
@@ -695,6 +717,59 @@ def test_a_render_with_random_values_renders_again_only_what_drew_them(tmp_path:
     assert second.stdout.split("kind: Secret")[1] != first.stdout.split("kind: Secret")[1]
 
 
+def test_a_render_that_made_keys_has_them_generated_ahead_the_next_time(tmp_path: Path) -> None:
+    chart = write_chart(tmp_path / "src", {
+        "Chart.yaml": chart_yaml("c"),
+        "templates/svc.yaml": "kind: Service\n",
+        "templates/tls.yaml": "{{- $ca := genCA \"ca\" 1 }}kind: Secret\ndata:\n  ca: {{ $ca.Cert | b64enc }}\n"})
+    cache = tmp_path / "cache"
+    runs = _cli_runs(chart, cache, runs=3, report=(
+        "from helm_core.gotemplate.funcs import keypool; print(keypool.made_ahead(), file=sys.stderr)"))
+    assert [r.returncode for r in runs] == [0, 0, 0], runs[0].stderr
+    assert [r.stderr.splitlines()[-1] for r in runs] == ["0", "1", "1"]
+    assert len({r.stdout for r in runs}) == 3 and all("kind: Service" in r.stdout for r in runs)
+    entry = next((cache / "memo" / rendered.PARTS_MEMO).iterdir())
+    assert rendered.recall_parts(memo.DiskMemo(cache / "memo"), entry.name).rsa_keys == {2048: 1}
+
+
+def test_runs_that_take_kept_parts_take_the_prepared_chart_and_values_too(tmp_path: Path) -> None:
+    # The first run keeps the ConfigMap's text, the second the prepared chart and values; the
+    # third neither loads the chart nor checks its values against the schema (whose JSON syntax
+    # check and validation are what import json).
+    chart = write_chart(tmp_path / "src", {
+        "Chart.yaml": chart_yaml("c") + "dependencies:\n- name: sub\n  version: 1.0.0\n  condition: sub.enabled\n",
+        "charts/sub/Chart.yaml": chart_yaml("sub", version="1.0.0"),
+        "charts/sub/templates/off.yaml": "kind: Off\n",
+        "values.yaml": "port: 80\nsub: {enabled: false}\n",
+        "values.schema.json": '{"type": "object", "properties": {"port": {"type": "integer"}}}',
+        "templates/config.yaml": "kind: ConfigMap\ndata:\n  port: {{ .Values.port | quote }}\n",
+        "templates/secret.yaml": "kind: Secret\ndata:\n  p: {{ randAlphaNum 12 | b64enc }}\n"})
+    cache = tmp_path / "cache"
+    runs = _cli_runs(chart, cache, "--set", "port=81", runs=4, report="print('json' in sys.modules, file=sys.stderr)")
+    assert [r.returncode for r in runs] == [0, 0, 0, 0], runs[0].stderr
+    assert [r.stderr.splitlines()[-1] for r in runs] == ["True", "True", "False", "False"]
+    assert len({r.stdout for r in runs}) == 4
+    for run in runs:
+        assert run.stdout.split("kind: Secret")[0] == runs[0].stdout.split("kind: Secret")[0]
+        assert 'port: "81"' in run.stdout and "kind: Off" not in run.stdout
+    assert len(list((cache / "memo" / rendered.SOURCES_MEMO).iterdir())) == 1
+    # The kept ConfigMap's decode went to the memo (with values.yaml's), not the Secret's (a new
+    # text each run).
+    decoded = [pickle.loads(p.read_bytes()) for p in (cache / "memo" / goyaml.DECODE_MEMO).iterdir()]
+    assert sorted(d.get("kind", "values") for d in decoded) == ["ConfigMap", "values"]
+    # The kept output's documents come from the entry too (changed here to show it).
+    entry = next((cache / "memo" / rendered.SOURCES_MEMO).iterdir())
+    sources = rendered.recall_sources(memo.DiskMemo(cache / "memo"), entry.name)
+    assert sources is not None and list(sources.documents) == ["c/templates/config.yaml"]
+    sources.documents["c/templates/config.yaml"][1][0].content = "kind: ConfigMap # as decoded before"
+    rendered.keep_sources(memo.DiskMemo(cache / "memo"), entry.name, sources)
+    again = _cli_runs(chart, cache, "--set", "port=81", runs=1)[0]
+    assert "kind: ConfigMap # as decoded before" in again.stdout and "kind: Secret" in again.stdout
+    # Other values are another entry: prepared (and checked) again.
+    refused = _cli_runs(chart, cache, "--set", "port=eighty", runs=1)[0]
+    assert refused.returncode == 1 and "port" in refused.stderr
+
+
 def test_outputs_that_read_values_another_template_set_are_rendered_again(tmp_path: Path) -> None:
     # Helm renders svc.yaml, secret.yaml, app.yaml (reverse order of names at one depth).
     # secret.yaml stores its password in .Values, and app.yaml prints it: only svc.yaml may be
@@ -718,7 +793,7 @@ def test_outputs_that_read_values_another_template_set_are_rendered_again(tmp_pa
     # Were app.yaml's text kept anyway, the password set before its turn makes the render
     # start again without the kept texts.
     parts = rendered.recall_parts(memo.DiskMemo(tmp_path / "cache" / "memo"), entry.name)
-    parts["c/templates/app.yaml"] = "kind: Deployment\nspec:\n  p: STALE\n"
+    parts.outputs["c/templates/app.yaml"] = "kind: Deployment\nspec:\n  p: STALE\n"
     rendered.keep_parts(memo.DiskMemo(tmp_path / "cache" / "memo"), entry.name, parts)
     again = _cli_runs(chart, tmp_path / "cache", runs=1)[0]
     assert "STALE" not in again.stdout and again.stdout.count(

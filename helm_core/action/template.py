@@ -16,7 +16,7 @@ from helm_core.engine import postrender
 from helm_core.engine import render as render_mod
 from helm_core.engine import renderer as renderer_mod
 from helm_core.errors import ChartError, HelmError, ManifestError, TemplateError
-from helm_core.golib import goyaml, versions
+from helm_core.golib import goyaml
 from helm_core.lua import layout
 from helm_core.storage import names as release_names
 from helm_core.support.records import field, record, replace
@@ -92,15 +92,19 @@ class TemplateResult:
 
 
 def run(chart: model.Chart, user_values: dict[str, Any], options: TemplateOptions = TemplateOptions(),
-        *, log: Callable[[str], None] = lambda _line: None) -> TemplateResult:
+        *, log: Callable[[str], None] = lambda _line: None, prepared: prepare.Prepared | None = None,
+        ) -> TemplateResult:
     """Render ``chart`` with ``user_values`` into sorted manifests and hooks.
 
     The steps are the lifecycle events of the ``template`` action: chart-loaded →
     pre-render → render (core) → post-render → post-template. Chart Lua (if any)
-    answers the optional ones; ``log`` receives what its ``print`` says.
+    answers the optional ones; ``log`` receives what its ``print`` says. ``prepared``: what
+    :func:`~helm_core.chart.prepare.prepare_chart` made of this chart and these values with
+    these options before (the CLI's memo: :mod:`helm_core.cli.rendered`), not made again.
     """
     release_names.check_name(options.release_name)
-    prepared = prepare.prepare_chart(chart, user_values, validate_schema=not options.skip_schema_validation)
+    if prepared is None:
+        prepared = prepare.prepare_chart(chart, user_values, validate_schema=not options.skip_schema_validation)
     capabilities = caps_mod.make_capabilities(
         kube_version=options.kube_version or caps_mod.DEFAULT_KUBE_VERSION,
         extra_api_versions=options.api_versions,
@@ -168,8 +172,12 @@ def check_kube_version(chart: model.Chart, capabilities: caps_mod.Capabilities) 
     """Helm renders no chart whose ``kubeVersion`` range excludes the cluster's version (a
     range that does not parse excludes every version)."""
     wanted = chart.metadata.kube_version
+    if not wanted:
+        return
+    from helm_core.golib import versions  # only charts that name a range (dependencies import it too)
+
     have = capabilities.KubeVersion.String()
-    if wanted and not versions.is_compatible_range(wanted, have):
+    if not versions.is_compatible_range(wanted, have):
         raise ChartError(f"chart requires kubeVersion: {wanted} which is incompatible with Kubernetes {have}")
 
 

@@ -7,8 +7,7 @@ result is validated against every enabled chart's schema.
 """
 from __future__ import annotations
 
-from helm_core.chart import dependencies, model, schema
-from helm_core.chart import values as chart_values
+from helm_core.chart import model
 from helm_core.errors import ChartError
 from helm_core.support.records import record
 
@@ -32,6 +31,10 @@ def prepare_chart(chart: model.Chart, user_values: dict[str, Any], *,
     Library charts cannot be rendered on their own (Helm: "library charts are not
     installable") unless ``allow_library`` (lint checks them).
     """
+    # Imported here: a render from the CLI's memo unpickles a Prepared without preparing.
+    from helm_core.chart import dependencies, schema
+    from helm_core.chart import values as chart_values
+
     if chart.metadata.is_library and not allow_library:
         raise ChartError(f"{chart.metadata.type} charts are not installable")  # helm's checkIfInstallable
     prepared = dependencies.process(chart, user_values)

@@ -95,41 +95,59 @@ def cmd_template(args: argparse.Namespace) -> int:
         given = any(getattr(args, flag) for flag in VALUES_FLAGS)
         user_values = _values(args) if given else None
         entry_key = rendered.key(args, name, chart_input, user_values)
-        kept = rendered.recall(disk, entry_key) if entry_key else None
-        if kept is not None:
-            _print_template(kept[0], kept[1], args)
+        printed = rendered.recall(disk, entry_key) if entry_key else None
+        if printed is not None:
+            _print_template(*printed, args)
             return 0
-        values = user_values if user_values is not None else _values(args)
+        values = user_values if user_values is not None else {}  # no values flag: nothing to merge
     else:
         values = _values(args)
+    from helm_core.gotemplate.funcs import keypool
+
+    kept = sources = None
+    if entry_key and disk is not None:
+        kept = rendered.recall_parts(disk, entry_key)
+        keypool.prefetch(kept.rsa_keys)  # generated while the chart loads and the rest renders
+        if kept.outputs or kept.rsa_keys:
+            # Parts are kept for charts without Lua or Jinja2 only; so is what they rendered.
+            sources = rendered.recall_sources(disk, entry_key)
     from helm_core.action import template as template_action
     from helm_core.engine import purity
 
-    chart = chart_input.load()
+    prepared = sources.prepared if sources is not None else None
+    chart = prepared.chart if prepared is not None else chart_input.load()
     ledger = None
-    if entry_key and disk is not None and rendered.pure_chart(chart):
-        ledger = purity.Ledger(rendered.recall_parts(disk, entry_key))
+    if kept is not None and (prepared is not None or rendered.pure_chart(chart)):
+        ledger = purity.Ledger(kept.outputs, sources.documents if sources is not None else None)
     options = _template_options(args, name, chart, ledger)
-    impure_calls = purity.calls()
-    result = _render_template(args, chart, values, options)
+    impure_calls, keys_before = purity.calls(), keypool.made()
+    result = _render_template(args, chart, values, options, prepared)
     if ledger is not None and ledger.stale:
         # A template rendered anew changed data that the kept outputs were rendered without
         # changes to: they may not hold this time, so every template is rendered.
         ledger = purity.Ledger()
         options = _template_options(args, name, chart, ledger)
-        result = _render_template(args, chart, values, options)
+        keys_before = keypool.made()
+        result = _render_template(args, chart, values, options, prepared)
     if args.output_dir:
         _print_info(result.info)
         _write_output_dir(args, template_action.output_parts(result, options), name, chart_name=result.chart.name)
         return 0
     text = template_action.output_text(result, options)
-    if entry_key and disk is not None and ledger is not None:
+    if entry_key and disk is not None and ledger is not None and kept is not None:
         if purity.calls() == impure_calls:
             rendered.keep(disk, entry_key, text, result.info)
         else:
-            parts = ledger.reusable()
-            if parts and parts.keys() != ledger.known.keys():
+            parts = rendered.KeptParts(ledger.reusable(), keypool.made_since(keys_before))
+            if (parts.outputs or parts.rsa_keys) and (
+                    parts.outputs.keys() != kept.outputs.keys() or parts.rsa_keys != kept.rsa_keys):
                 rendered.keep_parts(disk, entry_key, parts)
+            elif (kept.outputs or kept.rsa_keys) and sources is None:  # the parts hold: start from here next
+                from helm_core.chart import prepare
+
+                rendered.keep_sources(disk, entry_key, rendered.KeptSources(
+                    prepare.Prepared(chart=result.chart, values=result.values),
+                    {name: ledger.documents[name] for name in kept.outputs if name in ledger.documents}))
     _print_template(text, result.info, args)
     return 0
 
@@ -620,12 +638,13 @@ def _english_argparse() -> None:
     setattr(argparse, "ngettext", lambda singular, plural, n: singular if n == 1 else plural)  # noqa: B010
 
 
-def _render_template(args: argparse.Namespace, chart: Any, values: dict[str, Any], options: Any) -> Any:
+def _render_template(args: argparse.Namespace, chart: Any, values: dict[str, Any], options: Any,
+                     prepared: Any = None) -> Any:
     """``template``'s render, failing as ``helm template`` does once rendering had begun: with
     ``--debug`` what was rendered is printed first, else the error says how to see it."""
     from helm_core.action import template as template_action
     try:
-        return template_action.run(chart, values, options, log=_lua_log)
+        return template_action.run(chart, values, options, log=_lua_log, prepared=prepared)
     except HelmError as exc:
         if exc.rendered is None:
             raise

@@ -15,6 +15,11 @@ A render that did call impure functions keeps, under the same digest, the output
 templates that called none (:class:`helm_core.engine.purity.Ledger`), unless a template changed
 data the others share: the next identical run renders only the rest (a chart that generates a
 password renders its Secret and what includes it, not its Service) and prints a fresh output.
+It keeps too how many RSA keys the render made, which the next run starts generating on other
+threads before its render asks for them (:mod:`helm_core.gotemplate.funcs.keypool`), and (from
+the first run that reads the parts) the chart and values prepared for the render and the kept
+outputs' documents (:class:`KeptSources`), which the next runs take instead of loading the chart,
+coalescing its values, checking them and decoding the kept outputs again.
 
 Never kept: charts with Lua (``ext/``) or Jinja2 templates, post-renderers, ``--output-dir``,
 and failures (a failure is computed again, and worded again, on every run).
@@ -37,6 +42,8 @@ if TYPE_CHECKING:
 OUTPUT_MEMO = "template-output"
 #: The memo kind of single templates' outputs, kept from renders that called impure functions.
 PARTS_MEMO = "template-parts"
+#: The memo kind of what those outputs came from and decode to (see KeptSources, pickled).
+SOURCES_MEMO = "template-sources"
 
 #: Namespace attributes that are not the user's input (the parser, the command function...).
 _NOT_INPUT = frozenset({"parser", "func", "settings", "_path", "command"})
@@ -133,35 +140,92 @@ def keep(memo: Any, entry_key: str, text: str, info: Sequence[str]) -> None:
     memo.put(OUTPUT_MEMO, entry_key, head + lines + text.encode("utf-8", "surrogateescape"))
 
 
-def recall_parts(memo: Any, entry_key: str) -> dict[str, str]:
-    """Template outputs an earlier identical render kept (none when there is no entry)."""
+class KeptParts:
+    """What an earlier identical render that called impure functions kept: the outputs of the
+    templates that called none (by template name), and how many RSA keys it made (by size in
+    bits: :mod:`helm_core.gotemplate.funcs.keypool` starts them before the render needs them)."""
+
+    def __init__(self, outputs: dict[str, str] | None = None, rsa_keys: dict[int, int] | None = None) -> None:
+        self.outputs = outputs or {}
+        self.rsa_keys = rsa_keys or {}
+
+
+def recall_parts(memo: Any, entry_key: str) -> KeptParts:
+    """What an earlier identical render kept (nothing when there is no entry)."""
     blob = memo.get(PARTS_MEMO, entry_key)
-    parts: dict[str, str] = {}
-    at = 0
-    try:  # per template: "<name bytes> <text bytes>\n", the name, the text
-        while blob is not None and at < len(blob):
+    if blob is None:
+        return KeptParts()
+    try:  # "keys <bits>:<count>...\n", then per template: "<name bytes> <text bytes>\n", the name, the text
+        end = blob.index(b"\n")
+        words = blob[:end].split()
+        if words[:1] != [b"keys"]:
+            return KeptParts()
+        rsa_keys = {int(bits): int(count) for bits, count in (word.split(b":") for word in words[1:])}
+        outputs: dict[str, str] = {}
+        at = end + 1
+        while at < len(blob):
             end = blob.index(b"\n", at)
             name_size, text_size = map(int, blob[at:end].split())
             name_end = end + 1 + name_size
             text_end = name_end + text_size
             if text_end > len(blob):
-                return {}
-            parts[blob[end + 1:name_end].decode("utf-8", "surrogateescape")] = \
+                return KeptParts()
+            outputs[blob[end + 1:name_end].decode("utf-8", "surrogateescape")] = \
                 blob[name_end:text_end].decode("utf-8", "surrogateescape")
             at = text_end
     except ValueError:  # a damaged entry is a miss
-        return {}
-    return parts
+        return KeptParts()
+    return KeptParts(outputs, rsa_keys)
 
 
-def keep_parts(memo: Any, entry_key: str, parts: dict[str, str]) -> None:
-    """Store template outputs for :func:`recall_parts`, in a form read back without pickle."""
-    chunks = []
-    for name, text in parts.items():
+def keep_parts(memo: Any, entry_key: str, kept: KeptParts) -> None:
+    """Store what :func:`recall_parts` reads back, in a form read without pickle."""
+    chunks = [b"keys" + b"".join(b" %d:%d" % item for item in sorted(kept.rsa_keys.items())) + b"\n"]
+    for name, text in kept.outputs.items():
         name_bytes = name.encode("utf-8", "surrogateescape")
         text_bytes = text.encode("utf-8", "surrogateescape")
         chunks += [b"%d %d\n" % (len(name_bytes), len(text_bytes)), name_bytes, text_bytes]
     memo.put(PARTS_MEMO, entry_key, b"".join(chunks))
+
+
+class KeptSources:
+    """What an identical render's kept outputs came from and decode to: the chart (its enabled
+    subcharts only) and final values ``prepare`` made (a ``prepare.Prepared``), and the kept
+    outputs' documents by template name (with the output each was parsed from). Loading the
+    chart, coalescing its values, checking them against the schemas and decoding the kept
+    outputs again would give the same, at more cost than unpickling them."""
+
+    def __init__(self, prepared: Any, documents: dict[str, tuple[str, list[Any]]]) -> None:
+        self.prepared = prepared
+        self.documents = documents
+
+
+def recall_sources(memo: Any, entry_key: str) -> KeptSources | None:
+    """What :func:`keep_sources` stored under ``entry_key``, or None."""
+    blob = memo.get(SOURCES_MEMO, entry_key)
+    if blob is None:
+        return None
+    from helm_core.chart import prepare
+    from helm_core.support import pickling
+
+    try:
+        prepared, documents = pickling.loads(blob)
+    except Exception:  # noqa: BLE001 - a damaged entry is a miss
+        return None
+    if not isinstance(prepared, prepare.Prepared) or not isinstance(documents, dict):
+        return None
+    return KeptSources(prepared, documents)
+
+
+def keep_sources(memo: Any, entry_key: str, sources: KeptSources) -> None:
+    """Store what :func:`recall_sources` reads back."""
+    from helm_core.support import pickling
+
+    try:
+        blob = pickling.dumps((sources.prepared, sources.documents), protocol=pickling.HIGHEST_PROTOCOL)
+    except Exception:  # noqa: BLE001 - what pickle cannot hold is prepared again each time
+        return
+    memo.put(SOURCES_MEMO, entry_key, blob)
 
 
 def pure_chart(chart: Any) -> bool:

@@ -143,9 +143,14 @@ class Ledger:
     render at a time keeps a ledger.
     """
 
-    def __init__(self, known: Mapping[str, str] | None = None) -> None:
+    def __init__(self, known: Mapping[str, str] | None = None,
+                 known_documents: Mapping[str, tuple[str, list[Any]]] | None = None) -> None:
         #: Outputs an earlier identical render kept, by template name: not rendered again.
         self.known: dict[str, str] = dict(known or {})
+        #: What some of them decode to, by template name: (the output, its documents).
+        self.known_documents: dict[str, tuple[str, list[Any]]] = dict(known_documents or {})
+        #: Every template's documents in this render, by name: (its output, its documents).
+        self.documents: dict[str, tuple[str, list[Any]]] = {}
         #: Templates that called an impure function in this render.
         self.impure: set[str] = set()
         #: The first template (in render order) that changed a map other templates read.
@@ -166,6 +171,11 @@ class Ledger:
             if name not in self.impure:
                 kept[name] = text
         return kept
+
+    def fresh(self) -> set[str]:
+        """Templates whose outputs may differ in an identical render (the others'): made at
+        random, or after a change to shared data."""
+        return set(self.outputs) - set(self.reusable())
 
 
 def shared_writes() -> int:

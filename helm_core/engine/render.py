@@ -40,7 +40,7 @@ from helm_core.errors import SourcePos, TemplateError
 from helm_core.golib.gojson import copy_tree
 from helm_core.gotemplate import budget as budget_mod
 from helm_core.gotemplate import environment, runtime
-from helm_core.gotemplate.funcs import sprig
+from helm_core.gotemplate.funcs import regex_results, sprig
 from helm_core.support import cachekeys, deepstack, memo, patterns
 from helm_core.support.limits import RenderLimitExceeded, RenderLimits
 from helm_core.support.records import field, record
@@ -288,6 +288,7 @@ def _render(chart: model.Chart, values: dict[str, Any], options: RenderOptions) 
     finally:
         # Parse trees go to the disk memo once they ran: only what ran is pickled.
         compiled.env.save_parsed()
+        regex_results.save()
 
 
 def _render_all(chart: model.Chart, compiled: _Compiled, templates: dict[str, _Renderable], order: list[str],

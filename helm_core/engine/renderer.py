@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from helm_core.chart import loader, model, prepare
+from helm_core.chart import model, prepare
 from helm_core.engine import manifests as mf
 from helm_core.engine import render as render_mod
 from helm_core.support.records import record
@@ -64,7 +64,15 @@ def documents_of(chart: model.Chart, files: dict[str, str], options: render_mod.
     """Rendered ``files`` (``<chart>/templates/x.yaml`` → text; the NOTES.txt are taken out of
     it) as documents."""
     notes = take_notes(files, chart.name, subcharts=options.subchart_notes)
-    return RenderedDocuments(mf.parse_documents(files), notes)
+    ledger = options.ledger
+    if ledger is None:
+        return RenderedDocuments(mf.parse_documents(files), notes)
+    documents = mf.parse_documents(files, known=ledger.known_documents, fresh=ledger.fresh())
+    for name, text in files.items():
+        ledger.documents[name] = (text, [])
+    for document in documents:
+        ledger.documents[document.source][1].append(document)
+    return RenderedDocuments(documents, notes)
 
 
 def take_notes(files: dict[str, str], top: str, *, subcharts: bool = False) -> str:
@@ -84,6 +92,8 @@ class LocalRenderer:
     """Every step in this process, on the caller's thread."""
 
     def load_archive(self, data: bytes, *, source: str) -> model.Chart:
+        from helm_core.chart import loader  # a render from the CLI's memo loads no chart
+
         return loader.load_archive(data, source=source)
 
     def prepare(self, chart: model.Chart, user_values: Mapping[str, Any], *,

@@ -42,13 +42,16 @@ if TYPE_CHECKING:
     from typing import Any
 
 
-def decode(data: bytes | str) -> Any:
+def decode(data: bytes | str, *, remember: bool = True) -> Any:
     """``sigs.k8s.io/yaml.Unmarshal`` into ``interface{}`` of the first document.
 
     Raises :class:`ValueError` with Go's message (``error converting YAML to JSON: ...``).
-    Goes through the active disk memo, if any.
+    Goes through the active disk memo, if any, unless not ``remember`` (a text made at random,
+    never read again).
     """
     text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
+    if not remember:
+        return decode_uncached(text)
     disk = memo.active()
     if disk is None:
         key = cachekeys.hasher(text.encode("utf-8", "surrogatepass")).hexdigest()
@@ -107,13 +110,13 @@ def pyyaml_digest() -> str:
     return memo.code_digest(os.path.join(folder, "__init__.py")) + str(bindings)
 
 
-def load(data: bytes | str, *, source: str = "<input>") -> Any:
-    """Decode the first YAML document of ``data`` with Helm's typing.
+def load(data: bytes | str, *, source: str = "<input>", remember: bool = True) -> Any:
+    """Decode the first YAML document of ``data`` with Helm's typing (``remember``: see :func:`decode`).
 
     Raises :class:`ValueError` naming ``source`` and Go's message on bad input.
     """
     try:
-        return decode(data)
+        return decode(data, remember=remember)
     except ValueError as exc:
         raise ValueError(f"{source}: {exc}") from None
 

@@ -143,7 +143,9 @@ class Environment:
 
     def _parse(self, name: str, text: str, digest: str,
                known: frozenset[str]) -> dict[str, nodes.Tree | StoredTree]:
-        if self.memo is None:
+        if self.memo is None or "{{" not in text:
+            # A text without actions is built faster than its entry is read, and tpl's texts
+            # without actions (generated passwords) would each write an entry never read again.
             return dict(_parsed(name, text, known))
         # Keyed by the text, not the file name: the same library chart (Bitnami's `common`)
         # under two charts parses once. The file's own tree is stored under None.

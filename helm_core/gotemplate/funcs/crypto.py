@@ -17,7 +17,7 @@ import os
 from helm_core.golib import gojson
 from helm_core.golib.gotypes import FuncError, GoObject, go_type_name, signature
 from helm_core.gotemplate import budget
-from helm_core.gotemplate.funcs import encoding, gohelpers
+from helm_core.gotemplate.funcs import encoding, gohelpers, keypool
 from helm_core.gotemplate.funcs import random as rand
 from helm_core.support import hashes
 
@@ -159,8 +159,7 @@ def gen_private_key(typ: str) -> str:
     """``genPrivateKey rsa|dsa|ecdsa|ed25519`` ("" means rsa)."""
     key: Any
     if typ in ("", "rsa"):
-        from cryptography.hazmat.primitives.asymmetric import rsa
-        key = rsa.generate_private_key(65537, RSA_KEY_BITS)
+        key = keypool.new_rsa(RSA_KEY_BITS)
     elif typ == "dsa":
         from cryptography.hazmat.primitives.asymmetric import dsa
         key = dsa.generate_private_key(2048)
@@ -273,8 +272,7 @@ def _create(cn: str, ips: list[Any] | None, dns: list[Any] | None, days: int, ke
 
 
 def _new_rsa() -> Any:
-    from cryptography.hazmat.primitives.asymmetric import rsa
-    return rsa.generate_private_key(65537, CERT_RSA_KEY_BITS)
+    return keypool.new_rsa(CERT_RSA_KEY_BITS)
 
 
 def _key_from_pem(pem: str) -> Any:

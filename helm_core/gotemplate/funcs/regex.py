@@ -5,11 +5,14 @@ Why: patterns come from charts, so they run on :mod:`helm_core.golib.goregexp` (
 Go's syntax and iteration rules). Sprig's own choices are kept: ``regexMatch`` answers false
 for a pattern that does not compile (``match, _ := regexp.MatchString``), the other non-``must``
 forms panic with ``regexp.MustCompile``'s text, the ``must`` forms return Go's parse error.
+The results of the forms charts call on every render (``regexMatch``, ``regexFind``,
+``regexReplaceAll``, ``regexReplaceAllLiteral``) are remembered: :mod:`.regex_results`.
 """
 from __future__ import annotations
 
 from helm_core.golib.gotypes import FuncError, signature
 from helm_core.gotemplate import gofmt
+from helm_core.gotemplate.funcs import regex_results
 
 # goregexp (and RE2 behind it) is imported by the first function that compiles a pattern: most
 # templates call none (start-up time, bench/deferred.py).
@@ -56,10 +59,16 @@ def must_regex_match(regex: str, s: str) -> bool:
 @signature("string", "string")
 def regex_match(regex: str, s: str) -> bool:
     """``regexMatch``: false for a pattern that does not compile, as Sprig discards the error."""
-    try:
-        return compile_go(regex).match_string(s)
-    except FuncError:
-        return False
+    call = ("regexMatch", regex, s)
+    found = regex_results.recall(call)
+    if found is regex_results.MISSING:
+        try:
+            found = compile_go(regex).match_string(s)
+        except FuncError:
+            found = False
+        regex_results.remember(call, found)
+    matched: bool = found
+    return matched
 
 
 @signature("string", "string", "int")
@@ -76,8 +85,14 @@ def must_regex_find_all(regex: str, s: str, n: int) -> list[str]:
 
 @signature("string", "string")
 def regex_find(regex: str, s: str) -> str:
-    """``regexFind``."""
-    return must_compile(regex).find_string(s)
+    """``regexFind`` (Bitnami's ``common`` checks every image tag with it)."""
+    call = ("regexFind", regex, s)
+    found = regex_results.recall(call)
+    if found is regex_results.MISSING:
+        found = must_compile(regex).find_string(s)
+        regex_results.remember(call, found)
+    text: str = found
+    return text
 
 
 @signature("string", "string")
@@ -104,25 +119,17 @@ def regex_replace_all_literal(regex: str, s: str, repl: str) -> str:
     return _remembered(regex, s, repl, literal=True)
 
 
-#: Replacements of short texts, remembered: charts make the same ones on every render (Bitnami
-#: cleans each name with regexReplaceAll), and each costs far more than a lookup. Emptied when full.
-_REPLACED: dict[tuple[str, str, str, bool], str] = {}
-_REPLACED_MAX_ENTRIES = 1024
-_REPLACED_MAX_CHARS = 1024
-
-
 def _remembered(regex: str, s: str, repl: str, *, literal: bool) -> str:
-    key = (regex, s, repl, literal)
-    found = _REPLACED.get(key)
-    if found is not None:
-        return found
-    rx = must_compile(regex)
-    out = rx.replace_all_literal_string(s, repl) if literal else rx.replace_all_string(s, repl)
-    if len(regex) + len(s) + len(repl) + len(out) <= _REPLACED_MAX_CHARS:
-        if len(_REPLACED) >= _REPLACED_MAX_ENTRIES:
-            _REPLACED.clear()
-        _REPLACED[key] = out
-    return out
+    """A replacement as remembered (charts make the same ones every render: Bitnami cleans each
+    name with regexReplaceAll), else made now and remembered."""
+    call = ("regexReplaceAllLiteral" if literal else "regexReplaceAll", regex, s, repl)
+    found = regex_results.recall(call)
+    if found is regex_results.MISSING:
+        rx = must_compile(regex)
+        found = rx.replace_all_literal_string(s, repl) if literal else rx.replace_all_string(s, repl)
+        regex_results.remember(call, found)
+    text: str = found
+    return text
 
 
 @signature("string", "string", "string")

@@ -88,3 +88,40 @@ def test_plain_forms_fail_with_must_compile_panic(fn) -> None:
     with pytest.raises(FuncError) as err:
         fn(*args)
     assert str(err.value) == "regexp: Compile(`a(`): error parsing regexp: missing closing ): `a(`"
+
+
+def test_results_are_remembered_by_function_and_arguments_errors_never(monkeypatch: pytest.MonkeyPatch) -> None:
+    from helm_core.golib import goregexp
+    from helm_core.gotemplate.funcs import regex_results
+
+    monkeypatch.setattr(regex_results, "_RESULTS", regex_results._Results())
+    compiled: list[str] = []
+    real = goregexp.compile
+    monkeypatch.setattr(goregexp, "compile", lambda expr: compiled.append(expr) or real(expr))
+    for _ in range(2):
+        assert rx.regex_replace_all("a(x)", "-ax-", "$1$1") == "-xx-"
+        assert rx.regex_replace_all_literal("a(x)", "-ax-", "$1$1") == "-$1$1-"
+        assert rx.regex_find("a(x)", "-ax-") == "ax"
+        assert rx.regex_match("^-a", "-ax-") is True and rx.regex_match("(", "-ax-") is False
+    assert compiled == ["a(x)", "a(x)", "a(x)", "^-a", "("]  # once per function and arguments
+    for _ in range(2):
+        with pytest.raises(FuncError, match="missing closing"):
+            rx.regex_find("(", "x")
+    assert compiled[5:] == ["(", "("]
+    # Long texts are computed every time.
+    long = "a" * regex_results.MAX_CHARS
+    assert rx.regex_find("a+", long) == long and rx.regex_find("a+", long) == long
+    assert compiled[7:] == ["a+", "a+"]
+
+
+def test_the_remembered_results_are_keyed_by_the_code_that_computes_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    from helm_core.gotemplate.funcs import regex_results
+    from helm_core.support import memo
+
+    digested: list[str] = []
+    monkeypatch.setattr(memo, "code_digest", lambda *paths: digested.extend(map(str, paths)) or "d")
+    regex_results._entry_key.__wrapped__()
+    names = {"/".join(path.split("/")[-2:]) for path in digested}
+    assert {"funcs/regex.py", "funcs/regex_results.py", "golib/goutf8.py", "goregexp/__init__.py",
+            "goregexp/syntax.py", "re2/__init__.py"} <= names
+    assert any(name.startswith("re2/_re2") for name in names)
