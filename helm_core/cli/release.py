@@ -221,7 +221,8 @@ def cmd_install(args: argparse.Namespace) -> int:
         replace=args.replace, no_hooks=args.no_hooks, description=args.description,
         skip_schema_validation=args.skip_schema_validation,
         lua=common.lua_options(args), post_render=common.post_render_options(args),
-        subchart_notes=args.render_subchart_notes, crds=_crds(args, crd_policy.INSTALL_DEFAULT)))
+        subchart_notes=args.render_subchart_notes, crds=_crds(args, crd_policy.INSTALL_DEFAULT),
+        labels=args.labels))
     _print_release(result, args.output, cfg, hide_notes=args.hide_notes)
     return 0
 
@@ -256,7 +257,7 @@ def cmd_upgrade(args: argparse.Namespace) -> int:
         skip_schema_validation=args.skip_schema_validation,
         lua=common.lua_options(args), post_render=common.post_render_options(args),
         subchart_notes=args.render_subchart_notes, crds=_crds(args, crd_policy.UPGRADE_DEFAULT),
-        install_crds=_crds(args, crd_policy.INSTALL_DEFAULT)))
+        install_crds=_crds(args, crd_policy.INSTALL_DEFAULT), labels=args.labels))
     if result.status is rel.Status.DEPLOYED and result.description != "Install complete":
         print(f'Release "{args.name}" has been upgraded. Happy Helming!')
     _print_release(result, args.output, cfg, hide_notes=args.hide_notes)
@@ -371,7 +372,8 @@ def cmd_list(args: argparse.Namespace) -> int:
     found = list_action.run(cfg, list_action.ListOptions(
         namespace=args.namespace, all_namespaces=args.all_namespaces,
         statuses=frozenset(statuses), all_statuses=args.all, filter=args.filter,
-        by_date=args.date, reverse=args.reverse, limit=args.max, offset=args.offset))
+        by_date=args.date, reverse=args.reverse, limit=args.max, offset=args.offset,
+        selector=args.selector))
     if args.short:
         sys.stdout.write("".join(f"{v.name}\n" for v in found))
         return 0
@@ -465,6 +467,7 @@ def register(sub: Any) -> None:
     naming.add_name_flags(p)
     p.add_argument("--replace", action="store_true",
                    help="re-use the name of an uninstalled or failed release")
+    common.add_labels_flag(p, "Labels that would be added to release metadata. Should be divided by comma.")
     _install_like(p)
     p.set_defaults(func=cmd_install)
 
@@ -478,6 +481,9 @@ def register(sub: Any) -> None:
     _add_cleanup_flag(p)
     p.add_argument("--history-max", type=int, default=None,
                    help="versions kept after the upgrade (0: no limit; default 10, as Helm)")
+    common.add_labels_flag(p, "Labels that would be added to release metadata. Should be separated by comma. "
+                              "Original release labels will be merged with upgrade labels. You can unset label "
+                              "using null.")
     _install_like(p)
     p.set_defaults(func=cmd_upgrade)
 
@@ -534,6 +540,9 @@ def register(sub: Any) -> None:
                    help="next release index in the list, used to offset from start value")
     p.add_argument("--time-format", default="",
                    help='format time using golang time formatter. Example: --time-format "2006-01-02 15:04:05Z0700"')
+    p.add_argument("-l", "--selector", default="",
+                   help="Selector (label query) to filter on, supports '=', '==', and '!='.(e.g. -l key1=value1,"
+                        "key2=value2). Works only for secret(default) and configmap storage backends.")
     _add_cluster_flags(p)
     _add_output_flag(p)
     p.set_defaults(func=cmd_list)
