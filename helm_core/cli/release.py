@@ -17,7 +17,7 @@ import json
 import os
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from helm_core.errors import HelmError
@@ -169,8 +169,10 @@ def release_data(release: rel.ReleaseVersion, revision: int | None = None) -> di
 
 
 def status_text(release: rel.ReleaseVersion, *, show_description: bool = False,
-                show_manifest: bool = False, hide_notes: bool = False) -> str:
-    """Helm's status printer (``helm status``, and after install/upgrade; ``--hide-notes``)."""
+                show_manifest: bool = False, hide_notes: bool = False,
+                resources: Mapping[str, Sequence[Mapping[str, Any]]] | None = None) -> str:
+    """Helm's status printer (``helm status``, and after install/upgrade; ``--hide-notes``;
+    ``resources``: ``--show-resources``' tables by group, ``action/status.py``)."""
     from helm_core.storage import release as rel
     lines = [f"NAME: {release.name}"]
     if release.last_deployed:
@@ -179,6 +181,9 @@ def status_text(release: rel.ReleaseVersion, *, show_description: bool = False,
               f"REVISION: {rel.version_text(release.version)}"]
     if show_description:
         lines.append(f"DESCRIPTION: {release.description}")
+    if resources:
+        from helm_core.cli import kubetable
+        lines.append(f"RESOURCES:\n{kubetable.resources_text(resources)}")
     lines.append("TEST SUITE: None")
     text = "\n".join(lines) + "\n"
     if show_manifest or release.description.lower() == "dry run complete":
@@ -191,13 +196,18 @@ def status_text(release: rel.ReleaseVersion, *, show_description: bool = False,
 
 
 def _print_release(release: rel.ReleaseVersion, output: str, cfg: config.Configuration | None = None,
-                   **kw: bool) -> None:
+                   *, resources: Mapping[str, Sequence[Mapping[str, Any]]] | None = None, **kw: bool) -> None:
+    """A release as its command prints it: helm's status text, or ``-o json|yaml`` data
+    (``resources`` as helm's ``info.resources``)."""
     if output == "table":
-        sys.stdout.write(status_text(release, **kw))
+        sys.stdout.write(status_text(release, resources=resources, **kw))
     else:
         revision = (revision_numbers(cfg, release.namespace, release.name).get(str(release.version))
                     if cfg is not None and release.description.lower() != "dry run complete" else None)
-        sys.stdout.write(encode(release_data(release, revision), output))
+        data = release_data(release, revision)
+        if resources:
+            data["info"]["resources"] = {key: list(found) for key, found in resources.items()}
+        sys.stdout.write(encode(data, output))
 
 
 # --------------------------------------------------------------------------- commands
@@ -409,7 +419,10 @@ def cmd_status(args: argparse.Namespace) -> int:
     from helm_core.action import status as status_action
     cfg = _configuration(args)
     release = status_action.run(cfg, args.name, args.namespace, _version_arg(args.revision))
-    _print_release(release, args.output, cfg, show_description=args.show_desc)
+    # helm reads tables for its table output and whole objects for -o json|yaml
+    found = (status_action.resources(cfg, release, as_tables=args.output == "table")
+             if args.show_resources else None)
+    _print_release(release, args.output, cfg, show_description=args.show_desc, resources=found)
     return 0
 
 
@@ -551,6 +564,8 @@ def register(sub: Any) -> None:
     p.add_argument("name")
     p.add_argument("--revision")
     p.add_argument("--show-desc", action="store_true")
+    p.add_argument("--show-resources", action="store_true",
+                   help="if set, display the resources of the named release")
     _add_cluster_flags(p)
     _add_output_flag(p)
     p.set_defaults(func=cmd_status)
