@@ -427,13 +427,28 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 
 def cmd_test(args: argparse.Namespace) -> int:
-    from helm_core.action import get
+    """helm's ``test``: run the tests; then, whether they passed or not, the status and, with
+    ``--logs``, each test Pod's log (``POD LOGS: <name>``); then the tests' failure, if any."""
+    from helm_core.action import get, hooks
     from helm_core.action import test as test_action
     from helm_core.cli import common
     cfg = _configuration(args)
-    test_action.run(cfg, args.name, args.namespace, timeout_s=_timeout(args),
-                    filters=test_action.filters_from_flags(args.filter), lua=common.lua_options(args))
-    sys.stdout.write(status_text(get.run(cfg, args.name, args.namespace)))
+    filters = test_action.filters_from_flags(args.filter)
+    failure: hooks.HookError | None = None
+    try:
+        test_action.run(cfg, args.name, args.namespace, timeout_s=_timeout(args), filters=filters,
+                        lua=common.lua_options(args))
+    except hooks.HookError as exc:  # helm still prints the status and the logs, then fails
+        failure = exc
+    release = get.run(cfg, args.name, args.namespace)
+    sys.stdout.write(status_text(release, hide_notes=args.hide_notes))
+    if args.logs:
+        sys.stdout.write("\n")
+        for name, log in test_action.logs(cfg, release, args.namespace, filters):
+            sys.stdout.write(f"POD LOGS: {name}\n{log}\n")
+            sys.stdout.flush()
+    if failure is not None:
+        raise failure
     return 0
 
 
@@ -577,6 +592,10 @@ def register(sub: Any) -> None:
                    help="specify tests by attribute (currently \"name\") using attribute=value syntax or "
                         "'!attribute=value' to exclude a test (can specify multiple or separate values with "
                         "commas: name=test1,name=test2)")
+    p.add_argument("--logs", action="store_true",
+                   help="dump the logs from test pods (this runs after all tests are complete, but before any cleanup)")
+    p.add_argument("--hide-notes", action="store_true",
+                   help="if set, do not show notes in test output. Does not affect presence in chart metadata")
     _add_cluster_flags(p)
     common.add_lua_flags(p)
     p.set_defaults(func=cmd_test)
