@@ -206,7 +206,8 @@ def _print_release(release: rel.ReleaseVersion, output: str, cfg: config.Configu
                     if cfg is not None and release.description.lower() != "dry run complete" else None)
         data = release_data(release, revision)
         if resources:
-            data["info"]["resources"] = {key: list(found) for key, found in resources.items()}
+            # helm's info.resources is a Go map: its JSON keys come sorted
+            data["info"]["resources"] = {key: list(found) for key, found in sorted(resources.items())}
         sys.stdout.write(encode(data, output))
 
 
