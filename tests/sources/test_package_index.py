@@ -158,7 +158,7 @@ def _chart_yaml_of(archive: bytes, chart_name: str) -> bytes:
 
 
 @pytest.mark.parametrize(("version", "app_version"), [
-    ("2.0.0", "3.1"), ("v2.1", ""), ("", "1.10"), ("1.2.3-rc.1+build.5", "tab\there")])
+    ("2.0.0", "3.1"), ("v2.1", ""), ("", "1.10"), ("1.2.3-rc.1+build.5", "tab\there"), ("01.2.3", "")])
 def test_package_sets_versions_as_helm_does(tmp_path: Path, helm_binary: str, version: str,
                                             app_version: str) -> None:
     """--version/--app-version: the archive's name and its Chart.yaml byte for byte as helm's
