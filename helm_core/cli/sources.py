@@ -136,7 +136,10 @@ def cmd_package(args: argparse.Namespace) -> int:
         temporary = target.with_name(f".{filename}.tmp")
         temporary.write_bytes(data)
         os.replace(temporary, target)
-        print(f"Successfully packaged chart and saved it to: {target}")
+        # helm's path: the working folder's absolute one for the default ".", else the
+        # destination joined as given (filepath.Join cleans it)
+        shown = target if args.destination == "." else os.path.normpath(os.path.join(args.destination, filename))
+        print(f"Successfully packaged chart and saved it to: {shown}")
     return 0
 
 

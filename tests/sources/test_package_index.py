@@ -201,6 +201,20 @@ def test_cli_package_refuses_a_bad_version_with_helms_words(
     assert not (tmp_path / "out").exists() or not list((tmp_path / "out").iterdir())
 
 
+@pytest.mark.parametrize("destination", [".", "out", "./out/", "out/../out2", "{tmp}/abs"])
+def test_cli_package_names_the_archive_as_helm(tmp_path: Path, helm_binary: str, monkeypatch: pytest.MonkeyPatch,
+                                               capsys: pytest.CaptureFixture[str], destination: str) -> None:
+    chart = _chart(tmp_path)
+    destination = destination.format(tmp=tmp_path)
+    for side in ("helm", "core"):
+        (tmp_path / side).mkdir()
+    theirs = subprocess.run([helm_binary, "package", str(chart), "-d", destination], capture_output=True, text=True,
+                            cwd=tmp_path / "helm", env={"HOME": str(tmp_path), "PATH": "/usr/bin:/bin"})
+    monkeypatch.chdir(tmp_path / "core")
+    assert cli_main(["package", str(chart), "-d", destination]) == 0
+    assert capsys.readouterr().out == theirs.stdout.replace(str(tmp_path / "helm"), str(tmp_path / "core"))
+
+
 def test_cli_package_sets_versions(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     chart = _chart(tmp_path)
     assert cli_main(["package", str(chart), "-d", str(tmp_path / "out"), "--version", "3.0.0",
