@@ -120,6 +120,9 @@ def test_labels_and_selector_with_stock_helm(cluster: ClusterInfo, hc: live.Live
                                ("team=a,tier!=web", "theirs\n")):
         assert stock("list", "-q", "--selector", selector).stdout == expected, selector
         assert core("list", "-q", "--selector", selector).stdout == expected, selector
+    for wrong in ("a b", "team in a", "-team"):  # apimachinery's words, as helm prints them
+        flag = f"--selector={wrong}"
+        assert core("list", flag, ok=False).stderr == stock("list", flag, ok=False).stderr, wrong
     # upgrade merges over the newest version's labels, "null" removes one (helm's rule), and
     # helm reads what helm-core wrote
     core("upgrade", "ours", chart, "--labels", "tier=null,env=prod")

@@ -51,12 +51,12 @@ def run(cfg: config.Configuration, options: ListOptions = ListOptions()) -> list
              if pattern is None or pattern.match_string(v.name)]
     if not named:
         return []
-    try:
-        selector = labels.validate(options.selector)
-    except ValueError as exc:
+    try:  # apimachinery's parser and words, as helm's
+        requirements = labels.parse(options.selector)
+    except labels.SelectorError as exc:
         raise HelmError(str(exc)) from None
     found = [v for v in named if (options.all_statuses or v.status in wanted)
-             and (not selector or labels.matches(selector, v.labels))]
+             and all(r.matches(v.labels) for r in requirements)]
     found.sort(key=lambda v: (v.name, v.namespace))
     if options.by_date:  # helm's ByDate: oldest first, by whole seconds (ties keep name order here)
         found.sort(key=lambda v: int(v.last_deployed.timestamp()) if v.last_deployed else _ZERO_TIME_UNIX)
