@@ -147,6 +147,8 @@ def repo(tmp_path: Path) -> Iterator[servers.RepoServer]:
     ["template", "/abs/nope"], ["show", "chart", "./nope"],
     ["repo", "list"], ["repo", "remove", "x"], ["repo", "update"], ["search", "repo", "x"],
     ["dependency", "list", "./nope"],
+    ["install", "x", "./c", "-l", "foo"], ["upgrade", "x", "./c", "--labels", "a=1,b,c=2"],
+    ["install", "x", "./c", "-l", "a=1", "--labels", "b"],
 ], ids=lambda a: " ".join(a) or "empty")
 def test_refusals_are_helms(both, argv):
     code, _, err = both.same(*argv)

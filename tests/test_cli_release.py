@@ -82,3 +82,41 @@ def test_post_renderers_file_and_crds_flag(tmp_path) -> None:
         cli_common.post_render_options(args)
     with pytest.raises(cli.UsageError, match='invalid argument "Replace" for "--crds" flag'):  # no exit
         cli.build_parser().parse_args(["install", "web", "./chart", "--crds", "Replace"])
+
+
+@pytest.mark.parametrize(("flags", "expected"), [
+    ([], {}),
+    (["-l", "team=a"], {"team": "a"}),
+    (["--labels", "team=a,tier=web"], {"team": "a", "tier": "web"}),
+    (["--labels", "note=a,b"], {"note": "a,b"}),  # one "=": one pair, commas and all (pflag)
+    (["--labels", '"team=a"'], {"team": "a"}),  # one "=": outer quotes trimmed
+    (["--labels", 'a=1,"b=2,3"'], {"a": "1", "b": "2,3"}),  # more: a CSV record
+    (["-l", "team=a", "-l", "tier=web,team=b"], {"team": "b", "tier": "web"}),  # uses add up
+    (["-l", "team="], {"team": ""}),
+    (["-l", "k=v=w"], {"k": "v=w"}),
+], ids=["none", "one", "two", "comma-in-value", "quoted", "csv", "repeated", "empty-value", "equals-in-value"])
+@pytest.mark.parametrize("command", ["install", "upgrade"])
+def test_labels_flag_parses_as_pflags_string_to_string(command: str, flags: list[str],
+                                                       expected: dict[str, str]) -> None:
+    args = cli.parse([command, "web", "./chart", *flags])
+    assert args.labels == expected
+
+
+@pytest.mark.parametrize(("value", "message"), [
+    ("foo", 'invalid argument "foo" for "-l, --labels" flag: foo must be formatted as key=value'),
+    ("a=1,b", 'invalid argument "a=1,b" for "-l, --labels" flag: b must be formatted as key=value'),
+])
+def test_labels_flag_refuses_a_pair_without_equals_in_pflags_words(value: str, message: str) -> None:
+    """"a=1,b" holds one "=": pflag takes it as one pair ("a" = "1,b"), as here; "a=1,b,c=2" splits."""
+    if value == "a=1,b":
+        assert cli.parse(["install", "web", "./chart", "-l", value]).labels == {"a": "1,b"}
+        value, message = "a=1,b,c=2", message.replace('"a=1,b"', '"a=1,b,c=2"')
+    with pytest.raises(cli.UsageError) as refused:
+        cli.parse(["install", "web", "./chart", "-l", value])
+    assert str(refused.value) == message
+
+
+def test_list_selector_flag() -> None:
+    assert cli.parse(["list", "-l", "team=a,tier!=web"]).selector == "team=a,tier!=web"
+    assert cli.parse(["list", "--selector", "team"]).selector == "team"
+    assert cli.parse(["list"]).selector == ""

@@ -13,7 +13,8 @@ Rules:
   ones that succeeded before it), newest first; ``hook-failed`` deletes the hook that failed.
   CRD hooks are never deleted.
 - Jobs and Pods are waited for (complete / succeeded, or deleted meanwhile as a Job with
-  ``ttlSecondsAfterFinished: 0`` is); other kinds are done once applied.
+  ``ttlSecondsAfterFinished: 0`` is; a running Pod is not done, Ready or not, as in helm);
+  other kinds are done once applied.
   A failed Job or Pod, or one not done within the timeout, fails the operation with
   ``HookError``: "<event> hooks failed: <Kind "name">: <the Job's reason>".
 - Hooks are managed objects: they carry the release's ownership metadata and, in the release's
@@ -108,7 +109,7 @@ def wait_done(cfg: config.Configuration, ref: kclient.ObjectRef, *,
     ``ttlSecondsAfterFinished: 0``) counts as done, as Helm's watch does."""
     deadline = options.clock() + options.timeout_s
     while True:
-        state = kwait.check(cfg.client, ref)
+        state = kwait.check(cfg.client, ref, rule=kready.completion)  # finished, not merely ready
         if state.ready or state.state is kready.State.NOT_FOUND:
             return
         if state.state is kready.State.FAILED:

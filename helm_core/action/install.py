@@ -40,6 +40,7 @@ from helm_core.kube import resources
 from helm_core.kube import wait as kwait
 from helm_core.lua import kept
 from helm_core.storage import driver as drv
+from helm_core.storage import labels as release_labels
 from helm_core.storage import release as rel
 from helm_core.support.records import field, record
 
@@ -77,6 +78,8 @@ class InstallOptions:
     Flux's ``install.disableSchemaValidation``)."""
     subchart_notes: bool = False
     """Subcharts' NOTES.txt are kept with the chart's (``--render-subchart-notes``)."""
+    labels: Mapping[str, str] = field(default_factory=dict)
+    """Custom labels of the release's storage record (``--labels``; ``storage/labels.py``)."""
 
 
 @record
@@ -164,10 +167,10 @@ def post_render_options(post_renderers: Any, common_metadata: Any) -> postrender
 
 def new_record(rendered: Rendered, *, name: str, namespace: str, status: rel.Status,
                user_values: Mapping[str, Any], chart_source: str, description: str,
-               after: rel.ReleaseVersion | None = None,
-               first_deployed: Any = None, driver: Any = None) -> rel.ReleaseVersion:
+               after: rel.ReleaseVersion | None = None, first_deployed: Any = None,
+               driver: Any = None, labels: Mapping[str, str] | None = None) -> rel.ReleaseVersion:
     """The version storing a rendered chart (its id after the newest stored one, as
-    ``driver`` numbers them)."""
+    ``driver`` numbers them), with the custom ``labels``."""
     now = rel.utcnow()
     md = rendered.chart.metadata
     return rel.ReleaseVersion(
@@ -176,7 +179,7 @@ def new_record(rendered: Rendered, *, name: str, namespace: str, status: rel.Sta
         chart_source=chart_source, user_values=dict(user_values), chart_values=rendered.values,
         manifest=mf.format_documents(rendered.manifests), hooks=hooks.format_hooks(rendered.hooks),
         notes=rendered.notes, description=description, first_deployed=first_deployed or now,
-        last_deployed=now, extensions=kept.pack(rendered.chart))
+        last_deployed=now, extensions=kept.pack(rendered.chart), labels=dict(labels or {}))
 
 
 def ensure_namespace(cfg: config.Configuration, namespace: str) -> None:
@@ -189,6 +192,7 @@ def run(cfg: config.Configuration, chart: model.Chart, user_values: Mapping[str,
         options: InstallOptions) -> rel.ReleaseVersion:
     """Install ``chart`` as release ``options.name``; returns the stored (or dry-run) version."""
     rel.check_name(options.name)
+    release_labels.check(options.labels)
     if options.dry_run:
         return _dry_run(cfg, chart, user_values, options)
     if options.create_namespace:
@@ -203,6 +207,7 @@ def run_locked(cfg: config.Configuration, chart: model.Chart, user_values: Mappi
     """:func:`run` for a caller that holds the release's lock (and made the namespace) already,
     with the ``history`` it read under that lock."""
     rel.check_name(options.name)
+    release_labels.check(options.labels)
     return _install(cfg, chart, user_values, options, history)
 
 
@@ -214,7 +219,8 @@ def _dry_run(cfg: config.Configuration, chart: model.Chart, user_values: Mapping
             config.resolve_all(cfg, [m.obj for m in rendered.manifests if m.obj], options.namespace)
         record = new_record(rendered, driver=cfg.driver, name=options.name, namespace=options.namespace,
                             status=rel.Status.PENDING_INSTALL, user_values=user_values,
-                            chart_source=options.chart_source, description="Dry run complete")
+                            chart_source=options.chart_source, description="Dry run complete",
+                            labels=options.labels)
         cfg.driver.check(record)
         return record
 
@@ -236,7 +242,7 @@ def _install(cfg: config.Configuration, chart: model.Chart, user_values: Mapping
         record = new_record(rendered, driver=cfg.driver, name=options.name, namespace=options.namespace,
                             status=rel.Status.PENDING_INSTALL, user_values=user_values,
                             chart_source=options.chart_source, after=rel.latest(history),
-                            description="Initial install underway")
+                            description="Initial install underway", labels=options.labels)
         cfg.driver.check(record)  # too big: refused before anything is applied
         crd_policy.apply(cfg, rendered.crds, policy=options.crds, timeout_s=options.timeout_s)
         objects = config.resolve_all(cfg, [m.obj for m in rendered.manifests if m.obj], options.namespace)

@@ -2,7 +2,9 @@
 
 Rules (Helm's ``List``): one namespace, or all when ``all_namespaces``; ``statuses`` empty means
 Helm's default (deployed and failed); ``all_statuses`` shows every status; ``filter`` is a
-regular expression searched in the release name; sorted by name (then namespace) unless
+regular expression searched in the release name; ``selector`` a label selector on the releases'
+custom labels (``storage/labels.py``; as helm, it is read only when some release's name passed
+the filter, so with none listed a bad selector is no error); sorted by name (then namespace) unless
 ``by_date``; ``reverse`` flips the order; then ``offset`` releases are skipped and at most
 ``limit`` kept (0: all).
 """
@@ -32,20 +34,29 @@ class ListOptions:
     limit: int = 256
     """helm's ``--max`` (its default 256; 0 keeps all)."""
     offset: int = 0
+    selector: str = ""
+    """helm's ``--selector``/``-l``: ``=``, ``==``, ``!=``, ``in``, ``notin``, ``key``, ``!key``."""
 
 
 def run(cfg: config.Configuration, options: ListOptions = ListOptions()) -> list[rel.ReleaseVersion]:
     """The releases ``options`` select (see the module rules)."""
-    from helm_core.golib import goregexp
+    from helm_core.golib import goregexp, labels
 
     try:  # Go's regexp, as helm's: its syntax, and linear time
         pattern = goregexp.compile(options.filter) if options.filter else None
     except goregexp.GoSyntaxError as exc:
         raise HelmError(str(exc)) from None
     wanted = options.statuses or DEFAULT_STATUSES
-    found = [v for v in cfg.driver.list_latest("" if options.all_namespaces else options.namespace)
-             if (options.all_statuses or v.status in wanted)
-             and (pattern is None or pattern.match_string(v.name))]
+    named = [v for v in cfg.driver.list_latest("" if options.all_namespaces else options.namespace)
+             if pattern is None or pattern.match_string(v.name)]
+    if not named:
+        return []
+    try:  # apimachinery's parser and words, as helm's
+        requirements = labels.parse(options.selector)
+    except labels.SelectorError as exc:
+        raise HelmError(str(exc)) from None
+    found = [v for v in named if (options.all_statuses or v.status in wanted)
+             and all(r.matches(v.labels) for r in requirements)]
     found.sort(key=lambda v: (v.name, v.namespace))
     if options.by_date:  # helm's ByDate: oldest first, by whole seconds (ties keep name order here)
         found.sort(key=lambda v: int(v.last_deployed.timestamp()) if v.last_deployed else _ZERO_TIME_UNIX)

@@ -5,6 +5,11 @@ as every hook does (weights, delete policies, Jobs and Pods waited for); a faili
 ``HookError`` naming it and its reason. :class:`TestFilters` (helm's ``--filter``, Flux's
 ``spec.test.filters``) exclude tests by name, or keep only the named ones.
 
+:func:`logs` reads each kept test's Pod log after a run (helm's ``test --logs``, its
+``GetPodLogs``): test hooks in run order (weight, then name), each read from the Pod named as
+the hook in the release's namespace (so a Job test has none: reading it fails, as in helm),
+one at a time so a caller prints each before the next is asked for.
+
 After an install or upgrade (Flux's ``spec.test``), :func:`after_release` runs them and reports
 each test's phase; a failure raises ``TestFailedError`` (remediated like a failed wait) unless
 failures are ignored. The first failing test stops the run, as in Helm; tests after it are
@@ -14,7 +19,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from helm_core.action import config, get, hooks, version_events
@@ -90,6 +95,15 @@ def run(cfg: config.Configuration, name: str, namespace: str, *,
             raise
         lua_events.fire("post-test")
     return ran
+
+
+def logs(cfg: config.Configuration, release: rel.ReleaseVersion, namespace: str,
+         filters: TestFilters = ALL_TESTS) -> Iterator[tuple[str, str]]:
+    """``(test name, its Pod's log)`` of each test of ``release`` that ``filters`` keep, read
+    in ``namespace`` (module rules); a Pod that cannot be read raises the client's error."""
+    for hook in hooks.for_event(hooks.parse(release.hooks), "test"):
+        if filters.keeps(hook.name):
+            yield hook.name, cfg.client.pod_logs(namespace, hook.name)
 
 
 @record(frozen=True)

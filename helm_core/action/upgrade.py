@@ -38,6 +38,7 @@ from helm_core.engine import postrender
 from helm_core.errors import HelmError, ReleaseNotFoundError
 from helm_core.kube import wait as kwait
 from helm_core.storage import driver as drv
+from helm_core.storage import labels as release_labels
 from helm_core.storage import release as rel
 from helm_core.support.records import field, record, replace
 
@@ -87,6 +88,9 @@ class UpgradeOptions:
     ``upgrade.cleanupOnFail``); with ``atomic`` the rollback then runs as well."""
     install_crds: str = crd_policy.INSTALL_DEFAULT
     """The chart's ``crds/`` when ``install`` installs (``--skip-crds`` makes it ``Skip``)."""
+    labels: Mapping[str, str] = field(default_factory=dict)
+    """Custom labels merged over the newest version's (``--labels``; a value ``null`` removes
+    one; ``storage/labels.py``); as given when ``install`` installs."""
 
 
 def effective_values(current: rel.ReleaseVersion, given: Mapping[str, Any],
@@ -129,6 +133,7 @@ def upgrade_or_install(cfg: config.Configuration, chart: model.Chart, user_value
     (the one read the operation needs); ``history``, when the caller has read it, only names the
     operation the lock announces to others."""
     rel.check_name(options.name)
+    release_labels.check(options.labels)
     if options.install and not options.dry_run:
         base = _install_options(options, install_options)
         if base.create_namespace:
@@ -159,7 +164,8 @@ def upgrade_or_install(cfg: config.Configuration, chart: model.Chart, user_value
             return "upgrade", install.new_record(
                 rendered, driver=cfg.driver, name=options.name, namespace=options.namespace,
                 status=rel.Status.PENDING_UPGRADE, user_values=values,
-                chart_source=options.chart_source, description="Dry run complete")
+                chart_source=options.chart_source, description="Dry run complete",
+                labels=_labels(history, options))
     with config.locked(cfg, namespace=options.namespace, name=options.name,
                        operation="upgrade") as history:
         return "upgrade", _upgrade(cfg, chart, user_values, options, history)
@@ -173,7 +179,7 @@ def _install_options(options: UpgradeOptions,
         create_namespace=options.create_namespace, take_ownership=options.take_ownership,
         no_hooks=options.no_hooks, description=options.description, lua=options.lua,
         post_render=options.post_render, skip_schema_validation=options.skip_schema_validation,
-        subchart_notes=options.subchart_notes, crds=options.install_crds)
+        subchart_notes=options.subchart_notes, crds=options.install_crds, labels=options.labels)
 
 
 def _install(cfg: config.Configuration, chart: model.Chart, user_values: Mapping[str, Any],
@@ -186,6 +192,13 @@ def _install(cfg: config.Configuration, chart: model.Chart, user_values: Mapping
     if history and not options.dry_run:
         drv.prune_history(cfg.driver, options.namespace, options.name, options.max_history)
     return done
+
+
+def _labels(history: list[rel.ReleaseVersion], options: UpgradeOptions) -> dict[str, str]:
+    """The new version's custom labels: the given ones over the newest version's (helm merges
+    over its ``lastRelease``, whatever its status)."""
+    newest = rel.latest(history)
+    return release_labels.merged(newest.labels if newest else {}, options.labels)
 
 
 def _current(history: list[rel.ReleaseVersion], name: str) -> rel.ReleaseVersion:
@@ -211,7 +224,7 @@ def _upgrade(cfg: config.Configuration, chart: model.Chart, user_values: Mapping
                                     chart_source=options.chart_source,
                                     after=rel.latest(history),
                                     first_deployed=current.first_deployed,
-                                    description="Preparing upgrade")
+                                    description="Preparing upgrade", labels=_labels(history, options))
         cfg.driver.create(record)
         try:
             rollback.switch(cfg, old=old, new=new, stored_hooks=rendered.hooks, action="upgrade",

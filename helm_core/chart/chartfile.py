@@ -28,12 +28,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-#: Masterminds semver's (lenient) version syntax, which Helm uses to validate ``version``;
-#: compiled on first use (helm_core.support.patterns): most versions are plain, see below.
-_SEMVER_RE = patterns.on_first_use(
-    r"^v?(0|[1-9][0-9]*)(\.(0|[1-9][0-9]*))?(\.(0|[1-9][0-9]*))?"
-    r"(-([0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*))?(\+([0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*))?$"
-)
 _ALIAS_RE = patterns.on_first_use(r"^[a-zA-Z0-9_-]+$")
 _KNOWN_TYPES = ("", model.TYPE_APPLICATION, model.TYPE_LIBRARY)
 #: Chart.yaml (and requirements/lock) documents in the disk memo, as read before typing.
@@ -42,25 +36,22 @@ TEXT_YAML_MEMO = "chartfile-yaml"
 
 def _is_plain_release(version: str) -> bool:
     """``MAJOR.MINOR.PATCH`` in ASCII digits without leading zeros, after an optional ``v``
-    (``v1.16.1``, as many charts write it): a version ``_SEMVER_RE`` accepts with no pre-release,
-    told without compiling it."""
+    (``v1.16.1``, as many charts write it): a version Masterminds' ``NewVersion`` accepts,
+    told with string methods before parsing it."""
     parts = version.removeprefix("v").split(".")
     return len(parts) == 3 and all(p.isascii() and p.isdigit() and (p == "0" or p[0] != "0") for p in parts)
 
 
 def is_valid_version(version: str) -> bool:
-    """True for versions Helm accepts in Chart.yaml (Masterminds ``NewVersion``)."""
+    """True for versions Helm accepts in Chart.yaml: Masterminds' lenient ``NewVersion`` (so
+    ``01.2.3`` and ``v1.2`` pass, ``1.2.3-01`` does not)."""
     if _is_plain_release(version):
         return True
-    match = _SEMVER_RE().match(version)
-    if not match:
+    from helm_core.golib import versions
+    try:
+        versions.Version.parse(version)
+    except ValueError:
         return False
-    prerelease = match.group(7)
-    if prerelease:
-        # SemVer 2: numeric pre-release identifiers must not have leading zeros.
-        for ident in prerelease.split("."):
-            if ident.isdigit() and len(ident) > 1 and ident.startswith("0"):
-                return False
     return True
 
 

@@ -146,3 +146,39 @@ def add_schema_flag(p: argparse.ArgumentParser) -> None:
 def add_post_render_flag(p: argparse.ArgumentParser) -> None:
     p.add_argument("--post-renderers", metavar="FILE",
                    help="YAML with postRenderers and/or commonMetadata (Flux's shapes) applied after render")
+
+
+class StringToString(argparse.Action):
+    """pflag's ``StringToString`` flag (helm's ``--labels``): ``k=v,k2=v2``; a value with one
+    ``=`` is one pair (commas and all, outer quotes trimmed), more are split as a CSV record; a
+    second use of the flag adds to the first. A pair without ``=`` is refused in pflag's words."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: Any, option_string: str | None = None) -> None:
+        text = str(values)
+        if "=" not in text:
+            raise argparse.ArgumentError(self, self._invalid(text, text))
+        if text.count("=") == 1:
+            pairs = [text.strip('"')]
+        else:
+            import csv
+            pairs = next(csv.reader([text]))
+        parsed: dict[str, str] = {}
+        for pair in pairs:
+            key, sep, value = pair.partition("=")
+            if not sep:
+                raise argparse.ArgumentError(self, self._invalid(text, pair))
+            parsed[key] = value
+        setattr(namespace, self.dest, {**(getattr(namespace, self.dest, None) or {}), **parsed})
+
+    def _invalid(self, text: str, pair: str) -> str:
+        """pflag's ``invalid argument "<text>" for "-l, --labels" flag: ...``."""
+        from helm_core.golib import gostrconv
+        name = ", ".join(self.option_strings)
+        return (f"invalid argument {gostrconv.quote(text)} for {gostrconv.quote(name)} flag: "
+                f"{pair} must be formatted as key=value")
+
+
+def add_labels_flag(p: argparse.ArgumentParser, help_text: str) -> None:
+    """helm's ``-l/--labels`` of install and upgrade (custom labels of the release's storage)."""
+    p.add_argument("-l", "--labels", action=StringToString, default={}, metavar="K=V[,K=V]", help=help_text)

@@ -17,7 +17,7 @@ import json
 import os
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from helm_core.errors import HelmError
@@ -169,8 +169,10 @@ def release_data(release: rel.ReleaseVersion, revision: int | None = None) -> di
 
 
 def status_text(release: rel.ReleaseVersion, *, show_description: bool = False,
-                show_manifest: bool = False, hide_notes: bool = False) -> str:
-    """Helm's status printer (``helm status``, and after install/upgrade; ``--hide-notes``)."""
+                show_manifest: bool = False, hide_notes: bool = False,
+                resources: Mapping[str, Sequence[Mapping[str, Any]]] | None = None) -> str:
+    """Helm's status printer (``helm status``, and after install/upgrade; ``--hide-notes``;
+    ``resources``: ``--show-resources``' tables by group, ``action/status.py``)."""
     from helm_core.storage import release as rel
     lines = [f"NAME: {release.name}"]
     if release.last_deployed:
@@ -179,6 +181,9 @@ def status_text(release: rel.ReleaseVersion, *, show_description: bool = False,
               f"REVISION: {rel.version_text(release.version)}"]
     if show_description:
         lines.append(f"DESCRIPTION: {release.description}")
+    if resources:
+        from helm_core.cli import kubetable
+        lines.append(f"RESOURCES:\n{kubetable.resources_text(resources)}")
     lines.append("TEST SUITE: None")
     text = "\n".join(lines) + "\n"
     if show_manifest or release.description.lower() == "dry run complete":
@@ -191,13 +196,19 @@ def status_text(release: rel.ReleaseVersion, *, show_description: bool = False,
 
 
 def _print_release(release: rel.ReleaseVersion, output: str, cfg: config.Configuration | None = None,
-                   **kw: bool) -> None:
+                   *, resources: Mapping[str, Sequence[Mapping[str, Any]]] | None = None, **kw: bool) -> None:
+    """A release as its command prints it: helm's status text, or ``-o json|yaml`` data
+    (``resources`` as helm's ``info.resources``)."""
     if output == "table":
-        sys.stdout.write(status_text(release, **kw))
+        sys.stdout.write(status_text(release, resources=resources, **kw))
     else:
         revision = (revision_numbers(cfg, release.namespace, release.name).get(str(release.version))
                     if cfg is not None and release.description.lower() != "dry run complete" else None)
-        sys.stdout.write(encode(release_data(release, revision), output))
+        data = release_data(release, revision)
+        if resources:
+            # helm's info.resources is a Go map: its JSON keys come sorted
+            data["info"]["resources"] = {key: list(found) for key, found in sorted(resources.items())}
+        sys.stdout.write(encode(data, output))
 
 
 # --------------------------------------------------------------------------- commands
@@ -221,7 +232,8 @@ def cmd_install(args: argparse.Namespace) -> int:
         replace=args.replace, no_hooks=args.no_hooks, description=args.description,
         skip_schema_validation=args.skip_schema_validation,
         lua=common.lua_options(args), post_render=common.post_render_options(args),
-        subchart_notes=args.render_subchart_notes, crds=_crds(args, crd_policy.INSTALL_DEFAULT)))
+        subchart_notes=args.render_subchart_notes, crds=_crds(args, crd_policy.INSTALL_DEFAULT),
+        labels=args.labels))
     _print_release(result, args.output, cfg, hide_notes=args.hide_notes)
     return 0
 
@@ -256,7 +268,7 @@ def cmd_upgrade(args: argparse.Namespace) -> int:
         skip_schema_validation=args.skip_schema_validation,
         lua=common.lua_options(args), post_render=common.post_render_options(args),
         subchart_notes=args.render_subchart_notes, crds=_crds(args, crd_policy.UPGRADE_DEFAULT),
-        install_crds=_crds(args, crd_policy.INSTALL_DEFAULT)))
+        install_crds=_crds(args, crd_policy.INSTALL_DEFAULT), labels=args.labels))
     if result.status is rel.Status.DEPLOYED and result.description != "Install complete":
         print(f'Release "{args.name}" has been upgraded. Happy Helming!')
     _print_release(result, args.output, cfg, hide_notes=args.hide_notes)
@@ -371,7 +383,8 @@ def cmd_list(args: argparse.Namespace) -> int:
     found = list_action.run(cfg, list_action.ListOptions(
         namespace=args.namespace, all_namespaces=args.all_namespaces,
         statuses=frozenset(statuses), all_statuses=args.all, filter=args.filter,
-        by_date=args.date, reverse=args.reverse, limit=args.max, offset=args.offset))
+        by_date=args.date, reverse=args.reverse, limit=args.max, offset=args.offset,
+        selector=args.selector))
     if args.short:
         sys.stdout.write("".join(f"{v.name}\n" for v in found))
         return 0
@@ -407,18 +420,36 @@ def cmd_status(args: argparse.Namespace) -> int:
     from helm_core.action import status as status_action
     cfg = _configuration(args)
     release = status_action.run(cfg, args.name, args.namespace, _version_arg(args.revision))
-    _print_release(release, args.output, cfg, show_description=args.show_desc)
+    # helm reads tables for its table output and whole objects for -o json|yaml
+    found = (status_action.resources(cfg, release, as_tables=args.output == "table")
+             if args.show_resources else None)
+    _print_release(release, args.output, cfg, show_description=args.show_desc, resources=found)
     return 0
 
 
 def cmd_test(args: argparse.Namespace) -> int:
-    from helm_core.action import get
+    """helm's ``test``: run the tests; then, whether they passed or not, the status and, with
+    ``--logs``, each test Pod's log (``POD LOGS: <name>``); then the tests' failure, if any."""
+    from helm_core.action import get, hooks
     from helm_core.action import test as test_action
     from helm_core.cli import common
     cfg = _configuration(args)
-    test_action.run(cfg, args.name, args.namespace, timeout_s=_timeout(args),
-                    filters=test_action.filters_from_flags(args.filter), lua=common.lua_options(args))
-    sys.stdout.write(status_text(get.run(cfg, args.name, args.namespace)))
+    filters = test_action.filters_from_flags(args.filter)
+    failure: hooks.HookError | None = None
+    try:
+        test_action.run(cfg, args.name, args.namespace, timeout_s=_timeout(args), filters=filters,
+                        lua=common.lua_options(args))
+    except hooks.HookError as exc:  # helm still prints the status and the logs, then fails
+        failure = exc
+    release = get.run(cfg, args.name, args.namespace)
+    sys.stdout.write(status_text(release, hide_notes=args.hide_notes))
+    if args.logs:
+        sys.stdout.write("\n")
+        for name, log in test_action.logs(cfg, release, args.namespace, filters):
+            sys.stdout.write(f"POD LOGS: {name}\n{log}\n")
+            sys.stdout.flush()
+    if failure is not None:
+        raise failure
     return 0
 
 
@@ -465,6 +496,7 @@ def register(sub: Any) -> None:
     naming.add_name_flags(p)
     p.add_argument("--replace", action="store_true",
                    help="re-use the name of an uninstalled or failed release")
+    common.add_labels_flag(p, "Labels that would be added to release metadata. Should be divided by comma.")
     _install_like(p)
     p.set_defaults(func=cmd_install)
 
@@ -478,6 +510,9 @@ def register(sub: Any) -> None:
     _add_cleanup_flag(p)
     p.add_argument("--history-max", type=int, default=None,
                    help="versions kept after the upgrade (0: no limit; default 10, as Helm)")
+    common.add_labels_flag(p, "Labels that would be added to release metadata. Should be separated by comma. "
+                              "Original release labels will be merged with upgrade labels. You can unset label "
+                              "using null.")
     _install_like(p)
     p.set_defaults(func=cmd_upgrade)
 
@@ -534,6 +569,9 @@ def register(sub: Any) -> None:
                    help="next release index in the list, used to offset from start value")
     p.add_argument("--time-format", default="",
                    help='format time using golang time formatter. Example: --time-format "2006-01-02 15:04:05Z0700"')
+    p.add_argument("-l", "--selector", default="",
+                   help="Selector (label query) to filter on, supports '=', '==', and '!='.(e.g. -l key1=value1,"
+                        "key2=value2). Works only for secret(default) and configmap storage backends.")
     _add_cluster_flags(p)
     _add_output_flag(p)
     p.set_defaults(func=cmd_list)
@@ -542,6 +580,8 @@ def register(sub: Any) -> None:
     p.add_argument("name")
     p.add_argument("--revision")
     p.add_argument("--show-desc", action="store_true")
+    p.add_argument("--show-resources", action="store_true",
+                   help="if set, display the resources of the named release")
     _add_cluster_flags(p)
     _add_output_flag(p)
     p.set_defaults(func=cmd_status)
@@ -553,6 +593,10 @@ def register(sub: Any) -> None:
                    help="specify tests by attribute (currently \"name\") using attribute=value syntax or "
                         "'!attribute=value' to exclude a test (can specify multiple or separate values with "
                         "commas: name=test1,name=test2)")
+    p.add_argument("--logs", action="store_true",
+                   help="dump the logs from test pods (this runs after all tests are complete, but before any cleanup)")
+    p.add_argument("--hide-notes", action="store_true",
+                   help="if set, do not show notes in test output. Does not affect presence in chart metadata")
     _add_cluster_flags(p)
     common.add_lua_flags(p)
     p.set_defaults(func=cmd_test)

@@ -129,14 +129,17 @@ def _annotations(meta: dict[str, Any]) -> dict[str, str]:
 def cmd_package(args: argparse.Namespace) -> int:
     from helm_core.sources import package as package_mod
     for chart_dir in args.charts:
-        filename, data = package_mod.package(chart_dir)
+        filename, data = package_mod.package(chart_dir, version=args.version, app_version=args.app_version)
         dest = Path(args.destination)
         dest.mkdir(parents=True, exist_ok=True)
         target = (dest / filename).resolve()
         temporary = target.with_name(f".{filename}.tmp")
         temporary.write_bytes(data)
         os.replace(temporary, target)
-        print(f"Successfully packaged chart and saved it to: {target}")
+        # helm's path: the working folder's absolute one for the default ".", else the
+        # destination joined as given (filepath.Join cleans it)
+        shown = target if args.destination == "." else os.path.normpath(os.path.join(args.destination, filename))
+        print(f"Successfully packaged chart and saved it to: {shown}")
     return 0
 
 
@@ -187,6 +190,8 @@ def register(sub: Any) -> None:
     pkg = sub.add_parser("package", help="package chart directories into deterministic archives")
     pkg.add_argument("charts", nargs="+", metavar="DIR")
     pkg.add_argument("-d", "--destination", default=".", help="folder to write the archive to")
+    pkg.add_argument("--version", default="", help="set the version on the chart to this semver version")
+    pkg.add_argument("--app-version", default="", help="set the appVersion on the chart to this version")
     pkg.set_defaults(func=cmd_package)
 
     repo_cmd = sub.add_parser("repo", help="chart repository tools")

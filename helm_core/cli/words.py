@@ -103,6 +103,9 @@ def translate(prog: str, message: str) -> str:
         if not path:
             return f'a command is required\nRun \'{PROG} --help\' for usage.'
         return arity_message(path) or message
+    m = re.match(r"argument \S+: (invalid argument .*)", message, re.DOTALL)
+    if m:  # a flag's own check, already in pflag's words
+        return m.group(1)
     m = re.match(r"argument (\S+?)(?:/\S+)?: expected one argument", message)
     if m:
         return f"flag needs an argument: {m.group(1)}"

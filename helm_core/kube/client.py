@@ -28,6 +28,14 @@ from helm_core.support.records import record
 
 FIELD_MANAGER = "helm-core"
 """Our server-side apply field manager: fields we apply are owned under this name."""
+TABLE_ACCEPT = ("application/json;as=Table;v=v1;g=meta.k8s.io,"
+                "application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json")
+"""What kubectl (and helm's ``BuildTable``) ask for to receive a ``Table``."""
+
+
+def pod_logs_failure(name: str) -> str:
+    """The start of a failed ``pod_logs``'s message (helm's ``GetPodLogs`` words)."""
+    return f"unable to get pod logs for {name}"
 
 
 @record(frozen=True)
@@ -176,6 +184,19 @@ class ClusterClient(Protocol):
     def delete(self, ref: ObjectRef, *, propagation: Propagation = Propagation.BACKGROUND,
                resource_version: str = "") -> bool:
         """Delete; False when it was already gone. ``resource_version`` makes it conditional."""
+        ...
+
+    def table(self, api_version: str, kind: str, *, namespace: str = "", name: str = "",
+              label_selector: str = "") -> dict[str, Any]:
+        """The server's ``meta.k8s.io/v1`` ``Table`` (kubectl's columns for the kind) of the object
+        ``name``, or of the kind's objects (``label_selector``) when no name is given;
+        ``NotFoundError`` when the named object is absent."""
+        ...
+
+    def pod_logs(self, namespace: str, name: str) -> str:
+        """The log of the Pod's container (``kubectl logs``: the only container, else the
+        server says which to choose); ``NotFoundError`` when the Pod is absent. Failures read
+        ``unable to get pod logs for <name>: <the server's reason>`` (helm's words)."""
         ...
 
     def server_time(self) -> dt.datetime:

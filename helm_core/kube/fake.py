@@ -2,8 +2,9 @@
 
 What it models: object identity, ``resourceVersion`` guards (create/replace/delete/apply
 preconditions), ``uid``, a server clock (``managedFields`` write times, ``server_time``),
-label-selector equality lists, a fixed discovery and the status subresource (writes to
-``status`` touch only status). What it does not: field ownership (apply is a recursive merge
+label-selector equality lists, a fixed discovery, the status subresource (writes to
+``status`` touch only status), the server's default ``Table`` (``Name``, ``Created At``) and
+Pod logs the test sets (``FakeCluster.logs``). What it does not: field ownership (apply is a recursive merge
 that never conflicts), RBAC, defaulting, controllers, garbage collection.
 Everything it models is also proven against a real API server in ``e2e/``.
 """
@@ -62,6 +63,8 @@ class FakeCluster:
         self.lock = threading.Lock()
         self.resource_version = 0
         """The last resourceVersion handed out (like etcd's revision)."""
+        self.logs: dict[tuple[str, str], str] = {}
+        """(namespace, Pod name) -> the log ``pod_logs`` reads (a Pod without one logged nothing)."""
 
     def next_version(self) -> str:
         self.resource_version += 1
@@ -180,6 +183,27 @@ class FakeClient:
                 raise ConflictError(f"delete {ref}: precondition failed")
             del self.cluster.objects[key]
             return True
+
+    def table(self, api_version: str, kind: str, *, namespace: str = "", name: str = "",
+              label_selector: str = "") -> dict[str, Any]:
+        if name:
+            objects = [self.get(kclient.ObjectRef(api_version, kind, name, namespace))]
+        else:
+            objects = self.list(api_version, kind, namespace=namespace, label_selector=label_selector)
+        columns = [{"name": "Name", "type": "string", "format": "name", "description": "", "priority": 0},
+                   {"name": "Created At", "type": "date", "format": "", "description": "", "priority": 0}]
+        rows = [{"cells": [obj["metadata"]["name"], obj["metadata"].get("creationTimestamp")],
+                 "object": {"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1",
+                            "metadata": obj["metadata"]}} for obj in objects]
+        return {"kind": "Table", "apiVersion": "meta.k8s.io/v1",
+                "metadata": {"resourceVersion": str(self.cluster.resource_version)},
+                "columnDefinitions": columns, "rows": rows}
+
+    def pod_logs(self, namespace: str, name: str) -> str:
+        with self.cluster.lock:
+            if kclient.ObjectRef("v1", "Pod", name, namespace) not in self.cluster.objects:
+                raise NotFoundError(f'{kclient.pod_logs_failure(name)}: pods "{name}" not found')
+            return self.cluster.logs.get((namespace, name), "")
 
     def server_time(self) -> dt.datetime:
         return self.cluster.clock().astimezone(dt.UTC).replace(microsecond=0)

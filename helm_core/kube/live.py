@@ -174,7 +174,7 @@ class LiveClient:
 
     def _request(self, method: str, path: str, *, what: str, query: list[tuple[str, str]] | None = None,
                  body: Any = None, content_type: str = "application/json",
-                 accept: str = "application/json") -> Any:
+                 accept: str = "application/json", text: bool = False) -> Any:
         headers = {"Accept": accept, "Content-Type": content_type}
         try:
             request = self._serialize(method, path, query=list(query or []), headers=headers,
@@ -187,6 +187,8 @@ class LiveClient:
         except k8s_client.ApiException as exc:  # TLS failures surface this way
             raise ClusterError(f"{what}: {exc.reason}") from exc
         if 200 <= response.status <= 299:
+            if text:  # a log: the body as the server sent it
+                return data.decode(errors="replace")
             return json.loads(data) if data else {}
         raise _error(what, response.status, data)
 
@@ -338,6 +340,19 @@ class LiveClient:
         except NotFoundError:
             return False
         return True
+
+    def table(self, api_version: str, kind: str, *, namespace: str = "", name: str = "",
+              label_selector: str = "") -> dict[str, Any]:
+        ref = kclient.ObjectRef(api_version, kind, name, namespace)
+        query = [("labelSelector", label_selector)] if label_selector and not name else []
+        what = f"get {ref}" if name else f"list {kind}" + (f' in namespace "{namespace}"' if namespace else "")
+        return self._request("GET", self._path(ref, collection=not name), what=what,  # type: ignore[no-any-return]
+                             query=query, accept=kclient.TABLE_ACCEPT)
+
+    def pod_logs(self, namespace: str, name: str) -> str:
+        path = f"/api/v1/namespaces/{quote(namespace, safe='')}/pods/{quote(name, safe='')}/log"
+        return self._request("GET", path, what=kclient.pod_logs_failure(name),  # type: ignore[no-any-return]
+                             accept="*/*", text=True)
 
     def server_time(self) -> dt.datetime:
         headers = {"Accept": "application/json"}

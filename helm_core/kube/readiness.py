@@ -18,6 +18,9 @@ Rules (first match wins):
 - Pod: ``Succeeded`` or ``Ready`` True is CURRENT; ``Failed`` is FAILED.
 - PersistentVolumeClaim: phase ``Bound``. Service: ``LoadBalancer`` needs an ingress address.
 - CustomResourceDefinition: ``Established`` True; ``NamesAccepted`` False is FAILED.
+- A hook (``completion``) is waited for until it finished, as helm waits for hooks: a Pod is
+  CURRENT only once ``Succeeded`` (a running Pod, Ready or not, is IN_PROGRESS); other kinds
+  as above.
 - Anything else: ``Stalled`` True is FAILED, ``Reconciling`` True or ``Ready`` False is
   IN_PROGRESS, otherwise CURRENT (objects without status are ready once they exist).
 """
@@ -215,3 +218,13 @@ def readiness(obj: Mapping[str, Any]) -> Readiness:
     group = str(obj.get("apiVersion", "")).rpartition("/")[0]
     rule = _RULES.get((group, str(obj.get("kind", ""))), _generic)
     return rule(obj)
+
+
+def completion(obj: Mapping[str, Any]) -> Readiness:
+    """The state of a hook ``obj`` (module rules): done when finished, not when ready."""
+    phase = (obj.get("status") or {}).get("phase")
+    if obj.get("kind") == "Pod" and str(obj.get("apiVersion", "")) == "v1" and phase not in ("Succeeded", "Failed"):
+        if (obj.get("metadata") or {}).get("deletionTimestamp"):
+            return Readiness(State.TERMINATING, "Resource scheduled for deletion")
+        return Readiness(State.IN_PROGRESS, f"Pod phase: {phase or 'unknown'}")
+    return readiness(obj)

@@ -21,12 +21,16 @@ Rules:
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 
 from helm_core.errors import ForbiddenError, NotFoundError, WaitCancelled, WaitError
 from helm_core.kube import client as kclient
 from helm_core.kube import readiness as kready
 from helm_core.support.records import field, record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 DEFAULT_TIMEOUT_S = 300.0
 """Helm's default ``--timeout`` (5m0s)."""
@@ -73,10 +77,11 @@ def _seconds(value: float) -> str:
     return f"{value:g}s"
 
 
-def check(client: kclient.ClusterClient, ref: kclient.ObjectRef) -> kready.Readiness:
-    """The readiness of one object now (NOT_FOUND when it does not exist)."""
+def check(client: kclient.ClusterClient, ref: kclient.ObjectRef, *,
+          rule: Callable[[Mapping[str, Any]], kready.Readiness] = kready.readiness) -> kready.Readiness:
+    """The readiness of one object now by ``rule`` (NOT_FOUND when it does not exist)."""
     try:
-        return kready.readiness(client.get(ref))
+        return rule(client.get(ref))
     except NotFoundError:
         return kready.Readiness(kready.State.NOT_FOUND, "not found")
 

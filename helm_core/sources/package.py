@@ -8,6 +8,12 @@ Rules:
 - The archive is loaded back through the safe loader before it is returned.
 - ``chart_metadata`` gives Chart.yaml as Helm marshals ``chart.Metadata`` to JSON (its field
   order, empty fields left out): the OCI config blob and the repository index use it.
+- ``--version``/``--app-version`` (``package(..., version=, app_version=)``) set Chart.yaml's
+  version and appVersion in the archive, as helm's ``package`` does: the version must parse as
+  Masterminds' lenient semver (its error words, e.g. ``invalid semantic version``), and the
+  archive's Chart.yaml is then written as helm writes every Chart.yaml it packages (its metadata
+  marshalled: keys sorted, empty fields left out, text fields sanitized, a v1 chart's
+  dependencies left to requirements.yaml). Without them Chart.yaml is copied verbatim.
 - ``expand`` is the way back (helm's ``chartutil.Expand``, ``pull --untar``): the archive's
   files, read safely, written under ``<folder>/<chart name>``.
 """
@@ -22,8 +28,9 @@ from typing import Any
 
 import yaml
 
-from helm_core.chart import archive, folder, loader
+from helm_core.chart import archive, chartfile, folder, loader, model
 from helm_core.errors import ChartError
+from helm_core.golib import goyaml, versions
 
 FILE_MODE = 0o644
 DIR_MODE = 0o755
@@ -57,14 +64,47 @@ def archive_bytes(name: str, files: list[tuple[str, bytes]], *, mtime: int = 0) 
     return out.getvalue()
 
 
-def package(root: str | os.PathLike[str], *, mtime: int = 0) -> tuple[str, bytes]:
-    """Package a chart directory; return (``<name>-<version>.tgz``, archive bytes)."""
+def package(root: str | os.PathLike[str], *, mtime: int = 0, version: str = "",
+            app_version: str = "") -> tuple[str, bytes]:
+    """Package a chart directory; return (``<name>-<version>.tgz``, archive bytes).
+    ``version``/``app_version``, when given, replace Chart.yaml's (module rules)."""
     path = Path(root)
     chart = loader.load_dir(path)
-    meta = chart.metadata
-    data = archive_bytes(meta.name, chart_files(path), mtime=mtime)
-    loader.load_archive(data, source=str(path))
-    return f"{meta.name}-{meta.version}.tgz", data
+    files = chart_files(path)
+    if version:
+        versions.Version.parse(version)  # helm's validateVersion: Masterminds' words on failure
+    if version or app_version:
+        files = [(name, _with_versions(body, chart.metadata.api_version, version, app_version)
+                  if name == "Chart.yaml" else body) for name, body in files]
+    data = archive_bytes(chart.metadata.name, files, mtime=mtime)
+    packaged = loader.load_archive(data, source=str(path)).metadata
+    return f"{packaged.name}-{packaged.version}.tgz", data
+
+
+_SANITIZED_FIELDS = ("name", "description", "home", "icon", "condition", "tags", "appVersion", "kubeVersion")
+
+
+def _with_versions(chart_yaml: bytes, api_version: str, version: str, app_version: str) -> bytes:
+    """Chart.yaml with ``version``/``app_version`` set where non-empty, written as helm's
+    ``chartutil.Save`` writes it (module rules; the ``helm.sh/v3`` form keeps its layout and
+    takes them in ``metadata.labels``)."""
+    overrides = {key: value for key, value in (("version", version), ("appVersion", app_version)) if value}
+    if api_version == model.API_VERSION_HELM_V3:
+        doc = goyaml.load(chart_yaml, source="Chart.yaml")
+        doc.setdefault("metadata", {}).setdefault("labels", {}).update(overrides)
+        return goyaml.dump(doc).encode()
+    fields = chart_metadata({**chartfile.metadata_fields(chart_yaml), **overrides})
+    for key in _SANITIZED_FIELDS:
+        if key in fields:
+            fields[key] = chartfile.sanitize(fields[key])
+    for key in ("sources", "keywords"):
+        if key in fields:
+            fields[key] = [chartfile.sanitize(str(item)) for item in fields[key]]
+    for maintainer in fields.get("maintainers", []):
+        maintainer.update({key: chartfile.sanitize(value) for key, value in maintainer.items()})
+    if fields["apiVersion"] == model.API_VERSION_V1:
+        fields.pop("dependencies", None)
+    return goyaml.dump(fields).encode()
 
 
 def expand(data: bytes, folder_path: str, *, source: str) -> str:

@@ -7,7 +7,8 @@ stored this way; reading them lets helm-core list and adopt them, and writing th
 Layout (helm's ``pkg/storage/driver/secrets.go`` and ``util.go``):
 - Secret ``sh.helm.release.v1.<release>.v<revision>`` in the release's namespace, labels
   ``name``, ``owner: helm``, ``status``, ``version`` (the integer revision) and ``createdAt`` /
-  ``modifiedAt`` (Unix seconds); other labels are the release's own and are kept.
+  ``modifiedAt`` (Unix seconds); other labels are the release's custom ones (``--labels``,
+  ``ReleaseVersion.labels``), as helm keeps them, but ``helm-core.io/adopted``.
 - ``data.release`` is base64(gzip(JSON of Helm's ``release.Release``)), and the Secret's data
   is base64 again on the wire. Records without the gzip magic are read as plain JSON (Helm's
   backwards compatibility).
@@ -133,8 +134,10 @@ def _hooks_text(hooks: Any) -> str:
                    for h in hooks or () if isinstance(h, Mapping))
 
 
-def from_helm(record: Mapping[str, Any], *, chart_source: str = "") -> rel.ReleaseVersion:
-    """The ``ReleaseVersion`` of Helm's ``release.Release`` JSON."""
+def from_helm(record: Mapping[str, Any], *, chart_source: str = "",
+              labels: Mapping[str, str] | None = None) -> rel.ReleaseVersion:
+    """The ``ReleaseVersion`` of Helm's ``release.Release`` JSON (``labels``: its custom labels,
+    which helm keeps on the Secret, not in the record)."""
     info = record.get("info") or {}
     chart = record.get("chart") or {}
     metadata = chart.get("metadata") or {}
@@ -152,15 +155,17 @@ def from_helm(record: Mapping[str, Any], *, chart_source: str = "") -> rel.Relea
         first_deployed=_parse_go_time(info.get("first_deployed")),
         last_deployed=_parse_go_time(info.get("last_deployed")),
         deleted=_parse_go_time(info.get("deleted")),
+        labels=dict(labels or {}),
     )
 
 
 # ----------------------------------------------------------------------------- the Secret
 
-def encode(version: rel.ReleaseVersion, *, labels: Mapping[str, str] | None = None,
+def encode(version: rel.ReleaseVersion, *, adopted_mark: bool = False,
            stamp: str = "createdAt") -> dict[str, Any]:
-    """The Secret Helm would store for ``version``; ``labels`` are extra (kept) labels;
-    ``stamp`` is ``createdAt`` or ``modifiedAt`` (set to now). ``TooLargeError`` over 1 MiB."""
+    """The Secret Helm would store for ``version`` (its custom labels among the Secret's);
+    ``adopted_mark`` keeps the adopted label; ``stamp`` is ``createdAt`` or ``modifiedAt`` (set
+    to now). ``TooLargeError`` over 1 MiB."""
     raw = json.dumps(to_helm(version), separators=(",", ":")).encode()
     inner = base64.b64encode(gzip.compress(raw, compresslevel=9, mtime=0))
     data = {"release": base64.b64encode(inner).decode()}
@@ -172,7 +177,9 @@ def encode(version: rel.ReleaseVersion, *, labels: Mapping[str, str] | None = No
             f'release "{version.name}" revision {revision(version)} is '
             f"{(len(inner) + len(kept)) / (1024 * 1024):.1f} MiB once compressed, over the 1 MiB limit of a "
             "Kubernetes Secret; nothing was applied")
-    all_labels = {k: v for k, v in (labels or {}).items() if k not in SYSTEM_LABELS}
+    all_labels = {k: v for k, v in version.labels.items() if k not in SYSTEM_LABELS}
+    if adopted_mark:
+        all_labels[ADOPTED_LABEL] = "true"
     all_labels.update({NAME_LABEL: version.name, OWNER_LABEL: OWNER,
                        STATUS_LABEL: version.status.value, VERSION_LABEL: str(revision(version)),
                        stamp: str(int(time.time()))})
@@ -196,12 +203,18 @@ def decode(secret: Mapping[str, Any]) -> rel.ReleaseVersion:
         if not record.get("namespace"):
             record["namespace"] = meta.get("namespace") or ""
         source = (meta.get("annotations") or {}).get(SOURCE_ANNOTATION, "")
-        version = from_helm(record, chart_source=source)
+        version = from_helm(record, chart_source=source, labels=custom_labels(meta.get("labels") or {}))
         if EXTENSIONS_KEY in data:
             version = version.replace(extensions=gzip.decompress(base64.b64decode(data[EXTENSIONS_KEY])).decode())
         return version
     except (KeyError, ValueError, TypeError, OSError, EOFError, AttributeError) as exc:
         raise StorageError(f"{where} is not a valid Helm release: {exc}") from exc
+
+
+def custom_labels(labels: Mapping[str, Any]) -> dict[str, str]:
+    """A Helm release Secret's labels but Helm's system labels and the adopted mark (helm's
+    ``filterSystemLabels``, which gives ``release.Labels``)."""
+    return {str(k): str(v) for k, v in labels.items() if k not in SYSTEM_LABELS and k != ADOPTED_LABEL}
 
 
 def adopted(secret: Mapping[str, Any]) -> bool:
@@ -268,7 +281,7 @@ class HelmSecretsDriver:
         except NotFoundError as exc:
             raise secrets.missing_version(version.namespace, version.name, version.version) from exc
         meta = current.get("metadata") or {}
-        secret = encode(version, labels=meta.get("labels") or {}, stamp="modifiedAt")
+        secret = encode(version, adopted_mark=adopted(current), stamp="modifiedAt")
         secret["metadata"]["resourceVersion"] = meta.get("resourceVersion")
         self._client.replace(secret)
 

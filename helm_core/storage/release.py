@@ -78,6 +78,9 @@ class ReleaseVersion:
     first_deployed: dt.datetime | None = None
     last_deployed: dt.datetime | None = None
     deleted: dt.datetime | None = None
+    labels: Mapping[str, str] = field(default_factory=dict, hash=False)
+    """The release's custom labels (helm's ``--labels``), kept as labels of the version's
+    storage record (``storage/labels.py``)."""
 
     @property
     def chart(self) -> str:

@@ -7,7 +7,8 @@ status, a short history) still cannot read values.
 Layout of one version (``encode``/``decode`` are the only code that knows it):
 - Secret ``<release>.<ulid lower-cased>`` in the release's namespace, ``type:
   helm.sh/release-version``, labels ``release``, ``version`` (the ULID), ``status`` and
-  ``owner: helm-core``; owned by the ``Release`` (owner reference, garbage-collected with it).
+  ``owner: helm-core``, and the version's custom labels (``storage/labels.py``); owned by the
+  ``Release`` (owner reference, garbage-collected with it).
 - ``data`` keys ``userValues`` and ``chartValues`` (JSON), ``manifest``, ``hooks``, ``notes``
   and, for a chart with Lua, ``extensions`` (:mod:`helm_core.lua.kept`) are gzip-compressed
   (``COMPRESSED_KEYS``); ``chartName``, ``chartVersion``, ``appVersion``,
@@ -57,6 +58,8 @@ MAX_SECRET_BYTES = 1024 * 1024
 """Kubernetes' limit on the total size of a Secret's data (``MaxSecretSize``, 1 MiB)."""
 OWNER_LABEL, OWNER = "owner", "helm-core"
 RELEASE_LABEL, VERSION_LABEL, STATUS_LABEL = "release", "version", "status"
+SYSTEM_LABELS = (RELEASE_LABEL, VERSION_LABEL, STATUS_LABEL, OWNER_LABEL)
+"""The labels this storage sets itself; any other label of a version Secret is a custom one."""
 COMPRESSED_KEYS = ("userValues", "chartValues", "manifest", "hooks", "notes", "extensions")
 RELEASE_API_VERSION = "helm.sh/v1alpha1"
 RELEASE_KIND = "Release"
@@ -129,7 +132,7 @@ def encode(version: rel.ReleaseVersion) -> dict[str, Any]:
         "apiVersion": "v1", "kind": "Secret", "type": SECRET_TYPE,
         "metadata": {
             "name": secret_name(version.name, version.version), "namespace": version.namespace,
-            "labels": {RELEASE_LABEL: version.name, VERSION_LABEL: str(version.version),
+            "labels": {**version.labels, RELEASE_LABEL: version.name, VERSION_LABEL: str(version.version),
                        STATUS_LABEL: version.status.value, OWNER_LABEL: OWNER},
         },
         "data": {key: base64.b64encode(value).decode() for key, value in data.items()},
@@ -163,6 +166,7 @@ def decode(secret: Mapping[str, Any], *, payloads: bool = True) -> rel.ReleaseVe
             extensions=text.get("extensions", ""),
             **{field: _parse_time(text.get(key, "")) for field, key in
                zip(("first_deployed", "last_deployed", "deleted"), _TIMES, strict=True)},
+            labels={str(k): str(v) for k, v in labels.items() if k not in SYSTEM_LABELS},
         )
     except (KeyError, ValueError, OSError, EOFError) as exc:
         raise StorageError(f"{where} is not a valid release version: {exc}") from exc

@@ -98,3 +98,30 @@ def test_for_event_selects_and_orders(event: str, names: list[str]) -> None:
                        events, weight, [], [])
     all_hooks = [hook("a", ["pre-install"], 2), hook("b", ["pre-install"], -1), hook("t", ["test"], 0)]
     assert [h.name for h in hooks.for_event(all_hooks, event)] == names
+
+
+def _pod_hook(name: str, status: str) -> str:
+    return (f"apiVersion: v1\nkind: Pod\nmetadata:\n  name: {name}\n  annotations:\n"
+            f"    helm.sh/hook: test\nspec:\n  containers:\n  - name: main\n    image: busybox\n{status}")
+
+
+@pytest.mark.parametrize(("status", "passes"), [
+    ("status:\n  phase: Succeeded\n", True),
+    ("status:\n  phase: Running\n  conditions:\n  - type: Ready\n    status: \"True\"\n", False),
+    ("status:\n  phase: Pending\n", False),
+], ids=["succeeded", "running-and-ready", "pending"])
+def test_a_pod_hook_is_done_once_it_succeeded_not_when_it_is_ready(tmp_path: Path, status: str,
+                                                                    passes: bool) -> None:
+    """helm waits for a hook Pod to succeed; Ready (what --wait wants of a Pod) is not enough."""
+    cluster = fake.FakeCluster(fake.FAKE_RESOURCES + (kclient.ApiResource("v1", "Pod", "pods", True),))
+    client = cluster.client()
+    cfg = config.Configuration(client=client, driver=secrets.SecretsDriver(client))
+    chart = make_chart(tmp_path, {"a.yaml": configmap("a"), "t.yaml": _pod_hook("smoke", status)})
+    done = install.run(cfg, chart, {}, install.InstallOptions(name="web", namespace=NS))
+    owner = config.owner(cfg, namespace=NS, name="web")
+    if passes:
+        assert hooks.run(cfg, hooks.parse(done.hooks), "test", owner=owner, timeout_s=1) == [
+            kclient.ObjectRef("v1", "Pod", "smoke", NS)]
+    else:
+        with pytest.raises(hooks.HookError, match=r'^test hooks failed: timed out after 0.1s waiting for Pod "smoke"'):
+            hooks.run(cfg, hooks.parse(done.hooks), "test", owner=owner, timeout_s=0.1)

@@ -159,14 +159,19 @@ def test_unknown_api_version_loads_as_helm_loads_it():
     assert chartfile.parse_chart_yaml(b"apiVersion: v9\nname: a\nversion: 1.0.0\n").api_version == "v9"
 
 
-@pytest.mark.parametrize("version", ["1.0.0", "v1.2.3", "1.2", "1", "0.0.0-alpha.1", "1.0.0+meta", "v0.0.0"])
+@pytest.mark.parametrize("version", ["1.0.0", "v1.2.3", "1.2", "1", "0.0.0-alpha.1", "1.0.0+meta", "v0.0.0",
+                                     "01.2.3", "1.02.0", "v01"])  # Masterminds v3.5's NewVersion: leading zeros pass
 def test_versions_helm_accepts(version):
     assert chartfile.is_valid_version(version)
 
 
-@pytest.mark.parametrize("version", ["", "one", "1.2.3.4", "01.2.3", "1.2.3-", "1.2.3+"])
+@pytest.mark.parametrize("version", ["", "one", "1.2.3.4", "1.2.3-", "1.2.3+", "1.2.3-01", "v", "1..2"])
 def test_versions_helm_refuses(version):
     assert not chartfile.is_valid_version(version)
+
+
+def test_a_leading_zero_version_loads_as_helm_loads_it():
+    assert chartfile.parse_chart_yaml(b"apiVersion: v2\nname: a\nversion: 01.2.3\n").version == "01.2.3"
 
 
 def test_library_type():
@@ -174,12 +179,13 @@ def test_library_type():
     assert md.is_library
 
 
-def test_valid_versions_are_told_as_the_pattern_told_them():
-    """The plain-release shortcut (with or without a ``v``) accepts only what _SEMVER_RE accepts."""
-    pattern = chartfile._SEMVER_RE()
+def test_valid_versions_are_told_as_the_parser_tells_them():
+    """The plain-release shortcut (with or without a ``v``) accepts only what NewVersion accepts."""
+    from helm_core.golib import versions
+
     chars = "v01.-a\n"
     for text in ("".join(t) for n in range(8) for t in itertools.product(chars, repeat=n)):
         if chartfile._is_plain_release(text):
-            assert pattern.match(text), repr(text)
+            versions.Version.parse(text)
     for text in ("v1.16.1", "1.2.3", "v0.0.0"):
         assert chartfile._is_plain_release(text)

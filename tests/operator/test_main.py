@@ -55,8 +55,9 @@ def test_flags_win_over_environment():
     (["run"], {"HELM_OPERATOR_WATCH_VALUES_FROM": "sometimes"},
      "watch values from must be true or false, not 'sometimes'"),
     (["run", "--selector", "shard in shard1"], {},
-     "invalid label selector 'shard in shard1': cannot parse 'shard in shard1'"),
-    (["run", "--selector", "a=1,=b"], {}, "invalid label selector 'a=1,=b': cannot parse '=b'"),
+     "invalid label selector 'shard in shard1': unable to parse requirement: found 'shard1' expected: '('"),
+    (["run", "--selector", "a=1,=b"], {},
+     "invalid label selector 'a=1,=b': found '=', expected: identifier after ','"),
     (["run", "--announce-after=-1s"], {}, "announce after: invalid duration '-1s' (want e.g. 5m, 90s, 1h30m)"),
 ], ids=["lua", "workers-text", "workers-range", "watch-values-from", "selector-in",
         "selector-key", "announce-after"])

@@ -143,6 +143,88 @@ def test_package_holds_the_same_files_as_helm_package(tmp_path: Path, helm_binar
     assert yaml.safe_load(ours["demo/Chart.yaml"]) == yaml.safe_load(theirs["demo/Chart.yaml"])
 
 
+def _helm_package(helm_binary: str, chart: Path, into: Path, *flags: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([helm_binary, "package", str(chart), "-d", str(into), *flags], capture_output=True,
+                          text=True, env={"HOME": str(into.parent), "PATH": "/usr/bin:/bin"})
+
+
+def _chart_yaml_of(archive: bytes, chart_name: str) -> bytes:
+    import io
+    import tarfile
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        member = tar.extractfile(f"{chart_name}/Chart.yaml")
+        assert member is not None
+        return member.read()
+
+
+@pytest.mark.parametrize(("version", "app_version"), [
+    ("2.0.0", "3.1"), ("v2.1", ""), ("", "1.10"), ("1.2.3-rc.1+build.5", "tab\there"), ("01.2.3", "")])
+def test_package_sets_versions_as_helm_does(tmp_path: Path, helm_binary: str, version: str,
+                                            app_version: str) -> None:
+    """--version/--app-version: the archive's name and its Chart.yaml byte for byte as helm's
+    (helm writes Chart.yaml marshalled, text sanitized: the tab becomes a space)."""
+    chart = _chart(tmp_path)
+    flags = [*(["--version", version] if version else []), *(["--app-version", app_version] if app_version else [])]
+    done = _helm_package(helm_binary, chart, tmp_path / "h", *flags)
+    assert done.returncode == 0, done.stderr
+    name, data = package_mod.package(chart, version=version, app_version=app_version)
+    assert name == f"demo-{version or '1.0.0'}.tgz"
+    assert _chart_yaml_of(data, "demo") == _chart_yaml_of((tmp_path / "h" / name).read_bytes(), "demo")
+    loaded = loader.load_archive(data, source=name).metadata
+    assert (loaded.version, loaded.app_version) == (version or "1.0.0", (app_version or "2.0").replace("\t", " "))
+
+
+def test_package_with_versions_drops_a_v1_charts_dependencies_as_helm(tmp_path: Path, helm_binary: str) -> None:
+    chart = chartkit.write_chart(tmp_path / "old", {
+        "Chart.yaml": "apiVersion: v1\nname: old\nversion: 0.1.0\ndescription: d\n",
+        "requirements.yaml": "dependencies:\n- name: sub\n  version: 1.0.0\n  repository: file://sub\n",
+        "charts/sub/Chart.yaml": chartkit.chart_yaml("sub", "1.0.0"),
+        "templates/cm.yaml": "kind: ConfigMap\n"})
+    assert _helm_package(helm_binary, chart, tmp_path / "h", "--app-version", "9").returncode == 0
+    name, data = package_mod.package(chart, app_version="9")
+    assert _chart_yaml_of(data, "old") == _chart_yaml_of((tmp_path / "h" / name).read_bytes(), "old")
+
+
+def test_package_without_versions_copies_chart_yaml_verbatim(tmp_path: Path) -> None:
+    chart = _chart(tmp_path)
+    assert _chart_yaml_of(package_mod.package(chart)[1], "demo") == (chart / "Chart.yaml").read_bytes()
+
+
+@pytest.mark.parametrize("version", ["abc", "1.2.3-01", "1.2.3.4", "1.2.3+", "v"])
+def test_cli_package_refuses_a_bad_version_with_helms_words(
+        tmp_path: Path, helm_binary: str, capsys: pytest.CaptureFixture[str], version: str) -> None:
+    chart = _chart(tmp_path)
+    theirs = _helm_package(helm_binary, chart, tmp_path / "h", "--version", version)
+    assert theirs.returncode == 1
+    assert cli_main(["package", str(chart), "-d", str(tmp_path / "out"), "--version", version]) == 1
+    assert capsys.readouterr().err == theirs.stderr
+    assert not (tmp_path / "out").exists() or not list((tmp_path / "out").iterdir())
+
+
+@pytest.mark.parametrize("destination", [".", "out", "./out/", "out/../out2", "{tmp}/abs"])
+def test_cli_package_names_the_archive_as_helm(tmp_path: Path, helm_binary: str, monkeypatch: pytest.MonkeyPatch,
+                                               capsys: pytest.CaptureFixture[str], destination: str) -> None:
+    chart = _chart(tmp_path)
+    destination = destination.format(tmp=tmp_path)
+    for side in ("helm", "core"):
+        (tmp_path / side).mkdir()
+    theirs = subprocess.run([helm_binary, "package", str(chart), "-d", destination], capture_output=True, text=True,
+                            cwd=tmp_path / "helm", env={"HOME": str(tmp_path), "PATH": "/usr/bin:/bin"})
+    monkeypatch.chdir(tmp_path / "core")
+    assert cli_main(["package", str(chart), "-d", destination]) == 0
+    assert capsys.readouterr().out == theirs.stdout.replace(str(tmp_path / "helm"), str(tmp_path / "core"))
+
+
+def test_cli_package_sets_versions(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    chart = _chart(tmp_path)
+    assert cli_main(["package", str(chart), "-d", str(tmp_path / "out"), "--version", "3.0.0",
+                     "--app-version", "v3"]) == 0
+    target = (tmp_path / "out" / "demo-3.0.0.tgz").resolve()
+    assert capsys.readouterr().out == f"Successfully packaged chart and saved it to: {target}\n"
+    loaded = loader.load_archive(target.read_bytes(), source=str(target)).metadata
+    assert (loaded.version, loaded.app_version) == ("3.0.0", "v3")
+
+
 def test_repo_index_merge_keeps_versions_the_folder_lacks(tmp_path: Path) -> None:
     old = tmp_path / "old.yaml"
     old.write_text("apiVersion: v1\nentries:\n  demo:\n  - name: demo\n    version: 0.9.0\n"
