@@ -6,6 +6,7 @@ import contextlib
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -68,6 +69,55 @@ def test_prune_does_not_import_pathlib(tmp_path: Path) -> None:
     run = subprocess.run([sys.executable, "-c", script, str(tmp_path)], capture_output=True, text=True, check=True)
     assert run.stdout.strip() == "False" and len(list((tmp_path / "k").iterdir())) == 1
 
+
+
+def test_deferred_writes_are_read_back_before_they_are_written(tmp_path: Path) -> None:
+    m = memo.DiskMemo(tmp_path, defer_writes=True)
+    m.put("k", "a", b"data")
+    assert m.get("k", "a") == b"data" and not (tmp_path / "k").exists()
+    m.write_pending()
+    assert (tmp_path / "k" / "a").read_bytes() == b"data"
+    m.put("k", "b", b"more")  # still deferred after a write
+    assert not (tmp_path / "k" / "b").exists()
+
+
+def _written(folder: Path, count: int) -> list[str]:
+    """The entries in ``folder`` once ``count`` are there (a detached child writes them)."""
+    for _ in range(500):
+        names = sorted(p.name for p in folder.iterdir()) if folder.is_dir() else []
+        if len(names) >= count:
+            return names
+        time.sleep(0.02)
+    return names
+
+
+def test_detached_writes_come_from_a_child_that_outlives_the_caller(tmp_path: Path) -> None:
+    script = ("import os, sys; from helm_core.support import memo; "
+              "m = memo.DiskMemo(sys.argv[1], defer_writes=True); "
+              "[m.put('k', f'e{i}', b'x') for i in range(memo.DETACH_FROM_ENTRIES)]; "
+              "m.write_pending_detached(); print('after', os.getpid(), sorted(os.listdir(sys.argv[1])))")
+    run = subprocess.run([sys.executable, "-c", script, str(tmp_path)], capture_output=True, text=True, check=True)
+    assert run.stdout.startswith("after ") and run.stdout.count("after") == 1  # the child prints nothing
+    assert _written(tmp_path / "k", memo.DETACH_FROM_ENTRIES) == [f"e{i}" for i in range(memo.DETACH_FROM_ENTRIES)]
+
+
+def test_a_few_pending_entries_are_written_by_the_caller(tmp_path: Path) -> None:
+    m = memo.DiskMemo(tmp_path, defer_writes=True)
+    m.put("k", "a", b"data")
+    m.write_pending_detached()
+    assert (tmp_path / "k" / "a").read_bytes() == b"data"
+
+
+def test_the_console_script_prints_before_its_memo_is_written(tmp_path: Path) -> None:
+    """A pipe's reader sees the whole output and its end; the memo's entries follow, and a
+    second run prints the kept output."""
+    chart = Path(__file__).resolve().parents[1] / "examples" / "charts" / "hello"
+    env = dict(os.environ, HELM_CORE_CACHE=str(tmp_path / "cache"))
+    command = [sys.executable, "-m", "helm_core", "template", str(chart)]
+    first = subprocess.run(command, capture_output=True, text=True, env=env, check=True, timeout=60)
+    assert _written(tmp_path / "cache" / "memo" / rendered.OUTPUT_MEMO, 1)
+    second = subprocess.run(command, capture_output=True, text=True, env=env, check=True, timeout=60)
+    assert first.stdout == second.stdout and "kind: ConfigMap" in first.stdout
 
 def _env(disk: memo.DiskMemo | None) -> environment.Environment:
     return environment.Environment(sprig.SPRIG_FUNCS, memo=disk)

@@ -15,6 +15,10 @@ Rules:
   come from the user's own earlier runs.
 - Size is bounded: now and then a write removes the least recently written entries until the
   folder fits ``max_bytes``.
+- A memo made with ``defer_writes`` (the CLI's) keeps its new entries in memory until
+  :meth:`DiskMemo.write_pending`: the console script prints its output first and then writes
+  them from a detached child (:meth:`DiskMemo.write_pending_detached`), as ``git gc --auto``
+  detaches: creating a file is the memo's cost, and the user waits for the output, not for the memo.
 """
 from __future__ import annotations
 
@@ -36,17 +40,24 @@ if TYPE_CHECKING:
 DEFAULT_MAX_BYTES = 256 * 1024 * 1024
 #: One writing process in this many checks the folder's size (a scan lists every entry).
 PRUNE_EVERY = 32
+#: Fewer pending entries than this are written by the exiting process itself: a fork of a CLI
+#: run costs ~1 ms, what creating 3 to 20 entries costs on the machine measured (its file
+#: creations vary tenfold with other processes' writes; bench/memo_writes.py).
+DETACH_FROM_ENTRIES = 4
 
 
 class DiskMemo:
     """Entries ``<root>/<kind>/<key>`` of bytes; ``kind`` names what computed them."""
 
-    def __init__(self, root: str | os.PathLike[str], *, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
+    def __init__(self, root: str | os.PathLike[str], *, max_bytes: int = DEFAULT_MAX_BYTES,
+                 defer_writes: bool = False) -> None:
         self._root_text = os.fspath(root)
         self.max_bytes = max_bytes
         self._folders: set[str] = set()  # kinds whose folder this process made sure of
         self._temp_names = itertools.count()
         self._prune_drawn = False
+        #: Entries put and not written yet (``defer_writes``), by (kind, key).
+        self._pending: dict[tuple[str, str], bytes] | None = {} if defer_writes else None
 
     @property
     def root_text(self) -> str:
@@ -60,6 +71,10 @@ class DiskMemo:
         return Path(self._root_text)
 
     def get(self, kind: str, key: str) -> bytes | None:
+        if self._pending:
+            waiting = self._pending.get((kind, key))
+            if waiting is not None:
+                return waiting
         # A warm run reads hundreds of entries: plain strings and open(), no Path objects.
         try:
             with open(f"{self._root_text}/{kind}/{key}", "rb") as entry:
@@ -68,11 +83,53 @@ class DiskMemo:
             return None
 
     def put(self, kind: str, key: str, data: bytes) -> None:
-        """Store ``data``; a failure to write (read-only or full disk) only loses the memo.
+        """Store ``data`` (kept in memory until :meth:`write_pending` with ``defer_writes``);
+        a failure to write (read-only or full disk) only loses the memo."""
+        if self._pending is not None:
+            self._pending[(kind, key)] = data
+            return
+        self._write(kind, key, data)
 
-        A first run writes dozens of entries: each costs one file creation and one rename
-        (``os.write``: a file object cost a fifth of that; no mkdir once the folder is known).
-        """
+    def write_pending(self) -> None:
+        """Write the entries kept by ``defer_writes`` (none are kept after this)."""
+        pending, self._pending = self._pending, None
+        for (kind, key), data in (pending or {}).items():
+            self._write(kind, key, data)
+        if pending is not None:
+            self._pending = {}
+
+    def write_pending_detached(self) -> None:
+        """:meth:`write_pending` in a child process that outlives this one, for a process about
+        to exit: its output is complete, and whoever waits for it (a shell, a pipe's reader) need
+        not wait for the memo too. The child leaves the session and the standard streams (a
+        pipe's reader sees its end when this process exits) and never runs anything else.
+        Entries appear by atomic renames as they always do: a run that starts meanwhile misses
+        them and computes its results again. A few entries, or no fork, are written in place."""
+        if not self._pending:
+            return
+        if len(self._pending) < DETACH_FROM_ENTRIES or not hasattr(os, "fork"):
+            self.write_pending()
+            return
+        try:
+            child = os.fork()
+        except OSError:
+            self.write_pending()
+            return
+        if child != 0:
+            self._pending = {}  # the child writes them
+            return
+        try:  # the child: only os calls on bytes already made, then _exit
+            os.setsid()
+            null = os.open(os.devnull, os.O_RDWR)
+            for fd in (0, 1, 2):
+                os.dup2(null, fd)
+            self.write_pending()
+        finally:
+            os._exit(0)
+
+    def _write(self, kind: str, key: str, data: bytes) -> None:
+        """A first run writes dozens of entries: each costs one file creation and one rename
+        (``os.write``: a file object cost a fifth of that; no mkdir once the folder is known)."""
         folder = f"{self._root_text}/{kind}"
         tmp = f"{folder}/.tmp-{os.getpid()}-{next(self._temp_names)}"
         try:
