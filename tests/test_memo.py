@@ -109,13 +109,14 @@ def test_a_few_pending_entries_are_written_by_the_caller(tmp_path: Path) -> None
 
 
 def test_the_console_script_prints_before_its_memo_is_written(tmp_path: Path) -> None:
-    """A pipe's reader sees the whole output and its end; the memo's entries follow, and a
-    second run prints the kept output."""
+    """A pipe's reader sees the whole output and its end; the memo's entries follow (the trees
+    pickled by the child that writes them), and a second run prints the kept output."""
     chart = Path(__file__).resolve().parents[1] / "examples" / "charts" / "hello"
     env = dict(os.environ, HELM_CORE_CACHE=str(tmp_path / "cache"))
     command = [sys.executable, "-m", "helm_core", "template", str(chart)]
     first = subprocess.run(command, capture_output=True, text=True, env=env, check=True, timeout=60)
     assert _written(tmp_path / "cache" / "memo" / rendered.OUTPUT_MEMO, 1)
+    assert _written(tmp_path / "cache" / "memo" / environment.TREES_MEMO, 1)  # pickled by the child
     second = subprocess.run(command, capture_output=True, text=True, env=env, check=True, timeout=60)
     assert first.stdout == second.stdout and "kind: ConfigMap" in first.stdout
 

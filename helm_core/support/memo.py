@@ -58,6 +58,8 @@ class DiskMemo:
         self._prune_drawn = False
         #: Entries put and not written yet (``defer_writes``), by (kind, key).
         self._pending: dict[tuple[str, str], bytes] | None = {} if defer_writes else None
+        #: Jobs that make entries, run before the pending entries are written (``defer_writes``).
+        self._jobs: list[Callable[[], None]] = []
 
     @property
     def root_text(self) -> str:
@@ -90,8 +92,21 @@ class DiskMemo:
             return
         self._write(kind, key, data)
 
+    def defer(self, job: Callable[[], None]) -> None:
+        """Run ``job``, which makes entries and puts them, now; or with ``defer_writes``, when
+        the pending entries are written (the console script: after its output, in the child
+        that writes them: pickling a render's trees is a visible part of a first run)."""
+        if self._pending is None:
+            job()
+        else:
+            self._jobs.append(job)
+
     def write_pending(self) -> None:
-        """Write the entries kept by ``defer_writes`` (none are kept after this)."""
+        """Run the deferred jobs, then write the entries kept by ``defer_writes`` (none are kept
+        after this)."""
+        jobs, self._jobs = self._jobs, []
+        for job in jobs:
+            job()
         pending, self._pending = self._pending, None
         for (kind, key), data in (pending or {}).items():
             self._write(kind, key, data)
@@ -105,9 +120,10 @@ class DiskMemo:
         pipe's reader sees its end when this process exits) and never runs anything else.
         Entries appear by atomic renames as they always do: a run that starts meanwhile misses
         them and computes its results again. A few entries, or no fork, are written in place."""
-        if not self._pending:
+        if not self._pending and not self._jobs:
             return
-        if len(self._pending) < DETACH_FROM_ENTRIES or not hasattr(os, "fork"):
+        if (len(self._pending or ()) + DETACH_FROM_ENTRIES * len(self._jobs) < DETACH_FROM_ENTRIES
+                or not hasattr(os, "fork")):
             self.write_pending()
             return
         try:
@@ -116,7 +132,7 @@ class DiskMemo:
             self.write_pending()
             return
         if child != 0:
-            self._pending = {}  # the child writes them
+            self._pending, self._jobs = {}, []  # the child writes them
             return
         try:  # the child: only os calls on bytes already made, then _exit
             os.setsid()
