@@ -92,6 +92,11 @@ class DiskMemo:
             return
         self._write(kind, key, data)
 
+    @property
+    def defers_writes(self) -> bool:
+        """Whether :meth:`defer`'s jobs wait for :meth:`write_pending`."""
+        return self._pending is not None
+
     def defer(self, job: Callable[[], None]) -> None:
         """Run ``job``, which makes entries and puts them, now; or with ``defer_writes``, when
         the pending entries are written (the console script: after its output, in the child
