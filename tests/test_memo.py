@@ -81,6 +81,16 @@ def test_deferred_writes_are_read_back_before_they_are_written(tmp_path: Path) -
     assert not (tmp_path / "k" / "b").exists()
 
 
+
+def test_a_deferred_job_that_fails_loses_only_its_entries(tmp_path: Path) -> None:
+    m = memo.DiskMemo(tmp_path, defer_writes=True)
+    m.put("k", "a", b"data")
+    m.defer(lambda: 1 / 0)
+    m.defer(lambda: m.put("k", "b", b"more"))
+    assert not (tmp_path / "k").exists()  # jobs wait for write_pending
+    m.write_pending()
+    assert sorted(p.name for p in (tmp_path / "k").iterdir()) == ["a", "b"]
+
 def _written(folder: Path, count: int) -> list[str]:
     """The entries in ``folder`` once ``count`` are there (a detached child writes them)."""
     for _ in range(500):

@@ -108,15 +108,18 @@ class DiskMemo:
 
     def write_pending(self) -> None:
         """Run the deferred jobs, then write the entries kept by ``defer_writes`` (none are kept
-        after this)."""
+        after this). A job that fails only loses its entries, as a write that fails does."""
         jobs, self._jobs = self._jobs, []
         for job in jobs:
-            job()
-        pending, self._pending = self._pending, None
-        for (kind, key), data in (pending or {}).items():
+            try:
+                job()
+            except Exception:  # noqa: BLE001 - the output is done: only the memo loses
+                continue
+        if self._pending is None:
+            return
+        pending, self._pending = self._pending, {}
+        for (kind, key), data in pending.items():
             self._write(kind, key, data)
-        if pending is not None:
-            self._pending = {}
 
     def write_pending_detached(self) -> None:
         """:meth:`write_pending` in a child process that outlives this one, for a process about
@@ -125,10 +128,9 @@ class DiskMemo:
         pipe's reader sees its end when this process exits) and never runs anything else.
         Entries appear by atomic renames as they always do: a run that starts meanwhile misses
         them and computes its results again. A few entries, or no fork, are written in place."""
-        if not self._pending and not self._jobs:
-            return
-        if (len(self._pending or ()) + DETACH_FROM_ENTRIES * len(self._jobs) < DETACH_FROM_ENTRIES
-                or not hasattr(os, "fork")):
+        # A job (trees to pickle, shapes to compile) is worth a fork by itself.
+        worth_a_fork = bool(self._jobs) or len(self._pending or ()) >= DETACH_FROM_ENTRIES
+        if not worth_a_fork or not hasattr(os, "fork"):
             self.write_pending()
             return
         try:
@@ -139,7 +141,7 @@ class DiskMemo:
         if child != 0:
             self._pending, self._jobs = {}, []  # the child writes them
             return
-        try:  # the child: only os calls on bytes already made, then _exit
+        try:  # the child: the memo's jobs and writes, then _exit (never the parent's exit path)
             os.setsid()
             null = os.open(os.devnull, os.O_RDWR)
             for fd in (0, 1, 2):
