@@ -6,6 +6,7 @@ import contextlib
 import os
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -117,6 +118,22 @@ def test_a_few_pending_entries_are_written_by_the_caller(tmp_path: Path) -> None
     m.write_pending_detached()
     assert (tmp_path / "k" / "a").read_bytes() == b"data"
 
+
+
+def test_with_another_thread_alive_pending_entries_are_written_by_the_caller(tmp_path: Path) -> None:
+    """A fork copies only the calling thread: a lock another one holds would stay held."""
+    m = memo.DiskMemo(tmp_path, defer_writes=True)
+    for i in range(memo.DETACH_FROM_ENTRIES):
+        m.put("k", f"e{i}", b"x")
+    release = threading.Event()
+    other = threading.Thread(target=release.wait)
+    other.start()
+    try:
+        m.write_pending_detached()
+        assert len(list((tmp_path / "k").iterdir())) == memo.DETACH_FROM_ENTRIES
+    finally:
+        release.set()
+        other.join()
 
 def test_the_console_script_prints_before_its_memo_is_written(tmp_path: Path) -> None:
     """A pipe's reader sees the whole output and its end; the memo's entries follow (the trees

@@ -22,6 +22,7 @@ Rules:
 """
 from __future__ import annotations
 
+import _thread
 import contextlib
 import itertools
 import os
@@ -127,10 +128,12 @@ class DiskMemo:
         not wait for the memo too. The child leaves the session and the standard streams (a
         pipe's reader sees its end when this process exits) and never runs anything else.
         Entries appear by atomic renames as they always do: a run that starts meanwhile misses
-        them and computes its results again. A few entries, or no fork, are written in place."""
-        # A job (trees to pickle, shapes to compile) is worth a fork by itself.
+        them and computes its results again. A few entries are written in place, and all of them
+        where there is no fork or another thread is alive."""
+        # A job (trees to pickle, shapes to compile) is worth a fork by itself. A fork copies only
+        # this thread: with another one alive (holding a lock a job needs?), no fork.
         worth_a_fork = bool(self._jobs) or len(self._pending or ()) >= DETACH_FROM_ENTRIES
-        if not worth_a_fork or not hasattr(os, "fork"):
+        if not worth_a_fork or not hasattr(os, "fork") or _thread._count():
             self.write_pending()
             return
         try:
