@@ -22,7 +22,6 @@ Rules:
 """
 from __future__ import annotations
 
-import _thread
 import contextlib
 import itertools
 import os
@@ -45,6 +44,8 @@ PRUNE_EVERY = 32
 #: run costs ~1 ms, what creating 3 to 20 entries costs on the machine measured (its file
 #: creations vary tenfold with other processes' writes; bench/memo_writes.py).
 DETACH_FROM_ENTRIES = 4
+#: The detached writer's niceness (added to this process's).
+CHILD_NICENESS = 10
 
 
 class DiskMemo:
@@ -126,29 +127,46 @@ class DiskMemo:
         """:meth:`write_pending` in a child process that outlives this one, for a process about
         to exit: its output is complete, and whoever waits for it (a shell, a pipe's reader) need
         not wait for the memo too. The child leaves the session and the standard streams (a
-        pipe's reader sees its end when this process exits) and never runs anything else.
+        pipe's reader sees its end when this process exits), waits for this process to exit,
+        works at a lower priority (background work, as ``git gc --auto``'s) and never runs
+        anything else.
         Entries appear by atomic renames as they always do: a run that starts meanwhile misses
         them and computes its results again. A few entries are written in place, and all of them
         where there is no fork or another thread is alive."""
         # A job (trees to pickle, shapes to compile) is worth a fork by itself. A fork copies only
-        # this thread: with another one alive (holding a lock a job needs?), no fork.
+        # this thread: with another one alive (holding a lock a job needs?), no fork. (Threads of
+        # support/oneshot's deadlines are not counted: they hold no lock, and a cancelled one
+        # may still be on its way out.)
         worth_a_fork = bool(self._jobs) or len(self._pending or ()) >= DETACH_FROM_ENTRIES
-        if not worth_a_fork or not hasattr(os, "fork") or _thread._count():
+        if not worth_a_fork or not hasattr(os, "fork") or threading.active_count() > 1:
+            self.write_pending()
+            return
+        try:
+            # Open in this process until it exits: the child starts its work then, not while this
+            # one exits (on a busy machine it took the CPU from the exit for tens of ms).
+            exited, alive = os.pipe()
+        except OSError:
             self.write_pending()
             return
         try:
             child = os.fork()
         except OSError:
+            os.close(exited)
+            os.close(alive)
             self.write_pending()
             return
         if child != 0:
+            os.close(exited)
             self._pending, self._jobs = {}, []  # the child writes them
             return
         try:  # the child: the memo's jobs and writes, then _exit (never the parent's exit path)
+            os.close(alive)
             os.setsid()
             null = os.open(os.devnull, os.O_RDWR)
             for fd in (0, 1, 2):
                 os.dup2(null, fd)
+            os.read(exited, 1)  # end of file: the parent has exited
+            os.nice(CHILD_NICENESS)
             self.write_pending()
         finally:
             os._exit(0)
