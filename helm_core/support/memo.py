@@ -126,8 +126,8 @@ class DiskMemo:
     def write_pending_detached(self) -> None:
         """:meth:`write_pending` in a child process that outlives this one, for a process about
         to exit: its output is complete, and whoever waits for it (a shell, a pipe's reader) need
-        not wait for the memo too. The child leaves the session and the standard streams (a
-        pipe's reader sees its end when this process exits), waits for this process to exit,
+        not wait for the memo too. The child leaves the session and closes every inherited
+        descriptor (a pipe's reader sees its end when this process exits), waits for it to exit,
         works at a lower priority (background work, as ``git gc --auto``'s) and never runs
         anything else.
         Entries appear by atomic renames as they always do: a run that starts meanwhile misses
@@ -165,6 +165,9 @@ class DiskMemo:
             null = os.open(os.devnull, os.O_RDWR)
             for fd in (0, 1, 2):
                 os.dup2(null, fd)
+            # No other descriptor either (one its caller passed on and waits to see closed).
+            os.closerange(3, exited)
+            os.closerange(exited + 1, os.sysconf("SC_OPEN_MAX"))
             os.read(exited, 1)  # end of file: the parent has exited
             os.nice(CHILD_NICENESS)
             self.write_pending()
