@@ -41,8 +41,8 @@ DEFAULT_MAX_BYTES = 256 * 1024 * 1024
 #: One writing process in this many checks the folder's size (a scan lists every entry).
 PRUNE_EVERY = 32
 #: Fewer pending entries than this are written by the exiting process itself: a fork of a CLI
-#: run costs ~1 ms, what creating 3 to 20 entries costs on the machine measured (its file
-#: creations vary tenfold with other processes' writes; bench/memo_writes.py).
+#: run costs 1.5-4 ms, what creating a few to 40 entries costs on the machine measured (its file
+#: creations vary forty-fold with other processes' writes; bench/memo_writes.py).
 DETACH_FROM_ENTRIES = 4
 #: The detached writer's niceness (added to this process's).
 CHILD_NICENESS = 10
