@@ -7,6 +7,8 @@ import os
 import pickle
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -69,6 +71,84 @@ def test_prune_does_not_import_pathlib(tmp_path: Path) -> None:
     run = subprocess.run([sys.executable, "-c", script, str(tmp_path)], capture_output=True, text=True, check=True)
     assert run.stdout.strip() == "False" and len(list((tmp_path / "k").iterdir())) == 1
 
+
+
+def test_deferred_writes_are_read_back_before_they_are_written(tmp_path: Path) -> None:
+    m = memo.DiskMemo(tmp_path, defer_writes=True)
+    m.put("k", "a", b"data")
+    assert m.get("k", "a") == b"data" and not (tmp_path / "k").exists()
+    m.write_pending()
+    assert (tmp_path / "k" / "a").read_bytes() == b"data"
+    m.put("k", "b", b"more")  # still deferred after a write
+    assert not (tmp_path / "k" / "b").exists()
+
+
+
+def test_a_deferred_job_that_fails_loses_only_its_entries(tmp_path: Path) -> None:
+    m = memo.DiskMemo(tmp_path, defer_writes=True)
+    m.put("k", "a", b"data")
+    m.defer(lambda: 1 / 0)
+    m.defer(lambda: m.put("k", "b", b"more"))
+    assert not (tmp_path / "k").exists()  # jobs wait for write_pending
+    m.write_pending()
+    assert sorted(p.name for p in (tmp_path / "k").iterdir()) == ["a", "b"]
+
+def _written(folder: Path, count: int) -> list[str]:
+    """The entries in ``folder`` once ``count`` are there (a detached child writes them)."""
+    for _ in range(500):
+        names = sorted(p.name for p in folder.iterdir()) if folder.is_dir() else []
+        if len(names) >= count:
+            return names
+        time.sleep(0.02)
+    return names
+
+
+def test_detached_writes_come_from_a_child_that_starts_once_the_caller_exited(tmp_path: Path) -> None:
+    """(A deadline's thread waiting meanwhile does not keep the writes in the caller.)"""
+    script = ("import os, sys; from helm_core.support import memo, oneshot; "
+              "m = memo.DiskMemo(sys.argv[1], defer_writes=True); "
+              "[m.put('k', f'e{i}', b'x') for i in range(memo.DETACH_FROM_ENTRIES)]; "
+              "cancel = oneshot.call_after(60, print); "
+              "m.write_pending_detached(); print('after', sorted(os.listdir(sys.argv[1])))")
+    run = subprocess.run([sys.executable, "-c", script, str(tmp_path)], capture_output=True, text=True, check=True)
+    assert run.stdout == "after []\n"  # nothing written yet, and the child prints nothing
+    assert _written(tmp_path / "k", memo.DETACH_FROM_ENTRIES) == [f"e{i}" for i in range(memo.DETACH_FROM_ENTRIES)]
+
+
+def test_a_few_pending_entries_are_written_by_the_caller(tmp_path: Path) -> None:
+    m = memo.DiskMemo(tmp_path, defer_writes=True)
+    m.put("k", "a", b"data")
+    m.write_pending_detached()
+    assert (tmp_path / "k" / "a").read_bytes() == b"data"
+
+
+
+def test_with_another_thread_alive_pending_entries_are_written_by_the_caller(tmp_path: Path) -> None:
+    """A fork copies only the calling thread: a lock another one holds would stay held."""
+    m = memo.DiskMemo(tmp_path, defer_writes=True)
+    for i in range(memo.DETACH_FROM_ENTRIES):
+        m.put("k", f"e{i}", b"x")
+    release = threading.Event()
+    other = threading.Thread(target=release.wait)
+    other.start()
+    try:
+        m.write_pending_detached()
+        assert len(list((tmp_path / "k").iterdir())) == memo.DETACH_FROM_ENTRIES
+    finally:
+        release.set()
+        other.join()
+
+def test_the_console_script_prints_before_its_memo_is_written(tmp_path: Path) -> None:
+    """A pipe's reader sees the whole output and its end; the memo's entries follow (the trees
+    pickled by the child that writes them), and a second run prints the kept output."""
+    chart = Path(__file__).resolve().parents[1] / "examples" / "charts" / "hello"
+    env = dict(os.environ, HELM_CORE_CACHE=str(tmp_path / "cache"))
+    command = [sys.executable, "-m", "helm_core", "template", str(chart)]
+    first = subprocess.run(command, capture_output=True, text=True, env=env, check=True, timeout=60)
+    assert _written(tmp_path / "cache" / "memo" / rendered.OUTPUT_MEMO, 1)
+    assert _written(tmp_path / "cache" / "memo" / environment.TREES_MEMO, 1)  # pickled by the child
+    second = subprocess.run(command, capture_output=True, text=True, env=env, check=True, timeout=60)
+    assert first.stdout == second.stdout and "kind: ConfigMap" in first.stdout
 
 def _env(disk: memo.DiskMemo | None) -> environment.Environment:
     return environment.Environment(sprig.SPRIG_FUNCS, memo=disk)
@@ -389,8 +469,7 @@ NOT_IMPORTED_BY_A_RENDER = ["hashlib", "_hashlib", "secrets", "hmac", "pathlib",
 
 def test_an_output_dir_render_imports_none_of_the_modules_it_does_not_need(tmp_path: Path) -> None:
     """The first run (nothing in the memo) and the second (a render from the memo's trees),
-    which does not import typing either (annotations' names are imported for type checkers only;
-    the first run's YAML reader still imports it)."""
+    neither of which imports typing either (annotations' names are imported for type checkers only)."""
     chart = Path(__file__).resolve().parents[1] / "examples" / "charts" / "hello"
     runs, written = _render_twice_to_folders(chart, tmp_path, (
         f"print([m for m in {NOT_IMPORTED_BY_A_RENDER!r} if m in sys.modules], "
@@ -398,8 +477,20 @@ def test_an_output_dir_render_imports_none_of_the_modules_it_does_not_need(tmp_p
         written="hello/templates/configmap.yaml")
     assert written[0] == written[1] and "kind: ConfigMap" in written[0]
     reports = [r.stderr.strip().splitlines()[-1] for r in runs]
-    assert reports[0].startswith("[] ") and reports[1] == "[] no typing"
+    assert reports == ["[] no typing", "[] no typing"]
 
+
+
+def test_a_render_with_a_values_schema_does_not_import_typing(tmp_path: Path) -> None:
+    """The schema check (its verdict and JSON pointers) on both runs: typing's import is ~1 ms."""
+    chart = write_chart(tmp_path / "src", {
+        "Chart.yaml": chart_yaml("c"), "values.yaml": "replicas: 2\n",
+        "values.schema.json": '{"type": "object", "properties": {"replicas": {"type": "integer"}}}',
+        "templates/cm.yaml": "kind: ConfigMap\ndata:\n  replicas: {{ .Values.replicas | quote }}\n"})
+    runs, written = _render_twice_to_folders(
+        chart, tmp_path, "print('typing' if 'typing' in sys.modules else 'no typing', file=sys.stderr)")
+    assert written[0] == written[1] and 'replicas: "2"' in written[0]
+    assert [r.stderr.strip().splitlines()[-1] for r in runs] == ["no typing", "no typing"]
 
 #: Patterns compiled on first use (helm_core.support.patterns) that neither run of the example
 #: chart to a folder needs (plain versions, ASCII text, no escapes, flow sequences or

@@ -515,16 +515,31 @@ def _mark_paths(parser: argparse.ArgumentParser) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command line; its new memo entries are written before this returns."""
+    disk = _cli_memo()
+    try:
+        return _main(argv, disk)
+    finally:
+        disk.write_pending()
+
+
+def _cli_memo() -> memo.DiskMemo:
+    """The memo under the cache root: parse trees and schema verdicts outlive this short process
+    (helm_core.support.memo); the kubeconfig read for the default namespace goes through it too.
+    Its entries are written once the command is done (the console script: after its output)."""
+    return memo.DiskMemo(os.path.join(cachedirs.default_folder(os.environ), cachedirs.MEMO_FOLDER),
+                         defer_writes=True)
+
+
+def _main(argv: Sequence[str] | None, disk: memo.DiskMemo) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     # A CLI run is short and builds large, long-lived trees (parsed templates, values):
     # the cyclic collector would rescan them again and again for nothing (bench/deferred.py
     # measures a cold render with it on and off). Reference counting still frees everything that is not cyclic.
     collecting = gc.isenabled()
     gc.disable()
-    # Parse trees and schema verdicts outlive this short process (helm_core.support.memo);
-    # the kubeconfig read for the default namespace goes through it too.
     previous_memo = memo.active()
-    memo.use(memo.DiskMemo(os.path.join(cachedirs.default_folder(os.environ), cachedirs.MEMO_FOLDER)))
+    memo.use(disk)
     args: argparse.Namespace | None = None
     try:
         args = parse(argv)
@@ -613,10 +628,13 @@ def run() -> None:
 
     A run builds large object graphs (parse trees, values, documents); freeing them one by
     one at exit took up to half of a cold ``template`` run. Output streams and logging are
-    flushed first; helm_core registers no exit handlers that would be skipped.
+    flushed first; helm_core registers no exit handlers that would be skipped. The memo's new
+    entries are written after that, by a child that outlives the run (``DiskMemo.write_pending_detached``):
+    a first run creates dozens of files, which the user would wait for with the output printed.
     """
     _english_argparse()
-    code = main()
+    disk = _cli_memo()
+    code = _main(None, disk)
     try:
         sys.stdout.flush()
         sys.stderr.flush()
@@ -624,6 +642,7 @@ def run() -> None:
         code = code or 120
     if "logging" in sys.modules:
         sys.modules["logging"].shutdown()
+    disk.write_pending_detached()
     os._exit(code)
 
 

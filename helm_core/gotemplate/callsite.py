@@ -21,8 +21,11 @@ general path), and most sites of a chart run once or twice per render. So, where
 keeps compiled shapes (short CLI processes), a site whose shape is neither compiled in this
 process nor in the memo's library first calls through the general path (:func:`general_call`)
 and asks for its shape only at its :data:`WARM_UP_CALLS`-th call; the library then keeps the
-shapes that were needed, and a later run binds them at once. Without a memo (a long-running
-process) shapes compile at once.
+shapes that were needed, and a later run binds them at once. Where the memo defers its writes
+(the CLI's: a first run's shapes took 10-20 ms of it), the shape is compiled for the library by
+the memo's deferred job, after the output, and the site stays on the general path up to
+:data:`PAYING_CALLS` calls, where compiling it now pays for itself. Without a memo (a
+long-running process) shapes compile at once.
 
 Shapes of at most :data:`PREMADE_MAX_WORDS` words (every kind of word, piped or not) are made
 ahead: ``callsite_shapes.py``, generated from this module by ``scripts/gen_callsite_shapes.py``,
@@ -67,6 +70,10 @@ MAX_STORED_SHAPES = 4096
 #: Calls of a site through the general path before its shape is compiled, when neither this
 #: process nor the memo has it (see the module's doc).
 WARM_UP_CALLS = 4
+#: Calls of a warming site after which its shape is compiled in this process even where the
+#: memo compiles it later (see the module's doc): a compile is ~0.3-1 ms, a call through the
+#: general path ~1 us more than a compiled one.
+PAYING_CALLS = 512
 #: Shapes with at most this many words are made ahead (``callsite_shapes.py``); every chart
 #: has many sites of one or two words, and the module's load time grows with the shapes it holds
 #: (nine kinds of word: 182 shapes up to two words, 1640 up to three).
@@ -116,7 +123,7 @@ def site_call(plan: rt.Plan, name: str, args: list[rt.ArgEval], piped: bool, nod
         return maker(fn, name, call_node, checked_final, rt.MISSING, *bound)
     assert rebind is not None
     compiled = functools.partial(_compiled_caller, shape, fn, name, call_node, checked_final, bound)
-    return _warming(general_call(node, call_node, plan, name, args), compiled, rebind)
+    return _warming(general_call(node, call_node, plan, name, args), compiled, rebind, shape)
 
 
 def _final_checker(final_type: str, last_arg: Optional[rt.ArgEval], node: n.Node) -> Callable[[rt.State, Any], Any]:
@@ -164,15 +171,18 @@ def general_call(node: n.Node, call_node: n.Node, plan: rt.Plan, name: str, args
     return general
 
 
-def _warming(general: SiteCall, compiled: Callable[[], SiteCall], rebind: Rebind) -> SiteCall:
+def _warming(general: SiteCall, compiled: Callable[[], SiteCall], rebind: Rebind, shape: Shape) -> SiteCall:
     """``general`` for the site's first calls; at the :data:`WARM_UP_CALLS`-th, the site is
-    given ``compiled()`` for the calls after it."""
+    given ``compiled()`` for the calls after it, unless the memo compiles ``shape`` later: then
+    at the :data:`PAYING_CALLS`-th."""
     left = WARM_UP_CALLS
+    compiled_now = WARM_UP_CALLS - PAYING_CALLS
 
     def warming(st: rt.State, dot: Any, db: bool, final: Any = rt.MISSING) -> Any:
         nonlocal left
         left -= 1
-        if left <= 0:  # (not == 0: two threads may both pass it)
+        # (<=, not ==: two threads may both pass a count)
+        if left <= 0 and (left <= compiled_now or not _LIBRARY.compile_later(shape)):
             rebind(compiled())
         return general(st, dot, db, final)
 
@@ -290,12 +300,18 @@ def _maker_code(shape: Shape, compile_new: bool = True) -> Optional[types.CodeTy
             return code
     code = _premade(shape)
     if code is None and (compile_new or disk is None):
-        namespace: dict[str, Any] = {}
-        exec(compile(_maker_source(shape, "make"), _code_name(shape), "exec"), namespace)
-        code = namespace["make"].__code__
+        code = _compiled_code(shape)
     if code is not None and disk is not None:
         with _LIBRARY.lock:
             _LIBRARY.add(disk, shape, code)
+    return code
+
+
+def _compiled_code(shape: Shape) -> types.CodeType:
+    """The code of ``shape``'s maker, compiled now from its source."""
+    namespace: dict[str, Any] = {}
+    exec(compile(_maker_source(shape, "make"), _code_name(shape), "exec"), namespace)
+    code: types.CodeType = namespace["make"].__code__
     return code
 
 
@@ -395,6 +411,8 @@ class _Library:
         self._root = ""
         self._codes: dict[Shape, types.CodeType] = {}
         self._new = False
+        #: Shapes the memo's deferred job compiles (:meth:`compile_later`).
+        self._later: set[Shape] = set()
 
     def codes(self, disk: memo.DiskMemo) -> dict[Shape, types.CodeType]:
         if disk.root_text != self._root:
@@ -421,6 +439,27 @@ class _Library:
             return
         self._new = False
         disk.put(CODE_MEMO, _library_key(), marshal.dumps(self._codes))
+
+    def compile_later(self, shape: Shape) -> bool:
+        """Whether ``shape`` is compiled for the library by the memo's deferred job (a memo that
+        defers its writes), not by this caller."""
+        disk = memo.active()
+        if disk is None or not disk.defers_writes:
+            return False
+        with self.lock:
+            if not self._later:
+                disk.defer(functools.partial(self._compile_wanted, disk))
+            self._later.add(shape)
+        return True
+
+    def _compile_wanted(self, disk: memo.DiskMemo) -> None:
+        """The deferred job: the shapes asked for later that the library lacks, compiled and saved."""
+        with self.lock:
+            wanted, self._later = self._later, set()
+            codes = self.codes(disk)
+            for shape in wanted - codes.keys():
+                self.add(disk, shape, _compiled_code(shape))
+            self.save(disk)
 
 
 _LIBRARY = _Library()

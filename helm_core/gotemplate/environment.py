@@ -39,7 +39,7 @@ from collections.abc import Callable, Iterable, Mapping
 
 from helm_core.gotemplate import budget, callsite, compiler, gcpause, gofmt, nodes, runtime
 from helm_core.gotemplate.funcs import builtins
-from helm_core.support import cachekeys, pickling
+from helm_core.support import cachekeys, deepstack, pickling
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -208,11 +208,16 @@ class Environment:
         later run that needs it parses the text again, then stores the entry again with
         what it ran), and pickling all of it cost a first run more than parsing. A tree that
         cannot be pickled only loses its entry. One entry is written per folder with new
-        trees: creating a file costs more than pickling a small one.
+        trees: creating a file costs more than pickling a small one. The pickling is the
+        memo's deferred job (:meth:`DiskMemo.defer`: the CLI's runs after its output), on a
+        deep stack as the render's own (a deeply nested tree pickles recursively).
         """
         callsite.save_compiled()
-        if self.memo is None:
-            return
+        if self.memo is not None and self._unsaved:
+            self.memo.defer(lambda: deepstack.run(self._store_unsaved, name="helm-memo-trees"))
+
+    def _store_unsaved(self) -> None:
+        assert self.memo is not None
         with self._lock:
             unsaved, self._unsaved = self._unsaved, []
         changed: dict[int, _Bundle] = {}

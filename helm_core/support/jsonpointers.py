@@ -4,8 +4,10 @@ Values schemas (``$ref``s and where a failure is), and drift ignore rules use th
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from typing import Any
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing is ~1 ms of a CLI run's start-up (docs/architecture.md)
+    from collections.abc import Iterable, Sequence
+    from typing import Any
 
 
 def escape(token: str) -> str:

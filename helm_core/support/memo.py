@@ -15,6 +15,10 @@ Rules:
   come from the user's own earlier runs.
 - Size is bounded: now and then a write removes the least recently written entries until the
   folder fits ``max_bytes``.
+- A memo made with ``defer_writes`` (the CLI's) keeps its new entries in memory until
+  :meth:`DiskMemo.write_pending`: the console script prints its output first and then writes
+  them from a detached child (:meth:`DiskMemo.write_pending_detached`), as ``git gc --auto``
+  detaches: creating a file is the memo's cost, and the user waits for the output, not for the memo.
 """
 from __future__ import annotations
 
@@ -36,17 +40,28 @@ if TYPE_CHECKING:
 DEFAULT_MAX_BYTES = 256 * 1024 * 1024
 #: One writing process in this many checks the folder's size (a scan lists every entry).
 PRUNE_EVERY = 32
+#: Fewer pending entries than this are written by the exiting process itself: a fork of a CLI
+#: run costs 1.5-4 ms, what creating a few to 40 entries costs on the machine measured (its file
+#: creations vary forty-fold with other processes' writes; bench/memo_writes.py).
+DETACH_FROM_ENTRIES = 4
+#: The detached writer's niceness (added to this process's).
+CHILD_NICENESS = 10
 
 
 class DiskMemo:
     """Entries ``<root>/<kind>/<key>`` of bytes; ``kind`` names what computed them."""
 
-    def __init__(self, root: str | os.PathLike[str], *, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
+    def __init__(self, root: str | os.PathLike[str], *, max_bytes: int = DEFAULT_MAX_BYTES,
+                 defer_writes: bool = False) -> None:
         self._root_text = os.fspath(root)
         self.max_bytes = max_bytes
         self._folders: set[str] = set()  # kinds whose folder this process made sure of
         self._temp_names = itertools.count()
         self._prune_drawn = False
+        #: Entries put and not written yet (``defer_writes``), by (kind, key).
+        self._pending: dict[tuple[str, str], bytes] | None = {} if defer_writes else None
+        #: Jobs that make entries, run before the pending entries are written (``defer_writes``).
+        self._jobs: list[Callable[[], None]] = []
 
     @property
     def root_text(self) -> str:
@@ -60,6 +75,10 @@ class DiskMemo:
         return Path(self._root_text)
 
     def get(self, kind: str, key: str) -> bytes | None:
+        if self._pending:
+            waiting = self._pending.get((kind, key))
+            if waiting is not None:
+                return waiting
         # A warm run reads hundreds of entries: plain strings and open(), no Path objects.
         try:
             with open(f"{self._root_text}/{kind}/{key}", "rb") as entry:
@@ -68,11 +87,96 @@ class DiskMemo:
             return None
 
     def put(self, kind: str, key: str, data: bytes) -> None:
-        """Store ``data``; a failure to write (read-only or full disk) only loses the memo.
+        """Store ``data`` (kept in memory until :meth:`write_pending` with ``defer_writes``);
+        a failure to write (read-only or full disk) only loses the memo."""
+        if self._pending is not None:
+            self._pending[(kind, key)] = data
+            return
+        self._write(kind, key, data)
 
-        A first run writes dozens of entries: each costs one file creation and one rename
-        (``os.write``: a file object cost a fifth of that; no mkdir once the folder is known).
-        """
+    @property
+    def defers_writes(self) -> bool:
+        """Whether :meth:`defer`'s jobs wait for :meth:`write_pending`."""
+        return self._pending is not None
+
+    def defer(self, job: Callable[[], None]) -> None:
+        """Run ``job``, which makes entries and puts them, now; or with ``defer_writes``, when
+        the pending entries are written (the console script: after its output, in the child
+        that writes them: pickling a render's trees is a visible part of a first run)."""
+        if self._pending is None:
+            job()
+        else:
+            self._jobs.append(job)
+
+    def write_pending(self) -> None:
+        """Run the deferred jobs, then write the entries kept by ``defer_writes`` (none are kept
+        after this). A job that fails only loses its entries, as a write that fails does."""
+        jobs, self._jobs = self._jobs, []
+        for job in jobs:
+            try:
+                job()
+            except Exception:  # noqa: BLE001 - the output is done: only the memo loses
+                continue
+        if self._pending is None:
+            return
+        pending, self._pending = self._pending, {}
+        for (kind, key), data in pending.items():
+            self._write(kind, key, data)
+
+    def write_pending_detached(self) -> None:
+        """:meth:`write_pending` in a child process that outlives this one, for a process about
+        to exit: its output is complete, and whoever waits for it (a shell, a pipe's reader) need
+        not wait for the memo too. The child leaves the session and closes every inherited
+        descriptor (a pipe's reader sees its end when this process exits), waits for it to exit,
+        works at a lower priority (background work, as ``git gc --auto``'s) and never runs
+        anything else.
+        Entries appear by atomic renames as they always do: a run that starts meanwhile misses
+        them and computes its results again. A few entries are written in place, and all of them
+        where there is no fork or another thread is alive."""
+        # A job (trees to pickle, shapes to compile) is worth a fork by itself. A fork copies only
+        # this thread: with another one alive (holding a lock a job needs?), no fork. (Threads of
+        # support/oneshot's deadlines are not counted: they hold no lock, and a cancelled one
+        # may still be on its way out.)
+        worth_a_fork = bool(self._jobs) or len(self._pending or ()) >= DETACH_FROM_ENTRIES
+        if not worth_a_fork or not hasattr(os, "fork") or threading.active_count() > 1:
+            self.write_pending()
+            return
+        try:
+            # Open in this process until it exits: the child starts its work then, not while this
+            # one exits (on a busy machine it took the CPU from the exit for tens of ms).
+            exited, alive = os.pipe()
+        except OSError:
+            self.write_pending()
+            return
+        try:
+            child = os.fork()
+        except OSError:
+            os.close(exited)
+            os.close(alive)
+            self.write_pending()
+            return
+        if child != 0:
+            os.close(exited)
+            self._pending, self._jobs = {}, []  # the child writes them
+            return
+        try:  # the child: the memo's jobs and writes, then _exit (never the parent's exit path)
+            os.close(alive)
+            os.setsid()
+            null = os.open(os.devnull, os.O_RDWR)
+            for fd in (0, 1, 2):
+                os.dup2(null, fd)
+            # No other descriptor either (one its caller passed on and waits to see closed).
+            os.closerange(3, exited)
+            os.closerange(exited + 1, os.sysconf("SC_OPEN_MAX"))
+            os.read(exited, 1)  # end of file: the parent has exited
+            os.nice(CHILD_NICENESS)
+            self.write_pending()
+        finally:
+            os._exit(0)
+
+    def _write(self, kind: str, key: str, data: bytes) -> None:
+        """A first run writes dozens of entries: each costs one file creation and one rename
+        (``os.write``: a file object cost a fifth of that; no mkdir once the folder is known)."""
         folder = f"{self._root_text}/{kind}"
         tmp = f"{folder}/.tmp-{os.getpid()}-{next(self._temp_names)}"
         try:
