@@ -139,7 +139,8 @@ def test_labels_and_selector_with_stock_helm(cluster: ClusterInfo, hc: live.Live
     ours = core("install", "bad", chart, "-l", "owner=me", ok=False).stderr
     message = "user supplied labels contains system reserved label name. System labels: ["
     assert theirs.startswith(f"Error: INSTALLATION FAILED: {message}name owner status version createdAt modifiedAt]")
-    assert ours == f"Error: {message}name owner status version createdAt modifiedAt release helm-core.io/adopted]\n"
+    assert ours == (f"Error: INSTALLATION FAILED: {message}name owner status version createdAt modifiedAt "
+                    "release helm-core.io/adopted]\n")
     assert core("list", "-q", "-a", "--storage", "release").stdout == "mine\nother\nours\ntheirs\n"  # nothing installed
 
 

@@ -75,6 +75,16 @@ class HelmError(Exception):
     rendered: str | None = None
 
 
+class ActionFailed(HelmError):
+    """helm's wrap of what an install or upgrade ran into: ``INSTALLATION FAILED: <cause>``
+    (``words``), the cause kept whole (a schema report prints as it is)."""
+
+    def __init__(self, words: str, cause: HelmError) -> None:
+        super().__init__(f"{words}: {cause}")
+        self.words = words
+        self.cause = cause
+
+
 class ChartError(HelmError):
     """A chart cannot be loaded or is not valid."""
 

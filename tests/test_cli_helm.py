@@ -189,12 +189,24 @@ def test_helm_namespace_variable_beats_the_kubeconfig(both, monkeypatch):
 
 def test_install_refuses_bad_names_before_reaching_a_cluster(both):
     _ns_chart(both)
+    # (helm asks the cluster first: its answer here would be "cluster unreachable")
     code, _, err = both.core("install", "R_BAD", "ns")
-    assert code == 1 and err.startswith('Error: release name "R_BAD": invalid release name')
-    code, _, err = both.core("install", "ns")
-    assert (code, err) == (1, "Error: must either provide a name or specify --generate-name\n")
-    code, _, err = both.core("install", "x", "ns", "--generate-name")
-    assert (code, err) == (1, "Error: cannot set --generate-name and also specify a name\n")
+    assert code == 1 and err.startswith('Error: INSTALLATION FAILED: release name "R_BAD": invalid release name')
+    assert both.same("install", "ns")[2] == "Error: INSTALLATION FAILED: must either provide a name or specify --generate-name\n"
+    both.same("install", "x", "ns", "--generate-name")
+
+
+@pytest.mark.parametrize("argv", [
+    ["install", "x", "./nope"], ["install", "x", "ns"], ["upgrade", "x", "./nope"], ["upgrade", "x", "ns"],
+    ["upgrade", "x", "ns", "--install"], ["install", "x", "ns", "--set", "a[b]=1"], ["upgrade", "x", "ns", "--set", "a[b]=1"],
+], ids=" ".join)
+def test_install_and_upgrade_fail_in_helms_words(both, argv):
+    """INSTALLATION FAILED wraps whatever an install ran into, UPGRADE FAILED only what the upgrade
+    itself did (not the chart's or values' errors before it, nor an --install of a new release);
+    an API server that refuses connections (this kubeconfig's) is 'Kubernetes cluster unreachable'."""
+    _ns_chart(both)
+    code, _, err = both.same(*argv)
+    assert code == 1 and err.startswith("Error: ")
 
 
 # --------------------------------------------------------------------------- repositories

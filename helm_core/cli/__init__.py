@@ -41,7 +41,7 @@ from helm_core.cli.common import (
     values as _values,
 )
 from helm_core.cli.naming import add_name_flags, release_name_and_chart  # noqa: F401 - re-exported
-from helm_core.errors import HelmError, SchemaError
+from helm_core.errors import ActionFailed, HelmError, SchemaError
 from helm_core.support import cachedirs, memo
 
 TYPE_CHECKING = False
@@ -546,8 +546,10 @@ def _main(argv: Sequence[str] | None, disk: memo.DiskMemo) -> int:
         parsed = args
         return int(_with_deep_stack(lambda: _limited(parsed)))
     except HelmError as exc:
+        words, cause = (f"{exc.words}: ", exc.cause) if isinstance(exc, ActionFailed) else ("", exc)
         # A schema report is helm's text to the byte, its trailing newline included.
-        print(f"Error: {exc if isinstance(exc, SchemaError) else _one_line(str(exc))}", file=sys.stderr)
+        print(f"Error: {words}{cause if isinstance(cause, SchemaError) else _one_line(str(cause))}",
+              file=sys.stderr)
         return 1
     except OSError as exc:
         print(f"Error: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "), file=sys.stderr)

@@ -20,7 +20,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from helm_core.errors import HelmError
+from helm_core.errors import ActionFailed, HelmError
 
 if TYPE_CHECKING:
     from helm_core.action import config
@@ -219,6 +219,13 @@ def _load_chart(path: str) -> Any:
 
 
 def cmd_install(args: argparse.Namespace) -> int:
+    try:
+        return _install(args)
+    except HelmError as exc:
+        raise ActionFailed("INSTALLATION FAILED", exc) from exc  # helm wraps all of its runInstall
+
+
+def _install(args: argparse.Namespace) -> int:
     from helm_core.action import crds as crd_policy
     from helm_core.action import install
     from helm_core.cli import chartref, common, naming
@@ -247,17 +254,34 @@ def _crds(args: argparse.Namespace, default: str) -> str:
 
 
 def cmd_upgrade(args: argparse.Namespace) -> int:
-    from helm_core.action import crds as crd_policy
-    from helm_core.action import upgrade
     from helm_core.cli import chartref, common
     from helm_core.storage import names as release_names
     from helm_core.storage import release as rel
     release_names.check_name(args.name)
     chart = chartref.load(args, args.chart)
     cfg = _configuration(args)
-    if args.install and not cfg.driver.history(args.namespace, args.name):
+    installing = args.install and not cfg.driver.history(args.namespace, args.name)
+    if installing:
         print(f'Release "{args.name}" does not exist. Installing it now.')
-    result = upgrade.run(cfg, chart, common.values(args), upgrade.UpgradeOptions(
+    values = common.values(args)
+    try:
+        result = _upgraded(args, cfg, chart, values)
+    except HelmError as exc:
+        if installing:
+            raise  # helm's upgrade --install of a new release returns its install's error as it is
+        raise ActionFailed("UPGRADE FAILED", exc) from exc
+    if result.status is rel.Status.DEPLOYED and result.description != "Install complete":
+        print(f'Release "{args.name}" has been upgraded. Happy Helming!')
+    _print_release(result, args.output, cfg, hide_notes=args.hide_notes)
+    return 0
+
+
+def _upgraded(args: argparse.Namespace, cfg: Any, chart: Any, values: dict[str, Any]) -> Any:
+    """The upgrade action as the command's flags ask for it."""
+    from helm_core.action import crds as crd_policy
+    from helm_core.action import upgrade
+    from helm_core.cli import chartref, common
+    return upgrade.run(cfg, chart, values, upgrade.UpgradeOptions(
         name=args.name, namespace=args.namespace, chart_source=chartref.source_of(args, args.chart),
         install=args.install, dry_run=args.dry_run, wait=args.wait, timeout_s=_timeout(args),
         atomic=args.atomic, reuse_values=args.reuse_values, reset_values=args.reset_values,
@@ -269,10 +293,6 @@ def cmd_upgrade(args: argparse.Namespace) -> int:
         lua=common.lua_options(args), post_render=common.post_render_options(args),
         subchart_notes=args.render_subchart_notes, crds=_crds(args, crd_policy.UPGRADE_DEFAULT),
         install_crds=_crds(args, crd_policy.INSTALL_DEFAULT), labels=args.labels))
-    if result.status is rel.Status.DEPLOYED and result.description != "Install complete":
-        print(f'Release "{args.name}" has been upgraded. Happy Helming!')
-    _print_release(result, args.output, cfg, hide_notes=args.hide_notes)
-    return 0
 
 
 def cmd_rollback(args: argparse.Namespace) -> int:

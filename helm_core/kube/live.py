@@ -182,8 +182,7 @@ class LiveClient:
             response = self._api.call_api(*request, _request_timeout=self._timeout)
             data = response.read()  # type: ignore[no-untyped-call]
         except urllib3.exceptions.HTTPError as exc:
-            raise ClusterError(f"{what}: cannot reach the Kubernetes API at {self.server}: "
-                               f"{exc}") from exc
+            raise ClusterError(f"{what}: {_transport_error(method, self.server + path, exc)}") from exc
         except k8s_client.ApiException as exc:  # TLS failures surface this way
             raise ClusterError(f"{what}: {exc.reason}") from exc
         if 200 <= response.status <= 299:
@@ -376,7 +375,7 @@ class LiveClient:
             return self._discovery.value
 
     def _discover(self) -> kclient.Discovery:
-        version = self._request("GET", "/version", what="get server version")
+        version = self._request("GET", "/version", what=UNREACHABLE)
         found = _Found()
         for root in ("/api", "/apis"):
             accept = AGGREGATED_DISCOVERY if self._aggregated else "application/json"
@@ -469,3 +468,45 @@ def _error(what: str, status: int, data: bytes) -> ClusterError:
     if status == 403:
         return ForbiddenError(text)
     return ClusterError(text)
+
+
+#: What helm says when the API server's version cannot be read (``IsReachable``).
+UNREACHABLE = "Kubernetes cluster unreachable"
+
+
+def _transport_error(method: str, url: str, exc: urllib3.exceptions.HTTPError) -> str:
+    """A request that reached no answer, in Go's words (``Get "url": dial tcp host:port: connect:
+    connection refused``), as helm and kubectl print it; other failures in urllib3's."""
+    import urllib.parse
+
+    cause: BaseException = exc
+    if isinstance(exc, urllib3.exceptions.MaxRetryError) and exc.reason is not None:
+        cause = exc.reason
+    parsed = urllib.parse.urlsplit(url)
+    port = parsed.port or (443 if parsed.scheme == "https" else 80)
+    address = f"{parsed.hostname}:{port}" if parsed.hostname and ":" not in parsed.hostname \
+        else f"[{parsed.hostname}]:{port}"
+    if isinstance(cause, urllib3.exceptions.NameResolutionError):
+        server = _name_server()
+        reason = f"dial tcp: lookup {parsed.hostname}{f' on {server}' if server else ''}: no such host"
+    elif isinstance(cause, urllib3.exceptions.NewConnectionError) and isinstance(
+            cause.__context__ or cause.__cause__, ConnectionRefusedError):
+        reason = f"dial tcp {address}: connect: connection refused"
+    elif type(cause) is urllib3.exceptions.ConnectTimeoutError:  # (NewConnectionError is one too)
+        reason = f"dial tcp {address}: i/o timeout"
+    else:
+        reason = f"cannot reach the Kubernetes API: {cause}"
+    return f'{method.capitalize()} "{url}": {reason}'
+
+
+def _name_server() -> str:
+    """The resolver Go's would have asked (the first ``nameserver`` of /etc/resolv.conf), or ""."""
+    try:
+        with open("/etc/resolv.conf", encoding="utf-8", errors="replace") as conf:
+            for line in conf:
+                words = line.split()
+                if len(words) >= 2 and words[0] == "nameserver":
+                    return f"[{words[1]}]:53" if ":" in words[1] else f"{words[1]}:53"
+    except OSError:
+        pass
+    return ""

@@ -44,5 +44,5 @@ def test_run_without_a_cluster_is_one_line(tmp_path, case):
     lines = result.stderr.splitlines()
     assert len(lines) == 1 and lines[0].startswith("helm-operator: "), result.stderr
     assert "Traceback" not in result.stderr
-    expected = "cannot load kubeconfig" if case == "no-kubeconfig" else "cannot reach the Kubernetes API"
+    expected = "cannot load kubeconfig" if case == "no-kubeconfig" else "connect: connection refused"
     assert expected in lines[0]
