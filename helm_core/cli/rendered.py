@@ -202,16 +202,12 @@ class KeptSources:
 
 def recall_sources(memo: Any, entry_key: str) -> KeptSources | None:
     """What :func:`keep_sources` stored under ``entry_key``, or None."""
-    blob = memo.get(SOURCES_MEMO, entry_key)
-    if blob is None:
+    found = memo.unpickled(SOURCES_MEMO, entry_key)
+    if not isinstance(found, tuple) or len(found) != 2:
         return None
     from helm_core.chart import prepare
-    from helm_core.support import pickling
 
-    try:
-        prepared, documents = pickling.loads(blob)
-    except Exception:  # noqa: BLE001 - a damaged entry is a miss
-        return None
+    prepared, documents = found
     if not isinstance(prepared, prepare.Prepared) or not isinstance(documents, dict):
         return None
     return KeptSources(prepared, documents)

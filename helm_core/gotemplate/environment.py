@@ -184,15 +184,8 @@ class Environment:
         if bundle is None:
             memo_key = cachekeys.hasher("\0".join(
                 (_parser_digest(), folder, self._known_digest(known))).encode()).hexdigest()
-            files: dict[str, StoredFile] = {}
-            blob = self.memo.get(TREES_MEMO, memo_key)
-            if blob is not None:
-                try:
-                    found = pickling.loads(blob)
-                except Exception:  # noqa: BLE001 - a damaged entry is a miss
-                    found = None
-                if isinstance(found, dict):
-                    files = found
+            found = self.memo.unpickled(TREES_MEMO, memo_key)
+            files: dict[str, StoredFile] = found if isinstance(found, dict) else {}
             bundle = _Bundle(memo_key, files)
             if keep:
                 with self._lock:  # another thread may have loaded it meanwhile: the first is kept

@@ -33,7 +33,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from importlib.machinery import ModuleSpec
     from pathlib import Path
-    from typing import TypeVar
+    from typing import Any, TypeVar
 
     T = TypeVar("T")
 
@@ -46,6 +46,10 @@ PRUNE_EVERY = 32
 DETACH_FROM_ENTRIES = 4
 #: The detached writer's niceness (added to this process's).
 CHILD_NICENESS = 10
+
+
+#: What :meth:`DiskMemo.unpickled` returns for a miss where None may be a value.
+_MISSING = object()
 
 
 class DiskMemo:
@@ -210,16 +214,25 @@ class DiskMemo:
         """
         from helm_core.support import pickling
 
-        blob = self.get(kind, key)
-        if blob is not None:
-            try:
-                found: T = pickling.loads(blob)
-                return found
-            except Exception:  # noqa: BLE001 - a damaged entry is a miss
-                pass
+        found = self.unpickled(kind, key, _MISSING)
+        if found is not _MISSING:
+            kept: T = found
+            return kept
         value = compute()
         self.put(kind, key, pickling.dumps(value, protocol=pickling.HIGHEST_PROTOCOL))
         return value
+
+    def unpickled(self, kind: str, key: str, default: Any = None) -> Any:
+        """The entry unpickled; ``default`` when there is none, or it is damaged (a miss)."""
+        blob = self.get(kind, key)
+        if blob is None:
+            return default
+        from helm_core.support import pickling
+
+        try:
+            return pickling.loads(blob)
+        except Exception:  # noqa: BLE001 - a damaged entry is a miss
+            return default
 
     def prune(self) -> None:
         """Remove the oldest entries until the memo fits ``max_bytes``.

@@ -55,16 +55,9 @@ class _Results:
         root = disk.root_text if disk is not None else ""
         if root != self.root:
             self.root, self.found, self.new = root, {}, False
-            blob = disk.get(RESULTS_MEMO, _entry_key()) if disk is not None else None
-            if blob is not None:
-                from helm_core.support import pickling
-
-                try:
-                    found = pickling.loads(blob)
-                except Exception:  # noqa: BLE001 - a damaged entry is a miss
-                    found = None
-                if isinstance(found, dict):
-                    self.found = found
+            found = disk.unpickled(RESULTS_MEMO, _entry_key()) if disk is not None else None
+            if isinstance(found, dict):
+                self.found = found
         return self.found
 
 
