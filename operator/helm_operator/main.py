@@ -341,6 +341,7 @@ def run(inv: Invocation) -> int:
         remote,
         repositories,
         repository_handlers,
+        runner,
         shutdown,
         watches,
     )
@@ -387,8 +388,8 @@ def run(inv: Invocation) -> int:
         impersonate=lambda sa, ns: admin.impersonate(service_account=sa, namespace=ns),
         connect=remote.connector(field_manager="helm-operator"),
         cache=cache_mod.Cache(cache_root), log=lambda line: log.info("%s", line),
-        post_event=lambda body, type_, *, reason, message: kopf.event(
-            dict(body), type=type_, reason=reason, message=message))
+        post_event=runner.unless_terminating(admin, lambda body, type_, *, reason, message: kopf.event(
+            dict(body), type=type_, reason=reason, message=message), lambda line: log.info("%s", line)))
 
     registry = kopf.OperatorRegistry()
     handlers.register(registry)

@@ -22,7 +22,7 @@ Rules:
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import kopf
@@ -242,23 +242,29 @@ def _due_on_interval(old: Mapping[str, Any], generation: int) -> bool:
     return reconciling is None or reconciling.get("reason") == status.RETRYING_ON_INTERVAL
 
 
-def _namespace_terminating(rt: reconcile.Runtime, namespace: str) -> bool:
-    """Whether ``namespace`` is being deleted: the API server refuses new Events there, and
-    Kopf would retry each one for seconds, with an ERROR line per attempt."""
+def unless_terminating(admin: kclient.ClusterClient, post: reconcile.EventPoster,
+                       log: Callable[[str], None]) -> reconcile.EventPoster:
+    """``post``, but an event about an object being deleted whose namespace is being deleted too
+    goes to ``log``: the API server refuses new Events there, and Kopf retried each one for
+    seconds with an ERROR line per attempt. (One GET of the namespace, for deleted objects only.)"""
+    def poster(body: Mapping[str, Any], type_: str, *, reason: str, message: str) -> None:
+        meta = body["metadata"]
+        if meta.get("deletionTimestamp") and _terminating(admin, meta.get("namespace") or ""):
+            log(f"{meta['namespace']}/{meta['name']}: {type_} {reason}: {message} "
+                "(no Event: the namespace is being deleted)")
+            return
+        post(body, type_, reason=reason, message=message)
+    return poster
+
+
+def _terminating(admin: kclient.ClusterClient, namespace: str) -> bool:
+    if not namespace:
+        return False
     try:
-        found = rt.admin.get(kclient.ObjectRef("v1", "Namespace", namespace, ""))
+        found = admin.get(kclient.ObjectRef("v1", "Namespace", namespace, ""))
     except core_errors.HelmError:
         return False  # not known: post, as before
     return (found.get("status") or {}).get("phase") == "Terminating"
-
-
-def _unposted(rt: reconcile.Runtime) -> reconcile.EventPoster:
-    """An event poster for a namespace being deleted: the event goes to the controller's log."""
-    def log(body: Mapping[str, Any], type_: str, *, reason: str, message: str) -> None:
-        meta = body["metadata"]
-        rt.log(f"{meta['namespace']}/{meta['name']}: {type_} {reason}: {message} "
-               "(no Event: the namespace is being deleted)")
-    return log
 
 
 def delete(rt: reconcile.Runtime, body: Mapping[str, Any], *, retry: int,
@@ -266,19 +272,18 @@ def delete(rt: reconcile.Runtime, body: Mapping[str, Any], *, retry: int,
     """Uninstall for the finalizer; gives up (and says so) rather than block forever."""
     meta = body["metadata"]
     started = time.monotonic()
-    post_event = rt.post_event if not _namespace_terminating(rt, meta["namespace"]) else _unposted(rt)
     try:
         said = reconcile.delete(rt, body)
     except Exception as exc:  # noqa: BLE001
         message = errors.message(exc)
         if not errors.is_permanent(exc) and retry < MAX_DELETE_RETRIES:
-            post_event(body, "Warning", reason="UninstallFailed", message=message)
+            rt.post_event(body, "Warning", reason="UninstallFailed", message=message)
             raise kopf.TemporaryError(message, delay=errors.backoff_seconds(retry)) from None
-        post_event(body, "Warning", reason="FinalizerReleased",
+        rt.post_event(body, "Warning", reason="FinalizerReleased",
                    message=f"uninstall failed, finalizer released anyway: {message}")
         metrics.observe(action="uninstall", result="stalled", seconds=time.monotonic() - started)
         metrics.set_state(meta["uid"], None)
         return
-    post_event(body, "Normal", reason="Uninstalled", message=said)
+    rt.post_event(body, "Normal", reason="Uninstalled", message=said)
     metrics.observe(action="uninstall", result="success", seconds=time.monotonic() - started)
     metrics.set_state(meta["uid"], None)

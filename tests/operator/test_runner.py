@@ -201,18 +201,23 @@ def test_delete_in_a_namespace_being_deleted_logs_instead_of_posting_events(tmp_
 
     w = World(tmp_path)
     lines: list[str] = []
-    w.rt = records.replace(w.rt, log=lines.append)
-    w.admin.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NS},
-                    "status": {"phase": "Terminating"}})
+    w.rt = records.replace(w.rt, post_event=runner.unless_terminating(w.admin, w.rt.post_event, lines.append))
     w.request()
     w.run()
     posted = len(w.events)
-    runner.delete(w.rt, w.current(), retry=0, metrics=w.metrics)
+    deleted = copy.deepcopy(w.current())
+    deleted["metadata"]["deletionTimestamp"] = "2026-11-26T00:00:00Z"
+    w.admin.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NS},
+                    "status": {"phase": "Terminating"}})
+    runner.delete(w.rt, deleted, retry=0, metrics=w.metrics)
     assert len(w.events) == posted
-    assert lines[-1] == ("team/app: Normal Uninstalled: release team/app uninstalled "
-                         "(no Event: the namespace is being deleted)")
+    assert lines == ["team/app: Normal Uninstalled: release team/app uninstalled "
+                     "(no Event: the namespace is being deleted)"]
     with pytest.raises(Exception):
         w.configmap("app")
+    w.request("other")  # a request not being deleted still gets its Events
+    w.run("other")
+    assert len(w.events) > posted and len(lines) == 1
 
 
 def test_idle_check_writes_nothing(tmp_path):
