@@ -272,16 +272,7 @@ def _time(raw: bytes) -> None:
         raise _Invalid("less than 9 characters long")
     if raw[2:3] != b":" or raw[5:6] != b":":
         raise _Invalid("missing colon in correct place")
-    fields = []
-    for token in raw[:8].split(b":", 2):
-        try:
-            number = _atoi(token)
-        except _Invalid:
-            raise _Invalid("invalid hour/min/sec") from None
-        if number < 0:
-            raise _Invalid("non-positive hour/min/sec")
-        fields.append(number)
-    hour, minute, second = fields
+    hour, minute, second = _clock_fields(raw[:8].split(b":", 2), "hour/min/sec")
     if hour > 23 or minute > 59 or second > 60:
         raise _Invalid("hour/min/sec out of range")
     rest = raw[8:]
@@ -302,16 +293,7 @@ def _time(raw: bytes) -> None:
         rest = rest[1:]
         if rest[2:3] != b":":
             raise _Invalid("missing colon in offset in correct place")
-        offset = []
-        for token in rest.split(b":", 1):
-            try:
-                number = _atoi(token)
-            except _Invalid:
-                raise _Invalid("invalid hour/min in offset") from None
-            if number < 0:
-                raise _Invalid("non-positive hour/min in offset")
-            offset.append(number)
-        zone_hour, zone_minute = offset
+        zone_hour, zone_minute = _clock_fields(rest.split(b":", 1), "hour/min in offset")
         if zone_hour > 23 or zone_minute > 59:
             raise _Invalid("hour/min in offset out of range")
         minutes = hour * 60 + minute + sign * (zone_hour * 60 + zone_minute)
@@ -320,6 +302,20 @@ def _time(raw: bytes) -> None:
         hour, minute = divmod(minutes, 60)
     if second >= 60 and (hour != 23 or minute != 59):
         raise _Invalid("invalid leap second")
+
+
+def _clock_fields(tokens: list[bytes], what: str) -> list[int]:
+    """The numbers of a time's or an offset's fields (``what`` names them in v6's errors)."""
+    fields = []
+    for token in tokens:
+        try:
+            number = _atoi(token)
+        except _Invalid:
+            raise _Invalid(f"invalid {what}") from None
+        if number < 0:
+            raise _Invalid(f"non-positive {what}")
+        fields.append(number)
+    return fields
 
 
 def _date_time(raw: bytes) -> None:
