@@ -183,13 +183,20 @@ def test_failures_are_retried_without_a_spec_change(ctl: Controller, api: k8s.Ap
         repo.stop()
 
 
-def test_a_restart_reinstalls_nothing_and_handles_a_change_made_meanwhile(
-        ctl: Controller, api: k8s.ApiClient, namespace: str) -> None:
+def installed_then_stopped(ctl: Controller, api: k8s.ApiClient,
+                           namespace: str) -> tuple[k8s.CustomObjectsApi, str]:
+    """A request installed and Ready, then the controller stopped: the API and its version."""
     objects = k8s.CustomObjectsApi(api)
     setup_namespace(api, namespace, chart=cm_chart())
     request(objects, namespace)
     version = wait_for(objects, namespace, ready_at(1))["status"]["version"]
     ctl.stop()
+    return objects, version
+
+
+def test_a_restart_reinstalls_nothing_and_handles_a_change_made_meanwhile(
+        ctl: Controller, api: k8s.ApiClient, namespace: str) -> None:
+    objects, version = installed_then_stopped(ctl, api, namespace)
     ctl.start()
     time.sleep(SETTLE_S)  # resumed: checked, nothing changed
     obj = get(objects, namespace)
@@ -206,11 +213,7 @@ def test_a_request_with_the_previous_versions_annotation_is_handled_as_before(
     """The previous controller kept Kopf's essence in an annotation (AnnotationsDiffBaseStorage
     with the controller's prefix): the state it leaves on a Ready request is rebuilt here, with
     the controller stopped, then the new one starts."""
-    objects = k8s.CustomObjectsApi(api)
-    setup_namespace(api, namespace, chart=cm_chart())
-    request(objects, namespace)
-    version = wait_for(objects, namespace, ready_at(1))["status"]["version"]
-    ctl.stop()
+    objects, version = installed_then_stopped(ctl, api, namespace)
     leave_previous_annotation(objects, namespace)
     ctl.start()
     time.sleep(SETTLE_S)  # resumed as before: nothing re-installed, the annotation still there
@@ -235,11 +238,7 @@ def test_a_pending_update_under_the_previous_annotation_is_upgraded(
     """The previous controller stopped with a spec change not handled (its annotation holds the
     older spec, status already says generation 2 as an announcement leaves it): an update, as
     before, then the annotation goes."""
-    objects = k8s.CustomObjectsApi(api)
-    setup_namespace(api, namespace, chart=cm_chart())
-    request(objects, namespace)
-    version = wait_for(objects, namespace, ready_at(1))["status"]["version"]
-    ctl.stop()
+    objects, version = installed_then_stopped(ctl, api, namespace)
     leave_previous_annotation(objects, namespace)
     patch_spec(objects, namespace, "app", {"values": {"v": "5"}})
     status = dict(get(objects, namespace)["status"], observedGeneration=2)
