@@ -131,10 +131,9 @@ def _uninstall(cfg: config.Configuration, name: str, namespace: str,
         _purge(cfg, history)
         return UninstallResult(release=newest)
     # --no-hooks leaves the chart's Lua out too: the way past a failing handler, as past a failing hook
-    lua_version = newest if not options.no_hooks else newest.replace(extensions="")
-    with version_events.of_version(cfg, lua_version, action="uninstall", lua_options=options.lua,
+    with version_events.of_version(cfg, newest, action="uninstall", lua_options=options.lua,
                                    revision=version_events.revision_of(history, newest),
-                                   text=newest.manifest) as lua_events:
+                                   text=newest.manifest, enabled=not options.no_hooks) as lua_events:
         lua_events.fire("pre-delete")
         current = newest.with_status(rel.Status.UNINSTALLING,
                                      "Deletion in progress (or silently failed)")

@@ -56,12 +56,12 @@ class VersionEvents:
 
 @contextlib.contextmanager
 def of_version(cfg: config.Configuration, version: rel.ReleaseVersion, *, action: str,
-               revision: int, text: str,
-               lua_options: template_action.LuaOptions) -> Iterator[VersionEvents]:
+               revision: int, text: str, lua_options: template_action.LuaOptions,
+               enabled: bool = True) -> Iterator[VersionEvents]:
     """The Lua of ``version`` for ``action`` (``rollback``, ``uninstall``, ``test``) working on
     the documents of ``text`` (stored form: ``mf.format_documents``); ``revision`` is
-    ``_.release.revision``."""
-    if not version.extensions:
+    ``_.release.revision``; not ``enabled``: no Lua runs (events do nothing)."""
+    if not version.extensions or not enabled:
         yield VersionEvents(text)
         return
     from helm_core.lua import kept
