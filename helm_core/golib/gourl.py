@@ -114,12 +114,14 @@ def path_unescape(text: str) -> str:
 
 
 class URL:
-    """The parts of a parsed URL that callers read (strings as Go holds them)."""
+    """The parts of a parsed URL that callers read (strings as Go holds them). ``user`` is Go's
+    ``*Userinfo``: None, or (name, password) with password None when none was given."""
 
-    __slots__ = ("scheme", "opaque", "host", "path", "raw_path", "raw_query", "fragment")
+    __slots__ = ("scheme", "opaque", "user", "host", "path", "raw_path", "raw_query", "fragment")
 
     def __init__(self) -> None:
         self.scheme = self.opaque = self.host = self.path = self.raw_path = self.raw_query = self.fragment = ""
+        self.user: tuple[str, str | None] | None = None
 
     def is_abs(self) -> bool:
         return self.scheme != ""
@@ -133,6 +135,56 @@ class URL:
         if host.startswith("[") and host.endswith("]"):
             host = host[1:-1]
         return host
+
+    def userinfo(self) -> str:
+        """``Userinfo.String``: the escaped ``name[:password]`` ("" without a user)."""
+        if self.user is None:
+            return ""
+        name, password = self.user
+        text = _escaped(name, USER_PASSWORD)
+        return text if password is None else f"{text}:{_escaped(password, USER_PASSWORD)}"
+
+    def escaped_path(self) -> str:
+        """``URL.EscapedPath``: the raw path when it is a valid encoding of the path."""
+        raw = _bytes(self.raw_path)
+        if raw and all(b in b"!$&'()*+,;=:@[]%" or not should_escape(b, PATH) for b in raw):
+            try:
+                if unescape(raw, PATH) == _bytes(self.path):
+                    return self.raw_path
+            except _Refused:
+                pass
+        return "*" if self.path == "*" else _escaped(self.path, PATH)
+
+    def string(self) -> str:
+        """``URL.String`` (no fragment is kept raw: the fragment is escaped afresh)."""
+        out = []
+        if self.scheme:
+            out.append(self.scheme + ":")
+        if self.opaque:
+            out.append(self.opaque)
+        else:
+            if self.scheme or self.host or self.user is not None:
+                if self.host or self.path or self.user is not None:
+                    out.append("//")
+                if self.user is not None:
+                    out.append(self.userinfo() + "@")
+                if self.host:
+                    out.append(_escaped(self.host, HOST))
+            path = self.escaped_path()
+            if path and path[0] != "/" and self.host:
+                out.append("/")
+            if not out and ":" in path.partition("/")[0]:
+                out.append("./")  # RFC 3986 4.2: not to be read as a scheme
+            out.append(path)
+        if self.raw_query:
+            out.append("?" + self.raw_query)
+        if self.fragment:
+            out.append("#" + _escaped(self.fragment, FRAGMENT))
+        return "".join(out)
+
+
+def _escaped(text: str, mode: int) -> str:
+    return _text(escape(_bytes(text), mode))
 
 
 def parse(text: str) -> URL:
@@ -191,24 +243,26 @@ def _parse(raw: bytes) -> URL:
     if (scheme or not rest.startswith(b"///")) and rest.startswith(b"//"):
         authority, slash, tail = rest[2:].partition(b"/")
         rest = slash + tail
-        url.host = _text(_authority(scheme, authority))
+        host, url.user = _authority(scheme, authority)
+        url.host = _text(host)
     path = unescape(rest, PATH)
     url.path = _text(path)
     url.raw_path = "" if escape(path, PATH) == rest else _text(rest)
     return url
 
 
-def _authority(scheme: bytes, authority: bytes) -> bytes:
-    """The host of ``user@host:port`` (the user information is checked, not kept)."""
+def _authority(scheme: bytes, authority: bytes) -> tuple[bytes, tuple[str, str | None] | None]:
+    """The host and the user of ``user:password@host:port``."""
     at = authority.rfind(b"@")
     host = _host(scheme, authority[at + 1:])
-    if at >= 0:
-        info = authority[:at]
-        if not _valid_userinfo(info):
-            raise _Refused("net/url: invalid userinfo")
-        for part in info.split(b":", 1):
-            unescape(part, USER_PASSWORD)
-    return host
+    if at < 0:
+        return host, None
+    info = authority[:at]
+    if not _valid_userinfo(info):
+        raise _Refused("net/url: invalid userinfo")
+    name, colon, password = info.partition(b":")
+    user = _text(unescape(name, USER_PASSWORD))
+    return host, (user, _text(unescape(password, USER_PASSWORD)) if colon else None)
 
 
 def _valid_userinfo(info: bytes) -> bool:

@@ -47,6 +47,8 @@ ERRORS = [
     '(semver "1.0.0").LessThan "x"', 'pluck "a" (dict) 1', 'get (list) "a"', "concat (list) 1",
     'mustToPrettyJson (list (float64 "inf"))', 'genSignedCert "x" nil nil 1 "ca"',
     'genSignedCert "x" nil nil 1 (dict)', 'trunc (add 1 2) "abcdef"', 'nindent (int64 2) "x"',
+    'urlParse "http://a:b:c/"', 'urlParse "http://[::1"', 'urlParse "http://a b/"', 'urlParse "http://h%41/"',
+    'urlParse "http://[1.2.3.4]/"', 'urlParse "http://u%zz@h/"',
 ]
 
 

@@ -196,6 +196,11 @@ CASES: list[tuple[str, str, Callable[[], Any]]] = [
     ("urlJoin", 'urlJoin (dict "scheme" "https" "host" "h:1" "path" "a b/c" "query" "q=1" "fragment" "f g!" "userinfo" "user:p%40ss")',
      lambda: net.url_join({"scheme": "https", "host": "h:1", "path": "a b/c", "query": "q=1", "fragment": "f g!",
                            "userinfo": "user:p%40ss"})),
+    ("urlParse_raw_path_and_user", 'urlParse "http://u@h/a%2Fb?q#f%23"',
+     lambda: net.url_parse("http://u@h/a%2Fb?q#f%23")),
+    ("urlParse_zone", 'urlParse "http://[fe80::1%25en0]:8080/"', lambda: net.url_parse("http://[fe80::1%25en0]:8080/")),
+    ("urlJoin_user_only_and_star", 'list (urlJoin (dict "userinfo" "a:")) (urlJoin (dict "path" "*" "scheme" "s"))',
+     lambda: [net.url_join({"userinfo": "a:"}), net.url_join({"path": "*", "scheme": "s"})]),
     ("getHostByName", 'getHostByName "localhost"', lambda: net.get_host_by_name("localhost")),
     # crypto (deterministic ones)
     ("hashes", 'list (sha1sum "abc") (sha256sum "abc") (adler32sum "abc")',
