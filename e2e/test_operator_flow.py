@@ -314,3 +314,26 @@ def test_deleting_the_namespace_uninstalls_without_event_errors(
     # (the controller serves every test's namespace: only this one's lines count)
     ours = "\n".join(line for line in said.splitlines() if namespace in line)
     assert "Failed to post an event" not in ours and "ERROR" not in ours, ours[-3000:]
+
+
+def test_flux_reconcile_annotations_run_the_check_now_and_force_an_upgrade(
+        controller: Controller, api: k8s.ApiClient, objects: k8s.CustomObjectsApi, kubectl: Kubectl,
+        namespace: str) -> None:
+    """What ``flux reconcile hr app [--force]`` writes, by hand: the request's interval is an hour,
+    yet the token is handled at once; with forceAt the same token upgrades though nothing changed."""
+    setup_namespace(api, namespace, chart=hello_tgz())
+    request(objects, namespace, interval="1h", values={"message": "one"})
+    first = wait_for(objects, namespace, ready_at(1))["status"]["version"]
+    kubectl("annotate", "hreq/app", "-n", namespace, "--overwrite",
+            "reconcile.fluxcd.io/requestedAt=2026-11-26T21:00:00.000000000Z")
+    obj = wait_for(objects, namespace,
+                   lambda o: (o.get("status") or {}).get("lastHandledReconcileAt") == "2026-11-26T21:00:00.000000000Z",
+                   timeout=30)
+    assert obj["status"]["version"] == first
+    kubectl("annotate", "hreq/app", "-n", namespace, "--overwrite",
+            "reconcile.fluxcd.io/requestedAt=t2", "reconcile.fluxcd.io/forceAt=t2")
+    obj = wait_for(objects, namespace,
+                   lambda o: (o.get("status") or {}).get("lastHandledForceAt") == "t2", timeout=30)
+    assert obj["status"]["version"] > first
+    assert condition(obj, "Ready")["reason"] == "UpgradeSucceeded"
+    assert len(version_secrets(api, namespace)) == 2

@@ -3,7 +3,8 @@
 create, update (spec changes only), resume (operator start) -> runner.apply; a daemon per
 request sleeping ``spec.interval`` (an asyncio task: idle requests cost no CPU) ->
 runner.apply as an interval check (valuesFrom and chart changes, drift, a stall an admin may
-have fixed), woken early by :func:`wake` when a valuesFrom object changes; delete ->
+have fixed), woken early by :func:`wake` when a valuesFrom object changes or a Flux reconcile
+token is written (:mod:`ondemand`); delete ->
 runner.delete (finalizer).
 The runtime (clients, cache, settings) and metrics come through Kopf's ``memo``.
 """
@@ -18,7 +19,7 @@ from typing import Any
 
 import kopf
 
-from helm_operator import identity, reconcile, runner, status
+from helm_operator import identity, ondemand, reconcile, runner, status
 
 GROUP, VERSION, PLURAL = identity.GROUP, identity.VERSION, identity.PLURAL
 #: Id of the create/update/resume handler; Kopf names its update ``apply/spec`` (a field handler).
@@ -68,6 +69,12 @@ def register(registry: kopf.OperatorRegistry) -> None:
             snapshot = copy.deepcopy(dict(body))
             check = functools.partial(_interval_check, memo, snapshot)
             await loop.run_in_executor(None, contextvars.copy_context().run, check)
+
+    @kopf.on.event(GROUP, VERSION, PLURAL, registry=registry, id="requested")
+    async def on_request_annotation(body: kopf.Body, memo: kopf.Memo, **_: Any) -> None:
+        # Flux's reconcile.fluxcd.io/requestedAt: a token not handled yet wakes the check now
+        if ondemand.pending(body) and not body["metadata"].get("deletionTimestamp"):
+            wake(memo, [body["metadata"]["uid"]])
 
     @kopf.on.delete(GROUP, VERSION, PLURAL, registry=registry, id="uninstall")
     def on_delete(body: kopf.Body, retry: int, memo: kopf.Memo, **_: Any) -> None:

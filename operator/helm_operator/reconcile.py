@@ -198,8 +198,9 @@ def planned_action(rt: Runtime, body: Mapping[str, Any]) -> str:
     return upgrade.plan(cfg.driver.history(key.namespace, key.name), reinstall_failed=True)
 
 
-def apply(rt: Runtime, body: Mapping[str, Any]) -> Outcome:
-    """Reconcile one request; raises helm_core or :class:`errors.RequestError` on failure."""
+def apply(rt: Runtime, body: Mapping[str, Any], *, force: bool = False) -> Outcome:
+    """Reconcile one request; raises helm_core or :class:`errors.RequestError` on failure.
+    ``force``: upgrade even when nothing changed (Flux's ``reconcile.fluxcd.io/forceAt``)."""
     meta, spec = body["metadata"], body.get("spec") or {}
     old = body.get("status") or {}
     generation = int(meta.get("generation") or 1)
@@ -236,7 +237,7 @@ def apply(rt: Runtime, body: Mapping[str, Any]) -> Outcome:
             out.pop("valuesDigest", None)
             out.pop("chartDigest", None)
             return Outcome("rollback", out)
-        unchanged = (latest is not None and latest.status is rel.Status.DEPLOYED
+        unchanged = (not force and latest is not None and latest.status is rel.Status.DEPLOYED
                      and old.get("lastAttemptedGeneration") == generation
                      and old.get("valuesDigest") == values.digest
                      and old.get("chartDigest") == chart_info.digest

@@ -30,7 +30,7 @@ import kopf
 from helm_core import errors as core_errors
 from helm_core.kube import client as kclient
 from helm_core.support import timers
-from helm_operator import errors, identity, reconcile, requester, status
+from helm_operator import errors, identity, ondemand, reconcile, requester, status
 from helm_operator import metrics as metrics_mod
 
 MAX_TRANSIENT_RETRIES = 8
@@ -81,10 +81,12 @@ def apply(rt: reconcile.Runtime, body: Mapping[str, Any], *, retry: int,
           metrics: metrics_mod.Metrics, interval_check: bool = False) -> None:
     """Reconcile ``body``; raises Kopf's TemporaryError to retry, PermanentError to stall."""
     meta = body["metadata"]
-    old = dict(body.get("status") or {})
+    recorded = dict(body.get("status") or {})
     generation = int(meta.get("generation") or 1)
-    if interval_check and not _due_on_interval(old, generation):
+    wanted = ondemand.asked(body)
+    if interval_check and not _due_on_interval(recorded, generation, requested=wanted.now):
         return
+    old = ondemand.handled(recorded, body, wanted)
     started = time.monotonic()
     metrics.in_flight.inc()
     announcement: timers.Deferred | None = None
@@ -97,7 +99,7 @@ def apply(rt: reconcile.Runtime, body: Mapping[str, Any], *, retry: int,
             announcement = _announce(rt, body, old)
         live = dict(body, status=old)
         try:
-            outcome = reconcile.apply(rt, live)
+            outcome = reconcile.apply(rt, live, force=wanted.force)
         except Exception as exc:  # noqa: BLE001 - every failure becomes status and policy
             if announcement is not None:
                 announcement.settle()
@@ -116,7 +118,7 @@ def apply(rt: reconcile.Runtime, body: Mapping[str, Any], *, retry: int,
         new, acted_as = requester.applied(rt.admin, body, outcome.action, outcome.status,
                                           default=rt.settings.security.act_as, log=rt.log)
         announced = announcement.settle() if announcement is not None else True
-        if new != old or not announced:  # an idle check writes nothing
+        if new != recorded or not announced:  # an idle check writes nothing
             write_status(rt, body, new)
         metrics.set_state(meta["uid"], state_of(outcome.status))
         metrics.observe(action=outcome.action, result="success", seconds=time.monotonic() - started)
@@ -229,12 +231,14 @@ def _report(rt: reconcile.Runtime, body: Mapping[str, Any], new: Mapping[str, An
     metrics.observe(action=action, result=result, seconds=time.monotonic() - started)
 
 
-def _due_on_interval(old: Mapping[str, Any], generation: int) -> bool:
+def _due_on_interval(old: Mapping[str, Any], generation: int, *, requested: bool = False) -> bool:
     """The interval check runs for requests Ready, stalled for a reason an admin can fix, or
     left to it to retry; other stalls wait for a spec change, in-progress ones for their own
-    (Kopf) retries."""
+    (Kopf) retries. A reconcile token not handled yet (``requested``) runs it whatever the stall."""
     if old.get("observedGeneration") != generation:
         return False
+    if requested:
+        return True
     stalled = status.get_condition(old, status.STALLED)
     if stalled:
         return stalled.get("reason") in RETRY_ON_INTERVAL

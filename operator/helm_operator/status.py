@@ -114,6 +114,9 @@ def succeeded(status: Mapping[str, Any] | None, *, generation: int, reason: str,
     out["conditions"] = _ordered(conds)
     out.pop("lastError", None)
     out["failures"] = 0
+    for count in ("installFailures", "upgradeFailures"):  # counted since the last success
+        if count in out:
+            out[count] = 0
     if release.get("version"):
         entry = {k: release[k] for k in ("version", "chartVersion", "appVersion", "valuesDigest")
                  if k in release}

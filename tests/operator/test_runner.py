@@ -377,9 +377,9 @@ def _announcing_world(tmp_path, monkeypatch, grace_s: float) -> tuple[World, lis
 def _slowed(monkeypatch, before_apply) -> None:
     original = reconcile.apply
 
-    def slow(rt, body):
+    def slow(rt, body, **options):
         before_apply()
-        return original(rt, body)
+        return original(rt, body, **options)
 
     monkeypatch.setattr(reconcile, "apply", slow)
 
