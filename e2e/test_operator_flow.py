@@ -337,3 +337,30 @@ def test_flux_reconcile_annotations_run_the_check_now_and_force_an_upgrade(
     assert obj["status"]["version"] > first
     assert condition(obj, "Ready")["reason"] == "UpgradeSucceeded"
     assert len(version_secrets(api, namespace)) == 2
+
+
+def test_values_files_of_the_chart_become_its_defaults_and_a_missing_one_stalls(
+        controller: Controller, api: k8s.ApiClient, objects: k8s.CustomObjectsApi, namespace: str) -> None:
+    """Flux's ``spec.chart.spec.valuesFiles``: per-environment defaults the chart carries."""
+    chart = chart_tgz({
+        "Chart.yaml": "apiVersion: v2\nname: demo\nversion: 1.0.0\n",
+        "values.yaml": "replicas: 1\ntier: base\n",
+        "values-prod.yaml": "replicas: 3\n",
+        "templates/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-cfg\n"
+                             "data:\n  replicas: {{ .Values.replicas | quote }}\n"
+                             "  tier: {{ .Values.tier | default \"none\" | quote }}\n"})
+    setup_namespace(api, namespace, chart=chart)
+    request(objects, namespace, chart={"configMapRef": {"name": "chart"}, "valuesFiles": ["values.yaml", "values-prod.yaml"]},
+            values={"tier": "gold"})
+    wait_for(objects, namespace, ready_at(1))
+    core = k8s.CoreV1Api(api)
+    assert core.read_namespaced_config_map("app-cfg", namespace).data == {"replicas": "3", "tier": "gold"}
+    patch_spec(objects, namespace, "app", {"values": None,
+                                           "chart": {"configMapRef": {"name": "chart"}, "valuesFiles": ["values-prod.yaml"]}})
+    wait_for(objects, namespace, ready_at(2))
+    assert core.read_namespaced_config_map("app-cfg", namespace).data == {"replicas": "3", "tier": "none"}
+    patch_spec(objects, namespace, "app", {"chart": {"configMapRef": {"name": "chart"}, "valuesFiles": ["values-staging.yaml"]}})
+    obj = wait_for(objects, namespace, stalled)
+    assert condition(obj, "Stalled")["reason"] == "ValuesInvalid"
+    assert condition(obj, "Stalled")["message"] == \
+        "failed to merge chart values: no values file found at path 'values-staging.yaml'"

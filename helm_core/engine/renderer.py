@@ -25,6 +25,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Protocol
 
+    from helm_core.chart.values_files import ValuesFiles
+
 NOTES_SUFFIX = "NOTES.txt"
 
 
@@ -41,8 +43,10 @@ if TYPE_CHECKING:  # a protocol for type checkers: nothing asks for it at run ti
     class Renderer(Protocol):
         """Runs the chart-supplied steps of an action."""
 
-        def load_archive(self, data: bytes, *, source: str) -> model.Chart:
-            """A packaged chart (``.tgz`` bytes) loaded into the chart model."""
+        def load_archive(self, data: bytes, *, source: str,
+                         values_files: ValuesFiles | None = None) -> model.Chart:
+            """A packaged chart (``.tgz`` bytes) loaded into the chart model, with the merge of
+            ``values_files`` it carries as its default values (Flux's ``valuesFiles``)."""
 
         def prepare(self, chart: model.Chart, user_values: Mapping[str, Any], *,
                     validate_schema: bool = True) -> prepare.Prepared:
@@ -91,10 +95,12 @@ def take_notes(files: dict[str, str], top: str, *, subcharts: bool = False) -> s
 class LocalRenderer:
     """Every step in this process, on the caller's thread."""
 
-    def load_archive(self, data: bytes, *, source: str) -> model.Chart:
+    def load_archive(self, data: bytes, *, source: str,
+                     values_files: ValuesFiles | None = None) -> model.Chart:
         from helm_core.chart import loader  # a render from the CLI's memo loads no chart
+        from helm_core.chart.values_files import with_values_files
 
-        return loader.load_archive(data, source=source)
+        return with_values_files(loader.load_archive(data, source=source), values_files)
 
     def prepare(self, chart: model.Chart, user_values: Mapping[str, Any], *,
                 validate_schema: bool = True) -> prepare.Prepared:

@@ -32,6 +32,7 @@ from typing import Any
 
 from helm_core import errors
 from helm_core.chart import loader, model, prepare
+from helm_core.chart.values_files import ValuesFiles, with_values_files
 from helm_core.engine import manifests as mf
 from helm_core.engine import render as render_mod
 from helm_core.engine import renderer as renderer_mod
@@ -184,13 +185,18 @@ class IsolatedRenderer:
         self._archive: tuple[model.Chart | None, str] = (None, "")
         """The chart :meth:`load_archive` returned last and its archive's digest."""
 
-    def load_archive(self, data: bytes, *, source: str) -> model.Chart:
+    def load_archive(self, data: bytes, *, source: str,
+                     values_files: ValuesFiles | None = None) -> model.Chart:
+        # a chart with other default values is another chart to the workers: its own key
         digest = hashlib.sha256(data).hexdigest()
+        if values_files is not None and values_files.paths:
+            digest = hashlib.sha256(f"{digest}\n{values_files!r}".encode()).hexdigest()
         if not self.pool.verified(digest, self.limits):
-            self._ask({"op": "load", "data": data, "source": source, "digest": digest},
-                      label=source, affinity=digest)
+            # the worker reads the values files too: they are the chart's YAML as much as values.yaml
+            self._ask({"op": "load", "data": data, "source": source, "digest": digest,
+                       "values_files": values_files}, label=source, affinity=digest)
             self.pool.mark_verified(digest, self.limits)
-        chart = loader.load_archive(data, source=source)
+        chart = with_values_files(loader.load_archive(data, source=source), values_files)
         self._archive = (chart, digest)
         return chart
 

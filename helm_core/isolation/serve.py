@@ -93,6 +93,7 @@ class _Budget:
 def handle(channel: process.Channel, request: Mapping[str, Any]) -> dict[str, Any]:
     """Run one request; every outcome is a reply (``ok`` with results, or ``error``)."""
     from helm_core.chart import loader, prepare
+    from helm_core.chart.values_files import with_values_files
     from helm_core.engine import renderer
     from helm_core.support.records import replace
 
@@ -101,7 +102,8 @@ def handle(channel: process.Channel, request: Mapping[str, Any]) -> dict[str, An
     try:
         with _Budget(limits):
             if op == "load":
-                _keep(_CHARTS, request["digest"], loader.load_archive(request["data"], source=request["source"]),
+                loaded = loader.load_archive(request["data"], source=request["source"])
+                _keep(_CHARTS, request["digest"], with_values_files(loaded, request.get("values_files")),
                       KEEP_CHARTS)
                 return {"ok": True}
             if op == "prepare":

@@ -33,6 +33,7 @@ from helm_core.action import config as action_config
 from helm_core.action import crds as crd_policy
 from helm_core.action import install, rollback, template, uninstall, upgrade
 from helm_core.action import test as test_action
+from helm_core.chart import values_files
 from helm_core.kube import client as kclient
 from helm_core.lua import permissions as lua_permissions
 from helm_core.storage import release as rel
@@ -253,7 +254,8 @@ def apply(rt: Runtime, body: Mapping[str, Any], *, force: bool = False) -> Outco
             if drift_mode == "enabled" and latest and drift.correct(cfg, latest, found):
                 return Outcome("drift-correction", quiet, drift=tuple(lines))
             return Outcome("none", dict(quiet, drift=lines), drift=tuple(lines))
-        chart = renderer.load_archive(chart_info.data, source=chart_info.source)
+        chart = renderer.load_archive(chart_info.data, source=chart_info.source,
+                                      values_files=values_files.from_spec(spec.get("chart")))
         refusal = policy.lua_refusal(lua_permissions.requested_permissions(chart),
                                      accepted=(spec.get("lua") or {}).get("acceptPermissions") or (),
                                      allowlist=rt.settings.security.lua_allowlist)

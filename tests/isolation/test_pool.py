@@ -312,3 +312,24 @@ def test_schema_validation_in_the_worker_follows_the_caller(pool: RenderPool, tm
     prepared = renderer.prepare(loader.load(path), {"n": "x"}, validate_schema=False)
     done = renderer.render(prepared.chart, prepared.values, render_mod.RenderOptions())
     assert [d.obj for d in done.documents] == [{"a": "x"}]
+
+
+def test_values_files_are_read_in_the_worker_and_key_the_kept_chart(pool: RenderPool) -> None:
+    from helm_core.chart.values_files import ValuesFiles
+    from tests.chartkit import make_tgz, tar_entry
+
+    data = make_tgz([tar_entry("c/Chart.yaml", chart_yaml("c").encode()),
+                     tar_entry("c/values.yaml", b"a: 1\n"), tar_entry("c/prod.yaml", b"a: 5\n"),
+                     tar_entry("c/templates/cm.yaml", b"a: {{ .Values.a }}\n")])
+    renderer = pool.renderer(tenant="t")
+
+    def rendered(values_files: ValuesFiles | None) -> str:
+        chart = renderer.load_archive(data, source="c.tgz", values_files=values_files)
+        prepared = renderer.prepare(chart, {})
+        return renderer.render(prepared.chart, prepared.values, render_mod.RenderOptions()).documents[0].content
+
+    assert rendered(ValuesFiles(paths=("prod.yaml",))) == "a: 5"
+    assert rendered(None) == "a: 1"  # the same archive without them: not the chart kept above
+    with pytest.raises(errors.ValuesError) as isolated:
+        renderer.load_archive(data, source="c.tgz", values_files=ValuesFiles(paths=("x.yaml",)))
+    assert str(isolated.value) == "failed to merge chart values: no values file found at path 'x.yaml'"
