@@ -799,3 +799,28 @@ def test_invalid_utf8_in_a_rendered_file_is_named_as_helm(both, raw):
     chart = str(chartkit.write_chart(both.tmp / "c", files))
     code, _, err = both.same("template", chart)
     assert code == 1 and ("UTF-8" in err or "Unicode" in err)
+
+
+def _env_lines(out: str) -> dict[str, str]:
+    return dict(re.fullmatch(r'(\w+)="(.*)"', line).groups() for line in out.splitlines())
+
+
+def test_env_prints_what_helm_prints_for_the_variables_both_read(both, tmp_path):
+    both.env.update(HELM_NAMESPACE="team", HELM_MAX_HISTORY="3", HELM_CONFIG_HOME=str(tmp_path / "cfg"),
+                    KUBECONFIG=str(tmp_path / "kc"))
+    for key, value in both.env.items():
+        both.monkeypatch.setenv(key, value)
+    argv = ("env", "--kube-context", "ctx", "--debug", "--repository-cache", str(tmp_path / "rc"),
+            "--kubeconfig", str(tmp_path / "flag"))
+    code, out, _ = both.core(*argv)
+    helm_code, helm_out, _ = both.helm(*argv)
+    ours, theirs = _env_lines(out), _env_lines(helm_out)
+    assert code == helm_code == 0
+    assert set(ours) - set(theirs) == {"HELM_CORE_CACHE", "HELM_CORE_STORAGE"}  # ours, and only what we read
+    shared = sorted(set(ours) & set(theirs) - {"HELM_BIN"})
+    assert len(shared) == 11
+    assert {k: ours[k] for k in shared} == {k: theirs[k] for k in shared}
+    assert ours["HELM_MAX_HISTORY"] == "3" and ours["KUBECONFIG"] == str(tmp_path / "flag")
+    assert "KUBECONFIG" not in _env_lines(both.core("env")[1])  # the variable alone is not shown
+    assert both.same("env", "HELM_NAMESPACE")[1] == "team\n"
+    assert both.same("env", "NO_SUCH_VARIABLE")[1] == "\n"

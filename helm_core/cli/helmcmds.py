@@ -1,6 +1,6 @@
 """The rest of helm's everyday commands, with helm's flags, messages and table layouts:
 ``repo add|list|remove|update``, ``search repo``, ``registry login|logout``, ``create``,
-``version``, ``completion``, ``dependency list|update``.
+``env``, ``version``, ``completion``, ``dependency list|update``.
 
 They read and write helm's own files (:mod:`helm_core.sources.helmconfig`), so a repository
 added by ``helm-core repo add`` is one stock helm sees, and the other way round.
@@ -297,6 +297,46 @@ def cmd_create(args: argparse.Namespace) -> int:
     return 0
 
 
+# --------------------------------------------------------------------------- env
+
+def env_vars(args: argparse.Namespace) -> dict[str, str]:
+    """``helm env``'s variables, as this run reads them: helm's that helm-core honours (none it
+    ignores, such as HELM_PLUGINS or HELM_QPS), and helm-core's own."""
+    from helm_core.action import upgrade
+    from helm_core.cli import settings as settings_mod
+    from helm_core.support import cachedirs
+
+    settings: settings_mod.Settings = args.settings
+    out = {
+        "HELM_BIN": sys.argv[0],
+        "HELM_CACHE_HOME": str(settings_mod.cache_home(os.environ)),
+        "HELM_CONFIG_HOME": str(settings_mod.config_home(os.environ)),
+        "HELM_DATA_HOME": str(settings_mod.data_home(os.environ)),
+        "HELM_DEBUG": "true" if settings.debug else "false",
+        "HELM_KUBECONTEXT": settings.kube_context,
+        "HELM_MAX_HISTORY": str(settings_mod.max_history(os.environ, upgrade.DEFAULT_MAX_HISTORY)),
+        "HELM_NAMESPACE": args.namespace,
+        "HELM_REGISTRY_CONFIG": settings.registry_config,
+        "HELM_REPOSITORY_CACHE": settings.repository_cache,
+        "HELM_REPOSITORY_CONFIG": settings.repository_config,
+        "HELM_CORE_CACHE": cachedirs.default_folder(os.environ),
+        "HELM_CORE_STORAGE": os.environ.get("HELM_CORE_STORAGE") or "release",
+    }
+    if settings.kubeconfig_flag:
+        out["KUBECONFIG"] = settings.kubeconfig_flag
+    return out
+
+
+def cmd_env(args: argparse.Namespace) -> int:
+    found = env_vars(args)
+    if args.name:
+        print(found.get(args.name, ""))  # helm prints an empty line for a name it does not know
+        return 0
+    for key in sorted(found):
+        print(f'{key}="{found[key]}"')
+    return 0
+
+
 # --------------------------------------------------------------------------- version
 
 def build_info() -> dict[str, str]:
@@ -516,6 +556,10 @@ def register(sub: Any) -> None:
     p.add_argument("name")
     p.add_argument("-p", "--starter", default="", help="the name or absolute path to a starter scaffold")
     p.set_defaults(func=cmd_create)
+
+    p = sub.add_parser("env", help="helm client environment information")
+    p.add_argument("name", nargs="?", default="", help="print only this variable's value")
+    p.set_defaults(func=cmd_env)
 
     p = sub.add_parser("version", help="print the client version information")
     p.add_argument("--short", action="store_true", help="print the version number")

@@ -281,6 +281,7 @@ def _upgraded(args: argparse.Namespace, cfg: Any, chart: Any, values: dict[str, 
     from helm_core.action import crds as crd_policy
     from helm_core.action import upgrade
     from helm_core.cli import chartref, common
+    from helm_core.cli import settings as settings_mod
     return upgrade.run(cfg, chart, values, upgrade.UpgradeOptions(
         name=args.name, namespace=args.namespace, chart_source=chartref.source_of(args, args.chart),
         install=args.install, dry_run=args.dry_run, wait=args.wait, timeout_s=_timeout(args),
@@ -288,7 +289,8 @@ def _upgraded(args: argparse.Namespace, cfg: Any, chart: Any, values: dict[str, 
         reset_then_reuse_values=args.reset_then_reuse_values, cleanup_on_fail=args.cleanup_on_fail,
         create_namespace=args.create_namespace, take_ownership=args.take_ownership,
         no_hooks=args.no_hooks, description=args.description,
-        max_history=upgrade.DEFAULT_MAX_HISTORY if args.history_max is None else args.history_max,
+        max_history=settings_mod.max_history(os.environ, upgrade.DEFAULT_MAX_HISTORY)
+        if args.history_max is None else args.history_max,
         skip_schema_validation=args.skip_schema_validation,
         lua=common.lua_options(args), post_render=common.post_render_options(args),
         subchart_notes=args.render_subchart_notes, crds=_crds(args, crd_policy.UPGRADE_DEFAULT),
@@ -529,7 +531,7 @@ def register(sub: Any) -> None:
     p.add_argument("--reset-then-reuse-values", action="store_true")
     _add_cleanup_flag(p)
     p.add_argument("--history-max", type=int, default=None,
-                   help="versions kept after the upgrade (0: no limit; default 10, as Helm)")
+                   help="versions kept after the upgrade (0: no limit; default $HELM_MAX_HISTORY or 10, as Helm)")
     common.add_labels_flag(p, "Labels that would be added to release metadata. Should be separated by comma. "
                               "Original release labels will be merged with upgrade labels. You can unset label "
                               "using null.")

@@ -38,6 +38,8 @@ class Settings:
     namespace_flag: str = ""
     kube_context: str = ""
     kubeconfig: str = ""
+    kubeconfig_flag: str = ""
+    """``--kubeconfig`` alone (what ``helm env`` shows as KUBECONFIG; the variable is not)."""
     debug: bool = False
     registry_config: str = ""
     repository_config: str = ""
@@ -107,6 +109,15 @@ def data_home(env: Mapping[str, str]) -> Path:
     return Path(_helm_folder(env, "HELM_DATA_HOME", "XDG_DATA_HOME", ".local", "share"))
 
 
+def max_history(env: Mapping[str, str], default: int) -> int:
+    """``upgrade --history-max``'s default: ``$HELM_MAX_HISTORY`` when it is an integer, else
+    ``default`` (helm's ``envIntOr``)."""
+    try:
+        return int(env.get("HELM_MAX_HISTORY", ""))
+    except ValueError:
+        return default
+
+
 def load(found: Mapping[str, object], env: Mapping[str, str]) -> Settings:
     """Settings from extracted flags over the environment over helm's defaults."""
     def pick(attr: str, var: str, default: str = "") -> str:
@@ -118,6 +129,7 @@ def load(found: Mapping[str, object], env: Mapping[str, str]) -> Settings:
         namespace_flag=pick("namespace", "HELM_NAMESPACE"),
         kube_context=pick("kube_context", "HELM_KUBECONTEXT"),
         kubeconfig=pick("kubeconfig", "KUBECONFIG"),
+        kubeconfig_flag=str(found.get("kubeconfig") or ""),
         debug=bool(debug) if debug is not None else env.get("HELM_DEBUG", "").lower() in ("1", "t", "true"),
         registry_config=pick("registry_config", "HELM_REGISTRY_CONFIG",
                              os.path.join(config, "registry", "config.json")),
