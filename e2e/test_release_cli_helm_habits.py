@@ -96,3 +96,23 @@ def test_repo_chart_context_namespace_and_integer_revisions(cluster: ClusterInfo
     table = run("get", "metadata", "web").stdout
     assert "REVISION: 2\n" in table and "VERSION: 1.1.0\n" in table
     run("uninstall", "web")
+
+
+def test_helm_max_history_bounds_upgrades_as_helm(cluster: ClusterInfo, hc: live.LiveClient, namespace: str,
+                                                  tmp_path: Path, repo: servers.RepoServer) -> None:
+    """``$HELM_MAX_HISTORY`` is ``upgrade --history-max``'s default, as in helm (and ``env`` shows it)."""
+    kubeconfig = _kubeconfig_in(cluster, tmp_path, namespace)
+    os.environ["HELM_MAX_HISTORY"] = "2"
+    try:
+        run = lambda *args: _run(tmp_path, kubeconfig, *args)  # noqa: E731
+        assert run("env", "HELM_MAX_HISTORY").stdout == "2\n"
+        run("repo", "add", "charts", repo.url)
+        run("install", "web", "charts/web")
+        for _ in range(3):
+            run("upgrade", "web", "charts/web")
+        history = json.loads(run("history", "web", "-o", "json").stdout)
+        assert [h["revision"] for h in history] == [3, 4]
+        run("upgrade", "web", "charts/web", "--history-max", "0")  # the flag wins: no limit
+        assert len(json.loads(run("history", "web", "-o", "json").stdout)) == 3
+    finally:
+        del os.environ["HELM_MAX_HISTORY"]

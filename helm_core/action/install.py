@@ -94,6 +94,8 @@ class Rendered:
     notes: str
     fire: Callable[[str], None]
     """Emit one optional lifecycle event (its handlers cannot change objects any more)."""
+    revision: int
+    """``.Release.Revision`` the templates saw."""
 
 
 class RenderChoices(Protocol):
@@ -155,7 +157,7 @@ def rendering(cfg: config.Configuration, chart: model.Chart, user_values: Mappin
 
         yield Rendered(chart=prepared.chart, values=dict(ctx.values), manifests=manifests,
                        hooks=ordered.hooks, crds=model.all_crd_files(prepared.chart),
-                       notes=step.notes, fire=fire)
+                       notes=step.notes, fire=fire, revision=revision)
 
 
 def post_render_options(post_renderers: Any, common_metadata: Any) -> postrender.PostRenderOptions:
@@ -179,7 +181,8 @@ def new_record(rendered: Rendered, *, name: str, namespace: str, status: rel.Sta
         chart_source=chart_source, user_values=dict(user_values), chart_values=rendered.values,
         manifest=mf.format_documents(rendered.manifests), hooks=hooks.format_hooks(rendered.hooks),
         notes=rendered.notes, description=description, first_deployed=first_deployed or now,
-        last_deployed=now, extensions=kept.pack(rendered.chart), labels=dict(labels or {}))
+        last_deployed=now, extensions=kept.pack(rendered.chart), labels=dict(labels or {}),
+        revision=rendered.revision)
 
 
 def ensure_namespace(cfg: config.Configuration, namespace: str) -> None:

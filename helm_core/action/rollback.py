@@ -160,6 +160,7 @@ def roll_back(cfg: config.Configuration, name: str, namespace: str, version: uli
         lua_events.fire("pre-rollback")
         now = rel.utcnow()
         record = target.replace(version=drv.next_version(cfg.driver, newest.version),
+                                revision=rel.next_revision(history),
                                 status=rel.Status.PENDING_ROLLBACK, last_deployed=now, deleted=None,
                                 manifest=lua_events.text,
                                 description=f"Rollback to {rel.version_text(target.version)}")

@@ -89,5 +89,7 @@ def of_version(cfg: config.Configuration, version: rel.ReleaseVersion, *, action
 
 def revision_of(history: Sequence[rel.ReleaseVersion], version: rel.ReleaseVersion) -> int:
     """``.Release.Revision`` of a stored ``version`` (what its render saw)."""
+    if version.revision:
+        return version.revision
     before = [v for v in history if v.version < version.version]
     return rel.next_revision(before)

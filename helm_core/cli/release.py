@@ -141,13 +141,13 @@ def _version_arg(text: str | None) -> Any:
 
 def revision_numbers(cfg: config.Configuration, namespace: str, name: str) -> dict[str, int]:
     """Version -> helm's integer revision, for scripts written for helm: a Helm revision's own
-    number, else one more than the version before it, oldest first (what ``.Release.Revision``
-    was when it was rendered: ``rel.next_revision``)."""
+    number or the revision it recorded, else one more than the version before it, oldest first
+    (what ``.Release.Revision`` was when it was rendered: ``rel.next_revision``)."""
     from helm_core.storage import release as rel
     numbers: dict[str, int] = {}
     previous = 0
     for v in sorted(cfg.driver.history(namespace, name), key=lambda v: v.version):
-        previous = rel.revision_of(v.version) or previous + 1
+        previous = v.revision or rel.revision_of(v.version) or previous + 1
         numbers[str(v.version)] = previous
     return numbers
 

@@ -81,6 +81,9 @@ class ReleaseVersion:
     labels: Mapping[str, str] = field(default_factory=dict, hash=False)
     """The release's custom labels (helm's ``--labels``), kept as labels of the version's
     storage record (``storage/labels.py``)."""
+    revision: int = 0
+    """``.Release.Revision`` when it was rendered, counting on past pruned versions as helm's
+    revisions do (0: not recorded, a version stored before it was; see :func:`next_revision`)."""
 
     @property
     def chart(self) -> str:
@@ -135,11 +138,15 @@ def version_text(version: ulid.ULID) -> str:
 
 
 def next_revision(history: Sequence[ReleaseVersion]) -> int:
-    """``.Release.Revision`` of the next version: Helm's next number when the newest version is
-    a Helm revision (pruned history keeps counting), else one more than the versions stored."""
+    """``.Release.Revision`` of the next version: one more than the newest version's (its
+    recorded revision, or the Helm revision it is), so that pruned history keeps counting as
+    helm's does (a chart naming a Job after the revision gets a new name at every upgrade);
+    for a newest version that recorded none, one more than the versions stored."""
     newest = latest(history)
-    number = revision_of(newest.version) if newest is not None else None
-    return number + 1 if number is not None else len(history) + 1
+    if newest is None:
+        return 1
+    number = newest.revision or revision_of(newest.version)
+    return number + 1 if number else len(history) + 1
 
 
 def parse_version(text: str) -> ulid.ULID:

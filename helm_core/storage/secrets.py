@@ -105,6 +105,8 @@ def _raw_data(version: rel.ReleaseVersion) -> dict[str, bytes]:
         "firstDeployed": _time(version.first_deployed), "lastDeployed": _time(version.last_deployed),
         "deleted": _time(version.deleted),
     }
+    if version.revision:
+        plain["revision"] = str(version.revision)
     texts = {
         "userValues": json.dumps(version.user_values, sort_keys=True, separators=(",", ":")),
         "chartValues": json.dumps(version.chart_values, sort_keys=True, separators=(",", ":")),
@@ -163,7 +165,7 @@ def decode(secret: Mapping[str, Any], *, payloads: bool = True) -> rel.ReleaseVe
             chart_values=json.loads(text.get("chartValues") or "{}"),
             manifest=text.get("manifest", ""), hooks=text.get("hooks", ""),
             notes=text.get("notes", ""), description=text.get("description", ""),
-            extensions=text.get("extensions", ""),
+            extensions=text.get("extensions", ""), revision=int(text.get("revision") or 0),
             **{field: _parse_time(text.get(key, "")) for field, key in
                zip(("first_deployed", "last_deployed", "deleted"), _TIMES, strict=True)},
             labels={str(k): str(v) for k, v in labels.items() if k not in SYSTEM_LABELS},

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from helm_core.action import config, install, upgrade
+from helm_core.action import config, install, rollback, upgrade
 from helm_core.errors import ReleaseNotFoundError
 from helm_core.kube import client as kclient
 from helm_core.storage import release as rel
@@ -83,6 +83,21 @@ def test_upgrade_prunes_history_beyond_max_history(cfg: config.Configuration, tm
     kept = cfg.driver.history(NS, "web")
     assert [(v.status, v.user_values) for v in kept] == [
         (rel.Status.SUPERSEDED, {"greeting": "three"}), (rel.Status.DEPLOYED, {"greeting": "four"})]
+
+
+def test_release_revision_keeps_counting_past_pruned_versions(cfg: config.Configuration, tmp_path: Path) -> None:
+    """As helm's revisions do: a chart naming a Job after ``.Release.Revision`` gets a new name at
+    every upgrade (before, a pruned history of 2 rendered revision 3 again and again)."""
+    job = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: migrate-{{ .Release.Revision }}\n"
+    chart = make_chart(tmp_path, {"job.yaml": job})
+    install.run(cfg, chart, {}, install.InstallOptions(name="web", namespace=NS))
+    for n in range(4):
+        upgrade.run(cfg, chart, {"n": n}, upgrade.UpgradeOptions(name="web", namespace=NS, max_history=2))
+    kept = cfg.driver.history(NS, "web")
+    assert [v.revision for v in kept] == [4, 5]
+    assert _names(cfg) == ["migrate-5"]
+    rolled = rollback.run(cfg, "web", NS, kept[0].version, rollback.RollbackOptions())
+    assert rolled.revision == 6 and "migrate-4" in rolled.manifest  # the manifest it restored
 
 
 def _version(status: rel.Status) -> rel.ReleaseVersion:

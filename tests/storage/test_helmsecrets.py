@@ -99,6 +99,8 @@ def test_release_revision_continues_helms_numbering():
     assert rel.next_revision(history) == 9
     assert rel.next_revision([make_version(), make_version()]) == 3
     assert rel.next_revision([]) == 1
+    # a version that recorded its revision counts on from it, whatever was pruned before it
+    assert rel.next_revision([make_version(), make_version().replace(revision=7)]) == 8
 
 
 def test_encoding_is_helms_layout_and_round_trips():

@@ -46,6 +46,10 @@ def test_encode_does_not_mutate_and_decode_round_trips():
     user_values = dict(version.user_values)
     assert secrets.decode(secrets.encode(version)) == version
     assert version.user_values == user_values
+    numbered = version.replace(revision=12)  # data key "revision", absent when not recorded
+    assert base64.b64decode(secrets.encode(numbered)["data"]["revision"]) == b"12"
+    assert secrets.decode(secrets.encode(numbered)).revision == 12
+    assert "revision" not in secrets.encode(version)["data"]
 
 
 def test_encode_is_deterministic():
