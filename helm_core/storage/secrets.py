@@ -12,7 +12,8 @@ Layout of one version (``encode``/``decode`` are the only code that knows it):
 - ``data`` keys ``userValues`` and ``chartValues`` (JSON), ``manifest``, ``hooks``, ``notes``
   and, for a chart with Lua, ``extensions`` (:mod:`helm_core.lua.kept`) are gzip-compressed
   (``COMPRESSED_KEYS``); ``chartName``, ``chartVersion``, ``appVersion``,
-  ``chartSource``, ``status``, ``description`` and the RFC 3339 timestamps are plain UTF-8.
+  ``chartSource``, ``status``, ``description``, the RFC 3339 timestamps and ``revision`` (the
+  ``.Release.Revision`` it rendered; absent in versions stored before it was kept) are plain UTF-8.
 - The decoded ``data`` may total at most ``MAX_SECRET_BYTES`` (the API server's limit);
   ``encode`` raises ``TooLargeError`` naming the largest parts before anything is written.
 
