@@ -6,7 +6,8 @@ values.yaml replaced by those files merged in order, the last one winning. Rules
 
 - a path is cleaned (``./a.yaml`` is ``a.yaml``); ``values.yaml`` names the chart's own defaults,
   which are otherwise left out;
-- maps merge key by key, anything else (lists, null) replaces what came before;
+- maps merge key by key, anything else (lists, null) replaces what came before (helm's
+  ``mergeMaps``, which source-controller's ``MergeMaps`` repeats);
 - a path the chart does not carry (a subchart's file is not the chart's) is an error unless
   ``ignore_missing``; the messages are source-controller's.
 """
@@ -17,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from helm_core.chart import model
+from helm_core.chart.values import merge_maps  # helm's mergeMaps, the rule source-controller's is too
 from helm_core.errors import ValuesError
 from helm_core.golib import goyaml
 from helm_core.support.records import record, replace
@@ -32,18 +34,6 @@ class ValuesFiles:
     ignore_missing: bool = False
 
 
-def merge_maps(base: Mapping[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
-    """``over`` on ``base``: maps merged key by key, any other value replacing the old one."""
-    out = dict(base)
-    for key, value in over.items():
-        below = out.get(key)
-        if isinstance(value, dict) and isinstance(below, dict):
-            out[key] = merge_maps(below, value)
-        else:
-            out[key] = value
-    return out
-
-
 def merged_values(chart: model.Chart, wanted: ValuesFiles) -> dict[str, Any]:
     """The merge of ``wanted.paths`` as ``chart`` carries them; raises :class:`ValuesError`."""
     by_name = {f.name: f.data for f in chart.files}
@@ -51,7 +41,7 @@ def merged_values(chart: model.Chart, wanted: ValuesFiles) -> dict[str, Any]:
     for path in wanted.paths:
         name = posixpath.normpath(path)
         if name == VALUES_FILE:
-            merged = merge_maps(merged, chart.values)
+            merged = merge_maps(merged, dict(chart.values))
             continue
         data = by_name.get(name)
         if data is None:

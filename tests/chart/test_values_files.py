@@ -6,7 +6,8 @@ import pytest
 
 from helm_core import errors
 from helm_core.chart import loader
-from helm_core.chart.values_files import ValuesFiles, from_spec, merge_maps, with_values_files
+from helm_core.chart.values import merge_maps
+from helm_core.chart.values_files import ValuesFiles, from_spec, with_values_files
 from tests.chartkit import chart_yaml, write_chart
 
 
