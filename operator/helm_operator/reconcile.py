@@ -269,7 +269,9 @@ def apply(rt: Runtime, body: Mapping[str, Any], *, force: bool = False) -> Outco
             name=key.name, namespace=key.namespace, chart_source=chart_info.source,
             install=True, reinstall_failed=True,
             wait=then.get("wait", True), timeout_s=parse_duration(then.get("timeout"), DEFAULT_TIMEOUT_S),
-            atomic=bool(then.get("atomic")), reset_values=True,
+            atomic=bool(then.get("atomic")),
+            # Flux's preserveValues is helm's --reuse-values; otherwise only the request's values count
+            reuse_values=bool(then.get("preserveValues")), reset_values=not then.get("preserveValues"),
             no_hooks=bool(then.get("disableHooks")), lua=lua, post_render=post_render,
             skip_schema_validation=bool(then.get("disableSchemaValidation")),
             cleanup_on_fail=bool(then.get("cleanupOnFail")),

@@ -450,3 +450,16 @@ def test_an_announcement_in_flight_never_lands_after_the_result(tmp_path, monkey
     assert order == ["Unknown", "True"]
     assert conditions(obj)["Ready"] == ("True", "InstallSucceeded")
     assert "Reconciling" not in conditions(obj)
+
+
+def test_preserve_values_merges_the_request_values_over_the_deployed_ones(tmp_path):
+    """Flux's ``upgrade.preserveValues`` (helm's --reuse-values); without it only the request's count."""
+    w = World(tmp_path)
+    w.request(values={"n": 1})
+    w.run()
+    w.edit(values={"other": True}, upgrade={"wait": False, "preserveValues": True})
+    w.run()
+    assert w.configmap("app")["data"] == {"count": "1"}  # n kept from the deployed version
+    w.edit(values={"other": False}, upgrade={"wait": False})
+    w.run()
+    assert w.configmap("app")["data"] == {"count": "0"}  # the request's values alone
