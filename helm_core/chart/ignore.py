@@ -48,6 +48,8 @@ def go_match(pattern: str, name: str) -> bool:
 
 
 _GLOB_CHARS = frozenset("*?[\\")
+#: What a pattern that Go checked on one name may still fail on with another: a class, an escape.
+_MAY_FAIL = frozenset("[\\")
 
 
 def _match(pattern: bytes, name: bytes) -> bool:
@@ -164,9 +166,21 @@ class _Rule:
     whole_path: bool
 
     def matches(self, path: str) -> bool:
-        if self.anchored or self.whole_path:
-            return go_match(self.glob, path)
-        return go_match(self.glob, path.rsplit("/", 1)[-1])
+        name = path if self.anchored or self.whole_path else path[path.rfind("/") + 1:]
+        try:
+            return go_match(self.glob, name)
+        except PatternError as exc:  # checked on "abc" only, it may fail on this name
+            _failed_to_compile(self.glob, exc)
+            return False
+
+
+def _failed_to_compile(glob: str, exc: PatternError) -> None:
+    """Helm logs a rule that fails on a name, and takes it as no match."""
+    import logging
+
+    from helm_core.golib import gostrconv
+
+    logging.getLogger(__name__).warning("Failed to compile %s: %s", gostrconv.quote(glob), exc)
 
 
 class Rules:
@@ -182,6 +196,28 @@ class Rules:
     def __init__(self, rules: list[_Rule]) -> None:
         self._rules = rules
         self._answers: dict[tuple[str, bool], bool] = {}
+        # Helm ignores a path when any rule says so (no rule keeps it early), so rules may be
+        # asked in any order: the commonest, literal base names and "*suffix" ones, by one set
+        # lookup and one endswith; the others one by one. In Helm's order when a rule can fail
+        # on a name (a class, an escape): Helm logs the failures of the rules it asks.
+        names: set[str] = set()
+        dir_names: set[str] = set()
+        suffixes: list[str] = []
+        others: list[_Rule] = []
+        for rule in rules:
+            if rule.negate or rule.anchored or rule.whole_path:
+                others.append(rule)
+            elif not _GLOB_CHARS.intersection(rule.glob):
+                (dir_names if rule.dir_only else names).add(rule.glob)
+            elif not rule.dir_only and rule.glob[0] == "*" and not _GLOB_CHARS.intersection(rule.glob[1:]):
+                suffixes.append(rule.glob[1:])
+            else:
+                others.append(rule)
+        self._grouped = not any(_MAY_FAIL.intersection(rule.glob) for rule in others)
+        self._names = frozenset(names)
+        self._dir_names = frozenset(dir_names)
+        self._suffixes = tuple(suffixes)
+        self._others = others if self._grouped else rules
 
     @classmethod
     def parse(cls, text: str, *, source: str = HELMIGNORE, defaults: bool = True) -> Rules:
@@ -200,7 +236,11 @@ class Rules:
     def _decide(self, path: str, *, is_dir: bool) -> bool:
         if path in ("", ".", "./"):
             return False
-        for rule in self._rules:
+        if self._grouped:
+            base = path[path.rfind("/") + 1:]
+            if base in self._names or is_dir and base in self._dir_names or base.endswith(self._suffixes):
+                return True
+        for rule in self._others:
             if rule.negate:
                 if rule.dir_only and not is_dir:
                     return True
