@@ -412,6 +412,20 @@ def test_control_characters_as_helm(both):
     assert code == 1 and "control characters are not allowed" in err
 
 
+def test_a_helmignore_rule_that_fails_on_a_name_is_no_match_as_helm(both):
+    """Helm checks a rule on "abc" only: "x*[" fails on xy.yaml, which Helm logs and keeps."""
+    chartkit.write_chart(both.tmp / "ign", {"Chart.yaml": "apiVersion: v2\nname: ign\nversion: 0.1.0\n",
+                                            ".helmignore": "x*[\n*.bak\n", "templates/old.bak": "kind: Old\n",
+                                            "templates/xy.yaml": "kind: ConfigMap\n"})
+    code, out, err = both.helm("template", "x", "ign")
+    # Our side as a process: its warning goes to stderr as the console script's logging sends it.
+    ours = subprocess.run([sys.executable, "-m", "helm_core", "template", "x", "ign"], capture_output=True, text=True,
+                          timeout=60, check=False, cwd=both.tmp)
+    assert (ours.returncode, ours.stdout, ours.stderr) == (code, out, re.sub(r"(?m)^\w+\.go:\d+: ", "", err))
+    assert code == 0 and "kind: ConfigMap" in out and "kind: Old" not in out
+    assert ours.stderr == 'Failed to compile "x*[": syntax error in pattern\n'
+
+
 def test_created_chart_lints_and_renders_the_same(both):
     both.separate()
     code, out, _ = both.same("create", "made")      # the same message (our scaffold is our own)
