@@ -891,6 +891,32 @@ def test_outputs_that_read_values_another_template_set_are_rendered_again(tmp_pa
         again.stdout.split("kind: Secret\ndata:\n  p: ")[1].split("\n")[0]) == 2
 
 
+#: A chart whose dependency condition is not a boolean: Helm warns (a log line) each time.
+CONDITION_WARNING = "Warning: Condition path 'sub.enabled' for chart sub returned non-bool value"
+
+
+def _warning_chart(root: Path, **templates: str) -> Path:
+    return write_chart(root, {
+        "Chart.yaml": chart_yaml("c") + "dependencies:\n- name: sub\n  version: 0.1.0\n  condition: sub.enabled\n",
+        "values.yaml": "sub:\n  enabled: 'yes'\n", "charts/sub/Chart.yaml": chart_yaml("sub"),
+        "charts/sub/templates/s.yaml": "kind: Sub\n", **{f"templates/{n}": t for n, t in templates.items()}})
+
+
+def test_runs_printed_from_the_memo_say_the_warnings_of_the_run_that_kept_it(tmp_path: Path) -> None:
+    # A pure chart: the second run prints the kept output.
+    pure = _warning_chart(tmp_path / "pure", **{"cm.yaml": "kind: ConfigMap\n"})
+    runs = _cli_runs(pure, tmp_path / "cache")
+    assert [r.stderr.splitlines() for r in runs] == [[CONDITION_WARNING, "engine"], [CONDITION_WARNING, "memo"]]
+    assert runs[0].stdout == runs[1].stdout and "kind: Sub" in runs[0].stdout
+    # A chart drawing random values: the third run takes the chart and values the second prepared.
+    drawing = _warning_chart(tmp_path / "drawing", **{"cm.yaml": "kind: ConfigMap\n",
+                                                      "secret.yaml": "kind: Secret\np: {{ randAlphaNum 8 }}\n"})
+    runs = _cli_runs(drawing, tmp_path / "cache", runs=3,
+                     report="print('helm_core.chart.dependencies' in sys.modules, file=sys.stderr)")
+    assert [r.stderr.splitlines() for r in runs] == [[CONDITION_WARNING, "True"]] * 2 + [[CONDITION_WARNING, "False"]]
+
+
+
 def test_the_output_key_covers_code_chart_values_and_flags(monkeypatch: pytest.MonkeyPatch) -> None:
     import argparse
 

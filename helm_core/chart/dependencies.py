@@ -23,7 +23,7 @@ from helm_core.chart import values as chart_values
 from helm_core.errors import DependencyError, ValuesError
 from helm_core.golib import versions
 from helm_core.golib.gojson import copy_tree
-from helm_core.support import pickling
+from helm_core.support import helmlog, pickling
 from helm_core.support.records import shallow_copy
 
 TYPE_CHECKING = False
@@ -102,11 +102,8 @@ def _apply_tags(deps: list[model.Dependency], cvals: dict[str, Any]) -> None:
 
 
 def _warn(text: str) -> None:
-    """One of helm's ``log.Printf`` warnings (stderr for the CLI, the log for the controller).
-    logging is imported here: with traceback and tokenize it is a visible part of a short run."""
-    import logging
-
-    logging.getLogger(__name__).warning("%s", text)
+    """One of helm's ``log.Printf`` warnings (:mod:`helm_core.support.helmlog`)."""
+    helmlog.warn(__name__, text)
 
 
 def _apply_conditions(deps: list[model.Dependency], cvals: dict[str, Any], prefix: str) -> None:

@@ -17,6 +17,7 @@ import stat
 
 from helm_core.chart import archive, ignore
 from helm_core.errors import ChartError
+from helm_core.support import helmlog
 
 _UTF8_BOM = b"\xef\xbb\xbf"
 
@@ -54,12 +55,9 @@ def read_files(root: str | os.PathLike[str], *, limits: archive.Limits = archive
         real = path
         if entry.is_symlink():
             real = _resolve(path)
-            # Helm's warning, word for word (links can bring in anything on the disk). logging
-            # is imported here: with traceback and tokenize it is a visible part of a short run.
-            import logging
-            logging.getLogger(__name__).warning(
-                "found symbolic link in path: %s resolves to %s. Contents of linked file included and used",
-                path, real)
+            # Helm's warning, word for word (links can bring in anything on the disk).
+            helmlog.warn(__name__, f"found symbolic link in path: {path} resolves to {real}. "
+                                   "Contents of linked file included and used")
             kind = _kind(_lstat(real).st_mode)
             if kind == _DIR and real in above:
                 raise ChartError(f"{top}: symlink {rel} points to {real}, a folder that contains it (a loop)")

@@ -176,11 +176,10 @@ class _Rule:
 
 def _failed_to_compile(glob: str, exc: PatternError) -> None:
     """Helm logs a rule that fails on a name, and takes it as no match."""
-    import logging
-
     from helm_core.golib import gostrconv
+    from helm_core.support import helmlog
 
-    logging.getLogger(__name__).warning("Failed to compile %s: %s", gostrconv.quote(glob), exc)
+    helmlog.warn(__name__, f"Failed to compile {gostrconv.quote(glob)}: {exc}")
 
 
 class Rules:

@@ -97,11 +97,22 @@ def cmd_template(args: argparse.Namespace) -> int:
         entry_key = rendered.key(args, name, chart_input, user_values)
         printed = rendered.recall(disk, entry_key) if entry_key else None
         if printed is not None:
-            _print_template(*printed, args)
+            _print_template(printed)
             return 0
         values = user_values if user_values is not None else {}  # no values flag: nothing to merge
     else:
         values = _values(args)
+    from helm_core.support import helmlog
+
+    with helmlog.recording() as said:  # kept with what this run keeps, said again by runs that take it
+        return _template_rendered(args, name, chart_input, values, disk, entry_key, said)
+
+
+def _template_rendered(args: argparse.Namespace, name: str, chart_input: Any, values: dict[str, Any],
+                       disk: memo.DiskMemo | None, entry_key: str | None, said: list[str]) -> int:
+    """``template``'s render (``entry_key``: its memo entries', when it may keep them), and its
+    output printed or written; ``said``: the warnings this run gave (taken from the memo too)."""
+    from helm_core.cli import rendered
     from helm_core.gotemplate.funcs import keypool
 
     kept = sources = None
@@ -115,6 +126,9 @@ def cmd_template(args: argparse.Namespace) -> int:
     from helm_core.engine import purity
 
     prepared = sources.prepared if sources is not None else None
+    if sources is not None:  # what loading and preparing said, said again
+        _say(sources.said)
+        said.extend(sources.said)
     chart = prepared.chart if prepared is not None else chart_input.load()
     ledger = None
     if kept is not None and (prepared is not None or rendered.pure_chart(chart)):
@@ -136,7 +150,7 @@ def cmd_template(args: argparse.Namespace) -> int:
     text = template_action.output_text(result, options)
     if entry_key and disk is not None and ledger is not None and kept is not None:
         if purity.calls() == impure_calls:
-            rendered.keep(disk, entry_key, text, result.info)
+            rendered.keep(disk, entry_key, rendered.Printed(text, result.info, said))
         else:
             parts = rendered.KeptParts(ledger.reusable(), keypool.made_since(keys_before))
             if (parts.outputs or parts.rsa_keys) and (
@@ -147,14 +161,23 @@ def cmd_template(args: argparse.Namespace) -> int:
 
                 rendered.keep_sources(disk, entry_key, rendered.KeptSources(
                     prepare.Prepared(chart=result.chart, values=result.values),
-                    {name: ledger.documents[name] for name in kept.outputs if name in ledger.documents}))
-    _print_template(text, result.info, args)
+                    {name: ledger.documents[name] for name in kept.outputs if name in ledger.documents}, said))
+    _print_info(result.info)
+    _write(text)
     return 0
 
 
-def _print_template(text: str, info: list[str], args: argparse.Namespace) -> None:
-    _print_info(info)
-    _write(text)
+def _print_template(printed: Any) -> None:
+    """A ``rendered.Printed`` from the memo, as the run that made it printed it."""
+    _say(printed.said)
+    _print_info(printed.info)
+    _write(printed.text)
+
+
+def _say(warnings: list[str]) -> None:
+    """Warnings Helm logs, as the console script's logging prints them."""
+    for line in warnings:
+        print(line, file=sys.stderr)
 
 
 def _print_info(info: list[str]) -> None:

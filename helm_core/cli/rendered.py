@@ -116,28 +116,54 @@ def key(args: argparse.Namespace, name: str, chart: ChartInput, values: dict[str
     return hexdigest
 
 
-def recall(memo: Any, entry_key: str) -> tuple[str, list[str]] | None:
-    """(text, info lines) printed by an earlier run, or None."""
-    blob = memo.get(OUTPUT_MEMO, entry_key)
+class Printed:
+    """What a ``template`` run printed: its text, its info lines, and the warnings Helm logs
+    (:mod:`helm_core.support.helmlog`) that loading, preparing and rendering the chart gave."""
+
+    def __init__(self, text: str, info: Sequence[str], said: Sequence[str] = ()) -> None:
+        self.text = text
+        self.info = list(info)
+        self.said = list(said)
+
+
+def recall(memo: Any, entry_key: str) -> Printed | None:
+    """What an earlier run printed, or None."""
+    return _printed(memo.get(OUTPUT_MEMO, entry_key))
+
+
+def keep(memo: Any, entry_key: str, printed: Printed) -> None:
+    """Store what a run printed, in a form read back without pickle."""
+    memo.put(OUTPUT_MEMO, entry_key, _printable(printed))
+
+
+def _printable(printed: Printed) -> bytes:
+    """"<count> <bytes>" of the info lines, then of the warnings, "\n", the info lines and the
+    warnings (NUL between the lines of each), then the text."""
+    head, body = [], []
+    for lines in (printed.info, printed.said):
+        joined = "\0".join(lines).encode("utf-8", "surrogateescape")
+        head.append(b"%d %d" % (len(lines), len(joined)))
+        body.append(joined)
+    return b" ".join(head) + b"\n" + b"".join(body) + printed.text.encode("utf-8", "surrogateescape")
+
+
+def _printed(blob: bytes | None) -> Printed | None:
+    """What :func:`_printable` stored; None for none, or a damaged entry (a miss)."""
     if blob is None:
         return None
     try:  # "<count> <bytes>\n" then the info lines (NUL between them), then the text
         head, _, rest = blob.partition(b"\n")
-        count, size = map(int, head.split())
-        info = rest[:size].decode("utf-8", "surrogateescape").split("\0") if count else []
-        text = rest[size:].decode("utf-8", "surrogateescape")
-    except ValueError:  # a damaged entry is a miss
+        info_count, info_size, said_count, said_size = map(int, head.split())
+        parts = []
+        for count, at, size in ((info_count, 0, info_size), (said_count, info_size, said_size)):
+            lines = rest[at:at + size].decode("utf-8", "surrogateescape").split("\0") if count else []
+            if len(lines) != count:
+                return None
+            parts.append(lines)
+        text = rest[info_size + said_size:].decode("utf-8", "surrogateescape")
+    except ValueError:
         return None
-    if len(info) != count:
-        return None
-    return text, info
-
-
-def keep(memo: Any, entry_key: str, text: str, info: Sequence[str]) -> None:
-    """Store what a run printed, in a form read back without pickle."""
-    lines = "\0".join(info).encode("utf-8", "surrogateescape")
-    head = b"%d %d\n" % (len(info), len(lines))
-    memo.put(OUTPUT_MEMO, entry_key, head + lines + text.encode("utf-8", "surrogateescape"))
+    return Printed(text, *parts)
 
 
 class KeptParts:
@@ -193,24 +219,26 @@ class KeptSources:
     subcharts only) and final values ``prepare`` made (a ``prepare.Prepared``), and the kept
     outputs' documents by template name (with the output each was parsed from). Loading the
     chart, coalescing its values, checking them against the schemas and decoding the kept
-    outputs again would give the same, at more cost than unpickling them."""
+    outputs again would give the same, at more cost than unpickling them; ``said``: the
+    warnings loading and preparing gave (said again by a run that takes these)."""
 
-    def __init__(self, prepared: Any, documents: dict[str, tuple[str, list[Any]]]) -> None:
+    def __init__(self, prepared: Any, documents: dict[str, tuple[str, list[Any]]], said: Sequence[str] = ()) -> None:
         self.prepared = prepared
         self.documents = documents
+        self.said = list(said)
 
 
 def recall_sources(memo: Any, entry_key: str) -> KeptSources | None:
     """What :func:`keep_sources` stored under ``entry_key``, or None."""
     found = memo.unpickled(SOURCES_MEMO, entry_key)
-    if not isinstance(found, tuple) or len(found) != 2:
+    if not isinstance(found, tuple) or len(found) != 3:
         return None
     from helm_core.chart import prepare
 
-    prepared, documents = found
-    if not isinstance(prepared, prepare.Prepared) or not isinstance(documents, dict):
+    prepared, documents, said = found
+    if not isinstance(prepared, prepare.Prepared) or not isinstance(documents, dict) or not isinstance(said, list):
         return None
-    return KeptSources(prepared, documents)
+    return KeptSources(prepared, documents, said)
 
 
 def keep_sources(memo: Any, entry_key: str, sources: KeptSources) -> None:
@@ -218,7 +246,7 @@ def keep_sources(memo: Any, entry_key: str, sources: KeptSources) -> None:
     from helm_core.support import pickling
 
     try:
-        blob = pickling.dumps((sources.prepared, sources.documents), protocol=pickling.HIGHEST_PROTOCOL)
+        blob = pickling.dumps((sources.prepared, sources.documents, sources.said), protocol=pickling.HIGHEST_PROTOCOL)
     except Exception:  # noqa: BLE001 - what pickle cannot hold is prepared again each time
         return
     memo.put(SOURCES_MEMO, entry_key, blob)
