@@ -87,7 +87,11 @@ def run(cfg: config.Configuration, hooks: Sequence[mf.Hook], event: str, *,
             _delete(cfg, hook, ref, timeout_s=timeout_s)
         cfg.log(f"running {event} hook {ref}")
         observe(ref, "Running", "")
-        cfg.client.apply(resources.mark(obj, owner), force=True)
+        try:
+            cfg.client.apply(resources.mark(obj, owner), force=True)
+        except HelmError as exc:  # helm's hook Create failing: the hook's run failed
+            observe(ref, "Failed", str(exc))
+            raise
         if hook.kind in WAITED_KINDS:
             try:
                 wait_done(cfg, ref, options=config.wait_options(cfg, timeout_s))

@@ -15,7 +15,8 @@ Layout (helm's ``pkg/storage/driver/secrets.go`` and ``util.go``):
 
 Mapping to ``ReleaseVersion``: revision ``n`` is version ``rel.revision_version(n)``;
 ``user_values`` is ``config``; ``chart_values`` the chart's values under ``config``; hooks
-come back in the ``---\\n# Source: <path>`` text form. Writing stores the chart's metadata and
+come back in the ``---\\n# Source: <path>`` text form, each hook's ``last_run`` (``helm test``'s
+record) as ``hook_runs``. Writing stores the chart's metadata and
 our computed values as the chart's values (enough for ``helm get values --all``, ``history``
 and ``rollback``, which re-applies the stored manifest); templates are not stored.
 """
@@ -88,12 +89,20 @@ def _parse_go_time(text: Any) -> dt.datetime | None:
     return parsed.astimezone(dt.UTC).replace(microsecond=0)
 
 
-def _hook(hook: mf.Hook) -> dict[str, Any]:
-    """Helm's ``release.Hook`` of one stored hook."""
+def _run_time(value: dt.datetime | None) -> str:
+    """helm's ``time.Time`` JSON in a hook's ``last_run``: "" for none (its zero)."""
+    return _go_time(value) if value is not None else ""
+
+
+def hook_record(hook: mf.Hook, run: rel.HookRun | None) -> dict[str, Any]:
+    """Helm's ``release.Hook`` JSON of one stored hook and its last run (``run``; None: never
+    ran), as helm stores it and ``helm status -o json`` prints it."""
     entry: dict[str, Any] = {
         "name": hook.name, "kind": hook.kind, "path": hook.manifest.source,
         "manifest": hook.manifest.content, "events": list(hook.events),
-        "last_run": {"started_at": _ZERO_TIME, "completed_at": _ZERO_TIME, "phase": ""},
+        "last_run": {"started_at": _run_time(run.started if run else None),
+                     "completed_at": _run_time(run.completed if run else None),
+                     "phase": run.phase.value if run else ""},
     }
     if hook.weight:
         entry["weight"] = hook.weight
@@ -125,13 +134,26 @@ def to_helm(version: rel.ReleaseVersion) -> dict[str, Any]:
         record["config"] = dict(version.user_values)
     hooks = mf.parse_stored_hooks(version.hooks) if version.hooks else []
     if hooks:
-        record["hooks"] = [_hook(h) for h in hooks]
+        record["hooks"] = [hook_record(h, version.last_run(h.kind, h.name)) for h in hooks]
     return {key: value for key, value in record.items() if value not in ("", None)}
 
 
 def _hooks_text(hooks: Any) -> str:
     return "".join(f"---\n# Source: {h.get('path', '')}\n{h.get('manifest', '')}\n"
                    for h in hooks or () if isinstance(h, Mapping))
+
+
+def _hook_runs(hooks: Any) -> tuple[rel.HookRun, ...]:
+    """The recorded last runs of Helm's ``release.Hook`` records (those never run left out)."""
+    runs = []
+    for hook in hooks or ():
+        last = (hook.get("last_run") or {}) if isinstance(hook, Mapping) else {}
+        if last.get("phase") or _parse_go_time(last.get("started_at")):
+            runs.append(rel.HookRun(kind=str(hook.get("kind") or ""), name=str(hook.get("name") or ""),
+                                    phase=rel.HookPhase(last.get("phase") or rel.HookPhase.UNKNOWN.value),
+                                    started=_parse_go_time(last.get("started_at")),
+                                    completed=_parse_go_time(last.get("completed_at"))))
+    return tuple(runs)
 
 
 def from_helm(record: Mapping[str, Any], *, chart_source: str = "",
@@ -156,6 +178,7 @@ def from_helm(record: Mapping[str, Any], *, chart_source: str = "",
         last_deployed=_parse_go_time(info.get("last_deployed")),
         deleted=_parse_go_time(info.get("deleted")),
         labels=dict(labels or {}),
+        hook_runs=_hook_runs(record.get("hooks")),
     )
 
 

@@ -13,7 +13,9 @@ Layout of one version (``encode``/``decode`` are the only code that knows it):
   and, for a chart with Lua, ``extensions`` (:mod:`helm_core.lua.kept`) are gzip-compressed
   (``COMPRESSED_KEYS``); ``chartName``, ``chartVersion``, ``appVersion``,
   ``chartSource``, ``status``, ``description``, the RFC 3339 timestamps and ``revision`` (the
-  ``.Release.Revision`` it rendered; absent in versions stored before it was kept) are plain UTF-8.
+  ``.Release.Revision`` it rendered; absent in versions stored before it was kept) are plain UTF-8;
+  ``hookRuns`` (only once a hook's run was recorded: ``helm-core test``) is plain JSON, a list of
+  ``{kind, name, phase, startedAt, completedAt}`` (times RFC 3339, "" for none).
 - The decoded ``data`` may total at most ``MAX_SECRET_BYTES`` (the API server's limit);
   ``encode`` raises ``TooLargeError`` naming the largest parts before anything is written.
 
@@ -62,6 +64,7 @@ RELEASE_LABEL, VERSION_LABEL, STATUS_LABEL = "release", "version", "status"
 SYSTEM_LABELS = (RELEASE_LABEL, VERSION_LABEL, STATUS_LABEL, OWNER_LABEL)
 """The labels this storage sets itself; any other label of a version Secret is a custom one."""
 COMPRESSED_KEYS = ("userValues", "chartValues", "manifest", "hooks", "notes", "extensions")
+HOOK_RUNS_KEY = "hookRuns"
 RELEASE_API_VERSION = "helm.sh/v1alpha1"
 RELEASE_KIND = "Release"
 STATUS_HISTORY = 10
@@ -115,6 +118,11 @@ def _raw_data(version: rel.ReleaseVersion) -> dict[str, bytes]:
     }
     if version.extensions:
         texts["extensions"] = version.extensions
+    if version.hook_runs:
+        plain[HOOK_RUNS_KEY] = json.dumps([
+            {"kind": run.kind, "name": run.name, "phase": run.phase.value,
+             "startedAt": _time(run.started), "completedAt": _time(run.completed)}
+            for run in version.hook_runs], separators=(",", ":"))
     data = {key: value.encode() for key, value in plain.items()}
     data.update({key: gzip.compress(value.encode(), mtime=0) for key, value in texts.items()})
     return data
@@ -170,8 +178,13 @@ def decode(secret: Mapping[str, Any], *, payloads: bool = True) -> rel.ReleaseVe
             **{field: _parse_time(text.get(key, "")) for field, key in
                zip(("first_deployed", "last_deployed", "deleted"), _TIMES, strict=True)},
             labels={str(k): str(v) for k, v in labels.items() if k not in SYSTEM_LABELS},
+            hook_runs=tuple(
+                rel.HookRun(kind=str(run["kind"]), name=str(run["name"]), phase=rel.HookPhase(run["phase"]),
+                            started=_parse_time(run.get("startedAt") or ""),
+                            completed=_parse_time(run.get("completedAt") or ""))
+                for run in json.loads(text.get(HOOK_RUNS_KEY) or "[]")),
         )
-    except (KeyError, ValueError, OSError, EOFError) as exc:
+    except (KeyError, ValueError, TypeError, OSError, EOFError) as exc:
         raise StorageError(f"{where} is not a valid release version: {exc}") from exc
 
 
