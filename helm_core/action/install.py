@@ -246,7 +246,7 @@ def _install(cfg: config.Configuration, chart: model.Chart, user_values: Mapping
                             status=rel.Status.PENDING_INSTALL, user_values=user_values,
                             chart_source=options.chart_source, after=rel.latest(history),
                             description="Initial install underway", labels=options.labels)
-        cfg.driver.check(record)  # too big: refused before anything is applied
+        cfg.driver.check(record)  # too big, labels refused: before anything is applied
         crd_policy.apply(cfg, rendered.crds, policy=options.crds, timeout_s=options.timeout_s)
         objects = config.resolve_all(cfg, [m.obj for m in rendered.manifests if m.obj], options.namespace)
         cfg.driver.create(record)

@@ -214,17 +214,18 @@ def _upgrade(cfg: config.Configuration, chart: model.Chart, user_values: Mapping
     values = effective_values(current, user_values, options)
     with install.rendering(cfg, chart, values, name=options.name, namespace=options.namespace,
                            action="upgrade", revision=rel.next_revision(history), choices=options) as rendered:
-        crd_policy.apply(cfg, rendered.crds,
-                         policy=crd_policy.check_policy(options.crds, default=crd_policy.UPGRADE_DEFAULT),
-                         timeout_s=options.timeout_s)
-        new = config.resolve_all(cfg, [m.obj for m in rendered.manifests if m.obj], options.namespace)
-        old = config.resolve_stored(cfg, config.parse_manifest(current.manifest), options.namespace)
         record = install.new_record(rendered, driver=cfg.driver, name=options.name, namespace=options.namespace,
                                     status=rel.Status.PENDING_UPGRADE, user_values=values,
                                     chart_source=options.chart_source,
                                     after=rel.latest(history),
                                     first_deployed=current.first_deployed,
                                     description="Preparing upgrade", labels=_labels(history, options))
+        cfg.driver.check(record)  # too big, labels refused: before anything is applied
+        crd_policy.apply(cfg, rendered.crds,
+                         policy=crd_policy.check_policy(options.crds, default=crd_policy.UPGRADE_DEFAULT),
+                         timeout_s=options.timeout_s)
+        new = config.resolve_all(cfg, [m.obj for m in rendered.manifests if m.obj], options.namespace)
+        old = config.resolve_stored(cfg, config.parse_manifest(current.manifest), options.namespace)
         cfg.driver.create(record)
         try:
             rollback.switch(cfg, old=old, new=new, stored_hooks=rendered.hooks, action="upgrade",

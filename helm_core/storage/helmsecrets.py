@@ -188,7 +188,8 @@ def encode(version: rel.ReleaseVersion, *, adopted_mark: bool = False,
            stamp: str = "createdAt") -> dict[str, Any]:
     """The Secret Helm would store for ``version`` (its custom labels among the Secret's);
     ``adopted_mark`` keeps the adopted label; ``stamp`` is ``createdAt`` or ``modifiedAt`` (set
-    to now). ``TooLargeError`` over 1 MiB."""
+    to now). ``TooLargeError`` over 1 MiB; labels the API server refuses as
+    ``secrets.check_labels`` words them."""
     raw = json.dumps(to_helm(version), separators=(",", ":")).encode()
     inner = base64.b64encode(gzip.compress(raw, compresslevel=9, mtime=0))
     data = {"release": base64.b64encode(inner).decode()}
@@ -210,7 +211,9 @@ def encode(version: rel.ReleaseVersion, *, adopted_mark: bool = False,
                             "namespace": version.namespace, "labels": all_labels}
     if version.chart_source:
         meta["annotations"] = {SOURCE_ANNOTATION: version.chart_source}
-    return {"apiVersion": "v1", "kind": "Secret", "type": SECRET_TYPE, "metadata": meta, "data": data}
+    secret = {"apiVersion": "v1", "kind": "Secret", "type": SECRET_TYPE, "metadata": meta, "data": data}
+    secrets.check_labels(secret)
+    return secret
 
 
 def decode(secret: Mapping[str, Any]) -> rel.ReleaseVersion:

@@ -44,6 +44,7 @@ import ulid
 
 from helm_core.errors import (
     ConflictError,
+    HelmError,
     NotFoundError,
     ReleaseExistsError,
     ReleaseNotFoundError,
@@ -128,8 +129,24 @@ def _raw_data(version: rel.ReleaseVersion) -> dict[str, bytes]:
     return data
 
 
+def check_labels(secret: Mapping[str, Any]) -> None:
+    """Refuse a version's Secret whose labels (the custom ones, ``--labels``) the API server
+    would refuse, in its words (``Secret "<name>" is invalid: <field errors>``, several as Go's
+    aggregate: ``[a, b]``, each once) after helm's storage driver's ``create: failed to
+    create:``, so that nothing is written (the API server would refuse only the Secret, after
+    the ``Release`` and the chart's CRDs)."""
+    from helm_core.golib import labels as golabels
+
+    meta = secret["metadata"]
+    errors = list(dict.fromkeys(golabels.label_errors(meta.get("labels") or {})))
+    if errors:
+        listed = errors[0] if len(errors) == 1 else f"[{', '.join(errors)}]"
+        raise StorageError(f'create: failed to create: Secret "{meta["name"]}" is invalid: {listed}')
+
+
 def encode(version: rel.ReleaseVersion) -> dict[str, Any]:
-    """The Secret storing ``version`` (without owner references); ``TooLargeError`` if > 1 MiB."""
+    """The Secret storing ``version`` (without owner references); ``TooLargeError`` if > 1 MiB,
+    ``StorageError`` for labels the API server refuses (:func:`check_labels`)."""
     data = _raw_data(version)
     total = sum(len(value) for value in data.values())
     if total > MAX_SECRET_BYTES:
@@ -139,7 +156,7 @@ def encode(version: rel.ReleaseVersion) -> dict[str, Any]:
             f'release "{version.name}" version {version.version} is {_size(total)} once '
             f"compressed ({parts}), over the {MAX_SECRET_BYTES // 1024 // 1024} MiB limit of a Kubernetes "
             f"Secret; nothing was applied")
-    return {
+    secret = {
         "apiVersion": "v1", "kind": "Secret", "type": SECRET_TYPE,
         "metadata": {
             "name": secret_name(version.name, version.version), "namespace": version.namespace,
@@ -148,6 +165,8 @@ def encode(version: rel.ReleaseVersion) -> dict[str, Any]:
         },
         "data": {key: base64.b64encode(value).decode() for key, value in data.items()},
     }
+    check_labels(secret)
+    return secret
 
 
 def decode(secret: Mapping[str, Any], *, payloads: bool = True) -> rel.ReleaseVersion:
@@ -262,12 +281,17 @@ class SecretsDriver:
         create CRDs); actions make it own their objects. The object this driver last read or wrote
         serves without a request (its uid is what an owner reference needs, and a Release is never
         recreated under a running operation)."""
+        return self._ensure_release(namespace, name)[0]
+
+    def _ensure_release(self, namespace: str, name: str) -> tuple[dict[str, Any], bool]:
+        """:meth:`ensure_release`, and whether this call created the ``Release``."""
         known = self.known_release(namespace, name)
         if known is not None:
-            return known
+            return known, False
         if all(self._client.discover(refresh=refresh).find(RELEASE_API_VERSION, RELEASE_KIND) is None
                for refresh in (False, True)):
             crd.install(self._client, CRD_MISSING)  # when allowed; else StorageError(CRD_MISSING...)
+        made = False
         try:
             found = self._client.get(kclient.ObjectRef(RELEASE_API_VERSION, RELEASE_KIND, name, namespace))
         except NotFoundError:
@@ -276,8 +300,14 @@ class SecretsDriver:
                 "metadata": {"name": name, "namespace": namespace, "labels": {OWNER_LABEL: OWNER}},
                 "spec": {},
             })
+            made = True
         self.remember_release(found)
-        return found
+        return found, made
+
+    def _delete_release(self, namespace: str, name: str) -> None:
+        """Delete the ``Release`` of a release left without versions."""
+        self._releases.pop((namespace, name), None)
+        self._client.delete(kclient.ObjectRef(RELEASE_API_VERSION, RELEASE_KIND, name, namespace))
 
     def known_release(self, namespace: str, name: str) -> dict[str, Any] | None:
         """The ``Release`` object as this driver last read or wrote it (None: not seen)."""
@@ -348,12 +378,17 @@ class SecretsDriver:
     def create(self, version: rel.ReleaseVersion) -> None:
         unannounced = self._settle(version.namespace, version.name)
         secret = encode(version)
-        owner = self.ensure_release(version.namespace, version.name)
+        owner, made = self._ensure_release(version.namespace, version.name)
         secret["metadata"]["ownerReferences"] = [_owner_reference(owner)]
         try:
             created = self._client.create(secret)
         except ConflictError as exc:
             raise exists_error(version) from exc
+        except HelmError:
+            if made:  # the first version was refused (quota, RBAC...): leave no empty Release
+                with contextlib.suppress(HelmError):  # the refusal is the error to report
+                    self._delete_release(version.namespace, version.name)
+            raise
         self._secrets[(version.namespace, created["metadata"]["name"])] = created["metadata"]
         versions = [*unannounced, version]
         publish = functools.partial(self._publish, version.namespace, version.name, versions,
@@ -412,8 +447,7 @@ class SecretsDriver:
         if remaining:
             self._write_status(namespace, name, release_status(remaining))
         else:
-            self._releases.pop((namespace, name), None)
-            self._client.delete(kclient.ObjectRef(RELEASE_API_VERSION, RELEASE_KIND, name, namespace))
+            self._delete_release(namespace, name)
         return stored
 
     def list_latest(self, namespace: str = "") -> list[rel.ReleaseVersion]:
