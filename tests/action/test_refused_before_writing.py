@@ -1,7 +1,7 @@
 """Inputs the API server would refuse only at the version's Secret (after the ``Release``, the
 chart's CRDs...) are refused before anything is written, in helm's words; and a first version
 the cluster refuses leaves no empty ``Release`` behind (fake cluster, real Secrets driver).
-Against the real API server and stock helm: e2e/test_release_cli_test_suite.py."""
+Against the real API server and stock helm: e2e/test_release_cli_refusals.py."""
 from __future__ import annotations
 
 from pathlib import Path
