@@ -224,7 +224,8 @@ def _dry_run(cfg: config.Configuration, chart: model.Chart, user_values: Mapping
                             status=rel.Status.PENDING_INSTALL, user_values=user_values,
                             chart_source=options.chart_source, description="Dry run complete",
                             labels=options.labels)
-        cfg.driver.check(record)
+        # helm's dry run stores nothing, so labels only the store would refuse pass (size is ours)
+        cfg.driver.check(record.replace(labels={}))
         return record
 
 

@@ -79,6 +79,10 @@ def test_install_with_labels_the_api_server_refuses_writes_nothing(tmp_path: Pat
             run()
         assert str(refused.value).endswith(f'is invalid: metadata.labels: Invalid value: "bad key!": {KEY_WHY}')
         assert _written(cluster) == []  # no Release, no Secret, no CRD, no lock left
+    # a dry run stores nothing: as helm's, it passes
+    dry = install.run(cfg, _chart(tmp_path), {}, install.InstallOptions(
+        name="web", namespace=NS, labels={"bad key!": "x"}, dry_run=True))
+    assert dry.labels == {"bad key!": "x"} and _written(cluster) == []
 
 
 def test_upgrade_with_labels_the_api_server_refuses_writes_nothing(tmp_path: Path) -> None:
