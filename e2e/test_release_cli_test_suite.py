@@ -99,6 +99,9 @@ def test_helm_status_of_a_release_helm_core_tested_prints_the_same_test_suite(
         helm, cluster, namespace, "get", "hooks", "web")
     assert run_core(cluster, namespace, "status", "web", "--storage", "helm") == run_helm(
         helm, cluster, namespace, "status", "web")
+    # get all: helm's debug layout (chart, TEST SUITE, values, hooks in their stored order, manifest)
+    assert run_core(cluster, namespace, "get", "all", "web", "--storage", "helm") == run_helm(
+        helm, cluster, namespace, "get", "all", "web")
     run_core(cluster, namespace, "uninstall", "web", "--storage", "helm", "--wait")
 
     # and in helm-core's own storage: the same TEST SUITE (REVISION is a ULID there)
