@@ -70,3 +70,15 @@ def test_labels_the_api_server_refuses_are_refused_in_helms_words_writing_nothin
     assert _OUR_SECRET.sub('Secret "sh.helm.release.v1.web.v1"', refused) == theirs.replace(
         "INSTALLATION FAILED", "UPGRADE FAILED")
     assert left(hc, namespace) == installed
+
+
+def test_a_namespace_that_does_not_exist_is_named_in_helms_words(
+        cluster: ClusterInfo, hc: live.LiveClient, helm: str, tmp_path: Path) -> None:  # noqa: F811
+    kit.chart(tmp_path / "demo", {"cm.yaml": kit.configmap("{{ .Release.Name }}-cm")})
+    chart = str(tmp_path / "demo")
+    core = [sys.executable, "-m", "helm_core"]
+    for command in (["install", "web", chart], ["upgrade", "web", chart, "--install"]):
+        theirs = stderr_of([helm, *command], cluster, "no-such-namespace")
+        assert 'namespaces "no-such-namespace" not found' in theirs
+        assert stderr_of([*core, *command], cluster, "no-such-namespace") == theirs
+        assert stderr_of([*core, *command, "--storage", "helm"], cluster, "no-such-namespace") == theirs
