@@ -210,6 +210,8 @@ def test_suite_text(release: rel.ReleaseVersion) -> str:
     """helm status's TEST SUITE part: ``TEST SUITE: None`` when the release has no test hook,
     else a block per test hook that has run (its recorded last run), in stored hook order, once
     per ``test`` event it names (helm's ``executionsByHookEvent``); nothing for tests never run."""
+    if not release.hooks:
+        return "TEST SUITE: None\n"
     from helm_core.action import hooks
 
     blocks = []
