@@ -20,7 +20,8 @@ Layout of one version (``encode``/``decode`` are the only code that knows it):
   ``encode`` raises ``TooLargeError`` naming the largest parts before anything is written.
 
 The ``Release`` object (``helm.sh/v1alpha1``, same name as the release) carries in ``status``
-the newest version, its status and chart, and the last ``STATUS_HISTORY`` versions; it is
+the newest version, its status and chart, and the last ``STATUS_HISTORY`` versions (their
+descriptions cut to ``STATUS_DESCRIPTION_MAX`` characters: the Secrets keep them whole); it is
 created with the first version and deleted with the last.
 
 A pending version (an operation starting) reaches the ``Release`` status only if the operation
@@ -70,6 +71,8 @@ RELEASE_API_VERSION = "helm.sh/v1alpha1"
 RELEASE_KIND = "Release"
 STATUS_HISTORY = 10
 """Versions listed in a ``Release``'s status (the full history is in the Secrets)."""
+STATUS_DESCRIPTION_MAX = 1024
+"""Characters of a version's description the ``Release`` status keeps (:func:`status_description`)."""
 _TIMES = ("firstDeployed", "lastDeployed", "deleted")
 CRD_MISSING = ('the Release CRD "releases.helm.sh" (helm.sh/v1alpha1) is not installed in the '
                "cluster; apply manifests/crds/release.yaml first")
@@ -207,10 +210,20 @@ def decode(secret: Mapping[str, Any], *, payloads: bool = True) -> rel.ReleaseVe
         raise StorageError(f"{where} is not a valid release version: {exc}") from exc
 
 
+def status_description(version: rel.ReleaseVersion) -> str:
+    """A version's description as the ``Release`` status keeps it: cut after
+    ``STATUS_DESCRIPTION_MAX`` characters (``...`` marks the cut). The status holds the newest
+    version's and ``STATUS_HISTORY`` more, while a version's Secret may hold one of nearly 1 MiB
+    (helm's ``--description`` is free text): uncut, a few long ones would make the status
+    write, which comes after the version's Secret, fail on etcd's request limit (1.5 MiB)."""
+    text = version.description
+    return text if len(text) <= STATUS_DESCRIPTION_MAX else text[:STATUS_DESCRIPTION_MAX - 3] + "..."
+
+
 def _summary(version: rel.ReleaseVersion) -> dict[str, Any]:
     entry = {"version": str(version.version), "status": version.status.value,
              "chart": version.chart, "appVersion": version.app_version,
-             "description": version.description}
+             "description": status_description(version)}
     if version.last_deployed:
         entry["updated"] = _time(version.last_deployed)
     return entry
@@ -230,7 +243,7 @@ def release_status(history: list[rel.ReleaseVersion]) -> dict[str, Any]:
     status: dict[str, Any] = {
         "version": str(head.version), "status": head.status.value, "chart": head.chart,
         "chartName": head.chart_name, "chartVersion": head.chart_version,
-        "appVersion": head.app_version, "description": head.description,
+        "appVersion": head.app_version, "description": status_description(head),
         "history": [_summary(v) for v in history[-STATUS_HISTORY:]],
     }
     for key, value in (("firstDeployed", history[0].first_deployed),
