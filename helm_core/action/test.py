@@ -114,33 +114,32 @@ class _RunRecord:
 
     def __init__(self, cfg: config.Configuration, release: rel.ReleaseVersion,
                  observe: hooks.Observer) -> None:
-        self._cfg, self.version, self._observe = cfg, release, observe
+        self._cfg, self._release, self._observe = cfg, release, observe
+        self._log = hooks.RunLog()
+
+    @property
+    def version(self) -> rel.ReleaseVersion:
+        return self._log.onto(self._release)
 
     def observe(self, ref: kclient.ObjectRef, phase: str, message: str) -> None:
-        now = rel.utcnow()
+        self._log.observe(ref, phase, message)
         if phase == rel.HookPhase.RUNNING.value:
-            self.version = self.version.with_hook_run(
-                rel.HookRun(kind=ref.kind, name=ref.name, phase=rel.HookPhase.RUNNING, started=now))
             try:
                 self._cfg.driver.update(self.version)
             except HelmError as exc:  # helm logs a failed record and runs the test
                 self._cfg.log(f"warning: failed to record the start of test {ref.name}: {exc}")
-        else:
-            started = self.version.last_run(ref.kind, ref.name)
-            self.version = self.version.with_hook_run(rel.HookRun(
-                kind=ref.kind, name=ref.name, phase=rel.HookPhase(phase),
-                started=started.started if started else now, completed=now))
         self._observe(ref, phase, message)
 
     def finish(self, filters: TestFilters, *, failed: bool) -> None:
         """Store the runs and helm's order of the hooks; a failed store fails a passed run only
         (helm returns its ``Update``'s error then, and ignores it after a failed test)."""
-        stored = hooks.parse(self.version.hooks)
+        version = self.version
+        stored = hooks.parse(version.hooks)
         ordered = stored_order(stored, filters)
         if ordered != stored:
-            self.version = self.version.replace(hooks=hooks.format_hooks(ordered))
+            version = version.replace(hooks=hooks.format_hooks(ordered))
         try:
-            self._cfg.driver.update(self.version)
+            self._cfg.driver.update(version)
         except HelmError:
             if not failed:
                 raise

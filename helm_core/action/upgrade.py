@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from helm_core.action import config, install, rollback
+from helm_core.action import config, hooks, install, rollback
 from helm_core.action import crds as crd_policy
 from helm_core.action import template as template_action
 from helm_core.chart import model
@@ -227,15 +227,17 @@ def _upgrade(cfg: config.Configuration, chart: model.Chart, user_values: Mapping
         new = config.resolve_all(cfg, [m.obj for m in rendered.manifests if m.obj], options.namespace)
         old = config.resolve_stored(cfg, config.parse_manifest(current.manifest), options.namespace)
         cfg.driver.create(record)
+        runs = hooks.RunLog()
         try:
             rollback.switch(cfg, old=old, new=new, stored_hooks=rendered.hooks, action="upgrade",
                             namespace=options.namespace, name=options.name,
                             wait=options.wait or options.atomic, timeout_s=options.timeout_s,
                             no_hooks=options.no_hooks, fire=rendered.fire,
-                            adopt=options.take_ownership, cleanup_on_fail=options.cleanup_on_fail)
+                            adopt=options.take_ownership, cleanup_on_fail=options.cleanup_on_fail,
+                            observe=runs.observe)
         except HelmError as exc:
-            cfg.driver.update(record.with_status(rel.Status.FAILED,
-                                                 f'Upgrade "{options.name}" failed: {exc}'))
+            cfg.driver.update(runs.onto(record.with_status(rel.Status.FAILED,
+                                                           f'Upgrade "{options.name}" failed: {exc}')))
             if options.atomic:
                 cfg.log(f"upgrade of {options.name} failed: rolling back to {current.version}")
                 undo_cfg, wait = config.for_undo(cfg, exc)
@@ -247,7 +249,7 @@ def _upgrade(cfg: config.Configuration, chart: model.Chart, user_values: Mapping
             raise
     # under the lock, what is stored is what the lock's read found and this upgrade wrote
     stored = rollback.supersede(cfg, [*history, record], record.version)
-    deployed = record.with_status(rel.Status.DEPLOYED, options.description or "Upgrade complete")
+    deployed = runs.onto(record.with_status(rel.Status.DEPLOYED, options.description or "Upgrade complete"))
     cfg.driver.update(deployed)
     drv.prune_history(cfg.driver, options.namespace, options.name, options.max_history,
                       history=[deployed if v.version == deployed.version else v for v in stored])

@@ -96,7 +96,8 @@ def _run_time(value: dt.datetime | None) -> str:
 
 def hook_record(hook: mf.Hook, run: rel.HookRun | None) -> dict[str, Any]:
     """Helm's ``release.Hook`` JSON of one stored hook and its last run (``run``; None: never
-    ran), as helm stores it and ``helm status -o json`` prints it."""
+    ran), as helm stores it and ``helm status -o json`` prints it: a hook that ran has helm's
+    default delete policy when it names none."""
     entry: dict[str, Any] = {
         "name": hook.name, "kind": hook.kind, "path": hook.manifest.source,
         "manifest": hook.manifest.content, "events": list(hook.events),
@@ -106,8 +107,10 @@ def hook_record(hook: mf.Hook, run: rel.HookRun | None) -> dict[str, Any]:
     }
     if hook.weight:
         entry["weight"] = hook.weight
-    if hook.delete_policies:
-        entry["delete_policies"] = list(hook.delete_policies)
+    # helm gives a hook it runs without a delete policy its default, and keeps it in the release
+    policies = list(hook.delete_policies) or ([mf.BEFORE_HOOK_CREATION] if run else [])
+    if policies:
+        entry["delete_policies"] = policies
     if hook.output_log_policies:
         entry["output_log_policies"] = list(hook.output_log_policies)
     return entry

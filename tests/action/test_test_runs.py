@@ -79,8 +79,9 @@ def test_a_passed_run_is_stored_and_printed_as_helms_test_suite(tmp_path: Path, 
     assert "TEST SUITE" not in cli_release.test_suite_text(_stored(cfg))  # tests never run: no block
     test_action.run(cfg, "web", NS)
     stored = _stored(cfg)
-    # run order a-test (weight -1) then b-test; one tick at each start and each end
-    assert stored.hook_runs == (
+    # run order a-test (weight -1) then b-test; one tick at each start and each end (the
+    # pre-install hook's run, recorded by the install, stays as it was)
+    assert stored.hook_runs[0].name == "setup" and stored.hook_runs[1:] == (
         rel.HookRun("Pod", "a-test", rel.HookPhase.SUCCEEDED, started=dt.datetime(2026, 1, 2, 3, 4, 5, tzinfo=dt.UTC),
                     completed=dt.datetime(2026, 1, 2, 3, 4, 6, tzinfo=dt.UTC)),
         rel.HookRun("Pod", "b-test", rel.HookPhase.SUCCEEDED, started=dt.datetime(2026, 1, 2, 3, 4, 7, tzinfo=dt.UTC),
@@ -112,10 +113,10 @@ def test_a_test_is_stored_running_when_it_starts(tmp_path: Path, clock: Clock) -
     def observe(ref: kclient.ObjectRef, phase: str, _message: str) -> None:
         seen.append((ref.name, phase, tuple(f"{r.name}={r.phase.value}" for r in _stored(cfg).hook_runs)))
     test_action.run(cfg, "web", NS, observe=observe)
-    assert seen == [("a-test", "Running", ("a-test=Running",)),
-                    ("a-test", "Succeeded", ("a-test=Running",)),
-                    ("b-test", "Running", ("a-test=Succeeded", "b-test=Running")),
-                    ("b-test", "Succeeded", ("a-test=Succeeded", "b-test=Running"))]
+    assert seen == [("a-test", "Running", ("setup=Succeeded", "a-test=Running")),
+                    ("a-test", "Succeeded", ("setup=Succeeded", "a-test=Running")),
+                    ("b-test", "Running", ("setup=Succeeded", "a-test=Succeeded", "b-test=Running")),
+                    ("b-test", "Succeeded", ("setup=Succeeded", "a-test=Succeeded", "b-test=Running"))]
     running = rel.HookRun("Pod", "b-test", rel.HookPhase.RUNNING,
                           started=dt.datetime(2026, 1, 2, 3, 4, 5, tzinfo=dt.UTC))
     # a run that never ended (the process died) prints Go's zero time as its completion
@@ -148,7 +149,7 @@ def test_filters_store_the_hooks_in_helms_order(tmp_path: Path) -> None:
     test_action.run(cfg, "web", NS, filters=test_action.filters_from_flags(["!name=three", "name=one"]))
     # helm's ReleaseTesting.Run: the excluded, then those the include left out, then the kept
     assert [h.name for h in hooks.parse(_stored(cfg).hooks)] == ["three", "two", "setup", "one"]
-    assert [r.name for r in _stored(cfg).hook_runs] == ["one"]
+    assert [r.name for r in _stored(cfg).hook_runs] == ["setup", "one"]
     test_action.run(cfg, "web", NS)  # no filter: the order stays as stored
     assert [h.name for h in hooks.parse(_stored(cfg).hooks)] == ["three", "two", "setup", "one"]
 
@@ -166,7 +167,8 @@ def test_status_json_shows_the_hooks_with_their_last_run(tmp_path: Path, clock: 
                                                          monkeypatch: pytest.MonkeyPatch,
                                                          capsys: pytest.CaptureFixture[str]) -> None:
     cfg = _configuration()
-    _install(cfg, tmp_path, {"t1.yaml": _test_pod("one"), "t4.yaml": _test_pod("setup", event="pre-install")})
+    _install(cfg, tmp_path, {"t1.yaml": _test_pod("one"), "t4.yaml": _test_pod("setup", event="pre-install"),
+                             "t5.yaml": _test_pod("later", event="post-upgrade")})
     clock.start()
     test_action.run(cfg, "web", NS)
     monkeypatch.setattr(cli_release, "_configuration", lambda args: cfg)
@@ -175,8 +177,12 @@ def test_status_json_shows_the_hooks_with_their_last_run(tmp_path: Path, clock: 
     assert [(h["name"], h["kind"], h["path"], h["events"], h["last_run"]) for h in shown] == [
         ("one", "Pod", "demo/templates/t1.yaml", ["test"],
          {"started_at": "2026-01-02T03:04:05Z", "completed_at": "2026-01-02T03:04:06Z", "phase": "Succeeded"}),
-        ("setup", "Pod", "demo/templates/t4.yaml", ["pre-install"],
+        ("setup", "Pod", "demo/templates/t4.yaml", ["pre-install"],  # run by the install
+         {"started_at": "2026-01-02T03:04:06Z", "completed_at": "2026-01-02T03:04:07Z", "phase": "Succeeded"}),
+        ("later", "Pod", "demo/templates/t5.yaml", ["post-upgrade"],
          {"started_at": "", "completed_at": "", "phase": ""})]
+    # a hook that ran has helm's default delete policy; one that never ran none
+    assert [h.get("delete_policies") for h in shown] == [["before-hook-creation"]] * 2 + [None]
 
 
 def test_our_secret_keeps_the_runs_and_helms_record_its_last_run(clock: Clock) -> None:
@@ -223,7 +229,7 @@ def test_a_release_kept_in_helms_format_records_the_runs_there(tmp_path: Path, c
     secret = cfg.client.get(kclient.ObjectRef("v1", "Secret", helmsecrets.secret_name("web", 1), NS))
     record = helmsecrets.to_helm(helmsecrets.decode(secret))
     assert {h["name"]: h["last_run"]["phase"] for h in record["hooks"]} == {
-        "b-test": "Succeeded", "a-test": "Succeeded", "setup": ""}
+        "b-test": "Succeeded", "a-test": "Succeeded", "setup": "Succeeded"}
 
 
 def test_after_release_reports_fluxs_test_hooks(tmp_path: Path, clock: Clock) -> None:
