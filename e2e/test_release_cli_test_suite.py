@@ -4,6 +4,7 @@ prints, and ``helm-core status`` of a release helm tested prints what ``helm sta
 (times normalised); filtered runs store the hooks in helm's order (``get hooks``)."""
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -47,6 +48,16 @@ def normalised(status: str) -> str:
     return _ANSIC.sub("<time>", status)
 
 
+def hooks_json(status: str) -> list[dict[str, object]]:
+    """The hooks of ``status -o json``, their run times replaced."""
+    found: list[dict[str, object]] = json.loads(status)["hooks"]
+    for hook in found:
+        last = hook["last_run"]
+        assert isinstance(last, dict)
+        last.update({key: "<time>" for key in ("started_at", "completed_at") if last[key]})
+    return found
+
+
 def suite_of(status: str) -> str:
     """The TEST SUITE part of a status text (its lines up to NOTES)."""
     start = status.index("TEST SUITE:")
@@ -68,6 +79,8 @@ def test_status_of_a_release_helm_tested_prints_helms_test_suite(
     assert normalised(run_core(cluster, namespace, "status", "web")) == normalised(theirs)
     # the same times, not just the same layout
     assert _ANSIC.findall(run_core(cluster, namespace, "status", "web")) == _ANSIC.findall(theirs)
+    assert hooks_json(run_core(cluster, namespace, "status", "web", "-o", "json")) == hooks_json(
+        run_helm(helm, cluster, namespace, "status", "web", "-o", "json"))
 
     # a filtered run: helm stores the hooks it skipped first, and so reads helm-core
     run_helm(helm, cluster, namespace, "test", "web", "--filter", "name=alpha", "--timeout", "120s")
@@ -85,6 +98,7 @@ def test_helm_status_of_a_release_helm_core_tested_prints_the_same_test_suite(
     run_helm(helm, cluster, namespace, "test", "web", "--timeout", "120s", ok=False)
     reference = run_helm(helm, cluster, namespace, "status", "web")
     assert "TEST SUITE:     gamma\n" in reference and "Phase:          Failed\n" in reference
+    reference_hooks = hooks_json(run_helm(helm, cluster, namespace, "status", "web", "-o", "json"))
     run_helm(helm, cluster, namespace, "uninstall", "web", "--wait")
 
     # the same release installed and tested by helm-core in helm's format: helm reads our record
@@ -93,6 +107,8 @@ def test_helm_status_of_a_release_helm_core_tested_prints_the_same_test_suite(
     ours = run_helm(helm, cluster, namespace, "status", "web")
     assert normalised(ours) == normalised(reference)
     assert suite_of(tested) == suite_of(ours)
+    # helm's JSON of the hooks: each one's last run (the install's hook too), default policies
+    assert hooks_json(run_helm(helm, cluster, namespace, "status", "web", "-o", "json")) == reference_hooks
     assert run_core(cluster, namespace, "status", "web", "--storage", "helm") == ours
     run_core(cluster, namespace, "test", "web", "--filter", "!name=gamma", "--storage", "helm")
     assert run_core(cluster, namespace, "get", "hooks", "web", "--storage", "helm") == run_helm(
