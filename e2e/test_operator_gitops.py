@@ -163,6 +163,9 @@ def test_failing_test_hook_rolls_the_upgrade_back(
     assert obj["status"]["lastTest"]["version"] == first
     assert [(h["name"], h["kind"], h["phase"]) for h in obj["status"]["lastTest"]["hooks"]] == [
         ("smoke", "Job", "Succeeded")]
+    tested = obj["status"]["history"][0]["testHooks"]  # Flux's, from the run stored in the version
+    assert list(tested) == ["smoke"] and tested["smoke"]["phase"] == "Succeeded"
+    assert tested["smoke"]["lastStarted"] <= tested["smoke"]["lastCompleted"]
 
     patch_spec(objects, namespace, "app", {"values": {"fail": True, "message": "two"}})
     obj = wait_for(objects, namespace, lambda o: condition(o, "Stalled") is not None
@@ -187,6 +190,7 @@ def test_failing_test_hook_with_ignore_failures_stays_ready(
     assert obj["status"]["lastTest"]["phase"] == "Failed"
     assert "smoke" in obj["status"]["lastTest"]["message"]
     assert condition(obj, "Ready")["reason"] == "InstallSucceeded"
+    assert obj["status"]["history"][0]["testHooks"]["smoke"]["phase"] == "Failed"
 
 
 def test_a_failing_test_left_out_by_the_filters_is_not_run(
@@ -197,6 +201,7 @@ def test_a_failing_test_left_out_by_the_filters_is_not_run(
     obj = wait_for(objects, namespace, ready_at(1), timeout=SLOW_S)
     assert condition(obj, "Ready")["reason"] == "InstallSucceeded"
     assert (obj["status"]["lastTest"]["phase"], obj["status"]["lastTest"]["hooks"]) == ("Succeeded", [])
+    assert obj["status"]["history"][0]["testHooks"] == {"smoke": {}}  # a test never run
 
 
 @pytest.fixture(scope="module")

@@ -21,7 +21,8 @@ Rules:
   namespace, an owner reference to the ``Release`` (garbage-collected with it). They are not
   part of the manifest: upgrades never prune them.
 - Stored hooks (a version's ``hooks`` text) are ``---\\n# Source: <path>\\n<doc>`` documents,
-  as ``helm get hooks`` prints them; ``parse`` reads them back.
+  as ``helm get hooks`` prints them; ``parse`` reads them back. Each hook's last run goes with
+  the version its action stores (:class:`RunLog`), as helm keeps it.
 """
 from __future__ import annotations
 
@@ -34,8 +35,9 @@ from helm_core.kube import client as kclient
 from helm_core.kube import readiness as kready
 from helm_core.kube import resources
 from helm_core.kube import wait as kwait
+from helm_core.storage import release as rel
 
-BEFORE_HOOK_CREATION = "before-hook-creation"
+BEFORE_HOOK_CREATION = mf.BEFORE_HOOK_CREATION
 HOOK_SUCCEEDED = "hook-succeeded"
 HOOK_FAILED = "hook-failed"
 DEFAULT_DELETE_POLICIES = (BEFORE_HOOK_CREATION,)
@@ -75,6 +77,30 @@ def _unobserved(_ref: kclient.ObjectRef, _phase: str, _message: str) -> None:
     return None
 
 
+class RunLog:
+    """Each hook's last run as :func:`run` reports it (an :data:`Observer`), for the version the
+    hooks belong to: helm records every hook it runs in its release (the hook's ``last_run``,
+    started when its object is about to be created, completed when it is done or failed)."""
+
+    def __init__(self) -> None:
+        self.runs: dict[tuple[str, str], rel.HookRun] = {}
+
+    def observe(self, ref: kclient.ObjectRef, phase: str, _message: str) -> None:
+        now = rel.utcnow()
+        before = self.runs.get((ref.kind, ref.name))
+        self.runs[(ref.kind, ref.name)] = (
+            rel.HookRun(kind=ref.kind, name=ref.name, phase=rel.HookPhase.RUNNING, started=now)
+            if phase == rel.HookPhase.RUNNING.value else
+            rel.HookRun(kind=ref.kind, name=ref.name, phase=rel.HookPhase(phase),
+                        started=before.started if before else now, completed=now))
+
+    def onto(self, version: rel.ReleaseVersion) -> rel.ReleaseVersion:
+        """``version`` with the runs logged so far as its hooks' last runs."""
+        for found in self.runs.values():
+            version = version.with_hook_run(found)
+        return version
+
+
 def run(cfg: config.Configuration, hooks: Sequence[mf.Hook], event: str, *,
         owner: resources.Owner, timeout_s: float,
         observe: Observer = _unobserved) -> list[kclient.ObjectRef]:
@@ -87,7 +113,11 @@ def run(cfg: config.Configuration, hooks: Sequence[mf.Hook], event: str, *,
             _delete(cfg, hook, ref, timeout_s=timeout_s)
         cfg.log(f"running {event} hook {ref}")
         observe(ref, "Running", "")
-        cfg.client.apply(resources.mark(obj, owner), force=True)
+        try:
+            cfg.client.apply(resources.mark(obj, owner), force=True)
+        except HelmError as exc:  # helm's hook Create failing: the hook's run failed
+            observe(ref, "Failed", str(exc))
+            raise
         if hook.kind in WAITED_KINDS:
             try:
                 wait_done(cfg, ref, options=config.wait_options(cfg, timeout_s))

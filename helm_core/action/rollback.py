@@ -54,12 +54,12 @@ def switch(cfg: config.Configuration, *, old: Sequence[Mapping[str, Any]],
            new: Sequence[Mapping[str, Any]], stored_hooks: Sequence[mf.Hook], action: str,
            namespace: str, name: str, wait: bool, timeout_s: float, no_hooks: bool,
            fire: Callable[[str], None] = _noop, adopt: bool = False,
-           cleanup_on_fail: bool = False) -> resources.Deletion:
+           cleanup_on_fail: bool = False, observe: hooks.Observer = hooks._unobserved) -> resources.Deletion:
     """Move the cluster from resolved ``old`` objects to resolved ``new`` ones for ``action``
-    (``upgrade`` or ``rollback``): ownership check of objects new to the release, ``pre-``
-    hooks, apply in kind order, delete the stale ones, wait, ``post-`` hooks. With
-    ``cleanup_on_fail`` a failure deletes the objects this switch created (helm's
-    ``--cleanup-on-fail``) before it is raised."""
+    (``upgrade`` or ``rollback``): ownership check of objects new to the release, ``pre``-
+    hooks, apply in kind order, delete the stale ones, wait, ``post-`` hooks (each hook's phases
+    to ``observe``: a ``hooks.RunLog``). With ``cleanup_on_fail`` a failure deletes the objects
+    this switch created (helm's ``--cleanup-on-fail``) before it is raised."""
     owner = config.owner(cfg, namespace=namespace, name=name)
     old_keys = {_key(o) for o in old}
     arriving = [o for o in new if _key(o) not in old_keys]
@@ -67,7 +67,7 @@ def switch(cfg: config.Configuration, *, old: Sequence[Mapping[str, Any]],
     created = [o for o in arriving if kclient.ObjectRef.of(o) not in existing]
     try:
         return _switch(cfg, old=old, new=new, stored_hooks=stored_hooks, action=action, owner=owner,
-                       wait=wait, timeout_s=timeout_s, no_hooks=no_hooks, fire=fire)
+                       wait=wait, timeout_s=timeout_s, no_hooks=no_hooks, fire=fire, observe=observe)
     except HelmError as exc:
         if cleanup_on_fail and created:
             _clean_up(cfg, created, action, exc)
@@ -88,9 +88,10 @@ def _clean_up(cfg: config.Configuration, created: Sequence[Mapping[str, Any]], a
 
 def _switch(cfg: config.Configuration, *, old: Sequence[Mapping[str, Any]], new: Sequence[Mapping[str, Any]],
             stored_hooks: Sequence[mf.Hook], action: str, owner: resources.Owner, wait: bool,
-            timeout_s: float, no_hooks: bool, fire: Callable[[str], None]) -> resources.Deletion:
+            timeout_s: float, no_hooks: bool, fire: Callable[[str], None],
+            observe: hooks.Observer) -> resources.Deletion:
     if not no_hooks:
-        hooks.run(cfg, stored_hooks, f"pre-{action}", owner=owner, timeout_s=timeout_s)
+        hooks.run(cfg, stored_hooks, f"pre-{action}", owner=owner, timeout_s=timeout_s, observe=observe)
     config.apply_batched(cfg, new, owner)
     doomed = set(resources.stale(old, new))
     leaving = [o for o in config.by_kind(old, mf.UNINSTALL_ORDER)
@@ -102,7 +103,7 @@ def _switch(cfg: config.Configuration, *, old: Sequence[Mapping[str, Any]], new:
         kwait.wait_ready(cfg.client, kclient.refs(new), options=config.wait_options(cfg, timeout_s))
         fire("ready")
     if not no_hooks:
-        hooks.run(cfg, stored_hooks, f"post-{action}", owner=owner, timeout_s=timeout_s)
+        hooks.run(cfg, stored_hooks, f"post-{action}", owner=owner, timeout_s=timeout_s, observe=observe)
     return deletion
 
 
@@ -165,16 +166,18 @@ def roll_back(cfg: config.Configuration, name: str, namespace: str, version: uli
                                 manifest=lua_events.text,
                                 description=f"Rollback to {rel.version_text(target.version)}")
         cfg.driver.create(record)
+        runs = hooks.RunLog()  # over the runs the target's hooks carry, as helm's copy of them
         try:
             switch(cfg, old=config.resolve_stored(cfg, config.parse_manifest(newest.manifest), namespace),
                    new=config.resolve_all(cfg, config.parse_manifest(record.manifest), namespace),
                    stored_hooks=hooks.parse(target.hooks), action="rollback", namespace=namespace,
                    name=name, wait=options.wait, timeout_s=options.timeout_s, fire=lua_events.fire,
-                   no_hooks=options.no_hooks, cleanup_on_fail=options.cleanup_on_fail)
+                   no_hooks=options.no_hooks, cleanup_on_fail=options.cleanup_on_fail,
+                   observe=runs.observe)
         except HelmError as exc:
-            cfg.driver.update(record.with_status(rel.Status.FAILED, f'Rollback "{name}" failed: {exc}'))
+            cfg.driver.update(runs.onto(record.with_status(rel.Status.FAILED, f'Rollback "{name}" failed: {exc}')))
             raise
     supersede(cfg, history, record.version)
-    deployed = record.with_status(rel.Status.DEPLOYED)
+    deployed = runs.onto(record.with_status(rel.Status.DEPLOYED))
     cfg.driver.update(deployed)
     return deployed

@@ -10,6 +10,13 @@ as every hook does (weights, delete policies, Jobs and Pods waited for); a faili
 the hook in the release's namespace (so a Job test has none: reading it fails, as in helm),
 one at a time so a caller prints each before the next is asked for.
 
+Each test's last run is recorded in the tested version, as ``helm test`` records it in the
+release (its hook's ``last_run``, which ``helm status`` prints as the TEST SUITE): a test that
+starts is stored ``Running`` at once (helm's ``recordRelease``), and when the run ends, passed or
+failed, the version is stored again with each test's phase and end. With filters, the stored
+hooks end up in helm's order: those a filter left out first (the excluded ones, then those not
+included), then the tests that were kept (:func:`stored_order`).
+
 After an install or upgrade (Flux's ``spec.test``), :func:`after_release` runs them and reports
 each test's phase; a failure raises ``TestFailedError`` (remediated like a failed wait) unless
 failures are ignored. The first failing test stops the run, as in Helm; tests after it are
@@ -24,6 +31,7 @@ from typing import Any
 
 from helm_core.action import config, get, hooks, version_events
 from helm_core.action import template as template_action
+from helm_core.engine import manifests as mf
 from helm_core.errors import HelmError, TestFailedError
 from helm_core.kube import client as kclient
 from helm_core.kube import wait as kwait
@@ -83,18 +91,68 @@ def run(cfg: config.Configuration, name: str, namespace: str, *,
     revision = version_events.revision_of(cfg.driver.history(namespace, name), release) if release.extensions else 0
     owner = config.owner(cfg, namespace=namespace, name=name)
     text = hooks.format_hooks(tests)
+    record = _RunRecord(cfg, release, observe)
     with version_events.of_version(cfg, release, action="test", revision=revision, text=text,
                                    lua_options=lua) as lua_events:
         lua_events.fire("pre-test")
         if lua_events.text != text:
             tests = hooks.for_event(hooks.parse(lua_events.text), "test")
         try:
-            ran = hooks.run(cfg, tests, "test", owner=owner, timeout_s=timeout_s, observe=observe)
-        except hooks.HookError:
-            lua_events.fire("failed-test")
+            ran = hooks.run(cfg, tests, "test", owner=owner, timeout_s=timeout_s, observe=record.observe)
+        except HelmError as exc:
+            record.finish(filters, failed=True)
+            if isinstance(exc, hooks.HookError):
+                lua_events.fire("failed-test")
             raise
+        record.finish(filters, failed=False)
         lua_events.fire("post-test")
     return ran
+
+
+class _RunRecord:
+    """The tested version as its tests run (module rules), passing each phase on to ``observe``."""
+
+    def __init__(self, cfg: config.Configuration, release: rel.ReleaseVersion,
+                 observe: hooks.Observer) -> None:
+        self._cfg, self._release, self._observe = cfg, release, observe
+        self._log = hooks.RunLog()
+
+    @property
+    def version(self) -> rel.ReleaseVersion:
+        return self._log.onto(self._release)
+
+    def observe(self, ref: kclient.ObjectRef, phase: str, message: str) -> None:
+        self._log.observe(ref, phase, message)
+        if phase == rel.HookPhase.RUNNING.value:
+            try:
+                self._cfg.driver.update(self.version)
+            except HelmError as exc:  # helm logs a failed record and runs the test
+                self._cfg.log(f"warning: failed to record the start of test {ref.name}: {exc}")
+        self._observe(ref, phase, message)
+
+    def finish(self, filters: TestFilters, *, failed: bool) -> None:
+        """Store the runs and helm's order of the hooks; a failed store fails a passed run only
+        (helm returns its ``Update``'s error then, and ignores it after a failed test)."""
+        version = self.version
+        stored = hooks.parse(version.hooks)
+        ordered = stored_order(stored, filters)
+        if ordered != stored:
+            version = version.replace(hooks=hooks.format_hooks(ordered))
+        try:
+            self._cfg.driver.update(version)
+        except HelmError:
+            if not failed:
+                raise
+
+
+def stored_order(stored: Sequence[mf.Hook], filters: TestFilters) -> list[mf.Hook]:
+    """The release's hooks in the order ``helm test`` stores them after a run with ``filters``
+    (its ``ReleaseTesting.Run`` sets the hooks it skipped before the ones it kept): every hook
+    excluded by name, then every other one an ``include`` leaves out, then the kept ones;
+    unchanged without filters."""
+    excluded = [h for h in stored if h.name in filters.exclude]
+    left_out = [h for h in stored if h.name not in filters.exclude and not filters.keeps(h.name)]
+    return [*excluded, *left_out, *(h for h in stored if filters.keeps(h.name))]
 
 
 def logs(cfg: config.Configuration, release: rel.ReleaseVersion, namespace: str,
@@ -137,6 +195,8 @@ class TestReport:
     error: str = ""
     started: str = ""
     completed: str = ""
+    test_hooks: dict[str, dict[str, str]] = field(default_factory=dict)
+    """Flux's ``Snapshot.testHooks`` of the tested version: :func:`test_hooks` after the run."""
 
     @property
     def phase(self) -> str:
@@ -154,8 +214,26 @@ class TestReport:
                           for r in self.results]}
 
 
+def test_hooks(version: rel.ReleaseVersion) -> dict[str, dict[str, str]]:
+    """Every test hook of ``version`` by name with its recorded last run, as Flux's
+    ``status.history[].testHooks`` holds them: ``lastStarted``, ``lastCompleted`` (RFC 3339)
+    and ``phase``, each only when known (a test never run is ``{}``)."""
+    found: dict[str, dict[str, str]] = {}
+    for hook in hooks.for_event(hooks.parse(version.hooks), "test"):
+        last = version.last_run(hook.kind, hook.name)
+        found[hook.name] = {} if last is None else {
+            key: value for key, value in (("lastStarted", _rfc3339(last.started)),
+                                          ("lastCompleted", _rfc3339(last.completed)),
+                                          ("phase", last.phase.value)) if value}
+    return found
+
+
+def _rfc3339(value: dt.datetime | None) -> str:
+    return value.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ") if value else ""
+
+
 def _now() -> str:
-    return dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return _rfc3339(rel.utcnow())
 
 
 def after_release(cfg: config.Configuration, release: rel.ReleaseVersion,
@@ -183,6 +261,7 @@ def after_release(cfg: config.Configuration, release: rel.ReleaseVersion,
     except hooks.HookError as exc:
         report.error = str(exc)
     report.completed = _now()
+    report.test_hooks = test_hooks(get.run(cfg, release.name, release.namespace, release.version))
     cfg.log(f"tests of {release.name} {report.phase.lower()}: {len(report.results)} test(s)")
     if report.error and not options.ignore_failures:
         raise TestFailedError(f"test hooks of release {release.name} failed: {report.error}",

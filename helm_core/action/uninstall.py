@@ -140,16 +140,19 @@ def _uninstall(cfg: config.Configuration, name: str, namespace: str,
         cfg.driver.update(current)
         owner = config.owner(cfg, namespace=namespace, name=name)
         stored_hooks = hooks.parse(newest.hooks)
+        runs = hooks.RunLog()
         if not options.no_hooks:
-            hooks.run(cfg, stored_hooks, "pre-delete", owner=owner, timeout_s=options.timeout_s)
+            hooks.run(cfg, stored_hooks, "pre-delete", owner=owner, timeout_s=options.timeout_s,
+                      observe=runs.observe)
         objects = config.resolve_stored(cfg, config.parse_manifest(newest.manifest), namespace)
         deletion = remove_objects(cfg, objects, owner=owner, wait=options.wait,
                                   timeout_s=options.timeout_s, cascade=options.cascade)
         lua_events.fire("post-delete")
         if not options.no_hooks:
-            hooks.run(cfg, stored_hooks, "post-delete", owner=owner, timeout_s=options.timeout_s)
-    done = current.replace(status=rel.Status.UNINSTALLED, deleted=rel.utcnow(),
-                           description=options.description or "Uninstallation complete")
+            hooks.run(cfg, stored_hooks, "post-delete", owner=owner, timeout_s=options.timeout_s,
+                      observe=runs.observe)
+    done = runs.onto(current.replace(status=rel.Status.UNINSTALLED, deleted=rel.utcnow(),
+                                     description=options.description or "Uninstallation complete"))
     if options.keep_history:
         cfg.driver.update(done)
     else:

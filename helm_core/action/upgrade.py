@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from helm_core.action import config, install, rollback
+from helm_core.action import config, hooks, install, rollback
 from helm_core.action import crds as crd_policy
 from helm_core.action import template as template_action
 from helm_core.chart import model
@@ -214,27 +214,30 @@ def _upgrade(cfg: config.Configuration, chart: model.Chart, user_values: Mapping
     values = effective_values(current, user_values, options)
     with install.rendering(cfg, chart, values, name=options.name, namespace=options.namespace,
                            action="upgrade", revision=rel.next_revision(history), choices=options) as rendered:
-        crd_policy.apply(cfg, rendered.crds,
-                         policy=crd_policy.check_policy(options.crds, default=crd_policy.UPGRADE_DEFAULT),
-                         timeout_s=options.timeout_s)
-        new = config.resolve_all(cfg, [m.obj for m in rendered.manifests if m.obj], options.namespace)
-        old = config.resolve_stored(cfg, config.parse_manifest(current.manifest), options.namespace)
         record = install.new_record(rendered, driver=cfg.driver, name=options.name, namespace=options.namespace,
                                     status=rel.Status.PENDING_UPGRADE, user_values=values,
                                     chart_source=options.chart_source,
                                     after=rel.latest(history),
                                     first_deployed=current.first_deployed,
                                     description="Preparing upgrade", labels=_labels(history, options))
+        cfg.driver.check(record)  # too big, labels refused: before anything is applied
+        crd_policy.apply(cfg, rendered.crds,
+                         policy=crd_policy.check_policy(options.crds, default=crd_policy.UPGRADE_DEFAULT),
+                         timeout_s=options.timeout_s)
+        new = config.resolve_all(cfg, [m.obj for m in rendered.manifests if m.obj], options.namespace)
+        old = config.resolve_stored(cfg, config.parse_manifest(current.manifest), options.namespace)
         cfg.driver.create(record)
+        runs = hooks.RunLog()
         try:
             rollback.switch(cfg, old=old, new=new, stored_hooks=rendered.hooks, action="upgrade",
                             namespace=options.namespace, name=options.name,
                             wait=options.wait or options.atomic, timeout_s=options.timeout_s,
                             no_hooks=options.no_hooks, fire=rendered.fire,
-                            adopt=options.take_ownership, cleanup_on_fail=options.cleanup_on_fail)
+                            adopt=options.take_ownership, cleanup_on_fail=options.cleanup_on_fail,
+                            observe=runs.observe)
         except HelmError as exc:
-            cfg.driver.update(record.with_status(rel.Status.FAILED,
-                                                 f'Upgrade "{options.name}" failed: {exc}'))
+            cfg.driver.update(runs.onto(record.with_status(rel.Status.FAILED,
+                                                           f'Upgrade "{options.name}" failed: {exc}')))
             if options.atomic:
                 cfg.log(f"upgrade of {options.name} failed: rolling back to {current.version}")
                 undo_cfg, wait = config.for_undo(cfg, exc)
@@ -246,7 +249,7 @@ def _upgrade(cfg: config.Configuration, chart: model.Chart, user_values: Mapping
             raise
     # under the lock, what is stored is what the lock's read found and this upgrade wrote
     stored = rollback.supersede(cfg, [*history, record], record.version)
-    deployed = record.with_status(rel.Status.DEPLOYED, options.description or "Upgrade complete")
+    deployed = runs.onto(record.with_status(rel.Status.DEPLOYED, options.description or "Upgrade complete"))
     cfg.driver.update(deployed)
     drv.prune_history(cfg.driver, options.namespace, options.name, options.max_history,
                       history=[deployed if v.version == deployed.version else v for v in stored])

@@ -165,34 +165,74 @@ def release_data(release: rel.ReleaseVersion, revision: int | None = None) -> di
                      "deleted": rfc3339(release.deleted), "notes": release.notes},
             "chart": {"metadata": {"name": release.chart_name, "version": release.chart_version,
                                    "appVersion": release.app_version}},
-            "config": dict(release.user_values), "manifest": release.manifest}
+            "config": dict(release.user_values), "manifest": release.manifest,
+            **({"hooks": hooks_data(release)} if release.hooks else {})}
 
 
 def status_text(release: rel.ReleaseVersion, *, show_description: bool = False,
-                show_manifest: bool = False, hide_notes: bool = False,
+                debug: bool = False, hide_notes: bool = False,
                 resources: Mapping[str, Sequence[Mapping[str, Any]]] | None = None) -> str:
     """Helm's status printer (``helm status``, and after install/upgrade; ``--hide-notes``;
-    ``resources``: ``--show-resources``' tables by group, ``action/status.py``)."""
+    ``resources``: ``--show-resources``' tables by group, ``action/status.py``; ``debug``: ``helm
+    get all``'s, with the chart, the values, the hooks and the manifest)."""
     from helm_core.storage import release as rel
     lines = [f"NAME: {release.name}"]
     if release.last_deployed:
         lines.append(f"LAST DEPLOYED: {ansic(release.last_deployed)}")
     lines += [f"NAMESPACE: {release.namespace}", f"STATUS: {release.status.value}",
               f"REVISION: {rel.version_text(release.version)}"]
+    if debug:
+        lines += [f"CHART: {release.chart_name}", f"VERSION: {release.chart_version}",
+                  f"APP_VERSION: {release.app_version}"]
     if show_description:
         lines.append(f"DESCRIPTION: {release.description}")
     if resources:
         from helm_core.cli import kubetable
         lines.append(f"RESOURCES:\n{kubetable.resources_text(resources)}")
-    lines.append("TEST SUITE: None")
-    text = "\n".join(lines) + "\n"
-    if show_manifest or release.description.lower() == "dry run complete":
+    text = "\n".join(lines) + "\n" + test_suite_text(release)
+    if debug:
+        text += ("USER-SUPPLIED VALUES:\n" + encode(dict(release.user_values), "yaml")
+                 + "\nCOMPUTED VALUES:\n" + encode(dict(release.chart_values), "yaml") + "\n")
+    if debug or release.description.lower() == "dry run complete":
         text += "HOOKS:\n" + release.hooks + f"MANIFEST:\n{release.manifest}\n"
     if release.notes and not hide_notes:
         from helm_core.golib import gounicode
 
         text += f"NOTES:\n{gounicode.trim_space(release.notes)}\n"
     return text
+
+
+GO_ZERO_TIME_ANSIC = "Mon Jan  1 00:00:00 0001"
+"""Go's zero ``time.Time`` in the ANSIC layout (a test still running has no completion)."""
+
+
+def test_suite_text(release: rel.ReleaseVersion) -> str:
+    """helm status's TEST SUITE part: ``TEST SUITE: None`` when the release has no test hook,
+    else a block per test hook that has run (its recorded last run), in stored hook order, once
+    per ``test`` event it names (helm's ``executionsByHookEvent``); nothing for tests never run."""
+    if not release.hooks:
+        return "TEST SUITE: None\n"
+    from helm_core.action import hooks
+
+    blocks = []
+    for hook in hooks.parse(release.hooks):
+        for _ in (event for event in hook.events if event == "test"):
+            run = release.last_run(hook.kind, hook.name)
+            blocks.append("" if run is None or run.started is None else (
+                f"TEST SUITE:     {hook.name}\nLast Started:   {ansic(run.started)}\n"
+                f"Last Completed: {ansic(run.completed) or GO_ZERO_TIME_ANSIC}\n"
+                f"Phase:          {run.phase.value}\n"))
+    return "".join(blocks) if blocks else "TEST SUITE: None\n"
+
+
+def hooks_data(release: rel.ReleaseVersion) -> list[dict[str, Any]]:
+    """The release's hooks as helm's JSON holds them (``helmsecrets.hook_record``: with each
+    hook's ``last_run``), in stored order."""
+    from helm_core.action import hooks
+    from helm_core.storage import helmsecrets
+
+    return [helmsecrets.hook_record(hook, release.last_run(hook.kind, hook.name))
+            for hook in hooks.parse(release.hooks)]
 
 
 def _print_release(release: rel.ReleaseVersion, output: str, cfg: config.Configuration | None = None,
@@ -346,10 +386,7 @@ def cmd_get(args: argparse.Namespace) -> int:
         else:
             sys.stdout.write(encode(values, args.output))
     else:  # all
-        sys.stdout.write(status_text(release, show_description=False, show_manifest=True)
-                         .replace("TEST SUITE: None\n", "TEST SUITE: None\nUSER-SUPPLIED VALUES:\n"
-                                  + encode(dict(release.user_values), "yaml") + "\nCOMPUTED VALUES:\n"
-                                  + encode(dict(release.chart_values), "yaml") + "\n"))
+        sys.stdout.write(status_text(release, debug=True))
     return 0
 
 

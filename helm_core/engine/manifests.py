@@ -26,6 +26,8 @@ HOOK_ANNOTATION = "helm.sh/hook"
 HOOK_WEIGHT_ANNOTATION = "helm.sh/hook-weight"
 HOOK_DELETE_ANNOTATION = "helm.sh/hook-delete-policy"
 HOOK_OUTPUT_LOG_ANNOTATION = "helm.sh/hook-output-log-policy"
+BEFORE_HOOK_CREATION = "before-hook-creation"
+"""The delete policy of a hook that names none (helm's ``execHook`` sets it when it runs one)."""
 RESOURCE_POLICY_ANNOTATION = "helm.sh/resource-policy"
 
 #: Hook events Helm knows; ``test-success`` is the Helm 2 spelling of ``test``.

@@ -100,6 +100,17 @@ def _invalid(path: str, value: str, detail: str) -> str:
     return f"{path}: Invalid value: {gostrconv.quote(value)}: {detail}"
 
 
+def label_errors(labels: Mapping[str, str], path: str = "metadata.labels") -> list[str]:
+    """apimachinery's ``ValidateLabels`` of an object's labels, as the API server refuses them:
+    for each label (in ``labels``' order; Go's is its map's), its key's ``field.Invalid`` errors,
+    then its value's, under ``path``."""
+    errors: list[str] = []
+    for key, value in labels.items():
+        errors += [_invalid(path, key, why) for why in _key_errors(key)]
+        errors += [_invalid(path, value, why) for why in _value_errors(value)]
+    return errors
+
+
 def _is_int64(text: str) -> bool:
     """Go's ``strconv.ParseInt(text, 10, 64)`` succeeds."""
     digits = text[1:] if text[:1] in "+-" else text

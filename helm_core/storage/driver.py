@@ -49,8 +49,9 @@ class Driver(Protocol):
         ...
 
     def check(self, version: rel.ReleaseVersion) -> None:
-        """Raise what ``create`` would raise for the size of ``version`` (``TooLargeError``),
-        writing nothing: actions check before they apply anything."""
+        """Raise what ``create`` would raise for the size of ``version`` (``TooLargeError``) or
+        labels the API server refuses (``StorageError``), writing nothing: actions check before
+        they apply anything."""
         ...
 
     def claim(self, namespace: str, name: str, *, annotation: str, claimant: str,

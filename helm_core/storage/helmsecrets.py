@@ -15,7 +15,8 @@ Layout (helm's ``pkg/storage/driver/secrets.go`` and ``util.go``):
 
 Mapping to ``ReleaseVersion``: revision ``n`` is version ``rel.revision_version(n)``;
 ``user_values`` is ``config``; ``chart_values`` the chart's values under ``config``; hooks
-come back in the ``---\\n# Source: <path>`` text form. Writing stores the chart's metadata and
+come back in the ``---\\n# Source: <path>`` text form, each hook's ``last_run`` (``helm test``'s
+record) as ``hook_runs``. Writing stores the chart's metadata and
 our computed values as the chart's values (enough for ``helm get values --all``, ``history``
 and ``rollback``, which re-applies the stored manifest); templates are not stored.
 """
@@ -88,17 +89,28 @@ def _parse_go_time(text: Any) -> dt.datetime | None:
     return parsed.astimezone(dt.UTC).replace(microsecond=0)
 
 
-def _hook(hook: mf.Hook) -> dict[str, Any]:
-    """Helm's ``release.Hook`` of one stored hook."""
+def _run_time(value: dt.datetime | None) -> str:
+    """helm's ``time.Time`` JSON in a hook's ``last_run``: "" for none (its zero)."""
+    return _go_time(value) if value is not None else ""
+
+
+def hook_record(hook: mf.Hook, run: rel.HookRun | None) -> dict[str, Any]:
+    """Helm's ``release.Hook`` JSON of one stored hook and its last run (``run``; None: never
+    ran), as helm stores it and ``helm status -o json`` prints it: a hook that ran has helm's
+    default delete policy when it names none."""
     entry: dict[str, Any] = {
         "name": hook.name, "kind": hook.kind, "path": hook.manifest.source,
         "manifest": hook.manifest.content, "events": list(hook.events),
-        "last_run": {"started_at": _ZERO_TIME, "completed_at": _ZERO_TIME, "phase": ""},
+        "last_run": {"started_at": _run_time(run.started if run else None),
+                     "completed_at": _run_time(run.completed if run else None),
+                     "phase": run.phase.value if run else ""},
     }
     if hook.weight:
         entry["weight"] = hook.weight
-    if hook.delete_policies:
-        entry["delete_policies"] = list(hook.delete_policies)
+    # helm gives a hook it runs without a delete policy its default, and keeps it in the release
+    policies = list(hook.delete_policies) or ([mf.BEFORE_HOOK_CREATION] if run else [])
+    if policies:
+        entry["delete_policies"] = policies
     if hook.output_log_policies:
         entry["output_log_policies"] = list(hook.output_log_policies)
     return entry
@@ -125,13 +137,26 @@ def to_helm(version: rel.ReleaseVersion) -> dict[str, Any]:
         record["config"] = dict(version.user_values)
     hooks = mf.parse_stored_hooks(version.hooks) if version.hooks else []
     if hooks:
-        record["hooks"] = [_hook(h) for h in hooks]
+        record["hooks"] = [hook_record(h, version.last_run(h.kind, h.name)) for h in hooks]
     return {key: value for key, value in record.items() if value not in ("", None)}
 
 
 def _hooks_text(hooks: Any) -> str:
     return "".join(f"---\n# Source: {h.get('path', '')}\n{h.get('manifest', '')}\n"
                    for h in hooks or () if isinstance(h, Mapping))
+
+
+def _hook_runs(hooks: Any) -> tuple[rel.HookRun, ...]:
+    """The recorded last runs of Helm's ``release.Hook`` records (those never run left out)."""
+    runs = []
+    for hook in hooks or ():
+        last = (hook.get("last_run") or {}) if isinstance(hook, Mapping) else {}
+        if last.get("phase") or _parse_go_time(last.get("started_at")):
+            runs.append(rel.HookRun(kind=str(hook.get("kind") or ""), name=str(hook.get("name") or ""),
+                                    phase=rel.HookPhase(last.get("phase") or rel.HookPhase.UNKNOWN.value),
+                                    started=_parse_go_time(last.get("started_at")),
+                                    completed=_parse_go_time(last.get("completed_at"))))
+    return tuple(runs)
 
 
 def from_helm(record: Mapping[str, Any], *, chart_source: str = "",
@@ -156,6 +181,7 @@ def from_helm(record: Mapping[str, Any], *, chart_source: str = "",
         last_deployed=_parse_go_time(info.get("last_deployed")),
         deleted=_parse_go_time(info.get("deleted")),
         labels=dict(labels or {}),
+        hook_runs=_hook_runs(record.get("hooks")),
     )
 
 
@@ -165,7 +191,8 @@ def encode(version: rel.ReleaseVersion, *, adopted_mark: bool = False,
            stamp: str = "createdAt") -> dict[str, Any]:
     """The Secret Helm would store for ``version`` (its custom labels among the Secret's);
     ``adopted_mark`` keeps the adopted label; ``stamp`` is ``createdAt`` or ``modifiedAt`` (set
-    to now). ``TooLargeError`` over 1 MiB."""
+    to now). ``TooLargeError`` over 1 MiB; labels the API server refuses as
+    ``secrets.check_labels`` words them."""
     raw = json.dumps(to_helm(version), separators=(",", ":")).encode()
     inner = base64.b64encode(gzip.compress(raw, compresslevel=9, mtime=0))
     data = {"release": base64.b64encode(inner).decode()}
@@ -187,7 +214,9 @@ def encode(version: rel.ReleaseVersion, *, adopted_mark: bool = False,
                             "namespace": version.namespace, "labels": all_labels}
     if version.chart_source:
         meta["annotations"] = {SOURCE_ANNOTATION: version.chart_source}
-    return {"apiVersion": "v1", "kind": "Secret", "type": SECRET_TYPE, "metadata": meta, "data": data}
+    secret = {"apiVersion": "v1", "kind": "Secret", "type": SECRET_TYPE, "metadata": meta, "data": data}
+    secrets.check_labels(secret)
+    return secret
 
 
 def decode(secret: Mapping[str, Any]) -> rel.ReleaseVersion:

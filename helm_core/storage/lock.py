@@ -8,10 +8,12 @@ stuck ``pending-*`` releases of Flux helm-controller #149 and #454).
 Rules:
 - The Lease is ``<release>.lock`` in the release's namespace, labels ``release`` and
   ``owner: helm-core``, annotation ``helm.sh/operation`` naming the running operation.
-- ``acquire``: create the Lease; if it exists and is still live, raise ``LockedError`` "another
-  operation (upgrade) is in progress on release ..." naming the holder and when it expires; if
-  it expired, take it over with a ``resourceVersion``-guarded update (losing that race is the
-  same ``LockedError``). The holder's own Lease is re-acquired (a retry of the same holder).
+- ``acquire``: create the Lease (in a namespace that does not exist: ``NotFoundError`` in the
+  words helm's first write, its release Secret, meets it with); if it exists and is still live,
+  raise ``LockedError`` "another operation (upgrade) is in progress on release ..." naming the
+  holder and when it expires; if it expired, take it over with a ``resourceVersion``-guarded
+  update (losing that race is the same ``LockedError``). The holder's own Lease is re-acquired
+  (a retry of the same holder).
 - Expiry is judged on the API server's clock only: the server's time of the Lease's last write
   (``managedFields``) plus ``leaseDurationSeconds`` plus ``CLOCK_GRANULARITY_S`` (those times
   are whole seconds) against the server's time now, so a contender whose clock runs ahead
@@ -218,6 +220,8 @@ class ReleaseLock:
             created = self._client.create(self._lease(now))
         except ConflictError:
             created = self._take_over(now, self._client.server_time())
+        except NotFoundError as exc:  # the operation's first write: helm's words for its first
+            raise NotFoundError(f'create: failed to create: namespaces "{self._namespace}" not found') from exc
         self._resource_version = str(created["metadata"]["resourceVersion"])
         self._start_renewing()
         return self

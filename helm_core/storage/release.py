@@ -51,6 +51,27 @@ def utcnow() -> dt.datetime:
     return dt.datetime.now(dt.UTC).replace(microsecond=0)
 
 
+class HookPhase(str, enum.Enum):
+    """Helm's ``HookPhase`` of a hook's last run."""
+
+    UNKNOWN = "Unknown"
+    RUNNING = "Running"
+    SUCCEEDED = "Succeeded"
+    FAILED = "Failed"
+
+
+@record(frozen=True)
+class HookRun:
+    """A hook's last run, as helm keeps it in the release (its ``HookExecution``): recorded by
+    ``helm test`` for test hooks, shown by ``status``. The hook is its object's kind and name."""
+
+    kind: str
+    name: str
+    phase: HookPhase
+    started: dt.datetime | None = None
+    completed: dt.datetime | None = None
+
+
 @record(frozen=True)
 class ReleaseVersion:
     """One stored version of a release: what was applied, with which values, and how it went."""
@@ -84,6 +105,8 @@ class ReleaseVersion:
     revision: int = 0
     """``.Release.Revision`` when it was rendered, counting on past pruned versions as helm's
     revisions do (0: not recorded, a version stored before it was; see :func:`next_revision`)."""
+    hook_runs: tuple[HookRun, ...] = ()
+    """The last run of each hook that ran and was recorded (``helm test``'s), in hook order."""
 
     @property
     def chart(self) -> str:
@@ -102,6 +125,15 @@ class ReleaseVersion:
     def replace(self, **changes: Any) -> ReleaseVersion:
         """A copy with ``changes`` applied."""
         return records.replace(self, **changes)
+
+    def last_run(self, kind: str, name: str) -> HookRun | None:
+        """The recorded last run of the hook ``kind``/``name`` (None: never ran or not recorded)."""
+        return next((r for r in self.hook_runs if r.kind == kind and r.name == name), None)
+
+    def with_hook_run(self, run: HookRun) -> ReleaseVersion:
+        """A copy with ``run`` as its hook's last run (replacing the one recorded before)."""
+        kept = tuple(r for r in self.hook_runs if (r.kind, r.name) != (run.kind, run.name))
+        return records.replace(self, hook_runs=(*kept, run))
 
 
 def new_version(after: ulid.ULID | None = None) -> ulid.ULID:

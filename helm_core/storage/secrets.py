@@ -13,12 +13,15 @@ Layout of one version (``encode``/``decode`` are the only code that knows it):
   and, for a chart with Lua, ``extensions`` (:mod:`helm_core.lua.kept`) are gzip-compressed
   (``COMPRESSED_KEYS``); ``chartName``, ``chartVersion``, ``appVersion``,
   ``chartSource``, ``status``, ``description``, the RFC 3339 timestamps and ``revision`` (the
-  ``.Release.Revision`` it rendered; absent in versions stored before it was kept) are plain UTF-8.
+  ``.Release.Revision`` it rendered; absent in versions stored before it was kept) are plain UTF-8;
+  ``hookRuns`` (only once a hook's run was recorded: ``helm-core test``) is plain JSON, a list of
+  ``{kind, name, phase, startedAt, completedAt}`` (times RFC 3339, "" for none).
 - The decoded ``data`` may total at most ``MAX_SECRET_BYTES`` (the API server's limit);
   ``encode`` raises ``TooLargeError`` naming the largest parts before anything is written.
 
 The ``Release`` object (``helm.sh/v1alpha1``, same name as the release) carries in ``status``
-the newest version, its status and chart, and the last ``STATUS_HISTORY`` versions; it is
+the newest version, its status and chart, and the last ``STATUS_HISTORY`` versions (their
+descriptions cut to ``STATUS_DESCRIPTION_MAX`` characters: the Secrets keep them whole); it is
 created with the first version and deleted with the last.
 
 A pending version (an operation starting) reaches the ``Release`` status only if the operation
@@ -42,6 +45,7 @@ import ulid
 
 from helm_core.errors import (
     ConflictError,
+    HelmError,
     NotFoundError,
     ReleaseExistsError,
     ReleaseNotFoundError,
@@ -62,10 +66,13 @@ RELEASE_LABEL, VERSION_LABEL, STATUS_LABEL = "release", "version", "status"
 SYSTEM_LABELS = (RELEASE_LABEL, VERSION_LABEL, STATUS_LABEL, OWNER_LABEL)
 """The labels this storage sets itself; any other label of a version Secret is a custom one."""
 COMPRESSED_KEYS = ("userValues", "chartValues", "manifest", "hooks", "notes", "extensions")
+HOOK_RUNS_KEY = "hookRuns"
 RELEASE_API_VERSION = "helm.sh/v1alpha1"
 RELEASE_KIND = "Release"
 STATUS_HISTORY = 10
 """Versions listed in a ``Release``'s status (the full history is in the Secrets)."""
+STATUS_DESCRIPTION_MAX = 1024
+"""Characters of a version's description the ``Release`` status keeps (:func:`status_description`)."""
 _TIMES = ("firstDeployed", "lastDeployed", "deleted")
 CRD_MISSING = ('the Release CRD "releases.helm.sh" (helm.sh/v1alpha1) is not installed in the '
                "cluster; apply manifests/crds/release.yaml first")
@@ -115,13 +122,34 @@ def _raw_data(version: rel.ReleaseVersion) -> dict[str, bytes]:
     }
     if version.extensions:
         texts["extensions"] = version.extensions
+    if version.hook_runs:
+        plain[HOOK_RUNS_KEY] = json.dumps([
+            {"kind": run.kind, "name": run.name, "phase": run.phase.value,
+             "startedAt": _time(run.started), "completedAt": _time(run.completed)}
+            for run in version.hook_runs], separators=(",", ":"))
     data = {key: value.encode() for key, value in plain.items()}
     data.update({key: gzip.compress(value.encode(), mtime=0) for key, value in texts.items()})
     return data
 
 
+def check_labels(secret: Mapping[str, Any]) -> None:
+    """Refuse a version's Secret whose labels (the custom ones, ``--labels``) the API server
+    would refuse, in its words (``Secret "<name>" is invalid: <field errors>``, several as Go's
+    aggregate: ``[a, b]``, each once) after helm's storage driver's ``create: failed to
+    create:``, so that nothing is written (the API server would refuse only the Secret, after
+    the ``Release`` and the chart's CRDs)."""
+    from helm_core.golib import labels as golabels
+
+    meta = secret["metadata"]
+    errors = list(dict.fromkeys(golabels.label_errors(meta.get("labels") or {})))
+    if errors:
+        listed = errors[0] if len(errors) == 1 else f"[{', '.join(errors)}]"
+        raise StorageError(f'create: failed to create: Secret "{meta["name"]}" is invalid: {listed}')
+
+
 def encode(version: rel.ReleaseVersion) -> dict[str, Any]:
-    """The Secret storing ``version`` (without owner references); ``TooLargeError`` if > 1 MiB."""
+    """The Secret storing ``version`` (without owner references); ``TooLargeError`` if > 1 MiB,
+    ``StorageError`` for labels the API server refuses (:func:`check_labels`)."""
     data = _raw_data(version)
     total = sum(len(value) for value in data.values())
     if total > MAX_SECRET_BYTES:
@@ -131,7 +159,7 @@ def encode(version: rel.ReleaseVersion) -> dict[str, Any]:
             f'release "{version.name}" version {version.version} is {_size(total)} once '
             f"compressed ({parts}), over the {MAX_SECRET_BYTES // 1024 // 1024} MiB limit of a Kubernetes "
             f"Secret; nothing was applied")
-    return {
+    secret = {
         "apiVersion": "v1", "kind": "Secret", "type": SECRET_TYPE,
         "metadata": {
             "name": secret_name(version.name, version.version), "namespace": version.namespace,
@@ -140,6 +168,8 @@ def encode(version: rel.ReleaseVersion) -> dict[str, Any]:
         },
         "data": {key: base64.b64encode(value).decode() for key, value in data.items()},
     }
+    check_labels(secret)
+    return secret
 
 
 def decode(secret: Mapping[str, Any], *, payloads: bool = True) -> rel.ReleaseVersion:
@@ -170,15 +200,30 @@ def decode(secret: Mapping[str, Any], *, payloads: bool = True) -> rel.ReleaseVe
             **{field: _parse_time(text.get(key, "")) for field, key in
                zip(("first_deployed", "last_deployed", "deleted"), _TIMES, strict=True)},
             labels={str(k): str(v) for k, v in labels.items() if k not in SYSTEM_LABELS},
+            hook_runs=tuple(
+                rel.HookRun(kind=str(run["kind"]), name=str(run["name"]), phase=rel.HookPhase(run["phase"]),
+                            started=_parse_time(run.get("startedAt") or ""),
+                            completed=_parse_time(run.get("completedAt") or ""))
+                for run in json.loads(text.get(HOOK_RUNS_KEY) or "[]")),
         )
-    except (KeyError, ValueError, OSError, EOFError) as exc:
+    except (KeyError, ValueError, TypeError, OSError, EOFError) as exc:
         raise StorageError(f"{where} is not a valid release version: {exc}") from exc
+
+
+def status_description(version: rel.ReleaseVersion) -> str:
+    """A version's description as the ``Release`` status keeps it: cut after
+    ``STATUS_DESCRIPTION_MAX`` characters (``...`` marks the cut). The status holds the newest
+    version's and ``STATUS_HISTORY`` more, while a version's Secret may hold one of nearly 1 MiB
+    (helm's ``--description`` is free text): uncut, a few long ones would make the status
+    write, which comes after the version's Secret, fail on etcd's request limit (1.5 MiB)."""
+    text = version.description
+    return text if len(text) <= STATUS_DESCRIPTION_MAX else text[:STATUS_DESCRIPTION_MAX - 3] + "..."
 
 
 def _summary(version: rel.ReleaseVersion) -> dict[str, Any]:
     entry = {"version": str(version.version), "status": version.status.value,
              "chart": version.chart, "appVersion": version.app_version,
-             "description": version.description}
+             "description": status_description(version)}
     if version.last_deployed:
         entry["updated"] = _time(version.last_deployed)
     return entry
@@ -198,7 +243,7 @@ def release_status(history: list[rel.ReleaseVersion]) -> dict[str, Any]:
     status: dict[str, Any] = {
         "version": str(head.version), "status": head.status.value, "chart": head.chart,
         "chartName": head.chart_name, "chartVersion": head.chart_version,
-        "appVersion": head.app_version, "description": head.description,
+        "appVersion": head.app_version, "description": status_description(head),
         "history": [_summary(v) for v in history[-STATUS_HISTORY:]],
     }
     for key, value in (("firstDeployed", history[0].first_deployed),
@@ -249,12 +294,17 @@ class SecretsDriver:
         create CRDs); actions make it own their objects. The object this driver last read or wrote
         serves without a request (its uid is what an owner reference needs, and a Release is never
         recreated under a running operation)."""
+        return self._ensure_release(namespace, name)[0]
+
+    def _ensure_release(self, namespace: str, name: str) -> tuple[dict[str, Any], bool]:
+        """:meth:`ensure_release`, and whether this call created the ``Release``."""
         known = self.known_release(namespace, name)
         if known is not None:
-            return known
+            return known, False
         if all(self._client.discover(refresh=refresh).find(RELEASE_API_VERSION, RELEASE_KIND) is None
                for refresh in (False, True)):
             crd.install(self._client, CRD_MISSING)  # when allowed; else StorageError(CRD_MISSING...)
+        made = False
         try:
             found = self._client.get(kclient.ObjectRef(RELEASE_API_VERSION, RELEASE_KIND, name, namespace))
         except NotFoundError:
@@ -263,8 +313,14 @@ class SecretsDriver:
                 "metadata": {"name": name, "namespace": namespace, "labels": {OWNER_LABEL: OWNER}},
                 "spec": {},
             })
+            made = True
         self.remember_release(found)
-        return found
+        return found, made
+
+    def _delete_release(self, namespace: str, name: str) -> None:
+        """Delete the ``Release`` of a release left without versions."""
+        self._releases.pop((namespace, name), None)
+        self._client.delete(kclient.ObjectRef(RELEASE_API_VERSION, RELEASE_KIND, name, namespace))
 
     def known_release(self, namespace: str, name: str) -> dict[str, Any] | None:
         """The ``Release`` object as this driver last read or wrote it (None: not seen)."""
@@ -335,12 +391,17 @@ class SecretsDriver:
     def create(self, version: rel.ReleaseVersion) -> None:
         unannounced = self._settle(version.namespace, version.name)
         secret = encode(version)
-        owner = self.ensure_release(version.namespace, version.name)
+        owner, made = self._ensure_release(version.namespace, version.name)
         secret["metadata"]["ownerReferences"] = [_owner_reference(owner)]
         try:
             created = self._client.create(secret)
         except ConflictError as exc:
             raise exists_error(version) from exc
+        except HelmError:
+            if made:  # the first version was refused (quota, RBAC...): leave no empty Release
+                with contextlib.suppress(HelmError):  # the refusal is the error to report
+                    self._delete_release(version.namespace, version.name)
+            raise
         self._secrets[(version.namespace, created["metadata"]["name"])] = created["metadata"]
         versions = [*unannounced, version]
         publish = functools.partial(self._publish, version.namespace, version.name, versions,
@@ -399,8 +460,7 @@ class SecretsDriver:
         if remaining:
             self._write_status(namespace, name, release_status(remaining))
         else:
-            self._releases.pop((namespace, name), None)
-            self._client.delete(kclient.ObjectRef(RELEASE_API_VERSION, RELEASE_KIND, name, namespace))
+            self._delete_release(namespace, name)
         return stored
 
     def list_latest(self, namespace: str = "") -> list[rel.ReleaseVersion]:

@@ -286,11 +286,12 @@ def apply(rt: Runtime, body: Mapping[str, Any], *, force: bool = False) -> Outco
             crds=crd_policy.check_policy(first.get("crds") or "", default=crd_policy.INSTALL_DEFAULT),
             description=f"Install {description}"), history=history)
         tested = _test(cfg, spec, done, lua)
-        out = _success(old, generation, done, values.digest, chart_info, action, now)
+        out = _success(old, generation, done, values.digest, chart_info, action, now,
+                       test_hooks=None if tested is None else tested.test_hooks)
         out.pop("rolledBackTo", None)
         out.pop("drift", None)
         if tested is not None:
-            out["lastTest"] = tested
+            out["lastTest"] = tested.summary()
         return Outcome(action, out)
 
 
@@ -301,7 +302,7 @@ def lua_options(rt: Runtime, spec: Mapping[str, Any]) -> template.LuaOptions:
 
 
 def _test(cfg: action_config.Configuration, spec: Mapping[str, Any],
-          done: rel.ReleaseVersion, lua: template.LuaOptions) -> dict[str, Any] | None:
+          done: rel.ReleaseVersion, lua: template.LuaOptions) -> test_action.TestReport | None:
     """``spec.test``: the release's test hooks after an install/upgrade; a failure raises
     ``TestFailedError`` (remediated as a failed upgrade) unless ``ignoreFailures``."""
     asked = spec.get("test") or {}
@@ -310,7 +311,7 @@ def _test(cfg: action_config.Configuration, spec: Mapping[str, Any],
     timeout = parse_duration(asked.get("timeout"), DEFAULT_TIMEOUT_S)
     return test_action.after_release(cfg, done, test_action.TestOptions(
         timeout_s=timeout, ignore_failures=bool(asked.get("ignoreFailures")),
-        filters=test_action.filters_from_spec(asked.get("filters") or ()), lua=lua)).summary()
+        filters=test_action.filters_from_spec(asked.get("filters") or ()), lua=lua))
 
 
 def remediate(rt: Runtime, body: Mapping[str, Any], *, action: str) -> str:
@@ -395,7 +396,8 @@ _REASONS = {"install": status.INSTALL_SUCCEEDED, "upgrade": status.UPGRADE_SUCCE
 
 
 def _success(old: Mapping[str, Any], generation: int, done: rel.ReleaseVersion, digest: str,
-             chart_info: core_sources.ResolvedChart, action: str, now: str) -> dict[str, Any]:
+             chart_info: core_sources.ResolvedChart, action: str, now: str, *,
+             test_hooks: Mapping[str, Any] | None = None) -> dict[str, Any]:
     message = (f"{action.capitalize()} of {done.chart_name}-{done.chart_version} succeeded: "
                f"version {done.version}")
     release = {"releaseName": done.name, "releaseNamespace": done.namespace,
@@ -404,4 +406,4 @@ def _success(old: Mapping[str, Any], generation: int, done: rel.ReleaseVersion, 
                "valuesDigest": digest, "chartDigest": chart_info.digest, "notes": done.notes,
                "lastAttemptedGeneration": generation}
     return status.succeeded(old, generation=generation, reason=_REASONS[action], message=message,
-                            release=release, now=now)
+                            release=release, now=now, test_hooks=test_hooks)

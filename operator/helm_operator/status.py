@@ -99,12 +99,14 @@ def reconciling(status: Mapping[str, Any] | None, *, generation: int, message: s
 
 
 def succeeded(status: Mapping[str, Any] | None, *, generation: int, reason: str, message: str,
-              release: Mapping[str, Any], now: str) -> dict[str, Any]:
+              release: Mapping[str, Any], now: str,
+              test_hooks: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The release for ``generation`` is deployed: Ready and Released True, nothing abnormal.
 
     ``release`` holds the status fields to record (version, chartName, chartVersion, appVersion,
     valuesDigest, chartDigest, notes, releaseName, releaseNamespace); ``history`` gets the new
-    version in front, at most ``MAX_STATUS_HISTORY`` entries."""
+    version in front, at most ``MAX_STATUS_HISTORY`` entries, with ``test_hooks`` (the version's
+    tests after a ``spec.test`` run, Flux's ``history[].testHooks``) when given."""
     out = _base(status, generation)
     out.update({k: v for k, v in release.items() if k != "history"})
     conds = remove_condition(remove_condition(out.get("conditions", []), STALLED), RECONCILING)
@@ -122,6 +124,8 @@ def succeeded(status: Mapping[str, Any] | None, *, generation: int, reason: str,
                  if k in release}
         entry["status"] = "deployed"
         entry["deployed"] = now
+        if test_hooks is not None:
+            entry["testHooks"] = dict(test_hooks)
         rest = [dict(h) for h in out.get("history") or [] if h.get("version") != release["version"]]
         for h in rest:
             if h.get("status") == "deployed":

@@ -125,3 +125,39 @@ def test_a_pod_hook_is_done_once_it_succeeded_not_when_it_is_ready(tmp_path: Pat
     else:
         with pytest.raises(hooks.HookError, match=r'^test hooks failed: timed out after 0.1s waiting for Pod "smoke"'):
             hooks.run(cfg, hooks.parse(done.hooks), "test", owner=owner, timeout_s=0.1)
+
+
+def _runs(version) -> dict[str, str]:  # noqa: ANN001
+    return {run.name: run.phase.value for run in version.hook_runs}
+
+
+def test_every_action_records_the_runs_of_its_hooks_in_its_version(
+        jobs_cfg: config.Configuration, tmp_path: Path) -> None:
+    """helm keeps each hook's last run in the release it ran for (its ``last_run``)."""
+    from helm_core.action import rollback, uninstall, upgrade
+
+    chart = make_chart(tmp_path, {"a.yaml": configmap("a"),
+                                  "i.yaml": _job("setup", "pre-install,post-install"),
+                                  "u.yaml": _job("migrate", "pre-upgrade"),
+                                  "r.yaml": _job("restore", "post-rollback"),
+                                  "d.yaml": _job("goodbye", "pre-delete")})
+    installed = install.run(jobs_cfg, chart, {}, install.InstallOptions(name="web", namespace=NS))
+    assert _runs(installed) == {"setup": "Succeeded"} == _runs(jobs_cfg.driver.history(NS, "web")[-1])
+    upgraded = upgrade.run(jobs_cfg, chart, {}, upgrade.UpgradeOptions(name="web", namespace=NS))
+    assert _runs(upgraded) == {"migrate": "Succeeded"}  # a new version: the hooks it ran
+    rolled = rollback.run(jobs_cfg, "web", NS, installed.version)
+    # helm's rollback copies the target's hooks with their runs, then runs its own
+    assert _runs(rolled) == {"setup": "Succeeded", "restore": "Succeeded"}
+    done = uninstall.run(jobs_cfg, "web", NS, uninstall.UninstallOptions(keep_history=True)).release
+    assert done is not None and _runs(done) == {"setup": "Succeeded", "restore": "Succeeded",
+                                                "goodbye": "Succeeded"}
+    assert _runs(jobs_cfg.driver.history(NS, "web")[-1]) == _runs(done)
+
+
+def test_a_failed_hook_is_recorded_failed_in_the_failed_version(
+        jobs_cfg: config.Configuration, tmp_path: Path) -> None:
+    chart = make_chart(tmp_path, {"a.yaml": configmap("a"), "j.yaml": _job("migrate", "pre-install", failed=True)})
+    with pytest.raises(hooks.HookError):
+        install.run(jobs_cfg, chart, {}, install.InstallOptions(name="web", namespace=NS))
+    [failed] = jobs_cfg.driver.history(NS, "web")
+    assert _runs(failed) == {"migrate": "Failed"} and failed.hook_runs[0].completed is not None

@@ -46,6 +46,17 @@ def test_succeeded_removes_reconciling_and_stalled_and_records_release():
     assert status.is_ready(st, 3) and not status.is_ready(st, 4)
 
 
+def test_succeeded_keeps_fluxs_test_hooks_in_the_versions_history_entry():
+    hooks = {"smoke": {"lastStarted": T0, "lastCompleted": T1, "phase": "Succeeded"}, "skipped": {}}
+    st = status.succeeded(None, generation=1, reason=status.UPGRADE_SUCCEEDED, message="ok",
+                          release=RELEASE, now=T1, test_hooks=hooks)
+    assert st["history"][0]["testHooks"] == hooks and "testHooks" not in st
+    untested = status.succeeded(st, generation=2, reason=status.UPGRADE_SUCCEEDED, message="ok",
+                                release={**RELEASE, "version": RELEASE["version"][:-1] + "1"}, now=T1)
+    assert "testHooks" not in untested["history"][0]  # not tested: no map (Flux's HasBeenTested)
+    assert untested["history"][1]["testHooks"] == hooks
+
+
 def test_failed_permanent_is_stalled_and_never_reconciling():
     st = status.reconciling(None, generation=1, message="x", now=T0)
     st = status.failed(st, generation=1, reason="ChartInvalid", message="no Chart.yaml",

@@ -3,6 +3,7 @@ the fake cluster. With stock helm on a real API server: e2e/test_helm_interop.py
 from __future__ import annotations
 
 import base64
+import datetime as dt
 
 import pytest
 
@@ -124,3 +125,16 @@ def test_a_write_without_a_read_first_looks_where_the_release_lives(cluster):
     driver.create(new)  # nothing read before: adopts as it always did
     assert [v.version for v in secrets.SecretsDriver(cluster.client()).history("demo", "web")] == \
         [rel.revision_version(1), new.version]
+
+
+def test_adoption_keeps_the_hooks_last_runs_helm_recorded(cluster):
+    record = helm_record(1)
+    record["hooks"][0]["last_run"] = {"started_at": "2026-11-21T10:00:01.5Z",
+                                      "completed_at": "2026-11-21T10:00:09.25Z", "phase": "Succeeded"}
+    store_helm(cluster, record)
+    driver = select.open_driver(cluster.client())
+    driver.create(make_version(version=driver.next_version(rel.revision_version(1))))
+    copied = secrets.SecretsDriver(cluster.client()).get("demo", "web", rel.revision_version(1))
+    assert copied.hook_runs == (rel.HookRun("Job", "web-migrate", rel.HookPhase.SUCCEEDED,
+                                            started=dt.datetime(2026, 11, 21, 10, 0, 1, tzinfo=dt.UTC),
+                                            completed=dt.datetime(2026, 11, 21, 10, 0, 9, tzinfo=dt.UTC)),)

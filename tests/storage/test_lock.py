@@ -158,3 +158,14 @@ def test_held_locks_are_renewed_by_one_thread_and_no_more_once_released():
         assert not slock.RENEWALS.holds(held)
         with pytest.raises(NotFoundError):
             client.get(held.ref)  # deleted
+
+
+def test_a_namespace_that_does_not_exist_is_named_in_helms_words(monkeypatch):
+    client, clock = _setup()
+
+    def missing(obj):
+        raise NotFoundError('create Lease "web.lock" in namespace "demo": namespaces "demo" not found')
+    monkeypatch.setattr(client, "create", missing)
+    with pytest.raises(NotFoundError) as refused:
+        _lock(client, clock, "host-a/1").acquire()
+    assert str(refused.value) == 'create: failed to create: namespaces "demo" not found'

@@ -341,3 +341,21 @@ def test_a_charts_kept_lua_is_stored_compressed_only_when_there_is_some():
     assert secrets.decode(secret) == version
     assert secrets.decode(secret, payloads=False).extensions == ""
     assert "extensions" not in secrets.encode(version.replace(extensions=""))["data"]
+
+
+def test_the_release_status_keeps_long_descriptions_cut_and_the_secret_whole():
+    """The status lists the newest version twice and ten in all: descriptions of up to ~1 MiB
+    each (what a Secret holds) would make its write, after the Secret's, fail at etcd."""
+    client = fake.FakeCluster().client()
+    driver = secrets.SecretsDriver(client)
+    long = "x" * 300_000
+    versions = [make_version(version=rel.revision_version(n), description=long) for n in range(1, 4)]
+    for version in versions:
+        driver.create(version)
+    status = client.get(kclient.ObjectRef(secrets.RELEASE_API_VERSION, "Release", "web", "demo"))["status"]
+    cut = "x" * (secrets.STATUS_DESCRIPTION_MAX - 3) + "..."
+    assert status["description"] == cut and [h["description"] for h in status["history"]] == [cut] * 3
+    assert status == secrets.release_status(driver.history("demo", "web"))
+    assert [v.description for v in driver.history("demo", "web")] == [long] * 3
+    short = "y" * secrets.STATUS_DESCRIPTION_MAX
+    assert secrets.release_status([versions[0].replace(description=short)])["description"] == short
