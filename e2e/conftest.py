@@ -29,6 +29,10 @@ from kubernetes.client.rest import ApiException
 
 from e2e.cluster import errors, harness, tools
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from helm_core.kube import live
+
 EXTERNAL_KUBECONFIG_ENV = "HELM_CONTROLLER_E2E_KUBECONFIG"
 NAMESPACE_READY_TIMEOUT_S = 30.0
 KUBECTL_TIMEOUT_S = 120.0
@@ -126,6 +130,17 @@ class Kubectl:
             raise AssertionError(f"{' '.join(command)} failed ({result.returncode}):\n"
                                  f"{result.stdout}{result.stderr}")
         return result
+
+
+@pytest.fixture(scope="module")
+def hc(cluster: ClusterInfo) -> Iterator[live.LiveClient]:
+    """A client of the cluster with helm-core's Release CRD installed (the release tests'; the
+    kube tests define their own)."""
+    from e2e import release_kit
+
+    client = release_kit.connect(cluster.kubeconfig)
+    release_kit.install_release_crd(client)
+    yield client
 
 
 @pytest.fixture(scope="session")

@@ -12,7 +12,7 @@ from kubernetes.client.rest import ApiException
 
 from e2e.conftest import ClusterInfo, Kubectl
 from e2e.operator_kit import (ROOT, Controller, chart_tgz, condition, get, ready_at, request,
-                              setup_namespace, version_secrets, wait_for)
+                              setup_namespace, wait_for)
 
 pytestmark = pytest.mark.e2e
 

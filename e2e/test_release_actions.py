@@ -1,13 +1,11 @@
 """install, upgrade, rollback, uninstall, get, history, list, test on the real API server."""
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from e2e import release_kit as kit
-from e2e.conftest import ClusterInfo
 from helm_core.action import config, get, history, install, rollback, uninstall, upgrade
 from helm_core.action import list as list_action
 from helm_core.action import test as test_action
@@ -19,13 +17,6 @@ from helm_core.storage import release as rel
 from helm_core.storage import secrets
 
 pytestmark = pytest.mark.e2e
-
-
-@pytest.fixture(scope="module")
-def hc(cluster: ClusterInfo) -> Iterator[live.LiveClient]:
-    client = kit.connect(cluster.kubeconfig)
-    kit.install_release_crd(client)
-    yield client
 
 
 @pytest.fixture

@@ -6,7 +6,6 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -27,13 +26,6 @@ def helm_binary() -> str | None:
     if found:
         return found
     return str(HELM_CACHE) if HELM_CACHE.exists() else None
-
-
-@pytest.fixture(scope="module")
-def hc(cluster: ClusterInfo) -> Iterator[live.LiveClient]:
-    client = kit.connect(cluster.kubeconfig)
-    kit.install_release_crd(client)
-    yield client
 
 
 def _chart(root: Path) -> Path:

@@ -13,7 +13,6 @@ import os
 import re
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -62,13 +61,6 @@ spec:
   - name: main
     image: busybox
 """
-
-
-@pytest.fixture(scope="module")
-def hc(cluster: ClusterInfo) -> Iterator[live.LiveClient]:
-    client = kit.connect(cluster.kubeconfig)
-    kit.install_release_crd(client)
-    yield client
 
 
 @pytest.fixture(scope="module")

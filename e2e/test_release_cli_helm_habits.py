@@ -25,13 +25,6 @@ pytestmark = pytest.mark.e2e
 ROOT = Path(__file__).resolve().parents[1]
 
 
-@pytest.fixture(scope="module")
-def hc(cluster: ClusterInfo) -> Iterator[live.LiveClient]:
-    client = kit.connect(cluster.kubeconfig)
-    kit.install_release_crd(client)
-    yield client
-
-
 @pytest.fixture
 def repo(tmp_path: Path) -> Iterator[servers.RepoServer]:
     root = tmp_path / "served"

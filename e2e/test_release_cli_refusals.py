@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -19,13 +18,6 @@ from helm_core.kube import live
 pytestmark = pytest.mark.e2e
 
 _OUR_SECRET = re.compile(r'Secret "web\.[0-9a-z]{26}"')
-
-
-@pytest.fixture(scope="module")
-def hc(cluster: ClusterInfo) -> Iterator[live.LiveClient]:
-    client = kit.connect(cluster.kubeconfig)
-    kit.install_release_crd(client)
-    yield client
 
 
 def stderr_of(command: list[str], cluster: ClusterInfo, namespace: str) -> str:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -19,13 +18,6 @@ from helm_core.kube import live
 pytestmark = pytest.mark.e2e
 
 _ANSIC = re.compile(r"[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4}")
-
-
-@pytest.fixture(scope="module")
-def hc(cluster: ClusterInfo) -> Iterator[live.LiveClient]:
-    client = kit.connect(cluster.kubeconfig)
-    kit.install_release_crd(client)
-    yield client
 
 
 @pytest.fixture

@@ -7,7 +7,6 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -28,13 +27,6 @@ LOCK_S = 3
 CRASH_WAIT_S = 60.0
 RBAC_PROPAGATION_S = 10.0
 ROOT = Path(__file__).resolve().parents[1]
-
-
-@pytest.fixture(scope="module")
-def hc(cluster: ClusterInfo) -> Iterator[live.LiveClient]:
-    client = kit.connect(cluster.kubeconfig)
-    kit.install_release_crd(client)
-    yield client
 
 
 def test_two_concurrent_upgrades_one_wins_the_other_gets_the_lock_error(

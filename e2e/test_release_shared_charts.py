@@ -10,13 +10,12 @@ import concurrent.futures
 import secrets as pysecrets
 import time
 import traceback
-from collections.abc import Iterator
 
 import pytest
 from kubernetes import client as k8s
 
 from e2e import release_kit as kit
-from e2e.conftest import ClusterInfo, create_namespace
+from e2e.conftest import create_namespace
 from helm_core.action import config, install, uninstall, upgrade
 from helm_core.chart import loader
 from helm_core.errors import NotFoundError
@@ -42,13 +41,6 @@ INSTALL_VALUES = {
     "prometheus-node-exporter": {"service": {"port": 9101}},
 }
 """Values a chart is installed (and upgraded) with; the others use their defaults."""
-
-
-@pytest.fixture(scope="module")
-def hc(cluster: ClusterInfo) -> Iterator[live.LiveClient]:
-    client = kit.connect(cluster.kubeconfig)
-    kit.install_release_crd(client)
-    yield client
 
 
 def _leftovers(client: kclient.ClusterClient, objects: list[dict]) -> list[str]:
