@@ -187,7 +187,8 @@ _COMMENT_OPEN = patterns.on_first_use(r"\{\{(?:-[ \t\r\n])?/\*")
 
 class _Lexer:
     def __init__(
-        self, text: str, break_ok: bool, continue_ok: bool, emit_comments: bool, fast: bool = True
+        self, text: str, break_ok: bool, continue_ok: bool, emit_comments: bool, fast: bool = True,
+        compact: bool = False,
     ) -> None:
         self.text = text
         self.end = len(text)
@@ -200,6 +201,8 @@ class _Lexer:
         self.emit_comments = emit_comments
         #: Where lexing goes after text or an action: the fast loop, or the exact states only.
         self.text_state: _State = self.lex_fast if fast else self.lex_text
+        #: Whether the fast loop leaves out spaces and gives a field chain as one item (see lex_raw).
+        self.compact = compact
         #: Item types of whole tokens the fast path knows by their text (keywords, ``.``, ``|``...),
         #: and of the names met so far.
         self.types = dict(_FIXED[break_ok, continue_ok])
@@ -471,7 +474,8 @@ class _Lexer:
         types = self.types
         pos, line = self.text_and_open(commit, x, trimmed, self.line_at(commit))
         depth = 0
-        stream, stream_run = _stream_patterns()
+        compact = self.compact
+        stream, stream_run = _stream_patterns(compact)
         if self.comment_at < pos:
             found = _COMMENT_OPEN().search(text, pos)
             self.comment_at = found.start() if found else len(text)
@@ -495,7 +499,8 @@ class _Lexer:
                     types[val] = typ  # names recur: one lookup next time
             if typ is _SPACE:
                 if "-" not in val:
-                    append((typ, pos, val, line))
+                    if not compact:
+                        append((typ, pos, val, line))
                     pos += len(val)
                     if "\n" in val:
                         line += val.count("\n")
@@ -681,9 +686,12 @@ def _match_end(rx: re.Pattern[str], text: str, pos: int) -> int:
 # loop reports the error. A space run never takes the single space of a ``-}}`` (the
 # backtracking lookahead leaves it for the delimiter).
 _TERM = r"(?=[ \t\r\n.,|:)(]|\}\})"
+_FIELD_TOKEN = r"\.[A-Za-z_][A-Za-z0-9_]*+"
+#: A field chain (``.a.b.c``) as one token: the compact stream's field (see lex_raw).
+_FIELDS_TOKEN = rf"{_FIELD_TOKEN}(?:{_FIELD_TOKEN})*+"
 _COMMON_TOKEN = (
     r"[ \t\r\n]+(?!-\}\})"  # space
-    r"|\.[A-Za-z_][A-Za-z0-9_]*+" + _TERM  # field
+    r"|{field}" + _TERM  # field (a chain of them in the compact stream)
     + r"|[A-Za-z_][A-Za-z0-9_]*+" + _TERM  # identifier, keyword or bool
     + r'|"[^"\\\n]*+(?:\\[^\n][^"\\\n]*+)*+"'  # quoted string
     r"|\$[A-Za-z0-9_]*+" + _TERM  # variable
@@ -700,11 +708,12 @@ _STREAM_TOKEN = f"{_COMMON_TOKEN}|{_CLOSE_TOKEN}"
 
 
 @functools.cache
-def _stream_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
+def _stream_patterns(compact: bool) -> tuple[re.Pattern[str], re.Pattern[str]]:
     """(one stream token or, where none matches, "", a run of tokens), compiled on first use:
     a run whose trees all come from the disk memo never lexes, and compiling these is start-up
-    time (``bench/deferred.py``)."""
-    return re.compile(f"{_STREAM_TOKEN}|"), re.compile(f"(?:{_STREAM_TOKEN})*+")
+    time (``bench/deferred.py``). ``compact``: a field chain is one token."""
+    token = _STREAM_TOKEN.replace("{field}", _FIELDS_TOKEN if compact else _FIELD_TOKEN, 1)
+    return re.compile(f"{token}|"), re.compile(f"(?:{token})*+")
 
 
 _TEXT, _SPACE, _RAW_STRING = ItemType.TEXT, ItemType.SPACE, ItemType.RAW_STRING
@@ -779,11 +788,34 @@ def lex(
 
 def lex_raw(
     text: str, *, break_ok: bool = True, continue_ok: bool = True, emit_comments: bool = False,
-    fast: bool | None = None,
+    fast: bool | None = None, compact: bool = False,
 ) -> list[RawItem]:
-    """:func:`lex`'s items as plain tuples (what the parser reads: cheaper to build)."""
+    """:func:`lex`'s items as plain tuples (what the parser reads: cheaper to build).
+
+    ``compact`` (the parser's first try): where the fast path lexes, spaces inside actions
+    give no item and a field chain (``.a.b.c``) is one ``FIELD`` item; the parser tells a
+    space by the gap between two items (:func:`compacted` says what these items must be).
+    """
     fast = FAST_PATH if fast is None else fast
-    return _Lexer(text, break_ok, continue_ok, emit_comments, fast).run()
+    return _Lexer(text, break_ok, continue_ok, emit_comments, fast, compact).run()
+
+
+def compacted(items: list[RawItem]) -> list[RawItem]:
+    """``items`` without spaces inside actions and with each run of adjacent fields as one
+    item: the compact stream's form. Where the exact states lex an action, the compact stream
+    holds their items as they are, so tests compare ``compacted`` of both streams."""
+    out: list[RawItem] = []
+    for item in items:
+        typ = item[TYP]
+        if typ is _SPACE:
+            continue
+        if typ is _FIELD and out:
+            last = out[-1]
+            if last[TYP] is _FIELD and last[POS] + len(last[VAL]) == item[POS]:
+                out[-1] = (_FIELD, last[POS], last[VAL] + item[VAL], last[LINE])
+                continue
+        out.append(item)
+    return out
 
 
 #: Default for :func:`lex`: whether the regex fast path runs (False forces the exact path).
