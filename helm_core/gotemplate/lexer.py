@@ -203,9 +203,8 @@ class _Lexer:
         self.text_state: _State = self.lex_fast if fast else self.lex_text
         #: Whether the fast loop leaves out spaces and gives a field chain as one item (see lex_raw).
         self.compact = compact
-        #: Item types of whole tokens the fast path knows by their text (keywords, ``.``, ``|``...),
-        #: and of the names met so far.
-        self.types = dict(_FIXED[break_ok, continue_ok])
+        #: Types of the whole tokens the fast loop only appends (see _plain_types).
+        self.plain = _plain_types(break_ok, continue_ok)
         #: How far the fast loop's token scan may reach: past the last ``}}`` no action ends.
         self.scan_end = text.rfind(RIGHT_DELIM) + 2
         #: Whether the fast loop last stopped at a token it does not know (see lex_fast).
@@ -471,7 +470,7 @@ class _Lexer:
             return self.lex_text
         mark = len(items)
         append = items.append
-        types = self.types
+        plain = self.plain
         pos, line = self.text_and_open(commit, x, trimmed, self.line_at(commit))
         depth = 0
         compact = self.compact
@@ -490,13 +489,16 @@ class _Lexer:
             window = stop + 4
         self.stopped_short = True  # unless it stops at a comment or the last action, below
         for val in stream.findall(text, pos, window):
-            if pos >= stop or not val:
-                break  # an unknown token (or the end of the window) next
-            typ = types.get(val)
-            if typ is None:
-                typ = _FIRST_CHAR[val[0]]
-                if typ is _FIELD or typ is _IDENTIFIER:
-                    types[val] = typ  # names recur: one lookup next time
+            if pos >= stop:
+                break  # the end of the window next
+            typ = plain.get(val)
+            if typ is not None:  # the commonest case: a name, a keyword, a string met before...
+                append((typ, pos, val, line))
+                pos += len(val)
+                continue
+            if not val:
+                break  # an unknown token next
+            typ = _FIRST_CHAR[val[0]]
             if typ is _SPACE:
                 if "-" not in val:
                     if not compact:
@@ -535,6 +537,8 @@ class _Lexer:
                 if depth == 0:
                     break  # the exact states say "unexpected right paren"
                 depth -= 1
+            elif typ is not _RAW_STRING and len(plain) < _PLAIN_TYPES_KEPT:
+                plain[val] = typ  # its type is its text's: appended at once next time
             append((typ, pos, val, line))
             pos += len(val)
             if typ is _RAW_STRING and "\n" in val:
@@ -721,21 +725,22 @@ _FIELD, _IDENTIFIER = ItemType.FIELD, ItemType.IDENTIFIER
 _LEFT_DELIM, _RIGHT_DELIM = ItemType.LEFT_DELIM, ItemType.RIGHT_DELIM
 _LEFT_PAREN, _RIGHT_PAREN = ItemType.LEFT_PAREN, ItemType.RIGHT_PAREN
 
-#: A stream token's type from its first character, when its whole text is not in ``_FIXED``.
+#: A stream token's type from its first character, when its whole text is not in the plain types.
 _FIRST_CHAR = {
     **dict.fromkeys(SPACE_CHARS, ItemType.SPACE),
     **dict.fromkeys("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_", ItemType.IDENTIFIER),
     **dict.fromkeys("0123456789", ItemType.NUMBER),
     ".": ItemType.FIELD, '"': ItemType.STRING, "$": ItemType.VARIABLE, "`": ItemType.RAW_STRING,
-    "'": ItemType.CHAR_CONSTANT, "}": ItemType.RIGHT_DELIM,
+    "'": ItemType.CHAR_CONSTANT, "}": ItemType.RIGHT_DELIM, "(": ItemType.LEFT_PAREN,
+    ")": ItemType.RIGHT_PAREN,
 }
 
 
 def _fixed(break_ok: bool, continue_ok: bool) -> dict[str, ItemType]:
-    """Whole tokens with one type: keywords (as lex_identifier decides), bools, ``.``, operators."""
+    """Whole tokens with one type: keywords (as lex_identifier decides), bools, ``.``, operators
+    (parens, spaces and right delimiters are told by their first character: not plain)."""
     fixed = dict(KEYWORDS)
-    fixed.update({"true": ItemType.BOOL, "false": ItemType.BOOL, " ": ItemType.SPACE,
-                  "|": ItemType.PIPE, "(": ItemType.LEFT_PAREN, ")": ItemType.RIGHT_PAREN,
+    fixed.update({"true": ItemType.BOOL, "false": ItemType.BOOL, "|": ItemType.PIPE,
                   ",": ItemType.CHAR, "=": ItemType.ASSIGN, ":=": ItemType.DECLARE})
     if not break_ok:
         del fixed["break"]
@@ -745,6 +750,19 @@ def _fixed(break_ok: bool, continue_ok: bool) -> dict[str, ItemType]:
 
 
 _FIXED = {(b, c): _fixed(b, c) for b in (False, True) for c in (False, True)}
+#: Per keyword setting, the fixed tokens and the names, strings, numbers, variables and character
+#: constants the fast loop met, by their text (whatever the template): a chart's templates repeat
+#: most of their tokens, across files too. A long-lived process keeps up to this many.
+_PLAIN: dict[tuple[bool, bool], dict[str, ItemType]] = {}
+_PLAIN_TYPES_KEPT = 50_000
+
+
+def _plain_types(break_ok: bool, continue_ok: bool) -> dict[str, ItemType]:
+    """The tokens the fast loop only appends, with their types: shared by every lexer."""
+    plain = _PLAIN.get((break_ok, continue_ok))
+    if plain is None:
+        plain = _PLAIN[break_ok, continue_ok] = dict(_FIXED[break_ok, continue_ok])
+    return plain
 
 _TERMINATORS = frozenset(" \t\r\n.,|:)(") | {""}
 
