@@ -228,6 +228,7 @@ class _Parser:
         lst = n.ListNode(self.tree, token[POS])
         nodes = lst.nodes
         direct = self.direct
+        items, n_items = self.items, self.n_items
         while token[TYP] is not _EOF:
             if token[TYP] is _TEXT:  # text_or_action's first case, inline
                 self.i += 1
@@ -240,10 +241,17 @@ class _Parser:
                         node = self.delimited_action(token)
                 else:
                     node = self.text_or_action()
-                if isinstance(node, (n.EndNode, n.ElseNode)):
+                if node.__class__ is n.EndNode or node.__class__ is n.ElseNode:
                     return lst, node
                 nodes.append(node)
-            token = self.peek_non_space()
+            i = self.i  # token = self.peek_non_space(), inline
+            token = items[i] if i < n_items else items[-1]
+            while token[TYP] is _SPACE:
+                i += 1
+                token = items[i] if i < n_items else items[-1]
+            self.i = i
+            if i >= self.fetched:
+                self.fetched = i + 1
         self.errorf("unexpected EOF")
         raise AssertionError("unreachable")
 
