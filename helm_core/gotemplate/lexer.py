@@ -491,14 +491,28 @@ class _Lexer:
         for val in stream.findall(text, pos, window):
             if pos >= stop:
                 break  # the end of the window next
-            typ = plain.get(val)
-            if typ is not None:  # the commonest case: a name, a keyword, a string met before...
-                append((typ, pos, val, line))
+            known = plain.get(val)
+            if known is not None:  # the commonest case: a name, a keyword, a string met before...
+                typ, lexeme, newlines = known
+                append((typ, pos, lexeme, line))
                 pos += len(val)
+                line += newlines
                 continue
             if not val:
                 break  # an unknown token next
-            typ = _FIRST_CHAR[val[0]]
+            first = _FIRST_CHAR.get(val[0])
+            if first is _SPACE or first is _RIGHT_DELIM:
+                typ = first
+            else:
+                # A lexeme the compact stream gave with the spaces after it is known by its own
+                # text (keywords and operators among them), else by its first character.
+                lexeme = val.rstrip(SPACE_CHARS)
+                known = plain.get(lexeme)
+                if known is not None:
+                    typ = known[0]
+                else:
+                    assert first is not None  # (a token no first character tells is a fixed one)
+                    typ = first
             if typ is _SPACE:
                 if "-" not in val:
                     if not compact:
@@ -537,12 +551,12 @@ class _Lexer:
                 if depth == 0:
                     break  # the exact states say "unexpected right paren"
                 depth -= 1
-            elif typ is not _RAW_STRING and len(plain) < _PLAIN_TYPES_KEPT:
-                plain[val] = typ  # its type is its text's: appended at once next time
-            append((typ, pos, val, line))
+            newlines = val.count("\n", 0 if typ is _RAW_STRING else len(lexeme))
+            if typ is not _LEFT_PAREN and typ is not _RIGHT_PAREN and len(plain) < _PLAIN_TYPES_KEPT:
+                plain[val] = (typ, lexeme, newlines)  # all from its text: appended at once next time
+            append((typ, pos, lexeme, line))
             pos += len(val)
-            if typ is _RAW_STRING and "\n" in val:
-                line += val.count("\n")
+            line += newlines
         del items[mark:]
         self.pos = self.start = commit
         return self.lex_text
@@ -693,9 +707,9 @@ _TERM = r"(?=[ \t\r\n.,|:)(]|\}\})"
 _FIELD_TOKEN = r"\.[A-Za-z_][A-Za-z0-9_]*+"
 #: A field chain (``.a.b.c``) as one token: the compact stream's field (see lex_raw).
 _FIELDS_TOKEN = rf"{_FIELD_TOKEN}(?:{_FIELD_TOKEN})*+"
-_COMMON_TOKEN = (
-    r"[ \t\r\n]+(?!-\}\})"  # space
-    r"|{field}" + _TERM  # field (a chain of them in the compact stream)
+_SPACE_TOKEN = r"[ \t\r\n]+(?!-\}\})"
+_LEXEME_TOKEN = (
+    r"{field}" + _TERM  # field (a chain of them in the compact stream)
     + r"|[A-Za-z_][A-Za-z0-9_]*+" + _TERM  # identifier, keyword or bool
     + r'|"[^"\\\n]*+(?:\\[^\n][^"\\\n]*+)*+"'  # quoted string
     r"|\$[A-Za-z0-9_]*+" + _TERM  # variable
@@ -708,15 +722,21 @@ _COMMON_TOKEN = (
 # Between actions: a right delimiter, then (if there is one and no comment follows it)
 # the text up to the next left delimiter and that delimiter with its trim marker.
 _CLOSE_TOKEN = r"(?:\}\}|[ \t\r\n]-\}\})(?:[^{]*+(?:\{(?!\{)[^{]*+)*+\{\{(?:-[ \t\r\n])?(?!/\*))?"
-_STREAM_TOKEN = f"{_COMMON_TOKEN}|{_CLOSE_TOKEN}"
+_STREAM_TOKEN = f"{_SPACE_TOKEN}|{_LEXEME_TOKEN}|{_CLOSE_TOKEN}"
+#: The compact stream's: a lexeme takes the spaces after it (not the one a ``-}}`` needs).
+_COMPACT_STREAM_TOKEN = f"(?:{_LEXEME_TOKEN})(?:{_SPACE_TOKEN})?|{_SPACE_TOKEN}|{_CLOSE_TOKEN}"
 
 
 @functools.cache
 def _stream_patterns(compact: bool) -> tuple[re.Pattern[str], re.Pattern[str]]:
     """(one stream token or, where none matches, "", a run of tokens), compiled on first use:
     a run whose trees all come from the disk memo never lexes, and compiling these is start-up
-    time (``bench/deferred.py``). ``compact``: a field chain is one token."""
-    token = _STREAM_TOKEN.replace("{field}", _FIELDS_TOKEN if compact else _FIELD_TOKEN, 1)
+    time (``bench/deferred.py``). ``compact``: a field chain is one token, with the spaces after it
+    as every lexeme."""
+    if compact:
+        token = _COMPACT_STREAM_TOKEN.replace("{field}", _FIELDS_TOKEN, 1)
+    else:
+        token = _STREAM_TOKEN.replace("{field}", _FIELD_TOKEN, 1)
     return re.compile(f"{token}|"), re.compile(f"(?:{token})*+")
 
 
@@ -753,15 +773,17 @@ _FIXED = {(b, c): _fixed(b, c) for b in (False, True) for c in (False, True)}
 #: Per keyword setting, the fixed tokens and the names, strings, numbers, variables and character
 #: constants the fast loop met, by their text (whatever the template): a chart's templates repeat
 #: most of their tokens, across files too. A long-lived process keeps up to this many.
-_PLAIN: dict[tuple[bool, bool], dict[str, ItemType]] = {}
+_PLAIN: dict[tuple[bool, bool], dict[str, tuple[ItemType, str, int]]] = {}
 _PLAIN_TYPES_KEPT = 50_000
 
 
-def _plain_types(break_ok: bool, continue_ok: bool) -> dict[str, ItemType]:
-    """The tokens the fast loop only appends, with their types: shared by every lexer."""
+def _plain_types(break_ok: bool, continue_ok: bool) -> dict[str, tuple[ItemType, str, int]]:
+    """The tokens the fast loop only appends, each with its type, its text without the spaces
+    after it and their newlines: shared by every lexer."""
     plain = _PLAIN.get((break_ok, continue_ok))
     if plain is None:
-        plain = _PLAIN[break_ok, continue_ok] = dict(_FIXED[break_ok, continue_ok])
+        fixed = _FIXED[break_ok, continue_ok]
+        plain = _PLAIN[break_ok, continue_ok] = {text: (typ, text, 0) for text, typ in fixed.items()}
     return plain
 
 _TERMINATORS = frozenset(" \t\r\n.,|:)(") | {""}

@@ -187,6 +187,9 @@ def test_generated_inputs_lex_and_parse_the_same(monkeypatch: pytest.MonkeyPatch
     "{{ .a\"x\" }}", "{{ .a.b\"x\" }}", "{{ .a.b(.c) }}", "{{ .a.b|quote }}", "{{ .a.b\n\t.c }}",
     "{{ if .a.b .c }}x{{ end }}", "{{ with .a.b }}{{ .c.d }}{{ else }}y{{ end }}", "{{ .a.b.c.d.e }}",
     "{{ index .a.b 0 }}", "{{ 1 .a.b }}", "{{ .a.b 1 }}", "{{ nil.a }}", "{{ \"s\".a.b }}", "{{ ..a }}",
+    # ... whose tokens take the spaces after them (newlines counted, the space of a "-}}" left).
+    "{{ if  .a\n\n }}x{{ end\n}}\n{{ .b }}", "{{ ( .a ) }}", "{{ .a |  quote\t}}", "{{ $x  :=\n1 }}{{ $x }}",
+    "{{ `a\nb`  \n .c }}\n{{ .d }}", "{{ .a  -}}\n x", "{{ .a\n -}} x", "{{ else  }}", "{{ \"x\"\r\n}}",
 ])
 def test_edge_cases_lex_and_parse_the_same(text: str, monkeypatch: pytest.MonkeyPatch) -> None:
     assert_same_items(text)
