@@ -10,7 +10,8 @@ CPU time (other processes on a busy machine shift wall time far more):
 * ``lex exact`` / ``lex``: ``lexer.lex_raw`` (what the parser calls; ``lex`` if there is
   none) with the fast path off (the per-character state
   machine alone) and on; ``parse exact`` / ``parse``: ``parser.parse`` (lexing included)
-  with the fast path off and on; ``x``: exact / fast;
+  with the fast path off and on (on, the parser reads the lexer's compact stream, see
+  ``lexer.lex_raw``); ``x``: exact / fast;
 * ``trees KB`` and ``loads ms``: the pickled trees of the chart (what the disk memo stores
   when every body ran; it stores only those that did) and the time to unpickle them (a
   second run's hot path).

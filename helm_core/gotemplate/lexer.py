@@ -187,7 +187,8 @@ _COMMENT_OPEN = patterns.on_first_use(r"\{\{(?:-[ \t\r\n])?/\*")
 
 class _Lexer:
     def __init__(
-        self, text: str, break_ok: bool, continue_ok: bool, emit_comments: bool, fast: bool = True
+        self, text: str, break_ok: bool, continue_ok: bool, emit_comments: bool, fast: bool = True,
+        compact: bool = False,
     ) -> None:
         self.text = text
         self.end = len(text)
@@ -200,9 +201,10 @@ class _Lexer:
         self.emit_comments = emit_comments
         #: Where lexing goes after text or an action: the fast loop, or the exact states only.
         self.text_state: _State = self.lex_fast if fast else self.lex_text
-        #: Item types of whole tokens the fast path knows by their text (keywords, ``.``, ``|``...),
-        #: and of the names met so far.
-        self.types = dict(_FIXED[break_ok, continue_ok])
+        #: Whether the fast loop leaves out spaces and gives a field chain as one item (see lex_raw).
+        self.compact = compact
+        #: Types of the whole tokens the fast loop only appends (see _plain_types).
+        self.plain = _plain_types(break_ok, continue_ok)
         #: How far the fast loop's token scan may reach: past the last ``}}`` no action ends.
         self.scan_end = text.rfind(RIGHT_DELIM) + 2
         #: Whether the fast loop last stopped at a token it does not know (see lex_fast).
@@ -468,10 +470,11 @@ class _Lexer:
             return self.lex_text
         mark = len(items)
         append = items.append
-        types = self.types
+        plain = self.plain
         pos, line = self.text_and_open(commit, x, trimmed, self.line_at(commit))
         depth = 0
-        stream, stream_run = _stream_patterns()
+        compact = self.compact
+        stream, stream_run = _stream_patterns(compact)
         if self.comment_at < pos:
             found = _COMMENT_OPEN().search(text, pos)
             self.comment_at = found.start() if found else len(text)
@@ -486,16 +489,34 @@ class _Lexer:
             window = stop + 4
         self.stopped_short = True  # unless it stops at a comment or the last action, below
         for val in stream.findall(text, pos, window):
-            if pos >= stop or not val:
-                break  # an unknown token (or the end of the window) next
-            typ = types.get(val)
-            if typ is None:
-                typ = _FIRST_CHAR[val[0]]
-                if typ is _FIELD or typ is _IDENTIFIER:
-                    types[val] = typ  # names recur: one lookup next time
+            if pos >= stop:
+                break  # the end of the window next
+            known = plain.get(val)
+            if known is not None:  # the commonest case: a name, a keyword, a string met before...
+                typ, lexeme, newlines = known
+                append((typ, pos, lexeme, line))
+                pos += len(val)
+                line += newlines
+                continue
+            if not val:
+                break  # an unknown token next
+            first = _FIRST_CHAR.get(val[0])
+            if first is _SPACE or first is _RIGHT_DELIM:
+                typ = first
+            else:
+                # A lexeme the compact stream gave with the spaces after it is known by its own
+                # text (keywords and operators among them), else by its first character.
+                lexeme = val.rstrip(SPACE_CHARS)
+                known = plain.get(lexeme)
+                if known is not None:
+                    typ = known[0]
+                else:
+                    assert first is not None  # (a token no first character tells is a fixed one)
+                    typ = first
             if typ is _SPACE:
                 if "-" not in val:
-                    append((typ, pos, val, line))
+                    if not compact:
+                        append((typ, pos, val, line))
                     pos += len(val)
                     if "\n" in val:
                         line += val.count("\n")
@@ -530,10 +551,12 @@ class _Lexer:
                 if depth == 0:
                     break  # the exact states say "unexpected right paren"
                 depth -= 1
-            append((typ, pos, val, line))
+            newlines = val.count("\n", 0 if typ is _RAW_STRING else len(lexeme))
+            if typ is not _LEFT_PAREN and typ is not _RIGHT_PAREN and len(plain) < _PLAIN_TYPES_KEPT:
+                plain[val] = (typ, lexeme, newlines)  # all from its text: appended at once next time
+            append((typ, pos, lexeme, line))
             pos += len(val)
-            if typ is _RAW_STRING and "\n" in val:
-                line += val.count("\n")
+            line += newlines
         del items[mark:]
         self.pos = self.start = commit
         return self.lex_text
@@ -681,9 +704,12 @@ def _match_end(rx: re.Pattern[str], text: str, pos: int) -> int:
 # loop reports the error. A space run never takes the single space of a ``-}}`` (the
 # backtracking lookahead leaves it for the delimiter).
 _TERM = r"(?=[ \t\r\n.,|:)(]|\}\})"
-_COMMON_TOKEN = (
-    r"[ \t\r\n]+(?!-\}\})"  # space
-    r"|\.[A-Za-z_][A-Za-z0-9_]*+" + _TERM  # field
+_FIELD_TOKEN = r"\.[A-Za-z_][A-Za-z0-9_]*+"
+#: A field chain (``.a.b.c``) as one token: the compact stream's field (see lex_raw).
+_FIELDS_TOKEN = rf"{_FIELD_TOKEN}(?:{_FIELD_TOKEN})*+"
+_SPACE_TOKEN = r"[ \t\r\n]+(?!-\}\})"
+_LEXEME_TOKEN = (
+    r"{field}" + _TERM  # field (a chain of them in the compact stream)
     + r"|[A-Za-z_][A-Za-z0-9_]*+" + _TERM  # identifier, keyword or bool
     + r'|"[^"\\\n]*+(?:\\[^\n][^"\\\n]*+)*+"'  # quoted string
     r"|\$[A-Za-z0-9_]*+" + _TERM  # variable
@@ -696,15 +722,22 @@ _COMMON_TOKEN = (
 # Between actions: a right delimiter, then (if there is one and no comment follows it)
 # the text up to the next left delimiter and that delimiter with its trim marker.
 _CLOSE_TOKEN = r"(?:\}\}|[ \t\r\n]-\}\})(?:[^{]*+(?:\{(?!\{)[^{]*+)*+\{\{(?:-[ \t\r\n])?(?!/\*))?"
-_STREAM_TOKEN = f"{_COMMON_TOKEN}|{_CLOSE_TOKEN}"
+_STREAM_TOKEN = f"{_SPACE_TOKEN}|{_LEXEME_TOKEN}|{_CLOSE_TOKEN}"
+#: The compact stream's: a lexeme takes the spaces after it (not the one a ``-}}`` needs).
+_COMPACT_STREAM_TOKEN = f"(?:{_LEXEME_TOKEN})(?:{_SPACE_TOKEN})?|{_SPACE_TOKEN}|{_CLOSE_TOKEN}"
 
 
 @functools.cache
-def _stream_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
+def _stream_patterns(compact: bool) -> tuple[re.Pattern[str], re.Pattern[str]]:
     """(one stream token or, where none matches, "", a run of tokens), compiled on first use:
     a run whose trees all come from the disk memo never lexes, and compiling these is start-up
-    time (``bench/deferred.py``)."""
-    return re.compile(f"{_STREAM_TOKEN}|"), re.compile(f"(?:{_STREAM_TOKEN})*+")
+    time (``bench/deferred.py``). ``compact``: a field chain is one token, with the spaces after it
+    as every lexeme."""
+    if compact:
+        token = _COMPACT_STREAM_TOKEN.replace("{field}", _FIELDS_TOKEN, 1)
+    else:
+        token = _STREAM_TOKEN.replace("{field}", _FIELD_TOKEN, 1)
+    return re.compile(f"{token}|"), re.compile(f"(?:{token})*+")
 
 
 _TEXT, _SPACE, _RAW_STRING = ItemType.TEXT, ItemType.SPACE, ItemType.RAW_STRING
@@ -712,21 +745,22 @@ _FIELD, _IDENTIFIER = ItemType.FIELD, ItemType.IDENTIFIER
 _LEFT_DELIM, _RIGHT_DELIM = ItemType.LEFT_DELIM, ItemType.RIGHT_DELIM
 _LEFT_PAREN, _RIGHT_PAREN = ItemType.LEFT_PAREN, ItemType.RIGHT_PAREN
 
-#: A stream token's type from its first character, when its whole text is not in ``_FIXED``.
+#: A stream token's type from its first character, when its whole text is not in the plain types.
 _FIRST_CHAR = {
     **dict.fromkeys(SPACE_CHARS, ItemType.SPACE),
     **dict.fromkeys("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_", ItemType.IDENTIFIER),
     **dict.fromkeys("0123456789", ItemType.NUMBER),
     ".": ItemType.FIELD, '"': ItemType.STRING, "$": ItemType.VARIABLE, "`": ItemType.RAW_STRING,
-    "'": ItemType.CHAR_CONSTANT, "}": ItemType.RIGHT_DELIM,
+    "'": ItemType.CHAR_CONSTANT, "}": ItemType.RIGHT_DELIM, "(": ItemType.LEFT_PAREN,
+    ")": ItemType.RIGHT_PAREN,
 }
 
 
 def _fixed(break_ok: bool, continue_ok: bool) -> dict[str, ItemType]:
-    """Whole tokens with one type: keywords (as lex_identifier decides), bools, ``.``, operators."""
+    """Whole tokens with one type: keywords (as lex_identifier decides), bools, ``.``, operators
+    (parens, spaces and right delimiters are told by their first character: not plain)."""
     fixed = dict(KEYWORDS)
-    fixed.update({"true": ItemType.BOOL, "false": ItemType.BOOL, " ": ItemType.SPACE,
-                  "|": ItemType.PIPE, "(": ItemType.LEFT_PAREN, ")": ItemType.RIGHT_PAREN,
+    fixed.update({"true": ItemType.BOOL, "false": ItemType.BOOL, "|": ItemType.PIPE,
                   ",": ItemType.CHAR, "=": ItemType.ASSIGN, ":=": ItemType.DECLARE})
     if not break_ok:
         del fixed["break"]
@@ -736,6 +770,21 @@ def _fixed(break_ok: bool, continue_ok: bool) -> dict[str, ItemType]:
 
 
 _FIXED = {(b, c): _fixed(b, c) for b in (False, True) for c in (False, True)}
+#: Per keyword setting, the fixed tokens and the names, strings, numbers, variables and character
+#: constants the fast loop met, by their text (whatever the template): a chart's templates repeat
+#: most of their tokens, across files too. A long-lived process keeps up to this many.
+_PLAIN: dict[tuple[bool, bool], dict[str, tuple[ItemType, str, int]]] = {}
+_PLAIN_TYPES_KEPT = 50_000
+
+
+def _plain_types(break_ok: bool, continue_ok: bool) -> dict[str, tuple[ItemType, str, int]]:
+    """The tokens the fast loop only appends, each with its type, its text without the spaces
+    after it and their newlines: shared by every lexer."""
+    plain = _PLAIN.get((break_ok, continue_ok))
+    if plain is None:
+        fixed = _FIXED[break_ok, continue_ok]
+        plain = _PLAIN[break_ok, continue_ok] = {text: (typ, text, 0) for text, typ in fixed.items()}
+    return plain
 
 _TERMINATORS = frozenset(" \t\r\n.,|:)(") | {""}
 
@@ -779,11 +828,34 @@ def lex(
 
 def lex_raw(
     text: str, *, break_ok: bool = True, continue_ok: bool = True, emit_comments: bool = False,
-    fast: bool | None = None,
+    fast: bool | None = None, compact: bool = False,
 ) -> list[RawItem]:
-    """:func:`lex`'s items as plain tuples (what the parser reads: cheaper to build)."""
+    """:func:`lex`'s items as plain tuples (what the parser reads: cheaper to build).
+
+    ``compact`` (the parser's first try): where the fast path lexes, spaces inside actions
+    give no item and a field chain (``.a.b.c``) is one ``FIELD`` item; the parser tells a
+    space by the gap between two items (:func:`compacted` says what these items must be).
+    """
     fast = FAST_PATH if fast is None else fast
-    return _Lexer(text, break_ok, continue_ok, emit_comments, fast).run()
+    return _Lexer(text, break_ok, continue_ok, emit_comments, fast, compact).run()
+
+
+def compacted(items: list[RawItem]) -> list[RawItem]:
+    """``items`` without spaces inside actions and with each run of adjacent fields as one
+    item: the compact stream's form. Where the exact states lex an action, the compact stream
+    holds their items as they are, so tests compare ``compacted`` of both streams."""
+    out: list[RawItem] = []
+    for item in items:
+        typ = item[TYP]
+        if typ is _SPACE:
+            continue
+        if typ is _FIELD and out:
+            last = out[-1]
+            if last[TYP] is _FIELD and last[POS] + len(last[VAL]) == item[POS]:
+                out[-1] = (_FIELD, last[POS], last[VAL] + item[VAL], last[LINE])
+                continue
+        out.append(item)
+    return out
 
 
 #: Default for :func:`lex`: whether the regex fast path runs (False forces the exact path).

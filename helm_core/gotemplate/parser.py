@@ -24,6 +24,9 @@ MAX_PAREN_DEPTH = 10000
 #: Whether parsers take :meth:`_Parser.direct_action` for the commonest actions (False: the
 #: general grammar alone, which tests and bench/parse.py compare it with).
 DIRECT_ACTIONS = True
+#: Whether :func:`parse` reads the lexer's compact stream first (False: every item, as the
+#: lexer gives them to :func:`lexer.lex`; tests and bench/parse.py compare both).
+COMPACT_ITEMS = True
 
 
 class ParseError(TemplateError):
@@ -49,24 +52,41 @@ def parse(
 
     ``has_function`` says whether an identifier names a function (Go checks every
     function name at parse time). Raises :class:`ParseError`.
+
+    The items are the lexer's compact stream (no spaces, field chains whole; see
+    ``lexer.lex_raw``), which the parser reads as it reads every item: the trees are the
+    same. Go words an error by the last item it read, spaces included, so a text that does
+    not parse is parsed again from every item, for the error Go gives.
     """
+    try:
+        return _parse(name, text, has_function, compact=COMPACT_ITEMS)
+    except _Bail:
+        pass
+    return _parse(name, text, has_function, compact=False)
+
+
+def _parse(name: str, text: str, has_function: Callable[[str], bool], *, compact: bool) -> dict[str, n.Tree]:
+    """:func:`parse` from the compact stream (which bails out on any error) or from every item."""
     trees: dict[str, n.Tree] = {}
-    p = _Parser(name, text, has_function, trees)
+    p = _Parser(name, text, has_function, trees, compact=compact)
     try:
         p.parse_top()
     except _Bail as e:
+        if compact:
+            raise
         raise ParseError(str(e), template_name=name, line=p.error_line, reason=p.error_reason) from None
     return trees
 
 
 class _Parser:
-    def __init__(self, name: str, text: str, has_function: Callable[[str], bool], trees: dict[str, n.Tree]) -> None:
+    def __init__(self, name: str, text: str, has_function: Callable[[str], bool], trees: dict[str, n.Tree],
+                 *, compact: bool = False) -> None:
         self.name = name
         self.text = text
         self.has_function = has_function
         self.trees = trees
         self.items = lexer.lex_raw(
-            text, break_ok=not has_function("break"), continue_ok=not has_function("continue")
+            text, break_ok=not has_function("break"), continue_ok=not has_function("continue"), compact=compact
         )
         self.n_items = len(self.items)
         self.i = 0
@@ -208,6 +228,7 @@ class _Parser:
         lst = n.ListNode(self.tree, token[POS])
         nodes = lst.nodes
         direct = self.direct
+        items, n_items = self.items, self.n_items
         while token[TYP] is not _EOF:
             if token[TYP] is _TEXT:  # text_or_action's first case, inline
                 self.i += 1
@@ -220,10 +241,17 @@ class _Parser:
                         node = self.delimited_action(token)
                 else:
                     node = self.text_or_action()
-                if isinstance(node, (n.EndNode, n.ElseNode)):
+                if node.__class__ is n.EndNode or node.__class__ is n.ElseNode:
                     return lst, node
                 nodes.append(node)
-            token = self.peek_non_space()
+            i = self.i  # token = self.peek_non_space(), inline
+            token = items[i] if i < n_items else items[-1]
+            while token[TYP] is _SPACE:
+                i += 1
+                token = items[i] if i < n_items else items[-1]
+            self.i = i
+            if i >= self.fetched:
+                self.fetched = i + 1
         self.errorf("unexpected EOF")
         raise AssertionError("unreachable")
 
@@ -280,7 +308,7 @@ class _Parser:
         if head[TYP] is not _FIELD:
             return None
         end = i + 1
-        while items[end][TYP] is _FIELD:
+        while items[end][TYP] is _FIELD and items[end][POS] == items[end - 1][POS] + len(items[end - 1][VAL]):
             end += 1
         close = end
         while items[close][TYP] is _SPACE:
@@ -289,9 +317,15 @@ class _Parser:
             return None
         tr = self.tree
         field = n.FieldNode(tr, head[POS], head[VAL])
-        if end > i + 1:  # a chain: as chain() extends a field, it then stands at the second one
-            field.ident.extend([item[VAL][1:] for item in items[i + 1 : end]])
+        # A chain stands at its second field (as chain() leaves it), in the head item (the
+        # compact stream's) or the next.
+        second = head[VAL].find(".", 1)
+        if second > 0:
+            field.pos += second
+        elif end > i + 1:
             field.pos = items[i + 1][POS]
+        for item in items[i + 1 : end]:
+            field.ident.extend(item[VAL][1:].split("."))
         cmd = n.CommandNode(tr, head[POS])
         cmd.args.append(field)
         pipe = n.PipeNode(tr, head[POS], head[LINE])
@@ -501,7 +535,11 @@ class _Parser:
             typ = token[TYP]
             # Most frequent kinds first. (``self.i`` is written before the calls that read it.)
             if typ is _FIELD:
-                node: Optional[n.Node] = n.FieldNode(tr, token[POS], token[VAL])
+                field = n.FieldNode(tr, token[POS], token[VAL])
+                second = token[VAL].find(".", 1)
+                if second > 0:  # a chain in one item: Go's chain() puts it at its second field
+                    field.pos += second
+                node: Optional[n.Node] = field
             elif typ is _IDENTIFIER:
                 if not self.has_function(token[VAL]):
                     self.i = i
@@ -544,15 +582,21 @@ class _Parser:
                 node = None
             if node is not None:
                 token = items[i] if i < n_items else last  # token = self.next()
-                if token[TYP] is _FIELD:
+                before = items[i - 1]  # the operand's last item
+                if token[TYP] is _FIELD and before[POS] + len(before[VAL]) == token[POS]:
                     self.i = i
                     node = self.chain(node, token)
                     i = self.i
                     token = items[i]  # (chain stopped on it: it is there)
+                    before = items[i - 1]
                 args.append(node)
                 i += 1
                 typ = token[TYP]
                 if typ is _SPACE:
+                    continue
+                if (before[POS] + len(before[VAL]) != token[POS] and typ is not _RIGHT_DELIM
+                        and typ is not _RIGHT_PAREN and typ is not _PIPE):
+                    i -= 1  # a space the compact stream left out: the next operand starts here
                     continue
             if typ is _RIGHT_DELIM or typ is _RIGHT_PAREN:
                 i -= 1  # (the caller reads it again, past it, before any error)
@@ -569,11 +613,15 @@ class _Parser:
         """``node`` followed by the fields from ``token`` (the next item) on: Go's chain."""
         items, n_items, i = self.items, self.n_items, self.i
         pos = token[POS]
-        fields = []
-        while token[TYP] is _FIELD:
-            fields.append(token[VAL][1:])  # a FIELD item is "." and a non-empty name
+        fields: list[str] = []
+        while True:
+            val = token[VAL]
+            fields.extend(val[1:].split("."))  # a FIELD item is ".name", or more in the compact stream
+            end = token[POS] + len(val)
             i += 1
             token = items[i] if i < n_items else items[-1]
+            if token[TYP] is not _FIELD or token[POS] != end:  # (a gap: a space left out)
+                break
         self.i = i
         if i >= self.fetched:
             self.fetched = i + 1

@@ -4,7 +4,9 @@
 of the charts in ../shared/charts (when present), the Go corpus and the lexer and parser
 cases, and thousands of generated inputs, well formed or not, must lex to identical items
 (kinds, values, positions, lines, errors) and parse to identical trees or identical errors
-either way.
+either way. The same inputs check the compact stream the parser reads first (no spaces,
+field chains whole): the exact items less spaces and with adjacent fields joined, and the
+same trees or errors as the parser gives from every item (``parser.COMPACT_ITEMS`` off).
 """
 from __future__ import annotations
 
@@ -30,6 +32,8 @@ def assert_same_items(text: str) -> None:
         assert fast == exact, f"{opts} {text!r}"
         # Equal values are not enough: the items must be Items (the parser prints them).
         assert all(type(item) is lexer.Item for item in fast)
+        compact = lexer.lex_raw(text, compact=True, **opts)
+        assert lexer.compacted(compact) == lexer.compacted(list(map(tuple, exact))), f"{opts} {text!r}"
 
 
 def shape(obj: Any) -> Any:
@@ -66,6 +70,7 @@ def assert_same_as_without(module: Any, switch: str, name: str, text: str, known
 def assert_same_parse(name: str, text: str, known: frozenset[str],
                       monkeypatch: pytest.MonkeyPatch) -> None:
     assert_same_as_without(lexer, "FAST_PATH", name, text, known, monkeypatch)
+    assert_same_as_without(parser, "COMPACT_ITEMS", name, text, known, monkeypatch)
 
 
 # -- the shared charts --------------------------------------------------------------------
@@ -177,6 +182,14 @@ def test_generated_inputs_lex_and_parse_the_same(monkeypatch: pytest.MonkeyPatch
     "{{- -}}", "  {{- .a -}}  \n  {{- .b -}}  ",
     # Stops at unknown tokens (then the run bounds the scan), comments, "/*" in text and strings.
     "{{ .a }} {{ 1.5 }} {{ .b }}\n{{ -1 }}{{/* c */}}{{ .c }} /* x */ {{ .d \"/*\" }}{{- /* e */}}x",
+    # The compact stream: operands told apart by the gaps the left-out spaces leave.
+    "{{ .a .b }}", "{{ .a.b .c.d }}", "{{ $x := 1 }}{{ $x.a .b }}{{ $x.a.b }}", "{{ (.a).b.c .d }}",
+    "{{ .a\"x\" }}", "{{ .a.b\"x\" }}", "{{ .a.b(.c) }}", "{{ .a.b|quote }}", "{{ .a.b\n\t.c }}",
+    "{{ if .a.b .c }}x{{ end }}", "{{ with .a.b }}{{ .c.d }}{{ else }}y{{ end }}", "{{ .a.b.c.d.e }}",
+    "{{ index .a.b 0 }}", "{{ 1 .a.b }}", "{{ .a.b 1 }}", "{{ nil.a }}", "{{ \"s\".a.b }}", "{{ ..a }}",
+    # ... whose tokens take the spaces after them (newlines counted, the space of a "-}}" left).
+    "{{ if  .a\n\n }}x{{ end\n}}\n{{ .b }}", "{{ ( .a ) }}", "{{ .a |  quote\t}}", "{{ $x  :=\n1 }}{{ $x }}",
+    "{{ `a\nb`  \n .c }}\n{{ .d }}", "{{ .a  -}}\n x", "{{ .a\n -}} x", "{{ else  }}", "{{ \"x\"\r\n}}",
 ])
 def test_edge_cases_lex_and_parse_the_same(text: str, monkeypatch: pytest.MonkeyPatch) -> None:
     assert_same_items(text)
