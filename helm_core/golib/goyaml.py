@@ -29,6 +29,7 @@ see :mod:`helm_core.golib.goyaml_write`; common values are written by
 from __future__ import annotations
 
 import functools
+import marshal
 import math
 import os
 
@@ -148,11 +149,11 @@ def dump(value: Any) -> str:
     this process, or in the disk memo when one is active) is read back instead of emitted (and
     PyYAML is not imported for it).
     """
-    plain = json_step(value)
-    pickled = pickling.dumps(plain, protocol=pickling.HIGHEST_PROTOCOL)
     disk = memo.active()
     if disk is None:  # in this process: renders again print the same values
-        return _RECENT.get_or_compute("dump\0" + cachekeys.hasher(pickled).hexdigest(), lambda: _emit(plain))
+        return _RECENT.get_or_compute("dump\0" + _value_digest(value), lambda: _emit(json_step(value)))
+    plain = json_step(value)
+    pickled = pickling.dumps(plain, protocol=pickling.HIGHEST_PROTOCOL)
     if len(pickled) < SMALL_DUMP_BYTES:
         from helm_core.golib import goyaml_emit
 
@@ -161,6 +162,25 @@ def dump(value: Any) -> str:
             return fast
     key = cachekeys.hasher(code_digest().encode() + pickled)
     return disk.pickled(DUMP_MEMO, key.hexdigest(), lambda: _emit(plain))
+
+
+#: marshal's last format without back-references: its bytes depend on the content only.
+_MARSHAL_CONTENT_ONLY = 2
+
+
+def _value_digest(value: Any) -> str:
+    """A digest that only values of the same content give (a key of the text they print).
+
+    marshal writes exact builtin types only (dict, list, str, float, int, bool, None...): for
+    those its bytes are the value itself, and a warm render's values are keyed without their
+    JSON step (most of a read back's cost). Anything else (Go types, nesting past marshal's
+    depth) is keyed by its JSON step, pickled.
+    """
+    try:
+        data = b"marshal\0" + marshal.dumps(value, _MARSHAL_CONTENT_ONLY)
+    except ValueError:
+        data = b"pickle\0" + pickling.dumps(json_step(value), protocol=pickling.HIGHEST_PROTOCOL)
+    return cachekeys.hasher(data).hexdigest()
 
 
 #: Texts of ``toYaml`` in the disk memo, keyed by the value after its JSON step.
