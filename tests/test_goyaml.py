@@ -152,6 +152,16 @@ def test_dump_keys_its_texts_by_types_and_content():
     assert text == deepstack.run(lambda: goyaml.dump(deep)) == "- " * 3000 + "[]\n"
 
 
+def test_dumped_texts_stay_within_their_bound():
+    texts = goyaml._Texts(max_chars=80)
+    assert texts.keep("big", "x" * 11) == "x" * 11 and "big" not in texts  # over an eighth: not kept
+    for i in range(8):
+        texts.keep(f"k{i}", "y" * 10)
+    assert len(texts) == 8 and texts.chars == 80
+    assert texts.keep("k8", "z" * 10) == "z" * 10
+    assert dict(texts) == {"k8": "z" * 10} and texts.chars == 10  # past the bound: started again
+
+
 def test_dump_of_nan_is_a_json_error():
     with pytest.raises(gojson.JSONError, match="json: unsupported value: NaN"):
         goyaml.dump({"a": math.nan})

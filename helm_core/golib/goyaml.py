@@ -151,7 +151,11 @@ def dump(value: Any) -> str:
     """
     disk = memo.active()
     if disk is None:  # in this process: renders again print the same values
-        return _RECENT.get_or_compute("dump\0" + _value_digest(value), lambda: _emit(json_step(value)))
+        digest = _value_digest(value)
+        text = _DUMPED.get(digest)
+        if text is None:
+            text = _DUMPED.keep(digest, _emit(json_step(value)))
+        return text
     plain = json_step(value)
     pickled = pickling.dumps(plain, protocol=pickling.HIGHEST_PROTOCOL)
     if len(pickled) < SMALL_DUMP_BYTES:
@@ -163,6 +167,30 @@ def dump(value: Any) -> str:
     key = cachekeys.hasher(code_digest().encode() + pickled)
     return disk.pickled(DUMP_MEMO, key.hexdigest(), lambda: _emit(plain))
 
+
+class _Texts(dict[str, str]):
+    """Texts by key, for this process: at most ``max_chars`` in all (past it, it starts again).
+
+    Texts need no copy per caller (str is immutable): a warm render's toYaml reads its text
+    back with one dict lookup, not an unpickle under a lock."""
+
+    def __init__(self, max_chars: int) -> None:
+        super().__init__()
+        self.max_chars = max_chars
+        self.chars = 0
+
+    def keep(self, key: str, text: str) -> str:
+        if len(text) <= self.max_chars // 8:
+            if self.chars + len(text) > self.max_chars:  # (threads may race here: it only counts)
+                self.clear()
+                self.chars = 0
+            self[key] = text
+            self.chars += len(text)
+        return text
+
+
+#: toYaml texts of this process (no disk memo), by :func:`_value_digest`.
+_DUMPED = _Texts(max_chars=16 * 1024 * 1024)
 
 #: marshal's last format without back-references: its bytes depend on the content only.
 _MARSHAL_CONTENT_ONLY = 2
