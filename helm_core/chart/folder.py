@@ -41,8 +41,9 @@ def read_files(root: str | os.PathLike[str], *, limits: archive.Limits = archive
     out: list[tuple[str, bytes]] = []
     # Each entry: (the folder's entry, chart-relative name, real folders above it). The
     # entry's type comes from the folder listing (no lstat per file); links are resolved.
+    real_top = (os.path.realpath(top),)  # once: each is an lstat per folder above the chart
     pending: list[tuple[os.DirEntry[str], str, tuple[str, ...]]] = [
-        (entry, entry.name, (os.path.realpath(top),)) for entry in _sorted_entries(top, top)[::-1]
+        (entry, entry.name, real_top) for entry in _sorted_entries(top, top)[::-1]
     ]
     visited = 0
     while pending:
@@ -52,7 +53,13 @@ def read_files(root: str | os.PathLike[str], *, limits: archive.Limits = archive
         if visited > limits.max_dir_entries:
             raise ChartError(f"{top}: more than {limits.max_dir_entries} files and folders in the chart")
         real = path
-        if entry.is_symlink():
+        # (the commonest first: a regular file, then a folder, neither through a link)
+        if entry.is_file(follow_symlinks=False):
+            kind = _REGULAR
+        elif entry.is_dir(follow_symlinks=False):
+            kind = _DIR
+            real_folder = os.path.join(above[-1], entry.name)  # no link on the way: its real path
+        elif entry.is_symlink():
             real = _resolve(path)
             # Helm's warning, word for word (links can bring in anything on the disk). logging
             # is imported here: with traceback and tokenize it is a visible part of a short run.
@@ -64,11 +71,6 @@ def read_files(root: str | os.PathLike[str], *, limits: archive.Limits = archive
             if kind == _DIR and real in above:
                 raise ChartError(f"{top}: symlink {rel} points to {real}, a folder that contains it (a loop)")
             real_folder = os.path.realpath(real)
-        elif entry.is_dir(follow_symlinks=False):
-            kind = _DIR
-            real_folder = os.path.join(above[-1], entry.name)  # no link on the way: its real path
-        elif entry.is_file(follow_symlinks=False):
-            kind = _REGULAR
         else:  # irregular, or gone since the listing: lstat says which, in Go's words
             kind = _kind(_lstat(path).st_mode)
         if kind == _DIR:
