@@ -162,6 +162,14 @@ def test_dumped_texts_stay_within_their_bound():
     assert dict(texts) == {"k8": "z" * 10} and texts.chars == 10  # past the bound: started again
 
 
+def test_decodes_are_kept_by_their_text_and_each_caller_gets_its_own_copy():
+    first = goyaml.decode("a: [1, 2]\nb: x\n")
+    first["a"].append(3)
+    assert goyaml.decode("a: [1, 2]\nb: x\n") == {"a": [1.0, 2.0], "b": "x"}
+    assert goyaml.decode(b"a: [1, 2]\nb: x\n") == {"a": [1.0, 2.0], "b": "x"}
+    assert goyaml.decode("a: [1, 2]\nb: z\n") == {"a": [1.0, 2.0], "b": "z"}
+
+
 def test_dump_of_nan_is_a_json_error():
     with pytest.raises(gojson.JSONError, match="json: unsupported value: NaN"):
         goyaml.dump({"a": math.nan})

@@ -54,15 +54,14 @@ def decode(data: bytes | str, *, remember: bool = True) -> Any:
     if not remember:
         return decode_uncached(text)
     disk = memo.active()
-    if disk is None:
-        key = cachekeys.hasher(text.encode("utf-8", "surrogatepass")).hexdigest()
-        return _RECENT.get_or_compute(key, lambda: decode_uncached(text))
+    if disk is None:  # the text itself is the key (see cachekeys.content_key)
+        return _RECENT.get_or_compute(text, lambda: decode_uncached(text))
     key = cachekeys.hasher(f"{code_digest()}\0{text}".encode("utf-8", "surrogatepass")).hexdigest()
     return disk.pickled(DECODE_MEMO, key, lambda: decode_uncached(text))
 
 
 #: Documents decoded in this process (values files of charts loaded again, ``fromYaml`` texts of
-#: renders again): even ``{}`` decodes ten times slower than its digest and unpickle.
+#: renders again), by their text: even ``{}`` decodes ten times slower than its unpickle.
 _RECENT = memo.RecentPickles(max_bytes=32 * 1024 * 1024)
 
 
