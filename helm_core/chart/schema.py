@@ -21,7 +21,6 @@ checks nothing again. Failures are never remembered: they are computed and repor
 from __future__ import annotations
 
 import functools
-import marshal
 import os
 
 from helm_core.chart import model
@@ -162,11 +161,6 @@ def _pass_key(digest: str, values: dict[str, Any]) -> str:
     return key.hexdigest()
 
 
-#: marshal's last format without back-references: its bytes depend on the content only (format
-#: 3 marks objects by their reference counts).
-_MARSHAL_CONTENT_ONLY = 2
-
-
 def _fingerprint(data: Any) -> bytes:
     """Bytes that only equal data (the same content, same key order) give: a memo key.
 
@@ -174,12 +168,12 @@ def _fingerprint(data: Any) -> bytes:
     different key order only misses. What marshal refuses (a caller's own types, nesting past
     its depth) is written as JSON, repr for what JSON cannot hold, typed so no two differ.
     """
-    try:
-        return b"marshal\0" + marshal.dumps(data, _MARSHAL_CONTENT_ONLY)
-    except ValueError:
-        import json
-        text = json.dumps(data, sort_keys=True, default=lambda v: f"{type(v).__qualname__}:{v!r}")
-        return b"json\0" + text.encode("utf-8", "surrogatepass")
+    marshalled = cachekeys.marshalled(data)
+    if marshalled is not None:
+        return b"marshal\0" + marshalled
+    import json
+    text = json.dumps(data, sort_keys=True, default=lambda v: f"{type(v).__qualname__}:{v!r}")
+    return b"json\0" + text.encode("utf-8", "surrogatepass")
 
 
 #: Schemas' sorted JSON texts and their digests, by the fingerprint of the schema they print

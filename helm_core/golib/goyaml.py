@@ -29,7 +29,6 @@ see :mod:`helm_core.golib.goyaml_write`; common values are written by
 from __future__ import annotations
 
 import functools
-import marshal
 import math
 import os
 
@@ -191,10 +190,6 @@ class _Texts(dict[str, str]):
 #: toYaml texts of this process (no disk memo), by :func:`_value_digest`.
 _DUMPED = _Texts(max_chars=16 * 1024 * 1024)
 
-#: marshal's last format without back-references: its bytes depend on the content only.
-_MARSHAL_CONTENT_ONLY = 2
-
-
 def _value_digest(value: Any) -> str:
     """A digest that only values of the same content give (a key of the text they print).
 
@@ -203,9 +198,10 @@ def _value_digest(value: Any) -> str:
     JSON step (most of a read back's cost). Anything else (Go types, nesting past marshal's
     depth) is keyed by its JSON step, pickled.
     """
-    try:
-        data = b"marshal\0" + marshal.dumps(value, _MARSHAL_CONTENT_ONLY)
-    except ValueError:
+    marshalled = cachekeys.marshalled(value)
+    if marshalled is not None:
+        data = b"marshal\0" + marshalled
+    else:
         data = b"pickle\0" + pickling.dumps(json_step(value), protocol=pickling.HIGHEST_PROTOCOL)
     return cachekeys.hasher(data).hexdigest()
 
