@@ -245,3 +245,34 @@ def test_decoded_text_replaces_surrogates_as_the_pattern_did():
                 continue
             old = gojson._replace_surrogates(plain) if _OLD_SURROGATES.search(text) else plain
             assert gojson._decoded(text) == old, ascii(text)
+
+
+def test_copy_tree_copies_maps_and_lists_and_shares_the_rest():
+    class Table(dict):
+        pass
+
+    class Items(list):
+        pass
+
+    shared = {"x": [1.0]}
+    inner = ("tuple", [2.0])  # a tuple is a scalar here: shared, as it was
+    value = {"a": shared, "b": shared, "c": [shared, "s", None, True, 3, 4.5, inner],
+             "d": Table(e=Items([{"f": "g"}])), "h": [[{}], []], "i": {}}
+    copied = gojson.copy_tree(value)
+    assert copied == value
+    # every map and list is new, and two places that shared one get one each
+    def containers(tree, seen):
+        if isinstance(tree, (dict, list)):
+            seen.append(tree)
+            for item in tree.values() if isinstance(tree, dict) else tree:
+                containers(item, seen)
+        return seen
+    before, after = containers(value, []), containers(copied, [])
+    assert len(before) == len(after)
+    assert not {id(c) for c in before} & {id(c) for c in after}
+    assert copied["a"] is not copied["b"] and copied["c"][0] is not copied["a"]
+    assert copied["c"][6] is inner and copied["c"][1] is value["c"][1]
+    # subclasses come out as plain maps and lists
+    assert type(copied["d"]) is dict and type(copied["d"]["e"]) is list
+    assert gojson.copy_tree(Items([1])) == [1] and type(gojson.copy_tree(Items([1]))) is list
+    assert gojson.copy_tree("text") == "text" and gojson.copy_tree(None) is None

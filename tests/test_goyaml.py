@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from helm_core.golib import gojson, goyaml, goyaml_rules
+from helm_core.golib import gojson, gotypes, goyaml, goyaml_rules
 from helm_core.errors import ValuesError
+from helm_core.support import deepstack
 from tests.engine import helmbin
 
 
@@ -131,6 +132,42 @@ def test_an_anchor_defined_again_names_the_later_node_in_every_document():
 )
 def test_dump_matches_sigs_k8s_yaml(value, expected):
     assert goyaml.dump(value) == expected
+
+
+def test_dump_keys_its_texts_by_types_and_content():
+    """A warm process reads toYaml texts back by the value's digest: values that differ only
+    in type, nesting or key order print their own text, twice in a row."""
+    values = [{"a": 1.0}, {"a": 1}, {"a": True}, {"a": "1"}, {"a": None}, {"a": [1.0]}, {"a": {"b": 1.0}},
+              {"a": 1.0, "b": 2.0}, {"b": 2.0, "a": 1.0}, {"a": 0.0}, {"a": -0.0}, {"a": 1.5},
+              {"a": b"1"}, {"a": (1.0,)}, {"a": gotypes.Int64(1)}, {"a": 10**20}]
+    first = [goyaml.dump(value) for value in values]
+    assert [goyaml.dump(value) for value in values] == first
+    assert first[0] == "a: 1\n" and first[2] == "a: true\n" and first[3] == 'a: "1"\n'
+    assert first[7] == first[8] == "a: 1\nb: 2\n"  # different keys, the same text
+    assert first[11] == "a: 1.5\n" and first[12] == "a: MQ==\n"
+    deep: list[object] = []
+    for _ in range(3000):  # deeper than marshal writes (renders run on a deep stack)
+        deep = [deep]
+    text = deepstack.run(lambda: goyaml.dump(deep))
+    assert text == deepstack.run(lambda: goyaml.dump(deep)) == "- " * 3000 + "[]\n"
+
+
+def test_dumped_texts_stay_within_their_bound():
+    texts = goyaml._Texts(max_chars=80)
+    assert texts.keep("big", "x" * 11) == "x" * 11 and "big" not in texts  # over an eighth: not kept
+    for i in range(8):
+        texts.keep(f"k{i}", "y" * 10)
+    assert len(texts) == 8 and texts.chars == 80
+    assert texts.keep("k8", "z" * 10) == "z" * 10
+    assert dict(texts) == {"k8": "z" * 10} and texts.chars == 10  # past the bound: started again
+
+
+def test_decodes_are_kept_by_their_text_and_each_caller_gets_its_own_copy():
+    first = goyaml.decode("a: [1, 2]\nb: x\n")
+    first["a"].append(3)
+    assert goyaml.decode("a: [1, 2]\nb: x\n") == {"a": [1.0, 2.0], "b": "x"}
+    assert goyaml.decode(b"a: [1, 2]\nb: x\n") == {"a": [1.0, 2.0], "b": "x"}
+    assert goyaml.decode("a: [1, 2]\nb: z\n") == {"a": [1.0, 2.0], "b": "z"}
 
 
 def test_dump_of_nan_is_a_json_error():

@@ -42,8 +42,9 @@ def read_files(root: str | os.PathLike[str], *, limits: archive.Limits = archive
     out: list[tuple[str, bytes]] = []
     # Each entry: (the folder's entry, chart-relative name, real folders above it). The
     # entry's type comes from the folder listing (no lstat per file); links are resolved.
+    real_top = (os.path.realpath(top),)  # once: each is an lstat per folder above the chart
     pending: list[tuple[os.DirEntry[str], str, tuple[str, ...]]] = [
-        (entry, entry.name, (os.path.realpath(top),)) for entry in _sorted_entries(top, top)[::-1]
+        (entry, entry.name, real_top) for entry in _sorted_entries(top, top)[::-1]
     ]
     visited = 0
     while pending:
@@ -53,7 +54,13 @@ def read_files(root: str | os.PathLike[str], *, limits: archive.Limits = archive
         if visited > limits.max_dir_entries:
             raise ChartError(f"{top}: more than {limits.max_dir_entries} files and folders in the chart")
         real = path
-        if entry.is_symlink():
+        # (the commonest first: a regular file, then a folder, neither through a link)
+        if entry.is_file(follow_symlinks=False):
+            kind = _REGULAR
+        elif entry.is_dir(follow_symlinks=False):
+            kind = _DIR
+            real_folder = os.path.join(above[-1], entry.name)  # no link on the way: its real path
+        elif entry.is_symlink():
             real = _resolve(path)
             # Helm's warning, word for word (links can bring in anything on the disk).
             helmlog.warn(__name__, f"found symbolic link in path: {path} resolves to {real}. "
@@ -62,11 +69,6 @@ def read_files(root: str | os.PathLike[str], *, limits: archive.Limits = archive
             if kind == _DIR and real in above:
                 raise ChartError(f"{top}: symlink {rel} points to {real}, a folder that contains it (a loop)")
             real_folder = os.path.realpath(real)
-        elif entry.is_dir(follow_symlinks=False):
-            kind = _DIR
-            real_folder = os.path.join(above[-1], entry.name)  # no link on the way: its real path
-        elif entry.is_file(follow_symlinks=False):
-            kind = _REGULAR
         else:  # irregular, or gone since the listing: lstat says which, in Go's words
             kind = _kind(_lstat(path).st_mode)
         if kind == _DIR:
@@ -100,39 +102,43 @@ def _too_large(name: str, limit: int) -> ChartError:
     return ChartError(f"chart file {archive.go_quoted(name)} is larger than the maximum file size {limit}")
 
 
+#: The first read of a file: most chart files are smaller (a larger one is read on in chunks
+#: that double). A buffer sized for the limit (5 MiB) per file is slow; one sized to an fstat of
+#: the file costs that syscall on every file of every warm load.
+_FIRST_READ_BYTES = 16 * 1024
+
+
 def _read_bounded(real: str, rel: str, limit: int, path: str) -> bytes:
-    """The file's bytes, refused past ``limit`` (checked again on the bytes read: it may grow).
+    """The file's bytes, refused past ``limit``.
 
     Plain descriptors, not Python's buffered files: a chart has hundreds of small files and
-    every warm load reads them all again. Opened without blocking and checked to be a regular
-    file, in case it changed since it was listed (a FIFO would block the load).
+    every warm load reads them all again. The folder's listing said it is a regular file (as
+    Helm's walk says, and Helm reads it without looking again); opened without blocking, in
+    case it became a FIFO since, and never read past ``limit``, in case it became a device.
     """
     try:
         fd = os.open(real, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK)
     except OSError as exc:
         raise ChartError(f"error reading {rel}: {exc.strerror}") from None
     try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise _irregular(path)
-        if info.st_size > limit:
-            raise _too_large(os.path.basename(real), limit)
-        # Sized to the file, not to the limit (a 5 MiB buffer per small file is slow); one
-        # byte more tells whether it grew. A regular file reads short only at its end.
-        chunks: list[bytes] = []
-        total, want = 0, info.st_size + 1
-        while total <= limit:
-            chunk = os.read(fd, want)
-            chunks.append(chunk)
-            total += len(chunk)
-            if len(chunk) < want:
-                break
-            want = limit + 1 - total
+        # A regular file reads short only at its end.
+        want = min(_FIRST_READ_BYTES, limit + 1)
+        data = os.read(fd, want)
+        if len(data) == want:
+            chunks = [data]
+            total = len(data)
+            while total <= limit:
+                want = min(total, limit + 1 - total)
+                chunk = os.read(fd, want)
+                chunks.append(chunk)
+                total += len(chunk)
+                if len(chunk) < want:
+                    break
+            data = b"".join(chunks)
     except OSError as exc:
         raise ChartError(f"error reading {rel}: {exc.strerror}") from None
     finally:
         os.close(fd)
-    data = chunks[0] if len(chunks) == 1 else b"".join(chunks)
     if len(data) > limit:
         raise _too_large(os.path.basename(real), limit)
     return data

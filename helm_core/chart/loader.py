@@ -145,7 +145,7 @@ def load_files(files: Iterable[tuple[str, bytes]], *, source: str = "<chart>",
     return chart
 
 
-#: Schemas read in this process, by file name and content digest: a warm load would otherwise
+#: Schemas read in this process, by file name and content: a warm load would otherwise
 #: parse each values.schema.json twice (its syntax in Go's words, then the document).
 _RECENT_SCHEMAS = memo.RecentPickles(max_bytes=16 * 1024 * 1024)
 
@@ -161,7 +161,7 @@ def read_schema(name: str, data: bytes, where: str) -> tuple[dict[str, Any] | No
                 return _not_an_object(data)
         return _load_schema(data, f"{where}/{name}"), None
 
-    return _RECENT_SCHEMAS.get_or_compute(f"{name}\0{cachekeys.hasher(data).hexdigest()}", read)
+    return _RECENT_SCHEMAS.get_or_compute(f"{name}\0{cachekeys.content_key(data)}", read)
 
 
 def _yaml_document(text: str) -> Any:

@@ -21,7 +21,6 @@ checks nothing again. Failures are never remembered: they are computed and repor
 from __future__ import annotations
 
 import functools
-import marshal
 import os
 
 from helm_core.chart import model
@@ -154,15 +153,12 @@ def _compiled(digest: str, text: str) -> Any:
     return jsonschema_go.values_validator(cls)(schema, registry=registry, format_checker=formats)
 
 
-def _pass_key(text: str, values: dict[str, Any]) -> str:
-    key = cachekeys.hasher(f"{_code_digest()}\0{text}\0".encode("utf-8", "surrogatepass"))
+def _pass_key(digest: str, values: dict[str, Any]) -> str:
+    """The key of a pass of ``values`` against the schema whose sorted JSON text has ``digest``
+    (the text's digest stands for it: hashing the text again took as long as the rest)."""
+    key = cachekeys.hasher(f"{_code_digest()}\0{digest}\0".encode())
     key.update(_fingerprint(values))
     return key.hexdigest()
-
-
-#: marshal's last format without back-references: its bytes depend on the content only (format
-#: 3 marks objects by their reference counts).
-_MARSHAL_CONTENT_ONLY = 2
 
 
 def _fingerprint(data: Any) -> bytes:
@@ -172,15 +168,17 @@ def _fingerprint(data: Any) -> bytes:
     different key order only misses. What marshal refuses (a caller's own types, nesting past
     its depth) is written as JSON, repr for what JSON cannot hold, typed so no two differ.
     """
-    try:
-        return b"marshal\0" + marshal.dumps(data, _MARSHAL_CONTENT_ONLY)
-    except ValueError:
-        import json
-        text = json.dumps(data, sort_keys=True, default=lambda v: f"{type(v).__qualname__}:{v!r}")
-        return b"json\0" + text.encode("utf-8", "surrogatepass")
+    marshalled = cachekeys.marshalled(data)
+    if marshalled is not None:
+        return b"marshal\0" + marshalled
+    import json
+    text = json.dumps(data, sort_keys=True, default=lambda v: f"{type(v).__qualname__}:{v!r}")
+    return b"json\0" + text.encode("utf-8", "surrogatepass")
 
 
-#: Schemas' sorted JSON texts and their digests, by the fingerprint of the schema they print.
+#: Schemas' sorted JSON texts and their digests, by the fingerprint of the schema they print
+#: (the fingerprint itself, not a digest of it: a dict hashes and compares it exactly, several
+#: times faster than a digest of redis's 150 KB schema; the text kept with it is as large).
 _SCHEMA_TEXTS: dict[bytes, tuple[str, str]] = {}
 
 
@@ -188,7 +186,7 @@ def _schema_text(schema: dict[str, Any]) -> tuple[str, str]:
     """The schema as sorted JSON (what the checks are compiled from) and the text's digest."""
     import json  # only charts with a schema: most have none
 
-    fingerprint = cachekeys.hasher(_fingerprint(schema)).digest()
+    fingerprint = _fingerprint(schema)
     found = _SCHEMA_TEXTS.get(fingerprint)
     if found is None:
         text = json.dumps(schema, sort_keys=True)
@@ -220,7 +218,7 @@ def violations(schema: dict[str, Any], values: dict[str, Any], *, source: str, r
 def _checked(schema: dict[str, Any], values: dict[str, Any], source: str, raw: bytes) -> list[str]:
     text, digest = _schema_text(schema)
     disk = memo.active()
-    key = _pass_key(text, values)
+    key = _pass_key(digest, values)
     if key in _RECENT_PASSES or disk is not None and disk.get(PASS_MEMO, key) is not None:
         return []
     if '"$id"' in text or '"id"' in text:

@@ -362,11 +362,12 @@ class RenderState:
 def bound_funcs(state: RenderState) -> dict[str, Callable[..., Any]]:
     """include, tpl, required, fail and lookup, closed over one render's state."""
 
-    def executing() -> Any:
-        return environment.current_set() or state.tset
+    current_set = environment.current_set
 
-    def nested(call: str, name: str | None, run: Callable[[], str]) -> str:
-        """``run()`` one include/tpl level deeper; its template errors become ``FuncError``.
+    def nested(call: str, name: str | None, tset: Any, template: str, data: Any,
+               body: environment.ParsedBody | None = None) -> str:
+        """``tset.execute(template, data, body=body)`` one include/tpl level deeper; its template
+        errors become ``FuncError``.
 
         ``call`` and ``name`` word the nesting error (quoted only then: includes are many)."""
         if state.nesting >= MAX_NESTED_CALLS:
@@ -375,7 +376,7 @@ def bound_funcs(state: RenderState) -> dict[str, Callable[..., Any]]:
                                          f" (at {where})")
         state.nesting += 1
         try:
-            return run()
+            return tset.execute(template, data, body=body)  # type: ignore[no-any-return]
         except runtime.PASS_THROUGH:
             raise
         except state.exec_errors as exc:
@@ -386,18 +387,20 @@ def bound_funcs(state: RenderState) -> dict[str, Callable[..., Any]]:
 
     @signature("string", "interface {}")
     def include(name: str, data: Any) -> str:
-        count = state.included.get(name, 0)
+        included = state.included
+        count = included.get(name, 0)
         if count > MAX_INCLUDE_DEPTH:
             raise FuncError(f"rendering template has a nested reference name: {name}: unable to execute template")
-        state.included[name] = count + 1
+        included[name] = count + 1
         try:
-            return nested("include", name, lambda: executing().execute(name, data))
+            # The set executing wins (a tpl's clone is seen by the includes of its text).
+            return nested("include", name, current_set() or state.tset, name, data)
         finally:
-            state.included[name] -= 1
+            included[name] -= 1
 
     @signature("string", "interface {}")
     def tpl(text: str, data: Any) -> str:
-        clone = executing().clone()
+        clone = (current_set() or state.tset).clone()
         try:
             body = clone.parse(ROOT_TEMPLATE_NAME, text)
         except state.exec_errors as exc:
@@ -405,7 +408,7 @@ def bound_funcs(state: RenderState) -> dict[str, Callable[..., Any]]:
         try:
             # The body just parsed runs, not the set's "gotpl": an empty (blank or comments
             # only) text does not replace an enclosing tpl's text there, yet prints itself.
-            out = nested("tpl", None, lambda: clone.execute(ROOT_TEMPLATE_NAME, data, body=body))
+            out = nested("tpl", None, clone, ROOT_TEMPLATE_NAME, data, body)
         except FuncError as exc:
             failure = f"error during tpl function execution for {_go_quote(text)}: {exc}"
         else:

@@ -503,15 +503,46 @@ def _replace_surrogates(value: Any) -> Any:
 
 
 def copy_tree(value: Any) -> Any:
-    """A deep copy of JSON-like data (maps and lists copied, scalars shared).
+    """A deep copy of JSON-like data (maps and lists copied, as plain ``dict`` and ``list``;
+    scalars shared).
 
-    Several times faster than ``copy.deepcopy``, which values pass through often.
+    Several times faster than ``copy.deepcopy``, which values pass through often (a warm
+    prepare and render copy a chart's values several times).
     """
-    if isinstance(value, dict):
-        return {key: copy_tree(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [copy_tree(item) for item in value]
+    if value.__class__ is dict or isinstance(value, dict):
+        return _copy_map(value)
+    if value.__class__ is list or isinstance(value, list):
+        return _copy_list(value)
     return value
+
+
+# Leaves (most of a values tree) are told by their class in the loop, without a call each.
+
+def _copy_map(value: dict[Any, Any]) -> dict[Any, Any]:
+    out = {}
+    for key, item in value.items():
+        cls = item.__class__
+        if cls is dict:
+            item = _copy_map(item)
+        elif cls is list:
+            item = _copy_list(item)
+        elif cls is not str and isinstance(item, (dict, list)):  # subclasses: plain copies
+            item = copy_tree(item)
+        out[key] = item
+    return out
+
+
+def _copy_list(value: list[Any]) -> list[Any]:
+    out = list(value)
+    for index, item in enumerate(out):
+        cls = item.__class__
+        if cls is dict:
+            out[index] = _copy_map(item)
+        elif cls is list:
+            out[index] = _copy_list(item)
+        elif cls is not str and isinstance(item, (dict, list)):
+            out[index] = copy_tree(item)
+    return out
 
 
 def load_values(value: Any, *, context: str) -> dict[str, Any]:

@@ -53,15 +53,14 @@ def decode(data: bytes | str, *, remember: bool = True) -> Any:
     if not remember:
         return decode_uncached(text)
     disk = memo.active()
-    if disk is None:
-        key = cachekeys.hasher(text.encode("utf-8", "surrogatepass")).hexdigest()
-        return _RECENT.get_or_compute(key, lambda: decode_uncached(text))
+    if disk is None:  # the text itself is the key (see cachekeys.content_key)
+        return _RECENT.get_or_compute(text, lambda: decode_uncached(text))
     key = cachekeys.hasher(f"{code_digest()}\0{text}".encode("utf-8", "surrogatepass")).hexdigest()
     return disk.pickled(DECODE_MEMO, key, lambda: decode_uncached(text))
 
 
 #: Documents decoded in this process (values files of charts loaded again, ``fromYaml`` texts of
-#: renders again): even ``{}`` decodes ten times slower than its digest and unpickle.
+#: renders again), by their text: even ``{}`` decodes ten times slower than its unpickle.
 _RECENT = memo.RecentPickles(max_bytes=32 * 1024 * 1024)
 
 
@@ -148,11 +147,15 @@ def dump(value: Any) -> str:
     this process, or in the disk memo when one is active) is read back instead of emitted (and
     PyYAML is not imported for it).
     """
-    plain = json_step(value)
-    pickled = pickling.dumps(plain, protocol=pickling.HIGHEST_PROTOCOL)
     disk = memo.active()
     if disk is None:  # in this process: renders again print the same values
-        return _RECENT.get_or_compute("dump\0" + cachekeys.hasher(pickled).hexdigest(), lambda: _emit(plain))
+        digest = _value_digest(value)
+        text = _DUMPED.get(digest)
+        if text is None:
+            text = _DUMPED.keep(digest, _emit(json_step(value)))
+        return text
+    plain = json_step(value)
+    pickled = pickling.dumps(plain, protocol=pickling.HIGHEST_PROTOCOL)
     if len(pickled) < SMALL_DUMP_BYTES:
         from helm_core.golib import goyaml_emit
 
@@ -161,6 +164,46 @@ def dump(value: Any) -> str:
             return fast
     key = cachekeys.hasher(code_digest().encode() + pickled)
     return disk.pickled(DUMP_MEMO, key.hexdigest(), lambda: _emit(plain))
+
+
+class _Texts(dict[str, str]):
+    """Texts by key, for this process: at most ``max_chars`` in all (past it, it starts again).
+
+    Texts need no copy per caller (str is immutable): a warm render's toYaml reads its text
+    back with one dict lookup, not an unpickle under a lock."""
+
+    def __init__(self, max_chars: int) -> None:
+        super().__init__()
+        self.max_chars = max_chars
+        self.chars = 0
+
+    def keep(self, key: str, text: str) -> str:
+        if len(text) <= self.max_chars // 8:
+            if self.chars + len(text) > self.max_chars:  # (threads may race here: it only counts)
+                self.clear()
+                self.chars = 0
+            self[key] = text
+            self.chars += len(text)
+        return text
+
+
+#: toYaml texts of this process (no disk memo), by :func:`_value_digest`.
+_DUMPED = _Texts(max_chars=16 * 1024 * 1024)
+
+def _value_digest(value: Any) -> str:
+    """A digest that only values of the same content give (a key of the text they print).
+
+    marshal writes exact builtin types only (dict, list, str, float, int, bool, None...): for
+    those its bytes are the value itself, and a warm render's values are keyed without their
+    JSON step (most of a read back's cost). Anything else (Go types, nesting past marshal's
+    depth) is keyed by its JSON step, pickled.
+    """
+    marshalled = cachekeys.marshalled(value)
+    if marshalled is not None:
+        data = b"marshal\0" + marshalled
+    else:
+        data = b"pickle\0" + pickling.dumps(json_step(value), protocol=pickling.HIGHEST_PROTOCOL)
+    return cachekeys.hasher(data).hexdigest()
 
 
 #: Texts of ``toYaml`` in the disk memo, keyed by the value after its JSON step.

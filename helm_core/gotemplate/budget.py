@@ -148,9 +148,9 @@ UNLIMITED = Budget(RenderLimits(timeout_s=float("inf"), cpu_s=float("inf"), outp
 _CURRENT: contextvars.ContextVar[Budget] = contextvars.ContextVar("helm_core_render_budget", default=UNLIMITED)
 
 
-def current() -> Budget:
-    """The budget of the render running in this thread (:data:`UNLIMITED` outside one)."""
-    return _CURRENT.get()
+#: The budget of the render running in this thread (:data:`UNLIMITED` outside one): the
+#: context variable's own getter, no Python frame (every template execution asks).
+current: Callable[[], Budget] = _CURRENT.get
 
 
 @contextlib.contextmanager

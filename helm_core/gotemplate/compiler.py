@@ -375,9 +375,13 @@ def _paren_command(pipe: n.PipeNode, cmd: n.CommandNode) -> Cmd:
 def _variable_command(var: n.VariableNode, cmd: n.CommandNode, args: list[Arg]) -> Cmd:
     var_name = var.ident[0]
     var_fields = tuple(var.ident[1:])
+    # ``$.Values.a`` (the commonest): its fields read as ``.Values.a`` reads them, map keys inline
+    read = _fields_reader(var, var_fields) if var_fields and not args else None
 
     def run_var(st: rt.State, dot: Any, db: bool, final: Any = MISSING) -> Any:
         entry = st.var(var, var_name)
+        if read is not None and final is MISSING:
+            return read(st, dot, db, entry[1], entry[2])[0]
         if not var_fields:
             _not_a_function(st, var, cmd, final)
             return entry[1]

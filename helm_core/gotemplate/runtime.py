@@ -295,6 +295,9 @@ def validate_type(st: State, node: n.Node, value: Any, boxed: bool, typ: Optiona
     """Go's ``validateType``: may ``value`` be passed where ``typ`` is expected?"""
     if typ is None or value is not None and typ in ANY_TYPES:  # most arguments: checked first
         return value
+    cls = value.__class__  # then the commonest typed ones: a string, a map (as assignable says)
+    if cls is str and typ == "string" or cls is dict and typ == "map[string]interface {}":
+        return value
     if typ == RAW_ARG:
         return value, boxed
     if value is None:

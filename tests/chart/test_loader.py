@@ -130,6 +130,28 @@ def test_file_over_helms_size_limit_is_helms_error(tmp_path):
     assert _load_error(root) == 'chart file "big.bin" is larger than the maximum file size 5242880'
 
 
+@pytest.mark.parametrize("limit", [5 * 1024 * 1024, 16 * 1024, 16 * 1024 - 1, 40000, 200])
+def test_files_read_whole_up_to_the_limit_and_refused_past_it(tmp_path, limit):
+    """Files are read in chunks (a first one, then doubling): every size around their edges
+    reads whole, and a file one byte over the limit is refused."""
+    sizes = [0, 1, 3, 4, 16383, 16384, 16385, 32768, 32769, 40000, 40001, 65537, 300000]
+    root = write_chart(tmp_path / "c", {"Chart.yaml": chart_yaml()})
+    for size in sizes:
+        (root / f"f{size}.bin").write_bytes(bytes(i % 251 for i in range(size)))
+    if limit < max(sizes):
+        smallest_over = min(s for s in sizes if s > limit)
+        for size in sizes:
+            if size > limit and size != smallest_over:
+                (root / f"f{size}.bin").unlink()
+        assert _load_error(root, archive.Limits(max_file_bytes=limit)) == (
+            f'chart file "f{smallest_over}.bin" is larger than the maximum file size {limit}')
+        for size in sizes:
+            if size > limit:
+                (root / f"f{size}.bin").unlink(missing_ok=True)
+    files = {f.name: f.data for f in loader.load(root, limits=archive.Limits(max_file_bytes=limit)).files}
+    assert files == {f"f{size}.bin": bytes(i % 251 for i in range(size)) for size in sizes if size <= limit}
+
+
 def test_fifo_in_chart_dir_is_refused_in_helms_words(tmp_path):
     root = write_chart(tmp_path, {"Chart.yaml": chart_yaml()})
     os.mkfifo(root / "pipe")

@@ -34,6 +34,23 @@ def test_valid_values_pass_and_float64_integers_count_as_integers():
     schema.validate(_charts(), {"replicas": 2.0, "image": {"tag": "1"}, "ports": [80.0], "db": {"enabled": True}})
 
 
+def test_a_remembered_pass_counts_for_that_schema_and_those_values_only():
+    """Passes are remembered in the process (a controller validates the same values again and
+    again): by the schema's text and the values, so that a schema or values changed by one
+    word are checked again."""
+    values = {"replicas": 2.0, "image": {"tag": "1"}, "ports": [80.0], "db": {"enabled": True}}
+    for _ in range(2):
+        schema.validate(_charts(), values)
+    stricter = _charts()
+    stricter.schema = {**PARENT_SCHEMA, "properties": {**PARENT_SCHEMA["properties"],
+                                                         "replicas": {"type": "integer", "minimum": 3}}}
+    with pytest.raises(SchemaError, match="minimum: got 2, want 3"):
+        schema.validate(stricter, values)
+    with pytest.raises(SchemaError, match="got string, want integer"):
+        schema.validate(_charts(), {**values, "ports": ["80"]})
+    schema.validate(_charts(), values)
+
+
 def test_every_violation_is_listed_with_its_path():
     values = {"replicas": 0.0, "image": {}, "ports": [80.0, "http"], "db": {"enabled": "yes", "extra": 1.0}}
     with pytest.raises(SchemaError) as err:

@@ -208,6 +208,24 @@ def test_compiled_sets_are_reused(tmp_path):
     assert render_dir(root, release=capabilities.ReleaseInfo(name="other"))["parent/templates/NOTES.txt"] == "notes for other"
 
 
+def test_compiled_sets_are_kept_by_every_name_text_and_mode(tmp_path, monkeypatch):
+    """A set compiled once is found again only for the same names, texts and strictness: a
+    text changed by a byte, a file renamed or a strict render each compile their own."""
+    monkeypatch.setattr(render, "_CACHE", type(render._CACHE)())  # none evicted meanwhile
+    files = {"Chart.yaml": chart_yaml("keys"), "templates/_h.tpl": '{{ define "h" }}one{{ end }}',
+             "templates/a.yaml": 'a: {{ include "h" . }}'}
+    root = write_chart(tmp_path / "keys", files)
+    assert render_dir(root)["keys/templates/a.yaml"] == "a: one"
+    size = len(render._CACHE)
+    assert size == 1
+    assert render_dir(root)["keys/templates/a.yaml"] == "a: one" and len(render._CACHE) == size
+    (root / "templates/_h.tpl").write_text('{{ define "h" }}onf{{ end }}')  # same length, one byte
+    assert render_dir(root)["keys/templates/a.yaml"] == "a: onf" and len(render._CACHE) == size + 1
+    (root / "templates/a.yaml").rename(root / "templates/b.yaml")
+    assert render_dir(root)["keys/templates/b.yaml"] == "a: onf" and len(render._CACHE) == size + 2
+    assert render_dir(root, strict=True)["keys/templates/b.yaml"] == "a: onf" and len(render._CACHE) == size + 3
+
+
 @pytest.mark.parametrize(
     ("names", "expected"),
     [(["c/templates/a.yaml", "c/templates/_h.tpl", "c/charts/s/templates/x.yaml", "c/templates/b/c.yaml"],

@@ -25,7 +25,9 @@ def dict_(*pairs: Any) -> dict[str, Any]:
     """``dict K1 V1 K2 V2...``: keys via ``strval``; a missing last value is ""."""
     res: dict[str, Any] = {}
     for i in range(0, len(pairs), 2):
-        key = gohelpers.strval(pairs[i])
+        key = pairs[i]
+        if key.__class__ is not str:  # keys are nearly always strings: strval only for the rest
+            key = gohelpers.strval(key)
         res[key] = pairs[i + 1] if i + 1 < len(pairs) else ""
     return res
 

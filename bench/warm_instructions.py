@@ -1,0 +1,84 @@
+"""Instructions (valgrind's callgrind ``Ir``) of one warm in-process load + prepare + render, against a revision.
+
+Usage: .venv/bin/python bench/warm_instructions.py --against REV chart ...   (names under
+../shared/charts, or paths; needs ``valgrind`` on PATH)
+
+What ``bench/anchors.py --warm-only`` times (``warm ms``), counted instead of timed: on a shared,
+loaded machine those times move by 10-30 % from run to run, instruction counts by ~1 %. Per chart
+and tree (REV's ``helm_core``, exported as ``bench/cli_runs.py`` does, and this checkout's), one
+process renders the chart twice (the first compiles, the second warms what the first left), then
+``n`` more times; it runs once with ``n`` = 1 and once with ``n`` = ``1 + EXTRA``, under callgrind
+with ``PYTHONHASHSEED=0``, and the difference over ``EXTRA`` is one warm round (what starting the
+interpreter, imports and the first renders cost falls out). Prints millions of instructions per
+warm round for both trees and this/REV.
+"""
+from __future__ import annotations
+
+import compileall
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+
+from cli_runs import export  # noqa: E402
+from render import CHARTS_DIR  # noqa: E402
+
+#: Warm rounds the longer run adds (more: a steadier figure, a longer run under valgrind).
+EXTRA = 4
+
+#: The process counted: load + prepare + render, 2 + n times (the tree comes first on sys.path).
+WARM_RUNS = r"""
+import sys
+from helm_core.chart import loader, prepare
+from helm_core.engine import render
+chart, rounds = sys.argv[1], 2 + int(sys.argv[2])
+for _ in range(rounds):
+    prepared = prepare.prepare_chart(loader.load(chart), {})
+    render.render(prepared.chart, prepared.values)
+"""
+
+
+def instructions(tree: Path, chart: Path, rounds: int, cwd: Path) -> int:
+    env = dict(os.environ, PYTHONPATH=str(tree), PYTHONHASHSEED="0")
+    done = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
+                           sys.executable, "-c", WARM_RUNS, str(chart), str(rounds)],
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env, cwd=cwd, check=False)
+    found = re.search(r"Collected : (\d+)", done.stderr)
+    if done.returncode != 0 or not found:
+        raise SystemExit(f"{chart.name}: the run failed: {done.stderr[-500:]}")
+    return int(found[1])
+
+
+def warm_round(tree: Path, chart: Path, cwd: Path) -> float:
+    """Millions of instructions of one warm round (see the module's doc)."""
+    return (instructions(tree, chart, 1 + EXTRA, cwd) - instructions(tree, chart, 1, cwd)) / EXTRA / 1e6
+
+
+def main(argv: list[str]) -> int:
+    if argv[:1] != ["--against"] or len(argv) < 3 or not shutil.which("valgrind"):
+        print(__doc__)
+        return 1
+    rev, names = argv[1], argv[2:]
+    with tempfile.TemporaryDirectory(prefix="bench-warm-instructions-") as tmp:
+        (Path(tmp) / "rev").mkdir()
+        cwd = Path(tmp) / "cwd"
+        cwd.mkdir()  # empty: python -c imports from its working folder first
+        trees = {rev: export(rev, Path(tmp) / "rev"), "this": ROOT}
+        for tree in trees.values():
+            compileall.compile_dir(str(tree / "helm_core"), quiet=1)
+        print(f"millions of instructions (callgrind Ir) of one warm load + prepare + render; this/{rev}")
+        for name in names:
+            chart = CHARTS_DIR / name if (CHARTS_DIR / name / "Chart.yaml").is_file() else Path(name)
+            before, after = (warm_round(tree, chart, cwd) for tree in trees.values())
+            print(f"{chart.name:24} {rev} {before:7.1f}  this {after:7.1f}  x{after / before:.3f}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
