@@ -87,6 +87,21 @@ def export(rev: str, into: Path) -> Path:
     return into
 
 
+def compiled_trees(rev: str, into: Path) -> dict[str, Path]:
+    """``{rev: helm_core at rev (exported under into), "this": this checkout}``, both byte-compiled
+    first, so that neither side pays for compiling in what is measured."""
+    into.mkdir(exist_ok=True)
+    trees = {rev: export(rev, into), "this": ROOT}
+    for tree in trees.values():
+        compileall.compile_dir(str(tree / "helm_core"), quiet=1)
+    return trees
+
+
+def chart_path(name: str) -> Path:
+    """A shared chart by its name, else the path given."""
+    return CHARTS_DIR / name if (CHARTS_DIR / name / "Chart.yaml").is_file() else Path(name)
+
+
 Series = dict[str, list[tuple[float, float, float]]]
 
 

@@ -18,7 +18,6 @@ Counts do not depend on the machine's load; milliseconds do.
 """
 from __future__ import annotations
 
-import compileall
 import os
 import statistics
 import subprocess
@@ -81,16 +80,14 @@ def _figures(report: str) -> tuple[float, float, float]:
 
 def against(rev: str, runs: int, names: list[str]) -> int:
     sys.path.insert(0, str(ROOT / "bench"))
-    from cli_runs import export
+    from cli_runs import chart_path, compiled_trees
 
     with tempfile.TemporaryDirectory(prefix="bench-compiles-") as tmp:
-        (Path(tmp) / "rev").mkdir()  # not the runs' working folder: python -c imports from there first
-        trees = {rev: export(rev, Path(tmp) / "rev"), "this": ROOT}
-        for tree in trees.values():
-            compileall.compile_dir(str(tree / "helm_core"), quiet=1)
+        # "rev" is not the runs' working folder: python -c imports from there first
+        trees = compiled_trees(rev, Path(tmp) / "rev")
         print(f"medians of {runs} interleaved rounds: patterns compiled / their ms / modules imported")
         for name in names:
-            chart = CHARTS_DIR / name if (CHARTS_DIR / name / "Chart.yaml").is_file() else Path(name)
+            chart = chart_path(name)
             series: dict[str, list[tuple[float, float, float]]] = {}
             for i in range(runs):
                 for label, tree in trees.items():

@@ -12,7 +12,6 @@ valgrind. Prints both counts (millions) and this/REV.
 """
 from __future__ import annotations
 
-import compileall
 import os
 import re
 import shutil
@@ -24,8 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 
-from cli_runs import ENTRY, export  # noqa: E402
-from render import CHARTS_DIR  # noqa: E402
+from cli_runs import ENTRY, chart_path, compiled_trees  # noqa: E402
 
 
 #: A run is ~30-50x slower under valgrind, more on a loaded machine: the render limits' default
@@ -50,14 +48,11 @@ def main(argv: list[str]) -> int:
         return 1
     rev, names = argv[1], argv[2:]
     with tempfile.TemporaryDirectory(prefix="bench-instructions-") as tmp:
-        (Path(tmp) / "rev").mkdir()
         (Path(tmp) / "cwd").mkdir()  # empty: python -c imports from its working folder first
-        trees = {rev: export(rev, Path(tmp) / "rev"), "this": ROOT}
-        for tree in trees.values():
-            compileall.compile_dir(str(tree / "helm_core"), quiet=1)
+        trees = compiled_trees(rev, Path(tmp) / "rev")
         print("millions of instructions (callgrind Ir), one process each; this/REV")
         for name in names:
-            chart = CHARTS_DIR / name if (CHARTS_DIR / name / "Chart.yaml").is_file() else Path(name)
+            chart = chart_path(name)
             counts = {}
             for label, tree in trees.items():
                 cache = Path(tmp) / f"cache-{chart.name}-{label}"

@@ -14,7 +14,6 @@ warm round for both trees and this/REV.
 """
 from __future__ import annotations
 
-import compileall
 import os
 import re
 import shutil
@@ -26,8 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 
-from cli_runs import export  # noqa: E402
-from render import CHARTS_DIR  # noqa: E402
+from cli_runs import chart_path, compiled_trees  # noqa: E402
 
 #: Warm rounds the longer run adds (more: a steadier figure, a longer run under valgrind).
 EXTRA = 4
@@ -66,15 +64,12 @@ def main(argv: list[str]) -> int:
         return 1
     rev, names = argv[1], argv[2:]
     with tempfile.TemporaryDirectory(prefix="bench-warm-instructions-") as tmp:
-        (Path(tmp) / "rev").mkdir()
         cwd = Path(tmp) / "cwd"
         cwd.mkdir()  # empty: python -c imports from its working folder first
-        trees = {rev: export(rev, Path(tmp) / "rev"), "this": ROOT}
-        for tree in trees.values():
-            compileall.compile_dir(str(tree / "helm_core"), quiet=1)
+        trees = compiled_trees(rev, Path(tmp) / "rev")
         print(f"millions of instructions (callgrind Ir) of one warm load + prepare + render; this/{rev}")
         for name in names:
-            chart = CHARTS_DIR / name if (CHARTS_DIR / name / "Chart.yaml").is_file() else Path(name)
+            chart = chart_path(name)
             before, after = (warm_round(tree, chart, cwd) for tree in trees.values())
             print(f"{chart.name:24} {rev} {before:7.1f}  this {after:7.1f}  x{after / before:.3f}", flush=True)
     return 0
