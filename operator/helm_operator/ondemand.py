@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from helm_core.support.records import record
+from helm_operator import status as status_mod
 
 REQUESTED_AT = "reconcile.fluxcd.io/requestedAt"
 FORCE_AT = "reconcile.fluxcd.io/forceAt"
@@ -26,8 +27,6 @@ RESET_AT = "reconcile.fluxcd.io/resetAt"
 #: Each annotation and the status field that records its last handled token.
 HANDLED_FIELDS = {REQUESTED_AT: "lastHandledReconcileAt", FORCE_AT: "lastHandledForceAt",
                   RESET_AT: "lastHandledResetAt"}
-#: The counts a reset starts again from zero.
-FAILURE_COUNTS = ("failures", "installFailures", "upgradeFailures")
 
 
 @record(frozen=True)
@@ -77,7 +76,5 @@ def handled(status: Mapping[str, Any], body: Mapping[str, Any], wanted: Asked) -
         if token is not None:
             out[field_name] = token
     if wanted.reset:
-        for count in FAILURE_COUNTS:
-            if count in out:
-                out[count] = 0
+        status_mod.zero_failure_counts(out)
     return out

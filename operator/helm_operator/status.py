@@ -41,6 +41,10 @@ RETRYING = "RetryingAfterFailure"
 #: Reconciling reason when the next try is the request's interval check (not a Kopf retry).
 RETRYING_ON_INTERVAL = "RetryingOnInterval"
 RETRIES_EXHAUSTED = "RetriesExhausted"
+
+#: Failure counts: a success (and Flux's reset request, :mod:`helm_operator.ondemand`) starts
+#: them again from zero.
+FAILURE_COUNTS = ("failures", "installFailures", "upgradeFailures")
 SUSPENDED = "Suspended"
 
 
@@ -116,9 +120,7 @@ def succeeded(status: Mapping[str, Any] | None, *, generation: int, reason: str,
     out["conditions"] = _ordered(conds)
     out.pop("lastError", None)
     out["failures"] = 0
-    for count in ("installFailures", "upgradeFailures"):  # counted since the last success
-        if count in out:
-            out[count] = 0
+    zero_failure_counts(out)
     if release.get("version"):
         entry = {k: release[k] for k in ("version", "chartVersion", "appVersion", "valuesDigest")
                  if k in release}
@@ -188,6 +190,13 @@ def suspended(status: Mapping[str, Any] | None, *, generation: int, now: str) ->
                           generation=generation, now=now)
     out["conditions"] = _ordered(conds)
     return out
+
+
+def zero_failure_counts(status: dict[str, Any]) -> None:
+    """Set every failure count ``status`` holds to zero (in place: for statuses being built)."""
+    for count in FAILURE_COUNTS:
+        if count in status:
+            status[count] = 0
 
 
 def is_ready(status: Mapping[str, Any] | None, generation: int) -> bool:
