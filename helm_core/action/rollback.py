@@ -156,12 +156,13 @@ def roll_back(cfg: config.Configuration, name: str, namespace: str, version: uli
     history = cfg.driver.history(namespace, name)
     target = target_of(history, name, version)
     newest = history[-1]
-    with version_events.of_version(cfg, target, action="rollback", revision=rel.next_revision(history),
+    revision = rel.next_revision(history)
+    with version_events.of_version(cfg, target, action="rollback", revision=revision,
                                    text=target.manifest, lua_options=options.lua) as lua_events:
         lua_events.fire("pre-rollback")
         now = rel.utcnow()
         record = target.replace(version=drv.next_version(cfg.driver, newest.version),
-                                revision=rel.next_revision(history),
+                                revision=revision,
                                 status=rel.Status.PENDING_ROLLBACK, last_deployed=now, deleted=None,
                                 manifest=lua_events.text,
                                 description=f"Rollback to {rel.version_text(target.version)}")
