@@ -6,9 +6,7 @@ server refuses in place fails in helm's words; fields a forced upgrade added are
 next plain upgrade, as helm's three-way patch drops them."""
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -18,12 +16,13 @@ from kubernetes import client as k8s
 
 from e2e import release_kit as kit
 from e2e.conftest import ClusterInfo
+from e2e.test_release_cli_helm_flags import SERVICE, _core, _helm, helm
 from helm_core.kube import live
-from tests.sources import servers
 
 pytestmark = pytest.mark.e2e
 
-ROOT = Path(__file__).resolve().parents[1]
+__all__ = ["helm"]  # the fixture used by the tests below
+
 NOTE = "example.com/note"
 TEAM = "example.com/team"
 CONFIGMAP = """apiVersion: v1
@@ -35,14 +34,6 @@ data:
   {{- if .Values.extra }}
   extra: "yes"
   {{- end }}
-"""
-SERVICE = """apiVersion: v1
-kind: Service
-metadata:
-  name: {{ .Release.Name }}-svc
-spec:
-  ports: [{port: 80}]
-  selector: {app: "{{ .Release.Name }}"}
 """
 FROZEN = """apiVersion: v1
 kind: ConfigMap
@@ -56,30 +47,10 @@ data:
 Run = Callable[..., subprocess.CompletedProcess[str]]
 
 
-@pytest.fixture(scope="module")
-def helm() -> str:
-    found = servers.find_helm()
-    if found is None:
-        pytest.skip("the reference helm binary is not available ($HELM_BIN, PATH or the tools cache)")
-    return found
-
-
-def _runner(command: list[str], cluster: ClusterInfo, namespace: str, tmp_path: Path) -> Run:
-    env = {"KUBECONFIG": str(cluster.kubeconfig), "HELM_CONFIG_HOME": str(tmp_path / "config"),
-           "HELM_CACHE_HOME": str(tmp_path / "cache"), "HELM_DATA_HOME": str(tmp_path / "data"),
-           "HELM_CORE_CACHE": str(tmp_path / "core-cache")}
-
-    def run(*args: str, ok: bool = True) -> subprocess.CompletedProcess[str]:
-        done = subprocess.run([*command, *args, "-n", namespace], capture_output=True, text=True, cwd=ROOT,
-                              timeout=300, env={**os.environ, **env})
-        assert (done.returncode == 0) == ok, done.stderr
-        return done
-    return run
-
-
 def _tools(helm: str, cluster: ClusterInfo, namespace: str, tmp_path: Path) -> list[tuple[str, Run]]:
-    return [("core", _runner([sys.executable, "-m", "helm_core"], cluster, namespace, tmp_path)),
-            ("stock", _runner([helm], cluster, namespace, tmp_path))]
+    """helm-core and stock helm, each as ``run(*args, ok=True)`` (both keep helm's storage)."""
+    return [("core", lambda *args, ok=True: _core(tmp_path, cluster, namespace, *args, ok=ok)),
+            ("stock", lambda *args, ok=True: _helm(helm, tmp_path, cluster, namespace, *args, ok=ok))]
 
 
 def _edit_by_others(api: k8s.ApiClient, other: live.LiveClient, namespace: str, name: str) -> None:
