@@ -4,9 +4,10 @@ Steps (Helm's ``Upgrade.Run`` as the seeds' lifecycle events): lock → the curr
 last ``deployed``, else the newest) → values (below) → chart-loaded → pre-render → render
 (``lookup``/``.Capabilities`` from the cluster) → post-render → Lua ``pre-upgrade`` → record
 ``pending-upgrade`` (too big: refused before anything is applied) → ownership check of objects
-new to the release → ``pre-upgrade`` hooks → apply (``force``: existing objects replaced) → objects the new manifest lacks deleted
-(``helm.sh/resource-policy: keep`` respected) → Lua ``post-upgrade``/``wait``/``ready`` around
-``--wait`` → ``post-upgrade`` hooks → the previous version ``superseded``, the new ``deployed``.
+new to the release → ``pre-upgrade`` hooks → apply (``force``: existing objects replaced) →
+objects the new manifest lacks deleted (``helm.sh/resource-policy: keep`` respected) → Lua
+``post-upgrade``/``wait``/``ready`` around ``--wait`` → ``post-upgrade`` hooks → the previous
+version ``superseded``, the new ``deployed``.
 
 Values (Helm's ``reuseValues``):
 - ``reset_values``: only the values given now.
