@@ -55,7 +55,7 @@ def register(registry: kopf.OperatorRegistry) -> None:
         while not stopped:
             every = reconcile.parse_duration((body.get("spec") or {}).get("interval"),
                                              reconcile.DEFAULT_INTERVAL_S)
-            remaining = every - (time.monotonic() - memo.last_check.get(uid, 0.0))
+            remaining = until_due(memo.last_check.get(uid, CHECK_NOW), every, time.monotonic())
             if remaining > 0:
                 await sleep_or_wake(stopped, woken, max(MIN_INTERVAL_S, remaining))
                 continue
@@ -84,11 +84,22 @@ def register(registry: kopf.OperatorRegistry) -> None:
         memo.woken.discard(body["metadata"]["uid"])
 
 
+#: A last check longer ago than any interval: what :func:`wake` records. (0.0 is not: monotonic
+#: time counts from boot, so on a node up for less than an interval a check "at 0.0" looked
+#: recent and a woken daemon went back to sleep.)
+CHECK_NOW = float("-inf")
+
+
+def until_due(last_check: float, every: float, now: float) -> float:
+    """Seconds until a request checked at ``last_check`` (monotonic) is due again; <= 0: now."""
+    return every - (now - last_check)
+
+
 def wake(memo: kopf.Memo, uids: list[str]) -> None:
     """Run the interval check of these requests now (a ConfigMap/Secret they read values from
     changed). Runs in the event loop (``loop.call_soon_threadsafe`` from a watch thread)."""
     for uid in uids:
-        memo.last_check[uid] = 0.0
+        memo.last_check[uid] = CHECK_NOW
         memo.woken.add(uid)
         woken = memo.wakeups.get(uid)
         if woken is not None:

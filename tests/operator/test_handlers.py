@@ -32,8 +32,17 @@ def test_wake_makes_a_sleeping_daemon_check_now():
 
     took, last_check, woken_uids, still_set = asyncio.run(scenario())
     assert took < 5.0  # not the 30 s
-    assert last_check == {"u1": 0.0, "unknown": 0.0} and woken_uids == {"u1", "unknown"}
+    assert last_check == {"u1": handlers.CHECK_NOW, "unknown": handlers.CHECK_NOW}
+    assert woken_uids == {"u1", "unknown"}
     assert not still_set  # cleared for the next sleep
+
+
+def test_a_woken_request_is_due_at_once_whatever_the_uptime():
+    # monotonic time counts from boot: on a node up 100 s, a request with an hour's interval
+    # that was woken must be due now (a wake recorded as "checked at 0.0" waited 58 minutes)
+    hour, uptime = 3600.0, 100.0
+    assert handlers.until_due(handlers.CHECK_NOW, hour, uptime) <= 0
+    assert handlers.until_due(uptime - 10, hour, uptime) == hour - 10
 
 
 def test_sleep_ends_when_the_daemon_stops_or_the_time_is_up():
