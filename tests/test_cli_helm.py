@@ -73,14 +73,23 @@ class Both:
 
     def core(self, *argv: str, stdin: str = "", monkeypatch: pytest.MonkeyPatch | None = None) -> tuple[int, str, str]:
         import io
+        import logging
         import sys
         self.capsys.readouterr()
         old = sys.stdin
         sys.stdin = io.StringIO(stdin)
+        # Helm's log warnings (helmlog) on stderr as the console script prints them (pytest's
+        # logging handlers would take them from logging's last resort here).
+        said = logging.StreamHandler(sys.stderr)
+        logger = logging.getLogger("helm_core")
+        logger.addHandler(said)
+        logger.propagate = False
         try:
             code = cli.main(list(argv))
         finally:
             sys.stdin = old
+            logger.removeHandler(said)
+            logger.propagate = True
         out, err = self.capsys.readouterr()
         if self.core_side:  # our side's folders are named as helm's in the comparison
             out, err = (t.replace(self.core_side, str(self.helm_cwd)) for t in (out, err))
