@@ -62,6 +62,18 @@ PLAIN = {
     "templates/cm.yaml": _CM,
 }
 
+#: Dependency processing's own log lines: a tag that is not a boolean, import-values of tables
+#: the subchart does not have (both forms).
+DEPENDENCIES = {
+    "Chart.yaml": _V2.format(name="p") + "dependencies:\n- name: s\n  version: 0.1.0\n  tags: [front]\n"
+                  "  import-values:\n  - nothere\n  - {child: own, parent: mine}\n",
+    "values.yaml": "tags: {front: 'yes'}\n",
+    "templates/cm.yaml": _CM,
+    "charts/s/Chart.yaml": _chart_yaml("s"),
+    "charts/s/values.yaml": "own: 1\nexports: {}\n",
+    "charts/s/templates/cm.yaml": _CM,
+}
+
 CASES = [
     ("subchart-defaults", CONFLICTS, []),
     ("set-scalar-over-table", CONFLICTS, ["--set", "nested.a.b=5"]),
@@ -74,6 +86,7 @@ CASES = [
     ("null-in-a-table-printed", PLAIN, ["--set", "a.b=1"]),
     ("table-over-list-and-null", PLAIN, ["--set", "l.x=1,n.y=2,a.b.c.d=3"]),
     ("set-json-list-over-table", PLAIN, ["--set-json", 'a={"b":[1,{"k":null}]}']),
+    ("tag-and-import-values", DEPENDENCIES, []),
 ]
 
 
