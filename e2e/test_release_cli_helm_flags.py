@@ -203,3 +203,24 @@ def test_test_logs_as_helm(cluster: ClusterInfo, hc: live.LiveClient, namespace:
     failed = core("test", "pods", "--timeout", "2s", ok=False)
     assert failed.stdout.startswith("NAME: pods\n")
     assert failed.stderr.startswith('Error: test hooks failed: timed out after 2s waiting for Pod "pods-probe"')
+
+
+def test_install_and_upgrade_say_helms_coalescing_warnings(cluster: ClusterInfo, hc: live.LiveClient, namespace: str,
+                                                           tmp_path: Path, helm: str) -> None:
+    """Values that do not coalesce: helm's log lines on stderr, byte for byte, as many times as
+    helm logs them (dry runs and real ones; an upgrade without values reuses the last ones)."""
+    from tests import chartkit
+    from tests.test_coalesce_warnings_helm import CONFLICTS
+
+    chart = str(chartkit.write_chart(tmp_path / "chart", CONFLICTS))
+    core = lambda *args: _core(tmp_path, cluster, namespace, *args)  # noqa: E731
+    stock = lambda *args: _helm(helm, tmp_path, cluster, namespace, *args)  # noqa: E731
+    for args in (["install", "{}", chart, "--dry-run", "--set", "global=3"],
+                 ["install", "{}", chart, "--set", "nested.a.b=5"],
+                 ["upgrade", "{}", chart, "--dry-run", "--set", "two.cfg.a.more=1"],
+                 ["upgrade", "{}", chart, "--set", "nested.a.b=5,one.cfg=null"],
+                 ["upgrade", "{}", chart]):
+        theirs = stock(*(arg.format("theirs") for arg in args)).stderr
+        ours = core(*(arg.format("ours") for arg in args)).stderr
+        assert ours == theirs, args
+        assert "coalesce.go:" in theirs

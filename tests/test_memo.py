@@ -892,7 +892,7 @@ def test_outputs_that_read_values_another_template_set_are_rendered_again(tmp_pa
 
 
 #: A chart whose dependency condition is not a boolean: Helm warns (a log line) each time.
-CONDITION_WARNING = "Warning: Condition path 'sub.enabled' for chart sub returned non-bool value"
+CONDITION_WARNING = "dependencies.go:64: Warning: Condition path 'sub.enabled' for chart sub returned non-bool value"
 
 
 def _warning_chart(root: Path, **templates: str) -> Path:

@@ -93,17 +93,17 @@ def _apply_tags(deps: list[model.Dependency], cvals: dict[str, Any]) -> None:
     for dep in deps:
         has_true = has_false = False
         for tag in dep.tags:
-            value = tags.get(tag)
+            if tag not in tags:
+                continue
+            value = tags[tag]
             if value is True:
                 has_true = True
             elif value is False:
                 has_false = True
+            else:
+                helmlog.warn(__name__, "dependencies.go:95",
+                             f"Warning: Tag '{tag}' for chart {dep.name} returned non-bool value")
         dep.enabled = not (has_false and not has_true)
-
-
-def _warn(text: str) -> None:
-    """One of helm's ``log.Printf`` warnings (:mod:`helm_core.support.helmlog`)."""
-    helmlog.warn(__name__, text)
 
 
 def _apply_conditions(deps: list[model.Dependency], cvals: dict[str, Any], prefix: str) -> None:
@@ -119,7 +119,8 @@ def _apply_conditions(deps: list[model.Dependency], cvals: dict[str, Any], prefi
             if isinstance(value, bool):
                 dep.enabled = value
                 break
-            _warn(f"Warning: Condition path '{cond}' for chart {dep.name} returned non-bool value")
+            helmlog.warn(__name__, "dependencies.go:64",
+                         f"Warning: Condition path '{cond}' for chart {dep.name} returned non-bool value")
 
 
 def process_enabled(chart: model.Chart, user_values: dict[str, Any], prefix: str = "") -> None:

@@ -63,8 +63,8 @@ def read_files(root: str | os.PathLike[str], *, limits: archive.Limits = archive
         elif entry.is_symlink():
             real = _resolve(path)
             # Helm's warning, word for word (links can bring in anything on the disk).
-            helmlog.warn(__name__, f"found symbolic link in path: {path} resolves to {real}. "
-                                   "Contents of linked file included and used")
+            helmlog.warn(__name__, "walk.go:75", f"found symbolic link in path: {path} resolves to {real}. "
+                                                 "Contents of linked file included and used")
             kind = _kind(_lstat(real).st_mode)
             if kind == _DIR and real in above:
                 raise ChartError(f"{top}: symlink {rel} points to {real}, a folder that contains it (a loop)")

@@ -170,16 +170,18 @@ class _Rule:
         try:
             return go_match(self.glob, name)
         except PatternError as exc:  # checked on "abc" only, it may fail on this name
-            _failed_to_compile(self.glob, exc)
+            _failed_to_compile(self, exc)
             return False
 
 
-def _failed_to_compile(glob: str, exc: PatternError) -> None:
-    """Helm logs a rule that fails on a name, and takes it as no match."""
+def _failed_to_compile(rule: _Rule, exc: PatternError) -> None:
+    """Helm logs a rule that fails on a name, and takes it as no match (from one of three
+    matchers, by the rule's form: its log line names the matcher's line)."""
     from helm_core.golib import gostrconv
     from helm_core.support import helmlog
 
-    helmlog.warn(__name__, f"Failed to compile {gostrconv.quote(glob)}: {exc}")
+    where = "rules.go:180" if rule.anchored else "rules.go:190" if rule.whole_path else "rules.go:202"
+    helmlog.warn(__name__, where, f"Failed to compile {gostrconv.quote(rule.glob)}: {exc}")
 
 
 class Rules:

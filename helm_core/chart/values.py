@@ -9,8 +9,8 @@ Rules of :func:`coalesce_values` (``chartutil.CoalesceValues``):
 * user values win; maps merge key by key; scalars and lists replace whole;
 * a user ``None`` (YAML ``null``) deletes the key when the chart has a default for it, at
   any depth; a ``None`` with no default under it stays ``None``;
-* a map default and a scalar override (or the reverse) keep the side that wins and add a
-  Helm warning to ``warnings``;
+* a map default and a scalar override (or the reverse) keep the side that wins and log
+  Helm's warning (:mod:`helm_core.support.helmlog`), as each of Helm's coalesces does;
 * each subchart sees ``values[<name>]``, where ``<name>`` is the subchart's
   ``metadata.name``: dependency processing gives an aliased copy the alias as its name, as
   Helm's ``getAliasDependency`` does;
@@ -30,7 +30,7 @@ from helm_core.errors import ValuesError
 from helm_core.golib import gostrconv
 from helm_core.golib.gojson import copy_tree
 from helm_core.gotemplate import gofmt
-from helm_core.support import records
+from helm_core.support import helmlog, records
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -38,10 +38,6 @@ if TYPE_CHECKING:
 
 #: The values key that is passed down to every subchart.
 GLOBAL_KEY = "global"
-
-#: Warnings Helm logs with ``log.Printf`` are appended to such a list, when one is given.
-Warnings = list[str]
-
 
 def copy_values(values: Mapping[str, Any]) -> dict[str, Any]:
     """A deep copy of a values map (dicts and lists copied, scalars shared)."""
@@ -126,43 +122,31 @@ def merge_maps(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
 
 
 # -- chart values under user values (``chartutil.CoalesceValues``) --------------------------
-def coalesce_values(
-    chart: model.Chart, user_values: Mapping[str, Any] | None, *, warnings: Warnings | None = None
-) -> dict[str, Any]:
+def coalesce_values(chart: model.Chart, user_values: Mapping[str, Any] | None) -> dict[str, Any]:
     """The final ``.Values`` of ``chart``: its defaults and its subcharts' under ``user_values``.
 
     Raises ValuesError ``type mismatch on <sub>: ...`` when a subchart's key holds a non-map.
     """
     dest = copy_values(user_values or {})
-    return _Coalescer(merge=False, warnings=warnings).chart(chart, dest, "")
+    return _Coalescer(merge=False).chart(chart, dest, "")
 
 
-def merge_values(
-    chart: model.Chart, user_values: Mapping[str, Any] | None, *, warnings: Warnings | None = None
-) -> dict[str, Any]:
+def merge_values(chart: model.Chart, user_values: Mapping[str, Any] | None) -> dict[str, Any]:
     """Helm's ``MergeValues``: as :func:`coalesce_values`, but ``None`` values are kept
     (used before ``import-values`` so that a later coalesce can still delete keys)."""
     dest = copy_values(user_values or {})
-    return _Coalescer(merge=True, warnings=warnings).chart(chart, dest, "")
+    return _Coalescer(merge=True).chart(chart, dest, "")
 
 
-def coalesce_tables(
-    dst: Mapping[str, Any], src: Mapping[str, Any], *, warnings: Warnings | None = None
-) -> dict[str, Any]:
+def coalesce_tables(dst: Mapping[str, Any], src: Mapping[str, Any]) -> dict[str, Any]:
     """Helm's ``CoalesceTables`` (``upgrade --reuse-values``): ``dst`` wins over ``src``;
     a ``None`` in ``dst`` over a value in ``src`` deletes the key."""
-    return _Coalescer(merge=False, warnings=warnings).tables(
-        copy_values(dst), copy_values(src), ""
-    )
+    return _Coalescer(merge=False).tables(copy_values(dst), copy_values(src), "")
 
 
-def merge_tables(
-    dst: Mapping[str, Any], src: Mapping[str, Any], *, warnings: Warnings | None = None
-) -> dict[str, Any]:
+def merge_tables(dst: Mapping[str, Any], src: Mapping[str, Any]) -> dict[str, Any]:
     """Helm's ``MergeTables``: as :func:`coalesce_tables`, keeping ``None`` values."""
-    return _Coalescer(merge=True, warnings=warnings).tables(
-        copy_values(dst), copy_values(src), ""
-    )
+    return _Coalescer(merge=True).tables(copy_values(dst), copy_values(src), "")
 
 
 def _concat(prefix: str, name: str) -> str:
@@ -176,13 +160,13 @@ class _Coalescer:
     that sharing); public functions hand them private copies only.
     """
 
-    def __init__(self, *, merge: bool, warnings: Warnings | None) -> None:
+    def __init__(self, *, merge: bool) -> None:
         self.merge = merge
-        self.warnings = warnings
 
-    def warn(self, text: str) -> None:
-        if self.warnings is not None:
-            self.warnings.append(text)
+    @staticmethod
+    def warn(where: str, text: str) -> None:
+        """Helm's ``log.Printf`` warning ``text``, from ``where`` (file and line) in its sources."""
+        helmlog.warn(__name__, where, text)
 
     def chart(
         self,
@@ -222,11 +206,9 @@ class _Coalescer:
             elif isinstance(value, dict):
                 if not isinstance(default, dict):
                     if default is not None:
-                        self.warn(f"warning: skipped value for {sub_prefix}.{key}: Not a table.")
+                        self.warn("coalesce.go:237", f"warning: skipped value for {sub_prefix}.{key}: Not a table.")
                 elif key in subcharts:  # a subchart's section keeps its nulls for now
-                    _Coalescer(merge=True, warnings=self.warnings).tables(
-                        value, default, _concat(sub_prefix, key), read_only_src=True
-                    )
+                    _Coalescer(merge=True).tables(value, default, _concat(sub_prefix, key), read_only_src=True)
                 else:
                     self.tables(value, default, _concat(sub_prefix, key), read_only_src=True)
 
@@ -234,11 +216,11 @@ class _Coalescer:
         """``coalesceGlobals``: the parent's ``global`` (``src``) into a subchart's (``dest``)."""
         dest_global = dest.get(GLOBAL_KEY, {})
         if not isinstance(dest_global, dict):
-            self.warn(f"warning: skipping globals because destination {GLOBAL_KEY} is not a table.")
+            self.warn("coalesce.go:138", f"warning: skipping globals because destination {GLOBAL_KEY} is not a table.")
             return
         src_global = src.get(GLOBAL_KEY, {})
         if not isinstance(src_global, dict):
-            self.warn(f"warning: skipping globals because source {GLOBAL_KEY} is not a table.")
+            self.warn("coalesce.go:145", f"warning: skipping globals because source {GLOBAL_KEY} is not a table.")
             return
         for key, value in src_global.items():
             if isinstance(value, dict):
@@ -246,16 +228,13 @@ class _Coalescer:
                 if key not in dest_global:
                     dest_global[key] = parent_copy
                 elif not isinstance(dest_global[key], dict):
-                    self.warn(
-                        f"Conflict: cannot merge map onto non-map for {gostrconv.quote(key)}. Skipping."
-                    )
+                    self.warn("coalesce.go:161",
+                              f"Conflict: cannot merge map onto non-map for {gostrconv.quote(key)}. Skipping.")
                 else:
-                    _Coalescer(merge=True, warnings=self.warnings).tables(
-                        parent_copy, dest_global[key], _concat(prefix, key)
-                    )
+                    _Coalescer(merge=True).tables(parent_copy, dest_global[key], _concat(prefix, key))
                     dest_global[key] = parent_copy
             elif isinstance(dest_global.get(key), dict):
-                self.warn(f"key {key} is table. Skipping")
+                self.warn("coalesce.go:175", f"key {key} is table. Skipping")
             else:
                 dest_global[key] = value
         dest[GLOBAL_KEY] = dest_global
@@ -289,25 +268,16 @@ class _Coalescer:
                 if isinstance(current, dict):
                     self.tables(current, value, _concat(prefix, key), read_only_src=read_only_src)
                 else:
-                    self.warn(
-                        f"warning: cannot overwrite table with non table for {_concat(prefix, key)}"
-                        f" ({gofmt.format_value(value)})"
-                    )
+                    self.warn("coalesce.go:316", f"warning: cannot overwrite table with non table for "
+                                                 f"{_concat(prefix, key)} ({gofmt.format_value(value)})")
             elif isinstance(current, dict) and value is not None:
-                self.warn(
-                    f"warning: destination for {_concat(prefix, key)} is a table. Ignoring non-table value"
-                    f" ({gofmt.format_value(value)})"
-                )
+                self.warn("coalesce.go:319", f"warning: destination for {_concat(prefix, key)} is a table. "
+                                             f"Ignoring non-table value ({gofmt.format_value(value)})")
         return dst
 
 
 # -- import-values (``chartutil.processImportValues``, the merging variant) ------------------
-def import_values(
-    chart: model.Chart,
-    values: Mapping[str, Any] | None = None,
-    *,
-    warnings: Warnings | None = None,
-) -> dict[str, Any]:
+def import_values(chart: model.Chart, values: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The values ``chart`` carries after its ``import-values`` (Helm 3.22 ``install``,
     ``upgrade``, ``template`` and ``lint`` use the merging variant, so ``None`` values stay).
 
@@ -322,7 +292,7 @@ def import_values(
     own = chart.values if values is None else values
     if not chart.metadata.dependencies:
         return copy_values(own)
-    merging = _Coalescer(merge=True, warnings=warnings)
+    merging = _Coalescer(merge=True)
     merged = merging.chart(chart, {}, "", own_values=own)
     imported: dict[str, Any] = {}
     for dep in chart.metadata.dependencies:
@@ -332,9 +302,9 @@ def import_values(
                 table = table_get(merged, f"{name}.{entry.child}", copy=False)
             except ValuesError as exc:
                 if isinstance(entry.raw, str):
-                    merging.warn(f"Warning: ImportValues missing table: {exc}")
+                    merging.warn("dependencies.go:287", f"Warning: ImportValues missing table: {exc}")
                 else:
-                    merging.warn(f"Warning: ImportValues missing table from chart {name}: {exc}")
+                    merging.warn("dependencies.go:270", f"Warning: ImportValues missing table from chart {name}: {exc}")
                 continue
             imported = merging.tables(imported, _path_to_map(entry.parent, table), "")
     if not imported:  # merging nothing into a copy would change nothing: one copy is the same
@@ -343,14 +313,14 @@ def import_values(
     return copy_values(merging.tables(copy_values(merged), imported, ""))
 
 
-def apply_import_values(chart: model.Chart, *, warnings: Warnings | None = None) -> model.Chart:
+def apply_import_values(chart: model.Chart) -> model.Chart:
     """Helm's ``processDependencyImportValues``: a new chart tree whose every chart carries
     its imported values, children first. Templates and files are shared, not copied."""
-    subs = [apply_import_values(sub, warnings=warnings) for sub in chart.dependencies]
+    subs = [apply_import_values(sub) for sub in chart.dependencies]
     new = records.replace(chart, dependencies=[], parent=chart.parent)
     for sub in subs:
         new.add_dependency(sub)
-    new.values = import_values(new, warnings=warnings)
+    new.values = import_values(new)
     return new
 
 

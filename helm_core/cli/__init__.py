@@ -264,15 +264,22 @@ def cmd_lint(args: argparse.Namespace) -> int:
         coalesced and checked, every template rendered in lint mode (``required``/``fail``
         do not stop it); for a chart with Lua, the lint action's events around it
         (``pre-render`` may change values and templates; ``pre-lint`` sees the objects)."""
+        from helm_core.chart import schema
+        from helm_core.chart import values as chart_values
         from helm_core.engine import render as render_mod
         from helm_core.errors import DependencyError
         from helm_core.lua import layout
 
         try:
-            prepared = prepare.prepare_chart(chart, values, allow_library=True,
-                                             validate_schema=not args.skip_schema_validation)
+            prepared = prepare.prepare_chart(chart, values, allow_library=True, validate_schema=False)
         except DependencyError:
             return None
+        # helm's lint rule coalesces the coalesced values once more (CoalesceValues, then
+        # ToRenderValues), so each coalescing warning is logged a second time, and checks those
+        prepared = prepare.Prepared(chart=prepared.chart,
+                                    values=chart_values.coalesce_values(prepared.chart, prepared.values))
+        if not args.skip_schema_validation:
+            schema.validate(prepared.chart, prepared.values)
         caps = caps_mod.make_capabilities(kube_version=args.kube_version or caps_mod.DEFAULT_KUBE_VERSION)
         release = caps_mod.ReleaseInfo(name=lint_mod.RELEASE_NAME, namespace=args.namespace, revision=1,
                                        is_install=True, is_upgrade=False)

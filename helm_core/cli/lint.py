@@ -354,10 +354,11 @@ def _values(linter: _Linter, chart_dir: str, read: Callable[[str], bytes | None]
         linter.rule(ERROR, "values.yaml", str(exc) if str(exc).startswith("unable to parse YAML")
                     else f"unable to parse YAML: {exc}")
         return
+    # coalesced before the schema is read, as helm does: its warnings are logged without a schema
+    merged = values_mod.coalesce_tables(values_mod.coalesce_tables({}, overrides or {}), values)
     schema_data = read("values.schema.json")
     if not schema_data:
         return
-    merged = values_mod.coalesce_tables(values_mod.coalesce_tables({}, overrides or {}), values)
     try:
         document, problem = loader.read_schema("values.schema.json", schema_data, chart_dir)
     except ValuesError as exc:

@@ -419,8 +419,9 @@ def bound_funcs(state: RenderState) -> dict[str, Callable[..., Any]]:
     def required(warn: str, value: Any) -> Any:
         if value is None or value == "" and isinstance(value, str):
             if state.lint_mode:
-                if state.lint_log is not None:
-                    state.lint_log(f"[INFO] Missing required value: {warn}")
+                if state.lint_log is not None:  # Go's log prefix: helm's two log.Printf calls
+                    where = "engine.go:206" if value is None else "engine.go:214"
+                    state.lint_log(f"{where}: [INFO] Missing required value: {warn}")
                 return ""
             raise FuncError(warn_wrap(warn))
         return value
@@ -429,7 +430,7 @@ def bound_funcs(state: RenderState) -> dict[str, Callable[..., Any]]:
     def fail(message: str) -> str:
         if state.lint_mode:
             if state.lint_log is not None:
-                state.lint_log(f"[INFO] Fail: {message}")
+                state.lint_log(f"engine.go:227: [INFO] Fail: {message}")
             return ""
         raise FuncError(warn_wrap(message))
 

@@ -19,6 +19,7 @@ from typing import Any
 
 from helm_core import errors
 from helm_core.isolation import process
+from helm_core.support import helmlog
 from helm_core.support import limits as limits_mod
 
 #: Prepared charts kept for the render that follows their prepare (by the parent's token), so
@@ -182,8 +183,12 @@ def main() -> None:
     channel = process.Channel()
     _warm_up()
     channel.send({"ready": True})
-    while True:
-        request = channel.receive()
-        if request is None:
-            return
-        channel.send(handle(channel, request))
+    # Helm's log warnings (helmlog) come from loading and preparing, which the parent does
+    # again with the chart it is sent back: the parent logs them once, in its log's format
+    # (from here they would be bare lines on its stderr, once more).
+    with helmlog.quiet():
+        while True:
+            request = channel.receive()
+            if request is None:
+                return
+            channel.send(handle(channel, request))

@@ -38,6 +38,7 @@ from helm_core.errors import ConflictError, NotFoundError, StorageError, TooLarg
 from helm_core.kube import client as kclient
 from helm_core.storage import release as rel
 from helm_core.storage import secrets
+from helm_core.support import helmlog
 
 SECRET_TYPE = "helm.sh/release.v1"
 OWNER = "helm"
@@ -167,6 +168,8 @@ def from_helm(record: Mapping[str, Any], *, chart_source: str = "",
     chart = record.get("chart") or {}
     metadata = chart.get("metadata") or {}
     user = record.get("config") or {}
+    with helmlog.quiet():  # not one of helm's coalesces: reading a release logs nothing
+        all_values = chart_values.coalesce_tables(user, chart.get("values") or {})
     return rel.ReleaseVersion(
         name=str(record["name"]), namespace=str(record.get("namespace") or ""),
         version=rel.revision_version(int(record["version"])),
@@ -174,7 +177,7 @@ def from_helm(record: Mapping[str, Any], *, chart_source: str = "",
         chart_name=str(metadata.get("name") or ""), chart_version=str(metadata.get("version") or ""),
         app_version=str(metadata.get("appVersion") or ""), chart_source=chart_source,
         user_values=user,
-        chart_values=chart_values.coalesce_tables(user, chart.get("values") or {}),
+        chart_values=all_values,
         manifest=str(record.get("manifest") or ""), hooks=_hooks_text(record.get("hooks")),
         notes=str(info.get("notes") or ""), description=str(info.get("description") or ""),
         first_deployed=_parse_go_time(info.get("first_deployed")),

@@ -1,6 +1,10 @@
 """Helm's ``log.Printf`` warnings (a symbolic link followed, a dependency condition that is not a
-boolean...): logged (stderr for the CLI, the log for the controller), and recorded while a
-:func:`recording` block runs, so that a CLI run printed from its memo says them again.
+boolean, values that do not coalesce...): logged (stderr for the CLI, the log for the
+controller), and recorded while a :func:`recording` block runs, so that a CLI run printed from
+its memo says them again.
+
+Each line starts as helm's does: helm sets ``log.Lshortfile``, so Go's logger puts the file and
+line of the ``log.Printf`` call first (``coalesce.go:316: warning: ...``).
 
 logging is imported by the first warning only: with traceback and tokenize it is a visible part
 of a short run.
@@ -11,15 +15,20 @@ import contextlib
 from collections.abc import Iterator
 
 _recorded: list[str] | None = None
+_quiet = False
 
 
-def warn(logger: str, text: str) -> None:
-    """Log Helm's warning ``text`` as ``logger`` (a module's name), and record it."""
+def warn(logger: str, where: str, text: str) -> None:
+    """Log Helm's warning ``text`` as ``logger`` (a module's name), and record it; ``where`` is
+    the Go file and line of helm's ``log.Printf`` (``coalesce.go:316``)."""
+    if _quiet:
+        return
     import logging
 
-    logging.getLogger(logger).warning("%s", text)
+    line = f"{where}: {text}"
+    logging.getLogger(logger).warning("%s", line)
     if _recorded is not None:
-        _recorded.append(text)
+        _recorded.append(line)
 
 
 @contextlib.contextmanager
@@ -31,3 +40,15 @@ def recording() -> Iterator[list[str]]:
         yield _recorded
     finally:
         _recorded = previous
+
+
+@contextlib.contextmanager
+def quiet() -> Iterator[None]:
+    """No warning is logged or recorded while the block runs: for work that is not one of
+    helm's steps (reading a release helm stored), or that another process repeats and logs."""
+    global _quiet
+    previous, _quiet = _quiet, True
+    try:
+        yield
+    finally:
+        _quiet = previous

@@ -81,7 +81,7 @@ def test_symlinks_are_followed_wherever_they_point_as_helm(tmp_path, caplog):
     os.symlink(tmp_path / "outside", root / "linked")
     files = {f.name: f.data for f in loader.load(root).files}
     assert files == {"files/alias.txt": b"r", "files/real.txt": b"r", "linked/o.txt": b"out"}
-    assert f"found symbolic link in path: {root}/linked resolves to {tmp_path}/outside. Contents of linked file " \
+    assert f"walk.go:75: found symbolic link in path: {root}/linked resolves to {tmp_path}/outside. Contents of linked file " \
            "included and used" in caplog.messages
 
 

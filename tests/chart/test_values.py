@@ -20,6 +20,7 @@ from helm_core.golib import goyaml
 from helm_core.golib.gotypes import Int64
 from helm_core.chart import model, values
 from helm_core.errors import ValuesError
+from helm_core.support import helmlog
 
 
 def _chart(name: str, values_yaml: str = "", subs: tuple[model.Chart, ...] = (),
@@ -159,11 +160,11 @@ CONFLICT_CASES = [
     ("scalar-over-map-default", "a: {x: 1}", {"a": 5}, {"a": 5},
      []),
     ("map-over-scalar-default", "a: 1", {"a": {"x": 1}}, {"a": {"x": 1}},
-     ["warning: skipped value for c.a: Not a table."]),
+     ["coalesce.go:237: warning: skipped value for c.a: Not a table."]),
     ("nested-scalar-over-map", "a: {b: {x: 1}}", {"a": {"b": "s"}}, {"a": {"b": "s"}},
-     ["warning: cannot overwrite table with non table for c.a.b (map[x:1])"]),
+     ["coalesce.go:316: warning: cannot overwrite table with non table for c.a.b (map[x:1])"]),
     ("nested-map-over-scalar", "a: {b: 1.5}", {"a": {"b": {"y": 2}}}, {"a": {"b": {"y": 2}}},
-     ["warning: destination for c.a.b is a table. Ignoring non-table value (1.5)"]),
+     ["coalesce.go:319: warning: destination for c.a.b is a table. Ignoring non-table value (1.5)"]),
     ("nested-map-over-null-default", "a: {b: null}", {"a": {"b": {"y": 2}}}, {"a": {"b": {"y": 2}}}, []),
     ("map-over-null-default", "a: null", {"a": {"y": 2}}, {"a": {"y": 2}}, []),
 ]
@@ -174,8 +175,8 @@ CONFLICT_CASES = [
 def test_coalesce_values_type_conflicts_keep_user_value_and_warn(
     chart_yaml: str, user: dict[str, Any], expected: dict[str, Any], warnings: list[str]
 ) -> None:
-    seen: list[str] = []
-    assert values.coalesce_values(_chart("c", chart_yaml), user, warnings=seen) == expected
+    with helmlog.recording() as seen:
+        assert values.coalesce_values(_chart("c", chart_yaml), user) == expected
     assert seen == warnings
 
 
@@ -255,10 +256,10 @@ def test_non_map_value_for_a_subchart_is_an_error(user: dict[str, Any], message:
 
 def test_non_map_global_is_skipped_with_a_warning() -> None:
     parent = _chart("p", "", (_chart("s", "global: {a: 1}"),))
-    seen: list[str] = []
-    result = values.coalesce_values(parent, {"global": 3}, warnings=seen)
+    with helmlog.recording() as seen:
+        result = values.coalesce_values(parent, {"global": 3})
     assert result == {"global": 3, "s": {"global": {"a": 1.0}}}
-    assert seen == ["warning: skipping globals because source global is not a table."]
+    assert seen == ["coalesce.go:145: warning: skipping globals because source global is not a table."]
 
 
 # -- merge_values / coalesce_tables -------------------------------------------------------
@@ -317,12 +318,12 @@ def test_import_values_uses_alias_and_warns_on_missing_tables() -> None:
     sub = _chart("db", "exports: {data: {a: 1}}\nscalar: 1")
     dep = model.Dependency(name="db", alias="db", import_values=_imports(
         "nothere", {"child": "scalar", "parent": "p"}, "data"))
-    seen: list[str] = []
-    result = values.import_values(_chart("p", "", (sub,), (dep,)), warnings=seen)
+    with helmlog.recording() as seen:
+        result = values.import_values(_chart("p", "", (sub,), (dep,)))
     assert result["a"] == 1.0 and "p" not in result
     assert seen == [
-        'Warning: ImportValues missing table: "nothere" is not a table',
-        'Warning: ImportValues missing table from chart db: "scalar" is not a table',
+        'dependencies.go:287: Warning: ImportValues missing table: "nothere" is not a table',
+        'dependencies.go:270: Warning: ImportValues missing table from chart db: "scalar" is not a table',
     ]
 
 
@@ -467,10 +468,10 @@ def _types(value: Any, path: str = "") -> list[str]:
 
 def _ours(spec: dict[str, Any], files: list[str], flags: dict[str, list[str]],
           file_reader: Any) -> tuple[dict[str, Any], list[str]]:
-    seen: list[str] = []
     user = values.merge_user_values([_y(f) for f in files], file_reader=file_reader, **flags)
-    chart = values.apply_import_values(_model(spec), warnings=seen)
-    final = values.coalesce_values(chart, user, warnings=seen)
+    with helmlog.recording() as seen:
+        chart = values.apply_import_values(_model(spec))
+        final = values.coalesce_values(chart, user)
     rendered: dict[str, Any] = {}
 
     def collect(c: model.Chart, vals: dict[str, Any]) -> None:
@@ -500,7 +501,7 @@ def _theirs(tmp_path: Path, spec: dict[str, Any], files: list[str],
         if doc:
             out[doc["data"]["where"].removesuffix("/templates/out.yaml")] = (
                 json.loads(doc["data"]["values"]), doc["data"]["types"].splitlines())
-    warnings = sorted({line.split(": ", 1)[1] for line in proc.stderr.splitlines() if ".go:" in line})
+    warnings = sorted({line for line in proc.stderr.splitlines() if ".go:" in line})
     return out, warnings
 
 

@@ -333,3 +333,30 @@ def test_values_files_are_read_in_the_worker_and_key_the_kept_chart(pool: Render
     with pytest.raises(errors.ValuesError) as isolated:
         renderer.load_archive(data, source="c.tgz", values_files=ValuesFiles(paths=("x.yaml",)))
     assert str(isolated.value) == "failed to merge chart values: no values file found at path 'x.yaml'"
+
+
+def test_helms_warnings_are_logged_once_by_the_parent_not_by_the_worker(
+        tmp_path: Path, capfd: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture) -> None:
+    """The controller's log gets helm's coalescing warnings from its own prepare, in its format;
+    the worker (whose load and prepare the parent repeats) would print them again, bare, on the
+    stderr they share."""
+    from helm_core.sources import package
+    from tests.test_coalesce_warnings_helm import CONFLICTS
+
+    data = package.archive_bytes("p", [(name, text.encode()) for name, text in CONFLICTS.items()])
+    pool = RenderPool(workers=1, limits=RenderLimits(timeout_s=60, cpu_s=60))
+    try:
+        renderer = pool.renderer(tenant="t")
+        prepared = renderer.prepare(renderer.load_archive(data, source="p.tgz"), {"nested": {"a": {"b": 5}}})
+        done = renderer.render(prepared.chart, prepared.values, render_mod.RenderOptions())
+    finally:
+        pool.close()
+    assert len(done.documents) == 4
+    said = [(r.name, r.levelname, r.getMessage()) for r in caplog.records if r.name.startswith("helm_core")]
+    user = "coalesce.go:316: warning: cannot overwrite table with non table for p.nested.a.b (map[c:<nil> d:1e+06])"
+    subcharts = ["coalesce.go:316: warning: cannot overwrite table with non table for p.one.cfg.a (map[deep:1])",
+                 "coalesce.go:319: warning: destination for p.two.cfg.a is a table. Ignoring non-table value (2.5)",
+                 "coalesce.go:237: warning: skipped value for p.three.name: Not a table."]
+    assert said == [("helm_core.chart.values", "WARNING", line)
+                    for line in [user, *subcharts, *subcharts, user, *subcharts]]
+    assert capfd.readouterr().err == ""
