@@ -12,16 +12,18 @@ of a short run.
 from __future__ import annotations
 
 import contextlib
+import threading
 from collections.abc import Iterator
 
 _recorded: list[str] | None = None
-_quiet = False
+#: Per thread: the controller reads one release quietly while another thread prepares a chart.
+_quiet = threading.local()
 
 
 def warn(logger: str, where: str, text: str) -> None:
     """Log Helm's warning ``text`` as ``logger`` (a module's name), and record it; ``where`` is
     the Go file and line of helm's ``log.Printf`` (``coalesce.go:316``)."""
-    if _quiet:
+    if getattr(_quiet, "on", False):
         return
     import logging
 
@@ -46,9 +48,8 @@ def recording() -> Iterator[list[str]]:
 def quiet() -> Iterator[None]:
     """No warning is logged or recorded while the block runs: for work that is not one of
     helm's steps (reading a release helm stored), or that another process repeats and logs."""
-    global _quiet
-    previous, _quiet = _quiet, True
+    previous, _quiet.on = getattr(_quiet, "on", False), True
     try:
         yield
     finally:
-        _quiet = previous
+        _quiet.on = previous
