@@ -14,6 +14,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -224,3 +225,27 @@ def test_install_and_upgrade_say_helms_coalescing_warnings(cluster: ClusterInfo,
         ours = core(*(arg.format("ours") for arg in args)).stderr
         assert ours == theirs, args
         assert "coalesce.go:" in theirs
+
+
+def test_reuse_values_as_helm(cluster: ClusterInfo, hc: live.LiveClient, namespace: str, tmp_path: Path,
+                              helm: str) -> None:
+    """``upgrade --reuse-values`` to a chart with new defaults: helm renders over the current
+    version's computed values (the new default is not there), a ``null`` given drops the old
+    user value; ``--reset-then-reuse-values`` takes the new chart's defaults."""
+    shown = ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-shown\ndata:\n"
+             "  all: {{ .Values | toJson | quote }}\n")
+    one, two = tmp_path / "one", tmp_path / "two"
+    kit.chart(one, {"cm.yaml": shown}, values="greeting: hello\nnested:\n  a: 1\n  b: 2\n")
+    kit.chart(two, {"cm.yaml": shown}, values="greeting: hi\nadded: new\nnested:\n  a: 10\n")
+    runs = {"ours": lambda *args: _core(tmp_path, cluster, namespace, *args),
+            "theirs": lambda *args: _helm(helm, tmp_path, cluster, namespace, *args)}
+    seen: dict[str, list[Any]] = {"ours": [], "theirs": []}
+    for name, run in runs.items():
+        run("install", name, str(one), "--set", "nested.b=3")
+        run("upgrade", name, str(two), "--reuse-values", "--set", "nested.a=null,extra=x")
+        seen[name].append(kit.get(hc, "ConfigMap", f"{name}-shown", namespace)["data"]["all"])
+        seen[name].append(json.loads(run("get", "values", name, "-o", "json").stdout))
+        run("upgrade", name, str(two), "--reset-then-reuse-values")
+        seen[name].append(kit.get(hc, "ConfigMap", f"{name}-shown", namespace)["data"]["all"])
+    assert seen["ours"] == seen["theirs"]
+    assert json.loads(seen["ours"][0]) == {"greeting": "hello", "extra": "x", "nested": {"b": 3}}

@@ -11,8 +11,11 @@ version ``superseded``, the new ``deployed``.
 
 Values (Helm's ``reuseValues``):
 - ``reset_values``: only the values given now.
-- ``reuse_values``: the current version's user values, the values given now merged over them.
-- ``reset_then_reuse_values``: the same merge, over the new chart's defaults.
+- ``reuse_values``: the values given now coalesced over the current version's user values
+  (``CoalesceTables``: a ``null`` given drops the old key), and the new chart's defaults are the
+  current version's computed values, not its own values.yaml (helm's ``chart.Values = oldVals``:
+  a key the new chart adds to its defaults is not there, as with helm).
+- ``reset_then_reuse_values``: the same coalesce, over the new chart's own defaults.
 - none of them: the values given now, or the current version's user values when none is given.
 
 After a successful upgrade only the newest ``max_history`` versions are kept (Helm's
@@ -104,8 +107,16 @@ def effective_values(current: rel.ReleaseVersion, given: Mapping[str, Any],
     if options.reset_values:
         return dict(given)
     if options.reuse_values or options.reset_then_reuse_values:
-        return chart_values.merge_maps(dict(current.user_values), dict(given))
+        return chart_values.coalesce_tables(given, current.user_values)
     return dict(given) if given else dict(current.user_values)
+
+
+def effective_chart(current: rel.ReleaseVersion, chart: model.Chart, options: UpgradeOptions) -> model.Chart:
+    """The chart the new version renders (module rules): with ``reuse_values``, its defaults
+    are the current version's computed values."""
+    if options.reuse_values and not options.reset_values:
+        return replace(chart, values=chart_values.copy_values(current.chart_values))
+    return chart
 
 
 def plan(history: list[rel.ReleaseVersion], *, reinstall_failed: bool = False) -> str:
@@ -162,8 +173,8 @@ def upgrade_or_install(cfg: config.Configuration, chart: model.Chart, user_value
         history = cfg.driver.history(options.namespace, options.name)
         current = _current(history, options.name)
         values = effective_values(current, user_values, options)
-        with install.rendering(cfg, chart, values, name=options.name, namespace=options.namespace,
-                               action="upgrade", revision=rel.next_revision(history),
+        with install.rendering(cfg, effective_chart(current, chart, options), values, name=options.name,
+                               namespace=options.namespace, action="upgrade", revision=rel.next_revision(history),
                                choices=options) as rendered:
             config.resolve_all(cfg, [m.obj for m in rendered.manifests if m.obj], options.namespace)
             return "upgrade", install.new_record(
@@ -218,8 +229,9 @@ def _upgrade(cfg: config.Configuration, chart: model.Chart, user_values: Mapping
              options: UpgradeOptions, history: list[rel.ReleaseVersion]) -> rel.ReleaseVersion:
     current = _current(history, options.name)
     values = effective_values(current, user_values, options)
-    with install.rendering(cfg, chart, values, name=options.name, namespace=options.namespace,
-                           action="upgrade", revision=rel.next_revision(history), choices=options) as rendered:
+    with install.rendering(cfg, effective_chart(current, chart, options), values, name=options.name,
+                           namespace=options.namespace, action="upgrade", revision=rel.next_revision(history),
+                           choices=options) as rendered:
         record = install.new_record(rendered, driver=cfg.driver, name=options.name, namespace=options.namespace,
                                     status=rel.Status.PENDING_UPGRADE, user_values=values,
                                     chart_source=options.chart_source,

@@ -52,8 +52,9 @@ OLD = {"a": 1, "nested": {"x": 1, "y": 2}}
     ({"reset_values": True}, {}, {}),
     ({"reuse_values": True}, {"nested": {"y": 3}}, {"a": 1, "nested": {"x": 1, "y": 3}}),
     ({"reset_then_reuse_values": True}, {"b": 2}, {"a": 1, "b": 2, "nested": {"x": 1, "y": 2}}),
+    ({"reuse_values": True}, {"a": None, "nested": {"x": None}}, {"nested": {"y": 2}}),
 ], ids=["default-reuses-when-none-given", "default-takes-given", "reset", "reuse-merges",
-        "reset-then-reuse-merges"])
+        "reset-then-reuse-merges", "reuse-null-drops-the-old-key"])
 def test_effective_values_follow_helms_flags(flags: dict, given: dict, expected: dict) -> None:
     current = rel.ReleaseVersion(name="web", namespace=NS, version=rel.new_version(),
                                  status=rel.Status.DEPLOYED, chart_name="demo",
@@ -61,6 +62,22 @@ def test_effective_values_follow_helms_flags(flags: dict, given: dict, expected:
     options = upgrade.UpgradeOptions(name="web", **flags)
     assert upgrade.effective_values(current, given, options) == expected
     assert current.user_values == {"a": 1, "nested": {"x": 1, "y": 2}}
+
+
+def test_reuse_values_renders_over_the_current_versions_values_not_the_new_charts_defaults(
+        cfg: config.Configuration, tmp_path: Path) -> None:
+    """helm's ``--reuse-values``: the new chart's defaults are the current version's computed
+    values, so a default the new chart adds is not there (``--reset-then-reuse-values`` has it)."""
+    shown = ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: shown\ndata:\n"
+             "  greeting: {{ .Values.greeting | quote }}\n  added: {{ .Values.added | default \"absent\" | quote }}\n")
+    one = make_chart(tmp_path / "one", {"cm.yaml": shown}, values="greeting: hello\n")
+    two = make_chart(tmp_path / "two", {"cm.yaml": shown}, values="greeting: hi\nadded: new\n")
+    install.run(cfg, one, {}, install.InstallOptions(name="web", namespace=NS))
+    ref = kclient.ObjectRef("v1", "ConfigMap", "shown", NS)
+    for flags, expected in [({"reuse_values": True}, {"greeting": "hello", "added": "absent"}),
+                            ({"reset_then_reuse_values": True}, {"greeting": "hi", "added": "new"})]:
+        upgrade.run(cfg, two, {}, upgrade.UpgradeOptions(name="web", namespace=NS, **flags))
+        assert cfg.client.get(ref)["data"] == expected, flags
 
 
 def test_upgrade_dry_run_changes_nothing(cfg: config.Configuration, tmp_path: Path) -> None:
