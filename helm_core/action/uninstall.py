@@ -140,7 +140,7 @@ def _uninstall(cfg: config.Configuration, name: str, namespace: str,
         cfg.driver.update(current)
         owner = config.owner(cfg, namespace=namespace, name=name)
         stored_hooks = hooks.parse(newest.hooks)
-        runs = hooks.RunLog()
+        runs = hooks.RunLog(cfg, current)
         if not options.no_hooks:
             hooks.run(cfg, stored_hooks, "pre-delete", owner=owner, timeout_s=options.timeout_s,
                       observe=runs.observe)
