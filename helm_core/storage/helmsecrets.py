@@ -23,6 +23,7 @@ and ``rollback``, which re-applies the stored manifest); templates are not store
 from __future__ import annotations
 
 import base64
+import contextlib
 import datetime as dt
 import gzip
 import json
@@ -264,6 +265,10 @@ class HelmSecretsDriver:
         self._hide_adopted = hide_adopted
         # Helm keeps no claim: the claim lives on helm-core's Release object, as for ours.
         self._claims = secrets.SecretsDriver(client)
+        # The metadata of each Secret as this driver last wrote it, by (namespace, name): the
+        # next update of it (a hook starting, the result) is made over its resourceVersion
+        # without reading it first; a conflict (someone wrote meanwhile) reads it.
+        self._written: dict[tuple[str, str], dict[str, Any]] = {}
 
     def check(self, version: rel.ReleaseVersion) -> None:
         encode(version)
@@ -299,20 +304,30 @@ class HelmSecretsDriver:
 
     def create(self, version: rel.ReleaseVersion) -> None:
         try:
-            self._client.create(encode(version))
+            created = self._client.create(encode(version))
         except ConflictError as exc:
             raise secrets.exists_error(version) from exc
+        self._written[(version.namespace, created["metadata"]["name"])] = created["metadata"]
 
     def update(self, version: rel.ReleaseVersion) -> None:
         ref = self._ref(version.namespace, version.name, version.version)
+        known = self._written.pop((ref.namespace, ref.name), None)
+        written = None
         try:
-            current = self._client.get(ref)
+            if known:
+                with contextlib.suppress(ConflictError):  # written by someone else since
+                    written = self._replace(version, known)
+            if written is None:
+                written = self._replace(version, self._client.get(ref).get("metadata") or {})
         except NotFoundError as exc:
             raise secrets.missing_version(version.namespace, version.name, version.version) from exc
-        meta = current.get("metadata") or {}
-        secret = encode(version, adopted_mark=adopted(current), stamp="modifiedAt")
+        self._written[(ref.namespace, ref.name)] = written["metadata"]
+
+    def _replace(self, version: rel.ReleaseVersion, meta: Mapping[str, Any]) -> dict[str, Any]:
+        """Replace ``version``'s Secret over ``meta`` (its resourceVersion and adopted mark)."""
+        secret = encode(version, adopted_mark=adopted({"metadata": meta}), stamp="modifiedAt")
         secret["metadata"]["resourceVersion"] = meta.get("resourceVersion")
-        self._client.replace(secret)
+        return self._client.replace(secret)
 
     def get(self, namespace: str, name: str, version: ulid.ULID) -> rel.ReleaseVersion:
         try:
@@ -328,6 +343,7 @@ class HelmSecretsDriver:
 
     def delete(self, namespace: str, name: str, version: ulid.ULID) -> rel.ReleaseVersion:
         stored = self.get(namespace, name, version)
+        self._written.pop((namespace, secret_name(name, revision(stored))), None)
         try:
             self._client.delete(self._ref(namespace, name, version))
         except NotFoundError as exc:

@@ -30,8 +30,7 @@ class Watching(fake.FakeClient):
         reader = cluster.client()
         self.reader = secrets.SecretsDriver(reader) if storage == "ours" else helmsecrets.HelmSecretsDriver(reader)
         self.seen: list[tuple[str, str, dict[str, str]]] = []
-        self.secret_writes = 0
-        self.status_writes = 0
+        self.secret_writes = self.secret_reads = self.status_writes = 0
 
     def apply(self, obj: Mapping[str, Any], **kwargs: Any) -> dict[str, Any]:
         if obj.get("kind") == "Job":
@@ -41,6 +40,10 @@ class Watching(fake.FakeClient):
         if kwargs.get("subresource") == "status":
             self.status_writes += 1
         return super().apply(obj, **kwargs)
+
+    def get(self, ref: kclient.ObjectRef) -> dict[str, Any]:
+        self.secret_reads += ref.kind == "Secret"
+        return super().get(ref)
 
     def replace(self, obj: Mapping[str, Any], **kwargs: Any) -> dict[str, Any]:
         if obj.get("kind") == "Secret":
@@ -94,9 +97,10 @@ def test_a_hook_costs_one_secret_write_and_a_chart_without_hooks_none(tmp_path: 
         cfg, watching = _configuration(storage)
         chart = make_chart(tmp_path / str(len(counts)), {"a.yaml": configmap("a"), **templates})
         install.run(cfg, chart, {}, install.InstallOptions(name="web", namespace=NS))
-        counts.append((watching.secret_writes, watching.status_writes))
-    (plain_secrets, plain_statuses), (hooked_secrets, hooked_statuses) = counts
+        counts.append((watching.secret_writes, watching.secret_reads, watching.status_writes))
+    (plain_secrets, plain_reads, plain_statuses), (hooked_secrets, hooked_reads, hooked_statuses) = counts
     assert hooked_secrets == plain_secrets + 2
+    assert hooked_reads == plain_reads  # each write over the resourceVersion of the one before
     assert hooked_statuses == plain_statuses  # the Release status holds no hook runs
 
 

@@ -146,6 +146,30 @@ def test_helm_driver_counts_revisions_and_keeps_foreign_labels(cluster):
     assert [v.name for v in driver.list_latest("demo")] == ["web"]
 
 
+def test_an_update_after_the_drivers_own_write_reads_nothing_and_one_after_another_write_reads_it(cluster):
+    reads: list[str] = []
+
+    class Counting(fake.FakeClient):
+        def get(self, ref):
+            reads.append(ref.name)
+            return super().get(ref)
+
+    driver = helmsecrets.HelmSecretsDriver(Counting(cluster))
+    version = make_version(version=rel.revision_version(1), status=rel.Status.PENDING_INSTALL)
+    driver.create(version)
+    driver.update(version.with_status(rel.Status.DEPLOYED))
+    assert reads == []  # the resourceVersion of its own write is the precondition
+    ref = kclient.ObjectRef("v1", "Secret", "sh.helm.release.v1.web.v1", "demo")
+    other = cluster.client()
+    marked = other.get(ref)
+    marked["metadata"]["labels"][helmsecrets.ADOPTED_LABEL] = "true"  # someone else wrote it
+    other.replace(marked)
+    driver.update(version.with_status(rel.Status.SUPERSEDED))
+    assert reads == [ref.name]
+    labels = cluster.objects[ref]["metadata"]["labels"]
+    assert labels["status"] == "superseded" and labels[helmsecrets.ADOPTED_LABEL] == "true"
+
+
 def test_packaged_release_crd_is_the_one_in_manifests():
     packaged = ROOT / "helm_core" / "storage" / "crds" / "release.yaml"
     assert packaged.read_bytes() == (ROOT / "manifests" / "crds" / "release.yaml").read_bytes()
