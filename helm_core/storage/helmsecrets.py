@@ -36,6 +36,7 @@ import ulid
 from helm_core.chart import values as chart_values
 from helm_core.engine import manifests as mf
 from helm_core.errors import ConflictError, NotFoundError, StorageError, TooLargeError
+from helm_core.golib import gotime
 from helm_core.kube import client as kclient
 from helm_core.storage import release as rel
 from helm_core.storage import secrets
@@ -77,21 +78,24 @@ def revision(version: rel.ReleaseVersion) -> int:
 # ----------------------------------------------------------------------------- the record
 
 def _go_time(value: dt.datetime | None) -> str:
-    """Go's ``time.Time`` JSON (RFC 3339; the zero time for none)."""
+    """Go's ``time.Time`` JSON (RFC 3339 with nanoseconds, in the time's own offset: a time read
+    from helm's record is written back as helm wrote it; the zero time for none)."""
     if value is None:
         return _ZERO_TIME
-    return value.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return gotime.format_time(value, gotime.RFC3339_NANO)
 
 
 def _parse_go_time(text: Any) -> dt.datetime | None:
+    """A time of helm's record as Go reads it (``gotime.parse_rfc3339``: its offset, the
+    ``Local`` zone when that is its offset, nanoseconds); None for none (Go's zero time)."""
     if not isinstance(text, str) or not text or text.startswith("0001-01-01"):
         return None
-    parsed = dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
-    return parsed.astimezone(dt.UTC).replace(microsecond=0)
+    return gotime.parse_rfc3339(text)
 
 
-def _run_time(value: dt.datetime | None) -> str:
-    """helm's ``time.Time`` JSON in a hook's ``last_run``: "" for none (its zero)."""
+def run_time(value: dt.datetime | None) -> str:
+    """helm's ``time.Time`` JSON where it writes "" for none (its zero): a hook's ``last_run``,
+    and every time of its ``-o json|yaml`` output."""
     return _go_time(value) if value is not None else ""
 
 
@@ -102,8 +106,8 @@ def hook_record(hook: mf.Hook, run: rel.HookRun | None) -> dict[str, Any]:
     entry: dict[str, Any] = {
         "name": hook.name, "kind": hook.kind, "path": hook.manifest.source,
         "manifest": hook.manifest.content, "events": list(hook.events),
-        "last_run": {"started_at": _run_time(run.started if run else None),
-                     "completed_at": _run_time(run.completed if run else None),
+        "last_run": {"started_at": run_time(run.started if run else None),
+                     "completed_at": run_time(run.completed if run else None),
                      "phase": run.phase.value if run else ""},
     }
     if hook.weight:

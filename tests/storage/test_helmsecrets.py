@@ -69,7 +69,8 @@ def store_helm(cluster: fake.FakeCluster, *records: dict) -> None:
         client.create(helm_secret(record))
 
 
-def test_a_record_helm_wrote_reads_as_a_version():
+def test_a_record_helm_wrote_reads_as_a_version(local_tz):
+    local_tz("UTC")
     version = helmsecrets.decode(helm_secret(helm_record(2)))
     assert version.version == rel.revision_version(2) and rel.version_text(version.version) == "2"
     assert (version.name, version.namespace, version.status) == ("web", "demo", rel.Status.DEPLOYED)
@@ -77,8 +78,12 @@ def test_a_record_helm_wrote_reads_as_a_version():
     assert version.user_values == {"replicas": 2}
     assert version.chart_values == {"replicas": 2, "image": {"tag": "1.25"}}  # chart values under config
     assert version.hooks == f"---\n# Source: nginx/templates/job.yaml\n{HOOK}\n"
-    assert version.last_deployed.isoformat() == "2026-11-22T10:00:00+00:00"
-    assert version.first_deployed.isoformat() == "2026-11-20T09:00:00+00:00"
+    # Go's times: their offsets and nanoseconds kept, written back as helm wrote them
+    assert version.last_deployed.isoformat() == "2026-11-22T10:00:00.500000+00:00"
+    assert version.first_deployed.isoformat() == "2026-11-20T10:00:00.123456+01:00"
+    info = helmsecrets.to_helm(version)["info"]
+    assert (info["first_deployed"], info["last_deployed"], info["deleted"]) == (
+        "2026-11-20T10:00:00.123456789+01:00", "2026-11-22T10:00:00.5Z", "0001-01-01T00:00:00Z")
     assert version.deleted is None and version.notes == "hello"
 
 

@@ -1,0 +1,156 @@
+"""A hook that runs is stored ``Running`` from its start, as helm's ``execHook`` records it,
+next to stock helm on the real API server: while an install's pre-install hook or an
+uninstall's pre-delete hook waits (a suspended Job, let go by the test), ``helm status`` and
+``helm-core status`` print the same of helm's record, of helm-core's record in helm's format
+and of helm-core's own storage (hooks in ``-o json`` with each one's ``last_run``).
+Fake-cluster tests of the write order: tests/action/test_hook_run_records.py."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from e2e import release_kit as kit
+from e2e.conftest import ClusterInfo
+from e2e.test_helm_interop import ROOT, helm, run_core, run_helm  # noqa: F401  (helm: a fixture)
+from e2e.test_release_cli_test_suite import hooks_json, normalised
+from helm_core.errors import ConflictError, NotFoundError
+from helm_core.kube import client as kclient
+from helm_core.kube import live
+
+pytestmark = pytest.mark.e2e
+
+WAIT_S = 120.0
+
+
+def gate(name: str, event: str) -> str:
+    """A hook Job created suspended: it runs (and kwok completes it) once :func:`let_go`."""
+    return kit.hook_job(name, event).replace("spec:\n", "spec:\n  suspend: true\n", 1)
+
+
+@pytest.fixture
+def chart(tmp_path: Path) -> str:
+    """``setup`` (pre-install, done at once), then the gates of the install and of the uninstall."""
+    kit.chart(tmp_path / "demo", {
+        "cm.yaml": kit.configmap("{{ .Release.Name }}-cm"),
+        "setup.yaml": kit.hook_job("{{ .Release.Name }}-setup", "pre-install", weight=-1),
+        "gate-install.yaml": gate("{{ .Release.Name }}-gate-install", "pre-install"),
+        "gate-delete.yaml": gate("{{ .Release.Name }}-gate-delete", "pre-delete"),
+        "NOTES.txt": "hi"})
+    return str(tmp_path / "demo")
+
+
+def let_go(client: live.LiveClient, namespace: str, name: str) -> None:
+    """Unsuspend a gate Job once it exists (its Job controller writes it too: retried)."""
+    ref = kclient.ObjectRef("batch/v1", "Job", name, namespace)
+    deadline = time.monotonic() + WAIT_S
+    while True:
+        try:
+            job = client.get(ref)
+            job["spec"]["suspend"] = False
+            client.replace(job)
+            return
+        except (ConflictError, NotFoundError):
+            pass
+        assert time.monotonic() < deadline, f"{name} never let go"
+        time.sleep(0.2)
+
+
+def polled(read: Callable[[], str], done: Callable[[str], bool]) -> str:
+    """``read()`` again until ``done`` holds for what it returned."""
+    deadline = time.monotonic() + WAIT_S
+    while True:
+        found = read()
+        if done(found):
+            return found
+        assert time.monotonic() < deadline, f"never reached; last read:\n{found}"
+        time.sleep(0.3)
+
+
+@contextmanager
+def running(command: Sequence[str], cluster: ClusterInfo, namespace: str) -> Iterator[None]:
+    """``command`` (helm's or helm-core's) running in the background; it must succeed."""
+    process = subprocess.Popen([*command, "--kubeconfig", str(cluster.kubeconfig), "-n", namespace],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+                               env=os.environ.copy())
+    try:
+        yield
+        _, err = process.communicate(timeout=WAIT_S)
+        assert process.returncode == 0, err
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+
+
+def phases(status_json: str) -> dict[str, str]:
+    return {hook["name"]: hook["last_run"]["phase"] for hook in json.loads(status_json).get("hooks") or []}
+
+
+def gate_running(name: str) -> Callable[[str], bool]:
+    return lambda status_json: phases(status_json).get(name) == "Running"
+
+
+CORE = (sys.executable, "-m", "helm_core")
+
+
+def test_a_waiting_hook_shows_running_in_status_as_helm_shows_it(
+        cluster: ClusterInfo, hc: live.LiveClient, namespace: str, helm: str, chart: str) -> None:  # noqa: F811
+    def helm_status(name: str, *args: str) -> str:
+        return run_helm(helm, cluster, namespace, "status", name, *args)
+
+    def core_status(name: str, *args: str) -> str:
+        return run_core(cluster, namespace, "status", name, *args)
+
+    # helm's own record while its install waits at the gate: the reference
+    with running((helm, "install", "web", chart, "--timeout", "120s"), cluster, namespace):
+        theirs_json = polled(lambda: helm_status("web", "-o", "json"), gate_running("web-gate-install"))
+        assert phases(theirs_json) == {"web-setup": "Succeeded", "web-gate-install": "Running",
+                                       "web-gate-delete": ""}
+        theirs = helm_status("web")
+        assert "STATUS: pending-install\n" in theirs
+        assert core_status("web") == theirs
+        assert hooks_json(core_status("web", "-o", "json")) == hooks_json(theirs_json)
+        let_go(hc, namespace, "web-gate-install")
+    with running((helm, "uninstall", "web", "--timeout", "120s"), cluster, namespace):
+        theirs_gone_json = polled(lambda: helm_status("web", "-o", "json"), gate_running("web-gate-delete"))
+        theirs_gone = helm_status("web")
+        assert "STATUS: uninstalling\n" in theirs_gone
+        assert core_status("web") == theirs_gone
+        assert hooks_json(core_status("web", "-o", "json")) == hooks_json(theirs_gone_json)
+        let_go(hc, namespace, "web-gate-delete")
+
+    # helm-core keeping the release in helm's format: helm reads the same from our record
+    with running((*CORE, "install", "web", chart, "--timeout", "120s", "--storage", "helm"), cluster, namespace):
+        ours_json = polled(lambda: helm_status("web", "-o", "json"), gate_running("web-gate-install"))
+        assert hooks_json(ours_json) == hooks_json(theirs_json)
+        assert normalised(helm_status("web")) == normalised(theirs)
+        assert core_status("web", "--storage", "helm") == helm_status("web")
+        let_go(hc, namespace, "web-gate-install")
+    with running((*CORE, "uninstall", "web", "--timeout", "120s", "--storage", "helm"), cluster, namespace):
+        ours_gone_json = polled(lambda: helm_status("web", "-o", "json"), gate_running("web-gate-delete"))
+        assert hooks_json(ours_gone_json) == hooks_json(theirs_gone_json)
+        assert normalised(helm_status("web")) == normalised(theirs_gone)
+        let_go(hc, namespace, "web-gate-delete")
+
+    # and in helm-core's own storage (REVISION is a ULID there)
+    def without_revision(text: str) -> str:
+        return "\n".join(line for line in normalised(text).splitlines() if not line.startswith("REVISION: "))
+
+    with running((*CORE, "install", "web", chart, "--timeout", "120s"), cluster, namespace):
+        own_json = polled(lambda: core_status("web", "-o", "json"), gate_running("web-gate-install"))
+        assert hooks_json(own_json) == hooks_json(theirs_json)
+        assert without_revision(core_status("web")) == without_revision(theirs)
+        let_go(hc, namespace, "web-gate-install")
+    with running((*CORE, "uninstall", "web", "--timeout", "120s"), cluster, namespace):
+        own_gone_json = polled(lambda: core_status("web", "-o", "json"), gate_running("web-gate-delete"))
+        assert hooks_json(own_gone_json) == hooks_json(theirs_gone_json)
+        assert without_revision(core_status("web")) == without_revision(theirs_gone)
+        let_go(hc, namespace, "web-gate-delete")
