@@ -64,10 +64,14 @@ def let_go(client: live.LiveClient, namespace: str, name: str) -> None:
 
 
 def polled(read: Callable[[], str], done: Callable[[str], bool]) -> str:
-    """``read()`` again until ``done`` holds for what it returned."""
+    """``read()`` again until ``done`` holds for what it returned (a read that fails, the
+    release not stored yet, is read again)."""
     deadline = time.monotonic() + WAIT_S
     while True:
-        found = read()
+        try:
+            found = read()
+        except AssertionError as exc:
+            found = str(exc)
         if done(found):
             return found
         assert time.monotonic() < deadline, f"never reached; last read:\n{found}"
@@ -91,7 +95,8 @@ def running(command: Sequence[str], cluster: ClusterInfo, namespace: str) -> Ite
 
 
 def phases(status_json: str) -> dict[str, str]:
-    return {hook["name"]: hook["last_run"]["phase"] for hook in json.loads(status_json).get("hooks") or []}
+    found = json.loads(status_json) if status_json.startswith("{") else {}
+    return {hook["name"]: hook["last_run"]["phase"] for hook in found.get("hooks") or []}
 
 
 def gate_running(name: str) -> Callable[[str], bool]:

@@ -79,8 +79,8 @@ def test_a_record_made_in_another_zone_prints_as_helm_prints_it(
     def ours(tz: str | None, *args: str) -> str:
         return _run([sys.executable, "-m", "helm_core", *args], cluster, namespace, tz)
 
-    theirs(WRITER_TZ, "install", "web", chart, "--timeout", "120s")
-    theirs(WRITER_TZ, "upgrade", "web", chart, "--timeout", "120s")
+    theirs(WRITER_TZ, "install", "web", chart, "--timeout", "120s", "--set", "greeting=hey")
+    theirs(WRITER_TZ, "upgrade", "web", chart, "--timeout", "120s", "--reuse-values")
     written = json.loads(theirs(None, "status", "web", "-o", "json"))["info"]["last_deployed"]
     assert written.endswith("+05:30") and "." in written  # what this test is about
 
@@ -104,7 +104,7 @@ def test_a_record_made_in_another_zone_prints_as_helm_prints_it(
     # helm-core writes helm's record again (the superseded revision, the first deployment's
     # time carried over): helm's times stay as helm wrote them
     before = theirs(WRITER_TZ, "history", "web").splitlines()
-    ours(None, "upgrade", "web", chart, "--timeout", "120s", "--storage", "helm")
+    ours(None, "upgrade", "web", chart, "--timeout", "120s", "--reuse-values", "--storage", "helm")
     after = theirs(WRITER_TZ, "history", "web").splitlines()
     assert [line.split("\t")[1] for line in after[1:3]] == [line.split("\t")[1] for line in before[1:3]]
     assert json.loads(theirs(None, "status", "web", "-o", "json"))["info"]["first_deployed"] == json.loads(
