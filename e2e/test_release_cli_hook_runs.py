@@ -1,6 +1,6 @@
 """A hook that runs is stored ``Running`` from its start, as helm's ``execHook`` records it,
-next to stock helm on the real API server: while an install's pre-install hook or an
-uninstall's pre-delete hook waits (a suspended Job, let go by the test), ``helm status`` and
+next to stock helm on the real API server: while the pre- hook of an install, upgrade,
+rollback or uninstall waits (a suspended Job, let go by the test), ``helm status`` and
 ``helm-core status`` print the same of helm's record, of helm-core's record in helm's format
 and of helm-core's own storage (hooks in ``-o json`` with each one's ``last_run``).
 Fake-cluster tests of the write order: tests/action/test_hook_run_records.py."""
@@ -37,12 +37,12 @@ def gate(name: str, event: str) -> str:
 
 @pytest.fixture
 def chart(tmp_path: Path) -> str:
-    """``setup`` (pre-install, done at once), then the gates of the install and of the uninstall."""
+    """``setup`` (pre-install, done at once), then a gate for each operation."""
     kit.chart(tmp_path / "demo", {
         "cm.yaml": kit.configmap("{{ .Release.Name }}-cm"),
         "setup.yaml": kit.hook_job("{{ .Release.Name }}-setup", "pre-install", weight=-1),
-        "gate-install.yaml": gate("{{ .Release.Name }}-gate-install", "pre-install"),
-        "gate-delete.yaml": gate("{{ .Release.Name }}-gate-delete", "pre-delete"),
+        **{f"gate-{event}.yaml": gate(f"{{{{ .Release.Name }}}}-gate-{event}", f"pre-{event}")
+           for event in ("install", "upgrade", "rollback", "delete")},
         "NOTES.txt": "hi"})
     return str(tmp_path / "demo")
 
@@ -104,58 +104,59 @@ def gate_running(name: str) -> Callable[[str], bool]:
 
 
 CORE = (sys.executable, "-m", "helm_core")
+#: (the command after the binary, the gate it waits at, the status meanwhile)
+STEPS = ((("install", "web", "{chart}"), "web-gate-install", "pending-install"),
+         (("upgrade", "web", "{chart}"), "web-gate-upgrade", "pending-upgrade"),
+         (("rollback", "web"), "web-gate-rollback", "pending-rollback"),
+         (("uninstall", "web"), "web-gate-delete", "uninstalling"))
 
 
 def test_a_waiting_hook_shows_running_in_status_as_helm_shows_it(
         cluster: ClusterInfo, hc: live.LiveClient, namespace: str, helm: str, chart: str) -> None:  # noqa: F811
-    def helm_status(name: str, *args: str) -> str:
-        return run_helm(helm, cluster, namespace, "status", name, *args)
+    def helm_status(*args: str) -> str:
+        return run_helm(helm, cluster, namespace, "status", "web", *args)
 
-    def core_status(name: str, *args: str) -> str:
-        return run_core(cluster, namespace, "status", name, *args)
+    def core_status(*args: str) -> str:
+        return run_core(cluster, namespace, "status", "web", *args)
 
-    # helm's own record while its install waits at the gate: the reference
-    with running((helm, "install", "web", chart, "--timeout", "120s"), cluster, namespace):
-        theirs_json = polled(lambda: helm_status("web", "-o", "json"), gate_running("web-gate-install"))
-        assert phases(theirs_json) == {"web-setup": "Succeeded", "web-gate-install": "Running",
-                                       "web-gate-delete": ""}
-        theirs = helm_status("web")
-        assert "STATUS: pending-install\n" in theirs
-        assert core_status("web") == theirs
-        assert hooks_json(core_status("web", "-o", "json")) == hooks_json(theirs_json)
-        let_go(hc, namespace, "web-gate-install")
-    with running((helm, "uninstall", "web", "--timeout", "120s"), cluster, namespace):
-        theirs_gone_json = polled(lambda: helm_status("web", "-o", "json"), gate_running("web-gate-delete"))
-        theirs_gone = helm_status("web")
-        assert "STATUS: uninstalling\n" in theirs_gone
-        assert core_status("web") == theirs_gone
-        assert hooks_json(core_status("web", "-o", "json")) == hooks_json(theirs_gone_json)
-        let_go(hc, namespace, "web-gate-delete")
+    @contextmanager
+    def step(tool: Sequence[str], args: Sequence[str], gate_name: str, *extra: str) -> Iterator[None]:
+        """The operation running until the body is done, then let through its gate."""
+        command = [*tool, *(arg.format(chart=chart) for arg in args), "--timeout", "120s", *extra]
+        with running(command, cluster, namespace):
+            yield
+            let_go(hc, namespace, gate_name)
+
+    # helm's own record while each operation waits at its gate: the reference
+    reference: list[tuple[str, str]] = []
+    for args, gate_name, status in STEPS:
+        with step((helm,), args, gate_name):
+            theirs_json = polled(lambda: helm_status("-o", "json"), gate_running(gate_name))
+            theirs = helm_status()
+            assert f"STATUS: {status}\n" in theirs
+            assert core_status() == theirs
+            assert hooks_json(core_status("-o", "json")) == hooks_json(theirs_json)
+            reference.append((theirs, theirs_json))
+    assert phases(reference[0][1]) == {"web-setup": "Succeeded", "web-gate-install": "Running",
+                                       "web-gate-upgrade": "", "web-gate-rollback": "", "web-gate-delete": ""}
+    # a rollback copies the target's runs (the install's), then runs its own
+    assert phases(reference[2][1]) == {"web-setup": "Succeeded", "web-gate-install": "Succeeded",
+                                       "web-gate-upgrade": "", "web-gate-rollback": "Running", "web-gate-delete": ""}
 
     # helm-core keeping the release in helm's format: helm reads the same from our record
-    with running((*CORE, "install", "web", chart, "--timeout", "120s", "--storage", "helm"), cluster, namespace):
-        ours_json = polled(lambda: helm_status("web", "-o", "json"), gate_running("web-gate-install"))
-        assert hooks_json(ours_json) == hooks_json(theirs_json)
-        assert normalised(helm_status("web")) == normalised(theirs)
-        assert core_status("web", "--storage", "helm") == helm_status("web")
-        let_go(hc, namespace, "web-gate-install")
-    with running((*CORE, "uninstall", "web", "--timeout", "120s", "--storage", "helm"), cluster, namespace):
-        ours_gone_json = polled(lambda: helm_status("web", "-o", "json"), gate_running("web-gate-delete"))
-        assert hooks_json(ours_gone_json) == hooks_json(theirs_gone_json)
-        assert normalised(helm_status("web")) == normalised(theirs_gone)
-        let_go(hc, namespace, "web-gate-delete")
+    for (args, gate_name, _), (theirs, theirs_json) in zip(STEPS, reference, strict=True):
+        with step(CORE, args, gate_name, "--storage", "helm"):
+            ours_json = polled(lambda: helm_status("-o", "json"), gate_running(gate_name))
+            assert hooks_json(ours_json) == hooks_json(theirs_json)
+            assert normalised(helm_status()) == normalised(theirs)
+            assert core_status("--storage", "helm") == helm_status()
 
     # and in helm-core's own storage (REVISION is a ULID there)
     def without_revision(text: str) -> str:
         return "\n".join(line for line in normalised(text).splitlines() if not line.startswith("REVISION: "))
 
-    with running((*CORE, "install", "web", chart, "--timeout", "120s"), cluster, namespace):
-        own_json = polled(lambda: core_status("web", "-o", "json"), gate_running("web-gate-install"))
-        assert hooks_json(own_json) == hooks_json(theirs_json)
-        assert without_revision(core_status("web")) == without_revision(theirs)
-        let_go(hc, namespace, "web-gate-install")
-    with running((*CORE, "uninstall", "web", "--timeout", "120s"), cluster, namespace):
-        own_gone_json = polled(lambda: core_status("web", "-o", "json"), gate_running("web-gate-delete"))
-        assert hooks_json(own_gone_json) == hooks_json(theirs_gone_json)
-        assert without_revision(core_status("web")) == without_revision(theirs_gone)
-        let_go(hc, namespace, "web-gate-delete")
+    for (args, gate_name, _), (theirs, theirs_json) in zip(STEPS, reference, strict=True):
+        with step(CORE, args, gate_name):
+            own_json = polled(lambda: core_status("-o", "json"), gate_running(gate_name))
+            assert hooks_json(own_json) == hooks_json(theirs_json)
+            assert without_revision(core_status()) == without_revision(theirs)
