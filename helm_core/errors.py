@@ -147,6 +147,13 @@ class LuaError(HelmError):
 class ClusterError(HelmError):
     """The Kubernetes API refused a request or could not be reached."""
 
+    def __init__(self, message: str, *, answer: str = "") -> None:
+        super().__init__(message)
+        self.answer = answer or message
+        """The API server's own words (its Status message) without the request we name before
+        them, for wrapping in helm's words (``failed to replace object: <answer>``); the
+        message itself when the server said nothing."""
+
 
 class NotFoundError(ClusterError):
     """The named object does not exist (HTTP 404)."""

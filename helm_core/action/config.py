@@ -180,13 +180,17 @@ in parallel, kinds one after the other)."""
 
 
 def apply_batched(cfg: Configuration, objects: Sequence[Mapping[str, Any]],
-                  owner: resources.Owner) -> list[dict[str, Any]]:
+                  owner: resources.Owner, *, replace: bool = False) -> list[dict[str, Any]]:
     """Server-side apply resolved ``objects`` (already in kind order) marked for ``owner``:
-    consecutive objects of one kind in parallel, each kind finished before the next starts."""
+    consecutive objects of one kind in parallel, each kind finished before the next starts.
+    ``replace`` (helm's ``--force``): existing objects are replaced instead (``resources.replace``)."""
+    def put(obj: Mapping[str, Any]) -> dict[str, Any]:
+        marked = resources.mark(obj, owner)
+        return resources.replace(cfg.client, marked) if replace else cfg.client.apply(marked, force=True)
+
     applied: list[dict[str, Any]] = []
     for batch in _kind_batches(objects):
-        applied += parallel_map(lambda o: cfg.client.apply(resources.mark(o, owner), force=True),
-                                batch)
+        applied += parallel_map(put, batch)
     return applied
 
 

@@ -80,6 +80,9 @@ class InstallOptions:
     """Subcharts' NOTES.txt are kept with the chart's (``--render-subchart-notes``)."""
     labels: Mapping[str, str] = field(default_factory=dict)
     """Custom labels of the release's storage record (``--labels``; ``storage/labels.py``)."""
+    force: bool = False
+    """Objects that exist already (taken over) are replaced (a PUT of the rendered object)
+    instead of applied (``--force``; new objects are created either way, as in helm)."""
 
 
 @record
@@ -273,7 +276,7 @@ def _perform(cfg: config.Configuration, rendered: Rendered, objects: list[dict[s
     if not options.no_hooks:
         hooks.run(cfg, rendered.hooks, "pre-install", owner=owner, timeout_s=options.timeout_s,
                   observe=runs.observe)
-    config.apply_batched(cfg, objects, owner)
+    config.apply_batched(cfg, objects, owner, replace=options.force)
     rendered.fire("post-install")
     if options.wait or options.atomic:
         rendered.fire("wait")

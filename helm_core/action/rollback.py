@@ -38,8 +38,9 @@ class RollbackOptions:
     timeout_s: float = kwait.DEFAULT_TIMEOUT_S
     no_hooks: bool = False
     dry_run: bool = False
-    force: bool = True
-    """Server-side apply takes fields other managers hold (the chart wins, as in Helm)."""
+    force: bool = False
+    """Objects that exist are replaced (a PUT of the target's object) instead of applied, so
+    fields other managers set are gone (``--force``; ``kube.resources.replace``)."""
     cleanup_on_fail: bool = False
     """A failed rollback deletes the objects it created (``--cleanup-on-fail``)."""
     lua: template_action.LuaOptions = field(default_factory=template_action.LuaOptions)
@@ -53,13 +54,14 @@ def _noop(_event: str) -> None:
 def switch(cfg: config.Configuration, *, old: Sequence[Mapping[str, Any]],
            new: Sequence[Mapping[str, Any]], stored_hooks: Sequence[mf.Hook], action: str,
            namespace: str, name: str, wait: bool, timeout_s: float, no_hooks: bool,
-           fire: Callable[[str], None] = _noop, adopt: bool = False,
+           fire: Callable[[str], None] = _noop, adopt: bool = False, force: bool = False,
            cleanup_on_fail: bool = False, observe: hooks.Observer = hooks._unobserved) -> resources.Deletion:
     """Move the cluster from resolved ``old`` objects to resolved ``new`` ones for ``action``
     (``upgrade`` or ``rollback``): ownership check of objects new to the release, ``pre``-
     hooks, apply in kind order, delete the stale ones, wait, ``post-`` hooks (each hook's phases
     to ``observe``: a ``hooks.RunLog``). With ``cleanup_on_fail`` a failure deletes the objects
-    this switch created (helm's ``--cleanup-on-fail``) before it is raised."""
+    this switch created (helm's ``--cleanup-on-fail``) before it is raised. With ``force``
+    (helm's ``--force``) objects that exist are replaced rather than applied."""
     owner = config.owner(cfg, namespace=namespace, name=name)
     old_keys = {_key(o) for o in old}
     arriving = [o for o in new if _key(o) not in old_keys]
@@ -67,7 +69,8 @@ def switch(cfg: config.Configuration, *, old: Sequence[Mapping[str, Any]],
     created = [o for o in arriving if kclient.ObjectRef.of(o) not in existing]
     try:
         return _switch(cfg, old=old, new=new, stored_hooks=stored_hooks, action=action, owner=owner,
-                       wait=wait, timeout_s=timeout_s, no_hooks=no_hooks, fire=fire, observe=observe)
+                       wait=wait, timeout_s=timeout_s, no_hooks=no_hooks, fire=fire, force=force,
+                       observe=observe)
     except HelmError as exc:
         if cleanup_on_fail and created:
             _clean_up(cfg, created, action, exc)
@@ -88,11 +91,11 @@ def _clean_up(cfg: config.Configuration, created: Sequence[Mapping[str, Any]], a
 
 def _switch(cfg: config.Configuration, *, old: Sequence[Mapping[str, Any]], new: Sequence[Mapping[str, Any]],
             stored_hooks: Sequence[mf.Hook], action: str, owner: resources.Owner, wait: bool,
-            timeout_s: float, no_hooks: bool, fire: Callable[[str], None],
+            timeout_s: float, no_hooks: bool, fire: Callable[[str], None], force: bool,
             observe: hooks.Observer) -> resources.Deletion:
     if not no_hooks:
         hooks.run(cfg, stored_hooks, f"pre-{action}", owner=owner, timeout_s=timeout_s, observe=observe)
-    config.apply_batched(cfg, new, owner)
+    config.apply_batched(cfg, new, owner, replace=force)
     doomed = set(resources.stale(old, new))
     leaving = [o for o in config.by_kind(old, mf.UNINSTALL_ORDER)
                if kclient.ObjectRef.of(o) in doomed and o.get("kind") != "CustomResourceDefinition"]
@@ -173,8 +176,8 @@ def roll_back(cfg: config.Configuration, name: str, namespace: str, version: uli
                    new=config.resolve_all(cfg, config.parse_manifest(record.manifest), namespace),
                    stored_hooks=hooks.parse(target.hooks), action="rollback", namespace=namespace,
                    name=name, wait=options.wait, timeout_s=options.timeout_s, fire=lua_events.fire,
-                   no_hooks=options.no_hooks, cleanup_on_fail=options.cleanup_on_fail,
-                   observe=runs.observe)
+                   no_hooks=options.no_hooks, force=options.force,
+                   cleanup_on_fail=options.cleanup_on_fail, observe=runs.observe)
         except HelmError as exc:
             cfg.driver.update(runs.onto(record.with_status(rel.Status.FAILED, f'Rollback "{name}" failed: {exc}')))
             raise

@@ -4,9 +4,10 @@ Steps (Helm's ``Upgrade.Run`` as the seeds' lifecycle events): lock → the curr
 last ``deployed``, else the newest) → values (below) → chart-loaded → pre-render → render
 (``lookup``/``.Capabilities`` from the cluster) → post-render → Lua ``pre-upgrade`` → record
 ``pending-upgrade`` (too big: refused before anything is applied) → ownership check of objects
-new to the release → ``pre-upgrade`` hooks → apply → objects the new manifest lacks deleted
-(``helm.sh/resource-policy: keep`` respected) → Lua ``post-upgrade``/``wait``/``ready`` around
-``--wait`` → ``post-upgrade`` hooks → the previous version ``superseded``, the new ``deployed``.
+new to the release → ``pre-upgrade`` hooks → apply (``force``: existing objects replaced) →
+objects the new manifest lacks deleted (``helm.sh/resource-policy: keep`` respected) → Lua
+``post-upgrade``/``wait``/``ready`` around ``--wait`` → ``post-upgrade`` hooks → the previous
+version ``superseded``, the new ``deployed``.
 
 Values (Helm's ``reuseValues``):
 - ``reset_values``: only the values given now.
@@ -91,6 +92,10 @@ class UpgradeOptions:
     labels: Mapping[str, str] = field(default_factory=dict)
     """Custom labels merged over the newest version's (``--labels``; a value ``null`` removes
     one; ``storage/labels.py``); as given when ``install`` installs."""
+    force: bool = False
+    """Objects that exist are replaced (a PUT of the rendered object) instead of applied, so
+    fields other managers set are gone (``--force``, Flux's ``upgrade.force``); passed on to the
+    ``atomic`` rollback, and to the install when ``install`` installs, as helm does."""
 
 
 def effective_values(current: rel.ReleaseVersion, given: Mapping[str, Any],
@@ -179,7 +184,8 @@ def _install_options(options: UpgradeOptions,
         create_namespace=options.create_namespace, take_ownership=options.take_ownership,
         no_hooks=options.no_hooks, description=options.description, lua=options.lua,
         post_render=options.post_render, skip_schema_validation=options.skip_schema_validation,
-        subchart_notes=options.subchart_notes, crds=options.install_crds, labels=options.labels)
+        subchart_notes=options.subchart_notes, crds=options.install_crds, labels=options.labels,
+        force=options.force)
 
 
 def _install(cfg: config.Configuration, chart: model.Chart, user_values: Mapping[str, Any],
@@ -233,8 +239,8 @@ def _upgrade(cfg: config.Configuration, chart: model.Chart, user_values: Mapping
                             namespace=options.namespace, name=options.name,
                             wait=options.wait or options.atomic, timeout_s=options.timeout_s,
                             no_hooks=options.no_hooks, fire=rendered.fire,
-                            adopt=options.take_ownership, cleanup_on_fail=options.cleanup_on_fail,
-                            observe=runs.observe)
+                            adopt=options.take_ownership, force=options.force,
+                            cleanup_on_fail=options.cleanup_on_fail, observe=runs.observe)
         except HelmError as exc:
             cfg.driver.update(runs.onto(record.with_status(rel.Status.FAILED,
                                                            f'Upgrade "{options.name}" failed: {exc}')))
@@ -244,6 +250,7 @@ def _upgrade(cfg: config.Configuration, chart: model.Chart, user_values: Mapping
                 rollback.roll_back(undo_cfg, options.name, options.namespace, current.version,
                                    rollback.RollbackOptions(wait=wait, timeout_s=options.timeout_s,
                                                             no_hooks=options.no_hooks, lua=options.lua,
+                                                            force=options.force,
                                                             cleanup_on_fail=options.cleanup_on_fail))
                 raise HelmError(ATOMIC_UPGRADE.format(name=options.name, error=exc)) from exc
             raise

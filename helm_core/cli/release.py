@@ -286,7 +286,7 @@ def _install(args: argparse.Namespace) -> int:
         skip_schema_validation=args.skip_schema_validation,
         lua=common.lua_options(args), post_render=common.post_render_options(args),
         subchart_notes=args.render_subchart_notes, crds=_crds(args, crd_policy.INSTALL_DEFAULT),
-        labels=args.labels))
+        labels=args.labels, force=args.force))
     _print_release(result, args.output, cfg, hide_notes=args.hide_notes)
     return 0
 
@@ -340,7 +340,7 @@ def _upgraded(args: argparse.Namespace, cfg: Any, chart: Any, values: dict[str, 
         skip_schema_validation=args.skip_schema_validation,
         lua=common.lua_options(args), post_render=common.post_render_options(args),
         subchart_notes=args.render_subchart_notes, crds=_crds(args, crd_policy.UPGRADE_DEFAULT),
-        install_crds=_crds(args, crd_policy.INSTALL_DEFAULT), labels=args.labels))
+        install_crds=_crds(args, crd_policy.INSTALL_DEFAULT), labels=args.labels, force=args.force))
 
 
 def cmd_rollback(args: argparse.Namespace) -> int:
@@ -348,7 +348,7 @@ def cmd_rollback(args: argparse.Namespace) -> int:
     from helm_core.cli import common
     rollback.run(_configuration(args), args.name, args.namespace, _version_arg(args.version),
                  rollback.RollbackOptions(wait=args.wait, timeout_s=_timeout(args),
-                                          no_hooks=args.no_hooks, dry_run=args.dry_run,
+                                          no_hooks=args.no_hooks, dry_run=args.dry_run, force=args.force,
                                           cleanup_on_fail=args.cleanup_on_fail, lua=common.lua_options(args)))
     print("Rollback was a success! Happy Helming!")
     return 0
@@ -536,6 +536,8 @@ def _install_like(p: argparse.ArgumentParser) -> None:
     p.add_argument("--take-ownership", action="store_true",
                    help="adopt existing objects whatever release owns them")
     p.add_argument("--description", default="", help="a custom description")
+    p.add_argument("--force", action="store_true",
+                   help="force resource updates through a replacement strategy")
     common.add_post_render_flag(p)
     common.add_schema_flag(p)
     p.add_argument("--crds", choices=["Skip", "Create", "CreateReplace"],
@@ -586,6 +588,8 @@ def register(sub: Any) -> None:
     p.add_argument("name")
     p.add_argument("version", nargs="?", help="the version (ULID) to roll back to; default: previous")
     _add_cleanup_flag(p)
+    p.add_argument("--force", action="store_true",
+                   help="force resource updates through a replacement strategy (a PUT, as helm does)")
     _add_cluster_flags(p)
     _add_wait_flags(p)
     common.add_lua_flags(p)

@@ -1,7 +1,8 @@
 """An in-memory ``ClusterClient`` for unit tests of logic built on the client (storage, locks).
 
 What it models: object identity, ``resourceVersion`` guards (create/replace/delete/apply
-preconditions), ``uid``, a server clock (``managedFields`` write times, ``server_time``),
+preconditions), ``uid``, a server clock (``managedFields`` write times, ``server_time``; one
+entry, of the last writer and its operation, ``Apply`` or ``Update``),
 label-selector equality lists, a fixed discovery, the status subresource (writes to
 ``status`` touch only status), the server's default ``Table`` (``Name``, ``Created At``) and
 Pod logs the test sets (``FakeCluster.logs``). What it does not: field ownership (apply is a recursive merge
@@ -98,14 +99,15 @@ class FakeClient:
             raise ClusterError(f"{ref} is namespaced but has no namespace")
         return ref if resource.namespaced else kclient.ObjectRef(ref.api_version, ref.kind, ref.name)
 
-    def _store(self, key: kclient.ObjectRef, obj: Mapping[str, Any]) -> dict[str, Any]:
+    def _store(self, key: kclient.ObjectRef, obj: Mapping[str, Any], *,
+               operation: str = "Update") -> dict[str, Any]:
         stored = copy.deepcopy(dict(obj))
         meta = stored.setdefault("metadata", {})
         meta["resourceVersion"] = self.cluster.next_version()
         meta.setdefault("uid", str(uuid.uuid4()))
         stamp = self.cluster.clock().astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-        meta["managedFields"] = [{"manager": self._field_manager, "operation": "Update",
-                                  "time": stamp}]
+        meta["managedFields"] = [{"manager": self._field_manager, "operation": operation,
+                                  "apiVersion": stored.get("apiVersion"), "time": stamp}]
         self.cluster.objects[key] = stored
         return copy.deepcopy(stored)
 
@@ -153,7 +155,7 @@ class FakeClient:
             merged = _merge(current, patch)
             if dry_run:
                 return merged
-            return self._store(key, merged)
+            return self._store(key, merged, operation="Apply")
 
     def list(self, api_version: str, kind: str, *, namespace: str = "",
              label_selector: str = "") -> list[dict[str, Any]]:

@@ -460,14 +460,15 @@ def _error(what: str, status: int, data: bytes) -> ClusterError:
         message = str(json.loads(data).get("message") or "")
     except (ValueError, AttributeError):
         message = data.decode(errors="replace").strip()
-    text = f"{what}: {message or f'HTTP {status}'}"
+    answer = message or f"HTTP {status}"
+    text = f"{what}: {answer}"
     if status == 404:
-        return NotFoundError(text)
+        return NotFoundError(text, answer=answer)
     if status == 409:
-        return ConflictError(text)
+        return ConflictError(text, answer=answer)
     if status == 403:
-        return ForbiddenError(text)
-    return ClusterError(text)
+        return ForbiddenError(text, answer=answer)
+    return ClusterError(text, answer=answer)
 
 
 #: What helm says when the API server's version cannot be read (``IsReachable``).

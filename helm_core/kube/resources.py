@@ -15,6 +15,9 @@ Rules (Helm v3.22 ``pkg/action/validate.go`` and ``pkg/kube/client.go``, plus DE
 - ``stale`` lists what an old manifest had and a new one lacks (same group, kind, namespace and
   name), in the old order; ``delete_all`` skips objects annotated
   ``helm.sh/resource-policy: keep`` and ones already gone, and reports both.
+- ``replace`` is helm's ``--force``: a PUT of the object as rendered over the live one (fields
+  other managers set are gone), ``failed to replace object: ...`` when the server refuses it
+  (an immutable field), the PUT's fields then owned as applied (``applied_ownership``).
 - ``create_missing`` is for a chart's ``crds/``: create what is absent, never touch what exists
   (Helm installs CRDs once and never upgrades or deletes them); wait for the created ones.
 - A kept object must lose its owner reference before the ``Release`` is deleted (or garbage
@@ -128,6 +131,89 @@ def apply_all(client: kclient.ClusterClient, objects: Sequence[Mapping[str, Any]
               force: bool = False, dry_run: bool = False) -> list[dict[str, Any]]:
     """Server-side apply resolved ``objects`` in the given order, marked for ``owner``."""
     return [client.apply(mark(obj, owner), force=force, dry_run=dry_run) for obj in objects]
+
+
+REPLACE_FAILED = "failed to replace object"
+"""helm's words before the server's when ``--force`` cannot replace an object."""
+GET_FAILED = "could not get information about the resource"
+"""helm's words before the server's when it cannot read the object it is about to update."""
+_OWNERSHIP_TRIES = 3
+
+
+def replace(client: kclient.ClusterClient, obj: Mapping[str, Any]) -> dict[str, Any]:
+    """helm's ``--force`` for one marked object: the object as rendered is PUT over the live one
+    (guarded by the live ``resourceVersion``, as helm's ``Replace(overwrite)``), so fields other
+    managers set are gone; a missing object is created (server-side apply). Failures read as
+    helm's (``failed to replace object: <the server's words>``).
+
+    The fields the PUT changed are then recorded as applied by us rather than updated (a PUT is
+    an ``Update`` in ``managedFields``): a later server-side apply that drops one of them removes
+    it, as helm's next three-way patch would."""
+    ref = kclient.ObjectRef.of(obj)
+    try:
+        live = client.get(ref)
+    except NotFoundError:
+        return client.apply(obj, force=True)
+    except ClusterError as exc:
+        raise _reworded(exc, GET_FAILED) from exc
+    meta = {**(obj.get("metadata") or {}), "resourceVersion": live["metadata"].get("resourceVersion")}
+    try:
+        done = client.replace({**obj, "metadata": meta})
+    except ClusterError as exc:
+        raise _reworded(exc, REPLACE_FAILED) from exc
+    return _own_replaced_fields(client, done)
+
+
+def _reworded(exc: ClusterError, words: str) -> ClusterError:
+    """``exc`` as helm words it: ``<words>: <the server's answer>``, of the same kind."""
+    return type(exc)(f"{words}: {exc.answer}", answer=exc.answer)
+
+
+def _own_replaced_fields(client: kclient.ClusterClient, done: dict[str, Any]) -> dict[str, Any]:
+    """``done`` after its PUT's fields moved to our apply entry (``applied_ownership``); a
+    concurrent writer makes it read the object again, a few times, then leave it as it is."""
+    for _ in range(_OWNERSHIP_TRIES):
+        meta = done.get("metadata") or {}
+        managed = applied_ownership(meta.get("managedFields") or [], client.field_manager,
+                                    str(done.get("apiVersion") or ""))
+        if managed is None:
+            return done
+        try:
+            return client.replace({**done, "metadata": {**meta, "managedFields": managed}})
+        except ConflictError:
+            done = client.get(kclient.ObjectRef.of(done))
+    return done
+
+
+def applied_ownership(managed: Sequence[Mapping[str, Any]], manager: str,
+                      api_version: str) -> list[dict[str, Any]] | None:
+    """``managedFields`` with ``manager``'s ``Update`` entry of ``api_version`` (what a PUT
+    records) folded into its ``Apply`` entry (created when missing), or None when there is
+    nothing to fold. Field sets (``FieldsV1``) are trees of keys, so their union is a merge."""
+    def ours(entry: Mapping[str, Any], operation: str) -> bool:
+        return (entry.get("manager") == manager and entry.get("operation") == operation
+                and not entry.get("subresource"))
+
+    update = next((e for e in managed if ours(e, "Update") and e.get("apiVersion") == api_version), None)
+    if update is None:
+        return None
+    applied = next((e for e in managed if ours(e, "Apply")), None)
+    if applied is not None and applied.get("apiVersion") != api_version:
+        return None  # sets of two versions are not comparable; left to the next apply
+    folded = {"manager": manager, "operation": "Apply", "apiVersion": api_version,
+              "time": update.get("time"), "fieldsType": "FieldsV1",
+              "fieldsV1": _union((applied or {}).get("fieldsV1") or {}, update.get("fieldsV1") or {})}
+    kept = [dict(e) for e in managed if e is not update and e is not applied]
+    return [*kept, folded]
+
+
+def _union(one: Mapping[str, Any], other: Mapping[str, Any]) -> dict[str, Any]:
+    merged = dict(one)
+    for key, value in other.items():
+        here = merged.get(key)
+        merged[key] = _union(here, value) if isinstance(here, Mapping) and isinstance(value, Mapping) \
+            else value
+    return merged
 
 
 def create_missing(client: kclient.ClusterClient, objects: Sequence[Mapping[str, Any]]

@@ -274,7 +274,7 @@ def apply(rt: Runtime, body: Mapping[str, Any], *, force: bool = False) -> Outco
             reuse_values=bool(then.get("preserveValues")), reset_values=not then.get("preserveValues"),
             no_hooks=bool(then.get("disableHooks")), lua=lua, post_render=post_render,
             skip_schema_validation=bool(then.get("disableSchemaValidation")),
-            cleanup_on_fail=bool(then.get("cleanupOnFail")),
+            cleanup_on_fail=bool(then.get("cleanupOnFail")), force=bool(then.get("force")),
             crds=crd_policy.check_policy(then.get("crds") or "", default=crd_policy.UPGRADE_DEFAULT),
             max_history=int(spec.get("maxHistory", DEFAULT_MAX_HISTORY)),
             description=f"Upgrade {description}"), install.InstallOptions(
@@ -329,9 +329,7 @@ def remediate(rt: Runtime, body: Mapping[str, Any], *, action: str) -> str:
     with rt.release_lock(key):
         history = cfg.driver.history(key.namespace, key.name)
         if strategy == "rollback" and any(v.status is rel.Status.SUPERSEDED for v in history):
-            rollback.run(cfg, key.name, key.namespace, None, rollback.RollbackOptions(
-                wait=section.get("wait", True), lua=lua_options(rt, spec),
-                timeout_s=parse_duration(section.get("timeout"), DEFAULT_TIMEOUT_S)))
+            rollback.run(cfg, key.name, key.namespace, None, rollback_options(spec, lua_options(rt, spec)))
             return "rollback"
         if strategy == "uninstall" or action == "install":
             uninstall.run(cfg, key.name, key.namespace, uninstall.UninstallOptions(
@@ -373,9 +371,19 @@ def _rollback(cfg: action_config.Configuration, key: policy.ReleaseKey, spec: Ma
     except ValueError:
         raise errors.RequestError(f"spec.rollbackTo: {target!r} is not a ULID or a revision number",
                                   reason="RollbackInvalid") from None
-    opts = spec.get("upgrade") or {}
-    return rollback.run(cfg, key.name, key.namespace, version, rollback.RollbackOptions(
-        wait=opts.get("wait", True), lua=lua, timeout_s=parse_duration(opts.get("timeout"), DEFAULT_TIMEOUT_S)))
+    return rollback.run(cfg, key.name, key.namespace, version, rollback_options(spec, lua))
+
+
+def rollback_options(spec: Mapping[str, Any], lua: template.LuaOptions) -> rollback.RollbackOptions:
+    """How the request rolls back (upgrade remediation, ``spec.rollbackTo``): Flux's
+    ``spec.rollback`` (wait, timeout, disableHooks, force, cleanupOnFail); ``wait``, ``timeout``
+    and ``cleanupOnFail`` left out there are the upgrade's."""
+    then, asked = spec.get("upgrade") or {}, spec.get("rollback") or {}
+    return rollback.RollbackOptions(
+        wait=asked.get("wait", then.get("wait", True)), lua=lua,
+        timeout_s=parse_duration(asked.get("timeout") or then.get("timeout"), DEFAULT_TIMEOUT_S),
+        no_hooks=bool(asked.get("disableHooks")), force=bool(asked.get("force")),
+        cleanup_on_fail=bool(asked.get("cleanupOnFail", then.get("cleanupOnFail"))))
 
 
 def _observed(old: Mapping[str, Any], generation: int) -> dict[str, Any]:

@@ -114,3 +114,68 @@ def test_create_missing_never_touches_existing_objects():
     assert (created, existing) == ([kclient.ObjectRef("v1", "ConfigMap", "new", "demo")],
                                    [kclient.ObjectRef("v1", "ConfigMap", "old", "demo")])
     assert client.get(existing[0])["data"] == {"a": "1"}
+
+
+def _entry(manager: str, operation: str, fields: dict, *, api_version: str = "v1", **extra) -> dict:
+    return {"manager": manager, "operation": operation, "apiVersion": api_version, "time": "2026-11-27T00:00:00Z",
+            "fieldsType": "FieldsV1", "fieldsV1": fields, **extra}
+
+
+def test_applied_ownership_folds_our_puts_fields_into_our_apply_entry():
+    applied = _entry("helm-core", "Apply", {"f:data": {"f:a": {}}, "f:metadata": {"f:labels": {"f:x": {}}}})
+    put = _entry("helm-core", "Update", {"f:data": {"f:b": {}}, "f:metadata": {"f:labels": {"f:y": {}}}})
+    theirs = _entry("kubectl", "Update", {"f:data": {"f:c": {}}})
+    status = _entry("helm-core", "Update", {"f:status": {}}, subresource="status")
+    folded = kres.applied_ownership([theirs, applied, put, status], "helm-core", "v1")
+    assert folded == [theirs, status, _entry("helm-core", "Apply", {
+        "f:data": {"f:a": {}, "f:b": {}}, "f:metadata": {"f:labels": {"f:x": {}, "f:y": {}}}})]
+
+
+def test_applied_ownership_makes_an_apply_entry_and_leaves_what_it_cannot_fold():
+    put = _entry("helm-core", "Update", {"f:data": {"f:b": {}}})
+    assert kres.applied_ownership([put], "helm-core", "v1") == [
+        _entry("helm-core", "Apply", {"f:data": {"f:b": {}}})]
+    assert kres.applied_ownership([_entry("kubectl", "Update", {})], "helm-core", "v1") is None
+    other_version = _entry("helm-core", "Apply", {}, api_version="v2")
+    assert kres.applied_ownership([other_version, _entry("helm-core", "Update", {}, api_version="v2")],
+                                  "helm-core", "v1") is None
+    assert kres.applied_ownership([other_version, put], "helm-core", "v1") is None
+
+
+class _Conflicting(fake.FakeClient):
+    """Answers the first ``conflicts`` PUTs carrying managedFields with a conflict."""
+
+    def __init__(self, cluster: fake.FakeCluster, conflicts: int) -> None:
+        super().__init__(cluster)
+        self.conflicts = conflicts
+        self.puts = 0
+
+    def replace(self, obj, *, subresource=""):
+        self.puts += 1
+        if obj["metadata"].get("managedFields") and self.conflicts:
+            self.conflicts -= 1
+            raise ConflictError("update: the object has been modified")
+        return super().replace(obj, subresource=subresource)
+
+
+def test_replace_puts_the_object_over_the_live_one_and_creates_a_missing_one():
+    cluster = fake.FakeCluster()
+    client = _Conflicting(cluster, conflicts=1)
+    created = kres.replace(client, _cm(namespace="demo"))
+    assert client.puts == 0 and created["data"] == {"a": "1"}
+    cluster.client("kubectl").apply({**_cm(namespace="demo"), "data": {"b": "2"}})
+    done = kres.replace(client, {**_cm(namespace="demo"), "data": {"a": "3"}})
+    assert done["data"] == {"a": "3"} and done["metadata"]["uid"] == created["metadata"]["uid"]
+    assert client.puts == 3  # the object, its ownership (a conflict), read again and written
+
+
+def test_replace_words_a_refusal_as_helm():
+    class Refusing(fake.FakeClient):
+        def replace(self, obj, *, subresource=""):
+            raise ConflictError('update ConfigMap "cfg": the object has been modified',
+                                answer="the object has been modified")
+
+    client = Refusing(fake.FakeCluster())
+    client.apply(_cm(namespace="demo"))
+    with pytest.raises(ConflictError, match="^failed to replace object: the object has been modified$"):
+        kres.replace(client, _cm(namespace="demo"))

@@ -463,3 +463,57 @@ def test_preserve_values_merges_the_request_values_over_the_deployed_ones(tmp_pa
     w.edit(values={"other": False}, upgrade={"wait": False})
     w.run()
     assert w.configmap("app")["data"] == {"count": "0"}  # the request's values alone
+
+
+NOTE = "example.com/note"
+
+
+def _annotate_by_hand(w: World) -> None:
+    """``kubectl annotate``: another field manager writes one field of the release's ConfigMap."""
+    w.cluster.client("kubectl").apply({"apiVersion": "v1", "kind": "ConfigMap",
+                                       "metadata": {"name": "app", "namespace": NS,
+                                                    "annotations": {NOTE: "by hand"}}})
+
+
+def test_upgrade_force_replaces_the_objects_and_a_plain_upgrade_applies(tmp_path):
+    """Flux's ``upgrade.force`` (helm's --force): the object is written whole, so what another
+    manager set is gone; without it the upgrade applies over it and it stays."""
+    w = World(tmp_path)
+    w.request(values={"n": 1})
+    w.run()
+    _annotate_by_hand(w)
+    w.edit(values={"n": 2})
+    w.run()
+    assert w.configmap("app")["metadata"]["annotations"][NOTE] == "by hand"
+    w.edit(values={"n": 3}, upgrade={"wait": False, "force": True})
+    obj = w.run()
+    assert conditions(obj)["Ready"] == ("True", "UpgradeSucceeded")
+    assert NOTE not in w.configmap("app")["metadata"]["annotations"]
+    assert w.configmap("app")["data"] == {"count": "3"}
+
+
+def test_rollback_to_follows_spec_rollback_force(tmp_path):
+    for forced in (False, True):
+        w = World(tmp_path / str(forced))
+        w.request(values={"n": 1})
+        first = w.run()["status"]["version"]
+        w.edit(values={"n": 2})
+        w.run()
+        _annotate_by_hand(w)
+        w.edit(rollbackTo=first, rollback={"force": forced})
+        assert conditions(w.run())["Ready"] == ("True", "RollbackSucceeded")
+        assert w.configmap("app")["data"] == {"count": "1"}
+        assert (NOTE in w.configmap("app")["metadata"]["annotations"]) is not forced
+
+
+@pytest.mark.parametrize(("spec", "expected"), [
+    ({}, dict(wait=True, timeout_s=300.0, no_hooks=False, force=False, cleanup_on_fail=False)),
+    ({"upgrade": {"wait": False, "timeout": "1m", "cleanupOnFail": True, "force": True, "disableHooks": True}},
+     dict(wait=False, timeout_s=60.0, no_hooks=False, force=False, cleanup_on_fail=True)),
+    ({"upgrade": {"wait": False, "timeout": "1m", "cleanupOnFail": True},
+      "rollback": {"wait": True, "timeout": "2m", "cleanupOnFail": False, "force": True, "disableHooks": True}},
+     dict(wait=True, timeout_s=120.0, no_hooks=True, force=True, cleanup_on_fail=False)),
+], ids=["defaults", "the-upgrades-wait-timeout-and-cleanup", "spec-rollback-wins"])
+def test_rollback_options_read_spec_rollback_over_the_upgrades(spec, expected):
+    options = reconcile.rollback_options(spec, reconcile.template.LuaOptions())
+    assert {name: getattr(options, name) for name in expected} == expected
