@@ -99,6 +99,11 @@ def phases(status_json: str) -> dict[str, str]:
     return {hook["name"]: hook["last_run"]["phase"] for hook in found.get("hooks") or []}
 
 
+def deleted(status_json: str) -> bool:
+    """Whether the release shown has a deletion time (helm's uninstalling one has, from its start)."""
+    return bool(json.loads(status_json)["info"]["deleted"])
+
+
 def gate_running(name: str) -> Callable[[str], bool]:
     return lambda status_json: phases(status_json).get(name) == "Running"
 
@@ -137,6 +142,7 @@ def test_a_waiting_hook_shows_running_in_status_as_helm_shows_it(
             assert core_status() == theirs
             assert hooks_json(core_status("-o", "json")) == hooks_json(theirs_json)
             reference.append((theirs, theirs_json))
+    assert [deleted(theirs_json) for _, theirs_json in reference] == [False, False, False, True]
     assert phases(reference[0][1]) == {"web-setup": "Succeeded", "web-gate-install": "Running",
                                        "web-gate-upgrade": "", "web-gate-rollback": "", "web-gate-delete": ""}
     # a rollback copies the target's runs (the install's), then runs its own
@@ -148,6 +154,7 @@ def test_a_waiting_hook_shows_running_in_status_as_helm_shows_it(
         with step(CORE, args, gate_name, "--storage", "helm"):
             ours_json = polled(lambda: helm_status("-o", "json"), gate_running(gate_name))
             assert hooks_json(ours_json) == hooks_json(theirs_json)
+            assert deleted(ours_json) == deleted(theirs_json)
             assert normalised(helm_status()) == normalised(theirs)
             assert core_status("--storage", "helm") == helm_status()
 
@@ -159,4 +166,5 @@ def test_a_waiting_hook_shows_running_in_status_as_helm_shows_it(
         with step(CORE, args, gate_name):
             own_json = polled(lambda: core_status("-o", "json"), gate_running(gate_name))
             assert hooks_json(own_json) == hooks_json(theirs_json)
+            assert deleted(own_json) == deleted(theirs_json)
             assert without_revision(core_status()) == without_revision(theirs)

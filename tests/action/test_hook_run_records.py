@@ -30,11 +30,13 @@ class Watching(fake.FakeClient):
         reader = cluster.client()
         self.reader = secrets.SecretsDriver(reader) if storage == "ours" else helmsecrets.HelmSecretsDriver(reader)
         self.seen: list[tuple[str, str, dict[str, str]]] = []
+        self.newest: list[Any] = []  # the version read at each hook's creation
         self.secret_writes = self.secret_reads = self.status_writes = 0
 
     def apply(self, obj: Mapping[str, Any], **kwargs: Any) -> dict[str, Any]:
         if obj.get("kind") == "Job":
             newest = self.reader.history(NS, "web")[-1]
+            self.newest.append(newest)
             self.seen.append((obj["metadata"]["name"], newest.status.value,
                               {run.name: run.phase.value for run in newest.hook_runs}))
         if kwargs.get("subresource") == "status":
@@ -86,8 +88,12 @@ def test_each_hook_is_stored_running_as_it_starts_with_the_ends_of_those_before_
         ("goodbye", "uninstalling", {**done, "restore": "Succeeded", "goodbye": "Running"}),
         ("goodbye", "uninstalling", {**done, "restore": "Succeeded", "goodbye": "Running"}),
     ]
-    assert {run.name: run.phase.value for run in cfg.driver.history(NS, "web")[-1].hook_runs} == {
+    uninstalled = cfg.driver.history(NS, "web")[-1]
+    assert {run.name: run.phase.value for run in uninstalled.hook_runs} == {
         **done, "restore": "Succeeded", "goodbye": "Succeeded"}
+    # helm's uninstalling release carries its deletion time from the start, and keeps it
+    assert uninstalled.deleted is not None
+    assert [v.deleted for v in watching.newest[-2:]] == [uninstalled.deleted] * 2
 
 
 @pytest.mark.parametrize("storage", ["ours", "helm"])
