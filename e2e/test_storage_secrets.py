@@ -85,6 +85,39 @@ def test_version_secret_round_trip_and_release_record(
     assert table[1].split()[:5] == ["web", "nginx-1.3.0", "1.25.0", "deployed", str(second.version)]
 
 
+class _StatusWrites:
+    """``hc`` counting the Release status writes made through it."""
+
+    def __init__(self, client: live.LiveClient) -> None:
+        self._client, self.count = client, 0
+
+    def apply(self, obj, **kwargs):  # noqa: ANN001, ANN003, ANN201
+        self.count += kwargs.get("subresource") == "status"
+        return self._client.apply(obj, **kwargs)
+
+    def __getattr__(self, name: str):  # noqa: ANN204
+        return getattr(self._client, name)
+
+
+def test_a_hooks_run_leaves_the_release_status_unwritten(hc: live.LiveClient, namespace: str) -> None:
+    """The status the API server returned holds all the driver wrote: a write that changes only
+    a hook's run (a hook starting) finds it unchanged and writes the Secret alone."""
+    counting = _StatusWrites(hc)
+    driver = secrets.SecretsDriver(counting)  # type: ignore[arg-type]
+    pending = _version(namespace, rel.Status.PENDING_INSTALL, description="Initial install underway",
+                       first_deployed=rel.utcnow())
+    driver.create(pending)
+    running = pending.with_hook_run(rel.HookRun("Job", "setup", rel.HookPhase.RUNNING, started=rel.utcnow()))
+    written = counting.count
+    driver.update(running)
+    assert counting.count == written
+    assert secrets.SecretsDriver(hc).get(namespace, "web", pending.version).hook_runs == running.hook_runs
+    driver.update(running.with_status(rel.Status.DEPLOYED))
+    assert counting.count == written + 1
+    ref = kclient.ObjectRef(secrets.RELEASE_API_VERSION, secrets.RELEASE_KIND, "web", namespace)
+    assert hc.get(ref)["status"]["status"] == "deployed"
+
+
 def test_deleting_the_release_garbage_collects_its_versions(hc: live.LiveClient, namespace: str) -> None:
     driver = secrets.SecretsDriver(hc)
     for _ in range(2):

@@ -721,6 +721,18 @@ def test_template_without_manifests_prints_as_helm(both, templates):
     both.same("template", str(chart), "--no-hooks")
 
 
+@pytest.mark.parametrize("zone", ["Asia/Kolkata", ":Europe/Berlin", ""])
+def test_template_dates_are_in_tzs_zone_as_helm(both, local_tz, zone):
+    """Go's ``time.Local`` is ``$TZ``'s zone: ``date`` prints a time there and ``toDate`` reads
+    one there (helm-core read /etc/localtime only)."""
+    local_tz(zone)
+    chart = chartkit.write_chart(both.tmp / "c", {"Chart.yaml": _V2, "templates/cm.yaml": (
+        'epoch: {{ date "2006-01-02 15:04:05 -0700 MST" 0 }}\n'
+        'read: {{ toDate "2006-01-02 15:04" "2026-11-27 10:00" | date "2006-01-02 15:04 -0700 MST" }}\n'
+        'summer: {{ toDate "2006-01-02 15:04" "2026-07-27 10:00" | date "Z07:00 MST" }}\n')})
+    both.same("template", str(chart))
+
+
 def test_non_boolean_condition_warns_as_helm(both):
     """A dependency condition that is not a boolean: helm's warning on stderr (through logging,
     so the console script runs in a child process here), the subchart left enabled."""

@@ -22,7 +22,8 @@ Rules:
   part of the manifest: upgrades never prune them.
 - Stored hooks (a version's ``hooks`` text) are ``---\\n# Source: <path>\\n<doc>`` documents,
   as ``helm get hooks`` prints them; ``parse`` reads them back. Each hook's last run goes with
-  the version its action stores (:class:`RunLog`), as helm keeps it.
+  the version its action stores (:class:`RunLog`), as helm keeps it: stored ``Running`` when the
+  hook starts (so ``status`` shows it while it runs), its phase and end with the next write.
 """
 from __future__ import annotations
 
@@ -78,21 +79,30 @@ def _unobserved(_ref: kclient.ObjectRef, _phase: str, _message: str) -> None:
 
 
 class RunLog:
-    """Each hook's last run as :func:`run` reports it (an :data:`Observer`), for the version the
-    hooks belong to: helm records every hook it runs in its release (the hook's ``last_run``,
-    started when its object is about to be created, completed when it is done or failed)."""
+    """Each hook's last run as :func:`run` reports it (an :data:`Observer`), for ``version``, the
+    version the hooks run for: helm records every hook it runs in its release (the hook's
+    ``last_run``). A hook about to be created is stored ``Running`` at once, with the phases and
+    ends of the hooks before it (helm's ``recordRelease`` in ``execHook``: one write per hook, a
+    failed one only logged); its own end goes with the action's next write of ``version``."""
 
-    def __init__(self) -> None:
+    def __init__(self, cfg: config.Configuration, version: rel.ReleaseVersion) -> None:
+        self._cfg, self._version = cfg, version
         self.runs: dict[tuple[str, str], rel.HookRun] = {}
 
     def observe(self, ref: kclient.ObjectRef, phase: str, _message: str) -> None:
         now = rel.utcnow()
         before = self.runs.get((ref.kind, ref.name))
+        running = phase == rel.HookPhase.RUNNING.value
         self.runs[(ref.kind, ref.name)] = (
             rel.HookRun(kind=ref.kind, name=ref.name, phase=rel.HookPhase.RUNNING, started=now)
-            if phase == rel.HookPhase.RUNNING.value else
+            if running else
             rel.HookRun(kind=ref.kind, name=ref.name, phase=rel.HookPhase(phase),
                         started=before.started if before else now, completed=now))
+        if running:
+            try:
+                self._cfg.driver.update(self.onto(self._version))
+            except HelmError as exc:  # helm logs a failed record and runs the hook
+                self._cfg.log(f"warning: Failed to update release {self._version.name}: {exc}")
 
     def onto(self, version: rel.ReleaseVersion) -> rel.ReleaseVersion:
         """``version`` with the runs logged so far as its hooks' last runs."""

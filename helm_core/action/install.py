@@ -254,7 +254,7 @@ def _install(cfg: config.Configuration, chart: model.Chart, user_values: Mapping
         crd_policy.apply(cfg, rendered.crds, policy=options.crds, timeout_s=options.timeout_s)
         objects = config.resolve_all(cfg, [m.obj for m in rendered.manifests if m.obj], options.namespace)
         cfg.driver.create(record)
-        runs = hooks.RunLog()
+        runs = hooks.RunLog(cfg, record)
         try:
             _perform(cfg, rendered, objects, options, runs)
         except HelmError as exc:

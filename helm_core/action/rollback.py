@@ -170,7 +170,7 @@ def roll_back(cfg: config.Configuration, name: str, namespace: str, version: uli
                                 manifest=lua_events.text,
                                 description=f"Rollback to {rel.version_text(target.version)}")
         cfg.driver.create(record)
-        runs = hooks.RunLog()  # over the runs the target's hooks carry, as helm's copy of them
+        runs = hooks.RunLog(cfg, record)  # over the runs the target's hooks carry, as helm's copy of them
         try:
             switch(cfg, old=config.resolve_stored(cfg, config.parse_manifest(newest.manifest), namespace),
                    new=config.resolve_all(cfg, config.parse_manifest(record.manifest), namespace),

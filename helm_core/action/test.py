@@ -115,19 +115,14 @@ class _RunRecord:
     def __init__(self, cfg: config.Configuration, release: rel.ReleaseVersion,
                  observe: hooks.Observer) -> None:
         self._cfg, self._release, self._observe = cfg, release, observe
-        self._log = hooks.RunLog()
+        self._log = hooks.RunLog(cfg, release)
 
     @property
     def version(self) -> rel.ReleaseVersion:
         return self._log.onto(self._release)
 
     def observe(self, ref: kclient.ObjectRef, phase: str, message: str) -> None:
-        self._log.observe(ref, phase, message)
-        if phase == rel.HookPhase.RUNNING.value:
-            try:
-                self._cfg.driver.update(self.version)
-            except HelmError as exc:  # helm logs a failed record and runs the test
-                self._cfg.log(f"warning: failed to record the start of test {ref.name}: {exc}")
+        self._log.observe(ref, phase, message)  # stores a test that starts
         self._observe(ref, phase, message)
 
     def finish(self, filters: TestFilters, *, failed: bool) -> None:

@@ -1,7 +1,8 @@
 """The ``uninstall`` action: remove a release's objects, then its history (or mark it).
 
 Steps (Helm's ``Uninstall.Run``): lock → the version's chart Lua answers ``pre-delete``
-(:mod:`helm_core.action.version_events`) → newest version marked ``uninstalling`` →
+(:mod:`helm_core.action.version_events`) → newest version marked ``uninstalling`` (its
+deletion time set then, and kept) →
 ``pre-delete`` hooks → the manifest's objects deleted in reverse kind order → wait until gone
 (``--wait``) → Lua ``post-delete`` → ``post-delete`` hooks → history deleted (the ``Release`` with its last version),
 or with ``keep_history`` the version marked ``uninstalled``.
@@ -135,12 +136,12 @@ def _uninstall(cfg: config.Configuration, name: str, namespace: str,
                                    revision=version_events.revision_of(history, newest),
                                    text=newest.manifest, enabled=not options.no_hooks) as lua_events:
         lua_events.fire("pre-delete")
-        current = newest.with_status(rel.Status.UNINSTALLING,
-                                     "Deletion in progress (or silently failed)")
+        current = newest.with_status(rel.Status.UNINSTALLING, "Deletion in progress (or silently failed)"
+                                     ).replace(deleted=rel.utcnow())  # helm's deletion time: its start
         cfg.driver.update(current)
         owner = config.owner(cfg, namespace=namespace, name=name)
         stored_hooks = hooks.parse(newest.hooks)
-        runs = hooks.RunLog()
+        runs = hooks.RunLog(cfg, current)
         if not options.no_hooks:
             hooks.run(cfg, stored_hooks, "pre-delete", owner=owner, timeout_s=options.timeout_s,
                       observe=runs.observe)
@@ -151,7 +152,7 @@ def _uninstall(cfg: config.Configuration, name: str, namespace: str,
         if not options.no_hooks:
             hooks.run(cfg, stored_hooks, "post-delete", owner=owner, timeout_s=options.timeout_s,
                       observe=runs.observe)
-    done = runs.onto(current.replace(status=rel.Status.UNINSTALLED, deleted=rel.utcnow(),
+    done = runs.onto(current.replace(status=rel.Status.UNINSTALLED,
                                      description=options.description or "Uninstallation complete"))
     if options.keep_history:
         cfg.driver.update(done)

@@ -245,7 +245,7 @@ def _upgrade(cfg: config.Configuration, chart: model.Chart, user_values: Mapping
         new = config.resolve_all(cfg, [m.obj for m in rendered.manifests if m.obj], options.namespace)
         old = config.resolve_stored(cfg, config.parse_manifest(current.manifest), options.namespace)
         cfg.driver.create(record)
-        runs = hooks.RunLog()
+        runs = hooks.RunLog(cfg, record)
         try:
             rollback.switch(cfg, old=old, new=new, stored_hooks=rendered.hooks, action="upgrade",
                             namespace=options.namespace, name=options.name,

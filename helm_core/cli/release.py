@@ -56,17 +56,21 @@ def table(rows: Sequence[Sequence[str]], *, max_width: int = 0) -> str:
 
 
 def go_time(value: dt.datetime | None) -> str:
-    """Go's ``time.Time.String()`` of a UTC time (whole seconds)."""
-    return value.strftime("%Y-%m-%d %H:%M:%S +0000 UTC") if value else "-"
+    """Go's ``time.Time.String()`` (helm list's UPDATED): nanoseconds when it has any, the
+    offset and the zone's name (its offset for a zone named by nothing); "-" for none."""
+    from helm_core.golib import gotime
+    return gotime.format_time(value, gotime.TIME_STRING_LAYOUT) if value else "-"
 
 
 def ansic(value: dt.datetime | None) -> str:
-    """Go's ``time.ANSIC`` layout."""
+    """Go's ``time.ANSIC`` layout: the time in its own offset."""
     return value.strftime(ANSIC) if value else ""
 
 
 def rfc3339(value: dt.datetime | None) -> str:
-    return value.strftime("%Y-%m-%dT%H:%M:%SZ") if value else ""
+    """Go's ``time.RFC3339`` layout (``helm get metadata``), in the time's own offset."""
+    from helm_core.golib import gotime
+    return gotime.format_time(value, gotime.RFC3339) if value else ""
 
 
 def encode(data: Any, output: str) -> str:
@@ -155,14 +159,16 @@ def revision_numbers(cfg: config.Configuration, namespace: str, name: str) -> di
 def release_data(release: rel.ReleaseVersion, revision: int | None = None) -> dict[str, Any]:
     """A release as ``-o json|yaml`` of ``status``/``install`` shows it: ``version`` as the
     release's versions are shown (``rel.version_text``), ``revision`` helm's integer when known."""
+    from helm_core.storage import helmsecrets
     from helm_core.storage import release as rel
+    json_time = helmsecrets.run_time  # helm's times: Go's JSON of them
     return {"name": release.name, "namespace": release.namespace,
             "version": rel.version_text(release.version),
             **({"revision": revision} if revision is not None else {}),
             "info": {"status": release.status.value, "description": release.description,
-                     "first_deployed": rfc3339(release.first_deployed),
-                     "last_deployed": rfc3339(release.last_deployed),
-                     "deleted": rfc3339(release.deleted), "notes": release.notes},
+                     "first_deployed": json_time(release.first_deployed),
+                     "last_deployed": json_time(release.last_deployed),
+                     "deleted": json_time(release.deleted), "notes": release.notes},
             "chart": {"metadata": {"name": release.chart_name, "version": release.chart_version,
                                    "appVersion": release.app_version}},
             "config": dict(release.user_values), "manifest": release.manifest,
@@ -408,6 +414,7 @@ def metadata_text(release: rel.ReleaseVersion, revision: int | None, output: str
 
 def cmd_history(args: argparse.Namespace) -> int:
     from helm_core.action import history
+    from helm_core.storage import helmsecrets
     from helm_core.storage import release as rel
     cfg = _configuration(args)
     versions = history.run(cfg, args.name, args.namespace,
@@ -420,7 +427,7 @@ def cmd_history(args: argparse.Namespace) -> int:
     else:
         numbers = revision_numbers(cfg, args.namespace, args.name)
         sys.stdout.write(encode([{"revision": numbers.get(str(v.version)), "version": rel.version_text(v.version),
-                                  "updated": rfc3339(v.last_deployed),
+                                  "updated": helmsecrets.run_time(v.last_deployed),
                                   "status": v.status.value, "chart": v.chart,
                                   "app_version": v.app_version, "description": v.description}
                                  for v in versions], args.output))

@@ -14,6 +14,7 @@ import re
 
 from helm_core.golib.gotypes import FuncError
 
+RFC3339 = "2006-01-02T15:04:05Z07:00"
 RFC3339_NANO = "2006-01-02T15:04:05.999999999Z07:00"
 #: Go's default ``time.Time`` print layout (``%v`` / String()).
 TIME_STRING_LAYOUT = "2006-01-02 15:04:05.999999999 -0700 MST"
@@ -57,14 +58,26 @@ UTC = FixedZone("UTC", 0)
 
 @functools.lru_cache(maxsize=1)
 def local_zone() -> datetime.tzinfo:
-    """Go's ``time.Local``: the zone of /etc/localtime, UTC when absent."""
+    """Go's ``time.Local`` (its ``initLocal``): ``$TZ`` when set ("" and "UTC" are UTC; a zone
+    name, or a file when it starts with "/", after an optional ":"), else /etc/localtime; UTC
+    when the zone cannot be loaded."""
+    import os
     import zoneinfo  # here: the zone database machinery is only needed for named zones
 
+    wanted = os.environ.get("TZ")
     try:
-        with open(LOCALTIME_PATH, "rb") as f:
-            return zoneinfo.ZoneInfo.from_file(f, key="Local")
-    except (OSError, ValueError):
-        return UTC
+        if wanted is None:
+            with open(LOCALTIME_PATH, "rb") as f:
+                return zoneinfo.ZoneInfo.from_file(f, key="Local")
+        wanted = wanted.removeprefix(":")
+        if wanted.startswith("/"):
+            with open(wanted, "rb") as f:
+                return zoneinfo.ZoneInfo.from_file(f, key=wanted)
+        if wanted not in ("", "UTC"):
+            return zoneinfo.ZoneInfo(wanted)
+    except (OSError, ValueError, zoneinfo.ZoneInfoNotFoundError):
+        pass
+    return UTC
 
 
 def load_location(name: str) -> datetime.tzinfo | None:
@@ -554,6 +567,30 @@ def _parse_offset(std: str, value: str) -> tuple[int, str, str]:
     elif value[0] != "+":
         raise _Bad
     return offset, value[need:], range_err
+
+
+def parse_rfc3339(text: str) -> datetime.datetime:
+    """A ``time.Time`` as Go's JSON holds it (RFC 3339, nanoseconds kept), in the zone Go's
+    ``UnmarshalJSON`` gives it: UTC for "Z"; the ``Local`` zone when its offset at that instant
+    is the given one (so its abbreviation prints, ``CET``), else a zone named by nothing (printed
+    as its offset, ``+0100``). ``ValueError`` for other text."""
+    parsed = datetime.datetime.fromisoformat(text)  # Python 3.11 reads a fraction of any length
+    offset = parsed.utcoffset()
+    if offset is None:
+        raise ValueError(f"no time zone in {text!r}")
+    stamp = parsed if text.endswith(("Z", "z")) else _in_local_or_fixed(parsed, int(offset.total_seconds()))
+    dot = text.find(".", 19)
+    if dot < 0:
+        return stamp
+    end = dot + 1
+    while end < len(text) and text[end].isdigit():
+        end += 1
+    return with_nanos(stamp, int(text[dot + 1:end][:9].ljust(9, "0")))
+
+
+def _in_local_or_fixed(t: datetime.datetime, offset: int) -> datetime.datetime:
+    local = t.astimezone(local_zone())
+    return local if _offset_seconds(local) == offset else t.astimezone(FixedZone("", offset))
 
 
 def now() -> datetime.datetime:

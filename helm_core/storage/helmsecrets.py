@@ -23,6 +23,7 @@ and ``rollback``, which re-applies the stored manifest); templates are not store
 from __future__ import annotations
 
 import base64
+import contextlib
 import datetime as dt
 import gzip
 import json
@@ -35,6 +36,7 @@ import ulid
 from helm_core.chart import values as chart_values
 from helm_core.engine import manifests as mf
 from helm_core.errors import ConflictError, NotFoundError, StorageError, TooLargeError
+from helm_core.golib import gotime
 from helm_core.kube import client as kclient
 from helm_core.storage import release as rel
 from helm_core.storage import secrets
@@ -77,21 +79,24 @@ def revision(version: rel.ReleaseVersion) -> int:
 # ----------------------------------------------------------------------------- the record
 
 def _go_time(value: dt.datetime | None) -> str:
-    """Go's ``time.Time`` JSON (RFC 3339; the zero time for none)."""
+    """Go's ``time.Time`` JSON (RFC 3339 with nanoseconds, in the time's own offset: a time read
+    from helm's record is written back as helm wrote it; the zero time for none)."""
     if value is None:
         return _ZERO_TIME
-    return value.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return gotime.format_time(value, gotime.RFC3339_NANO)
 
 
 def _parse_go_time(text: Any) -> dt.datetime | None:
+    """A time of helm's record as Go reads it (``gotime.parse_rfc3339``: its offset, the
+    ``Local`` zone when that is its offset, nanoseconds); None for none (Go's zero time)."""
     if not isinstance(text, str) or not text or text.startswith("0001-01-01"):
         return None
-    parsed = dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
-    return parsed.astimezone(dt.UTC).replace(microsecond=0)
+    return gotime.parse_rfc3339(text)
 
 
-def _run_time(value: dt.datetime | None) -> str:
-    """helm's ``time.Time`` JSON in a hook's ``last_run``: "" for none (its zero)."""
+def run_time(value: dt.datetime | None) -> str:
+    """helm's ``time.Time`` JSON where it writes "" for none (its zero): a hook's ``last_run``,
+    and every time of its ``-o json|yaml`` output."""
     return _go_time(value) if value is not None else ""
 
 
@@ -102,8 +107,8 @@ def hook_record(hook: mf.Hook, run: rel.HookRun | None) -> dict[str, Any]:
     entry: dict[str, Any] = {
         "name": hook.name, "kind": hook.kind, "path": hook.manifest.source,
         "manifest": hook.manifest.content, "events": list(hook.events),
-        "last_run": {"started_at": _run_time(run.started if run else None),
-                     "completed_at": _run_time(run.completed if run else None),
+        "last_run": {"started_at": run_time(run.started if run else None),
+                     "completed_at": run_time(run.completed if run else None),
                      "phase": run.phase.value if run else ""},
     }
     if hook.weight:
@@ -267,6 +272,10 @@ class HelmSecretsDriver:
         self._hide_adopted = hide_adopted
         # Helm keeps no claim: the claim lives on helm-core's Release object, as for ours.
         self._claims = secrets.SecretsDriver(client)
+        # The metadata of each Secret as this driver last wrote it, by (namespace, name): the
+        # next update of it (a hook starting, the result) is made over its resourceVersion
+        # without reading it first; a conflict (someone wrote meanwhile) reads it.
+        self._written: dict[tuple[str, str], dict[str, Any]] = {}
 
     def check(self, version: rel.ReleaseVersion) -> None:
         encode(version)
@@ -302,20 +311,30 @@ class HelmSecretsDriver:
 
     def create(self, version: rel.ReleaseVersion) -> None:
         try:
-            self._client.create(encode(version))
+            created = self._client.create(encode(version))
         except ConflictError as exc:
             raise secrets.exists_error(version) from exc
+        self._written[(version.namespace, created["metadata"]["name"])] = created["metadata"]
 
     def update(self, version: rel.ReleaseVersion) -> None:
         ref = self._ref(version.namespace, version.name, version.version)
+        known = self._written.pop((ref.namespace, ref.name), None)
+        written = None
         try:
-            current = self._client.get(ref)
+            if known:
+                with contextlib.suppress(ConflictError):  # written by someone else since
+                    written = self._replace(version, known)
+            if written is None:
+                written = self._replace(version, self._client.get(ref).get("metadata") or {})
         except NotFoundError as exc:
             raise secrets.missing_version(version.namespace, version.name, version.version) from exc
-        meta = current.get("metadata") or {}
-        secret = encode(version, adopted_mark=adopted(current), stamp="modifiedAt")
+        self._written[(ref.namespace, ref.name)] = written["metadata"]
+
+    def _replace(self, version: rel.ReleaseVersion, meta: Mapping[str, Any]) -> dict[str, Any]:
+        """Replace ``version``'s Secret over ``meta`` (its resourceVersion and adopted mark)."""
+        secret = encode(version, adopted_mark=adopted({"metadata": meta}), stamp="modifiedAt")
         secret["metadata"]["resourceVersion"] = meta.get("resourceVersion")
-        self._client.replace(secret)
+        return self._client.replace(secret)
 
     def get(self, namespace: str, name: str, version: ulid.ULID) -> rel.ReleaseVersion:
         try:
@@ -331,6 +350,7 @@ class HelmSecretsDriver:
 
     def delete(self, namespace: str, name: str, version: ulid.ULID) -> rel.ReleaseVersion:
         stored = self.get(namespace, name, version)
+        self._written.pop((namespace, secret_name(name, revision(stored))), None)
         try:
             self._client.delete(self._ref(namespace, name, version))
         except NotFoundError as exc:

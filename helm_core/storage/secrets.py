@@ -14,8 +14,10 @@ Layout of one version (``encode``/``decode`` are the only code that knows it):
   (``COMPRESSED_KEYS``); ``chartName``, ``chartVersion``, ``appVersion``,
   ``chartSource``, ``status``, ``description``, the RFC 3339 timestamps and ``revision`` (the
   ``.Release.Revision`` it rendered; absent in versions stored before it was kept) are plain UTF-8;
-  ``hookRuns`` (only once a hook's run was recorded: ``helm-core test``) is plain JSON, a list of
-  ``{kind, name, phase, startedAt, completedAt}`` (times RFC 3339, "" for none).
+  ``hookRuns`` (only once a hook ran for the version: each action's hooks, ``helm-core test``) is
+  plain JSON, a list of ``{kind, name, phase, startedAt, completedAt}`` (times RFC 3339, "" for
+  none). A write that changes nothing the ``Release`` status shows (a hook starting) writes the
+  Secret alone.
 - The decoded ``data`` may total at most ``MAX_SECRET_BYTES`` (the API server's limit);
   ``encode`` raises ``TooLargeError`` naming the largest parts before anything is written.
 
@@ -413,7 +415,27 @@ class SecretsDriver:
             publish()
 
     def update(self, version: rel.ReleaseVersion) -> None:
+        if self._summarised(version):  # a hook's run: the Secret alone keeps it
+            self._write_secret(version)
+            return
         unannounced = self._settle(version.namespace, version.name)
+        self._write_secret(version)
+        self._publish(version.namespace, version.name, [*unannounced, version], created=unannounced)
+
+    def _summarised(self, version: rel.ReleaseVersion) -> bool:
+        """True when the ``Release`` status, as this driver last wrote it or will write it (a
+        deferred announcement), already says what it would say of ``version``: only what the
+        Secret alone keeps changed (a hook's run), so the status write is left out."""
+        announced = self._announcements.get((version.namespace, version.name))
+        if announced is not None:
+            view = release_status([version])
+            return any(v.version == version.version and release_status([v]) == view for v in announced[1])
+        known = self._releases.get((version.namespace, version.name))
+        return known is not None and merge_status(known.get("status"), version) == known.get("status")
+
+    def _write_secret(self, version: rel.ReleaseVersion) -> None:
+        """Replace a version's Secret, over its resourceVersion as this driver last wrote it
+        (read again when someone wrote it since)."""
         secret = encode(version)
         ref = self._ref(version.namespace, version.name, version.version)
         known = self._secrets.pop((ref.namespace, ref.name), None)
@@ -427,7 +449,6 @@ class SecretsDriver:
         except NotFoundError as exc:
             raise missing_version(version.namespace, version.name, version.version) from exc
         self._secrets[(ref.namespace, ref.name)] = written["metadata"]
-        self._publish(version.namespace, version.name, [*unannounced, version], created=unannounced)
 
     def _replace(self, secret: dict[str, Any], meta: Mapping[str, Any]) -> dict[str, Any]:
         """Replace a version Secret over ``meta`` (its resourceVersion and owner references)."""

@@ -69,7 +69,8 @@ def store_helm(cluster: fake.FakeCluster, *records: dict) -> None:
         client.create(helm_secret(record))
 
 
-def test_a_record_helm_wrote_reads_as_a_version():
+def test_a_record_helm_wrote_reads_as_a_version(local_tz):
+    local_tz("UTC")
     version = helmsecrets.decode(helm_secret(helm_record(2)))
     assert version.version == rel.revision_version(2) and rel.version_text(version.version) == "2"
     assert (version.name, version.namespace, version.status) == ("web", "demo", rel.Status.DEPLOYED)
@@ -77,8 +78,12 @@ def test_a_record_helm_wrote_reads_as_a_version():
     assert version.user_values == {"replicas": 2}
     assert version.chart_values == {"replicas": 2, "image": {"tag": "1.25"}}  # chart values under config
     assert version.hooks == f"---\n# Source: nginx/templates/job.yaml\n{HOOK}\n"
-    assert version.last_deployed.isoformat() == "2026-11-22T10:00:00+00:00"
-    assert version.first_deployed.isoformat() == "2026-11-20T09:00:00+00:00"
+    # Go's times: their offsets and nanoseconds kept, written back as helm wrote them
+    assert version.last_deployed.isoformat() == "2026-11-22T10:00:00.500000+00:00"
+    assert version.first_deployed.isoformat() == "2026-11-20T10:00:00.123456+01:00"
+    info = helmsecrets.to_helm(version)["info"]
+    assert (info["first_deployed"], info["last_deployed"], info["deleted"]) == (
+        "2026-11-20T10:00:00.123456789+01:00", "2026-11-22T10:00:00.5Z", "0001-01-01T00:00:00Z")
     assert version.deleted is None and version.notes == "hello"
 
 
@@ -144,6 +149,30 @@ def test_helm_driver_counts_revisions_and_keeps_foreign_labels(cluster):
     with pytest.raises(ReleaseNotFoundError):
         driver.get("demo", "web", history[0].version)
     assert [v.name for v in driver.list_latest("demo")] == ["web"]
+
+
+def test_an_update_after_the_drivers_own_write_reads_nothing_and_one_after_another_write_reads_it(cluster):
+    reads: list[str] = []
+
+    class Counting(fake.FakeClient):
+        def get(self, ref):
+            reads.append(ref.name)
+            return super().get(ref)
+
+    driver = helmsecrets.HelmSecretsDriver(Counting(cluster))
+    version = make_version(version=rel.revision_version(1), status=rel.Status.PENDING_INSTALL)
+    driver.create(version)
+    driver.update(version.with_status(rel.Status.DEPLOYED))
+    assert reads == []  # the resourceVersion of its own write is the precondition
+    ref = kclient.ObjectRef("v1", "Secret", "sh.helm.release.v1.web.v1", "demo")
+    other = cluster.client()
+    marked = other.get(ref)
+    marked["metadata"]["labels"][helmsecrets.ADOPTED_LABEL] = "true"  # someone else wrote it
+    other.replace(marked)
+    driver.update(version.with_status(rel.Status.SUPERSEDED))
+    assert reads == [ref.name]
+    labels = cluster.objects[ref]["metadata"]["labels"]
+    assert labels["status"] == "superseded" and labels[helmsecrets.ADOPTED_LABEL] == "true"
 
 
 def test_packaged_release_crd_is_the_one_in_manifests():

@@ -278,6 +278,23 @@ def test_a_fast_operation_writes_only_its_result_to_the_release_status():
     assert [h["status"] for h in _release_status(client)["history"]] == ["deployed"]
 
 
+def test_a_hooks_run_is_written_to_the_secret_alone():
+    """The Release status holds no hook runs: a write that records one (a hook starting) leaves
+    the status as it is, and an unannounced pending version stays unannounced."""
+    for announce_after_s in (0.0, 30.0):
+        client = StatusWrites(fake.FakeCluster())
+        driver = secrets.SecretsDriver(client, announce_after_s=announce_after_s)
+        pending = make_version(status=rel.Status.PENDING_INSTALL)
+        driver.create(pending)
+        written = list(client.statuses)
+        running = rel.HookRun("Job", "setup", rel.HookPhase.RUNNING, started=T0)
+        driver.update(pending.with_hook_run(running))
+        assert client.statuses == written
+        assert driver.get("demo", "web", pending.version).hook_runs == (running,)
+        driver.update(pending.with_hook_run(running).with_status(rel.Status.DEPLOYED))
+        assert client.statuses == [*written, "deployed"]
+
+
 def test_a_slow_operation_shows_its_pending_version_after_the_grace():
     client = StatusWrites(fake.FakeCluster())
     driver = secrets.SecretsDriver(client, announce_after_s=0.05)

@@ -1,0 +1,40 @@
+"""Go's ``time.Local`` (``$TZ``) and its JSON reading of times (``gotime.local_zone``,
+``gotime.parse_rfc3339``), as helm reads the times of a release record another helm wrote in
+another zone, and the layouts helm prints them with (``cli/release.py``, ``helmsecrets``), against
+Go's own answers (``gotime_local_go_answers.json``: the program and what it printed under each
+``TZ``)."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from helm_core.cli import release as cli_release
+from helm_core.golib import gotime
+from helm_core.storage import helmsecrets
+
+GO: list[dict[str, Any]] = json.loads(
+    (Path(__file__).parent / "gotime_local_go_answers.json").read_text())["answers"]
+
+
+@pytest.mark.parametrize("go", GO, ids=[f"{go['tz'] or 'empty'}-{go['text']}" for go in GO])
+def test_a_records_time_reads_and_prints_as_go_reads_and_prints_it(local_tz, go: dict[str, Any]) -> None:  # noqa: ANN001
+    local_tz(go["tz"])
+    parsed = gotime.parse_rfc3339(go["text"])
+    assert cli_release.go_time(parsed) == go["string"]  # helm list's UPDATED
+    assert cli_release.ansic(parsed) == go["ansic"]  # LAST DEPLOYED, history's UPDATED, TEST SUITE
+    assert cli_release.rfc3339(parsed) == go["rfc3339"]  # get metadata's DEPLOYED_AT
+    assert helmsecrets.run_time(parsed) == go["json"] == go["text"]  # -o json|yaml; the record written back
+    assert gotime.format_time(parsed, "2006-01-02 15:04:05Z0700 MST") == go["layout"]  # list --time-format
+
+
+def test_the_local_zone_is_tzs_as_in_go(local_tz) -> None:  # noqa: ANN001
+    winter = gotime.parse_rfc3339("2026-01-02T03:04:05Z")
+    for tz, offset, name in (("Asia/Kolkata", 19800, "IST"), (":Europe/Berlin", 3600, "CET"),
+                             ("", 0, "UTC"), ("UTC", 0, "UTC"), ("Nowhere/Zone", 0, "UTC"),
+                             ("/no/such/file", 0, "UTC")):
+        local_tz(tz)
+        local = winter.astimezone(gotime.local_zone())
+        assert (local.utcoffset().total_seconds(), local.tzname()) == (offset, name), tz
