@@ -233,6 +233,8 @@ class _Compiled:
                                            memo=memo.active())
         self.tset = self.env.new_set(helm_funcs.ROOT_TEMPLATE_NAME)
         self.jinja: dict[bool, jinja.JinjaSet] = {}
+        #: Renders of this set so far: from the second on, what ran is compiled to Python code.
+        self.renders = 0
         for name in order:
             if templates[name].engine:
                 continue
@@ -304,6 +306,9 @@ def _render_all(chart: model.Chart, compiled: _Compiled, templates: dict[str, _R
     ledger = options.ledger
     writes_before = purity.shared_writes()
     with compiled.lock, budget_mod.active(budget), budget.timed():
+        if compiled.renders:  # a chart rendered again by this process (not a CLI run's)
+            compiled.tset.generate_code()
+        compiled.renders += 1
         state = compiled.state
         state.lint_mode = options.lint_mode
         state.lint_log = options.lint_log
