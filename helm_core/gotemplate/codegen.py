@@ -237,7 +237,7 @@ class _Generator:
             return
         self.first_command(pipe.cmds[0], d, b)
         for cmd in pipe.cmds[1:]:
-            self.emit(f"v = {self.const(compiler._command(cmd, piped=True))}(st, {d}, {b}, v)")
+            self.call(cmd, compiler._command(cmd, piped=True), d, b, ", v")
         if not pipe.decl:
             return
         if pipe.is_assign:  # only an assignment to an undefined variable reports a position
@@ -251,7 +251,8 @@ class _Generator:
 
     def first_command(self, cmd: n.CommandNode, d: str, b: str) -> None:
         """``v`` = the value of a pipeline's first command (nothing piped in)."""
-        closure = f"{self.const(compiler._command(cmd, piped=False))}(st, {d}, {b})"
+        command = compiler._command(cmd, piped=False)
+        closure = f"{self.const(command)}(st, {d}, {b})"
         word = cmd.args[0]
         if len(cmd.args) == 1 and isinstance(word, n.FieldNode) and len(word.ident) <= MAX_INLINE_KEYS:
             self.emit("v = MISSING")
@@ -267,10 +268,23 @@ class _Generator:
                     self.keys("e[1]", word.ident[1:])
                 self.emit("break")
         else:
-            self.emit(f"v = {closure}")
+            self.call(cmd, command, d, b, "")
             return
         self.emit("if v is MISSING:")
         self.emit(f"    v = {closure}")
+
+    def call(self, cmd: n.CommandNode, command: compiler.Cmd, d: str, b: str, piped: str) -> None:
+        """``v`` = the command's value; a function's caller is called at once when it was made
+        for the executing set's functions (the site's own test, see ``compiler._call_site``)."""
+        site = getattr(command, "site", None)
+        if site is not None:
+            self.emit(f"t = {self.const(site)}[0]")
+            self.emit("if st.funcs is t[0]:")
+            self.emit(f"    v = t[2](st, {d}, {b}{piped})")
+            self.emit("else:")
+            self.emit(f"    v = {self.const(command)}(st, {d}, {b}{piped})")
+        else:
+            self.emit(f"v = {self.const(command)}(st, {d}, {b}{piped})")
 
     def keys(self, receiver: str, idents: list[str]) -> None:
         """``v`` = ``receiver[a][b]...`` where each step is a map holding the key (else left MISSING)."""
