@@ -24,7 +24,6 @@ Generated names: ``st`` (the state), ``out``/``append`` (its output), ``vs`` (it
 from __future__ import annotations
 
 import builtins
-import types
 
 from helm_core.gotemplate import compiler
 from helm_core.gotemplate import nodes as n

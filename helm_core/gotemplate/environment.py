@@ -459,7 +459,7 @@ class TemplateSet:
         that renders again: their closures cost more per run, the code more to make."""
         from helm_core.gotemplate import codegen  # only processes that render a set again
 
-        for name in self._runs:
+        for name in list(self._runs):
             tree = self.tree(name)
             if tree is None or tree.compiled is None or tree.generated:
                 continue
