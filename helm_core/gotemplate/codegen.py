@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import builtins
 
-from helm_core.gotemplate import compiler
+from helm_core.gotemplate import callsite, compiler
 from helm_core.gotemplate import nodes as n
 from helm_core.gotemplate import runtime as rt
 
@@ -49,15 +49,17 @@ _GLOBALS: dict[str, Any] = {
     "range_items": rt.range_items,
     "BreakLoop": rt.BreakLoop,
     "ContinueLoop": rt.ContinueLoop,
+    "UNWRAPPED": rt.UNWRAPPED,
 }
 
 
-def generate(tree: n.Tree) -> Optional[compiler.Run]:
+def generate(tree: n.Tree, funcs: dict[str, rt.Plan]) -> Optional[compiler.Run]:
     """``tree``'s function, or None where its source could not be compiled (nesting past
-    CPython's limits): the closures then stay in use."""
+    CPython's limits): the closures then stay in use. Calls of ``funcs`` (the executing set's
+    function table) are made inline, for executions with that table."""
     if tree.root is None:
         return None
-    source, consts = function_source(tree)
+    source, consts = function_source(tree, funcs)
     try:
         code = compile(source, f"<template {tree.name}>", "exec")
     except (SyntaxError, RecursionError, MemoryError, ValueError):
@@ -68,10 +70,10 @@ def generate(tree: n.Tree) -> Optional[compiler.Run]:
     return run
 
 
-def function_source(tree: n.Tree) -> tuple[str, list[Any]]:
+def function_source(tree: n.Tree, funcs: Optional[dict[str, rt.Plan]] = None) -> tuple[str, list[Any]]:
     """The source of ``make(k0, k1, ...)``, which returns ``tree``'s function, and the values
     of its parameters (for tests and inspection)."""
-    gen = _Generator()
+    gen = _Generator(funcs)
     assert tree.root is not None
     gen.block(tree.root, "d0", "b0", loops=0, depth=0)
     if not gen.lines:
@@ -83,7 +85,8 @@ def function_source(tree: n.Tree) -> tuple[str, list[Any]]:
 
 
 class _Generator:
-    def __init__(self) -> None:
+    def __init__(self, funcs: Optional[dict[str, rt.Plan]]) -> None:
+        self.funcs = funcs
         self.lines: list[str] = []
         self.consts: list[Any] = []
         self._ids: dict[int, str] = {}
@@ -273,26 +276,100 @@ class _Generator:
         self.emit(f"    v = {closure}")
 
     def call(self, cmd: n.CommandNode, command: compiler.Cmd, d: str, b: str, piped: str) -> None:
-        """``v`` = the command's value; a function's caller is called at once when it was made
-        for the executing set's functions (the site's own test, see ``compiler._call_site``)."""
+        """``v`` = the command's value. A function that ran is called inline (:meth:`inline_call`),
+        else its caller at once when made for the executing set's functions (the site's own
+        test, see ``compiler._call_site``), else the command's closure."""
         site = getattr(command, "site", None)
-        if site is not None:
+        if site is None:
+            self.emit(f"v = {self.const(command)}(st, {d}, {b}{piped})")
+            return
+        ident = cmd.args[0]
+        plan = self.funcs.get(ident.ident) if self.funcs is not None and isinstance(ident, n.IdentifierNode) else None
+        if plan is None or len(self._indent) >= 4 * MAX_DEPTH or not self.inline_call(cmd, plan, d, b, piped):
             self.emit(f"t = {self.const(site)}[0]")
             self.emit("if st.funcs is t[0]:")
             self.emit(f"    v = t[2](st, {d}, {b}{piped})")
-            self.emit("else:")
-            self.emit(f"    v = {self.const(command)}(st, {d}, {b}{piped})")
-        else:
-            self.emit(f"v = {self.const(command)}(st, {d}, {b}{piped})")
+        self.emit("else:")
+        self.emit(f"    v = {self.const(command)}(st, {d}, {b}{piped})")
 
-    def keys(self, receiver: str, idents: list[str]) -> None:
-        """``v`` = ``receiver[a][b]...`` where each step is a map holding the key (else left MISSING)."""
+    def inline_call(self, cmd: n.CommandNode, plan: rt.Plan, d: str, b: str, piped: str) -> bool:
+        """``if st.funcs is <the table plan was found in>:`` and the call as the site's caller
+        makes it (``callsite``: words read, the piped value checked, the budget, Go's ``error
+        calling``); False (nothing emitted) for what ``callsite.site_call`` leaves to others."""
+        fn, _, _, special = plan
+        words = cmd.args[1:]
+        typed = callsite.site_types(plan, len(words), bool(piped))
+        if special is not None or typed is None:
+            return False
+        types, final_type = typed
+        ident = cmd.args[0]
+        assert isinstance(ident, n.IdentifierNode)
+        self.emit(f"if st.funcs is {self.const(self.funcs)}:")
+        with self.indented():
+            argv = []
+            if piped:
+                argv.append(self.name("a"))
+                self.emit(f"{argv[-1]} = v")  # words may be pipelines that set v
+            values = [self.word(compiler._arg(word), typ, d, b) for word, typ in zip(words, types, strict=True)]
+            if piped:  # checked after the words, against where Go stood after the last one
+                last = compiler._arg(words[-1]) if words else None
+                checker = callsite.final_checker(final_type, last, ident)
+                self.emit(f"{argv[0]} = {self.const(checker)}(st, {argv[0]})")
+            argv = values + argv
+            self.emit("budget = st.budget")
+            self.emit("if budget.expired:")
+            self.emit("    raise budget.exceeded('timeout_s')")
+            self.emit("try:")
+            self.emit(f"    v = {self.const(fn)}({', '.join(argv)})")
+            self.emit("    if (v.__class__ is str or v.__class__ is list) and len(v) > budget.max_items:")
+            self.emit("        budget.check_result(v)")
+            self.emit("    failure = None")
+            self.emit("except UNWRAPPED:")
+            self.emit("    raise")
+            self.emit("except Exception as error:")
+            self.emit(f"    failure = f'error calling {{{self.const(ident.ident)}}}: {{error}}'")
+            self.emit("if failure is not None:")  # raised outside the handler, as callsite does
+            self.emit(f"    raise st.error({self.const(cmd)}, failure)")
+        return True
+
+    def word(self, arg: rt.ArgEval, typ: str, d: str, b: str) -> str:
+        """The name of a local holding a call's word (``callsite.word_kind``'s reading of it)."""
+        kind, extra = callsite.word_kind(arg, typ)
+        node = arg.node  # type: ignore[attr-defined]
+        name = self.name("a")
+        general = f"{name} = {self.const(arg)}(st, {d}, {b}, {self.const(typ)})"
+        if kind == "c":
+            return self.const(extra[0])
+        if kind == "d":
+            return d
+        if kind == "p":  # an interface {} parameter takes the pipeline's value as it is
+            self.pipeline(node, d, b)
+            self.emit(f"{name} = v")
+            return name
+        if kind.startswith("k"):
+            self.emit(f"{name} = MISSING")
+            self.keys(d, node.ident, name)
+        elif kind == "v":
+            self.emit(f"{name} = MISSING")
+            self.emit("for e in reversed(vs):")
+            self.emit(f"    if e[0] == {node.ident[0]!r}:")
+            self.emit(f"        {name} = e[1]")
+            self.emit("        break")
+        else:
+            self.emit(general)
+            return name
+        self.emit(f"if {name} is MISSING:")
+        self.emit(f"    {general}")
+        return name
+
+    def keys(self, receiver: str, idents: list[str], target: str = "v") -> None:
+        """``target`` = ``receiver[a][b]...`` where each step is a map holding the key (else unset)."""
         self.emit(f"r = {receiver}")
         depth = 0
         for i, key in enumerate(idents):
             self.emit("    " * depth + f"if r.__class__ is dict and {key!r} in r:")
-            target = "v" if i == len(idents) - 1 else "r"
-            self.emit("    " * (depth + 1) + f"{target} = r[{key!r}]")
+            into = target if i == len(idents) - 1 else "r"
+            self.emit("    " * (depth + 1) + f"{into} = r[{key!r}]")
             depth += 1
 
 

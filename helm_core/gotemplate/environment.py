@@ -464,7 +464,7 @@ class TemplateSet:
             if tree is None or tree.compiled is None or tree.generated:
                 continue
             with gcpause.paused():
-                run = codegen.generate(tree)
+                run = codegen.generate(tree, self._plans)
             if run is not None:
                 tree.compiled = run
             tree.generated = True

@@ -110,9 +110,9 @@ def test_a_chart_rendered_again_runs_generated_code(tmp_path: Any, monkeypatch: 
     generated: list[str] = []
     generate = codegen.generate
 
-    def spy(tree: Any) -> Any:
+    def spy(tree: Any, funcs: Any) -> Any:
         generated.append(tree.name)
-        return generate(tree)
+        return generate(tree, funcs)
 
     monkeypatch.setattr(codegen, "generate", spy)
     outputs = []
