@@ -233,7 +233,7 @@ class _Compiled:
                                            memo=memo.active())
         self.tset = self.env.new_set(helm_funcs.ROOT_TEMPLATE_NAME)
         self.jinja: dict[bool, jinja.JinjaSet] = {}
-        #: Renders of this set so far: from the second on, what ran is compiled to Python code.
+        #: Renders of this set so far (see GENERATE_CODE_AT).
         self.renders = 0
         for name in order:
             if templates[name].engine:
@@ -245,6 +245,12 @@ class _Compiled:
                 location = message[len("parse error at ("):].split(")", 1)[0]
                 raise TemplateError(message, _position(location)) from None
 
+
+#: The render of a set (a chart's templates) from which the trees that ran are compiled to Python
+#: code (``gotemplate/codegen.py``, each tree once): it costs what ~10-100 warm renders of the
+#: chart save, and a process that rendered a chart this often renders it again (the controller's
+#: workers; a CLI run renders a chart once, or twice: ``lint``).
+GENERATE_CODE_AT = 3
 
 _CACHE: OrderedDict[_SetKey, _Compiled] = OrderedDict()
 _CACHE_LOCK = threading.Lock()
@@ -306,9 +312,9 @@ def _render_all(chart: model.Chart, compiled: _Compiled, templates: dict[str, _R
     ledger = options.ledger
     writes_before = purity.shared_writes()
     with compiled.lock, budget_mod.active(budget), budget.timed():
-        if compiled.renders:  # a chart rendered again by this process (not a CLI run's)
-            compiled.tset.generate_code()
         compiled.renders += 1
+        if compiled.renders >= GENERATE_CODE_AT:
+            compiled.tset.generate_code()
         state = compiled.state
         state.lint_mode = options.lint_mode
         state.lint_log = options.lint_log

@@ -2,13 +2,15 @@
 processes that render a template set again (see :meth:`environment.TemplateSet.generate_code`).
 
 The closures of :mod:`compiler` cost a Python call per node on every run (~450 instructions
-each: a text, an action, an ``if``, its body, a field read...). Here a tree becomes the source
-of one function where statements are Python statements: texts are appended, ``if``/``with``/
-``range`` are Python control flow whose bodies are inline, and the commonest pipelines are read
-inline (``.a.b`` and ``$x.a.b`` as map keys, a variable). Everything else is a call of the
-compiler's own closure for that node, which also gives every error: an inline read that does
-not find its map keys starts over in the closure (reading keys has no effects), so values and
-Go's error texts are the closures' own.
+each: a text, an action, an ``if``, its body, a field read, a call site and its words...). Here
+a tree becomes the source of one function where statements are Python statements: texts are
+appended, ``if``/``with``/``range`` are Python control flow whose bodies are inline, the
+commonest words are read inline (``.a.b`` and ``$x.a.b`` as map keys, a variable, ``.``, a
+literal, a parenthesized pipeline), and a call of one of the set's functions is made as its
+call site's caller (:mod:`callsite`) makes it, for executions with the set's function table.
+Everything else is a call of the compiler's own closure for that node, which also gives every
+error: an inline read that does not find its map keys starts over in the closure (reading keys
+has no effects), so values and Go's error texts are the closures' own.
 
 Generating and compiling source costs more than the closures it replaces save in one run
 (~0.2-1 ms a tree), so it is done only for trees that ran, when their set renders again. A body
@@ -50,6 +52,15 @@ _GLOBALS: dict[str, Any] = {
     "BreakLoop": rt.BreakLoop,
     "ContinueLoop": rt.ContinueLoop,
     "UNWRAPPED": rt.UNWRAPPED,
+}
+
+
+#: A piped value that passes ``callsite.final_checker``'s test for its type, as an expression
+#: (``{0}``: the value's name); other types call the checker.
+_PASSES = {
+    "interface {}": "{0} is not None",
+    "string": "{0}.__class__ is str",
+    "map[string]interface {}": "{0}.__class__ is dict",
 }
 
 
@@ -313,8 +324,13 @@ class _Generator:
             values = [self.word(compiler._arg(word), typ, d, b) for word, typ in zip(words, types, strict=True)]
             if piped:  # checked after the words, against where Go stood after the last one
                 last = compiler._arg(words[-1]) if words else None
-                checker = callsite.final_checker(final_type, last, ident)
-                self.emit(f"{argv[0]} = {self.const(checker)}(st, {argv[0]})")
+                checker = f"{argv[0]} = {self.const(callsite.final_checker(final_type, last, ident))}(st, {argv[0]})"
+                passes = _PASSES.get("interface {}" if final_type in rt.ANY_TYPES else final_type)
+                if passes is None:
+                    self.emit(checker)
+                else:  # the checker's own test, for the commonest types: it words the failures
+                    self.emit(f"if not ({passes.format(argv[0])}):")
+                    self.emit(f"    {checker}")
             argv = values + argv
             self.emit("budget = st.budget")
             self.emit("if budget.expired:")
@@ -345,6 +361,14 @@ class _Generator:
         if kind == "p":  # an interface {} parameter takes the pipeline's value as it is
             self.pipeline(node, d, b)
             self.emit(f"{name} = v")
+            return name
+        if kind == "g" and typ == "string" and isinstance(node, n.FieldNode) and len(node.ident) <= MAX_INLINE_KEYS:
+            # a string read from map keys is passed as it is (validate_type); else the word's
+            # evaluator reads it again and checks it
+            self.emit(f"{name} = MISSING")
+            self.keys(d, node.ident, name)
+            self.emit(f"if {name}.__class__ is not str:")
+            self.emit(f"    {general}")
             return name
         if kind.startswith("k"):
             self.emit(f"{name} = MISSING")
