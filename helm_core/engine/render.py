@@ -247,9 +247,9 @@ class _Compiled:
 
 
 #: The render of a set (a chart's templates) from which the trees that ran are compiled to Python
-#: code (``gotemplate/codegen.py``, each tree once): it costs what ~10-100 warm renders of the
-#: chart save, and a process that rendered a chart this often renders it again (the controller's
-#: workers; a CLI run renders a chart once, or twice: ``lint``).
+#: code (``gotemplate/codegen.py``, each tree once): that costs what ~200 warm renders of the
+#: chart save (docs/architecture.md), so only a process that rendered a chart this often does it
+#: (the controller's workers; a CLI run renders a chart once, or twice: ``lint``).
 GENERATE_CODE_AT = 3
 
 _CACHE: OrderedDict[_SetKey, _Compiled] = OrderedDict()
