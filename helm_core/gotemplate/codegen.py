@@ -12,8 +12,9 @@ Everything else is a call of the compiler's own closure for that node, which als
 error: an inline read that does not find its map keys starts over in the closure (reading keys
 has no effects), so values and Go's error texts are the closures' own.
 
-Generating and compiling source costs more than the closures it replaces save in one run
-(~0.2-1 ms a tree), so it is done only for trees that ran, when their set renders again. A body
+Generating and compiling source (mostly CPython's ``compile``) costs what the code saves in
+~200 runs of the tree, so it is done only for trees that ran, when a process renders their set
+again and again (``engine/render.py``'s ``GENERATE_CODE_AT``). A body
 of a branch that never ran stays the compiler's lazy branch (compiled, and unpickled from the
 memo, when it first runs): it is not read here, so the memo still stores only what ran.
 
