@@ -311,10 +311,11 @@ def _render_all(chart: model.Chart, compiled: _Compiled, templates: dict[str, _R
             budget.restart()
     ledger = options.ledger
     writes_before = purity.shared_writes()
-    with compiled.lock, budget_mod.active(budget), budget.timed():
+    with compiled.lock:  # outside the render's budget: generating code is not the chart's work
         compiled.renders += 1
         if compiled.renders >= GENERATE_CODE_AT:
             compiled.tset.generate_code()
+    with compiled.lock, budget_mod.active(budget), budget.timed():
         state = compiled.state
         state.lint_mode = options.lint_mode
         state.lint_log = options.lint_log
