@@ -233,6 +233,8 @@ class _Compiled:
                                            memo=memo.active())
         self.tset = self.env.new_set(helm_funcs.ROOT_TEMPLATE_NAME)
         self.jinja: dict[bool, jinja.JinjaSet] = {}
+        #: Renders of this set so far (see GENERATE_CODE_AT).
+        self.renders = 0
         for name in order:
             if templates[name].engine:
                 continue
@@ -243,6 +245,12 @@ class _Compiled:
                 location = message[len("parse error at ("):].split(")", 1)[0]
                 raise TemplateError(message, _position(location)) from None
 
+
+#: The render of a set (a chart's templates) from which the trees that ran are compiled to Python
+#: code (``gotemplate/codegen.py``, each tree once): that costs what ~200 warm renders of the
+#: chart save (docs/architecture.md), so only a process that rendered a chart this often does it
+#: (the controller's workers; a CLI run renders a chart once, or twice: ``lint``).
+GENERATE_CODE_AT = 3
 
 _CACHE: OrderedDict[_SetKey, _Compiled] = OrderedDict()
 _CACHE_LOCK = threading.Lock()
@@ -303,6 +311,10 @@ def _render_all(chart: model.Chart, compiled: _Compiled, templates: dict[str, _R
             budget.restart()
     ledger = options.ledger
     writes_before = purity.shared_writes()
+    with compiled.lock:  # outside the render's budget: generating code is not the chart's work
+        compiled.renders += 1
+        if compiled.renders >= GENERATE_CODE_AT:
+            compiled.tset.generate_code()
     with compiled.lock, budget_mod.active(budget), budget.timed():
         state = compiled.state
         state.lint_mode = options.lint_mode

@@ -89,32 +89,24 @@ def site_call(plan: rt.Plan, name: str, args: list[rt.ArgEval], piped: bool, nod
 
     With ``rebind``, the caller may be a warming one (see the module's doc) that later passes
     the site's compiled caller to ``rebind``."""
-    fn, params, variadic, special = plan
+    fn, _, _, special = plan
     if special == "and" or special == "or":
         return _and_or(special == "or", plan, args, piped)
     if special is not None:
         return None
-    num_in = len(args) + piped
-    if variadic:
-        num_fixed = len(params) - 1
-        if num_in < num_fixed:
-            return None
-        types = tuple(params[i] if i < num_fixed else params[-1] for i in range(len(args)))
-        final_type = params[num_in - 1] if num_in - 1 < num_fixed else params[-1]
-    else:
-        if num_in != len(params):
-            return None
-        types = params[: len(args)]
-        final_type = params[-1] if params else ""
+    typed = site_types(plan, len(args), piped)
+    if typed is None:
+        return None
+    types, final_type = typed
     # (Each closure is made by a function of its own: variables a closure reads are cells,
     # made on every call of the function that holds them; this runs once per site.)
-    checked_final = _final_checker(final_type, args[-1] if args else None, node) if piped else None
+    checked_final = final_checker(final_type, args[-1] if args else None, node) if piped else None
     if len(args) > MAX_GENERATED_WORDS:
         return _many_words(fn, name, call_node, tuple(zip(args, types, strict=True)), checked_final)
     kinds: list[str] = []
     bound: list[Any] = []
     for arg, typ in zip(args, types, strict=True):
-        kind, extra = _word_kind(arg, typ)
+        kind, extra = word_kind(arg, typ)
         kinds.append(kind)
         bound += (arg, typ, *extra)
     shape = (tuple(kinds), piped)
@@ -126,7 +118,23 @@ def site_call(plan: rt.Plan, name: str, args: list[rt.ArgEval], piped: bool, nod
     return _warming(general_call(node, call_node, plan, name, args), compiled, rebind, shape)
 
 
-def _final_checker(final_type: str, last_arg: Optional[rt.ArgEval], node: n.Node) -> Callable[[rt.State, Any], Any]:
+def site_types(plan: rt.Plan, num_args: int, piped: bool) -> Optional[tuple[tuple[str, ...], str]]:
+    """The parameter types of a site's ``num_args`` words and of its piped value; None where
+    the count is wrong (:func:`runtime.call_function` words that error)."""
+    _, params, variadic, _ = plan
+    num_in = num_args + piped
+    if variadic:
+        num_fixed = len(params) - 1
+        if num_in < num_fixed:
+            return None
+        types = tuple(params[i] if i < num_fixed else params[-1] for i in range(num_args))
+        return types, params[num_in - 1] if num_in - 1 < num_fixed else params[-1]
+    if num_in != len(params):
+        return None
+    return params[:num_args], params[-1] if params else ""
+
+
+def final_checker(final_type: str, last_arg: Optional[rt.ArgEval], node: n.Node) -> Callable[[rt.State, Any], Any]:
     """Checks the piped value against ``final_type`` (Go's validateType); its errors point
     where Go's executor stood after the last word (or at the function's name)."""
     final_any = final_type in _ANY
@@ -213,7 +221,7 @@ def _and_or(want: bool, plan: rt.Plan, args: list[rt.ArgEval], piped: bool) -> O
 WORD_KINDS = ("c", "d", "v", "p", "g", *(f"k{i}" for i in range(1, MAX_INLINE_KEYS + 1)))
 
 
-def _word_kind(arg: rt.ArgEval, typ: str) -> tuple[str, tuple[Any, ...]]:
+def word_kind(arg: rt.ArgEval, typ: str) -> tuple[str, tuple[Any, ...]]:
     """How the caller reads a word: ``c`` a constant (what :func:`runtime.literal_arg` gives),
     ``d`` dot, ``kN`` N map keys from dot, ``v`` a variable, ``p`` a parenthesized pipeline,
     ``g`` the word's evaluator; and the values that reading needs."""

@@ -421,13 +421,14 @@ def _call_site(ident: n.IdentifierNode, call_node: n.Node, args: list[Arg], pipe
     caller made for it (:func:`callsite.site_call`) is kept with the plan it was made for.
     """
     name = ident.ident
-    # (the function table, the plan found there, its caller): sets share their table unless
-    # they have functions of their own, so one identity test usually replaces the lookup.
-    made_for: tuple[Any, Optional[rt.Plan], Optional[callsite.SiteCall]] = (None, None, None)
+    # [(the function table, the plan found there, its caller)]: sets share their table unless
+    # they have functions of their own, so one identity test usually replaces the lookup. One
+    # triple, replaced whole (another thread may replace it); generated code reads it too
+    # (``run_call.site``, codegen).
+    site: list[tuple[Any, Optional[rt.Plan], Optional[callsite.SiteCall]]] = [(None, None, None)]
 
     def run_call(st: rt.State, dot: Any, db: bool, final: Any = MISSING) -> Any:
-        nonlocal made_for
-        funcs, cached_plan, caller = made_for  # one read: another thread may replace the triple
+        funcs, cached_plan, caller = site[0]
         if st.funcs is funcs and caller is not None:
             return caller(st, dot, db, final)
         plan = st.funcs.get(name)
@@ -436,18 +437,19 @@ def _call_site(ident: n.IdentifierNode, call_node: n.Node, args: list[Arg], pipe
         if plan is not cached_plan or caller is None:
             caller = callsite.site_call(plan, name, args, piped, ident, call_node, rebinder(st.funcs, plan)) or (
                 callsite.general_call(ident, call_node, plan, name, args))
-        made_for = (st.funcs, plan, caller)
+        site[0] = (st.funcs, plan, caller)
         return caller(st, dot, db, final)
 
     def rebinder(funcs: Any, plan: rt.Plan) -> callsite.Rebind:
         # Outside run_call: a closure there would make its locals cells, on every call.
         def rebind(compiled: callsite.SiteCall) -> None:  # a warming caller's successor
-            nonlocal made_for
+            made_for = site[0]
             if made_for[0] is funcs and made_for[1] is plan:
-                made_for = (funcs, plan, compiled)
+                site[0] = (funcs, plan, compiled)
 
         return rebind
 
+    run_call.site = site  # type: ignore[attr-defined]
     return run_call
 
 

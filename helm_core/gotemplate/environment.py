@@ -454,6 +454,22 @@ class TemplateSet:
             run = self._runs[name] = compiler.compile_tree(tree)
         return run
 
+    def generate_code(self) -> None:
+        """Compile the trees that ran in this set to Python code (:mod:`codegen`), for a set
+        that renders again: their closures cost more per run, the code more to make."""
+        from helm_core.gotemplate import codegen  # only processes that render a set again
+
+        for name in list(self._runs):
+            tree = self.tree(name)
+            if tree is None or tree.compiled is None or tree.generated:
+                continue
+            with gcpause.paused():
+                run = codegen.generate(tree, self._plans)
+            if run is not None:
+                tree.compiled = run
+            tree.generated = True
+            self._runs[name] = tree.compiled
+
     # -- execution ----------------------------------------------------------
     def execute(self, name: str, data: Any, *, body: Optional[ParsedBody] = None) -> str:
         """Run template ``name`` with dot = ``data``; returns the output.

@@ -35,6 +35,8 @@ class Tree:
     root: Optional[ListNode] = None
     #: The compiled form, filled once by the compiler and shared by every set holding the tree.
     compiled: Optional[Callable[..., None]] = None
+    #: Whether ``compiled`` was compiled again to Python code (:mod:`codegen`), or tried.
+    generated: bool = False
     #: For a tree loaded from the disk memo: parses its file's text again (the trees of the
     #: file by name, parsed once), for the bodies the memo did not store (:data:`NOT_STORED`).
     reparse: Optional[Callable[[], dict[str, Tree]]] = None
@@ -48,7 +50,7 @@ class Tree:
 
     def __getstate__(self) -> dict[str, Any]:
         # Closures do not pickle; a loaded tree compiles again when first executed.
-        return dict(self.__dict__, compiled=None, reparse=None)
+        return dict(self.__dict__, compiled=None, generated=False, reparse=None)
 
 
 class Node:
