@@ -247,10 +247,12 @@ class _Compiled:
 
 
 #: The render of a set (a chart's templates) from which the trees that ran are compiled to Python
-#: code (``gotemplate/codegen.py``, each tree once): that costs what ~200 warm renders of the
-#: chart save (docs/architecture.md), so only a process that rendered a chart this often does it
-#: (the controller's workers; a CLI run renders a chart once, or twice: ``lint``).
-GENERATE_CODE_AT = 3
+#: code (``gotemplate/codegen.py``, each tree once). Generating costs what ~200 warm renders of
+#: the chart save (docs/architecture.md), so it is done once the set has rendered that often: a
+#: chart rendered N times then costs at most twice what the better of never and always would
+#: have (the rent-or-buy rule). The controller's workers reach it for charts many requests
+#: share; a CLI run renders a chart once (twice: ``lint``) and never does.
+GENERATE_CODE_AT = 200
 
 _CACHE: OrderedDict[_SetKey, _Compiled] = OrderedDict()
 _CACHE_LOCK = threading.Lock()

@@ -12,6 +12,7 @@ from helm_core.chart import loader, prepare
 from helm_core.engine import render
 from helm_core.gotemplate import Environment, ExecError, ParseError, codegen, compiler
 from helm_core.support import deepstack
+from tests.chartkit import SHARED_CHARTS, shared_chart_names
 from tests.gotemplate import test_exec, test_go_corpus
 
 CASES = [(c[1], c[2], c[3], c[4]) for c in test_exec.EXEC_CASES] + [
@@ -123,3 +124,30 @@ def test_a_chart_rendered_again_runs_generated_code(tmp_path: Any, monkeypatch: 
     assert all(output == {"cg/templates/cm.yaml": "0=cg-2;1=cg-2;"} for output in outputs)
     assert generated_before == [0] * render.GENERATE_CODE_AT + [2]  # at the GENERATE_CODE_AT-th render
     assert sorted(generated) == ["cg.name", "cg/templates/cm.yaml"]  # once
+
+
+@pytest.mark.parametrize("chart_name", shared_chart_names() or ["<none>"])
+def test_shared_charts_render_the_same_from_generated_code(chart_name: str,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every template of the real charts whose output does not change from render to render
+    (no random values) prints the same from generated code as from the closures."""
+    if chart_name == "<none>":
+        pytest.skip(f"{SHARED_CHARTS} not present: generated code checked on the Go corpus only")
+    chart_dir = str(SHARED_CHARTS / chart_name)
+
+    def once() -> dict[str, str]:
+        prepared = prepare.prepare_chart(loader.load(chart_dir), {})
+        return render.render(prepared.chart, prepared.values)
+
+    generated: list[str] = []
+    generate = codegen.generate
+    monkeypatch.setattr(codegen, "generate", lambda tree, funcs: generated.append(tree.name) or generate(tree, funcs))
+    monkeypatch.setattr(render, "GENERATE_CODE_AT", 10 ** 9)
+    first, second = once(), once()
+    steady = {name for name in first if first[name] == second.get(name)}
+    assert not generated
+    monkeypatch.setattr(render, "GENERATE_CODE_AT", 1)
+    third = once()
+    assert generated, "no tree was compiled to code"
+    assert {name: third[name] for name in steady} == {name: first[name] for name in steady}
+    assert set(third) == set(first)
