@@ -22,7 +22,6 @@ from helm_core.chart import model
 from helm_core.chart import values as chart_values
 from helm_core.errors import DependencyError, ValuesError
 from helm_core.golib import versions
-from helm_core.golib.gojson import copy_tree
 from helm_core.support import helmlog, pickling
 from helm_core.support.records import shallow_copy
 
@@ -32,10 +31,14 @@ if TYPE_CHECKING:
 
 
 def copy_chart(chart: model.Chart) -> model.Chart:
-    """A copy whose metadata, values and dependency lists may be changed freely (files shared)."""
+    """A copy whose metadata and dependency lists may be changed freely (files shared).
+
+    Its ``values`` are the chart's own, shared, not copied: nothing changes a chart's values
+    in place (coalescing only reads them and copies what it takes; import-values give a chart
+    a new map), so a copy here would be one more copy of every default per prepare.
+    """
     dup = shallow_copy(chart)
     dup.metadata = _copy_metadata(chart.metadata)
-    dup.values = copy_tree(chart.values)
     dup.dependencies = []
     for sub in chart.dependencies:
         dup.add_dependency(copy_chart(sub))

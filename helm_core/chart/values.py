@@ -307,8 +307,8 @@ def import_values(chart: model.Chart, values: Mapping[str, Any] | None = None) -
                     merging.warn("dependencies.go:270", f"Warning: ImportValues missing table from chart {name}: {exc}")
                 continue
             imported = merging.tables(imported, _path_to_map(entry.parent, table), "")
-    if not imported:  # merging nothing into a copy would change nothing: one copy is the same
-        return copy_values(merged)
+    if not imported:  # merged is built of copies only (coalescing copies what it takes)
+        return merged
     # Helm's result may hold one child table at several places; a copy keeps them apart.
     return copy_values(merging.tables(copy_values(merged), imported, ""))
 
