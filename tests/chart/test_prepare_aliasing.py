@@ -22,7 +22,8 @@ IMPORTS = DEPENDS + "  import-values:\n  - child: own\n    parent: imported\n"
 #: Each template prints what it found, then changes it: a render that sees a change made by
 #: an earlier render (or made to the defaults) prints something else.
 PARENT_TEMPLATE = """\
-parent: {{ .Values.x | toJson }} {{ .Values.sub | toJson }} {{ .Values.global | toJson }} {{ .Values.imported | toJson }}
+parent: {{ .Values.x | toJson }} {{ .Values.sub | toJson }} {{ .Values.global | toJson }}
+{{- " " }}{{ .Values.imported | toJson }} {{ .Values.list | toJson }}
 {{- $_ := set .Values.x.tab "added" "p" }}
 {{- $_ := unset .Values.x.tab "drop" }}
 {{- $_ := set .Values.x.u "added" "p" }}
