@@ -18,7 +18,11 @@ if TYPE_CHECKING:
 
 @record(frozen=True)
 class Prepared:
-    """A chart copy with only its enabled subcharts, and the values to render it with."""
+    """A chart copy with only its enabled subcharts, and the values to render it with.
+
+    ``values`` are the caller's own (nothing else holds a part of them); the charts' values in
+    ``chart`` may be the loaded chart's own maps, to be read only.
+    """
 
     chart: model.Chart
     values: dict[str, Any]
