@@ -115,7 +115,7 @@ def effective_chart(current: rel.ReleaseVersion, chart: model.Chart, options: Up
     """The chart the new version renders (module rules): with ``reuse_values``, its defaults
     are the current version's computed values."""
     if options.reuse_values and not options.reset_values:
-        return replace(chart, values=chart_values.copy_values(current.chart_values))
+        return replace(chart, values=dict(current.chart_values))  # read only, as every chart's values
     return chart
 
 
