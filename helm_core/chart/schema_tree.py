@@ -7,6 +7,10 @@ too); ``$ref`` (in drafts before 2019-09 nothing after it); then the keywords of
 ``if``; and ``unevaluated*``. One failure is reported as itself, several under a "validation failed" group.
 This module rebuilds that tree; :mod:`helm_core.chart.schema_errors` words and prints it.
 
+Where v6 only wants to know whether a subschema passes (``not``, ``if``, ``oneOf`` after a match)
+it stops early, and ``anyOf`` stops at a match; the walk stops there too, because what it
+descends into decides what v6 prints for ``propertyNames`` (see :class:`_Locations`).
+
 References are resolved by ``referencing`` (which python-jsonschema, that decided the values
 fail, resolved them with): the walk runs only on failures, after jsonschema is loaded. A
 ``$dynamicRef`` to a ``$dynamicAnchor`` goes to the outermost resource of the dynamic scope
@@ -47,6 +51,45 @@ class _Outcome:
         self.failure = failure
         self.props = props
         self.items = items
+
+
+class _Locations:
+    """v6's instance locations as Go slices sharing one backing array, for the one failure
+    that keeps its location without copying it: ``invalid propertyName``.
+
+    v6 makes the root's location with room for 8 names and each descent appends one; an
+    append within that room writes into the array every shallower location shares. A
+    ``propertyNames`` failure keeps its slice, so helm prints, for each depth, the name of the
+    last value the walk descended into at that depth: the last item of an array, and for
+    objects whichever key Go's random map order visited last (the walk's sorted order is one
+    of them). An append beyond the room copies into an array twice as large, shared from then
+    on by that subtree alone."""
+
+    __slots__ = ("array", "kept")
+
+    def __init__(self) -> None:
+        self.array: list[str] = [""] * 8
+        self.kept: list[tuple[Failure, list[str], int]] = []
+
+    def descend(self, depth: int, name: str) -> list[str]:
+        """Append ``name`` to the location of length ``depth`` that lives in ``self.array``;
+        the array the child's location lives in becomes ``self.array`` (the caller restores it)."""
+        array = self.array
+        if depth < len(array):
+            array[depth] = name
+        else:
+            array = array[:depth] + [name] + [""] * (len(array) * 2 - depth - 1)
+            self.array = array
+        return array
+
+    def keep(self, failure: Failure, depth: int) -> None:
+        self.kept.append((failure, self.array, depth))
+
+    def settle(self) -> None:
+        """Give each kept failure the location its slice reads once the walk is over."""
+        for failure, array, depth in self.kept:
+            failure.path = tuple(array[:depth])
+        self.kept.clear()
 
 
 class _Scope:
@@ -115,11 +158,18 @@ class Walker:
         self.resolver = registry.resolver(uri)
         self._dynamic_anchors: dict[tuple[str, str], Any] = {}
         self._targets: dict[tuple[str, str], tuple[Any, str, str]] = {}
+        self._locations = _Locations()
+        # v6's boolResult: only pass or fail is wanted, so the walk may stop at a failure
+        self._quick = False
+        # the subschemas applied to the current value must say what they evaluated
+        # (an unevaluated* keyword is in play): v6's ``!uneval.isEmpty()``, ignoring what is evaluated already
+        self._needs_evaluated = False
 
     def failures(self, values: Any) -> list[Failure]:
         """The top failures as helm prints them (a top group's members, else the one failure)."""
         top = _Scope(self.root, self.uri + "#", "", "", 0, 0, None, self.resolver, self.uri)
         failure = self._visit(self.root, values, (), top).failure
+        self._locations.settle()
         if failure is None:
             return []
         return failure.causes if failure.group else [failure]
@@ -130,9 +180,18 @@ class Walker:
         """``schema`` (found at ``segment`` under the scope ``at``) applied to ``value``."""
         # v6 counts a descent into the value (a property, an item) as a new value: a schema
         # met again for the same value, and only then, is a reference cycle.
-        vid = at.vid + 1 if len(path) != at.depth else at.vid
-        scope = _Scope(schema, at.location + segment, segment, "", vid, len(path), at, at.resolver, at.base)
-        return self._visit(schema, value, path, scope)
+        if len(path) == at.depth:
+            scope = _Scope(schema, at.location + segment, segment, "", at.vid, len(path), at, at.resolver, at.base)
+            return self._visit(schema, value, path, scope)
+        scope = _Scope(schema, at.location + segment, segment, "", at.vid + 1, len(path), at, at.resolver, at.base)
+        locations, needs = self._locations, self._needs_evaluated
+        array = locations.array
+        locations.descend(len(path) - 1, path[-1])
+        self._needs_evaluated = False
+        try:
+            return self._visit(schema, value, path, scope)
+        finally:
+            locations.array, self._needs_evaluated = array, needs
 
     def _visit(self, schema: Any, value: Any, path: Path, at: _Scope) -> _Outcome:
         """``schema`` applied to ``value`` in the scope ``at`` made for it."""
@@ -153,12 +212,27 @@ class Walker:
         errors: list[Failure] = []
         props: set[str] = set()
         items: set[int] = set()
+        needs = self._needs_evaluated
+        self._needs_evaluated = needs or ("unevaluatedProperties" in schema and isinstance(value, dict)) \
+            or ("unevaluatedItems" in schema and isinstance(value, list))
+        try:
+            self._applied(schema, value, path, at, errors, props, items)
+        finally:
+            self._needs_evaluated = needs
+        return _Outcome(_combined(errors, path), props, items)
+
+    def _applied(self, schema: dict[str, Any], value: Any, path: Path, at: _Scope,
+                 errors: list[Failure], props: set[str], items: set[int]) -> None:
+        """The keywords after the stopping ones, in v6's order, into ``errors``."""
         if "$ref" in schema:
             ref = self._reference(schema["$ref"], "$ref", value, path, at)
             if self.draft < 2019:  # every other keyword beside $ref is ignored
-                return ref
+                self._merge(ref, errors, props, items)
+                return
             self._merge(ref, errors, props, items)
         self._kind_keywords(schema, value, path, at, errors, props, items)
+        if self._quick and errors:
+            return
         if self.draft >= 2019:
             for keyword in ("$dynamicRef", "$recursiveRef"):
                 if isinstance(schema.get(keyword), str):
@@ -167,7 +241,6 @@ class Walker:
         self._conditions(schema, value, path, at, errors, props, items)
         if self.draft >= 2019:
             self._unevaluated(schema, value, path, at, errors, props, items)
-        return _Outcome(_combined(errors, path), props, items)
 
     def _stopping(self, schema: dict[str, Any], value: Any, path: Path) -> Failure | None:
         """``type``, ``const``, ``enum`` and an asserted ``format``: the first that fails ends the subschema."""
@@ -265,7 +338,12 @@ class Walker:
             items |= outcome.items
 
     def _fails(self, schema: Any, value: Any, path: Path, at: _Scope, segment: str) -> bool:
-        return self._check(schema, value, path, at, segment).failure is not None
+        """Whether ``schema`` fails, walked as v6 walks what it wants only a verdict of."""
+        quick, self._quick = self._quick, True
+        try:
+            return self._check(schema, value, path, at, segment).failure is not None
+        finally:
+            self._quick = quick
 
     # -- keywords of the value's kind ---------------------------------------------------------
 
@@ -287,6 +365,8 @@ class Walker:
         missing = _missing(obj, schema.get("required"))
         if missing:
             errors.append(Failure(path, words.required_message(missing)))
+        if self._quick and errors:
+            return
         dependencies = schema.get("dependencies")  # read by v6 in every draft
         for name, dependency in (dependencies.items() if isinstance(dependencies, dict) else ()):
             if name in obj:
@@ -308,7 +388,9 @@ class Walker:
                 failure = self._visit(schema["propertyNames"], name, (), names).failure
                 if failure is not None:
                     causes = failure.causes if failure.group else [failure]
-                    errors.append(Failure(path, f"invalid propertyName {words.quote(name)}", causes))
+                    kept = Failure(path, f"invalid propertyName {words.quote(name)}", causes)
+                    self._locations.keep(kept, len(path))
+                    errors.append(kept)
         if self.draft < 2019:
             return
         dependent = schema.get("dependentSchemas")
@@ -332,6 +414,8 @@ class Walker:
         additional = schema.get("additionalProperties")
         refused: list[str] = []
         for name in sorted(obj):  # Go visits a map in random order: sorted is one of them
+            if self._quick and errors:
+                break
             evaluated = False
             if name in named:
                 evaluated = True
@@ -453,7 +537,11 @@ class Walker:
             errors.append(Failure(path, "'not' failed"))
         members = schema.get("allOf")
         if isinstance(members, list) and members:
-            outcomes = [self._check(sub, value, path, at, f"/allOf/{i}") for i, sub in enumerate(members)]
+            outcomes = []
+            for i, sub in enumerate(members):
+                outcomes.append(self._check(sub, value, path, at, f"/allOf/{i}"))
+                if self._quick and outcomes[-1].failure is not None:
+                    break
             failed = [o.failure for o in outcomes if o.failure is not None]
             if failed:
                 errors.append(Failure(path, "'allOf' failed", failed))
@@ -462,7 +550,11 @@ class Walker:
                     self._merge(outcome, errors, props, items)
         members = schema.get("anyOf")
         if isinstance(members, list) and members:
-            outcomes = [self._check(sub, value, path, at, f"/anyOf/{i}") for i, sub in enumerate(members)]
+            outcomes = []
+            for i, sub in enumerate(members):
+                outcomes.append(self._check(sub, value, path, at, f"/anyOf/{i}"))
+                if outcomes[-1].failure is None and not self._needs_evaluated:
+                    break  # v6 looks no further once nothing is left to evaluate
             failed = [o.failure for o in outcomes if o.failure is not None]
             if len(failed) == len(outcomes):
                 errors.append(Failure(path, "'anyOf' failed", failed))
@@ -484,15 +576,18 @@ class Walker:
         failed: list[Failure] = []
         matched = -1
         for i, sub in enumerate(members):
-            outcome = self._check(sub, value, path, at, f"/oneOf/{i}")
+            segment = f"/oneOf/{i}"
+            if matched != -1:  # after a match v6 only looks for a second one
+                if not self._fails(sub, value, path, at, segment):
+                    errors.append(Failure(path, f"'oneOf' failed, subschemas {matched}, {i} matched"))
+                    return
+                continue
+            outcome = self._check(sub, value, path, at, segment)
             if outcome.failure is not None:
                 failed.append(outcome.failure)
-            elif matched == -1:
+            else:
                 matched = i
                 self._merge(outcome, errors, props, items)
-            else:
-                errors.append(Failure(path, f"'oneOf' failed, subschemas {matched}, {i} matched"))
-                return
         if matched == -1:
             errors.append(Failure(path, "'oneOf' failed, none matched", failed))
 
