@@ -158,9 +158,10 @@ def resolve_stored(cfg: Configuration, objects: Sequence[Mapping[str, Any]],
     return resolved
 
 
-def wait_options(cfg: Configuration, timeout_s: float) -> kwait.WaitOptions:
-    """Polling options for one ``--timeout``, with the configuration's cancellation hook."""
-    return kwait.WaitOptions(timeout_s=timeout_s, cancelled=cfg.cancelled)
+def wait_options(cfg: Configuration, timeout_s: float, *, wait_for_jobs: bool = True) -> kwait.WaitOptions:
+    """Polling options for one ``--timeout``, with the configuration's cancellation hook;
+    ``wait_for_jobs`` False counts a Job ready once started (helm without ``--wait-for-jobs``)."""
+    return kwait.WaitOptions(timeout_s=timeout_s, cancelled=cfg.cancelled, wait_for_jobs=wait_for_jobs)
 
 
 def for_undo(cfg: Configuration, failure: BaseException) -> tuple[Configuration, bool]:

@@ -58,6 +58,9 @@ class InstallOptions:
     """Where the chart came from, stored with every version (``chartSource``)."""
     dry_run: bool = False
     wait: bool = False
+    wait_for_jobs: bool = False
+    """While waiting, Jobs count only once complete (``--wait-for-jobs``; Flux's
+    ``install.disableWaitForJobs`` inverted); otherwise once started."""
     timeout_s: float = kwait.DEFAULT_TIMEOUT_S
     atomic: bool = False
     """On failure remove everything the install created (implies waiting)."""
@@ -280,8 +283,8 @@ def _perform(cfg: config.Configuration, rendered: Rendered, objects: list[dict[s
     rendered.fire("post-install")
     if options.wait or options.atomic:
         rendered.fire("wait")
-        kwait.wait_ready(cfg.client, kclient.refs(objects),
-                         options=config.wait_options(cfg, options.timeout_s))
+        kwait.wait_ready(cfg.client, kclient.refs(objects), options=config.wait_options(
+            cfg, options.timeout_s, wait_for_jobs=options.wait_for_jobs))
         rendered.fire("ready")
     if not options.no_hooks:
         hooks.run(cfg, rendered.hooks, "post-install", owner=owner, timeout_s=options.timeout_s,

@@ -35,6 +35,8 @@ class RollbackOptions:
     """What ``helm-core rollback`` can be asked."""
 
     wait: bool = False
+    wait_for_jobs: bool = False
+    """While waiting, Jobs count only once complete (``--wait-for-jobs``)."""
     timeout_s: float = kwait.DEFAULT_TIMEOUT_S
     no_hooks: bool = False
     dry_run: bool = False
@@ -54,14 +56,16 @@ def _noop(_event: str) -> None:
 def switch(cfg: config.Configuration, *, old: Sequence[Mapping[str, Any]],
            new: Sequence[Mapping[str, Any]], stored_hooks: Sequence[mf.Hook], action: str,
            namespace: str, name: str, wait: bool, timeout_s: float, no_hooks: bool,
+           wait_for_jobs: bool = False,
            fire: Callable[[str], None] = _noop, adopt: bool = False, force: bool = False,
            cleanup_on_fail: bool = False, observe: hooks.Observer = hooks._unobserved) -> resources.Deletion:
     """Move the cluster from resolved ``old`` objects to resolved ``new`` ones for ``action``
     (``upgrade`` or ``rollback``): ownership check of objects new to the release, ``pre``-
-    hooks, apply in kind order, delete the stale ones, wait, ``post-`` hooks (each hook's phases
-    to ``observe``: a ``hooks.RunLog``). With ``cleanup_on_fail`` a failure deletes the objects
-    this switch created (helm's ``--cleanup-on-fail``) before it is raised. With ``force``
-    (helm's ``--force``) objects that exist are replaced rather than applied."""
+    hooks, apply in kind order, delete the stale ones, wait (Jobs until complete with
+    ``wait_for_jobs``), ``post-`` hooks (each hook's phases to ``observe``: a
+    ``hooks.RunLog``). With ``cleanup_on_fail`` a failure deletes the objects this switch
+    created (helm's ``--cleanup-on-fail``) before it is raised. With ``force`` (helm's
+    ``--force``) objects that exist are replaced rather than applied."""
     owner = config.owner(cfg, namespace=namespace, name=name)
     old_keys = {_key(o) for o in old}
     arriving = [o for o in new if _key(o) not in old_keys]
@@ -69,8 +73,8 @@ def switch(cfg: config.Configuration, *, old: Sequence[Mapping[str, Any]],
     created = [o for o in arriving if kclient.ObjectRef.of(o) not in existing]
     try:
         return _switch(cfg, old=old, new=new, stored_hooks=stored_hooks, action=action, owner=owner,
-                       wait=wait, timeout_s=timeout_s, no_hooks=no_hooks, fire=fire, force=force,
-                       observe=observe)
+                       wait=wait, wait_for_jobs=wait_for_jobs, timeout_s=timeout_s, no_hooks=no_hooks,
+                       fire=fire, force=force, observe=observe)
     except HelmError as exc:
         if cleanup_on_fail and created:
             _clean_up(cfg, created, action, exc)
@@ -91,7 +95,7 @@ def _clean_up(cfg: config.Configuration, created: Sequence[Mapping[str, Any]], a
 
 def _switch(cfg: config.Configuration, *, old: Sequence[Mapping[str, Any]], new: Sequence[Mapping[str, Any]],
             stored_hooks: Sequence[mf.Hook], action: str, owner: resources.Owner, wait: bool,
-            timeout_s: float, no_hooks: bool, fire: Callable[[str], None], force: bool,
+            wait_for_jobs: bool, timeout_s: float, no_hooks: bool, fire: Callable[[str], None], force: bool,
             observe: hooks.Observer) -> resources.Deletion:
     if not no_hooks:
         hooks.run(cfg, stored_hooks, f"pre-{action}", owner=owner, timeout_s=timeout_s, observe=observe)
@@ -103,7 +107,8 @@ def _switch(cfg: config.Configuration, *, old: Sequence[Mapping[str, Any]], new:
     fire(f"post-{action}")
     if wait:
         fire("wait")
-        kwait.wait_ready(cfg.client, kclient.refs(new), options=config.wait_options(cfg, timeout_s))
+        kwait.wait_ready(cfg.client, kclient.refs(new),
+                         options=config.wait_options(cfg, timeout_s, wait_for_jobs=wait_for_jobs))
         fire("ready")
     if not no_hooks:
         hooks.run(cfg, stored_hooks, f"post-{action}", owner=owner, timeout_s=timeout_s, observe=observe)
@@ -175,7 +180,8 @@ def roll_back(cfg: config.Configuration, name: str, namespace: str, version: uli
             switch(cfg, old=config.resolve_stored(cfg, config.parse_manifest(newest.manifest), namespace),
                    new=config.resolve_all(cfg, config.parse_manifest(record.manifest), namespace),
                    stored_hooks=hooks.parse(target.hooks), action="rollback", namespace=namespace,
-                   name=name, wait=options.wait, timeout_s=options.timeout_s, fire=lua_events.fire,
+                   name=name, wait=options.wait, wait_for_jobs=options.wait_for_jobs,
+                   timeout_s=options.timeout_s, fire=lua_events.fire,
                    no_hooks=options.no_hooks, force=options.force,
                    cleanup_on_fail=options.cleanup_on_fail, observe=runs.observe)
         except HelmError as exc:

@@ -64,6 +64,10 @@ class UpgradeOptions:
     """With ``install``: install again when every stored version failed (:func:`plan`)."""
     dry_run: bool = False
     wait: bool = False
+    wait_for_jobs: bool = False
+    """While waiting, Jobs count only once complete (``--wait-for-jobs``, Flux's
+    ``upgrade.disableWaitForJobs`` inverted); passed on to the ``atomic`` rollback and, when
+    ``install`` installs, to the install."""
     timeout_s: float = kwait.DEFAULT_TIMEOUT_S
     atomic: bool = False
     reuse_values: bool = False
@@ -191,7 +195,8 @@ def _install_options(options: UpgradeOptions,
                      install_options: install.InstallOptions | None) -> install.InstallOptions:
     """The install's own options (module rules): given, or following ``options``."""
     return install_options or install.InstallOptions(
-        name=options.name, wait=options.wait, timeout_s=options.timeout_s, atomic=options.atomic,
+        name=options.name, wait=options.wait, wait_for_jobs=options.wait_for_jobs,
+        timeout_s=options.timeout_s, atomic=options.atomic,
         create_namespace=options.create_namespace, take_ownership=options.take_ownership,
         no_hooks=options.no_hooks, description=options.description, lua=options.lua,
         post_render=options.post_render, skip_schema_validation=options.skip_schema_validation,
@@ -249,8 +254,8 @@ def _upgrade(cfg: config.Configuration, chart: model.Chart, user_values: Mapping
         try:
             rollback.switch(cfg, old=old, new=new, stored_hooks=rendered.hooks, action="upgrade",
                             namespace=options.namespace, name=options.name,
-                            wait=options.wait or options.atomic, timeout_s=options.timeout_s,
-                            no_hooks=options.no_hooks, fire=rendered.fire,
+                            wait=options.wait or options.atomic, wait_for_jobs=options.wait_for_jobs,
+                            timeout_s=options.timeout_s, no_hooks=options.no_hooks, fire=rendered.fire,
                             adopt=options.take_ownership, force=options.force,
                             cleanup_on_fail=options.cleanup_on_fail, observe=runs.observe)
         except HelmError as exc:
@@ -260,7 +265,8 @@ def _upgrade(cfg: config.Configuration, chart: model.Chart, user_values: Mapping
                 cfg.log(f"upgrade of {options.name} failed: rolling back to {current.version}")
                 undo_cfg, wait = config.for_undo(cfg, exc)
                 rollback.roll_back(undo_cfg, options.name, options.namespace, current.version,
-                                   rollback.RollbackOptions(wait=wait, timeout_s=options.timeout_s,
+                                   rollback.RollbackOptions(wait=wait, wait_for_jobs=options.wait_for_jobs,
+                                                            timeout_s=options.timeout_s,
                                                             no_hooks=options.no_hooks, lua=options.lua,
                                                             force=options.force,
                                                             cleanup_on_fail=options.cleanup_on_fail))

@@ -127,6 +127,12 @@ def _add_wait_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--dry-run", action="store_true", help="simulate the operation")
 
 
+def _add_wait_for_jobs_flag(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--wait-for-jobs", action="store_true",
+                   help="if set and --wait enabled, will wait until all Jobs have been completed before "
+                        "marking the release as successful. It will wait for as long as --timeout")
+
+
 def _add_output_flag(p: argparse.ArgumentParser) -> None:
     p.add_argument("-o", "--output", choices=["table", "json", "yaml"], default="table")
 
@@ -280,8 +286,8 @@ def _install(args: argparse.Namespace) -> int:
     cfg = _configuration(args)
     result = install.run(cfg, chart, common.values(args), install.InstallOptions(
         name=name, namespace=args.namespace, chart_source=chartref.source_of(args, chart_path),
-        dry_run=args.dry_run, wait=args.wait, timeout_s=_timeout(args), atomic=args.atomic,
-        create_namespace=args.create_namespace, take_ownership=args.take_ownership,
+        dry_run=args.dry_run, wait=args.wait, wait_for_jobs=args.wait_for_jobs, timeout_s=_timeout(args),
+        atomic=args.atomic, create_namespace=args.create_namespace, take_ownership=args.take_ownership,
         replace=args.replace, no_hooks=args.no_hooks, description=args.description,
         skip_schema_validation=args.skip_schema_validation,
         lua=common.lua_options(args), post_render=common.post_render_options(args),
@@ -330,7 +336,8 @@ def _upgraded(args: argparse.Namespace, cfg: Any, chart: Any, values: dict[str, 
     from helm_core.cli import settings as settings_mod
     return upgrade.run(cfg, chart, values, upgrade.UpgradeOptions(
         name=args.name, namespace=args.namespace, chart_source=chartref.source_of(args, args.chart),
-        install=args.install, dry_run=args.dry_run, wait=args.wait, timeout_s=_timeout(args),
+        install=args.install, dry_run=args.dry_run, wait=args.wait, wait_for_jobs=args.wait_for_jobs,
+        timeout_s=_timeout(args),
         atomic=args.atomic, reuse_values=args.reuse_values, reset_values=args.reset_values,
         reset_then_reuse_values=args.reset_then_reuse_values, cleanup_on_fail=args.cleanup_on_fail,
         create_namespace=args.create_namespace, take_ownership=args.take_ownership,
@@ -347,7 +354,8 @@ def cmd_rollback(args: argparse.Namespace) -> int:
     from helm_core.action import rollback
     from helm_core.cli import common
     rollback.run(_configuration(args), args.name, args.namespace, _version_arg(args.version),
-                 rollback.RollbackOptions(wait=args.wait, timeout_s=_timeout(args),
+                 rollback.RollbackOptions(wait=args.wait, wait_for_jobs=args.wait_for_jobs,
+                                          timeout_s=_timeout(args),
                                           no_hooks=args.no_hooks, dry_run=args.dry_run, force=args.force,
                                           cleanup_on_fail=args.cleanup_on_fail, lua=common.lua_options(args)))
     print("Rollback was a success! Happy Helming!")
@@ -530,6 +538,7 @@ def _install_like(p: argparse.ArgumentParser) -> None:
     from helm_core.cli import common
     _add_cluster_flags(p)
     _add_wait_flags(p)
+    _add_wait_for_jobs_flag(p)
     _add_output_flag(p)
     p.add_argument("--atomic", action="store_true", help="undo everything on failure (implies --wait)")
     p.add_argument("--create-namespace", action="store_true", help="create the release namespace")
@@ -592,6 +601,7 @@ def register(sub: Any) -> None:
                    help="force resource updates through a replacement strategy (a PUT, as helm does)")
     _add_cluster_flags(p)
     _add_wait_flags(p)
+    _add_wait_for_jobs_flag(p)
     common.add_lua_flags(p)
     p.set_defaults(func=cmd_rollback)
 

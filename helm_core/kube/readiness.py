@@ -15,6 +15,9 @@ Rules (first match wins):
   partition); ``OnDelete`` sets only need ready replicas.
 - DaemonSet: ready when desired == current == updated == available == ready scheduled.
 - Job: ``Complete`` True is CURRENT, ``Failed`` True is FAILED (with its reason), else running.
+  Waited for without its completion (:func:`jobs_started`, helm without ``--wait-for-jobs``,
+  Flux's ``disableWaitForJobs``): kstatus' own Job rule, CURRENT once started
+  (``status.startTime``) or suspended, FAILED and complete as above.
 - Pod: ``Succeeded`` or ``Ready`` True is CURRENT; ``Failed`` is FAILED.
 - PersistentVolumeClaim: phase ``Bound``. Service: ``LoadBalancer`` needs an ingress address.
 - CustomResourceDefinition: ``Established`` True; ``NamesAccepted`` False is FAILED.
@@ -149,6 +152,21 @@ def _job(obj: Mapping[str, Any]) -> Readiness:
                                         f"failed {_int(status, 'failed')}")
 
 
+def _job_started(obj: Mapping[str, Any]) -> Readiness:
+    # kstatus' default Job reader, which Flux replaces only when it waits for Jobs
+    if _is(obj, "Failed") or _is(obj, "Complete"):
+        return _job(obj)
+    if (obj.get("spec") or {}).get("suspend") is True and _is(obj, "Suspended"):
+        return Readiness(State.CURRENT, "Job is suspended")
+    status = obj.get("status") or {}
+    if not status.get("startTime"):
+        return Readiness(State.IN_PROGRESS, "Job not started")
+    return Readiness(State.CURRENT, f"Job started (its completion is not waited for): "
+                                    f"active {_int(status, 'active')}, "
+                                    f"succeeded {_int(status, 'succeeded')}, "
+                                    f"failed {_int(status, 'failed')}")
+
+
 def _pod(obj: Mapping[str, Any]) -> Readiness:
     phase = (obj.get("status") or {}).get("phase")
     if phase == "Succeeded":
@@ -194,7 +212,8 @@ def _generic(obj: Mapping[str, Any]) -> Readiness:
     return Readiness(State.CURRENT, "Resource is current")
 
 
-_RULES: dict[tuple[str, str], Callable[[Mapping[str, Any]], Readiness]] = {
+_Rule = Callable[[Mapping[str, Any]], Readiness]
+_RULES: dict[tuple[str, str], _Rule] = {
     ("apps", "Deployment"): _deployment,
     ("apps", "StatefulSet"): _statefulset,
     ("apps", "DaemonSet"): _daemonset,
@@ -204,10 +223,21 @@ _RULES: dict[tuple[str, str], Callable[[Mapping[str, Any]], Readiness]] = {
     ("", "Service"): _service,
     ("apiextensions.k8s.io", "CustomResourceDefinition"): _crd,
 }
+_RULES_JOBS_STARTED = {**_RULES, ("batch", "Job"): _job_started}
 
 
 def readiness(obj: Mapping[str, Any]) -> Readiness:
     """The kstatus-style state of ``obj`` (see the module docstring for the rules)."""
+    return _by(_RULES, obj)
+
+
+def jobs_started(obj: Mapping[str, Any]) -> Readiness:
+    """:func:`readiness`, but a Job is ready once it started (module rules): a wait without
+    helm's ``--wait-for-jobs``."""
+    return _by(_RULES_JOBS_STARTED, obj)
+
+
+def _by(rules: Mapping[tuple[str, str], _Rule], obj: Mapping[str, Any]) -> Readiness:
     meta = obj.get("metadata") or {}
     if meta.get("deletionTimestamp"):
         return Readiness(State.TERMINATING, "Resource scheduled for deletion")
@@ -216,7 +246,7 @@ def readiness(obj: Mapping[str, Any]) -> Readiness:
     if isinstance(generation, int) and isinstance(observed, int) and observed < generation:
         return Readiness(State.IN_PROGRESS, f"observed generation {observed} < {generation}")
     group = str(obj.get("apiVersion", "")).rpartition("/")[0]
-    rule = _RULES.get((group, str(obj.get("kind", ""))), _generic)
+    rule = rules.get((group, str(obj.get("kind", ""))), _generic)
     return rule(obj)
 
 

@@ -8,6 +8,8 @@ Rules:
   FAILED (a failed Job, a Deployment past its progress deadline) ends the wait at once with a
   ``WaitError(timed_out=False)`` naming it and the reason; reaching the deadline raises
   ``WaitError(timed_out=True)`` listing every object still not ready with its last state.
+- Jobs count as ready once complete (helm's ``--wait-for-jobs``); with
+  ``WaitOptions.wait_for_jobs`` False, once started (``readiness.jobs_started``).
 - A missing object counts as not ready (it may not be created yet), never as an error.
 - ``wait_deleted`` returns once every object is gone (``NotFoundError``).
 - Cancellation: after each poll that leaves objects pending, ``WaitOptions.cancelled`` is
@@ -58,6 +60,8 @@ class WaitOptions:
     cancelled: Callable[[], str] = field(default=never_cancelled, compare=False)
     """Asked between polls: why the wait should stop now ("" to go on). Must be cheap (it runs
     every ``poll_s``) and thread-safe (actions wait in worker threads)."""
+    wait_for_jobs: bool = True
+    """A Job is ready once complete; False: once started (helm without ``--wait-for-jobs``)."""
 
 
 def stop_if_cancelled(options: WaitOptions, waiting_for: str) -> None:
@@ -86,29 +90,31 @@ def check(client: kclient.ClusterClient, ref: kclient.ObjectRef, *,
         return kready.Readiness(kready.State.NOT_FOUND, "not found")
 
 
-def _listed(client: kclient.ClusterClient, refs: list[kclient.ObjectRef]
-            ) -> dict[kclient.ObjectRef, kready.Readiness] | None:
+def _listed(client: kclient.ClusterClient, refs: list[kclient.ObjectRef],
+            rule: Callable[[Mapping[str, Any]], kready.Readiness]) -> dict[kclient.ObjectRef, kready.Readiness] | None:
     first = refs[0]
     try:
         items = client.list(first.api_version, first.kind, namespace=first.namespace)
     except ForbiddenError:
         return None
     by_name = {str((item.get("metadata") or {}).get("name")): item for item in items}
-    return {ref: kready.readiness(by_name[ref.name]) if ref.name in by_name
+    return {ref: rule(by_name[ref.name]) if ref.name in by_name
             else kready.Readiness(kready.State.NOT_FOUND, "not found") for ref in refs}
 
 
-def check_all(client: kclient.ClusterClient, refs: Iterable[kclient.ObjectRef]
+def check_all(client: kclient.ClusterClient, refs: Iterable[kclient.ObjectRef], *,
+              rule: Callable[[Mapping[str, Any]], kready.Readiness] = kready.readiness
               ) -> dict[kclient.ObjectRef, kready.Readiness]:
-    """The readiness of several objects now, in ``refs`` order (LIST or GET, see the rules)."""
+    """The readiness of several objects now by ``rule``, in ``refs`` order (LIST or GET, see
+    the rules)."""
     ordered = list(dict.fromkeys(refs))
     groups: dict[tuple[str, str, str], list[kclient.ObjectRef]] = {}
     for ref in ordered:
         groups.setdefault((ref.api_version, ref.kind, ref.namespace), []).append(ref)
     states: dict[kclient.ObjectRef, kready.Readiness] = {}
     for group in groups.values():
-        listed = _listed(client, group) if len(group) >= LIST_THRESHOLD else None
-        states.update(listed if listed is not None else {ref: check(client, ref) for ref in group})
+        listed = _listed(client, group, rule) if len(group) >= LIST_THRESHOLD else None
+        states.update(listed if listed is not None else {ref: check(client, ref, rule=rule) for ref in group})
     return {ref: states[ref] for ref in ordered}
 
 
@@ -117,8 +123,9 @@ def wait_ready(client: kclient.ClusterClient, refs: Iterable[kclient.ObjectRef],
     """Block until every object in ``refs`` is ready; see the module rules for failures."""
     pending = {ref: kready.Readiness(kready.State.NOT_FOUND) for ref in refs}
     deadline = options.clock() + options.timeout_s
+    rule = kready.readiness if options.wait_for_jobs else kready.jobs_started
     while True:
-        for ref, state in check_all(client, pending).items():
+        for ref, state in check_all(client, pending, rule=rule).items():
             if state.state is kready.State.FAILED:
                 raise WaitError(f"{ref} failed: {state.message}", timed_out=False)
             if state.ready:

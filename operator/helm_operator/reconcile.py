@@ -268,7 +268,8 @@ def apply(rt: Runtime, body: Mapping[str, Any], *, force: bool = False) -> Outco
         action, done = upgrade.upgrade_or_install(cfg, chart, values.values, upgrade.UpgradeOptions(
             name=key.name, namespace=key.namespace, chart_source=chart_info.source,
             install=True, reinstall_failed=True,
-            wait=then.get("wait", True), timeout_s=parse_duration(then.get("timeout"), DEFAULT_TIMEOUT_S),
+            wait=then.get("wait", True), wait_for_jobs=then.get("waitForJobs", True),
+            timeout_s=parse_duration(then.get("timeout"), DEFAULT_TIMEOUT_S),
             atomic=bool(then.get("atomic")),
             # Flux's preserveValues is helm's --reuse-values; otherwise only the request's values count
             reuse_values=bool(then.get("preserveValues")), reset_values=not then.get("preserveValues"),
@@ -278,7 +279,7 @@ def apply(rt: Runtime, body: Mapping[str, Any], *, force: bool = False) -> Outco
             crds=crd_policy.check_policy(then.get("crds") or "", default=crd_policy.UPGRADE_DEFAULT),
             max_history=int(spec.get("maxHistory", DEFAULT_MAX_HISTORY)),
             description=f"Upgrade {description}"), install.InstallOptions(
-            name=key.name, wait=first.get("wait", True),
+            name=key.name, wait=first.get("wait", True), wait_for_jobs=first.get("waitForJobs", True),
             timeout_s=parse_duration(first.get("timeout"), DEFAULT_TIMEOUT_S),
             create_namespace=bool(first.get("createNamespace")),
             no_hooks=bool(first.get("disableHooks")), lua=lua, post_render=post_render,
@@ -376,11 +377,12 @@ def _rollback(cfg: action_config.Configuration, key: policy.ReleaseKey, spec: Ma
 
 def rollback_options(spec: Mapping[str, Any], lua: template.LuaOptions) -> rollback.RollbackOptions:
     """How the request rolls back (upgrade remediation, ``spec.rollbackTo``): Flux's
-    ``spec.rollback`` (wait, timeout, disableHooks, force, cleanupOnFail); ``wait``, ``timeout``
-    and ``cleanupOnFail`` left out there are the upgrade's."""
+    ``spec.rollback`` (wait, waitForJobs, timeout, disableHooks, force, cleanupOnFail);
+    ``wait``, ``waitForJobs``, ``timeout`` and ``cleanupOnFail`` left out there are the upgrade's."""
     then, asked = spec.get("upgrade") or {}, spec.get("rollback") or {}
     return rollback.RollbackOptions(
         wait=asked.get("wait", then.get("wait", True)), lua=lua,
+        wait_for_jobs=asked.get("waitForJobs", then.get("waitForJobs", True)),
         timeout_s=parse_duration(asked.get("timeout") or then.get("timeout"), DEFAULT_TIMEOUT_S),
         no_hooks=bool(asked.get("disableHooks")), force=bool(asked.get("force")),
         cleanup_on_fail=bool(asked.get("cleanupOnFail", then.get("cleanupOnFail"))))
