@@ -125,6 +125,42 @@ def test_readiness_follows_kstatus_rules(obj, state, message):
     assert result.ready is (state is S.CURRENT)
 
 
+STARTED = {"startTime": "2026-01-01T00:00:00Z", "active": 1}
+JOB_CASES = [
+    ("not-started", _obj("batch/v1", "Job", status={}), S.IN_PROGRESS, S.IN_PROGRESS, "Job not started"),
+    ("started", _obj("batch/v1", "Job", status=STARTED), S.IN_PROGRESS, S.CURRENT,
+     "Job started (its completion is not waited for): active 1, succeeded 0, failed 0"),
+    ("suspended", _obj("batch/v1", "Job", spec={"suspend": True},
+                       status={"conditions": [_cond("Suspended", "True")]}),
+     S.IN_PROGRESS, S.CURRENT, "Job is suspended"),
+    ("suspend-asked-not-yet-done", _obj("batch/v1", "Job", spec={"suspend": True}, status=STARTED),
+     S.IN_PROGRESS, S.CURRENT, "Job started (its completion is not waited for): active 1, succeeded 0, failed 0"),
+    ("complete", _obj("batch/v1", "Job", status={**STARTED, "conditions": [_cond("Complete", "True")]}),
+     S.CURRENT, S.CURRENT, "Job Completed"),
+    ("failed", _obj("batch/v1", "Job", status={
+        **STARTED, "conditions": [_cond("Failed", "True", "DeadlineExceeded")]}),
+     S.FAILED, S.FAILED, "Job failed: DeadlineExceeded"),
+    ("not-observed", _obj("batch/v1", "Job", generation=2, status={**STARTED, "observedGeneration": 1}),
+     S.IN_PROGRESS, S.IN_PROGRESS, "observed generation 1 < 2"),
+]
+
+
+@pytest.mark.parametrize(("obj", "finished", "started", "message"), [c[1:] for c in JOB_CASES],
+                         ids=[c[0] for c in JOB_CASES])
+def test_a_job_is_ready_once_complete_or_without_wait_for_jobs_once_started(obj, finished, started, message):
+    """helm's --wait-for-jobs (readiness) against kstatus' own Job rule (jobs_started), which
+    Flux uses with disableWaitForJobs; every other kind is judged alike by both."""
+    assert kready.readiness(obj).state is finished
+    result = kready.jobs_started(obj)
+    assert (result.state, result.message) == (started, message)
+
+
+@pytest.mark.parametrize("obj", [c[1] for c in CASES if c[1]["kind"] != "Job"],
+                         ids=[c[0] for c in CASES if c[1]["kind"] != "Job"])
+def test_only_jobs_differ_without_wait_for_jobs(obj):
+    assert kready.jobs_started(obj) == kready.readiness(obj)
+
+
 def test_readiness_never_mutates_its_input():
     obj = _obj("apps/v1", "Deployment", spec={"replicas": 3}, status=DEPLOY_OK)
     before = repr(obj)

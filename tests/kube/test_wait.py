@@ -200,3 +200,37 @@ def test_wait_deleted_stops_once_cancelled():
 
 def test_the_default_hook_never_cancels():
     assert kwait.WaitOptions().cancelled() == ""
+
+
+def _job(name: str, status: dict[str, Any]) -> dict[str, Any]:
+    return {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": name, "namespace": "ns"},
+            "status": status}
+
+
+@pytest.mark.parametrize("count", [1, kwait.LIST_THRESHOLD], ids=["get", "list"])
+def test_without_wait_for_jobs_a_started_job_is_ready_and_with_it_only_a_complete_one(count):
+    """helm's --wait-for-jobs: without it (Flux's disableWaitForJobs) the wait ends once the
+    Jobs started; with it, once they completed. Read by GET or, several at once, by LIST."""
+    client = fake.FakeCluster().client()
+    client.cluster.resources += (kclient.ApiResource("batch/v1", "Job", "jobs", True),)
+    names = [f"job-{i}" for i in range(count)]
+    for name in names:
+        client.create(_job(name, {}))
+    refs = [kclient.ObjectRef("batch/v1", "Job", name, "ns") for name in names]
+
+    def job_controller(sleeps: int) -> None:
+        status = {"startTime": "2026-01-01T00:00:00Z", "active": 1}
+        if sleeps >= 3:
+            status = {**status, "active": 0, "succeeded": 1,
+                      "conditions": [{"type": "Complete", "status": "True"}]}
+        for name in names:
+            client.replace(_job(name, status), subresource="status")
+
+    started = Clock(job_controller)
+    kwait.wait_ready(client, refs, options=kwait.WaitOptions(
+        timeout_s=10, poll_s=1.0, clock=started, sleep=started.sleep, wait_for_jobs=False))
+    assert started.sleeps == 1
+    complete = Clock(job_controller)
+    kwait.wait_ready(client, refs, options=kwait.WaitOptions(
+        timeout_s=10, poll_s=1.0, clock=complete, sleep=complete.sleep, wait_for_jobs=True))
+    assert complete.sleeps == 3

@@ -507,13 +507,37 @@ def test_rollback_to_follows_spec_rollback_force(tmp_path):
 
 
 @pytest.mark.parametrize(("spec", "expected"), [
-    ({}, dict(wait=True, timeout_s=300.0, no_hooks=False, force=False, cleanup_on_fail=False)),
-    ({"upgrade": {"wait": False, "timeout": "1m", "cleanupOnFail": True, "force": True, "disableHooks": True}},
-     dict(wait=False, timeout_s=60.0, no_hooks=False, force=False, cleanup_on_fail=True)),
-    ({"upgrade": {"wait": False, "timeout": "1m", "cleanupOnFail": True},
-      "rollback": {"wait": True, "timeout": "2m", "cleanupOnFail": False, "force": True, "disableHooks": True}},
-     dict(wait=True, timeout_s=120.0, no_hooks=True, force=True, cleanup_on_fail=False)),
-], ids=["defaults", "the-upgrades-wait-timeout-and-cleanup", "spec-rollback-wins"])
+    ({}, dict(wait=True, wait_for_jobs=True, timeout_s=300.0, no_hooks=False, force=False, cleanup_on_fail=False)),
+    ({"upgrade": {"wait": False, "waitForJobs": False, "timeout": "1m", "cleanupOnFail": True, "force": True,
+                  "disableHooks": True}},
+     dict(wait=False, wait_for_jobs=False, timeout_s=60.0, no_hooks=False, force=False, cleanup_on_fail=True)),
+    ({"upgrade": {"wait": False, "waitForJobs": False, "timeout": "1m", "cleanupOnFail": True},
+      "rollback": {"wait": True, "waitForJobs": True, "timeout": "2m", "cleanupOnFail": False, "force": True,
+                   "disableHooks": True}},
+     dict(wait=True, wait_for_jobs=True, timeout_s=120.0, no_hooks=True, force=True, cleanup_on_fail=False)),
+    ({"rollback": {"waitForJobs": False}}, dict(wait=True, wait_for_jobs=False)),
+], ids=["defaults", "the-upgrades-wait-timeout-and-cleanup", "spec-rollback-wins", "rollback-jobs-alone"])
 def test_rollback_options_read_spec_rollback_over_the_upgrades(spec, expected):
     options = reconcile.rollback_options(spec, reconcile.template.LuaOptions())
     assert {name: getattr(options, name) for name in expected} == expected
+
+
+@pytest.mark.parametrize(("install", "upgrade", "expected"), [
+    ({}, {}, (True, True)),
+    ({"waitForJobs": False}, {}, (False, True)),
+    ({}, {"waitForJobs": False}, (True, False)),
+], ids=["default-true", "install-false", "upgrade-false"])
+def test_wait_for_jobs_is_each_actions_own(tmp_path, monkeypatch, install, upgrade, expected):
+    """Flux's install/upgrade.disableWaitForJobs, inverted: helm's --wait-for-jobs unless false."""
+    seen = []
+    real = reconcile.upgrade.upgrade_or_install
+
+    def spy(cfg, chart, values, options, install_options, **kwargs):
+        seen.append((install_options.wait_for_jobs, options.wait_for_jobs))
+        return real(cfg, chart, values, options, install_options, **kwargs)
+
+    monkeypatch.setattr(reconcile.upgrade, "upgrade_or_install", spy)
+    w = World(tmp_path)
+    w.request(install={"wait": False, **install}, upgrade={"wait": False, **upgrade})
+    assert conditions(w.run())["Ready"] == ("True", "InstallSucceeded")
+    assert seen == [expected]
