@@ -1,7 +1,7 @@
 """helm 3.22 flags of the release commands against the real API server, beside stock helm on
 the same releases (kept in Helm's format, ``--storage helm``, so both read them):
-``install/upgrade --labels`` with ``list --selector``, ``status --show-resources`` and
-``test --logs``.
+``install/upgrade --labels`` with ``list --selector``, ``status --show-resources``,
+``test --logs`` and ``--wait`` with or without ``--wait-for-jobs``.
 
 The control plane runs Pods through kwok, which serves no container logs: the API server's
 answer to a log request is its failure to reach the node, and helm-core is checked to say what
@@ -249,3 +249,25 @@ def test_reuse_values_as_helm(cluster: ClusterInfo, hc: live.LiveClient, namespa
         seen[name].append(kit.get(hc, "ConfigMap", f"{name}-shown", namespace)["data"]["all"])
     assert seen["ours"] == seen["theirs"]
     assert json.loads(seen["ours"][0]) == {"greeting": "hello", "extra": "x", "nested": {"b": 3}}
+
+
+def test_wait_for_jobs_as_helm(cluster: ClusterInfo, hc: live.LiveClient, namespace: str, tmp_path: Path,
+                               helm: str) -> None:
+    """``--wait`` does not wait for a Job to complete unless ``--wait-for-jobs``: a Job whose Pod
+    fits no node leaves ``install --wait`` successful, and fails ``upgrade`` and ``rollback``
+    with ``--wait-for-jobs`` on their timeout, as helm's do."""
+    job = ("apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: {{ .Release.Name }}-migrate\nspec:\n"
+           "  template:\n    spec:\n      restartPolicy: Never\n      nodeSelector: {no-such-node: \"true\"}\n"
+           "      containers:\n      - name: m\n        image: busybox\n")
+    chart = _chart(tmp_path / "jobs", {"job.yaml": job})
+    runs = {"ours": lambda *args, ok=True: _core(tmp_path, cluster, namespace, *args, ok=ok),
+            "theirs": lambda *args, ok=True: _helm(helm, tmp_path, cluster, namespace, *args, ok=ok)}
+    seen: dict[str, list[Any]] = {"ours": [], "theirs": []}
+    for name, run in runs.items():
+        run("install", name, chart, "--wait", "--timeout", "60s")
+        failed = run("upgrade", name, chart, "--wait", "--wait-for-jobs", "--timeout", "3s", ok=False)
+        assert failed.stderr.startswith("Error: UPGRADE FAILED: ")  # then each one's words for the timeout
+        run("rollback", name, "--wait", "--wait-for-jobs", "--timeout", "3s", ok=False)
+        seen[name] = [(h["revision"], h["status"]) for h in json.loads(run("history", name, "-o", "json").stdout)]
+        assert "Complete" not in json.dumps(kit.get(hc, "Job", f"{name}-migrate", namespace, "batch/v1"))
+    assert seen["ours"] == seen["theirs"] == [(1, "deployed"), (2, "failed"), (3, "failed")]
