@@ -55,8 +55,7 @@ def _noop(_event: str) -> None:
 
 def switch(cfg: config.Configuration, *, old: Sequence[Mapping[str, Any]],
            new: Sequence[Mapping[str, Any]], stored_hooks: Sequence[mf.Hook], action: str,
-           namespace: str, name: str, wait: bool, timeout_s: float, no_hooks: bool,
-           wait_for_jobs: bool = False,
+           namespace: str, name: str, wait: bool, wait_for_jobs: bool, timeout_s: float, no_hooks: bool,
            fire: Callable[[str], None] = _noop, adopt: bool = False, force: bool = False,
            cleanup_on_fail: bool = False, observe: hooks.Observer = hooks._unobserved) -> resources.Deletion:
     """Move the cluster from resolved ``old`` objects to resolved ``new`` ones for ``action``
