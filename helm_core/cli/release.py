@@ -203,8 +203,8 @@ def status_text(release: rel.ReleaseVersion, *, show_description: bool = False,
         lines.append(f"RESOURCES:\n{kubetable.resources_text(resources)}")
     text = "\n".join(lines) + "\n" + test_suite_text(release)
     if debug:
-        text += ("USER-SUPPLIED VALUES:\n" + encode(dict(release.user_values), "yaml")
-                 + "\nCOMPUTED VALUES:\n" + encode(dict(release.chart_values), "yaml") + "\n")
+        text += ("USER-SUPPLIED VALUES:\n" + encode(values_shown(release), "yaml")
+                 + "\nCOMPUTED VALUES:\n" + encode(values_shown(release, all_values=True), "yaml") + "\n")
     if debug or release.description.lower() == "dry run complete":
         text += "HOOKS:\n" + release.hooks + f"MANIFEST:\n{release.manifest}\n"
     if release.notes and not hide_notes:
@@ -212,6 +212,14 @@ def status_text(release: rel.ReleaseVersion, *, show_description: bool = False,
 
         text += f"NOTES:\n{gounicode.trim_space(release.notes)}\n"
     return text
+
+
+def values_shown(release: rel.ReleaseVersion, *, all_values: bool = False) -> dict[str, Any] | None:
+    """The values ``get values [--all]`` and ``get all`` print, as helm reads them back from
+    its record: no user values are None, printed ``null`` (helm leaves an empty ``config`` out
+    of the record, and reads it back as nil); the computed values are a map, ``{}`` when empty."""
+    from helm_core.action import get
+    return get.values(release, all_values=all_values) or ({} if all_values else None)
 
 
 GO_ZERO_TIME_ANSIC = "Mon Jan  1 00:00:00 0001"
@@ -393,10 +401,10 @@ def cmd_get(args: argparse.Namespace) -> int:
         if release.notes:
             sys.stdout.write(f"NOTES:\n{release.notes}\n")
     elif what == "values":
-        values = get.values(release, all_values=args.all)
+        values = values_shown(release, all_values=args.all)
         if args.output == "table":
             header = "COMPUTED VALUES:" if args.all else "USER-SUPPLIED VALUES:"
-            sys.stdout.write(f"{header}\n" + (encode(values, "yaml") if values else "null\n"))
+            sys.stdout.write(f"{header}\n" + encode(values, "yaml"))
         else:
             sys.stdout.write(encode(values, args.output))
     else:  # all
