@@ -5,6 +5,7 @@ object the server refuses to replace, and helm's coalescing warnings when a rele
 are read back or reused."""
 from __future__ import annotations
 
+import json
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
@@ -47,3 +48,55 @@ def test_get_prints_empty_values_as_helm(cluster: ClusterInfo, hc: live.LiveClie
             assert core("get", *args, name).stdout == stock("get", *args, name).stdout, (name, args)
     assert core("get", "values", "by-core").stdout == "USER-SUPPLIED VALUES:\nnull\n"
     assert core("get", "values", "by-core", "--all").stdout == "COMPUTED VALUES:\n{}\n"
+
+
+FROZEN = """{{- if .Values.frozen }}
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: {{ .Release.Name }}-frozen
+immutable: true
+data:
+  greeting: {{ .Values.greeting | quote }}
+{{- end }}
+"""
+
+
+def _states(run: Run, name: str) -> list[tuple[str, str]]:
+    """Each revision's status and description, the release's name as NAME."""
+    return [(h["status"], h["description"].replace(name, "NAME"))
+            for h in json.loads(run("history", name, "-o", "json").stdout)]
+
+
+def test_a_failed_rollback_leaves_the_versions_as_helm(cluster: ClusterInfo, hc: live.LiveClient, namespace: str,
+                                                       tmp_path: Path, helm: str) -> None:
+    """A failed pre-rollback hook leaves the new revision ``pending-rollback`` with its hook
+    stored ``Running`` (helm writes the release no more); an object the server refuses marks
+    the revision before ``superseded`` and the new one ``failed``."""
+    hooked = str(tmp_path / "hooked")
+    kit.chart(tmp_path / "hooked", {"cm.yaml": kit.configmap("{{ .Release.Name }}-cm"),
+                                    "hook.yaml": kit.hook_job("{{ .Release.Name }}-check", "pre-rollback", fail=True)})
+    frozen = str(tmp_path / "frozen")
+    kit.chart(tmp_path / "frozen", {"frozen.yaml": FROZEN, "cm.yaml": kit.configmap("{{ .Release.Name }}-cm")},
+              values="greeting: one\nfrozen: true\n")
+    said: dict[str, list[object]] = {}
+    for who, run in zip(("core", "stock"), _both(helm, cluster, namespace, tmp_path), strict=True):
+        hook, refused = f"{who}-hook", f"{who}-refused"
+        run("install", hook, hooked)
+        run("upgrade", hook, hooked, "--set", "greeting=two")
+        run("rollback", hook, "1", "--timeout", "60s", ok=False)
+        newest = json.loads(run("status", hook, "-o", "json").stdout)
+        runs = [h["last_run"] for h in newest["hooks"]]
+        # the frozen ConfigMap goes, comes back with other data, and a rollback to 1 cannot change it
+        run("install", refused, frozen)
+        run("upgrade", refused, frozen, "--set", "frozen=false")
+        run("upgrade", refused, frozen, "--set", "greeting=two")
+        failure = run("rollback", refused, "1", ok=False).stderr
+        # (the refusal's words: helm's a patch's, helm-core's a server-side apply's)
+        said[who] = [_states(run, hook), newest["info"]["status"], [(r["phase"], r["completed_at"]) for r in runs],
+                     [(status, words.split(": ")[0]) for status, words in _states(run, refused)]]
+        assert "is invalid: data: Forbidden: field is immutable" in failure, failure
+    assert said["core"] == said["stock"]
+    assert said["core"][:3] == [[("superseded", "Install complete"), ("deployed", "Upgrade complete"),
+                                 ("pending-rollback", "Rollback to 1")], "pending-rollback", [("Running", "")]]
+    assert said["core"][3][2:] == [("superseded", "Upgrade complete"), ("failed", 'Rollback "NAME" failed')]

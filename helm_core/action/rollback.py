@@ -6,8 +6,14 @@ target's chart, values, manifest, hooks and notes (the target's chart Lua answer
 ``pre-rollback`` first and may change those objects: :mod:`helm_core.action.version_events`) →
 ``pre-rollback`` hooks → apply the target's objects, delete what the newest version has and the
 target lacks (keep policy respected) → wait (``--wait``) → ``post-rollback`` hooks → previous
-``deployed`` versions ``superseded``, the new one ``deployed``. A failure marks the new version
-``failed`` with the reason.
+``deployed`` versions ``superseded``, the new one ``deployed``. A failure leaves the versions as
+helm's ``performRollback`` leaves them: a failed hook (``pre-`` or ``post-rollback``), or a
+failure before anything is applied, leaves the new version ``pending-rollback``, as its last
+hook run stored it (helm returns without writing it again; helm-core's next operation on the
+release marks it failed, ``driver.recover``); objects that
+could not be applied mark the newest version before ``superseded`` and the new one ``failed``
+("Rollback ... failed: ...", and ``--cleanup-on-fail`` deletes what was created); a wait that
+fails marks the new one ``failed`` ("Release ... failed: ...").
 
 ``switch`` is the shared "move the cluster from one manifest to another" step; upgrade uses it.
 """
@@ -53,29 +59,43 @@ def _noop(_event: str) -> None:
     return None
 
 
+PRE_HOOKS, APPLY, WAIT, POST_HOOKS = "pre-hooks", "apply", "wait", "post-hooks"
+"""The steps of :func:`switch`, in order."""
+
+
+@record
+class Progress:
+    """The step of :func:`switch` running, or the one that failed once it raised."""
+
+    step: str = ""
+
+
 def switch(cfg: config.Configuration, *, old: Sequence[Mapping[str, Any]],
            new: Sequence[Mapping[str, Any]], stored_hooks: Sequence[mf.Hook], action: str,
            namespace: str, name: str, wait: bool, wait_for_jobs: bool, timeout_s: float, no_hooks: bool,
            fire: Callable[[str], None] = _noop, adopt: bool = False, force: bool = False,
-           cleanup_on_fail: bool = False, observe: hooks.Observer = hooks._unobserved) -> resources.Deletion:
+           cleanup_on_fail: bool = False, observe: hooks.Observer = hooks._unobserved,
+           progress: Progress | None = None) -> resources.Deletion:
     """Move the cluster from resolved ``old`` objects to resolved ``new`` ones for ``action``
     (``upgrade`` or ``rollback``): ownership check of objects new to the release, ``pre``-
     hooks, apply in kind order, delete the stale ones, wait (Jobs until complete with
-    ``wait_for_jobs``), ``post-`` hooks (each hook's phases to ``observe``: a
-    ``hooks.RunLog``). With ``cleanup_on_fail`` a failure deletes the objects this switch
-    created (helm's ``--cleanup-on-fail``) before it is raised. With ``force`` (helm's
-    ``--force``) objects that exist are replaced rather than applied."""
+    ``wait_for_jobs``), ``post-`` hooks (each hook's phases to ``observe``: a ``hooks.RunLog``;
+    the step running to ``progress``). With ``cleanup_on_fail`` a failure deletes the objects
+    this switch created (helm's ``--cleanup-on-fail``) before it is raised: any failure of an
+    upgrade, only a failed apply of a rollback (helm's rollback cleans up after its ``Update``
+    alone). With ``force`` (helm's ``--force``) objects that exist are replaced rather than applied."""
     owner = config.owner(cfg, namespace=namespace, name=name)
     old_keys = {_key(o) for o in old}
     arriving = [o for o in new if _key(o) not in old_keys]
     existing = set(config.check_adoption(cfg, arriving, owner, adopt=adopt, operation="update"))
     created = [o for o in arriving if kclient.ObjectRef.of(o) not in existing]
+    progress = Progress() if progress is None else progress
     try:
         return _switch(cfg, old=old, new=new, stored_hooks=stored_hooks, action=action, owner=owner,
                        wait=wait, wait_for_jobs=wait_for_jobs, timeout_s=timeout_s, no_hooks=no_hooks,
-                       fire=fire, force=force, observe=observe)
+                       fire=fire, force=force, observe=observe, progress=progress)
     except HelmError as exc:
-        if cleanup_on_fail and created:
+        if cleanup_on_fail and created and (action != "rollback" or progress.step == APPLY):
             _clean_up(cfg, created, action, exc)
         raise
 
@@ -95,9 +115,11 @@ def _clean_up(cfg: config.Configuration, created: Sequence[Mapping[str, Any]], a
 def _switch(cfg: config.Configuration, *, old: Sequence[Mapping[str, Any]], new: Sequence[Mapping[str, Any]],
             stored_hooks: Sequence[mf.Hook], action: str, owner: resources.Owner, wait: bool,
             wait_for_jobs: bool, timeout_s: float, no_hooks: bool, fire: Callable[[str], None], force: bool,
-            observe: hooks.Observer) -> resources.Deletion:
+            observe: hooks.Observer, progress: Progress) -> resources.Deletion:
+    progress.step = PRE_HOOKS
     if not no_hooks:
         hooks.run(cfg, stored_hooks, f"pre-{action}", owner=owner, timeout_s=timeout_s, observe=observe)
+    progress.step = APPLY
     config.apply_batched(cfg, new, owner, replace=force)
     doomed = set(resources.stale(old, new))
     leaving = [o for o in config.by_kind(old, mf.UNINSTALL_ORDER)
@@ -105,10 +127,12 @@ def _switch(cfg: config.Configuration, *, old: Sequence[Mapping[str, Any]], new:
     deletion = config.delete_batched(cfg, leaving)
     fire(f"post-{action}")
     if wait:
+        progress.step = WAIT
         fire("wait")
         kwait.wait_ready(cfg.client, kclient.refs(new),
                          options=config.wait_options(cfg, timeout_s, wait_for_jobs=wait_for_jobs))
         fire("ready")
+    progress.step = POST_HOOKS
     if not no_hooks:
         hooks.run(cfg, stored_hooks, f"post-{action}", owner=owner, timeout_s=timeout_s, observe=observe)
     return deletion
@@ -147,6 +171,16 @@ def target_of(history: Sequence[rel.ReleaseVersion], name: str,
     raise ReleaseNotFoundError(f'release "{name}" has no version {version}')
 
 
+def _record_failure(cfg: config.Configuration, step: str, newest: rel.ReleaseVersion,
+                    record: rel.ReleaseVersion, exc: HelmError) -> None:
+    """What a failed rollback stores (module rules): nothing more after a hook failed."""
+    if step == APPLY:
+        cfg.driver.update(newest.with_status(rel.Status.SUPERSEDED))  # whatever it was, as helm
+        cfg.driver.update(record.with_status(rel.Status.FAILED, f'Rollback "{record.name}" failed: {exc}'))
+    elif step == WAIT:
+        cfg.driver.update(record.with_status(rel.Status.FAILED, f'Release "{record.name}" failed: {exc}'))
+
+
 def run(cfg: config.Configuration, name: str, namespace: str, version: ulid.ULID | None = None,
         options: RollbackOptions = RollbackOptions()) -> rel.ReleaseVersion:
     """Roll release ``name`` back to ``version`` (or the previous one) as a new version."""
@@ -175,6 +209,7 @@ def roll_back(cfg: config.Configuration, name: str, namespace: str, version: uli
                                 description=f"Rollback to {rel.version_text(target.version)}")
         cfg.driver.create(record)
         runs = hooks.RunLog(cfg, record)  # over the runs the target's hooks carry, as helm's copy of them
+        progress = Progress()
         try:
             switch(cfg, old=config.resolve_stored(cfg, config.parse_manifest(newest.manifest), namespace),
                    new=config.resolve_all(cfg, config.parse_manifest(record.manifest), namespace),
@@ -182,9 +217,9 @@ def roll_back(cfg: config.Configuration, name: str, namespace: str, version: uli
                    name=name, wait=options.wait, wait_for_jobs=options.wait_for_jobs,
                    timeout_s=options.timeout_s, fire=lua_events.fire,
                    no_hooks=options.no_hooks, force=options.force,
-                   cleanup_on_fail=options.cleanup_on_fail, observe=runs.observe)
+                   cleanup_on_fail=options.cleanup_on_fail, observe=runs.observe, progress=progress)
         except HelmError as exc:
-            cfg.driver.update(runs.onto(record.with_status(rel.Status.FAILED, f'Rollback "{name}" failed: {exc}')))
+            _record_failure(cfg, progress.step, newest, runs.onto(record), exc)
             raise
     supersede(cfg, history, record.version)
     deployed = runs.onto(record.with_status(rel.Status.DEPLOYED))

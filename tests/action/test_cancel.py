@@ -82,3 +82,18 @@ def test_a_cancelled_atomic_upgrade_rolls_back_without_waiting_for_the_old_versi
     assert history[-1].description == f"Rollback to {first.version}"
     assert cfg.client.get(kclient.ObjectRef("v1", "ConfigMap", "a", NS))["data"] == {
         "greeting": "hello"}
+
+
+def test_a_rollback_whose_wait_fails_is_failed_as_helms(cfg: config.Configuration, tmp_path: Path) -> None:
+    """helm's rollback words a failed wait ``Release "NAME" failed: ...`` and leaves the newest
+    version before as it was (``Rollback ... failed`` and superseded are for objects refused)."""
+    from helm_core.action import rollback
+
+    chart = _chart(tmp_path)
+    first = install.run(cfg, chart, {}, install.InstallOptions(name="web", namespace=NS))
+    upgrade.run(cfg, chart, {"greeting": "new"}, upgrade.UpgradeOptions(name="web", namespace=NS))
+    with pytest.raises(WaitCancelled):
+        rollback.run(_cancelling(cfg), "web", NS, first.version, rollback.RollbackOptions(wait=True))
+    *_, upgraded, rolled = cfg.driver.history(NS, "web")
+    assert (upgraded.status, rolled.status) == (rel.Status.DEPLOYED, rel.Status.FAILED)
+    assert rolled.description.startswith(f'Release "web" failed: wait cancelled ({SUPERSEDED})')

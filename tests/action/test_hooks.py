@@ -161,3 +161,25 @@ def test_a_failed_hook_is_recorded_failed_in_the_failed_version(
         install.run(jobs_cfg, chart, {}, install.InstallOptions(name="web", namespace=NS))
     [failed] = jobs_cfg.driver.history(NS, "web")
     assert _runs(failed) == {"migrate": "Failed"} and failed.hook_runs[0].completed is not None
+
+
+def test_a_failed_post_rollback_hook_leaves_the_version_pending_and_what_it_created(
+        jobs_cfg: config.Configuration, tmp_path: Path) -> None:
+    """helm's rollback returns on a failed hook without writing its release again, and cleans up
+    (``--cleanup-on-fail``) only after objects failed to apply: the new version stays
+    ``pending-rollback`` as its hook's start stored it, the newest one before stays deployed,
+    and the object the rollback created stays."""
+    from helm_core.action import rollback, upgrade
+    from helm_core.storage import release as rel
+
+    chart = make_chart(tmp_path, {"a.yaml": configmap("a"), "b.yaml": configmap("b", condition=".Values.b"),
+                                  "r.yaml": _job("restore", "post-rollback", failed=True)})
+    installed = install.run(jobs_cfg, chart, {"b": True}, install.InstallOptions(name="web", namespace=NS))
+    upgrade.run(jobs_cfg, chart, {"b": False}, upgrade.UpgradeOptions(name="web", namespace=NS))
+    with pytest.raises(hooks.HookError, match="^post-rollback hooks failed: "):
+        rollback.run(jobs_cfg, "web", NS, installed.version, rollback.RollbackOptions(cleanup_on_fail=True))
+    *_, upgraded, rolled = jobs_cfg.driver.history(NS, "web")
+    assert (upgraded.status, rolled.status) == (rel.Status.DEPLOYED, rel.Status.PENDING_ROLLBACK)
+    assert rolled.description == f"Rollback to {installed.version}"
+    assert _runs(rolled) == {"restore": "Running"}
+    assert jobs_cfg.client.get(kclient.ObjectRef("v1", "ConfigMap", "b", NS))
