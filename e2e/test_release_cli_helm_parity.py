@@ -100,3 +100,46 @@ def test_a_failed_rollback_leaves_the_versions_as_helm(cluster: ClusterInfo, hc:
     assert said["core"][:3] == [[("superseded", "Install complete"), ("deployed", "Upgrade complete"),
                                  ("pending-rollback", "Rollback to 1")], "pending-rollback", [("Running", "")]]
     assert said["core"][3][2:] == [("superseded", "Upgrade complete"), ("failed", 'Rollback "NAME" failed')]
+
+
+def _frozen(letter: str) -> str:
+    return FROZEN.replace("-frozen", f"-frozen-{letter}")
+
+
+SERVICE = """apiVersion: v1
+kind: Service
+metadata:
+  name: {{ .Release.Name }}-svc
+spec:
+  ports: [{port: 80}]
+  {{- if .Values.pinned }}
+  clusterIP: 10.0.0.99
+  {{- end }}
+"""
+
+
+def test_force_goes_on_past_refused_objects_and_joins_their_errors_as_helm(
+        cluster: ClusterInfo, hc: live.LiveClient, namespace: str, tmp_path: Path, helm: str) -> None:
+    """``--force``: each object the server refuses to replace is an error joined with `` && ``
+    in apply order, the others are replaced all the same (of any kind, before and after)."""
+    chart = str(tmp_path / "demo")
+    kit.chart(tmp_path / "demo", {"frozen-a.yaml": _frozen("a"), "frozen-b.yaml": _frozen("b"),
+                                  "plain.yaml": kit.configmap("{{ .Release.Name }}-plain"), "svc.yaml": SERVICE},
+              values="greeting: one\nfrozen: true\npinned: false\n")
+    said: dict[str, list[object]] = {}
+    for who, run in zip(("core", "stock"), _both(helm, cluster, namespace, tmp_path), strict=True):
+        run("install", who, chart)
+        upgrade = run("upgrade", who, chart, "--force", "--set", "greeting=two,pinned=true", ok=False).stderr
+        plain = kit.get(hc, "ConfigMap", f"{who}-plain", namespace)["data"]
+        rollback = run("rollback", who, "2", "--force", ok=False).stderr  # to the refused objects again
+        said[who] = [upgrade.replace(who, "NAME"), plain, rollback.replace(who, "NAME"),
+                     [(status, words.replace(who, "NAME")) for status, words in _states(run, who)]]
+    assert said["core"] == said["stock"]
+    refusal = 'failed to replace object: ConfigMap "NAME-frozen-{}" is invalid: data: Forbidden: ' \
+              "field is immutable when `immutable` is set"
+    assert said["core"][0] == (f"Error: UPGRADE FAILED: {refusal.format('a')} && {refusal.format('b')} && "
+                               'failed to replace object: Service "NAME-svc" is invalid: spec.clusterIPs[0]: '
+                               'Invalid value: ["10.0.0.99"]: may not change once set\n')
+    assert said["core"][1] == {"greeting": "two"}
+    assert said["core"][2].startswith(f"Error: {refusal.format('a')} && ")
+    assert [status for status, _ in said["core"][3]] == ["deployed", "superseded", "failed"]

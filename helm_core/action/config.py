@@ -184,14 +184,23 @@ def apply_batched(cfg: Configuration, objects: Sequence[Mapping[str, Any]],
                   owner: resources.Owner, *, replace: bool = False) -> list[dict[str, Any]]:
     """Server-side apply resolved ``objects`` (already in kind order) marked for ``owner``:
     consecutive objects of one kind in parallel, each kind finished before the next starts.
-    ``replace`` (helm's ``--force``): existing objects are replaced instead (``resources.replace``)."""
-    def put(obj: Mapping[str, Any]) -> dict[str, Any]:
+    ``replace`` (helm's ``--force``): existing objects are replaced instead (``resources.replace``),
+    and one the server refuses to replace does not stop the others: their refusals are raised
+    together once every object was tried (``resources.joined``), as helm's ``Update`` does."""
+    def put(obj: Mapping[str, Any]) -> dict[str, Any] | ClusterError:
         marked = resources.mark(obj, owner)
         return resources.replace(cfg.client, marked) if replace else cfg.client.apply(marked, force=True)
 
     applied: list[dict[str, Any]] = []
+    refused: list[ClusterError] = []
     for batch in _kind_batches(objects):
-        applied += parallel_map(put, batch)
+        for done in parallel_map(put, batch):
+            if isinstance(done, ClusterError):
+                refused.append(done)
+            else:
+                applied.append(done)
+    if refused:
+        raise resources.joined(refused)
     return applied
 
 

@@ -140,11 +140,13 @@ GET_FAILED = "could not get information about the resource"
 _OWNERSHIP_TRIES = 3
 
 
-def replace(client: kclient.ClusterClient, obj: Mapping[str, Any]) -> dict[str, Any]:
+def replace(client: kclient.ClusterClient, obj: Mapping[str, Any]) -> dict[str, Any] | ClusterError:
     """helm's ``--force`` for one marked object: the object as rendered is PUT over the live one
     (guarded by the live ``resourceVersion``, as helm's ``Replace(overwrite)``), so fields other
     managers set are gone; a missing object is created (server-side apply). Failures read as
-    helm's (``failed to replace object: <the server's words>``).
+    helm's (``failed to replace object: <the server's words>``); a PUT the server refuses is
+    returned, not raised: helm goes on to the next object and fails at the end with every
+    refusal (:func:`joined`), where a failed read or creation stops it at once.
 
     The fields the PUT changed are then recorded as applied by us rather than updated (a PUT is
     an ``Update`` in ``managedFields``): a later server-side apply that drops one of them removes
@@ -160,8 +162,15 @@ def replace(client: kclient.ClusterClient, obj: Mapping[str, Any]) -> dict[str, 
     try:
         done = client.replace({**obj, "metadata": meta})
     except ClusterError as exc:
-        raise _reworded(exc, REPLACE_FAILED) from exc
+        return _reworded(exc, REPLACE_FAILED)
     return _own_replaced_fields(client, done)
+
+
+def joined(refusals: Sequence[ClusterError]) -> ClusterError:
+    """helm's error when objects could not be updated: their errors joined by `` && ``, in the
+    objects' order (of the first one's kind, which callers classify)."""
+    first = refusals[0]
+    return type(first)(" && ".join(str(exc) for exc in refusals), answer=first.answer)
 
 
 def _reworded(exc: ClusterError, words: str) -> ClusterError:

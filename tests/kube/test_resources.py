@@ -169,7 +169,9 @@ def test_replace_puts_the_object_over_the_live_one_and_creates_a_missing_one():
     assert client.puts == 3  # the object, its ownership (a conflict), read again and written
 
 
-def test_replace_words_a_refusal_as_helm():
+def test_replace_words_a_refusal_as_helm_and_returns_it():
+    """A refused PUT is returned (helm goes on to the next object), of the server's kind; the
+    refusals joined read as helm's, in the objects' order."""
     class Refusing(fake.FakeClient):
         def replace(self, obj, *, subresource=""):
             raise ConflictError('update ConfigMap "cfg": the object has been modified',
@@ -177,5 +179,10 @@ def test_replace_words_a_refusal_as_helm():
 
     client = Refusing(fake.FakeCluster())
     client.apply(_cm(namespace="demo"))
-    with pytest.raises(ConflictError, match="^failed to replace object: the object has been modified$"):
-        kres.replace(client, _cm(namespace="demo"))
+    refused = kres.replace(client, _cm(namespace="demo"))
+    assert isinstance(refused, ConflictError)
+    assert str(refused) == "failed to replace object: the object has been modified"
+    both = kres.joined([refused, kres.replace(client, _cm(namespace="demo"))])
+    assert isinstance(both, ConflictError) and str(both) == (
+        "failed to replace object: the object has been modified && "
+        "failed to replace object: the object has been modified")
