@@ -6,6 +6,7 @@ are read back or reused."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
@@ -143,3 +144,35 @@ def test_force_goes_on_past_refused_objects_and_joins_their_errors_as_helm(
     assert said["core"][1] == {"greeting": "two"}
     assert said["core"][2].startswith(f"Error: {refusal.format('a')} && ")
     assert [status for status, _ in said["core"][3]] == ["deployed", "superseded", "failed"]
+
+
+def test_reading_back_and_reusing_values_says_helms_coalescing_warnings(
+        cluster: ClusterInfo, hc: live.LiveClient, namespace: str, tmp_path: Path, helm: str) -> None:
+    """helm coalesces a release's user values over its record's chart values again for ``get
+    values --all``, ``get all`` and ``upgrade --reuse-values`` (``status`` and ``get values``
+    do not): a record helm wrote warns each time as helm does, numbers as Go's float64; one
+    helm-core wrote keeps the final values as its chart's, so neither tool warns reading it."""
+    from tests import chartkit
+    from tests.test_coalesce_warnings_helm import CONFLICTS
+
+    chart = str(chartkit.write_chart(tmp_path / "chart", CONFLICTS))
+    core, stock = _both(helm, cluster, namespace, tmp_path)
+    for name in ("by-stock", "reused-by-core", "reused-by-stock"):
+        stock("install", name, chart, "--set", "nested.a.b=5")
+    core("install", "by-core", chart, "--set", "nested.a.b=5")
+    warning = ("coalesce.go:316: warning: cannot overwrite table with non table for p.nested.a.b "
+               "(map[c:<nil> d:1e+06])\n")
+    for args in (["get", "values", "--all"], ["get", "values", "--all", "-o", "json"], ["get", "all"],
+                 ["get", "values"], ["status"]):
+        theirs, ours = stock(*args, "by-stock"), core(*args, "by-stock")
+        assert (ours.stdout, ours.stderr) == (theirs.stdout, theirs.stderr), args
+        assert theirs.stderr == (warning if "all" in args or "--all" in args else ""), args
+        assert stock(*args, "by-core").stderr == core(*args, "by-core").stderr == "", args
+    theirs = stock("upgrade", "reused-by-stock", chart, "--reuse-values").stderr
+    ours = core("upgrade", "reused-by-core", chart, "--reuse-values").stderr
+    assert ours == theirs and theirs.startswith(warning) and theirs.count("\n") == 10
+    def shown(run: Run, name: str) -> str:  # get all's values, the time and names aside
+        text = run("get", "all", name).stdout.split("MANIFEST:")[0].replace(name, "NAME")
+        return re.sub(r"(?m)^LAST DEPLOYED: .*\n", "", text)
+
+    assert shown(core, "reused-by-core") == shown(stock, "reused-by-stock")

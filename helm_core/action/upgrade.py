@@ -33,7 +33,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from helm_core.action import config, hooks, install, rollback
+from helm_core.action import config, get, hooks, install, rollback
 from helm_core.action import crds as crd_policy
 from helm_core.action import template as template_action
 from helm_core.chart import model
@@ -117,9 +117,10 @@ def effective_values(current: rel.ReleaseVersion, given: Mapping[str, Any],
 
 def effective_chart(current: rel.ReleaseVersion, chart: model.Chart, options: UpgradeOptions) -> model.Chart:
     """The chart the new version renders (module rules): with ``reuse_values``, its defaults
-    are the current version's computed values."""
+    are the current version's computed values (rebuilt as helm rebuilds them, with its warnings:
+    before :func:`effective_values`, as helm's ``reuseValues``)."""
     if options.reuse_values and not options.reset_values:
-        return replace(chart, values=dict(current.chart_values))  # read only, as every chart's values
+        return replace(chart, values=get.computed_values(current))  # read only, as every chart's values
     return chart
 
 
@@ -176,8 +177,9 @@ def upgrade_or_install(cfg: config.Configuration, chart: model.Chart, user_value
     if options.dry_run:
         history = cfg.driver.history(options.namespace, options.name)
         current = _current(history, options.name)
+        rendered_chart = effective_chart(current, chart, options)
         values = effective_values(current, user_values, options)
-        with install.rendering(cfg, effective_chart(current, chart, options), values, name=options.name,
+        with install.rendering(cfg, rendered_chart, values, name=options.name,
                                namespace=options.namespace, action="upgrade", revision=rel.next_revision(history),
                                choices=options) as rendered:
             config.resolve_all(cfg, [m.obj for m in rendered.manifests if m.obj], options.namespace)
@@ -233,8 +235,9 @@ def _current(history: list[rel.ReleaseVersion], name: str) -> rel.ReleaseVersion
 def _upgrade(cfg: config.Configuration, chart: model.Chart, user_values: Mapping[str, Any],
              options: UpgradeOptions, history: list[rel.ReleaseVersion]) -> rel.ReleaseVersion:
     current = _current(history, options.name)
+    rendered_chart = effective_chart(current, chart, options)
     values = effective_values(current, user_values, options)
-    with install.rendering(cfg, effective_chart(current, chart, options), values, name=options.name,
+    with install.rendering(cfg, rendered_chart, values, name=options.name,
                            namespace=options.namespace, action="upgrade", revision=rel.next_revision(history),
                            choices=options) as rendered:
         record = install.new_record(rendered, driver=cfg.driver, name=options.name, namespace=options.namespace,

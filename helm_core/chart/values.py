@@ -28,7 +28,7 @@ from collections.abc import Callable, Mapping, Sequence
 from helm_core.chart import model, strvals
 from helm_core.errors import ValuesError
 from helm_core.golib import gostrconv
-from helm_core.golib.gojson import copy_tree
+from helm_core.golib.gojson import copy_tree, load_values
 from helm_core.gotemplate import gofmt
 from helm_core.support import helmlog, records
 
@@ -129,6 +129,18 @@ def coalesce_values(chart: model.Chart, user_values: Mapping[str, Any] | None) -
     """
     dest = copy_values(user_values or {})
     return _Coalescer(merge=False).chart(chart, dest, "")
+
+
+def coalesce_stored(chart_name: str, chart_values: Mapping[str, Any],
+                    user_values: Mapping[str, Any] | None) -> dict[str, Any]:
+    """Helm's ``CoalesceValues(rel.Chart, rel.Config)`` of a release read back from its JSON
+    record: the stored chart has no subcharts (helm keeps none), so its own values under the
+    user's, every number a float64 as Go reads JSON (the warnings print them so), and the
+    warnings' paths start with the chart's name."""
+    metadata = model.Metadata(api_version=model.API_VERSION_V2, name=chart_name, version="")
+    defaults = load_values(dict(chart_values), context="release chart values")
+    return coalesce_values(model.Chart(metadata=metadata, values=defaults),
+                           load_values(dict(user_values or {}), context="release values"))
 
 
 def merge_values(chart: model.Chart, user_values: Mapping[str, Any] | None) -> dict[str, Any]:

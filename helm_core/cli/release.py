@@ -405,6 +405,9 @@ def cmd_get(args: argparse.Namespace) -> int:
         if args.output == "table":
             header = "COMPUTED VALUES:" if args.all else "USER-SUPPLIED VALUES:"
             sys.stdout.write(f"{header}\n" + encode(values, "yaml"))
+        elif args.output == "json":  # a Go map: keys sorted, Go's numbers and escapes
+            from helm_core.golib import gojson
+            sys.stdout.write(gojson.dumps(values) + "\n")
         else:
             sys.stdout.write(encode(values, args.output))
     else:  # all

@@ -14,11 +14,13 @@ Layout (helm's ``pkg/storage/driver/secrets.go`` and ``util.go``):
   backwards compatibility).
 
 Mapping to ``ReleaseVersion``: revision ``n`` is version ``rel.revision_version(n)``;
-``user_values`` is ``config``; ``chart_values`` the chart's values under ``config``; hooks
-come back in the ``---\\n# Source: <path>`` text form, each hook's ``last_run`` (``helm test``'s
-record) as ``hook_runs``. Writing stores the chart's metadata and
-our computed values as the chart's values (enough for ``helm get values --all``, ``history``
-and ``rollback``, which re-applies the stored manifest); templates are not stored.
+``user_values`` is ``config``; ``chart_values`` the chart's values under ``config`` (as helm's
+``CoalesceValues`` of the record, quietly), and ``helm_chart_values`` the chart's values
+themselves; hooks come back in the ``---\\n# Source: <path>`` text form, each hook's ``last_run``
+(``helm test``'s record) as ``hook_runs``. Writing stores the chart's metadata and, as the
+chart's values, the ones read (a version helm made) or our computed values (enough for ``helm
+get values --all``, ``history`` and ``rollback``, which re-applies the stored manifest);
+templates are not stored.
 """
 from __future__ import annotations
 
@@ -136,7 +138,8 @@ def to_helm(version: rel.ReleaseVersion) -> dict[str, Any]:
     record: dict[str, Any] = {
         "name": version.name, "info": info,
         "chart": {"metadata": metadata, "lock": None, "templates": None,
-                  "values": dict(version.chart_values), "schema": None, "files": None},
+                  "values": dict(version.chart_values if version.helm_chart_values is None
+                                 else version.helm_chart_values), "schema": None, "files": None},
         "manifest": version.manifest, "version": revision(version), "namespace": version.namespace,
     }
     if version.user_values:
@@ -173,8 +176,9 @@ def from_helm(record: Mapping[str, Any], *, chart_source: str = "",
     chart = record.get("chart") or {}
     metadata = chart.get("metadata") or {}
     user = record.get("config") or {}
-    with helmlog.quiet():  # not one of helm's coalesces: reading a release logs nothing
-        all_values = chart_values.coalesce_tables(user, chart.get("values") or {})
+    defaults = chart.get("values") or {}
+    with helmlog.quiet():  # reading a release logs nothing: commands that show values coalesce again
+        all_values = chart_values.coalesce_stored(str(metadata.get("name") or ""), defaults, user)
     return rel.ReleaseVersion(
         name=str(record["name"]), namespace=str(record.get("namespace") or ""),
         version=rel.revision_version(int(record["version"])),
@@ -182,7 +186,7 @@ def from_helm(record: Mapping[str, Any], *, chart_source: str = "",
         chart_name=str(metadata.get("name") or ""), chart_version=str(metadata.get("version") or ""),
         app_version=str(metadata.get("appVersion") or ""), chart_source=chart_source,
         user_values=user,
-        chart_values=all_values,
+        chart_values=all_values, helm_chart_values=defaults,
         manifest=str(record.get("manifest") or ""), hooks=_hooks_text(record.get("hooks")),
         notes=str(info.get("notes") or ""), description=str(info.get("description") or ""),
         first_deployed=_parse_go_time(info.get("first_deployed")),

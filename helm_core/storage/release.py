@@ -89,6 +89,11 @@ class ReleaseVersion:
     """Values the user supplied (``get values``)."""
     chart_values: Mapping[str, Any] = field(default_factory=dict, hash=False)
     """The final coalesced values the templates saw (``get values --all``)."""
+    helm_chart_values: Mapping[str, Any] | None = field(default=None, hash=False, compare=False)
+    """A version read from helm's record: the record's chart values (the chart's defaults, as
+    helm keeps them), which helm coalesces ``user_values`` over again, with its warnings, when it
+    shows or reuses the values (``action.get.computed_values``), and which are written back with
+    it. None for a version helm-core made: its ``chart_values`` are the record's."""
     manifest: str = ""
     hooks: str = ""
     """Rendered hook documents, in Helm's ``---`` joined form."""

@@ -195,7 +195,7 @@ def decode(secret: Mapping[str, Any], *, payloads: bool = True) -> rel.ReleaseVe
             chart_name=text.get("chartName", ""), chart_version=text.get("chartVersion", ""),
             app_version=text.get("appVersion", ""), chart_source=text.get("chartSource", ""),
             user_values=json.loads(text.get("userValues") or "{}"),
-            chart_values=json.loads(text.get("chartValues") or "{}"),
+            chart_values=json.loads(text.get("chartValues") or "{}"), helm_chart_values=None,
             manifest=text.get("manifest", ""), hooks=text.get("hooks", ""),
             notes=text.get("notes", ""), description=text.get("description", ""),
             extensions=text.get("extensions", ""), revision=int(text.get("revision") or 0),

@@ -189,3 +189,26 @@ def test_a_charts_kept_lua_rides_beside_helms_record():
     assert gzip.decompress(base64.b64decode(secret["data"]["extensions"])) == b'{"Chart.yaml": "e30="}'
     assert helmsecrets.decode(secret) == version
     assert "extensions" not in helmsecrets.encode(version.replace(extensions=""))["data"]
+
+
+def test_a_record_helm_wrote_keeps_its_chart_values_and_computes_as_helm():
+    """The record's chart values (the chart's defaults) come back as they were, so a status
+    change written by helm-core leaves helm's record as helm wrote it; the computed values are
+    helm's ``CoalesceValues`` of the record, numbers as Go reads JSON (float64), quietly."""
+    from helm_core.action import get
+    from helm_core.support import helmlog
+
+    record = helm_record(2, chart={**helm_record(2)["chart"], "values": {"replicas": 1, "image": {"tag": "1.25"},
+                                                                         "big": 1000000}},
+                         config={"image": {"tag": {"pinned": True}}})
+    with helmlog.recording() as said:
+        version = helmsecrets.decode(helm_secret(record))
+    assert said == []
+    assert version.helm_chart_values == {"replicas": 1, "image": {"tag": "1.25"}, "big": 1000000}
+    assert helmsecrets.to_helm(version.with_status(rel.Status.SUPERSEDED))["chart"]["values"] == (
+        version.helm_chart_values)
+    assert [type(version.chart_values[key]) for key in ("replicas", "big")] == [float, float]
+    with helmlog.recording() as said:
+        assert get.computed_values(version) == version.chart_values
+    assert said == ["coalesce.go:319: warning: destination for nginx.image.tag is a table. Ignoring non-table "
+                    "value (1.25)"]
