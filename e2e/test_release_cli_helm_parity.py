@@ -135,6 +135,11 @@ def test_force_goes_on_past_refused_objects_and_joins_their_errors_as_helm(
         rollback = run("rollback", who, "2", "--force", ok=False).stderr  # to the refused objects again
         said[who] = [upgrade.replace(who, "NAME"), plain, rollback.replace(who, "NAME"),
                      [(status, words.replace(who, "NAME")) for status, words in _states(run, who)]]
+        # helm 3.22's history table cuts no cell: the whole description, padded to its width
+        table = run("history", who).stdout.splitlines()
+        described = [h["description"] for h in json.loads(run("history", who, "-o", "json").stdout)]
+        assert [line.split("\t")[-1].rstrip() for line in table] == ["DESCRIPTION", *described], who
+        assert len({len(line) for line in table}) == 1, who
     assert said["core"] == said["stock"]
     refusal = 'failed to replace object: ConfigMap "NAME-frozen-{}" is invalid: data: Forbidden: ' \
               "field is immutable when `immutable` is set"

@@ -4,7 +4,7 @@ status, test, with Helm's names, flags and output layout.
 Rules:
 - Versions are ULIDs: ``REVISION`` columns and ``--revision`` flags show and take them.
 - Tables are Helm's ``uitable`` layout: every cell right-padded to its column's width, cells
-  joined by a tab; ``history`` cuts cells at ``HISTORY_COL_WIDTH`` with ``...``.
+  joined by a tab; ``history`` cuts no cell (helm 3.22's table has no column limit).
 - ``-o json`` is compact JSON on one line, ``-o yaml`` block YAML with sorted keys (Helm's
   ``output.EncodeJSON``/``EncodeYAML``); times as Helm prints them.
 - ``--timeout`` takes Go durations (``5m0s``, ``90s``, ``1h``) or plain seconds.
@@ -29,8 +29,6 @@ if TYPE_CHECKING:
 # Action modules (and the kubernetes client under them) are imported by the command that
 # runs them, so that `helm-core template` starts without loading them.
 
-HISTORY_COL_WIDTH = 60
-"""Helm's ``MaxColWidth`` for ``history`` tables."""
 ANSIC = "%a %b %e %H:%M:%S %Y"
 _DURATION = re.compile(r"(\d+(?:\.\d+)?)(h|ms|m|s)")
 _UNITS = {"h": 3600.0, "m": 60.0, "s": 1.0, "ms": 0.001}
@@ -442,7 +440,7 @@ def cmd_history(args: argparse.Namespace) -> int:
         rows = [["REVISION", "UPDATED", "STATUS", "CHART", "APP VERSION", "DESCRIPTION"]]
         rows += [[rel.version_text(v.version), ansic(v.last_deployed), v.status.value, v.chart, v.app_version,
                   v.description] for v in versions]
-        print(table(rows, max_width=HISTORY_COL_WIDTH))
+        print(table(rows))
     else:
         numbers = revision_numbers(cfg, args.namespace, args.name)
         sys.stdout.write(encode([{"revision": numbers.get(str(v.version)), "version": rel.version_text(v.version),
