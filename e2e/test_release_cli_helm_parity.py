@@ -14,8 +14,9 @@ from pathlib import Path
 import pytest
 
 from e2e import release_kit as kit
+from e2e import test_release_force as force_tests
 from e2e.conftest import ClusterInfo
-from e2e.test_release_cli_helm_flags import _core, _helm, helm
+from e2e.test_release_cli_helm_flags import SERVICE, _core, _helm, helm
 from helm_core.kube import live
 
 pytestmark = pytest.mark.e2e
@@ -51,16 +52,8 @@ def test_get_prints_empty_values_as_helm(cluster: ClusterInfo, hc: live.LiveClie
     assert core("get", "values", "by-core", "--all").stdout == "COMPUTED VALUES:\n{}\n"
 
 
-FROZEN = """{{- if .Values.frozen }}
-apiVersion: v1
-kind: ConfigMap
-metadata:
-  name: {{ .Release.Name }}-frozen
-immutable: true
-data:
-  greeting: {{ .Values.greeting | quote }}
-{{- end }}
-"""
+#: test_release_force's immutable ConfigMap, while ``frozen`` is set.
+FROZEN = "{{- if .Values.frozen }}\n" + force_tests.FROZEN + "{{- end }}\n"
 
 
 def _states(run: Run, name: str) -> list[tuple[str, str]]:
@@ -107,16 +100,8 @@ def _frozen(letter: str) -> str:
     return FROZEN.replace("-frozen", f"-frozen-{letter}")
 
 
-SERVICE = """apiVersion: v1
-kind: Service
-metadata:
-  name: {{ .Release.Name }}-svc
-spec:
-  ports: [{port: 80}]
-  {{- if .Values.pinned }}
-  clusterIP: 10.0.0.99
-  {{- end }}
-"""
+#: A Service whose cluster IP is pinned to one it cannot change to once ``pinned`` is set.
+PINNED_SERVICE = SERVICE + "  {{- if .Values.pinned }}\n  clusterIP: 10.0.0.99\n  {{- end }}\n"
 
 
 def test_force_goes_on_past_refused_objects_and_joins_their_errors_as_helm(
@@ -125,7 +110,7 @@ def test_force_goes_on_past_refused_objects_and_joins_their_errors_as_helm(
     in apply order, the others are replaced all the same (of any kind, before and after)."""
     chart = str(tmp_path / "demo")
     kit.chart(tmp_path / "demo", {"frozen-a.yaml": _frozen("a"), "frozen-b.yaml": _frozen("b"),
-                                  "plain.yaml": kit.configmap("{{ .Release.Name }}-plain"), "svc.yaml": SERVICE},
+                                  "plain.yaml": kit.configmap("{{ .Release.Name }}-plain"), "svc.yaml": PINNED_SERVICE},
               values="greeting: one\nfrozen: true\npinned: false\n")
     said: dict[str, list[object]] = {}
     for who, run in zip(("core", "stock"), _both(helm, cluster, namespace, tmp_path), strict=True):
