@@ -1,6 +1,6 @@
 """Go's ``time.Local`` (``$TZ``) and its JSON reading of times (``gotime.local_zone``,
 ``gotime.parse_rfc3339``), as helm reads the times of a release record another helm wrote in
-another zone, and the layouts helm prints them with (``cli/release.py``, ``helmsecrets``), against
+another zone, and the layouts helm prints them with (``cli/release.py``, ``gotime.json_time``), against
 Go's own answers (``gotime_local_go_answers.json``: the program and what it printed under each
 ``TZ``)."""
 from __future__ import annotations
@@ -13,7 +13,6 @@ import pytest
 
 from helm_core.cli import release as cli_release
 from helm_core.golib import gotime
-from helm_core.storage import helmsecrets
 
 GO: list[dict[str, Any]] = json.loads(
     (Path(__file__).parent / "gotime_local_go_answers.json").read_text())["answers"]
@@ -26,7 +25,7 @@ def test_a_records_time_reads_and_prints_as_go_reads_and_prints_it(local_tz, go:
     assert cli_release.go_time(parsed) == go["string"]  # helm list's UPDATED
     assert cli_release.ansic(parsed) == go["ansic"]  # LAST DEPLOYED, history's UPDATED, TEST SUITE
     assert cli_release.rfc3339(parsed) == go["rfc3339"]  # get metadata's DEPLOYED_AT
-    assert helmsecrets.run_time(parsed) == go["json"] == go["text"]  # -o json|yaml; the record written back
+    assert gotime.json_time(parsed) == go["json"] == go["text"]  # -o json|yaml; the record written back
     assert gotime.format_time(parsed, "2006-01-02 15:04:05Z0700 MST") == go["layout"]  # list --time-format
 
 
@@ -38,3 +37,9 @@ def test_the_local_zone_is_tzs_as_in_go(local_tz) -> None:  # noqa: ANN001
         local_tz(tz)
         local = winter.astimezone(gotime.local_zone())
         assert (local.utcoffset().total_seconds(), local.tzname()) == (offset, name), tz
+
+
+def test_no_time_is_helms_zero_time_in_json() -> None:
+    """helm's ``pkg/time`` marshals its zero time as "" (``-o json``'s ``deleted`` of a live
+    release, a hook's ``last_run`` that never ran), not Go's ``0001-01-01T00:00:00Z``."""
+    assert gotime.json_time(None) == ""

@@ -163,9 +163,9 @@ def revision_numbers(cfg: config.Configuration, namespace: str, name: str) -> di
 def release_data(release: rel.ReleaseVersion, revision: int | None = None) -> dict[str, Any]:
     """A release as ``-o json|yaml`` of ``status``/``install`` shows it: ``version`` as the
     release's versions are shown (``rel.version_text``), ``revision`` helm's integer when known."""
-    from helm_core.storage import helmsecrets
+    from helm_core.golib import gotime
     from helm_core.storage import release as rel
-    json_time = helmsecrets.run_time  # helm's times: Go's JSON of them
+    json_time = gotime.json_time
     return {"name": release.name, "namespace": release.namespace,
             "version": rel.version_text(release.version),
             **({"revision": revision} if revision is not None else {}),
@@ -431,7 +431,7 @@ def metadata_text(release: rel.ReleaseVersion, revision: int | None, output: str
 
 def cmd_history(args: argparse.Namespace) -> int:
     from helm_core.action import history
-    from helm_core.storage import helmsecrets
+    from helm_core.golib import gotime
     from helm_core.storage import release as rel
     cfg = _configuration(args)
     versions = history.run(cfg, args.name, args.namespace,
@@ -444,7 +444,7 @@ def cmd_history(args: argparse.Namespace) -> int:
     else:
         numbers = revision_numbers(cfg, args.namespace, args.name)
         sys.stdout.write(encode([{"revision": numbers.get(str(v.version)), "version": rel.version_text(v.version),
-                                  "updated": helmsecrets.run_time(v.last_deployed),
+                                  "updated": gotime.json_time(v.last_deployed),
                                   "status": v.status.value, "chart": v.chart,
                                   "app_version": v.app_version, "description": v.description}
                                  for v in versions], args.output))

@@ -247,6 +247,12 @@ def _format_std(t: datetime.datetime, std: str) -> str:
     return res
 
 
+def json_time(t: datetime.datetime | None) -> str:
+    """A time as helm's JSON holds it (its ``pkg/time``, over Go's ``Time.MarshalJSON``): RFC 3339
+    with nanoseconds, in the time's own offset; "" for none (helm's zero time)."""
+    return format_time(t, RFC3339_NANO) if t is not None else ""
+
+
 def nanoseconds_of(t: datetime.datetime) -> int:
     """The nanosecond field (Python keeps microseconds; extra digits come from ``go_nanos``)."""
     extra = getattr(t, "go_nanos", None)

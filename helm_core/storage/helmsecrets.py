@@ -81,11 +81,9 @@ def revision(version: rel.ReleaseVersion) -> int:
 # ----------------------------------------------------------------------------- the record
 
 def _go_time(value: dt.datetime | None) -> str:
-    """Go's ``time.Time`` JSON (RFC 3339 with nanoseconds, in the time's own offset: a time read
-    from helm's record is written back as helm wrote it; the zero time for none)."""
-    if value is None:
-        return _ZERO_TIME
-    return gotime.format_time(value, gotime.RFC3339_NANO)
+    """Go's ``time.Time`` JSON (``gotime.json_time``: a time read from helm's record is written
+    back as helm wrote it; the zero time for none)."""
+    return gotime.json_time(value) or _ZERO_TIME
 
 
 def _parse_go_time(text: Any) -> dt.datetime | None:
@@ -96,12 +94,6 @@ def _parse_go_time(text: Any) -> dt.datetime | None:
     return gotime.parse_rfc3339(text)
 
 
-def run_time(value: dt.datetime | None) -> str:
-    """helm's ``time.Time`` JSON where it writes "" for none (its zero): a hook's ``last_run``,
-    and every time of its ``-o json|yaml`` output."""
-    return _go_time(value) if value is not None else ""
-
-
 def hook_record(hook: mf.Hook, run: rel.HookRun | None) -> dict[str, Any]:
     """Helm's ``release.Hook`` JSON of one stored hook and its last run (``run``; None: never
     ran), as helm stores it and ``helm status -o json`` prints it: a hook that ran has helm's
@@ -109,8 +101,8 @@ def hook_record(hook: mf.Hook, run: rel.HookRun | None) -> dict[str, Any]:
     entry: dict[str, Any] = {
         "name": hook.name, "kind": hook.kind, "path": hook.manifest.source,
         "manifest": hook.manifest.content, "events": list(hook.events),
-        "last_run": {"started_at": run_time(run.started if run else None),
-                     "completed_at": run_time(run.completed if run else None),
+        "last_run": {"started_at": gotime.json_time(run.started if run else None),
+                     "completed_at": gotime.json_time(run.completed if run else None),
                      "phase": run.phase.value if run else ""},
     }
     if hook.weight:
