@@ -25,7 +25,6 @@ templates are not stored.
 from __future__ import annotations
 
 import base64
-import contextlib
 import datetime as dt
 import gzip
 import json
@@ -42,6 +41,7 @@ from helm_core.golib import gotime
 from helm_core.kube import client as kclient
 from helm_core.storage import release as rel
 from helm_core.storage import secrets
+from helm_core.storage import written as written_secrets
 from helm_core.support import helmlog
 
 SECRET_TYPE = "helm.sh/release.v1"
@@ -268,10 +268,9 @@ class HelmSecretsDriver:
         self._hide_adopted = hide_adopted
         # Helm keeps no claim: the claim lives on helm-core's Release object, as for ours.
         self._claims = secrets.SecretsDriver(client)
-        # The metadata of each Secret as this driver last wrote it, by (namespace, name): the
-        # next update of it (a hook starting, the result) is made over its resourceVersion
-        # without reading it first; a conflict (someone wrote meanwhile) reads it.
-        self._written: dict[tuple[str, str], dict[str, Any]] = {}
+        # The next update of a Secret this driver wrote (a hook starting, the result) is made
+        # over its resourceVersion without reading it first.
+        self._written = written_secrets.WrittenSecrets(client)
 
     def check(self, version: rel.ReleaseVersion) -> None:
         encode(version)
@@ -310,27 +309,15 @@ class HelmSecretsDriver:
             created = self._client.create(encode(version))
         except ConflictError as exc:
             raise secrets.exists_error(version) from exc
-        self._written[(version.namespace, created["metadata"]["name"])] = created["metadata"]
+        self._written.created(created)
 
     def update(self, version: rel.ReleaseVersion) -> None:
-        ref = self._ref(version.namespace, version.name, version.version)
-        known = self._written.pop((ref.namespace, ref.name), None)
-        written = None
+        def over(meta: Mapping[str, Any]) -> dict[str, Any]:  # the stored Secret's adopted mark kept
+            return encode(version, adopted_mark=adopted({"metadata": meta}), stamp="modifiedAt")
         try:
-            if known:
-                with contextlib.suppress(ConflictError):  # written by someone else since
-                    written = self._replace(version, known)
-            if written is None:
-                written = self._replace(version, self._client.get(ref).get("metadata") or {})
+            self._written.replace(self._ref(version.namespace, version.name, version.version), over)
         except NotFoundError as exc:
             raise secrets.missing_version(version.namespace, version.name, version.version) from exc
-        self._written[(ref.namespace, ref.name)] = written["metadata"]
-
-    def _replace(self, version: rel.ReleaseVersion, meta: Mapping[str, Any]) -> dict[str, Any]:
-        """Replace ``version``'s Secret over ``meta`` (its resourceVersion and adopted mark)."""
-        secret = encode(version, adopted_mark=adopted({"metadata": meta}), stamp="modifiedAt")
-        secret["metadata"]["resourceVersion"] = meta.get("resourceVersion")
-        return self._client.replace(secret)
 
     def get(self, namespace: str, name: str, version: ulid.ULID) -> rel.ReleaseVersion:
         try:
@@ -346,7 +333,7 @@ class HelmSecretsDriver:
 
     def delete(self, namespace: str, name: str, version: ulid.ULID) -> rel.ReleaseVersion:
         stored = self.get(namespace, name, version)
-        self._written.pop((namespace, secret_name(name, revision(stored))), None)
+        self._written.forget(namespace, secret_name(name, revision(stored)))
         try:
             self._client.delete(self._ref(namespace, name, version))
         except NotFoundError as exc:

@@ -58,6 +58,7 @@ from helm_core.kube import client as kclient
 from helm_core.kube import resources
 from helm_core.storage import crd
 from helm_core.storage import release as rel
+from helm_core.storage import written as written_secrets
 from helm_core.support import timers
 
 SECRET_TYPE = "helm.sh/release-version"
@@ -282,10 +283,10 @@ class SecretsDriver:
         # Pending versions whose status write is deferred, by (namespace, name), with the
         # announcement that writes them (module docstring).
         self._announcements: dict[tuple[str, str], tuple[timers.Deferred, list[rel.ReleaseVersion]]] = {}
-        # What this driver last wrote, by (namespace, name): the next write of the same Secret
-        # or Release status uses its resourceVersion as a precondition instead of reading the
-        # object first; a conflict (someone wrote meanwhile) falls back to reading.
-        self._secrets: dict[tuple[str, str], dict[str, Any]] = {}
+        # What this driver last wrote: the next write of the same Secret (``written``) or Release
+        # status (by (namespace, name)) uses its resourceVersion as a precondition instead of
+        # reading the object first; a conflict (someone wrote meanwhile) falls back to reading.
+        self._written = written_secrets.WrittenSecrets(client)
         self._releases: dict[tuple[str, str], dict[str, Any]] = {}
 
     def _ref(self, namespace: str, name: str, version: ulid.ULID) -> kclient.ObjectRef:
@@ -373,14 +374,13 @@ class SecretsDriver:
 
     def _own(self, release: Mapping[str, Any], version: rel.ReleaseVersion) -> None:
         """Make ``release`` the owner of ``version``'s Secret (as this driver last wrote it)."""
-        key = (version.namespace, secret_name(version.name, version.version))
-        meta = self._secrets.get(key)
+        meta = self._written.known(version.namespace, secret_name(version.name, version.version))
         wanted = _owner_reference(release)
         if meta is None or (meta.get("ownerReferences") or [None])[0] == wanted:
             return
         secret = encode(version)
         secret["metadata"]["ownerReferences"] = [wanted]
-        self._secrets[key] = self._replace(secret, {"resourceVersion": meta["resourceVersion"]})["metadata"]
+        self._written.write(secret, meta)
 
     def _settle(self, namespace: str, name: str) -> list[rel.ReleaseVersion]:
         """Settle the release's deferred announcement: the pending versions it did not write."""
@@ -404,7 +404,7 @@ class SecretsDriver:
                 with contextlib.suppress(HelmError):  # the refusal is the error to report
                     self._delete_release(version.namespace, version.name)
             raise
-        self._secrets[(version.namespace, created["metadata"]["name"])] = created["metadata"]
+        self._written.created(created)
         versions = [*unannounced, version]
         publish = functools.partial(self._publish, version.namespace, version.name, versions,
                                     created=versions)
@@ -437,26 +437,14 @@ class SecretsDriver:
         """Replace a version's Secret, over its resourceVersion as this driver last wrote it
         (read again when someone wrote it since)."""
         secret = encode(version)
-        ref = self._ref(version.namespace, version.name, version.version)
-        known = self._secrets.pop((ref.namespace, ref.name), None)
-        written = None
+
+        def over(meta: Mapping[str, Any]) -> dict[str, Any]:  # the stored Secret's owners kept
+            owners = meta.get("ownerReferences")
+            return {**secret, "metadata": {**secret["metadata"], **({"ownerReferences": owners} if owners else {})}}
         try:
-            if known:
-                with contextlib.suppress(ConflictError):  # written by someone else since
-                    written = self._replace(secret, known)
-            if written is None:
-                written = self._replace(secret, self._client.get(ref)["metadata"])
+            self._written.replace(self._ref(version.namespace, version.name, version.version), over)
         except NotFoundError as exc:
             raise missing_version(version.namespace, version.name, version.version) from exc
-        self._secrets[(ref.namespace, ref.name)] = written["metadata"]
-
-    def _replace(self, secret: dict[str, Any], meta: Mapping[str, Any]) -> dict[str, Any]:
-        """Replace a version Secret over ``meta`` (its resourceVersion and owner references)."""
-        secret["metadata"]["resourceVersion"] = meta["resourceVersion"]
-        owners = meta.get("ownerReferences")
-        if owners:
-            secret["metadata"]["ownerReferences"] = owners
-        return self._client.replace(secret)
 
     def get(self, namespace: str, name: str, version: ulid.ULID) -> rel.ReleaseVersion:
         try:
@@ -477,6 +465,7 @@ class SecretsDriver:
         self._settle(namespace, name)  # the status is rebuilt from the Secrets below
         stored = self.get(namespace, name, version)
         self._client.delete(self._ref(namespace, name, version))
+        self._written.forget(namespace, secret_name(name, version))
         remaining = self._history(namespace, name, payloads=False)
         if remaining:
             self._write_status(namespace, name, release_status(remaining))
