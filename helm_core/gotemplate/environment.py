@@ -392,6 +392,9 @@ class TemplateSet:
         self._trees = trees
         #: Compiled templates by name (cleared by every parse: a name may get another tree).
         self._runs: dict[str, compiler.Run] = {}
+        #: Names compiled into ``_runs`` since :meth:`generate_code` last looked: all it has to
+        #: look at (a set that renders again compiles nothing new, and calls it every render).
+        self._new_runs: list[str] = []
         self._set_funcs(own_funcs)
 
     def _set_funcs(self, own_funcs: dict[str, Callable[..., Any]]) -> None:
@@ -418,6 +421,7 @@ class TemplateSet:
         known = self._known | frozenset(extra_names) if extra_names else self._known
         trees = self.env.parse_trees(name, text, known)
         self._runs = {}
+        self._new_runs = []
         for tname, tree in trees.items():
             old = self._trees.get(tname)
             if old is not None and _is_empty(tree):
@@ -452,14 +456,18 @@ class TemplateSet:
             if tree is None:
                 return None
             run = self._runs[name] = compiler.compile_tree(tree)
+            self._new_runs.append(name)
         return run
 
     def generate_code(self) -> None:
         """Compile the trees that ran in this set to Python code (:mod:`codegen`), for a set
         that renders again: their closures cost more per run, the code more to make."""
+        if not self._new_runs:
+            return
         from helm_core.gotemplate import codegen  # only processes that render a set again
 
-        for name in list(self._runs):
+        names, self._new_runs = self._new_runs, []
+        for name in names:
             tree = self.tree(name)
             if tree is None or tree.compiled is None or tree.generated:
                 continue

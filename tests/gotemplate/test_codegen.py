@@ -151,3 +151,26 @@ def test_shared_charts_render_the_same_from_generated_code(chart_name: str,
     assert generated, "no tree was compiled to code"
     assert {name: third[name] for name in steady} == {name: first[name] for name in steady}
     assert set(third) == set(first)
+
+
+def test_code_is_generated_again_only_for_templates_that_ran_since(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A set that renders again calls ``generate_code`` every render: it looks at no tree when
+    no template was compiled since it last did, and generates a template that ran first since."""
+    tset = Environment(test_exec.FUNCS).new_set()
+    tset.parse("t0", '{{ if .late }}{{ template "late" . }}{{ end }}ok')
+    tset.parse("late", "L")
+    assert tset.execute("t0", {"late": False}) == "ok"
+    tset.generate_code()
+    assert tset.tree("t0").generated and not tset.tree("late").generated
+
+    looked: list[str] = []
+    tree = type(tset).tree
+    monkeypatch.setattr(type(tset), "tree", lambda self, name: looked.append(name) or tree(self, name))
+    tset.generate_code()
+    assert looked == []  # nothing ran for the first time since
+    assert tset.execute("t0", {"late": True}) == "Lok"
+    looked.clear()
+    tset.generate_code()
+    assert "late" in looked and "t0" not in looked
+    assert tset.tree("late").generated
+    assert tset.execute("t0", {"late": True}) == "Lok"
