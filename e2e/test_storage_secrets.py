@@ -50,7 +50,7 @@ def _version(namespace: str, status: rel.Status = rel.Status.DEPLOYED, **changes
         user_values={"auth": {"password": "hunter2"}}, chart_values={"auth": {"password": "hunter2"},
                                                                       "replicas": 1},
         manifest="---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web\n",
-        notes="Enjoy.", description="Install complete", last_deployed=rel.utcnow(),
+        notes="Enjoy.", description="Install complete", last_deployed=rel.now(),
     ).replace(**changes)
 
 
@@ -105,9 +105,9 @@ def test_a_hooks_run_leaves_the_release_status_unwritten(hc: live.LiveClient, na
     counting = _StatusWrites(hc)
     driver = secrets.SecretsDriver(counting)  # type: ignore[arg-type]
     pending = _version(namespace, rel.Status.PENDING_INSTALL, description="Initial install underway",
-                       first_deployed=rel.utcnow())
+                       first_deployed=rel.now())
     driver.create(pending)
-    running = pending.with_hook_run(rel.HookRun("Job", "setup", rel.HookPhase.RUNNING, started=rel.utcnow()))
+    running = pending.with_hook_run(rel.HookRun("Job", "setup", rel.HookPhase.RUNNING, started=rel.now()))
     written = counting.count
     driver.update(running)
     assert counting.count == written

@@ -43,3 +43,20 @@ def test_no_time_is_helms_zero_time_in_json() -> None:
     """helm's ``pkg/time`` marshals its zero time as "" (``-o json``'s ``deleted`` of a live
     release, a hook's ``last_run`` that never ran), not Go's ``0001-01-01T00:00:00Z``."""
     assert gotime.json_time(None) == ""
+
+
+def test_now_is_gos_time_now_in_the_local_zone_to_the_nanosecond(local_tz, monkeypatch) -> None:  # noqa: ANN001
+    """``time.Now()``, as helm stamps a release's times: the local zone, nanoseconds."""
+    import time
+
+    local_tz("Asia/Kolkata")
+    monkeypatch.setattr(time, "time_ns", lambda: 1_795_000_000_123_456_789)
+    stamp = gotime.now()
+    assert gotime.json_time(stamp) == "2026-11-18T16:36:40.123456789+05:30"
+    assert cli_release.go_time(stamp) == "2026-11-18 16:36:40.123456789 +0530 IST"
+    assert gotime.parse_json_time(gotime.json_time(stamp)) == stamp
+
+
+def test_helms_zero_time_reads_as_none() -> None:
+    assert gotime.parse_json_time("") is None
+    assert gotime.parse_json_time("0001-01-01T00:00:00Z") is None

@@ -90,7 +90,7 @@ class RunLog:
         self.runs: dict[tuple[str, str], rel.HookRun] = {}
 
     def observe(self, ref: kclient.ObjectRef, phase: str, _message: str) -> None:
-        now = rel.utcnow()
+        now = rel.now()
         before = self.runs.get((ref.kind, ref.name))
         running = phase == rel.HookPhase.RUNNING.value
         self.runs[(ref.kind, ref.name)] = (

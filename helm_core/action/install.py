@@ -179,7 +179,7 @@ def new_record(rendered: Rendered, *, name: str, namespace: str, status: rel.Sta
                driver: Any = None, labels: Mapping[str, str] | None = None) -> rel.ReleaseVersion:
     """The version storing a rendered chart (its id after the newest stored one, as
     ``driver`` numbers them), with the custom ``labels``."""
-    now = rel.utcnow()
+    now = rel.now()
     md = rendered.chart.metadata
     return rel.ReleaseVersion(
         name=name, namespace=namespace, version=drv.next_version(driver, after.version if after else None),

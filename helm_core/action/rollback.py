@@ -201,7 +201,7 @@ def roll_back(cfg: config.Configuration, name: str, namespace: str, version: uli
     with version_events.of_version(cfg, target, action="rollback", revision=revision,
                                    text=target.manifest, lua_options=options.lua) as lua_events:
         lua_events.fire("pre-rollback")
-        now = rel.utcnow()
+        now = rel.now()
         record = target.replace(version=drv.next_version(cfg.driver, newest.version),
                                 revision=revision,
                                 status=rel.Status.PENDING_ROLLBACK, last_deployed=now, deleted=None,

@@ -228,7 +228,7 @@ def _rfc3339(value: dt.datetime | None) -> str:
 
 
 def _now() -> str:
-    return _rfc3339(rel.utcnow())
+    return _rfc3339(rel.now())
 
 
 def after_release(cfg: config.Configuration, release: rel.ReleaseVersion,

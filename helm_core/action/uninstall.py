@@ -137,7 +137,7 @@ def _uninstall(cfg: config.Configuration, name: str, namespace: str,
                                    text=newest.manifest, enabled=not options.no_hooks) as lua_events:
         lua_events.fire("pre-delete")
         current = newest.with_status(rel.Status.UNINSTALLING, "Deletion in progress (or silently failed)"
-                                     ).replace(deleted=rel.utcnow())  # helm's deletion time: its start
+                                     ).replace(deleted=rel.now())  # helm's deletion time: its start
         cfg.driver.update(current)
         owner = config.owner(cfg, namespace=namespace, name=name)
         stored_hooks = hooks.parse(newest.hooks)

@@ -253,6 +253,14 @@ def json_time(t: datetime.datetime | None) -> str:
     return format_time(t, RFC3339_NANO) if t is not None else ""
 
 
+def parse_json_time(text: str) -> datetime.datetime | None:
+    """A time of helm's JSON (:func:`parse_rfc3339`); None for helm's zero time ("", or Go's
+    ``0001-01-01T00:00:00Z``)."""
+    if not text or text.startswith("0001-01-01"):
+        return None
+    return parse_rfc3339(text)
+
+
 def nanoseconds_of(t: datetime.datetime) -> int:
     """The nanosecond field (Python keeps microseconds; extra digits come from ``go_nanos``)."""
     extra = getattr(t, "go_nanos", None)
@@ -600,6 +608,10 @@ def _in_local_or_fixed(t: datetime.datetime, offset: int) -> datetime.datetime:
 
 
 def now() -> datetime.datetime:
-    """``time.Now()`` in the local zone."""
-    return datetime.datetime.now(tz=local_zone())
+    """``time.Now()``: in the local zone, to the nanosecond (as helm stamps its releases)."""
+    import time
+
+    seconds, nanos = divmod(time.time_ns(), NS_PER_S)
+    stamp = datetime.datetime.fromtimestamp(seconds, tz=local_zone()).replace(microsecond=nanos // NS_PER_US)
+    return with_nanos(stamp, nanos)
 

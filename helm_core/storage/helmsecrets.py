@@ -10,8 +10,9 @@ Layout (helm's ``pkg/storage/driver/secrets.go`` and ``util.go``):
   ``modifiedAt`` (Unix seconds); other labels are the release's custom ones (``--labels``,
   ``ReleaseVersion.labels``), as helm keeps them, but ``helm-core.io/adopted``.
 - ``data.release`` is base64(gzip(JSON of Helm's ``release.Release``)), and the Secret's data
-  is base64 again on the wire. Records without the gzip magic are read as plain JSON (Helm's
-  backwards compatibility).
+  is base64 again on the wire. Its times are helm's JSON of them (``gotime.json_time``: RFC 3339
+  with nanoseconds in their own offset, "" for none, as helm's ``pkg/time`` writes its zero).
+  Records without the gzip magic are read as plain JSON (Helm's backwards compatibility).
 
 Mapping to ``ReleaseVersion``: revision ``n`` is version ``rel.revision_version(n)``;
 ``user_values`` is ``config``; ``chart_values`` the chart's values under ``config`` (as helm's
@@ -56,7 +57,6 @@ SOURCE_ANNOTATION = "helm-core.io/chart-source"
 EXTENSIONS_KEY = "extensions"
 """The chart's kept Lua (``ReleaseVersion.extensions``, gzip): a data key helm reads past."""
 _GZIP_MAGIC = b"\x1f\x8b\x08"
-_ZERO_TIME = "0001-01-01T00:00:00Z"
 
 
 def secret_name(name: str, revision: int) -> str:
@@ -80,18 +80,10 @@ def revision(version: rel.ReleaseVersion) -> int:
 
 # ----------------------------------------------------------------------------- the record
 
-def _go_time(value: dt.datetime | None) -> str:
-    """Go's ``time.Time`` JSON (``gotime.json_time``: a time read from helm's record is written
-    back as helm wrote it; the zero time for none)."""
-    return gotime.json_time(value) or _ZERO_TIME
-
-
 def _parse_go_time(text: Any) -> dt.datetime | None:
     """A time of helm's record as Go reads it (``gotime.parse_rfc3339``: its offset, the
     ``Local`` zone when that is its offset, nanoseconds); None for none (Go's zero time)."""
-    if not isinstance(text, str) or not text or text.startswith("0001-01-01"):
-        return None
-    return gotime.parse_rfc3339(text)
+    return gotime.parse_json_time(text) if isinstance(text, str) else None
 
 
 def hook_record(hook: mf.Hook, run: rel.HookRun | None) -> dict[str, Any]:
@@ -121,9 +113,9 @@ def to_helm(version: rel.ReleaseVersion) -> dict[str, Any]:
     metadata = {"name": version.chart_name, "version": version.chart_version, "apiVersion": "v2"}
     if version.app_version:
         metadata["appVersion"] = version.app_version
-    info: dict[str, Any] = {"first_deployed": _go_time(version.first_deployed),
-                            "last_deployed": _go_time(version.last_deployed),
-                            "deleted": _go_time(version.deleted),
+    info: dict[str, Any] = {"first_deployed": gotime.json_time(version.first_deployed),
+                            "last_deployed": gotime.json_time(version.last_deployed),
+                            "deleted": gotime.json_time(version.deleted),
                             "description": version.description, "status": version.status.value}
     if version.notes:
         info["notes"] = version.notes

@@ -46,9 +46,12 @@ class Status(str, enum.Enum):
                         Status.UNINSTALLING)
 
 
-def utcnow() -> dt.datetime:
-    """Now, in UTC, to the second (what Kubernetes timestamps keep)."""
-    return dt.datetime.now(dt.UTC).replace(microsecond=0)
+def now() -> dt.datetime:
+    """Now, as helm stamps a release's times (Go's ``time.Now()``: the local zone, nanoseconds),
+    so that helm and helm-core print those of helm-core's releases as helm prints its own."""
+    from helm_core.golib import gotime
+
+    return gotime.now()
 
 
 class HookPhase(str, enum.Enum):

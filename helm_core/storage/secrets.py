@@ -12,12 +12,15 @@ Layout of one version (``encode``/``decode`` are the only code that knows it):
 - ``data`` keys ``userValues`` and ``chartValues`` (JSON), ``manifest``, ``hooks``, ``notes``
   and, for a chart with Lua, ``extensions`` (:mod:`helm_core.lua.kept`) are gzip-compressed
   (``COMPRESSED_KEYS``); ``chartName``, ``chartVersion``, ``appVersion``,
-  ``chartSource``, ``status``, ``description``, the RFC 3339 timestamps and ``revision`` (the
+  ``chartSource``, ``status``, ``description``, the times (``firstDeployed``, ``lastDeployed``,
+  ``deleted``: helm's JSON of them, ``gotime.json_time``, so RFC 3339 with nanoseconds in the
+  local offset they were taken in, as helm stamps its own; "" for none; versions stored before
+  kept UTC to the second, read as such) and ``revision`` (the
   ``.Release.Revision`` it rendered; absent in versions stored before it was kept) are plain UTF-8;
   ``hookRuns`` (only once a hook ran for the version: each action's hooks, ``helm-core test``) is
-  plain JSON, a list of ``{kind, name, phase, startedAt, completedAt}`` (times RFC 3339, "" for
-  none). A write that changes nothing the ``Release`` status shows (a hook starting) writes the
-  Secret alone.
+  plain JSON, a list of ``{kind, name, phase, startedAt, completedAt}`` (times as above). A
+  write that changes nothing the ``Release`` status shows (a hook starting) writes the Secret
+  alone. The ``Release`` status keeps its times as Kubernetes does: UTC, to the second.
 - The decoded ``data`` may total at most ``MAX_SECRET_BYTES`` (the API server's limit);
   ``encode`` raises ``TooLargeError`` naming the largest parts before anything is written.
 
@@ -54,6 +57,7 @@ from helm_core.errors import (
     StorageError,
     TooLargeError,
 )
+from helm_core.golib import gotime
 from helm_core.kube import client as kclient
 from helm_core.kube import resources
 from helm_core.storage import crd
@@ -99,13 +103,8 @@ def _size(count: int) -> str:
 
 
 def _time(value: dt.datetime | None) -> str:
+    """A time of the ``Release`` status, as Kubernetes writes its own: UTC, to the second."""
     return value.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ") if value else ""
-
-
-def _parse_time(text: str) -> dt.datetime | None:
-    if not text:
-        return None
-    return dt.datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=dt.UTC)
 
 
 def _raw_data(version: rel.ReleaseVersion) -> dict[str, bytes]:
@@ -113,8 +112,8 @@ def _raw_data(version: rel.ReleaseVersion) -> dict[str, bytes]:
         "chartName": version.chart_name, "chartVersion": version.chart_version,
         "appVersion": version.app_version, "chartSource": version.chart_source,
         "status": version.status.value, "description": version.description,
-        "firstDeployed": _time(version.first_deployed), "lastDeployed": _time(version.last_deployed),
-        "deleted": _time(version.deleted),
+        "firstDeployed": gotime.json_time(version.first_deployed),
+        "lastDeployed": gotime.json_time(version.last_deployed), "deleted": gotime.json_time(version.deleted),
     }
     if version.revision:
         plain["revision"] = str(version.revision)
@@ -128,7 +127,7 @@ def _raw_data(version: rel.ReleaseVersion) -> dict[str, bytes]:
     if version.hook_runs:
         plain[HOOK_RUNS_KEY] = json.dumps([
             {"kind": run.kind, "name": run.name, "phase": run.phase.value,
-             "startedAt": _time(run.started), "completedAt": _time(run.completed)}
+             "startedAt": gotime.json_time(run.started), "completedAt": gotime.json_time(run.completed)}
             for run in version.hook_runs], separators=(",", ":"))
     data = {key: value.encode() for key, value in plain.items()}
     data.update({key: gzip.compress(value.encode(), mtime=0) for key, value in texts.items()})
@@ -200,13 +199,13 @@ def decode(secret: Mapping[str, Any], *, payloads: bool = True) -> rel.ReleaseVe
             manifest=text.get("manifest", ""), hooks=text.get("hooks", ""),
             notes=text.get("notes", ""), description=text.get("description", ""),
             extensions=text.get("extensions", ""), revision=int(text.get("revision") or 0),
-            **{field: _parse_time(text.get(key, "")) for field, key in
+            **{field: gotime.parse_json_time(text.get(key, "")) for field, key in
                zip(("first_deployed", "last_deployed", "deleted"), _TIMES, strict=True)},
             labels={str(k): str(v) for k, v in labels.items() if k not in SYSTEM_LABELS},
             hook_runs=tuple(
                 rel.HookRun(kind=str(run["kind"]), name=str(run["name"]), phase=rel.HookPhase(run["phase"]),
-                            started=_parse_time(run.get("startedAt") or ""),
-                            completed=_parse_time(run.get("completedAt") or ""))
+                            started=gotime.parse_json_time(run.get("startedAt") or ""),
+                            completed=gotime.parse_json_time(run.get("completedAt") or ""))
                 for run in json.loads(text.get(HOOK_RUNS_KEY) or "[]")),
         )
     except (KeyError, ValueError, TypeError, OSError, EOFError) as exc:

@@ -31,7 +31,7 @@ def _test_pod(name: str, *, weight: int = 0, phase: str = "Succeeded", event: st
 
 
 class Clock:
-    """``rel.utcnow`` ticking one second a call from 2026-01-02 03:04:05 UTC after ``start``."""
+    """``rel.now`` ticking one second a call from 2026-01-02 03:04:05 UTC after ``start``."""
 
     START = dt.datetime(2026, 1, 2, 3, 4, 5, tzinfo=dt.UTC)
 
@@ -49,7 +49,7 @@ class Clock:
 @pytest.fixture
 def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
     ticking = Clock()
-    monkeypatch.setattr(rel, "utcnow", ticking.now)
+    monkeypatch.setattr(rel, "now", ticking.now)
     return ticking
 
 

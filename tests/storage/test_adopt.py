@@ -136,5 +136,5 @@ def test_adoption_keeps_the_hooks_last_runs_helm_recorded(cluster):
     driver.create(make_version(version=driver.next_version(rel.revision_version(1))))
     copied = secrets.SecretsDriver(cluster.client()).get("demo", "web", rel.revision_version(1))
     assert copied.hook_runs == (rel.HookRun("Job", "web-migrate", rel.HookPhase.SUCCEEDED,
-                                            started=dt.datetime(2026, 11, 21, 10, 0, 1, tzinfo=dt.UTC),
-                                            completed=dt.datetime(2026, 11, 21, 10, 0, 9, tzinfo=dt.UTC)),)
+                                            started=dt.datetime(2026, 11, 21, 10, 0, 1, 500000, tzinfo=dt.UTC),
+                                            completed=dt.datetime(2026, 11, 21, 10, 0, 9, 250000, tzinfo=dt.UTC)),)

@@ -376,3 +376,25 @@ def test_the_release_status_keeps_long_descriptions_cut_and_the_secret_whole():
     assert [v.description for v in driver.history("demo", "web")] == [long] * 3
     short = "y" * secrets.STATUS_DESCRIPTION_MAX
     assert secrets.release_status([versions[0].replace(description=short)])["description"] == short
+
+
+def test_a_versions_times_are_stored_as_helm_stamps_them_and_older_ones_still_read(local_tz, monkeypatch):
+    """RFC 3339 with nanoseconds in the offset they were taken in (``rel.now``, Go's
+    ``time.Now()``), so they print as helm prints its own; versions stored before kept UTC to the
+    second, and read as such. The ``Release`` status keeps Kubernetes' UTC seconds."""
+    local_tz("Asia/Kolkata")
+    monkeypatch.setattr(time, "time_ns", lambda: 1_795_000_000_123_456_789)
+    stamp = rel.now()
+    version = make_version(first_deployed=stamp, last_deployed=stamp, hook_runs=(
+        rel.HookRun("Job", "setup", rel.HookPhase.SUCCEEDED, started=stamp, completed=stamp),))
+    secret = secrets.encode(version)
+    data = {key: base64.b64decode(value) for key, value in secret["data"].items()}
+    assert data["lastDeployed"] == data["firstDeployed"] == b"2026-11-18T16:36:40.123456789+05:30"
+    assert data["deleted"] == b""
+    assert json.loads(data["hookRuns"])[0]["startedAt"] == "2026-11-18T16:36:40.123456789+05:30"
+    read = secrets.decode(secret)
+    assert read == version and secrets.encode(read)["data"] == secret["data"]  # nanoseconds kept
+    assert secrets.release_status([version])["lastDeployed"] == "2026-11-18T11:06:40Z"
+
+    secret["data"]["lastDeployed"] = base64.b64encode(b"2026-11-23T12:00:00Z").decode()
+    assert secrets.decode(secret).last_deployed == T0
