@@ -60,3 +60,28 @@ def test_now_is_gos_time_now_in_the_local_zone_to_the_nanosecond(local_tz, monke
 def test_helms_zero_time_reads_as_none() -> None:
     assert gotime.parse_json_time("") is None
     assert gotime.parse_json_time("0001-01-01T00:00:00Z") is None
+
+
+@pytest.mark.parametrize("tz", [None, "", "Asia/Kolkata", "/usr/share/zoneinfo/Asia/Kolkata"])
+def test_a_stamp_in_the_local_zone_pickles_and_copies_whole(local_tz, monkeypatch, tz) -> None:  # noqa: ANN001
+    """A release's times are stamped in the local zone, to the nanosecond: a copy or a pickle of
+    one is the same time in the same zone, nanoseconds kept (zoneinfo refuses to pickle a zone
+    read from a file, as ``/etc/localtime`` is when ``TZ`` is unset)."""
+    import copy
+    import pickle
+    import time
+
+    if tz is None:
+        local_tz("")
+        monkeypatch.delenv("TZ")
+        monkeypatch.setattr(gotime, "LOCALTIME_PATH", "/usr/share/zoneinfo/Asia/Kolkata")
+    else:
+        local_tz(tz)
+    monkeypatch.setattr(time, "time_ns", lambda: 1_795_000_000_123_456_789)
+    stamp = gotime.now()
+    assert gotime.json_time(stamp) == ("2026-11-18T11:06:40.123456789Z" if tz == "" else
+                                       "2026-11-18T16:36:40.123456789+05:30")
+    for again in (pickle.loads(pickle.dumps(stamp)), copy.deepcopy(stamp), copy.copy(stamp)):
+        assert again == stamp
+        assert cli_release.go_time(again) == cli_release.go_time(stamp)
+        assert gotime.json_time(again) == gotime.json_time(stamp)

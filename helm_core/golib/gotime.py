@@ -14,6 +14,11 @@ import re
 
 from helm_core.golib.gotypes import FuncError
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import zoneinfo
+    from collections.abc import Callable
+
 RFC3339 = "2006-01-02T15:04:05Z07:00"
 RFC3339_NANO = "2006-01-02T15:04:05.999999999Z07:00"
 #: Go's default ``time.Time`` print layout (``%v`` / String()).
@@ -52,6 +57,9 @@ class FixedZone(datetime.tzinfo):
     def tzname(self, dt: datetime.datetime | None) -> str:
         return self.name
 
+    def __reduce__(self) -> tuple[type[FixedZone], tuple[str, int]]:
+        return FixedZone, (self.name, int(self.offset.total_seconds()))
+
 
 UTC = FixedZone("UTC", 0)
 
@@ -67,17 +75,38 @@ def local_zone() -> datetime.tzinfo:
     wanted = os.environ.get("TZ")
     try:
         if wanted is None:
-            with open(LOCALTIME_PATH, "rb") as f:
-                return zoneinfo.ZoneInfo.from_file(f, key="Local")
+            return zone_file(LOCALTIME_PATH, "Local")
         wanted = wanted.removeprefix(":")
         if wanted.startswith("/"):
-            with open(wanted, "rb") as f:
-                return zoneinfo.ZoneInfo.from_file(f, key=wanted)
+            return zone_file(wanted, wanted)
         if wanted not in ("", "UTC"):
             return zoneinfo.ZoneInfo(wanted)
     except (OSError, ValueError, zoneinfo.ZoneInfoNotFoundError):
         pass
     return UTC
+
+
+def zone_file(path: str, key: str) -> datetime.tzinfo:
+    """The zone of a tz database file (``/etc/localtime``, ``TZ=/path``), named ``key``. It
+    pickles and deep-copies as that file read again (zoneinfo's own zones from files refuse to):
+    a release's times are stamped in the local zone."""
+    with open(path, "rb") as f:
+        zone = _file_zone_class().from_file(f, key=key)
+    zone.path = path  # type: ignore[attr-defined]
+    return zone
+
+
+@functools.lru_cache(maxsize=1)
+def _file_zone_class() -> type[zoneinfo.ZoneInfo]:
+    import zoneinfo
+
+    class FileZone(zoneinfo.ZoneInfo):
+        path = ""
+
+        def __reduce__(self) -> tuple[Callable[[str, str], datetime.tzinfo], tuple[str, str]]:
+            return zone_file, (self.path, str(self))
+
+    return FileZone
 
 
 def load_location(name: str) -> datetime.tzinfo | None:
@@ -534,6 +563,13 @@ class GoTime(datetime.datetime):
     """A ``datetime`` that remembers Go's nanoseconds beyond Python's microseconds."""
 
     go_nanos: int
+
+    def __reduce_ex__(self, protocol: object) -> tuple[Callable[[datetime.datetime, int], datetime.datetime],
+                                                       tuple[datetime.datetime, int]]:
+        # datetime's own pickles (and copies) keep the class, not the nanoseconds
+        plain = datetime.datetime(self.year, self.month, self.day, self.hour, self.minute, self.second,
+                                  self.microsecond, self.tzinfo, fold=self.fold)
+        return with_nanos, (plain, self.go_nanos)
 
 
 def with_nanos(t: datetime.datetime, nsec: int) -> datetime.datetime:
