@@ -24,7 +24,6 @@ reported ``Pending``.
 """
 from __future__ import annotations
 
-import datetime as dt
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
@@ -217,18 +216,14 @@ def test_hooks(version: rel.ReleaseVersion) -> dict[str, dict[str, str]]:
     for hook in hooks.for_event(hooks.parse(version.hooks), "test"):
         last = version.last_run(hook.kind, hook.name)
         found[hook.name] = {} if last is None else {
-            key: value for key, value in (("lastStarted", _rfc3339(last.started)),
-                                          ("lastCompleted", _rfc3339(last.completed)),
+            key: value for key, value in (("lastStarted", kclient.kube_time(last.started)),
+                                          ("lastCompleted", kclient.kube_time(last.completed)),
                                           ("phase", last.phase.value)) if value}
     return found
 
 
-def _rfc3339(value: dt.datetime | None) -> str:
-    return value.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ") if value else ""
-
-
 def _now() -> str:
-    return _rfc3339(rel.now())
+    return kclient.kube_time(rel.now())
 
 
 def after_release(cfg: config.Configuration, release: rel.ReleaseVersion,

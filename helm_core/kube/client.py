@@ -242,13 +242,22 @@ def with_namespace(obj: Mapping[str, Any], namespace: str) -> dict[str, Any]:
     return {**obj, "metadata": meta}
 
 
+#: How Kubernetes writes a time (``metav1.Time``): UTC, to the second.
+TIME_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
+
+
+def kube_time(value: dt.datetime | None) -> str:
+    """``value`` as Kubernetes writes times in objects ("" for none)."""
+    return value.astimezone(dt.UTC).strftime(TIME_FORMAT) if value else ""
+
+
 def last_write(obj: Mapping[str, Any]) -> dt.datetime | None:
     """When the server last recorded a write to ``obj`` (newest ``managedFields`` time, the
     server's clock), or None when it has none."""
     times = []
     for entry in (obj.get("metadata") or {}).get("managedFields") or ():
         try:
-            times.append(dt.datetime.strptime(str(entry.get("time")), "%Y-%m-%dT%H:%M:%SZ"))
+            times.append(dt.datetime.strptime(str(entry.get("time")), TIME_FORMAT))
         except ValueError:
             continue
     return max(times).replace(tzinfo=dt.UTC) if times else None

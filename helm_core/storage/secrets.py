@@ -39,7 +39,6 @@ from __future__ import annotations
 
 import base64
 import contextlib
-import datetime as dt
 import functools
 import gzip
 import json
@@ -100,11 +99,6 @@ def _size(count: int) -> str:
     if count >= 1024 * 1024:
         return f"{count / (1024 * 1024):.1f} MiB"
     return f"{count / 1024:.1f} KiB"
-
-
-def _time(value: dt.datetime | None) -> str:
-    """A time of the ``Release`` status, as Kubernetes writes its own: UTC, to the second."""
-    return value.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ") if value else ""
 
 
 def _raw_data(version: rel.ReleaseVersion) -> dict[str, bytes]:
@@ -227,7 +221,7 @@ def _summary(version: rel.ReleaseVersion) -> dict[str, Any]:
              "chart": version.chart, "appVersion": version.app_version,
              "description": status_description(version)}
     if version.last_deployed:
-        entry["updated"] = _time(version.last_deployed)
+        entry["updated"] = kclient.kube_time(version.last_deployed)
     return entry
 
 
@@ -251,7 +245,7 @@ def release_status(history: list[rel.ReleaseVersion]) -> dict[str, Any]:
     for key, value in (("firstDeployed", history[0].first_deployed),
                        ("lastDeployed", head.last_deployed)):
         if value:
-            status[key] = _time(value)
+            status[key] = kclient.kube_time(value)
     return status
 
 
@@ -269,7 +263,7 @@ def merge_status(status: Mapping[str, Any] | None, version: rel.ReleaseVersion) 
         head.pop("firstDeployed", None)
         merged.update(head)
     if version.first_deployed and not merged.get("firstDeployed"):
-        merged["firstDeployed"] = _time(version.first_deployed)
+        merged["firstDeployed"] = kclient.kube_time(version.first_deployed)
     return merged
 
 
