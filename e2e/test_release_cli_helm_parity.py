@@ -166,3 +166,54 @@ def test_reading_back_and_reusing_values_says_helms_coalescing_warnings(
         return re.sub(r"(?m)^LAST DEPLOYED: .*\n", "", text)
 
     assert shown(core, "reused-by-core") == shown(stock, "reused-by-stock")
+
+
+#: Values whose JSON shows Go's encoder: float64 in ``%f`` form below 1e21 and ``%e`` from it or
+#: under 1e-6, integral floats without a point, ``<>&`` as ``\u003c``..., U+2028 escaped, keys sorted.
+ODD_VALUES = ("ratio: 0.5\none: 1.0\nbig: 1e21\nhuge: 12345678901234567890\ntiny: 0.0000001\nneg: -2.5e-7\n"
+              "html: \"<a & b>\"\nuni: \"é ✓ \\u2028\"\nzeta: {b: 1, a: [1.5, \"<\"]}\n")
+ODD_CHART = 'apiVersion: v2\nname: odd\nversion: 0.1.0\nappVersion: "1.0<b>&é"\n'
+ODD_HOOK = ('apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: "{{ .Release.Name }}-hook"\n  annotations:\n'
+            '    helm.sh/hook: post-install\n    helm.sh/hook-weight: "3"\ndata:\n  html: "<&>"\n')
+#: helm-core's own keys beside helm's (its versions' text, and ``get metadata``'s stored version)
+OWN_KEYS = re.compile(r'(?m),"(?:version|versionId)":"[^"]*"(?=})|^(?:  )?version: "\d+"\n|^versionId: \S+\n')
+
+
+def _top_level(text: str) -> dict[str, str]:
+    """A JSON object's members as their raw text, in the order written."""
+    decoder, members, at = json.JSONDecoder(), {}, 1
+    while text[at] != "}":
+        key, at = decoder.raw_decode(text, at)
+        _, end = decoder.raw_decode(text, at + 1)
+        members[key] = text[at + 1:end]
+        at = end + 1 if text[end] == "," else end
+    return members
+
+
+def test_json_and_yaml_outputs_are_helms_bytes(cluster: ClusterInfo, hc: live.LiveClient, namespace: str,
+                                               tmp_path: Path, helm: str) -> None:
+    """``-o json|yaml`` of ``history``, ``list``, ``get metadata``, ``get values`` and ``status``
+    print helm's bytes for releases with odd numbers, ``<>&`` and unicode in their values, app
+    version, description and notes: Go's numbers and escapes, helm's fields in helm's order (and
+    helm-core's own keys after them: its version's text, ``status``'s ``revision``), maps sorted."""
+    root = tmp_path / "odd"
+    kit.chart(root, {"cm.yaml": kit.configmap("{{ .Release.Name }}-cm", data="{{ .Values.html | quote }}"),
+                     "hook.yaml": ODD_HOOK, "NOTES.txt": "Thanks <{{ .Release.Name }}> & ü\n"},
+              values="", extra={"Chart.yaml": ODD_CHART})
+    (tmp_path / "odd.yaml").write_text(ODD_VALUES)
+    core, stock = _both(helm, cluster, namespace, tmp_path)
+    for run, name in ((core, "by-core"), (stock, "by-stock")):
+        run("install", name, str(root), "-f", str(tmp_path / "odd.yaml"), "--description", "<ok & done> é")
+    for name in ("by-core", "by-stock"):
+        for args in (["history", name], ["list"], ["get", "metadata", name], ["get", "values", name],
+                     ["get", "values", name, "--all"]):
+            for output in ("json", "yaml"):
+                theirs = stock(*args, "-o", output).stdout
+                assert OWN_KEYS.sub("", core(*args, "-o", output).stdout) == theirs, (args, output)
+        theirs_json = stock("status", name, "-o", "json").stdout
+        assert '"ratio":0.5' in theirs_json and '"big":1e+21' in theirs_json and "\\u003c" in theirs_json
+        ours, theirs = _top_level(core("status", name, "-o", "json").stdout), _top_level(theirs_json)
+        assert ours.pop("revision") == "1" and ours.pop("version") == '"1"' and theirs.pop("version") == "1"
+        assert ours == theirs and list(ours) == list(theirs)
+        ours_yaml = re.sub(r'(?m)^(?:revision: 1|version: "1")\n', "", core("status", name, "-o", "yaml").stdout)
+        assert ours_yaml == stock("status", name, "-o", "yaml").stdout.replace("\nversion: 1\n", "\n")

@@ -76,6 +76,7 @@ def cmd_repo_add(args: argparse.Namespace) -> int:
 
 
 def cmd_repo_list(args: argparse.Namespace) -> int:
+    from helm_core.golib import gojson
     from helm_core.sources import helmconfig
 
     entries = helmconfig.load_repositories(args.settings.repository_config)
@@ -84,7 +85,7 @@ def cmd_repo_list(args: argparse.Namespace) -> int:
     if args.output == "table":
         print(_table([["NAME", "URL"]] + [[e.name, e.url] for e in entries]))
     else:
-        sys.stdout.write(_encode([{"name": e.name, "url": e.url} for e in entries], args.output))
+        sys.stdout.write(_encode([gojson.Struct(name=e.name, url=e.url) for e in entries], args.output))
     return 0
 
 
@@ -169,7 +170,7 @@ def _score(index: int, line: str) -> int:
 def cmd_search_repo(args: argparse.Namespace) -> int:
     from functools import cmp_to_key
 
-    from helm_core.golib import goregexp, versions
+    from helm_core.golib import gojson, goregexp, versions
 
     version = args.version or (">0.0.0-0" if args.devel else ">0.0.0")
     # helm sets a default constraint before indexing, so every version is indexed and the
@@ -232,9 +233,9 @@ def cmd_search_repo(args: argparse.Namespace) -> int:
                   str(i.get("description") or "")] for i in shown]
         print(_table(rows, max_width=args.max_col_width))
     else:
-        sys.stdout.write(_encode([{"name": i["_name"], "version": str(i.get("version", "")),
-                                   "app_version": str(i.get("appVersion") or ""),
-                                   "description": str(i.get("description") or "")} for i in shown],
+        sys.stdout.write(_encode([gojson.Struct(name=i["_name"], version=str(i.get("version", "")),
+                                                app_version=str(i.get("appVersion") or ""),
+                                                description=str(i.get("description") or "")) for i in shown],
                                  args.output))
     return 0
 

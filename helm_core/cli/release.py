@@ -5,15 +5,16 @@ Rules:
 - Versions are ULIDs: ``REVISION`` columns and ``--revision`` flags show and take them.
 - Tables are Helm's ``uitable`` layout: every cell right-padded to its column's width, cells
   joined by a tab; ``history`` cuts no cell (helm 3.22's table has no column limit).
-- ``-o json`` is compact JSON on one line, ``-o yaml`` block YAML with sorted keys (Helm's
-  ``output.EncodeJSON``/``EncodeYAML``); times as Helm prints them.
+- ``-o json`` is compact JSON on one line as Go's encoding/json writes it (Go's numbers,
+  ``<>&`` escaped, a struct's fields in helm's order with helm-core's own keys after them, maps
+  sorted), ``-o yaml`` block YAML with sorted keys (Helm's ``output.EncodeJSON``/``EncodeYAML``);
+  times as Helm prints them.
 - ``--timeout`` takes Go durations (``5m0s``, ``90s``, ``1h``) or plain seconds.
 """
 from __future__ import annotations
 
 import argparse
 import datetime as dt
-import json
 import os
 import re
 import sys
@@ -72,9 +73,11 @@ def rfc3339(value: dt.datetime | None) -> str:
 
 
 def encode(data: Any, output: str) -> str:
-    """``-o json`` / ``-o yaml`` text, newline-terminated (YAML as Go's marshaller writes it)."""
+    """``-o json`` / ``-o yaml`` text, newline-terminated, as helm's ``output.EncodeJSON`` and
+    ``EncodeYAML`` write it: a :class:`gojson.Struct` keeps its keys' order, other maps are sorted."""
     if output == "json":
-        return json.dumps(data, separators=(",", ":")) + "\n"
+        from helm_core.golib import gojson
+        return gojson.dumps(data) + "\n"
     from helm_core.golib import goyaml
     return goyaml.dump(data)
 
@@ -160,23 +163,34 @@ def revision_numbers(cfg: config.Configuration, namespace: str, name: str) -> di
     return numbers
 
 
-def release_data(release: rel.ReleaseVersion, revision: int | None = None) -> dict[str, Any]:
-    """A release as ``-o json|yaml`` of ``status``/``install`` shows it: ``version`` as the
-    release's versions are shown (``rel.version_text``), ``revision`` helm's integer when known."""
-    from helm_core.golib import gotime
+def release_data(release: rel.ReleaseVersion, revision: int | None = None, *, chart: bool = True) -> dict[str, Any]:
+    """A release as ``-o json|yaml`` of ``install``/``upgrade`` (``chart``: its metadata) and
+    ``status`` (no chart: helm's status drops it) show it: helm's ``release.Release`` fields in
+    its order, empty ones left out as helm's ``omitempty`` leaves them (``version`` as the
+    release's versions are shown, ``rel.version_text``), then ``revision``, helm's integer when
+    known."""
+    from helm_core.golib import gojson, gotime
     from helm_core.storage import release as rel
     json_time = gotime.json_time
-    return {"name": release.name, "namespace": release.namespace,
-            "version": rel.version_text(release.version),
-            **({"revision": revision} if revision is not None else {}),
-            "info": {"status": release.status.value, "description": release.description,
-                     "first_deployed": json_time(release.first_deployed),
-                     "last_deployed": json_time(release.last_deployed),
-                     "deleted": json_time(release.deleted), "notes": release.notes},
-            "chart": {"metadata": {"name": release.chart_name, "version": release.chart_version,
-                                   "appVersion": release.app_version}},
-            "config": dict(release.user_values), "manifest": release.manifest,
-            **({"hooks": hooks_data(release)} if release.hooks else {})}
+    info = gojson.Struct(first_deployed=json_time(release.first_deployed),
+                         last_deployed=json_time(release.last_deployed), deleted=json_time(release.deleted))
+    info.update(_non_empty(description=release.description, status=release.status.value, notes=release.notes))
+    data = gojson.Struct(name=release.name, info=info)
+    if chart:
+        metadata = gojson.Struct(name=release.chart_name, version=release.chart_version)
+        metadata.update(_non_empty(appVersion=release.app_version))
+        data["chart"] = gojson.Struct(metadata=metadata)
+    data.update(_non_empty(config=dict(release.user_values), manifest=release.manifest,
+                           hooks=hooks_data(release) if release.hooks else None))
+    data.update(version=rel.version_text(release.version), namespace=release.namespace)
+    if revision is not None:
+        data["revision"] = revision
+    return data
+
+
+def _non_empty(**fields: Any) -> dict[str, Any]:
+    """The fields that are not empty: what encoding/json's ``omitempty`` keeps."""
+    return {key: value for key, value in fields.items() if value}
 
 
 def status_text(release: rel.ReleaseVersion, *, show_description: bool = False,
@@ -254,15 +268,16 @@ def hooks_data(release: rel.ReleaseVersion) -> list[dict[str, Any]]:
 
 
 def _print_release(release: rel.ReleaseVersion, output: str, cfg: config.Configuration | None = None,
-                   *, resources: Mapping[str, Sequence[Mapping[str, Any]]] | None = None, **kw: bool) -> None:
+                   *, resources: Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
+                   chart: bool = True, **kw: bool) -> None:
     """A release as its command prints it: helm's status text, or ``-o json|yaml`` data
-    (``resources`` as helm's ``info.resources``)."""
+    (``resources`` as helm's ``info.resources``; ``chart``: its metadata, :func:`release_data`)."""
     if output == "table":
         sys.stdout.write(status_text(release, resources=resources, **kw))
     else:
         revision = (revision_numbers(cfg, release.namespace, release.name).get(str(release.version))
                     if cfg is not None and release.description.lower() != "dry run complete" else None)
-        data = release_data(release, revision)
+        data = release_data(release, revision, chart=chart)
         if resources:
             # helm's info.resources is a Go map: its JSON keys come sorted
             data["info"]["resources"] = {key: list(found) for key, found in sorted(resources.items())}
@@ -403,9 +418,6 @@ def cmd_get(args: argparse.Namespace) -> int:
         if args.output == "table":
             header = "COMPUTED VALUES:" if args.all else "USER-SUPPLIED VALUES:"
             sys.stdout.write(f"{header}\n" + encode(values, "yaml"))
-        elif args.output == "json":  # a Go map: keys sorted, Go's numbers and escapes
-            from helm_core.golib import gojson
-            sys.stdout.write(gojson.dumps(values) + "\n")
         else:
             sys.stdout.write(encode(values, args.output))
     else:  # all
@@ -415,13 +427,15 @@ def cmd_get(args: argparse.Namespace) -> int:
 
 def metadata_text(release: rel.ReleaseVersion, revision: int | None, output: str) -> str:
     """``helm get metadata``: helm's fields, ``REVISION`` helm's integer and ``VERSION_ID`` the
-    stored version (``version`` in helm is the chart's version, so ours gets its own key)."""
+    stored version (``version`` in helm is the chart's version, so ours gets its own key, after
+    helm's)."""
     deployed = rfc3339(release.last_deployed)
     if output != "table":
-        return encode({"name": release.name, "chart": release.chart_name, "version": release.chart_version,
-                       "appVersion": release.app_version, "namespace": release.namespace,
-                       "revision": revision, "versionId": str(release.version),
-                       "status": release.status.value, "deployedAt": deployed}, output)
+        from helm_core.golib import gojson
+        return encode(gojson.Struct(name=release.name, chart=release.chart_name, version=release.chart_version,
+                                    appVersion=release.app_version, namespace=release.namespace,
+                                    revision=revision, status=release.status.value, deployedAt=deployed,
+                                    versionId=str(release.version)), output)
     return (f"NAME: {release.name}\nCHART: {release.chart_name}\nVERSION: {release.chart_version}\n"
             f"APP_VERSION: {release.app_version}\nANNOTATIONS: \nDEPENDENCIES: \n"
             f"NAMESPACE: {release.namespace}\nREVISION: {revision}\n"
@@ -442,11 +456,13 @@ def cmd_history(args: argparse.Namespace) -> int:
                   v.description] for v in versions]
         print(table(rows))
     else:
+        from helm_core.golib import gojson
         numbers = revision_numbers(cfg, args.namespace, args.name)
-        sys.stdout.write(encode([{"revision": numbers.get(str(v.version)), "version": rel.version_text(v.version),
-                                  "updated": gotime.json_time(v.last_deployed),
-                                  "status": v.status.value, "chart": v.chart,
-                                  "app_version": v.app_version, "description": v.description}
+        # helm's releaseInfo fields in its order, then the version as helm-core shows it
+        sys.stdout.write(encode([gojson.Struct(revision=numbers.get(str(v.version)),
+                                               updated=gotime.json_time(v.last_deployed),
+                                               status=v.status.value, chart=v.chart, app_version=v.app_version,
+                                               description=v.description, version=rel.version_text(v.version))
                                  for v in versions], args.output))
     return 0
 
@@ -476,11 +492,14 @@ def cmd_list(args: argparse.Namespace) -> int:
                  "updated": _updated(v.last_deployed, args.time_format), "status": v.status.value,
                  "chart": v.chart, "app_version": v.app_version} for v in found]
     if args.output != "table":
+        from helm_core.golib import gojson
+        shown = []
         for element, v in zip(elements, found, strict=True):
-            element["version"] = element["revision"]
             number = revision_numbers(cfg, v.namespace, v.name).get(str(v.version))
-            element["revision"] = None if number is None else str(number)  # helm's list: a string
-        sys.stdout.write(encode(elements, args.output))
+            # helm's releaseElement fields in its order (revision: a string), then the version
+            shown.append(gojson.Struct(element, revision=None if number is None else str(number),
+                                       version=element["revision"]))
+        sys.stdout.write(encode(shown, args.output))
         return 0
     rows = [] if args.no_headers else [["NAME", "NAMESPACE", "REVISION", "UPDATED", "STATUS",
                                         "CHART", "APP VERSION"]]
@@ -506,7 +525,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     # helm reads tables for its table output and whole objects for -o json|yaml
     found = (status_action.resources(cfg, release, as_tables=args.output == "table")
              if args.show_resources else None)
-    _print_release(release, args.output, cfg, show_description=args.show_desc, resources=found)
+    _print_release(release, args.output, cfg, show_description=args.show_desc, resources=found, chart=False)
     return 0
 
 

@@ -38,7 +38,7 @@ import ulid
 from helm_core.chart import values as chart_values
 from helm_core.engine import manifests as mf
 from helm_core.errors import ConflictError, NotFoundError, StorageError, TooLargeError
-from helm_core.golib import gotime
+from helm_core.golib import gojson, gotime
 from helm_core.kube import client as kclient
 from helm_core.storage import release as rel
 from helm_core.storage import secrets
@@ -90,13 +90,12 @@ def hook_record(hook: mf.Hook, run: rel.HookRun | None) -> dict[str, Any]:
     """Helm's ``release.Hook`` JSON of one stored hook and its last run (``run``; None: never
     ran), as helm stores it and ``helm status -o json`` prints it: a hook that ran has helm's
     default delete policy when it names none."""
-    entry: dict[str, Any] = {
-        "name": hook.name, "kind": hook.kind, "path": hook.manifest.source,
-        "manifest": hook.manifest.content, "events": list(hook.events),
-        "last_run": {"started_at": gotime.json_time(run.started if run else None),
-                     "completed_at": gotime.json_time(run.completed if run else None),
-                     "phase": run.phase.value if run else ""},
-    }
+    entry: dict[str, Any] = gojson.Struct(  # helm's field order, for helm status -o json
+        name=hook.name, kind=hook.kind, path=hook.manifest.source,
+        manifest=hook.manifest.content, events=list(hook.events),
+        last_run=gojson.Struct(started_at=gotime.json_time(run.started if run else None),
+                               completed_at=gotime.json_time(run.completed if run else None),
+                               phase=run.phase.value if run else ""))
     if hook.weight:
         entry["weight"] = hook.weight
     # helm gives a hook it runs without a delete policy its default, and keeps it in the release
