@@ -192,18 +192,31 @@ def _top_level(text: str) -> dict[str, str]:
 
 def test_json_and_yaml_outputs_are_helms_bytes(cluster: ClusterInfo, hc: live.LiveClient, namespace: str,
                                                tmp_path: Path, helm: str) -> None:
-    """``-o json|yaml`` of ``history``, ``list``, ``get metadata``, ``get values`` and ``status``
-    print helm's bytes for releases with odd numbers, ``<>&`` and unicode in their values, app
-    version, description and notes: Go's numbers and escapes, helm's fields in helm's order (and
-    helm-core's own keys after them: its version's text, ``status``'s ``revision``), maps sorted."""
+    """``-o json|yaml`` of ``history``, ``list``, ``get metadata``, ``get values``, ``status`` (and
+    ``install -o json`` but for its chart) print helm's bytes for releases with odd numbers,
+    ``<>&`` and unicode in their values, app version, description and notes: Go's numbers and
+    escapes, helm's fields in helm's order (helm-core's own keys after them: its version's text,
+    ``status``'s ``revision``), maps sorted."""
     root = tmp_path / "odd"
     kit.chart(root, {"cm.yaml": kit.configmap("{{ .Release.Name }}-cm", data="{{ .Values.html | quote }}"),
                      "hook.yaml": ODD_HOOK, "NOTES.txt": "Thanks <{{ .Release.Name }}> & ü\n"},
               values="", extra={"Chart.yaml": ODD_CHART})
     (tmp_path / "odd.yaml").write_text(ODD_VALUES)
     core, stock = _both(helm, cluster, namespace, tmp_path)
+    installed = {}
     for run, name in ((core, "by-core"), (stock, "by-stock")):
-        run("install", name, str(root), "-f", str(tmp_path / "odd.yaml"), "--description", "<ok & done> é")
+        shown = run("install", name, str(root), "-f", str(tmp_path / "odd.yaml"), "--description", "<ok & done> é",
+                    "-o", "json").stdout
+        installed[name] = {key: re.sub(r'"\d{4}-\d\d-\d\dT[^"]*"', "TIME", text.replace(name, "NAME"))
+                           for key, text in _top_level(shown).items()}
+    ours, theirs = installed["by-core"], installed["by-stock"]
+    assert ours.pop("revision") == "1" and ours.pop("version") == '"1"' and theirs.pop("version") == "1"
+    # helm prints the whole chart (its templates, files...): helm-core, in helm's place, the
+    # metadata its record keeps, each member as helm's
+    assert list(ours) == list(theirs)
+    kept, chart = (_top_level(_top_level(found.pop("chart"))["metadata"]) for found in (ours, theirs))
+    assert list(kept) == ["name", "version", "appVersion"] and kept.items() <= chart.items()
+    assert ours == theirs
     for name in ("by-core", "by-stock"):
         for args in (["history", name], ["list"], ["get", "metadata", name], ["get", "values", name],
                      ["get", "values", name, "--all"]):
