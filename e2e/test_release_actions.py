@@ -133,9 +133,8 @@ def test_atomic_install_with_a_failing_hook_leaves_nothing(
     with pytest.raises(HelmError) as caught:
         install.run(cfg, chart, {}, install.InstallOptions(name="web", namespace=namespace,
                                                            atomic=True, timeout_s=60))
-    assert str(caught.value).startswith(
-        "release web failed, and has been uninstalled due to atomic being set: post-install hooks "
-        f'failed: Job "migrate" in namespace "{namespace}" failed: Job failed: DeadlineExceeded')
+    assert str(caught.value) == ("release web failed, and has been uninstalled due to atomic being set: "
+                                 "failed post-install: 1 error occurred:\n\t* job migrate failed: DeadlineExceeded\n\n")
     assert not kit.exists(cfg.client, "ConfigMap", "a", namespace)
     assert not kit.exists(cfg.client, "Job", "migrate", namespace, "batch/v1")
     assert cfg.driver.history(namespace, "web") == []
@@ -155,7 +154,8 @@ def test_atomic_upgrade_with_a_failing_hook_rolls_back(
     versions = history.run(cfg, "web", namespace)
     assert [v.status for v in versions] == [rel.Status.SUPERSEDED, rel.Status.FAILED,
                                             rel.Status.DEPLOYED]
-    assert versions[1].description.startswith('Upgrade "web" failed: post-upgrade hooks failed: ')
+    assert versions[1].description == ('Upgrade "web" failed: post-upgrade hooks failed: 1 error occurred:\n'
+                                       "\t* job check failed: DeadlineExceeded\n\n")
     assert versions[2].chart_version == "0.1.0"
     assert versions[2].description == f"Rollback to {first.version}"
     assert kit.get(cfg.client, "ConfigMap", "a", namespace)["data"] == {"greeting": "hello"}

@@ -203,7 +203,7 @@ def test_test_logs_as_helm(cluster: ClusterInfo, hc: live.LiveClient, namespace:
     # without --logs the test's own failure is the error, after the status
     failed = core("test", "pods", "--timeout", "2s", ok=False)
     assert failed.stdout.startswith("NAME: pods\n")
-    assert failed.stderr.startswith('Error: test hooks failed: timed out after 2s waiting for Pod "pods-probe"')
+    assert failed.stderr == "Error: 1 error occurred:\n\t* timed out waiting for the condition\n\n\n"
 
 
 def test_install_and_upgrade_say_helms_coalescing_warnings(cluster: ClusterInfo, hc: live.LiveClient, namespace: str,

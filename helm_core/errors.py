@@ -175,6 +175,15 @@ class WaitError(ClusterError):
         self.timed_out = timed_out
 
 
+class HookError(HelmError):
+    """A hook of ``event`` failed or timed out; the operation stops (and ``--atomic`` undoes
+    it). The message is helm's, go-multierror's list included: printed whole, as helm prints it."""
+
+    def __init__(self, message: str, *, event: str) -> None:
+        super().__init__(message)
+        self.event = event
+
+
 class WaitCancelled(WaitError):
     """The caller's cancellation hook stopped a wait (``WaitOptions.cancelled``); actions treat
     it as a failed wait (the version is marked failed, the lock released); ``reason`` is what

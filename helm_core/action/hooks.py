@@ -16,7 +16,11 @@ Rules:
   ``ttlSecondsAfterFinished: 0`` is; a running Pod is not done, Ready or not, as in helm);
   other kinds are done once applied.
   A failed Job or Pod, or one not done within the timeout, fails the operation with
-  ``HookError``: "<event> hooks failed: <Kind "name">: <the Job's reason>".
+  ``HookError`` in helm's words: its ``WatchUntilReady`` error, a go-multierror list of one
+  (``1 error occurred:\n\t* job NAME failed: <the Job's Failed reason>\n\n``, ``pod NAME
+  failed``, or client-go's ``timed out waiting for the condition``), wrapped as the action
+  wraps it (``failed pre-install: ...``, ``pre-upgrade hooks failed: ...``; rollback,
+  uninstall and test say it bare).
 - Hooks are managed objects: they carry the release's ownership metadata and, in the release's
   namespace, an owner reference to the ``Release`` (garbage-collected with it). They are not
   part of the manifest: upgrades never prune them.
@@ -27,11 +31,13 @@ Rules:
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
 
 from helm_core.action import config
 from helm_core.engine import manifests as mf
-from helm_core.errors import HelmError, WaitError
+from helm_core.errors import HelmError, NotFoundError, WaitError
+from helm_core.errors import HookError as HookError  # raised here; callers catch it as hooks.HookError
 from helm_core.kube import client as kclient
 from helm_core.kube import readiness as kready
 from helm_core.kube import resources
@@ -46,8 +52,31 @@ WAITED_KINDS = frozenset({"Job", "Pod"})
 CRD_KIND = "CustomResourceDefinition"
 
 
-class HookError(HelmError):
-    """A hook failed or timed out; the operation stops (and ``--atomic`` undoes it)."""
+#: client-go's words for a watch whose time ran out (``wait.ErrorInterrupted``), as helm's
+#: ``WatchUntilReady`` returns them.
+TIMED_OUT = "timed out waiting for the condition"
+
+#: How helm's actions wrap ``execHook``'s error, by event (install.go, upgrade.go); the other
+#: events' errors are returned as they are.
+_ACTION_WORDS = {"pre-install": "failed pre-install: {}", "post-install": "failed post-install: {}",
+                 "pre-upgrade": "pre-upgrade hooks failed: {}", "post-upgrade": "post-upgrade hooks failed: {}"}
+
+
+def _one_error(text: str) -> str:
+    """go-multierror's list of one error: helm's ``WatchUntilReady`` collects each object's."""
+    return f"1 error occurred:\n\t* {text}\n\n"
+
+
+def _failed_words(obj: Mapping[str, Any]) -> str:
+    """helm's ``waitForJob`` / ``waitForPodSuccess`` words for a failed hook: a Job's first
+    finished condition (Complete or Failed, True) gives the reason."""
+    name = (obj.get("metadata") or {}).get("name", "")
+    if obj.get("kind") != "Job":
+        return f"pod {name} failed"
+    for condition in (obj.get("status") or {}).get("conditions") or ():
+        if condition.get("type") in ("Complete", "Failed") and condition.get("status") == "True":
+            return f"job {name} failed: {condition.get('reason', '')}"
+    return f"job {name} failed: "
 
 
 def format_hooks(hooks: Iterable[mf.Hook]) -> str:
@@ -136,7 +165,8 @@ def run(cfg: config.Configuration, hooks: Sequence[mf.Hook], event: str, *,
                 if HOOK_FAILED in _policies(hook):
                     _delete(cfg, hook, ref, timeout_s=timeout_s, wait=False)
                 _delete_succeeded(cfg, done, timeout_s=timeout_s)
-                raise HookError(f"{event} hooks failed: {exc}") from exc
+                words = _ACTION_WORDS.get(event, "{}").format(_one_error(str(exc)))
+                raise HookError(words, event=event) from exc
         observe(ref, "Succeeded", "")
         done.append((hook, ref))
     _delete_succeeded(cfg, done, timeout_s=timeout_s)
@@ -146,18 +176,22 @@ def run(cfg: config.Configuration, hooks: Sequence[mf.Hook], event: str, *,
 def wait_done(cfg: config.Configuration, ref: kclient.ObjectRef, *,
               options: kwait.WaitOptions) -> None:
     """Wait until a hook Job or Pod completed; one deleted meanwhile (a Job's
-    ``ttlSecondsAfterFinished: 0``) counts as done, as Helm's watch does."""
+    ``ttlSecondsAfterFinished: 0``) counts as done, as Helm's watch does. A failure or the
+    timeout raises ``WaitError`` in helm's words (``job NAME failed: REASON``, :data:`TIMED_OUT`)."""
     deadline = options.clock() + options.timeout_s
     while True:
-        state = kwait.check(cfg.client, ref, rule=kready.completion)  # finished, not merely ready
-        if state.ready or state.state is kready.State.NOT_FOUND:
+        try:
+            obj = cfg.client.get(ref)
+        except NotFoundError:
+            return
+        state = kready.completion(obj)  # finished, not merely ready
+        if state.ready:
             return
         if state.state is kready.State.FAILED:
-            raise WaitError(f"{ref} failed: {state.message}", timed_out=False)
+            raise WaitError(_failed_words(obj), timed_out=False)
         kwait.stop_if_cancelled(options, str(ref))
         if options.clock() >= deadline:
-            raise WaitError(f"timed out after {options.timeout_s:g}s waiting for {ref}: "
-                            f"{state.message or state.state.value}", timed_out=True)
+            raise WaitError(TIMED_OUT, timed_out=True)
         options.sleep(options.poll_s)
 
 

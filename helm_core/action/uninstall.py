@@ -149,15 +149,22 @@ def _uninstall(cfg: config.Configuration, name: str, namespace: str,
         deletion = remove_objects(cfg, objects, owner=owner, wait=options.wait,
                                   timeout_s=options.timeout_s, cascade=options.cascade)
         lua_events.fire("post-delete")
+        failed: hooks.HookError | None = None
         if not options.no_hooks:
-            hooks.run(cfg, stored_hooks, "post-delete", owner=owner, timeout_s=options.timeout_s,
-                      observe=runs.observe)
+            try:
+                hooks.run(cfg, stored_hooks, "post-delete", owner=owner, timeout_s=options.timeout_s,
+                          observe=runs.observe)
+            except hooks.HookError as exc:  # helm finishes the uninstall, then reports it
+                failed = exc
     done = runs.onto(current.replace(status=rel.Status.UNINSTALLED,
                                      description=options.description or "Uninstallation complete"))
     if options.keep_history:
         cfg.driver.update(done)
     else:
         _purge(cfg, history)
+    if failed is not None:
+        raise hooks.HookError(f"uninstallation completed with 1 error(s): {failed}",
+                              event=failed.event) from failed
     return UninstallResult(release=done, kept=deletion.kept, deleted=deletion.deleted)
 
 

@@ -41,7 +41,7 @@ from helm_core.cli.common import (
     values as _values,
 )
 from helm_core.cli.naming import add_name_flags, release_name_and_chart  # noqa: F401 - re-exported
-from helm_core.errors import ActionFailed, HelmError, SchemaError
+from helm_core.errors import ActionFailed, HelmError, HookError, SchemaError
 from helm_core.support import cachedirs, memo
 
 TYPE_CHECKING = False
@@ -577,8 +577,7 @@ def _main(argv: Sequence[str] | None, disk: memo.DiskMemo) -> int:
         return int(_with_deep_stack(lambda: _limited(parsed)))
     except HelmError as exc:
         words, cause = (f"{exc.words}: ", exc.cause) if isinstance(exc, ActionFailed) else ("", exc)
-        # A schema report is helm's text to the byte, its trailing newline included.
-        print(f"Error: {words}{cause if isinstance(cause, SchemaError) else _one_line(str(cause))}",
+        print(f"Error: {words}{cause if _printed_whole(cause) else _one_line(str(cause))}",
               file=sys.stderr)
         return 1
     except OSError as exc:
@@ -704,6 +703,17 @@ def _render_template(args: argparse.Namespace, chart: Any, values: dict[str, Any
             raise
         hint = HelmError(f"{exc}\n\nUse --debug flag to render out invalid YAML")
         raise hint from exc
+
+
+def _printed_whole(exc: BaseException) -> bool:
+    """helm's text to the byte, trailing newlines included: a schema report, and an error
+    carrying a hook's go-multierror list (the hook's failure, or ``--atomic``'s wrap of it)."""
+    if isinstance(exc, SchemaError):
+        return True
+    found: BaseException | None = exc
+    while found is not None and not isinstance(found, HookError):
+        found = found.__cause__
+    return found is not None
 
 
 def _one_line(message: str) -> str:

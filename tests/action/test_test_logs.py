@@ -76,7 +76,7 @@ def cli_on_fake(cfg: config.Configuration, monkeypatch: pytest.MonkeyPatch) -> l
 
     def run(*args: object, **kwargs: object) -> list[kclient.ObjectRef]:
         if outcome:
-            raise hooks.HookError(outcome[0])
+            raise hooks.HookError(outcome[0], event="test")
         return []
     monkeypatch.setattr(test_action, "run", run)
     return outcome
@@ -95,11 +95,11 @@ def test_cli_prints_status_then_each_log(cli_on_fake: list[str], cfg: config.Con
 
 def test_cli_prints_status_and_logs_of_failed_tests_then_fails(
         cli_on_fake: list[str], capsys: pytest.CaptureFixture[str]) -> None:
-    cli_on_fake.append('test hooks failed: Pod "b-test": BackoffLimitExceeded')
+    cli_on_fake.append("1 error occurred:\n\t* pod b-test failed\n\n")
     assert cli.main(["test", "web", "-n", NS, "--logs"]) == 1
     out, err = capsys.readouterr()
     assert out.startswith("NAME: web\n") and "POD LOGS: b-test\nlog of b-test\n" in out
-    assert err == 'Error: test hooks failed: Pod "b-test": BackoffLimitExceeded\n'
+    assert err == "Error: 1 error occurred:\n\t* pod b-test failed\n\n\n"
 
 
 def test_cli_stops_at_the_first_pod_it_cannot_read(cli_on_fake: list[str], cfg: config.Configuration,

@@ -20,6 +20,7 @@ NS = "team"
 RESOURCES = fake.FAKE_RESOURCES + (
     kclient.ApiResource("helm.sh/v1alpha1", "HelmRequest", "helmrequests", True),
     kclient.ApiResource("v1", "ServiceAccount", "serviceaccounts", True),
+    kclient.ApiResource("batch/v1", "Job", "jobs", True),
 )
 CHART = package.archive_bytes("demo", [
     ("Chart.yaml", b"apiVersion: v2\nname: demo\nversion: 1.0.0\nappVersion: '2'\n"),
@@ -105,6 +106,30 @@ def test_schema_failure_stalls_at_once_with_an_event(tmp_path):
     assert w.events[-1][:2] == ("Warning", "ValuesInvalid")
     with pytest.raises(Exception):
         w.configmap("app")
+
+
+#: The fake cluster keeps a Job's status as applied: this hook Job has failed already.
+FAILED_HOOK = (b"apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: {{ .Release.Name }}-migrate\n"
+               b"  annotations:\n    helm.sh/hook: pre-install\nstatus:\n  conditions:\n  - type: Failed\n"
+               b"    status: \"True\"\n    reason: BackoffLimitExceeded\n")
+
+
+def test_a_failed_hook_reads_as_helm_says_it_in_the_conditions(tmp_path):
+    """Flux users read helm's error in the conditions: a failed hook's is its multierror list
+    (tests/action/test_hooks.py), as helm's install wraps it, on one block of lines."""
+    w = World(tmp_path)
+    hooked = package.archive_bytes("demo", [
+        ("Chart.yaml", b"apiVersion: v2\nname: demo\nversion: 1.0.0\n"), ("templates/hook.yaml", FAILED_HOOK)])
+    w.admin.create({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "hooked", "namespace": NS},
+                    "binaryData": {"demo.tgz": base64.b64encode(hooked).decode()}})
+    w.request(chart={"configMapRef": {"name": "hooked"}})
+    with pytest.raises(kopf.PermanentError):
+        w.run()
+    obj = w.current()
+    assert conditions(obj) == {"Ready": ("False", "HelmError"), "Stalled": ("True", "HelmError")}
+    said = "failed pre-install: 1 error occurred:\n\t* job app-migrate failed: BackoffLimitExceeded"
+    assert {c["message"] for c in obj["status"]["conditions"]} == {said}
+    assert w.events[-1] == ("Warning", "HelmError", said)
 
 
 def test_disable_schema_validation_per_action(tmp_path):
