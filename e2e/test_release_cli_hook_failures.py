@@ -1,18 +1,20 @@
 """A failed or timed-out hook, as helm-core says it beside stock helm 3.22 on the real API
 server: for each event (pre/post install, upgrade, rollback, delete, and test) the same exit
-code, stdout and stderr (helm's action prefix, then WatchUntilReady's multierror list: ``1
-error occurred:\\n\\t* job NAME failed: DeadlineExceeded``, or ``timed out waiting for the
-condition``). Unit tests of the words: tests/action/test_hooks.py."""
+code, stdout and stderr, and the same versions stored after: helm's action prefix, then
+WatchUntilReady's multierror list (``1 error occurred:\\n\\t* job NAME failed: DeadlineExceeded``,
+or ``timed out waiting for the condition``). Unit tests of the words: tests/action/test_hooks.py."""
 from __future__ import annotations
 
+import json
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from e2e import release_kit as kit
 from e2e.conftest import ClusterInfo
-from e2e.test_release_cli_helm_flags import _core, _helm, helm
+from e2e.test_release_cli_helm_flags import _core, _env, _helm, helm
 from helm_core.kube import live
 
 pytestmark = pytest.mark.e2e
@@ -21,11 +23,10 @@ __all__ = ["helm"]  # the fixture used by the tests below
 
 #: A hook Job that fails for the event named by ``fail``; one that never starts (suspended)
 #: for the event named by ``hang``.
+HANG = kit.hook_job("{{ .Release.Name }}-hang", "{{ .Values.hang }}").replace("spec:\n", "spec:\n  suspend: true\n", 1)
 HOOKS = ("{{- if .Values.fail }}\n"
          + kit.hook_job("{{ .Release.Name }}-check", "{{ .Values.fail }}", fail=True)
-         + "{{- end }}\n{{- if .Values.hang }}\n---\n"
-         + kit.hook_job("{{ .Release.Name }}-hang", "{{ .Values.hang }}").replace("spec:\n", "spec:\n  suspend: true\n", 1)
-         + "{{- end }}\n")
+         + "{{- end }}\n{{- if .Values.hang }}\n---\n" + HANG + "{{- end }}\n")
 
 #: (the release's name, the commands before, the command that fails)
 STEPS: tuple[tuple[str, tuple[tuple[str, ...], ...], tuple[str, ...]], ...] = (
@@ -67,15 +68,24 @@ def test_a_failed_hook_says_what_helm_says(cluster: ClusterInfo, hc: live.LiveCl
     chart = str(tmp_path / "demo")
     kit.chart(tmp_path / "demo", {"cm.yaml": kit.configmap("{{ .Release.Name }}-cm"), "hooks.yaml": HOOKS},
               values="fail: \"\"\nhang: \"\"\n")
-    said = {}
+    said: dict[str, tuple[object, ...]] = {}
     for who in ("core", "stock"):
         name = f"{who}-{short}"
-
-        def run(args: tuple[str, ...], ok: bool) -> subprocess.CompletedProcess[str]:
-            filled = [a.format(r=name, chart=chart) for a in args]
-            return (_core(tmp_path, cluster, namespace, *filled, ok=ok) if who == "core"
-                    else _helm(helm, tmp_path, cluster, namespace, *filled, ok=ok))
         for args in before:
-            run(args, True)
-        said[who] = _said(run(failing, False), name)
+            _run(who, helm, tmp_path, cluster, namespace, args, name=name, chart=chart, ok=True)
+        failed = _run(who, helm, tmp_path, cluster, namespace, failing, name=name, chart=chart, ok=False)
+        # what the failure left stored: each version's status and description (helm's error in it)
+        stored = subprocess.run([*((sys.executable, "-m", "helm_core") if who == "core" else (helm,)),
+                                 "history", name, "-n", namespace, "-o", "json"],
+                                capture_output=True, text=True, timeout=60, env=_env(tmp_path, cluster))
+        versions = ([(v["revision"], v["status"], v["description"].replace(name, "NAME"))
+                     for v in json.loads(stored.stdout)] if stored.returncode == 0 else [])
+        said[who] = (_said(failed, name), stored.returncode, stored.stderr.replace(name, "NAME"), versions)
     assert said["core"] == said["stock"]
+
+
+def _run(who: str, helm: str, tmp_path: Path, cluster: ClusterInfo, namespace: str, args: tuple[str, ...], *,
+         name: str, chart: str, ok: bool) -> subprocess.CompletedProcess[str]:
+    filled = [a.format(r=name, chart=chart) for a in args]
+    return (_core(tmp_path, cluster, namespace, *filled, ok=ok) if who == "core"
+            else _helm(helm, tmp_path, cluster, namespace, *filled, ok=ok))

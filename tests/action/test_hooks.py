@@ -71,7 +71,8 @@ def test_a_failed_hook_job_fails_the_install_with_its_reason(
     with pytest.raises(hooks.HookError) as caught:
         install.run(jobs_cfg, chart, {}, install.InstallOptions(name="web", namespace=NS))
     # helm's words: install.go's wrap of WatchUntilReady's go-multierror list
-    assert str(caught.value) == "failed pre-install: 1 error occurred:\n\t* job migrate failed: BackoffLimitExceeded\n\n"
+    assert str(caught.value) == ("failed pre-install: 1 error occurred:\n"
+                                 "\t* job migrate failed: BackoffLimitExceeded\n\n")
     assert caught.value.event == "pre-install"
     assert not _exists(jobs_cfg, "migrate")
     assert jobs_cfg.client.list("v1", "ConfigMap", namespace=NS) == []
@@ -81,8 +82,8 @@ def test_atomic_install_removes_objects_hooks_and_history(
         jobs_cfg: config.Configuration, tmp_path: Path) -> None:
     chart = make_chart(tmp_path, {"a.yaml": configmap("a"),
                                   "j.yaml": _job("check", "post-install", failed=True)})
-    with pytest.raises(HelmError, match="^release web failed, and has been uninstalled due to "
-                                        "atomic being set: failed post-install: 1 error occurred:\n\t\\* job check failed: "):
+    with pytest.raises(HelmError, match="^release web failed, and has been uninstalled due to atomic "
+                                        "being set: failed post-install: 1 error occurred:\n\t\\* job check failed: "):
         install.run(jobs_cfg, chart, {}, install.InstallOptions(name="web", namespace=NS,
                                                                 atomic=True))
     assert jobs_cfg.client.list("v1", "ConfigMap", namespace=NS) == []
@@ -127,6 +128,19 @@ def test_a_pod_hook_is_done_once_it_succeeded_not_when_it_is_ready(tmp_path: Pat
         with pytest.raises(hooks.HookError) as caught:
             hooks.run(cfg, hooks.parse(done.hooks), "test", owner=owner, timeout_s=0.1)
         assert str(caught.value) == "1 error occurred:\n\t* timed out waiting for the condition\n\n"
+
+
+def test_a_failed_pod_hook_says_helms_words(tmp_path: Path) -> None:
+    """helm's waitForPodSuccess: ``pod NAME failed``, in WatchUntilReady's list; bare for ``test``."""
+    cluster = fake.FakeCluster(fake.FAKE_RESOURCES + (kclient.ApiResource("v1", "Pod", "pods", True),))
+    client = cluster.client()
+    cfg = config.Configuration(client=client, driver=secrets.SecretsDriver(client))
+    chart = make_chart(tmp_path, {"a.yaml": configmap("a"), "t.yaml": _pod_hook("smoke", "status:\n  phase: Failed\n")})
+    done = install.run(cfg, chart, {}, install.InstallOptions(name="web", namespace=NS))
+    with pytest.raises(hooks.HookError) as caught:
+        hooks.run(cfg, hooks.parse(done.hooks), "test", owner=config.owner(cfg, namespace=NS, name="web"),
+                  timeout_s=1)
+    assert (str(caught.value), caught.value.event) == ("1 error occurred:\n\t* pod smoke failed\n\n", "test")
 
 
 def _runs(version) -> dict[str, str]:  # noqa: ANN001
