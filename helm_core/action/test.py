@@ -249,7 +249,7 @@ def after_release(cfg: config.Configuration, release: rel.ReleaseVersion,
         run(cfg, release.name, release.namespace, timeout_s=options.timeout_s, filters=options.filters,
             observe=observe, lua=options.lua)
     except hooks.HookError as exc:
-        report.error = str(exc)
+        report.error = str(exc).rstrip("\n")  # helm's multierror list, without its blank lines after
     report.completed = _now()
     report.test_hooks = test_hooks(get.run(cfg, release.name, release.namespace, release.version))
     cfg.log(f"tests of {release.name} {report.phase.lower()}: {len(report.results)} test(s)")

@@ -247,6 +247,21 @@ def test_after_release_reports_fluxs_test_hooks(tmp_path: Path, clock: Clock) ->
         "two": {}}
 
 
+def test_after_release_reports_a_failed_test_in_helms_words(tmp_path: Path) -> None:
+    """The status (``lastTest``) and the condition carry helm's error of the failed test."""
+    from helm_core.errors import TestFailedError
+    cfg = _configuration()
+    done = _install(cfg, tmp_path, {"t1.yaml": _test_pod("one"), "t2.yaml": _test_pod("two", phase="Failed")})
+    with pytest.raises(TestFailedError) as caught:
+        test_action.after_release(cfg, done, test_action.TestOptions())
+    said = "1 error occurred:\n\t* pod two failed"
+    assert str(caught.value) == f"test hooks of release web failed: {said}"
+    summary = caught.value.summary
+    assert (summary["phase"], summary["message"]) == ("Failed", said)
+    assert [(h["name"], h["phase"], h.get("message")) for h in summary["hooks"]] == [
+        ("one", "Succeeded", None), ("two", "Failed", "pod two failed")]
+
+
 def _hook_doc(name: str, kind: str) -> str:
     return (f"---\n# Source: demo/templates/{name}.yaml\napiVersion: v1\nkind: {kind}\nmetadata:\n"
             f"  name: {name}\n  annotations:\n    helm.sh/hook: test\n")
