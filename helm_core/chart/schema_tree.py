@@ -71,16 +71,14 @@ class _Locations:
         self.array: list[str] = [""] * 8
         self.kept: list[tuple[Failure, list[str], int]] = []
 
-    def descend(self, depth: int, name: str) -> list[str]:
+    def descend(self, depth: int, name: str) -> None:
         """Append ``name`` to the location of length ``depth`` that lives in ``self.array``;
         the array the child's location lives in becomes ``self.array`` (the caller restores it)."""
         array = self.array
         if depth < len(array):
             array[depth] = name
         else:
-            array = array[:depth] + [name] + [""] * (len(array) * 2 - depth - 1)
-            self.array = array
-        return array
+            self.array = array[:depth] + [name] + [""] * (len(array) * 2 - depth - 1)
 
     def keep(self, failure: Failure, depth: int) -> None:
         self.kept.append((failure, self.array, depth))
@@ -225,11 +223,9 @@ class Walker:
                  errors: list[Failure], props: set[str], items: set[int]) -> None:
         """The keywords after the stopping ones, in v6's order, into ``errors``."""
         if "$ref" in schema:
-            ref = self._reference(schema["$ref"], "$ref", value, path, at)
+            self._merge(self._reference(schema["$ref"], "$ref", value, path, at), errors, props, items)
             if self.draft < 2019:  # every other keyword beside $ref is ignored
-                self._merge(ref, errors, props, items)
                 return
-            self._merge(ref, errors, props, items)
         self._kind_keywords(schema, value, path, at, errors, props, items)
         if self._quick and errors:
             return
