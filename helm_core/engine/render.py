@@ -40,7 +40,7 @@ from helm_core.errors import SourcePos, TemplateError
 from helm_core.golib.gojson import copy_tree
 from helm_core.gotemplate import budget as budget_mod
 from helm_core.gotemplate import environment, runtime
-from helm_core.gotemplate.funcs import regex_results, sprig
+from helm_core.gotemplate.funcs import keypool, regex_results, sprig
 from helm_core.support import deepstack, memo, patterns
 from helm_core.support.limits import RenderLimitExceeded, RenderLimits
 from helm_core.support.records import field, record
@@ -235,6 +235,9 @@ class _Compiled:
         self.jinja: dict[bool, jinja.JinjaSet] = {}
         #: Renders of this set so far (see GENERATE_CODE_AT).
         self.renders = 0
+        #: RSA keys its last render made, by size: the next render has them generated ahead, in
+        #: parallel (a chart that makes certificates spends most of its render on primes).
+        self.rsa_keys: dict[int, int] = {}
         for name in order:
             if templates[name].engine:
                 continue
@@ -318,6 +321,8 @@ def _render_all(chart: model.Chart, compiled: _Compiled, templates: dict[str, _R
         if compiled.renders >= GENERATE_CODE_AT:
             compiled.tset.generate_code()
     with compiled.lock, budget_mod.active(budget), budget.timed():
+        keypool.prefetch(compiled.rsa_keys)
+        keys_before = keypool.made()
         state = compiled.state
         state.lint_mode = options.lint_mode
         state.lint_log = options.lint_log
@@ -351,6 +356,7 @@ def _render_all(chart: model.Chart, compiled: _Compiled, templates: dict[str, _R
             rendered[name] = text
         if ledger is not None:
             ledger.outputs = dict(rendered)  # the caller takes NOTES.txt out of its dict
+        compiled.rsa_keys = keypool.made_since(keys_before)
         return rendered
 
 

@@ -310,3 +310,27 @@ def test_importing_the_engine_leaves_deferred_modules_unloaded():
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                           cwd=root, env={"PYTHONPATH": str(root)})
     assert proc.stdout.strip() == ""
+
+
+def test_a_chart_rendered_again_has_its_rsa_keys_generated_ahead(tmp_path, monkeypatch):
+    """The keys a render of a template set made are generated ahead, on threads, for its next
+    render in the process; every certificate is still new, and a render with other values that
+    makes none leaves the keys for a later render rather than generating more."""
+    from helm_core.gotemplate.funcs import keypool
+
+    started: list[list[int]] = []
+    fill = keypool._fill
+    monkeypatch.setattr(keypool, "_fill", lambda lane: started.append(lane) or fill(lane))
+    template = ('{{ if .Values.tls }}{{ $ca := genCA "ca" 1 }}'
+                '{{ $c := genSignedCert "x" nil nil 1 $ca }}{{ $c.Cert | sha256sum }}{{ end }}')
+    root = write_chart(tmp_path / "k1", {"Chart.yaml": chart_yaml("k1"), "templates/t.yaml": template})
+    ahead = keypool.made_ahead()
+    first = render_dir(root, {"tls": True})["k1/templates/t.yaml"]
+    assert started == [] and keypool.made_ahead() == ahead  # nothing known yet
+    second = render_dir(root, {"tls": True})["k1/templates/t.yaml"]
+    assert sorted(bits for lane in started for bits in lane) == [2048, 2048] and len(started) == 2
+    assert keypool.made_ahead() == ahead + 2 and first != second
+    render_dir(root, {"tls": False})  # started two more, none asked for
+    assert len(started) == 4
+    render_dir(root, {"tls": True})  # takes those two: nothing more is started
+    assert len(started) == 4 and keypool.made_ahead() == ahead + 4

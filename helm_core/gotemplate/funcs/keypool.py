@@ -3,10 +3,13 @@
 
 A chart that makes TLS certificates spends most of its render waiting for primes (a 2048-bit
 key: 20 to 150 ms). OpenSSL searches without holding the GIL, so a run that knows the keys it
-will ask for (the CLI's memo kept how many an identical render made: :mod:`helm_core.cli.rendered`)
-starts them while it loads the chart, coalesces the values and renders the other templates.
-Every key is new, made by this process and handed out once; keys never asked for die with the
-process. Without :func:`prefetch`, :func:`new_rsa` generates the key when asked, as before.
+will ask for starts them while it loads the chart, coalesces the values and renders the other
+templates, each key on a thread of its own up to :data:`MAX_THREADS`: the CLI's memo kept how
+many an identical render made (:mod:`helm_core.cli.rendered`), and a process that renders a
+chart again knows how many its last render of that template set made (``engine/render.py``).
+Every key is new, made by this process and handed out once; keys never asked for wait for a
+later render of this process, or die with it. Without :func:`prefetch`, :func:`new_rsa`
+generates the key when asked, as before.
 """
 from __future__ import annotations
 
@@ -74,14 +77,16 @@ def made_since(before: Mapping[int, int]) -> dict[int, int]:
 
 
 def prefetch(wanted: Mapping[int, int]) -> None:
-    """Start generating ``wanted`` keys (count by size in bits) on daemon threads."""
-    order = [bits for bits, count in sorted(wanted.items()) if bits in SIZES for _ in range(max(count, 0))]
-    order = order[:MAX_AHEAD]
-    if not order:
-        return
+    """Have ``wanted`` keys (count by size in bits) ready or under way: those missing are
+    started on daemon threads."""
     with _cond:
+        order = [bits for bits, count in sorted(wanted.items()) if bits in SIZES
+                 for _ in range(max(count, 0) - len(_ready.get(bits, ())) - _pending.get(bits, 0))]
+        order = order[:MAX_AHEAD]
         for bits in order:
             _pending[bits] = _pending.get(bits, 0) + 1
+    if not order:
+        return
     lanes = [order[i::MAX_THREADS] for i in range(min(MAX_THREADS, len(order)))]
     for lane in lanes:
         try:

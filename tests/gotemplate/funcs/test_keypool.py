@@ -74,3 +74,12 @@ def test_only_sprig_s_sizes_and_a_bounded_count_are_generated_ahead(monkeypatch:
     keypool.prefetch({512: 1, 65536: 1, 2048: 1000})
     assert sorted(bits for lane in started for bits in lane) == [2048] * keypool.MAX_AHEAD
     keypool._give_up([bits for lane in started for bits in lane])  # nothing left pending for the next tests
+
+
+def test_keys_ready_or_under_way_are_not_generated_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    started: list[list[int]] = []
+    monkeypatch.setattr(keypool, "_fill", lambda lane: started.append(lane))
+    keypool.prefetch({2048: 2})
+    keypool.prefetch({2048: 3})  # two are under way: one more
+    assert sorted(bits for lane in started for bits in lane) == [2048] * 3
+    keypool._give_up([bits for lane in started for bits in lane])
