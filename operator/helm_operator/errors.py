@@ -5,6 +5,7 @@
      ├── ValuesError / SchemaError       yes        ValuesInvalid
      ├── TemplateError, ManifestError    yes        RenderFailed (PatchError: a post-renderer)
      ├── LuaError                        yes        LuaFailed (LuaPermissionDenied when refused)
+     ├── HookError                       no         HookFailed (remediated like a failed wait)
      ├── ClusterError                    no         ClusterError
      │    ├── ForbiddenError             yes        Forbidden (the service account lacks rights)
      │    ├── WaitError                  no         WaitFailed
@@ -58,6 +59,7 @@ _REASONS: tuple[tuple[type[BaseException], str, bool], ...] = (
     (errors.ForbiddenError, "Forbidden", True),
     (errors.TestFailedError, "TestFailed", False),
     (errors.WaitError, "WaitFailed", False),
+    (errors.HookError, "HookFailed", False),
     (errors.LockedError, "OperationInProgress", False),
     (errors.ClusterError, "ClusterError", False),
     (errors.TooLargeError, "ReleaseTooLarge", True),
@@ -107,6 +109,14 @@ RETRY_FOREVER = frozenset({"ChartSourceAuth", "ChartSourceUnavailable", "ChartNo
 def retries_forever(exc: BaseException) -> bool:
     """True for failures outside the request's control that must never give up (see (*))."""
     return reason(exc) in RETRY_FOREVER
+
+
+def is_release_failure(exc: BaseException) -> bool:
+    """True when an install or upgrade left a failed version behind: its objects or hooks were
+    not ready in time, a hook failed, or its tests failed. Flux counts these in
+    ``installFailures``/``upgradeFailures`` and remediates them; other failures left nothing
+    to remediate."""
+    return isinstance(exc, (errors.WaitError, errors.HookError))
 
 
 def backoff_seconds(retry: int) -> float:

@@ -329,8 +329,13 @@ def remediate(rt: Runtime, body: Mapping[str, Any], *, action: str) -> str:
     cfg = configuration(rt, client, meta, spec)
     with rt.release_lock(key):
         history = cfg.driver.history(key.namespace, key.name)
-        if strategy == "rollback" and any(v.status is rel.Status.SUPERSEDED for v in history):
-            rollback.run(cfg, key.name, key.namespace, None, rollback_options(spec, lua_options(rt, spec)))
+        # Flux's rollback target: the newest version before the failed one that was released
+        # (a failed upgrade leaves it deployed, as helm does; superseded once anything succeeded)
+        target = next((v for v in reversed(history[:-1])
+                       if v.status in (rel.Status.DEPLOYED, rel.Status.SUPERSEDED)), None)
+        if strategy == "rollback" and target is not None:
+            rollback.run(cfg, key.name, key.namespace, target.version,
+                         rollback_options(spec, lua_options(rt, spec)))
             return "rollback"
         if strategy == "uninstall" or action == "install":
             uninstall.run(cfg, key.name, key.namespace, uninstall.UninstallOptions(

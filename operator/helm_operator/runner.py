@@ -10,8 +10,8 @@ Rules:
   The announcement is settled (stopped, or waited for) before the final status is written, so
   it never lands after it.
 - A failure is a condition with a reason and message, a Warning Event, and a retry policy:
-  release failures (wait failed) follow ``remediation.retries`` (default 0) and run the
-  remediation strategy; transient cluster/source errors retry up to
+  release failures (a wait or a hook failed, :func:`errors.is_release_failure`) follow
+  ``remediation.retries`` (default 0) and run the remediation strategy, as Flux does; transient cluster/source errors retry up to
   ``MAX_TRANSIENT_RETRIES`` with exponential backoff; permanent errors stall at once.
 - A wait cancelled by a newer generation (``Runtime.superseded``) is no failure: Reconciling
   (reason Superseded) and a Normal Event say so, and the handler returns so the newer
@@ -144,7 +144,7 @@ def _failed(rt: reconcile.Runtime, body: Mapping[str, Any], exc: Exception, *, r
     generation = int(meta.get("generation") or 1)
     reason, message = errors.reason(exc), errors.message(exc)
     action = _action(rt, body)
-    release_failure = isinstance(exc, core_errors.WaitError)
+    release_failure = errors.is_release_failure(exc)
     if release_failure:
         budget = int(((spec.get(action) or {}).get("remediation") or {}).get("retries", 0))
         try:

@@ -16,6 +16,7 @@ CASES = [
     (core.LuaError("lua failed"), "LuaFailed", True),
     (core.ForbiddenError("forbidden"), "Forbidden", True),
     (core.WaitError("timeout", timed_out=True), "WaitFailed", False),
+    (core.HookError("failed pre-install: 1 error occurred:", event="pre-install"), "HookFailed", False),
     (core.LockedError("in progress"), "OperationInProgress", False),
     (core.ConflictError("conflict"), "ClusterError", False),
     (core.TooLargeError("too big"), "ReleaseTooLarge", True),
@@ -36,6 +37,16 @@ CASES = [
 def test_reason_and_permanence(exc, reason, permanent):
     assert errors.reason(exc) == reason
     assert errors.is_permanent(exc) is permanent
+
+
+def test_failed_waits_tests_and_hooks_are_release_failures():
+    """What Flux counts in installFailures/upgradeFailures and remediates: the operation left
+    a failed version (a hook that failed too); what failed before it did not."""
+    assert errors.is_release_failure(core.WaitError("timed out", timed_out=True))
+    assert errors.is_release_failure(core.TestFailedError("tests failed", summary={}))
+    assert errors.is_release_failure(core.HookError("pre-upgrade hooks failed: ...", event="pre-upgrade"))
+    assert not errors.is_release_failure(core.SchemaError("values don't meet the schema"))
+    assert not errors.is_release_failure(core.LockedError("in progress"))
 
 
 def test_permanent_error_becomes_kopf_permanent_error_with_message():

@@ -109,27 +109,76 @@ def test_schema_failure_stalls_at_once_with_an_event(tmp_path):
 
 
 #: The fake cluster keeps a Job's status as applied: this hook Job has failed already.
-FAILED_HOOK = (b"apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: {{ .Release.Name }}-migrate\n"
-               b"  annotations:\n    helm.sh/hook: pre-install\nstatus:\n  conditions:\n  - type: Failed\n"
-               b"    status: \"True\"\n    reason: BackoffLimitExceeded\n")
+FAILED_HOOK = (b"{{ if .Values.fail }}apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: {{ .Release.Name }}-migrate\n"
+               b"  annotations:\n    helm.sh/hook: {{ .Values.fail }}\nstatus:\n  conditions:\n  - type: Failed\n"
+               b"    status: \"True\"\n    reason: BackoffLimitExceeded\n{{ end }}")
+HOOKED = package.archive_bytes("demo", [
+    ("Chart.yaml", b"apiVersion: v2\nname: demo\nversion: 1.0.0\n"), ("templates/hook.yaml", FAILED_HOOK),
+    ("templates/cm.yaml", b"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\n"
+                          b"data:\n  count: {{ .Values.n | default 0 | quote }}\n")])
 
 
-def test_a_failed_hook_reads_as_helm_says_it_in_the_conditions(tmp_path):
-    """Flux users read helm's error in the conditions: a failed hook's is its multierror list
-    (tests/action/test_hooks.py), as helm's install wraps it, on one block of lines."""
-    w = World(tmp_path)
-    hooked = package.archive_bytes("demo", [
-        ("Chart.yaml", b"apiVersion: v2\nname: demo\nversion: 1.0.0\n"), ("templates/hook.yaml", FAILED_HOOK)])
+def _hooked(w: World) -> None:
     w.admin.create({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "hooked", "namespace": NS},
-                    "binaryData": {"demo.tgz": base64.b64encode(hooked).decode()}})
-    w.request(chart={"configMapRef": {"name": "hooked"}})
-    with pytest.raises(kopf.PermanentError):
+                    "binaryData": {"demo.tgz": base64.b64encode(HOOKED).decode()}})
+
+
+def _version_states(w: World) -> list[str]:
+    secrets = [s for s in w.admin.list("v1", "Secret", namespace=NS) if s.get("type") == "helm.sh/release-version"]
+    return [s["metadata"]["labels"]["status"] for s in sorted(secrets, key=lambda s: s["metadata"]["name"])]
+
+
+def test_a_failed_install_hook_is_a_failed_install_remediated_and_retried_as_flux_does(tmp_path):
+    """Flux counts a hook that fails in installFailures, runs the remediation and retries while
+    retries remain; the conditions and Events carry helm's words (tests/action/test_hooks.py),
+    as helm's install wraps them, on one block of lines."""
+    w = World(tmp_path)
+    _hooked(w)
+    w.request(chart={"configMapRef": {"name": "hooked"}}, values={"fail": "pre-install"},
+              install={"wait": False, "remediation": {"retries": 1, "strategy": "uninstall"}})
+    with pytest.raises(kopf.TemporaryError):
         w.run()
     obj = w.current()
-    assert conditions(obj) == {"Ready": ("False", "HelmError"), "Stalled": ("True", "HelmError")}
     said = "failed pre-install: 1 error occurred:\n\t* job app-migrate failed: BackoffLimitExceeded"
-    assert {c["message"] for c in obj["status"]["conditions"]} == {said}
-    assert w.events[-1] == ("Warning", "HelmError", said)
+    message = f"{said} (remediation: uninstall)"
+    assert conditions(obj) == {"Ready": ("False", "HookFailed"), "Released": ("False", "HookFailed"),
+                               "Reconciling": ("True", "RetryingAfterFailure")}
+    assert {c["message"] for c in obj["status"]["conditions"]} == {message}
+    assert (obj["status"]["installFailures"], obj["status"]["failures"]) == (1, 1)
+    assert w.events[-1] == ("Warning", "HookFailed", message)
+    assert _version_states(w) == ["uninstalled"]  # remediated, history kept
+
+    with pytest.raises(kopf.PermanentError):  # the retry fails the same way: no retries left
+        w.run(retry=1)
+    obj = w.current()
+    assert conditions(obj) == {"Ready": ("False", "RetriesExhausted"), "Released": ("False", "RetriesExhausted"),
+                               "Stalled": ("True", "RetriesExhausted")}
+    assert condition_message(obj, "Stalled") == f"{message} (gave up after 2 attempts)"
+    assert (obj["status"]["installFailures"], obj["status"]["failures"]) == (2, 2)
+
+
+def test_a_failed_upgrade_hook_rolls_the_upgrade_back(tmp_path):
+    """An upgrade whose pre-upgrade hook fails is remediated as Flux's default does: rolled back,
+    counted in upgradeFailures."""
+    w = World(tmp_path)
+    _hooked(w)
+    w.request(chart={"configMapRef": {"name": "hooked"}}, values={"n": 1})
+    assert conditions(w.run())["Ready"] == ("True", "InstallSucceeded")
+    w.edit(values={"n": 2, "fail": "pre-upgrade"})
+    with pytest.raises(kopf.PermanentError):  # remediation.retries defaults to 0
+        w.run()
+    obj = w.current()
+    said = "pre-upgrade hooks failed: 1 error occurred:\n\t* job app-migrate failed: BackoffLimitExceeded"
+    assert condition_message(obj, "Stalled") == f"{said} (remediation: rollback) (gave up after 1 attempts)"
+    assert conditions(obj)["Stalled"] == ("True", "RetriesExhausted")
+    assert (obj["status"]["upgradeFailures"], obj["status"].get("installFailures")) == (1, None)
+    assert w.events[-1][:2] == ("Warning", "RetriesExhausted")
+    assert _version_states(w) == ["superseded", "failed", "deployed"]
+    assert w.configmap("app")["data"] == {"count": "1"}  # the rollback brought the first values back
+
+
+def condition_message(obj: dict[str, Any], type_: str) -> str:
+    return next(c["message"] for c in obj["status"]["conditions"] if c["type"] == type_)
 
 
 def test_disable_schema_validation_per_action(tmp_path):
