@@ -63,6 +63,16 @@ def hook_job(name: str, event: str, *, fail: bool = False, weight: int = 0,
             f"        image: busybox\n")
 
 
+#: A hook Job that fails for the event named by ``.Values.fail``; one that never starts
+#: (suspended) for the event named by ``.Values.hang`` (both empty: no hook).
+FAILING_HOOKS = ("{{- if .Values.fail }}\n"
+                 + hook_job("{{ .Release.Name }}-check", "{{ .Values.fail }}", fail=True)
+                 + "{{- end }}\n{{- if .Values.hang }}\n---\n"
+                 + hook_job("{{ .Release.Name }}-hang", "{{ .Values.hang }}").replace(
+                     "spec:\n", "spec:\n  suspend: true\n", 1)
+                 + "{{- end }}\n")
+
+
 def chart(root: Path, templates: dict[str, str], *, values: str = "greeting: hello\n",
           name: str = "demo", version: str = "0.1.0", extra: dict[str, str] | None = None
           ) -> model.Chart:

@@ -11,11 +11,12 @@ import yaml
 from kubernetes import client as k8s
 from kubernetes.client.rest import ApiException
 
+from e2e import release_kit
 from e2e.cluster import errors as cluster_errors
 from e2e.cluster import harness
 from e2e.conftest import ClusterInfo
 from e2e.operator_kit import (GROUP, ROOT, VERSION, Controller, chart_tgz, condition, controller, hello_tgz,
-                              objects, patch_spec, ready_at, request, setup_namespace, wait_for)
+                              objects, patch_spec, ready_at, request, setup_namespace, stalled, wait_for)
 
 pytestmark = pytest.mark.e2e
 
@@ -202,6 +203,64 @@ def test_a_failing_test_left_out_by_the_filters_is_not_run(
     assert condition(obj, "Ready")["reason"] == "InstallSucceeded"
     assert (obj["status"]["lastTest"]["phase"], obj["status"]["lastTest"]["hooks"]) == ("Succeeded", [])
     assert obj["status"]["history"][0]["testHooks"] == {"smoke": {}}  # a test never run
+
+
+HOOKED_CHART = {
+    "Chart.yaml": "apiVersion: v2\nname: demo\nversion: 0.1.0\n",
+    "values.yaml": "fail: \"\"\nhang: \"\"\nmessage: one\n",
+    "templates/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\n"
+                         "data:\n  message: {{ .Values.message | quote }}\n",
+    "templates/hooks.yaml": release_kit.FAILING_HOOKS,
+}
+
+
+def warnings(api: k8s.ApiClient, namespace: str) -> list[tuple[str, str]]:
+    found = k8s.CoreV1Api(api).list_namespaced_event(namespace, field_selector="involvedObject.name=app").items
+    return [(e.reason, e.message) for e in found if e.type == "Warning"]
+
+
+def test_a_failed_install_hook_is_remediated_and_retried_as_flux_does(
+        controller: Controller, api: k8s.ApiClient, objects: k8s.CustomObjectsApi, namespace: str) -> None:
+    """A pre-install hook Job that fails is a failed install (Flux's installFailures): uninstalled
+    by the remediation, tried again while retries remain, helm's words in the conditions and
+    Events; a spec that fixes it installs."""
+    setup_namespace(api, namespace, chart=chart_tgz(HOOKED_CHART))
+    request(objects, namespace, values={"fail": "pre-install"},
+            install={"timeout": "60s", "remediation": {"retries": 1, "strategy": "uninstall"}})
+    obj = wait_for(objects, namespace, stalled, timeout=SLOW_S)
+    said = "failed pre-install: 1 error occurred:\n\t* job app-check failed: DeadlineExceeded"
+    assert condition(obj, "Stalled")["reason"] == "RetriesExhausted"
+    assert condition(obj, "Stalled")["message"] == f"{said} (remediation: uninstall) (gave up after 2 attempts)"
+    assert condition(obj, "Released")["status"] == "False"
+    assert obj["status"]["installFailures"] == 2
+    assert ("HookFailed", f"{said} (remediation: uninstall)") in warnings(api, namespace)
+    release = objects.get_namespaced_custom_object(GROUP, VERSION, namespace, "releases", "app")
+    assert release["status"]["status"] == "uninstalled"  # remediated after the last failure too
+
+    patch_spec(objects, namespace, "app", {"values": {"fail": ""}})
+    obj = wait_for(objects, namespace, ready_at(2), timeout=SLOW_S)
+    assert condition(obj, "Ready")["reason"] == "InstallSucceeded"
+    assert obj["status"]["installFailures"] == 0
+
+
+def test_an_upgrade_hook_that_times_out_rolls_the_upgrade_back(
+        controller: Controller, api: k8s.ApiClient, objects: k8s.CustomObjectsApi, namespace: str) -> None:
+    """A post-upgrade hook Job that never finishes within upgrade.timeout fails the upgrade;
+    Flux's default upgrade remediation rolls it back to the version still deployed."""
+    setup_namespace(api, namespace, chart=chart_tgz(HOOKED_CHART))
+    request(objects, namespace, upgrade={"timeout": "5s"})
+    first = wait_for(objects, namespace, ready_at(1), timeout=SLOW_S)["status"]["version"]
+
+    patch_spec(objects, namespace, "app", {"values": {"hang": "post-upgrade", "message": "two"}})
+    obj = wait_for(objects, namespace, lambda o: stalled(o) and o["status"].get("observedGeneration") == 2,
+                   timeout=SLOW_S)
+    said = "post-upgrade hooks failed: 1 error occurred:\n\t* timed out waiting for the condition"
+    assert condition(obj, "Stalled")["reason"] == "RetriesExhausted"
+    assert condition(obj, "Stalled")["message"] == f"{said} (remediation: rollback) (gave up after 1 attempts)"
+    assert obj["status"]["upgradeFailures"] == 1
+    assert k8s.CoreV1Api(api).read_namespaced_config_map("app", namespace).data["message"] == "one"
+    release = objects.get_namespaced_custom_object(GROUP, VERSION, namespace, "releases", "app")
+    assert release["status"]["version"] != first and release["status"]["status"] == "deployed"
 
 
 @pytest.fixture(scope="module")

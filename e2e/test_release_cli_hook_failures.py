@@ -21,13 +21,6 @@ pytestmark = pytest.mark.e2e
 
 __all__ = ["helm"]  # the fixture used by the tests below
 
-#: A hook Job that fails for the event named by ``fail``; one that never starts (suspended)
-#: for the event named by ``hang``.
-HANG = kit.hook_job("{{ .Release.Name }}-hang", "{{ .Values.hang }}").replace("spec:\n", "spec:\n  suspend: true\n", 1)
-HOOKS = ("{{- if .Values.fail }}\n"
-         + kit.hook_job("{{ .Release.Name }}-check", "{{ .Values.fail }}", fail=True)
-         + "{{- end }}\n{{- if .Values.hang }}\n---\n" + HANG + "{{- end }}\n")
-
 #: (the release's name, the commands before, the command that fails)
 STEPS: tuple[tuple[str, tuple[tuple[str, ...], ...], tuple[str, ...]], ...] = (
     ("pi", (), ("install", "{r}", "{chart}", "--set", "fail=pre-install")),
@@ -66,7 +59,7 @@ def test_a_failed_hook_says_what_helm_says(cluster: ClusterInfo, hc: live.LiveCl
                                            tmp_path: Path, helm: str, step: tuple) -> None:
     short, before, failing = step
     chart = str(tmp_path / "demo")
-    kit.chart(tmp_path / "demo", {"cm.yaml": kit.configmap("{{ .Release.Name }}-cm"), "hooks.yaml": HOOKS},
+    kit.chart(tmp_path / "demo", {"cm.yaml": kit.configmap("{{ .Release.Name }}-cm"), "hooks.yaml": kit.FAILING_HOOKS},
               values="fail: \"\"\nhang: \"\"\n")
     said: dict[str, tuple[object, ...]] = {}
     for who in ("core", "stock"):
