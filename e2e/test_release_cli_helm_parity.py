@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from kubernetes import client as k8s
 
 from e2e import release_kit as kit
 from e2e import test_release_force as force_tests
@@ -94,6 +95,38 @@ def test_a_failed_rollback_leaves_the_versions_as_helm(cluster: ClusterInfo, hc:
     assert said["core"][:3] == [[("superseded", "Install complete"), ("deployed", "Upgrade complete"),
                                  ("pending-rollback", "Rollback to 1")], "pending-rollback", [("Running", "")]]
     assert said["core"][3][2:] == [("superseded", "Upgrade complete"), ("failed", 'Rollback "NAME" failed')]
+
+
+#: A ConfigMap its finalizer keeps (deleted, it stays Terminating until the finalizer goes).
+HELD = ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-held\n"
+        "  finalizers: [example.com/hold]\ndata:\n  a: b\n")
+
+
+def test_uninstall_wait_past_its_timeout_completes_and_says_so_as_helm(
+        cluster: ClusterInfo, hc: live.LiveClient, namespace: str, tmp_path: Path, helm: str) -> None:
+    """helm's WaitForDelete past --timeout does not stop the uninstall: the release is gone
+    (or kept ``uninstalled``), then ``uninstallation completed with 1 error(s): context deadline
+    exceeded``; the same exit code, stdout and stderr, and the same history left."""
+    held = str(tmp_path / "held")
+    kit.chart(tmp_path / "held", {"held.yaml": HELD})
+    said: dict[str, list[object]] = {}
+    try:
+        for who, run in zip(("core", "stock"), _both(helm, cluster, namespace, tmp_path), strict=True):
+            gone, kept = f"{who}-gone", f"{who}-kept"
+            said[who] = []
+            for name, extra in ((gone, ()), (kept, ("--keep-history",))):
+                run("install", name, held)
+                done = run("uninstall", name, "--wait", "--timeout", "2s", *extra, ok=False)
+                said[who].append((done.returncode, done.stdout, done.stderr.replace(name, "NAME")))
+                history = run("history", name, "-o", "json", ok=bool(extra))
+                said[who].append(_states(run, name) if extra else history.stderr.replace(name, "NAME"))
+    finally:
+        core = k8s.CoreV1Api(cluster.api_client())
+        for cm in core.list_namespaced_config_map(namespace).items:
+            if cm.metadata.finalizers:
+                core.patch_namespaced_config_map(cm.metadata.name, namespace, {"metadata": {"finalizers": None}})
+    assert said["core"] == said["stock"]
+    assert said["core"][0] == (1, "", "Error: uninstallation completed with 1 error(s): context deadline exceeded\n")
 
 
 def _frozen(letter: str) -> str:

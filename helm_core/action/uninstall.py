@@ -5,7 +5,9 @@ Steps (Helm's ``Uninstall.Run``): lock → the version's chart Lua answers ``pre
 deletion time set then, and kept) →
 ``pre-delete`` hooks → the manifest's objects deleted in reverse kind order → wait until gone
 (``--wait``) → Lua ``post-delete`` → ``post-delete`` hooks → history deleted (the ``Release`` with its last version),
-or with ``keep_history`` the version marked ``uninstalled``.
+or with ``keep_history`` the version marked ``uninstalled``. A wait that fails (``context deadline
+exceeded``) or a failed ``post-delete`` hook does not stop it: helm finishes, then says
+``uninstallation completed with N error(s): ...``.
 
 Rules:
 - ``no_hooks`` skips the chart's Lua as well as its hooks (the way past a failing handler).
@@ -23,7 +25,7 @@ from typing import Any
 from helm_core.action import config, hooks, version_events
 from helm_core.action import template as template_action
 from helm_core.engine import manifests as mf
-from helm_core.errors import HelmError, ReleaseNotFoundError, StorageError
+from helm_core.errors import HelmError, ReleaseNotFoundError, StorageError, WaitCancelled, WaitError
 from helm_core.kube import client as kclient
 from helm_core.kube import resources
 from helm_core.kube import wait as kwait
@@ -31,6 +33,8 @@ from helm_core.storage import release as rel
 from helm_core.support.records import field, record
 
 CRD_KIND = "CustomResourceDefinition"
+#: Go's ``context.DeadlineExceeded``: helm's words for a deletion wait past ``--timeout``.
+DEADLINE_EXCEEDED = "context deadline exceeded"
 
 
 @record(frozen=True)
@@ -146,26 +150,44 @@ def _uninstall(cfg: config.Configuration, name: str, namespace: str,
             hooks.run(cfg, stored_hooks, "pre-delete", owner=owner, timeout_s=options.timeout_s,
                       observe=runs.observe)
         objects = config.resolve_stored(cfg, config.parse_manifest(newest.manifest), namespace)
-        deletion = remove_objects(cfg, objects, owner=owner, wait=options.wait,
+        deletion = remove_objects(cfg, objects, owner=owner, wait=False,
                                   timeout_s=options.timeout_s, cascade=options.cascade)
+        # helm finishes the uninstall past a wait or post-delete hook that failed, then reports them
+        errs: list[HelmError] = []
+        if options.wait and deletion.deleted:
+            try:
+                kwait.wait_deleted(cfg.client, deletion.deleted,
+                                   options=config.wait_options(cfg, options.timeout_s))
+            except WaitCancelled:
+                raise
+            except WaitError as exc:
+                errs.append(exc)
         lua_events.fire("post-delete")
-        failed: hooks.HookError | None = None
         if not options.no_hooks:
             try:
                 hooks.run(cfg, stored_hooks, "post-delete", owner=owner, timeout_s=options.timeout_s,
                           observe=runs.observe)
-            except hooks.HookError as exc:  # helm finishes the uninstall, then reports it
-                failed = exc
+            except hooks.HookError as exc:
+                errs.append(exc)
     done = runs.onto(current.replace(status=rel.Status.UNINSTALLED,
                                      description=options.description or "Uninstallation complete"))
     if options.keep_history:
         cfg.driver.update(done)
     else:
         _purge(cfg, history)
-    if failed is not None:
-        raise hooks.HookError(f"uninstallation completed with 1 error(s): {failed}",
-                              event=failed.event) from failed
+    if errs:
+        raise _completed_with(errs) from errs[-1]
     return UninstallResult(release=done, kept=deletion.kept, deleted=deletion.deleted)
+
+
+def _completed_with(errs: Sequence[HelmError]) -> HelmError:
+    """helm's error for an uninstall done despite ``errs``: each in its words, joined by "; ".
+    A wait that timed out says what Go's context says (helm's ``WaitForDelete`` polls until
+    its deadline)."""
+    words = "; ".join(DEADLINE_EXCEEDED if isinstance(e, WaitError) and e.timed_out else str(e) for e in errs)
+    text = f"uninstallation completed with {len(errs)} error(s): {words}"
+    hook = next((e for e in errs if isinstance(e, hooks.HookError)), None)
+    return hooks.HookError(text, event=hook.event) if hook is not None else WaitError(text, timed_out=True)
 
 
 def _purge(cfg: config.Configuration, history: Sequence[rel.ReleaseVersion]) -> None:
