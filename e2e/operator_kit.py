@@ -22,6 +22,7 @@ from typing import Any
 
 import pytest
 from kubernetes import client as k8s
+from kubernetes.client.rest import ApiException
 
 from e2e.conftest import ClusterInfo, Kubectl
 from helm_core.sources import package
@@ -172,6 +173,20 @@ def wait_for(objects: k8s.CustomObjectsApi, namespace: str, check: Callable[[dic
             return obj
         time.sleep(0.3)
     raise AssertionError(f"timed out; last status: {json.dumps(obj.get('status'), indent=1)}")
+
+
+def wait_gone(objects: k8s.CustomObjectsApi, namespace: str, name: str = "app",
+              timeout: float = READY_TIMEOUT_S) -> None:
+    """Wait until the HelmRequest ``name`` is gone (its finalizer, the uninstall, let it go)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            get(objects, namespace, name)
+        except ApiException as exc:
+            assert exc.status == 404
+            return
+        time.sleep(0.3)
+    raise AssertionError("the HelmRequest (its finalizer) was never removed")
 
 
 def ready_at(generation: int | None = None) -> Callable[[dict[str, Any]], bool]:

@@ -14,7 +14,7 @@ from kubernetes.client.rest import ApiException
 from e2e.conftest import Kubectl
 from e2e.operator_kit import (GROUP, PLURAL, READY_TIMEOUT_S, VERSION, Controller, chart_tgz, condition,
                               controller, get, hello_tgz, objects, patch_spec, ready_at, request,
-                              setup_namespace, stalled, version_secrets, wait_for)
+                              setup_namespace, stalled, version_secrets, wait_for, wait_gone)
 
 pytestmark = pytest.mark.e2e
 
@@ -60,15 +60,7 @@ def test_apply_installs_then_values_edit_upgrades_then_delete_uninstalls(
 def delete_and_wait_gone(objects: k8s.CustomObjectsApi, namespace: str) -> None:
     """Delete HelmRequest ``app`` and wait until its finalizer (the uninstall) let it go."""
     objects.delete_namespaced_custom_object(GROUP, VERSION, namespace, PLURAL, "app")
-    deadline = time.monotonic() + READY_TIMEOUT_S
-    while time.monotonic() < deadline:
-        try:
-            get(objects, namespace)
-        except ApiException as exc:
-            assert exc.status == 404
-            return
-        time.sleep(0.3)
-    raise AssertionError("the HelmRequest (its finalizer) was never removed")
+    wait_gone(objects, namespace)
 
 
 def test_values_from_change_triggers_upgrade(controller: Controller, api: k8s.ApiClient,

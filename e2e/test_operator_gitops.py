@@ -4,6 +4,7 @@ to a second cluster named by a kubeconfig Secret."""
 from __future__ import annotations
 
 import base64
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -15,8 +16,9 @@ from e2e import release_kit
 from e2e.cluster import errors as cluster_errors
 from e2e.cluster import harness
 from e2e.conftest import ClusterInfo
-from e2e.operator_kit import (GROUP, ROOT, VERSION, Controller, chart_tgz, condition, controller, hello_tgz,
-                              objects, patch_spec, ready_at, request, setup_namespace, stalled, wait_for)
+from e2e.operator_kit import (GROUP, PLURAL, ROOT, VERSION, Controller, chart_tgz, condition, controller, get,
+                              hello_tgz, objects, patch_spec, ready_at, request, setup_namespace, stalled, wait_for,
+                              wait_gone)
 
 pytestmark = pytest.mark.e2e
 
@@ -261,6 +263,33 @@ def test_an_upgrade_hook_that_times_out_rolls_the_upgrade_back(
     assert k8s.CoreV1Api(api).read_namespaced_config_map("app", namespace).data["message"] == "one"
     release = objects.get_namespaced_custom_object(GROUP, VERSION, namespace, "releases", "app")
     assert release["status"]["version"] != first and release["status"]["status"] == "deployed"
+
+
+def test_deleting_a_request_waits_until_its_objects_are_gone_as_flux(
+        controller: Controller, api: k8s.ApiClient, objects: k8s.CustomObjectsApi, namespace: str) -> None:
+    """Flux's uninstall waits for the release's objects to be deleted (``disableWait: false``):
+    the request keeps its finalizer while an object of its release is still there."""
+    held = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: held\n  finalizers: [example.com/hold]\n"
+    setup_namespace(api, namespace, chart=chart_tgz({"Chart.yaml": "apiVersion: v2\nname: demo\nversion: 0.1.0\n",
+                                                     "templates/held.yaml": held}))
+    request(objects, namespace, uninstall={"timeout": "60s"})
+    wait_for(objects, namespace, ready_at(1), timeout=SLOW_S)
+    core = k8s.CoreV1Api(api)
+    try:
+        objects.delete_namespaced_custom_object(GROUP, VERSION, namespace, PLURAL, "app")
+        deadline = time.monotonic() + SLOW_S
+        while core.read_namespaced_config_map("held", namespace).metadata.deletion_timestamp is None:
+            assert time.monotonic() < deadline, "the release's ConfigMap was never deleted"
+            time.sleep(0.3)
+        time.sleep(2)  # the uninstall waits: the request and its release are still there
+        assert get(objects, namespace)["metadata"]["deletionTimestamp"]
+        release = objects.get_namespaced_custom_object(GROUP, VERSION, namespace, "releases", "app")
+        assert release["status"]["status"] == "uninstalling"
+    finally:
+        core.patch_namespaced_config_map("held", namespace, {"metadata": {"finalizers": None}})
+    wait_gone(objects, namespace)
+    found = core.list_namespaced_event(namespace, field_selector="involvedObject.name=app").items
+    assert ("Uninstalled", f"release {namespace}/app uninstalled") in [(e.reason, e.message) for e in found]
 
 
 @pytest.fixture(scope="module")

@@ -338,9 +338,9 @@ def remediate(rt: Runtime, body: Mapping[str, Any], *, action: str) -> str:
                          rollback_options(spec, lua_options(rt, spec)))
             return "rollback"
         if strategy == "uninstall" or action == "install":
-            uninstall.run(cfg, key.name, key.namespace, uninstall.UninstallOptions(
-                keep_history=True, ignore_not_found=True, description="Remediation after failure",
-                lua=lua_options(rt, spec)))
+            # kept history: the next install may go on from it (spec.install.replace's note)
+            uninstall.run(cfg, key.name, key.namespace, uninstall_options(
+                rt, spec, keep_history=True, description="Remediation after failure"))
             return "uninstall"
     return ""
 
@@ -358,16 +358,26 @@ def delete(rt: Runtime, body: Mapping[str, Any]) -> str:
         return f"release {key} was already gone"
     if owner and owner != policy.owner_id(meta):
         return f"release {key} belongs to HelmRequest {owner}; left in place"
-    opts = spec.get("uninstall") or {}
     with rt.release_lock(key):
-        uninstall.run(cfg, key.name, key.namespace, uninstall.UninstallOptions(
-            keep_history=bool(opts.get("keepHistory")), wait=bool(opts.get("wait", False)),
-            timeout_s=parse_duration(opts.get("timeout"), DEFAULT_TIMEOUT_S),
-            no_hooks=bool(opts.get("disableHooks")), ignore_not_found=True, lua=lua_options(rt, spec),
-            cascade=uninstall.cascade(str(opts.get("deletionPropagation") or "background")),
-            description=f"Uninstall by HelmRequest {policy.owner_id(meta)}"
-                        f"{requester.acting(client, body)}"))
+        uninstall.run(cfg, key.name, key.namespace, uninstall_options(
+            rt, spec, keep_history=bool((spec.get("uninstall") or {}).get("keepHistory")),
+            description=f"Uninstall by HelmRequest {policy.owner_id(meta)}{requester.acting(client, body)}"))
     return f"release {key} uninstalled"
+
+
+def uninstall_options(rt: Runtime, spec: Mapping[str, Any], *, keep_history: bool,
+                      description: str) -> uninstall.UninstallOptions:
+    """How the request uninstalls, for its deletion and for a remediation alike (as Flux's
+    uninstall remediation follows ``spec.uninstall``): wait until every object is gone unless
+    ``wait: false`` (Flux's default, ``disableWait: false``), ``timeout``, ``disableHooks``,
+    ``deletionPropagation``."""
+    asked = spec.get("uninstall") or {}
+    return uninstall.UninstallOptions(
+        keep_history=keep_history, wait=bool(asked.get("wait", True)),
+        timeout_s=parse_duration(asked.get("timeout"), DEFAULT_TIMEOUT_S),
+        no_hooks=bool(asked.get("disableHooks")), ignore_not_found=True, lua=lua_options(rt, spec),
+        cascade=uninstall.cascade(str(asked.get("deletionPropagation") or "background")),
+        description=description)
 
 
 def _rollback(cfg: action_config.Configuration, key: policy.ReleaseKey, spec: Mapping[str, Any],

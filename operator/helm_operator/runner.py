@@ -11,8 +11,9 @@ Rules:
   it never lands after it.
 - A failure is a condition with a reason and message, a Warning Event, and a retry policy:
   release failures (a wait or a hook failed, :func:`errors.is_release_failure`) follow
-  ``remediation.retries`` (default 0) and run the remediation strategy, as Flux does; transient cluster/source errors retry up to
-  ``MAX_TRANSIENT_RETRIES`` with exponential backoff; permanent errors stall at once.
+  ``remediation.retries`` (default 0) and run the remediation strategy, as Flux does;
+  transient cluster/source errors retry up to ``MAX_TRANSIENT_RETRIES`` with exponential
+  backoff; permanent errors stall at once.
 - A wait cancelled by a newer generation (``Runtime.superseded``) is no failure: Reconciling
   (reason Superseded) and a Normal Event say so, and the handler returns so the newer
   generation runs at once.

@@ -3,14 +3,17 @@ failure policy (Stalled at once, retries with backoff, budget), claims and delet
 from __future__ import annotations
 
 import base64
+import contextlib
 import copy
 from typing import Any
 
 import kopf
 import pytest
 
+from helm_core import errors as core_errors
 from helm_core.kube import client as kclient
 from helm_core.kube import fake
+from helm_core.kube import wait as kwait
 from helm_core.sources import cache as cache_mod
 from helm_core.sources import package
 from helm_operator import metrics as metrics_mod
@@ -266,6 +269,44 @@ def test_delete_uninstalls_and_a_gone_release_is_fine(tmp_path):
         w.configmap("app")
     runner.delete(w.rt, w.current(), retry=0, metrics=w.metrics)
     assert w.events[-1] == ("Normal", "Uninstalled", "release team/app was already gone")
+
+
+@pytest.mark.parametrize(("uninstall", "waits"), [({}, True), ({"wait": False}, False)], ids=["default", "no-wait"])
+def test_uninstalls_wait_for_the_objects_to_go_unless_told_not_to_as_flux(tmp_path, monkeypatch, uninstall, waits):
+    """Flux's uninstall waits (``disableWait: false``), on deletion and in an uninstall
+    remediation alike; ``uninstall.wait: false`` does not. A wait past its timeout still ends
+    the uninstall (helm's words in the Event); the retry finds the release gone."""
+    waited: list[list[str]] = []
+
+    def never_gone(client, refs, *, options):
+        waited.append([f"{r.kind}/{r.name}" for r in refs])
+        raise core_errors.WaitError("timed out", timed_out=True)
+
+    monkeypatch.setattr(kwait, "wait_deleted", never_gone)
+    w = World(tmp_path)
+    _hooked(w)
+    w.request(chart={"configMapRef": {"name": "hooked"}}, values={"fail": "post-install"}, uninstall=uninstall,
+              install={"wait": False, "remediation": {"retries": 1, "strategy": "uninstall"}})
+    with pytest.raises(kopf.TemporaryError):
+        w.run()
+    said = ("failed post-install: 1 error occurred:\n\t* job app-migrate failed: BackoffLimitExceeded "
+            + ("(remediation: remediation failed: uninstallation completed with 1 error(s): context deadline exceeded)"
+               if waits else "(remediation: uninstall)"))
+    assert w.events[-1] == ("Warning", "HookFailed", said)
+    assert _version_states(w) == ["uninstalled"]  # the wait failed, the uninstall went on
+    w.edit(values={})
+    w.run(retry=0)
+    with pytest.raises(kopf.TemporaryError) if waits else contextlib.nullcontext():
+        runner.delete(w.rt, w.current(), retry=0, metrics=w.metrics)
+    assert waited == ([["ConfigMap/app"]] * 2 if waits else [])
+    if waits:
+        assert w.events[-1] == ("Warning", "UninstallFailed",
+                                "uninstallation completed with 1 error(s): context deadline exceeded")
+        runner.delete(w.rt, w.current(), retry=1, metrics=w.metrics)
+        assert w.events[-1] == ("Normal", "Uninstalled", "release team/app was already gone")
+    else:
+        assert w.events[-1] == ("Normal", "Uninstalled", "release team/app uninstalled")
+    assert _version_states(w) == []
 
 
 def test_delete_in_a_namespace_being_deleted_logs_instead_of_posting_events(tmp_path):
