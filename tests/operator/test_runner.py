@@ -309,6 +309,23 @@ def test_uninstalls_wait_for_the_objects_to_go_unless_told_not_to_as_flux(tmp_pa
     assert _version_states(w) == []
 
 
+def test_a_failed_pre_delete_hook_is_retried_then_the_finalizer_released(tmp_path):
+    """helm stops an uninstall at a failed pre-delete hook; the deletion retries it (Flux retries
+    a failed uninstall), then gives up rather than hold the finalizer for good."""
+    w = World(tmp_path)
+    _hooked(w)
+    w.request(chart={"configMapRef": {"name": "hooked"}}, values={"fail": "pre-delete"})
+    w.run()
+    said = "1 error occurred:\n\t* job app-migrate failed: BackoffLimitExceeded"
+    for retry in range(runner.MAX_DELETE_RETRIES):
+        with pytest.raises(kopf.TemporaryError):
+            runner.delete(w.rt, w.current(), retry=retry, metrics=w.metrics)
+        assert w.events[-1] == ("Warning", "UninstallFailed", said)
+    runner.delete(w.rt, w.current(), retry=runner.MAX_DELETE_RETRIES, metrics=w.metrics)
+    assert w.events[-1] == ("Warning", "FinalizerReleased", f"uninstall failed, finalizer released anyway: {said}")
+    assert w.configmap("app")  # the release stays
+
+
 def test_delete_in_a_namespace_being_deleted_logs_instead_of_posting_events(tmp_path):
     """The API server refuses Events in a terminating namespace (and Kopf would retry each
     with ERROR lines): the uninstall still runs, its outcome goes to the log."""
