@@ -2,7 +2,9 @@
 server: for each event (pre/post install, upgrade, rollback, delete, and test) the same exit
 code, stdout and stderr, and the same versions stored after: helm's action prefix, then
 WatchUntilReady's multierror list (``1 error occurred:\\n\\t* job NAME failed: DeadlineExceeded``,
-or ``timed out waiting for the condition``). Unit tests of the words: tests/action/test_hooks.py."""
+or ``timed out waiting for the condition``); a hook the server refuses to create: ``warning:
+Hook EVENT PATH failed:`` and the server's words in that list. Unit tests of the words:
+tests/action/test_hooks.py."""
 from __future__ import annotations
 
 import json
@@ -20,6 +22,13 @@ from helm_core.kube import live
 pytestmark = pytest.mark.e2e
 
 __all__ = ["helm"]  # the fixture used by the tests below
+
+#: A hook for the event named by ``refuse`` that the API server refuses to create (a ConfigMap
+#: key it does not accept; client-side it is a valid object).
+REFUSED = ('apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: "{{ .Release.Name }}-refused"\n  annotations:\n'
+           '    helm.sh/hook: "{{ .Values.refuse }}"\ndata:\n  "not a key": x\n')
+#: The failing and hanging hooks of release_kit, and the refused one.
+HOOKS = kit.FAILING_HOOKS + "{{- if .Values.refuse }}\n---\n" + REFUSED + "{{- end }}\n"
 
 #: (the release's name, the commands before, the command that fails)
 STEPS: tuple[tuple[str, tuple[tuple[str, ...], ...], tuple[str, ...]], ...] = (
@@ -40,6 +49,17 @@ STEPS: tuple[tuple[str, tuple[tuple[str, ...], ...], tuple[str, ...]], ...] = (
     ("ti", (), ("install", "{r}", "{chart}", "--set", "hang=pre-install", "--timeout", "2s")),
     ("tu", (("install", "{r}", "{chart}"),), ("upgrade", "{r}", "{chart}", "--set", "hang=post-upgrade",
                                                "--timeout", "2s")),
+    # a hook the API server refuses to create: helm's "warning: Hook EVENT PATH failed" words
+    ("xpi", (), ("install", "{r}", "{chart}", "--set", "refuse=pre-install")),
+    ("xpo", (), ("install", "{r}", "{chart}", "--set", "refuse=post-install")),
+    ("xui", (("install", "{r}", "{chart}"),), ("upgrade", "{r}", "{chart}", "--set", "refuse=pre-upgrade")),
+    ("xuo", (("install", "{r}", "{chart}"),), ("upgrade", "{r}", "{chart}", "--set", "refuse=post-upgrade")),
+    ("xri", (("install", "{r}", "{chart}", "--set", "refuse=pre-rollback"), ("upgrade", "{r}", "{chart}")),
+     ("rollback", "{r}", "1")),
+    ("xdi", (("install", "{r}", "{chart}", "--set", "refuse=pre-delete"),), ("uninstall", "{r}")),
+    ("xdo", (("install", "{r}", "{chart}", "--set", "refuse=post-delete"),), ("uninstall", "{r}")),
+    ("xte", (("install", "{r}", "{chart}", "--set", "refuse=test"),), ("test", "{r}")),
+    ("xai", (), ("install", "{r}", "{chart}", "--set", "refuse=post-install", "--atomic")),
 )
 
 
@@ -59,8 +79,8 @@ def test_a_failed_hook_says_what_helm_says(cluster: ClusterInfo, hc: live.LiveCl
                                            tmp_path: Path, helm: str, step: tuple) -> None:
     short, before, failing = step
     chart = str(tmp_path / "demo")
-    kit.chart(tmp_path / "demo", {"cm.yaml": kit.configmap("{{ .Release.Name }}-cm"), "hooks.yaml": kit.FAILING_HOOKS},
-              values="fail: \"\"\nhang: \"\"\n")
+    kit.chart(tmp_path / "demo", {"cm.yaml": kit.configmap("{{ .Release.Name }}-cm"), "hooks.yaml": HOOKS},
+              values="fail: \"\"\nhang: \"\"\nrefuse: \"\"\n")
     said: dict[str, tuple[object, ...]] = {}
     for who in ("core", "stock"):
         name = f"{who}-{short}"

@@ -36,7 +36,7 @@ from typing import Any
 
 from helm_core.action import config
 from helm_core.engine import manifests as mf
-from helm_core.errors import HelmError, NotFoundError, WaitError
+from helm_core.errors import ClusterError, HelmError, NotFoundError, WaitError
 from helm_core.errors import HookError as HookError  # raised here; callers catch it as hooks.HookError
 from helm_core.kube import client as kclient
 from helm_core.kube import readiness as kready
@@ -65,6 +65,12 @@ _ACTION_WORDS = {"pre-install": "failed pre-install: {}", "post-install": "faile
 def _one_error(text: str) -> str:
     """go-multierror's list of one error: helm's ``WatchUntilReady`` collects each object's."""
     return f"1 error occurred:\n\t* {text}\n\n"
+
+
+def refused_words(event: str, hook: mf.Hook, answer: str) -> str:
+    """helm's ``execHook`` words for a hook the API server refused to create: its ``Create``
+    error (go-multierror's list of the server's answer) after the event and the hook's path."""
+    return f"warning: Hook {event} {hook.manifest.source} failed: {_one_error(answer)}"
 
 
 def _failed_words(obj: Mapping[str, Any]) -> str:
@@ -154,7 +160,11 @@ def run(cfg: config.Configuration, hooks: Sequence[mf.Hook], event: str, *,
         observe(ref, "Running", "")
         try:
             cfg.client.apply(resources.mark(obj, owner), force=True)
-        except HelmError as exc:  # helm's hook Create failing: the hook's run failed
+        except ClusterError as exc:  # helm's hook Create failing: the hook's run failed
+            observe(ref, "Failed", str(exc))
+            raise HookError(_ACTION_WORDS.get(event, "{}").format(refused_words(event, hook, exc.answer)),
+                            event=event) from exc
+        except HelmError as exc:
             observe(ref, "Failed", str(exc))
             raise
         if hook.kind in WAITED_KINDS:
