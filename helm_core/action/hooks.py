@@ -20,7 +20,9 @@ Rules:
   (``1 error occurred:\n\t* job NAME failed: <the Job's Failed reason>\n\n``, ``pod NAME
   failed``, or client-go's ``timed out waiting for the condition``), wrapped as the action
   wraps it (``failed pre-install: ...``, ``pre-upgrade hooks failed: ...``; rollback,
-  uninstall and test say it bare).
+  uninstall and test say it bare). A hook the API server refuses to create fails it the same
+  way, in helm's ``execHook`` words: ``warning: Hook EVENT PATH failed:`` and the list of the
+  server's answer.
 - Hooks are managed objects: they carry the release's ownership metadata and, in the release's
   namespace, an owner reference to the ``Release`` (garbage-collected with it). They are not
   part of the manifest: upgrades never prune them.

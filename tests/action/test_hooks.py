@@ -7,7 +7,7 @@ import pytest
 
 from helm_core.engine import manifests as mf
 from helm_core.action import config, hooks, install
-from helm_core.errors import HelmError
+from helm_core.errors import ClusterError, HelmError
 from helm_core.kube import client as kclient
 from helm_core.kube import fake
 from helm_core.storage import secrets
@@ -199,3 +199,34 @@ def test_a_failed_post_rollback_hook_leaves_the_version_pending_and_what_it_crea
     assert rolled.description == f"Rollback to {installed.version}"
     assert _runs(rolled) == {"restore": "Running"}
     assert jobs_cfg.client.get(kclient.ObjectRef("v1", "ConfigMap", "b", NS))
+
+
+class _RefusingHooks(fake.FakeClient):
+    """Refuses to apply a ConfigMap named ``refused`` as the API server refuses an invalid one."""
+
+    ANSWER = 'ConfigMap "refused" is invalid: data[a b]: Invalid value: "a b": a valid config key must ...'
+
+    def apply(self, obj, **kw):  # type: ignore[no-untyped-def]  # noqa: ANN001, ANN003
+        if obj.get("metadata", {}).get("name") == "refused":
+            raise ClusterError(f"apply {kclient.ObjectRef.of(obj)}: {self.ANSWER}", answer=self.ANSWER)
+        return super().apply(obj, **kw)
+
+
+@pytest.mark.parametrize(("event", "wrapped"), [("pre-install", "failed pre-install: {}"),
+                                                ("post-upgrade", "post-upgrade hooks failed: {}"),
+                                                ("pre-delete", "{}")])
+def test_a_hook_the_server_refuses_says_helms_words(
+        tmp_path: Path, event: str, wrapped: str) -> None:
+    """helm's execHook: ``warning: Hook EVENT PATH failed:`` and the Create's go-multierror list
+    of the server's answer (without the request helm-core names before it), as the action wraps it."""
+    client = _RefusingHooks(fake.FakeCluster())
+    cfg = config.Configuration(client=client, driver=secrets.SecretsDriver(client))
+    chart = make_chart(tmp_path, {"a.yaml": configmap("a"), "h.yaml": (
+        f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: refused\n  annotations:\n"
+        f"    helm.sh/hook: {event}\ndata:\n  a: b\n")})
+    done = install.run(cfg, chart, {}, install.InstallOptions(name="web", namespace=NS, no_hooks=True))
+    with pytest.raises(hooks.HookError) as caught:
+        hooks.run(cfg, hooks.parse(done.hooks), event, owner=config.owner(cfg, namespace=NS, name="web"),
+                  timeout_s=1)
+    said = f"warning: Hook {event} demo/templates/h.yaml failed: 1 error occurred:\n\t* {_RefusingHooks.ANSWER}\n\n"
+    assert (str(caught.value), caught.value.event) == (wrapped.format(said), event)
