@@ -80,9 +80,9 @@ def test_repo_chart_context_namespace_and_integer_revisions(cluster: ClusterInfo
     history = json.loads(run("history", "web", "-o", "json").stdout)
     assert [(h["revision"], h["status"]) for h in history] == [(1, "superseded"), (2, "deployed")]
     status = json.loads(run("status", "web", "-o", "json").stdout)
-    assert status["revision"] == 2 and status["version"] == history[1]["version"]
+    assert status["version"] == 2 and status["versionId"] == history[1]["version"]  # helm's integer, the ULID
     status = yaml.safe_load(run("--namespace", namespace, "status", "web", "-o", "yaml").stdout)
-    assert status["revision"] == 2
+    assert status["version"] == 2
     meta = json.loads(run("get", "metadata", "web", "-o", "json").stdout)
     assert (meta["name"], meta["chart"], meta["version"], meta["revision"], meta["namespace"]) == (
         "web", "web", "1.1.0", 2, namespace)

@@ -225,15 +225,18 @@ def _top_level(text: str) -> dict[str, str]:
 
 def test_json_and_yaml_outputs_are_helms_bytes(cluster: ClusterInfo, hc: live.LiveClient, namespace: str,
                                                tmp_path: Path, helm: str) -> None:
-    """``-o json|yaml`` of ``history``, ``list``, ``get metadata``, ``get values``, ``status`` (and
-    ``install -o json`` but for its chart) print helm's bytes for releases with odd numbers,
-    ``<>&`` and unicode in their values, app version, description and notes: Go's numbers and
-    escapes, helm's fields in helm's order (helm-core's own keys after them: its version's text,
-    ``status``'s ``revision``), maps sorted."""
+    """``-o json|yaml`` of ``history``, ``list``, ``get metadata``, ``get values``, ``status``,
+    ``install`` and ``upgrade`` (the whole chart: its metadata, templates, values, schema and
+    files, bytes as base64) print helm's bytes for releases with odd numbers, ``<>&`` and
+    unicode in their values, app version, description and notes: Go's numbers and escapes,
+    helm's fields in helm's order (helm-core's own keys after them: its version's text in
+    ``history`` and ``list``, ``get metadata``'s ``versionId``), maps sorted."""
     root = tmp_path / "odd"
     kit.chart(root, {"cm.yaml": kit.configmap("{{ .Release.Name }}-cm", data="{{ .Values.html | quote }}"),
                      "hook.yaml": ODD_HOOK, "NOTES.txt": "Thanks <{{ .Release.Name }}> & ü\n"},
-              values="", extra={"Chart.yaml": ODD_CHART})
+              values="", extra={"Chart.yaml": ODD_CHART, "values.yaml": "html: \"<b>\"\nn: 1e3\n",
+                                "values.schema.json": '{"type": "object"}\n', "files/é.txt": "<x> & ü\n",
+                                "README.md": "# odd\n"})
     (tmp_path / "odd.yaml").write_text(ODD_VALUES)
     core, stock = _both(helm, cluster, namespace, tmp_path)
     installed = {}
@@ -242,14 +245,11 @@ def test_json_and_yaml_outputs_are_helms_bytes(cluster: ClusterInfo, hc: live.Li
                     "-o", "json").stdout
         installed[name] = {key: re.sub(r'"\d{4}-\d\d-\d\dT[^"]*"', "TIME", text.replace(name, "NAME"))
                            for key, text in _top_level(shown).items()}
-    ours, theirs = installed["by-core"], installed["by-stock"]
-    assert ours.pop("revision") == "1" and ours.pop("version") == '"1"' and theirs.pop("version") == "1"
-    # helm prints the whole chart (its templates, files...): helm-core, in helm's place, the
-    # metadata its record keeps, each member as helm's
-    assert list(ours) == list(theirs)
-    kept, chart = (_top_level(_top_level(found.pop("chart"))["metadata"]) for found in (ours, theirs))
-    assert list(kept) == ["name", "version", "appVersion"] and kept.items() <= chart.items()
-    assert ours == theirs
+    assert list(installed["by-core"].items()) == list(installed["by-stock"].items())
+    assert installed["by-stock"]["version"] == "1" and '{"name":"files/é.txt","data":' in installed["by-stock"]["chart"]
+    upgraded = [re.sub(r'"\d{4}-\d\d-\d\dT.*"', "TIME", run("upgrade", name, str(root), "--reuse-values", "-o", "yaml")
+                       .stdout.replace(name, "NAME")) for run, name in ((core, "by-core"), (stock, "by-stock"))]
+    assert upgraded[0] == upgraded[1] and "\nversion: 2\n" in upgraded[1] and "templates:\n" in upgraded[1]
     for name in ("by-core", "by-stock"):
         for args in (["history", name], ["list"], ["get", "metadata", name], ["get", "values", name],
                      ["get", "values", name, "--all"]):
@@ -258,8 +258,29 @@ def test_json_and_yaml_outputs_are_helms_bytes(cluster: ClusterInfo, hc: live.Li
                 assert OWN_KEYS.sub("", core(*args, "-o", output).stdout) == theirs, (args, output)
         theirs_json = stock("status", name, "-o", "json").stdout
         assert '"ratio":0.5' in theirs_json and '"big":1e+21' in theirs_json and "\\u003c" in theirs_json
-        ours, theirs = _top_level(core("status", name, "-o", "json").stdout), _top_level(theirs_json)
-        assert ours.pop("revision") == "1" and ours.pop("version") == '"1"' and theirs.pop("version") == "1"
-        assert ours == theirs and list(ours) == list(theirs)
-        ours_yaml = re.sub(r'(?m)^(?:revision: 1|version: "1")\n', "", core("status", name, "-o", "yaml").stdout)
-        assert ours_yaml == stock("status", name, "-o", "yaml").stdout.replace("\nversion: 1\n", "\n")
+        assert core("status", name, "-o", "json").stdout == theirs_json and '"version":2,' in theirs_json
+        assert core("status", name, "-o", "yaml").stdout == stock("status", name, "-o", "yaml").stdout
+
+
+def test_debug_prints_the_release_as_helms_printer(cluster: ClusterInfo, hc: live.LiveClient, namespace: str,
+                                                  tmp_path: Path, helm: str) -> None:
+    """``install``/``upgrade`` with ``--debug`` (and ``--dry-run``) print helm's status printer
+    with debug on: ``USER-SUPPLIED VALUES:`` (``{}`` for none: the release the command made holds
+    a map), ``COMPUTED VALUES:``, ``HOOKS:`` and ``MANIFEST:`` before the notes; an upgrade's dry
+    run is the next revision, said upgraded as helm says it."""
+    chart = str(tmp_path / "demo")
+    kit.chart(tmp_path / "demo", {"cm.yaml": kit.configmap("{{ .Release.Name }}-cm"), "hook.yaml": ODD_HOOK,
+                                  "NOTES.txt": "Hello {{ .Release.Name }}\n"}, values="greeting: hi\nnested: {a: 1}\n")
+    steps = (("install", "{r}", chart, "--dry-run"), ("install", "{r}", chart), ("upgrade", "{r}", chart, "--dry-run"),
+             ("upgrade", "{r}", chart, "--set", "nested.b=2"), ("upgrade", "{r}", chart, "--reuse-values"),
+             ("upgrade", "--install", "{r}-new", chart, "--set", "greeting=x"))
+    said: dict[str, list[str]] = {}
+    for who, run in zip(("core", "stock"), _both(helm, cluster, namespace, tmp_path), strict=True):
+        name = f"{who}-rel"
+        said[who] = [re.sub(r"(?m)^LAST DEPLOYED: .*$", "LAST DEPLOYED: T",
+                            run(*(a.format(r=name) for a in step), "--debug").stdout.replace(name, "NAME"))
+                     for step in steps]
+    assert said["core"] == said["stock"]
+    assert said["core"][0].count("USER-SUPPLIED VALUES:\n{}\n\nCOMPUTED VALUES:\ngreeting: hi\n") == 1
+    assert 'Release "NAME" has been upgraded. Happy Helming!\n' in said["core"][2]
+    assert "REVISION: 2\n" in said["core"][2] and "HOOKS:\n---\n# Source: demo/templates/hook.yaml\n" in said["core"][3]

@@ -124,6 +124,16 @@ def effective_chart(current: rel.ReleaseVersion, chart: model.Chart, options: Up
     return chart
 
 
+def chart_made(history: list[rel.ReleaseVersion], chart: model.Chart, options: UpgradeOptions) -> model.Chart:
+    """The chart an upgrade of the release whose versions were ``history`` made its version of,
+    for printing it (helm's ``upgrade -o json`` prints the chart ``reuseValues`` changed):
+    :func:`effective_chart`, quietly (the upgrade said its warnings)."""
+    from helm_core.support import helmlog
+
+    with helmlog.quiet():
+        return effective_chart(_current(history, options.name), chart, options)
+
+
 def plan(history: list[rel.ReleaseVersion], *, reinstall_failed: bool = False) -> str:
     """``"install"`` or ``"upgrade"``: what ``upgrade --install`` does with a release whose
     stored versions are ``history`` (module rules). The one place that decides it."""
@@ -187,6 +197,7 @@ def upgrade_or_install(cfg: config.Configuration, chart: model.Chart, user_value
                 rendered, driver=cfg.driver, name=options.name, namespace=options.namespace,
                 status=rel.Status.PENDING_UPGRADE, user_values=values,
                 chart_source=options.chart_source, description="Dry run complete",
+                after=rel.latest(history), first_deployed=current.first_deployed,
                 labels=_labels(history, options))
     with config.locked(cfg, namespace=options.namespace, name=options.name,
                        operation="upgrade") as history:

@@ -25,6 +25,7 @@ from helm_core.errors import ActionFailed, HelmError
 
 if TYPE_CHECKING:
     from helm_core.action import config
+    from helm_core.chart import model
     from helm_core.storage import release as rel
 
 # Action modules (and the kubernetes client under them) are imported by the command that
@@ -163,12 +164,13 @@ def revision_numbers(cfg: config.Configuration, namespace: str, name: str) -> di
     return numbers
 
 
-def release_data(release: rel.ReleaseVersion, revision: int | None = None, *, chart: bool = True) -> dict[str, Any]:
-    """A release as ``-o json|yaml`` of ``install``/``upgrade`` (``chart``: its metadata) and
-    ``status`` (no chart: helm's status drops it) show it: helm's ``release.Release`` fields in
-    its order, empty ones left out as helm's ``omitempty`` leaves them (``version`` as the
-    release's versions are shown, ``rel.version_text``), then ``revision``, helm's integer when
-    known."""
+def release_data(release: rel.ReleaseVersion, revision: int | None = None, *,
+                 chart: model.Chart | None = None) -> dict[str, Any]:
+    """A release as ``-o json|yaml`` of ``install``/``upgrade`` (with the ``chart`` they
+    installed: :func:`chart_data`) and ``status`` (no chart: helm's status drops it) show it:
+    helm's ``release.Release`` fields in its order, empty ones left out as helm's ``omitempty``
+    leaves them, ``version`` helm's integer (``revision``, else the one the version was rendered
+    as), then helm-core's own ``versionId``: the stored version, when it is a ULID."""
     from helm_core.golib import gojson, gotime
     from helm_core.storage import release as rel
     json_time = gotime.json_time
@@ -176,16 +178,32 @@ def release_data(release: rel.ReleaseVersion, revision: int | None = None, *, ch
                          last_deployed=json_time(release.last_deployed), deleted=json_time(release.deleted))
     info.update(_non_empty(description=release.description, status=release.status.value, notes=release.notes))
     data = gojson.Struct(name=release.name, info=info)
-    if chart:
-        metadata = gojson.Struct(name=release.chart_name, version=release.chart_version)
-        metadata.update(_non_empty(appVersion=release.app_version))
-        data["chart"] = gojson.Struct(metadata=metadata)
+    if chart is not None:
+        data["chart"] = chart_data(chart)
     data.update(_non_empty(config=dict(release.user_values), manifest=release.manifest,
                            hooks=hooks_data(release) if release.hooks else None))
-    data.update(version=rel.version_text(release.version), namespace=release.namespace)
-    if revision is not None:
-        data["revision"] = revision
+    data.update(version=revision or release.revision, namespace=release.namespace)
+    if rel.revision_of(release.version) is None:  # kept in helm's format, the version is that number
+        data["versionId"] = str(release.version)
     return data
+
+
+def chart_data(chart: model.Chart) -> dict[str, Any]:
+    """A chart as helm's JSON encodes its ``chart.Chart``: the metadata (``.Chart``'s members),
+    the lock, the templates, the values, the schema and the other files, bytes as base64;
+    the subcharts are not encoded (Go's unexported ``dependencies``)."""
+    from helm_core.engine import capabilities
+    from helm_core.golib import gojson
+
+    def files(found: Sequence[model.File]) -> list[dict[str, str]] | None:  # Go's nil slice: null
+        return [gojson.Struct(name=f.name, data=gojson.base64_text(f.data)) for f in found] or None
+    lock = chart.lock and gojson.Struct(
+        generated=chart.lock.generated, digest=chart.lock.digest,
+        dependencies=[capabilities.ChartDependency(d).go_json_value() for d in chart.lock.dependencies])
+    return gojson.Struct(metadata=capabilities.ChartInfo(chart.metadata, is_root=True).metadata_json(),
+                         lock=lock or None, templates=files(chart.templates), values=chart.values,
+                         schema=gojson.base64_text(chart.raw_schema) if chart.raw_schema else None,
+                         files=files(chart.files))
 
 
 def _non_empty(**fields: Any) -> dict[str, Any]:
@@ -194,18 +212,20 @@ def _non_empty(**fields: Any) -> dict[str, Any]:
 
 
 def status_text(release: rel.ReleaseVersion, *, show_description: bool = False,
-                debug: bool = False, hide_notes: bool = False,
+                debug: bool = False, metadata: bool = False, stored: bool = True, hide_notes: bool = False,
                 resources: Mapping[str, Sequence[Mapping[str, Any]]] | None = None) -> str:
-    """Helm's status printer (``helm status``, and after install/upgrade; ``--hide-notes``;
+    """Helm's status printer (``helm status``, and after install/upgrade/test; ``--hide-notes``;
     ``resources``: ``--show-resources``' tables by group, ``action/status.py``; ``debug``: ``helm
-    get all``'s, with the chart, the values, the hooks and the manifest)."""
+    get all``'s and ``--debug``'s, with the values, the hooks and the manifest; ``metadata``:
+    ``get all``'s chart lines). ``stored``: the release as read back from its record, where no
+    user values are nil (``null``); a release the command made itself holds a map (``{}``)."""
     from helm_core.storage import release as rel
     lines = [f"NAME: {release.name}"]
     if release.last_deployed:
         lines.append(f"LAST DEPLOYED: {ansic(release.last_deployed)}")
     lines += [f"NAMESPACE: {release.namespace}", f"STATUS: {release.status.value}",
               f"REVISION: {rel.version_text(release.version)}"]
-    if debug:
+    if metadata:
         lines += [f"CHART: {release.chart_name}", f"VERSION: {release.chart_version}",
                   f"APP_VERSION: {release.app_version}"]
     if show_description:
@@ -215,7 +235,8 @@ def status_text(release: rel.ReleaseVersion, *, show_description: bool = False,
         lines.append(f"RESOURCES:\n{kubetable.resources_text(resources)}")
     text = "\n".join(lines) + "\n" + test_suite_text(release)
     if debug:
-        text += ("USER-SUPPLIED VALUES:\n" + encode(values_shown(release), "yaml")
+        user = values_shown(release) if stored else dict(release.user_values)
+        text += ("USER-SUPPLIED VALUES:\n" + encode(user, "yaml")
                  + "\nCOMPUTED VALUES:\n" + encode(values_shown(release, all_values=True), "yaml") + "\n")
     if debug or release.description.lower() == "dry run complete":
         text += "HOOKS:\n" + release.hooks + f"MANIFEST:\n{release.manifest}\n"
@@ -269,9 +290,9 @@ def hooks_data(release: rel.ReleaseVersion) -> list[dict[str, Any]]:
 
 def _print_release(release: rel.ReleaseVersion, output: str, cfg: config.Configuration | None = None,
                    *, resources: Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
-                   chart: bool = True, **kw: bool) -> None:
+                   chart: model.Chart | None = None, **kw: bool) -> None:
     """A release as its command prints it: helm's status text, or ``-o json|yaml`` data
-    (``resources`` as helm's ``info.resources``; ``chart``: its metadata, :func:`release_data`)."""
+    (``resources`` as helm's ``info.resources``; ``chart``: the one installed, :func:`release_data`)."""
     if output == "table":
         sys.stdout.write(status_text(release, resources=resources, **kw))
     else:
@@ -314,7 +335,8 @@ def _install(args: argparse.Namespace) -> int:
         lua=common.lua_options(args), post_render=common.post_render_options(args),
         subchart_notes=args.render_subchart_notes, crds=_crds(args, crd_policy.INSTALL_DEFAULT),
         labels=args.labels, force=args.force))
-    _print_release(result, args.output, cfg, hide_notes=args.hide_notes)
+    _print_release(result, args.output, cfg, chart=chart, hide_notes=args.hide_notes, debug=args.debug,
+                   stored=False)
     return 0
 
 
@@ -327,35 +349,40 @@ def _crds(args: argparse.Namespace, default: str) -> str:
 
 
 def cmd_upgrade(args: argparse.Namespace) -> int:
+    from helm_core.action import upgrade
     from helm_core.cli import chartref, common
     from helm_core.storage import names as release_names
-    from helm_core.storage import release as rel
     release_names.check_name(args.name)
     chart = chartref.load(args, args.chart)
     cfg = _configuration(args)
-    installing = args.install and not cfg.driver.history(args.namespace, args.name)
-    if installing:
+    history = cfg.driver.history(args.namespace, args.name) if args.install or args.output != "table" else []
+    installing = args.install and not history
+    if installing and args.output == "table":
         print(f'Release "{args.name}" does not exist. Installing it now.')
     values = common.values(args)
+    options = _upgrade_options(args)
     try:
-        result = _upgraded(args, cfg, chart, values)
+        action, result = upgrade.upgrade_or_install(cfg, chart, values, options)
     except HelmError as exc:
         if installing:
             raise  # helm's upgrade --install of a new release returns its install's error as it is
         raise ActionFailed("UPGRADE FAILED", exc) from exc
-    if result.status is rel.Status.DEPLOYED and result.description != "Install complete":
+    if args.output == "table" and action == "upgrade":
         print(f'Release "{args.name}" has been upgraded. Happy Helming!')
-    _print_release(result, args.output, cfg, hide_notes=args.hide_notes)
+    if args.output != "table" and action == "upgrade":
+        chart = upgrade.chart_made(history, chart, options)  # -o json|yaml print it
+    _print_release(result, args.output, cfg, chart=chart, hide_notes=args.hide_notes, debug=args.debug,
+                   stored=False)
     return 0
 
 
-def _upgraded(args: argparse.Namespace, cfg: Any, chart: Any, values: dict[str, Any]) -> Any:
-    """The upgrade action as the command's flags ask for it."""
+def _upgrade_options(args: argparse.Namespace) -> Any:
+    """The upgrade action's options as the command's flags ask for them."""
     from helm_core.action import crds as crd_policy
     from helm_core.action import upgrade
     from helm_core.cli import chartref, common
     from helm_core.cli import settings as settings_mod
-    return upgrade.run(cfg, chart, values, upgrade.UpgradeOptions(
+    return upgrade.UpgradeOptions(
         name=args.name, namespace=args.namespace, chart_source=chartref.source_of(args, args.chart),
         install=args.install, dry_run=args.dry_run, wait=args.wait, wait_for_jobs=args.wait_for_jobs,
         timeout_s=_timeout(args),
@@ -368,7 +395,7 @@ def _upgraded(args: argparse.Namespace, cfg: Any, chart: Any, values: dict[str, 
         skip_schema_validation=args.skip_schema_validation,
         lua=common.lua_options(args), post_render=common.post_render_options(args),
         subchart_notes=args.render_subchart_notes, crds=_crds(args, crd_policy.UPGRADE_DEFAULT),
-        install_crds=_crds(args, crd_policy.INSTALL_DEFAULT), labels=args.labels, force=args.force))
+        install_crds=_crds(args, crd_policy.INSTALL_DEFAULT), labels=args.labels, force=args.force)
 
 
 def cmd_rollback(args: argparse.Namespace) -> int:
@@ -421,7 +448,7 @@ def cmd_get(args: argparse.Namespace) -> int:
         else:
             sys.stdout.write(encode(values, args.output))
     else:  # all
-        sys.stdout.write(status_text(release, debug=True))
+        sys.stdout.write(status_text(release, debug=True, metadata=True))
     return 0
 
 
@@ -525,7 +552,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     # helm reads tables for its table output and whole objects for -o json|yaml
     found = (status_action.resources(cfg, release, as_tables=args.output == "table")
              if args.show_resources else None)
-    _print_release(release, args.output, cfg, show_description=args.show_desc, resources=found, chart=False)
+    _print_release(release, args.output, cfg, show_description=args.show_desc, resources=found)
     return 0
 
 
@@ -544,7 +571,7 @@ def cmd_test(args: argparse.Namespace) -> int:
     except hooks.HookError as exc:  # helm still prints the status and the logs, then fails
         failure = exc
     release = get.run(cfg, args.name, args.namespace)
-    sys.stdout.write(status_text(release, hide_notes=args.hide_notes))
+    sys.stdout.write(status_text(release, hide_notes=args.hide_notes, debug=args.debug))
     if args.logs:
         sys.stdout.write("\n")
         for name, log in test_action.logs(cfg, release, args.namespace, filters):

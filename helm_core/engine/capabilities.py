@@ -280,9 +280,13 @@ class ChartInfo(_GoStruct):
         self.IsRoot = is_root
 
     def go_json_value(self) -> dict[str, Any]:
-        out = super().go_json_value()
+        out = self.metadata_json()
         out["IsRoot"] = self.IsRoot
         return out
+
+    def metadata_json(self) -> dict[str, Any]:
+        """The embedded ``chart.Metadata`` alone, as encoding/json writes it."""
+        return super().go_json_value()
 
 
     def __str__(self) -> str:
