@@ -266,21 +266,28 @@ def test_debug_prints_the_release_as_helms_printer(cluster: ClusterInfo, hc: liv
                                                   tmp_path: Path, helm: str) -> None:
     """``install``/``upgrade`` with ``--debug`` (and ``--dry-run``) print helm's status printer
     with debug on: ``USER-SUPPLIED VALUES:`` (``{}`` for none: the release the command made holds
-    a map), ``COMPUTED VALUES:``, ``HOOKS:`` and ``MANIFEST:`` before the notes; an upgrade's dry
-    run is the next revision, said upgraded as helm says it."""
+    a map), ``COMPUTED VALUES:``, ``HOOKS:`` and ``MANIFEST:`` before the notes (``test`` too); an
+    upgrade's dry run is the next revision, said upgraded as helm says it; ``upgrade --install``
+    of an uninstalled release says it installs it."""
     chart = str(tmp_path / "demo")
+    test_hook = kit.configmap("{{ .Release.Name }}-test").replace("metadata:\n", "metadata:\n  annotations:\n"
+                                                                  "    helm.sh/hook: test\n", 1)
     kit.chart(tmp_path / "demo", {"cm.yaml": kit.configmap("{{ .Release.Name }}-cm"), "hook.yaml": ODD_HOOK,
-                                  "NOTES.txt": "Hello {{ .Release.Name }}\n"}, values="greeting: hi\nnested: {a: 1}\n")
+                                  "test.yaml": test_hook, "NOTES.txt": "Hello {{ .Release.Name }}\n"},
+              values="greeting: hi\nnested: {a: 1}\n")
     steps = (("install", "{r}", chart, "--dry-run"), ("install", "{r}", chart), ("upgrade", "{r}", chart, "--dry-run"),
              ("upgrade", "{r}", chart, "--set", "nested.b=2"), ("upgrade", "{r}", chart, "--reuse-values"),
-             ("upgrade", "--install", "{r}-new", chart, "--set", "greeting=x"))
+             ("test", "{r}"), ("upgrade", "--install", "{r}-new", chart, "--set", "greeting=x"),
+             ("uninstall", "{r}-new", "--keep-history"), ("upgrade", "--install", "{r}-new", chart))
     said: dict[str, list[str]] = {}
     for who, run in zip(("core", "stock"), _both(helm, cluster, namespace, tmp_path), strict=True):
         name = f"{who}-rel"
-        said[who] = [re.sub(r"(?m)^LAST DEPLOYED: .*$", "LAST DEPLOYED: T",
+        said[who] = [re.sub(r"(?m)^(LAST DEPLOYED|Last Started|Last Completed): .*$", r"\1: T",
                             run(*(a.format(r=name) for a in step), "--debug").stdout.replace(name, "NAME"))
                      for step in steps]
     assert said["core"] == said["stock"]
     assert said["core"][0].count("USER-SUPPLIED VALUES:\n{}\n\nCOMPUTED VALUES:\ngreeting: hi\n") == 1
     assert 'Release "NAME" has been upgraded. Happy Helming!\n' in said["core"][2]
     assert "REVISION: 2\n" in said["core"][2] and "HOOKS:\n---\n# Source: demo/templates/hook.yaml\n" in said["core"][3]
+    assert said["core"][5].startswith("NAME: NAME\n") and "TEST SUITE:     NAME-test\n" in said["core"][5]
+    assert said["core"][-1].startswith('Release "NAME-new" does not exist. Installing it now.\n')

@@ -356,7 +356,7 @@ def cmd_upgrade(args: argparse.Namespace) -> int:
     chart = chartref.load(args, args.chart)
     cfg = _configuration(args)
     history = cfg.driver.history(args.namespace, args.name) if args.install or args.output != "table" else []
-    installing = args.install and not history
+    installing = args.install and upgrade.plan(history) == "install"  # none, or uninstalled: helm's words
     if installing and args.output == "table":
         print(f'Release "{args.name}" does not exist. Installing it now.')
     values = common.values(args)
