@@ -188,7 +188,7 @@ def new_record(rendered: Rendered, *, name: str, namespace: str, status: rel.Sta
         manifest=mf.format_documents(rendered.manifests), hooks=hooks.format_hooks(rendered.hooks),
         notes=rendered.notes, description=description, first_deployed=first_deployed or now,
         last_deployed=now, extensions=kept.pack(rendered.chart), labels=dict(labels or {}),
-        revision=rendered.revision)
+        revision=rendered.revision, made_of=rendered.chart)
 
 
 def ensure_namespace(cfg: config.Configuration, namespace: str) -> None:

@@ -124,16 +124,6 @@ def effective_chart(current: rel.ReleaseVersion, chart: model.Chart, options: Up
     return chart
 
 
-def chart_made(history: list[rel.ReleaseVersion], chart: model.Chart, options: UpgradeOptions) -> model.Chart:
-    """The chart an upgrade of the release whose versions were ``history`` made its version of,
-    for printing it (helm's ``upgrade -o json`` prints the chart ``reuseValues`` changed):
-    :func:`effective_chart`, quietly (the upgrade said its warnings)."""
-    from helm_core.support import helmlog
-
-    with helmlog.quiet():
-        return effective_chart(_current(history, options.name), chart, options)
-
-
 def plan(history: list[rel.ReleaseVersion], *, reinstall_failed: bool = False) -> str:
     """``"install"`` or ``"upgrade"``: what ``upgrade --install`` does with a release whose
     stored versions are ``history`` (module rules). The one place that decides it."""

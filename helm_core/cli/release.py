@@ -165,9 +165,9 @@ def revision_numbers(cfg: config.Configuration, namespace: str, name: str) -> di
 
 
 def release_data(release: rel.ReleaseVersion, revision: int | None = None, *,
-                 chart: model.Chart | None = None) -> dict[str, Any]:
-    """A release as ``-o json|yaml`` of ``install``/``upgrade`` (with the ``chart`` they
-    installed: :func:`chart_data`) and ``status`` (no chart: helm's status drops it) show it:
+                 chart: bool = False) -> dict[str, Any]:
+    """A release as ``-o json|yaml`` of ``install``/``upgrade`` (``chart``: the prepared chart
+    the version was made of, :func:`chart_data`) and ``status`` (no chart: helm's status drops it) show it:
     helm's ``release.Release`` fields in its order, empty ones left out as helm's ``omitempty``
     leaves them, ``version`` helm's integer (``revision``, else the one the version was rendered
     as), then helm-core's own ``versionId``: the stored version, when it is a ULID."""
@@ -178,8 +178,8 @@ def release_data(release: rel.ReleaseVersion, revision: int | None = None, *,
                          last_deployed=json_time(release.last_deployed), deleted=json_time(release.deleted))
     info.update(_non_empty(description=release.description, status=release.status.value, notes=release.notes))
     data = gojson.Struct(name=release.name, info=info)
-    if chart is not None:
-        data["chart"] = chart_data(chart)
+    if chart and release.made_of is not None:
+        data["chart"] = chart_data(release.made_of)
     data.update(_non_empty(config=dict(release.user_values), manifest=release.manifest,
                            hooks=hooks_data(release) if release.hooks else None))
     data.update(version=revision or release.revision, namespace=release.namespace)
@@ -290,7 +290,7 @@ def hooks_data(release: rel.ReleaseVersion) -> list[dict[str, Any]]:
 
 def _print_release(release: rel.ReleaseVersion, output: str, cfg: config.Configuration | None = None,
                    *, resources: Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
-                   chart: model.Chart | None = None, **kw: bool) -> None:
+                   chart: bool = False, **kw: bool) -> None:
     """A release as its command prints it: helm's status text, or ``-o json|yaml`` data
     (``resources`` as helm's ``info.resources``; ``chart``: the one installed, :func:`release_data`)."""
     if output == "table":
@@ -335,7 +335,7 @@ def _install(args: argparse.Namespace) -> int:
         lua=common.lua_options(args), post_render=common.post_render_options(args),
         subchart_notes=args.render_subchart_notes, crds=_crds(args, crd_policy.INSTALL_DEFAULT),
         labels=args.labels, force=args.force))
-    _print_release(result, args.output, cfg, chart=chart, hide_notes=args.hide_notes, debug=args.debug,
+    _print_release(result, args.output, cfg, chart=True, hide_notes=args.hide_notes, debug=args.debug,
                    stored=False)
     return 0
 
@@ -355,8 +355,7 @@ def cmd_upgrade(args: argparse.Namespace) -> int:
     release_names.check_name(args.name)
     chart = chartref.load(args, args.chart)
     cfg = _configuration(args)
-    history = cfg.driver.history(args.namespace, args.name) if args.install or args.output != "table" else []
-    installing = args.install and upgrade.plan(history) == "install"  # none, or uninstalled: helm's words
+    installing = args.install and upgrade.plan(cfg.driver.history(args.namespace, args.name)) == "install"
     if installing and args.output == "table":
         print(f'Release "{args.name}" does not exist. Installing it now.')
     values = common.values(args)
@@ -369,9 +368,7 @@ def cmd_upgrade(args: argparse.Namespace) -> int:
         raise ActionFailed("UPGRADE FAILED", exc) from exc
     if args.output == "table" and action == "upgrade":
         print(f'Release "{args.name}" has been upgraded. Happy Helming!')
-    if args.output != "table" and action == "upgrade":
-        chart = upgrade.chart_made(history, chart, options)  # -o json|yaml print it
-    _print_release(result, args.output, cfg, chart=chart, hide_notes=args.hide_notes, debug=args.debug,
+    _print_release(result, args.output, cfg, chart=True, hide_notes=args.hide_notes, debug=args.debug,
                    stored=False)
     return 0
 

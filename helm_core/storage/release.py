@@ -115,6 +115,10 @@ class ReleaseVersion:
     revisions do (0: not recorded, a version stored before it was; see :func:`next_revision`)."""
     hook_runs: tuple[HookRun, ...] = ()
     """The last run of each hook that ran and was recorded (``helm test``'s), in hook order."""
+    made_of: Any = field(default=None, hash=False, compare=False)
+    """The prepared chart (``chart.model.Chart``) the action rendered this version of, in
+    memory only (never stored; None when read back): what helm's ``install``/``upgrade -o
+    json`` print as the release's chart."""
 
     @property
     def chart(self) -> str:
