@@ -293,7 +293,9 @@ def test_debug_prints_the_release_as_helms_printer(cluster: ClusterInfo, hc: liv
     assert said["core"][-1].startswith('Release "NAME-new" does not exist. Installing it now.\n')
 
 
-DEP_CHART = ('apiVersion: v2\nname: demo\nversion: 0.1.0\ndependencies:\n'
+DEP_CHART = ('apiVersion: v2\nname: demo\nversion: 0.1.0\ndescription: a <demo>\nkeywords: [a, b]\n'
+             'maintainers: [{name: me, email: me@example.com}, {name: you}]\nannotations: {z: "1", a: "2"}\n'
+             'kubeVersion: ">=1.20.0-0"\ndependencies:\n'
              '- {name: sub, version: 0.1.0, condition: sub.enabled, import-values: [{child: exported, parent: imported}]}\n'
              '- {name: other, version: 0.1.0, repository: "", condition: other.enabled}\n')
 
@@ -302,19 +304,24 @@ def test_install_and_upgrade_print_the_chart_their_version_was_made_of(
         cluster: ClusterInfo, hc: live.LiveClient, namespace: str, tmp_path: Path, helm: str) -> None:
     """``-o json|yaml`` print the chart as helm's dependency processing left it: the values
     coalesced with the subcharts' and the imported ones, a disabled dependency gone; with
-    ``--reuse-values``, the reused values as the chart's."""
+    ``--reuse-values``, the reused values as the chart's; its metadata and lock as Go encodes
+    them (the lock's time as Go's RFC 3339 with nanoseconds)."""
     sub = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-sub\ndata: {x: "{{ .Values.x }}"}\n'
     kit.chart(tmp_path / "demo", {"cm.yaml": kit.configmap("{{ .Release.Name }}-cm")},
               values="greeting: hi\nsub: {enabled: true, x: 2}\nother: {enabled: false}\n",
               extra={"Chart.yaml": DEP_CHART, "charts/sub/Chart.yaml": "apiVersion: v2\nname: sub\nversion: 0.1.0\n",
                      "charts/sub/values.yaml": "x: 1\nexported: {k: v}\n", "charts/sub/templates/cm.yaml": sub,
-                     "charts/other/Chart.yaml": "apiVersion: v2\nname: other\nversion: 0.1.0\n"})
+                     "charts/other/Chart.yaml": "apiVersion: v2\nname: other\nversion: 0.1.0\n",
+                     "Chart.lock": "dependencies:\n- {name: sub, version: 0.1.0, repository: ''}\ndigest: sha256:0\n"
+                                   "generated: \"2024-01-02T03:04:05.120+01:00\"\n"})
     chart = str(tmp_path / "demo")
     said: dict[str, list[str]] = {}
     for who, run in zip(("core", "stock"), _both(helm, cluster, namespace, tmp_path), strict=True):
         steps = (("install", who, chart, "-o", "yaml"), ("upgrade", who, chart, "--set", "sub.x=5", "-o", "json"),
                  ("upgrade", who, chart, "--reuse-values", "--set", "greeting=yo", "-o", "yaml"))
-        said[who] = [re.sub(r'"\d{4}-\d\d-\d\dT[^"]*"', "TIME", run(*step).stdout.replace(who, "NAME")) for step in steps]
+        said[who] = [re.sub(r'"20\d\d-\d\d-\d\dT[^"]*Z"', "TIME", run(*step).stdout.replace(who, "NAME"))
+                     for step in steps]
     assert said["core"] == said["stock"]
+    assert '"lock":{"generated":"2024-01-02T03:04:05.12+01:00","digest":"sha256:0"' in said["core"][1]
     assert "  values:\n    greeting: hi\n    imported:\n      k: v\n" in said["core"][0]
     assert "name: sub\n" in said["core"][0] and "name: other\n" not in said["core"][0]

@@ -194,12 +194,15 @@ def chart_data(chart: model.Chart) -> dict[str, Any]:
     the subcharts are not encoded (Go's unexported ``dependencies``)."""
     from helm_core.engine import capabilities
     from helm_core.golib import gojson
+    from helm_core.support import records
 
     def files(found: Sequence[model.File]) -> list[dict[str, str]] | None:  # Go's nil slice: null
         return [gojson.Struct(name=f.name, data=gojson.base64_text(f.data)) for f in found] or None
     lock = chart.lock and gojson.Struct(
-        generated=chart.lock.generated, digest=chart.lock.digest,
-        dependencies=[capabilities.ChartDependency(d).go_json_value() for d in chart.lock.dependencies])
+        generated=_lock_time(chart.lock.generated), digest=chart.lock.digest,
+        # a lock's dependencies are never processed: not enabled (Go's false, left out)
+        dependencies=[capabilities.ChartDependency(records.replace(d, enabled=False)).go_json_value()
+                      for d in chart.lock.dependencies])
     return gojson.Struct(metadata=capabilities.ChartInfo(chart.metadata, is_root=True).metadata_json(),
                          lock=lock or None, templates=files(chart.templates), values=chart.values,
                          schema=gojson.base64_text(chart.raw_schema) if chart.raw_schema else None,
@@ -209,6 +212,22 @@ def chart_data(chart: model.Chart) -> dict[str, Any]:
 def _non_empty(**fields: Any) -> dict[str, Any]:
     """The fields that are not empty: what encoding/json's ``omitempty`` keeps."""
     return {key: value for key, value in fields.items() if value}
+
+
+def _lock_time(generated: Any) -> str:
+    """A lock's ``generated`` as Go's JSON writes the ``time.Time`` it was read into: RFC 3339
+    with its nanoseconds' trailing zeros cut; Go's zero time when it has none."""
+    import datetime as dt
+
+    from helm_core.golib import gotime
+    if isinstance(generated, dt.datetime):
+        return gotime.json_time(generated)
+    if not generated:
+        return "0001-01-01T00:00:00Z"
+    try:
+        return gotime.json_time(gotime.parse_rfc3339(str(generated)))
+    except ValueError:
+        return str(generated)
 
 
 def status_text(release: rel.ReleaseVersion, *, show_description: bool = False,
