@@ -167,10 +167,10 @@ def revision_numbers(cfg: config.Configuration, namespace: str, name: str) -> di
 def release_data(release: rel.ReleaseVersion, revision: int | None = None, *,
                  chart: bool = False) -> dict[str, Any]:
     """A release as ``-o json|yaml`` of ``install``/``upgrade`` (``chart``: the prepared chart
-    the version was made of, :func:`chart_data`) and ``status`` (no chart: helm's status drops it) show it:
-    helm's ``release.Release`` fields in its order, empty ones left out as helm's ``omitempty``
-    leaves them, ``version`` helm's integer (``revision``, else the one the version was rendered
-    as), then helm-core's own ``versionId``: the stored version, when it is a ULID."""
+    the version was made of, :func:`chart_data`) and ``status`` (no chart: helm's status drops
+    it) show it: helm's ``release.Release`` fields in its order, empty ones left out as helm's
+    ``omitempty`` leaves them, ``version`` helm's integer (``revision``, else the one the version
+    was rendered as), then helm-core's own ``versionId``: the stored version, when a ULID."""
     from helm_core.golib import gojson, gotime
     from helm_core.storage import release as rel
     json_time = gotime.json_time
@@ -183,7 +183,7 @@ def release_data(release: rel.ReleaseVersion, revision: int | None = None, *,
     data.update(_non_empty(config=dict(release.user_values), manifest=release.manifest,
                            hooks=hooks_data(release) if release.hooks else None))
     data.update(version=revision or release.revision, namespace=release.namespace)
-    if rel.revision_of(release.version) is None:  # kept in helm's format, the version is that number
+    if rel.revision_of(release.version) is None:  # a Helm revision's version is ``version`` itself
         data["versionId"] = str(release.version)
     return data
 
@@ -198,13 +198,13 @@ def chart_data(chart: model.Chart) -> dict[str, Any]:
 
     def files(found: Sequence[model.File]) -> list[dict[str, str]] | None:  # Go's nil slice: null
         return [gojson.Struct(name=f.name, data=gojson.base64_text(f.data)) for f in found] or None
-    lock = chart.lock and gojson.Struct(
+    lock = None if chart.lock is None else gojson.Struct(
         generated=_lock_time(chart.lock.generated), digest=chart.lock.digest,
         # a lock's dependencies are never processed: not enabled (Go's false, left out)
         dependencies=[capabilities.ChartDependency(records.replace(d, enabled=False)).go_json_value()
                       for d in chart.lock.dependencies])
     return gojson.Struct(metadata=capabilities.ChartInfo(chart.metadata, is_root=True).metadata_json(),
-                         lock=lock or None, templates=files(chart.templates), values=chart.values,
+                         lock=lock, templates=files(chart.templates), values=chart.values,
                          schema=gojson.base64_text(chart.raw_schema) if chart.raw_schema else None,
                          files=files(chart.files))
 
