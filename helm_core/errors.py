@@ -176,12 +176,15 @@ class WaitError(ClusterError):
 
 
 class HookError(HelmError):
-    """A hook of ``event`` failed or timed out; the operation stops (and ``--atomic`` undoes
-    it). The message is helm's, go-multierror's list included: printed whole, as helm prints it."""
+    """A hook of ``event`` failed, timed out, or was refused by the API server (``refusal``: its
+    answer, whose kind says whether retrying may help); the operation stops (and ``--atomic``
+    undoes it). The message is helm's, go-multierror's list included: printed whole, as helm
+    prints it."""
 
-    def __init__(self, message: str, *, event: str) -> None:
+    def __init__(self, message: str, *, event: str, refusal: ClusterError | None = None) -> None:
         super().__init__(message)
         self.event = event
+        self.refusal = refusal
 
 
 class WaitCancelled(WaitError):

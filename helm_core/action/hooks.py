@@ -165,7 +165,7 @@ def run(cfg: config.Configuration, hooks: Sequence[mf.Hook], event: str, *,
         except ClusterError as exc:  # helm's hook Create failing: the hook's run failed
             observe(ref, "Failed", str(exc))
             raise HookError(_ACTION_WORDS.get(event, "{}").format(refused_words(event, hook, exc.answer)),
-                            event=event) from exc
+                            event=event, refusal=exc) from exc
         except HelmError as exc:
             observe(ref, "Failed", str(exc))
             raise

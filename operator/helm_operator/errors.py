@@ -5,7 +5,8 @@
      ├── ValuesError / SchemaError       yes        ValuesInvalid
      ├── TemplateError, ManifestError    yes        RenderFailed (PatchError: a post-renderer)
      ├── LuaError                        yes        LuaFailed (LuaPermissionDenied when refused)
-     ├── HookError                       no         HookFailed (remediated like a failed wait)
+     ├── HookError                       no         HookFailed (remediated like a failed wait; a hook
+     │                                              the server refused: as its refusal)
      ├── ClusterError                    no         ClusterError
      │    ├── ForbiddenError             yes        Forbidden (the service account lacks rights)
      │    ├── WaitError                  no         WaitFailed
@@ -81,10 +82,19 @@ _REASONS: tuple[tuple[type[BaseException], str, bool], ...] = (
 )
 
 
+def _classified(exc: BaseException) -> BaseException:
+    """The error that decides a failure's reason: a hook the API server refused to create is
+    told in helm's words (``HookError``), but retried or not as the server's refusal is."""
+    if isinstance(exc, errors.HookError) and exc.refusal is not None:
+        return exc.refusal
+    return exc
+
+
 def reason(exc: BaseException) -> str:
     """The condition and Event reason for a failure (CamelCase)."""
     if isinstance(exc, RequestError):
         return exc.reason
+    exc = _classified(exc)
     for kind, name, _ in _REASONS:
         if isinstance(exc, kind):
             return name
@@ -95,6 +105,7 @@ def is_permanent(exc: BaseException) -> bool:
     """True when retrying the same spec cannot help (the request goes Stalled)."""
     if isinstance(exc, RequestError):
         return True
+    exc = _classified(exc)
     for kind, _, permanent in _REASONS:
         if isinstance(exc, kind):
             return permanent
@@ -116,7 +127,9 @@ def is_release_failure(exc: BaseException) -> bool:
     not ready in time, a hook failed, or its tests failed. Flux counts these in
     ``installFailures``/``upgradeFailures`` and remediates them; other failures left nothing
     to remediate."""
-    return isinstance(exc, (errors.WaitError, errors.HookError))
+    if isinstance(exc, errors.HookError):
+        return exc.refusal is None  # a refused hook: as its refusal (Forbidden, a conflict...)
+    return isinstance(exc, errors.WaitError)
 
 
 def backoff_seconds(retry: int) -> float:

@@ -230,3 +230,4 @@ def test_a_hook_the_server_refuses_says_helms_words(
                   timeout_s=1)
     said = f"warning: Hook {event} demo/templates/h.yaml failed: 1 error occurred:\n\t* {_RefusingHooks.ANSWER}\n\n"
     assert (str(caught.value), caught.value.event) == (wrapped.format(said), event)
+    assert isinstance(caught.value.refusal, ClusterError)  # the controller retries as the server's answer says

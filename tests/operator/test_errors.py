@@ -29,6 +29,11 @@ CASES = [
     (core.SourceError("invalid version"), "ChartSourceFailed", True),
     (errors.RequestError("claimed", reason="ReleaseClaimed"), "ReleaseClaimed", True),
     (RuntimeError("bug"), "InternalError", False),
+    # a hook the API server refused: helm's words, the refusal's reason and retries
+    (core.HookError("failed pre-install: ...", event="pre-install", refusal=core.ForbiddenError("no")),
+     "Forbidden", True),
+    (core.HookError("failed pre-install: ...", event="pre-install", refusal=core.ConflictError("busy")),
+     "ClusterError", False),
 ]
 
 
@@ -45,6 +50,9 @@ def test_failed_waits_tests_and_hooks_are_release_failures():
     assert errors.is_release_failure(core.WaitError("timed out", timed_out=True))
     assert errors.is_release_failure(core.TestFailedError("tests failed", summary={}))
     assert errors.is_release_failure(core.HookError("pre-upgrade hooks failed: ...", event="pre-upgrade"))
+    # a hook the server refused is retried or stalled as its refusal, not remediated
+    assert not errors.is_release_failure(core.HookError("failed pre-install: ...", event="pre-install",
+                                                        refusal=core.ConflictError("busy")))
     assert not errors.is_release_failure(core.SchemaError("values don't meet the schema"))
     assert not errors.is_release_failure(core.LockedError("in progress"))
 
