@@ -25,7 +25,6 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-import yaml  # noqa: E402
 from kubernetes import client as k8s  # noqa: E402
 from kubernetes import config as k8s_config  # noqa: E402
 from kubernetes import watch as k8s_watch  # noqa: E402
@@ -111,17 +110,9 @@ def replica_kubeconfig(api: k8s.ApiClient, kubeconfig: Path, auth: str) -> Path:
     namespace, account = CONTROLLER_ACCOUNT
     token = k8s.CoreV1Api(api).create_namespaced_service_account_token(
         account, namespace, {"spec": {"expirationSeconds": TOKEN_SECONDS}}).status.token
-    admin = yaml.safe_load(kubeconfig.read_text())
-    context = next(c for c in admin["contexts"] if c["name"] == admin["current-context"])["context"]
-    cluster = next(c for c in admin["clusters"] if c["name"] == context["cluster"])
-    path = Path(tempfile.mkdtemp(prefix="bench-sa-")) / "kubeconfig"
-    path.write_text(yaml.safe_dump({
-        "apiVersion": "v1", "kind": "Config", "clusters": [cluster],
-        "users": [{"name": account, "user": {"token": token}}],
-        "contexts": [{"name": account, "context": {"cluster": cluster["name"], "user": account}}],
-        "current-context": account}))
-    path.chmod(0o600)
-    return path
+    from e2e.cluster import kubeconfig as kubeconfigs
+    return kubeconfigs.write_token(Path(tempfile.mkdtemp(prefix="bench-sa-")) / "kubeconfig",
+                                   admin=kubeconfig, user=account, token=token)
 
 
 def add_auth_flag(args: argparse.ArgumentParser) -> None:

@@ -50,16 +50,19 @@ def free_port() -> int:
 class Controller:
     """A running ``helm-operator run`` process; ``restart``/``kill`` for crash tests."""
 
-    def __init__(self, cluster: ClusterInfo, log: Path, args: tuple[str, ...] = ()) -> None:
+    def __init__(self, cluster: ClusterInfo, log: Path, args: tuple[str, ...] = (), *,
+                 kubeconfig: Path | None = None) -> None:
         self.cluster = cluster
         self.log = log
         self.args = args
         """Extra ``helm-operator run`` flags."""
+        self.kubeconfig = kubeconfig or cluster.kubeconfig
+        """Whom the controller acts as (default: the cluster's admin)."""
         self.port = free_port()
         self.proc: subprocess.Popen[bytes] | None = None
 
     def start(self) -> None:
-        env = dict(os.environ, HELM_OPERATOR_LUA_ALLOWLIST="io,os", KUBECONFIG=str(self.cluster.kubeconfig))
+        env = dict(os.environ, HELM_OPERATOR_LUA_ALLOWLIST="io,os", KUBECONFIG=str(self.kubeconfig))
         with open(self.log, "ab") as out:
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "helm_operator", "run", "--probe-port", str(self.port),

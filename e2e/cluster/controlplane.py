@@ -10,6 +10,10 @@ Rules:
 - Start order is etcd, API server (waits for ``/readyz``), then controller-manager, scheduler and
   kwok together; stop order is the reverse. A component that exits early or misses its deadline
   raises ``ComponentError`` naming it, with the end of its log.
+- The API server writes an audit log (``logs/audit.log``, JSON lines, metadata level) of the
+  requests of one user only, ``AUDITED_USER`` (the controller's ServiceAccount from
+  ``deploy/``): tests and benches running the controller as that account list every request it
+  makes (``e2e/test_operator_requests.py``); nobody else's requests cost an audit event.
 """
 from __future__ import annotations
 
@@ -32,6 +36,10 @@ KWOK_NODE_LEASE_S = 40
 """Node lease duration kwok renews, the value ``kwokctl`` uses."""
 ETCD_QUOTA_BYTES = 2 * 1024**3
 POD_CIDR = "10.244.0.0/16"
+AUDITED_USER = "system:serviceaccount:helm-operator-system:helm-operator"
+"""The one user whose requests the API server's audit log records."""
+AUDIT_LOG = Path("logs") / "audit.log"
+"""The audit log, relative to the cluster's directory (its kubeconfig's folder)."""
 
 
 @dataclass(frozen=True)
@@ -82,6 +90,7 @@ class ControlPlane:
             kubeconfig.write(self._kubeconfig_for(stem), server=self.server, pki=credentials,
                              user=stem)
         self._spawn("etcd", self._etcd_argv())
+        (self.directory / "audit-policy.yaml").write_text(json.dumps(_audit_policy()))
         self._spawn("kube-apiserver", self._apiserver_argv(credentials))
         self._wait_https("kube-apiserver", f"{self.server}/readyz", self._admin_tls())
         self.timings["kube-apiserver"] = time.monotonic() - began
@@ -204,6 +213,9 @@ class ControlPlane:
             "--authorization-mode=Node,RBAC",
             "--allow-privileged=true",
             "--profiling=false",
+            f"--audit-policy-file={self.directory / 'audit-policy.yaml'}",
+            f"--audit-log-path={self.directory / AUDIT_LOG}",
+            "--audit-log-format=json",
             "--v=1",
         ]
 
@@ -267,3 +279,11 @@ def state_json(plane: ControlPlane) -> str:
         "pids": plane.pids(),
         "timings": {name: round(seconds, 2) for name, seconds in plane.timings.items()},
     }, indent=2)
+
+
+def _audit_policy() -> dict[str, object]:
+    """Metadata (verb, resource, name, namespace, code; no bodies) of ``AUDITED_USER``'s
+    requests, once each (at their end), and nothing of anybody else's."""
+    return {"apiVersion": "audit.k8s.io/v1", "kind": "Policy",
+            "omitStages": ["RequestReceived", "ResponseStarted"],
+            "rules": [{"level": "Metadata", "users": [AUDITED_USER]}, {"level": "None"}]}

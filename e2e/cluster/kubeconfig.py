@@ -38,3 +38,19 @@ def write(path: Path, *, server: str, pki: pki_module.Pki, user: str, name: str 
     path.write_text(render(server=server, pki=pki, user=user, name=name))
     path.chmod(0o600)
     return path
+
+
+def write_token(path: Path, *, admin: Path, user: str, token: str) -> Path:
+    """A kubeconfig at ``path`` for ``admin``'s cluster (its current context's) that
+    authenticates with a bearer ``token`` (a ServiceAccount's, as a controller in a cluster
+    does), readable by the owner only."""
+    config = yaml.safe_load(admin.read_text())
+    context = next(c for c in config["contexts"] if c["name"] == config["current-context"])["context"]
+    cluster = next(c for c in config["clusters"] if c["name"] == context["cluster"])
+    path.write_text(yaml.safe_dump({
+        "apiVersion": "v1", "kind": "Config", "clusters": [cluster],
+        "users": [{"name": user, "user": {"token": token}}],
+        "contexts": [{"name": user, "context": {"cluster": cluster["name"], "user": user}}],
+        "current-context": user}))
+    path.chmod(0o600)
+    return path
