@@ -279,11 +279,11 @@ def _perform(cfg: config.Configuration, rendered: Rendered, objects: list[dict[s
     if not options.no_hooks:
         hooks.run(cfg, rendered.hooks, "pre-install", owner=owner, timeout_s=options.timeout_s,
                   observe=runs.observe)
-    config.apply_batched(cfg, objects, owner, replace=options.force)
+    applied = config.apply_batched(cfg, objects, owner, replace=options.force)
     rendered.fire("post-install")
     if options.wait or options.atomic:
         rendered.fire("wait")
-        kwait.wait_ready(cfg.client, kclient.refs(objects), options=config.wait_options(
+        kwait.wait_ready(cfg.client, kclient.refs(objects), seen=applied, options=config.wait_options(
             cfg, options.timeout_s, wait_for_jobs=options.wait_for_jobs))
         rendered.fire("ready")
     if not options.no_hooks:

@@ -120,7 +120,7 @@ def _switch(cfg: config.Configuration, *, old: Sequence[Mapping[str, Any]], new:
     if not no_hooks:
         hooks.run(cfg, stored_hooks, f"pre-{action}", owner=owner, timeout_s=timeout_s, observe=observe)
     progress.step = APPLY
-    config.apply_batched(cfg, new, owner, replace=force)
+    applied = config.apply_batched(cfg, new, owner, replace=force)
     doomed = set(resources.stale(old, new))
     leaving = [o for o in config.by_kind(old, mf.UNINSTALL_ORDER)
                if kclient.ObjectRef.of(o) in doomed and o.get("kind") != "CustomResourceDefinition"]
@@ -129,7 +129,7 @@ def _switch(cfg: config.Configuration, *, old: Sequence[Mapping[str, Any]], new:
     if wait:
         progress.step = WAIT
         fire("wait")
-        kwait.wait_ready(cfg.client, kclient.refs(new),
+        kwait.wait_ready(cfg.client, kclient.refs(new), seen=applied,
                          options=config.wait_options(cfg, timeout_s, wait_for_jobs=wait_for_jobs))
         fire("ready")
     progress.step = POST_HOOKS
@@ -207,6 +207,7 @@ def roll_back(cfg: config.Configuration, name: str, namespace: str, version: uli
                                 status=rel.Status.PENDING_ROLLBACK, last_deployed=now, deleted=None,
                                 manifest=lua_events.text,
                                 description=f"Rollback to {rel.version_text(target.version)}")
+        cfg.driver.check(record)  # labels refused: before anything is applied (its write may be deferred)
         cfg.driver.create(record)
         runs = hooks.RunLog(cfg, record)  # over the runs the target's hooks carry, as helm's copy of them
         progress = Progress()

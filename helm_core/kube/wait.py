@@ -19,6 +19,10 @@ Rules:
 - Each poll reads objects with one LIST per (kind, namespace) holding at least
   ``LIST_THRESHOLD`` pending objects (falling back to GETs when RBAC refuses the LIST), and
   one GET for the others: a big chart costs a handful of requests per poll, not one per object.
+- Objects ``wait_ready`` is given as the server just returned them (``seen``: the responses of
+  the apply that made them) are rated from those in the first poll instead of read again: an
+  object that is ready as written (a ConfigMap, a Secret, a ClusterIP Service) costs no
+  request; the others are read from the next poll on.
 """
 from __future__ import annotations
 
@@ -119,13 +123,18 @@ def check_all(client: kclient.ClusterClient, refs: Iterable[kclient.ObjectRef], 
 
 
 def wait_ready(client: kclient.ClusterClient, refs: Iterable[kclient.ObjectRef], *,
-               options: WaitOptions = WaitOptions()) -> None:
-    """Block until every object in ``refs`` is ready; see the module rules for failures."""
+               options: WaitOptions = WaitOptions(), seen: Iterable[Mapping[str, Any]] = ()) -> None:
+    """Block until every object in ``refs`` is ready; see the module rules for failures.
+    ``seen``: some of them as the server just returned them (rated without a read at first)."""
     pending = {ref: kready.Readiness(kready.State.NOT_FOUND) for ref in refs}
     deadline = options.clock() + options.timeout_s
     rule = kready.readiness if options.wait_for_jobs else kready.jobs_started
+    fresh = {ref: obj for obj in seen if (ref := kclient.ObjectRef.of(obj)) in pending}
     while True:
-        for ref, state in check_all(client, pending, rule=rule).items():
+        states = {ref: rule(obj) for ref, obj in fresh.items()}
+        fresh = {}
+        states.update(check_all(client, [ref for ref in pending if ref not in states], rule=rule))
+        for ref, state in states.items():
             if state.state is kready.State.FAILED:
                 raise WaitError(f"{ref} failed: {state.message}", timed_out=False)
             if state.ready:

@@ -144,6 +144,22 @@ def test_check_all_lists_large_groups_and_gets_the_rest():
     assert (client.lists, client.gets) == (1, 1)
 
 
+def test_objects_seen_as_the_apply_returned_them_are_read_only_when_not_ready_then():
+    """The first poll rates what the apply returned: a ConfigMap ready as written costs no
+    read; a Deployment not ready yet is read from the next poll on."""
+    client = CountingClient(fake.FakeCluster())
+    config_map = client.create({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cm", "namespace": "ns"}})
+    starting = client.create(_deployment("web", ready=0))
+    client.apply(_deployment("web", ready=1))  # ready by the next poll
+    clock = Clock()
+    refs = [kclient.ObjectRef.of(config_map), kclient.ObjectRef.of(starting)]
+    kwait.wait_ready(client, refs, seen=[config_map, starting], options=_options(clock))
+    assert (client.gets, clock.sleeps) == (1, 1)  # the Deployment, once, after one poll
+    client.gets = 0
+    kwait.wait_ready(client, refs[:1], seen=[config_map], options=_options(Clock()))
+    assert client.gets == 0
+
+
 class Cancel:
     """A cancellation hook giving ``reason`` from the ``after``-th question on."""
 
