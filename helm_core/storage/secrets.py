@@ -29,19 +29,27 @@ the newest version, its status and chart, and the last ``STATUS_HISTORY`` versio
 descriptions cut to ``STATUS_DESCRIPTION_MAX`` characters: the Secrets keep them whole); it is
 created with the first version and deleted with the last.
 
-A pending version (an operation starting) reaches the ``Release`` status only if the operation
-still runs ``announce_after_s`` later (0, the default: at once): most operations end sooner and
-their result is the one status write. The Secret, which crash recovery reads, is written at once
-either way; the next status write of the release settles the announcement first (stopped, or
-waited for) and folds the version in when it was never written.
+A pending version (an operation starting) is written, its Secret and then the ``Release``
+status, only if the operation still runs ``announce_after_s`` later (0, the default: at once):
+most operations end sooner, and their result is the one write of each (the Secret created with
+the final status). A hook's run on a version still unwritten changes the copy to be written.
+Any other write of the release settles the announcement first (stopped, or waited for): the
+Secrets it did not write are created then, or, for the version being written, by that write;
+its versions are folded into the next status write. The Secret of the first version of a
+``Release`` this driver has just created is written at once (a refused write deletes that
+``Release`` again); the controller's claim creates the ``Release`` before, so its installs defer
+both.
+Within the grace nothing is stored of the operation but its lock: a process dying then leaves
+no pending version to recover, and the next install adopts the objects it applied (they carry
+the release's ownership metadata and an owner reference to the ``Release``).
 """
 from __future__ import annotations
 
 import base64
 import contextlib
-import functools
 import gzip
 import json
+import time
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -273,9 +281,9 @@ class SecretsDriver:
     def __init__(self, client: kclient.ClusterClient, *, announce_after_s: float = 0.0) -> None:
         self._client = client
         self._announce_after_s = announce_after_s
-        # Pending versions whose status write is deferred, by (namespace, name), with the
-        # announcement that writes them (module docstring).
-        self._announcements: dict[tuple[str, str], tuple[timers.Deferred, list[rel.ReleaseVersion]]] = {}
+        # Pending versions whose writes are deferred, by (namespace, name), with the
+        # announcement that writes them and the monotonic time it is due (module docstring).
+        self._announcements: dict[tuple[str, str], tuple[timers.Deferred, list[rel.ReleaseVersion], float]] = {}
         # What this driver last wrote: the next write of the same Secret (``written``) or Release
         # status (by (namespace, name)) uses its resourceVersion as a precondition instead of
         # reading the object first; a conflict (someone wrote meanwhile) falls back to reading.
@@ -375,45 +383,95 @@ class SecretsDriver:
         secret["metadata"]["ownerReferences"] = [wanted]
         self._written.write(secret, meta)
 
-    def _settle(self, namespace: str, name: str) -> list[rel.ReleaseVersion]:
-        """Settle the release's deferred announcement: the pending versions it did not write."""
+    def _settle(self, namespace: str, name: str, *,
+                writing: ulid.ULID | None = None) -> list[rel.ReleaseVersion]:
+        """Settle the release's deferred announcement: the pending versions it did not write,
+        their Secrets created now (but ``writing``'s, which the caller writes itself)."""
         announced = self._announcements.pop((namespace, name), None)
         if announced is None:
             return []
-        deferred, versions = announced
-        return [] if deferred.settle() else versions
+        deferred, versions, _ = announced
+        if deferred.settle():
+            return []
+        for version in versions:
+            if version.version != writing and not self._stored(version):
+                self._create_secret(version)
+        return versions
 
-    def create(self, version: rel.ReleaseVersion) -> None:
-        unannounced = self._settle(version.namespace, version.name)
+    def _stored(self, version: rel.ReleaseVersion) -> bool:
+        """Whether this driver wrote the version's Secret (a deferred one may not be yet)."""
+        return self._written.known(version.namespace, secret_name(version.name, version.version)) is not None
+
+    def _create_secret(self, version: rel.ReleaseVersion) -> None:
+        """Create the version's Secret, owned by the ``Release`` (known: no request)."""
         secret = encode(version)
-        owner, made = self._ensure_release(version.namespace, version.name)
+        owner = self._ensure_release(version.namespace, version.name)[0]
         secret["metadata"]["ownerReferences"] = [_owner_reference(owner)]
         try:
             created = self._client.create(secret)
         except ConflictError as exc:
             raise exists_error(version) from exc
-        except HelmError:
-            if made:  # the first version was refused (quota, RBAC...): leave no empty Release
-                with contextlib.suppress(HelmError):  # the refusal is the error to report
-                    self._delete_release(version.namespace, version.name)
-            raise
         self._written.created(created)
+
+    def _announce(self, versions: list[rel.ReleaseVersion], delay_s: float) -> None:
+        """Write ``versions`` (pending, of one release: their Secrets, then the status) if the
+        operation still runs ``delay_s`` from now."""
+        namespace, name = versions[0].namespace, versions[0].name
+
+        def write() -> None:
+            for version in versions:
+                if not self._stored(version):
+                    self._create_secret(version)
+            self._publish(namespace, name, versions, created=versions)
+        self._announcements[(namespace, name)] = (timers.Deferred(write, delay_s), versions,
+                                                  time.monotonic() + delay_s)
+
+    def create(self, version: rel.ReleaseVersion) -> None:
+        unannounced = self._settle(version.namespace, version.name)
+        made = self._ensure_release(version.namespace, version.name)[1]
+        deferred = version.status.pending and self._announce_after_s > 0
+        if made or not deferred:
+            try:
+                self._create_secret(version)
+            except HelmError:
+                if made:  # the first version was refused (quota, RBAC...): leave no empty Release
+                    with contextlib.suppress(HelmError):  # the refusal is the error to report
+                        self._delete_release(version.namespace, version.name)
+                raise
         versions = [*unannounced, version]
-        publish = functools.partial(self._publish, version.namespace, version.name, versions,
-                                    created=versions)
-        if version.status.pending and self._announce_after_s > 0:
-            self._announcements[(version.namespace, version.name)] = (
-                timers.Deferred(publish, self._announce_after_s), versions)
+        if deferred:
+            self._announce(versions, self._announce_after_s)
         else:
-            publish()
+            self._publish(version.namespace, version.name, versions, created=versions)
 
     def update(self, version: rel.ReleaseVersion) -> None:
         if self._summarised(version):  # a hook's run: the Secret alone keeps it
-            self._write_secret(version)
+            if not self._redeferred(version):
+                self._write_secret(version)
             return
-        unannounced = self._settle(version.namespace, version.name)
-        self._write_secret(version)
-        self._publish(version.namespace, version.name, [*unannounced, version], created=unannounced)
+        unannounced = self._settle(version.namespace, version.name, writing=version.version)
+        created = list(unannounced)
+        if any(v.version == version.version for v in unannounced) and not self._stored(version):
+            self._create_secret(version)  # its pending write was deferred and never made
+            created.append(version)
+        else:
+            self._write_secret(version)
+        self._publish(version.namespace, version.name, [*unannounced, version], created=created)
+
+    def _redeferred(self, version: rel.ReleaseVersion) -> bool:
+        """When ``version`` is still to be written by its announcement, have it write this
+        content instead (due when it was); False when it was written already."""
+        announced = self._announcements.get((version.namespace, version.name))
+        if announced is None or self._stored(version) \
+                or all(v.version != version.version for v in announced[1]):
+            return False
+        deferred, versions, due = announced
+        if deferred.settle():  # it was being written: write over it
+            del self._announcements[(version.namespace, version.name)]
+            return False
+        self._announce([version if v.version == version.version else v for v in versions],
+                       due - time.monotonic())
+        return True
 
     def _summarised(self, version: rel.ReleaseVersion) -> bool:
         """True when the ``Release`` status, as this driver last wrote it or will write it (a

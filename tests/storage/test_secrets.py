@@ -340,6 +340,123 @@ def test_a_process_dying_inside_the_grace_leaves_what_recovery_needs():
     assert (status["version"], status["status"]) == (str(pending.version), "failed")
 
 
+class SecretWrites(StatusWrites):
+    """Records every write of a version Secret (``create pending-install``, ``replace deployed``)."""
+
+    def __init__(self, cluster: fake.FakeCluster) -> None:
+        super().__init__(cluster)
+        self.secrets: list[str] = []
+
+    def create(self, obj, **kwargs):
+        if obj.get("kind") == "Secret":
+            self.secrets.append(f"create {obj['metadata']['labels']['status']}")
+        return super().create(obj, **kwargs)
+
+    def replace(self, obj, **kwargs):
+        if obj.get("kind") == "Secret":
+            self.secrets.append(f"replace {obj['metadata']['labels']['status']}")
+        return super().replace(obj, **kwargs)
+
+
+def _claimed(announce_after_s: float) -> tuple[SecretWrites, secrets.SecretsDriver]:
+    """A driver whose Release the controller's claim created (as before every install)."""
+    client = SecretWrites(fake.FakeCluster())
+    driver = secrets.SecretsDriver(client, announce_after_s=announce_after_s)
+    assert driver.claim("demo", "web", annotation="helm.sh/helmrequest", claimant="demo/web", new=True) == ""
+    return client, driver
+
+
+def _no_version(driver: secrets.SecretsDriver) -> bool:
+    return driver.history("demo", "web") == []
+
+
+def test_a_fast_operation_on_a_claimed_release_writes_its_version_once():
+    """Inside the grace nothing of the pending version is written: its result creates the
+    Secret (one write instead of a create and a replace) and the status."""
+    client, driver = _claimed(announce_after_s=30)
+    pending = make_version(status=rel.Status.PENDING_INSTALL)
+    driver.create(pending)
+    assert _no_version(driver) and client.secrets == [] and client.statuses == []
+    driver.update(pending.with_status(rel.Status.DEPLOYED))
+    assert client.secrets == ["create deployed"]
+    assert client.statuses == ["deployed"]
+    assert driver.get("demo", "web", pending.version).status is rel.Status.DEPLOYED
+    secret = client.get(kclient.ObjectRef("v1", "Secret", secrets.secret_name("web", pending.version), "demo"))
+    assert secret["metadata"]["ownerReferences"][0]["uid"] == client.get(RELEASE_REF)["metadata"]["uid"]
+
+
+def test_a_hooks_run_inside_the_grace_changes_the_version_to_be_written():
+    client, driver = _claimed(announce_after_s=30)
+    pending = make_version(status=rel.Status.PENDING_INSTALL)
+    driver.create(pending)
+    running = rel.HookRun("Job", "setup", rel.HookPhase.RUNNING, started=T0)
+    driver.update(pending.with_hook_run(running))
+    assert _no_version(driver) and client.secrets == []
+    driver.update(pending.with_hook_run(running).with_status(rel.Status.DEPLOYED))
+    assert client.secrets == ["create deployed"] and client.statuses == ["deployed"]
+    assert driver.get("demo", "web", pending.version).hook_runs == (running,)
+
+
+def test_a_hooks_run_keeps_the_announcement_due_when_it_was():
+    """A hook's run re-arms the announcement for what is left of the grace, with its content."""
+    client, driver = _claimed(announce_after_s=0.3)
+    pending = make_version(status=rel.Status.PENDING_INSTALL)
+    driver.create(pending)
+    running = rel.HookRun("Job", "setup", rel.HookPhase.RUNNING, started=T0)
+    driver.update(pending.with_hook_run(running))
+    deadline = time.monotonic() + 5
+    while not client.statuses and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert client.secrets == ["create pending-install"] and client.statuses == ["pending-install"]
+    assert driver.get("demo", "web", pending.version).hook_runs == (running,)
+    driver.update(pending.with_hook_run(running).with_status(rel.Status.DEPLOYED))
+    assert client.secrets == ["create pending-install", "replace deployed"]
+
+
+def test_a_slow_operation_on_a_claimed_release_writes_its_pending_version_after_the_grace():
+    client, driver = _claimed(announce_after_s=0.05)
+    pending = make_version(status=rel.Status.PENDING_INSTALL)
+    driver.create(pending)
+    deadline = time.monotonic() + 5
+    while not client.statuses and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert driver.get("demo", "web", pending.version).status is rel.Status.PENDING_INSTALL
+    assert _release_status(client)["status"] == "pending-install"
+    driver.update(pending.with_status(rel.Status.FAILED, "boom"))
+    assert client.secrets == ["create pending-install", "replace failed"]
+    assert client.statuses == ["pending-install", "failed"]
+
+
+def test_another_write_inside_the_grace_writes_the_pending_version_first():
+    """An upgrade faster than the grace supersedes the old version: the new one's pending
+    Secret is created then (the history never lacks it while the old one is superseded)."""
+    client, driver = _claimed(announce_after_s=30)
+    first = make_version()
+    driver.create(first)
+    second = make_version(status=rel.Status.PENDING_UPGRADE)
+    driver.create(second)
+    assert [v.version for v in driver.history("demo", "web")] == [first.version]
+    driver.update(first.with_status(rel.Status.SUPERSEDED))
+    assert [(v.version, v.status) for v in driver.history("demo", "web")] == [
+        (first.version, rel.Status.SUPERSEDED), (second.version, rel.Status.PENDING_UPGRADE)]
+    driver.update(second.with_status(rel.Status.DEPLOYED))
+    assert client.secrets == ["create deployed", "create pending-upgrade", "replace superseded",
+                              "replace deployed"]
+    assert _release_status(client)["status"] == "deployed"
+
+
+def test_a_process_dying_inside_the_grace_of_a_claimed_release_leaves_no_version():
+    """Nothing to recover: the next install (under the lock) finds no history and installs,
+    adopting the objects the dead one applied (they carry the release's ownership)."""
+    from helm_core.storage import driver as drv
+
+    client, dead = _claimed(announce_after_s=30)
+    dead.create(make_version(status=rel.Status.PENDING_INSTALL))
+    fresh = secrets.SecretsDriver(client)
+    assert drv.recover(fresh, fresh.history("demo", "web")) == ([], [])
+    assert "status" not in _release_status(client)
+
+
 def test_a_stale_release_object_found_at_the_deferred_result_write_owns_the_version():
     client, driver, current = _driver_remembering_a_stale_release(announce_after_s=30)
     version = make_version(status=rel.Status.PENDING_INSTALL)
