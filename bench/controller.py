@@ -288,9 +288,38 @@ def install_crds(kubeconfig: Path) -> None:
                    check=True, capture_output=True)
 
 
-def on_cluster(work: Callable[[k8s.ApiClient, Path], None]) -> None:
+def add_finalizer_flag(args: argparse.ArgumentParser) -> None:
+    args.add_argument("--finalizer-policy", choices=("on", "off"), default="on",
+                      help="deploy/finalizer/ (the API server adds the controller's finalizer to each "
+                           "new HelmRequest; default) or not (the controller PATCHes it in)")
+
+
+def apply_finalizer_policy(api: k8s.ApiClient, kubeconfig: Path) -> None:
+    """deploy/finalizer/ applied, and waited for until admission uses it (a dry-run create)."""
+    subprocess.run(["kubectl", f"--kubeconfig={kubeconfig}", "apply", "-k", str(ROOT / "deploy" / "finalizer")],
+                   check=True, capture_output=True)
+    objects = k8s.CustomObjectsApi(api)
+    probe = {"apiVersion": "helm.sh/v1alpha1", "kind": "HelmRequest", "metadata": {"name": "probe"},
+             "spec": {"chart": {"configMapRef": {"name": "chart"}}}}
+    deadline = time.monotonic() + 60
+
+    def in_use() -> bool:
+        try:
+            return bool(objects.create_namespaced_custom_object(
+                "helm.sh", "v1alpha1", "default", "helmrequests", probe, dry_run="All")["metadata"].get("finalizers"))
+        except k8s.ApiException:  # the CRD just applied is not served yet
+            return False
+    while not in_use():
+        if time.monotonic() > deadline:
+            raise RuntimeError("deploy/finalizer/ not in use after 60 s")
+        time.sleep(0.5)
+    print("the API server adds the controller's finalizer to new HelmRequests (deploy/finalizer/)", flush=True)
+
+
+def on_cluster(work: Callable[[k8s.ApiClient, Path], None], *, finalizer_policy: str = "off") -> None:
     """``work(admin client, kubeconfig)`` on ``HELM_CONTROLLER_E2E_KUBECONFIG``'s cluster when
-    set, else on one started (and stopped) here; the CRDs are applied first."""
+    set, else on one started (and stopped) here; the CRDs are applied first (and
+    deploy/finalizer/ with ``finalizer_policy`` "on")."""
     external = os.environ.get("HELM_CONTROLLER_E2E_KUBECONFIG")
     cluster: Any = None
     if external:
@@ -301,7 +330,10 @@ def on_cluster(work: Callable[[k8s.ApiClient, Path], None]) -> None:
         kubeconfig = cluster.kubeconfig
     try:
         install_crds(kubeconfig)
-        work(k8s_config.new_client_from_config(config_file=str(kubeconfig)), kubeconfig)
+        api = k8s_config.new_client_from_config(config_file=str(kubeconfig))
+        if finalizer_policy == "on":
+            apply_finalizer_policy(api, kubeconfig)
+        work(api, kubeconfig)
     finally:
         if cluster is not None:
             cluster.stop()
@@ -312,13 +344,14 @@ def main() -> int:
     args.add_argument("--count", type=int, action="append")
     args.add_argument("--workers", type=int, default=settings.DEFAULT_WORKERS)
     add_auth_flag(args)
+    add_finalizer_flag(args)
     opts = args.parse_args()
 
     def work(api: k8s.ApiClient, kubeconfig: Path) -> None:
         for count in opts.count or [100]:
             run(api, kubeconfig, count, opts.workers, opts.auth)
 
-    on_cluster(work)
+    on_cluster(work, finalizer_policy=opts.finalizer_policy)
     return 0
 
 

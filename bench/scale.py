@@ -159,13 +159,14 @@ def main() -> int:
     args.add_argument("--workers", type=int, default=settings.DEFAULT_WORKERS)
     args.add_argument("--interval", type=int, default=0, help="spec.interval in seconds (0: default)")
     bench.add_auth_flag(args)
+    bench.add_finalizer_flag(args)
     opts = args.parse_args()
 
     def work(api: k8s.ApiClient, kubeconfig: Path) -> None:
         for count in opts.count or [300]:
             run(api, kubeconfig, count, opts.shards, opts.workers, opts.interval, opts.auth)
 
-    bench.on_cluster(work)
+    bench.on_cluster(work, finalizer_policy=opts.finalizer_policy)
     return 0
 
 

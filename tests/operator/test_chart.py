@@ -149,6 +149,17 @@ def test_requester_mode_installs_deploys_policy_and_impersonation_rights(capsys)
     assert main.parse(["run"], env).settings.security.act_as == "requester"
 
 
+def test_the_finalizer_policy_is_deploys_and_off_by_default(capsys):
+    deploy = {d["kind"]: d for d in yaml.safe_load_all((ROOT / "deploy" / "finalizer" / "policy.yaml").read_text())}
+    assert deploy["MutatingAdmissionPolicy"]["spec"]["mutations"][0]["applyConfiguration"]["expression"] == \
+        f'Object{{metadata: Object.metadata{{finalizers: ["{main.FINALIZER}"]}}}}'
+    ours = {d["kind"]: d for d in render(capsys, "--set", "finalizerPolicy.enabled=true")
+            if d["kind"].startswith("MutatingAdmissionPolicy")}
+    assert ours["MutatingAdmissionPolicy"]["spec"] == deploy["MutatingAdmissionPolicy"]["spec"]
+    assert ours["MutatingAdmissionPolicyBinding"]["spec"] == {"policyName": "op-helm-operator-finalizer"}
+    assert not [d for d in render(capsys) if d["metadata"]["name"].endswith("-finalizer")]
+
+
 def test_the_default_chart_neither_stamps_nor_impersonates_users(capsys):
     docs = render(capsys)
     assert not [d for d in docs if d["kind"].startswith("MutatingAdmissionPolicy")]
