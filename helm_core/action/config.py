@@ -62,6 +62,9 @@ class Configuration:
     renderer: Renderer | None = None
     """Where chart code runs (:class:`helm_core.engine.renderer.Renderer`): None is this
     process; the controller passes worker processes under render limits."""
+    on_locked: Callable[[str, str], None] = lambda _namespace, _name: None
+    """Called with the release's namespace and name once its lock is held, before its history
+    is read (the controller claims a first install's release there: ``Driver.claim``)."""
 
 
 def on_cluster(client: kclient.ClusterClient, *, storage: str = "release", helm_secrets: str = "keep",
@@ -112,6 +115,7 @@ def locked(cfg: Configuration, *, namespace: str, name: str,
     release's history as it is then (the one read the recovery needs serves the action too)."""
     with lock_mod.ReleaseLock(cfg.client, namespace=namespace, release=name, operation=operation,
                               options=cfg.lock):
+        cfg.on_locked(namespace, name)
         history, recovered = drv.recover(cfg.driver, cfg.driver.history(namespace, name))
         for version in recovered:
             cfg.log(f"recovered interrupted version {version.version}: marked failed")

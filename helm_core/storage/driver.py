@@ -58,8 +58,10 @@ class Driver(Protocol):
               new: bool = False) -> str:
         """Record ``claimant`` as the one manager of the release (under ``annotation``) unless
         another one is recorded; returns that other claimant, "" when the claim holds.
-        ``new``: the caller expects the release not to be stored yet (a first install), so a
-        driver may try to create its record before reading it."""
+        ``new``: the caller holds the release's lock and expects the release not to be stored
+        yet (a first install), so a driver may try to create its record before reading it; a
+        record created so holds no versions (they are written under the lock), and the history
+        read next may be known empty without a read."""
         ...
 
     def claimant(self, namespace: str, name: str, *, annotation: str) -> str | None:

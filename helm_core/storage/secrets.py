@@ -289,6 +289,9 @@ class SecretsDriver:
         # reading the object first; a conflict (someone wrote meanwhile) falls back to reading.
         self._written = written_secrets.WrittenSecrets(client)
         self._releases: dict[tuple[str, str], dict[str, Any]] = {}
+        # Releases whose Release this driver's claim created under the release's lock, with no
+        # version written since: their history is empty without a LIST (``claim``).
+        self._empty: set[tuple[str, str]] = set()
 
     def _ref(self, namespace: str, name: str, version: ulid.ULID) -> kclient.ObjectRef:
         return kclient.ObjectRef("v1", "Secret", secret_name(name, version), namespace)
@@ -324,6 +327,7 @@ class SecretsDriver:
     def _delete_release(self, namespace: str, name: str) -> None:
         """Delete the ``Release`` of a release left without versions."""
         self._releases.pop((namespace, name), None)
+        self._empty.discard((namespace, name))
         self._client.delete(kclient.ObjectRef(RELEASE_API_VERSION, RELEASE_KIND, name, namespace))
 
     def known_release(self, namespace: str, name: str) -> dict[str, Any] | None:
@@ -404,6 +408,7 @@ class SecretsDriver:
 
     def _create_secret(self, version: rel.ReleaseVersion) -> None:
         """Create the version's Secret, owned by the ``Release`` (known: no request)."""
+        self._empty.discard((version.namespace, version.name))
         secret = encode(version)
         owner = self._ensure_release(version.namespace, version.name)[0]
         secret["metadata"]["ownerReferences"] = [_owner_reference(owner)]
@@ -507,6 +512,8 @@ class SecretsDriver:
         return self._history(namespace, name, payloads=True)
 
     def _history(self, namespace: str, name: str, *, payloads: bool) -> list[rel.ReleaseVersion]:
+        if (namespace, name) in self._empty:
+            return []
         secrets = self._client.list("v1", "Secret", namespace=namespace,
                                     label_selector=selector(name))
         return rel.sort_history(decode(s, payloads=payloads) for s in secrets
@@ -543,7 +550,10 @@ class SecretsDriver:
               new: bool = False) -> str:
         """The claim is an annotation of the ``Release`` object (created here when absent, so
         the claim comes before the first version); ``new``: created first, read only when it
-        exists (one request for a first install instead of a read that finds nothing)."""
+        exists (one request for a first install instead of a read that finds nothing). A
+        ``Release`` created under the release's lock (``new``) owns no version Secret: those
+        of a deleted one are being garbage-collected, and a new one is written under the lock;
+        the history is then known empty until this driver writes a version."""
         current = None if new else self._release(namespace, name)
         if current is None:
             try:
@@ -552,6 +562,8 @@ class SecretsDriver:
                     "metadata": {"name": name, "namespace": namespace, "labels": {OWNER_LABEL: OWNER},
                                  "annotations": {annotation: claimant}},
                     "spec": {}}))
+                if new:
+                    self._empty.add((namespace, name))
                 return ""
             except ConflictError:  # created meanwhile: read who won
                 current = self._release(namespace, name) or {}

@@ -38,7 +38,7 @@ from helm_core.kube import client as kclient
 from helm_core.lua import permissions as lua_permissions
 from helm_core.storage import release as rel
 from helm_core.support import limits as limits_mod
-from helm_core.support.records import field, record
+from helm_core.support.records import field, record, replace
 from helm_operator import accounts as accounts_mod
 from helm_operator import drift, errors, policy, remote, requester, sources, status
 from helm_operator import repositories as repositories_mod
@@ -169,7 +169,8 @@ def reader(client: kclient.ClusterClient, namespace: str) -> sources.Reader:
 def claim(cfg: action_config.Configuration, key: policy.ReleaseKey, requester: str, *,
           new: bool = False) -> None:
     """Make this request the release's owner, or refuse when another request owns it
-    (``new``: no version recorded in status yet, so the release most likely does not exist)."""
+    (``new``: no version recorded in status yet, so the release most likely does not exist;
+    only under the release's lock, ``Configuration.on_locked``)."""
     claimed_by = claim_action.run(cfg, namespace=key.namespace, name=key.name,
                                   annotation=policy.OWNER_ANNOTATION, claimant=requester, new=new)
     policy.check_owner(key, claimed_by=claimed_by, requester=requester)
@@ -219,9 +220,13 @@ def apply(rt: Runtime, body: Mapping[str, Any], *, force: bool = False) -> Outco
     renderer = rt.renderer_for(meta, spec)
     client = target_for(rt, meta, spec, client)
     cfg = configuration(rt, client, meta, spec, renderer=renderer)
+    rollback_to = spec.get("rollbackTo") or ""
     with rt.release_lock(key):
-        claim(cfg, key, policy.owner_id(meta), new=not old.get("version"))
-        rollback_to = spec.get("rollbackTo") or ""
+        if old.get("version") or rollback_to:
+            claim(cfg, key, policy.owner_id(meta))
+        else:  # a first install claims under the release's lock: its history needs no read then
+            claiming, owner = cfg, policy.owner_id(meta)
+            cfg = replace(cfg, on_locked=lambda _namespace, _name: claim(claiming, key, owner, new=True))
         # without a version in status nothing can be unchanged: the history is read once,
         # under the release's lock (a first install lists no Secrets before it)
         history = cfg.driver.history(key.namespace, key.name) \

@@ -457,6 +457,42 @@ def test_a_process_dying_inside_the_grace_of_a_claimed_release_leaves_no_version
     assert "status" not in _release_status(client)
 
 
+class ListingClient(fake.FakeClient):
+    """Counts LISTs."""
+
+    def __init__(self, cluster: fake.FakeCluster) -> None:
+        super().__init__(cluster)
+        self.lists = 0
+
+    def list(self, *args, **kwargs):
+        self.lists += 1
+        return super().list(*args, **kwargs)
+
+
+def test_a_release_its_claim_created_under_the_lock_has_no_history_to_list():
+    client = ListingClient(fake.FakeCluster())
+    driver = secrets.SecretsDriver(client)
+    driver.claim("demo", "web", annotation="helm.sh/helmrequest", claimant="demo/web", new=True)
+    assert (driver.history("demo", "web"), client.lists) == ([], 0)
+    version = make_version()
+    driver.create(version)
+    assert [v.version for v in driver.history("demo", "web")] == [version.version]  # listed again
+    assert client.lists == 1
+
+
+def test_a_release_the_claim_found_is_listed():
+    """Created meanwhile by someone else, or read (not ``new``): its versions are read."""
+    client = ListingClient(fake.FakeCluster())
+    first = secrets.SecretsDriver(client)
+    first.claim("demo", "web", annotation="helm.sh/helmrequest", claimant="demo/web", new=True)
+    first.create(make_version())
+    for new in (True, False):
+        driver = secrets.SecretsDriver(client)
+        driver.claim("demo", "web", annotation="helm.sh/helmrequest", claimant="demo/web", new=new)
+        client.lists = 0
+        assert len(driver.history("demo", "web")) == 1 and client.lists == 1
+
+
 def test_a_stale_release_object_found_at_the_deferred_result_write_owns_the_version():
     client, driver, current = _driver_remembering_a_stale_release(announce_after_s=30)
     version = make_version(status=rel.Status.PENDING_INSTALL)
