@@ -21,7 +21,19 @@ from e2e import operator_kit
 from e2e.cluster import controlplane
 from e2e.cluster import kubeconfig as kubeconfigs
 from e2e.conftest import ClusterInfo, Kubectl
-from e2e.operator_kit import ROOT, Controller, chart_tgz, ready_at, setup_namespace, wait_for
+from e2e.operator_kit import (
+    GROUP,
+    PLURAL,
+    ROOT,
+    VERSION,
+    Controller,
+    chart_tgz,
+    get,
+    ready_at,
+    setup_namespace,
+    wait_for,
+)
+from helm_operator import identity
 
 pytestmark = pytest.mark.e2e
 
@@ -30,6 +42,8 @@ SHARD = {"e2e.helm.sh/module": "requests"}
 ACCOUNT_NAMESPACE, ACCOUNT = controlplane.AUDITED_USER.split(":")[2:]
 #: The Event of a success is posted after the status write that makes the request Ready.
 SETTLE_S = 3.0
+#: An admission policy applied or deleted takes effect once the API server's informer sees it.
+POLICY_TIMEOUT_S = 30.0
 
 
 @pytest.fixture(scope="module")
@@ -74,8 +88,55 @@ def requests_in(cluster: ClusterInfo, namespace: str, *, after: int) -> list[tup
     return found
 
 
-def test_one_install_makes_these_requests(ctl: Controller, cluster: ClusterInfo, api: k8s.ApiClient,
-                                          namespace: str) -> None:
+#: The requests of one install (of a one-ConfigMap chart, with --wait), by verb and resource.
+ONE_INSTALL = collections.Counter({
+    "patch helmrequests": 1,  # Kopf's finalizer
+    "get namespaces": 1, "get serviceaccounts": 1,  # then remembered for a minute
+    # the chart; the object about to be applied (helm's ownership check); its readiness is
+    # rated from what the apply returned (no read)
+    "get configmaps": 2,
+    "create leases": 1, "delete leases": 1,  # the release's lock
+    "create releases": 1,  # the claim, under the lock: helm-core's history is then known empty
+    "list secrets": 1,  # stock helm's versions (adoption)
+    "create secrets": 1,  # the version, once: deployed (pending only past the announce grace)
+    "patch configmaps": 1,  # the chart's object (server-side apply)
+    "patch releases/status": 1,  # deployed
+    "patch helmrequests/status": 1,  # Ready
+    "create events": 1,  # InstallSucceeded
+})
+
+def _finalizer_at_creation(objects: k8s.CustomObjectsApi, namespace: str) -> bool:
+    """Whether a HelmRequest created now gets the controller's finalizer from admission (a dry
+    run: admission runs, nothing is stored)."""
+    body = {"apiVersion": f"{GROUP}/{VERSION}", "kind": "HelmRequest", "metadata": {"name": "probe"},
+            "spec": {"chart": {"configMapRef": {"name": "chart"}}}}
+    made = objects.create_namespaced_custom_object(GROUP, VERSION, namespace, PLURAL, body, dry_run="All")
+    return identity.FINALIZER in (made["metadata"].get("finalizers") or [])
+
+
+@pytest.fixture
+def finalizer_policy(kubectl: Kubectl, api: k8s.ApiClient, namespace: str) -> Iterator[None]:
+    """deploy/finalizer/ applied, and active, for one test (then removed, and inactive again:
+    other modules' requests no controller serves must not get the finalizer)."""
+    objects = k8s.CustomObjectsApi(api)
+
+    def until(active: bool) -> None:
+        deadline = time.monotonic() + POLICY_TIMEOUT_S
+        while _finalizer_at_creation(objects, namespace) != active:
+            assert time.monotonic() < deadline, f"the finalizer policy is not {'in' * (not active)}active"
+            time.sleep(0.5)
+
+    kubectl("apply", "-k", str(ROOT / "deploy" / "finalizer"))
+    try:
+        until(active=True)
+        yield
+    finally:
+        kubectl("delete", "-k", str(ROOT / "deploy" / "finalizer"))
+        until(active=False)
+
+
+def _install(cluster: ClusterInfo, api: k8s.ApiClient, namespace: str) -> list[tuple[str, str]]:
+    """The audited requests of one install of a one-ConfigMap chart (until its Event)."""
     setup_namespace(api, namespace, chart=chart_tgz({
         "Chart.yaml": "apiVersion: v2\nname: demo\nversion: 1.0.0\n",
         "templates/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-out\n"
@@ -85,19 +146,31 @@ def test_one_install_makes_these_requests(ctl: Controller, cluster: ClusterInfo,
     operator_kit.request(objects, namespace, meta_labels=SHARD)
     wait_for(objects, namespace, ready_at(1))
     time.sleep(SETTLE_S)
-    made = requests_in(cluster, namespace, after=start)
-    assert collections.Counter(request for request, _ in made) == {
-        "patch helmrequests": 1,  # Kopf's finalizer
-        "get namespaces": 1, "get serviceaccounts": 1,  # then remembered for a minute
-        # the chart; the object about to be applied (helm's ownership check); its readiness is
-        # rated from what the apply returned (no read)
-        "get configmaps": 2,
-        "create releases": 1,  # the claim
-        "create leases": 1, "delete leases": 1,  # the release's lock
-        "list secrets": 2,  # helm-core's versions, then stock helm's (adoption)
-        "create secrets": 1,  # the version, once: deployed (pending only past the announce grace)
-        "patch configmaps": 1,  # the chart's object (server-side apply)
-        "patch releases/status": 1,  # deployed
-        "patch helmrequests/status": 1,  # Ready
-        "create events": 1,  # InstallSucceeded
-    }, "\n".join(f"{request} {name}" for request, name in made)
+    return requests_in(cluster, namespace, after=start)
+
+
+def _described(made: list[tuple[str, str]]) -> str:
+    return "\n".join(f"{request} {name}" for request, name in made)
+
+
+def test_one_install_makes_these_requests(ctl: Controller, cluster: ClusterInfo, api: k8s.ApiClient,
+                                          namespace: str) -> None:
+    made = _install(cluster, api, namespace)
+    assert collections.Counter(request for request, _ in made) == ONE_INSTALL, _described(made)
+
+
+def test_with_the_finalizer_policy_the_controller_adds_no_finalizer(
+        ctl: Controller, cluster: ClusterInfo, api: k8s.ApiClient, namespace: str, finalizer_policy: None) -> None:
+    """deploy/finalizer/: the API server adds the finalizer at creation, Kopf finds it and
+    writes nothing; the request still carries it (a deletion uninstalls, as before)."""
+    made = _install(cluster, api, namespace)
+    assert collections.Counter(request for request, _ in made) == \
+        ONE_INSTALL - collections.Counter({"patch helmrequests": 1}), _described(made)  # no PATCH
+    objects = k8s.CustomObjectsApi(api)
+    assert get(objects, namespace)["metadata"]["finalizers"] == [identity.FINALIZER]
+    objects.delete_namespaced_custom_object(GROUP, VERSION, namespace, PLURAL, "app")
+    deadline = time.monotonic() + 60
+    while [o for o in objects.list_namespaced_custom_object(GROUP, VERSION, namespace, PLURAL)["items"]]:
+        assert time.monotonic() < deadline, "the request was not deleted"
+        time.sleep(0.3)
+    assert k8s.CoreV1Api(api).list_namespaced_config_map(namespace, field_selector="metadata.name=app-out").items == []
