@@ -861,6 +861,34 @@ def test_runs_that_take_kept_parts_take_the_prepared_chart_and_values_too(tmp_pa
     assert refused.returncode == 1 and "port" in refused.stderr
 
 
+def test_kept_sources_leave_out_what_only_preparing_reads(tmp_path: Path) -> None:
+    # The charts' default values and decoded schemas were read by preparing (the coalesced,
+    # checked values are kept): unpickling them again was half of reading such an entry back.
+    from helm_core.chart import loader, prepare
+
+    chart = loader.load(str(write_chart(tmp_path / "src", {
+        "Chart.yaml": chart_yaml("c") + "dependencies:\n- name: sub\n  version: 1.0.0\n",
+        "charts/sub/Chart.yaml": chart_yaml("sub", version="1.0.0"),
+        "charts/sub/values.yaml": "size: 2\n",
+        "charts/sub/values.schema.json": '{"type": "object"}',
+        "values.yaml": "port: 80\n",
+        "values.schema.json": '{"type": "object", "properties": {"port": {"type": "integer"}}}',
+        "templates/config.yaml": "kind: ConfigMap\n"})))
+    prepared = prepare.prepare_chart(chart, {"port": 81})
+    disk = memo.DiskMemo(tmp_path / "memo")
+    rendered.keep_sources(disk, "k", rendered.KeptSources(prepared, {}, ["said"]))
+    kept = rendered.recall_sources(disk, "k")
+    assert kept is not None and kept.said == ["said"]
+    assert kept.prepared.values == prepared.values and prepared.values["port"] == 81
+    for got, was in ((kept.prepared.chart, prepared.chart),
+                     (kept.prepared.chart.dependencies[0], prepared.chart.dependencies[0])):
+        assert (got.values, got.schema) == ({}, None)
+        assert was.values and was.schema is not None  # the caller's charts are left as they were
+        assert (got.raw_values, got.raw_schema, got.templates, got.files) == \
+            (was.raw_values, was.raw_schema, was.templates, was.files)
+    assert kept.prepared.chart.dependencies[0].parent is kept.prepared.chart
+
+
 def test_outputs_that_read_values_another_template_set_are_rendered_again(tmp_path: Path) -> None:
     # Helm renders svc.yaml, secret.yaml, app.yaml (reverse order of names at one depth).
     # secret.yaml stores its password in .Values, and app.yaml prints it: only svc.yaml may be

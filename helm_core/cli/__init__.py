@@ -91,17 +91,16 @@ def cmd_template(args: argparse.Namespace) -> int:
     chart_input = rendered.read_chart(*chartref.locate(args, chart_ref))
     disk = memo.active()
     entry_key = None
+    # No values flag: nothing to merge (and merging's modules are not imported for it).
+    given = any(getattr(args, flag) for flag in VALUES_FLAGS)
+    user_values = _values(args) if given else None
     if disk is not None and rendered.may_keep(args):
-        given = any(getattr(args, flag) for flag in VALUES_FLAGS)
-        user_values = _values(args) if given else None
         entry_key = rendered.key(args, name, chart_input, user_values)
         printed = rendered.recall(disk, entry_key) if entry_key else None
         if printed is not None:
             _print_template(printed)
             return 0
-        values = user_values if user_values is not None else {}  # no values flag: nothing to merge
-    else:
-        values = _values(args)
+    values = user_values if user_values is not None else {}
     from helm_core.support import helmlog
 
     with helmlog.recording() as said:  # kept with what this run keeps, said again by runs that take it

@@ -7,7 +7,6 @@ errors quote it (``executing "x" at <.Values.foo>``) and parser tests compare re
 from __future__ import annotations
 
 import copyreg
-import io
 import threading
 from collections.abc import Callable
 
@@ -460,11 +459,7 @@ def _tree_being_loaded() -> Tree:
 
 
 def _pickle(obj: Any, reduce_tree: Callable[[Tree], Any]) -> bytes:
-    out = io.BytesIO()
-    pickler = pickling.Pickler(out, protocol=pickling.HIGHEST_PROTOCOL)
-    pickler.dispatch_table = {**copyreg.dispatch_table, Tree: reduce_tree}
-    pickler.dump(obj)
-    return out.getvalue()
+    return pickling.dumps_reducing(obj, {Tree: reduce_tree})
 
 
 def _dump_body(tree: Tree, body: Optional[ListNode]) -> bytes:

@@ -7,10 +7,29 @@ digests, helm_core takes them from the C module.
 """
 from __future__ import annotations
 
+import copyreg
+import io
+from collections.abc import Callable
+
 from _pickle import Pickler, PicklingError, UnpicklingError, dumps, loads
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 #: ``pickle.HIGHEST_PROTOCOL`` on every Python helm_core runs on (protocol 5 since 3.8); the
 #: memo's keys hold the Python version, so another one never reads these pickles.
 HIGHEST_PROTOCOL = 5
 
-__all__ = ["HIGHEST_PROTOCOL", "Pickler", "PicklingError", "UnpicklingError", "dumps", "loads"]
+__all__ = ["HIGHEST_PROTOCOL", "Pickler", "PicklingError", "UnpicklingError", "dumps", "dumps_reducing", "loads"]
+
+
+def dumps_reducing(obj: Any, reducers: dict[type, Callable[[Any], Any]]) -> bytes:
+    """``obj`` pickled (:data:`HIGHEST_PROTOCOL`) with the objects of each type in ``reducers``
+    reduced by its function (as ``copyreg``'s reducers are): the C pickler calls a Python hook
+    only for those types."""
+    out = io.BytesIO()
+    pickler = Pickler(out, protocol=HIGHEST_PROTOCOL)
+    pickler.dispatch_table = {**copyreg.dispatch_table, **reducers}
+    pickler.dump(obj)
+    return out.getvalue()
