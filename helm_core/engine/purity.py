@@ -67,12 +67,17 @@ def count_call() -> None:
 def tracked(funcs: Mapping[str, Callable[..., Any]]) -> dict[str, Callable[..., Any]]:
     """``funcs`` with each impure function counting its calls and each mutator watched (their
     Go signatures kept)."""
+    from helm_core.golib.gotypes import DeferredFunc
+
     out = {}
     for name, fn in funcs.items():
+        wrap: Callable[[Callable[..., Any]], Callable[..., Any]] | None = None
         if name in IMPURE and name not in SELF_COUNTED:
-            fn = _counting(fn)
+            wrap = _counting
         elif name in MUTATORS or name in DEEP_MUTATORS:
-            fn = _watching(fn, deep=name in DEEP_MUTATORS)
+            wrap = functools.partial(_watching, deep=name in DEEP_MUTATORS)
+        if wrap is not None:  # a deferred function is wrapped once loaded (its module is not imported now)
+            fn = fn.then(wrap) if isinstance(fn, DeferredFunc) else wrap(fn)
         out[name] = fn
     return out
 

@@ -124,6 +124,38 @@ def signature(*params: str, variadic: bool = False) -> Callable[[F], F]:
     return attach
 
 
+class DeferredFunc:
+    """A template function known by its Go signature, whose code is loaded by its first call
+    (``load`` returns it): a short process that renders imports only the function modules its
+    templates call. The template runtime binds a call site to the loaded function
+    (``runtime.resolved_plan``), so later calls pay nothing for the deferral."""
+
+    __slots__ = ("__go_params__", "__go_variadic__", "_load", "_fn")
+
+    def __init__(self, load: Callable[[], Callable[..., Any]], params: tuple[str, ...] | None,
+                 variadic: bool) -> None:
+        if params is not None:  # (unset: no signature, as an undecorated function has none)
+            self.__go_params__ = params
+            self.__go_variadic__ = variadic
+        self._load = load
+        self._fn: Callable[..., Any] | None = None
+
+    def resolve(self) -> Callable[..., Any]:
+        """The function (loaded now if no call loaded it yet)."""
+        fn = self._fn
+        if fn is None:  # two threads may both load: the same module's same function
+            fn = self._fn = self._load()
+        return fn
+
+    def then(self, wrap: Callable[[Callable[..., Any]], Callable[..., Any]]) -> DeferredFunc:
+        """This function wrapped by ``wrap`` once loaded, deferred as well (same signature)."""
+        params = getattr(self, "__go_params__", None)
+        return DeferredFunc(lambda: wrap(self.resolve()), params, getattr(self, "__go_variadic__", False))
+
+    def __call__(self, *args: Any) -> Any:
+        return self.resolve()(*args)
+
+
 def go_type_name(value: Any) -> str:
     """The Go type name of a Python value in the model (``%T``, ``typeOf``, error texts)."""
     if value is None:

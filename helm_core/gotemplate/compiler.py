@@ -434,6 +434,7 @@ def _call_site(ident: n.IdentifierNode, call_node: n.Node, args: list[Arg], pipe
         plan = st.funcs.get(name)
         if plan is None:
             raise st.error(ident, f"{_quote(name)} is not a defined function")
+        plan = rt.resolved_plan(st.funcs, name, plan)
         if plan is not cached_plan or caller is None:
             caller = callsite.site_call(plan, name, args, piped, ident, call_node, rebinder(st.funcs, plan)) or (
                 callsite.general_call(ident, call_node, plan, name, args))

@@ -377,6 +377,17 @@ def make_plan(fn: Callable[..., Any]) -> Plan:
     return fn, tuple(params), bool(getattr(fn, "__go_variadic__", False)), getattr(fn, "__go_special__", None)
 
 
+def resolved_plan(plans: dict[str, Plan], name: str, plan: Plan) -> Plan:
+    """``plan``, or where its function is deferred (:class:`gotypes.DeferredFunc`), the plan of
+    the loaded function, which replaces it in ``plans``: call sites bind that one."""
+    fn = plan[0]
+    if fn.__class__ is not gotypes.DeferredFunc:
+        return plan
+    loaded: Plan = (fn.resolve(), plan[1], plan[2], plan[3])
+    plans[name] = loaded
+    return loaded
+
+
 def call_function(
     st: State,
     node: n.Node,

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import copyreg
 import io
-from collections.abc import Callable
-
 from _pickle import Pickler, PicklingError, UnpicklingError, dumps, loads
+from collections.abc import Callable
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
