@@ -4,8 +4,12 @@ Usage: .venv/bin/python bench/instructions.py --against REV chart ...   (names u
 or paths; needs ``valgrind`` on PATH)
 
 Per chart, for REV's ``helm_core`` (exported as ``bench/cli_runs.py`` does) and this checkout's:
-a first run (empty cache root) and the same command again (memo warm), each counted once under
-callgrind with ``PYTHONHASHSEED=0``. On a shared, loaded machine wall and CPU times of these
+a first run (empty cache root), the same command again (memo warm: its third run, as a chart
+that draws random values keeps its prepared chart from its second run on) and then with
+``--output-dir`` (``-o``: a render with every other memo warm, ``bench/cli_runs.py``'s column
+(2)), each counted once under callgrind with ``PYTHONHASHSEED=0`` (the second run is not
+counted). A run's detached memo writer is waited for before the next run starts (as
+``bench/cli_runs.py`` adopts it). On a shared, loaded machine wall and CPU times of these
 processes move by 10-20 % from run to run; instruction counts move by well under 1 %, unless
 the chart draws random work (nginx's RSA key generations). A run takes ~30-50x longer under
 valgrind. Prints both counts (millions) and this/REV.
@@ -23,7 +27,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 
-from cli_runs import ENTRY, chart_path, compiled_trees  # noqa: E402
+from cli_runs import ENTRY, adopt_orphans, chart_path, compiled_trees, left_children_cpu  # noqa: E402
+
+#: The runs counted per chart, in this order: their flags ({out}: a folder) and whether the same
+#: command runs once before, not counted.
+KINDS = (("first", (), False), ("warm", (), True), ("-o", ("--output-dir", "{out}"), False))
 
 
 #: A run is ~30-50x slower under valgrind, more on a loaded machine: the render limits' default
@@ -31,12 +39,16 @@ from cli_runs import ENTRY, chart_path, compiled_trees  # noqa: E402
 _UNDER_VALGRIND = ("--render-timeout", "10m", "--render-cpu", "10m")
 
 
-def instructions(tree: Path, chart: Path, cache: Path, cwd: Path) -> int:
+def instructions(tree: Path, chart: Path, cache: Path, cwd: Path, extra: tuple[str, ...] = (), *,
+                 counted: bool = True) -> int:
     env = dict(os.environ, PYTHONPATH=str(tree), HELM_CORE_CACHE=str(cache), PYTHONHASHSEED="0")
-    done = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
-                           sys.executable, "-c", ENTRY, "template", str(chart), *_UNDER_VALGRIND],
+    callgrind = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"] if counted else []
+    done = subprocess.run([*callgrind, sys.executable, "-c", ENTRY, "template", str(chart), *_UNDER_VALGRIND, *extra],
                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env, cwd=cwd, check=False)
+    left_children_cpu()  # the run's memo writer, done
     found = re.search(r"Collected : (\d+)", done.stderr)
+    if done.returncode == 0 and not counted:
+        return 0
     if done.returncode != 0 or not found:
         raise SystemExit(f"{chart.name}: the run failed: {done.stderr[-500:]}")
     return int(found[1])
@@ -47,6 +59,7 @@ def main(argv: list[str]) -> int:
         print(__doc__)
         return 1
     rev, names = argv[1], argv[2:]
+    adopt_orphans()
     with tempfile.TemporaryDirectory(prefix="bench-instructions-") as tmp:
         (Path(tmp) / "cwd").mkdir()  # empty: python -c imports from its working folder first
         trees = compiled_trees(rev, Path(tmp) / "rev")
@@ -56,9 +69,13 @@ def main(argv: list[str]) -> int:
             counts = {}
             for label, tree in trees.items():
                 cache = Path(tmp) / f"cache-{chart.name}-{label}"
-                for kind in ("first", "warm"):
-                    counts[label, kind] = instructions(tree, chart, cache, Path(tmp) / "cwd")
-            for kind in ("first", "warm"):
+                for kind, flags, once_before in KINDS:
+                    out = str(Path(tmp) / f"out-{chart.name}-{label}")
+                    extra = tuple(f.format(out=out) for f in flags)
+                    if once_before:
+                        instructions(tree, chart, cache, Path(tmp) / "cwd", extra, counted=False)
+                    counts[label, kind] = instructions(tree, chart, cache, Path(tmp) / "cwd", extra)
+            for kind, _, _ in KINDS:
                 before, after = counts[rev, kind] / 1e6, counts["this", kind] / 1e6
                 print(f"{chart.name:24} {kind:5} {rev} {before:8.1f}  this {after:8.1f}  x{after / before:.3f}")
     return 0
