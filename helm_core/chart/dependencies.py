@@ -21,7 +21,6 @@ from __future__ import annotations
 from helm_core.chart import model
 from helm_core.chart import values as chart_values
 from helm_core.errors import DependencyError, ValuesError
-from helm_core.golib import versions
 from helm_core.support import helmlog, pickling
 from helm_core.support.records import shallow_copy
 
@@ -79,7 +78,7 @@ def _alias_copy(charts: list[model.Chart], dep: model.Dependency) -> model.Chart
     for sub in charts:
         if sub.name != dep.name:
             continue
-        if not versions.is_compatible_range(dep.version, sub.metadata.version):
+        if not _compatible(dep.version, sub.metadata.version):
             continue
         dup = shallow_copy(sub)
         dup.metadata = shallow_copy(sub.metadata)
@@ -126,6 +125,13 @@ def _apply_conditions(deps: list[model.Dependency], cvals: dict[str, Any], prefi
                          f"Warning: Condition path '{cond}' for chart {dep.name} returned non-bool value")
 
 
+def _compatible(constraint: str, version: str) -> bool:
+    """``versions.is_compatible_range``, imported by charts with dependencies only."""
+    from helm_core.golib import versions
+
+    return versions.is_compatible_range(constraint, version)
+
+
 def process_enabled(chart: model.Chart, user_values: dict[str, Any], prefix: str = "") -> None:
     """Resolve aliases and remove disabled subcharts, recursively (changes ``chart``)."""
     if not chart.metadata.dependencies:
@@ -133,7 +139,7 @@ def process_enabled(chart: model.Chart, user_values: dict[str, Any], prefix: str
     declared = chart.metadata.dependencies
     kept = [
         sub for sub in chart.dependencies
-        if not any(sub.name == d.name and versions.is_compatible_range(d.version, sub.metadata.version)
+        if not any(sub.name == d.name and _compatible(d.version, sub.metadata.version)
                    for d in declared)
     ]
     originals = list(chart.dependencies)

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 
-from helm_core.chart import model, strvals
+from helm_core.chart import model
 from helm_core.errors import ValuesError
 from helm_core.golib import gostrconv
 from helm_core.golib.gojson import copy_tree, load_values
@@ -35,6 +35,8 @@ from helm_core.support import helmlog, records
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
+
+    from helm_core.chart import strvals
 
 #: The values key that is passed down to every subchart.
 GLOBAL_KEY = "global"
@@ -87,6 +89,9 @@ def merge_user_values(
     Errors read as the CLI prints them: ``failed parsing --set data: key "a" has no value``;
     ``--set-json`` errors name the whole flag value only, as Helm's do.
     """
+    # The --set parsers, for lines that give such flags only.
+    from helm_core.chart import strvals
+
     base: dict[str, Any] = {}
     for values in files:
         base = merge_maps(base, copy_values(values))
