@@ -606,7 +606,8 @@ def test_the_console_script_renders_with_datetime_from_its_c_module(tmp_path: Pa
     render, and values pickled with dates (the memo's) read back."""
     chart = write_chart(tmp_path / "src", {
         "Chart.yaml": chart_yaml("c"),
-        "templates/cm.yaml": "kind: ConfigMap\ndata:\n  d: {{ toDate \"2006-01-02\" \"2024-02-29\" | date \"Jan 2\" }}\n"
+        "templates/cm.yaml": "kind: ConfigMap\ndata:\n"
+                             "  d: {{ toDate \"2006-01-02\" \"2024-02-29\" | date \"Jan 2\" }}\n"
                              "  n: {{ now | date \"2006\" | atoi | le 2024 }}\n"})
     script = ("import sys, _datetime, pickle; from helm_core.__main__ import run; "
               "sys.argv[1:1] = ['template', 'x']; import helm_core.cli as cli; main = cli.main; "
