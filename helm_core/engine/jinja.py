@@ -44,7 +44,7 @@ from helm_core.engine import engines, helm_funcs
 from helm_core.errors import SourcePos, TemplateError
 from helm_core.golib import gotypes
 from helm_core.gotemplate import gofmt
-from helm_core.gotemplate.funcs import crypto, encoding, gohelpers, strings
+from helm_core.gotemplate.funcs import digests, encoding, gohelpers, strings
 from helm_core.support.limits import RenderLimitExceeded
 
 #: The engine name a pre-render handler sets on a template.
@@ -407,7 +407,7 @@ def _helm_static() -> dict[str, Callable[..., Any]]:
     out.update({
         "b64enc": lambda v: encoding.b64enc(_text(v)),
         "b64dec": lambda v: encoding.b64dec(_text(v)),
-        "sha256sum": lambda v: crypto.sha256sum(_text(v)),
+        "sha256sum": lambda v: digests.sha256sum(_text(v)),
         "quote": lambda *vs: strings.quote(*(_arg(v) for v in vs)),
         "squote": lambda *vs: strings.squote(*(_arg(v) for v in vs)),
         "indent": lambda v, n: strings.indent(_int(n), _text(v)),

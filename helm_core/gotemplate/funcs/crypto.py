@@ -1,4 +1,4 @@
-"""Crypto: hashes, ``bcrypt``/``htpasswd``, ``derivePassword``, ``randBytes``, keys and
+"""Crypto: ``bcrypt``/``htpasswd``, ``derivePassword``, ``randBytes``, keys and
 certificates (``genPrivateKey``, ``genCA``..., ``buildCustomCert``), ``encryptAES``/``decryptAES``.
 
 Why: charts generate secrets and TLS material at render time. Outputs use the
@@ -19,10 +19,9 @@ from helm_core.golib.gotypes import FuncError, GoObject, go_type_name, signature
 from helm_core.gotemplate import budget
 from helm_core.gotemplate.funcs import encoding, gohelpers, keypool
 from helm_core.gotemplate.funcs import random as rand
-from helm_core.support import hashes
 
-# bcrypt, cryptography and hashlib (which loads OpenSSL; the digests come from
-# helm_core.support.hashes) are imported by the functions that use them: their import is the
+# bcrypt, cryptography and hashlib (which loads OpenSSL; sha256sum & co. are in funcs.digests,
+# with helm_core.support.hashes) are imported by the functions that use them: their import is the
 # largest start-up cost (bench/deferred.py), and most charts never generate keys, certificates
 # or bcrypt hashes.
 TYPE_CHECKING = False
@@ -61,32 +60,6 @@ _MP_CHARS = {
     "n": "0123456789", "o": "@&%?,=[]_:-+*$#!'^~;()/.",
     "x": "AEIOUaeiouBCDFGHJKLMNPQRSTVWXYZbcdfghjklmnpqrstvwxyz0123456789!@#$%^&*()",
 }
-
-
-@signature("string")
-def sha1sum(s: str) -> str:
-    """``sha1sum``: hex digest."""
-    return hashes.hexdigest("sha1", gohelpers.to_bytes(s))
-
-
-@signature("string")
-def sha256sum(s: str) -> str:
-    """``sha256sum``."""
-    return hashes.hexdigest("sha256", gohelpers.to_bytes(s))
-
-
-@signature("string")
-def sha512sum(s: str) -> str:
-    """``sha512sum``."""
-    return hashes.hexdigest("sha512", gohelpers.to_bytes(s))
-
-
-@signature("string")
-def adler32sum(s: str) -> str:
-    """``adler32sum``: decimal checksum."""
-    import zlib
-
-    return str(zlib.adler32(gohelpers.to_bytes(s)))
 
 
 @signature("string")
@@ -415,10 +388,6 @@ def decrypt_aes(password: str, crypt64: str) -> str:
 
 
 FUNCS = {
-    "sha1sum": sha1sum,
-    "sha256sum": sha256sum,
-    "sha512sum": sha512sum,
-    "adler32sum": adler32sum,
     "bcrypt": bcrypt,
     "htpasswd": htpasswd,
     "genPrivateKey": gen_private_key,

@@ -5,7 +5,7 @@ Rules: every name of Sprig's ``TxtFuncMap`` except ``env`` and ``expandenv``
 functions in pkg/engine: ``toJson``, ``fromJson`` (funcs.go) and ``fail``
 (engine.go wraps the message). ``getHostByName`` is Helm's no-DNS default ("").
 
-The functions live in sixteen modules (with what they import, about a sixth of the code a
+The functions live in seventeen modules (with what they import, about a sixth of the code a
 render process loads). A template calls a few dozen of them: each name maps to a
 :class:`~helm_core.golib.gotypes.DeferredFunc` that imports its module at the first call, made
 from the names and Go signatures of ``sprig_signatures.py``, generated from the modules by
@@ -29,7 +29,7 @@ EXCLUDED_NAMES = frozenset({"env", "expandenv", "toJson", "fromJson", "fail"})
 
 #: The modules of :mod:`helm_core.gotemplate.funcs` that hold Sprig's functions (``FUNCS`` each).
 MODULES = ("strings", "conversion", "math", "defaults", "encoding", "lists", "dicts", "reflection", "regex",
-           "semver", "dates", "paths", "network", "crypto", "random", "uuid")
+           "semver", "dates", "paths", "network", "digests", "crypto", "random", "uuid")
 
 
 def loaded_funcs() -> dict[str, Callable[..., Any]]:

@@ -11,16 +11,16 @@ from cryptography import x509
 from cryptography.hazmat.primitives.asymmetric import padding
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
-from helm_core.gotemplate.funcs import crypto
+from helm_core.gotemplate.funcs import crypto, digests
 from helm_core.golib.gotypes import FuncError
 from tests.gotemplate.funcs import helm_oracle
 
 HASHES = [
-    ("sha1", crypto.sha1sum, "a9993e364706816aba3e25717850c26c9cd0d89d"),
-    ("sha256", crypto.sha256sum, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"),
-    ("sha512", crypto.sha512sum, "ddaf35a193617abacc417349ae20413112e6fa4e89a97ea20a9eeee64b55d39a"
+    ("sha1", digests.sha1sum, "a9993e364706816aba3e25717850c26c9cd0d89d"),
+    ("sha256", digests.sha256sum, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"),
+    ("sha512", digests.sha512sum, "ddaf35a193617abacc417349ae20413112e6fa4e89a97ea20a9eeee64b55d39a"
                                  "2192992a274fc1a836ba3c23a3feebbd454d4423643ce80e2a9ac94fa54ca49f"),
-    ("adler32", crypto.adler32sum, "38600999"),
+    ("adler32", digests.adler32sum, "38600999"),
 ]
 
 

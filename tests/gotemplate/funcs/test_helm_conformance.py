@@ -12,6 +12,7 @@ from helm_core.gotemplate.funcs import (
     dates,
     defaults as df,
     dicts,
+    digests,
     encoding as enc,
     gohelpers,
     lists,
@@ -204,7 +205,7 @@ CASES: list[tuple[str, str, Callable[[], Any]]] = [
     ("getHostByName", 'getHostByName "localhost"', lambda: net.get_host_by_name("localhost")),
     # crypto (deterministic ones)
     ("hashes", 'list (sha1sum "abc") (sha256sum "abc") (adler32sum "abc")',
-     lambda: [crypto.sha1sum("abc"), crypto.sha256sum("abc"), crypto.adler32sum("abc")]),
+     lambda: [digests.sha1sum("abc"), digests.sha256sum("abc"), digests.adler32sum("abc")]),
     ("derivePassword", 'derivePassword 1 "long" "password" "user" "example.com"',
      lambda: crypto.derive_password(1, "long", "password", "user", "example.com")),
 ]
