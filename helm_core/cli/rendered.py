@@ -216,7 +216,8 @@ def keep_parts(memo: Any, entry_key: str, kept: KeptParts) -> None:
 
 class KeptSources:
     """What an identical render's kept outputs came from and decode to: the chart (its enabled
-    subcharts only) and final values ``prepare`` made (a ``prepare.Prepared``), and the kept
+    subcharts only) and final values ``prepare`` made (a ``prepare.Prepared``; stored without
+    the charts' default values and decoded schemas, see :func:`keep_sources`), and the kept
     outputs' documents by template name (with the output each was parsed from). Loading the
     chart, coalescing its values, checking them against the schemas and decoding the kept
     outputs again would give the same, at more cost than unpickling them; ``said``: the
