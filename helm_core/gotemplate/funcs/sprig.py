@@ -14,7 +14,7 @@ run again after a function or a signature changes).
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from helm_core.golib.gotypes import DeferredFunc
 from helm_core.gotemplate.funcs.sprig_signatures import SIGNATURES
@@ -32,14 +32,20 @@ MODULES = ("strings", "conversion", "math", "defaults", "encoding", "lists", "di
            "semver", "dates", "paths", "network", "digests", "crypto", "random", "uuid")
 
 
+def _every_function() -> Iterator[tuple[str, str, Callable[..., Any]]]:
+    """(module, name, function) of every Sprig function, each module imported."""
+    for module in MODULES:
+        for name, fn in lazy.import_module(f"helm_core.gotemplate.funcs.{module}").FUNCS.items():
+            yield module, name, fn
+
+
 def loaded_funcs() -> dict[str, Callable[..., Any]]:
     """The map with every module imported (what :data:`SPRIG_FUNCS` defers)."""
     table: dict[str, Callable[..., Any]] = {}
-    for module in MODULES:
-        for name, fn in lazy.import_module(f"helm_core.gotemplate.funcs.{module}").FUNCS.items():
-            if name in table:
-                raise RuntimeError(f"duplicate Sprig function {name}")
-            table[name] = fn
+    for _, name, fn in _every_function():
+        if name in table:
+            raise RuntimeError(f"duplicate Sprig function {name}")
+        table[name] = fn
     return table
 
 
@@ -49,11 +55,10 @@ def signatures_source() -> str:
              "# ruff: noqa: E501",
              '"""Each Sprig function\'s module and Go signature (parameter types or None, variadic): see sprig."""',
              "SIGNATURES = {"]
-    for module in MODULES:
-        for name, fn in lazy.import_module(f"helm_core.gotemplate.funcs.{module}").FUNCS.items():
-            params = getattr(fn, "__go_params__", None)
-            variadic = bool(getattr(fn, "__go_variadic__", False))
-            lines.append(f"    {name!r}: ({module!r}, {params!r}, {variadic!r}),")
+    for module, name, fn in _every_function():
+        params = getattr(fn, "__go_params__", None)
+        variadic = bool(getattr(fn, "__go_variadic__", False))
+        lines.append(f"    {name!r}: ({module!r}, {params!r}, {variadic!r}),")
     return "\n".join([*lines, "}", ""])
 
 
