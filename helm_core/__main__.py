@@ -56,7 +56,7 @@ def _datetime_without_its_python_twin() -> None:
     if "datetime" in sys.modules:
         return
     try:
-        import _datetime
+        import _datetime  # type: ignore[import-not-found]  # (no stubs: the C module behind datetime)
     except ImportError:
         return
     sys.modules["datetime"] = _datetime
