@@ -15,7 +15,7 @@ import math
 from collections.abc import Callable
 
 from helm_core.engine import purity
-from helm_core.golib import gojson, gotime, gotypes, goyaml
+from helm_core.golib import gojson, gotypes, goyaml
 from helm_core.golib.gotypes import FuncError, signature
 from helm_core.gotemplate import environment, gofmt, runtime
 from helm_core.support.records import field, record
@@ -202,6 +202,8 @@ class _TomlEncoder:
                 text = gojson.format_float(value, "g")
                 out.append(text if ("e" in text or "." in text) else text + ".0")
         elif isinstance(value, datetime.datetime):
+            from helm_core.golib import gotime  # (Go's time formatting, for values that hold a time)
+
             out.append(gotime.format_time(value, gotime.RFC3339_NANO))
         elif isinstance(value, (bytes, bytearray)):
             self.element(list(bytes(value)))

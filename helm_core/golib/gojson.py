@@ -26,7 +26,7 @@ import math
 import re
 
 from helm_core.errors import ValuesError
-from helm_core.golib import gotime, gotypes
+from helm_core.golib import gotypes
 from helm_core.golib.gostrconv import format_float as format_float  # re-exported: part of this module's API
 
 TYPE_CHECKING = False
@@ -186,6 +186,8 @@ def _encode(value: Any, out: list[str], escape_html: bool, indent: str | None, l
     elif isinstance(value, (bytes, bytearray)):
         out.append('"' + base64_text(bytes(value)) + '"')
     elif isinstance(value, datetime.datetime):  # time.Time.MarshalJSON
+        from helm_core.golib import gotime  # (Go's time formatting, for values that hold a time)
+
         out.append('"' + gotime.format_time(value, gotime.RFC3339_NANO) + '"')
     else:
         converted = to_go_json(value)
