@@ -597,9 +597,14 @@ def test_the_console_script_imports_argparse_without_gettext(tmp_path: Path) -> 
               "from helm_core import cli; cli._english_argparse(); "
               "code = cli.main(['template', 'x', sys.argv[1], '--bogus']); "
               "print('gettext' in sys.modules, file=sys.stderr); sys.exit(code)")
-    run = subprocess.run([sys.executable, "-c", script, str(chart)], capture_output=True, text=True, check=False,
-                         env=dict(os.environ, HELM_CORE_CACHE=str(tmp_path / "cache")))
+    run = _script_run(script, chart, tmp_path)
     assert (run.returncode, run.stderr.splitlines()) == (1, ["Error: unknown flag: --bogus", "False"])
+
+
+def _script_run(script: str, chart: Path, tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    """``python -c script CHART``, with a cache root of its own."""
+    return subprocess.run([sys.executable, "-c", script, str(chart)], capture_output=True, text=True, check=False,
+                          env=dict(os.environ, HELM_CORE_CACHE=str(tmp_path / "cache")))
 
 
 def test_the_console_script_renders_with_datetime_from_its_c_module(tmp_path: Path) -> None:
@@ -615,8 +620,7 @@ def test_the_console_script_renders_with_datetime_from_its_c_module(tmp_path: Pa
               "sys.argv[1:1] = ['template', 'x']; import helm_core.cli as cli; main = cli.main; "
               "cli.run = lambda: (main(), print(sys.modules['datetime'] is _datetime, "
               "pickle.loads(pickle.dumps(_datetime.datetime(2024, 2, 29))).day, file=sys.stderr)); run()")
-    done = subprocess.run([sys.executable, "-c", script, str(chart)], capture_output=True, text=True, check=False,
-                          env=dict(os.environ, HELM_CORE_CACHE=str(tmp_path / "cache")))
+    done = _script_run(script, chart, tmp_path)
     assert done.returncode == 0, done.stderr
     assert "d: Feb 29\n  n: true\n" in done.stdout and done.stderr.splitlines()[-1] == "True 29"
 
