@@ -257,7 +257,8 @@ class HelmSecretsDriver:
     def __init__(self, client: kclient.ClusterClient, *, hide_adopted: bool = False) -> None:
         self._client = client
         self._hide_adopted = hide_adopted
-        # Helm keeps no claim: the claim lives on helm-core's Release object, as for ours.
+        # Helm keeps no claim: the controller's claim lives on helm-core's Release object, as
+        # for ours (the CLI never claims, so it needs no Release CRD).
         self._claims = secrets.SecretsDriver(client)
         # The next update of a Secret this driver wrote (a hook starting, the result) is made
         # over its resourceVersion without reading it first.
@@ -274,7 +275,10 @@ class HelmSecretsDriver:
         return self._claims.claimant(namespace, name, annotation=annotation)
 
     def owner_reference(self, namespace: str, name: str) -> dict[str, object] | None:
-        return self._claims.owner_reference(namespace, name)
+        # Helm's release has no owner object: its objects carry helm's labels and annotations
+        # only, as helm's do, and need no Release (nor its CRD, which a Helm user's cluster may
+        # lack). A Release a claim made is no owner either: it holds no version.
+        return None
 
     def _ref(self, namespace: str, name: str, version: ulid.ULID) -> kclient.ObjectRef:
         number = rel.revision_of(version)
