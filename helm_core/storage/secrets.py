@@ -308,9 +308,7 @@ class SecretsDriver:
         known = self.known_release(namespace, name)
         if known is not None:
             return known, False
-        if all(self._client.discover(refresh=refresh).find(RELEASE_API_VERSION, RELEASE_KIND) is None
-               for refresh in (False, True)):
-            crd.install(self._client, CRD_MISSING)  # when allowed; else StorageError(CRD_MISSING...)
+        self._require_releases()
         made = False
         try:
             found = self._client.get(kclient.ObjectRef(RELEASE_API_VERSION, RELEASE_KIND, name, namespace))
@@ -323,6 +321,18 @@ class SecretsDriver:
             made = True
         self.remember_release(found)
         return found, made
+
+    def _serves_releases(self) -> bool:
+        """Whether the cluster serves ``Release`` (its CRD is installed): discovery as known, read
+        again only when it says no (the CRD may have been installed since)."""
+        return any(self._client.discover(refresh=refresh).find(RELEASE_API_VERSION, RELEASE_KIND) is not None
+                   for refresh in (False, True))
+
+    def _require_releases(self) -> None:
+        """Install the Release CRD when the cluster lacks it and the user may create CRDs;
+        ``StorageError`` (``CRD_MISSING``, with the reason) when it cannot be had."""
+        if not self._serves_releases():
+            crd.install(self._client, CRD_MISSING)
 
     def _delete_release(self, namespace: str, name: str) -> None:
         """Delete the ``Release`` of a release left without versions."""
@@ -539,6 +549,8 @@ class SecretsDriver:
         encode(version)
 
     def _release(self, namespace: str, name: str) -> dict[str, Any] | None:
+        if not self._serves_releases():  # no CRD, no Release: a release helm made, or none
+            return None
         try:
             found = self._client.get(kclient.ObjectRef(RELEASE_API_VERSION, RELEASE_KIND, name, namespace))
         except NotFoundError:
@@ -554,6 +566,7 @@ class SecretsDriver:
         ``Release`` created under the release's lock (``new``) owns no version Secret: those
         of a deleted one are being garbage-collected, and a new one is written under the lock;
         the history is then known empty until this driver writes a version."""
+        self._require_releases()  # the claim is kept on the Release: its CRD, or the clear error
         current = None if new else self._release(namespace, name)
         if current is None:
             try:
