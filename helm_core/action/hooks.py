@@ -24,7 +24,8 @@ Rules:
   way, in helm's ``execHook`` words: ``warning: Hook EVENT PATH failed:`` and the list of the
   server's answer.
 - Hooks are managed objects: they carry the release's ownership metadata and, in the release's
-  namespace, an owner reference to the ``Release`` (garbage-collected with it). They are not
+  namespace, an owner reference to its ``Release`` (garbage-collected with it) when the storage
+  keeps one (helm-core's; under helm's there is none, as in helm). They are not
   part of the manifest: upgrades never prune them.
 - Stored hooks (a version's ``hooks`` text) are ``---\\n# Source: <path>\\n<doc>`` documents,
   as ``helm get hooks`` prints them; ``parse`` reads them back. Each hook's last run goes with

@@ -42,6 +42,10 @@ both.
 Within the grace nothing is stored of the operation but its lock: a process dying then leaves
 no pending version to recover, and the next install adopts the objects it applied (they carry
 the release's ownership metadata and an owner reference to the ``Release``).
+
+Without the ``Release`` CRD there is no ``Release``: the owner reference and the claimant are
+none (a release stock helm made is read, tested and uninstalled without it); writing a version
+or a claim installs the CRD when the user may create CRDs, else fails with ``CRD_MISSING``.
 """
 from __future__ import annotations
 
