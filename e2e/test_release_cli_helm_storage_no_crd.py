@@ -9,9 +9,7 @@ The module deletes the cluster's Release CRD first (with every Release of earlie
 which are done by then) and applies it again when done, as later modules' fixtures also do."""
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,26 +18,17 @@ import pytest
 
 from e2e import release_kit as kit
 from e2e.conftest import ClusterInfo
+from e2e.test_release_cli_helm_flags import _core, _helm, helm  # noqa: F401  (helm: a fixture)
 from e2e.test_storage_release_crd import CRD_REF, remove_crd
 from helm_core.errors import NotFoundError
 from helm_core.kube import live
 from helm_core.storage import secrets
-from tests.sources import servers
 
 pytestmark = pytest.mark.e2e
 
-ROOT = Path(__file__).resolve().parents[1]
 EVENTS = ("pre-install", "post-install", "pre-upgrade", "post-upgrade", "pre-rollback", "post-rollback",
           "pre-delete", "post-delete", "test")
 CONFIGMAP = kit.configmap("{{ .Release.Name }}-cm")
-
-
-@pytest.fixture(scope="module")
-def helm() -> str:
-    found = servers.find_helm()
-    if found is None:
-        pytest.skip("the reference helm binary is not available ($HELM_BIN, PATH or the tools cache)")
-    return found
 
 
 @pytest.fixture(scope="module")
@@ -49,18 +38,6 @@ def no_crd(cluster: ClusterInfo) -> Iterator[live.LiveClient]:
     remove_crd(admin)
     yield admin
     kit.install_release_crd(admin)
-
-
-def _run(command: list[str], tmp_path: Path, cluster: ClusterInfo, namespace: str,
-         ok: bool = True) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "KUBECONFIG": str(cluster.kubeconfig), "HELM_CONFIG_HOME": str(tmp_path / "config"),
-           "HELM_CACHE_HOME": str(tmp_path / "cache"), "HELM_DATA_HOME": str(tmp_path / "data"),
-           "HELM_CORE_CACHE": str(tmp_path / "core-cache"), "HELM_CORE_STORAGE": "helm"}
-    env.pop("HELM_NAMESPACE", None)
-    done = subprocess.run([*command, "-n", namespace], capture_output=True, text=True, cwd=ROOT,
-                          timeout=300, env=env)
-    assert (done.returncode == 0) == ok, f"{command}: {done.stdout}{done.stderr}"
-    return done
 
 
 def _references_to_releases(client: live.LiveClient, namespace: str) -> list[str]:
@@ -77,16 +54,16 @@ def _references_to_releases(client: live.LiveClient, namespace: str) -> list[str
 
 def test_every_command_works_as_helm_without_the_release_crd(cluster: ClusterInfo, no_crd: live.LiveClient,
                                                               namespace: str, tmp_path: Path,
-                                                              helm: str) -> None:
+                                                              helm: str) -> None:  # noqa: F811
     hooks = "---\n".join(kit.hook_job(f"{{{{ .Release.Name }}}}-{event}", event) for event in EVENTS)
     kit.chart(tmp_path / "demo", {"cm.yaml": CONFIGMAP, "hooks.yaml": hooks})
     chart = str(tmp_path / "demo")
 
     def core(*args: str, ok: bool = True) -> subprocess.CompletedProcess[str]:
-        return _run([sys.executable, "-m", "helm_core", *args], tmp_path, cluster, namespace, ok)
+        return _core(tmp_path, cluster, namespace, *args, ok=ok)  # HELM_CORE_STORAGE=helm
 
     def stock(*args: str, ok: bool = True) -> subprocess.CompletedProcess[str]:
-        return _run([helm, *args], tmp_path, cluster, namespace, ok)
+        return _helm(helm, tmp_path, cluster, namespace, *args, ok=ok)
 
     def agree(*args: str) -> None:
         assert core(*args).stdout == stock(*args).stdout, args
