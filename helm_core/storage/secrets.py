@@ -279,6 +279,10 @@ def merge_status(status: Mapping[str, Any] | None, version: rel.ReleaseVersion) 
     return merged
 
 
+#: How long a discovery that served no ``Release`` is believed before it is read again (seconds).
+RELEASES_RECHECK_S = 10.0
+
+
 class SecretsDriver:
     """``Driver`` on a cluster: version Secrets owned by a ``Release`` object."""
 
@@ -296,6 +300,9 @@ class SecretsDriver:
         # Releases whose Release this driver's claim created under the release's lock, with no
         # version written since: their history is empty without a LIST (``claim``).
         self._empty: set[tuple[str, str]] = set()
+        # When discovery was last read again and still served no ``Release`` (monotonic time):
+        # a command reading many releases of a cluster without the CRD reads it once.
+        self._no_releases_seen_at: float | None = None
 
     def _ref(self, namespace: str, name: str, version: ulid.ULID) -> kclient.ObjectRef:
         return kclient.ObjectRef("v1", "Secret", secret_name(name, version), namespace)
@@ -328,9 +335,18 @@ class SecretsDriver:
 
     def _serves_releases(self) -> bool:
         """Whether the cluster serves ``Release`` (its CRD is installed): discovery as known, read
-        again only when it says no (the CRD may have been installed since)."""
-        return any(self._client.discover(refresh=refresh).find(RELEASE_API_VERSION, RELEASE_KIND) is not None
-                   for refresh in (False, True))
+        again when it says no (the CRD may have been installed since), at most once per
+        ``RELEASES_RECHECK_S``."""
+        if self._client.discover().find(RELEASE_API_VERSION, RELEASE_KIND) is not None:
+            return True
+        seen = self._no_releases_seen_at
+        if seen is not None and time.monotonic() - seen < RELEASES_RECHECK_S:
+            return False
+        if self._client.discover(refresh=True).find(RELEASE_API_VERSION, RELEASE_KIND) is not None:
+            self._no_releases_seen_at = None
+            return True
+        self._no_releases_seen_at = time.monotonic()
+        return False
 
     def _require_releases(self) -> None:
         """Install the Release CRD when the cluster lacks it and the user may create CRDs;

@@ -551,3 +551,30 @@ def test_a_versions_times_are_stored_as_helm_stamps_them_and_older_ones_still_re
 
     secret["data"]["lastDeployed"] = base64.b64encode(b"2026-11-23T12:00:00Z").decode()
     assert secrets.decode(secret).last_deployed == T0
+
+
+class DiscoveryCountingClient(fake.FakeClient):
+    """Counts discovery reads that go to the server (``refresh``)."""
+
+    def __init__(self, cluster: fake.FakeCluster) -> None:
+        super().__init__(cluster)
+        self.refreshes = 0
+
+    def discover(self, *, refresh: bool = False) -> kclient.Discovery:
+        self.refreshes += refresh
+        return super().discover(refresh=refresh)
+
+
+def test_without_the_release_crd_discovery_is_read_again_once_per_window(monkeypatch):
+    cluster = fake.FakeCluster(resources=tuple(r for r in fake.FAKE_RESOURCES if r.kind != "Release"))
+    client = DiscoveryCountingClient(cluster)
+    driver = secrets.SecretsDriver(client)
+    now = [1000.0]
+    monkeypatch.setattr(secrets.time, "monotonic", lambda: now[0])
+    for name in ("a", "b", "c"):  # a command reading several releases helm made
+        assert driver.owner_reference("demo", name) is None
+        assert driver.claimant("demo", name, annotation="x") is None
+    assert client.refreshes == 1
+    now[0] += secrets.RELEASES_RECHECK_S  # the CRD may have been installed since: read again
+    assert driver.claimant("demo", "a", annotation="x") is None
+    assert client.refreshes == 2
