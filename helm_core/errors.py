@@ -73,6 +73,10 @@ class HelmError(Exception):
     #: Set when the error came once rendering had begun (helm then returns a partial release):
     #: the rendered files it could show, "" if none. ``helm template --debug`` prints them.
     rendered: str | None = None
+    #: Set when an install or upgrade failed after storing its version (then marked failed):
+    #: that version. None when it failed before storing anything. Flux's helm-controller counts
+    #: and remediates exactly these failures (a version it could observe).
+    failed_version: str | None = None
 
 
 class ActionFailed(HelmError):
@@ -83,6 +87,18 @@ class ActionFailed(HelmError):
         super().__init__(f"{words}: {cause}")
         self.words = words
         self.cause = cause
+
+
+class UndoneError(HelmError):
+    """An ``--atomic`` install or upgrade failed and was undone: ``undo`` is ``uninstall`` or
+    ``rollback``, ``cause`` the failure. The message is helm's (``release NAME failed, and has
+    been rolled back due to atomic being set: CAUSE``)."""
+
+    def __init__(self, message: str, *, cause: HelmError, undo: str) -> None:
+        super().__init__(message)
+        self.cause = cause
+        self.undo = undo
+        self.failed_version = cause.failed_version
 
 
 class ChartError(HelmError):

@@ -33,7 +33,7 @@ from helm_core.engine import capabilities as caps_mod
 from helm_core.engine import manifests as mf
 from helm_core.engine import postrender
 from helm_core.engine import render as render_mod
-from helm_core.errors import HelmError, ReleaseExistsError
+from helm_core.errors import HelmError, ReleaseExistsError, UndoneError
 from helm_core.kube import client as kclient
 from helm_core.kube import lookup as klookup
 from helm_core.kube import resources
@@ -261,11 +261,13 @@ def _install(cfg: config.Configuration, chart: model.Chart, user_values: Mapping
         try:
             _perform(cfg, rendered, objects, options, runs)
         except HelmError as exc:
+            exc.failed_version = str(record.version)
             cfg.driver.update(runs.onto(record.with_status(rel.Status.FAILED,
                                                            f'Release "{options.name}" failed: {exc}')))
             if options.atomic:
                 _undo(*config.for_undo(cfg, exc), rendered, objects, options)
-                raise HelmError(ATOMIC_INSTALL.format(name=options.name, error=exc)) from exc
+                raise UndoneError(ATOMIC_INSTALL.format(name=options.name, error=exc),
+                                  cause=exc, undo="uninstall") from exc
             raise
     deployed = runs.onto(record.with_status(rel.Status.DEPLOYED, options.description or "Install complete"))
     cfg.driver.update(deployed)

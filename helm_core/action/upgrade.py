@@ -39,7 +39,7 @@ from helm_core.action import template as template_action
 from helm_core.chart import model
 from helm_core.chart import values as chart_values
 from helm_core.engine import postrender
-from helm_core.errors import HelmError, ReleaseNotFoundError
+from helm_core.errors import HelmError, ReleaseNotFoundError, UndoneError
 from helm_core.kube import wait as kwait
 from helm_core.storage import driver as drv
 from helm_core.storage import labels as release_labels
@@ -263,6 +263,7 @@ def _upgrade(cfg: config.Configuration, chart: model.Chart, user_values: Mapping
                             adopt=options.take_ownership, force=options.force,
                             cleanup_on_fail=options.cleanup_on_fail, observe=runs.observe)
         except HelmError as exc:
+            exc.failed_version = str(record.version)
             cfg.driver.update(runs.onto(record.with_status(rel.Status.FAILED,
                                                            f'Upgrade "{options.name}" failed: {exc}')))
             if options.atomic:
@@ -274,7 +275,8 @@ def _upgrade(cfg: config.Configuration, chart: model.Chart, user_values: Mapping
                                                             no_hooks=options.no_hooks, lua=options.lua,
                                                             force=options.force,
                                                             cleanup_on_fail=options.cleanup_on_fail))
-                raise HelmError(ATOMIC_UPGRADE.format(name=options.name, error=exc)) from exc
+                raise UndoneError(ATOMIC_UPGRADE.format(name=options.name, error=exc),
+                                  cause=exc, undo="rollback") from exc
             raise
     # under the lock, what is stored is what the lock's read found and this upgrade wrote
     stored = rollback.supersede(cfg, [*history, record], record.version)

@@ -5,8 +5,9 @@
      ├── ValuesError / SchemaError       yes        ValuesInvalid
      ├── TemplateError, ManifestError    yes        RenderFailed (PatchError: a post-renderer)
      ├── LuaError                        yes        LuaFailed (LuaPermissionDenied when refused)
-     ├── HookError                       no         HookFailed (remediated like a failed wait; a hook
-     │                                              the server refused: as its refusal)
+     ├── HookError                       no         HookFailed (a hook the server refused: as its
+     │                                              refusal)
+     ├── UndoneError (--atomic)          as cause   as its cause (the failure undone)
      ├── ClusterError                    no         ClusterError
      │    ├── ForbiddenError             yes        Forbidden (the service account lacks rights)
      │    ├── WaitError                  no         WaitFailed
@@ -33,6 +34,12 @@ the credentials Secret fixed): they stay Reconciling and, once the backoff budge
 being retried at the request's interval, never Stalled (Flux's HelmChart does the same).
 (**) A chart past its render limits, or crashing its worker, does the same on the next try:
 Stalled at once, then tried again at the request's interval (the admin may raise a limit).
+
+A failure after the install or upgrade stored its version (``failed_version``: a hook, a wait,
+an object the API server refused), and failed tests, are release failures instead
+(:func:`is_release_failure`): Flux's reasons on the conditions (:func:`release_reason`),
+``remediation.retries`` as the budget, the remediation strategy between attempts; the reason
+above is kept at the head of the message (:func:`release_message`).
 """
 from __future__ import annotations
 
@@ -83,8 +90,11 @@ _REASONS: tuple[tuple[type[BaseException], str, bool], ...] = (
 
 
 def _classified(exc: BaseException) -> BaseException:
-    """The error that decides a failure's reason: a hook the API server refused to create is
-    told in helm's words (``HookError``), but retried or not as the server's refusal is."""
+    """The error that decides a failure's reason: an atomic operation's, the failure it undid;
+    a hook the API server refused to create is told in helm's words (``HookError``), but
+    retried or not as the server's refusal is."""
+    if isinstance(exc, errors.UndoneError):
+        exc = exc.cause
     if isinstance(exc, errors.HookError) and exc.refusal is not None:
         return exc.refusal
     return exc
@@ -123,13 +133,34 @@ def retries_forever(exc: BaseException) -> bool:
 
 
 def is_release_failure(exc: BaseException) -> bool:
-    """True when an install or upgrade left a failed version behind: its objects or hooks were
-    not ready in time, a hook failed, or its tests failed. Flux counts these in
-    ``installFailures``/``upgradeFailures`` and remediates them; other failures left nothing
-    to remediate."""
-    if isinstance(exc, errors.HookError):
-        return exc.refusal is None  # a refused hook: as its refusal (Forbidden, a conflict...)
-    return isinstance(exc, errors.WaitError)
+    """True when an install or upgrade failed once its version was stored (a hook failed or
+    was refused, an object was refused, objects or hooks not ready in time; an atomic one
+    undone), or its tests failed. Flux counts these in ``installFailures``/``upgradeFailures``
+    and remediates them, whatever the cause; other failures left nothing to remediate."""
+    return isinstance(exc, errors.TestFailedError) or (
+        isinstance(exc, errors.HelmError) and exc.failed_version is not None)
+
+
+#: Flux's reasons (helm-controller ``api/v2``) for a failed release and its remediation.
+INSTALL_FAILED = "InstallFailed"
+UPGRADE_FAILED = "UpgradeFailed"
+TEST_FAILED = "TestFailed"
+
+
+def release_reason(exc: BaseException, *, action: str) -> str:
+    """Flux's reason for a release failure of ``action`` (install or upgrade): ``TestFailed``
+    for its tests, else ``InstallFailed`` / ``UpgradeFailed``."""
+    if isinstance(exc, errors.TestFailedError):
+        return TEST_FAILED
+    return INSTALL_FAILED if action == "install" else UPGRADE_FAILED
+
+
+def release_message(exc: BaseException) -> str:
+    """The message of a release failure: our finer cause (:func:`reason`: ``HookFailed``,
+    ``WaitFailed``, ``Forbidden``...) before helm's words, as Flux's reason replaces it on the
+    conditions."""
+    cause = reason(exc)
+    return message(exc) if cause == TEST_FAILED else f"{cause}: {message(exc)}"
 
 
 def backoff_seconds(retry: int) -> float:

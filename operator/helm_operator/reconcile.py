@@ -191,13 +191,16 @@ def configuration(rt: Runtime, client: kclient.ClusterClient, meta: Mapping[str,
         raise errors.RequestError(f"spec: {exc}", reason="InvalidSpec") from None
 
 
-def planned_action(rt: Runtime, body: Mapping[str, Any]) -> str:
+def planned_action(rt: Runtime, body: Mapping[str, Any], *, made_newest: bool = False) -> str:
     """``install`` or ``upgrade``: what the request's next (or failed) operation is, by
-    helm_core's rule (:func:`helm_core.action.upgrade.plan`) over the stored history."""
+    helm_core's rule (:func:`helm_core.action.upgrade.plan`) over the stored history;
+    ``made_newest``: the operation that made the newest version (whose tests then failed),
+    the same rule over the history before it."""
     meta, spec = body["metadata"], body.get("spec") or {}
     key = policy.release_key(meta, spec)
     cfg = configuration(rt, target_for(rt, meta, spec, client_for(rt, meta, spec, body)), meta, spec)
-    return upgrade.plan(cfg.driver.history(key.namespace, key.name), reinstall_failed=True)
+    history = cfg.driver.history(key.namespace, key.name)
+    return upgrade.plan(history[:-1] if made_newest else history, reinstall_failed=True)
 
 
 def apply(rt: Runtime, body: Mapping[str, Any], *, force: bool = False) -> Outcome:
@@ -291,7 +294,7 @@ def apply(rt: Runtime, body: Mapping[str, Any], *, force: bool = False) -> Outco
             skip_schema_validation=bool(first.get("disableSchemaValidation")),
             crds=crd_policy.check_policy(first.get("crds") or "", default=crd_policy.INSTALL_DEFAULT),
             description=f"Install {description}"), history=history)
-        tested = _test(cfg, spec, done, lua)
+        tested = _test(cfg, spec, done, lua, ignore_failures=ignores_test_failures(spec, action))
         out = _success(old, generation, done, values.digest, chart_info, action, now,
                        test_hooks=None if tested is None else tested.test_hooks)
         out.pop("rolledBackTo", None)
@@ -308,27 +311,72 @@ def lua_options(rt: Runtime, spec: Mapping[str, Any]) -> template.LuaOptions:
 
 
 def _test(cfg: action_config.Configuration, spec: Mapping[str, Any],
-          done: rel.ReleaseVersion, lua: template.LuaOptions) -> test_action.TestReport | None:
+          done: rel.ReleaseVersion, lua: template.LuaOptions, *,
+          ignore_failures: bool) -> test_action.TestReport | None:
     """``spec.test``: the release's test hooks after an install/upgrade; a failure raises
-    ``TestFailedError`` (remediated as a failed upgrade) unless ``ignoreFailures``."""
+    ``TestFailedError`` (remediated as a failed release) unless ``ignore_failures``."""
     asked = spec.get("test") or {}
     if not asked.get("enable"):
         return None
     timeout = parse_duration(asked.get("timeout"), DEFAULT_TIMEOUT_S)
     return test_action.after_release(cfg, done, test_action.TestOptions(
-        timeout_s=timeout, ignore_failures=bool(asked.get("ignoreFailures")),
+        timeout_s=timeout, ignore_failures=ignore_failures,
         filters=test_action.filters_from_spec(asked.get("filters") or ()), lua=lua))
 
 
-def remediate(rt: Runtime, body: Mapping[str, Any], *, action: str) -> str:
+def remediation(spec: Mapping[str, Any], action: str) -> Mapping[str, Any]:
+    """``spec.<action>.remediation`` (install or upgrade), ``{}`` when not given."""
+    return (spec.get(action) or {}).get("remediation") or {}
+
+
+def ignores_test_failures(spec: Mapping[str, Any], action: str) -> bool:
+    """Flux's ``<action>.remediation.ignoreTestFailures``, by default ``test.ignoreFailures``."""
+    asked = remediation(spec, action).get("ignoreTestFailures")
+    return bool((spec.get("test") or {}).get("ignoreFailures") if asked is None else asked)
+
+
+def remediates_last_failure(spec: Mapping[str, Any], action: str) -> bool:
+    """Flux's ``<action>.remediation.remediateLastFailure``: whether the failure that uses up the
+    retries is remediated too. Flux's defaults: false for an install (the failed release is
+    left for debugging); for an upgrade, true when ``retries`` > 0."""
+    asked = remediation(spec, action)
+    if asked.get("remediateLastFailure") is not None:
+        return bool(asked["remediateLastFailure"])
+    return action == "upgrade" and int(asked.get("retries") or 0) > 0
+
+
+@record(frozen=True)
+class Remedy:
+    """A remediation that ran: ``strategy`` rollback or uninstall, what it did or why it failed."""
+
+    strategy: str
+    message: str
+    failed: bool = False
+
+    @property
+    def reason(self) -> str:
+        """Flux's reason on its Remediated condition (and Event)."""
+        return f"{self.strategy.capitalize()}{'Failed' if self.failed else 'Succeeded'}"
+
+
+def remediate(rt: Runtime, body: Mapping[str, Any], *, action: str) -> Remedy | None:
     """After a failed install/upgrade: the spec's remediation strategy (uninstall a failed
-    install; rollback or uninstall a failed upgrade). Returns what was done ("" for nothing)."""
-    meta, spec = body["metadata"], body.get("spec") or {}
-    section = spec.get(action) or {}
-    default = "rollback" if action == "upgrade" else "none"
-    strategy = (section.get("remediation") or {}).get("strategy", default)
+    install, Flux's only one; rollback or uninstall a failed upgrade). None when nothing was
+    to be done (strategy ``none``, no version to roll back to); a remediation that fails is a
+    :class:`Remedy` too (``failed``)."""
+    spec = body.get("spec") or {}
+    default = "rollback" if action == "upgrade" else "uninstall"
+    strategy = remediation(spec, action).get("strategy", default)
     if strategy == "none" or action not in ("install", "upgrade"):
-        return ""
+        return None
+    try:
+        return _remediate(rt, body, action=action, strategy=strategy)
+    except Exception as exc:  # noqa: BLE001 - reported with the failure it remediated
+        return Remedy(strategy, f"{strategy} failed: {errors.message(exc)}", failed=True)
+
+
+def _remediate(rt: Runtime, body: Mapping[str, Any], *, action: str, strategy: str) -> Remedy | None:
+    meta, spec = body["metadata"], body.get("spec") or {}
     key = policy.release_key(meta, spec)
     client = target_for(rt, meta, spec, client_for(rt, meta, spec, body))
     cfg = configuration(rt, client, meta, spec)
@@ -341,13 +389,13 @@ def remediate(rt: Runtime, body: Mapping[str, Any], *, action: str) -> str:
         if strategy == "rollback" and target is not None:
             rollback.run(cfg, key.name, key.namespace, target.version,
                          rollback_options(spec, lua_options(rt, spec)))
-            return "rollback"
+            return Remedy("rollback", f"rolled back to version {target.version}")
         if strategy == "uninstall" or action == "install":
             # kept history: the next install may go on from it (spec.install.replace's note)
             uninstall.run(cfg, key.name, key.namespace, uninstall_options(
                 rt, spec, keep_history=True, description="Remediation after failure"))
-            return "uninstall"
-    return ""
+            return Remedy("uninstall", f"release {key} uninstalled (history kept)")
+    return None
 
 
 def delete(rt: Runtime, body: Mapping[str, Any]) -> str:

@@ -10,8 +10,11 @@ Rules:
   The announcement is settled (stopped, or waited for) before the final status is written, so
   it never lands after it.
 - A failure is a condition with a reason and message, a Warning Event, and a retry policy:
-  release failures (a wait or a hook failed, :func:`errors.is_release_failure`) follow
-  ``remediation.retries`` (default 0) and run the remediation strategy, as Flux does;
+  release failures (anything failed once a version was stored, or tests,
+  :func:`errors.is_release_failure`) follow ``remediation.retries`` (default 0) and run the
+  remediation strategy between attempts (the last one only with ``remediateLastFailure``), as
+  Flux does, with Flux's reasons (InstallFailed, UpgradeFailed, TestFailed on Released and
+  Ready; Remediated RollbackSucceeded, UninstallFailed...);
   transient cluster/source errors retry up to ``MAX_TRANSIENT_RETRIES`` with exponential
   backoff; permanent errors stall at once.
 - A wait cancelled by a newer generation (``Runtime.superseded``) is no failure: Reconciling
@@ -144,20 +147,30 @@ def _failed(rt: reconcile.Runtime, body: Mapping[str, Any], exc: Exception, *, r
     old = body.get("status") or {}
     generation = int(meta.get("generation") or 1)
     reason, message = errors.reason(exc), errors.message(exc)
-    action = _action(rt, body)
+    action = _action(rt, body, exc)
     release_failure = errors.is_release_failure(exc)
+    released: status.ReleaseFailure | None = None
+    remedy: reconcile.Remedy | None = None
     if release_failure:
-        budget = int(((spec.get(action) or {}).get("remediation") or {}).get("retries", 0))
-        try:
-            done = reconcile.remediate(rt, body, action=action)
-        except Exception as rem_exc:  # noqa: BLE001 - reported, the original failure wins
-            done = f"remediation failed: {errors.message(rem_exc)}"
-        if done:
-            message = f"{message} (remediation: {done})"
+        # Flux: whatever failed once a version was stored counts, and retries and remediation
+        # follow the action's remediation settings (a refusal that would stall is retried too)
+        budget = int(reconcile.remediation(spec, action).get("retries") or 0)
+        permanent = False
+        retrying = retry < budget
+        message = errors.release_message(exc)
+        if isinstance(exc, core_errors.UndoneError):  # --atomic undid it already
+            remedy = reconcile.Remedy(exc.undo, f"{exc.undo} by upgrade.atomic")
+        elif retrying or reconcile.remediates_last_failure(spec, action):
+            remedy = reconcile.remediate(rt, body, action=action)
+        # else: the last failure is left as it is, for debugging (Flux's remediateLastFailure)
+        if remedy is not None:
+            message = f"{message} (remediation: {remedy.message})"
+        released = status.ReleaseFailure(errors.release_reason(exc, action=action), remedy=None
+                                          if remedy is None else (remedy.reason, "False" if remedy.failed
+                                                                  else "True", remedy.message))
     else:
-        budget = MAX_TRANSIENT_RETRIES
-    permanent = errors.is_permanent(exc)
-    retrying = not permanent and retry < budget
+        permanent = errors.is_permanent(exc)
+        retrying = not permanent and retry < MAX_TRANSIENT_RETRIES
     # No Kopf retry follows an interval check, and a repository error must never give up: the
     # interval daemon tries again (Reconciling, reason RetryingOnInterval).
     on_interval = not permanent and not release_failure and (
@@ -166,27 +179,32 @@ def _failed(rt: reconcile.Runtime, body: Mapping[str, Any], exc: Exception, *, r
         message = f"{message} (gave up after {retry + 1} attempts)"
         reason = status.RETRIES_EXHAUSTED if release_failure else reason
     new = status.failed(old, generation=generation, reason=reason, message=message,
-                        retrying=retrying or on_interval,
-                        released=False if release_failure else None, now=status.now_rfc3339(),
+                        retrying=retrying or on_interval, released=released, now=status.now_rfc3339(),
                         retry_reason=status.RETRYING_ON_INTERVAL if on_interval else status.RETRYING)
     if release_failure:
         counter = f"{action}Failures"
         new[counter] = int(old.get(counter) or 0) + 1
     if isinstance(exc, core_errors.TestFailedError):
         new["lastTest"] = exc.summary
-    _report(rt, body, new, "Warning", reason=reason, message=message, metrics=metrics,
-            action=action, result="retry" if retrying or on_interval else "stalled", started=started)
+    if remedy is not None:  # Flux's Event of the remediation, before the failure's own
+        rt.post_event(body, "Warning" if remedy.failed else "Normal", reason=remedy.reason,
+                      message=remedy.message)
+    _report(rt, body, new, "Warning", reason=reason if released is None else released.reason,
+            message=message, metrics=metrics, action=action,
+            result="retry" if retrying or on_interval else "stalled", started=started)
     if retrying and not on_interval:
         raise kopf.TemporaryError(message, delay=errors.backoff_seconds(retry))
     raise kopf.PermanentError(message)
 
 
-def _action(rt: reconcile.Runtime, body: Mapping[str, Any]) -> str:
+def _action(rt: reconcile.Runtime, body: Mapping[str, Any], exc: BaseException | None = None) -> str:
     """The operation that failed or was cut short: install or upgrade, as helm_core decides it
-    (:func:`reconcile.planned_action`); when the history cannot be read (the cluster is failing
-    too), what the status last recorded."""
+    (:func:`reconcile.planned_action`; for failed tests, the one that made the version tested);
+    when the history cannot be read (the cluster is failing too), what the status last
+    recorded."""
     try:
-        return reconcile.planned_action(rt, body)
+        return reconcile.planned_action(rt, body,
+                                        made_newest=isinstance(exc, core_errors.TestFailedError))
     except Exception:  # noqa: BLE001 - the original failure is what gets reported
         return "upgrade" if (body.get("status") or {}).get("version") else "install"
 

@@ -8,7 +8,8 @@ Rules (sigs.k8s.io/cli-utils kstatus, as Flux follows them):
   never both. Reconciling = work in progress (or retrying); Stalled = it will not progress
   without a change (bad chart, values, Lua refused, retries used up).
 - ``Released`` tells whether the last Helm operation succeeded; it survives a later Stalled so
-  users see that the previous version still runs.
+  users see that the previous version still runs. ``Remediated`` (Flux's) tells how the
+  remediation of a failed release went; a success removes it.
 - ``lastTransitionTime`` changes only when a condition's status changes.
 No function changes its input: each returns a new status dict.
 """
@@ -18,10 +19,15 @@ import datetime
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from helm_core.support.records import record
+
 READY = "Ready"
 RECONCILING = "Reconciling"
 STALLED = "Stalled"
 RELEASED = "Released"
+#: Flux's Remediated condition: the last remediation (rollback or uninstall) after a failed
+#: release, True when it succeeded; present after a remediation until the next success.
+REMEDIATED = "Remediated"
 
 #: Conditions present only while True (kstatus "abnormal-true").
 ABNORMAL_TRUE = frozenset({RECONCILING, STALLED})
@@ -113,7 +119,9 @@ def succeeded(status: Mapping[str, Any] | None, *, generation: int, reason: str,
     tests after a ``spec.test`` run, Flux's ``history[].testHooks``) when given."""
     out = _base(status, generation)
     out.update({k: v for k, v in release.items() if k != "history"})
-    conds = remove_condition(remove_condition(out.get("conditions", []), STALLED), RECONCILING)
+    conds = out.get("conditions", [])
+    for gone in (STALLED, RECONCILING, REMEDIATED):
+        conds = remove_condition(conds, gone)
     for type_ in (READY, RELEASED):
         conds = set_condition(conds, type_=type_, status="True", reason=reason, message=message,
                               generation=generation, now=now)
@@ -136,16 +144,38 @@ def succeeded(status: Mapping[str, Any] | None, *, generation: int, reason: str,
     return out
 
 
+@record(frozen=True)
+class ReleaseFailure:
+    """How a failed release is told, Flux's way: ``reason`` on Released (InstallFailed,
+    UpgradeFailed, TestFailed) and Ready; ``remedy`` the Remediated condition's reason, status
+    and message when a remediation ran (its reason is then Ready's, as Flux's summary puts
+    Remediated first)."""
+
+    reason: str
+    remedy: tuple[str, str, str] | None = None
+
+
 def failed(status: Mapping[str, Any] | None, *, generation: int, reason: str, message: str,
-           retrying: bool, released: bool | None, now: str,
+           retrying: bool, released: ReleaseFailure | None, now: str,
            retry_reason: str = RETRYING) -> dict[str, Any]:
     """An operation failed. ``retrying``: Reconciling True (reason ``retry_reason``: who tries
-    next) and a retry follows; otherwise Stalled True. Ready is False either way; ``failures``
-    counts up.
-    ``released`` False records that the Helm operation itself failed (Released False); None
-    leaves Released as it was (the failure came before any Helm write)."""
+    next) and a retry follows; otherwise Stalled True (reason ``reason``). Ready is False
+    either way; ``failures`` counts up.
+    ``released`` records that the Helm operation itself failed (Released False, Remediated as
+    it went; Ready's reason is then Flux's, see :class:`ReleaseFailure`); None leaves Released
+    and Remediated as they were (the failure came before any Helm write)."""
     out = _base(status, generation)
     conds = list(out.get("conditions", []))
+    ready_reason = reason
+    if released is not None:
+        conds = set_condition(conds, type_=RELEASED, status="False", reason=released.reason,
+                              message=message, generation=generation, now=now)
+        conds = remove_condition(conds, REMEDIATED)
+        ready_reason = released.reason
+        if released.remedy is not None:
+            ready_reason, remedied, said = released.remedy
+            conds = set_condition(conds, type_=REMEDIATED, status=remedied, reason=ready_reason,
+                                  message=said, generation=generation, now=now)
     if retrying:
         conds = remove_condition(conds, STALLED)
         conds = set_condition(conds, type_=RECONCILING, status="True", reason=retry_reason,
@@ -154,11 +184,8 @@ def failed(status: Mapping[str, Any] | None, *, generation: int, reason: str, me
         conds = remove_condition(conds, RECONCILING)
         conds = set_condition(conds, type_=STALLED, status="True", reason=reason, message=message,
                               generation=generation, now=now)
-    conds = set_condition(conds, type_=READY, status="False", reason=reason, message=message,
+    conds = set_condition(conds, type_=READY, status="False", reason=ready_reason, message=message,
                           generation=generation, now=now)
-    if released is False:
-        conds = set_condition(conds, type_=RELEASED, status="False", reason=reason,
-                              message=message, generation=generation, now=now)
     out["conditions"] = _ordered(conds)
     out["lastError"] = _cut(message)
     out["failures"] = int(out.get("failures") or 0) + 1
@@ -169,7 +196,9 @@ def recovered(status: Mapping[str, Any] | None, *, generation: int, now: str) ->
     """A check found the deployed release as desired after a failure that changed nothing (a
     repository back, a Secret fixed): Ready True again, nothing abnormal; release fields kept."""
     out = _base(status, generation)
-    conds = remove_condition(remove_condition(out.get("conditions", []), STALLED), RECONCILING)
+    conds = out.get("conditions", [])
+    for gone in (STALLED, RECONCILING, REMEDIATED):
+        conds = remove_condition(conds, gone)
     message = (f"Release version {out.get('version', '')} of {out.get('chartName', '')}-"
                f"{out.get('chartVersion', '')} is deployed as desired")
     conds = set_condition(conds, type_=READY, status="True", reason=RECONCILE_SUCCEEDED,
@@ -213,7 +242,7 @@ def _base(status: Mapping[str, Any] | None, generation: int) -> dict[str, Any]:
     return out
 
 
-_ORDER = {READY: 0, RECONCILING: 1, STALLED: 2, RELEASED: 3}
+_ORDER = {READY: 0, RECONCILING: 1, STALLED: 2, RELEASED: 3, REMEDIATED: 4}
 
 
 def _ordered(conds: list[dict[str, Any]]) -> list[dict[str, Any]]:

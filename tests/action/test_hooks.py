@@ -7,7 +7,7 @@ import pytest
 
 from helm_core.engine import manifests as mf
 from helm_core.action import config, hooks, install
-from helm_core.errors import ClusterError, HelmError
+from helm_core.errors import ClusterError, HelmError, UndoneError
 from helm_core.kube import client as kclient
 from helm_core.kube import fake
 from helm_core.storage import secrets
@@ -76,6 +76,18 @@ def test_a_failed_hook_job_fails_the_install_with_its_reason(
     assert caught.value.event == "pre-install"
     assert not _exists(jobs_cfg, "migrate")
     assert jobs_cfg.client.list("v1", "ConfigMap", namespace=NS) == []
+    # the version was stored, then marked failed: callers remediating failed releases read it
+    [stored] = jobs_cfg.driver.history(NS, "web")
+    assert (stored.status.value, caught.value.failed_version) == ("failed", str(stored.version))
+
+
+def test_a_failure_before_the_version_is_stored_names_no_failed_version(
+        jobs_cfg: config.Configuration, tmp_path: Path) -> None:
+    chart = make_chart(tmp_path, {"a.yaml": "apiVersion: v9\nkind: Unknown\nmetadata:\n  name: a\n"})
+    with pytest.raises(HelmError) as caught:
+        install.run(jobs_cfg, chart, {}, install.InstallOptions(name="web", namespace=NS))
+    assert caught.value.failed_version is None
+    assert jobs_cfg.driver.history(NS, "web") == []
 
 
 def test_atomic_install_removes_objects_hooks_and_history(
@@ -83,9 +95,13 @@ def test_atomic_install_removes_objects_hooks_and_history(
     chart = make_chart(tmp_path, {"a.yaml": configmap("a"),
                                   "j.yaml": _job("check", "post-install", failed=True)})
     with pytest.raises(HelmError, match="^release web failed, and has been uninstalled due to atomic "
-                                        "being set: failed post-install: 1 error occurred:\n\t\\* job check failed: "):
+                                        "being set: failed post-install: 1 error occurred:\n\t\\* job check failed: ") as caught:
         install.run(jobs_cfg, chart, {}, install.InstallOptions(name="web", namespace=NS,
                                                                 atomic=True))
+    # what was undone, and the failure it undid (stored, then removed with the history)
+    assert isinstance(caught.value, UndoneError) and caught.value.undo == "uninstall"
+    assert isinstance(caught.value.cause, hooks.HookError)
+    assert caught.value.failed_version == caught.value.cause.failed_version is not None
     assert jobs_cfg.client.list("v1", "ConfigMap", namespace=NS) == []
     assert not _exists(jobs_cfg, "check")
     assert jobs_cfg.driver.history(NS, "web") == []

@@ -34,7 +34,16 @@ CASES = [
      "Forbidden", True),
     (core.HookError("failed pre-install: ...", event="pre-install", refusal=core.ConflictError("busy")),
      "ClusterError", False),
+    # an atomic upgrade undone: as the failure it undid
+    (core.UndoneError("release web failed, and has been rolled back ...", undo="rollback",
+                      cause=core.HookError("pre-upgrade hooks failed: ...", event="pre-upgrade")),
+     "HookFailed", False),
 ]
+
+
+def _stored(exc: core.HelmError) -> core.HelmError:
+    exc.failed_version = "01J0000000000000000000000A"
+    return exc
 
 
 @pytest.mark.parametrize(("exc", "reason", "permanent"), CASES,
@@ -44,17 +53,32 @@ def test_reason_and_permanence(exc, reason, permanent):
     assert errors.is_permanent(exc) is permanent
 
 
-def test_failed_waits_tests_and_hooks_are_release_failures():
-    """What Flux counts in installFailures/upgradeFailures and remediates: the operation left
-    a failed version (a hook that failed too); what failed before it did not."""
-    assert errors.is_release_failure(core.WaitError("timed out", timed_out=True))
+def test_what_failed_once_a_version_was_stored_is_a_release_failure_as_flux_counts_it():
+    """What Flux counts in installFailures/upgradeFailures and remediates: any failure of the
+    install or upgrade once it stored its version (helm_core's ``failed_version``), and failed
+    tests; what failed before storing anything (a wait for CRDs, a values schema) did not."""
     assert errors.is_release_failure(core.TestFailedError("tests failed", summary={}))
-    assert errors.is_release_failure(core.HookError("pre-upgrade hooks failed: ...", event="pre-upgrade"))
-    # a hook the server refused is retried or stalled as its refusal, not remediated
-    assert not errors.is_release_failure(core.HookError("failed pre-install: ...", event="pre-install",
-                                                        refusal=core.ConflictError("busy")))
+    for exc in (core.WaitError("timed out", timed_out=True),
+                core.HookError("pre-upgrade hooks failed: ...", event="pre-upgrade"),
+                core.HookError("failed pre-install: ...", event="pre-install", refusal=core.ConflictError("busy")),
+                core.ForbiddenError('configmaps "x" is forbidden'), core.ConflictError("the object has been modified")):
+        assert not errors.is_release_failure(exc)
+        assert errors.is_release_failure(_stored(exc))
+    undone = core.UndoneError("release web failed, and has been rolled back ...", undo="rollback",
+                              cause=_stored(core.HookError("pre-upgrade hooks failed: ...", event="pre-upgrade")))
+    assert errors.is_release_failure(undone)
     assert not errors.is_release_failure(core.SchemaError("values don't meet the schema"))
     assert not errors.is_release_failure(core.LockedError("in progress"))
+
+
+def test_release_failures_say_fluxs_reason_and_keep_ours_in_the_message():
+    hook = _stored(core.HookError("failed pre-install: 1 error occurred:", event="pre-install"))
+    assert errors.release_reason(hook, action="install") == "InstallFailed"
+    assert errors.release_reason(hook, action="upgrade") == "UpgradeFailed"
+    assert errors.release_message(hook) == "HookFailed: failed pre-install: 1 error occurred:"
+    tests = core.TestFailedError("test hooks of release web failed: ...", summary={})
+    assert errors.release_reason(tests, action="upgrade") == "TestFailed"
+    assert errors.release_message(tests) == "test hooks of release web failed: ..."
 
 
 def test_permanent_error_becomes_kopf_permanent_error_with_message():

@@ -133,51 +133,170 @@ def _version_states(w: World) -> list[str]:
 
 def test_a_failed_install_hook_is_a_failed_install_remediated_and_retried_as_flux_does(tmp_path):
     """Flux counts a hook that fails in installFailures, runs the remediation and retries while
-    retries remain; the conditions and Events carry helm's words (tests/action/test_hooks.py),
-    as helm's install wraps them, on one block of lines."""
+    retries remain, and leaves the last failure as it is (``remediateLastFailure`` defaults to
+    false on install). Flux's reasons on the conditions and Events; helm's words
+    (tests/action/test_hooks.py) in the messages after our finer cause."""
     w = World(tmp_path)
     _hooked(w)
     w.request(chart={"configMapRef": {"name": "hooked"}}, values={"fail": "pre-install"},
-              install={"wait": False, "remediation": {"retries": 1, "strategy": "uninstall"}})
+              install={"wait": False, "remediation": {"retries": 1}})
     with pytest.raises(kopf.TemporaryError):
         w.run()
     obj = w.current()
-    said = "failed pre-install: 1 error occurred:\n\t* job app-migrate failed: BackoffLimitExceeded"
-    message = f"{said} (remediation: uninstall)"
-    assert conditions(obj) == {"Ready": ("False", "HookFailed"), "Released": ("False", "HookFailed"),
+    said = "HookFailed: failed pre-install: 1 error occurred:\n\t* job app-migrate failed: BackoffLimitExceeded"
+    remedied = "release team/app uninstalled (history kept)"
+    message = f"{said} (remediation: {remedied})"
+    assert conditions(obj) == {"Ready": ("False", "UninstallSucceeded"), "Released": ("False", "InstallFailed"),
+                               "Remediated": ("True", "UninstallSucceeded"),
                                "Reconciling": ("True", "RetryingAfterFailure")}
-    assert {c["message"] for c in obj["status"]["conditions"]} == {message}
+    assert condition_message(obj, "Remediated") == remedied
+    assert {c["message"] for c in obj["status"]["conditions"] if c["type"] != "Remediated"} == {message}
     assert (obj["status"]["installFailures"], obj["status"]["failures"]) == (1, 1)
-    assert w.events[-1] == ("Warning", "HookFailed", message)
-    assert _version_states(w) == ["uninstalled"]  # remediated, history kept
+    assert w.events[-2:] == [("Normal", "UninstallSucceeded", remedied), ("Warning", "InstallFailed", message)]
+    assert _version_states(w) == ["uninstalled"]  # Flux's install remediation: uninstall, history kept
 
     with pytest.raises(kopf.PermanentError):  # the retry fails the same way: no retries left
         w.run(retry=1)
     obj = w.current()
-    assert conditions(obj) == {"Ready": ("False", "RetriesExhausted"), "Released": ("False", "RetriesExhausted"),
+    assert conditions(obj) == {"Ready": ("False", "InstallFailed"), "Released": ("False", "InstallFailed"),
                                "Stalled": ("True", "RetriesExhausted")}
-    assert condition_message(obj, "Stalled") == f"{message} (gave up after 2 attempts)"
+    assert condition_message(obj, "Stalled") == f"{said} (gave up after 2 attempts)"
     assert (obj["status"]["installFailures"], obj["status"]["failures"]) == (2, 2)
+    assert w.events[-1] == ("Warning", "InstallFailed", f"{said} (gave up after 2 attempts)")
+    assert _version_states(w) == ["uninstalled", "failed"]  # the last failure left for debugging
 
 
-def test_a_failed_upgrade_hook_rolls_the_upgrade_back(tmp_path):
-    """An upgrade whose pre-upgrade hook fails is remediated as Flux's default does: rolled back,
-    counted in upgradeFailures."""
+@pytest.mark.parametrize("remediate_last", [None, True], ids=["flux-default", "remediateLastFailure"])
+def test_a_failed_upgrade_is_left_or_rolled_back_as_remediate_last_failure_says(tmp_path, remediate_last):
+    """Flux's ``upgrade.remediation.remediateLastFailure`` defaults to false with no retries:
+    the failed upgrade stays as it is (its objects applied) for debugging; true rolls it back."""
     w = World(tmp_path)
     _hooked(w)
     w.request(chart={"configMapRef": {"name": "hooked"}}, values={"n": 1})
     assert conditions(w.run())["Ready"] == ("True", "InstallSucceeded")
-    w.edit(values={"n": 2, "fail": "pre-upgrade"})
+    asked = {} if remediate_last is None else {"remediateLastFailure": remediate_last}
+    w.edit(values={"n": 2, "fail": "post-upgrade"}, upgrade={"wait": False, "remediation": asked})
     with pytest.raises(kopf.PermanentError):  # remediation.retries defaults to 0
         w.run()
     obj = w.current()
-    said = "pre-upgrade hooks failed: 1 error occurred:\n\t* job app-migrate failed: BackoffLimitExceeded"
-    assert condition_message(obj, "Stalled") == f"{said} (remediation: rollback) (gave up after 1 attempts)"
-    assert conditions(obj)["Stalled"] == ("True", "RetriesExhausted")
+    said = "HookFailed: post-upgrade hooks failed: 1 error occurred:\n\t* job app-migrate failed: BackoffLimitExceeded"
     assert (obj["status"]["upgradeFailures"], obj["status"].get("installFailures")) == (1, None)
-    assert w.events[-1][:2] == ("Warning", "RetriesExhausted")
-    assert _version_states(w) == ["superseded", "failed", "deployed"]
-    assert w.configmap("app")["data"] == {"count": "1"}  # the rollback brought the first values back
+    assert conditions(obj)["Stalled"] == ("True", "RetriesExhausted")
+    assert conditions(obj)["Released"] == ("False", "UpgradeFailed")
+    if remediate_last is None:
+        assert condition_message(obj, "Stalled") == f"{said} (gave up after 1 attempts)"
+        assert conditions(obj)["Ready"] == ("False", "UpgradeFailed")
+        assert "Remediated" not in conditions(obj)
+        assert [e[:2] for e in w.events[1:]] == [("Warning", "UpgradeFailed")]
+        assert _version_states(w) == ["deployed", "failed"]
+        assert w.configmap("app")["data"] == {"count": "2"}  # as the failed upgrade left it
+    else:
+        rolled = f"rolled back to version {obj['status']['version']}"
+        assert condition_message(obj, "Stalled") == f"{said} (remediation: {rolled}) (gave up after 1 attempts)"
+        assert conditions(obj)["Ready"] == ("False", "RollbackSucceeded")
+        assert conditions(obj)["Remediated"] == ("True", "RollbackSucceeded")
+        assert [e[:2] for e in w.events[1:]] == [("Normal", "RollbackSucceeded"), ("Warning", "UpgradeFailed")]
+        assert _version_states(w) == ["superseded", "failed", "deployed"]
+        assert w.configmap("app")["data"] == {"count": "1"}  # the rollback brought the first values back
+
+
+def test_an_object_refused_after_the_version_is_stored_is_a_failed_install_as_flux_counts_it(
+        tmp_path, monkeypatch):
+    """The API server refusing an object during apply fails the install once its version is
+    stored: Flux counts and remediates it like any failed install (not a transient error
+    retried, nor a Forbidden stalled at once); our finer cause heads the message."""
+    refuse = fake.FakeClient.apply
+
+    def refusing(self, obj, **kw):
+        if obj.get("kind") == "ConfigMap" and obj["metadata"]["name"] == "app" and not kw.get("dry_run"):
+            raise core_errors.ForbiddenError('configmaps "app" is forbidden: denied by a webhook')
+        return refuse(self, obj, **kw)
+
+    monkeypatch.setattr(fake.FakeClient, "apply", refusing)
+    w = World(tmp_path)
+    w.request(install={"wait": False, "remediation": {"retries": 1}})
+    with pytest.raises(kopf.TemporaryError):
+        w.run()
+    obj = w.current()
+    assert conditions(obj)["Released"] == ("False", "InstallFailed")
+    assert conditions(obj)["Ready"] == ("False", "UninstallSucceeded")
+    assert condition_message(obj, "Released").startswith(
+        'Forbidden: configmaps "app" is forbidden: denied by a webhook (remediation: release team/app uninstalled')
+    assert obj["status"]["installFailures"] == 1
+    assert _version_states(w) == ["uninstalled"]
+
+
+def test_an_atomic_upgrade_is_a_failed_upgrade_undone_and_retried(tmp_path):
+    """``upgrade.atomic`` rolls a failed upgrade back itself: that is its remediation (Remediated
+    RollbackSucceeded); the failure counts, is told as its cause, and is retried while
+    retries remain, instead of stalling at once."""
+    w = World(tmp_path)
+    _hooked(w)
+    w.request(chart={"configMapRef": {"name": "hooked"}}, values={"n": 1})
+    w.run()
+    w.edit(values={"n": 2, "fail": "pre-upgrade"},
+           upgrade={"wait": False, "atomic": True, "remediation": {"retries": 1}})
+    with pytest.raises(kopf.TemporaryError):
+        w.run()
+    obj = w.current()
+    assert conditions(obj) == {"Ready": ("False", "RollbackSucceeded"), "Released": ("False", "UpgradeFailed"),
+                               "Remediated": ("True", "RollbackSucceeded"),
+                               "Reconciling": ("True", "RetryingAfterFailure")}
+    assert condition_message(obj, "Remediated") == "rollback by upgrade.atomic"
+    assert condition_message(obj, "Released").startswith(
+        "HookFailed: release app failed, and has been rolled back due to atomic being set: pre-upgrade hooks")
+    assert obj["status"]["upgradeFailures"] == 1
+    assert w.configmap("app")["data"] == {"count": "1"}
+
+
+def test_failed_tests_count_against_the_action_that_ran_them_unless_it_ignores_them(tmp_path):
+    """Flux's ``<action>.remediation.ignoreTestFailures``, by default ``test.ignoreFailures``:
+    an install whose tests fail is a failed install (installFailures, reason TestFailed) unless
+    its remediation ignores them; the upgrade's own setting wins over ``test.ignoreFailures``."""
+    w = World(tmp_path)
+    _hooked(w)
+    w.request(chart={"configMapRef": {"name": "hooked"}}, values={"fail": "test"}, test={"enable": True})
+    with pytest.raises(kopf.PermanentError):
+        w.run()
+    obj = w.current()
+    assert conditions(obj) == {"Ready": ("False", "TestFailed"), "Released": ("False", "TestFailed"),
+                               "Stalled": ("True", "RetriesExhausted")}
+    assert (obj["status"].get("installFailures"), obj["status"].get("upgradeFailures")) == (1, None)
+    assert w.events[-1][:2] == ("Warning", "TestFailed")
+    assert obj["status"]["lastTest"]["phase"] == "Failed"
+
+    w.request("second", chart={"configMapRef": {"name": "hooked"}}, values={"fail": "test"}, test={"enable": True},
+              install={"wait": False, "remediation": {"ignoreTestFailures": True}})
+    second = w.run("second")
+    assert conditions(second)["Ready"] == ("True", "InstallSucceeded")
+    assert second["status"]["lastTest"]["phase"] == "Failed"
+
+    w.edit(values={"fail": "test", "n": 2}, test={"enable": True, "ignoreFailures": True},
+           upgrade={"wait": False, "remediation": {"ignoreTestFailures": False}})
+    with pytest.raises(kopf.PermanentError):
+        w.run()
+    obj = w.current()
+    assert conditions(obj)["Ready"] == ("False", "TestFailed")
+    assert obj["status"]["upgradeFailures"] == 1
+
+
+@pytest.mark.parametrize(("action", "asked", "expected"), [
+    ("install", {}, False), ("install", {"retries": 3}, False),
+    ("install", {"remediateLastFailure": True}, True),
+    ("upgrade", {}, False), ("upgrade", {"retries": 1}, True),
+    ("upgrade", {"retries": 1, "remediateLastFailure": False}, False),
+    ("upgrade", {"remediateLastFailure": True}, True)])
+def test_remediate_last_failure_defaults_as_flux(action, asked, expected):
+    assert reconcile.remediates_last_failure({action: {"remediation": asked}}, action) is expected
+
+
+@pytest.mark.parametrize(("spec", "expected"), [
+    ({}, False), ({"test": {"ignoreFailures": True}}, True),
+    ({"test": {"ignoreFailures": True}, "upgrade": {"remediation": {"ignoreTestFailures": False}}}, False),
+    ({"upgrade": {"remediation": {"ignoreTestFailures": True}}}, True),
+    ({"install": {"remediation": {"ignoreTestFailures": True}}}, False)])
+def test_ignore_test_failures_falls_back_to_the_test_spec_as_flux(spec, expected):
+    assert reconcile.ignores_test_failures(spec, "upgrade") is expected
 
 
 def condition_message(obj: dict[str, Any], type_: str) -> str:
@@ -289,10 +408,11 @@ def test_uninstalls_wait_for_the_objects_to_go_unless_told_not_to_as_flux(tmp_pa
               install={"wait": False, "remediation": {"retries": 1, "strategy": "uninstall"}})
     with pytest.raises(kopf.TemporaryError):
         w.run()
-    said = ("failed post-install: 1 error occurred:\n\t* job app-migrate failed: BackoffLimitExceeded "
-            + ("(remediation: remediation failed: uninstallation completed with 1 error(s): context deadline exceeded)"
-               if waits else "(remediation: uninstall)"))
-    assert w.events[-1] == ("Warning", "HookFailed", said)
+    said = ("HookFailed: failed post-install: 1 error occurred:\n\t* job app-migrate failed: BackoffLimitExceeded "
+            + ("(remediation: uninstall failed: uninstallation completed with 1 error(s): context deadline exceeded)"
+               if waits else "(remediation: release team/app uninstalled (history kept))"))
+    assert w.events[-2][:2] == (("Warning", "UninstallFailed") if waits else ("Normal", "UninstallSucceeded"))
+    assert w.events[-1] == ("Warning", "InstallFailed", said)
     assert _version_states(w) == ["uninstalled"]  # the wait failed, the uninstall went on
     w.edit(values={})
     w.run(retry=0)

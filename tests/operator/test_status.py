@@ -69,9 +69,9 @@ def test_failed_permanent_is_stalled_and_never_reconciling():
 
 def test_failed_retrying_is_reconciling_and_never_stalled_and_counts_failures():
     st = status.failed(None, generation=1, reason="WaitFailed", message="timeout",
-                       retrying=True, released=False, now=T0)
+                       retrying=True, released=status.ReleaseFailure("InstallFailed"), now=T0)
     st = status.failed(st, generation=1, reason="WaitFailed", message="timeout",
-                       retrying=True, released=False, now=T1)
+                       retrying=True, released=status.ReleaseFailure("InstallFailed"), now=T1)
     assert types(st) == ["Ready", "Reconciling", "Released"]
     assert cond(st, "Reconciling")["reason"] == "RetryingAfterFailure"
     assert cond(st, "Released")["status"] == "False"
@@ -124,7 +124,9 @@ def test_functions_never_mutate_their_input():
     st = status.succeeded(None, generation=1, reason="InstallSucceeded", message="ok",
                           release=RELEASE, now=T0)
     before = copy.deepcopy(st)
-    status.failed(st, generation=2, reason="A", message="m", retrying=True, released=False, now=T1)
+    status.failed(st, generation=2, reason="A", message="m", retrying=True,
+                  released=status.ReleaseFailure("UpgradeFailed", remedy=("RollbackSucceeded", "True", "r")),
+                  now=T1)
     status.reconciling(st, generation=2, message="m", now=T1)
     status.succeeded(st, generation=2, reason="A", message="m", release=RELEASE, now=T1)
     status.suspended(st, generation=2, now=T1)
