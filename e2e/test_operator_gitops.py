@@ -159,7 +159,8 @@ TESTED_CHART = {
 def test_failing_test_hook_rolls_the_upgrade_back(
         controller: Controller, api: k8s.ApiClient, objects: k8s.CustomObjectsApi, namespace: str) -> None:
     setup_namespace(api, namespace, chart=chart_tgz(TESTED_CHART))
-    request(objects, namespace, test={"enable": True, "timeout": "60s"})
+    request(objects, namespace, test={"enable": True, "timeout": "60s"},
+            upgrade={"remediation": {"remediateLastFailure": True}})
     obj = wait_for(objects, namespace, ready_at(1), timeout=SLOW_S)
     first = obj["status"]["version"]
     assert obj["status"]["lastTest"]["phase"] == "Succeeded"
@@ -174,8 +175,10 @@ def test_failing_test_hook_rolls_the_upgrade_back(
     obj = wait_for(objects, namespace, lambda o: condition(o, "Stalled") is not None
                    and o["status"].get("observedGeneration") == 2, timeout=SLOW_S)
     stalled = condition(obj, "Stalled")
-    assert "test hooks of release app failed" in stalled["message"]
-    assert "(remediation: rollback)" in stalled["message"]
+    assert stalled["message"].startswith("test hooks of release app failed")
+    assert "(remediation: rolled back to version " in stalled["message"]
+    assert [condition(obj, t)["reason"] for t in ("Ready", "Released", "Remediated")] == [
+        "RollbackSucceeded", "TestFailed", "RollbackSucceeded"]
     assert obj["status"]["lastTest"]["phase"] == "Failed"
     assert obj["status"]["lastTest"]["hooks"][0]["phase"] == "Failed"
     # the rollback brought the first values back
@@ -221,23 +224,32 @@ def warnings(api: k8s.ApiClient, namespace: str) -> list[tuple[str, str]]:
     return [(e.reason, e.message) for e in found if e.type == "Warning"]
 
 
-def test_a_failed_install_hook_is_remediated_and_retried_as_flux_does(
+def events(api: k8s.ApiClient, namespace: str, type_: str = "Normal") -> list[tuple[str, str]]:
+    found = k8s.CoreV1Api(api).list_namespaced_event(namespace, field_selector="involvedObject.name=app").items
+    return [(e.reason, e.message) for e in found if e.type == type_]
+
+
+def test_a_failed_install_hook_is_remediated_and_retried_and_the_last_failure_left_as_flux_does(
         controller: Controller, api: k8s.ApiClient, objects: k8s.CustomObjectsApi, namespace: str) -> None:
     """A pre-install hook Job that fails is a failed install (Flux's installFailures): uninstalled
-    by the remediation, tried again while retries remain, helm's words in the conditions and
-    Events; a spec that fixes it installs."""
+    by the remediation, tried again while retries remain; the last failure is left as it is
+    (``remediateLastFailure: false``, Flux's default), for debugging. Flux's reasons on the
+    conditions and Events, helm's words in the messages; a spec that fixes it installs."""
     setup_namespace(api, namespace, chart=chart_tgz(HOOKED_CHART))
     request(objects, namespace, values={"fail": "pre-install"},
-            install={"timeout": "60s", "remediation": {"retries": 1, "strategy": "uninstall"}})
+            install={"timeout": "60s", "remediation": {"retries": 1, "remediateLastFailure": False}})
     obj = wait_for(objects, namespace, stalled, timeout=SLOW_S)
-    said = "failed pre-install: 1 error occurred:\n\t* job app-check failed: DeadlineExceeded"
+    said = "HookFailed: failed pre-install: 1 error occurred:\n\t* job app-check failed: DeadlineExceeded"
+    uninstalled = f"release {namespace}/app uninstalled (history kept)"
     assert condition(obj, "Stalled")["reason"] == "RetriesExhausted"
-    assert condition(obj, "Stalled")["message"] == f"{said} (remediation: uninstall) (gave up after 2 attempts)"
-    assert condition(obj, "Released")["status"] == "False"
+    assert condition(obj, "Stalled")["message"] == f"{said} (gave up after 2 attempts)"
+    assert [condition(obj, t)["reason"] for t in ("Ready", "Released")] == ["InstallFailed", "InstallFailed"]
+    assert condition(obj, "Remediated") is None  # the last failure was not remediated
     assert obj["status"]["installFailures"] == 2
-    assert ("HookFailed", f"{said} (remediation: uninstall)") in warnings(api, namespace)
+    assert ("InstallFailed", f"{said} (remediation: {uninstalled})") in warnings(api, namespace)
+    assert ("UninstallSucceeded", uninstalled) in events(api, namespace)
     release = objects.get_namespaced_custom_object(GROUP, VERSION, namespace, "releases", "app")
-    assert release["status"]["status"] == "uninstalled"  # remediated after the last failure too
+    assert release["status"]["status"] == "failed"  # left as the last install failed
 
     patch_spec(objects, namespace, "app", {"values": {"fail": ""}})
     obj = wait_for(objects, namespace, ready_at(2), timeout=SLOW_S)
@@ -248,21 +260,63 @@ def test_a_failed_install_hook_is_remediated_and_retried_as_flux_does(
 def test_an_upgrade_hook_that_times_out_rolls_the_upgrade_back(
         controller: Controller, api: k8s.ApiClient, objects: k8s.CustomObjectsApi, namespace: str) -> None:
     """A post-upgrade hook Job that never finishes within upgrade.timeout fails the upgrade;
-    Flux's default upgrade remediation rolls it back to the version still deployed."""
+    the upgrade remediation rolls it back to the version still deployed (the last failure too,
+    with ``remediateLastFailure``)."""
     setup_namespace(api, namespace, chart=chart_tgz(HOOKED_CHART))
-    request(objects, namespace, upgrade={"timeout": "5s"})
+    request(objects, namespace, upgrade={"timeout": "5s", "remediation": {"remediateLastFailure": True}})
     first = wait_for(objects, namespace, ready_at(1), timeout=SLOW_S)["status"]["version"]
 
     patch_spec(objects, namespace, "app", {"values": {"hang": "post-upgrade", "message": "two"}})
     obj = wait_for(objects, namespace, lambda o: stalled(o) and o["status"].get("observedGeneration") == 2,
                    timeout=SLOW_S)
-    said = "post-upgrade hooks failed: 1 error occurred:\n\t* timed out waiting for the condition"
+    said = "HookFailed: post-upgrade hooks failed: 1 error occurred:\n\t* timed out waiting for the condition"
     assert condition(obj, "Stalled")["reason"] == "RetriesExhausted"
-    assert condition(obj, "Stalled")["message"] == f"{said} (remediation: rollback) (gave up after 1 attempts)"
+    assert condition(obj, "Stalled")["message"] == (f"{said} (remediation: rolled back to version {first}) "
+                                                    "(gave up after 1 attempts)")
     assert obj["status"]["upgradeFailures"] == 1
     assert k8s.CoreV1Api(api).read_namespaced_config_map("app", namespace).data["message"] == "one"
     release = objects.get_namespaced_custom_object(GROUP, VERSION, namespace, "releases", "app")
     assert release["status"]["version"] != first and release["status"]["status"] == "deployed"
+
+
+REFUSED_CHART = {
+    "Chart.yaml": "apiVersion: v2\nname: demo\nversion: 0.1.0\n",
+    "values.yaml": "message: one\nkey: \"\"\n",
+    # the API server refuses a data key that is no valid config key (422 Invalid), at apply
+    "templates/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\n"
+                         "data:\n  message: {{ .Values.message | quote }}\n"
+                         "{{- with .Values.key }}\n  {{ . | quote }}: x\n{{- end }}\n",
+    "templates/other.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: other\n"
+                            "data:\n  message: {{ .Values.message | quote }}\n",
+}
+
+
+def test_an_object_the_api_server_refuses_is_a_failed_upgrade_rolled_back_as_flux_does(
+        controller: Controller, api: k8s.ApiClient, objects: k8s.CustomObjectsApi, namespace: str) -> None:
+    """An upgrade whose object the API server refuses at apply (its version stored) is a failed
+    upgrade, as Flux counts any failed Helm action: rolled back between retries and, with
+    ``retries`` > 0, after the last one too (Flux's default); not a cluster error retried."""
+    setup_namespace(api, namespace, chart=chart_tgz(REFUSED_CHART))
+    request(objects, namespace, upgrade={"remediation": {"retries": 1}})
+    first = wait_for(objects, namespace, ready_at(1), timeout=SLOW_S)["status"]["version"]
+
+    patch_spec(objects, namespace, "app", {"values": {"message": "two", "key": "not a key!"}})
+    obj = wait_for(objects, namespace, lambda o: stalled(o) and o["status"].get("observedGeneration") == 2,
+                   timeout=SLOW_S)
+    assert [condition(obj, t)["reason"] for t in ("Ready", "Released", "Remediated", "Stalled")] == [
+        "RollbackSucceeded", "UpgradeFailed", "RollbackSucceeded", "RetriesExhausted"]
+    message = condition(obj, "Released")["message"]
+    assert message.startswith("ClusterError: ") and "not a key!" in message
+    # the second rollback goes back to the version the first one made
+    assert " (remediation: rolled back to version " in message
+    assert message.endswith(" (gave up after 2 attempts)")
+    assert obj["status"]["upgradeFailures"] == 2
+    assert ("RollbackSucceeded", f"rolled back to version {first}") in events(api, namespace)
+    assert {reason for reason, _ in warnings(api, namespace)} == {"UpgradeFailed"}
+    # the object applied before the refusal came back with the rollback
+    assert k8s.CoreV1Api(api).read_namespaced_config_map("other", namespace).data["message"] == "one"
+    release = objects.get_namespaced_custom_object(GROUP, VERSION, namespace, "releases", "app")
+    assert release["status"]["status"] == "deployed" and release["status"]["version"] != first
 
 
 def test_deleting_a_request_waits_until_its_objects_are_gone_as_flux(
