@@ -145,3 +145,22 @@ def test_set_condition_refuses_non_kubernetes_status(bad):
     with pytest.raises(ValueError, match=f"condition status must be True, False or Unknown, not {bad!r}"):
         status.set_condition([], type_="Ready", status=bad, reason="r", message="m",
                              generation=1, now=T0)
+
+
+def test_a_failed_release_says_fluxs_reasons_and_a_success_clears_remediated():
+    """Flux's summary: Ready takes the Remediated reason when a remediation ran, else the
+    release's failure reason; Stalled keeps ours; the next failure without remediation and
+    the next success drop a stale Remediated."""
+    st = status.failed(None, generation=1, reason="RetriesExhausted", message="m", retrying=False,
+                       released=status.ReleaseFailure("UpgradeFailed", remedy=(
+                           "RollbackSucceeded", "True", "rolled back")), now=T0)
+    assert {c["type"]: (c["status"], c["reason"]) for c in st["conditions"]} == {
+        "Ready": ("False", "RollbackSucceeded"), "Stalled": ("True", "RetriesExhausted"),
+        "Released": ("False", "UpgradeFailed"), "Remediated": ("True", "RollbackSucceeded")}
+    assert cond(st, "Remediated")["message"] == "rolled back"
+    again = status.failed(st, generation=2, reason="RetriesExhausted", message="m", retrying=False,
+                          released=status.ReleaseFailure("UpgradeFailed"), now=T1)
+    assert types(again) == ["Ready", "Stalled", "Released"]
+    assert cond(again, "Ready")["reason"] == "UpgradeFailed"
+    done = status.succeeded(st, generation=2, reason="UpgradeSucceeded", message="ok", release=RELEASE, now=T1)
+    assert types(done) == ["Ready", "Released"]
