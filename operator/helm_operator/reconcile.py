@@ -345,25 +345,11 @@ def remediates_last_failure(spec: Mapping[str, Any], action: str) -> bool:
     return action == "upgrade" and int(asked.get("retries") or 0) > 0
 
 
-@record(frozen=True)
-class Remedy:
-    """A remediation that ran: ``strategy`` rollback or uninstall, what it did or why it failed."""
-
-    strategy: str
-    message: str
-    failed: bool = False
-
-    @property
-    def reason(self) -> str:
-        """Flux's reason on its Remediated condition (and Event)."""
-        return f"{self.strategy.capitalize()}{'Failed' if self.failed else 'Succeeded'}"
-
-
-def remediate(rt: Runtime, body: Mapping[str, Any], *, action: str) -> Remedy | None:
+def remediate(rt: Runtime, body: Mapping[str, Any], *, action: str) -> status.Remedy | None:
     """After a failed install/upgrade: the spec's remediation strategy (uninstall a failed
     install, Flux's only one; rollback or uninstall a failed upgrade). None when nothing was
     to be done (strategy ``none``, no version to roll back to); a remediation that fails is a
-    :class:`Remedy` too (``failed``)."""
+    :class:`status.Remedy` too (``failed``)."""
     spec = body.get("spec") or {}
     default = "rollback" if action == "upgrade" else "uninstall"
     strategy = remediation(spec, action).get("strategy", default)
@@ -372,10 +358,10 @@ def remediate(rt: Runtime, body: Mapping[str, Any], *, action: str) -> Remedy | 
     try:
         return _remediate(rt, body, action=action, strategy=strategy)
     except Exception as exc:  # noqa: BLE001 - reported with the failure it remediated
-        return Remedy(strategy, f"{strategy} failed: {errors.message(exc)}", failed=True)
+        return status.Remedy(strategy, f"{strategy} failed: {errors.message(exc)}", failed=True)
 
 
-def _remediate(rt: Runtime, body: Mapping[str, Any], *, action: str, strategy: str) -> Remedy | None:
+def _remediate(rt: Runtime, body: Mapping[str, Any], *, action: str, strategy: str) -> status.Remedy | None:
     meta, spec = body["metadata"], body.get("spec") or {}
     key = policy.release_key(meta, spec)
     client = target_for(rt, meta, spec, client_for(rt, meta, spec, body))
@@ -389,12 +375,12 @@ def _remediate(rt: Runtime, body: Mapping[str, Any], *, action: str, strategy: s
         if strategy == "rollback" and target is not None:
             rollback.run(cfg, key.name, key.namespace, target.version,
                          rollback_options(spec, lua_options(rt, spec)))
-            return Remedy("rollback", f"rolled back to version {target.version}")
+            return status.Remedy("rollback", f"rolled back to version {target.version}")
         if strategy == "uninstall" or action == "install":
             # kept history: the next install may go on from it (spec.install.replace's note)
             uninstall.run(cfg, key.name, key.namespace, uninstall_options(
                 rt, spec, keep_history=True, description="Remediation after failure"))
-            return Remedy("uninstall", f"release {key} uninstalled (history kept)")
+            return status.Remedy("uninstall", f"release {key} uninstalled (history kept)")
     return None
 
 

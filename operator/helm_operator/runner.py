@@ -150,7 +150,7 @@ def _failed(rt: reconcile.Runtime, body: Mapping[str, Any], exc: Exception, *, r
     action = _action(rt, body, exc)
     release_failure = errors.is_release_failure(exc)
     released: status.ReleaseFailure | None = None
-    remedy: reconcile.Remedy | None = None
+    remedy: status.Remedy | None = None
     if release_failure:
         # Flux: whatever failed once a version was stored counts, and retries and remediation
         # follow the action's remediation settings (a refusal that would stall is retried too)
@@ -159,15 +159,13 @@ def _failed(rt: reconcile.Runtime, body: Mapping[str, Any], exc: Exception, *, r
         retrying = retry < budget
         message = errors.release_message(exc)
         if isinstance(exc, core_errors.UndoneError):  # --atomic undid it already
-            remedy = reconcile.Remedy(exc.undo, f"{exc.undo} by upgrade.atomic")
+            remedy = status.Remedy(exc.undo, f"{exc.undo} by upgrade.atomic")
         elif retrying or reconcile.remediates_last_failure(spec, action):
             remedy = reconcile.remediate(rt, body, action=action)
         # else: the last failure is left as it is, for debugging (Flux's remediateLastFailure)
         if remedy is not None:
             message = f"{message} (remediation: {remedy.message})"
-        released = status.ReleaseFailure(errors.release_reason(exc, action=action), remedy=None
-                                          if remedy is None else (remedy.reason, "False" if remedy.failed
-                                                                  else "True", remedy.message))
+        released = status.ReleaseFailure(errors.release_reason(exc, action=action), remedy=remedy)
     else:
         permanent = errors.is_permanent(exc)
         retrying = not permanent and retry < MAX_TRANSIENT_RETRIES

@@ -145,14 +145,29 @@ def succeeded(status: Mapping[str, Any] | None, *, generation: int, reason: str,
 
 
 @record(frozen=True)
+class Remedy:
+    """A remediation that ran after a failed release: ``strategy`` rollback or uninstall, what
+    it did or why it ``failed``."""
+
+    strategy: str
+    message: str
+    failed: bool = False
+
+    @property
+    def reason(self) -> str:
+        """Flux's reason on its Remediated condition (and Event): RollbackSucceeded,
+        UninstallFailed..."""
+        return f"{self.strategy.capitalize()}{'Failed' if self.failed else 'Succeeded'}"
+
+
+@record(frozen=True)
 class ReleaseFailure:
     """How a failed release is told, Flux's way: ``reason`` on Released (InstallFailed,
-    UpgradeFailed, TestFailed) and Ready; ``remedy`` the Remediated condition's reason, status
-    and message when a remediation ran (its reason is then Ready's, as Flux's summary puts
-    Remediated first)."""
+    UpgradeFailed, TestFailed) and Ready; ``remedy`` the Remediated condition when a
+    remediation ran (its reason is then Ready's, as Flux's summary puts Remediated first)."""
 
     reason: str
-    remedy: tuple[str, str, str] | None = None
+    remedy: Remedy | None = None
 
 
 def failed(status: Mapping[str, Any] | None, *, generation: int, reason: str, message: str,
@@ -172,10 +187,12 @@ def failed(status: Mapping[str, Any] | None, *, generation: int, reason: str, me
                               message=message, generation=generation, now=now)
         conds = remove_condition(conds, REMEDIATED)
         ready_reason = released.reason
-        if released.remedy is not None:
-            ready_reason, remedied, said = released.remedy
-            conds = set_condition(conds, type_=REMEDIATED, status=remedied, reason=ready_reason,
-                                  message=said, generation=generation, now=now)
+        remedy = released.remedy
+        if remedy is not None:
+            ready_reason = remedy.reason
+            conds = set_condition(conds, type_=REMEDIATED, status="False" if remedy.failed else "True",
+                                  reason=remedy.reason, message=remedy.message, generation=generation,
+                                  now=now)
     if retrying:
         conds = remove_condition(conds, STALLED)
         conds = set_condition(conds, type_=RECONCILING, status="True", reason=retry_reason,

@@ -125,7 +125,7 @@ def test_functions_never_mutate_their_input():
                           release=RELEASE, now=T0)
     before = copy.deepcopy(st)
     status.failed(st, generation=2, reason="A", message="m", retrying=True,
-                  released=status.ReleaseFailure("UpgradeFailed", remedy=("RollbackSucceeded", "True", "r")),
+                  released=status.ReleaseFailure("UpgradeFailed", remedy=status.Remedy("rollback", "r")),
                   now=T1)
     status.reconciling(st, generation=2, message="m", now=T1)
     status.succeeded(st, generation=2, reason="A", message="m", release=RELEASE, now=T1)
@@ -152,8 +152,8 @@ def test_a_failed_release_says_fluxs_reasons_and_a_success_clears_remediated():
     release's failure reason; Stalled keeps ours; the next failure without remediation and
     the next success drop a stale Remediated."""
     st = status.failed(None, generation=1, reason="RetriesExhausted", message="m", retrying=False,
-                       released=status.ReleaseFailure("UpgradeFailed", remedy=(
-                           "RollbackSucceeded", "True", "rolled back")), now=T0)
+                       released=status.ReleaseFailure("UpgradeFailed", remedy=status.Remedy(
+                           "rollback", "rolled back")), now=T0)
     assert {c["type"]: (c["status"], c["reason"]) for c in st["conditions"]} == {
         "Ready": ("False", "RollbackSucceeded"), "Stalled": ("True", "RetriesExhausted"),
         "Released": ("False", "UpgradeFailed"), "Remediated": ("True", "RollbackSucceeded")}
