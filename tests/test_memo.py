@@ -853,6 +853,28 @@ def test_a_render_with_random_values_renders_again_only_what_drew_them(tmp_path:
     assert second.stdout.split("kind: Secret")[1] != first.stdout.split("kind: Secret")[1]
 
 
+def test_a_repeated_render_writes_no_entry_for_what_it_drew_at_random(tmp_path: Path) -> None:
+    """redis's checksum of its Secret: `fromYaml` of a text with a new password in each run. The
+    run that repeats an identical render stores no decode of it, nor a `toYaml` of what it drew."""
+    chart = write_chart(tmp_path / "src", {
+        "Chart.yaml": chart_yaml("c"), "values.yaml": "port: 80\n",
+        "templates/config.yaml": "kind: ConfigMap\ndata:\n  port: {{ .Values.port | quote }}\n",
+        "templates/secret.yaml": "kind: Secret\ndata:\n  p: {{ randAlphaNum 12 | b64enc }}\n",
+        "templates/sts.yaml": (
+            "kind: StatefulSet\nsum: {{ include (print $.Template.BasePath \"/secret.yaml\") . | fromYaml"
+            " | toYaml | sha256sum }}\ncm: {{ include (print $.Template.BasePath \"/config.yaml\") ."
+            " | fromYaml | toYaml | sha256sum }}\nbig: {{ dict \"k\" (randAlphaNum 9000) | toYaml | len }}\n")})
+    cache = tmp_path / "cache"
+    decoded, dumped = cache / "memo" / goyaml.DECODE_MEMO, cache / "memo" / goyaml.DUMP_MEMO
+    counts = []
+    for _ in range(4):
+        run = _cli_runs(chart, cache, runs=1)[0]
+        assert run.returncode == 0 and "big: 9003" in run.stdout, run.stderr
+        counts.append((len(list(decoded.iterdir())), len(list(dumped.iterdir()))))
+    assert counts[1] == counts[2] == counts[3]  # the first run's entries, and no more
+    assert counts[0][0] >= 2 and counts[0][1] >= 1
+
+
 def test_a_render_that_made_keys_has_them_generated_ahead_the_next_time(tmp_path: Path) -> None:
     chart = write_chart(tmp_path / "src", {
         "Chart.yaml": chart_yaml("c"),

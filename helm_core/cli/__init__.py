@@ -119,6 +119,7 @@ def _template_rendered(args: argparse.Namespace, name: str, chart_input: Any, va
         kept = rendered.recall_parts(disk, entry_key)
         keypool.prefetch(kept.rsa_keys)  # generated while the chart loads and the rest renders
         if kept.outputs or kept.rsa_keys:
+            rendered.repeating(disk)
             # Parts are kept for charts without Lua or Jinja2 only; so is what they rendered.
             sources = rendered.recall_sources(disk, entry_key)
     from helm_core.action import template as template_action

@@ -214,6 +214,16 @@ def keep_parts(memo: Any, entry_key: str, kept: KeptParts) -> None:
     memo.put(PARTS_MEMO, entry_key, b"".join(chunks))
 
 
+def repeating(memo: Any) -> None:
+    """This run repeats an identical render that kept its parts (and, before them, wrote what it
+    decoded and printed with YAML): a YAML text or value missing from the memo now was made at
+    random (redis's Secret, decoded by ``fromYaml`` for a checksum), and an entry for it would
+    not be read again. So no such entry is written: a new file on every run, for nothing."""
+    from helm_core.golib import goyaml
+
+    memo.stop_writing(goyaml.DECODE_MEMO, goyaml.DUMP_MEMO)
+
+
 class KeptSources:
     """What an identical render's kept outputs came from and decode to: the chart (its enabled
     subcharts only) and final values ``prepare`` made (a ``prepare.Prepared``; stored without

@@ -66,6 +66,8 @@ class DiskMemo:
         self._pending: dict[tuple[str, str], bytes] | None = {} if defer_writes else None
         #: Jobs that make entries, run before the pending entries are written (``defer_writes``).
         self._jobs: list[Callable[[], None]] = []
+        #: Kinds whose entries are read but no longer written (:meth:`stop_writing`).
+        self._not_written: frozenset[str] = frozenset()
 
     @property
     def root_text(self) -> str:
@@ -93,10 +95,18 @@ class DiskMemo:
     def put(self, kind: str, key: str, data: bytes) -> None:
         """Store ``data`` (kept in memory until :meth:`write_pending` with ``defer_writes``);
         a failure to write (read-only or full disk) only loses the memo."""
+        if kind in self._not_written:
+            return
         if self._pending is not None:
             self._pending[(kind, key)] = data
             return
         self._write(kind, key, data)
+
+    def stop_writing(self, *kinds: str) -> None:
+        """From now on, entries of ``kinds`` are read but not written: what this process would
+        add would not be read again (a render that repeats an identical earlier one misses only
+        on what it drew at random)."""
+        self._not_written |= frozenset(kinds)
 
     @property
     def defers_writes(self) -> bool:
@@ -219,7 +229,8 @@ class DiskMemo:
             kept: T = found
             return kept
         value = compute()
-        self.put(kind, key, pickling.dumps(value, protocol=pickling.HIGHEST_PROTOCOL))
+        if kind not in self._not_written:  # (not even pickled)
+            self.put(kind, key, pickling.dumps(value, protocol=pickling.HIGHEST_PROTOCOL))
         return value
 
     def unpickled(self, kind: str, key: str, default: Any = None) -> Any:
