@@ -1035,6 +1035,80 @@ def test_the_output_key_covers_code_chart_values_and_flags(monkeypatch: pytest.M
     assert rendered.key(args, "x", chart, None) is None
 
 
+def _counted_digests(monkeypatch: pytest.MonkeyPatch) -> list[bytes]:
+    """The bytes each digest made with ``cachekeys`` starts from, from now on."""
+    from helm_core.support import cachekeys
+
+    digested: list[bytes] = []
+    real = cachekeys.hasher
+    monkeypatch.setattr(cachekeys, "hasher", lambda data=b"": digested.append(bytes(data)) or real(data))
+    return digested
+
+
+def test_a_file_is_digested_once_for_its_digest_is_kept_with_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    import pickle as stdlib_pickle
+
+    from helm_core.chart import model
+
+    digested = _counted_digests(monkeypatch)
+    file = model.File(name="templates/a.yaml", data=b"kind: A\n")
+    first = file.digest()
+    assert file.digest() == first and digested == [b"kind: A\n"]
+    assert stdlib_pickle.loads(stdlib_pickle.dumps(file)).digest() == first and len(digested) == 1
+    file.data = b"kind: B\n"  # other bytes, another digest
+    assert file.digest() != first and digested[-1] == b"kind: B\n"
+    assert file == model.File(name="templates/a.yaml", data=b"kind: B\n")  # not a field
+
+
+def test_the_output_key_and_the_trees_keys_read_each_chart_file_once(
+        tmp_path: Path, disk: memo.DiskMemo, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The output memo's key digests every chart file; the chart loaded from those bytes gives
+    its templates those digests, and its parse trees are keyed by them: no template is read
+    twice. A template changed is a new output key and new trees."""
+    import argparse
+
+    chart_dir = write_chart(tmp_path / "src", {
+        "Chart.yaml": chart_yaml("c"), "values.yaml": "a: 1\n",
+        "templates/cm.yaml": "kind: ConfigMap\nv: {{ .Values.a }}\n",
+        "charts/sub/Chart.yaml": chart_yaml("sub"), "charts/sub/templates/s.yaml": "kind: Sub\n"})
+    args = argparse.Namespace(args=["x", str(chart_dir)], namespace="default")
+
+    def rendered_text() -> tuple[str, str | None]:
+        chart_input = rendered.read_chart(str(chart_dir), None)
+        key = rendered.key(args, "x", chart_input, None)
+        digested.clear()
+        chart = chart_input.load()
+        out = render.render(chart, {"a": 1.0})
+        assert [d for d in digested if d.startswith(b"kind:")] == []  # no template digested again
+        assert len(model.all_template_files(chart)) == 2
+        return out["c/templates/cm.yaml"], key
+
+    from helm_core.chart import model
+
+    digested = _counted_digests(monkeypatch)
+    first, first_key = rendered_text()
+    assert first == "kind: ConfigMap\nv: 1\n"
+    (chart_dir / "templates" / "cm.yaml").write_text("kind: ConfigMap\nw: {{ .Values.a }}\n")
+    render._CACHE.clear()  # a new process
+    second, second_key = rendered_text()
+    assert second == "kind: ConfigMap\nw: 1\n" and second_key != first_key
+
+
+def test_trees_of_a_file_s_bytes_are_not_those_of_a_text_that_encodes_to_them(disk: memo.DiskMemo) -> None:
+    """A file that is not UTF-8 is decoded with surrogate escapes; a text (tpl's) holding
+    encoded surrogates may have those very bytes as its UTF-8: the trees' keys tell them apart."""
+    from helm_core.support import cachekeys
+
+    raw = b'{{ "x" }}\xed\xb2\x80'
+    file_text = raw.decode("utf-8", "surrogateescape")
+    other_text = '{{ "x" }}\udc80'
+    assert other_text.encode("utf-8", "surrogatepass") == raw and other_text != file_text
+    _first_run(disk, "c/templates/t.yaml", other_text, {})
+    tset = _env(disk).new_set()
+    tset.parse("c/templates/t.yaml", file_text, source_digest=cachekeys.hexdigest(raw))
+    assert tset.execute("c/templates/t.yaml", {}) == file_text.replace('{{ "x" }}', "x")
+
+
 def test_recent_pickles_count_an_entry_computed_by_two_threads_once() -> None:
     import threading
 

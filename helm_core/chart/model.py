@@ -34,6 +34,28 @@ class File:
     name: str
     data: bytes
 
+    def digest(self) -> str:
+        """:func:`cachekeys.hexdigest` of ``data``, computed once for these bytes: the key of the
+        file's parse trees in the disk memo. Kept with the file (and in its pickle: a prepared
+        chart the CLI's memo keeps brings its templates' digests, so a run that takes it reads
+        no template again), with the bytes it is the digest of (another ``data`` is digested)."""
+        known = self.__dict__.get("_digest")
+        if known is not None and known[0] is self.data:
+            digest: str = known[1]
+            return digest
+        from helm_core.support import cachekeys
+
+        digest = cachekeys.hexdigest(self.data)
+        if type(self.data) is bytes:  # (a bytearray may change in place)
+            self.__dict__["_digest"] = (self.data, digest)
+        return digest
+
+    def know_digest(self, digest: str) -> None:
+        """Take ``digest`` as :meth:`digest`'s for the current ``data`` (the caller digested
+        these very bytes: the CLI's output key digests every file of the chart)."""
+        if type(self.data) is bytes:
+            self.__dict__["_digest"] = (self.data, digest)
+
 
 @record
 class Maintainer:

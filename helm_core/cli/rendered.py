@@ -58,12 +58,30 @@ class ChartInput:
         self.files = files
         self.data = data
         self.archive_file = archive_file
+        #: Each file's digest once :meth:`digests` computed them, by the id of its bytes.
+        self._digests: dict[int, str] = {}
+
+    def digests(self) -> list[str]:
+        """:func:`cachekeys.hexdigest` of each file's bytes, in ``files``' order (computed once):
+        the output key's, and (:meth:`load`) the templates' parse trees' keys."""
+        assert self.files is not None
+        if not self._digests:
+            self._digests = {id(data): cachekeys.hexdigest(data) for _, data in self.files}
+        return [self._digests[id(data)] for _, data in self.files]
 
     def load(self) -> Any:
         from helm_core.chart import loader
 
         if self.files is not None:
-            return loader.load_files(self.files, source=self.source)
+            chart = loader.load_files(self.files, source=self.source)
+            if self._digests:  # the loader keeps the bytes it was given: digested already
+                from helm_core.chart import model
+
+                for _, template in model.all_template_files(chart):
+                    digest = self._digests.get(id(template.data))
+                    if digest is not None:
+                        template.know_digest(digest)
+            return chart
         if self.archive_file:  # read again, and checked to be an archive, by the loader
             return loader.load(self.source)
         return loader.load_archive(self.data, source=self.source)
@@ -105,10 +123,10 @@ def key(args: argparse.Namespace, name: str, chart: ChartInput, values: dict[str
             digest.update(pickling.dumps(values, protocol=pickling.HIGHEST_PROTOCOL))
         except Exception:  # noqa: BLE001 - a value pickle cannot hold: no memo
             return None
-    if chart.files is not None:
-        for path, data in chart.files:
-            digest.update(b"%d:%s\0%d:" % (len(path), path.encode("utf-8", "surrogateescape"), len(data)))
-            digest.update(data)
+    if chart.files is not None:  # each file by its own digest, which its templates' trees reuse
+        for (path, data), file_digest in zip(chart.files, chart.digests()):
+            digest.update(b"%d:%s\0%d:%s\0" % (len(path), path.encode("utf-8", "surrogateescape"), len(data),
+                                               file_digest.encode()))
     else:
         digest.update(b"archive\0")
         digest.update(chart.data)

@@ -100,6 +100,8 @@ class _Renderable:
     engine: str = ""
     #: The template's file path, as errors name it (differs from ``name`` for ``.j2`` files).
     source: str = ""
+    #: The chart's file, whose digest keys its parse trees.
+    file: model.File | None = None
 
     @property
     def text(self) -> str:
@@ -160,7 +162,7 @@ def _collect(chart: model.Chart, parent: dict[str, Any], out: dict[str, _Rendera
         if name in out:
             raise TemplateError(f"jinja2 error at ({source}): {name} is also rendered by another template",
                                 SourcePos(source))
-        out[name] = _Renderable(name, tmpl.data, data, posixpath.join(prefix, "templates"), engine, source)
+        out[name] = _Renderable(name, tmpl.data, data, posixpath.join(prefix, "templates"), engine, source, tmpl)
     return data
 
 
@@ -239,10 +241,11 @@ class _Compiled:
         #: parallel (a chart that makes certificates spends most of its render on primes).
         self.rsa_keys: dict[int, int] = {}
         for name in order:
-            if templates[name].engine:
+            item = templates[name]
+            if item.engine:
                 continue
             try:
-                self.tset.parse(name, templates[name].text)
+                self.tset.parse(name, item.text, source_digest=item.file.digest() if item.file is not None else None)
             except TemplateError as exc:
                 message = cleanup_parse_error(name, str(exc))
                 location = message[len("parse error at ("):].split(")", 1)[0]

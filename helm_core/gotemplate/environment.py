@@ -123,9 +123,16 @@ class Environment:
             raise ValueError(f"unsupported missingkey {mode!r}")
         return TemplateSet(self, name, {}, {}, missingkey=mode)
 
-    def parse_trees(self, name: str, text: str, known: frozenset[str]) -> dict[str, nodes.Tree | StoredTree]:
-        """Parse (cached) ``text`` as ``name`` with ``known`` function names."""
-        digest = cachekeys.hasher(text.encode("utf-8", "surrogatepass")).hexdigest()
+    def parse_trees(self, name: str, text: str, known: frozenset[str], *,
+                    source_digest: str | None = None) -> dict[str, nodes.Tree | StoredTree]:
+        """Parse (cached) ``text`` as ``name`` with ``known`` function names. ``source_digest``:
+        :func:`cachekeys.hexdigest` of the bytes ``text`` was decoded from (surrogateescape), for
+        a file whose digest is known already: the text is then not digested again."""
+        if source_digest is not None:
+            # Tagged: the bytes of a file that is not UTF-8 are not what its text encodes to.
+            digest = "bytes:" + source_digest
+        else:
+            digest = cachekeys.hexdigest(text.encode("utf-8", "surrogatepass"))
         key = (name, digest, known)
         with self._lock:
             trees = self._cache.get(key)
@@ -411,15 +418,17 @@ class TemplateSet:
         check_funcs(funcs)
         self._set_funcs({**self._own_funcs, **funcs})
 
-    def parse(self, name: str, text: str, *, extra_names: Iterable[str] = ()) -> ParsedBody:
-        """Parse ``text`` as template ``name`` and add it and its defines to the set.
+    def parse(self, name: str, text: str, *, extra_names: Iterable[str] = (),
+              source_digest: str | None = None) -> ParsedBody:
+        """Parse ``text`` as template ``name`` and add it and its defines to the set
+        (``source_digest``: see :meth:`Environment.parse_trees`).
 
         Returns the body parsed for ``name``: what Go's ``t.New(name).Parse(text)`` then
         executes, even when that body is empty and so did not replace a stored ``name``.
         Raises :class:`~helm_core.gotemplate.parser.ParseError`.
         """
         known = self._known | frozenset(extra_names) if extra_names else self._known
-        trees = self.env.parse_trees(name, text, known)
+        trees = self.env.parse_trees(name, text, known, source_digest=source_digest)
         self._runs = {}
         self._new_runs = []
         for tname, tree in trees.items():
