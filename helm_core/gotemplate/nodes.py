@@ -479,7 +479,7 @@ def _load_body(node: BranchNode, blob: bytes, *, else_part: bool) -> Optional[Li
     previous = getattr(_loading, "tree", None)
     _loading.tree = tree
     try:
-        body: ListNode = pickling.loads(blob)
+        body: ListNode = pickling.loads_naming_known(blob)
         return body
     finally:
         _loading.tree = previous
@@ -521,7 +521,7 @@ def dump_tree(tree: Tree) -> bytes:
 def load_tree(blob: bytes, parse_name: str, text: str, reparse: Callable[[], dict[str, Tree]]) -> Tree:
     """A tree from :func:`dump_tree`, parsed from ``text`` as file ``parse_name``; ``reparse``
     parses that text again, for the bodies that were not stored."""
-    tree: Tree = pickling.loads(blob)
+    tree: Tree = pickling.loads_naming_known(blob)
     tree.text = text
     tree.parse_name = parse_name
     if tree.name is None:

@@ -241,7 +241,7 @@ class DiskMemo:
         from helm_core.support import pickling
 
         try:
-            return pickling.loads(blob)
+            return pickling.loads_naming_known(blob)
         except Exception:  # noqa: BLE001 - a damaged entry is a miss
             return default
 
