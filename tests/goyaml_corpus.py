@@ -33,10 +33,10 @@ def real_texts() -> tuple[tuple[str, str], ...]:
     real_decode = goyaml.decode
     rendering = ""
 
-    def recording(data: bytes | str, *, remember: bool = True) -> Any:
+    def recording(data: bytes | str) -> Any:
         text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
         seen.setdefault(text, f"{rendering}: decoded #{len(seen)}")
-        return real_decode(data, remember=remember)
+        return real_decode(data)
 
     goyaml.decode = recording  # load, load_values and fromYaml call it
     try:

@@ -215,15 +215,13 @@ def test_hook_weight_absent_is_zero():
 def test_documents_parsed_before_are_taken_for_the_same_text_only(monkeypatch: pytest.MonkeyPatch) -> None:
     before = mf.Manifest(source="c/templates/a.yaml", content="kind: A", obj={"kind": "A"})
     files = {"c/templates/a.yaml": "kind: A\n---\nkind: B\n", "c/templates/b.yaml": "kind: C\n"}
-    decoded: list[tuple[str, bool]] = []
+    decoded: list[str] = []
     real = goyaml.load
-    monkeypatch.setattr(goyaml, "load", lambda doc, source, remember=True: (
-        decoded.append((doc, remember)), real(doc, source=source, remember=remember))[1])
-    taken = mf.parse_documents(files, known={"c/templates/a.yaml": (files["c/templates/a.yaml"], [before])},
-                               fresh={"c/templates/b.yaml"})
+    monkeypatch.setattr(goyaml, "load", lambda doc, source: (decoded.append(doc), real(doc, source=source))[1])
+    taken = mf.parse_documents(files, known={"c/templates/a.yaml": (files["c/templates/a.yaml"], [before])})
     assert taken[0] is before and [m.kind for m in taken] == ["A", "C"]
-    assert decoded == [("kind: C", False)]  # b.yaml's text is new each render: not remembered
+    assert decoded == ["kind: C"]
     decoded.clear()
     again = mf.parse_documents(files, known={"c/templates/a.yaml": ("kind: A (another render)", [before])})
     assert [m.kind for m in again] == ["A", "B", "C"] and all(m is not before for m in again)
-    assert decoded == [("kind: A", True), ("kind: B", True), ("kind: C", True)]
+    assert decoded == ["kind: A", "kind: B", "kind: C"]

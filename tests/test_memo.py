@@ -875,6 +875,20 @@ def test_a_repeated_render_writes_no_entry_for_what_it_drew_at_random(tmp_path: 
     assert counts[0][0] >= 2 and counts[0][1] >= 1
 
 
+def test_outputs_rendered_again_after_a_random_draw_are_read_back_not_decoded(tmp_path: Path) -> None:
+    """redis's Services: rendered again in every run (after the template that draws the password
+    into the values) but the same text every time, their documents come from the memo."""
+    chart = write_chart(tmp_path / "src", {  # z-gen.yaml renders first (reverse order of names)
+        "Chart.yaml": chart_yaml("c"),
+        "templates/z-gen.yaml": "{{- $_ := set .Values \"p\" (randAlphaNum 8) -}}\n",
+        "templates/cm.yaml": "kind: ConfigMap\ndata:\n  a: b\n"})
+    runs = _cli_runs(chart, tmp_path / "cache", runs=3, report=(
+        "print('helm_core.golib.goyaml_block' in sys.modules, file=sys.stderr)"))
+    assert [r.returncode for r in runs] == [0, 0, 0], runs[0].stderr
+    assert all("kind: ConfigMap" in r.stdout for r in runs)
+    assert [r.stderr.splitlines()[-1] for r in runs] == ["True", "False", "False"]
+
+
 def test_a_render_that_made_keys_has_them_generated_ahead_the_next_time(tmp_path: Path) -> None:
     chart = write_chart(tmp_path / "src", {
         "Chart.yaml": chart_yaml("c"),
@@ -911,10 +925,10 @@ def test_runs_that_take_kept_parts_take_the_prepared_chart_and_values_too(tmp_pa
         assert run.stdout.split("kind: Secret")[0] == runs[0].stdout.split("kind: Secret")[0]
         assert 'port: "81"' in run.stdout and "kind: Off" not in run.stdout
     assert len(list((cache / "memo" / rendered.SOURCES_MEMO).iterdir())) == 1
-    # The kept ConfigMap's decode went to the memo (with values.yaml's), not the Secret's (a new
-    # text each run).
+    # The kept ConfigMap's decode went to the memo (with values.yaml's), and the Secret's of the
+    # first run only (a new text each run: the runs that repeat it write none).
     decoded = [pickle.loads(p.read_bytes()) for p in (cache / "memo" / goyaml.DECODE_MEMO).iterdir()]
-    assert sorted(d.get("kind", "values") for d in decoded) == ["ConfigMap", "values"]
+    assert sorted(d.get("kind", "values") for d in decoded) == ["ConfigMap", "Secret", "values"]
     # The kept output's documents come from the entry too (changed here to show it).
     entry = next((cache / "memo" / rendered.SOURCES_MEMO).iterdir())
     sources = rendered.recall_sources(memo.DiskMemo(cache / "memo"), entry.name)

@@ -11,7 +11,7 @@ sorted by path, documents in file order). Uninstall uses the reverse order.
 """
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 
 from helm_core.chart import gostruct
 from helm_core.errors import ManifestError
@@ -177,25 +177,28 @@ def _is_partial(path: str) -> bool:
     return path.rsplit("/", 1)[-1].startswith("_")
 
 
-def parse_documents(files: Mapping[str, str], *, known: Mapping[str, tuple[str, list[Manifest]]] | None = None,
-                    fresh: Collection[str] = ()) -> list[Manifest]:
+def parse_documents(files: Mapping[str, str], *,
+                    known: Mapping[str, tuple[str, list[Manifest]]] | None = None) -> list[Manifest]:
     """Split every rendered file (sorted by path; ``_*`` partials and blank files skipped).
 
     ``known``: by path, a text and its documents parsed before (the CLI's memo), taken when the
-    file holds that text. ``fresh``: paths whose texts were made at random, decoded without the
-    disk memo (never read again, each would be an entry written in vain). A ``ManifestError``
+    file holds that text. Documents are decoded through the disk memo, if any: a text made at
+    random is found there by no later run, but only the first of identical CLI runs writes it
+    (:func:`helm_core.cli.rendered.repeating`), and the texts the same every time after one
+    that was not (redis renders its Services again for the password its StatefulSet drew) are
+    read back instead of decoded again. A ``ManifestError``
     carries the rendered files (``rendered``), as helm shows them with --debug.
     """
     try:
-        return _parse_documents(files, known, fresh)
+        return _parse_documents(files, known)
     except ManifestError as exc:
         exc.rendered = "".join(f"---\n# Source: {path}\n{files[path]}\n" for path in sorted(files)
                                if files[path].strip())
         raise
 
 
-def _parse_documents(files: Mapping[str, str], known: Mapping[str, tuple[str, list[Manifest]]] | None,
-                     fresh: Collection[str]) -> list[Manifest]:
+def _parse_documents(files: Mapping[str, str],
+                     known: Mapping[str, tuple[str, list[Manifest]]] | None) -> list[Manifest]:
     out: list[Manifest] = []
     for path in sorted(files):
         content = files[path]
@@ -204,10 +207,9 @@ def _parse_documents(files: Mapping[str, str], known: Mapping[str, tuple[str, li
         if known and path in known and known[path][0] == content:
             out.extend(known[path][1])
             continue
-        remember = path not in fresh
         for doc in split_documents(content):
             try:
-                obj = goyaml.load(doc, source=path, remember=remember)
+                obj = goyaml.load(doc, source=path)
             except ValueError as exc:
                 if not _is_utf8(doc):
                     # Bytes of a binary file that are not UTF-8: yaml.v2's reader names the first bad one.

@@ -177,11 +177,6 @@ class Ledger:
                 kept[name] = text
         return kept
 
-    def fresh(self) -> set[str]:
-        """Templates whose outputs may differ in an identical render (the others'): made at
-        random, or after a change to shared data."""
-        return set(self.outputs) - set(self.reusable())
-
 
 def shared_writes() -> int:
     """How many calls of mutators changed a watched shared map (compare before and after)."""

@@ -71,7 +71,7 @@ def documents_of(chart: model.Chart, files: dict[str, str], options: render_mod.
     ledger = options.ledger
     if ledger is None:
         return RenderedDocuments(mf.parse_documents(files), notes)
-    documents = mf.parse_documents(files, known=ledger.known_documents, fresh=ledger.fresh())
+    documents = mf.parse_documents(files, known=ledger.known_documents)
     for name, text in files.items():
         ledger.documents[name] = (text, [])
     for document in documents:

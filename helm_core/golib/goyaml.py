@@ -42,16 +42,13 @@ if TYPE_CHECKING:
     from typing import Any
 
 
-def decode(data: bytes | str, *, remember: bool = True) -> Any:
+def decode(data: bytes | str) -> Any:
     """``sigs.k8s.io/yaml.Unmarshal`` into ``interface{}`` of the first document.
 
     Raises :class:`ValueError` with Go's message (``error converting YAML to JSON: ...``).
-    Goes through the active disk memo, if any, unless not ``remember`` (a text made at random,
-    never read again).
+    Goes through the active disk memo, if any.
     """
     text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
-    if not remember:
-        return decode_uncached(text)
     disk = memo.active()
     if disk is None:  # the text itself is the key (see cachekeys.content_key)
         return _RECENT.get_or_compute(text, lambda: decode_uncached(text))
@@ -109,13 +106,13 @@ def pyyaml_digest() -> str:
     return memo.code_digest(os.path.join(folder, "__init__.py")) + str(bindings)
 
 
-def load(data: bytes | str, *, source: str = "<input>", remember: bool = True) -> Any:
-    """Decode the first YAML document of ``data`` with Helm's typing (``remember``: see :func:`decode`).
+def load(data: bytes | str, *, source: str = "<input>") -> Any:
+    """Decode the first YAML document of ``data`` with Helm's typing (see :func:`decode`).
 
     Raises :class:`ValueError` naming ``source`` and Go's message on bad input.
     """
     try:
-        return decode(data, remember=remember)
+        return decode(data)
     except ValueError as exc:
         raise ValueError(f"{source}: {exc}") from None
 
