@@ -889,6 +889,26 @@ def test_outputs_rendered_again_after_a_random_draw_are_read_back_not_decoded(tm
     assert [r.stderr.splitlines()[-1] for r in runs] == ["True", "False", "False"]
 
 
+def test_a_render_that_keeps_no_output_still_tells_the_next_one_it_repeats(tmp_path: Path) -> None:
+    """The first template draws into the values: no output is kept, but an (empty) entry says an
+    identical render ran, so the next runs write no decode of the Secret they draw again."""
+    chart = write_chart(tmp_path / "src", {  # z-gen.yaml renders first (reverse order of names)
+        "Chart.yaml": chart_yaml("c"),
+        "templates/z-gen.yaml": "{{- $_ := set .Values \"p\" (randAlphaNum 8) -}}\n",
+        "templates/secret.yaml": "kind: Secret\ndata:\n  p: {{ .Values.p | b64enc }}\n"})
+    cache = tmp_path / "cache"
+    counts = []
+    for _ in range(3):
+        run = _cli_runs(chart, cache, runs=1)[0]
+        assert run.returncode == 0 and "kind: Secret" in run.stdout, run.stderr
+        counts.append(len(list((cache / "memo" / goyaml.DECODE_MEMO).iterdir())))
+    assert counts[0] == counts[1] == counts[2] >= 1
+    entry = next((cache / "memo" / rendered.PARTS_MEMO).iterdir())
+    kept = rendered.recall_parts(memo.DiskMemo(cache / "memo"), entry.name)
+    assert kept.found and kept.outputs == {} and kept.rsa_keys == {}
+    assert not rendered.recall_parts(memo.DiskMemo(cache / "memo"), "0" * 64).found
+
+
 def test_a_render_that_made_keys_has_them_generated_ahead_the_next_time(tmp_path: Path) -> None:
     chart = write_chart(tmp_path / "src", {
         "Chart.yaml": chart_yaml("c"),

@@ -118,8 +118,9 @@ def _template_rendered(args: argparse.Namespace, name: str, chart_input: Any, va
     if entry_key and disk is not None:
         kept = rendered.recall_parts(disk, entry_key)
         keypool.prefetch(kept.rsa_keys)  # generated while the chart loads and the rest renders
-        if kept.outputs or kept.rsa_keys:
+        if kept.found:
             rendered.repeating(disk)
+        if kept.outputs or kept.rsa_keys:
             # Parts are kept for charts without Lua or Jinja2 only; so is what they rendered.
             sources = rendered.recall_sources(disk, entry_key)
     from helm_core.action import template as template_action
@@ -153,8 +154,8 @@ def _template_rendered(args: argparse.Namespace, name: str, chart_input: Any, va
             rendered.keep(disk, entry_key, rendered.Printed(text, result.info, said))
         else:
             parts = rendered.KeptParts(ledger.reusable(), keypool.made_since(keys_before))
-            if (parts.outputs or parts.rsa_keys) and (
-                    parts.outputs.keys() != kept.outputs.keys() or parts.rsa_keys != kept.rsa_keys):
+            # Kept even when empty: the next identical run knows it repeats this one.
+            if not kept.found or parts.outputs.keys() != kept.outputs.keys() or parts.rsa_keys != kept.rsa_keys:
                 rendered.keep_parts(disk, entry_key, parts)
             elif (kept.outputs or kept.rsa_keys) and sources is None:  # the parts hold: start from here next
                 from helm_core.chart import prepare

@@ -187,11 +187,14 @@ def _printed(blob: bytes | None) -> Printed | None:
 class KeptParts:
     """What an earlier identical render that called impure functions kept: the outputs of the
     templates that called none (by template name), and how many RSA keys it made (by size in
-    bits: :mod:`helm_core.gotemplate.funcs.keypool` starts them before the render needs them)."""
+    bits: :mod:`helm_core.gotemplate.funcs.keypool` starts them before the render needs them).
+    ``found``: whether an identical render kept them (perhaps none: its first template drew)."""
 
-    def __init__(self, outputs: dict[str, str] | None = None, rsa_keys: dict[int, int] | None = None) -> None:
+    def __init__(self, outputs: dict[str, str] | None = None, rsa_keys: dict[int, int] | None = None,
+                 *, found: bool = False) -> None:
         self.outputs = outputs or {}
         self.rsa_keys = rsa_keys or {}
+        self.found = found
 
 
 def recall_parts(memo: Any, entry_key: str) -> KeptParts:
@@ -219,7 +222,7 @@ def recall_parts(memo: Any, entry_key: str) -> KeptParts:
             at = text_end
     except ValueError:  # a damaged entry is a miss
         return KeptParts()
-    return KeptParts(outputs, rsa_keys)
+    return KeptParts(outputs, rsa_keys, found=True)
 
 
 def keep_parts(memo: Any, entry_key: str, kept: KeptParts) -> None:
@@ -233,10 +236,11 @@ def keep_parts(memo: Any, entry_key: str, kept: KeptParts) -> None:
 
 
 def repeating(memo: Any) -> None:
-    """This run repeats an identical render that kept its parts (and, before them, wrote what it
-    decoded and printed with YAML): a YAML text or value missing from the memo now was made at
-    random (redis's Secret, decoded by ``fromYaml`` for a checksum), and an entry for it would
-    not be read again. So no such entry is written: a new file on every run, for nothing."""
+    """This run repeats an identical render that kept its parts (:func:`keep_parts`, after it
+    wrote what it decoded and printed with YAML): a YAML text or value missing from the memo now
+    was made at random (redis's Secret, decoded by ``fromYaml`` for a checksum, and as a rendered
+    output), and an entry for it would not be read again. So no such entry is written: a new
+    file on every run, for nothing."""
     from helm_core.golib import goyaml
 
     memo.stop_writing(goyaml.DECODE_MEMO, goyaml.DUMP_MEMO)
