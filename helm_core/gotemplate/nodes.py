@@ -410,37 +410,43 @@ def _stored_branch(cls: type[BranchNode], tr: Tree, pos: int, line: int, pipe: P
 NOT_STORED = b""
 
 
-# Restore functions of the pickled nodes whose constructor does not take every field.
+# Restore functions of the pickled nodes whose constructor does not take every field. Each sets
+# the fields of a bare node (``__new__``): calling the constructor too would run a second Python
+# frame per node and fill fields to be replaced (a memo run of redis restores ~2,400 of these).
+
+_new = object.__new__
+
 
 def _restore_list(tr: Tree, pos: int, items: list[Node]) -> ListNode:
-    node = ListNode(tr, pos)
-    node.nodes = items
+    node = _new(ListNode)
+    node.tr, node.pos, node.nodes = tr, pos, items
     return node
 
 
 def _restore_pipe(tr: Tree, pos: int, line: int, is_assign: bool, decl: list[VariableNode],
                   cmds: list[CommandNode]) -> PipeNode:
-    node = PipeNode(tr, pos, line)
-    node.is_assign, node.decl, node.cmds = is_assign, decl, cmds
+    node = _new(PipeNode)
+    node.tr, node.pos, node.line, node.is_assign, node.decl, node.cmds = tr, pos, line, is_assign, decl, cmds
     return node
 
 
 def _restore_command(tr: Tree, pos: int, args: list[Node]) -> CommandNode:
-    node = CommandNode(tr, pos)
-    node.args = args
+    node = _new(CommandNode)
+    node.tr, node.pos, node.args = tr, pos, args
     return node
 
 
 def _restore_ident(cls: type[VariableNode] | type[FieldNode], tr: Tree, pos: int,
                    ident: list[str]) -> VariableNode | FieldNode:
-    node = cls.__new__(cls)
+    node = _new(cls)
     node.tr, node.pos, node.ident = tr, pos, ident
     return node
 
 
 def _restore_number(tr: Tree, pos: int, text: str, is_int: bool, is_uint: bool, is_float: bool,
                     is_complex: bool, int64: int, uint64: int, float64: float, complex128: complex) -> NumberNode:
-    node = NumberNode(tr, pos, text)
+    node = _new(NumberNode)
+    node.tr, node.pos, node.text = tr, pos, text
     node.is_int, node.is_uint, node.is_float, node.is_complex = is_int, is_uint, is_float, is_complex
     node.int64, node.uint64, node.float64, node.complex128 = int64, uint64, float64, complex128
     return node
