@@ -124,7 +124,7 @@ def key(args: argparse.Namespace, name: str, chart: ChartInput, values: dict[str
         except Exception:  # noqa: BLE001 - a value pickle cannot hold: no memo
             return None
     if chart.files is not None:  # each file by its own digest, which its templates' trees reuse
-        for (path, data), file_digest in zip(chart.files, chart.digests()):
+        for (path, data), file_digest in zip(chart.files, chart.digests(), strict=True):
             digest.update(b"%d:%s\0%d:%s\0" % (len(path), path.encode("utf-8", "surrogateescape"), len(data),
                                                file_digest.encode()))
     else:

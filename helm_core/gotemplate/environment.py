@@ -22,8 +22,9 @@ Parsing happens once per (name, text, known function names): trees are immutable
 shared by every set and clone that holds them. A tree is compiled when first executed (a
 library chart's many defines are mostly never called). With a ``memo`` (see
 :mod:`helm_core.support.memo`) parse trees also outlive the process: a later process loads them
-instead of parsing again (found by the text and the known names: the same text under
-another file name, a library chart shared by two charts, is loaded and renamed). They are
+instead of parsing again (found by the text, or the bytes of the file it was decoded from,
+and the known names: the same text under another file name, a library chart shared by two
+charts, is loaded and renamed). They are
 written by :meth:`Environment.save_parsed` once the render is done, with only what ran, one
 memo entry per folder of files (see :class:`_Bundle`).
 """
