@@ -1230,3 +1230,20 @@ def test_pickling_is_the_c_module_of_this_python() -> None:
 
     assert pickling.HIGHEST_PROTOCOL == pickle.HIGHEST_PROTOCOL
     assert (pickling.dumps, pickling.loads, pickling.Pickler) == (pickle.dumps, pickle.loads, pickle.Pickler)
+
+
+def test_memo_pickles_find_each_name_they_use_once_per_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A memo run loads hundreds of tree pickles naming the same node classes: the second
+    finds them in the process's table, not by an import."""
+    import collections
+
+    from helm_core.support import pickling
+
+    found: dict[tuple[str, str], Any] = {}
+    monkeypatch.setattr(pickling, "_FOUND", found)
+    blob = pickling.dumps(collections.OrderedDict(a=1), protocol=pickling.HIGHEST_PROTOCOL)
+    first = pickling.loads_naming_known(blob)
+    assert type(first) is collections.OrderedDict and first == {"a": 1}
+    assert found == {("collections", "OrderedDict"): collections.OrderedDict}
+    found["collections", "OrderedDict"] = dict  # what the table says is what the pickle gets
+    assert type(pickling.loads_naming_known(blob)) is dict
