@@ -1126,6 +1126,12 @@ def test_the_output_key_and_the_trees_keys_read_each_chart_file_once(
     render._CACHE.clear()  # a new process
     second, second_key = rendered_text()
     assert second == "kind: ConfigMap\nw: 1\n" and second_key != first_key
+    # Any other file read is in the key too: a subchart's template (by its digest), values.yaml.
+    (chart_dir / "charts" / "sub" / "templates" / "s.yaml").write_text("kind: Sub2\n")
+    third_key = rendered.key(args, "x", rendered.read_chart(str(chart_dir), None), None)
+    (chart_dir / "values.yaml").write_text("a: 2\n")
+    fourth_key = rendered.key(args, "x", rendered.read_chart(str(chart_dir), None), None)
+    assert len({first_key, second_key, third_key, fourth_key}) == 4
 
 
 def test_trees_of_a_file_s_bytes_are_not_those_of_a_text_that_encodes_to_them(disk: memo.DiskMemo) -> None:

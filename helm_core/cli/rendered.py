@@ -58,27 +58,34 @@ class ChartInput:
         self.files = files
         self.data = data
         self.archive_file = archive_file
-        #: Each file's digest once :meth:`digests` computed them, by the id of its bytes.
-        self._digests: dict[int, str] = {}
+        #: :meth:`template_digests` once computed.
+        self._digests: list[str | None] | None = None
 
-    def digests(self) -> list[str]:
-        """:func:`cachekeys.hexdigest` of each file's bytes, in ``files``' order (computed once):
-        the output key's, and (:meth:`load`) the templates' parse trees' keys."""
+    def template_digests(self) -> list[str | None]:
+        """In ``files``' order, :func:`cachekeys.hexdigest` of each template file's bytes (under
+        the chart's or a subchart's ``templates/``), None for the others; computed once. The
+        output key reads them, and (:meth:`load`) the templates' parse trees are keyed by them.
+        Only templates: a digest of each other file too cost the output key more (ingress-nginx
+        has 230 files, 45 of them templates)."""
         assert self.files is not None
-        if not self._digests:
-            self._digests = {id(data): cachekeys.hexdigest(data) for _, data in self.files}
-        return [self._digests[id(data)] for _, data in self.files]
+        if self._digests is None:
+            hasher = cachekeys.hasher  # (cachekeys.hexdigest's, one call less per file)
+            self._digests = [hasher(data).hexdigest() if path.startswith("templates/") or "/templates/" in path
+                             else None for path, data in self.files]
+        return self._digests
 
     def load(self) -> Any:
         from helm_core.chart import loader
 
         if self.files is not None:
             chart = loader.load_files(self.files, source=self.source)
-            if self._digests:  # the loader keeps the bytes it was given: digested already
+            if self._digests is not None:  # the loader keeps the bytes it was given: digested already
                 from helm_core.chart import model
 
+                known = {id(data): digest for (_, data), digest in zip(self.files, self._digests, strict=True)
+                         if digest is not None}
                 for _, template in model.all_template_files(chart):
-                    digest = self._digests.get(id(template.data))
+                    digest = known.get(id(template.data))
                     if digest is not None:
                         template.know_digest(digest)
             return chart
@@ -123,10 +130,11 @@ def key(args: argparse.Namespace, name: str, chart: ChartInput, values: dict[str
             digest.update(pickling.dumps(values, protocol=pickling.HIGHEST_PROTOCOL))
         except Exception:  # noqa: BLE001 - a value pickle cannot hold: no memo
             return None
-    if chart.files is not None:  # each file by its own digest, which its templates' trees reuse
-        for (path, data), file_digest in zip(chart.files, chart.digests(), strict=True):
-            digest.update(b"%d:%s\0%d:%s\0" % (len(path), path.encode("utf-8", "surrogateescape"), len(data),
-                                               file_digest.encode()))
+    if chart.files is not None:
+        # A template by its digest, which its parse trees' keys reuse (its path tells it is one).
+        for (path, data), template in zip(chart.files, chart.template_digests(), strict=True):
+            digest.update(b"%d:%s\0%d:" % (len(path), path.encode("utf-8", "surrogateescape"), len(data)))
+            digest.update(data if template is None else template.encode())
     else:
         digest.update(b"archive\0")
         digest.update(chart.data)
