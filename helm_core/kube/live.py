@@ -24,6 +24,7 @@ import datetime as dt
 import email.utils
 import json
 import threading
+import time
 from collections.abc import Iterator, Mapping
 from typing import Any
 from urllib.parse import quote
@@ -52,6 +53,9 @@ METADATA_ONLY = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,ap
 METADATA_ONLY_LIST = ("application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,"
                       "application/json")
 """The same for a list."""
+CREDENTIALS_REFRESH_S = 1.0
+"""Least seconds between two runs of the kubernetes package's credential refresh (see
+:func:`_refresh_at_most_every`)."""
 
 
 @record(frozen=True)
@@ -98,10 +102,39 @@ def connect(options: LiveOptions = LiveOptions()) -> LiveClient:
         except (k8s_config.ConfigException, OSError) as exc:
             raise ClusterError(f"cannot load kubeconfig: {exc}") from exc
     configuration.connection_pool_maxsize = options.max_connections
+    _refresh_at_most_every(configuration, CREDENTIALS_REFRESH_S)
     api = k8s_client.ApiClient(configuration)
     return LiveClient(api, field_manager=options.field_manager,
                       request_timeout_s=options.request_timeout_s,
                       aggregated_discovery=options.aggregated_discovery)
+
+
+def _refresh_at_most_every(configuration: k8s_client.Configuration, seconds: float) -> None:
+    """Run the credential refresh hook of a token-authenticated ``configuration`` at most once
+    every ``seconds``, not before every request.
+
+    The kubernetes package's loaders (kubeconfig with a token, in-cluster) install a hook that
+    re-applies the whole loaded configuration before each request; re-setting ``host`` reads
+    the proxy variables from the environment, ~150 us a request here (more in a pod, whose
+    environment names every Service), ~5 % of the controller's CPU. What it refreshes is
+    renewed ahead of need (an expiring kubeconfig token 5 minutes before its expiry, the pod's
+    token file re-read once a minute), so a second's delay changes no credential in use."""
+    if configuration.refresh_api_key_hook is None:
+        return
+    hook = [configuration.refresh_api_key_hook]
+    last = [float("-inf")]  # monotonic time of the last run; a race runs it twice, harmlessly
+
+    def refresh(conf: k8s_client.Configuration) -> None:
+        now = time.monotonic()
+        if now - last[0] >= seconds:
+            last[0] = now
+            hook[0](conf)
+            # the hook installs itself again as it re-applies the configuration
+            if conf.refresh_api_key_hook is not refresh:
+                hook[0] = conf.refresh_api_key_hook
+                conf.refresh_api_key_hook = refresh
+
+    configuration.refresh_api_key_hook = refresh
 
 
 @record
