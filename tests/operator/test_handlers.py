@@ -70,3 +70,41 @@ def test_busy_while_reconciling_or_a_generation_is_not_handled():
     assert handlers._busy(body(2, 2, "Ready", "Reconciling"))
     assert handlers._busy(body(3, 2, "Ready"))
     assert not handlers._busy(body(2, 2, "Stalled"))
+
+
+def _event_handlers(annotations: dict[str, str], status: dict[str, str] | None = None,
+                    deleting: bool = False) -> list[str]:
+    """Ids of the event handlers Kopf's selection picks for a MODIFIED event of this request
+    (its reactor's processing.process_watching_cause), with the controller's real registry."""
+    import logging
+
+    import kopf
+    from kopf._cogs.structs import references
+    from kopf._core.intents import causes
+
+    meta: dict[str, object] = {"name": "app", "namespace": "ns", "uid": "u1", "annotations": annotations}
+    if deleting:
+        meta["deletionTimestamp"] = "2026-11-27T00:00:00Z"
+    raw = {"apiVersion": "helm.sh/v1alpha1", "kind": "HelmRequest", "metadata": meta,
+           "spec": {}, "status": status or {}}
+    registry = kopf.OperatorRegistry()
+    handlers.register(registry)
+    body = kopf.Body(raw)
+    cause = causes.detect_watching_cause(
+        raw_event={"type": "MODIFIED", "object": raw}, body=body,
+        resource=references.Resource(group="helm.sh", version="v1alpha1", plural="helmrequests",
+                                     kind="HelmRequest", namespaced=True),
+        indices={}, logger=logging.getLogger("test"), patch=kopf.Patch(), memo=kopf.Memo())
+    return [str(h.id) for h in registry._watching.get_handlers(cause=cause)]
+
+
+def test_only_an_unhandled_reconcile_token_runs_the_event_handler():
+    """Every event of a request went through the ``requested`` handler (a Kopf handler run and
+    a log line each: 4 per install); the token is now checked in Kopf's selection."""
+    token = "reconcile.fluxcd.io/requestedAt"
+    assert _event_handlers({}) == []
+    assert _event_handlers({"other": "x"}) == []
+    assert _event_handlers({token: "1"}, {"lastHandledReconcileAt": "1"}) == []
+    assert _event_handlers({token: "2"}, {"lastHandledReconcileAt": "1"}) == ["requested"]
+    assert _event_handlers({token: "2"}) == ["requested"]
+    assert _event_handlers({token: "2"}, deleting=True) == []
