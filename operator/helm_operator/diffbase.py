@@ -58,7 +58,8 @@ class GenerationDiffBaseStorage(kopf.DiffBaseStorage):
               extra_fields: Iterable[Any] | None = None) -> kopf.BodyEssence:
         # the previous version's essence (its own annotation left out), so that its stored
         # bases compare equal
-        return self.legacy.build(body=body, extra_fields=extra_fields)
+        extra = list(extra_fields or [])
+        return self.legacy.build(body=_essential(body, extra), extra_fields=extra)
 
     def fetch(self, *, body: kopf.Body) -> kopf.BodyEssence | None:
         legacy = self.legacy.fetch(body=body)
@@ -100,3 +101,25 @@ class GenerationDiffBaseStorage(kopf.DiffBaseStorage):
         essence: dict[str, Any] = dict(self.build(body=body))
         essence.pop("spec", None)
         return essence  # type: ignore[return-value]
+
+
+#: What Kopf's essence keeps of ``metadata``, and what it reads there to name its annotations.
+ESSENCE_METADATA = ("labels", "annotations", "ownerReferences")
+
+
+def _essential(body: kopf.Body, extra_fields: list[Any]) -> kopf.Body:
+    """``body`` without what Kopf's essence drops (status, and metadata but for its labels and
+    annotations): Kopf deep-copies the whole body before dropping them (managedFields and
+    status included), once or twice per watch event. The same body when an extra field
+    names a part of status or metadata."""
+    if any(_field_root(field) in ("status", "metadata") for field in extra_fields):
+        return body
+    meta = body.get("metadata") or {}
+    slim: dict[str, Any] = {key: value for key, value in body.items() if key not in ("status", "metadata")}
+    slim["metadata"] = {key: meta[key] for key in ESSENCE_METADATA if key in meta}
+    return kopf.Body(slim)
+
+
+def _field_root(field: Any) -> str:
+    """The first key of a Kopf field spec (a dotted string or a tuple of keys)."""
+    return str(field).split(".", 1)[0] if isinstance(field, str) else str(next(iter(field), ""))

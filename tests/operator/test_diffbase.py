@@ -205,3 +205,39 @@ def test_a_handler_succeeding_at_once_writes_nothing_a_failing_one_its_record_an
     attempts.store(key=key, record=record, body=marked, patch=patch)
     attempts.purge(key=key, body=marked, patch=patch)
     assert patch == {"metadata": {"annotations": {f"{PREFIX}/{handlers.APPLY}": None}}}
+
+
+class Counted:
+    """A value that counts its deep copies."""
+
+    copies = 0
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Counted:
+        Counted.copies += 1
+        return self
+
+
+def test_the_essence_is_kopfs_without_copying_status_or_managed_fields() -> None:
+    """Kopf's essence keeps the spec, labels and annotations (but its own and kubectl's); it
+    deep-copied the whole body first, status and managedFields included, for every event."""
+    _, storage = storages()
+    body = request(labels={"team": "a"}, annotations={
+        "note": "x", "kubectl.kubernetes.io/last-applied-configuration": "{}", MARKER: "yes"})
+    raw = dict(body)
+    raw["metadata"] = dict(raw["metadata"], ownerReferences=[{"kind": "X", "name": "o"}],
+                           managedFields=[{"manager": "kubectl"}], resourceVersion="7")
+    raw["status"] = {"observedGeneration": 1, "conditions": [{"type": "Ready", "status": "True"}]}
+    stock = kopf.AnnotationsDiffBaseStorage(prefix=PREFIX, key=diffbase.LEGACY_KEY)
+    extra = registry()._changing.get_extra_fields(resource=RESOURCE)
+    expected = stock.build(body=kopf.Body(raw), extra_fields=extra)
+    assert storage.build(body=kopf.Body(raw), extra_fields=extra) == expected
+    assert expected == {"spec": SPEC, "metadata": {"labels": {"team": "a"}, "annotations": {"note": "x"}}}
+
+    raw["status"]["history"] = [Counted()]
+    raw["metadata"]["managedFields"] = [Counted()]
+    Counted.copies = 0
+    storage.build(body=kopf.Body(raw), extra_fields=extra)
+    assert Counted.copies == 0
+    # a field handler on status would need it: then the whole body, as Kopf builds it
+    storage.build(body=kopf.Body(raw), extra_fields=[("status", "history")])
+    assert Counted.copies > 0
