@@ -32,7 +32,7 @@ the handler records the release again (an upgrade to the same chart and values).
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, cast
 
 import kopf
 
@@ -117,7 +117,7 @@ def _essential(body: kopf.Body, extra_fields: list[Any]) -> kopf.Body:
     meta = body.get("metadata") or {}
     slim: dict[str, Any] = {key: value for key, value in body.items() if key not in ("status", "metadata")}
     slim["metadata"] = {key: meta[key] for key in ESSENCE_METADATA if key in meta}
-    return kopf.Body(slim)  # type: ignore[arg-type]  # a RawBody is a TypedDict of these keys
+    return kopf.Body(cast(kopf.RawBody, slim))
 
 
 def _field_root(field: Any) -> str:
