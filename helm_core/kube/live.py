@@ -21,10 +21,13 @@ Rules:
 from __future__ import annotations
 
 import datetime as dt
+import decimal
 import email.utils
+import enum
 import json
 import threading
 import time
+import uuid
 from collections.abc import Iterator, Mapping
 from typing import Any
 from urllib.parse import quote
@@ -183,16 +186,30 @@ class LiveClient:
         return self._identity
 
     def _serialize(self, method: str, path: str, *, query: list[tuple[str, str]],
-                   headers: dict[str, str], body: Any = None) -> tuple[str, str, Any, Any, Any]:
-        """The kubernetes package's request tuple, with the impersonation headers added
-        after its serialization (it keeps one value per header; groups need several)."""
-        request = self._api.param_serialize(method, path, query_params=query,
-                                            header_params=headers, body=body,
-                                            auth_settings=["BearerToken"])
-        method_, url, header_params, body_, post_params = request
+                   headers: dict[str, str], body: Any = None) -> tuple[str, str, Any, Any]:
+        """The request as the kubernetes package's ``ApiClient`` would send it (its URL query
+        encoding, default headers and credentials; a body not yet text as JSON), with the
+        impersonation headers (several lines for groups, which its headers cannot hold).
+
+        Built here rather than by ``param_serialize``/``call_api``, which walk every body
+        twice (sanitizing, then encoding) and wrap each request and response: ~0.1-0.3 ms a
+        request, ~10 % of the controller's CPU, for the same bytes on the wire."""
+        api = self._api
+        config = api.configuration
+        url = config.host + path
+        if query:
+            url += "?" + api.parameters_to_url_query(query, {})  # type: ignore[no-untyped-call]
+        lines: dict[str, str] | urllib3.HTTPHeaderDict = dict(headers, **api.default_headers)
+        if api.cookie:
+            lines["Cookie"] = api.cookie
+        auth = config.auth_settings().get("BearerToken")
+        if auth and auth["value"]:
+            lines[auth["key"]] = auth["value"]
+        if body is not None and not isinstance(body, str | bytes):
+            body = json.dumps(body, default=_json_value)
         if self._identity is None:
-            return method_, url, header_params, body_, post_params
-        lines = urllib3.HTTPHeaderDict(header_params)
+            return method, url, lines, body
+        lines = urllib3.HTTPHeaderDict(lines)
         lines["Impersonate-User"] = self._identity.username
         for group in self._identity.groups:
             lines.add("Impersonate-Group", group)
@@ -201,7 +218,21 @@ class LiveClient:
         for key, values in self._identity.extra:
             for value in values:
                 lines.add(f"Impersonate-Extra-{quote(key, safe='')}", value)
-        return method_, url, lines, body_, post_params
+        return method, url, lines, body
+
+    def _send(self, method: str, path: str, *, query: list[tuple[str, str]], headers: dict[str, str],
+              body: Any = None, timeout: float | tuple[float, float]) -> urllib3.BaseHTTPResponse:
+        """One request on the client's connection pool (its TLS, proxy and retry settings are
+        the kubernetes package's); the response unread. ``timeout``: seconds in all, or
+        (connect, read). A TLS failure is an ``ApiException`` worded as the package words it."""
+        method, url, lines, text = self._serialize(method, path, query=query, headers=headers, body=body)
+        deadline = (urllib3.Timeout(connect=timeout[0], read=timeout[1]) if isinstance(timeout, tuple)
+                    else urllib3.Timeout(total=timeout))
+        try:
+            return self._api.rest_client.pool_manager.request(
+                method, url, body=text, headers=lines, timeout=deadline, preload_content=False)
+        except urllib3.exceptions.SSLError as exc:
+            raise k8s_client.ApiException(status=0, reason=f"{type(exc).__name__}\n{exc}") from exc
 
     # --- HTTP ---------------------------------------------------------------------------------
 
@@ -210,10 +241,9 @@ class LiveClient:
                  accept: str = "application/json", text: bool = False) -> Any:
         headers = {"Accept": accept, "Content-Type": content_type}
         try:
-            request = self._serialize(method, path, query=list(query or []), headers=headers,
-                                      body=body)
-            response = self._api.call_api(*request, _request_timeout=self._timeout)
-            data = response.read()  # type: ignore[no-untyped-call]
+            response = self._send(method, path, query=list(query or []), headers=headers, body=body,
+                                  timeout=self._timeout)
+            data = response.read()
         except urllib3.exceptions.HTTPError as exc:
             raise ClusterError(f"{what}: {_transport_error(method, self.server + path, exc)}") from exc
         except k8s_client.ApiException as exc:  # TLS failures surface this way
@@ -337,16 +367,15 @@ class LiveClient:
         where = f' in namespace "{namespace}"' if namespace else ""
         what = f"watch {kind}{where}"
         try:
-            request = self._serialize("GET", path, query=query, headers=headers)
             # the read deadline outlasts the server's own timeout: a silent stream is dead
-            response = self._api.call_api(
-                *request, _request_timeout=(self._timeout, timeout_s + self._timeout))
+            response = self._send("GET", path, query=query, headers=headers,
+                                  timeout=(self._timeout, timeout_s + self._timeout))
             if response.status != 200:
-                raise _error(what, response.status, response.read())  # type: ignore[no-untyped-call]
+                raise _error(what, response.status, response.read())
             try:
                 pending = b""
                 # amt=None: each chunk as the server sends it (a size would wait to fill it)
-                for chunk in response.response.stream(None):
+                for chunk in response.stream(None):
                     pending += chunk
                     *lines, pending = pending.split(b"\n")
                     for line in lines:
@@ -354,7 +383,7 @@ class LiveClient:
                             event = json.loads(line)
                             yield str(event.get("type", "")), dict(event.get("object") or {})
             finally:
-                response.response.close()  # a stream left half-read never goes back to the pool
+                response.close()  # a stream left half-read never goes back to the pool
         except urllib3.exceptions.HTTPError as exc:
             raise ClusterError(f"{what}: connection to {self.server} lost: {exc}") from exc
         except k8s_client.ApiException as exc:
@@ -389,10 +418,8 @@ class LiveClient:
     def server_time(self) -> dt.datetime:
         headers = {"Accept": "application/json"}
         try:
-            request = self._api.param_serialize("GET", "/version", header_params=headers,
-                                                auth_settings=["BearerToken"])
-            response = self._api.call_api(*request, _request_timeout=self._timeout)
-            response.read()  # type: ignore[no-untyped-call]
+            response = self._send("GET", "/version", query=[], headers=headers, timeout=self._timeout)
+            response.read()
             stamp = response.headers.get("Date")
         except (urllib3.exceptions.HTTPError, k8s_client.ApiException) as exc:
             raise ClusterError(f"get server time: cannot reach the Kubernetes API at "
@@ -474,11 +501,29 @@ def _aggregated(listing: Mapping[str, Any], found: _Found) -> None:
                     verbs=tuple(item.get("verbs") or ())))
 
 
+def _json_value(value: Any) -> Any:
+    """What the kubernetes package's serialization made of values JSON has no type for."""
+    if isinstance(value, enum.Enum):
+        return value.value
+    if isinstance(value, dt.datetime | dt.date):
+        return value.isoformat()
+    if isinstance(value, decimal.Decimal | uuid.UUID):
+        return str(value)
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
 def go_numbers(value: Any) -> Any:
     """``value`` with whole floats as ints, the JSON Go writes for a float64 (``1``, where
     Python writes ``1.0``): objects decoded as Go does (every YAML number a float64, as in
     stored manifests and chart CRDs) are refused by the API server for integer fields
     otherwise ("cannot unmarshal number 1.0 into ... of type int64")."""
+    kind = type(value)  # the exact types first: this walks every object written
+    if kind is str or kind is int or kind is bool or value is None:
+        return value
+    if kind is dict:
+        return {k: go_numbers(v) for k, v in value.items()}
+    if kind is list:
+        return [go_numbers(v) for v in value]
     if isinstance(value, float):
         return int(value) if value.is_integer() and abs(value) < 2 ** 53 else value
     if isinstance(value, Mapping):
