@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import base64
 import binascii
+import collections
+import threading
 from collections.abc import Mapping
 
 from helm_core.chart import loader
@@ -29,13 +31,33 @@ class Packaged:
     version: str
 
 
+LOADED_ARCHIVES = 256
+"""Archives whose name and version :func:`load` keeps (by digest, in this process)."""
+_loaded: collections.OrderedDict[str, tuple[str, str]] = collections.OrderedDict()
+_loaded_lock = threading.Lock()
+
+
 def load(data: bytes, *, source: str, expected_digest: str = "") -> Packaged:
-    """Check and load a packaged chart; ``expected_digest`` (``sha256:``) pins its content."""
+    """Check and load a packaged chart; ``expected_digest`` (``sha256:``) pins its content.
+
+    An archive that loaded once is not loaded again for its name and version (kept by digest):
+    a controller reads the same chart for every request that names its ConfigMap, and its
+    render workers load it anyway. A failure is not kept: the next call loads again."""
     digest = "sha256:" + cache_mod.sha256_hex(data)
     if expected_digest and expected_digest != digest:
         raise DigestMismatchError(f"{source}: digest mismatch: got {digest}, expected {expected_digest}")
-    chart = loader.load_archive(data, source=source)
-    return Packaged(data=data, digest=digest, name=chart.metadata.name, version=chart.metadata.version)
+    with _loaded_lock:
+        known = _loaded.get(digest)
+        if known is not None:
+            _loaded.move_to_end(digest)
+    if known is None:
+        metadata = loader.load_archive(data, source=source).metadata
+        known = (metadata.name, metadata.version)
+        with _loaded_lock:
+            _loaded[digest] = known
+            while len(_loaded) > LOADED_ARCHIVES:
+                _loaded.popitem(last=False)
+    return Packaged(data=data, digest=digest, name=known[0], version=known[1])
 
 
 def pick_key(data: Mapping[str, bytes], key: str, *, source: str) -> bytes:

@@ -39,6 +39,28 @@ def test_hostile_packaged_chart_refused(cache: cache_mod.Cache) -> None:
     assert not cache.has("sha256:" + cache_mod.sha256_hex(hostile))
 
 
+def test_an_archive_that_loaded_is_not_loaded_again_a_failing_one_is(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A controller reads the same chart for every request naming its ConfigMap: its name and
+    version are kept by digest; an archive that failed to load is loaded (and refused) again."""
+    from helm_core.chart import loader
+
+    loads: list[str] = []
+    real = loader.load_archive
+    monkeypatch.setattr(loader, "load_archive", lambda data, **kw: loads.append(kw["source"]) or real(data, **kw))
+    data = chart_tgz("kept", "1.2.3")
+    first = packaged.load(data, source="configmap/ns/a[c.tgz]")
+    again = packaged.load(bytes(data), source="configmap/other/b[c.tgz]")
+    assert (again.name, again.version, again.digest) == (first.name, first.version, first.digest) == (
+        "kept", "1.2.3", "sha256:" + cache_mod.sha256_hex(data))
+    assert loads == ["configmap/ns/a[c.tgz]"]
+    broken = b"not a chart"
+    for _ in range(2):
+        with pytest.raises(errors.ArchiveError):
+            packaged.load(broken, source="configmap/ns/x[c.tgz]")
+    assert loads[1:] == ["configmap/ns/x[c.tgz]"] * 2
+
+
 def test_secret_data_is_decoded_and_key_picked() -> None:
     data = chart_tgz()
     decoded = packaged.from_secret_data({"chart.tgz": base64.b64encode(data).decode(), "note": "aGk="})
