@@ -2,8 +2,9 @@
 
 Why raw REST on ``kubernetes.client.ApiClient``: the package gives us kubeconfig loading (exec
 plugins, token refresh, TLS) and a connection pool; the typed APIs and the dynamic client add
-per-kind models and a file-cached discovery we do not want. This is the only module importing
-``kubernetes``.
+per-kind models and a file-cached discovery we do not want. Requests are built here (as its
+``param_serialize`` would) and sent on its pool: its per-request layers cost more CPU than the
+controller's own work around a request. This is the only module importing ``kubernetes``.
 
 Rules:
 - Discovery uses aggregated discovery (``/api`` and ``/apis`` as ``APIGroupDiscoveryList``, two
