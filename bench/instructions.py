@@ -42,15 +42,25 @@ _UNDER_VALGRIND = ("--render-timeout", "10m", "--render-cpu", "10m")
 def instructions(tree: Path, chart: Path, cache: Path, cwd: Path, extra: tuple[str, ...] = (), *,
                  counted: bool = True) -> int:
     env = dict(os.environ, PYTHONPATH=str(tree), HELM_CORE_CACHE=str(cache), PYTHONHASHSEED="0")
-    callgrind = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"] if counted else []
-    done = subprocess.run([*callgrind, sys.executable, "-c", ENTRY, "template", str(chart), *_UNDER_VALGRIND, *extra],
-                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env, cwd=cwd, check=False)
+    # valgrind's report of each process in a file of its own: the run's forked children (its memo
+    # writer, a parse-ahead child) report too, and on the same stderr the first count found was
+    # at times the writer's.
+    logs = cwd.parent / f"callgrind-logs-{os.getpid()}"
+    shutil.rmtree(logs, ignore_errors=True)
+    logs.mkdir()
+    callgrind = (["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", f"--log-file={logs}/%p"]
+                 if counted else [])
+    process = subprocess.Popen([*callgrind, sys.executable, "-c", ENTRY, "template", str(chart), *_UNDER_VALGRIND,
+                                *extra], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env, cwd=cwd)
+    _, stderr = process.communicate()
     left_children_cpu()  # the run's memo writer, done
-    found = re.search(r"Collected : (\d+)", done.stderr)
-    if done.returncode == 0 and not counted:
+    report = logs / str(process.pid)  # the process itself (valgrind runs it under its own pid)
+    found = re.search(r"Collected : (\d+)", report.read_text()) if report.is_file() else None
+    shutil.rmtree(logs, ignore_errors=True)
+    if process.returncode == 0 and not counted:
         return 0
-    if done.returncode != 0 or not found:
-        raise SystemExit(f"{chart.name}: the run failed: {done.stderr[-500:]}")
+    if process.returncode != 0 or not found:
+        raise SystemExit(f"{chart.name}: the run failed: {stderr[-500:]}")
     return int(found[1])
 
 
