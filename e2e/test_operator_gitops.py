@@ -272,7 +272,7 @@ def test_an_upgrade_hook_that_times_out_rolls_the_upgrade_back(
     said = "HookFailed: post-upgrade hooks failed: 1 error occurred:\n\t* timed out waiting for the condition"
     assert condition(obj, "Stalled")["reason"] == "RetriesExhausted"
     assert condition(obj, "Stalled")["message"] == (f"{said} (remediation: rolled back to version {first}) "
-                                                    "(gave up after 1 attempts)")
+                                                    "(gave up after 1 attempt)")
     assert obj["status"]["upgradeFailures"] == 1
     assert k8s.CoreV1Api(api).read_namespaced_config_map("app", namespace).data["message"] == "one"
     release = objects.get_namespaced_custom_object(GROUP, VERSION, namespace, "releases", "app")

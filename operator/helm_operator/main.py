@@ -412,6 +412,10 @@ def run(inv: Invocation) -> int:
             prefix=ANNOTATIONS_PREFIX, progress=attempts, handlers=handlers.APPLY_IDS)
         settings.posting.level = logging.WARNING
         settings.watching.server_timeout = 300
+        if not watch.cluster_wide:
+            # Named namespaces: Kopf's scans of all namespaces and CRDs are cluster-wide reads that
+            # namespaced RBAC does not grant; refused, Kopf retried them for ~55 s before serving.
+            settings.scanning.disabled = True
         if watch.selector:  # the API server filters: other shards' requests never arrive
             settings.watching.label_selectors[handlers.GROUP, handlers.PLURAL] = watch.selector
 

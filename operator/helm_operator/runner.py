@@ -174,7 +174,7 @@ def _failed(rt: reconcile.Runtime, body: Mapping[str, Any], exc: Exception, *, r
     on_interval = not permanent and not release_failure and (
         interval_check or (not retrying and errors.retries_forever(exc)))
     if not permanent and not retrying and not on_interval:
-        message = f"{message} (gave up after {retry + 1} attempts)"
+        message = f"{message} (gave up after {retry + 1} attempt{'' if retry == 0 else 's'})"
         reason = status.RETRIES_EXHAUSTED if release_failure else reason
     new = status.failed(old, generation=generation, reason=reason, message=message,
                         retrying=retrying or on_interval, released=released, now=status.now_rfc3339(),

@@ -184,7 +184,7 @@ def test_a_failed_upgrade_is_left_or_rolled_back_as_remediate_last_failure_says(
     assert conditions(obj)["Stalled"] == ("True", "RetriesExhausted")
     assert conditions(obj)["Released"] == ("False", "UpgradeFailed")
     if remediate_last is None:
-        assert condition_message(obj, "Stalled") == f"{said} (gave up after 1 attempts)"
+        assert condition_message(obj, "Stalled") == f"{said} (gave up after 1 attempt)"
         assert conditions(obj)["Ready"] == ("False", "UpgradeFailed")
         assert "Remediated" not in conditions(obj)
         assert [e[:2] for e in w.events[1:]] == [("Warning", "UpgradeFailed")]
@@ -192,7 +192,7 @@ def test_a_failed_upgrade_is_left_or_rolled_back_as_remediate_last_failure_says(
         assert w.configmap("app")["data"] == {"count": "2"}  # as the failed upgrade left it
     else:
         rolled = f"rolled back to version {obj['status']['version']}"
-        assert condition_message(obj, "Stalled") == f"{said} (remediation: {rolled}) (gave up after 1 attempts)"
+        assert condition_message(obj, "Stalled") == f"{said} (remediation: {rolled}) (gave up after 1 attempt)"
         assert conditions(obj)["Ready"] == ("False", "RollbackSucceeded")
         assert conditions(obj)["Remediated"] == ("True", "RollbackSucceeded")
         assert [e[:2] for e in w.events[1:]] == [("Normal", "RollbackSucceeded"), ("Warning", "UpgradeFailed")]
