@@ -267,6 +267,10 @@ def _ordered(conds: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def _cut(message: str) -> str:
+    """Both ends of a long message: the head names the failure, the tail holds helm's innermost
+    cause (the end of a chain of ``error calling include``) and our ``(gave up after ...)``.
+    Kopf cuts Events the same way."""
     if len(message) <= MAX_MESSAGE_CHARS:
         return message
-    return message[: MAX_MESSAGE_CHARS - 3] + "..."
+    head = (MAX_MESSAGE_CHARS - 3) // 2
+    return message[:head] + "..." + message[-(MAX_MESSAGE_CHARS - 3 - head):]

@@ -133,11 +133,18 @@ def test_functions_never_mutate_their_input():
     assert st == before
 
 
-def test_long_messages_are_cut():
-    st = status.failed(None, generation=1, reason="A", message="x" * 10000, retrying=False,
+def test_long_messages_are_cut_keeping_both_ends():
+    # helm's error for an include loop: 1000 wrappers, the cause at the very end
+    loop = 'error calling include: template: c/templates/a.yaml:1:20: executing "r" at <include "r" .>: '
+    message = ("RenderFailed: " + loop * 1000 + "rendering template has a nested reference name: r: "
+               "unable to execute template (gave up after 1 attempt)")
+    st = status.failed(None, generation=1, reason="A", message=message, retrying=False,
                        released=None, now=T0)
-    assert len(cond(st, "Ready")["message"]) == status.MAX_MESSAGE_CHARS
-    assert cond(st, "Ready")["message"].endswith("...")
+    for cut in (cond(st, "Ready")["message"], st["lastError"]):
+        assert len(cut) == status.MAX_MESSAGE_CHARS
+        assert cut.startswith("RenderFailed: error calling include")
+        assert cut.endswith("nested reference name: r: unable to execute template (gave up after 1 attempt)")
+        assert "..." in cut
 
 
 @pytest.mark.parametrize("bad", ["true", "", "yes"], ids=["lowercase", "empty", "yes"])
