@@ -20,9 +20,10 @@ Rules:
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, Protocol
 
 from helm_core import errors as core_errors
@@ -219,7 +220,8 @@ def apply(rt: Runtime, body: Mapping[str, Any], *, force: bool = False) -> Outco
     shared = None if rt.repositories is None else repositories_mod.resolver(
         rt.repositories, namespace=meta["namespace"], security=rt.settings.security)
     ref, credentials = sources.chart_ref(spec, namespace=meta["namespace"], read=read, shared=shared)
-    chart_info = core_sources.resolve(ref, credentials, rt.cache)
+    with _naming(ref.description or ref.url):  # a packaged chart is loaded here first
+        chart_info = core_sources.resolve(ref, credentials, rt.cache)
     renderer = rt.renderer_for(meta, spec)
     client = target_for(rt, meta, spec, client)
     cfg = configuration(rt, client, meta, spec, renderer=renderer)
@@ -262,8 +264,9 @@ def apply(rt: Runtime, body: Mapping[str, Any], *, force: bool = False) -> Outco
             if drift_mode == "enabled" and latest and drift.correct(cfg, latest, found):
                 return Outcome("drift-correction", quiet, drift=tuple(lines))
             return Outcome("none", dict(quiet, drift=lines), drift=tuple(lines))
-        chart = renderer.load_archive(chart_info.data, source=chart_info.source,
-                                      values_files=values_files.from_spec(spec.get("chart")))
+        with _naming(chart_info.source):
+            chart = renderer.load_archive(chart_info.data, source=chart_info.source,
+                                          values_files=values_files.from_spec(spec.get("chart")))
         refusal = policy.lua_refusal(lua_permissions.requested_permissions(chart),
                                      accepted=(spec.get("lua") or {}).get("acceptPermissions") or (),
                                      allowlist=rt.settings.security.lua_allowlist)
@@ -302,6 +305,18 @@ def apply(rt: Runtime, body: Mapping[str, Any], *, force: bool = False) -> Outco
         if tested is not None:
             out["lastTest"] = tested.summary()
         return Outcome(action, out)
+
+
+@contextlib.contextmanager
+def _naming(source: str) -> Iterator[None]:
+    """Load errors that say which chart: helm's words (``cannot load values.yaml: ...``) name
+    none, as the command line names it; one controller serves many requests' charts."""
+    try:
+        yield
+    except (core_errors.ChartError, core_errors.ValuesError) as exc:
+        if str(exc).startswith(source) or type(exc).__init__ is not core_errors.HelmError.__init__:
+            raise
+        raise type(exc)(f"{source}: {exc}") from exc
 
 
 def lua_options(rt: Runtime, spec: Mapping[str, Any]) -> template.LuaOptions:

@@ -800,3 +800,21 @@ def test_wait_for_jobs_is_each_actions_own(tmp_path, monkeypatch, install, upgra
     w.request(install={"wait": False, **install}, upgrade={"wait": False, **upgrade})
     assert conditions(w.run())["Ready"] == ("True", "InstallSucceeded")
     assert seen == [expected]
+
+
+def test_a_chart_that_does_not_load_is_named_in_the_condition(tmp_path):
+    """helm's words name no chart (``cannot load values.yaml``); the condition says whose it is."""
+    w = World(tmp_path)
+    bomb = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"{b}: &{b} [{', '.join([f'*{a}'] * 9)}]\n" for a, b in zip("abcdefgh", "bcdefghi"))
+    w.admin.replace({**w.admin.get(kclient.ObjectRef("v1", "ConfigMap", "chart", NS)),
+                     "binaryData": {"demo.tgz": base64.b64encode(package.archive_bytes("demo", [
+                         ("Chart.yaml", b"apiVersion: v2\nname: demo\nversion: 1.0.0\n"),
+                         ("values.yaml", bomb.encode())])).decode()}})
+    w.request()
+    with pytest.raises(kopf.PermanentError):
+        w.run()
+    assert conditions(w.current())["Ready"] == ("False", "ValuesInvalid")
+    assert condition_message(w.current(), "Ready") == (
+        f"configmap/{NS}/chart: cannot load values.yaml: error converting YAML to JSON: "
+        "yaml: document contains excessive aliasing")
