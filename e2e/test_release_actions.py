@@ -94,13 +94,17 @@ def test_install_refuses_a_name_in_use_and_an_object_owned_elsewhere(
         'annotation validation error: missing key "meta.helm.sh/release-name": must be set to '
         f'"web"; annotation validation error: missing key "meta.helm.sh/release-namespace": '
         f'must be set to "{namespace}"')
-    assert history.run(cfg, "web", namespace)[-1].status is rel.Status.FAILED
-    with pytest.raises(ReleaseExistsError, match="^cannot re-use a name that is still in use$"):
+    # as helm: refused before anything is stored, so the same install says the same again
+    assert cfg.driver.history(namespace, "web") == []
+    assert not kit.exists(cfg.client, "Release", "web", namespace, secrets.RELEASE_API_VERSION)
+    with pytest.raises(ConflictError, match="^Unable to continue with install: ConfigMap"):
         install.run(cfg, chart, {}, options)
     adopted = install.run(cfg, chart, {}, install.InstallOptions(
-        name="web", namespace=namespace, replace=True, take_ownership=True))
+        name="web", namespace=namespace, take_ownership=True))
     assert adopted.status is rel.Status.DEPLOYED
     assert kit.get(cfg.client, "ConfigMap", "a", namespace)["data"] == {"greeting": "hello"}
+    with pytest.raises(ReleaseExistsError, match="^cannot re-use a name that is still in use$"):
+        install.run(cfg, chart, {}, options)
 
 
 def test_dry_run_stores_and_applies_nothing(cfg: config.Configuration, namespace: str,

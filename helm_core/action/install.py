@@ -12,7 +12,7 @@ Rules:
 - A name with any stored history is refused ("cannot re-use a name that is still in use")
   unless ``replace`` and its newest version is uninstalled or failed (Helm's ``--replace``).
 - An existing object not owned by this release is refused with Helm's ownership error naming
-  it, unless ``take_ownership``.
+  it, unless ``take_ownership``; as in Helm, before anything is stored.
 - A failure records the version ``failed`` with the reason; ``atomic`` then removes every
   object and hook the install applied and its history, and says so.
 - ``dry_run`` renders and validates against the cluster and returns the pending version:
@@ -256,6 +256,10 @@ def _install(cfg: config.Configuration, chart: model.Chart, user_values: Mapping
         cfg.driver.check(record)  # too big, labels refused: before anything is applied
         crd_policy.apply(cfg, rendered.crds, policy=options.crds, timeout_s=options.timeout_s)
         objects = config.resolve_all(cfg, [m.obj for m in rendered.manifests if m.obj], options.namespace)
+        # before the version is stored, as helm: a refusal leaves no failed version behind to
+        # block the next install ("cannot re-use a name that is still in use")
+        config.check_adoption(cfg, objects, resources.Owner(name=options.name, namespace=options.namespace),
+                              adopt=options.take_ownership, operation="install")
         cfg.driver.create(record)
         runs = hooks.RunLog(cfg, record)
         try:
@@ -276,8 +280,7 @@ def _install(cfg: config.Configuration, chart: model.Chart, user_values: Mapping
 
 def _perform(cfg: config.Configuration, rendered: Rendered, objects: list[dict[str, Any]],
              options: InstallOptions, runs: hooks.RunLog) -> None:
-    owner = config.owner(cfg, namespace=options.namespace, name=options.name)
-    config.check_adoption(cfg, objects, owner, adopt=options.take_ownership, operation="install")
+    owner = config.owner(cfg, namespace=options.namespace, name=options.name)  # the stored Release's
     if not options.no_hooks:
         hooks.run(cfg, rendered.hooks, "pre-install", owner=owner, timeout_s=options.timeout_s,
                   observe=runs.observe)
