@@ -54,6 +54,7 @@ def test_helmrepository_is_explained_and_checked(crd: Kubectl, namespace: str) -
 def test_valid_request_is_accepted_with_printer_columns(crd: Kubectl, namespace: str) -> None:
     spec = {"chart": {"configMapRef": {"name": "c"}}, "values": {"a": {"b": [1, {"c": None}]}},
             "install": {"timeout": "5m", "remediation": {"retries": 3}},
+            "upgrade": {"remediation": {"retries": -1}},  # Flux's "without end"
             "driftDetection": {"mode": "warn"}, "lua": {"acceptPermissions": ["io"]}}
     crd("apply", "-f", "-", stdin=request(namespace, "web", spec))
     header = crd("get", "hreq", "-n", namespace).stdout.splitlines()[0].split()
@@ -88,8 +89,11 @@ def test_valid_request_is_accepted_with_printer_columns(crd: Kubectl, namespace:
      "exactly one chart source: configMapRef, secretRef, repository, repositoryRef or oci"),
     ({"chart": {"repositoryRef": {"name": "charts"}}},
      "spec.chart.repositoryRef.chart: Required value"),
+    ({"chart": {"configMapRef": {"name": "a"}}, "install": {"remediation": {"retries": -2}}},
+     "spec.install.remediation.retries: Invalid value: -2: spec.install.remediation.retries in body should be greater than or equal to -1"),
 ], ids=["two-sources", "no-source", "drift-mode", "lua-permission", "repo-scheme", "rollback-ulid",
-        "duration", "release-name", "chart-required", "ref-and-repository", "ref-without-chart"])
+        "duration", "release-name", "chart-required", "ref-and-repository", "ref-without-chart",
+        "retries-below-minus-one"])
 def test_wrong_spec_is_refused_by_the_api_server(crd: Kubectl, namespace: str, spec: dict,
                                                  message: str) -> None:
     result = crd("apply", "-f", "-", stdin=request(namespace, "bad", spec), check=False)

@@ -156,7 +156,7 @@ def _failed(rt: reconcile.Runtime, body: Mapping[str, Any], exc: Exception, *, r
         # follow the action's remediation settings (a refusal that would stall is retried too)
         budget = int(reconcile.remediation(spec, action).get("retries") or 0)
         permanent = False
-        retrying = retry < budget
+        retrying = budget < 0 or retry < budget  # Flux: -1 retries without end
         message = errors.release_message(exc)
         if isinstance(exc, core_errors.UndoneError):  # --atomic undid it already
             remedy = status.Remedy(exc.undo, f"{exc.undo} by upgrade.atomic")

@@ -818,3 +818,19 @@ def test_a_chart_that_does_not_load_is_named_in_the_condition(tmp_path):
     assert condition_message(w.current(), "Ready") == (
         f"configmap/{NS}/chart: cannot load values.yaml: error converting YAML to JSON: "
         "yaml: document contains excessive aliasing")
+
+
+def test_retries_minus_one_retries_without_end_as_flux(tmp_path):
+    """Flux's ``remediation.retries: -1``: every failed install is remediated and tried again."""
+    w = World(tmp_path)
+    _hooked(w)
+    w.request(chart={"configMapRef": {"name": "hooked"}}, values={"fail": "pre-install"},
+              install={"wait": False, "remediation": {"retries": -1}})
+    for retry in (0, 1, 50):
+        with pytest.raises(kopf.TemporaryError):
+            w.run(retry=retry)
+        obj = w.current()
+        assert conditions(obj)["Reconciling"] == ("True", "RetryingAfterFailure")
+        assert "Stalled" not in conditions(obj)
+        assert conditions(obj)["Remediated"] == ("True", "UninstallSucceeded")
+    assert obj["status"]["installFailures"] == 3
