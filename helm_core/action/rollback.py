@@ -19,7 +19,7 @@ fails marks the new one ``failed`` ("Release ... failed: ...").
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
 import ulid
@@ -75,7 +75,8 @@ def switch(cfg: config.Configuration, *, old: Sequence[Mapping[str, Any]],
            namespace: str, name: str, wait: bool, wait_for_jobs: bool, timeout_s: float, no_hooks: bool,
            fire: Callable[[str], None] = _noop, adopt: bool = False, force: bool = False,
            cleanup_on_fail: bool = False, observe: hooks.Observer = hooks._unobserved,
-           progress: Progress | None = None) -> resources.Deletion:
+           progress: Progress | None = None,
+           existing: Collection[kclient.ObjectRef] | None = None) -> resources.Deletion:
     """Move the cluster from resolved ``old`` objects to resolved ``new`` ones for ``action``
     (``upgrade`` or ``rollback``): ownership check of objects new to the release, ``pre``-
     hooks, apply in kind order, delete the stale ones, wait (Jobs until complete with
@@ -83,12 +84,13 @@ def switch(cfg: config.Configuration, *, old: Sequence[Mapping[str, Any]],
     the step running to ``progress``). With ``cleanup_on_fail`` a failure deletes the objects
     this switch created (helm's ``--cleanup-on-fail``) before it is raised: any failure of an
     upgrade, only a failed apply of a rollback (helm's rollback cleans up after its ``Update``
-    alone). With ``force`` (helm's ``--force``) objects that exist are replaced rather than applied."""
+    alone). With ``force`` (helm's ``--force``) objects that exist are replaced rather than applied.
+    ``existing``: what :func:`taken_over` found already, when it was called before."""
     owner = config.owner(cfg, namespace=namespace, name=name)
+    if existing is None:
+        existing = taken_over(cfg, old=old, new=new, namespace=namespace, name=name, adopt=adopt)
     old_keys = {_key(o) for o in old}
-    arriving = [o for o in new if _key(o) not in old_keys]
-    existing = set(config.check_adoption(cfg, arriving, owner, adopt=adopt, operation="update"))
-    created = [o for o in arriving if kclient.ObjectRef.of(o) not in existing]
+    created = [o for o in new if _key(o) not in old_keys and kclient.ObjectRef.of(o) not in existing]
     progress = Progress() if progress is None else progress
     try:
         return _switch(cfg, old=old, new=new, stored_hooks=stored_hooks, action=action, owner=owner,
@@ -136,6 +138,17 @@ def _switch(cfg: config.Configuration, *, old: Sequence[Mapping[str, Any]], new:
     if not no_hooks:
         hooks.run(cfg, stored_hooks, f"post-{action}", owner=owner, timeout_s=timeout_s, observe=observe)
     return deletion
+
+
+def taken_over(cfg: config.Configuration, *, old: Sequence[Mapping[str, Any]],
+               new: Sequence[Mapping[str, Any]], namespace: str, name: str,
+               adopt: bool) -> set[kclient.ObjectRef]:
+    """The objects new to the release that exist already; helm's ownership check (``Unable to
+    continue with update``, a ``ConflictError`` naming the first one owned elsewhere)."""
+    old_keys = {_key(o) for o in old}
+    return set(config.check_adoption(cfg, [o for o in new if _key(o) not in old_keys],
+                                     resources.Owner(name=name, namespace=namespace),
+                                     adopt=adopt, operation="update"))
 
 
 def _key(obj: Mapping[str, Any]) -> tuple[str, str, str, str]:

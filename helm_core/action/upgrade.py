@@ -253,6 +253,9 @@ def _upgrade(cfg: config.Configuration, chart: model.Chart, user_values: Mapping
                          timeout_s=options.timeout_s)
         new = config.resolve_all(cfg, [m.obj for m in rendered.manifests if m.obj], options.namespace)
         old = config.resolve_stored(cfg, config.parse_manifest(current.manifest), options.namespace)
+        # before the version is stored, as helm: a refused takeover leaves no failed version
+        existing = rollback.taken_over(cfg, old=old, new=new, namespace=options.namespace,
+                                       name=options.name, adopt=options.take_ownership)
         cfg.driver.create(record)
         runs = hooks.RunLog(cfg, record)
         try:
@@ -261,7 +264,8 @@ def _upgrade(cfg: config.Configuration, chart: model.Chart, user_values: Mapping
                             wait=options.wait or options.atomic, wait_for_jobs=options.wait_for_jobs,
                             timeout_s=options.timeout_s, no_hooks=options.no_hooks, fire=rendered.fire,
                             adopt=options.take_ownership, force=options.force,
-                            cleanup_on_fail=options.cleanup_on_fail, observe=runs.observe)
+                            cleanup_on_fail=options.cleanup_on_fail, observe=runs.observe,
+                            existing=existing)
         except HelmError as exc:
             exc.failed_version = str(record.version)
             cfg.driver.update(runs.onto(record.with_status(rel.Status.FAILED,

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from helm_core.action import config, install, rollback, upgrade
-from helm_core.errors import ReleaseNotFoundError
+from helm_core.errors import ConflictError, ReleaseNotFoundError
 from helm_core.kube import client as kclient
 from helm_core.storage import release as rel
 from helm_core.support.records import replace
@@ -33,6 +33,20 @@ def test_upgrade_records_a_newer_version_supersedes_and_deletes_dropped_objects(
     assert [v.status for v in cfg.driver.history(NS, "web")] == [rel.Status.SUPERSEDED,
                                                                  rel.Status.DEPLOYED]
 
+
+def test_upgrade_refuses_an_object_owned_elsewhere_before_storing_a_version(
+        cfg: config.Configuration, tmp_path: Path) -> None:
+    chart = make_chart(tmp_path, {"a.yaml": configmap("a"), "b.yaml": configmap("b", condition=".Values.b")},
+                       values="greeting: hello\nb: false\n")
+    first = install.run(cfg, chart, {}, install.InstallOptions(name="web", namespace=NS))
+    cfg.client.apply({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "b", "namespace": NS}})
+    with pytest.raises(ConflictError, match='^Unable to continue with update: ConfigMap "b" in namespace '):
+        upgrade.run(cfg, chart, {"b": True}, upgrade.UpgradeOptions(name="web", namespace=NS))
+    # as helm's upgrade: nothing stored, the release as it was
+    assert [(v.version, v.status) for v in cfg.driver.history(NS, "web")] == [(first.version, rel.Status.DEPLOYED)]
+    taken = upgrade.run(cfg, chart, {"b": True}, upgrade.UpgradeOptions(name="web", namespace=NS,
+                                                                        take_ownership=True))
+    assert taken.status is rel.Status.DEPLOYED and _names(cfg) == ["a", "b"]
 
 def test_upgrade_of_a_missing_release_fails_unless_install(cfg: config.Configuration,
                                                            tmp_path: Path) -> None:
