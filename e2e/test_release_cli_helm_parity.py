@@ -18,6 +18,7 @@ from e2e import release_kit as kit
 from e2e import test_release_force as force_tests
 from e2e.conftest import ClusterInfo
 from e2e.test_release_cli_helm_flags import SERVICE, _core, _helm, helm
+from helm_core.kube import client as kclient
 from helm_core.kube import live
 
 pytestmark = pytest.mark.e2e
@@ -325,3 +326,31 @@ def test_install_and_upgrade_print_the_chart_their_version_was_made_of(
     assert '"lock":{"generated":"2024-01-02T03:04:05.12+01:00","digest":"sha256:0"' in said["core"][1]
     assert "  values:\n    greeting: hi\n    imported:\n      k: v\n" in said["core"][0]
     assert "name: sub\n" in said["core"][0] and "name: other\n" not in said["core"][0]
+
+
+def test_an_object_owned_elsewhere_is_refused_before_anything_is_stored_as_helm(
+        cluster: ClusterInfo, hc: live.LiveClient, namespace: str, tmp_path: Path, helm: str) -> None:
+    """helm checks ownership before it stores a revision: the refused install leaves no release
+    (the same install says the same again, not "cannot re-use a name"), the refused upgrade no
+    failed revision."""
+    chart = str(tmp_path / "owned")
+    kit.chart(tmp_path / "owned", {
+        "cm.yaml": kit.configmap("{{ .Release.Name }}-cm"),
+        "taken.yaml": "{{- if .Values.take }}\n" + kit.configmap("{{ .Release.Name }}-taken") + "{{- end }}\n"},
+        values="greeting: hello\ntake: false\n")
+    said: dict[str, list[object]] = {}
+    for who, run in zip(("core", "stock"), _both(helm, cluster, namespace, tmp_path), strict=True):
+        name = f"{who}-owned"
+        hc.create({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": f"{name}-cm", "namespace": namespace}})
+        refusals = [run("install", name, chart, ok=False) for _ in range(2)]
+        listed = run("list", "-a", "-q", "--filter", f"^{name}$").stdout
+        hc.delete(kclient.ObjectRef("v1", "ConfigMap", f"{name}-cm", namespace))
+        run("install", name, chart)
+        hc.create({"apiVersion": "v1", "kind": "ConfigMap",
+                   "metadata": {"name": f"{name}-taken", "namespace": namespace}})
+        upgrade = run("upgrade", name, chart, "--set", "take=true", ok=False)
+        said[who] = [[(r.returncode, r.stderr.replace(name, "NAME")) for r in refusals], listed.replace(name, "NAME"),
+                     (upgrade.returncode, upgrade.stderr.replace(name, "NAME")), _states(run, name)]
+    assert said["core"] == said["stock"]
+    assert said["core"][0][1][1].startswith("Error: INSTALLATION FAILED: Unable to continue with install: ConfigMap")
+    assert said["core"][3] == [("deployed", "Install complete")]
