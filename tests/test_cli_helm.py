@@ -227,6 +227,9 @@ def test_repo_add_list_search_remove_as_helm(both, repo):
     both.same("repo", "add", "charts", url + "/other")           # a different one: refused
     both.same("repo", "add", "a/b", url)
     both.same("repo", "add", "broken", url + "/missing")
+    # servers that do not answer: Go's words for the dial (a closed port, a name nobody knows)
+    both.same("repo", "add", "closed", "http://127.0.0.1:1/charts")
+    both.same("repo", "add", "unknown", "https://charts.example.invalid")
     both.same("repo", "list")
     both.same("repo", "list", "-o", "json")
     both.same("repo", "list", "-o", "yaml")

@@ -557,36 +557,16 @@ UNREACHABLE = "Kubernetes cluster unreachable"
 def _transport_error(method: str, url: str, exc: urllib3.exceptions.HTTPError) -> str:
     """A request that reached no answer, in Go's words (``Get "url": dial tcp host:port: connect:
     connection refused``), as helm and kubectl print it; other failures in urllib3's."""
-    import urllib.parse
+    from helm_core.golib import godial
 
     cause: BaseException = exc
     if isinstance(exc, urllib3.exceptions.MaxRetryError) and exc.reason is not None:
         cause = exc.reason
-    parsed = urllib.parse.urlsplit(url)
-    port = parsed.port or (443 if parsed.scheme == "https" else 80)
-    address = f"{parsed.hostname}:{port}" if parsed.hostname and ":" not in parsed.hostname \
-        else f"[{parsed.hostname}]:{port}"
     if isinstance(cause, urllib3.exceptions.NameResolutionError):
-        server = _name_server()
-        reason = f"dial tcp: lookup {parsed.hostname}{f' on {server}' if server else ''}: no such host"
-    elif isinstance(cause, urllib3.exceptions.NewConnectionError) and isinstance(
+        return godial.words(method, url, godial.Failure.NO_SUCH_HOST)
+    if isinstance(cause, urllib3.exceptions.NewConnectionError) and isinstance(
             cause.__context__ or cause.__cause__, ConnectionRefusedError):
-        reason = f"dial tcp {address}: connect: connection refused"
-    elif type(cause) is urllib3.exceptions.ConnectTimeoutError:  # (NewConnectionError is one too)
-        reason = f"dial tcp {address}: i/o timeout"
-    else:
-        reason = f"cannot reach the Kubernetes API: {cause}"
-    return f'{method.capitalize()} "{url}": {reason}'
-
-
-def _name_server() -> str:
-    """The resolver Go's would have asked (the first ``nameserver`` of /etc/resolv.conf), or ""."""
-    try:
-        with open("/etc/resolv.conf", encoding="utf-8", errors="replace") as conf:
-            for line in conf:
-                words = line.split()
-                if len(words) >= 2 and words[0] == "nameserver":
-                    return f"[{words[1]}]:53" if ":" in words[1] else f"{words[1]}:53"
-    except OSError:
-        pass
-    return ""
+        return godial.words(method, url, godial.Failure.REFUSED)
+    if type(cause) is urllib3.exceptions.ConnectTimeoutError:  # (NewConnectionError is one too)
+        return godial.words(method, url, godial.Failure.TIMEOUT)
+    return f'{method.capitalize()} "{url}": cannot reach the Kubernetes API: {cause}'

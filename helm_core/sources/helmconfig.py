@@ -165,6 +165,9 @@ def download_index(entry: RepoEntry, cache_dir: str | os.PathLike[str], cache: C
         status = getattr(exc, "http_status", "")
         if status:  # helm's getter words for a refused download
             raise SourceError(f"failed to fetch {repo_mod.index_url(entry.url)} : {status}") from None
+        transport = getattr(exc, "transport", "")
+        if transport:  # and for a server that did not answer
+            raise SourceError(transport) from None
         raise
     _check_api_version(data, entry.url)
     folder = Path(cache_dir)

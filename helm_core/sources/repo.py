@@ -17,6 +17,7 @@ Rules (Helm's ``pkg/repo`` and ``pkg/downloader``):
 from __future__ import annotations
 
 import json
+import socket
 import threading
 import types
 from collections import OrderedDict
@@ -439,6 +440,23 @@ def read_bounded(response: httpx.Response, *, limit: int, what: str, repo: str) 
     return bytes(chunks)
 
 
+def _go_words(url: str, exc: httpx.TransportError) -> str:
+    """What helm's getter says for a repository that did not answer (``Get "URL": dial tcp ...``),
+    "" when Go's words for it are not known."""
+    from helm_core.golib import godial
+
+    cause = exc.__cause__ or exc.__context__
+    while cause is not None and not isinstance(cause, OSError):
+        cause = cause.__cause__ or cause.__context__
+    if isinstance(exc, httpx.ConnectTimeout):
+        return godial.words("GET", url, godial.Failure.TIMEOUT)
+    if isinstance(cause, ConnectionRefusedError):
+        return godial.words("GET", url, godial.Failure.REFUSED)
+    if isinstance(cause, socket.gaierror) and cause.errno in (socket.EAI_NONAME, -5):  # -5: EAI_NODATA
+        return godial.words("GET", url, godial.Failure.NO_SUCH_HOST)
+    return ""
+
+
 class _checked_stream:
     """``client.stream`` that maps transport failures and HTTP errors to source errors."""
 
@@ -451,8 +469,10 @@ class _checked_stream:
         try:
             response = self._cm.__enter__()
         except httpx.TransportError as exc:
-            raise RegistryUnavailableError(
-                f"{self._repo}: cannot reach the repository ({self._url}): {exc}") from None
+            unreachable = RegistryUnavailableError(
+                f"{self._repo}: cannot reach the repository ({self._url}): {exc}")
+            unreachable.transport = _go_words(self._url, exc)  # type: ignore[attr-defined]
+            raise unreachable from None
         if response.status_code in (200, 304):
             return response
         status = response.status_code
