@@ -314,7 +314,9 @@ def _naming(source: str) -> Iterator[None]:
     try:
         yield
     except (core_errors.ChartError, core_errors.ValuesError) as exc:
-        if str(exc).startswith(source) or type(exc).__init__ is not core_errors.HelmError.__init__:
+        # (Flux's words for spec.chart.valuesFiles name the request's file: kept as they are)
+        if str(exc).startswith((source, "failed to merge chart values")) \
+                or type(exc).__init__ is not core_errors.HelmError.__init__:
             raise
         raise type(exc)(f"{source}: {exc}") from exc
 
