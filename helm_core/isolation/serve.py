@@ -32,6 +32,11 @@ KEEP_CHARTS = 8
 _CHARTS: dict[str, Any] = {}
 #: Linux prctl option: the signal to receive when the parent dies.
 _PR_SET_PDEATHSIG = 1
+#: The worker's ``/proc/self/oom_score_adj`` (the highest; raising it needs no privilege). Its
+#: ``RLIMIT_AS`` allows ``--render-memory`` per render, and the workers share a container's
+#: memory limit with the controller: when the container runs out, the kernel kills a worker,
+#: which the pool reports (RenderCrashed, "killed by SIGKILL") and replaces, not the controller.
+OOM_SCORE_ADJ = 1000
 
 
 def rebuild_error(info: Mapping[str, Any]) -> Exception:
@@ -154,7 +159,8 @@ def _keep(kept: dict[str, Any], key: str, value: Any, most: int) -> None:
 
 
 def _backstops() -> None:
-    """Die with the parent; never write a core file."""
+    """Die with the parent; never write a core file; be the first process the kernel's OOM
+    killer takes (``OOM_SCORE_ADJ``)."""
     try:
         import ctypes
 
@@ -162,6 +168,11 @@ def _backstops() -> None:
     except (OSError, AttributeError):
         pass
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    try:
+        with open("/proc/self/oom_score_adj", "w") as adj:
+            adj.write(str(OOM_SCORE_ADJ))
+    except OSError:  # not Linux, or /proc not mounted: RLIMIT_AS alone bounds the worker
+        pass
 
 
 def _warm_up() -> None:

@@ -154,6 +154,14 @@ def test_a_crashed_worker_is_reported_and_replaced(pool: RenderPool, tmp_path: P
     assert pool.started > before
 
 
+def test_workers_are_the_first_processes_the_oom_killer_takes(pool: RenderPool) -> None:
+    _render(pool.renderer(tenant="t"), EXAMPLE)  # a worker started
+    own = Path("/proc/self/oom_score_adj").read_text().strip()
+    for proc in list(pool._all):
+        assert Path(f"/proc/{proc.pid}/oom_score_adj").read_text().strip() == "1000"
+    assert own != "1000"  # the controller keeps its own
+
+
 def test_one_tenant_cannot_take_every_worker(tmp_path: Path) -> None:
     pool = RenderPool(workers=2, limits=RenderLimits(timeout_s=8, cpu_s=60))
     slow = _chart(tmp_path, "slow", SLOW)
