@@ -226,3 +226,34 @@ class Channel:
         if answer is None:
             raise SystemExit(0)  # the parent is gone
         return answer
+
+
+#: Linux prctl option: the signal to receive when the parent dies.
+_PR_SET_PDEATHSIG = 1
+#: A worker's ``/proc/self/oom_score_adj`` (the highest; raising it needs no privilege). A render
+#: worker's ``RLIMIT_AS`` allows ``--render-memory`` per render, and the workers share a
+#: container's memory limit with the controller: when the container runs out, the kernel kills
+#: a worker, which its parent reports and replaces, not the controller.
+OOM_SCORE_ADJ = 1000
+
+
+def worker_backstops() -> None:
+    """What every worker process sets first: die with the parent, never write a core file, and
+    be the first process the kernel's OOM killer takes (``OOM_SCORE_ADJ``)."""
+    import resource
+
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
+    try:
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    except (ValueError, OSError):
+        pass
+    try:
+        with open("/proc/self/oom_score_adj", "w") as adj:
+            adj.write(str(OOM_SCORE_ADJ))
+    except OSError:  # not Linux, or no /proc: the worker's own limits alone bound it
+        pass

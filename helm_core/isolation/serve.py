@@ -13,7 +13,6 @@ template text), so a chart rendered again is not parsed again.
 from __future__ import annotations
 
 import resource
-import signal
 from collections.abc import Mapping
 from typing import Any
 
@@ -30,13 +29,6 @@ _PREPARED: dict[str, Any] = {}
 #: chart names it instead of sending it again.
 KEEP_CHARTS = 8
 _CHARTS: dict[str, Any] = {}
-#: Linux prctl option: the signal to receive when the parent dies.
-_PR_SET_PDEATHSIG = 1
-#: The worker's ``/proc/self/oom_score_adj`` (the highest; raising it needs no privilege). Its
-#: ``RLIMIT_AS`` allows ``--render-memory`` per render, and the workers share a container's
-#: memory limit with the controller: when the container runs out, the kernel kills a worker,
-#: which the pool reports (RenderCrashed, "killed by SIGKILL") and replaces, not the controller.
-OOM_SCORE_ADJ = 1000
 
 
 def rebuild_error(info: Mapping[str, Any]) -> Exception:
@@ -158,23 +150,6 @@ def _keep(kept: dict[str, Any], key: str, value: Any, most: int) -> None:
         kept.pop(next(iter(kept)))
 
 
-def _backstops() -> None:
-    """Die with the parent; never write a core file; be the first process the kernel's OOM
-    killer takes (``OOM_SCORE_ADJ``)."""
-    try:
-        import ctypes
-
-        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-    except (OSError, AttributeError):
-        pass
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    try:
-        with open("/proc/self/oom_score_adj", "w") as adj:
-            adj.write(str(OOM_SCORE_ADJ))
-    except OSError:  # not Linux, or /proc not mounted: RLIMIT_AS alone bounds the worker
-        pass
-
-
 def _warm_up() -> None:
     """Import and exercise the render path once, so the first real request does not pay."""
     from helm_core.chart import model, prepare
@@ -190,7 +165,7 @@ def _warm_up() -> None:
 
 def main() -> None:
     """Worker entry point: serve requests from stdin until it closes."""
-    _backstops()
+    process.worker_backstops()
     channel = process.Channel()
     _warm_up()
     channel.send({"ready": True})

@@ -33,8 +33,6 @@ REPLY_SLACK = 1024 * 1024
 #: CPU seconds a worker may use in its life: a backstop should its parent die while
 #: the worker is stuck (the parent's kill is the real limit).
 WORKER_CPU_SECONDS = 600
-#: Linux prctl option: signal to receive when the parent dies.
-_PR_SET_PDEATHSIG = 1
 
 
 
@@ -245,20 +243,13 @@ class WorkerPool:
 
 
 def _backstops() -> None:
-    """Die with the parent, and after ``WORKER_CPU_SECONDS`` of CPU (best effort)."""
+    """A worker's backstops (:func:`process.worker_backstops`), and death after
+    ``WORKER_CPU_SECONDS`` of CPU (best effort)."""
     import resource
-    import signal
 
-    try:
-        import ctypes
-
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-    except (OSError, AttributeError):
-        pass
+    process.worker_backstops()
     try:
         resource.setrlimit(resource.RLIMIT_CPU, (WORKER_CPU_SECONDS, WORKER_CPU_SECONDS + 5))
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     except (ValueError, OSError):
         pass
 

@@ -71,6 +71,16 @@ def test_worker_process_starts_with_an_empty_environment(tmp_path):
     assert environ == b""
 
 
+def test_worker_process_is_the_first_the_oom_killer_takes():
+    session = worker.WorkerSession()
+    try:
+        session.call({"op": "nope"}, timeout=5)  # started and serving
+        adj = Path(f"/proc/{session.pid}/oom_score_adj").read_text().strip()
+    finally:
+        session.close()
+    assert adj == "1000"
+
+
 def test_pool_hands_out_a_fresh_process_per_operation():
     pool = worker.WorkerPool()
     try:
