@@ -8,7 +8,7 @@ templates, subcharts under ``charts/`` (folders or archives; names starting with
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from helm_core.chart import archive, chartfile, folder, model
 from helm_core.errors import ArchiveError, ChartError, ValuesError
@@ -65,6 +65,21 @@ def load_archive(data: bytes, *, source: str = "<archive>",
     return load_files(files, source=source, limits=limits)
 
 
+def load_archive_metadata(data: bytes, *, source: str = "<archive>",
+                          limits: archive.Limits = archive.Limits()) -> model.Metadata:
+    """A packaged chart's Chart.yaml, read and checked as :func:`load_archive` reads it, and
+    nothing else decoded (values, schemas, subcharts): how a process that runs no chart code
+    (the controller; its render workers load the chart) names a chart."""
+    by_name = dict(archive.read_archive(data, source=source, limits=limits))
+    return _metadata(by_name, source.rstrip("/"))
+
+
+def _metadata(by_name: Mapping[str, bytes], where: str) -> model.Metadata:
+    if "Chart.yaml" not in by_name:
+        raise ChartError("Chart.yaml file is missing")
+    return chartfile.parse_chart_yaml(by_name["Chart.yaml"], source=f"{where}/Chart.yaml")
+
+
 def load_dir(root: str | os.PathLike[str], *, limits: archive.Limits = archive.Limits()) -> model.Chart:
     """Load an unpacked chart, honouring ``.helmignore`` (see :mod:`helm_core.chart.folder`)."""
     return load_files(folder.read_files(root, limits=limits), source=os.fspath(root), limits=limits)
@@ -76,10 +91,8 @@ def load_files(files: Iterable[tuple[str, bytes]], *, source: str = "<chart>",
     # An archive may hold a name twice; Helm's maps of templates and files keep the last.
     by_name = dict(files)
     files = list(by_name.items())
-    if "Chart.yaml" not in by_name:
-        raise ChartError("Chart.yaml file is missing")
     where = source.rstrip("/")
-    metadata = chartfile.parse_chart_yaml(by_name["Chart.yaml"], source=f"{where}/Chart.yaml")
+    metadata = _metadata(by_name, where)
     chart = model.Chart(metadata=metadata)
     subchart_files: dict[str, list[tuple[str, bytes]]] = {}
 

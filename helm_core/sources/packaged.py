@@ -51,7 +51,9 @@ def load(data: bytes, *, source: str, expected_digest: str = "") -> Packaged:
         if known is not None:
             _loaded.move_to_end(digest)
     if known is None:
-        metadata = loader.load_archive(data, source=source).metadata
+        # Chart.yaml only: values, schemas and templates come from strangers and are decoded in
+        # the render workers, under the render limits (the controller runs no chart code)
+        metadata = loader.load_archive_metadata(data, source=source)
         known = (metadata.name, metadata.version)
         with _loaded_lock:
             _loaded[digest] = known

@@ -7,6 +7,7 @@ import pytest
 
 from helm_core import errors
 from helm_core.sources import ChartRef, Credentials, cache as cache_mod, packaged, resolve
+from helm_core.sources import package as package_mod
 from tests import chartkit
 from tests.sources.conftest import chart_tgz
 
@@ -46,8 +47,9 @@ def test_an_archive_that_loaded_is_not_loaded_again_a_failing_one_is(
     from helm_core.chart import loader
 
     loads: list[str] = []
-    real = loader.load_archive
-    monkeypatch.setattr(loader, "load_archive", lambda data, **kw: loads.append(kw["source"]) or real(data, **kw))
+    real = loader.load_archive_metadata
+    monkeypatch.setattr(loader, "load_archive_metadata",
+                        lambda data, **kw: loads.append(kw["source"]) or real(data, **kw))
     data = chart_tgz("kept", "1.2.3")
     first = packaged.load(data, source="configmap/ns/a[c.tgz]")
     again = packaged.load(bytes(data), source="configmap/other/b[c.tgz]")
@@ -59,6 +61,24 @@ def test_an_archive_that_loaded_is_not_loaded_again_a_failing_one_is(
         with pytest.raises(errors.ArchiveError):
             packaged.load(broken, source="configmap/ns/x[c.tgz]")
     assert loads[1:] == ["configmap/ns/x[c.tgz]"] * 2
+
+
+def test_only_chart_yaml_is_decoded_in_this_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Values, schemas and templates come from strangers: the controller names a packaged chart
+    by its Chart.yaml and leaves the rest to its render workers (docs/limits.md)."""
+    from helm_core.chart import loader
+
+    def refused(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the whole chart was loaded in this process")
+
+    monkeypatch.setattr(loader, "load_files", refused)
+    data = package_mod.archive_bytes("named", [
+        ("Chart.yaml", chartkit.chart_yaml("named", "2.0.0").encode()),
+        ("values.yaml", b"a: *unknown-alias\n")])  # refused by a whole load, not read here
+    got = packaged.load(data, source="configmap/ns/n[c.tgz]")
+    assert (got.name, got.version) == ("named", "2.0.0")
+    with pytest.raises(errors.ChartError, match="Chart.yaml file is missing"):
+        packaged.load(package_mod.archive_bytes("x", [("values.yaml", b"a: 1\n")]), source="configmap/ns/x[c.tgz]")
 
 
 def test_secret_data_is_decoded_and_key_picked() -> None:
