@@ -6,7 +6,11 @@ Rules:
   costs its own request, never another's.
 - Fairness: one tenant (the controller passes the namespace) holds at most ``per_tenant``
   workers at once (default: all but one), so a namespace full of hostile or slow charts
-  always leaves a worker for the others.
+  always leaves a worker for the others. A tenant that holds none gets one at once even when
+  every worker is busy (other namespaces' hostile charts running up to their time limit),
+  by starting one of at most ``burst`` extra workers (default: ``workers``), each closed when
+  its request ends: hostile charts then delay another namespace only when they run in more
+  namespaces than ``workers + burst``.
 - A request prefers an idle worker that rendered the same chart lately (warm caches).
 - A chart crosses the pipe once per archive digest and worker: the worker keeps the charts it
   loaded (or was sent) by digest, and prepare names the chart by digest; a worker that does
@@ -59,12 +63,14 @@ class RenderPool:
     """Worker processes for rendering, shared between tenants."""
 
     def __init__(self, *, workers: int | None = None, limits: RenderLimits = DEFAULT_LIMITS,
-                 per_tenant: int | None = None) -> None:
+                 per_tenant: int | None = None, burst: int | None = None) -> None:
         self.size = workers or default_workers()
         if self.size < 1:
             raise ValueError("a render pool needs at least one worker")
         self.limits = limits
         self.per_tenant = per_tenant or max(1, self.size - 1)
+        self.burst = self.size if burst is None else max(0, burst)
+        """Workers started beyond ``size`` for tenants that hold none (closed after their request)."""
         self._cond = threading.Condition()
         self._idle: list[process.WorkerProcess] = []
         self._all: set[process.WorkerProcess] = set()
@@ -122,7 +128,10 @@ class RenderPool:
             while True:
                 if self._closed:
                     raise errors.HelmError("the render pool is shut down")
-                if self._tenants.get(tenant, 0) < self.per_tenant and self._busy < self.size:
+                held = self._tenants.get(tenant, 0)
+                if held < self.per_tenant and self._busy < self.size:
+                    break
+                if not held and self._busy < self.size + self.burst:  # others hold every worker
                     break
                 self._cond.wait()
             self._busy += 1
@@ -152,7 +161,10 @@ class RenderPool:
             self._tenants[tenant] -= 1
             if not self._tenants[tenant]:
                 del self._tenants[tenant]
-            if proc is not None and proc.alive and not self._closed:
+            # a burst worker (more than ``size`` alive) is closed, not kept idle
+            keep = proc is not None and proc.alive and not self._closed and (
+                sum(w.alive for w in self._all) <= self.size)
+            if proc is not None and keep:
                 if affinity in proc.recent:
                     proc.recent.remove(affinity)
                 proc.recent = [affinity, *proc.recent][:RECENT_CHARTS]

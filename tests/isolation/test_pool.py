@@ -190,6 +190,69 @@ def test_one_tenant_cannot_take_every_worker(tmp_path: Path) -> None:
     assert outcomes == {"hostile0": "timeout_s", "hostile1": "timeout_s"}
 
 
+def _while_both_render(pool: RenderPool, busy: int) -> None:
+    """Wait until ``busy`` workers render (a prepare holds one briefly before: the render
+    then asks again)."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if pool._busy >= busy:
+            time.sleep(1.0)  # past the prepares: the slow renders hold them for seconds
+            if pool._busy >= busy:
+                return
+        time.sleep(0.05)
+    raise AssertionError("the hostile renders did not start")
+
+
+def test_a_tenant_holding_no_worker_is_served_while_others_hold_them_all(tmp_path: Path) -> None:
+    """Hostile charts in as many namespaces as there are workers: a request of another
+    namespace gets a burst worker at once (closed after it), rather than waiting for a render
+    timeout."""
+    pool = RenderPool(workers=2, limits=RenderLimits(timeout_s=8, cpu_s=60))
+    slow = _chart(tmp_path, "slow", SLOW)
+    outcomes: dict[str, str] = {}
+
+    def hostile(tenant: str) -> None:
+        try:
+            _render(pool.renderer(tenant=tenant), slow)
+        except RenderLimitExceeded as exc:
+            outcomes[tenant] = exc.limit
+
+    try:
+        threads = [threading.Thread(target=hostile, args=(f"hostile{n}",)) for n in range(2)]
+        for t in threads:
+            t.start()
+        _while_both_render(pool, 2)
+        done = _render(pool.renderer(tenant="good"), EXAMPLE)
+        still_running = sum(t.is_alive() for t in threads)
+        during = len(pool._all)
+        for t in threads:
+            t.join()
+        after = len(pool._all)
+    finally:
+        pool.close()
+    assert done.documents
+    assert still_running == 2  # served while both hostile renders held their workers
+    assert during == 2  # the burst worker was closed when its request ended
+    assert after <= 2
+    assert outcomes == {"hostile0": "timeout_s", "hostile1": "timeout_s"}
+
+
+def test_without_burst_workers_a_tenant_waits_for_one(tmp_path: Path) -> None:
+    pool = RenderPool(workers=1, per_tenant=1, burst=0, limits=RenderLimits(timeout_s=3, cpu_s=60))
+    slow = _chart(tmp_path, "slow", SLOW)
+    hostile = threading.Thread(target=lambda: pytest.raises(RenderLimitExceeded, _render,
+                                                            pool.renderer(tenant="hostile"), slow))
+    try:
+        hostile.start()
+        _while_both_render(pool, 1)
+        assert _render(pool.renderer(tenant="good"), EXAMPLE).documents
+        served_after_the_timeout = not hostile.is_alive()
+        hostile.join()
+    finally:
+        pool.close()
+    assert served_after_the_timeout
+
+
 def test_lookup_is_answered_by_the_caller(pool: RenderPool, tmp_path: Path) -> None:
     path = _chart(tmp_path, "look", 'a: {{ (lookup "v1" "ConfigMap" "ns" "cm").data.k }}\n')
     calls = []
