@@ -1,9 +1,9 @@
 """Render workers shared by every request, fairly, and the Renderer that uses them.
 
 Rules:
-- At most ``workers`` processes; one request at a time each. A worker past a limit, or
-  dead, is killed and the next request starts a fresh one: a chart that crashes or hangs
-  costs its own request, never another's.
+- ``workers`` processes kept (and burst ones, below); one request at a time each. A worker
+  past a limit, or dead, is killed and the next request starts a fresh one: a chart that
+  crashes or hangs costs its own request, never another's.
 - Fairness: one tenant (the controller passes the namespace) holds at most ``per_tenant``
   workers at once (default: all but one), so a namespace full of hostile or slow charts
   always leaves a worker for the others. A tenant that holds none gets one at once even when

@@ -98,7 +98,8 @@ def parser() -> argparse.ArgumentParser:
     limits.add_argument("--render-output", default=None, metavar="SIZE",
                         help=f"rendered text of one chart (default {describe_bytes(DEFAULT_LIMITS.output_bytes)})")
     limits.add_argument("--render-workers", type=int, default=None,
-                        help="render worker processes (default: 2-4 by CPU count)")
+                        help="render worker processes kept, and as many more for namespaces that hold none "
+                             "while others hold them all (default: 2-4 by CPU count)")
     webhook = run.add_argument_group("requester stamp webhook (only for API servers without "
                                      "MutatingAdmissionPolicy; docs/requester.md)")
     webhook.add_argument("--admission-port", type=int, default=None,
