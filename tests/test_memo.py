@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import pickle
+import shutil
 import subprocess
 import sys
 import threading
@@ -441,15 +442,19 @@ def test_a_second_cli_run_of_a_chart_does_not_import_pyyaml(tmp_path: Path) -> N
 
 def _render_twice_to_folders(chart: Path, tmp_path: Path, report: str, written: str = "c/templates/cm.yaml",
                              ) -> tuple[list[subprocess.CompletedProcess[str]], list[str]]:
-    """Two ``helm-core template --output-dir`` processes sharing a cache root (an output
-    written to a folder is never kept whole, so the second renders again), each running the
-    Python statement ``report`` afterwards; their processes and the texts of the ``written`` file."""
+    """Two ``helm-core template --output-dir`` processes sharing a cache root, the first run's
+    kept output taken away before the second (which renders again, from the memo's trees),
+    each running the Python statement ``report`` afterwards; their processes and the texts of
+    the ``written`` file."""
     script = ("import sys; from helm_core import cli; "
               "code = cli.main(['template', 'x', sys.argv[1], '--output-dir', sys.argv[2]]); "
               f"{report}; sys.exit(code)")
     env = dict(os.environ, HELM_CORE_CACHE=str(tmp_path / "cache"))
-    runs = [subprocess.run([sys.executable, "-c", script, str(chart), str(tmp_path / f"out{i}")],
-                           capture_output=True, text=True, env=env, check=False) for i in range(2)]
+    runs = []
+    for i in range(2):
+        shutil.rmtree(tmp_path / "cache" / "memo" / rendered.OUTPUT_MEMO, ignore_errors=True)
+        runs.append(subprocess.run([sys.executable, "-c", script, str(chart), str(tmp_path / f"out{i}")],
+                                   capture_output=True, text=True, env=env, check=False))
     assert [r.returncode for r in runs] == [0, 0], runs[0].stderr
     return runs, [(tmp_path / f"out{i}" / written).read_text() for i in range(2)]
 
@@ -553,7 +558,7 @@ def test_plain_charts_compile_no_version_pattern_import_no_regexp_and_render_aga
 
 
 def test_a_render_imports_what_its_chart_and_flags_use(tmp_path: Path) -> None:
-    # --output-dir renders every time: without --set flags, dependencies or calls of them, no
+    # Without --set flags, dependencies or calls of them, no
     # --set parser, no version ranges, no Sprig module but the ones its templates call and no
     # Go time formatting (for values that hold a time).
     chart = write_chart(tmp_path / "src", {
@@ -627,7 +632,7 @@ def test_the_console_script_renders_with_datetime_from_its_c_module(tmp_path: Pa
 
 def test_a_second_cli_run_loads_only_what_a_render_from_the_memo_needs(tmp_path: Path) -> None:
     """No schema checks, no range pattern, no logging: their results are all in the memo
-    (``--output-dir``, whose output is not kept whole, makes the second run render again)."""
+    (the second run renders again: :func:`_render_twice_to_folders`)."""
     chart = write_chart(tmp_path / "src", {
         "Chart.yaml": chart_yaml("c") + "kubeVersion: '>=1.19.0-0'\n",
         "values.yaml": "port: 80\n",
@@ -796,6 +801,94 @@ def test_a_pure_render_is_printed_again_from_the_memo(tmp_path: Path) -> None:
     assert 'port: "83"' in _cli_runs(chart, tmp_path / "cache", "-f", str(values), runs=1)[0].stdout
     assert "ns: other" in _cli_runs(chart, tmp_path / "cache", "-n", "other", runs=1)[0].stdout
     assert 'port: "84"' in _cli_runs(chart, tmp_path / "cache", "--set", "port=84", runs=1)[0].stdout
+
+
+def _files(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def _wrote(run: subprocess.CompletedProcess[str], folder: Path) -> str:
+    return run.stdout.replace(str(folder), "OUT")
+
+
+def test_an_output_dir_run_is_written_again_from_the_memo(tmp_path: Path) -> None:
+    chart = write_chart(tmp_path / "src", {
+        "Chart.yaml": chart_yaml("c"), "values.yaml": "port: 80\n",
+        "templates/cm.yaml": "kind: ConfigMap\ndata:\n  port: {{ .Values.port | quote }}\n---\n"
+                             "kind: Job\nmetadata:\n  annotations:\n    helm.sh/hook: pre-install\n",
+        "templates/hook.yaml": "kind: Pod\nmetadata:\n  annotations:\n    helm.sh/hook: post-install\n"})
+    cache, out, other = tmp_path / "cache", tmp_path / "out", tmp_path / "other"
+    first, second = _cli_runs(chart, cache, "--output-dir", str(out))
+    assert (first.returncode, second.returncode) == (0, 0), first.stderr
+    assert [r.stderr.splitlines()[-1] for r in (first, second)] == ["engine", "memo"]
+    assert second.stdout == first.stdout and f"wrote {out}/c/templates/hook.yaml\n" in first.stdout
+    # The second run's hook was appended to the file the first run left (helm's rule); its
+    # resource started its file again, and the hook after it was appended to that.
+    files = _files(out)
+    assert files["c/templates/hook.yaml"] == 2 * b"---\n# Source: c/templates/hook.yaml\nkind: Pod\nmetadata:\n" \
+                                                 b"  annotations:\n    helm.sh/hook: post-install\n"
+    assert [files["c/templates/cm.yaml"].count(kind) for kind in (b"kind: ConfigMap", b"kind: Job")] == [1, 1]
+    # Another folder, --release-name: the same entry, written where the line says.
+    moved = _cli_runs(chart, cache, "--output-dir", str(other), "--release-name", runs=1)[0]
+    assert moved.stderr.splitlines()[-1] == "memo"
+    assert _wrote(moved, other / "x") == _wrote(first, out) and set(_files(other)) == {f"x/{f}" for f in files}
+    # One entry for printed and written runs: the text printed is the documents written.
+    printed = _cli_runs(chart, cache, runs=1)[0]
+    assert printed.stderr.splitlines()[-1] == "memo"
+    documents = b"".join(_files(other / "x").values()).decode()
+    assert sorted(printed.stdout.split("---\n")) == sorted(documents.split("---\n"))
+    # A changed file or value is a new output.
+    (chart / "values.yaml").write_text("port: 81\n")
+    changed = _cli_runs(chart, cache, "--output-dir", str(out), runs=1)[0]
+    assert changed.stderr.splitlines()[-1] == "engine" and b'port: "81"' in _files(out)["c/templates/cm.yaml"]
+    by_flag = _cli_runs(chart, cache, "--output-dir", str(out), "--set", "port=82", runs=2)
+    assert [r.stderr.splitlines()[-1] for r in by_flag] == ["engine", "memo"]
+    assert b'port: "82"' in _files(out)["c/templates/cm.yaml"]
+    (chart / "templates" / "hook.yaml").write_text("kind: Pod\nmetadata:\n  annotations:\n    helm.sh/hook: test\n")
+    again = _cli_runs(chart, cache, "--output-dir", str(other), runs=1)[0]
+    assert again.stderr.splitlines()[-1] == "engine" and b"hook: test" in _files(other)["c/templates/hook.yaml"]
+
+
+def test_an_output_dir_run_from_the_memo_writes_what_an_output_of_hooks_alone_holds(tmp_path: Path) -> None:
+    # The printed text of hooks alone starts with a newline (helm's empty release manifest);
+    # the files do not.
+    chart = write_chart(tmp_path / "src", {
+        "Chart.yaml": chart_yaml("c"),
+        "templates/hook.yaml": "kind: Pod\nmetadata:\n  annotations:\n    helm.sh/hook: post-install\n"})
+    printed = _cli_runs(chart, tmp_path / "cache", runs=1)[0]
+    assert printed.stdout.startswith("\n---") and printed.stderr.splitlines()[-1] == "engine"
+    written = _cli_runs(chart, tmp_path / "cache", "--output-dir", str(tmp_path / "out"), runs=1)[0]
+    assert written.stderr.splitlines()[-1] == "memo"
+    assert _files(tmp_path / "out") == {"c/templates/hook.yaml": printed.stdout[1:].encode()}
+
+
+def test_output_dir_runs_with_random_values_keep_and_take_parts(tmp_path: Path) -> None:
+    chart = write_chart(tmp_path / "src", {
+        "Chart.yaml": chart_yaml("c"), "values.yaml": "port: 80\n",
+        "templates/config.yaml": "kind: ConfigMap\ndata:\n  port: {{ .Values.port | quote }}\n",
+        "templates/secret.yaml": "kind: Secret\ndata:\n  p: {{ randAlphaNum 12 | b64enc }}\n",
+        "templates/tls.yaml": "{{- $ca := genCA \"ca\" 1 }}kind: Secret\ndata:\n  ca: {{ $ca.Cert | b64enc }}\n"})
+    cache = tmp_path / "cache"
+    runs = [_cli_runs(chart, cache, "--output-dir", str(tmp_path / f"out{i}"), runs=1, report=(
+        "from helm_core.gotemplate.funcs import keypool; print(keypool.made_ahead(), "
+        "'helm_core.chart.loader' in sys.modules, file=sys.stderr)"))[0] for i in range(3)]
+    assert [r.returncode for r in runs] == [0, 0, 0], runs[0].stderr
+    # The second run made its key ahead and took the ConfigMap's text; the third the prepared chart too.
+    assert [r.stderr.splitlines()[-1] for r in runs] == ["0 True", "1 True", "1 False"]
+    written = [_files(tmp_path / f"out{i}") for i in range(3)]
+    assert len({w["c/templates/config.yaml"] for w in written}) == 1
+    assert len({w["c/templates/secret.yaml"] for w in written}) == 3
+    assert (cache / "memo" / rendered.PARTS_MEMO).exists() and not (cache / "memo" / rendered.OUTPUT_MEMO).exists()
+
+
+def test_output_dir_runs_that_fail_are_not_kept(tmp_path: Path) -> None:
+    # --show-only with an output folder fails once the files are written (as helm does).
+    chart = write_chart(tmp_path / "src", {"Chart.yaml": chart_yaml("c"), "templates/cm.yaml": "kind: ConfigMap\n"})
+    runs = _cli_runs(chart, tmp_path / "cache", "--output-dir", str(tmp_path / "out"), "-s", "templates/cm.yaml")
+    assert [r.returncode for r in runs] == [1, 1]
+    assert [r.stderr.splitlines()[-2:] for r in runs] == [
+        ["Error: could not find template templates/cm.yaml in chart", "engine"]] * 2
+    assert runs[1].stdout == runs[0].stdout == f"wrote {tmp_path}/out/c/templates/cm.yaml\n"
 
 
 #: Modules a run printed from the memo has no use for: Go's quoting (for refused names and

@@ -289,16 +289,23 @@ def output_parts(result: TemplateResult, options: TemplateOptions) -> list[Outpu
     return parts
 
 
-def output_text(result: TemplateResult, options: TemplateOptions) -> str:
-    """The text ``helm template`` prints: CRDs (if asked), resources, then hooks."""
-    listed = output_parts(result, options)
-    parts = [(part.source, part.content) for part in listed]
+def output_text(result: TemplateResult, options: TemplateOptions,
+                parts: list[OutputPart] | None = None) -> str:
+    """The text ``helm template`` prints: CRDs (if asked), resources, then hooks (``parts``:
+    :func:`output_parts`, when the caller has them already)."""
+    listed = output_parts(result, options) if parts is None else parts
+    shown = [(part.source, part.content) for part in listed]
     if options.show_only:
-        parts = filter_show_only(parts, result.chart.name, options.show_only)
-        return "".join(f"---\n# Source: {source}\n{content}\n" for source, content in parts)
-    text = "".join(f"---\n# Source: {source}\n{content}\n" for source, content in parts)
+        shown = filter_show_only(shown, result.chart.name, options.show_only)
+        return "".join(document(source, content) for source, content in shown)
+    text = "".join(document(source, content) for source, content in shown)
     # helm prints the release manifest with Println: an empty one is still a line
     return text if any(part.kind != "hook" for part in listed) else "\n" + text
+
+
+def document(source: str, content: str) -> str:
+    """One document as ``helm template`` prints it, and writes it to ``--output-dir``."""
+    return f"---\n# Source: {source}\n{content}\n"
 
 
 def filter_show_only(parts: list[tuple[str, str]], chart_name: str,

@@ -96,9 +96,9 @@ def cmd_template(args: argparse.Namespace) -> int:
     user_values = _values(args) if given else None
     if disk is not None and rendered.may_keep(args):
         entry_key = rendered.key(args, name, chart_input, user_values)
-        printed = rendered.recall(disk, entry_key) if entry_key else None
+        printed = rendered.recall(disk, entry_key, documents=bool(args.output_dir)) if entry_key else None
         if printed is not None:
-            _print_template(printed)
+            _print_template(printed, args, name)
             return 0
     values = user_values if user_values is not None else {}
     from helm_core.support import helmlog
@@ -144,14 +144,13 @@ def _template_rendered(args: argparse.Namespace, name: str, chart_input: Any, va
         options = _template_options(args, name, chart, ledger)
         keys_before = keypool.made()
         result = _render_template(args, chart, values, options, prepared)
-    if args.output_dir:
-        _print_info(result.info)
-        _write_output_dir(args, template_action.output_parts(result, options), name, chart_name=result.chart.name)
-        return 0
-    text = template_action.output_text(result, options)
+    listed = template_action.output_parts(result, options)
+    text = None if args.output_dir else template_action.output_text(result, options, listed)
     if entry_key and disk is not None and ledger is not None and kept is not None:
-        if purity.calls() == impure_calls:
-            rendered.keep(disk, entry_key, rendered.Printed(text, result.info, said))
+        if purity.calls() == impure_calls:  # kept as printed, with what an --output-dir run writes
+            printed = text if text is not None else template_action.output_text(result, options, listed)
+            rendered.keep(disk, entry_key, rendered.Printed(printed, result.info, said),
+                          None if args.show_only else listed)
         else:
             parts = rendered.KeptParts(ledger.reusable(), keypool.made_since(keys_before))
             # Kept even when empty: the next identical run knows it repeats this one.
@@ -164,14 +163,22 @@ def _template_rendered(args: argparse.Namespace, name: str, chart_input: Any, va
                     prepare.Prepared(chart=result.chart, values=result.values),
                     {name: ledger.documents[name] for name in kept.outputs if name in ledger.documents}, said))
     _print_info(result.info)
+    if text is None:
+        _write_output_dir(args, [(part.kind, part.source, template_action.document(part.source, part.content).encode(
+            "utf-8", "surrogateescape")) for part in listed], name, chart_name=result.chart.name)
+        return 0
     _write(text)
     return 0
 
 
-def _print_template(printed: Any) -> None:
-    """A ``rendered.Printed`` from the memo, as the run that made it printed it."""
+def _print_template(printed: Any, args: argparse.Namespace, release_name: str) -> None:
+    """A ``rendered.Printed`` from the memo, as the run that made it printed it, or its
+    documents written to ``--output-dir`` as a render would write them."""
     _say(printed.said)
     _print_info(printed.info)
+    if printed.documents is not None:
+        _write_output_dir(args, printed.documents, release_name)
+        return
     _write(printed.text)
 
 
@@ -208,40 +215,42 @@ def _write(text: str) -> None:
     buffer.flush()
 
 
-def _write_output_dir(args: argparse.Namespace, parts: list[template_action.OutputPart], release_name: str, *,
-                      chart_name: str) -> None:
-    """``--output-dir`` as helm writes it: each document appended to the file of its source, and
-    ``wrote PATH`` printed for each. CRDs go under the folder, resources and hooks under
-    FOLDER/NAME with ``--release-name``. A resource's first document in this run starts its file;
-    a hook's is appended to whatever file is there, even one from an earlier run (helm's rule).
-    Then helm prints its resource text, empty here, and applies ``--show-only`` to it: with an
-    output folder, a pattern matches nothing.
-    os.path, not pathlib: pathlib imports urllib and ipaddress, start-up time of every run."""
-    from helm_core.action import template as template_action
-
+def _write_output_dir(args: argparse.Namespace, documents: list[tuple[str, str, bytes]], release_name: str, *,
+                      chart_name: str = "") -> None:
+    """``--output-dir`` as helm writes it: each document (kind, source, its printed bytes) appended
+    to the file of its source, and ``wrote PATH`` printed for each. CRDs go under the folder,
+    resources and hooks under FOLDER/NAME with ``--release-name``. A resource's first document in
+    this run starts its file; a hook's is appended to whatever file is there, even one from an
+    earlier run (helm's rule): decided here, against the folder as it is now, also for documents
+    taken from the memo. Then helm prints its resource text, empty here, and applies
+    ``--show-only`` to it (``chart_name``'s): with an output folder, a pattern matches nothing
+    (so such a run is never kept). os.path, not pathlib: pathlib imports urllib and ipaddress,
+    start-up time of every run."""
     root = args.output_dir
     release_root = os.path.normpath(os.path.join(root, release_name)) if args.release_name else root
     started: set[str] = set()  # helm's fileWritten: sources whose file this run has started
     folders: set[str] = set()
-    for part in parts:
+    for kind, source, data in documents:
         # A chart names only the path inside the folder: it must not climb out of it.
-        relative = os.path.normpath(part.source)
+        relative = os.path.normpath(source)
         if os.path.isabs(relative) or relative == ".." or relative.startswith(".." + os.sep):
-            raise HelmError(f"refusing to write {part.source} outside {root}")
-        target = (root if part.kind == "crd" else release_root) + os.sep + part.source
-        if part.kind == "hook":
+            raise HelmError(f"refusing to write {source} outside {root}")
+        target = (root if kind == "crd" else release_root) + os.sep + source
+        if kind == "hook":
             append = os.path.exists(target)
         else:
-            append = part.source in started
-            started.add(part.source)
+            append = source in started
+            started.add(source)
         folder = os.path.dirname(target)
         if folder not in folders:
             os.makedirs(folder, mode=0o755, exist_ok=True)
             folders.add(folder)
-        with open(target, "a" if append else "w", encoding="utf-8", errors="surrogateescape") as fh:
-            fh.write(f"---\n# Source: {part.source}\n{part.content}\n")
+        with open(target, "ab" if append else "wb") as fh:
+            fh.write(data)
         sys.stdout.write(f"wrote {target}\n")
     if args.show_only:
+        from helm_core.action import template as template_action
+
         template_action.filter_show_only([], chart_name, tuple(args.show_only))
     sys.stdout.write("\n")
 

@@ -45,8 +45,11 @@ PARTS_MEMO = "template-parts"
 #: The memo kind of what those outputs came from and decode to (see KeptSources, pickled).
 SOURCES_MEMO = "template-sources"
 
-#: Namespace attributes that are not the user's input (the parser, the command function...).
-_NOT_INPUT = frozenset({"parser", "func", "settings", "_path", "command"})
+#: Namespace attributes that are not the user's input (the parser, the command function...),
+#: and the flags that tell only where an ``--output-dir`` run writes: what it writes is the
+#: printed run's documents, kept with their kinds and sources, and the folder's files are
+#: decided again when they are written (a hook is appended to a file an earlier run left).
+_NOT_INPUT = frozenset({"parser", "func", "settings", "_path", "command", "output_dir", "release_name"})
 
 
 class ChartInput:
@@ -109,7 +112,8 @@ def read_chart(source: str, data: bytes | None) -> ChartInput:
 
 def may_keep(args: argparse.Namespace) -> bool:
     """Whether this command line can have its output kept (before the chart is read)."""
-    return not (args.output_dir or args.post_renderers or args.accept_perms or args.yes)
+    # An output folder with --show-only is an error once the files are written (helm's rule)
+    return not (args.post_renderers or args.accept_perms or args.yes or (args.output_dir and args.show_only))
 
 
 def key(args: argparse.Namespace, name: str, chart: ChartInput, values: dict[str, Any] | None) -> str | None:
@@ -144,52 +148,89 @@ def key(args: argparse.Namespace, name: str, chart: ChartInput, values: dict[str
 
 class Printed:
     """What a ``template`` run printed: its text, its info lines, and the warnings Helm logs
-    (:mod:`helm_core.support.helmlog`) that loading, preparing and rendering the chart gave."""
+    (:mod:`helm_core.support.helmlog`) that loading, preparing and rendering the chart gave.
+    ``documents``: what an ``--output-dir`` run writes instead of the text, (kind, source, the
+    document's bytes as printed) per document in the text's order (:func:`recall` gives them
+    when asked to, from the index :func:`keep` stores with the text)."""
 
-    def __init__(self, text: str, info: Sequence[str], said: Sequence[str] = ()) -> None:
+    def __init__(self, text: str, info: Sequence[str], said: Sequence[str] = (),
+                 documents: list[tuple[str, str, bytes]] | None = None) -> None:
         self.text = text
         self.info = list(info)
         self.said = list(said)
+        self.documents = documents
 
 
-def recall(memo: Any, entry_key: str) -> Printed | None:
-    """What an earlier run printed, or None."""
-    return _printed(memo.get(OUTPUT_MEMO, entry_key))
+def recall(memo: Any, entry_key: str, *, documents: bool = False) -> Printed | None:
+    """What an earlier run printed, or None; with ``documents``, what an ``--output-dir`` run
+    writes (``Printed.documents``, the text left empty), or None when the entry has no index."""
+    return _printed(memo.get(OUTPUT_MEMO, entry_key), documents)
 
 
-def keep(memo: Any, entry_key: str, printed: Printed) -> None:
-    """Store what a run printed, in a form read back without pickle."""
-    memo.put(OUTPUT_MEMO, entry_key, _printable(printed))
+def keep(memo: Any, entry_key: str, printed: Printed, parts: Sequence[Any] | None = None) -> None:
+    """Store what a run printed, in a form read back without pickle; ``parts``: the
+    ``template.OutputPart`` list ``printed.text`` is made of (no ``--show-only``), indexed so
+    that an ``--output-dir`` run writes them again."""
+    index = None
+    if parts is not None:
+        from helm_core.action import template as template_action
+
+        index = b"\0".join(b"%s %d %s" % (part.kind.encode(), len(template_action.document(
+            part.source, part.content).encode("utf-8", "surrogateescape")),
+            part.source.encode("utf-8", "surrogateescape")) for part in parts)
+    memo.put(OUTPUT_MEMO, entry_key, _printable(printed, index))
 
 
-def _printable(printed: Printed) -> bytes:
-    """"<count> <bytes>" of the info lines, then of the warnings, "\n", the info lines and the
-    warnings (NUL between the lines of each), then the text."""
+def _printable(printed: Printed, index: bytes | None) -> bytes:
+    """"<count> <bytes>" of the info lines, then of the warnings, the index's size (-1 for
+    none), "\n", the info lines and the warnings (NUL between the lines of each), the index,
+    then the text. The index: "<kind> <bytes> <source>" per document (NUL between them), the
+    documents being the text's last bytes (an output of hooks alone starts with a newline)."""
     head, body = [], []
     for lines in (printed.info, printed.said):
         joined = "\0".join(lines).encode("utf-8", "surrogateescape")
         head.append(b"%d %d" % (len(lines), len(joined)))
         body.append(joined)
+    head.append(b"%d" % (-1 if index is None else len(index)))
+    body.append(index or b"")
     return b" ".join(head) + b"\n" + b"".join(body) + printed.text.encode("utf-8", "surrogateescape")
 
 
-def _printed(blob: bytes | None) -> Printed | None:
-    """What :func:`_printable` stored; None for none, or a damaged entry (a miss)."""
+def _printed(blob: bytes | None, documents: bool = False) -> Printed | None:
+    """What :func:`_printable` stored (with ``documents``, its documents and not its text);
+    None for none, or a damaged entry (a miss)."""
     if blob is None:
         return None
-    try:  # "<count> <bytes>\n" then the info lines (NUL between them), then the text
+    try:
         head, _, rest = blob.partition(b"\n")
-        info_count, info_size, said_count, said_size = map(int, head.split())
-        parts = []
-        for count, at, size in ((info_count, 0, info_size), (said_count, info_size, said_size)):
-            lines = rest[at:at + size].decode("utf-8", "surrogateescape").split("\0") if count else []
-            if len(lines) != count:
-                return None
-            parts.append(lines)
-        text = rest[info_size + said_size:].decode("utf-8", "surrogateescape")
+        info_count, info_size, said_count, said_size, index_size = map(int, head.split())
+        info, said = [rest[at:at + size].decode("utf-8", "surrogateescape").split("\0") if count else []
+                      for count, at, size in ((info_count, 0, info_size), (said_count, info_size, said_size))]
+        if (len(info), len(said)) != (info_count, said_count):
+            return None
+        at = info_size + said_size
+        if not documents:
+            return Printed(rest[at + max(index_size, 0):].decode("utf-8", "surrogateescape"), info, said)
+        if index_size < 0:
+            return None
+        return Printed("", info, said, _documents(rest[at:at + index_size], rest[at + index_size:]))
     except ValueError:
         return None
-    return Printed(text, *parts)
+
+
+def _documents(index: bytes, text: bytes) -> list[tuple[str, str, bytes]]:
+    """The documents :func:`_printable`'s ``index`` tells in ``text``; ValueError if they do not
+    fill it (but for the newline an output of hooks alone starts with)."""
+    found = []
+    entries = [entry.split(b" ", 2) for entry in index.split(b"\0")] if index else []
+    at = len(text) - sum(int(size) for _, size, _ in entries)
+    if at not in (0, 1):
+        raise ValueError("a damaged entry")
+    for kind, size, source in entries:
+        end = at + int(size)
+        found.append((kind.decode(), source.decode("utf-8", "surrogateescape"), text[at:end]))
+        at = end
+    return found
 
 
 class KeptParts:
