@@ -22,8 +22,8 @@ Five figures per chart, all taken in this one run so that the machine's load wei
   helm-core prints a pure render's output from its memo (``helm_core/cli/rendered.py``), so for
   charts without random values ``cli ms`` times that memo, not a render.
 - ``-o/helm -o``: both tools writing to ``--output-dir`` (medians, interleaved with the above):
-  helm-core never keeps such a run's output whole, so this ratio is a render with the other memos
-  warm, on every chart.
+  helm-core serves such a run from the same memo entry as ``cli ms`` (the key leaves the folder
+  out), writing the kept documents for a pure chart and rendering only what drew otherwise.
 
 Goals (issue 20): warm <= 0.5x Go on every chart that takes Go more than 10 ms; cli <= 1.0x helm
 with the memo warm (and, here, -o <= 1.0x helm -o); cli 1st <= 2.0x helm. The last lines print
@@ -117,9 +117,8 @@ def _prepared(chart_dir: Path) -> tuple:
 def cli_times(venv: Path, chart_dir: Path, helm: str) -> dict[str, float]:
     """Interleaved process times: ``first`` (helm-core, empty cache root), then medians of later
     runs: ``cli`` and ``helm`` printing to stdout, ``cli -o`` and ``helm -o`` writing to
-    ``--output-dir``. helm-core never keeps an ``--output-dir`` run's output whole
-    (``helm_core/cli/rendered.py``), so ``cli -o`` renders every time, with the other memos warm:
-    it shows what the output memo hides for charts whose output is kept."""
+    ``--output-dir`` (a new folder each run). ``cli -o`` takes the memo entry ``cli`` keeps
+    (``helm_core/cli/rendered.py``): a pure chart's documents are written from it."""
     ours = [str(venv / "bin" / "helm-core"), "template", str(chart_dir)]
     theirs = [helm, "template", str(chart_dir)]
     with tempfile.TemporaryDirectory(prefix="bench-anchors-cache-") as cache:

@@ -7,7 +7,8 @@ Per chart, medians of RUNS interleaved rounds (so that a busy moment weighs on e
 
 - ``(1) memo``: ``template CHART`` with its memo warm (a pure chart prints its kept output; a chart
   that calls random or clock functions renders from the memo's trees and values);
-- ``(2) -o``: ``template CHART --output-dir DIR``, which always renders, with the other memos warm;
+- ``(2) -o``: ``template CHART --output-dir DIR`` (a new folder each time), served by the same
+  memo as (1): a pure chart's kept documents are written, the others render what drew;
 - ``(3) first``: ``template CHART`` with an empty cache root;
 
 against ``helm template`` and ``helm template --output-dir``. A process runs as the console

@@ -6,8 +6,9 @@ or paths; needs ``valgrind`` on PATH)
 Per chart, for REV's ``helm_core`` (exported as ``bench/cli_runs.py`` does) and this checkout's:
 a first run (empty cache root), the same command again (memo warm: its third run, as a chart
 that draws random values keeps its prepared chart from its second run on) and then with
-``--output-dir`` (``-o``: a render with every other memo warm, ``bench/cli_runs.py``'s column
-(2)), each counted once under callgrind with ``PYTHONHASHSEED=0`` (the second run is not
+``--output-dir`` (``-o``, ``bench/cli_runs.py``'s column (2): the printed run's memo entry serves
+it, its documents written to the folder; a chart that draws random values renders its drawing
+templates again, as the printed run does), each counted once under callgrind with ``PYTHONHASHSEED=0`` (the second run is not
 counted). A run's detached memo writer is waited for before the next run starts (as
 ``bench/cli_runs.py`` adopts it). On a shared, loaded machine wall and CPU times of these
 processes move by 10-20 % from run to run; instruction counts move by well under 1 %, unless

@@ -9,7 +9,14 @@ under a digest of everything that decides it:
   distributions (their ``.dist-info`` names carry the versions) and the Python version;
 - the chart: every file the loader reads (after ``.helmignore``), or the archive's bytes;
 - the user's values once merged (``-f`` files are read, so their contents count);
-- the command line: every flag's value, the release name and the namespace.
+- the command line: every flag's value, the release name and the namespace, but for where an
+  ``--output-dir`` run writes (the folder, ``--release-name``): an ``-o`` run writes the same
+  documents as the printed run, so both take one entry.
+
+The entry holds the printed text and, with no ``--show-only``, an index of the documents it is
+made of (kind, size, source): an ``--output-dir`` run takes them from the text and writes them
+as a render would (``cli._write_output_dir``), deciding against the folder as it is then which
+file each document starts or is appended to (a hook's goes after a file an earlier run left).
 
 A render that did call impure functions keeps, under the same digest, the outputs of the
 templates that called none (:class:`helm_core.engine.purity.Ledger`), unless a template changed
@@ -21,8 +28,9 @@ the first run that reads the parts) the chart and values prepared for the render
 outputs' documents (:class:`KeptSources`), which the next runs take instead of loading the chart,
 coalescing its values, checking them and decoding the kept outputs again.
 
-Never kept: charts with Lua (``ext/``) or Jinja2 templates, post-renderers, ``--output-dir``,
-and failures (a failure is computed again, and worded again, on every run).
+Never kept: charts with Lua (``ext/``) or Jinja2 templates, post-renderers, and failures (a
+failure is computed again, and worded again, on every run; ``--output-dir`` with ``--show-only``
+is one once the files are written, as helm's).
 """
 from __future__ import annotations
 
