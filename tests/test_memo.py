@@ -811,12 +811,16 @@ def _wrote(run: subprocess.CompletedProcess[str], folder: Path) -> str:
     return run.stdout.replace(str(folder), "OUT")
 
 
+#: A resource and a hook in one file, and a file of a hook alone.
+HOOKED_CHART = {
+    "Chart.yaml": chart_yaml("c"), "values.yaml": "port: 80\n",
+    "templates/cm.yaml": "kind: ConfigMap\ndata:\n  port: {{ .Values.port | quote }}\n---\n"
+                         "kind: Job\nmetadata:\n  annotations:\n    helm.sh/hook: pre-install\n",
+    "templates/hook.yaml": "kind: Pod\nmetadata:\n  annotations:\n    helm.sh/hook: post-install\n"}
+
+
 def test_an_output_dir_run_is_written_again_from_the_memo(tmp_path: Path) -> None:
-    chart = write_chart(tmp_path / "src", {
-        "Chart.yaml": chart_yaml("c"), "values.yaml": "port: 80\n",
-        "templates/cm.yaml": "kind: ConfigMap\ndata:\n  port: {{ .Values.port | quote }}\n---\n"
-                             "kind: Job\nmetadata:\n  annotations:\n    helm.sh/hook: pre-install\n",
-        "templates/hook.yaml": "kind: Pod\nmetadata:\n  annotations:\n    helm.sh/hook: post-install\n"})
+    chart = write_chart(tmp_path / "src", HOOKED_CHART)
     cache, out, other = tmp_path / "cache", tmp_path / "out", tmp_path / "other"
     first, second = _cli_runs(chart, cache, "--output-dir", str(out))
     assert (first.returncode, second.returncode) == (0, 0), first.stderr
