@@ -1158,12 +1158,42 @@ def test_the_output_key_covers_code_chart_values_and_flags(monkeypatch: pytest.M
     assert rendered.key(argparse.Namespace(**{**vars(args), "strict": True}), "x", chart, None) != first
     assert rendered.key(args, "y", chart, None) != first
     assert rendered.key(args, "x", chart, {"a": 1}) != rendered.key(args, "x", chart, {"a": 1.0})
+    # Where an --output-dir run writes is not what it writes: the printed run's entry serves it.
+    assert rendered.key(argparse.Namespace(**{**vars(args), "output_dir": "o", "release_name": True}),
+                        "x", chart, None) == first
     monkeypatch.setattr(rendered, "_IDENTITY", [])
     monkeypatch.setattr(rendered, "_code_files", lambda: ["helm_core/x.py\0" "1\0" "2"])
     assert rendered.key(args, "x", chart, None) != first  # other code
     monkeypatch.setattr(rendered, "_IDENTITY", [])
     monkeypatch.setattr(rendered, "_code_files", lambda: (_ for _ in ()).throw(OSError("zip")))
     assert rendered.key(args, "x", chart, None) is None
+
+
+def test_a_kept_output_gives_its_documents_to_an_output_dir_run(disk: memo.DiskMemo) -> None:
+    from helm_core.action import template as template_action
+
+    parts = [template_action.OutputPart("manifest", "c/templates/caf\u00e9.yaml", "kind: A"),
+             template_action.OutputPart("hook", "c/templates/h h.yaml", "kind: H\nx: \udcff")]
+    text = "".join(template_action.document(p.source, p.content) for p in parts)
+    rendered.keep(disk, "k", rendered.Printed(text, ["info"], ["said"]), parts)
+    printed = rendered.recall(disk, "k")
+    assert printed is not None and (printed.text, printed.info, printed.said, printed.documents) == (
+        text, ["info"], ["said"], None)
+    written = rendered.recall(disk, "k", documents=True)
+    assert written is not None and (written.text, written.info, written.said) == ("", ["info"], ["said"])
+    assert written.documents == [(p.kind, p.source, template_action.document(p.source, p.content).encode(
+        "utf-8", "surrogateescape")) for p in parts]
+    # Hooks alone: the printed text starts with a newline the files do not have.
+    rendered.keep(disk, "hooks", rendered.Printed("\n" + template_action.document(parts[1].source, parts[1].content),
+                                                  []), parts[1:])
+    hooks = rendered.recall(disk, "hooks", documents=True)
+    assert hooks is not None and hooks.documents == written.documents[1:]
+    # A --show-only run's text has no index: no documents (a miss), its text printed still.
+    rendered.keep(disk, "shown", rendered.Printed(text, []))
+    assert rendered.recall(disk, "shown", documents=True) is None and rendered.recall(disk, "shown") is not None
+    # An index that does not tell the text is a damaged entry: a miss.
+    rendered.keep(disk, "bad", rendered.Printed(text + "more", []), parts)
+    assert rendered.recall(disk, "bad", documents=True) is None
 
 
 def _counted_digests(monkeypatch: pytest.MonkeyPatch) -> list[bytes]:
