@@ -362,6 +362,12 @@ def remediates_last_failure(spec: Mapping[str, Any], action: str) -> bool:
     return action == "upgrade" and int(asked.get("retries") or 0) > 0
 
 
+def reinstalls_after(remedy: status.Remedy, *, action: str) -> bool:
+    """True when ``remedy`` uninstalled a failed upgrade: Flux then installs the release again
+    (its ``IsUninstallAfterUpgrade``), whatever retries are left."""
+    return action == "upgrade" and remedy.strategy == "uninstall" and not remedy.failed
+
+
 def remediate(rt: Runtime, body: Mapping[str, Any], *, action: str) -> status.Remedy | None:
     """After a failed install/upgrade: the spec's remediation strategy (uninstall a failed
     install, Flux's only one; rollback or uninstall a failed upgrade). None when nothing was

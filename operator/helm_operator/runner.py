@@ -156,7 +156,10 @@ def _failed(rt: reconcile.Runtime, body: Mapping[str, Any], exc: Exception, *, r
         # follow the action's remediation settings (a refusal that would stall is retried too)
         budget = int(reconcile.remediation(spec, action).get("retries") or 0)
         permanent = False
-        retrying = budget < 0 or retry < budget  # Flux: -1 retries without end
+        # Flux counts each action's failures apart (installFailures, upgradeFailures): the
+        # install that follows an upgrade's uninstall remediation starts its own budget
+        failed_before = min(retry, int(old.get(f"{action}Failures") or 0))
+        retrying = budget < 0 or failed_before < budget  # Flux: -1 retries without end
         message = errors.release_message(exc)
         if isinstance(exc, core_errors.UndoneError):  # --atomic undid it already
             remedy = status.Remedy(exc.undo, f"{exc.undo} by upgrade.atomic")
@@ -165,13 +168,16 @@ def _failed(rt: reconcile.Runtime, body: Mapping[str, Any], exc: Exception, *, r
         # else: the last failure is left as it is, for debugging (Flux's remediateLastFailure)
         if remedy is not None:
             message = f"{message} (remediation: {remedy.message})"
+            # Flux (IsUninstallAfterUpgrade): an upgrade uninstalled by its remediation is
+            # installed again, its retries used up or not; the install's own budget then applies
+            retrying = retrying or reconcile.reinstalls_after(remedy, action=action)
         released = status.ReleaseFailure(errors.release_reason(exc, action=action), remedy=remedy)
     else:
         permanent = errors.is_permanent(exc)
         retrying = not permanent and retry < MAX_TRANSIENT_RETRIES
     # No Kopf retry follows an interval check, and a repository error must never give up: the
     # interval daemon tries again (Reconciling, reason RetryingOnInterval).
-    on_interval = not permanent and not release_failure and (
+    on_interval = not permanent and (retrying or not release_failure) and (
         interval_check or (not retrying and errors.retries_forever(exc)))
     if not permanent and not retrying and not on_interval:
         message = f"{message} (gave up after {retry + 1} attempt{'' if retry == 0 else 's'})"
@@ -197,12 +203,13 @@ def _failed(rt: reconcile.Runtime, body: Mapping[str, Any], exc: Exception, *, r
 
 def _action(rt: reconcile.Runtime, body: Mapping[str, Any], exc: BaseException | None = None) -> str:
     """The operation that failed or was cut short: install or upgrade, as helm_core decides it
-    (:func:`reconcile.planned_action`; for failed tests, the one that made the version tested);
+    (:func:`reconcile.planned_action`; for a release failure, the one that made the newest
+    version: the version tested, or the failed one, which after an uninstall is an install);
     when the history cannot be read (the cluster is failing too), what the status last
     recorded."""
     try:
         return reconcile.planned_action(rt, body,
-                                        made_newest=isinstance(exc, core_errors.TestFailedError))
+                                        made_newest=exc is not None and errors.is_release_failure(exc))
     except Exception:  # noqa: BLE001 - the original failure is what gets reported
         return "upgrade" if (body.get("status") or {}).get("version") else "install"
 

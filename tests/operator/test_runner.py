@@ -200,6 +200,63 @@ def test_a_failed_upgrade_is_left_or_rolled_back_as_remediate_last_failure_says(
         assert w.configmap("app")["data"] == {"count": "1"}  # the rollback brought the first values back
 
 
+@pytest.mark.parametrize("fail", ["post-upgrade", "post-install,post-upgrade"], ids=["installs", "install-fails"])
+def test_an_upgrade_uninstalled_by_its_remediation_is_installed_again_as_flux_does(tmp_path, fail):
+    """Flux's upgrade remediation ``strategy: uninstall``: once the failed upgrade is uninstalled
+    the release is installed again, even when the upgrade's retries are used up (its
+    ``IsUninstallAfterUpgrade``); that install's failure counts against the install's budget."""
+    w = World(tmp_path)
+    _hooked(w)
+    w.request(chart={"configMapRef": {"name": "hooked"}}, values={"n": 1})
+    w.run()
+    w.edit(values={"n": 2, "fail": fail}, upgrade={"wait": False, "remediation": {
+        "strategy": "uninstall", "remediateLastFailure": True}})
+    with pytest.raises(kopf.TemporaryError):  # no retries left, yet the uninstalled release is installed again
+        w.run()
+    obj = w.current()
+    assert conditions(obj) == {"Ready": ("False", "UninstallSucceeded"), "Released": ("False", "UpgradeFailed"),
+                               "Remediated": ("True", "UninstallSucceeded"),
+                               "Reconciling": ("True", "RetryingAfterFailure")}
+    assert obj["status"]["upgradeFailures"] == 1
+    assert _version_states(w) == ["deployed", "uninstalled"]  # helm uninstalls the newest only
+    if fail == "post-upgrade":
+        obj = w.run(retry=1)
+        assert conditions(obj)["Ready"] == ("True", "InstallSucceeded")
+        assert _version_states(w)[1:] == ["uninstalled", "deployed"]  # a new version installed
+        assert w.configmap("app")["data"] == {"count": "2"}
+        return
+    with pytest.raises(kopf.PermanentError):  # install.remediation.retries is 0: no more tries
+        w.run(retry=1)
+    obj = w.current()
+    assert conditions(obj)["Stalled"] == ("True", "RetriesExhausted")
+    assert conditions(obj)["Released"] == ("False", "InstallFailed")
+    assert obj["status"]["installFailures"] == 1
+    assert _version_states(w) == ["deployed", "uninstalled", "failed"]  # left, as Flux leaves it
+
+
+def test_an_install_after_an_upgrades_uninstall_has_its_own_retries(tmp_path):
+    """The install that follows an upgrade's uninstall remediation is retried while
+    ``install.remediation.retries`` remain, counted in installFailures from zero, whatever
+    attempt the upgrade had reached."""
+    w = World(tmp_path)
+    _hooked(w)
+    w.request(chart={"configMapRef": {"name": "hooked"}}, values={"n": 1})
+    w.run()
+    w.edit(values={"n": 2, "fail": "post-install,post-upgrade"},
+           install={"wait": False, "remediation": {"retries": 1}},
+           upgrade={"wait": False, "remediation": {"retries": 1, "strategy": "uninstall"}})
+    with pytest.raises(kopf.TemporaryError):
+        w.run()
+    with pytest.raises(kopf.TemporaryError):  # the install's first failure: one install retry left
+        w.run(retry=1)
+    obj = w.current()
+    assert conditions(obj)["Released"] == ("False", "InstallFailed")
+    assert (obj["status"]["installFailures"], obj["status"]["upgradeFailures"]) == (1, 1)
+    with pytest.raises(kopf.PermanentError):
+        w.run(retry=2)
+    assert conditions(w.current())["Stalled"] == ("True", "RetriesExhausted")
+
+
 def test_an_object_refused_after_the_version_is_stored_is_a_failed_install_as_flux_counts_it(
         tmp_path, monkeypatch):
     """The API server refusing an object during apply fails the install once its version is
