@@ -222,6 +222,12 @@ def test_hooks(version: rel.ReleaseVersion) -> dict[str, dict[str, str]]:
     return found
 
 
+def failed_tests(version: rel.ReleaseVersion) -> bool:
+    """True when a test of ``version`` last ran and failed (Flux's ``HasTestInPhase(Failed)``:
+    such a version is no rollback target unless test failures are ignored)."""
+    return any(run.get("phase") == rel.HookPhase.FAILED.value for run in test_hooks(version).values())
+
+
 def _now() -> str:
     return kclient.kube_time(rel.now())
 

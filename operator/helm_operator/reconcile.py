@@ -393,8 +393,11 @@ def _remediate(rt: Runtime, body: Mapping[str, Any], *, action: str, strategy: s
         history = cfg.driver.history(key.namespace, key.name)
         # Flux's rollback target: the newest version before the failed one that was released
         # (a failed upgrade leaves it deployed, as helm does; superseded once anything succeeded)
+        # and whose tests did not fail, unless the upgrade ignores test failures
+        ignored = ignores_test_failures(spec, "upgrade")
         target = next((v for v in reversed(history[:-1])
-                       if v.status in (rel.Status.DEPLOYED, rel.Status.SUPERSEDED)), None)
+                       if v.status in (rel.Status.DEPLOYED, rel.Status.SUPERSEDED)
+                       and (ignored or not test_action.failed_tests(v))), None)
         if strategy == "rollback" and target is not None:
             rollback.run(cfg, key.name, key.namespace, target.version,
                          rollback_options(spec, lua_options(rt, spec)))

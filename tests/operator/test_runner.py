@@ -337,6 +337,31 @@ def test_failed_tests_count_against_the_action_that_ran_them_unless_it_ignores_t
     assert obj["status"]["upgradeFailures"] == 1
 
 
+@pytest.mark.parametrize(("ignored", "count"), [(None, "1"), (True, "2")], ids=["skipped", "ignored"])
+def test_the_rollback_target_skips_a_version_whose_tests_failed_unless_ignored_as_flux(tmp_path, ignored, count):
+    """Flux's ``History.Previous``: the upgrade remediation rolls back to the newest version
+    released before the failed one whose tests did not fail, or to that version when
+    ``upgrade.remediation.ignoreTestFailures`` (by default ``test.ignoreFailures``) is true."""
+    w = World(tmp_path)
+    _hooked(w)
+    w.request(chart={"configMapRef": {"name": "hooked"}}, values={"n": 1}, test={"enable": True})
+    first = w.run()["status"]["version"]
+    w.edit(values={"n": 2, "fail": "test"}, test={"enable": True, "ignoreFailures": True})
+    obj = w.run()  # its test failed, ignored: Ready
+    assert (conditions(obj)["Ready"], obj["status"]["lastTest"]["phase"]) == (("True", "UpgradeSucceeded"), "Failed")
+    second = obj["status"]["version"]
+    asked = {"remediateLastFailure": True} if ignored is None else {
+        "remediateLastFailure": True, "ignoreTestFailures": ignored}
+    w.edit(values={"n": 3, "fail": "post-upgrade"}, test={"enable": True},
+           upgrade={"wait": False, "remediation": asked})
+    with pytest.raises(kopf.PermanentError):
+        w.run()
+    obj = w.current()
+    target = first if ignored is None else second
+    assert condition_message(obj, "Remediated") == f"rolled back to version {target}"
+    assert w.configmap("app")["data"] == {"count": count}
+
+
 @pytest.mark.parametrize(("action", "asked", "expected"), [
     ("install", {}, False), ("install", {"retries": 3}, False),
     ("install", {"remediateLastFailure": True}, True),
