@@ -3,11 +3,13 @@
     HelmError                        -> permanent? reason
      ├── ChartError (+ Archive, ...)     yes        ChartInvalid
      ├── ValuesError / SchemaError       yes        ValuesInvalid
+     │    └── ValuesFromError (ours)     no*        ValuesError (a valuesFrom object)
      ├── TemplateError, ManifestError    yes        RenderFailed (PatchError: a post-renderer)
      ├── LuaError                        yes        LuaFailed (LuaPermissionDenied when refused)
      ├── HookError                       no         HookFailed (a hook the server refused: as its
      │                                              refusal)
      ├── UndoneError (--atomic)          as cause   as its cause (the failure undone)
+     ├── ActionError (ours)              as cause   as its cause (see below)
      ├── ClusterError                    no         ClusterError
      │    ├── ForbiddenError             yes        Forbidden (the service account lacks rights)
      │    ├── WaitError                  no         WaitFailed
@@ -31,7 +33,8 @@ HelmError (a bug, a network hiccup in the Kubernetes client) is retried.
 
 (*) Repository errors wait on something outside the request (the server back, a chart pushed,
 the credentials Secret fixed): they stay Reconciling and, once the backoff budget is used, keep
-being retried at the request's interval, never Stalled (Flux's HelmChart does the same).
+being retried at the request's interval, never Stalled (Flux's HelmChart does the same). So do
+valuesFrom objects missing or unreadable (Flux's ``ValuesError``).
 (**) A chart past its render limits, or crashing its worker, does the same on the next try:
 Stalled at once, then tried again at the request's interval (the admin may raise a limit).
 
@@ -39,7 +42,9 @@ A failure after the install or upgrade stored its version (``failed_version``: a
 an object the API server refused), and failed tests, are release failures instead
 (:func:`is_release_failure`): Flux's reasons on the conditions (:func:`release_reason`),
 ``remediation.retries`` as the budget, the remediation strategy between attempts; the reason
-above is kept at the head of the message (:func:`release_message`).
+above is kept at the head of the message (:func:`release_message`). An install or upgrade that
+fails before storing its version (:class:`ActionError`) takes Flux's reason on Released and Ready
+too, and its cause's retry policy: nothing was stored, so nothing counts or is remediated.
 """
 from __future__ import annotations
 
@@ -51,6 +56,22 @@ from helm_core.support import limits
 #: First retry delay, doubled per attempt up to ``MAX_BACKOFF_S`` (seconds).
 BASE_BACKOFF_S = 5.0
 MAX_BACKOFF_S = 300.0
+
+
+class ValuesFromError(errors.ValuesError):
+    """A ``valuesFrom`` object missing or unreadable as values (a key absent, not base64, UTF-8
+    or YAML): fixed in that object, not in the request, so retried as Flux's ``ValuesError``."""
+
+
+class ActionError(errors.HelmError):
+    """An install or upgrade that failed before storing a version (helm's checks, the render,
+    a post-renderer, an object it may not take or read): Flux's ``InstallFailed`` /
+    ``UpgradeFailed`` on Released and Ready, neither counted nor remediated (nothing stored);
+    retried or stalled as its ``cause`` is."""
+
+    def __init__(self, cause: errors.HelmError) -> None:
+        super().__init__(str(cause))
+        self.cause = cause
 
 
 class RequestError(Exception):
@@ -79,6 +100,7 @@ _REASONS: tuple[tuple[type[BaseException], str, bool], ...] = (
     (errors.DigestMismatchError, "ChartDigestMismatch", True),
     (errors.SourceError, "ChartSourceFailed", True),
     (errors.ChartError, "ChartInvalid", True),
+    (ValuesFromError, "ValuesError", False),
     (errors.ValuesError, "ValuesInvalid", True),
     (errors.TemplateError, "RenderFailed", True),
     (errors.ManifestError, "RenderFailed", True),
@@ -93,7 +115,7 @@ def _classified(exc: BaseException) -> BaseException:
     """The error that decides a failure's reason: an atomic operation's, the failure it undid;
     a hook the API server refused to create is told in helm's words (``HookError``), but
     retried or not as the server's refusal is."""
-    if isinstance(exc, errors.UndoneError):
+    if isinstance(exc, (errors.UndoneError, ActionError)):
         exc = exc.cause
     if isinstance(exc, errors.HookError) and exc.refusal is not None:
         return exc.refusal
@@ -124,7 +146,7 @@ def is_permanent(exc: BaseException) -> bool:
 
 #: Reasons retried at the request's interval after the backoff budget, instead of Stalled.
 RETRY_FOREVER = frozenset({"ChartSourceAuth", "ChartSourceUnavailable", "ChartNotFound",
-                           "ChartVersionNotFound"})
+                           "ChartVersionNotFound", "ValuesError"})
 
 
 def retries_forever(exc: BaseException) -> bool:
@@ -148,8 +170,8 @@ TEST_FAILED = "TestFailed"
 
 
 def release_reason(exc: BaseException, *, action: str) -> str:
-    """Flux's reason for a release failure of ``action`` (install or upgrade): ``TestFailed``
-    for its tests, else ``InstallFailed`` / ``UpgradeFailed``."""
+    """Flux's reason for a release failure (or an :class:`ActionError`) of ``action`` (install
+    or upgrade): ``TestFailed`` for its tests, else ``InstallFailed`` / ``UpgradeFailed``."""
     if isinstance(exc, errors.TestFailedError):
         return TEST_FAILED
     return INSTALL_FAILED if action == "install" else UPGRADE_FAILED

@@ -276,27 +276,28 @@ def apply(rt: Runtime, body: Mapping[str, Any], *, force: bool = False) -> Outco
         post_render = install.post_render_options(spec.get("postRenderers"), spec.get("commonMetadata"))
         description = f"by HelmRequest {policy.owner_id(meta)}{requester.acting(client, body)}"
         first, then = spec.get("install") or {}, spec.get("upgrade") or {}
-        action, done = upgrade.upgrade_or_install(cfg, chart, values.values, upgrade.UpgradeOptions(
-            name=key.name, namespace=key.namespace, chart_source=chart_info.source,
-            install=True, reinstall_failed=True,
-            wait=then.get("wait", True), wait_for_jobs=then.get("waitForJobs", True),
-            timeout_s=parse_duration(then.get("timeout"), DEFAULT_TIMEOUT_S),
-            atomic=bool(then.get("atomic")),
-            # Flux's preserveValues is helm's --reuse-values; otherwise only the request's values count
-            reuse_values=bool(then.get("preserveValues")), reset_values=not then.get("preserveValues"),
-            no_hooks=bool(then.get("disableHooks")), lua=lua, post_render=post_render,
-            skip_schema_validation=bool(then.get("disableSchemaValidation")),
-            cleanup_on_fail=bool(then.get("cleanupOnFail")), force=bool(then.get("force")),
-            crds=crd_policy.check_policy(then.get("crds") or "", default=crd_policy.UPGRADE_DEFAULT),
-            max_history=int(spec.get("maxHistory", DEFAULT_MAX_HISTORY)),
-            description=f"Upgrade {description}"), install.InstallOptions(
-            name=key.name, wait=first.get("wait", True), wait_for_jobs=first.get("waitForJobs", True),
-            timeout_s=parse_duration(first.get("timeout"), DEFAULT_TIMEOUT_S),
-            create_namespace=bool(first.get("createNamespace")),
-            no_hooks=bool(first.get("disableHooks")), lua=lua, post_render=post_render,
-            skip_schema_validation=bool(first.get("disableSchemaValidation")),
-            crds=crd_policy.check_policy(first.get("crds") or "", default=crd_policy.INSTALL_DEFAULT),
-            description=f"Install {description}"), history=history)
+        with _told_as_action():
+            action, done = upgrade.upgrade_or_install(cfg, chart, values.values, upgrade.UpgradeOptions(
+                name=key.name, namespace=key.namespace, chart_source=chart_info.source,
+                install=True, reinstall_failed=True,
+                wait=then.get("wait", True), wait_for_jobs=then.get("waitForJobs", True),
+                timeout_s=parse_duration(then.get("timeout"), DEFAULT_TIMEOUT_S),
+                atomic=bool(then.get("atomic")),
+                # Flux's preserveValues is helm's --reuse-values; otherwise only the request's values count
+                reuse_values=bool(then.get("preserveValues")), reset_values=not then.get("preserveValues"),
+                no_hooks=bool(then.get("disableHooks")), lua=lua, post_render=post_render,
+                skip_schema_validation=bool(then.get("disableSchemaValidation")),
+                cleanup_on_fail=bool(then.get("cleanupOnFail")), force=bool(then.get("force")),
+                crds=crd_policy.check_policy(then.get("crds") or "", default=crd_policy.UPGRADE_DEFAULT),
+                max_history=int(spec.get("maxHistory", DEFAULT_MAX_HISTORY)),
+                description=f"Upgrade {description}"), install.InstallOptions(
+                name=key.name, wait=first.get("wait", True), wait_for_jobs=first.get("waitForJobs", True),
+                timeout_s=parse_duration(first.get("timeout"), DEFAULT_TIMEOUT_S),
+                create_namespace=bool(first.get("createNamespace")),
+                no_hooks=bool(first.get("disableHooks")), lua=lua, post_render=post_render,
+                skip_schema_validation=bool(first.get("disableSchemaValidation")),
+                crds=crd_policy.check_policy(first.get("crds") or "", default=crd_policy.INSTALL_DEFAULT),
+                description=f"Install {description}"), history=history)
         tested = _test(cfg, spec, done, lua, ignore_failures=ignores_test_failures(spec, action))
         out = _success(old, generation, done, values.digest, chart_info, action, now,
                        test_hooks=None if tested is None else tested.test_hooks)
@@ -305,6 +306,19 @@ def apply(rt: Runtime, body: Mapping[str, Any], *, force: bool = False) -> Outco
         if tested is not None:
             out["lastTest"] = tested.summary()
         return Outcome(action, out)
+
+
+@contextlib.contextmanager
+def _told_as_action() -> Iterator[None]:
+    """An install or upgrade that fails before storing its version (helm's checks, the render,
+    a post-renderer, an object it may not take or read) is Flux's failed action:
+    :class:`errors.ActionError`. A lock held by another operation is no failure of it."""
+    try:
+        yield
+    except core_errors.HelmError as exc:
+        if exc.failed_version is None and not isinstance(exc, core_errors.LockedError):
+            raise errors.ActionError(exc) from exc
+        raise
 
 
 @contextlib.contextmanager

@@ -46,7 +46,11 @@ SUPERSEDED = "Superseded"
 RETRY_ON_INTERVAL = frozenset({"Forbidden", "ChartSourceFailed", "ServiceAccountNotFound",
                                "ActAsInvalid",
                                "RetriesExhausted", "ChartDigestMismatch", "RenderLimitExceeded",
-                               "RenderCrashed", "KubeConfigNotFound", "InvalidKubeConfig"})
+                               "RenderCrashed", "KubeConfigNotFound", "InvalidKubeConfig",
+                               # a chart or values the same inputs fail the same way, but a new
+                               # chart version in range or a valuesFrom object may mend (Flux
+                               # retries them all with backoff)
+                               "ChartInvalid", "ValuesInvalid", "RenderFailed", "LuaFailed"})
 
 
 def write_status(rt: reconcile.Runtime, body: Mapping[str, Any], new: Mapping[str, Any]) -> None:
@@ -175,6 +179,9 @@ def _failed(rt: reconcile.Runtime, body: Mapping[str, Any], exc: Exception, *, r
     else:
         permanent = errors.is_permanent(exc)
         retrying = not permanent and retry < MAX_TRANSIENT_RETRIES
+        if isinstance(exc, errors.ActionError):  # Flux's failed action, with nothing stored
+            message = errors.release_message(exc)
+            released = status.ReleaseFailure(errors.release_reason(exc, action=action))
     # No Kopf retry follows an interval check, and a repository error must never give up: the
     # interval daemon tries again (Reconciling, reason RetryingOnInterval).
     on_interval = not permanent and (retrying or not release_failure) and (

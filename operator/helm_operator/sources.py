@@ -13,7 +13,8 @@ Values rules (Flux HelmRelease ``valuesFrom``, then ``values``):
   Flux does: ``replicas: 3`` is the same float64 in both places;
 - with ``targetPath`` the key's whole text becomes the string at that path (``a.b[0]``, helm
   ``--set-literal`` syntax for the path);
-- ``optional: true`` skips a missing object or key; a missing required one is an error naming it;
+- ``optional: true`` skips a missing object or key; a missing required one is an error naming it
+  (:class:`helm_operator.errors.ValuesFromError`, as is a key that is no values: retried);
 - the digest (``sha256:`` of the canonical JSON of the merged values) is recorded in status:
   a changed ConfigMap/Secret changes the digest, and a changed digest means upgrade.
 """
@@ -32,6 +33,7 @@ from helm_core.chart import values as values_mod
 from helm_core.golib import gojson, goyaml
 from helm_core.sources import auth, oci, packaged
 from helm_core.support.records import record
+from helm_operator.errors import ValuesFromError
 
 #: ``reader(kind, name)`` -> the object (ConfigMap or Secret, as the API returns it) or None
 #: when it does not exist; reads are in the request's namespace.
@@ -64,12 +66,15 @@ def resolve_values(spec: Mapping[str, Any], *, read: Reader) -> ResolvedValues:
         refs.append((kind, name))
         if kind not in ("ConfigMap", "Secret"):
             raise errors.ValuesError(f"{where}: kind must be ConfigMap or Secret")
-        text = _read_key(read, kind=kind, name=name, key=key, where=where)
-        if text is None:
-            if entry.get("optional"):
-                continue
-            raise errors.ValuesError(f"{where}: not found (set optional: true to skip it)")
-        layers.append(_layer(text, target_path=entry.get("targetPath") or "", key=key, where=where))
+        try:
+            text = _read_key(read, kind=kind, name=name, key=key, where=where)
+            if text is None:
+                if entry.get("optional"):
+                    continue
+                raise errors.ValuesError(f"{where}: not found (set optional: true to skip it)")
+            layers.append(_layer(text, target_path=entry.get("targetPath") or "", key=key, where=where))
+        except errors.ValuesError as exc:  # the object's to fix, not the request's: retried
+            raise ValuesFromError(str(exc)) from None
     layers.append(gojson.load_values(spec.get("values"), context="spec.values"))
     merged = values_mod.merge_user_values(layers)
     return ResolvedValues(values=merged, digest=values_digest(merged), references=tuple(refs))

@@ -71,7 +71,7 @@ def test_requested_token_is_recorded_and_a_second_check_writes_nothing(tmp_path)
 
 def test_requested_token_runs_a_stalled_request_the_interval_leaves_alone(tmp_path):
     w = World(tmp_path)
-    w.request(values={"n": "x"})  # schema refusal: Stalled, not retried on the interval
+    w.request(rollbackTo="nope")  # no version to roll back to: Stalled, not retried on the interval
     with pytest.raises(kopf.PermanentError):
         w.run()
     stalled = w.current()
@@ -82,7 +82,7 @@ def test_requested_token_runs_a_stalled_request_the_interval_leaves_alone(tmp_pa
     obj = w.current()
     assert obj["status"]["lastHandledReconcileAt"] == "t1"
     assert obj["status"]["failures"] == 2
-    assert conditions(obj)["Stalled"] == ("True", "ValuesInvalid")
+    assert conditions(obj)["Stalled"] == ("True", "RollbackInvalid")
 
 
 def test_force_token_upgrades_once_though_nothing_changed(tmp_path):

@@ -29,12 +29,16 @@ READY = status.succeeded(None, generation=1, reason="InstallSucceeded", message=
 @pytest.mark.parametrize(("st", "generation", "due"), [
     (READY, 1, True),
     (READY, 2, False),
-    (status.failed(READY, generation=1, reason="ValuesInvalid", message="m", retrying=False,
+    (status.failed(READY, generation=1, reason="RollbackInvalid", message="m", retrying=False,
                    released=None, now=T), 1, False),
     (status.failed(READY, generation=1, reason="Forbidden", message="m", retrying=False,
                    released=None, now=T), 1, True),
+    # the same chart and values fail the same way, but a new chart version or a valuesFrom
+    # object may mend them (Flux retries them with backoff)
+    (status.failed(READY, generation=1, reason="RenderFailed", message="m", retrying=False,
+                   released=None, now=T), 1, True),
     (status.reconciling(READY, generation=1, message="m", now=T), 1, False),
-], ids=["ready", "new-generation", "stalled-on-spec", "stalled-fixable", "in-progress"])
+], ids=["ready", "new-generation", "stalled-on-spec", "stalled-fixable", "stalled-on-chart", "in-progress"])
 def test_interval_checks_only_settled_or_fixable_requests(st, generation, due):
     assert runner._due_on_interval(st, generation) is due
 

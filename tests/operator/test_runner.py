@@ -96,17 +96,22 @@ def test_install_then_nothing_to_do_then_upgrade_on_values_change(tmp_path):
 
 
 def test_schema_failure_stalls_at_once_with_an_event(tmp_path):
+    """A failure of the install before it stored anything is Flux's failed install (Released
+    and Ready ``InstallFailed``, our cause heading the message), not counted in installFailures
+    nor remediated; the same values fail the same way: Stalled with our cause."""
     w = World(tmp_path)
-    w.request(values={"n": "x"})
+    w.request(values={"n": "x"}, install={"wait": False, "remediation": {"retries": 2}})
     with pytest.raises(kopf.PermanentError):
         w.run()
     obj = w.current()
-    assert conditions(obj) == {"Ready": ("False", "ValuesInvalid"), "Stalled": ("True", "ValuesInvalid")}
+    assert conditions(obj) == {"Ready": ("False", "InstallFailed"), "Stalled": ("True", "ValuesInvalid"),
+                               "Released": ("False", "InstallFailed")}
     # the condition says what helm says (jsonschema v6's wording), on one block of lines
     stalled = next(c for c in obj["status"]["conditions"] if c["type"] == "Stalled")
+    assert stalled["message"].startswith("ValuesInvalid: values don't meet the specifications of the schema(s)")
     assert stalled["message"].endswith(":\n- at '/n': got string, want integer")
-    assert obj["status"]["failures"] == 1
-    assert w.events[-1][:2] == ("Warning", "ValuesInvalid")
+    assert (obj["status"]["failures"], obj["status"].get("installFailures")) == (1, None)
+    assert w.events[-1] == ("Warning", "InstallFailed", stalled["message"])
     with pytest.raises(Exception):
         w.configmap("app")
 
@@ -395,7 +400,7 @@ def test_disable_schema_validation_per_action(tmp_path):
     w.edit(values={"n": "y"})  # the upgrade checks again
     with pytest.raises(kopf.PermanentError):
         w.run()
-    assert conditions(w.current())["Ready"] == ("False", "ValuesInvalid")
+    assert conditions(w.current())["Ready"] == ("False", "UpgradeFailed")
     w.edit(upgrade={"wait": False, "disableSchemaValidation": True})
     assert conditions(w.run())["Ready"] == ("True", "UpgradeSucceeded")
     assert w.configmap("app")["data"] == {"count": "y"}
@@ -916,3 +921,85 @@ def test_retries_minus_one_retries_without_end_as_flux(tmp_path):
         assert "Stalled" not in conditions(obj)
         assert conditions(obj)["Remediated"] == ("True", "UninstallSucceeded")
     assert obj["status"]["installFailures"] == 3
+
+
+def test_a_missing_values_from_object_is_retried_until_it_exists_as_flux(tmp_path):
+    """Flux's ``ValuesError``: a valuesFrom object missing (or not values) is fixed in that
+    object, not in the request: Reconciling and retried, never Stalled; nothing is counted."""
+    w = World(tmp_path)
+    w.request(valuesFrom=[{"kind": "ConfigMap", "name": "vals"}])
+    with pytest.raises(kopf.TemporaryError):
+        w.run()
+    obj = w.current()
+    said = "valuesFrom[0] (ConfigMap vals, key values.yaml): not found (set optional: true to skip it)"
+    assert conditions(obj) == {"Ready": ("False", "ValuesError"), "Reconciling": ("True", "RetryingAfterFailure")}
+    assert w.events[-1] == ("Warning", "ValuesError", said)
+    with pytest.raises(kopf.PermanentError):  # past the backoff budget: the interval tries again
+        w.run(retry=runner.MAX_TRANSIENT_RETRIES)
+    assert conditions(w.current())["Reconciling"] == ("True", "RetryingOnInterval")
+    w.admin.create({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "vals", "namespace": NS},
+                    "data": {"values.yaml": '"n": 4\n'}})  # a bare n is YAML 1.1's false
+    runner.apply(w.rt, w.current(), retry=0, metrics=w.metrics, interval_check=True)
+    assert conditions(w.current())["Ready"] == ("True", "InstallSucceeded")
+    assert w.configmap("app")["data"] == {"count": "4"}
+
+
+BROKEN = package.archive_bytes("demo", [
+    ("Chart.yaml", b"apiVersion: v2\nname: demo\nversion: 1.0.1\n"),
+    ("templates/cm.yaml", b"{{ fail \"this chart is broken\" }}\n")])
+
+
+def test_an_upgrade_that_fails_before_storing_is_flux_upgrade_failed_not_counted_nor_remediated(tmp_path):
+    """A render error stores nothing: Flux's UpgradeFailed on Released and Ready (our cause
+    heading the message), no upgradeFailures, no rollback whatever the remediation says;
+    Stalled, and tried again at the interval, which picks up a chart that renders."""
+    w = World(tmp_path)
+    w.request(values={"n": 1}, upgrade={"wait": False, "remediation": {"retries": 2, "remediateLastFailure": True}})
+    w.run()
+    chart = w.admin.get(kclient.ObjectRef("v1", "ConfigMap", "chart", NS))
+    chart["binaryData"] = {"demo.tgz": base64.b64encode(BROKEN).decode()}
+    w.admin.replace(chart)
+    w.edit(values={"n": 2})
+    with pytest.raises(kopf.PermanentError):
+        w.run()
+    obj = w.current()
+    assert conditions(obj) == {"Ready": ("False", "UpgradeFailed"), "Stalled": ("True", "RenderFailed"),
+                               "Released": ("False", "UpgradeFailed")}
+    assert condition_message(obj, "Released").startswith("RenderFailed: ")
+    assert "this chart is broken" in condition_message(obj, "Released")
+    assert (obj["status"]["failures"], obj["status"].get("upgradeFailures")) == (1, None)
+    assert [e[:2] for e in w.events[1:]] == [("Warning", "UpgradeFailed")]
+    assert len(_version_states(w)) == 1 and w.configmap("app")["data"] == {"count": "1"}
+
+    chart = w.admin.get(kclient.ObjectRef("v1", "ConfigMap", "chart", NS))
+    chart["binaryData"] = {"demo.tgz": base64.b64encode(CHART).decode()}
+    w.admin.replace(chart)
+    runner.apply(w.rt, w.current(), retry=0, metrics=w.metrics, interval_check=True)
+    assert conditions(w.current())["Ready"] == ("True", "UpgradeSucceeded")
+    assert w.configmap("app")["data"] == {"count": "2"}
+
+
+def test_an_ownership_read_refused_is_a_failed_install_retried_at_the_interval(tmp_path, monkeypatch):
+    """helm reads each object before an install to check who owns it; a read the service
+    account may not do stores nothing: Flux's InstallFailed, not counted; Stalled Forbidden
+    (an admin grants the right) and tried again at the interval."""
+    read = fake.FakeClient.get
+
+    def refusing(self, ref, **kw):
+        if ref.kind == "ConfigMap" and ref.name == "app" and self is not w.admin:
+            raise core_errors.ForbiddenError('configmaps "app" is forbidden: User cannot get resource')
+        return read(self, ref, **kw)
+
+    w = World(tmp_path)
+    monkeypatch.setattr(fake.FakeClient, "get", refusing)
+    w.request(install={"wait": False, "remediation": {"retries": 1}})
+    with pytest.raises(kopf.PermanentError):
+        w.run()
+    obj = w.current()
+    assert conditions(obj) == {"Ready": ("False", "InstallFailed"), "Stalled": ("True", "Forbidden"),
+                               "Released": ("False", "InstallFailed")}
+    assert condition_message(obj, "Released").startswith('Forbidden: ')
+    assert obj["status"].get("installFailures") is None and _version_states(w) == []
+    monkeypatch.setattr(fake.FakeClient, "get", read)
+    runner.apply(w.rt, w.current(), retry=0, metrics=w.metrics, interval_check=True)
+    assert conditions(w.current())["Ready"] == ("True", "InstallSucceeded")
