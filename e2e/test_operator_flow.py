@@ -78,6 +78,24 @@ def test_values_from_change_triggers_upgrade(controller: Controller, api: k8s.Ap
     assert core.read_namespaced_config_map("app-hello", namespace).data["message"] == "changed"
 
 
+def test_a_missing_values_from_object_is_retried_until_created_as_flux(
+        controller: Controller, api: k8s.ApiClient, objects: k8s.CustomObjectsApi, namespace: str) -> None:
+    """Flux's ``ValuesError``: a valuesFrom ConfigMap not there yet is retried (Reconciling,
+    never Stalled); once created the request installs with its values."""
+    setup_namespace(api, namespace, chart=hello_tgz())
+    request(objects, namespace, valuesFrom=[{"kind": "ConfigMap", "name": "vals"}])
+    obj = wait_for(objects, namespace, lambda o: (condition(o, "Ready") or {}).get("reason") == "ValuesError")
+    assert condition(obj, "Reconciling")["reason"] == "RetryingAfterFailure"
+    assert condition(obj, "Stalled") is None
+    assert condition(obj, "Ready")["message"] == (
+        "valuesFrom[0] (ConfigMap vals, key values.yaml): not found (set optional: true to skip it)")
+    core = k8s.CoreV1Api(api)
+    core.create_namespaced_config_map(namespace, {"metadata": {"name": "vals"},
+                                                  "data": {"values.yaml": "message: at last\n"}})
+    wait_for(objects, namespace, ready_at(1), timeout=60)
+    assert core.read_namespaced_config_map("app-hello", namespace).data["message"] == "at last"
+
+
 def test_bad_chart_reference_stalls_with_clear_message(controller: Controller, api: k8s.ApiClient,
                                                        objects: k8s.CustomObjectsApi, namespace: str) -> None:
     setup_namespace(api, namespace, chart=hello_tgz())

@@ -187,6 +187,26 @@ def test_failing_test_hook_rolls_the_upgrade_back(
     assert release["status"]["version"] not in (first, obj["status"].get("version"))
 
 
+def test_the_rollback_skips_a_version_whose_tests_failed_as_flux(
+        controller: Controller, api: k8s.ApiClient, objects: k8s.CustomObjectsApi, namespace: str) -> None:
+    """Flux's rollback target is the newest version released before the failed one whose tests
+    did not fail: a version kept Ready with its tests failing (ignored then) is skipped."""
+    setup_namespace(api, namespace, chart=chart_tgz(TESTED_CHART))
+    request(objects, namespace, test={"enable": True, "timeout": "60s"})
+    first = wait_for(objects, namespace, ready_at(1), timeout=SLOW_S)["status"]["version"]
+    patch_spec(objects, namespace, "app", {"values": {"fail": True, "message": "two"},
+                                           "test": {"enable": True, "timeout": "60s", "ignoreFailures": True}})
+    obj = wait_for(objects, namespace, ready_at(2), timeout=SLOW_S)
+    assert obj["status"]["lastTest"]["phase"] == "Failed"
+    patch_spec(objects, namespace, "app", {"values": {"fail": True, "message": "three"},
+                                           "test": {"enable": True, "timeout": "60s", "ignoreFailures": False},
+                                           "upgrade": {"remediation": {"remediateLastFailure": True}}})
+    obj = wait_for(objects, namespace, lambda o: stalled(o) and o["status"].get("observedGeneration") == 3,
+                   timeout=SLOW_S)
+    assert condition(obj, "Remediated")["message"] == f"rolled back to version {first}"
+    assert k8s.CoreV1Api(api).read_namespaced_config_map("app", namespace).data["message"] == "one"
+
+
 def test_failing_test_hook_with_ignore_failures_stays_ready(
         controller: Controller, api: k8s.ApiClient, objects: k8s.CustomObjectsApi, namespace: str) -> None:
     setup_namespace(api, namespace, chart=chart_tgz(TESTED_CHART))
@@ -277,6 +297,27 @@ def test_an_upgrade_hook_that_times_out_rolls_the_upgrade_back(
     assert k8s.CoreV1Api(api).read_namespaced_config_map("app", namespace).data["message"] == "one"
     release = objects.get_namespaced_custom_object(GROUP, VERSION, namespace, "releases", "app")
     assert release["status"]["version"] != first and release["status"]["status"] == "deployed"
+
+
+def test_an_upgrade_uninstalled_by_its_remediation_is_installed_again_as_flux(
+        controller: Controller, api: k8s.ApiClient, objects: k8s.CustomObjectsApi, namespace: str) -> None:
+    """Flux's upgrade remediation ``strategy: uninstall``: the failed upgrade is uninstalled,
+    then the release is installed again though the upgrade has no retries left (Flux's
+    ``IsUninstallAfterUpgrade``); the install runs no post-upgrade hook and succeeds."""
+    setup_namespace(api, namespace, chart=chart_tgz(HOOKED_CHART))
+    request(objects, namespace, upgrade={"timeout": "60s", "remediation": {
+        "strategy": "uninstall", "remediateLastFailure": True}})
+    first = wait_for(objects, namespace, ready_at(1), timeout=SLOW_S)["status"]["version"]
+
+    patch_spec(objects, namespace, "app", {"values": {"fail": "post-upgrade", "message": "two"}})
+    obj = wait_for(objects, namespace, ready_at(2), timeout=SLOW_S)
+    assert condition(obj, "Ready")["reason"] == "InstallSucceeded"
+    assert obj["status"]["version"] != first
+    said = "HookFailed: post-upgrade hooks failed: 1 error occurred:\n\t* job app-check failed: DeadlineExceeded"
+    uninstalled = f"release {namespace}/app uninstalled (history kept)"
+    assert ("UpgradeFailed", f"{said} (remediation: {uninstalled})") in warnings(api, namespace)
+    assert ("UninstallSucceeded", uninstalled) in events(api, namespace)
+    assert k8s.CoreV1Api(api).read_namespaced_config_map("app", namespace).data["message"] == "two"
 
 
 REFUSED_CHART = {

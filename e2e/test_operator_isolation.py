@@ -103,7 +103,9 @@ def test_hostile_charts_do_not_hold_up_good_ones(ctl: Controller, api: k8s.ApiCl
             # the message names the chart (a limit) or its template (a render error)
             assert f"chart {name}" in cond["message"] or f"{name}/templates/" in cond["message"], cond["message"]
             ready = condition(obj, "Ready")
-            assert ready["status"] == "False" and ready["reason"] == cond["reason"]
+            # a limit passed loading the chart comes before the install; a render is the
+            # install's own failure (Flux's InstallFailed)
+            assert ready["status"] == "False" and ready["reason"] in (cond["reason"], "InstallFailed")
     assert {reasons[("slow", r)] for r in ("app", "again")} == {"RenderLimitExceeded"}
     assert {reasons[("grow", r)] for r in ("app", "again")} == {"RenderLimitExceeded"}
     assert {reasons[("ring", r)] for r in ("app", "again")} == {"RenderFailed"}

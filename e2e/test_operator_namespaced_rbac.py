@@ -85,10 +85,11 @@ def test_a_service_account_lacking_a_right_is_named_with_it(
     obj = wait_for(objects, namespace, stalled, "app")
     ready = condition(obj, "Ready")
     assert ready is not None and ready["status"] == "False"
-    # the install's ownership check reads the Deployment before anything is stored (as helm's)
-    assert ready["reason"] == "Forbidden"
+    # the install's ownership check reads the Deployment before anything is stored (as helm's):
+    # Flux's failed install, Stalled Forbidden (retried at the interval)
+    assert (ready["reason"], condition(obj, "Stalled")["reason"]) == ("InstallFailed", "Forbidden")
     assert ready["message"] == (
-        f'get Deployment "app-hello" in namespace "{namespace}": deployments.apps "app-hello" is forbidden: '
+        f'Forbidden: get Deployment "app-hello" in namespace "{namespace}": deployments.apps "app-hello" is forbidden: '
         f'User "system:serviceaccount:{namespace}:deployer" cannot get resource "deployments" '
         f'in API group "apps" in the namespace "{namespace}"')
     assert ctl.proc is not None and ctl.proc.poll() is None

@@ -234,9 +234,9 @@ def test_a_chart_beyond_the_requesters_rights_is_forbidden_naming_her(env: Env, 
                    timeout=TIMEOUT_S)
     stalled = condition(obj, "Stalled")
     # refused by the ownership read of the ClusterRole, before any version is stored (as helm's
-    # install checks existing objects before it records the release): no failed release, so
-    # Forbidden stalls at once
-    assert (stalled["reason"], condition(obj, "Ready")["reason"]) == ("Forbidden", "Forbidden")
+    # install checks existing objects before it records the release): Flux's failed install,
+    # not counted, and Forbidden stalls at once
+    assert (stalled["reason"], condition(obj, "Ready")["reason"]) == ("Forbidden", "InstallFailed")
     assert "installFailures" not in obj["status"]
     assert f'User "{env.alice_name}" cannot' in stalled["message"]
     assert "clusterroles" in stalled["message"]

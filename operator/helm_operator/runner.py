@@ -14,7 +14,10 @@ Rules:
   :func:`errors.is_release_failure`) follow ``remediation.retries`` (default 0) and run the
   remediation strategy between attempts (the last one only with ``remediateLastFailure``), as
   Flux does, with Flux's reasons (InstallFailed, UpgradeFailed, TestFailed on Released and
-  Ready; Remediated RollbackSucceeded, UninstallFailed...);
+  Ready; Remediated RollbackSucceeded, UninstallFailed...); an upgrade its remediation uninstalled
+  is installed again, its retries used up or not; an install or upgrade that failed before
+  storing (:class:`errors.ActionError`) says Flux's reason too, but is retried or stalled as its
+  cause;
   transient cluster/source errors retry up to ``MAX_TRANSIENT_RETRIES`` with exponential
   backoff; permanent errors stall at once.
 - A wait cancelled by a newer generation (``Runtime.superseded``) is no failure: Reconciling

@@ -949,6 +949,11 @@ BROKEN = package.archive_bytes("demo", [
     ("templates/cm.yaml", b"{{ fail \"this chart is broken\" }}\n")])
 
 
+def _replace_chart(w: World, chart: bytes) -> None:
+    found = w.admin.get(kclient.ObjectRef("v1", "ConfigMap", "chart", NS))
+    w.admin.replace(dict(found, binaryData={"demo.tgz": base64.b64encode(chart).decode()}))
+
+
 def test_an_upgrade_that_fails_before_storing_is_flux_upgrade_failed_not_counted_nor_remediated(tmp_path):
     """A render error stores nothing: Flux's UpgradeFailed on Released and Ready (our cause
     heading the message), no upgradeFailures, no rollback whatever the remediation says;
@@ -956,9 +961,7 @@ def test_an_upgrade_that_fails_before_storing_is_flux_upgrade_failed_not_counted
     w = World(tmp_path)
     w.request(values={"n": 1}, upgrade={"wait": False, "remediation": {"retries": 2, "remediateLastFailure": True}})
     w.run()
-    chart = w.admin.get(kclient.ObjectRef("v1", "ConfigMap", "chart", NS))
-    chart["binaryData"] = {"demo.tgz": base64.b64encode(BROKEN).decode()}
-    w.admin.replace(chart)
+    _replace_chart(w, BROKEN)
     w.edit(values={"n": 2})
     with pytest.raises(kopf.PermanentError):
         w.run()
@@ -971,9 +974,7 @@ def test_an_upgrade_that_fails_before_storing_is_flux_upgrade_failed_not_counted
     assert [e[:2] for e in w.events[1:]] == [("Warning", "UpgradeFailed")]
     assert len(_version_states(w)) == 1 and w.configmap("app")["data"] == {"count": "1"}
 
-    chart = w.admin.get(kclient.ObjectRef("v1", "ConfigMap", "chart", NS))
-    chart["binaryData"] = {"demo.tgz": base64.b64encode(CHART).decode()}
-    w.admin.replace(chart)
+    _replace_chart(w, CHART)
     runner.apply(w.rt, w.current(), retry=0, metrics=w.metrics, interval_check=True)
     assert conditions(w.current())["Ready"] == ("True", "UpgradeSucceeded")
     assert w.configmap("app")["data"] == {"count": "2"}
