@@ -289,6 +289,21 @@ def test_pull_repo_slash_chart_as_helm(both, repo):
     assert (both.tmp / "core" / "demo-0.1.0.tgz").read_bytes() == theirs
 
 
+def test_pull_to_a_missing_destination_fails_as_helm(both, repo):
+    """helm writes the archive into ``-d`` as it is: a folder that does not exist is an error
+    (only ``--untar`` makes the folders it expands into), and nothing is created."""
+    assert both.helm("repo", "add", "charts", repo.url)[0] == 0
+    results = []
+    for side, run in (("helm", both.helm), ("core", both.core)):
+        dest = both.tmp / side / "missing"
+        code, out, err = run("pull", "charts/demo", "-d", str(dest))
+        # Go's os.CreateTemp: the archive's name and a random number
+        results.append((code, out, re.sub(r"\.tgz\d+: ", ".tgzN: ", err.replace(str(dest), "DEST"))))
+        assert not dest.exists()
+    assert results[1] == results[0]
+    assert results[0][0] != 0
+
+
 def test_pull_untar_as_helm(both, repo):
     """``--untar``/``--untardir``: the chart expanded under the destination, no archive left, and
     refused when the folder named after the reference exists; file for file as helm's."""

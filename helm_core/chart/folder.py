@@ -162,7 +162,7 @@ def _lstat(path: str) -> os.stat_result:
     try:
         return os.lstat(path)
     except OSError as exc:
-        raise ChartError(f"lstat {path}: {_go_errno(exc)}") from None
+        raise ChartError(f"lstat {path}: {go_errno(exc)}") from None
 
 
 def _resolve(path: str) -> str:
@@ -173,11 +173,11 @@ def _resolve(path: str) -> str:
         if exc.errno == errno.ELOOP:  # links pointing at each other
             raise ChartError(f"error evaluating symlink {path}: EvalSymlinks: too many links") from None
         where = f"lstat {exc.filename}: " if exc.filename else ""
-        raise ChartError(f"error evaluating symlink {path}: {where}{_go_errno(exc)}") from None
+        raise ChartError(f"error evaluating symlink {path}: {where}{go_errno(exc)}") from None
     return real
 
 
-def _go_errno(exc: OSError) -> str:
+def go_errno(exc: OSError) -> str:
     """Go's text for an errno: Python's strerror with a lower-case first letter."""
     text = exc.strerror or str(exc)
     return text[:1].lower() + text[1:]

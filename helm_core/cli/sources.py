@@ -69,12 +69,32 @@ def cmd_pull(args: argparse.Namespace) -> int:
 
 
 def _save(args: argparse.Namespace, data: bytes, file_name: str) -> None:
-    dest = Path(args.destination)
-    dest.mkdir(parents=True, exist_ok=True)
-    target = dest / file_name
-    temporary = target.with_name(f".{target.name}.tmp")
-    temporary.write_bytes(data)
-    os.replace(temporary, target)
+    """helm's ``fileutil.AtomicWriteFile``: a temporary file beside the target (Go's
+    ``os.CreateTemp``: its name and a random number; the system's temporary folder for a bare
+    name), mode 0644, renamed over it. A destination folder that does not exist is helm's
+    error, never created."""
+    import random
+    import shutil
+    import tempfile
+
+    from helm_core.chart.folder import go_errno
+    from helm_core.golib import gofilepath
+
+    target = gofilepath.join(args.destination, file_name)
+    folder, base = os.path.split(target)
+    while True:
+        temporary = os.path.join(folder or tempfile.gettempdir(), base + str(random.getrandbits(32)))
+        try:
+            fd = os.open(temporary, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:
+            continue
+        except OSError as exc:
+            raise HelmError(f"open {temporary}: {go_errno(exc)}") from None
+        break
+    with os.fdopen(fd, "wb") as out:
+        out.write(data)
+    os.chmod(temporary, 0o644)
+    shutil.move(temporary, target)  # a rename, or a copy from the temporary folder
 
 
 def _untar(args: argparse.Namespace, data: bytes) -> None:
