@@ -21,7 +21,7 @@ def execute(text: str, limits: RenderLimits = LIMITS) -> str:
 @pytest.mark.parametrize(("text", "limit", "message"), [
     ("{{ range 100000000000 }}{{ end }}", "timeout_s", "passed the render timeout of 0.5s"),
     ('{{ range 100000 }}{{ "abcdefgh" }}{{ end }}', "output_bytes", "passed the render output limit of 1000B"),
-    ('{{ repeat 1001 "a" }}', "output_bytes", "passed the render output limit of 1000B (a string of 1001 x 1 characters)"),
+    ('{{ repeat 1001 "a" }}', "output_bytes", "passed the render output limit of 1000B (a string of 1001 characters)"),
     ('{{ $l := list 1 }}{{ range until 10 }}{{ $l = concat $l $l }}{{ end }}', "output_bytes",
      "passed the render output limit of 1000B (a list of 128 items)"),
     ("{{ until 126 }}", "output_bytes", "passed the render output limit of 1000B (a list of 126 numbers)"),

@@ -247,10 +247,12 @@ def wrap_with(length: int, sep: str, s: str) -> str:
 
 @signature("int", "string")
 def repeat(count: int, s: str) -> str:
-    """``repeat``; a negative count is Go's panic."""
+    """``repeat``; a negative count is Go's panic. Sprig's ``strings.Repeat`` builds any length
+    that fits in memory; the render output limit refuses it first, naming the string's length
+    as every limit on a string does."""
     if count < 0:
         raise FuncError("strings: negative Repeat count")
-    budget.check_size(count * len(s), what=lambda: f"a string of {count} x {len(s)} characters")
+    budget.check_size(count * len(s), what=lambda: f"a string of {count * len(s)} characters")
     return s * count
 
 
