@@ -98,6 +98,8 @@ def apply(rt: reconcile.Runtime, body: Mapping[str, Any], *, retry: int,
     if interval_check and not _due_on_interval(recorded, generation, requested=wanted.now):
         return
     old = ondemand.handled(recorded, body, wanted)
+    if recorded.get("observedGeneration") != generation:
+        status.zero_failure_counts(old)  # Flux: a new generation counts its failures from zero
     started = time.monotonic()
     metrics.in_flight.inc()
     announcement: timers.Deferred | None = None
@@ -163,9 +165,10 @@ def _failed(rt: reconcile.Runtime, body: Mapping[str, Any], exc: Exception, *, r
         # follow the action's remediation settings (a refusal that would stall is retried too)
         budget = int(reconcile.remediation(spec, action).get("retries") or 0)
         permanent = False
-        # Flux counts each action's failures apart (installFailures, upgradeFailures): the
-        # install that follows an upgrade's uninstall remediation starts its own budget
-        failed_before = min(retry, int(old.get(f"{action}Failures") or 0))
+        # Flux counts each action's failures apart (installFailures, upgradeFailures) since the
+        # generation's first try: the install that follows an upgrade's uninstall remediation
+        # has its own budget, and an interval check of a request out of retries tries once more
+        failed_before = int(old.get(f"{action}Failures") or 0)
         retrying = budget < 0 or failed_before < budget  # Flux: -1 retries without end
         message = errors.release_message(exc)
         if isinstance(exc, core_errors.UndoneError):  # --atomic undid it already

@@ -48,8 +48,8 @@ RETRYING = "RetryingAfterFailure"
 RETRYING_ON_INTERVAL = "RetryingOnInterval"
 RETRIES_EXHAUSTED = "RetriesExhausted"
 
-#: Failure counts: a success (and Flux's reset request, :mod:`helm_operator.ondemand`) starts
-#: them again from zero.
+#: Failure counts: a success, a new generation and Flux's reset request
+#: (:mod:`helm_operator.ondemand`) start them again from zero.
 FAILURE_COUNTS = ("failures", "installFailures", "upgradeFailures")
 SUSPENDED = "Suspended"
 

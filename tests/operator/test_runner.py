@@ -1004,3 +1004,27 @@ def test_an_ownership_read_refused_is_a_failed_install_retried_at_the_interval(t
     monkeypatch.setattr(fake.FakeClient, "get", read)
     runner.apply(w.rt, w.current(), retry=0, metrics=w.metrics, interval_check=True)
     assert conditions(w.current())["Ready"] == ("True", "InstallSucceeded")
+
+
+def test_an_interval_check_out_of_retries_tries_once_and_stalls_again_and_a_new_generation_starts_afresh(tmp_path):
+    """The failure counts decide the budget, as Flux's installFailures do: an interval check of a
+    request whose retries are used up tries once more and stalls again (it used to report a
+    retry that never came); a new generation counts from zero."""
+    w = World(tmp_path)
+    _hooked(w)
+    w.request(chart={"configMapRef": {"name": "hooked"}}, values={"fail": "pre-install"},
+              install={"wait": False, "remediation": {"retries": 1}})
+    with pytest.raises(kopf.TemporaryError):
+        w.run()
+    with pytest.raises(kopf.PermanentError):
+        w.run(retry=1)
+    with pytest.raises(kopf.PermanentError):
+        runner.apply(w.rt, w.current(), retry=0, metrics=w.metrics, interval_check=True)
+    obj = w.current()
+    assert conditions(obj)["Stalled"] == ("True", "RetriesExhausted")
+    assert "Reconciling" not in conditions(obj)
+    assert obj["status"]["installFailures"] == 3
+    w.edit(values={"fail": "pre-install", "n": 2})
+    with pytest.raises(kopf.TemporaryError):  # one retry left for the new generation
+        w.run()
+    assert w.current()["status"]["installFailures"] == 1
