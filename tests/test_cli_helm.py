@@ -370,6 +370,7 @@ def test_oci_with_helms_registry_login(both, registry):
         expected = both.helm(*argv, "--plain-http")
         got = both.core(*argv, "--plain-http")
         assert got[0] == expected[0] == 0 and got[1] == expected[1]
+    (both.tmp / "pulled").mkdir()  # helm's pull writes into a folder that exists
     code, out, err = both.core("pull", f"oci://{host}/charts/pushed", "--version", "1.2.3", "--plain-http",
                                "-d", str(both.tmp / "pulled"))
     assert code == 0, err

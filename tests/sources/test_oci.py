@@ -178,6 +178,7 @@ class TestReferenceHelm:
                                    "--plain-http", "-d", str(dest)], check=True, capture_output=True, text=True,
                                   env={"HOME": str(tmp_path), "PATH": "/usr/bin:/bin"})
         assert (dest / "demo-0.3.0.tgz").read_bytes() == tgz.read_bytes()
+        (tmp_path / "ours").mkdir()  # helm's pull writes into a folder that exists
         assert cli_main(["pull", f"oci://{registry.host}/charts/demo", "--version", "0.3.0", "--plain-http",
                          "-d", str(tmp_path / "ours"), "--cache-dir", str(tmp_path / "c")]) == 0
         ours = capsys.readouterr().out

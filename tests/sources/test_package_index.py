@@ -104,6 +104,7 @@ def test_helm_pulls_from_our_index_and_we_pull_from_helms(tmp_path: Path, helm_b
                        check=True, capture_output=True, env=env)
         assert (tmp_path / "h" / "demo-1.1.0.tgz").read_bytes() == (ours / "demo-1.1.0.tgz").read_bytes()
         capsys.readouterr()
+        (tmp_path / "o").mkdir()  # helm's pull writes into a folder that exists
         assert cli_main(["pull", "demo", "--repo", their_server.url, "--version", "^1", "--username", "u",
                          "--password", "p", "-d", str(tmp_path / "o"), "--cache-dir", str(tmp_path / "c")]) == 0
         assert capsys.readouterr().out == ""  # helm pull prints nothing for repositories
