@@ -949,6 +949,13 @@ BROKEN = package.archive_bytes("demo", [
     ("templates/cm.yaml", b"{{ fail \"this chart is broken\" }}\n")])
 
 
+def _stalls(w: World) -> dict[str, Any]:
+    """Run the request, which stalls (no Kopf retry follows); its status after."""
+    with pytest.raises(kopf.PermanentError):
+        w.run()
+    return w.current()
+
+
 def _replace_chart(w: World, chart: bytes) -> None:
     found = w.admin.get(kclient.ObjectRef("v1", "ConfigMap", "chart", NS))
     w.admin.replace(dict(found, binaryData={"demo.tgz": base64.b64encode(chart).decode()}))
@@ -963,9 +970,7 @@ def test_an_upgrade_that_fails_before_storing_is_flux_upgrade_failed_not_counted
     w.run()
     _replace_chart(w, BROKEN)
     w.edit(values={"n": 2})
-    with pytest.raises(kopf.PermanentError):
-        w.run()
-    obj = w.current()
+    obj = _stalls(w)
     assert conditions(obj) == {"Ready": ("False", "UpgradeFailed"), "Stalled": ("True", "RenderFailed"),
                                "Released": ("False", "UpgradeFailed")}
     assert condition_message(obj, "Released").startswith("RenderFailed: ")
@@ -994,9 +999,7 @@ def test_an_ownership_read_refused_is_a_failed_install_retried_at_the_interval(t
     w = World(tmp_path)
     monkeypatch.setattr(fake.FakeClient, "get", refusing)
     w.request(install={"wait": False, "remediation": {"retries": 1}})
-    with pytest.raises(kopf.PermanentError):
-        w.run()
-    obj = w.current()
+    obj = _stalls(w)
     assert conditions(obj) == {"Ready": ("False", "InstallFailed"), "Stalled": ("True", "Forbidden"),
                                "Released": ("False", "InstallFailed")}
     assert condition_message(obj, "Released").startswith('Forbidden: ')
