@@ -77,6 +77,10 @@ class HelmError(Exception):
     #: that version. None when it failed before storing anything. Flux's helm-controller counts
     #: and remediates exactly these failures (a version it could observe).
     failed_version: str | None = None
+    #: With ``failed_version`` (or on failed tests): the operation that stored the version,
+    #: ``install`` or ``upgrade``, as the caller cannot read it from the history once the
+    #: version is stored (an install may go on from an uninstalled history).
+    failed_action: str | None = None
 
 
 class ActionFailed(HelmError):
@@ -99,6 +103,7 @@ class UndoneError(HelmError):
         self.cause = cause
         self.undo = undo
         self.failed_version = cause.failed_version
+        self.failed_action = cause.failed_action
 
 
 class ChartError(HelmError):

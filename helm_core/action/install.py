@@ -265,7 +265,7 @@ def _install(cfg: config.Configuration, chart: model.Chart, user_values: Mapping
         try:
             _perform(cfg, rendered, objects, options, runs)
         except HelmError as exc:
-            exc.failed_version = str(record.version)
+            exc.failed_version, exc.failed_action = str(record.version), "install"
             cfg.driver.update(runs.onto(record.with_status(rel.Status.FAILED,
                                                            f'Release "{options.name}" failed: {exc}')))
             if options.atomic:

@@ -267,7 +267,7 @@ def _upgrade(cfg: config.Configuration, chart: model.Chart, user_values: Mapping
                             cleanup_on_fail=options.cleanup_on_fail, observe=runs.observe,
                             existing=existing)
         except HelmError as exc:
-            exc.failed_version = str(record.version)
+            exc.failed_version, exc.failed_action = str(record.version), "upgrade"
             cfg.driver.update(runs.onto(record.with_status(rel.Status.FAILED,
                                                            f'Upgrade "{options.name}" failed: {exc}')))
             if options.atomic:

@@ -192,16 +192,14 @@ def configuration(rt: Runtime, client: kclient.ClusterClient, meta: Mapping[str,
         raise errors.RequestError(f"spec: {exc}", reason="InvalidSpec") from None
 
 
-def planned_action(rt: Runtime, body: Mapping[str, Any], *, made_newest: bool = False) -> str:
-    """``install`` or ``upgrade``: what the request's next (or failed) operation is, by
-    helm_core's rule (:func:`helm_core.action.upgrade.plan`) over the stored history;
-    ``made_newest``: the operation that made the newest version (whose tests then failed),
-    the same rule over the history before it."""
+def planned_action(rt: Runtime, body: Mapping[str, Any]) -> str:
+    """``install`` or ``upgrade``: what the request's next operation is (or the one that failed
+    before storing anything), by helm_core's rule (:func:`helm_core.action.upgrade.plan`) over
+    the stored history."""
     meta, spec = body["metadata"], body.get("spec") or {}
     key = policy.release_key(meta, spec)
     cfg = configuration(rt, target_for(rt, meta, spec, client_for(rt, meta, spec, body)), meta, spec)
-    history = cfg.driver.history(key.namespace, key.name)
-    return upgrade.plan(history[:-1] if made_newest else history, reinstall_failed=True)
+    return upgrade.plan(cfg.driver.history(key.namespace, key.name), reinstall_failed=True)
 
 
 def apply(rt: Runtime, body: Mapping[str, Any], *, force: bool = False) -> Outcome:
@@ -298,7 +296,7 @@ def apply(rt: Runtime, body: Mapping[str, Any], *, force: bool = False) -> Outco
                 skip_schema_validation=bool(first.get("disableSchemaValidation")),
                 crds=crd_policy.check_policy(first.get("crds") or "", default=crd_policy.INSTALL_DEFAULT),
                 description=f"Install {description}"), history=history)
-        tested = _test(cfg, spec, done, lua, ignore_failures=ignores_test_failures(spec, action))
+        tested = _test(cfg, spec, done, lua, action=action)
         out = _success(old, generation, done, values.digest, chart_info, action, now,
                        test_hooks=None if tested is None else tested.test_hooks)
         out.pop("rolledBackTo", None)
@@ -343,16 +341,21 @@ def lua_options(rt: Runtime, spec: Mapping[str, Any]) -> template.LuaOptions:
 
 def _test(cfg: action_config.Configuration, spec: Mapping[str, Any],
           done: rel.ReleaseVersion, lua: template.LuaOptions, *,
-          ignore_failures: bool) -> test_action.TestReport | None:
-    """``spec.test``: the release's test hooks after an install/upgrade; a failure raises
-    ``TestFailedError`` (remediated as a failed release) unless ``ignore_failures``."""
+          action: str) -> test_action.TestReport | None:
+    """``spec.test``: the release's test hooks after ``action`` (install or upgrade) made
+    ``done``; a failure raises ``TestFailedError`` (remediated as a failed ``action``) unless
+    the action's remediation ignores test failures."""
     asked = spec.get("test") or {}
     if not asked.get("enable"):
         return None
     timeout = parse_duration(asked.get("timeout"), DEFAULT_TIMEOUT_S)
-    return test_action.after_release(cfg, done, test_action.TestOptions(
-        timeout_s=timeout, ignore_failures=ignore_failures,
-        filters=test_action.filters_from_spec(asked.get("filters") or ()), lua=lua))
+    try:
+        return test_action.after_release(cfg, done, test_action.TestOptions(
+            timeout_s=timeout, ignore_failures=ignores_test_failures(spec, action),
+            filters=test_action.filters_from_spec(asked.get("filters") or ()), lua=lua))
+    except core_errors.TestFailedError as exc:
+        exc.failed_action = action
+        raise
 
 
 def remediation(spec: Mapping[str, Any], action: str) -> Mapping[str, Any]:

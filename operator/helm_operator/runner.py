@@ -215,14 +215,16 @@ def _failed(rt: reconcile.Runtime, body: Mapping[str, Any], exc: Exception, *, r
 
 
 def _action(rt: reconcile.Runtime, body: Mapping[str, Any], exc: BaseException | None = None) -> str:
-    """The operation that failed or was cut short: install or upgrade, as helm_core decides it
-    (:func:`reconcile.planned_action`; for a release failure, the one that made the newest
-    version: the version tested, or the failed one, which after an uninstall is an install);
+    """The operation that failed or was cut short: install or upgrade. For a release failure,
+    the one that stored the failed (or tested) version, as helm_core tells it
+    (``failed_action``); otherwise as helm_core decides it (:func:`reconcile.planned_action`);
     when the history cannot be read (the cluster is failing too), what the status last
     recorded."""
+    failed_action = getattr(exc, "failed_action", None)
+    if failed_action is not None:
+        return str(failed_action)
     try:
-        return reconcile.planned_action(rt, body,
-                                        made_newest=exc is not None and errors.is_release_failure(exc))
+        return reconcile.planned_action(rt, body)
     except Exception:  # noqa: BLE001 - the original failure is what gets reported
         return "upgrade" if (body.get("status") or {}).get("version") else "install"
 
