@@ -15,7 +15,8 @@ from kubernetes import client as k8s
 from e2e.conftest import ClusterInfo, Kubectl, create_namespace
 from e2e.operator_kit import (ROOT, Controller, condition, get, hello_tgz, ready_at, request, setup_namespace,
                               stalled, wait_for)
-from e2e.test_operator_isolation import SLOW, hostile_chart
+# spaces: namespaces a test makes, deleted while this module's controller still runs
+from e2e.test_operator_isolation import SLOW, hostile_chart, spaces  # noqa: F401 - a fixture
 
 pytestmark = pytest.mark.e2e
 
@@ -38,21 +39,6 @@ def ctl(cluster: ClusterInfo, kubectl: Kubectl, tmp_path_factory: pytest.TempPat
     controller.start()
     yield controller
     controller.stop()
-
-
-@pytest.fixture
-def spaces(api: k8s.ApiClient, ctl: Controller) -> Iterator[list[str]]:
-    """Namespaces the test makes, deleted while this module's controller still runs (it handles
-    their finalizers)."""
-    made: list[str] = []
-    yield made
-    core = k8s.CoreV1Api(api)
-    for ns in made:
-        core.delete_namespace(ns)
-    deadline = time.monotonic() + 120
-    while made and time.monotonic() < deadline:
-        made = [ns for ns in made if ns in {n.metadata.name for n in core.list_namespace().items}]
-        time.sleep(0.5)
 
 
 def announced(obj: dict[str, Any]) -> bool:
