@@ -70,7 +70,7 @@ CASES: dict[str, tuple[str, str]] = {
     "versions: a one-term range, by string methods": (
         "from helm_core.golib import versions", "versions.Constraints.parse('>= 1.19.0-0')"),
     "lexer: stream patterns, first use": (
-        "from helm_core.gotemplate import lexer", "lexer._stream_patterns()"),
+        "from helm_core.gotemplate import lexer", "lexer._STREAM[True](); lexer._STREAM_RUN[True]()"),
     "gojson: escape class for ASCII text, first use": (
         "from helm_core.golib import gojson", "gojson._needs_escape(True, True)"),
     "gojson: escape class for any text and the table, first use": (

@@ -34,8 +34,6 @@ The subset (libyaml's scanner, ``src/scanner.c``, is the reference for each rule
 """
 from __future__ import annotations
 
-import re
-
 from helm_core.golib import goyaml_convert
 from helm_core.golib.goyaml_convert import MAPPING, SCALAR, SEQUENCE
 from helm_core.golib.goyaml_rules import TAG_MAP, TAG_PLAIN, TAG_SEQ, TAG_STR
@@ -63,12 +61,12 @@ MAX_KEY_SPAN = 1000
 
 #: Characters other than printable ASCII and '\n' (a small class: one with libyaml's whole
 #: printable set takes ~10 ms to compile, more than most documents take to read).
-_NOT_PRINTABLE_ASCII = re.compile("[^\n -~]")
+_NOT_PRINTABLE_ASCII = patterns.compiled("[^\n -~]")
 #: Characters that cannot start a plain scalar ('-' can when a non-blank follows).
 _INDICATORS = frozenset("-?:,[]{}#&*!|>'\"%@`")
 #: The characters of an anchor or alias name.
 _NAME_CHARACTERS = frozenset("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_-")
-_QUOTE_OR_ESCAPE = re.compile(r'["\\]')
+_QUOTE_OR_ESCAPE = patterns.compiled(r'["\\]')
 # The patterns for rarer forms (escapes, flow sequences, block scalars) are compiled on first
 # use (helm_core.support.patterns): many documents have none.
 _HEX = {width: patterns.on_first_use(f"[0-9A-Fa-f]{{{width}}}") for width in (2, 4, 8)}
@@ -81,13 +79,13 @@ _ESCAPES = {"0": "\0", "a": "\a", "b": "\b", "t": "\t", "n": "\n", "v": "\v", "f
 _FLOW_PLAIN = patterns.on_first_use(
     r"""(?:[^ \-?:,\[\]{}#&*!|>'"%@`]|-[^ ,\[\]{}#:])[^ ,\[\]{}#:]*(?: +[^ ,\[\]{}#:]+)*""")
 #: The usual key (letters, digits, '_./-') and its ':': the general scan below gives the same.
-_WORD_KEY = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_./-]{0,999}(?=:(?: |$))")
+_WORD_KEY = patterns.compiled(r"[A-Za-z0-9_][A-Za-z0-9_./-]{0,999}(?=:(?: |$))")
 #: The usual entry: such a key, then a plain value without ':' or '#' that starts with no
 #: indicator (the general path below reads it the same way).
-_USUAL_ENTRY = re.compile(r"([A-Za-z0-9_][A-Za-z0-9_./-]{0,999}): +([^- ?:,\[\]{}#&*!|>'\"%@`][^#:]*)$")
+_USUAL_ENTRY = patterns.compiled(r"([A-Za-z0-9_][A-Za-z0-9_./-]{0,999}): +([^- ?:,\[\]{}#&*!|>'\"%@`][^#:]*)$")
 #: The usual sequence item: '-', spaces, then a plain value as in :data:`_USUAL_ENTRY` (not a
 #: key, comment, nested item or indicator: the general path below reads it the same way).
-_USUAL_ITEM = re.compile(r"- +([^- ?:,\[\]{}#&*!|>'\"%@`][^#:]*)$")
+_USUAL_ITEM = patterns.compiled(r"- +([^- ?:,\[\]{}#&*!|>'\"%@`][^#:]*)$")
 _BLOCK_HEADER = patterns.on_first_use(r"([+-]?)([1-9]?)([+-]?)")
 
 

@@ -15,7 +15,6 @@ chomping and no quotes. Anything else returns None (the libyaml path).
 from __future__ import annotations
 
 import functools
-import re
 
 from helm_core.golib import gojson
 from helm_core.golib import goyaml_rules as rules
@@ -84,7 +83,7 @@ class _LetterLastTable(dict):  # type: ignore[type-arg]
 
 
 _LETTER_LAST = _LetterLastTable()
-_DIGIT = re.compile(r"\d")
+_DIGIT = patterns.compiled(r"\d")
 
 
 def sorted_keys(keys: list[str], v3: bool = False) -> list[str]:

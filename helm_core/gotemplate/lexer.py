@@ -20,7 +20,6 @@ positions are character offsets into the template text, lines are 1-based.
 """
 from __future__ import annotations
 
-import functools
 import re
 from collections import namedtuple
 
@@ -474,13 +473,13 @@ class _Lexer:
         pos, line = self.text_and_open(commit, x, trimmed, self.line_at(commit))
         depth = 0
         compact = self.compact
-        stream, stream_run = _stream_patterns(compact)
+        stream = _STREAM[compact]()
         if self.comment_at < pos:
             found = _COMMENT_OPEN().search(text, pos)
             self.comment_at = found.start() if found else len(text)
         window = stop = min(self.comment_at + 6, self.scan_end)
         if self.stopped_short:
-            run = stream_run.match(text, pos)
+            run = _STREAM_RUN[compact]().match(text, pos)
             assert run is not None  # a run of zero tokens matches anywhere
             stop = run.end()
             # The run's tokens are findall's first matches, if findall sees far enough: a
@@ -727,17 +726,19 @@ _STREAM_TOKEN = f"{_SPACE_TOKEN}|{_LEXEME_TOKEN}|{_CLOSE_TOKEN}"
 _COMPACT_STREAM_TOKEN = f"(?:{_LEXEME_TOKEN})(?:{_SPACE_TOKEN})?|{_SPACE_TOKEN}|{_CLOSE_TOKEN}"
 
 
-@functools.cache
-def _stream_patterns(compact: bool) -> tuple[re.Pattern[str], re.Pattern[str]]:
-    """(one stream token or, where none matches, "", a run of tokens), compiled on first use:
-    a run whose trees all come from the disk memo never lexes, and compiling these is start-up
-    time (``bench/deferred.py``). ``compact``: a field chain is one token, with the spaces after it
-    as every lexeme."""
+def _stream_token(compact: bool) -> str:
     if compact:
-        token = _COMPACT_STREAM_TOKEN.replace("{field}", _FIELDS_TOKEN, 1)
-    else:
-        token = _STREAM_TOKEN.replace("{field}", _FIELD_TOKEN, 1)
-    return re.compile(f"{token}|"), re.compile(f"(?:{token})*+")
+        return _COMPACT_STREAM_TOKEN.replace("{field}", _FIELDS_TOKEN, 1)
+    return _STREAM_TOKEN.replace("{field}", _FIELD_TOKEN, 1)
+
+
+#: Per ``compact``: (one stream token or, where none matches, "", a run of tokens), compiled on
+#: first use: a run whose trees all come from the disk memo never lexes, and compiling these is
+#: start-up time (``bench/deferred.py``; prebuilt, see ``support/patterns.py``). ``compact``: a
+#: field chain is one token, with the spaces after it as every lexeme. The run is needed only
+#: after a stop at an unknown token (see lex_fast).
+_STREAM = {compact: patterns.on_first_use(f"{_stream_token(compact)}|") for compact in (False, True)}
+_STREAM_RUN = {compact: patterns.on_first_use(f"(?:{_stream_token(compact)})*+") for compact in (False, True)}
 
 
 _TEXT, _SPACE, _RAW_STRING = ItemType.TEXT, ItemType.SPACE, ItemType.RAW_STRING

@@ -1,20 +1,128 @@
-"""Regular expressions compiled on first use instead of at import.
+"""Regular expressions compiled on first use instead of at import, and from prebuilt code.
 
 A module's patterns are compiled when it is imported, and a short CLI run imports many modules
 whose patterns it never uses (a run whose parse trees and YAML come from the disk memo never
 lexes or resolves a scalar): compiling them is start-up time (bench/deferred.py). Hot loops
 take the pattern once (``match = _PATTERN().match``) rather than calling for it each time.
+
+Compiling is itself costly: ``re`` parses and compiles a pattern in Python (the lexer's two
+stream patterns took ~2.7 ms, ~10 million instructions, of every run that lexes). The patterns
+this package declares (:func:`on_first_use`, :func:`compiled`) are compiled once more, ahead,
+by ``scripts/gen_sre_codes.py`` into ``sre_codes.py``: the engine's code for each, which
+:func:`compiled` hands to the engine directly (what ``re``'s compiler does last) when the
+running interpreter's engine is the one the table was made for (same implementation, Python
+minor version, engine magic and code size). The engine checks the code it is given; anything
+else (another interpreter, a pattern not in the table, code it refuses) is compiled by ``re``.
+A compiled pattern compares equal to ``re.compile``'s exactly when their code is the same
+(tests/support/test_patterns.py).
 """
 from __future__ import annotations
 
 import functools
 import re
+import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from typing import Any
+
+#: Every (pattern, flags) declared through this module, in declaration order: what
+#: ``scripts/gen_sre_codes.py`` prebuilds (after importing every module of the package).
+DECLARED: dict[tuple[str, int], None] = {}
 
 
 def on_first_use(pattern: str, flags: int = 0) -> Callable[[], re.Pattern[str]]:
-    """A function that returns ``re.compile(pattern, flags)``, compiled by its first call."""
-    return functools.cache(lambda: re.compile(pattern, flags))
+    """A function that returns ``re.compile(pattern, flags)``, compiled by its first call
+    (from prebuilt code when there is some, see :func:`compiled`)."""
+    DECLARED[pattern, int(flags)] = None
+    return functools.cache(lambda: _compiled(pattern, int(flags)))
+
+
+def compiled(pattern: str, flags: int = 0) -> re.Pattern[str]:
+    """``re.compile(pattern, flags)``, from its prebuilt code when ``sre_codes.py`` has it for
+    this interpreter's engine."""
+    DECLARED[pattern, int(flags)] = None
+    return _compiled(pattern, int(flags))
+
+
+def _compiled(pattern: str, flags: int) -> re.Pattern[str]:
+    built = _prebuilt(pattern, flags)
+    return built if built is not None else re.compile(pattern, flags)
+
+
+def engine() -> tuple[Any, ...]:
+    """What decides the engine's code for a pattern: prebuilt code is for this engine only."""
+    import _sre
+
+    return (sys.implementation.name, sys.version_info[:2], _sre.MAGIC, _sre.CODESIZE)
+
+
+def _prebuilt(pattern: str, flags: int) -> re.Pattern[str] | None:
+    codes = _table()
+    entry = codes.get((pattern, flags)) if codes else None
+    if entry is None:
+        return None
+    import _sre
+
+    final_flags, code, groups, groupindex, indexgroup = entry
+    try:  # the engine validates the code ("invalid SRE code" otherwise)
+        built: re.Pattern[str] = _sre.compile(pattern, final_flags, list(code), groups, dict(groupindex),
+                                              indexgroup)
+    except Exception:  # noqa: BLE001 - refused or another engine's API: re compiles it
+        return None
+    return built
+
+
+@functools.cache
+def _table() -> dict[tuple[str, int], Any]:
+    """The prebuilt codes when they were made for this engine, else nothing."""
+    try:
+        from helm_core.support import sre_codes
+    except ImportError:
+        return {}
+    if sre_codes.ENGINE != engine():
+        return {}
+    return sre_codes.CODES
+
+
+def prebuild(pattern: str, flags: int) -> tuple[Any, ...]:
+    """The table entry of ``pattern``: what ``re``'s compiler hands the engine (as tuples)."""
+    from re import _compiler, _parser  # type: ignore[attr-defined]
+
+    parsed = _parser.parse(pattern, flags)
+    code = _compiler._code(parsed, flags)
+    groupindex = parsed.state.groupdict
+    indexgroup: list[str | None] = [None] * parsed.state.groups
+    for name, index in groupindex.items():
+        indexgroup[index] = name
+    return (flags | parsed.state.flags, tuple(map(int, code)), parsed.state.groups - 1, tuple(sorted(groupindex.items())),
+            tuple(indexgroup))
+
+
+def prebuilt_module_source(declared: dict[tuple[str, int], None]) -> str:
+    """The text of ``sre_codes.py`` for ``declared`` on this interpreter (see the module's doc)."""
+    lines = ['"""Prebuilt engine code of the patterns helm_core declares (helm_core.support.patterns).',
+             "",
+             "Generated by scripts/gen_sre_codes.py: do not edit.",
+             '"""',
+             "# fmt: off",
+             f"ENGINE = {engine()!r}",
+             "CODES = {"]
+    for pattern, flags in sorted(declared):
+        lines.append(f"    ({pattern!r}, {flags}): {prebuild(pattern, flags)!r},")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def declared_everywhere() -> dict[tuple[str, int], None]:
+    """:data:`DECLARED` after importing every module of the package (what the table holds)."""
+    import importlib
+    import pkgutil
+
+    import helm_core
+
+    for module in pkgutil.walk_packages(helm_core.__path__, "helm_core."):
+        if module.name != "helm_core.__main__":
+            importlib.import_module(module.name)
+    return dict(DECLARED)
