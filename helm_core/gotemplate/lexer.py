@@ -492,9 +492,9 @@ class _Lexer:
                 break  # the end of the window next
             known = plain.get(val)
             if known is not None:  # the commonest case: a name, a keyword, a string met before...
-                typ, lexeme, newlines = known
+                typ, lexeme, newlines, size = known
                 append((typ, pos, lexeme, line))
-                pos += len(val)
+                pos += size
                 line += newlines
                 continue
             if not val:
@@ -552,7 +552,7 @@ class _Lexer:
                 depth -= 1
             newlines = val.count("\n", 0 if typ is _RAW_STRING else len(lexeme))
             if typ is not _LEFT_PAREN and typ is not _RIGHT_PAREN and len(plain) < _PLAIN_TYPES_KEPT:
-                plain[val] = (typ, lexeme, newlines)  # all from its text: appended at once next time
+                plain[val] = (typ, lexeme, newlines, len(val))  # all from its text: appended at once next time
             append((typ, pos, lexeme, line))
             pos += len(val)
             line += newlines
@@ -701,8 +701,10 @@ def _match_end(rx: re.Pattern[str], text: str, pos: int) -> int:
 # The fast path: one alternative per common token. Names, fields and numbers must end
 # where Go's lexer ends them (a terminator follows), else nothing matches and the exact
 # loop reports the error. A space run never takes the single space of a ``-}}`` (the
-# backtracking lookahead leaves it for the delimiter).
-_TERM = r"(?=[ \t\r\n.,|:)(]|\}\})"
+# backtracking lookahead leaves it for the delimiter). The terminator may be a lone "}" (one
+# character class instead of a class or "}}": the lexeme is cheaper to match): no token starts
+# with "}" but a right delimiter, so the loop stops there and the exact states take the action.
+_TERM = r"(?=[ \t\r\n.,|:)(}])"
 _FIELD_TOKEN = r"\.[A-Za-z_][A-Za-z0-9_]*+"
 #: A field chain (``.a.b.c``) as one token: the compact stream's field (see lex_raw).
 _FIELDS_TOKEN = rf"{_FIELD_TOKEN}(?:{_FIELD_TOKEN})*+"
@@ -720,10 +722,11 @@ _LEXEME_TOKEN = (
 )
 # Between actions: a right delimiter, then (if there is one and no comment follows it)
 # the text up to the next left delimiter and that delimiter with its trim marker.
-_CLOSE_TOKEN = r"(?:\}\}|[ \t\r\n]-\}\})(?:[^{]*+(?:\{(?!\{)[^{]*+)*+\{\{(?:-[ \t\r\n])?(?!/\*))?"
+_CLOSE_TOKEN = r"(?:\}\}|[ \t\r\n]-\}\})(?:[^{]*+(?:\{(?!\{)[^{]*+)*+\{\{(?:-[ \t\r\n])?(?!/\*))?+"
 _STREAM_TOKEN = f"{_SPACE_TOKEN}|{_LEXEME_TOKEN}|{_CLOSE_TOKEN}"
-#: The compact stream's: a lexeme takes the spaces after it (not the one a ``-}}`` needs).
-_COMPACT_STREAM_TOKEN = f"(?:{_LEXEME_TOKEN})(?:{_SPACE_TOKEN})?|{_SPACE_TOKEN}|{_CLOSE_TOKEN}"
+#: The compact stream's: a lexeme takes the spaces after it (not the one a ``-}}`` needs; the
+#: group is possessive, as nothing follows it in the token: the engine keeps no state to go back).
+_COMPACT_STREAM_TOKEN = f"(?:{_LEXEME_TOKEN})(?:{_SPACE_TOKEN})?+|{_SPACE_TOKEN}|{_CLOSE_TOKEN}"
 
 
 def _stream_token(compact: bool) -> str:
@@ -774,17 +777,18 @@ _FIXED = {(b, c): _fixed(b, c) for b in (False, True) for c in (False, True)}
 #: Per keyword setting, the fixed tokens and the names, strings, numbers, variables and character
 #: constants the fast loop met, by their text (whatever the template): a chart's templates repeat
 #: most of their tokens, across files too. A long-lived process keeps up to this many.
-_PLAIN: dict[tuple[bool, bool], dict[str, tuple[ItemType, str, int]]] = {}
+_PLAIN: dict[tuple[bool, bool], dict[str, tuple[ItemType, str, int, int]]] = {}
 _PLAIN_TYPES_KEPT = 50_000
 
 
-def _plain_types(break_ok: bool, continue_ok: bool) -> dict[str, tuple[ItemType, str, int]]:
+def _plain_types(break_ok: bool, continue_ok: bool) -> dict[str, tuple[ItemType, str, int, int]]:
     """The tokens the fast loop only appends, each with its type, its text without the spaces
-    after it and their newlines: shared by every lexer."""
+    after it, their newlines and the token's length (a ``len`` call less per token): shared by
+    every lexer."""
     plain = _PLAIN.get((break_ok, continue_ok))
     if plain is None:
         fixed = _FIXED[break_ok, continue_ok]
-        plain = _PLAIN[break_ok, continue_ok] = {text: (typ, text, 0) for text, typ in fixed.items()}
+        plain = _PLAIN[break_ok, continue_ok] = {text: (typ, text, 0, len(text)) for text, typ in fixed.items()}
     return plain
 
 _TERMINATORS = frozenset(" \t\r\n.,|:)(") | {""}

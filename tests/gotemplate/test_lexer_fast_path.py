@@ -190,6 +190,9 @@ def test_generated_inputs_lex_and_parse_the_same(monkeypatch: pytest.MonkeyPatch
     # ... whose tokens take the spaces after them (newlines counted, the space of a "-}}" left).
     "{{ if  .a\n\n }}x{{ end\n}}\n{{ .b }}", "{{ ( .a ) }}", "{{ .a |  quote\t}}", "{{ $x  :=\n1 }}{{ $x }}",
     "{{ `a\nb`  \n .c }}\n{{ .d }}", "{{ .a  -}}\n x", "{{ .a\n -}} x", "{{ else  }}", "{{ \"x\"\r\n}}",
+    # A name, field, variable or dot before a lone "}" (the fast loop stops there).
+    "{{ .a}x }}", "{{ .a.b} }}{{ .c }}", "{{ x}.b }}", "{{ $x}}} {{ .d }}", "{{ .}{ }}", "{{ .a}\n}}",
+    "{{ true}}}", "{{ .a }}{{ .b}-}}",
 ])
 def test_edge_cases_lex_and_parse_the_same(text: str, monkeypatch: pytest.MonkeyPatch) -> None:
     assert_same_items(text)
