@@ -470,7 +470,8 @@ class _Lexer:
         mark = len(items)
         append = items.append
         plain = self.plain
-        pos, line = self.text_and_open(commit, x, trimmed, self.line_at(commit))
+        commit_line = self.line_at(commit)
+        pos, line = self.text_and_open(commit, x, trimmed, commit_line)
         depth = 0
         compact = self.compact
         stream = _STREAM[compact]()
@@ -534,11 +535,12 @@ class _Lexer:
                     commit = _match_end(_SPACES(), text, after)
                 mark = len(items)
                 end = pos + len(val)
+                line += text.count("\n", pos + 2, commit)
+                commit_line = line
                 if end == after:
                     # No "{{" for this loop (a comment next, or none): the exact states lex the rest.
                     self.stopped_short = False
                     break
-                line += text.count("\n", pos + 2, commit)
                 # (The close token ends with "{{" or a trim marker: "{{- /*" cannot be one,
                 # as a "-" starts no common token and the exact states take that action.)
                 trimmed = val[-1] != "{"
@@ -558,6 +560,9 @@ class _Lexer:
             line += newlines
         del items[mark:]
         self.pos = self.start = commit
+        # The line there is known: line_at (the next entry's, the exact states') need not count
+        # the newlines of everything this loop lexed again.
+        self.line_mark = (commit, commit_line)
         return self.lex_text
 
     def text_and_open(self, start: int, x: int, trimmed: bool, line: int) -> tuple[int, int]:

@@ -232,7 +232,11 @@ class _Parser:
         while token[TYP] is not _EOF:
             if token[TYP] is _TEXT:  # text_or_action's first case, inline
                 self.i += 1
-                nodes.append(n.TextNode(self.tree, token[POS], token[VAL]))
+                text = _new(_TextNode)  # n.TextNode(self.tree, token[POS], token[VAL]) (see _new)
+                text.tr = self.tree
+                text.pos = token[POS]
+                text.text = token[VAL]
+                nodes.append(text)
             else:
                 if token[TYP] is _LEFT_DELIM:  # text_or_action's next case, inline
                     self.i += 1
@@ -385,7 +389,13 @@ class _Parser:
     def pipeline(self, context: str, end: ItemType) -> n.PipeNode:
         """Pipeline: declarations? command ('|' command)*."""
         v = self.peek_non_space()
-        pipe = n.PipeNode(self.tree, v[POS], v[LINE])
+        pipe = _new(_PipeNode)  # n.PipeNode(self.tree, v[POS], v[LINE]) (see _new)
+        pipe.tr = self.tree
+        pipe.pos = v[POS]
+        pipe.line = v[LINE]
+        pipe.is_assign = False
+        pipe.decl = []
+        cmds = pipe.cmds = []
         while True:  # declarations
             if v[TYP] is not _VARIABLE:
                 break
@@ -412,7 +422,6 @@ class _Parser:
                 self.i = v_index
                 _ = after
             break
-        cmds = pipe.cmds
         items, n_items = self.items, self.n_items
         while True:
             i = self.i  # token = self.next_non_space(), inline
@@ -521,8 +530,10 @@ class _Parser:
         it): this is the parser's hottest code.
         """
         tr = self.tree
-        cmd = n.CommandNode(tr, first[POS])
-        args = cmd.args
+        cmd = _new(_CommandNode)  # n.CommandNode(tr, first[POS]) (see _new)
+        cmd.tr = tr
+        cmd.pos = first[POS]
+        args = cmd.args = []
         items, n_items = self.items, self.n_items
         last = items[-1]
         i = self.i
@@ -535,21 +546,31 @@ class _Parser:
             typ = token[TYP]
             # Most frequent kinds first. (``self.i`` is written before the calls that read it.)
             if typ is _FIELD:
-                field = n.FieldNode(tr, token[POS], token[VAL])
-                second = token[VAL].find(".", 1)
-                if second > 0:  # a chain in one item: Go's chain() puts it at its second field
-                    field.pos += second
+                val = token[VAL]
+                field = _new(_FieldNode)  # n.FieldNode(tr, token[POS], val) (see _new)
+                field.tr = tr
+                field.ident = val[1:].split(".")
+                second = val.find(".", 1)
+                # A chain in one item: Go's chain() puts it at its second field.
+                field.pos = token[POS] + second if second > 0 else token[POS]
                 node: Optional[n.Node] = field
             elif typ is _IDENTIFIER:
                 if not self.has_function(token[VAL]):
                     self.i = i
                     self.errorf(f"function {gofmt.quote(token[VAL])} not defined")
-                node = n.IdentifierNode(tr, token[POS], token[VAL])
+                node = _new(_IdentifierNode)  # n.IdentifierNode(tr, token[POS], token[VAL]) (see _new)
+                node.tr = tr
+                node.pos = token[POS]
+                node.ident = token[VAL]
             elif typ is _STRING or typ is _RAW_STRING:
                 val = token[VAL]
                 if typ is _STRING and "\\" not in val:
                     # The lexer's "..." without escapes: no quote or newline inside to refuse.
-                    node = n.StringNode(tr, token[POS], val, val[1:-1])
+                    node = _new(_StringNode)  # n.StringNode(tr, token[POS], val, val[1:-1]) (see _new)
+                    node.tr = tr
+                    node.pos = token[POS]
+                    node.quoted = val
+                    node.text = val[1:-1]
                 else:
                     self.i = i
                     node = n.StringNode(tr, token[POS], val, self.unquote(val))
@@ -649,6 +670,15 @@ class _Parser:
             self.errorf("invalid syntax")
             raise AssertionError("unreachable") from None
 
+
+#: The parser's commonest nodes are made as ``_new(cls)`` and their fields set where they are
+#: parsed, as their ``__init__`` would set them: calling a class with an ``__init__`` in Python
+#: runs a frame of its own through the interpreter's generic call path (~1.8K instructions a
+#: node, ~1.2K this way; a chart parses ~20K nodes). tests/gotemplate/test_parser*.py compare
+#: every field with the nodes' own constructors' (``bench/parse.py --trees-against``).
+_new = object.__new__
+_TextNode, _PipeNode, _CommandNode = n.TextNode, n.PipeNode, n.CommandNode
+_FieldNode, _IdentifierNode, _StringNode = n.FieldNode, n.IdentifierNode, n.StringNode
 
 # Item types as module constants: reading a member off an Enum class costs ~10x more.
 _ASSIGN = ItemType.ASSIGN
