@@ -225,8 +225,10 @@ class _Parser:
     def item_list(self) -> tuple[n.ListNode, n.Node]:
         """itemList: textOrAction* ending in {{end}} or {{else}}."""
         token = self.peek_non_space()
-        lst = n.ListNode(self.tree, token[POS])
-        nodes = lst.nodes
+        lst = _new(_ListNode)  # n.ListNode(self.tree, token[POS]) (see _new)
+        lst.tr = self.tree
+        lst.pos = token[POS]
+        nodes = lst.nodes = []
         direct = self.direct
         items, n_items = self.items, self.n_items
         while token[TYP] is not _EOF:
@@ -302,7 +304,10 @@ class _Parser:
             self.i = close + 1
             self.action_line = 0
             if typ is _END:
-                return n.EndNode(self.tree, right[POS])
+                end_node = _new(_EndNode)  # n.EndNode(self.tree, right[POS]) (see _new)
+                end_node.tr = self.tree
+                end_node.pos = right[POS]
+                return end_node
             return n.ElseNode(self.tree, right[POS], right[LINE])
         if typ is _IF or typ is _WITH:
             i += 1
@@ -342,7 +347,11 @@ class _Parser:
             self.action_line = left_delim[LINE]
             node = self.branch_control(n.WithNode, "with", pipe)
         else:
-            node = n.ActionNode(tr, head[POS], head[LINE], pipe)
+            node = _new(_ActionNode)  # n.ActionNode(tr, head[POS], head[LINE], pipe) (see _new)
+            node.tr = tr
+            node.pos = head[POS]
+            node.line = head[LINE]
+            node.pipe = pipe
         self.action_line = 0
         return node
 
@@ -358,7 +367,12 @@ class _Parser:
         if typ not in _CONTROL:
             self.i = i  # back to token: the pipeline starts there (and peeks it again)
             pipe = self.pipeline("command", _RIGHT_DELIM)
-            return n.ActionNode(self.tree, token[POS], token[LINE], pipe)
+            node = _new(_ActionNode)  # n.ActionNode(self.tree, token[POS], token[LINE], pipe) (see _new)
+            node.tr = self.tree
+            node.pos = token[POS]
+            node.line = token[LINE]
+            node.pipe = pipe
+            return node
         if typ is _END:  # the commonest first
             return n.EndNode(self.tree, self.expect(_RIGHT_DELIM, "end")[POS])
         if typ is _IF:
@@ -578,7 +592,9 @@ class _Parser:
                 self.i = i
                 node = self.use_var(token)
             elif typ is _DOT:
-                node = n.DotNode(tr, token[POS])
+                node = _new(_DotNode)  # n.DotNode(tr, token[POS]) (see _new)
+                node.tr = tr
+                node.pos = token[POS]
             elif typ is _NIL:
                 node = n.NilNode(tr, token[POS])
             elif typ is _BOOL:
@@ -678,6 +694,7 @@ class _Parser:
 #: every field with the nodes' own constructors' (``bench/parse.py --trees-against``).
 _new = object.__new__
 _TextNode, _PipeNode, _CommandNode = n.TextNode, n.PipeNode, n.CommandNode
+_ListNode, _EndNode, _ActionNode, _DotNode = n.ListNode, n.EndNode, n.ActionNode, n.DotNode
 _FieldNode, _IdentifierNode, _StringNode = n.FieldNode, n.IdentifierNode, n.StringNode
 
 # Item types as module constants: reading a member off an Enum class costs ~10x more.

@@ -51,11 +51,16 @@ def _compiled(pattern: str, flags: int) -> re.Pattern[str]:
     return built if built is not None else re.compile(pattern, flags)
 
 
+def _engine_module() -> Any:
+    import _sre  # type: ignore[import-not-found]  # (no stubs: the engine of re)
+
+    return _sre
+
+
 def engine() -> tuple[Any, ...]:
     """What decides the engine's code for a pattern: prebuilt code is for this engine only."""
-    import _sre
-
-    return (sys.implementation.name, sys.version_info[:2], _sre.MAGIC, _sre.CODESIZE)
+    sre = _engine_module()
+    return (sys.implementation.name, sys.version_info[:2], sre.MAGIC, sre.CODESIZE)
 
 
 def _prebuilt(pattern: str, flags: int) -> re.Pattern[str] | None:
@@ -63,11 +68,9 @@ def _prebuilt(pattern: str, flags: int) -> re.Pattern[str] | None:
     entry = codes.get((pattern, flags)) if codes else None
     if entry is None:
         return None
-    import _sre
-
     final_flags, code, groups, groupindex, indexgroup = entry
     try:  # the engine validates the code ("invalid SRE code" otherwise)
-        built: re.Pattern[str] = _sre.compile(pattern, final_flags, list(code), groups, dict(groupindex),
+        built: re.Pattern[str] = _engine_module().compile(pattern, final_flags, list(code), groups, dict(groupindex),
                                               indexgroup)
     except Exception:  # noqa: BLE001 - refused or another engine's API: re compiles it
         return None
@@ -96,8 +99,8 @@ def prebuild(pattern: str, flags: int) -> tuple[Any, ...]:
     indexgroup: list[str | None] = [None] * parsed.state.groups
     for name, index in groupindex.items():
         indexgroup[index] = name
-    return (flags | parsed.state.flags, tuple(map(int, code)), parsed.state.groups - 1, tuple(sorted(groupindex.items())),
-            tuple(indexgroup))
+    return (flags | parsed.state.flags, tuple(map(int, code)), parsed.state.groups - 1,
+            tuple(sorted(groupindex.items())), tuple(indexgroup))
 
 
 def prebuilt_module_source(declared: dict[tuple[str, int], None]) -> str:
