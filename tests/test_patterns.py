@@ -17,7 +17,7 @@ def test_the_table_is_current_and_made_for_this_engine() -> None:
     # Every declared pattern is in it, with what re's compiler gives now: run
     # scripts/gen_sre_codes.py after adding or changing one. (A fresh process: imports every module.)
     out = subprocess.run(
-        [sys.executable, "-c", "from helm_core.support import patterns as p; "
+        [sys.executable, "-c", "from helm_core.support import sre_prebuild as p; "
          "print(p.prebuilt_module_source(p.declared_everywhere()), end='')"],
         cwd=ROOT, capture_output=True, text=True, check=True).stdout
     assert out == (ROOT / "helm_core" / "support" / "sre_codes.py").read_text()
