@@ -50,7 +50,7 @@ def test_other_engines_and_refused_code_compile_with_re(monkeypatch: pytest.Monk
     assert patterns._prebuilt(pattern, flags) is None
     assert patterns.compiled(pattern, flags) == re.compile(pattern, flags)
     final_flags, code, groups, groupindex, indexgroup = sre_codes.CODES[pattern, flags]
-    broken = {(pattern, flags): (final_flags, (99999, *code), groups, groupindex, indexgroup)}
+    broken = {(pattern, flags): (final_flags, b"\xff\xff\x00\x00" + code, groups, groupindex, indexgroup)}
     monkeypatch.setattr(patterns, "_table", lambda: broken)
     assert patterns._prebuilt(pattern, flags) is None  # the engine refuses the code
     assert patterns.compiled(pattern, flags) == re.compile(pattern, flags)

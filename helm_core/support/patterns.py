@@ -60,7 +60,7 @@ def _engine_module() -> Any:
 def engine() -> tuple[Any, ...]:
     """What decides the engine's code for a pattern: prebuilt code is for this engine only."""
     sre = _engine_module()
-    return (sys.implementation.name, sys.version_info[:2], sre.MAGIC, sre.CODESIZE)
+    return (sys.implementation.name, sys.version_info[:2], sre.MAGIC, sre.CODESIZE, sys.byteorder)
 
 
 def _prebuilt(pattern: str, flags: int) -> re.Pattern[str] | None:
@@ -70,8 +70,8 @@ def _prebuilt(pattern: str, flags: int) -> re.Pattern[str] | None:
         return None
     final_flags, code, groups, groupindex, indexgroup = entry
     try:  # the engine validates the code ("invalid SRE code" otherwise)
-        built: re.Pattern[str] = _engine_module().compile(pattern, final_flags, list(code), groups, dict(groupindex),
-                                              indexgroup)
+        built: re.Pattern[str] = _engine_module().compile(
+            pattern, final_flags, memoryview(code).cast("I").tolist(), groups, dict(groupindex), indexgroup)
     except Exception:  # noqa: BLE001 - refused or another engine's API: re compiles it
         return None
     return built
@@ -84,6 +84,6 @@ def _table() -> dict[tuple[str, int], Any]:
         from helm_core.support import sre_codes
     except ImportError:
         return {}
-    if sre_codes.ENGINE != engine():
+    if sre_codes.ENGINE != engine() or memoryview(bytes(4)).cast("I").itemsize != 4:  # (words of CODESIZE 4)
         return {}
     return sre_codes.CODES

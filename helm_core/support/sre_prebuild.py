@@ -4,6 +4,8 @@ that a run does not load it.
 """
 from __future__ import annotations
 
+import array
+
 from helm_core.support import patterns
 
 TYPE_CHECKING = False
@@ -12,7 +14,7 @@ if TYPE_CHECKING:
 
 
 def prebuild(pattern: str, flags: int) -> tuple[Any, ...]:
-    """The table entry of ``pattern``: what ``re``'s compiler hands the engine (as tuples)."""
+    """The table entry of ``pattern``: what ``re``'s compiler hands the engine (as constants)."""
     from re import _compiler, _parser  # type: ignore[attr-defined]
 
     parsed = _parser.parse(pattern, flags)
@@ -21,8 +23,11 @@ def prebuild(pattern: str, flags: int) -> tuple[Any, ...]:
     indexgroup: list[str | None] = [None] * parsed.state.groups
     for name, index in groupindex.items():
         indexgroup[index] = name
-    return (flags | parsed.state.flags, tuple(map(int, code)), parsed.state.groups - 1,
-            tuple(sorted(groupindex.items())), tuple(indexgroup))
+    # The code as the engine's words in this machine's order: a bytes constant costs the table's
+    # import one copy, where a tuple of ints cost an object per word (~1M instructions in all).
+    words = array.array("I", map(int, code)).tobytes()
+    return (flags | parsed.state.flags, words, parsed.state.groups - 1, tuple(sorted(groupindex.items())),
+            tuple(indexgroup))
 
 
 def prebuilt_module_source(declared: dict[tuple[str, int], None]) -> str:
