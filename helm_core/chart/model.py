@@ -34,6 +34,12 @@ class File:
     name: str
     data: bytes
 
+    def __init__(self, name: str, data: bytes) -> None:
+        # Written out, not the record's general __init__ (which takes any arguments): a warm
+        # load makes a File per chart file, ~3x cheaper this way (230 of them for ingress-nginx).
+        self.name = name
+        self.data = data
+
     def digest(self) -> str:
         """:func:`cachekeys.hexdigest` of ``data``, computed once for these bytes: the key of the
         file's parse trees in the disk memo. Kept with the file (and in its pickle: a prepared

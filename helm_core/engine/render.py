@@ -103,6 +103,17 @@ class _Renderable:
     #: The chart's file, whose digest keys its parse trees.
     file: model.File | None = None
 
+    def __init__(self, name: str, raw: bytes, data: dict[str, Any], base_path: str, engine: str = "",
+                 source: str = "", file: model.File | None = None) -> None:
+        # Written out: every render makes one per template, the record's general __init__ costs ~4x.
+        self.name = name
+        self.raw = raw
+        self.data = data
+        self.base_path = base_path
+        self.engine = engine
+        self.source = source
+        self.file = file
+
     @property
     def text(self) -> str:
         return files_mod.bytes_to_text(self.raw)
@@ -124,10 +135,9 @@ def _values_table(values: Any, name: str) -> dict[str, Any]:
     return table
 
 
-def _is_template_valid(chart: model.Chart, template_name: str) -> bool:
-    if chart.metadata.type.lower() == model.TYPE_LIBRARY:
-        return posixpath.basename(template_name).startswith("_")
-    return True
+def _is_partial(template_name: str) -> bool:
+    """A ``_`` file: parsed for its defines, never rendered."""
+    return template_name[template_name.rfind("/") + 1:].startswith("_")
 
 
 def collect_templates(chart: model.Chart, values: dict[str, Any], options: RenderOptions,
@@ -153,16 +163,20 @@ def _collect(chart: model.Chart, parent: dict[str, Any], out: dict[str, _Rendera
     for sub in chart.dependencies:
         subcharts[sub.name] = _collect(sub, data, out, engines)
     prefix = chart.chart_path()
+    # posixpath.join(prefix, name) for every template, its costly part done once per chart.
+    under = posixpath.join(prefix, "")
+    base_path = posixpath.join(prefix, "templates")
+    library = chart.metadata.type.lower() == model.TYPE_LIBRARY
     for tmpl in chart.templates:
-        if not _is_template_valid(chart, tmpl.name):
-            continue
-        source = posixpath.join(prefix, tmpl.name)
-        engine = _engine_of(source, engines.get(source, ""))
+        if library and not _is_partial(tmpl.name):
+            continue  # a library chart contributes only its partials
+        source = tmpl.name if tmpl.name[:1] == "/" else under + tmpl.name
+        engine = _engine_of(source, engines.get(source, "")) if engines or engine_rules.is_jinja_file(source) else ""
         name = engine_rules.document_name(source) if engine else source
         if name in out:
             raise TemplateError(f"jinja2 error at ({source}): {name} is also rendered by another template",
                                 SourcePos(source))
-        out[name] = _Renderable(name, tmpl.data, data, posixpath.join(prefix, "templates"), engine, source, tmpl)
+        out[name] = _Renderable(name, tmpl.data, data, base_path, engine, source, tmpl)
     return data
 
 
@@ -332,7 +346,7 @@ def _render_all(chart: model.Chart, compiled: _Compiled, templates: dict[str, _R
         state.lookup = options.lookup or helm_funcs._empty_lookup
         rendered: dict[str, str] = {}
         for name in order:
-            if posixpath.basename(name).startswith("_"):
+            if _is_partial(name):
                 continue
             if ledger is not None and name in ledger.known:
                 if purity.shared_writes() != writes_before:
