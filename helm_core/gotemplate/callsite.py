@@ -145,7 +145,14 @@ def final_checker(final_type: str, last_arg: Optional[rt.ArgEval], node: n.Node)
             return final  # where the value came from is needed only for an error
         return validate(st, arg_at(st, last_arg) if last_arg is not None else node, final, False, final_type)
 
-    return checked_final
+    if final_type != "string":
+        return checked_final
+
+    def checked_string(st: rt.State, final: Any) -> Any:
+        # The commonest piped type (trunc, trimSuffix, quote, indent...): told by its class, no call.
+        return final if final.__class__ is str else checked_final(st, final)
+
+    return checked_string
 
 
 def _many_words(fn: Callable[..., Any], name: str, call_node: n.Node, pairs: tuple[tuple[rt.ArgEval, str], ...],

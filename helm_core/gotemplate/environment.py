@@ -68,9 +68,9 @@ _CURRENT: contextvars.ContextVar[Optional[TemplateSet]] = contextvars.ContextVar
 )
 
 
-def current_set() -> Optional[TemplateSet]:
-    """The template set executing right now (for functions like Helm's ``include``)."""
-    return _CURRENT.get()
+#: The template set executing right now (for functions like Helm's ``include``): the context
+#: variable's own getter, no Python frame (every include asks).
+current_set: Callable[[], Optional[TemplateSet]] = _CURRENT.get
 
 
 def check_funcs(funcs: Mapping[str, Callable[..., Any]]) -> None:
@@ -507,13 +507,16 @@ class TemplateSet:
                 f"{gofmt.quote(self.name)}",
                 template_name=name,
             )
-        if sys.getrecursionlimit() < RECURSION_LIMIT:
-            sys.setrecursionlimit(RECURSION_LIMIT)
         out: list[str] = []
         state = runtime.State(self, name, out, [["$", data, False]], 0, self.missingkey, self._plans,
                               budget.current())
-        # Nested executions (include) of the set already executing need not set it again.
-        token = _CURRENT.set(self) if _CURRENT.get() is not self else None
+        # Nested executions (include) of the set already executing need not set it again, nor
+        # the recursion limit.
+        token = None
+        if _CURRENT.get() is not self:
+            if sys.getrecursionlimit() < RECURSION_LIMIT:
+                sys.setrecursionlimit(RECURSION_LIMIT)
+            token = _CURRENT.set(self)
         try:
             run(state, data, False)
         except RecursionError:
