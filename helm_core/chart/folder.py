@@ -47,11 +47,13 @@ def read_files(root: str | os.PathLike[str], *, limits: archive.Limits = archive
         (entry, entry.name, real_top) for entry in _sorted_entries(top, top)[::-1]
     ]
     visited = 0
+    max_bytes, max_entries = limits.max_file_bytes, limits.max_dir_entries
+    first_read = min(_FIRST_READ_BYTES, max_bytes + 1)
     while pending:
         entry, rel, above = pending.pop()
         path = entry.path  # os.path.join(folder, name): the path as Helm names it
         visited += 1
-        if visited > limits.max_dir_entries:
+        if visited > max_entries:
             raise ChartError(f"{top}: more than {limits.max_dir_entries} files and folders in the chart")
         real = path
         # (the commonest first: a regular file, then a folder, neither through a link)
@@ -81,7 +83,7 @@ def read_files(root: str | os.PathLike[str], *, limits: archive.Limits = archive
             continue
         if kind != _REGULAR:
             raise _irregular(path)
-        data = _read_bounded(real, rel, limits.max_file_bytes, path)
+        data = _read_bounded(real, rel, max_bytes, first_read)
         if data.startswith(_UTF8_BOM):
             data = data[len(_UTF8_BOM):]
         out.append((rel, data))
@@ -108,7 +110,11 @@ def _too_large(name: str, limit: int) -> ChartError:
 _FIRST_READ_BYTES = 16 * 1024
 
 
-def _read_bounded(real: str, rel: str, limit: int, path: str) -> bytes:
+#: Opened without blocking, in case a listed file became a FIFO since (see _read_bounded).
+_OPEN_FLAGS = os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK
+
+
+def _read_bounded(real: str, rel: str, limit: int, first_read: int) -> bytes:
     """The file's bytes, refused past ``limit``.
 
     Plain descriptors, not Python's buffered files: a chart has hundreds of small files and
@@ -117,12 +123,13 @@ def _read_bounded(real: str, rel: str, limit: int, path: str) -> bytes:
     case it became a FIFO since, and never read past ``limit``, in case it became a device.
     """
     try:
-        fd = os.open(real, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK)
+        fd = os.open(real, _OPEN_FLAGS)
     except OSError as exc:
         raise ChartError(f"error reading {rel}: {exc.strerror}") from None
     try:
-        # A regular file reads short only at its end.
-        want = min(_FIRST_READ_BYTES, limit + 1)
+        # A regular file reads short only at its end. (``first_read``: the first read's size,
+        # min(_FIRST_READ_BYTES, limit + 1), worked out once per chart.)
+        want = first_read
         data = os.read(fd, want)
         if len(data) == want:
             chunks = [data]

@@ -21,6 +21,9 @@ if TYPE_CHECKING:
 
 _UTF8_BOM = b"\xef\xbb\xbf"
 SCHEMA_FILES = ("values.schema.json", "values.schema.yaml")
+#: The files :func:`load_files` reads itself, not kept as they are with ``.Files``.
+_SPECIAL_FILES = frozenset({"Chart.yaml", "values.yaml", *SCHEMA_FILES, "Chart.lock", "requirements.yaml",
+                            "requirements.lock"})
 
 
 def load(path: str | os.PathLike[str], *, limits: archive.Limits = archive.Limits()) -> model.Chart:
@@ -96,9 +99,14 @@ def load_files(files: Iterable[tuple[str, bytes]], *, source: str = "<chart>",
     chart = model.Chart(metadata=metadata)
     subchart_files: dict[str, list[tuple[str, bytes]]] = {}
 
-    # Files are made with keyword arguments: a record's positional path costs twice as much,
-    # and a chart has hundreds of files.
+    # A chart has hundreds of files, nearly all templates or plain files: those are told first.
     for name, data in files:
+        if name.startswith("templates/"):
+            chart.templates.append(model.File(name, data))
+            continue
+        if name not in _SPECIAL_FILES and not name.startswith("charts/"):
+            chart.files.append(model.File(name, data))
+            continue
         if name == "Chart.yaml":
             continue
         if name == "values.yaml":
@@ -122,17 +130,13 @@ def load_files(files: Iterable[tuple[str, bytes]], *, source: str = "<chart>",
             if metadata.api_version == model.API_VERSION_V1:
                 chart.lock = chartfile.parse_lock(data, source=f"{where}/{name}")
                 chart.files.append(model.File(name=name, data=data))
-        elif name.startswith("templates/"):
-            chart.templates.append(model.File(name=name, data=data))
-        elif name.startswith("charts/"):
+        elif name not in _SPECIAL_FILES:  # under charts/
             if name.endswith(".prov"):
-                chart.files.append(model.File(name=name, data=data))
+                chart.files.append(model.File(name, data))
                 continue
             rest = name[len("charts/"):]
             sub = rest.split("/", 1)[0]
             subchart_files.setdefault(sub, []).append((rest, data))
-        else:
-            chart.files.append(model.File(name=name, data=data))
 
     if metadata.dependencies:
         chartfile.validate_metadata(metadata, source=f"{where}/Chart.yaml")
