@@ -273,3 +273,20 @@ def test_shared_charts_load_when_present():
         chart = loader.load(SHARED_CHARTS / name)
         assert chart.name == name
         assert chart.templates
+
+
+def test_chart_file_keeps_a_records_behaviour_with_its_own_init():
+    """``model.File`` writes its ``__init__`` out (a warm load makes hundreds): it is still
+    made by position or keyword, compared, shown, refused and pickled as the record it was."""
+    import pickle
+
+    by_position, by_keyword = model.File("templates/a.yaml", b"x"), model.File(name="templates/a.yaml", data=b"x")
+    assert by_position == by_keyword and by_position != model.File("templates/a.yaml", b"y")
+    assert repr(by_position) == "File(name='templates/a.yaml', data=b'x')"
+    with pytest.raises(TypeError):
+        model.File("templates/a.yaml")  # type: ignore[call-arg]
+    with pytest.raises(TypeError):
+        model.File(name="a", data=b"", mode=0)  # type: ignore[call-arg]
+    digest = by_position.digest()
+    again = pickle.loads(pickle.dumps(by_position))
+    assert again == by_position and again.__dict__["_digest"] == (again.data, digest)
