@@ -12,6 +12,10 @@ requester → status. Every cluster access for the release goes through the impe
 Rules:
 - Nothing changes when the generation was handled and the values digest and chart digest
   equal what the last success recorded (an idle check costs a few reads, no writes).
+- Nothing is tried either, as in Flux, while the failure counts say the action's retries are
+  used up or its rollback remediation has no version to go to (:func:`hold`), until they start
+  from zero: a new generation, chart or values (:func:`status.attempted`), Flux's resetAt; or
+  a forceAt upgrade.
 - One operation per release in this process (a lock per release key); helm_core's release
   lock guards against other processes.
 - A release is claimed through helm_core's claim action (the owner annotation on its
@@ -124,7 +128,8 @@ class Runtime:
 
 @record(frozen=True)
 class Outcome:
-    """What happened: ``action`` is install, upgrade, rollback, drift-correction, none or suspended."""
+    """What happened: ``action`` is install, upgrade, rollback, drift-correction, none,
+    suspended or held (nothing tried until something changes, :func:`hold`)."""
 
     action: str
     status: dict[str, Any]
@@ -204,7 +209,10 @@ def planned_action(rt: Runtime, body: Mapping[str, Any]) -> str:
 
 def apply(rt: Runtime, body: Mapping[str, Any], *, force: bool = False) -> Outcome:
     """Reconcile one request; raises helm_core or :class:`errors.RequestError` on failure.
-    ``force``: upgrade even when nothing changed (Flux's ``reconcile.fluxcd.io/forceAt``)."""
+    ``force``: upgrade even when nothing changed or the retries are used up (Flux's
+    ``reconcile.fluxcd.io/forceAt``). Once the chart and values are known, the attempt is
+    recorded in ``body["status"]`` in place (the caller's working copy: a failure is reported
+    from it), the failure counts reset when they changed (:func:`status.attempted`)."""
     meta, spec = body["metadata"], body.get("spec") or {}
     old = body.get("status") or {}
     generation = int(meta.get("generation") or 1)
@@ -220,6 +228,8 @@ def apply(rt: Runtime, body: Mapping[str, Any], *, force: bool = False) -> Outco
     ref, credentials = sources.chart_ref(spec, namespace=meta["namespace"], read=read, shared=shared)
     with _naming(ref.description or ref.url):  # a packaged chart is loaded here first
         chart_info = core_sources.resolve(ref, credentials, rt.cache)
+    old.update(status.attempted(old, revision=chart_info.version, config_digest=values.digest,
+                                chart_digest=chart_info.digest))
     renderer = rt.renderer_for(meta, spec)
     client = target_for(rt, meta, spec, client)
     cfg = configuration(rt, client, meta, spec, renderer=renderer)
@@ -231,9 +241,10 @@ def apply(rt: Runtime, body: Mapping[str, Any], *, force: bool = False) -> Outco
             claiming, owner = cfg, policy.owner_id(meta)
             cfg = replace(cfg, on_locked=lambda _namespace, _name: claim(claiming, key, owner, new=True))
         # without a version in status nothing can be unchanged: the history is read once,
-        # under the release's lock (a first install lists no Secrets before it)
+        # under the release's lock (a first install lists no Secrets before it, unless failures
+        # are counted: what failed decides whether to try again, :func:`hold`)
         history = cfg.driver.history(key.namespace, key.name) \
-            if old.get("version") or rollback_to else None
+            if old.get("version") or rollback_to or _failures(old) else None
         latest = history[-1] if history else None
         if rollback_to:
             if old.get("rolledBackTo") == rollback_to and latest is not None \
@@ -262,6 +273,10 @@ def apply(rt: Runtime, body: Mapping[str, Any], *, force: bool = False) -> Outco
             if drift_mode == "enabled" and latest and drift.correct(cfg, latest, found):
                 return Outcome("drift-correction", quiet, drift=tuple(lines))
             return Outcome("none", dict(quiet, drift=lines), drift=tuple(lines))
+        held = None if force else hold(spec, old, history or [])
+        if held is not None:
+            return Outcome("held", status.held(old, generation=generation, reason=held[0],
+                                               message=held[1], now=now))
         with _naming(chart_info.source):
             chart = renderer.load_archive(chart_info.data, source=chart_info.source,
                                           values_files=values_files.from_spec(spec.get("chart")))
@@ -379,6 +394,58 @@ def remediates_last_failure(spec: Mapping[str, Any], action: str) -> bool:
     return action == "upgrade" and int(asked.get("retries") or 0) > 0
 
 
+def remediation_strategy(spec: Mapping[str, Any], action: str) -> str:
+    """``spec.<action>.remediation.strategy``; by default rollback for an upgrade, uninstall for
+    an install (Flux's)."""
+    return str(remediation(spec, action).get("strategy", "rollback" if action == "upgrade" else "uninstall"))
+
+
+def rollback_target(spec: Mapping[str, Any], history: list[rel.ReleaseVersion]) -> rel.ReleaseVersion | None:
+    """Flux's rollback target (``History.Previous``) after the failed newest version of
+    ``history``: the newest version before it that was released (a failed upgrade leaves it
+    deployed, as helm does; superseded once anything succeeded) and whose tests did not fail,
+    unless the upgrade ignores test failures."""
+    ignored = ignores_test_failures(spec, "upgrade")
+    return next((v for v in reversed(history[:-1])
+                 if v.status in (rel.Status.DEPLOYED, rel.Status.SUPERSEDED)
+                 and (ignored or not test_action.failed_tests(v))), None)
+
+
+class MissingRollbackTarget(Exception):
+    """An upgrade's rollback remediation found no version to roll back to (Flux stalls:
+    :data:`status.MISSING_ROLLBACK_TARGET`)."""
+
+
+def _failures(st: Mapping[str, Any]) -> bool:
+    return any(st.get(count) for count in ("installFailures", "upgradeFailures"))
+
+
+def hold(spec: Mapping[str, Any], st: Mapping[str, Any],
+         history: list[rel.ReleaseVersion]) -> tuple[str, str] | None:
+    """Why Flux would not try the next install or upgrade (the one helm_core's rule picks from
+    ``history``), as (Stalled reason, message), or None: the failure counts in ``st`` say
+    its ``remediation.retries`` are used up (Flux's ``RetriesExhausted``: more failures than
+    retries; -1 never), or the failed upgrade it follows was to be rolled back (retries left,
+    or ``remediateLastFailure``) and has no version to roll back to. Counts reset by a new
+    generation, chart or values, or a resetAt token, hold nothing."""
+    action = upgrade.plan(history, reinstall_failed=True)
+    failures = int(st.get(f"{action}Failures") or 0)
+    if not failures:
+        return None
+    retries = int(remediation(spec, action).get("retries") or 0)
+    exhausted = 0 <= retries < failures
+    latest = history[-1] if history else None
+    if (action == "upgrade" and latest is not None and latest.status is rel.Status.FAILED
+            and remediation_strategy(spec, action) == "rollback"
+            and (not exhausted or remediates_last_failure(spec, action))
+            and rollback_target(spec, history) is None):
+        return status.MISSING_ROLLBACK_TARGET, status.MISSING_ROLLBACK_TARGET_MESSAGE
+    if exhausted:  # the message the stall had, when the status still holds it
+        return status.RETRIES_EXHAUSTED, str(st.get("lastError") or
+                                             f"Failed to {action} after {failures} attempt(s)")
+    return None
+
+
 def reinstalls_after(remedy: status.Remedy, *, action: str) -> bool:
     """True when ``remedy`` uninstalled a failed upgrade: Flux then installs the release again
     (its ``IsUninstallAfterUpgrade``), whatever retries are left."""
@@ -388,43 +455,37 @@ def reinstalls_after(remedy: status.Remedy, *, action: str) -> bool:
 def remediate(rt: Runtime, body: Mapping[str, Any], *, action: str) -> status.Remedy | None:
     """After a failed install/upgrade: the spec's remediation strategy (uninstall a failed
     install, Flux's only one; rollback or uninstall a failed upgrade). None when nothing was
-    to be done (strategy ``none``, no version to roll back to); a remediation that fails is a
-    :class:`status.Remedy` too (``failed``)."""
+    to be done (strategy ``none``); a remediation that fails is a :class:`status.Remedy` too
+    (``failed``); a rollback without a version to go to raises :class:`MissingRollbackTarget`."""
     spec = body.get("spec") or {}
-    default = "rollback" if action == "upgrade" else "uninstall"
-    strategy = remediation(spec, action).get("strategy", default)
+    strategy = remediation_strategy(spec, action)
     if strategy == "none" or action not in ("install", "upgrade"):
         return None
     try:
         return _remediate(rt, body, action=action, strategy=strategy)
+    except MissingRollbackTarget:
+        raise
     except Exception as exc:  # noqa: BLE001 - reported with the failure it remediated
         return status.Remedy(strategy, f"{strategy} failed: {errors.message(exc)}", failed=True)
 
 
-def _remediate(rt: Runtime, body: Mapping[str, Any], *, action: str, strategy: str) -> status.Remedy | None:
+def _remediate(rt: Runtime, body: Mapping[str, Any], *, action: str, strategy: str) -> status.Remedy:
     meta, spec = body["metadata"], body.get("spec") or {}
     key = policy.release_key(meta, spec)
     client = target_for(rt, meta, spec, client_for(rt, meta, spec, body))
     cfg = configuration(rt, client, meta, spec)
     with rt.release_lock(key):
-        history = cfg.driver.history(key.namespace, key.name)
-        # Flux's rollback target: the newest version before the failed one that was released
-        # (a failed upgrade leaves it deployed, as helm does; superseded once anything succeeded)
-        # and whose tests did not fail, unless the upgrade ignores test failures
-        ignored = ignores_test_failures(spec, "upgrade")
-        target = next((v for v in reversed(history[:-1])
-                       if v.status in (rel.Status.DEPLOYED, rel.Status.SUPERSEDED)
-                       and (ignored or not test_action.failed_tests(v))), None)
-        if strategy == "rollback" and target is not None:
+        if strategy == "rollback" and action == "upgrade":
+            target = rollback_target(spec, cfg.driver.history(key.namespace, key.name))
+            if target is None:
+                raise MissingRollbackTarget(status.MISSING_ROLLBACK_TARGET_MESSAGE)
             rollback.run(cfg, key.name, key.namespace, target.version,
                          rollback_options(spec, lua_options(rt, spec)))
             return status.Remedy("rollback", f"rolled back to version {target.version}")
-        if strategy == "uninstall" or action == "install":
-            # kept history: the next install may go on from it (spec.install.replace's note)
-            uninstall.run(cfg, key.name, key.namespace, uninstall_options(
-                rt, spec, keep_history=True, description="Remediation after failure"))
-            return status.Remedy("uninstall", f"release {key} uninstalled (history kept)")
-    return None
+        # kept history: the next install may go on from it (spec.install.replace's note)
+        uninstall.run(cfg, key.name, key.namespace, uninstall_options(
+            rt, spec, keep_history=True, description="Remediation after failure"))
+        return status.Remedy("uninstall", f"release {key} uninstalled (history kept)")
 
 
 def delete(rt: Runtime, body: Mapping[str, Any]) -> str:

@@ -15,7 +15,9 @@ Rules:
   remediation strategy between attempts (the last one only with ``remediateLastFailure``), as
   Flux does, with Flux's reasons (InstallFailed, UpgradeFailed, TestFailed on Released and
   Ready; Remediated RollbackSucceeded, UninstallFailed...); an upgrade its remediation uninstalled
-  is installed again, its retries used up or not; an install or upgrade that failed before
+  is installed again, its retries used up or not; a rollback remediation with no version to go
+  to stalls (MissingRollbackTarget); a stall of either kind tries nothing more until the
+  counts start from zero (:func:`reconcile.hold`); an install or upgrade that failed before
   storing (:class:`errors.ActionError`) says Flux's reason too, but is retried or stalled as its
   cause;
   transient cluster/source errors retry up to ``MAX_TRANSIENT_RETRIES`` with exponential
@@ -48,12 +50,15 @@ SUPERSEDED = "Superseded"
 #: touching the request (RBAC granted, chart pushed, service account created).
 RETRY_ON_INTERVAL = frozenset({"Forbidden", "ChartSourceFailed", "ServiceAccountNotFound",
                                "ActAsInvalid",
-                               "RetriesExhausted", "ChartDigestMismatch", "RenderLimitExceeded",
+                               "ChartDigestMismatch", "RenderLimitExceeded",
                                "RenderCrashed", "KubeConfigNotFound", "InvalidKubeConfig",
                                # a chart or values the same inputs fail the same way, but a new
                                # chart version in range or a valuesFrom object may mend (Flux
                                # retries them all with backoff)
-                               "ChartInvalid", "ValuesInvalid", "RenderFailed", "LuaFailed"})
+                               "ChartInvalid", "ValuesInvalid", "RenderFailed", "LuaFailed",
+                               # Flux acts again on a new chart or values: the check looks for
+                               # them, and tries nothing until then (reconcile.hold)
+                               status.RETRIES_EXHAUSTED, status.MISSING_ROLLBACK_TARGET})
 
 
 def write_status(rt: reconcile.Runtime, body: Mapping[str, Any], new: Mapping[str, Any]) -> None:
@@ -104,7 +109,8 @@ def apply(rt: reconcile.Runtime, body: Mapping[str, Any], *, retry: int,
     metrics.in_flight.inc()
     announcement: timers.Deferred | None = None
     try:
-        announce = not status.is_ready(old, generation)
+        # a request held out of retries most likely stays so: no Reconciling to take back
+        announce = not status.is_ready(old, generation) and not _held(old)
         if not interval_check and announce and not (body.get("spec") or {}).get("suspend"):
             message = "upgrading" if old.get("version") else "installing"
             old = status.reconciling(old, generation=generation, message=f"{message} the release",
@@ -134,7 +140,8 @@ def apply(rt: reconcile.Runtime, body: Mapping[str, Any], *, retry: int,
         if new != recorded or not announced:  # an idle check writes nothing
             write_status(rt, body, new)
         metrics.set_state(meta["uid"], state_of(outcome.status))
-        metrics.observe(action=outcome.action, result="success", seconds=time.monotonic() - started)
+        metrics.observe(action=outcome.action, result="stalled" if outcome.action == "held" else "success",
+                        seconds=time.monotonic() - started)
         if outcome.drift:
             corrected = outcome.action == "drift-correction"
             rt.post_event(body, "Normal" if corrected else "Warning",
@@ -150,6 +157,13 @@ def apply(rt: reconcile.Runtime, body: Mapping[str, Any], *, retry: int,
         metrics.in_flight.dec()
 
 
+def _held(st: Mapping[str, Any]) -> bool:
+    """Stalled for a reason only a change lifts (:func:`reconcile.hold`), failures still counted."""
+    stalled = status.get_condition(st, status.STALLED) or {}
+    return stalled.get("reason") in (status.RETRIES_EXHAUSTED, status.MISSING_ROLLBACK_TARGET) \
+        and any(st.get(count) for count in ("installFailures", "upgradeFailures"))
+
+
 def _failed(rt: reconcile.Runtime, body: Mapping[str, Any], exc: Exception, *, retry: int,
             metrics: metrics_mod.Metrics, started: float, interval_check: bool = False) -> None:
     meta, spec = body["metadata"], body.get("spec") or {}
@@ -160,21 +174,27 @@ def _failed(rt: reconcile.Runtime, body: Mapping[str, Any], exc: Exception, *, r
     release_failure = errors.is_release_failure(exc)
     released: status.ReleaseFailure | None = None
     remedy: status.Remedy | None = None
+    stalled_message: str | None = None
     if release_failure:
         # Flux: whatever failed once a version was stored counts, and retries and remediation
         # follow the action's remediation settings (a refusal that would stall is retried too)
         budget = int(reconcile.remediation(spec, action).get("retries") or 0)
         permanent = False
         # Flux counts each action's failures apart (installFailures, upgradeFailures) since the
-        # generation's first try: the install that follows an upgrade's uninstall remediation
-        # has its own budget, and an interval check of a request out of retries tries once more
+        # generation's, chart's or values' first try: the install that follows an upgrade's
+        # uninstall remediation has its own budget (a forceAt upgrade out of retries stalls again)
         failed_before = int(old.get(f"{action}Failures") or 0)
         retrying = budget < 0 or failed_before < budget  # Flux: -1 retries without end
         message = errors.release_message(exc)
         if isinstance(exc, core_errors.UndoneError):  # --atomic undid it already
             remedy = status.Remedy(exc.undo, f"{exc.undo} by upgrade.atomic")
         elif retrying or reconcile.remediates_last_failure(spec, action):
-            remedy = reconcile.remediate(rt, body, action=action)
+            try:
+                remedy = reconcile.remediate(rt, body, action=action)
+            except reconcile.MissingRollbackTarget as missing:
+                # Flux stalls: nothing more is tried until the counts start again from zero
+                reason, stalled_message = status.MISSING_ROLLBACK_TARGET, str(missing)
+                permanent, retrying = True, False
         # else: the last failure is left as it is, for debugging (Flux's remediateLastFailure)
         if remedy is not None:
             message = f"{message} (remediation: {remedy.message})"
@@ -197,7 +217,8 @@ def _failed(rt: reconcile.Runtime, body: Mapping[str, Any], exc: Exception, *, r
         reason = status.RETRIES_EXHAUSTED if release_failure else reason
     new = status.failed(old, generation=generation, reason=reason, message=message,
                         retrying=retrying or on_interval, released=released, now=status.now_rfc3339(),
-                        retry_reason=status.RETRYING_ON_INTERVAL if on_interval else status.RETRYING)
+                        retry_reason=status.RETRYING_ON_INTERVAL if on_interval else status.RETRYING,
+                        stalled_message=stalled_message)
     if release_failure:
         counter = f"{action}Failures"
         new[counter] = int(old.get(counter) or 0) + 1
@@ -271,9 +292,11 @@ def _report(rt: reconcile.Runtime, body: Mapping[str, Any], new: Mapping[str, An
 
 
 def _due_on_interval(old: Mapping[str, Any], generation: int, *, requested: bool = False) -> bool:
-    """The interval check runs for requests Ready, stalled for a reason an admin can fix, or
-    left to it to retry; other stalls wait for a spec change, in-progress ones for their own
-    (Kopf) retries. A reconcile token not handled yet (``requested``) runs it whatever the stall."""
+    """The interval check runs for requests Ready, stalled for a reason an admin can fix or
+    that a new chart or values lift (retries used up, no rollback target: no Helm action
+    until then, :func:`reconcile.hold`), or left to it to retry; other stalls wait for a spec
+    change, in-progress ones for their own (Kopf) retries. A reconcile token not handled yet
+    (``requested``) runs it whatever the stall."""
     if old.get("observedGeneration") != generation:
         return False
     if requested:

@@ -47,9 +47,14 @@ RETRYING = "RetryingAfterFailure"
 #: Reconciling reason when the next try is the request's interval check (not a Kopf retry).
 RETRYING_ON_INTERVAL = "RetryingOnInterval"
 RETRIES_EXHAUSTED = "RetriesExhausted"
+#: Flux's Stalled reason and message when an upgrade's rollback remediation finds no version to
+#: roll back to.
+MISSING_ROLLBACK_TARGET = "MissingRollbackTarget"
+MISSING_ROLLBACK_TARGET_MESSAGE = ("Failed to perform remediation: missing target release for "
+                                   "rollback: cannot remediate failed release")
 
-#: Failure counts: a success, a new generation and Flux's reset request
-#: (:mod:`helm_operator.ondemand`) start them again from zero.
+#: Failure counts: a success, a new generation, a new chart or values (:func:`attempted`) and
+#: Flux's reset request (:mod:`helm_operator.ondemand`) start them again from zero.
 FAILURE_COUNTS = ("failures", "installFailures", "upgradeFailures")
 SUSPENDED = "Suspended"
 
@@ -172,10 +177,11 @@ class ReleaseFailure:
 
 def failed(status: Mapping[str, Any] | None, *, generation: int, reason: str, message: str,
            retrying: bool, released: ReleaseFailure | None, now: str,
-           retry_reason: str = RETRYING) -> dict[str, Any]:
+           retry_reason: str = RETRYING, stalled_message: str | None = None) -> dict[str, Any]:
     """An operation failed. ``retrying``: Reconciling True (reason ``retry_reason``: who tries
-    next) and a retry follows; otherwise Stalled True (reason ``reason``). Ready is False
-    either way; ``failures`` counts up.
+    next) and a retry follows; otherwise Stalled True (reason ``reason``, message
+    ``stalled_message`` when it says why nothing more is tried, as Flux's
+    MissingRollbackTarget). Ready is False either way; ``failures`` counts up.
     ``released`` records that the Helm operation itself failed (Released False, Remediated as
     it went; Ready's reason is then Flux's, see :class:`ReleaseFailure`); None leaves Released
     and Remediated as they were (the failure came before any Helm write)."""
@@ -199,13 +205,51 @@ def failed(status: Mapping[str, Any] | None, *, generation: int, reason: str, me
                               message=message, generation=generation, now=now)
     else:
         conds = remove_condition(conds, RECONCILING)
-        conds = set_condition(conds, type_=STALLED, status="True", reason=reason, message=message,
+        conds = set_condition(conds, type_=STALLED, status="True", reason=reason,
+                              message=message if stalled_message is None else stalled_message,
                               generation=generation, now=now)
     conds = set_condition(conds, type_=READY, status="False", reason=ready_reason, message=message,
                           generation=generation, now=now)
     out["conditions"] = _ordered(conds)
     out["lastError"] = _cut(message)
     out["failures"] = int(out.get("failures") or 0) + 1
+    return out
+
+
+def held(status: Mapping[str, Any] | None, *, generation: int, reason: str, message: str,
+         now: str) -> dict[str, Any]:
+    """Nothing is tried until something changes (Flux's stop on RetriesExhausted or
+    MissingRollbackTarget): Stalled True (reason, message), no Reconciling, Ready False (a
+    False Ready keeps the failure it tells). A Stalled that already says ``reason`` is kept as
+    it is, so a check of a held request writes nothing."""
+    out = _base(status, generation)
+    stalled = get_condition(out, STALLED)
+    if stalled is not None and stalled.get("reason") == reason:
+        return out
+    conds = remove_condition(out.get("conditions", []), RECONCILING)
+    conds = set_condition(conds, type_=STALLED, status="True", reason=reason, message=message,
+                          generation=generation, now=now)
+    if (get_condition(out, READY) or {}).get("status") != "False":
+        conds = set_condition(conds, type_=READY, status="False", reason=reason, message=message,
+                              generation=generation, now=now)
+    out["conditions"] = _ordered(conds)
+    return out
+
+
+def attempted(status: Mapping[str, Any], *, revision: str, config_digest: str,
+              chart_digest: str) -> dict[str, Any]:
+    """``status`` recording what an install or upgrade is about to release: the chart version
+    (Flux's ``lastAttemptedRevision``), the values' digest (Flux's
+    ``lastAttemptedConfigDigest``) and the chart archive's (``lastAttemptedChartDigest``).
+    When one differs from the last attempt's, the failure counts start again from zero within
+    the generation (Flux's ``MustResetFailures``: a new chart version, values changed in a
+    ``valuesFrom`` object); a status recording none yet resets nothing."""
+    out = dict(status)
+    now = {"lastAttemptedRevision": revision, "lastAttemptedConfigDigest": config_digest,
+           "lastAttemptedChartDigest": chart_digest}
+    if any(out.get(key) not in (None, value) for key, value in now.items()):
+        zero_failure_counts(out)
+    out.update(now)
     return out
 
 

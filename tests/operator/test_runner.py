@@ -17,7 +17,7 @@ from helm_core.kube import wait as kwait
 from helm_core.sources import cache as cache_mod
 from helm_core.sources import package
 from helm_operator import metrics as metrics_mod
-from helm_operator import reconcile, runner, settings
+from helm_operator import ondemand, reconcile, runner, settings
 
 NS = "team"
 RESOURCES = fake.FAKE_RESOURCES + (
@@ -120,10 +120,11 @@ def test_schema_failure_stalls_at_once_with_an_event(tmp_path):
 FAILED_HOOK = (b"{{ if .Values.fail }}apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: {{ .Release.Name }}-migrate\n"
                b"  annotations:\n    helm.sh/hook: {{ .Values.fail }}\nstatus:\n  conditions:\n  - type: Failed\n"
                b"    status: \"True\"\n    reason: BackoffLimitExceeded\n{{ end }}")
-HOOKED = package.archive_bytes("demo", [
+HOOKED_SOURCE = [
     ("Chart.yaml", b"apiVersion: v2\nname: demo\nversion: 1.0.0\n"), ("templates/hook.yaml", FAILED_HOOK),
     ("templates/cm.yaml", b"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\n"
-                          b"data:\n  count: {{ .Values.n | default 0 | quote }}\n")])
+                          b"data:\n  count: {{ .Values.n | default 0 | quote }}\n")]
+HOOKED = package.archive_bytes("demo", HOOKED_SOURCE)
 
 
 def _hooked(w: World) -> None:
@@ -1009,25 +1010,125 @@ def test_an_ownership_read_refused_is_a_failed_install_retried_at_the_interval(t
     assert conditions(w.current())["Ready"] == ("True", "InstallSucceeded")
 
 
-def test_an_interval_check_out_of_retries_tries_once_and_stalls_again_and_a_new_generation_starts_afresh(tmp_path):
-    """The failure counts decide the budget, as Flux's installFailures do: an interval check of a
-    request whose retries are used up tries once more and stalls again (it used to report a
-    retry that never came); a new generation counts from zero."""
-    w = World(tmp_path)
+def _annotate(w: World, **annotations: str) -> None:
+    obj = copy.deepcopy(w.current())
+    obj["metadata"].setdefault("annotations", {}).update(annotations)
+    w.admin.replace(obj)  # metadata only: the generation stays
+
+
+def _interval_check(w: World) -> dict[str, Any]:
+    runner.apply(w.rt, w.current(), retry=0, metrics=w.metrics, interval_check=True)
+    return w.current()
+
+
+def _out_of_retries(w: World) -> dict[str, Any]:
+    """An install failing in its pre-install hook, values from the ConfigMap ``extra``: its one
+    retry used up, Stalled RetriesExhausted."""
     _hooked(w)
+    w.admin.create({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "extra", "namespace": NS},
+                    "data": {"values.yaml": "n: 1\n"}})
     w.request(chart={"configMapRef": {"name": "hooked"}}, values={"fail": "pre-install"},
+              valuesFrom=[{"kind": "ConfigMap", "name": "extra"}],
               install={"wait": False, "remediation": {"retries": 1}})
     with pytest.raises(kopf.TemporaryError):
         w.run()
     with pytest.raises(kopf.PermanentError):
         w.run(retry=1)
-    with pytest.raises(kopf.PermanentError):
-        runner.apply(w.rt, w.current(), retry=0, metrics=w.metrics, interval_check=True)
     obj = w.current()
     assert conditions(obj)["Stalled"] == ("True", "RetriesExhausted")
-    assert "Reconciling" not in conditions(obj)
-    assert obj["status"]["installFailures"] == 3
+    assert obj["status"]["installFailures"] == 2
+    return obj
+
+
+def test_retries_used_up_hold_the_release_at_every_check_until_something_changes(tmp_path):
+    """Flux acts no more on a release out of retries: an interval check, a restart's resume or a
+    reconcile token (``flux reconcile hr``) try no install (no new version, no count, no Event)
+    and leave the status as it is, Stalled RetriesExhausted (it used to try once per interval);
+    a new generation counts from zero."""
+    w = World(tmp_path)
+    stalled = _out_of_retries(w)
+    versions, events = _version_states(w), list(w.events)
+    assert _interval_check(w)["metadata"]["resourceVersion"] == stalled["metadata"]["resourceVersion"]
+    assert w.run(retry=0)["metadata"]["resourceVersion"] == stalled["metadata"]["resourceVersion"]
+    _annotate(w, **{ondemand.REQUESTED_AT: "t1"})
+    obj = _interval_check(w)
+    assert obj["status"]["lastHandledReconcileAt"] == "t1"
+    assert obj["status"]["conditions"] == stalled["status"]["conditions"]
+    assert obj["status"]["installFailures"] == 2
+    assert (_version_states(w), w.events) == (versions, events)
     w.edit(values={"fail": "pre-install", "n": 2})
     with pytest.raises(kopf.TemporaryError):  # one retry left for the new generation
         w.run()
     assert w.current()["status"]["installFailures"] == 1
+
+
+@pytest.mark.parametrize("change", ["values", "chart"])
+def test_a_new_chart_or_values_within_the_generation_counts_failures_from_zero(tmp_path, change):
+    """Flux's config digest: a valuesFrom object changed, or another chart in the same source,
+    starts the failure counts again though the generation is the same; the check then tries
+    again (``lastAttemptedConfigDigest`` and ``lastAttemptedRevision`` say what)."""
+    w = World(tmp_path)
+    stalled = _out_of_retries(w)
+    assert stalled["status"]["lastAttemptedRevision"] == "1.0.0"
+    if change == "values":
+        extra = w.configmap("extra")
+        w.admin.replace(dict(extra, data={"values.yaml": "n: 2\n"}))
+    else:
+        newer = HOOKED_SOURCE[:]
+        newer[0] = ("Chart.yaml", b"apiVersion: v2\nname: demo\nversion: 1.0.1\n")
+        found = w.admin.get(kclient.ObjectRef("v1", "ConfigMap", "hooked", NS))
+        w.admin.replace(dict(found, binaryData={"demo.tgz": base64.b64encode(
+            package.archive_bytes("demo", newer)).decode()}))
+    with pytest.raises(kopf.PermanentError):  # tried once more: on the interval, no Kopf retry
+        _interval_check(w)
+    obj = w.current()
+    assert obj["status"]["installFailures"] == 1  # from zero, then this failure
+    assert conditions(obj)["Reconciling"] == ("True", "RetryingOnInterval")  # one retry left
+    assert _version_states(w) == ["uninstalled", "failed", "uninstalled"]  # remediated before it
+    assert (obj["status"]["lastAttemptedConfigDigest"] != stalled["status"]["lastAttemptedConfigDigest"]) \
+        is (change == "values")
+    assert obj["status"]["lastAttemptedRevision"] == ("1.0.0" if change == "values" else "1.0.1")
+
+
+def test_a_force_token_tries_once_out_of_retries_and_stalls_again(tmp_path):
+    """Flux's ``flux reconcile hr --force`` installs though the retries are used up."""
+    w = World(tmp_path)
+    _out_of_retries(w)
+    _annotate(w, **{ondemand.REQUESTED_AT: "t1", ondemand.FORCE_AT: "t1"})
+    with pytest.raises(kopf.PermanentError):
+        _interval_check(w)
+    obj = w.current()
+    assert (obj["status"]["installFailures"], conditions(obj)["Stalled"]) == (3, ("True", "RetriesExhausted"))
+    assert _version_states(w) == ["uninstalled", "failed", "failed"]
+    assert _interval_check(w)["metadata"]["resourceVersion"] == obj["metadata"]["resourceVersion"]
+
+
+def test_an_upgrade_with_no_version_to_roll_back_to_stalls_as_flux_does(tmp_path):
+    """Flux's MissingRollbackTarget: the only earlier version's tests failed (the install
+    ignored them, the upgrade does not), so its rollback remediation has nowhere to go: Stalled,
+    Flux's reason and message, the upgrade's failure on Released and Ready, its Event; no
+    retry, and no check tries again until something changes (it used to retry the upgrade)."""
+    w = World(tmp_path)
+    _hooked(w)
+    w.request(chart={"configMapRef": {"name": "hooked"}}, values={"fail": "test"}, test={"enable": True},
+              install={"wait": False, "remediation": {"ignoreTestFailures": True}})
+    assert conditions(w.run())["Ready"] == ("True", "InstallSucceeded")
+    w.edit(values={"fail": "post-upgrade"}, upgrade={"wait": False, "remediation": {"retries": 2}})
+    with pytest.raises(kopf.PermanentError):
+        w.run()
+    obj = w.current()
+    said = "HookFailed: post-upgrade hooks failed: 1 error occurred:\n\t* job app-migrate failed: BackoffLimitExceeded"
+    assert conditions(obj) == {"Ready": ("False", "UpgradeFailed"), "Released": ("False", "UpgradeFailed"),
+                               "Stalled": ("True", "MissingRollbackTarget")}
+    assert condition_message(obj, "Stalled") == ("Failed to perform remediation: missing target release for "
+                                                 "rollback: cannot remediate failed release")
+    assert condition_message(obj, "Ready") == condition_message(obj, "Released") == said
+    assert obj["status"]["upgradeFailures"] == 1
+    assert w.events[-1] == ("Warning", "UpgradeFailed", said)
+    assert _version_states(w) == ["deployed", "failed"]
+    events = list(w.events)
+    assert w.run(retry=1)["metadata"]["resourceVersion"] == obj["metadata"]["resourceVersion"]
+    assert _interval_check(w)["metadata"]["resourceVersion"] == obj["metadata"]["resourceVersion"]
+    assert (_version_states(w), w.events) == (["deployed", "failed"], events)
+    w.edit(values={"n": 3})  # a new generation: the upgrade is tried again, and succeeds
+    assert conditions(w.run())["Ready"] == ("True", "UpgradeSucceeded")

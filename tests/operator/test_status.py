@@ -171,3 +171,37 @@ def test_a_failed_release_says_fluxs_reasons_and_a_success_clears_remediated():
     assert cond(again, "Ready")["reason"] == "UpgradeFailed"
     done = status.succeeded(st, generation=2, reason="UpgradeSucceeded", message="ok", release=RELEASE, now=T1)
     assert types(done) == ["Ready", "Released"]
+
+
+ATTEMPT = {"revision": "1.0.0", "config_digest": "sha256:aa", "chart_digest": "sha256:c1"}
+
+
+@pytest.mark.parametrize(("changed", "reset"), [
+    ({}, False),
+    ({"revision": "1.0.1"}, True),             # Flux: chart version differs from last attempt
+    ({"config_digest": "sha256:bb"}, True),    # Flux: values differ (valuesFrom included)
+    ({"chart_digest": "sha256:c2"}, True),     # the same version, another archive
+], ids=["same", "chart-version", "values", "chart-digest"])
+def test_an_attempt_of_another_chart_or_values_counts_failures_from_zero(changed, reset):
+    """Flux's MustResetFailures within one generation, its lastAttempted* fields recorded."""
+    before = status.attempted({"failures": 3, "installFailures": 2, "upgradeFailures": 1}, **ATTEMPT)
+    assert before["installFailures"] == 2  # nothing recorded before: nothing to compare
+    after = status.attempted(before, **dict(ATTEMPT, **changed))
+    assert (after["failures"], after["installFailures"], after["upgradeFailures"]) == \
+        ((0, 0, 0) if reset else (3, 2, 1))
+    assert (after["lastAttemptedRevision"], after["lastAttemptedConfigDigest"],
+            after["lastAttemptedChartDigest"]) == tuple(dict(ATTEMPT, **changed).values())
+    assert before["installFailures"] == 2  # its input is left alone
+
+
+def test_held_keeps_a_stall_that_says_the_same_and_otherwise_stalls_keeping_readys_failure():
+    st = status.failed(None, generation=1, reason="RetriesExhausted", message="m (gave up after 1 attempt)",
+                       retrying=False, released=status.ReleaseFailure("UpgradeFailed"), now=T0)
+    assert status.held(st, generation=1, reason="RetriesExhausted", message="other", now=T1) == st
+    retried = status.reconciling(st, generation=1, message="upgrading", now=T0)
+    held = status.held(retried, generation=1, reason="MissingRollbackTarget", message="no target", now=T1)
+    assert {c["type"]: (c["status"], c["reason"], c["message"]) for c in held["conditions"]} == {
+        "Ready": ("False", "MissingRollbackTarget", "no target"),
+        "Stalled": ("True", "MissingRollbackTarget", "no target"),
+        "Released": ("False", "UpgradeFailed", "m (gave up after 1 attempt)")}
+    assert held["failures"] == st["failures"]  # nothing was tried: nothing counts
