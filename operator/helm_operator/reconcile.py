@@ -435,8 +435,10 @@ def hold(spec: Mapping[str, Any], st: Mapping[str, Any],
     retries = int(remediation(spec, action).get("retries") or 0)
     exhausted = 0 <= retries < failures
     latest = history[-1] if history else None
-    if (action == "upgrade" and latest is not None and latest.status is rel.Status.FAILED
-            and remediation_strategy(spec, action) == "rollback"
+    # failed as Flux sees it: its status, or its tests unless the upgrade ignores them
+    failed = latest is not None and (latest.status is rel.Status.FAILED or (
+        not ignores_test_failures(spec, action) and test_action.failed_tests(latest)))
+    if (action == "upgrade" and failed and remediation_strategy(spec, action) == "rollback"
             and (not exhausted or remediates_last_failure(spec, action))
             and rollback_target(spec, history) is None):
         return status.MISSING_ROLLBACK_TARGET, status.MISSING_ROLLBACK_TARGET_MESSAGE

@@ -1103,32 +1103,38 @@ def test_a_force_token_tries_once_out_of_retries_and_stalls_again(tmp_path):
     assert _interval_check(w)["metadata"]["resourceVersion"] == obj["metadata"]["resourceVersion"]
 
 
-def test_an_upgrade_with_no_version_to_roll_back_to_stalls_as_flux_does(tmp_path):
+@pytest.mark.parametrize("fail", ["post-upgrade", "test"], ids=["hook", "tests"])
+def test_an_upgrade_with_no_version_to_roll_back_to_stalls_as_flux_does(tmp_path, fail):
     """Flux's MissingRollbackTarget: the only earlier version's tests failed (the install
-    ignored them, the upgrade does not), so its rollback remediation has nowhere to go: Stalled,
-    Flux's reason and message, the upgrade's failure on Released and Ready, its Event; no
-    retry, and no check tries again until something changes (it used to retry the upgrade)."""
+    ignored them, the upgrade does not), so the rollback remediation of the failed upgrade (its
+    hook, or its tests: the version then stays deployed) has nowhere to go: Stalled, Flux's
+    reason and message, the upgrade's failure on Released and Ready, its Event; no retry, and
+    no check tries again until something changes (it used to retry the upgrade)."""
     w = World(tmp_path)
     _hooked(w)
     w.request(chart={"configMapRef": {"name": "hooked"}}, values={"fail": "test"}, test={"enable": True},
               install={"wait": False, "remediation": {"ignoreTestFailures": True}})
     assert conditions(w.run())["Ready"] == ("True", "InstallSucceeded")
-    w.edit(values={"fail": "post-upgrade"}, upgrade={"wait": False, "remediation": {"retries": 2}})
+    w.edit(values={"fail": fail, "n": 2}, upgrade={"wait": False, "remediation": {"retries": 2}})
     with pytest.raises(kopf.PermanentError):
         w.run()
     obj = w.current()
-    said = "HookFailed: post-upgrade hooks failed: 1 error occurred:\n\t* job app-migrate failed: BackoffLimitExceeded"
-    assert conditions(obj) == {"Ready": ("False", "UpgradeFailed"), "Released": ("False", "UpgradeFailed"),
+    said = condition_message(obj, "Released")
+    reason = "UpgradeFailed" if fail == "post-upgrade" else "TestFailed"
+    assert said.startswith("HookFailed: post-upgrade hooks failed: " if fail == "post-upgrade"
+                           else "test hooks of release app failed: ")
+    assert conditions(obj) == {"Ready": ("False", reason), "Released": ("False", reason),
                                "Stalled": ("True", "MissingRollbackTarget")}
     assert condition_message(obj, "Stalled") == ("Failed to perform remediation: missing target release for "
                                                  "rollback: cannot remediate failed release")
-    assert condition_message(obj, "Ready") == condition_message(obj, "Released") == said
+    assert condition_message(obj, "Ready") == said
     assert obj["status"]["upgradeFailures"] == 1
-    assert w.events[-1] == ("Warning", "UpgradeFailed", said)
-    assert _version_states(w) == ["deployed", "failed"]
+    assert w.events[-1] == ("Warning", reason, said)
+    states = _version_states(w)
+    assert states[1:] == ["failed" if fail == "post-upgrade" else "deployed"]  # failed tests: deployed
     events = list(w.events)
     assert w.run(retry=1)["metadata"]["resourceVersion"] == obj["metadata"]["resourceVersion"]
     assert _interval_check(w)["metadata"]["resourceVersion"] == obj["metadata"]["resourceVersion"]
-    assert (_version_states(w), w.events) == (["deployed", "failed"], events)
+    assert (_version_states(w), w.events) == (states, events)
     w.edit(values={"n": 3})  # a new generation: the upgrade is tried again, and succeeds
     assert conditions(w.run())["Ready"] == ("True", "UpgradeSucceeded")
