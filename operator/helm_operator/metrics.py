@@ -1,7 +1,7 @@
 """Prometheus metrics of the controller (served by ``main`` on the metrics port).
 
 - ``helm_operator_reconciles_total{action,result}``: every reconcile, by what it did
-  (install, upgrade, rollback, uninstall, none, suspended) and result (success, retry, stalled,
+  (install, upgrade, rollback, uninstall, none, suspended, held) and result (success, retry, stalled,
   superseded: a newer generation cancelled its wait);
 - ``helm_operator_reconcile_duration_seconds{action}``: how long each took;
 - ``helm_operator_requests{state}``: HelmRequests by state (ready, reconciling, stalled,

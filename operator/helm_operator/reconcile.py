@@ -244,7 +244,7 @@ def apply(rt: Runtime, body: Mapping[str, Any], *, force: bool = False) -> Outco
         # under the release's lock (a first install lists no Secrets before it, unless failures
         # are counted: what failed decides whether to try again, :func:`hold`)
         history = cfg.driver.history(key.namespace, key.name) \
-            if old.get("version") or rollback_to or _failures(old) else None
+            if old.get("version") or rollback_to or status.counts_failures(old) else None
         latest = history[-1] if history else None
         if rollback_to:
             if old.get("rolledBackTo") == rollback_to and latest is not None \
@@ -414,10 +414,6 @@ def rollback_target(spec: Mapping[str, Any], history: list[rel.ReleaseVersion]) 
 class MissingRollbackTarget(Exception):
     """An upgrade's rollback remediation found no version to roll back to (Flux stalls:
     :data:`status.MISSING_ROLLBACK_TARGET`)."""
-
-
-def _failures(st: Mapping[str, Any]) -> bool:
-    return any(st.get(count) for count in ("installFailures", "upgradeFailures"))
 
 
 def hold(spec: Mapping[str, Any], st: Mapping[str, Any],

@@ -161,7 +161,7 @@ def _held(st: Mapping[str, Any]) -> bool:
     """Stalled for a reason only a change lifts (:func:`reconcile.hold`), failures still counted."""
     stalled = status.get_condition(st, status.STALLED) or {}
     return stalled.get("reason") in (status.RETRIES_EXHAUSTED, status.MISSING_ROLLBACK_TARGET) \
-        and any(st.get(count) for count in ("installFailures", "upgradeFailures"))
+        and status.counts_failures(st)
 
 
 def _failed(rt: reconcile.Runtime, body: Mapping[str, Any], exc: Exception, *, retry: int,

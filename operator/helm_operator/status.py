@@ -282,6 +282,11 @@ def suspended(status: Mapping[str, Any] | None, *, generation: int, now: str) ->
     return out
 
 
+def counts_failures(status: Mapping[str, Any]) -> bool:
+    """True when failed installs or upgrades are counted (not reset since they failed)."""
+    return any(status.get(count) for count in ("installFailures", "upgradeFailures"))
+
+
 def zero_failure_counts(status: dict[str, Any]) -> None:
     """Set every failure count ``status`` holds to zero (in place: for statuses being built)."""
     for count in FAILURE_COUNTS:

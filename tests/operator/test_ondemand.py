@@ -3,14 +3,13 @@ runs the check at once and is recorded; forceAt upgrades though nothing changed;
 failure counts again. The runner runs on the fake cluster seam (e2e: test_operator_flow)."""
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 import kopf
 import pytest
 
-from helm_operator import ondemand, runner
-from tests.operator.test_runner import World, conditions
+from helm_operator import ondemand
+from tests.operator.test_runner import World, annotate, conditions, interval_check
 
 REQUESTED, FORCE, RESET = ondemand.REQUESTED_AT, ondemand.FORCE_AT, ondemand.RESET_AT
 
@@ -44,17 +43,6 @@ def test_handled_records_every_token_and_zeroes_counts_on_reset() -> None:
     assert out == {"failures": 0, "installFailures": 0, "lastHandledReconcileAt": "t",
                    "lastHandledForceAt": "old", "lastHandledResetAt": "t"}
     assert b["status"]["failures"] == 3  # its input is left alone
-
-
-def annotate(w: World, **annotations: str) -> None:
-    obj = copy.deepcopy(w.current())
-    obj["metadata"].setdefault("annotations", {}).update(annotations)
-    w.admin.replace(obj)  # metadata only: the generation stays
-
-
-def interval_check(w: World) -> dict[str, Any]:
-    runner.apply(w.rt, w.current(), retry=0, metrics=w.metrics, interval_check=True)
-    return w.current()
 
 
 def test_requested_token_is_recorded_and_a_second_check_writes_nothing(tmp_path):

@@ -1010,13 +1010,13 @@ def test_an_ownership_read_refused_is_a_failed_install_retried_at_the_interval(t
     assert conditions(w.current())["Ready"] == ("True", "InstallSucceeded")
 
 
-def _annotate(w: World, **annotations: str) -> None:
+def annotate(w: World, **annotations: str) -> None:
     obj = copy.deepcopy(w.current())
     obj["metadata"].setdefault("annotations", {}).update(annotations)
     w.admin.replace(obj)  # metadata only: the generation stays
 
 
-def _interval_check(w: World) -> dict[str, Any]:
+def interval_check(w: World) -> dict[str, Any]:
     runner.apply(w.rt, w.current(), retry=0, metrics=w.metrics, interval_check=True)
     return w.current()
 
@@ -1044,18 +1044,23 @@ def test_retries_used_up_hold_the_release_at_every_check_until_something_changes
     """Flux acts no more on a release out of retries: an interval check, a restart's resume or a
     reconcile token (``flux reconcile hr``) try no install (no new version, no count, no Event)
     and leave the status as it is, Stalled RetriesExhausted (it used to try once per interval);
-    a new generation counts from zero."""
+    a reset token (``--reset``) or a new generation counts from zero."""
     w = World(tmp_path)
     stalled = _out_of_retries(w)
     versions, events = _version_states(w), list(w.events)
-    assert _interval_check(w)["metadata"]["resourceVersion"] == stalled["metadata"]["resourceVersion"]
+    assert interval_check(w)["metadata"]["resourceVersion"] == stalled["metadata"]["resourceVersion"]
     assert w.run(retry=0)["metadata"]["resourceVersion"] == stalled["metadata"]["resourceVersion"]
-    _annotate(w, **{ondemand.REQUESTED_AT: "t1"})
-    obj = _interval_check(w)
+    annotate(w, **{ondemand.REQUESTED_AT: "t1"})
+    obj = interval_check(w)
     assert obj["status"]["lastHandledReconcileAt"] == "t1"
     assert obj["status"]["conditions"] == stalled["status"]["conditions"]
     assert obj["status"]["installFailures"] == 2
     assert (_version_states(w), w.events) == (versions, events)
+    annotate(w, **{ondemand.REQUESTED_AT: "t2", ondemand.RESET_AT: "t2"})  # flux reconcile hr --reset
+    with pytest.raises(kopf.PermanentError):  # tried again: on the interval, no Kopf retry
+        interval_check(w)
+    assert w.current()["status"]["installFailures"] == 1
+    assert len(_version_states(w)) == len(versions) + 1
     w.edit(values={"fail": "pre-install", "n": 2})
     with pytest.raises(kopf.TemporaryError):  # one retry left for the new generation
         w.run()
@@ -1080,7 +1085,7 @@ def test_a_new_chart_or_values_within_the_generation_counts_failures_from_zero(t
         w.admin.replace(dict(found, binaryData={"demo.tgz": base64.b64encode(
             package.archive_bytes("demo", newer)).decode()}))
     with pytest.raises(kopf.PermanentError):  # tried once more: on the interval, no Kopf retry
-        _interval_check(w)
+        interval_check(w)
     obj = w.current()
     assert obj["status"]["installFailures"] == 1  # from zero, then this failure
     assert conditions(obj)["Reconciling"] == ("True", "RetryingOnInterval")  # one retry left
@@ -1094,13 +1099,13 @@ def test_a_force_token_tries_once_out_of_retries_and_stalls_again(tmp_path):
     """Flux's ``flux reconcile hr --force`` installs though the retries are used up."""
     w = World(tmp_path)
     _out_of_retries(w)
-    _annotate(w, **{ondemand.REQUESTED_AT: "t1", ondemand.FORCE_AT: "t1"})
+    annotate(w, **{ondemand.REQUESTED_AT: "t1", ondemand.FORCE_AT: "t1"})
     with pytest.raises(kopf.PermanentError):
-        _interval_check(w)
+        interval_check(w)
     obj = w.current()
     assert (obj["status"]["installFailures"], conditions(obj)["Stalled"]) == (3, ("True", "RetriesExhausted"))
     assert _version_states(w) == ["uninstalled", "failed", "failed"]
-    assert _interval_check(w)["metadata"]["resourceVersion"] == obj["metadata"]["resourceVersion"]
+    assert interval_check(w)["metadata"]["resourceVersion"] == obj["metadata"]["resourceVersion"]
 
 
 @pytest.mark.parametrize("fail", ["post-upgrade", "test"], ids=["hook", "tests"])
@@ -1134,7 +1139,7 @@ def test_an_upgrade_with_no_version_to_roll_back_to_stalls_as_flux_does(tmp_path
     assert states[1:] == ["failed" if fail == "post-upgrade" else "deployed"]  # failed tests: deployed
     events = list(w.events)
     assert w.run(retry=1)["metadata"]["resourceVersion"] == obj["metadata"]["resourceVersion"]
-    assert _interval_check(w)["metadata"]["resourceVersion"] == obj["metadata"]["resourceVersion"]
+    assert interval_check(w)["metadata"]["resourceVersion"] == obj["metadata"]["resourceVersion"]
     assert (_version_states(w), w.events) == (states, events)
     w.edit(values={"n": 3})  # a new generation: the upgrade is tried again, and succeeds
     assert conditions(w.run())["Ready"] == ("True", "UpgradeSucceeded")
