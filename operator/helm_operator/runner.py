@@ -58,7 +58,7 @@ RETRY_ON_INTERVAL = frozenset({"Forbidden", "ChartSourceFailed", "ServiceAccount
                                "ChartInvalid", "ValuesInvalid", "RenderFailed", "LuaFailed",
                                # Flux acts again on a new chart or values: the check looks for
                                # them, and tries nothing until then (reconcile.hold)
-                               status.RETRIES_EXHAUSTED, status.MISSING_ROLLBACK_TARGET})
+                               *status.HELD_REASONS})
 
 
 def write_status(rt: reconcile.Runtime, body: Mapping[str, Any], new: Mapping[str, Any]) -> None:
@@ -160,8 +160,7 @@ def apply(rt: reconcile.Runtime, body: Mapping[str, Any], *, retry: int,
 def _held(st: Mapping[str, Any]) -> bool:
     """Stalled for a reason only a change lifts (:func:`reconcile.hold`), failures still counted."""
     stalled = status.get_condition(st, status.STALLED) or {}
-    return stalled.get("reason") in (status.RETRIES_EXHAUSTED, status.MISSING_ROLLBACK_TARGET) \
-        and status.counts_failures(st)
+    return stalled.get("reason") in status.HELD_REASONS and status.counts_failures(st)
 
 
 def _failed(rt: reconcile.Runtime, body: Mapping[str, Any], exc: Exception, *, retry: int,

@@ -52,6 +52,8 @@ RETRIES_EXHAUSTED = "RetriesExhausted"
 MISSING_ROLLBACK_TARGET = "MissingRollbackTarget"
 MISSING_ROLLBACK_TARGET_MESSAGE = ("Failed to perform remediation: missing target release for "
                                    "rollback: cannot remediate failed release")
+#: Stalls that try nothing more until the failure counts start again from zero (:func:`held`).
+HELD_REASONS = frozenset({RETRIES_EXHAUSTED, MISSING_ROLLBACK_TARGET})
 
 #: Failure counts: a success, a new generation, a new chart or values (:func:`attempted`) and
 #: Flux's reset request (:mod:`helm_operator.ondemand`) start them again from zero.
