@@ -273,12 +273,15 @@ def test_an_edit_by_a_user_with_fewer_rights_runs_with_their_rights(env: Env, ap
     assert stalled["message"].startswith("Forbidden: ")
     assert f'User "{env.bob_name}" cannot patch resource "services"' in stalled["message"]
     assert obj["status"]["lastAppliedBy"] == env.alice_name  # bob's upgrade did not happen
-    # the admin grants bob Services: the next interval check upgrades, as bob
+    # the admin grants bob Services: a failed upgrade out of retries is tried again only when
+    # asked (Flux's rule), here by `flux reconcile hr --reset`; it then upgrades, as bob
     rbac = k8s.RbacAuthorizationV1Api(api)
     rbac.create_namespaced_role_binding(env.team, {
         "metadata": {"name": "bob-team"},
         "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "team"},
         "subjects": [{"kind": "User", "name": env.bob_name, "apiGroup": "rbac.authorization.k8s.io"}]})
+    k8s.CustomObjectsApi(api).patch_namespaced_custom_object(GROUP, VERSION, env.team, PLURAL, "shared", {
+        "metadata": {"annotations": {"reconcile.fluxcd.io/requestedAt": "t1", "reconcile.fluxcd.io/resetAt": "t1"}}})
     obj = wait_for(env.alice, env.team, _ready, name="shared", timeout=TIMEOUT_S)
     assert obj["status"]["lastAppliedBy"] == env.bob_name
     assert k8s.CoreV1Api(api).read_namespaced_config_map("shared-cm", env.team).data == {"greeting": "from bob"}
