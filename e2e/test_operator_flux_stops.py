@@ -12,7 +12,7 @@ from kubernetes import client as k8s
 from e2e.operator_kit import (GROUP, VERSION, Controller, chart_tgz, condition, controller, get, objects,
                               patch_spec, ready_at, request, setup_namespace, stalled, version_secrets,
                               wait_for)
-from e2e.test_operator_gitops import HOOKED_CHART, SLOW_S, TESTED_CHART, events, warnings
+from e2e.test_operator_gitops import HOOKED_CHART, SLOW_S, TESTED_CHART, events, replace_chart, warnings
 
 pytestmark = pytest.mark.e2e
 
@@ -35,12 +35,15 @@ def release_state(api: k8s.ApiClient, objects: k8s.CustomObjectsApi, namespace: 
     return tuple(version_secrets(api, namespace)), release["status"]["version"], release["status"]["status"]
 
 
-def test_retries_used_up_hold_the_install_until_a_values_from_object_changes(
-        controller: Controller, api: k8s.ApiClient, objects: k8s.CustomObjectsApi, namespace: str) -> None:
+@pytest.mark.parametrize("change", ["values", "chart"])
+def test_retries_used_up_hold_the_install_until_the_values_or_the_chart_change(
+        controller: Controller, api: k8s.ApiClient, objects: k8s.CustomObjectsApi, namespace: str,
+        change: str) -> None:
     """Flux: out of retries, nothing is tried again (interval checks and ``flux reconcile hr``
     find it held: no new version, no count, no Event) until what it would release changes; a
-    valuesFrom ConfigMap edited starts the counts from zero in the same generation (Flux's
-    lastAttemptedConfigDigest), and the install is tried again."""
+    valuesFrom ConfigMap edited (Flux's lastAttemptedConfigDigest) or a new chart version in
+    its source (lastAttemptedRevision) starts the counts from zero in the same generation, and
+    the install is tried again."""
     setup_namespace(api, namespace, chart=chart_tgz(HOOKED_CHART))
     core = k8s.CoreV1Api(api)
     core.create_namespaced_config_map(namespace, {"metadata": {"name": "extra"},
@@ -62,11 +65,16 @@ def test_retries_used_up_hold_the_install_until_a_values_from_object_changes(
     assert release_state(api, objects, namespace) == before
     assert warnings(api, namespace) == said
 
-    core.patch_namespaced_config_map("extra", namespace, {"data": {"values.yaml": "fail: \"\"\n"}})
+    if change == "values":
+        core.patch_namespaced_config_map("extra", namespace, {"data": {"values.yaml": "fail: \"\"\n"}})
+    else:  # a version without the hook, seen by the interval check
+        replace_chart(api, namespace, chart_tgz(dict(HOOKED_CHART, **{
+            "Chart.yaml": "apiVersion: v2\nname: demo\nversion: 0.2.0\n", "templates/hooks.yaml": ""})))
     obj = wait_for(objects, namespace, ready_at(1), timeout=SLOW_S)
     assert condition(obj, "Ready")["reason"] == "InstallSucceeded"
     assert obj["status"]["installFailures"] == 0
-    assert obj["status"]["lastAttemptedConfigDigest"] != digest
+    assert (obj["status"]["lastAttemptedConfigDigest"] != digest) is (change == "values")
+    assert obj["status"]["lastAttemptedRevision"] == ("0.1.0" if change == "values" else "0.2.0")
     assert obj["metadata"]["generation"] == 1
 
 
