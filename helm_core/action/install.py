@@ -10,7 +10,10 @@ record ``deployed``.
 
 Rules:
 - A name with any stored history is refused ("cannot re-use a name that is still in use")
-  unless ``replace`` and its newest version is uninstalled or failed (Helm's ``--replace``).
+  unless ``replace`` and its newest version is uninstalled or failed (Helm's ``--replace``); an
+  uninstalled one is then marked ``superseded`` ("superseded by new release") just before the
+  new version is stored, a failed one stays ``failed``. The new version's number follows the
+  newest stored one, but its templates see ``.Release.Revision`` 1, as helm's install renders.
 - An existing object not owned by this release is refused with Helm's ownership error naming
   it, unless ``take_ownership``; as in Helm, before anything is stored.
 - A failure records the version ``failed`` with the reason; ``atomic`` then removes every
@@ -101,7 +104,8 @@ class Rendered:
     fire: Callable[[str], None]
     """Emit one optional lifecycle event (its handlers cannot change objects any more)."""
     revision: int
-    """``.Release.Revision`` the templates saw."""
+    """The version's revision (helm's number of it); the templates saw it as ``.Release.Revision``
+    on upgrade, 1 on install (:func:`rendering`)."""
 
 
 class RenderChoices(Protocol):
@@ -125,12 +129,14 @@ def rendering(cfg: config.Configuration, chart: model.Chart, user_values: Mappin
     and the action's ``pre-*`` event (whose handlers may still change objects), then the
     ``post_render`` patches and common metadata on the release's objects (not its hooks).
     ``choices``: the chart Lua's permissions, post-renderers, whether values schemas are
-    checked and whether subcharts' NOTES.txt count."""
+    checked and whether subcharts' NOTES.txt count. ``revision`` is the new version's: chart
+    Lua sees it, and so do the templates of an upgrade; an install's see 1, whatever history it
+    replaces, as helm's install renders them."""
     renderer = config.renderer_of(cfg)
     prepared = renderer.prepare(chart, user_values, validate_schema=not choices.skip_schema_validation)
     capabilities = config.cluster_capabilities(cfg)
     is_upgrade = action == "upgrade"
-    release = caps_mod.ReleaseInfo(name=name, namespace=namespace, revision=revision,
+    release = caps_mod.ReleaseInfo(name=name, namespace=namespace, revision=revision if is_upgrade else 1,
                                    is_install=not is_upgrade, is_upgrade=is_upgrade)
     step = template_action.RenderStep(prepared.chart, render_mod.RenderOptions(
         release=release, capabilities=capabilities, lookup=klookup.make_lookup(cfg.client),
@@ -244,6 +250,15 @@ def _check_name_free(history: list[rel.ReleaseVersion], options: InstallOptions)
     raise ReleaseExistsError(NAME_IN_USE)
 
 
+def _supersede_replaced(cfg: config.Configuration, history: list[rel.ReleaseVersion],
+                        options: InstallOptions) -> None:
+    """``replace``: the newest version, uninstalled, is marked superseded by the new release
+    (helm's ``replaceRelease``; a failed one is left failed)."""
+    newest = rel.latest(history)
+    if options.replace and newest is not None and newest.status is rel.Status.UNINSTALLED:
+        cfg.driver.update(newest.with_status(rel.Status.SUPERSEDED, rel.SUPERSEDED_BY_NEW_RELEASE))
+
+
 def _install(cfg: config.Configuration, chart: model.Chart, user_values: Mapping[str, Any],
              options: InstallOptions, history: list[rel.ReleaseVersion]) -> rel.ReleaseVersion:
     _check_name_free(history, options)
@@ -260,6 +275,7 @@ def _install(cfg: config.Configuration, chart: model.Chart, user_values: Mapping
         # block the next install ("cannot re-use a name that is still in use")
         config.check_adoption(cfg, objects, resources.Owner(name=options.name, namespace=options.namespace),
                               adopt=options.take_ownership, operation="install")
+        _supersede_replaced(cfg, history, options)
         cfg.driver.create(record)
         runs = hooks.RunLog(cfg, record)
         try:

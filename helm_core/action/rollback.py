@@ -157,12 +157,14 @@ def _key(obj: Mapping[str, Any]) -> tuple[str, str, str, str]:
 
 
 def supersede(cfg: config.Configuration, history: Sequence[rel.ReleaseVersion],
-              keep: ulid.ULID) -> list[rel.ReleaseVersion]:
-    """Mark every ``deployed`` version but ``keep`` as ``superseded``; returns ``history`` as
-    it is stored then."""
+              keep: ulid.ULID, *, also: ulid.ULID | None = None) -> list[rel.ReleaseVersion]:
+    """Mark every ``deployed`` version but ``keep`` as ``superseded``, and version ``also``
+    whatever its status (an upgrade's current version: helm supersedes it, a failed one too);
+    returns ``history`` as it is stored then."""
     now = []
     for version in history:
-        if version.status is rel.Status.DEPLOYED and version.version != keep:
+        if version.version != keep and version.status is not rel.Status.SUPERSEDED and (
+                version.status is rel.Status.DEPLOYED or version.version == also):
             version = version.with_status(rel.Status.SUPERSEDED)
             cfg.driver.update(version)
         now.append(version)

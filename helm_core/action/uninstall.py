@@ -5,7 +5,8 @@ Steps (Helm's ``Uninstall.Run``): lock → the version's chart Lua answers ``pre
 deletion time set then, and kept) →
 ``pre-delete`` hooks → the manifest's objects deleted in reverse kind order → wait until gone
 (``--wait``) → Lua ``post-delete`` → ``post-delete`` hooks → history deleted (the ``Release`` with its last version),
-or with ``keep_history`` the version marked ``uninstalled``. A wait that fails (``context deadline
+or with ``keep_history`` the version marked ``uninstalled`` and any older one still ``deployed``
+(the newest had failed) marked ``superseded``, as helm does. A wait that fails (``context deadline
 exceeded``) or a failed ``post-delete`` hook does not stop it: helm finishes, then says
 ``uninstallation completed with N error(s): ...``.
 
@@ -22,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from helm_core.action import config, hooks, version_events
+from helm_core.action import config, hooks, rollback, version_events
 from helm_core.action import template as template_action
 from helm_core.engine import manifests as mf
 from helm_core.errors import HelmError, ReleaseNotFoundError, StorageError, WaitCancelled, WaitError
@@ -173,6 +174,8 @@ def _uninstall(cfg: config.Configuration, name: str, namespace: str,
                                      description=options.description or "Uninstallation complete"))
     if options.keep_history:
         cfg.driver.update(done)
+        # an older version still deployed (the newest had failed) is superseded, as helm's #12556
+        rollback.supersede(cfg, history, done.version)
     else:
         _purge(cfg, history)
     if errs:

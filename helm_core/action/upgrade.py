@@ -6,8 +6,9 @@ last ``deployed``, else the newest) → values (below) → chart-loaded → pre-
 ``pending-upgrade`` (too big: refused before anything is applied) → ownership check of objects
 new to the release → ``pre-upgrade`` hooks → apply (``force``: existing objects replaced) →
 objects the new manifest lacks deleted (``helm.sh/resource-policy: keep`` respected) → Lua
-``post-upgrade``/``wait``/``ready`` around ``--wait`` → ``post-upgrade`` hooks → the previous
-version ``superseded``, the new ``deployed``.
+``post-upgrade``/``wait``/``ready`` around ``--wait`` → ``post-upgrade`` hooks → the current
+version ``superseded`` whatever its status (a failed one too, as helm), and any other
+``deployed`` one; the new ``deployed``.
 
 Values (Helm's ``reuseValues``):
 - ``reset_values``: only the values given now.
@@ -23,9 +24,11 @@ After a successful upgrade only the newest ``max_history`` versions are kept (He
 ``atomic`` then rolls back to the current version (a new version) and says so.
 
 ``install`` (Helm's ``upgrade --install``) installs instead when :func:`plan` says so: no
-stored version, or the newest one uninstalled (then with ``replace``, as Helm does); with
-``reinstall_failed`` also when no version ever deployed (every one failed: a failed first install
-is installed again, as Flux's helm-controller does). An install this way keeps ``max_history``
+stored version, or the newest one uninstalled (then with ``replace``, as Helm does, which marks
+it superseded "superseded by new release"); with ``reinstall_failed`` also when every version
+but the uninstalled ones failed (none ever deployed: a failed first install is installed again,
+as Flux's helm-controller does), a version an install replaced counting as the uninstalled one
+it was (``rel.uninstalled``). An install this way keeps ``max_history``
 versions too (Helm's storage prunes on every create when ``--history-max`` is set).
 """
 from __future__ import annotations
@@ -130,7 +133,8 @@ def plan(history: list[rel.ReleaseVersion], *, reinstall_failed: bool = False) -
     newest = rel.latest(history)
     if newest is None or newest.status is rel.Status.UNINSTALLED:
         return "install"
-    live = [v for v in history if v.status is not rel.Status.UNINSTALLED]
+    # a version an install replaced was uninstalled: it deployed nothing that is still there
+    live = [v for v in history if not rel.uninstalled(v)]
     if reinstall_failed and all(v.status is rel.Status.FAILED for v in live):
         return "install"
     return "upgrade"
@@ -283,7 +287,7 @@ def _upgrade(cfg: config.Configuration, chart: model.Chart, user_values: Mapping
                                   cause=exc, undo="rollback") from exc
             raise
     # under the lock, what is stored is what the lock's read found and this upgrade wrote
-    stored = rollback.supersede(cfg, [*history, record], record.version)
+    stored = rollback.supersede(cfg, [*history, record], record.version, also=current.version)
     deployed = runs.onto(record.with_status(rel.Status.DEPLOYED, options.description or "Upgrade complete"))
     cfg.driver.update(deployed)
     drv.prune_history(cfg.driver, options.namespace, options.name, options.max_history,

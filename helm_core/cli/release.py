@@ -154,7 +154,7 @@ def _version_arg(text: str | None) -> Any:
 def revision_numbers(cfg: config.Configuration, namespace: str, name: str) -> dict[str, int]:
     """Version -> helm's integer revision, for scripts written for helm: a Helm revision's own
     number or the revision it recorded, else one more than the version before it, oldest first
-    (what ``.Release.Revision`` was when it was rendered: ``rel.next_revision``)."""
+    (as helm numbers its revisions: ``rel.next_revision``)."""
     from helm_core.storage import release as rel
     numbers: dict[str, int] = {}
     previous = 0

@@ -8,7 +8,8 @@ Rules:
   generator) and, given the newest stored version, also strictly after it, so a clock running
   behind on another machine cannot reorder history.
 - History order is ULID order (oldest first); ``latest`` is the newest version whatever its
-  status, ``last_deployed`` the newest ``deployed`` one.
+  status, ``last_deployed`` the newest ``deployed`` one; :func:`uninstalled` tells a version
+  whose objects were uninstalled, also once an install over it marked it superseded.
 - Records are frozen; "changing" one (``with_status``) returns a new record.
 """
 from __future__ import annotations
@@ -111,8 +112,10 @@ class ReleaseVersion:
     """The release's custom labels (helm's ``--labels``), kept as labels of the version's
     storage record (``storage/labels.py``)."""
     revision: int = 0
-    """``.Release.Revision`` when it was rendered, counting on past pruned versions as helm's
-    revisions do (0: not recorded, a version stored before it was; see :func:`next_revision`)."""
+    """The number helm would give this version, counting on past pruned versions as helm's
+    revisions do (0: not recorded, a version stored before it was; see :func:`next_revision`):
+    ``.Release.Revision`` when an upgrade rendered it; an install's templates see 1, as helm's,
+    even one that replaces an uninstalled release's history."""
     hook_runs: tuple[HookRun, ...] = ()
     """The last run of each hook that ran and was recorded (``helm test``'s), in hook order."""
     made_of: Any = field(default=None, hash=False, compare=False)
@@ -221,6 +224,20 @@ def last_deployed(versions: Sequence[ReleaseVersion]) -> ReleaseVersion | None:
     """The newest version whose status is ``deployed``."""
     deployed = [v for v in versions if v.status is Status.DEPLOYED]
     return latest(deployed)
+
+
+SUPERSEDED_BY_NEW_RELEASE = "superseded by new release"
+"""The description helm's ``install --replace`` (and ``upgrade --install`` of an uninstalled
+release) gives the newest version it installs over: an uninstalled one, as only those are
+marked (a failed one is left as it is)."""
+
+
+def uninstalled(version: ReleaseVersion) -> bool:
+    """True when ``version``'s objects were uninstalled: it is ``uninstalled``, or an install
+    over it marked it superseded (:data:`SUPERSEDED_BY_NEW_RELEASE`), which is what helm writes
+    over an uninstalled one; such a version never counts as deployed."""
+    return version.status is Status.UNINSTALLED or (
+        version.status is Status.SUPERSEDED and version.description == SUPERSEDED_BY_NEW_RELEASE)
 
 
 def to_prune(versions: Sequence[ReleaseVersion], max_history: int) -> list[ReleaseVersion]:

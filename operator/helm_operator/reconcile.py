@@ -404,10 +404,11 @@ def rollback_target(spec: Mapping[str, Any], history: list[rel.ReleaseVersion]) 
     """Flux's rollback target (``History.Previous``) after the failed newest version of
     ``history``: the newest version before it that was released (a failed upgrade leaves it
     deployed, as helm does; superseded once anything succeeded) and whose tests did not fail,
-    unless the upgrade ignores test failures."""
+    unless the upgrade ignores test failures; never one an install replaced (superseded by new
+    release: it was uninstalled)."""
     ignored = ignores_test_failures(spec, "upgrade")
     return next((v for v in reversed(history[:-1])
-                 if v.status in (rel.Status.DEPLOYED, rel.Status.SUPERSEDED)
+                 if v.status in (rel.Status.DEPLOYED, rel.Status.SUPERSEDED) and not rel.uninstalled(v)
                  and (ignored or not test_action.failed_tests(v))), None)
 
 

@@ -169,7 +169,9 @@ def test_a_failed_install_hook_is_a_failed_install_remediated_and_retried_as_flu
     assert condition_message(obj, "Stalled") == f"{said} (gave up after 2 attempts)"
     assert (obj["status"]["installFailures"], obj["status"]["failures"]) == (2, 2)
     assert w.events[-1] == ("Warning", "InstallFailed", f"{said} (gave up after 2 attempts)")
-    assert _version_states(w) == ["uninstalled", "failed"]  # the last failure left for debugging
+    # the last failure left for debugging; the install marked the uninstalled version superseded,
+    # as helm's install --replace (which Flux runs) does
+    assert _version_states(w) == ["superseded", "failed"]
 
 
 @pytest.mark.parametrize("remediate_last", [None, True], ids=["flux-default", "remediateLastFailure"])
@@ -224,11 +226,13 @@ def test_an_upgrade_uninstalled_by_its_remediation_is_installed_again_as_flux_do
                                "Remediated": ("True", "UninstallSucceeded"),
                                "Reconciling": ("True", "RetryingAfterFailure")}
     assert obj["status"]["upgradeFailures"] == 1
-    assert _version_states(w) == ["deployed", "uninstalled"]  # helm uninstalls the newest only
+    # helm uninstalls the newest only, and marks the older deployed one superseded
+    assert _version_states(w) == ["superseded", "uninstalled"]
     if fail == "post-upgrade":
         obj = w.run(retry=1)
         assert conditions(obj)["Ready"] == ("True", "InstallSucceeded")
-        assert _version_states(w)[1:] == ["uninstalled", "deployed"]  # a new version installed
+        # a new version installed over the uninstalled one (superseded by new release, as helm's)
+        assert _version_states(w)[1:] == ["superseded", "deployed"]
         assert w.configmap("app")["data"] == {"count": "2"}
         return
     with pytest.raises(kopf.PermanentError):  # install.remediation.retries is 0: no more tries
@@ -237,7 +241,31 @@ def test_an_upgrade_uninstalled_by_its_remediation_is_installed_again_as_flux_do
     assert conditions(obj)["Stalled"] == ("True", "RetriesExhausted")
     assert conditions(obj)["Released"] == ("False", "InstallFailed")
     assert obj["status"]["installFailures"] == 1
-    assert _version_states(w) == ["deployed", "uninstalled", "failed"]  # left, as Flux leaves it
+    assert _version_states(w) == ["superseded", "superseded", "failed"]  # left, as Flux leaves it
+
+
+def test_the_rollback_target_is_never_a_version_an_install_replaced(tmp_path):
+    """A version the install after an uninstall marked "superseded by new release" was
+    uninstalled (its objects gone): a later upgrade's rollback skips it for the version
+    released before it."""
+    w = World(tmp_path)
+    _hooked(w)
+    w.request(chart={"configMapRef": {"name": "hooked"}}, values={"n": 1})
+    w.run()
+    w.edit(values={"n": 2, "fail": "post-install,post-upgrade"}, upgrade={"wait": False, "remediation": {
+        "strategy": "uninstall", "remediateLastFailure": True}}, install={"wait": False})
+    with pytest.raises(kopf.TemporaryError):  # the upgrade fails and is uninstalled
+        w.run()
+    with pytest.raises(kopf.PermanentError):  # the install over it fails and is left
+        w.run(retry=1)
+    assert _version_states(w) == ["superseded", "superseded", "failed"]
+    w.edit(values={"n": 3, "fail": "post-upgrade"}, upgrade={"wait": False, "remediation": {
+        "strategy": "rollback", "remediateLastFailure": True}})
+    with pytest.raises(kopf.PermanentError):
+        w.run()
+    obj = w.current()
+    assert conditions(obj)["Remediated"] == ("True", "RollbackSucceeded")
+    assert w.configmap("app")["data"] == {"count": "1"}  # the first version's, not the uninstalled one's
 
 
 def test_an_install_after_an_upgrades_uninstall_has_its_own_retries(tmp_path):
