@@ -1,7 +1,9 @@
 """The ``list`` action: the newest version of each release, filtered as ``helm list`` filters.
 
 Rules (Helm's ``List``): one namespace, or all when ``all_namespaces``; ``statuses`` empty means
-Helm's default (deployed and failed); ``all_statuses`` shows every status; ``filter`` is a
+Helm's default (deployed and failed); ``all_statuses`` shows every status; ``superseded`` alone
+lists every superseded version, not only releases whose newest version is (helm skips its
+latest-only filter then: a newest version is seldom superseded); ``filter`` is a
 regular expression searched in the release name; ``selector`` a label selector on the releases'
 custom labels (``storage/labels.py``; as helm, it is read only when some release's name passed
 the filter, so with none listed a bad selector is no error); sorted by name (then namespace) unless
@@ -47,8 +49,11 @@ def run(cfg: config.Configuration, options: ListOptions = ListOptions()) -> list
     except goregexp.GoSyntaxError as exc:
         raise HelmError(str(exc)) from None
     wanted = options.statuses or DEFAULT_STATUSES
-    named = [v for v in cfg.driver.list_latest("" if options.all_namespaces else options.namespace)
-             if pattern is None or pattern.match_string(v.name)]
+    namespace = "" if options.all_namespaces else options.namespace
+    every = not options.all_statuses and wanted == {rel.Status.SUPERSEDED}
+    listed = sorted(cfg.driver.list_all(namespace), key=lambda v: v.version) if every \
+        else cfg.driver.list_latest(namespace)
+    named = [v for v in listed if pattern is None or pattern.match_string(v.name)]
     if not named:
         return []
     try:  # apimachinery's parser and words, as helm's

@@ -111,10 +111,13 @@ class AdoptingDriver:
         return self._store(namespace, name).get(namespace, name, version)
 
     def list_latest(self, namespace: str = "") -> list[rel.ReleaseVersion]:
-        ours = self.ours.list_latest(namespace)
+        return secrets.latest_of_each(self.list_all(namespace))
+
+    def list_all(self, namespace: str = "") -> list[rel.ReleaseVersion]:
+        """helm-core's versions, and helm's of the releases helm-core keeps none of."""
+        ours = self.ours.list_all(namespace)
         held = {(v.namespace, v.name) for v in ours}
-        theirs = [v for v in self.helm.list_latest(namespace) if (v.namespace, v.name) not in held]
-        return secrets.latest_of_each([*ours, *theirs])
+        return [*ours, *(v for v in self.helm.list_all(namespace) if (v.namespace, v.name) not in held)]
 
     # -- writes ---------------------------------------------------------------------------
 

@@ -9,8 +9,8 @@ Rules every driver keeps:
   ``delete`` of a missing one raise ``ReleaseNotFoundError``.
 - A version whose encoded Secret exceeds the 1 MiB limit raises ``TooLargeError`` before the
   driver writes anything (``secrets.encode`` is the one place that decides).
-- ``history`` is oldest first (ULID order) and empty for an unknown release; ``list_latest``
-  returns the newest version of each release.
+- ``history`` is oldest first (ULID order) and empty for an unknown release; ``list_all``
+  returns every version of every release, ``list_latest`` the newest version of each.
 """
 from __future__ import annotations
 
@@ -46,6 +46,10 @@ class Driver(Protocol):
 
     def list_latest(self, namespace: str = "") -> list[rel.ReleaseVersion]:
         """The newest version of every release (in one namespace, or all when empty)."""
+        ...
+
+    def list_all(self, namespace: str = "") -> list[rel.ReleaseVersion]:
+        """Every version of every release (in one namespace, or all when empty), in no order."""
         ...
 
     def check(self, version: rel.ReleaseVersion) -> None:

@@ -336,10 +336,12 @@ class HelmSecretsDriver:
         return stored
 
     def list_latest(self, namespace: str = "") -> list[rel.ReleaseVersion]:
+        return secrets.latest_of_each(self.list_all(namespace))
+
+    def list_all(self, namespace: str = "") -> list[rel.ReleaseVersion]:
         # Like helm's List: a record that does not decode is skipped, not fatal to the listing
         # (helm-core's own releases are listed through here too when adopting).
-        return secrets.latest_of_each(v for v in map(_decoded_or_none, self._secrets(namespace))
-                                      if v is not None)
+        return [v for v in map(_decoded_or_none, self._secrets(namespace)) if v is not None]
 
 
 def _decoded_or_none(secret: Mapping[str, Any]) -> rel.ReleaseVersion | None:

@@ -63,9 +63,12 @@ class MemoryDriver:
         return secrets.decode(secret)
 
     def list_latest(self, namespace: str = "") -> list[rel.ReleaseVersion]:
+        return secrets.latest_of_each(self.list_all(namespace))
+
+    def list_all(self, namespace: str = "") -> list[rel.ReleaseVersion]:
         with self._lock:
             stored = [s for (ns, _), s in self._secrets.items() if not namespace or ns == namespace]
-        return secrets.latest_of_each(secrets.decode(s) for s in stored)
+        return [secrets.decode(s) for s in stored]
 
     def check(self, version: rel.ReleaseVersion) -> None:
         secrets.encode(version)

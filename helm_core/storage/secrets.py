@@ -562,8 +562,11 @@ class SecretsDriver:
         return stored
 
     def list_latest(self, namespace: str = "") -> list[rel.ReleaseVersion]:
+        return latest_of_each(self.list_all(namespace))
+
+    def list_all(self, namespace: str = "") -> list[rel.ReleaseVersion]:
         secrets = self._client.list("v1", "Secret", namespace=namespace, label_selector=selector())
-        return latest_of_each(decode(s) for s in secrets if s.get("type") == SECRET_TYPE)
+        return [decode(s) for s in secrets if s.get("type") == SECRET_TYPE]
 
     def check(self, version: rel.ReleaseVersion) -> None:
         encode(version)

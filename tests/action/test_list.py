@@ -51,6 +51,17 @@ def test_list_filters_and_orders(cfg: config.Configuration, options: list_action
     assert [(v.name, v.namespace) for v in list_action.run(cfg, options)] == expected
 
 
+def test_superseded_alone_lists_every_superseded_version_as_helm(cfg: config.Configuration) -> None:
+    """helm's list skips its newest-version filter when only --superseded is asked: the older
+    versions are what it can show (an install --replace leaves one behind)."""
+    found = list_action.run(cfg, list_action.ListOptions(all_namespaces=True,
+                                                         statuses=frozenset({rel.Status.SUPERSEDED})))
+    assert [(v.name, v.namespace, v.status) for v in found] == [("web", "a", rel.Status.SUPERSEDED)]
+    both = frozenset({rel.Status.SUPERSEDED, rel.Status.UNINSTALLED})  # then newest versions only
+    assert [(v.name, v.status) for v in list_action.run(cfg, list_action.ListOptions(namespace="a", statuses=both))
+            ] == [("old", rel.Status.UNINSTALLED)]
+
+
 def test_list_refuses_a_bad_regex_in_gos_words(cfg: config.Configuration) -> None:
     with pytest.raises(HelmError, match=r"^error parsing regexp: missing closing \): `\(`$"):
         list_action.run(cfg, list_action.ListOptions(filter="("))
