@@ -36,6 +36,28 @@ def test_table_cuts_long_cells_with_dots_at_the_max_width() -> None:
     assert text.splitlines()[1] == "x" * 57 + "..."
 
 
+@pytest.mark.parametrize(("rows", "max_width", "expected"), [
+    # helm history of a failed install: the cell measured whole (tabs and line breaks count
+    # nothing), cut to its longest line
+    ([["REVISION", "STATUS", "DESCRIPTION"],
+      ["1", "failed", 'Release "b" failed: failed pre-install: 1 error occurred:\n\t* job b-check failed: '
+                      'DeadlineExceeded\n\n'], ["2", "deployed", "Install complete"]], 0,
+     'REVISION\tSTATUS  \tDESCRIPTION                                              \n'
+     '1       \tfailed  \tRelease "b" failed: failed pre-install: 1 error occurr...\n'
+     '2       \tdeployed\tInstall complete                                         '),
+    # what is left of a cut cell spans its lines, the other cells blank (an empty column: " ")
+    ([["A", "B", ""], ["x", "ab\nabcdefghij", ""], ["y", "short", ""]], 0,
+     'A\tB         \t\nx\tab        \t\n \tabcde...  \t \ny\tshort     \t'),
+    # wide characters count two, and the cut stops past the width as uitable's does
+    ([["A", "B"], ["x", "ab\ncdefghijklmn"], ["y", "日本語テキスト"]], 8,
+     'A\tB       \nx\tab      \n \tcde...  \ny\t日本語...'),
+], ids=["failed-history", "lines", "wide"])
+def test_table_lays_out_cells_of_several_lines_as_uitable(rows: list[list[str]], max_width: int,
+                                                        expected: str) -> None:
+    """Expected texts: gosuri/uitable v0.0.4 (helm's) given the same rows."""
+    assert cli_release.table(rows, max_width=max_width) == expected
+
+
 def test_status_text_is_helms_layout() -> None:
     when = dt.datetime(2026, 1, 2, 3, 4, 5, tzinfo=dt.timezone.utc)
     version = rel.ReleaseVersion(name="web", namespace="apps", version=rel.parse_version(

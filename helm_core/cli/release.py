@@ -3,8 +3,11 @@ status, test, with Helm's names, flags and output layout.
 
 Rules:
 - Versions are ULIDs: ``REVISION`` columns and ``--revision`` flags show and take them.
-- Tables are Helm's ``uitable`` layout: every cell right-padded to its column's width, cells
-  joined by a tab; ``history`` cuts no cell (helm 3.22's table has no column limit).
+- Tables are Helm's ``uitable`` layout: a column as wide as its widest line (at most the
+  command's column limit; ``history`` has none), every cell right-padded to it, cells joined by
+  a tab. A cell of several lines (a failure's description) is measured as a whole, its line
+  breaks and tabs counting nothing, so it is cut with "..." to its column's width (its longest
+  line), as uitable cuts it; what is left of it spans as many lines, the others blank there.
 - ``-o json`` is compact JSON on one line as Go's encoding/json writes it (Go's numbers,
   ``<>&`` escaped, a struct's fields in helm's order with helm-core's own keys after them, maps
   sorted), ``-o yaml`` block YAML with sorted keys (Helm's ``output.EncodeJSON``/``EncodeYAML``);
@@ -46,13 +49,51 @@ def parse_timeout(text: str) -> float:
     return sum(float(n) * _UNITS[u] for n, u in parts)
 
 
+def _char_width(char: str) -> int:
+    """go-runewidth's width of a character: 0 for control and combining ones, 2 for East Asian
+    wide ones, else 1."""
+    import unicodedata
+    if unicodedata.category(char) in ("Cc", "Mn", "Me"):
+        return 0
+    return 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
+
+
+def _text_width(text: str) -> int:
+    if text.isascii():
+        return sum(1 for c in text if " " <= c < "\x7f")
+    return sum(map(_char_width, text))
+
+
+def _fit(text: str, width: int) -> str:
+    """uitable's ``Resize``: padded to ``width``, or cut with "..." when wider (line breaks and
+    all: a cell of several lines is measured as one)."""
+    have = _text_width(text)
+    if have <= width:
+        return text + " " * (width - have)
+    kept, used = [], 0
+    for char in text:
+        kept.append(char)
+        step = _char_width(char)
+        if used + step >= width - 3:
+            break
+        used += step
+    return "".join(kept) + "..."
+
+
 def table(rows: Sequence[Sequence[str]], *, max_width: int = 0) -> str:
     """Helm's uitable layout (module rules), without a trailing newline."""
-    def fit(cell: str) -> str:
-        return cell[:max_width - 3] + "..." if max_width and len(cell) > max_width else cell
-    cells = [[fit(c) for c in row] for row in rows]
-    widths = [max(len(row[i]) for row in cells) for i in range(len(cells[0]))] if cells else []
-    return "\n".join("\t".join(c.ljust(w) for c, w in zip(row, widths, strict=False)) for row in cells)
+    if not rows:
+        return ""
+    widths = [max(_text_width(line) for row in rows for line in row[i].split("\n")) for i in range(len(rows[0]))]
+    if max_width:
+        widths = [min(w, max_width) for w in widths]
+    lines = []
+    for row in rows:
+        cells = [_fit(c, w).split("\n") if w else c.split("\n") for c, w in zip(row, widths, strict=False)]
+        for n in range(max(len(c) for c in cells)):
+            lines.append("\t".join((_fit(c[n], w) if w else c[n]) if n < len(c) else " " * max(w, 1)
+                                   for c, w in zip(cells, widths, strict=False)))
+    return "\n".join(lines)
 
 
 def go_time(value: dt.datetime | None) -> str:
