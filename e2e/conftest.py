@@ -11,6 +11,7 @@ Rules:
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import secrets
@@ -105,14 +106,21 @@ def create_namespace(api: k8s.ApiClient, prefix: str) -> str:
         time.sleep(0.1)
 
 
-@pytest.fixture
-def namespace(api: k8s.ApiClient, request: pytest.FixtureRequest) -> Iterator[str]:
+@contextlib.contextmanager
+def scratch_namespace(api: k8s.ApiClient, request: pytest.FixtureRequest) -> Iterator[str]:
+    """A namespace named after the test, deleted afterwards without waiting."""
     name = create_namespace(api, request.node.name.removeprefix("test_"))
     yield name
     try:
         k8s.CoreV1Api(api).delete_namespace(name)
     except ApiException:
         pass
+
+
+@pytest.fixture
+def namespace(api: k8s.ApiClient, request: pytest.FixtureRequest) -> Iterator[str]:
+    with scratch_namespace(api, request) as name:
+        yield name
 
 
 class Kubectl:

@@ -15,10 +15,9 @@ from pathlib import Path
 
 import pytest
 from kubernetes import client as k8s
-from kubernetes.client.rest import ApiException
 
 from e2e import release_kit as kit
-from e2e.conftest import ClusterInfo, create_namespace
+from e2e.conftest import ClusterInfo, scratch_namespace
 from e2e.test_release_cli_helm_flags import _core, _helm, helm
 from helm_core.kube import live
 
@@ -37,15 +36,10 @@ TIMES = re.compile(r"[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4}|"
 
 
 @pytest.fixture
-def elsewhere(cluster: ClusterInfo, request: pytest.FixtureRequest) -> Iterator[str]:
+def elsewhere(api: k8s.ApiClient, request: pytest.FixtureRequest) -> Iterator[str]:
     """A second namespace (stock helm's), named as long as ``namespace`` (same prefix)."""
-    api = cluster.api_client()
-    name = create_namespace(api, request.node.name.removeprefix("test_"))
-    yield name
-    try:
-        k8s.CoreV1Api(api).delete_namespace(name)
-    except ApiException:
-        pass
+    with scratch_namespace(api, request) as name:
+        yield name
 
 
 def _tools(helm: str, cluster: ClusterInfo, tmp_path: Path, namespace: str,
@@ -93,6 +87,10 @@ def test_installs_over_uninstalled_and_failed_versions_leave_helms_history(
         run("uninstall", "replaced", "--keep-history")
         out.append(_shown(run("install", "replaced", chart, "--replace"), ns))
         out.append(_shown(run("rollback", "replaced", "1"), ns))  # to the version it replaced
+        # first deployed: the newest version's when the rollback began (the install's), as helm's
+        times = [json.loads(run("status", "replaced", "--revision", n, "-o", "json").stdout)["info"]["first_deployed"]
+                 for n in ("1", "2", "3")]
+        out.append(times[2] == times[1] != times[0])
         out.append(_shown(run("history", "replaced"), ns))
         run("install", "failing", chart, "--set", "fail=pre-install", "--timeout", "30s", ok=False)
         out.append(_shown(run("install", "failing", chart, "--replace"), ns))
@@ -106,14 +104,15 @@ def test_installs_over_uninstalled_and_failed_versions_leave_helms_history(
     assert core[1][1].startswith('Release "again" does not exist. Installing it now.\nNAME: again\n')
     assert core[2] == [(1, "superseded", "superseded by new release"), (2, "deployed", "Install complete")]
     assert core[3] == {"revision": "1"}
-    assert [line.split("\t")[2:] for line in core[6][1].splitlines()[1:]] == [
+    assert core[6] is True
+    assert [line.split("\t")[2:] for line in core[7][1].splitlines()[1:]] == [
         ["superseded", "demo-0.1.0", "           ", "superseded by new release"],
         ["superseded", "demo-0.1.0", "           ", "Install complete         "],
         ["deployed  ", "demo-0.1.0", "           ", "Rollback to 1            "]]
-    failing = core[8][1].splitlines()
+    failing = core[9][1].splitlines()
     assert failing[1].endswith('\tRelease "failing" failed: failed pre-install: 1 error occurr...')
     assert failing[2].split("\t")[2].rstrip() == "deployed" and len(failing) == 3
-    assert [line.split()[:3] for line in core[10][1].splitlines()[1:]] == [
+    assert [line.split()[:3] for line in core[11][1].splitlines()[1:]] == [
         ["again", "NS", "1"], ["replaced", "NS", "1"], ["replaced", "NS", "2"]]
 
 

@@ -217,8 +217,10 @@ def roll_back(cfg: config.Configuration, name: str, namespace: str, version: uli
                                    text=target.manifest, lua_options=options.lua) as lua_events:
         lua_events.fire("pre-rollback")
         now = rel.now()
+        # first deployed: the newest version's, as helm's (not the target's: an install over an
+        # uninstalled release started the release's time again)
         record = target.replace(version=drv.next_version(cfg.driver, newest.version),
-                                revision=revision,
+                                revision=revision, first_deployed=newest.first_deployed,
                                 status=rel.Status.PENDING_ROLLBACK, last_deployed=now, deleted=None,
                                 manifest=lua_events.text,
                                 description=f"Rollback to {rel.version_text(target.version)}")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from helm_core.action import config, install, uninstall, upgrade
+from helm_core.action import config, install, rollback, uninstall, upgrade
 from helm_core.errors import HelmError
 from helm_core.kube import client as kclient
 from helm_core.kube import fake
@@ -56,6 +56,19 @@ def test_install_replace_supersedes_the_uninstalled_version_and_renders_revision
     # helm's number for the new version follows the history; its templates saw 1, as helm's install
     assert done.revision == 2 and _seen(cfg) == "1"
     assert upgrade.plan(cfg.driver.history(NS, "web")) == "upgrade"
+
+
+def test_a_rollback_to_the_replaced_version_keeps_the_newest_first_deployed(cfg: config.Configuration,
+                                                                           tmp_path: Path) -> None:
+    """helm's rollback takes its first-deployed time from the newest version, not the target:
+    an install over an uninstalled release started it again."""
+    first = _install(cfg, tmp_path)
+    uninstall.run(cfg, "web", NS, uninstall.UninstallOptions(keep_history=True))
+    again = _install(cfg, tmp_path, replace=True)
+    assert again.first_deployed != first.first_deployed
+    rolled = rollback.run(cfg, "web", NS, first.version)
+    assert (rolled.first_deployed, rolled.description) == (again.first_deployed, f"Rollback to {first.version}")
+    assert [s for s, _ in _states(cfg)] == [S.SUPERSEDED, S.SUPERSEDED, S.DEPLOYED]
 
 
 def test_upgrade_install_of_an_uninstalled_release_supersedes_it(cfg: config.Configuration,
