@@ -122,7 +122,8 @@ def test_an_upgrade_over_a_failed_version_and_an_uninstall_after_a_failed_upgrad
     """helm's upgrade supersedes the version it upgraded whatever its status (a release whose
     install failed: the failed version); ``uninstall --keep-history`` of a failed upgrade marks
     the version still deployed before it superseded; a release with a replaced version and a
-    failed one is upgraded by ``upgrade --install``, as helm (its newest is not uninstalled)."""
+    failed one is upgraded by ``upgrade --install``, as helm (its newest is not uninstalled);
+    ``--atomic`` rolls back to the newest superseded or deployed version, or says it found none."""
     chart = _chart(tmp_path)
     said: dict[str, list[object]] = {}
     for who, (run, ns) in _tools(helm, cluster, tmp_path, namespace, elsewhere).items():
@@ -139,6 +140,17 @@ def test_an_upgrade_over_a_failed_version_and_an_uninstall_after_a_failed_upgrad
         out.append(_shown(run("upgrade", "--install", "kept", chart, "--set", "fail="), ns))
         out.append(_versions(run, "kept"))
         out.append(_shown(run("history", "kept", "--max", "2"), ns))
+        # --atomic rolls back to helm's "last successful release": none when every version
+        # failed ("stuck"); the version an install replaced, over the failed install ("back")
+        failing = ("--set", "fail=pre-install", "--timeout", "30s")
+        run("install", "stuck", chart, *failing, ok=False)
+        run("install", "back", chart)
+        run("uninstall", "back", "--keep-history")
+        run("install", "back", chart, "--replace", *failing, ok=False)
+        for name in ("stuck", "back"):
+            out.append(_shown(run("upgrade", name, chart, "--atomic", "--set", "fail=pre-upgrade",
+                                  "--timeout", "30s", ok=False), ns))
+            out.append(_shown(run("history", name), ns))
     assert said["core"] == said["stock"]
     core = said["core"]
     assert core[0][1].startswith('Release "never" has been upgraded. Happy Helming!\n')
@@ -149,3 +161,8 @@ def test_an_upgrade_over_a_failed_version_and_an_uninstall_after_a_failed_upgrad
     assert [(n, status, words[:25]) for n, status, words in core[6]] == [
         (1, "superseded", "Install complete"), (2, "superseded", "superseded by new release"),
         (3, "superseded", 'Release "kept" failed: fa'), (4, "deployed", "Upgrade complete")]
+    assert core[8][2].startswith("Error: UPGRADE FAILED: unable to find a previously successful release when "
+                                 "attempting to rollback. original upgrade error: pre-upgrade hooks failed: ")
+    assert core[10][2].startswith("Error: UPGRADE FAILED: release back failed, and has been rolled back due to "
+                                  "atomic being set: pre-upgrade hooks failed: ")
+    assert core[11][1].splitlines()[-1].split("\t")[-1].rstrip() == "Rollback to 1"

@@ -21,15 +21,16 @@ Values (Helm's ``reuseValues``):
 
 After a successful upgrade only the newest ``max_history`` versions are kept (Helm's
 ``--history-max``, default 10). A failure marks the new version ``failed`` with the reason;
-``atomic`` then rolls back to the current version (a new version) and says so.
+``atomic`` then rolls back (a new version) to helm's choice (``_atomic_target``), and says so;
+with none (the release never deployed) it rolls nothing back and says that, as helm.
 
 ``install`` (Helm's ``upgrade --install``) installs instead when :func:`plan` says so: no
 stored version, or the newest one uninstalled (then with ``replace``, as Helm does, which marks
 it superseded "superseded by new release"); with ``reinstall_failed`` also when every version
 but the uninstalled ones failed (none ever deployed: a failed first install is installed again,
 as Flux's helm-controller does), a version an install replaced counting as the uninstalled one
-it was (``rel.uninstalled``). An install this way keeps ``max_history``
-versions too (Helm's storage prunes on every create when ``--history-max`` is set).
+it was (``rel.uninstalled``). An install this way keeps ``max_history`` versions too (Helm's
+storage prunes on every create when ``--history-max`` is set).
 """
 from __future__ import annotations
 
@@ -52,6 +53,8 @@ from helm_core.support.records import field, record, replace
 DEFAULT_MAX_HISTORY = 10
 """Helm's ``--history-max`` default for upgrades."""
 ATOMIC_UPGRADE = "release {name} failed, and has been rolled back due to atomic being set: {error}"
+NO_ROLLBACK_TARGET = ("unable to find a previously successful release when attempting to rollback. "
+                      "original upgrade error: {error}")
 
 
 @record(frozen=True)
@@ -138,6 +141,13 @@ def plan(history: list[rel.ReleaseVersion], *, reinstall_failed: bool = False) -
     if reinstall_failed and all(v.status is rel.Status.FAILED for v in live):
         return "install"
     return "upgrade"
+
+
+def _atomic_target(history: list[rel.ReleaseVersion]) -> rel.ReleaseVersion | None:
+    """What a failed ``atomic`` upgrade rolls back to: helm's "last successful release", the
+    newest version ``superseded`` or ``deployed`` (one an install replaced too, as helm's
+    filter takes it); None when every version failed or was uninstalled."""
+    return rel.latest([v for v in history if v.status in (rel.Status.SUPERSEDED, rel.Status.DEPLOYED)])
 
 
 def run(cfg: config.Configuration, chart: model.Chart, user_values: Mapping[str, Any],
@@ -275,9 +285,14 @@ def _upgrade(cfg: config.Configuration, chart: model.Chart, user_values: Mapping
             cfg.driver.update(runs.onto(record.with_status(rel.Status.FAILED,
                                                            f'Upgrade "{options.name}" failed: {exc}')))
             if options.atomic:
-                cfg.log(f"upgrade of {options.name} failed: rolling back to {current.version}")
+                target = _atomic_target(history)
+                if target is None:
+                    lost = HelmError(NO_ROLLBACK_TARGET.format(error=exc))
+                    lost.failed_version, lost.failed_action = exc.failed_version, exc.failed_action
+                    raise lost from exc
+                cfg.log(f"upgrade of {options.name} failed: rolling back to {target.version}")
                 undo_cfg, wait = config.for_undo(cfg, exc)
-                rollback.roll_back(undo_cfg, options.name, options.namespace, current.version,
+                rollback.roll_back(undo_cfg, options.name, options.namespace, target.version,
                                    rollback.RollbackOptions(wait=wait, wait_for_jobs=options.wait_for_jobs,
                                                             timeout_s=options.timeout_s,
                                                             no_hooks=options.no_hooks, lua=options.lua,

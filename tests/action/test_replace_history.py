@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from helm_core.action import config, install, rollback, uninstall, upgrade
-from helm_core.errors import HelmError
+from helm_core.errors import HelmError, UndoneError
 from helm_core.kube import client as kclient
 from helm_core.kube import fake
 from helm_core.storage import release as rel
@@ -137,3 +137,29 @@ def test_uninstall_keep_history_supersedes_an_older_deployed_version(cfg: config
         upgrade.run(cfg, chart, {"fail": True}, upgrade.UpgradeOptions(name="web", namespace=NS))
     uninstall.run(cfg, "web", NS, uninstall.UninstallOptions(keep_history=True))
     assert _states(cfg) == [(S.SUPERSEDED, "Install complete"), (S.UNINSTALLED, "Uninstallation complete")]
+
+
+def test_an_atomic_upgrade_rolls_back_to_helms_last_successful_release(cfg: config.Configuration,
+                                                                       tmp_path: Path) -> None:
+    """helm's --atomic target is the newest superseded or deployed version: none when the
+    release never deployed (nothing rolled back, helm's words), else that one, also when an
+    install replaced it (not the failed version the upgrade started from)."""
+    chart = make_chart(tmp_path / "chart", {"a.yaml": configmap("a"), "hook.yaml": FAILING})
+    atomic = upgrade.UpgradeOptions(name="web", namespace=NS, atomic=True)
+    with pytest.raises(HelmError):
+        install.run(cfg, chart, {"fail": True}, install.InstallOptions(name="web", namespace=NS))
+    with pytest.raises(HelmError) as caught:
+        upgrade.run(cfg, chart, {"fail": True}, atomic)
+    assert str(caught.value).startswith("unable to find a previously successful release when attempting to "
+                                        "rollback. original upgrade error: pre-upgrade hooks failed: ")
+    assert caught.value.failed_action == "upgrade"
+    assert caught.value.failed_version == str(cfg.driver.history(NS, "web")[-1].version)
+    assert [s for s, _ in _states(cfg)] == [S.FAILED, S.FAILED]
+
+    uninstall.run(cfg, "web", NS, uninstall.UninstallOptions(keep_history=True))
+    with pytest.raises(HelmError):
+        install.run(cfg, chart, {"fail": True}, install.InstallOptions(name="web", namespace=NS, replace=True))
+    replaced = cfg.driver.history(NS, "web")[-2]
+    with pytest.raises(UndoneError):
+        upgrade.run(cfg, chart, {"fail": True}, atomic)
+    assert _states(cfg)[-1] == (S.DEPLOYED, f"Rollback to {replaced.version}")
