@@ -128,21 +128,20 @@ def test_an_upgrade_over_a_failed_version_and_an_uninstall_after_a_failed_upgrad
     said: dict[str, list[object]] = {}
     for who, (run, ns) in _tools(helm, cluster, tmp_path, namespace, elsewhere).items():
         said[who] = out = []
-        run("install", "never", chart, "--set", "fail=pre-install", "--timeout", "30s", ok=False)
+        failing = ("--set", "fail=pre-install", "--timeout", "30s")
+        run("install", "never", chart, *failing, ok=False)
         out.append(_shown(run("upgrade", "--install", "never", chart, "--set", "fail="), ns))
         out.append(_versions(run, "never"))
         run("install", "kept", chart)
         run("upgrade", "kept", chart, "--set", "fail=pre-upgrade", "--timeout", "30s", ok=False)
         out.append(_shown(run("uninstall", "kept", "--keep-history"), ns))
         out.append(_versions(run, "kept"))
-        out.append(_shown(run("upgrade", "--install", "kept", chart, "--set", "fail=pre-install",
-                              "--timeout", "30s", ok=False), ns))
+        out.append(_shown(run("upgrade", "--install", "kept", chart, *failing, ok=False), ns))
         out.append(_shown(run("upgrade", "--install", "kept", chart, "--set", "fail="), ns))
         out.append(_versions(run, "kept"))
         out.append(_shown(run("history", "kept", "--max", "2"), ns))
         # --atomic rolls back to helm's "last successful release": none when every version
         # failed ("stuck"); the version an install replaced, over the failed install ("back")
-        failing = ("--set", "fail=pre-install", "--timeout", "30s")
         run("install", "stuck", chart, *failing, ok=False)
         run("install", "back", chart)
         run("uninstall", "back", "--keep-history")
