@@ -1117,7 +1117,7 @@ def test_a_new_chart_or_values_within_the_generation_counts_failures_from_zero(t
     obj = w.current()
     assert obj["status"]["installFailures"] == 1  # from zero, then this failure
     assert conditions(obj)["Reconciling"] == ("True", "RetryingOnInterval")  # one retry left
-    assert _version_states(w) == ["uninstalled", "failed", "uninstalled"]  # remediated before it
+    assert _version_states(w) == ["superseded", "failed", "uninstalled"]  # replaced, failed, remediated
     assert (obj["status"]["lastAttemptedConfigDigest"] != stalled["status"]["lastAttemptedConfigDigest"]) \
         is (change == "values")
     assert obj["status"]["lastAttemptedRevision"] == ("1.0.0" if change == "values" else "1.0.1")
@@ -1132,7 +1132,7 @@ def test_a_force_token_tries_once_out_of_retries_and_stalls_again(tmp_path):
         interval_check(w)
     obj = w.current()
     assert (obj["status"]["installFailures"], conditions(obj)["Stalled"]) == (3, ("True", "RetriesExhausted"))
-    assert _version_states(w) == ["uninstalled", "failed", "failed"]
+    assert _version_states(w) == ["superseded", "failed", "failed"]
     assert interval_check(w)["metadata"]["resourceVersion"] == obj["metadata"]["resourceVersion"]
 
 
