@@ -52,9 +52,12 @@ def test_apply_installs_then_values_edit_upgrades_then_delete_uninstalls(
         k8s.CoreV1Api(api).read_namespaced_config_map("app-hello", namespace)
     assert gone.value.status == 404
     events = kubectl("get", "events", "-n", namespace, "-o", "json").stdout
-    reasons = {e["reason"] for e in json.loads(events)["items"]
-               if e["involvedObject"]["kind"] == "HelmRequest"}
-    assert {"InstallSucceeded", "UpgradeSucceeded", "Uninstalled"} <= reasons
+    ours = [e for e in json.loads(events)["items"] if e["involvedObject"]["kind"] == "HelmRequest"]
+    # Flux's reasons, the deletion's uninstall included, so alerts written for Flux match
+    assert {"InstallSucceeded", "UpgradeSucceeded", "UninstallSucceeded"} <= {e["reason"] for e in ours}
+    # kubectl describe's "From" names the controller (Kopf's default said "kopf")
+    assert {e["source"].get("component") for e in ours} == {"helm-operator"}
+    assert {e["reportingComponent"] for e in ours} == {"helm-operator"}
 
 
 def delete_and_wait_gone(objects: k8s.CustomObjectsApi, namespace: str) -> None:
@@ -319,7 +322,7 @@ def test_deleting_the_namespace_uninstalls_without_event_errors(
         said = log.read().decode(errors="replace")
     # the uninstall races the namespace controller, which removes the service account's rights
     # too: it is uninstalled, or the finalizer is released with the reason; either is logged
-    assert re.search(rf"{namespace}/app: (Normal Uninstalled|Warning FinalizerReleased): .*"
+    assert re.search(rf"{namespace}/app: (Normal UninstallSucceeded|Warning FinalizerReleased): .*"
                      r"\(no Event: the namespace is being deleted\)", said), said
     # (the controller serves every test's namespace: only this one's lines count)
     ours = "\n".join(line for line in said.splitlines() if namespace in line)

@@ -384,7 +384,7 @@ def test_deleting_a_request_waits_until_its_objects_are_gone_as_flux(
         core.patch_namespaced_config_map("held", namespace, {"metadata": {"finalizers": None}})
     wait_gone(objects, namespace)
     found = core.list_namespaced_event(namespace, field_selector="involvedObject.name=app").items
-    assert ("Uninstalled", f"release {namespace}/app uninstalled") in [(e.reason, e.message) for e in found]
+    assert ("UninstallSucceeded", f"release {namespace}/app uninstalled") in [(e.reason, e.message) for e in found]
 
 
 @pytest.fixture(scope="module")

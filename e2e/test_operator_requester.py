@@ -320,7 +320,7 @@ def test_deleting_a_request_uninstalls_as_the_requester(env: Env, api: k8s.ApiCl
     def events() -> list[str]:
         return [e.reason for e in core.list_namespaced_event(env.team, field_selector="involvedObject.name=gone").items]
 
-    while "Uninstalled" not in events():  # posted once the uninstall returned
+    while "UninstallSucceeded" not in events():  # posted once the uninstall returned
         assert time.monotonic() < deadline, f"the release was not uninstalled: {events()}"
         time.sleep(0.3)
     assert "gone-cm" not in [c.metadata.name for c in core.list_namespaced_config_map(env.team).items]

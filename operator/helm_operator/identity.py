@@ -16,6 +16,9 @@ from helm_core.support.records import record
 
 GROUP, VERSION, KIND, PLURAL = "helm.sh", "v1alpha1", "HelmRequest", "helmrequests"
 API_VERSION = f"{GROUP}/{VERSION}"
+#: The controller's name: the field manager of its writes and the component of its Events (the
+#: "From" of ``kubectl describe``, where Kopf's default said "kopf").
+COMPONENT = "helm-operator"
 #: Finalizer on every HelmRequest: its release is uninstalled before it goes.
 FINALIZER = "helm.sh/helmrequest-finalizer"
 #: Annotation on the Release naming the HelmRequest (``<namespace>/<name>``) that owns it.

@@ -355,7 +355,7 @@ def run(inv: Invocation) -> int:
     # a connection per worker, plus the parallel applies of one action
     admin = live.connect(live.LiveOptions(kubeconfig=inv.kubeconfig or None,
                                           in_cluster=inv.in_cluster,
-                                          field_manager="helm-operator",
+                                          field_manager=identity.COMPONENT,
                                           max_connections=inv.settings.runtime.workers
                                           + action_config.APPLY_WORKERS))
     _check_reachable(admin)
@@ -387,7 +387,7 @@ def run(inv: Invocation) -> int:
         settings=inv.settings, admin=admin, superseded=stop.superseded(requests.superseded),
         render_pool=pool, stopping=stop.stopping, repositories=shared_repositories,
         impersonate=lambda sa, ns: admin.impersonate(service_account=sa, namespace=ns),
-        connect=remote.connector(field_manager="helm-operator"),
+        connect=remote.connector(field_manager=identity.COMPONENT),
         cache=cache_mod.Cache(cache_root), log=lambda line: log.info("%s", line),
         post_event=runner.unless_terminating(admin, lambda body, type_, *, reason, message: kopf.event(
             dict(body), type=type_, reason=reason, message=message), lambda line: log.info("%s", line)))
@@ -412,6 +412,8 @@ def run(inv: Invocation) -> int:
         settings.persistence.diffbase_storage = diffbase.GenerationDiffBaseStorage(
             prefix=ANNOTATIONS_PREFIX, progress=attempts, handlers=handlers.APPLY_IDS)
         settings.posting.level = logging.WARNING
+        settings.posting.reporting_component = identity.COMPONENT
+        settings.posting.reporting_instance = inv.settings.leader_election.identity
         settings.watching.server_timeout = 300
         if not watch.cluster_wide:
             # Named namespaces: Kopf's scans of all namespaces and CRDs are cluster-wide reads that

@@ -342,13 +342,13 @@ def delete(rt: reconcile.Runtime, body: Mapping[str, Any], *, retry: int,
     except Exception as exc:  # noqa: BLE001
         message = errors.message(exc)
         if not errors.is_permanent(exc) and retry < MAX_DELETE_RETRIES:
-            rt.post_event(body, "Warning", reason="UninstallFailed", message=message)
+            rt.post_event(body, "Warning", reason=status.UNINSTALL_FAILED, message=message)
             raise kopf.TemporaryError(message, delay=errors.backoff_seconds(retry)) from None
         rt.post_event(body, "Warning", reason="FinalizerReleased",
                    message=f"uninstall failed, finalizer released anyway: {message}")
         metrics.observe(action="uninstall", result="stalled", seconds=time.monotonic() - started)
         metrics.set_state(meta["uid"], None)
         return
-    rt.post_event(body, "Normal", reason="Uninstalled", message=said)
+    rt.post_event(body, "Normal", reason=status.UNINSTALL_SUCCEEDED, message=said)
     metrics.observe(action="uninstall", result="success", seconds=time.monotonic() - started)
     metrics.set_state(meta["uid"], None)

@@ -42,6 +42,9 @@ PROGRESSING = "Progressing"
 INSTALL_SUCCEEDED = "InstallSucceeded"
 UPGRADE_SUCCEEDED = "UpgradeSucceeded"
 ROLLBACK_SUCCEEDED = "RollbackSucceeded"
+#: Event reasons of the uninstall a request's deletion runs: Flux's, as its own deletion posts them.
+UNINSTALL_SUCCEEDED = "UninstallSucceeded"
+UNINSTALL_FAILED = "UninstallFailed"
 RECONCILE_SUCCEEDED = "ReconciliationSucceeded"
 RETRYING = "RetryingAfterFailure"
 #: Reconciling reason when the next try is the request's interval check (not a Kopf retry).

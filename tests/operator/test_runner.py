@@ -461,7 +461,7 @@ def test_second_request_for_a_release_is_stalled_and_its_deletion_leaves_the_rel
         w.run("second")
     assert conditions(w.current("second"))["Stalled"] == ("True", "ReleaseClaimed")
     runner.delete(w.rt, w.current("second"), retry=0, metrics=w.metrics)
-    assert w.events[-1] == ("Normal", "Uninstalled",
+    assert w.events[-1] == ("Normal", "UninstallSucceeded",
                             "release team/shared belongs to HelmRequest team/first; left in place")
     assert w.configmap("shared")["data"] == {"count": "0"}
 
@@ -499,11 +499,11 @@ def test_delete_uninstalls_and_a_gone_release_is_fine(tmp_path):
     w.request()
     w.run()
     runner.delete(w.rt, w.current(), retry=0, metrics=w.metrics)
-    assert w.events[-1] == ("Normal", "Uninstalled", "release team/app uninstalled")
+    assert w.events[-1] == ("Normal", "UninstallSucceeded", "release team/app uninstalled")
     with pytest.raises(Exception):
         w.configmap("app")
     runner.delete(w.rt, w.current(), retry=0, metrics=w.metrics)
-    assert w.events[-1] == ("Normal", "Uninstalled", "release team/app was already gone")
+    assert w.events[-1] == ("Normal", "UninstallSucceeded", "release team/app was already gone")
 
 
 @pytest.mark.parametrize(("uninstall", "waits"), [({}, True), ({"wait": False}, False)], ids=["default", "no-wait"])
@@ -539,9 +539,9 @@ def test_uninstalls_wait_for_the_objects_to_go_unless_told_not_to_as_flux(tmp_pa
         assert w.events[-1] == ("Warning", "UninstallFailed",
                                 "uninstallation completed with 1 error(s): context deadline exceeded")
         runner.delete(w.rt, w.current(), retry=1, metrics=w.metrics)
-        assert w.events[-1] == ("Normal", "Uninstalled", "release team/app was already gone")
+        assert w.events[-1] == ("Normal", "UninstallSucceeded", "release team/app was already gone")
     else:
-        assert w.events[-1] == ("Normal", "Uninstalled", "release team/app uninstalled")
+        assert w.events[-1] == ("Normal", "UninstallSucceeded", "release team/app uninstalled")
     assert _version_states(w) == []
 
 
@@ -579,7 +579,7 @@ def test_delete_in_a_namespace_being_deleted_logs_instead_of_posting_events(tmp_
                     "status": {"phase": "Terminating"}})
     runner.delete(w.rt, deleted, retry=0, metrics=w.metrics)
     assert len(w.events) == posted
-    assert lines == ["team/app: Normal Uninstalled: release team/app uninstalled "
+    assert lines == ["team/app: Normal UninstallSucceeded: release team/app uninstalled "
                      "(no Event: the namespace is being deleted)"]
     with pytest.raises(Exception):
         w.configmap("app")
