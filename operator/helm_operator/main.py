@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import copy
 import datetime
 import json
 import logging
@@ -314,10 +315,25 @@ class JsonFormatter(logging.Formatter):
         return json.dumps(entry, default=str)
 
 
+class TextFormatter(logging.Formatter):
+    """One plain line: time, level, logger, then ``[namespace/name]`` when Kopf names the object
+    (its own lines, "Handler 'apply' succeeded", say nothing of which request otherwise)."""
+
+    def __init__(self) -> None:
+        super().__init__("%(asctime)s %(levelname)-7s %(name)s %(message)s")
+
+    def format(self, record: logging.LogRecord) -> str:
+        k8s = getattr(record, "k8s_ref", None)
+        if k8s:
+            where = "/".join(part for part in (k8s.get("namespace"), k8s.get("name")) if part)
+            record = copy.copy(record)
+            record.msg, record.args = f"[{where}] {record.getMessage()}", None
+        return super().format(record)
+
+
 def setup_logging(fmt: str, *, verbose: bool) -> None:
     handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(JsonFormatter() if fmt == "json" else
-                         logging.Formatter("%(asctime)s %(levelname)-7s %(name)s %(message)s"))
+    handler.setFormatter(JsonFormatter() if fmt == "json" else TextFormatter())
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(logging.DEBUG if verbose else logging.INFO)

@@ -110,6 +110,17 @@ def test_json_log_lines():
     assert entry["time"].endswith("Z")
 
 
+def test_text_log_lines_name_the_object_kopf_logs_about():
+    record = logging.LogRecord("kopf.objects", logging.INFO, __file__, 1, "Handler %r succeeded.", ("apply",), None)
+    record.k8s_ref = {"apiVersion": "helm.sh/v1alpha1", "kind": "HelmRequest", "namespace": "team-a",
+                      "name": "web", "uid": "u"}
+    line = main.TextFormatter().format(record)
+    assert line.endswith(" INFO    kopf.objects [team-a/web] Handler 'apply' succeeded.")
+    assert record.getMessage() == "Handler 'apply' succeeded."  # the record itself is left as it was
+    plain = logging.LogRecord("helm_operator", logging.INFO, __file__, 1, "hello %s", ("x",), None)
+    assert main.TextFormatter().format(plain).endswith(" INFO    helm_operator hello x")
+
+
 def test_module_entry_point_prints_usage():
     out = subprocess.run([sys.executable, "-m", "helm_operator", "--help"], capture_output=True, text=True)
     assert out.returncode == 0
