@@ -68,8 +68,10 @@ def parser() -> argparse.ArgumentParser:
                           "(needs list/watch on them; default true)")
     run.add_argument("--lua-allow", default=None,
                      help="Lua permissions requests may accept, comma-separated (io,network,os)")
-    run.add_argument("--default-service-account", default=None)
-    run.add_argument("--require-service-account", action="store_true", default=None)
+    run.add_argument("--default-service-account", default=None, metavar="NAME",
+                     help="ServiceAccount (in the request's namespace) for requests naming none")
+    run.add_argument("--require-service-account", action="store_true", default=None,
+                     help="refuse requests naming no ServiceAccount when there is no default")
     run.add_argument("--no-cross-namespace-refs", action="store_true", default=None,
                      help="a HelmRequest may only name a HelmRepository of its own namespace "
                           "(default: other namespaces allowed, as Flux)")
@@ -77,17 +79,23 @@ def parser() -> argparse.ArgumentParser:
                      help="who releases run as: the request's ServiceAccount (default) or the "
                           "user who last applied it (docs/requester.md); a Namespace label "
                           "helm.sh/act-as overrides it")
-    run.add_argument("--workers", type=int, default=None)
-    run.add_argument("--log-format", choices=settings_mod.LOG_FORMATS, default=None)
-    run.add_argument("--probe-port", type=int, default=None)
-    run.add_argument("--metrics-port", type=int, default=None)
+    run.add_argument("--workers", type=int, default=None,
+                     help=f"requests reconciled at once (default {settings_mod.DEFAULT_WORKERS})")
+    run.add_argument("--log-format", choices=settings_mod.LOG_FORMATS, default=None,
+                     help="log lines as text (default) or one JSON object each")
+    run.add_argument("--probe-port", type=int, default=None,
+                     help=f"port of /healthz and /readyz (default {settings_mod.DEFAULT_PROBE_PORT}; 0: none)")
+    run.add_argument("--metrics-port", type=int, default=None,
+                     help=f"port of /metrics (default {settings_mod.DEFAULT_METRICS_PORT}; 0: none)")
     run.add_argument("--announce-after", default=None, metavar="DURATION",
                      help="how long an operation runs before Reconciling and the Release's "
                           "pending status are written (default 5s; 0s at once)")
-    run.add_argument("--kubeconfig", default=None)
-    run.add_argument("--in-cluster", action="store_true", default=None)
+    run.add_argument("--kubeconfig", default=None,
+                     help="kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)")
+    run.add_argument("--in-cluster", action="store_true", default=None,
+                     help="use the pod's ServiceAccount instead of a kubeconfig")
     run.add_argument("--cache-dir", default=None, help="chart cache folder")
-    run.add_argument("--verbose", "-v", action="store_true", default=None)
+    run.add_argument("--verbose", "-v", action="store_true", default=None, help="log debug lines too")
     limits = run.add_argument_group("render limits (every chart is run in a worker process "
                                     "under them; a request may lower them, never raise them)")
     limits.add_argument("--render-timeout", default=None, metavar="DURATION",
@@ -133,8 +141,8 @@ def parse(argv: Sequence[str], env: Mapping[str, str]) -> Invocation:
     security = settings_mod.SecuritySettings(
         lua_allowlist=allow,
         default_service_account=pick(args.default_service_account, "DEFAULT_SERVICE_ACCOUNT"),
-        require_service_account=pick(args.require_service_account, "REQUIRE_SERVICE_ACCOUNT",
-                                     "false").lower() in TRUE_WORDS,
+        require_service_account=_bool(pick(args.require_service_account, "REQUIRE_SERVICE_ACCOUNT",
+                                           "false"), "require service account"),
         no_cross_namespace_refs=_bool(pick(args.no_cross_namespace_refs, "NO_CROSS_NAMESPACE_REFS",
                                            "false"), "no cross namespace refs"),
         act_as=_act_as(pick(args.act_as, "ACT_AS", "serviceaccount")))
@@ -167,11 +175,11 @@ def parse(argv: Sequence[str], env: Mapping[str, str]) -> Invocation:
                 selector=selector),
             security=security, runtime=runtime, leader_election=election),
         kubeconfig=pick(args.kubeconfig, "KUBECONFIG", env.get("KUBECONFIG", "")),
-        in_cluster=pick(args.in_cluster, "IN_CLUSTER", "false").lower() in TRUE_WORDS,
+        in_cluster=_bool(pick(args.in_cluster, "IN_CLUSTER", "false"), "in cluster"),
         cache_dir=pick(args.cache_dir, "CACHE_DIR"),
         admission_port=_port(pick(args.admission_port, "ADMISSION_PORT", "0"), "admission port"),
         admission_cert_dir=pick(args.admission_cert_dir, "ADMISSION_CERT_DIR", DEFAULT_ADMISSION_CERT_DIR),
-        verbose=pick(args.verbose, "VERBOSE", "false").lower() in TRUE_WORDS)
+        verbose=_bool(pick(args.verbose, "VERBOSE", "false"), "verbose"))
 
 
 # --- scaling out: leader election and sharding (issue 17) ------------------------------------

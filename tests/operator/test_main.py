@@ -1,6 +1,7 @@
 """Command line and environment of `helm-operator run` (helm_operator.main)."""
 from __future__ import annotations
 
+import argparse
 import json
 import logging
 import socket
@@ -35,6 +36,21 @@ def test_environment_sets_everything():
     assert (inv.settings.runtime.workers, inv.settings.runtime.log_format) == (3, "json")
     assert inv.settings.runtime.probe_port == 0
     assert inv.kubeconfig == "/k"
+
+
+@pytest.mark.parametrize("name", ["REQUIRE_SERVICE_ACCOUNT", "IN_CLUSTER", "VERBOSE"])
+def test_a_misspelt_switch_in_the_environment_is_refused_not_read_as_false(name):
+    # a typo in deploy/config.yaml must not switch off a safety setting without a word
+    what = name.lower().replace("_", " ")
+    with pytest.raises(ValueError, match=f"^{what} must be true or false, not 'ture'$"):
+        main.parse(["run"], {f"HELM_OPERATOR_{name}": "ture"})
+    main.parse(["run"], {f"HELM_OPERATOR_{name}": "Yes"})  # the words that were read as true still are
+
+
+def test_every_run_option_says_what_it_does():
+    run = next(a for a in main.parser()._actions if isinstance(a, argparse._SubParsersAction)).choices["run"]
+    silent = [a.option_strings[0] for a in run._actions if a.option_strings and not a.help]
+    assert silent == []
 
 
 def test_flags_win_over_environment():
