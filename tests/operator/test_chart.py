@@ -84,6 +84,18 @@ def test_cluster_mode_grants_what_deploy_grants(capsys):
     assert sorted(map(str, rules)) == sorted(map(str, deploy["rules"]))
 
 
+def test_user_roles_grant_what_deploy_grants(capsys):
+    deploy = {d["metadata"]["name"].removeprefix("helmrequest-"): d
+              for d in yaml.safe_load_all((ROOT / "deploy" / "user-roles.yaml").read_text()) if d}
+    chart = {d["metadata"]["name"].removeprefix("op-helm-operator-"): d for d in render(capsys)
+             if d["kind"] == "ClusterRole" and d["metadata"]["name"].endswith(("-view", "-edit", "-admin"))}
+    assert set(chart) == set(deploy) == {"view", "edit", "admin"}
+    for level, role in deploy.items():
+        assert chart[level]["rules"] == role["rules"], level
+        aggregated = {k: v for k, v in chart[level]["metadata"]["labels"].items() if "aggregate" in k}
+        assert aggregated == {k: v for k, v in role["metadata"]["labels"].items() if "aggregate" in k}
+
+
 def test_namespaced_mode_has_roles_in_the_watched_namespaces_only(capsys):
     docs = render(capsys, "--set", "rbac.mode=namespaced", "--set", "watchNamespaces={team-a,team-b}")
     assert not [d for d in docs if d["kind"] in ("ClusterRole", "ClusterRoleBinding")
