@@ -362,6 +362,9 @@ def load(rt: reconcile.Runtime, key: RepositoryKey) -> Outcome | None:
     try:
         body = rt.admin.get(kclient.ObjectRef(API_VERSION, KIND, key.name, key.namespace))
     except core_errors.NotFoundError:
+        # say which of the two it is (a typo in repositoryRef reads "not found" at once); its
+        # creation clears it (the daemon's first fetch, or the next request's load)
+        rt.repositories.failed(key, f"not found in namespace {key.namespace}")
         return None
     return reconcile_repository(rt, body)
 

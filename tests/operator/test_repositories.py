@@ -286,3 +286,29 @@ def test_a_shard_fetches_another_shards_repository_for_its_requests_but_leaves_i
     unsharded = reconcile.Runtime(settings=settings.OperatorSettings(), admin=admin, impersonate=rt.impersonate,
                                   cache=rt.cache, post_event=rt.post_event)
     assert repositories.owns(unsharded, current("theirs"))
+
+
+def test_a_repository_that_does_not_exist_is_named_as_missing_until_it_is_created(
+        served: Published, tmp_path: Path) -> None:
+    from helm_operator import reconcile
+
+    from helm_core.kube import client as kclient
+    from helm_core.kube import fake
+
+    cluster = fake.FakeCluster(fake.FAKE_RESOURCES + (
+        kclient.ApiResource(repositories.API_VERSION, repositories.KIND, "helmrepositories", True),))
+    admin = cluster.client("helm-operator")
+    store = repositories.Store()
+    rt = reconcile.Runtime(settings=settings.OperatorSettings(), admin=admin,
+                           impersonate=lambda sa, ns: admin, cache=core_sources.Cache(tmp_path / "cache"),
+                           post_event=lambda body, type_, *, reason, message: None, repositories=store)
+    store.loader = lambda key: repositories.load(rt, key)
+    ref = {"name": "charts", "chart": "web"}
+    with pytest.raises(repositories.RepositoryNotReady) as missing:
+        repositories.chart_ref(ref, namespace="team", store=store, cross_namespace=True)
+    assert str(missing.value) == "HelmRepository team/charts is not ready: not found in namespace team"
+    admin.create({"apiVersion": repositories.API_VERSION, "kind": repositories.KIND,
+                  "metadata": {"name": "charts", "namespace": "team"},
+                  "spec": {"url": served.server.url, "interval": "1m"}})
+    found, _ = repositories.chart_ref(ref, namespace="team", store=store, cross_namespace=True)
+    assert found.url == served.server.url
