@@ -347,6 +347,13 @@ def setup_logging(fmt: str, *, verbose: bool) -> None:
     root.setLevel(logging.DEBUG if verbose else logging.INFO)
     for noisy in ("kubernetes", "urllib3", "httpx", "aiohttp.access"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
+    # Kopf runs in a thread and warns that OS signals are ignored; they are not: ours stop it
+    # (shutdown.Shutdown sets its stop flag), so the warning only alarmed readers of the log
+    logging.getLogger("kopf._core.reactor.running").addFilter(_not_the_signal_warning)
+
+
+def _not_the_signal_warning(record: logging.LogRecord) -> bool:
+    return not record.getMessage().startswith("OS signals are ignored: running not in the main thread")
 
 
 def run(inv: Invocation) -> int:

@@ -137,6 +137,19 @@ def test_text_log_lines_name_the_object_kopf_logs_about():
     assert main.TextFormatter().format(plain).endswith(" INFO    helm_operator hello x")
 
 
+def test_kopfs_warning_that_signals_are_ignored_is_not_logged(capsys, monkeypatch):
+    # Kopf runs in a thread and says so at every start; SIGTERM still stops the controller
+    root = logging.getLogger()
+    monkeypatch.setattr(root, "handlers", list(root.handlers))  # setup_logging's are dropped after
+    monkeypatch.setattr(root, "level", root.level)
+    main.setup_logging("text", verbose=False)
+    kopf_log = logging.getLogger("kopf._core.reactor.running")
+    kopf_log.warning("OS signals are ignored: running not in the main thread.")
+    kopf_log.warning("something else")
+    err = capsys.readouterr().err
+    assert "OS signals are ignored" not in err and "something else" in err
+
+
 def test_module_entry_point_prints_usage():
     out = subprocess.run([sys.executable, "-m", "helm_operator", "--help"], capture_output=True, text=True)
     assert out.returncode == 0
