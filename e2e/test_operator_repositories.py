@@ -4,7 +4,9 @@ the index is fetched once per the repository's interval whatever the number of r
 newly published chart version upgrades at once the requests whose range now matches it."""
 from __future__ import annotations
 
+import datetime
 import hashlib
+import json
 import math
 import time
 from collections.abc import Callable
@@ -156,3 +158,62 @@ def test_a_missing_repository_waits_then_resolves_and_cross_namespace_refs_work(
     after = condition(get(objects, namespace), "Ready")
     assert after["status"] == "True"
     assert after["lastTransitionTime"] == before["lastTransitionTime"]
+
+
+def test_flux_reconcile_runs_a_failed_request_s_retry_now_not_after_its_backoff(
+        controller: Any, api: k8s.ApiClient, objects: k8s.CustomObjectsApi, namespace: str,
+        make_repo: Callable[..., Repo]) -> None:
+    """A request whose chart version is not published yet retries with backoff (Kopf's delay in
+    its progress annotation). A reconcile.fluxcd.io/requestedAt token, what `flux reconcile hr`
+    writes, runs the retry at once: handled while the chart is still missing (the next delay is
+    set again: no retry loop), then Ready once it is published, before the retry was due."""
+    repo = make_repo()
+    repo.publish("1.0.0")
+    setup_namespace(api, namespace, chart=None)
+    helm_repository(objects, namespace, repo.url)
+    request(objects, namespace, interval="10m",
+            chart={"repositoryRef": {"name": "charts", "chart": "web", "version": "2.0.0"}})
+
+    def progress(obj: dict[str, Any]) -> dict[str, Any]:
+        """Kopf's record of the apply handler: its retries and the time of the next one."""
+        annotations = obj["metadata"].get("annotations") or {}
+        return dict(json.loads(annotations.get("helm-operator.helm.sh/apply") or "{}"))
+
+    def delayed_until() -> datetime.datetime | None:
+        record = progress(get(objects, namespace))
+        return datetime.datetime.fromisoformat(record["delayed"]) if record.get("delayed") else None
+
+    def annotate(token: str) -> None:
+        objects.patch_namespaced_custom_object(
+            "helm.sh", "v1alpha1", namespace, "helmrequests", "app",
+            {"metadata": {"annotations": {"reconcile.fluxcd.io/requestedAt": token}}})
+
+    # the third failure: the next retry is 20 s away
+    wait_for(objects, namespace, lambda obj: (condition(obj, "Ready") or {}).get("reason")
+             == "ChartVersionNotFound" and progress(obj).get("retries", 0) >= 3, timeout=60)
+    annotate("still-missing")
+    obj = wait_for(objects, namespace, lambda o: o.get("status", {}).get("lastHandledReconcileAt")
+                   == "still-missing", timeout=15)
+    assert (condition(obj, "Ready") or {}).get("reason") == "ChartVersionNotFound"
+    due = None
+    for _ in range(50):  # the failed run wrote its next delay (the token no longer drops it)
+        due = delayed_until()
+        if due is not None:
+            break
+        time.sleep(0.2)
+    assert due is not None
+
+    repo.publish("2.0.0")
+    digest = repository_status(objects, namespace)["artifact"]["digest"]
+    deadline = time.monotonic() + 3 * REPO_INTERVAL_S
+    while repository_status(objects, namespace)["artifact"]["digest"] == digest:
+        assert time.monotonic() < deadline, "the repository never fetched the new index"
+        time.sleep(0.3)
+    due = delayed_until()
+    assert due is not None  # still waiting out its backoff
+    annotate("published")
+    obj = wait_for(objects, namespace, running("2.0.0"), timeout=60)
+    assert obj["status"]["lastHandledReconcileAt"] == "published"
+    ready_since = datetime.datetime.strptime(condition(obj, "Ready")["lastTransitionTime"],
+                                             "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=datetime.UTC)
+    assert ready_since < due, f"Ready at {ready_since}, the retry was due at {due}"

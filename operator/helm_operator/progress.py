@@ -6,7 +6,8 @@ it even when the object changes meanwhile, so a user who fixed a HelmRequest dur
 waited the delay out (measured: Ready 20.2 s after the fix, during a 20 s delay). The controller
 writes ``status.observedGeneration`` with every failure; a record read for a body whose
 generation is newer than that belongs to an older spec: its delay and retry count are dropped,
-so the new spec runs at once with a fresh retry budget.
+so the new spec runs at once with a fresh retry budget. A Flux reconcile token
+(``reconcile.fluxcd.io/requestedAt``) not handled yet drops the delay too, keeping the count.
 
 And one saving: Kopf writes its "kopf-managed" marker with every progress record, also with the
 record of a handler that succeeded at once and is purged in the same patch; that marker alone
@@ -18,6 +19,8 @@ from typing import Any
 
 import kopf
 
+from helm_operator import identity, ondemand
+
 
 def superseded(body: Any) -> bool:
     """The spec changed after the last attempt reported in status."""
@@ -26,14 +29,24 @@ def superseded(body: Any) -> bool:
     return isinstance(generation, int) and isinstance(observed, int) and generation > observed
 
 
+def requested(body: Any) -> bool:
+    """A HelmRequest carrying a Flux reconcile token its status does not record as handled:
+    ``flux reconcile hr`` runs the retry now, not after the backoff (its run records the token,
+    so the next delay holds again)."""
+    return body.get("kind") == identity.KIND and ondemand.pending(body)
+
+
 class GenerationAwareProgressStorage(kopf.AnnotationsProgressStorage):
-    """Annotations progress storage that forgets the retry delay of a superseded spec, and
-    writes no marker without a record."""
+    """Annotations progress storage that forgets the retry delay of a superseded spec or of a
+    request with a reconcile token not handled yet, and writes no marker without a record."""
 
     def fetch(self, *, key: Any, body: Any) -> Any:
         record = super().fetch(key=key, body=body)
-        if record and record.get("delayed") and not record.get("success") and superseded(body):
-            return dict(record, delayed=None, retries=0)
+        if record and record.get("delayed") and not record.get("success"):
+            if superseded(body):
+                return dict(record, delayed=None, retries=0)
+            if requested(body):
+                return dict(record, delayed=None)  # the retry budget goes on
         return record
 
     def purge(self, *, key: Any, body: Any, patch: Any) -> None:

@@ -13,14 +13,19 @@ DELAYED = {"started": "2026-11-23T17:00:00.000000+00:00", "delayed": "2026-11-23
            "purpose": "update", "retries": 3, "success": False, "failure": False, "message": "down"}
 
 
-def body(generation: int, observed: int | None, record: dict[str, Any] | None = DELAYED) -> kopf.Body:
-    raw: dict[str, Any] = {"apiVersion": "helm.sh/v1alpha1", "kind": "HelmRequest",
+def body(generation: int, observed: int | None, record: dict[str, Any] | None = DELAYED, *,
+         kind: str = "HelmRequest", token: str | None = None, handled: str | None = None) -> kopf.Body:
+    raw: dict[str, Any] = {"apiVersion": "helm.sh/v1alpha1", "kind": kind,
                            "metadata": {"name": "app", "namespace": "ns", "generation": generation,
                                         "annotations": {}}}
+    if token is not None:
+        raw["metadata"]["annotations"]["reconcile.fluxcd.io/requestedAt"] = token
     if record is not None:
         raw["metadata"]["annotations"][f"{PREFIX}/apply"] = json.dumps(record)
     if observed is not None:
         raw["status"] = {"observedGeneration": observed}
+        if handled is not None:
+            raw["status"]["lastHandledReconcileAt"] = handled
     return kopf.Body(raw)
 
 
@@ -36,6 +41,17 @@ def test_a_newer_generation_drops_the_delay_and_the_retry_count() -> None:
     record = fetch(body(3, 2))
     assert record["delayed"] is None and record["retries"] == 0
     assert record["started"] == DELAYED["started"] and record["purpose"] == "update"
+
+
+def test_a_reconcile_token_not_handled_yet_drops_the_delay_but_keeps_the_count() -> None:
+    # flux reconcile hr on a request waiting out its backoff: the retry runs now
+    record = fetch(body(2, 2, token="t1"))
+    assert record["delayed"] is None and record["retries"] == DELAYED["retries"]
+    # once its run recorded the token, the next delay holds again (no retry loop)
+    assert fetch(body(2, 2, token="t1", handled="t1")) == DELAYED
+    assert fetch(body(2, 2, token="t2", handled="t1"))["delayed"] is None
+    # only HelmRequests record tokens: a repository's handler delay is Kopf's
+    assert fetch(body(2, 2, kind="HelmRepository", token="t1")) == DELAYED
 
 
 def test_nothing_to_drop() -> None:
