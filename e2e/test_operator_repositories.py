@@ -217,3 +217,31 @@ def test_flux_reconcile_runs_a_failed_request_s_retry_now_not_after_its_backoff(
     ready_since = datetime.datetime.strptime(condition(obj, "Ready")["lastTransitionTime"],
                                              "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=datetime.UTC)
     assert ready_since < due, f"Ready at {ready_since}, the retry was due at {due}"
+
+
+def test_flux_reconcile_source_fetches_the_index_now(
+        controller: Any, api: k8s.ApiClient, objects: k8s.CustomObjectsApi, namespace: str,
+        make_repo: Callable[..., Repo]) -> None:
+    """`flux reconcile source helm` on a repository fetched 10 min apart: its token fetches the
+    new index at once and is recorded; a second look at the same token fetches nothing."""
+    repo = make_repo()
+    repo.publish("1.0.0")
+    setup_namespace(api, namespace, chart=None)
+    helm_repository(objects, namespace, repo.url, interval="10m")
+    deadline = time.monotonic() + 30
+    while not repository_status(objects, namespace).get("artifact"):
+        assert time.monotonic() < deadline, "the repository was never fetched"
+        time.sleep(0.3)
+    first = repository_status(objects, namespace)["artifact"]["digest"]
+    assert repo.index_fetches() == 1
+    repo.publish("1.1.0")
+    objects.patch_namespaced_custom_object(GROUP, VERSION, namespace, PLURAL, "charts", {
+        "metadata": {"annotations": {"reconcile.fluxcd.io/requestedAt": "now"}}})
+    deadline = time.monotonic() + 30
+    while repository_status(objects, namespace).get("lastHandledReconcileAt") != "now":
+        assert time.monotonic() < deadline, f"token never handled: {repository_status(objects, namespace)}"
+        time.sleep(0.3)
+    st = repository_status(objects, namespace)
+    assert st["artifact"]["digest"] != first
+    time.sleep(3)  # the status write is an event too: it must not fetch again
+    assert repo.index_fetches() == 2

@@ -45,7 +45,7 @@ from helm_core.sources import oci
 from helm_core.sources import repo as repo_mod
 from helm_core.support import limits
 from helm_core.support.records import field, record
-from helm_operator import errors, policy, sources, status
+from helm_operator import errors, ondemand, policy, sources, status
 from helm_operator import settings as settings_mod
 
 if TYPE_CHECKING:
@@ -337,15 +337,22 @@ def reconcile_repository(rt: reconcile.Runtime, body: Mapping[str, Any]) -> Outc
     def client_for(account: str, namespace: str) -> kclient.ClusterClient:
         return rt.impersonate(account, namespace) if account else rt.admin
 
+    ours = owns(rt, body)
+    # a Flux reconcile token fetches now; only the owner, which records it (another shard
+    # would see it pending at every look and fetch without end)
+    requested = ours and ondemand.pending(body)
     with store.fetch_lock(key):
-        if store.due_in(key, generation, interval_seconds(body.get("spec") or {})) > 0:
+        if not requested and store.due_in(key, generation, interval_seconds(body.get("spec") or {})) > 0:
             return None
         try:
             outcome = fetch(body, store=store, cache=rt.cache, security=rt.settings.security,
                             client_for=client_for)
         finally:
             store.attempted(key, generation)
-        if owns(rt, body):
+        if requested:  # handled, whatever the fetch's result (`flux reconcile` waits for it)
+            outcome.status[ondemand.HANDLED_FIELDS[ondemand.REQUESTED_AT]] = \
+                body["metadata"]["annotations"][ondemand.REQUESTED_AT]
+        if ours:
             _record(rt, body, outcome)
     return outcome
 

@@ -1,7 +1,7 @@
 """Kopf handlers of HelmRepository: decorators only, each delegating to :mod:`repositories`.
 
 A daemon per repository fetches its index at once, then every ``spec.interval`` (an asyncio
-task: an idle repository costs no CPU), woken early by a spec change; in a shard
+task: an idle repository costs no CPU), woken early by a spec change or a Flux reconcile token; in a shard
 (``--selector``), only for the repositories the shard owns or its own requests name
 (:func:`repositories.owns`); a new index wakes the
 HelmRequests that reference the repository (:func:`handlers.wake`). Deleting a repository drops
@@ -18,7 +18,7 @@ from typing import Any
 
 import kopf
 
-from helm_operator import handlers, repositories, watches
+from helm_operator import handlers, ondemand, repositories, watches
 
 GROUP, VERSION, PLURAL = "helm.sh", "v1alpha1", "helmrepositories"
 
@@ -29,9 +29,14 @@ def register(registry: kopf.OperatorRegistry) -> None:
 
     @kopf.on.update(GROUP, VERSION, PLURAL, registry=registry, id="refetch", field="spec")
     async def on_spec(body: kopf.Body, memo: kopf.Memo, **_: Any) -> None:
-        woken = memo.repository_wakeups.get(body["metadata"]["uid"])
-        if woken is not None:
-            woken.set()
+        _wake(memo, body)
+
+    # Flux's reconcile.fluxcd.io/requestedAt (`flux reconcile source helm`): a token not
+    # handled yet wakes the fetch now; the fetch records it in status.lastHandledReconcileAt
+    @kopf.on.event(GROUP, VERSION, PLURAL, registry=registry, id="requested",
+                   annotations={ondemand.REQUESTED_AT: kopf.PRESENT}, when=handlers.requested)
+    async def on_request_annotation(body: kopf.Body, memo: kopf.Memo, **_: Any) -> None:
+        _wake(memo, body)
 
     @kopf.daemon(GROUP, VERSION, PLURAL, registry=registry, id="fetch",
                  cancellation_timeout=handlers.DAEMON_CANCEL_S)
@@ -61,6 +66,13 @@ def register(registry: kopf.OperatorRegistry) -> None:
         meta = body["metadata"]
         memo.runtime.repositories.drop(repositories.RepositoryKey(meta["namespace"], meta["name"]))
         memo.repository_wakeups.pop(meta["uid"], None)
+
+
+def _wake(memo: kopf.Memo, body: kopf.Body) -> None:
+    """Fetch the repository now (its daemon sleeps until then)."""
+    woken = memo.repository_wakeups.get(body["metadata"]["uid"])
+    if woken is not None:
+        woken.set()
 
 
 def loader(memo: kopf.Memo, loop: asyncio.AbstractEventLoop) -> Callable[[repositories.RepositoryKey], None]:

@@ -288,8 +288,8 @@ def test_a_shard_fetches_another_shards_repository_for_its_requests_but_leaves_i
     assert repositories.owns(unsharded, current("theirs"))
 
 
-def test_a_repository_that_does_not_exist_is_named_as_missing_until_it_is_created(
-        served: Published, tmp_path: Path) -> None:
+def fake_runtime(tmp_path: Path) -> tuple[Any, Any]:
+    """A runtime on a fake cluster that serves HelmRepositories, and that cluster's client."""
     from helm_operator import reconcile
 
     from helm_core.kube import client as kclient
@@ -298,10 +298,17 @@ def test_a_repository_that_does_not_exist_is_named_as_missing_until_it_is_create
     cluster = fake.FakeCluster(fake.FAKE_RESOURCES + (
         kclient.ApiResource(repositories.API_VERSION, repositories.KIND, "helmrepositories", True),))
     admin = cluster.client("helm-operator")
-    store = repositories.Store()
     rt = reconcile.Runtime(settings=settings.OperatorSettings(), admin=admin,
                            impersonate=lambda sa, ns: admin, cache=core_sources.Cache(tmp_path / "cache"),
-                           post_event=lambda body, type_, *, reason, message: None, repositories=store)
+                           post_event=lambda body, type_, *, reason, message: None,
+                           repositories=repositories.Store())
+    return rt, admin
+
+
+def test_a_repository_that_does_not_exist_is_named_as_missing_until_it_is_created(
+        served: Published, tmp_path: Path) -> None:
+    rt, admin = fake_runtime(tmp_path)
+    store = rt.repositories
     store.loader = lambda key: repositories.load(rt, key)
     ref = {"name": "charts", "chart": "web"}
     with pytest.raises(repositories.RepositoryNotReady) as missing:
@@ -312,3 +319,24 @@ def test_a_repository_that_does_not_exist_is_named_as_missing_until_it_is_create
                   "spec": {"url": served.server.url, "interval": "1m"}})
     found, _ = repositories.chart_ref(ref, namespace="team", store=store, cross_namespace=True)
     assert found.url == served.server.url
+
+
+def test_a_reconcile_token_fetches_a_fresh_index_again_and_is_recorded_once(
+        served: Published, tmp_path: Path) -> None:
+    """Flux's `flux reconcile source helm`: a requestedAt token not handled yet fetches now,
+    though the index is fresh for its interval; the next look, the token handled, does not."""
+    from helm_core.kube import client as kclient
+
+    rt, admin = fake_runtime(tmp_path)
+    ref = kclient.ObjectRef(repositories.API_VERSION, repositories.KIND, "charts", "team")
+    admin.create({"apiVersion": repositories.API_VERSION, "kind": repositories.KIND,
+                  "metadata": {"name": "charts", "namespace": "team"},
+                  "spec": {"url": served.server.url, "interval": "10m"}})
+    assert repositories.reconcile_repository(rt, admin.get(ref)) is not None
+    assert repositories.reconcile_repository(rt, admin.get(ref)) is None  # fresh for 10 m
+    admin.apply({"apiVersion": repositories.API_VERSION, "kind": repositories.KIND,
+                 "metadata": {"name": "charts", "namespace": "team",
+                              "annotations": {"reconcile.fluxcd.io/requestedAt": "t1"}}})
+    assert repositories.reconcile_repository(rt, admin.get(ref)) is not None
+    assert admin.get(ref)["status"]["lastHandledReconcileAt"] == "t1"
+    assert repositories.reconcile_repository(rt, admin.get(ref)) is None
