@@ -52,6 +52,7 @@ import kopf
 
 from helm_core import errors
 from helm_core.support import limits
+from helm_operator import status
 
 #: First retry delay, doubled per attempt up to ``MAX_BACKOFF_S`` (seconds).
 BASE_BACKOFF_S = 5.0
@@ -163,9 +164,7 @@ def is_release_failure(exc: BaseException) -> bool:
         isinstance(exc, errors.HelmError) and exc.failed_version is not None)
 
 
-#: Flux's reasons (helm-controller ``api/v2``) for a failed release and its remediation.
-INSTALL_FAILED = "InstallFailed"
-UPGRADE_FAILED = "UpgradeFailed"
+#: Flux's reason (helm-controller ``api/v2``) for failed tests (``status`` has the others).
 TEST_FAILED = "TestFailed"
 
 
@@ -174,7 +173,7 @@ def release_reason(exc: BaseException, *, action: str) -> str:
     or upgrade): ``TestFailed`` for its tests, else ``InstallFailed`` / ``UpgradeFailed``."""
     if isinstance(exc, errors.TestFailedError):
         return TEST_FAILED
-    return INSTALL_FAILED if action == "install" else UPGRADE_FAILED
+    return status.INSTALL_FAILED if action == "install" else status.UPGRADE_FAILED
 
 
 def release_message(exc: BaseException) -> str:

@@ -421,7 +421,7 @@ def hold(spec: Mapping[str, Any], st: Mapping[str, Any],
          history: list[rel.ReleaseVersion]) -> tuple[str, str] | None:
     """Why Flux would not try the next install or upgrade (the one helm_core's rule picks from
     ``history``), as (Stalled reason, message), or None: the failure counts in ``st`` say
-    its ``remediation.retries`` are used up (Flux's ``RetriesExhausted``: more failures than
+    its ``remediation.retries`` are used up (Flux's ``RetriesExceeded``: more failures than
     retries; -1 never), or the failed upgrade it follows was to be rolled back (retries left,
     or ``remediateLastFailure``) and has no version to roll back to. Counts reset by a new
     generation, chart or values, or a resetAt token, hold nothing."""
@@ -440,7 +440,7 @@ def hold(spec: Mapping[str, Any], st: Mapping[str, Any],
             and rollback_target(spec, history) is None):
         return status.MISSING_ROLLBACK_TARGET, status.MISSING_ROLLBACK_TARGET_MESSAGE
     if exhausted:  # the message the stall had, when the status still holds it
-        return status.RETRIES_EXHAUSTED, str(st.get("lastError") or
+        return status.RETRIES_EXCEEDED, str(st.get("lastError") or
                                              f"Failed to {action} after {failures} attempt(s)")
     return None
 

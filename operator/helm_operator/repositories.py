@@ -58,6 +58,9 @@ SUCCEEDED = "Succeeded"
 INDEX_FETCH_FAILED = "IndexationFailed"
 AUTH_FAILED = "AuthenticationFailed"
 INVALID_URL = "URLInvalid"
+#: A request's reason when the operator refuses its cross-namespace repositoryRef (Flux's, for
+#: a sourceRef its ACL blocks).
+ACCESS_DENIED = "AccessDenied"
 
 
 class RepositoryNotReady(core_errors.RegistryUnavailableError):
@@ -175,7 +178,7 @@ def chart_ref(ref: Mapping[str, Any], *, namespace: str, store: Store, cross_nam
         raise errors.RequestError(
             f"spec.chart.repositoryRef: cannot use HelmRepository {key} from namespace "
             f"{namespace}: cross-namespace references are not allowed by the operator "
-            "(--no-cross-namespace-refs)", reason="CrossNamespaceRefDenied")
+            "(--no-cross-namespace-refs)", reason=ACCESS_DENIED)
     artifact = store.get(key)
     chart, version = str(ref["chart"]), str(ref.get("version") or "")
     if artifact.is_oci:

@@ -23,7 +23,7 @@ Rules:
   transient cluster/source errors retry up to ``MAX_TRANSIENT_RETRIES`` with exponential
   backoff; permanent errors stall at once.
 - A wait cancelled by a newer generation (``Runtime.superseded``) is no failure: Reconciling
-  (reason Superseded) and a Normal Event say so, and the handler returns so the newer
+  (reason HealthCheckCanceled, Flux's for a wait a new reconcile cuts) and a Normal Event say so, and the handler returns so the newer
   generation runs at once.
 - Deletion never blocks for good: after ``MAX_DELETE_RETRIES`` (or at once when retrying
   cannot help) the finalizer is released with a Warning Event saying what was left.
@@ -44,8 +44,9 @@ from helm_operator import metrics as metrics_mod
 
 MAX_TRANSIENT_RETRIES = 8
 MAX_DELETE_RETRIES = 5
-#: Reason of the condition and Event when a newer generation cancels a wait.
-SUPERSEDED = "Superseded"
+#: Reason of the condition and Event when a newer generation cancels a wait (Flux's, when a new
+#: reconcile request cuts its health checks).
+SUPERSEDED = "HealthCheckCanceled"
 #: Stalled reasons worth re-trying at the request's interval: an admin may fix them without
 #: touching the request (RBAC granted, chart pushed, service account created).
 RETRY_ON_INTERVAL = frozenset({"Forbidden", "ChartSourceFailed", "ServiceAccountNotFound",
@@ -159,8 +160,8 @@ def apply(rt: reconcile.Runtime, body: Mapping[str, Any], *, retry: int,
 
 def _held(st: Mapping[str, Any]) -> bool:
     """Stalled for a reason only a change lifts (:func:`reconcile.hold`), failures still counted."""
-    stalled = status.get_condition(st, status.STALLED) or {}
-    return stalled.get("reason") in status.HELD_REASONS and status.counts_failures(st)
+    return status.reason_of(status.get_condition(st, status.STALLED)) in status.HELD_REASONS \
+        and status.counts_failures(st)
 
 
 def _failed(rt: reconcile.Runtime, body: Mapping[str, Any], exc: Exception, *, retry: int,
@@ -213,7 +214,7 @@ def _failed(rt: reconcile.Runtime, body: Mapping[str, Any], exc: Exception, *, r
         interval_check or (not retrying and errors.retries_forever(exc)))
     if not permanent and not retrying and not on_interval:
         message = f"{message} (gave up after {retry + 1} attempt{'' if retry == 0 else 's'})"
-        reason = status.RETRIES_EXHAUSTED if release_failure else reason
+        reason = status.RETRIES_EXCEEDED if release_failure else reason
     new = status.failed(old, generation=generation, reason=reason, message=message,
                         retrying=retrying or on_interval, released=released, now=status.now_rfc3339(),
                         retry_reason=status.RETRYING_ON_INTERVAL if on_interval else status.RETRYING,
@@ -302,7 +303,7 @@ def _due_on_interval(old: Mapping[str, Any], generation: int, *, requested: bool
         return True
     stalled = status.get_condition(old, status.STALLED)
     if stalled:
-        return stalled.get("reason") in RETRY_ON_INTERVAL
+        return status.reason_of(stalled) in RETRY_ON_INTERVAL
     reconciling = status.get_condition(old, status.RECONCILING)
     return reconciling is None or reconciling.get("reason") == status.RETRYING_ON_INTERVAL
 

@@ -37,7 +37,8 @@ MAX_STATUS_HISTORY = 5
 #: A condition message longer than this is cut (the API server allows 32768; kubectl rows stay readable).
 MAX_MESSAGE_CHARS = 4096
 
-# Reasons (CamelCase, as Kubernetes conditions require).
+# Reasons (CamelCase, as Kubernetes conditions require): Flux's (helm-controller api/v2,
+# fluxcd/pkg apis/meta) wherever Flux has the same situation.
 PROGRESSING = "Progressing"
 INSTALL_SUCCEEDED = "InstallSucceeded"
 UPGRADE_SUCCEEDED = "UpgradeSucceeded"
@@ -45,18 +46,29 @@ ROLLBACK_SUCCEEDED = "RollbackSucceeded"
 #: Event reasons of the uninstall a request's deletion runs: Flux's, as its own deletion posts them.
 UNINSTALL_SUCCEEDED = "UninstallSucceeded"
 UNINSTALL_FAILED = "UninstallFailed"
+#: Flux's Released (and Ready) reasons of a failed install or upgrade.
+INSTALL_FAILED = "InstallFailed"
+UPGRADE_FAILED = "UpgradeFailed"
+#: The success Flux tells on Released when it finds the release as desired after such a failure.
+SUCCEEDED_AFTER = {INSTALL_FAILED: INSTALL_SUCCEEDED, UPGRADE_FAILED: UPGRADE_SUCCEEDED}
+#: Ready after a check found the release as desired with no success to tell (no Released).
 RECONCILE_SUCCEEDED = "ReconciliationSucceeded"
-RETRYING = "RetryingAfterFailure"
+#: Reconciling reason when a failure is retried with backoff (Flux's, meta.ProgressingWithRetry).
+RETRYING = "ProgressingWithRetry"
 #: Reconciling reason when the next try is the request's interval check (not a Kopf retry).
 RETRYING_ON_INTERVAL = "RetryingOnInterval"
-RETRIES_EXHAUSTED = "RetriesExhausted"
+#: Flux's Stalled reason once ``remediation.retries`` are used up.
+RETRIES_EXCEEDED = "RetriesExceeded"
 #: Flux's Stalled reason and message when an upgrade's rollback remediation finds no version to
 #: roll back to.
 MISSING_ROLLBACK_TARGET = "MissingRollbackTarget"
 MISSING_ROLLBACK_TARGET_MESSAGE = ("Failed to perform remediation: missing target release for "
                                    "rollback: cannot remediate failed release")
 #: Stalls that try nothing more until the failure counts start again from zero (:func:`held`).
-HELD_REASONS = frozenset({RETRIES_EXHAUSTED, MISSING_ROLLBACK_TARGET})
+HELD_REASONS = frozenset({RETRIES_EXCEEDED, MISSING_ROLLBACK_TARGET})
+#: Reasons earlier versions wrote where Flux's word is now written, by that word: a status
+#: written before an upgrade of the controller is read as if it said Flux's (:func:`reason_of`).
+FORMER_REASONS = {"RetriesExhausted": RETRIES_EXCEEDED}
 
 #: Failure counts: a success, a new generation, a new chart or values (:func:`attempted`) and
 #: Flux's reset request (:mod:`helm_operator.ondemand`) start them again from zero.
@@ -75,6 +87,12 @@ def get_condition(status: Mapping[str, Any] | None, type_: str) -> dict[str, Any
         if cond.get("type") == type_:
             return dict(cond)
     return None
+
+
+def reason_of(condition: Mapping[str, Any] | None) -> str:
+    """The reason of ``condition`` ("" without one) in today's words (:data:`FORMER_REASONS`)."""
+    reason = str((condition or {}).get("reason") or "")
+    return FORMER_REASONS.get(reason, reason)
 
 
 def set_condition(
@@ -223,10 +241,11 @@ def failed(status: Mapping[str, Any] | None, *, generation: int, reason: str, me
 
 def held(status: Mapping[str, Any] | None, *, generation: int, reason: str, message: str,
          now: str) -> dict[str, Any]:
-    """Nothing is tried until something changes (Flux's stop on RetriesExhausted or
+    """Nothing is tried until something changes (Flux's stop on RetriesExceeded or
     MissingRollbackTarget): Stalled True (reason, message), no Reconciling, Ready False (a
     False Ready keeps the failure it tells). A Stalled that already says ``reason`` is kept as
-    it is, so a check of a held request writes nothing."""
+    it is, so a check of a held request writes nothing (one that says it in a former word,
+    :data:`FORMER_REASONS`, is written once more, in Flux's)."""
     out = _base(status, generation)
     stalled = get_condition(out, STALLED)
     if stalled is not None and stalled.get("reason") == reason:
@@ -260,14 +279,24 @@ def attempted(status: Mapping[str, Any], *, revision: str, config_digest: str,
 
 def recovered(status: Mapping[str, Any] | None, *, generation: int, now: str) -> dict[str, Any]:
     """A check found the deployed release as desired after a failure that changed nothing (a
-    repository back, a Secret fixed): Ready True again, nothing abnormal; release fields kept."""
+    repository back, a Secret fixed): Ready True again, nothing abnormal; release fields kept.
+    Ready says Released's success, as Flux's summary does (a Released False InstallFailed or
+    UpgradeFailed turns True, InstallSucceeded or UpgradeSucceeded: Flux's in-sync release);
+    ReconciliationSucceeded when Released tells no success."""
     out = _base(status, generation)
     conds = out.get("conditions", [])
     for gone in (STALLED, RECONCILING, REMEDIATED):
         conds = remove_condition(conds, gone)
     message = (f"Release version {out.get('version', '')} of {out.get('chartName', '')}-"
                f"{out.get('chartVersion', '')} is deployed as desired")
-    conds = set_condition(conds, type_=READY, status="True", reason=RECONCILE_SUCCEEDED,
+    released = get_condition(out, RELEASED) or {}
+    reason = str(released.get("reason") or "")
+    if released.get("status") != "True":
+        reason = SUCCEEDED_AFTER.get(reason, "")
+        if reason:
+            conds = set_condition(conds, type_=RELEASED, status="True", reason=reason,
+                                  message=message, generation=generation, now=now)
+    conds = set_condition(conds, type_=READY, status="True", reason=reason or RECONCILE_SUCCEEDED,
                           message=message, generation=generation, now=now)
     out["conditions"] = _ordered(conds)
     out.pop("lastError", None)

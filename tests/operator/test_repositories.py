@@ -121,7 +121,7 @@ def test_cross_namespace_refs_follow_the_admin_flag(served: Published, tmp_path:
     assert allowed.url == served.server.url
     with pytest.raises(errors.RequestError) as denied:
         repositories.chart_ref(ref, namespace="team", store=store, cross_namespace=False)
-    assert denied.value.reason == "CrossNamespaceRefDenied"
+    assert denied.value.reason == "AccessDenied"
     assert "HelmRepository platform/charts" in str(denied.value)
     assert errors.is_permanent(denied.value)
 

@@ -154,7 +154,7 @@ def test_a_failed_install_hook_is_a_failed_install_remediated_and_retried_as_flu
     message = f"{said} (remediation: {remedied})"
     assert conditions(obj) == {"Ready": ("False", "UninstallSucceeded"), "Released": ("False", "InstallFailed"),
                                "Remediated": ("True", "UninstallSucceeded"),
-                               "Reconciling": ("True", "RetryingAfterFailure")}
+                               "Reconciling": ("True", "ProgressingWithRetry")}
     assert condition_message(obj, "Remediated") == remedied
     assert {c["message"] for c in obj["status"]["conditions"] if c["type"] != "Remediated"} == {message}
     assert (obj["status"]["installFailures"], obj["status"]["failures"]) == (1, 1)
@@ -165,7 +165,7 @@ def test_a_failed_install_hook_is_a_failed_install_remediated_and_retried_as_flu
         w.run(retry=1)
     obj = w.current()
     assert conditions(obj) == {"Ready": ("False", "InstallFailed"), "Released": ("False", "InstallFailed"),
-                               "Stalled": ("True", "RetriesExhausted")}
+                               "Stalled": ("True", "RetriesExceeded")}
     assert condition_message(obj, "Stalled") == f"{said} (gave up after 2 attempts)"
     assert (obj["status"]["installFailures"], obj["status"]["failures"]) == (2, 2)
     assert w.events[-1] == ("Warning", "InstallFailed", f"{said} (gave up after 2 attempts)")
@@ -189,7 +189,7 @@ def test_a_failed_upgrade_is_left_or_rolled_back_as_remediate_last_failure_says(
     obj = w.current()
     said = "HookFailed: post-upgrade hooks failed: 1 error occurred:\n\t* job app-migrate failed: BackoffLimitExceeded"
     assert (obj["status"]["upgradeFailures"], obj["status"].get("installFailures")) == (1, None)
-    assert conditions(obj)["Stalled"] == ("True", "RetriesExhausted")
+    assert conditions(obj)["Stalled"] == ("True", "RetriesExceeded")
     assert conditions(obj)["Released"] == ("False", "UpgradeFailed")
     if remediate_last is None:
         assert condition_message(obj, "Stalled") == f"{said} (gave up after 1 attempt)"
@@ -224,7 +224,7 @@ def test_an_upgrade_uninstalled_by_its_remediation_is_installed_again_as_flux_do
     obj = w.current()
     assert conditions(obj) == {"Ready": ("False", "UninstallSucceeded"), "Released": ("False", "UpgradeFailed"),
                                "Remediated": ("True", "UninstallSucceeded"),
-                               "Reconciling": ("True", "RetryingAfterFailure")}
+                               "Reconciling": ("True", "ProgressingWithRetry")}
     assert obj["status"]["upgradeFailures"] == 1
     # helm uninstalls the newest only, and marks the older deployed one superseded
     assert _version_states(w) == ["superseded", "uninstalled"]
@@ -238,7 +238,7 @@ def test_an_upgrade_uninstalled_by_its_remediation_is_installed_again_as_flux_do
     with pytest.raises(kopf.PermanentError):  # install.remediation.retries is 0: no more tries
         w.run(retry=1)
     obj = w.current()
-    assert conditions(obj)["Stalled"] == ("True", "RetriesExhausted")
+    assert conditions(obj)["Stalled"] == ("True", "RetriesExceeded")
     assert conditions(obj)["Released"] == ("False", "InstallFailed")
     assert obj["status"]["installFailures"] == 1
     assert _version_states(w) == ["superseded", "superseded", "failed"]  # left, as Flux leaves it
@@ -288,7 +288,7 @@ def test_an_install_after_an_upgrades_uninstall_has_its_own_retries(tmp_path):
     assert (obj["status"]["installFailures"], obj["status"]["upgradeFailures"]) == (1, 1)
     with pytest.raises(kopf.PermanentError):
         w.run(retry=2)
-    assert conditions(w.current())["Stalled"] == ("True", "RetriesExhausted")
+    assert conditions(w.current())["Stalled"] == ("True", "RetriesExceeded")
 
 
 def test_an_object_refused_after_the_version_is_stored_is_a_failed_install_as_flux_counts_it(
@@ -332,7 +332,7 @@ def test_an_atomic_upgrade_is_a_failed_upgrade_undone_and_retried(tmp_path):
     obj = w.current()
     assert conditions(obj) == {"Ready": ("False", "RollbackSucceeded"), "Released": ("False", "UpgradeFailed"),
                                "Remediated": ("True", "RollbackSucceeded"),
-                               "Reconciling": ("True", "RetryingAfterFailure")}
+                               "Reconciling": ("True", "ProgressingWithRetry")}
     assert condition_message(obj, "Remediated") == "rollback by upgrade.atomic"
     assert condition_message(obj, "Released").startswith(
         "HookFailed: release app failed, and has been rolled back due to atomic being set: pre-upgrade hooks")
@@ -351,7 +351,7 @@ def test_failed_tests_count_against_the_action_that_ran_them_unless_it_ignores_t
         w.run()
     obj = w.current()
     assert conditions(obj) == {"Ready": ("False", "TestFailed"), "Released": ("False", "TestFailed"),
-                               "Stalled": ("True", "RetriesExhausted")}
+                               "Stalled": ("True", "RetriesExceeded")}
     assert (obj["status"].get("installFailures"), obj["status"].get("upgradeFailures")) == (1, None)
     assert w.events[-1][:2] == ("Warning", "TestFailed")
     assert obj["status"]["lastTest"]["phase"] == "Failed"
@@ -477,7 +477,7 @@ def test_transient_errors_retry_with_backoff_until_the_budget(tmp_path, monkeypa
     with pytest.raises(kopf.TemporaryError) as info:
         w.run(retry=2)
     assert info.value.delay == 20.0
-    assert conditions(w.current())["Reconciling"] == ("True", "RetryingAfterFailure")
+    assert conditions(w.current())["Reconciling"] == ("True", "ProgressingWithRetry")
     assert "Stalled" not in conditions(w.current())
     with pytest.raises(kopf.PermanentError) as final:
         w.run(retry=runner.MAX_TRANSIENT_RETRIES)
@@ -620,10 +620,10 @@ def test_a_wait_superseded_by_a_newer_generation_returns_without_retry_or_remedi
               install={"wait": True, "timeout": "5m", "remediation": {"strategy": "uninstall"}})
     obj = w.run()  # returns: no TemporaryError/PermanentError for Kopf
     assert asked and asked[0]["uid"] == "uid-app" and asked[0]["generation"] == 1
-    assert conditions(obj) == {"Ready": ("Unknown", "Superseded"), "Reconciling": ("True", "Superseded")}
+    assert conditions(obj) == {"Ready": ("Unknown", "HealthCheckCanceled"), "Reconciling": ("True", "HealthCheckCanceled")}
     message = ("superseded by generation 2: the install of generation 1 stopped waiting and its "
                "version was marked failed")
-    assert w.events[-1] == ("Normal", "Superseded", message)
+    assert w.events[-1] == ("Normal", "HealthCheckCanceled", message)
     assert "failures" not in obj["status"] and "installFailures" not in obj["status"]
     secrets = w.admin.list("v1", "Secret", namespace=NS)
     [version] = [s for s in secrets if s.get("type") == "helm.sh/release-version"]
@@ -946,7 +946,7 @@ def test_retries_minus_one_retries_without_end_as_flux(tmp_path):
         with pytest.raises(kopf.TemporaryError):
             w.run(retry=retry)
         obj = w.current()
-        assert conditions(obj)["Reconciling"] == ("True", "RetryingAfterFailure")
+        assert conditions(obj)["Reconciling"] == ("True", "ProgressingWithRetry")
         assert "Stalled" not in conditions(obj)
         assert conditions(obj)["Remediated"] == ("True", "UninstallSucceeded")
     assert obj["status"]["installFailures"] == 3
@@ -961,7 +961,7 @@ def test_a_missing_values_from_object_is_retried_until_it_exists_as_flux(tmp_pat
         w.run()
     obj = w.current()
     said = "valuesFrom[0] (ConfigMap vals, key values.yaml): not found (set optional: true to skip it)"
-    assert conditions(obj) == {"Ready": ("False", "ValuesError"), "Reconciling": ("True", "RetryingAfterFailure")}
+    assert conditions(obj) == {"Ready": ("False", "ValuesError"), "Reconciling": ("True", "ProgressingWithRetry")}
     assert w.events[-1] == ("Warning", "ValuesError", said)
     with pytest.raises(kopf.PermanentError):  # past the backoff budget: the interval tries again
         w.run(retry=runner.MAX_TRANSIENT_RETRIES)
@@ -1051,7 +1051,7 @@ def interval_check(w: World) -> dict[str, Any]:
 
 def _out_of_retries(w: World) -> dict[str, Any]:
     """An install failing in its pre-install hook, values from the ConfigMap ``extra``: its one
-    retry used up, Stalled RetriesExhausted."""
+    retry used up, Stalled RetriesExceeded."""
     _hooked(w)
     w.admin.create({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "extra", "namespace": NS},
                     "data": {"values.yaml": "n: 1\n"}})
@@ -1063,7 +1063,7 @@ def _out_of_retries(w: World) -> dict[str, Any]:
     with pytest.raises(kopf.PermanentError):
         w.run(retry=1)
     obj = w.current()
-    assert conditions(obj)["Stalled"] == ("True", "RetriesExhausted")
+    assert conditions(obj)["Stalled"] == ("True", "RetriesExceeded")
     assert obj["status"]["installFailures"] == 2
     return obj
 
@@ -1071,7 +1071,7 @@ def _out_of_retries(w: World) -> dict[str, Any]:
 def test_retries_used_up_hold_the_release_at_every_check_until_something_changes(tmp_path):
     """Flux acts no more on a release out of retries: an interval check, a restart's resume or a
     reconcile token (``flux reconcile hr``) try no install (no new version, no count, no Event)
-    and leave the status as it is, Stalled RetriesExhausted (it used to try once per interval);
+    and leave the status as it is, Stalled RetriesExceeded (it used to try once per interval);
     a reset token (``--reset``) or a new generation counts from zero."""
     w = World(tmp_path)
     stalled = _out_of_retries(w)
@@ -1131,7 +1131,7 @@ def test_a_force_token_tries_once_out_of_retries_and_stalls_again(tmp_path):
     with pytest.raises(kopf.PermanentError):
         interval_check(w)
     obj = w.current()
-    assert (obj["status"]["installFailures"], conditions(obj)["Stalled"]) == (3, ("True", "RetriesExhausted"))
+    assert (obj["status"]["installFailures"], conditions(obj)["Stalled"]) == (3, ("True", "RetriesExceeded"))
     assert _version_states(w) == ["superseded", "failed", "failed"]
     assert interval_check(w)["metadata"]["resourceVersion"] == obj["metadata"]["resourceVersion"]
 

@@ -73,7 +73,7 @@ def test_failed_retrying_is_reconciling_and_never_stalled_and_counts_failures():
     st = status.failed(st, generation=1, reason="WaitFailed", message="timeout",
                        retrying=True, released=status.ReleaseFailure("InstallFailed"), now=T1)
     assert types(st) == ["Ready", "Reconciling", "Released"]
-    assert cond(st, "Reconciling")["reason"] == "RetryingAfterFailure"
+    assert cond(st, "Reconciling")["reason"] == "ProgressingWithRetry"
     assert cond(st, "Released")["status"] == "False"
     assert st["failures"] == 2
 
@@ -158,14 +158,14 @@ def test_a_failed_release_says_fluxs_reasons_and_a_success_clears_remediated():
     """Flux's summary: Ready takes the Remediated reason when a remediation ran, else the
     release's failure reason; Stalled keeps ours; the next failure without remediation and
     the next success drop a stale Remediated."""
-    st = status.failed(None, generation=1, reason="RetriesExhausted", message="m", retrying=False,
+    st = status.failed(None, generation=1, reason="RetriesExceeded", message="m", retrying=False,
                        released=status.ReleaseFailure("UpgradeFailed", remedy=status.Remedy(
                            "rollback", "rolled back")), now=T0)
     assert {c["type"]: (c["status"], c["reason"]) for c in st["conditions"]} == {
-        "Ready": ("False", "RollbackSucceeded"), "Stalled": ("True", "RetriesExhausted"),
+        "Ready": ("False", "RollbackSucceeded"), "Stalled": ("True", "RetriesExceeded"),
         "Released": ("False", "UpgradeFailed"), "Remediated": ("True", "RollbackSucceeded")}
     assert cond(st, "Remediated")["message"] == "rolled back"
-    again = status.failed(st, generation=2, reason="RetriesExhausted", message="m", retrying=False,
+    again = status.failed(st, generation=2, reason="RetriesExceeded", message="m", retrying=False,
                           released=status.ReleaseFailure("UpgradeFailed"), now=T1)
     assert types(again) == ["Ready", "Stalled", "Released"]
     assert cond(again, "Ready")["reason"] == "UpgradeFailed"
@@ -195,9 +195,9 @@ def test_an_attempt_of_another_chart_or_values_counts_failures_from_zero(changed
 
 
 def test_held_keeps_a_stall_that_says_the_same_and_otherwise_stalls_keeping_readys_failure():
-    st = status.failed(None, generation=1, reason="RetriesExhausted", message="m (gave up after 1 attempt)",
+    st = status.failed(None, generation=1, reason="RetriesExceeded", message="m (gave up after 1 attempt)",
                        retrying=False, released=status.ReleaseFailure("UpgradeFailed"), now=T0)
-    assert status.held(st, generation=1, reason="RetriesExhausted", message="other", now=T1) == st
+    assert status.held(st, generation=1, reason="RetriesExceeded", message="other", now=T1) == st
     retried = status.reconciling(st, generation=1, message="upgrading", now=T0)
     held = status.held(retried, generation=1, reason="MissingRollbackTarget", message="no target", now=T1)
     assert {c["type"]: (c["status"], c["reason"], c["message"]) for c in held["conditions"]} == {
