@@ -1095,6 +1095,28 @@ def test_retries_used_up_hold_the_release_at_every_check_until_something_changes
     assert w.current()["status"]["installFailures"] == 1
 
 
+def test_a_hold_written_by_the_previous_version_holds_and_then_says_flux_s_reason(tmp_path):
+    """A request the previous version stalled out of retries (Stalled ``RetriesExhausted``, its
+    word before Flux's ``RetriesExceeded``) is still held after the controller's upgrade: the
+    interval check runs for it, tries no install (no version, no count, no Event) and writes
+    Flux's reason once, the message and transition time kept; the next check writes nothing."""
+    w = World(tmp_path)
+    stalled = _out_of_retries(w)
+    before = copy.deepcopy(stalled["status"])
+    for cond in before["conditions"]:
+        if cond["type"] == "Stalled":
+            cond["reason"] = "RetriesExhausted"
+    runner.write_status(w.rt, stalled, before)
+    assert conditions(w.current())["Stalled"] == ("True", "RetriesExhausted")
+    assert runner._held(before) and runner._due_on_interval(before, 1)
+    versions, events = _version_states(w), list(w.events)
+    obj = interval_check(w)
+    assert obj["status"]["conditions"] == stalled["status"]["conditions"]  # Flux's word again
+    assert obj["status"]["installFailures"] == 2
+    assert (_version_states(w), w.events) == (versions, events)
+    assert interval_check(w)["metadata"]["resourceVersion"] == obj["metadata"]["resourceVersion"]
+
+
 @pytest.mark.parametrize("change", ["values", "chart"])
 def test_a_new_chart_or_values_within_the_generation_counts_failures_from_zero(tmp_path, change):
     """Flux's config digest: a valuesFrom object changed, or another chart in the same source,

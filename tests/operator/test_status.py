@@ -205,3 +205,41 @@ def test_held_keeps_a_stall_that_says_the_same_and_otherwise_stalls_keeping_read
         "Stalled": ("True", "MissingRollbackTarget", "no target"),
         "Released": ("False", "UpgradeFailed", "m (gave up after 1 attempt)")}
     assert held["failures"] == st["failures"]  # nothing was tried: nothing counts
+
+
+def test_a_former_reason_reads_as_flux_s_and_a_hold_writes_flux_s_once():
+    """Statuses written before the controller spoke Flux's words: ``RetriesExhausted`` is read
+    as ``RetriesExceeded``; ``held`` writes Flux's word, keeping the transition time."""
+    assert status.reason_of({"reason": "RetriesExhausted"}) == "RetriesExceeded"
+    assert status.reason_of({"reason": "RetriesExceeded"}) == "RetriesExceeded"
+    assert status.reason_of({"reason": "MissingRollbackTarget"}) in status.HELD_REASONS
+    assert status.reason_of(None) == ""
+    old = status.failed(None, generation=1, reason="RetriesExhausted", message="m", retrying=False,
+                        released=status.ReleaseFailure("UpgradeFailed"), now=T0)
+    held = status.held(old, generation=1, reason="RetriesExceeded", message="m", now=T1)
+    assert cond(held, "Stalled") == dict(cond(old, "Stalled"), reason="RetriesExceeded")
+
+
+@pytest.mark.parametrize("released, reason", [
+    (("True", "InstallSucceeded"), "InstallSucceeded"),
+    (("False", "UpgradeFailed"), "UpgradeSucceeded"),
+    (("False", "InstallFailed"), "InstallSucceeded"),
+    (None, "ReconciliationSucceeded"),
+])
+def test_a_recovery_says_released_s_success_as_flux_s_summary(released, reason):
+    """The release found as desired after a failure that changed nothing: Ready takes
+    Released's success (a failed install or upgrade turns into its success), as Flux's
+    in-sync release and summary do; ReconciliationSucceeded when nothing was released."""
+    st = status.succeeded(None, generation=1, reason=status.INSTALL_SUCCEEDED, message="ok",
+                          release=RELEASE, now=T0)
+    st["conditions"] = [c for c in st["conditions"] if c["type"] != "Released"]
+    if released is not None:
+        st["conditions"].append({"type": "Released", "status": released[0], "reason": released[1],
+                                 "message": "before", "observedGeneration": 1, "lastTransitionTime": T0})
+    st = status.failed(st, generation=1, reason="ChartSourceUnavailable", message="down",
+                       retrying=True, released=None, now=T0)
+    back = status.recovered(st, generation=1, now=T1)
+    assert cond(back, "Ready")["reason"] == reason
+    assert types(back) == (["Ready"] if released is None else ["Ready", "Released"])
+    if released is not None:
+        assert (cond(back, "Released")["status"], cond(back, "Released")["reason"]) == ("True", reason)
