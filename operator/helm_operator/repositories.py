@@ -261,9 +261,9 @@ def fetch(body: Mapping[str, Any], *, store: Store, cache: core_sources.Cache,
         reason = (exc.reason if isinstance(exc, errors.RequestError)
                   else AUTH_FAILED if isinstance(exc, (core_errors.AuthError, core_errors.ForbiddenError))
                   else INDEX_FETCH_FAILED)
+        # retried at the interval, Reconciling ProgressingWithRetry as Flux's source-controller
         out = status.failed(old, generation=generation, reason=reason, message=message,
-                            retrying=not permanent, released=None, now=now(),
-                            retry_reason=status.RETRYING_ON_INTERVAL)
+                            retrying=not permanent, released=None, now=now())
         out.pop("failures", None)
         return Outcome(out, failed=True)
 

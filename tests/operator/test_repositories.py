@@ -137,7 +137,8 @@ def test_a_missing_or_failing_repository_is_retried_with_the_reason(tmp_path: Pa
     url = f"http://127.0.0.1:{servers.free_port()}"
     out = run(body(url), store, cache)
     assert out.failed and ready(out.status)["reason"] == "IndexationFailed"
-    assert status.get_condition(out.status, status.RECONCILING)["reason"] == status.RETRYING_ON_INTERVAL
+    # Flux's source-controller: a failure to be retried is Reconciling ProgressingWithRetry
+    assert status.get_condition(out.status, status.RECONCILING)["reason"] == "ProgressingWithRetry"
     assert status.get_condition(out.status, status.STALLED) is None
     with pytest.raises(repositories.RepositoryNotReady, match="cannot reach the repository"):
         repositories.chart_ref({"name": "charts", "chart": "web"}, namespace="team", store=store,
