@@ -88,7 +88,7 @@ def test_a_missing_values_from_object_is_retried_until_created_as_flux(
     setup_namespace(api, namespace, chart=hello_tgz())
     request(objects, namespace, valuesFrom=[{"kind": "ConfigMap", "name": "vals"}])
     obj = wait_for(objects, namespace, lambda o: (condition(o, "Ready") or {}).get("reason") == "ValuesError")
-    assert condition(obj, "Reconciling")["reason"] == "RetryingAfterFailure"
+    assert condition(obj, "Reconciling")["reason"] == "ProgressingWithRetry"
     assert condition(obj, "Stalled") is None
     assert condition(obj, "Ready")["message"] == (
         "valuesFrom[0] (ConfigMap vals, key values.yaml): not found (set optional: true to skip it)")

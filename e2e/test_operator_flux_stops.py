@@ -51,7 +51,7 @@ def test_retries_used_up_hold_the_install_until_the_values_or_the_chart_change(
     request(objects, namespace, interval="2s", valuesFrom=[{"kind": "ConfigMap", "name": "extra"}],
             install={"timeout": "60s"})  # remediation.retries 0: the first failure uses them up
     obj = wait_for(objects, namespace, stalled, timeout=SLOW_S)
-    assert condition(obj, "Stalled")["reason"] == "RetriesExhausted"
+    assert condition(obj, "Stalled")["reason"] == "RetriesExceeded"
     assert obj["status"]["installFailures"] == 1
     digest = obj["status"]["lastAttemptedConfigDigest"]
     assert digest.startswith("sha256:") and obj["status"]["lastAttemptedRevision"] == "0.1.0"

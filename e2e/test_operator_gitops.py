@@ -261,7 +261,7 @@ def test_a_failed_install_hook_is_remediated_and_retried_and_the_last_failure_le
     obj = wait_for(objects, namespace, stalled, timeout=SLOW_S)
     said = "HookFailed: failed pre-install: 1 error occurred:\n\t* job app-check failed: DeadlineExceeded"
     uninstalled = f"release {namespace}/app uninstalled (history kept)"
-    assert condition(obj, "Stalled")["reason"] == "RetriesExhausted"
+    assert condition(obj, "Stalled")["reason"] == "RetriesExceeded"
     assert condition(obj, "Stalled")["message"] == f"{said} (gave up after 2 attempts)"
     assert [condition(obj, t)["reason"] for t in ("Ready", "Released")] == ["InstallFailed", "InstallFailed"]
     assert condition(obj, "Remediated") is None  # the last failure was not remediated
@@ -290,7 +290,7 @@ def test_an_upgrade_hook_that_times_out_rolls_the_upgrade_back(
     obj = wait_for(objects, namespace, lambda o: stalled(o) and o["status"].get("observedGeneration") == 2,
                    timeout=SLOW_S)
     said = "HookFailed: post-upgrade hooks failed: 1 error occurred:\n\t* timed out waiting for the condition"
-    assert condition(obj, "Stalled")["reason"] == "RetriesExhausted"
+    assert condition(obj, "Stalled")["reason"] == "RetriesExceeded"
     assert condition(obj, "Stalled")["message"] == (f"{said} (remediation: rolled back to version {first}) "
                                                     "(gave up after 1 attempt)")
     assert obj["status"]["upgradeFailures"] == 1
@@ -345,7 +345,7 @@ def test_an_object_the_api_server_refuses_is_a_failed_upgrade_rolled_back_as_flu
     obj = wait_for(objects, namespace, lambda o: stalled(o) and o["status"].get("observedGeneration") == 2,
                    timeout=SLOW_S)
     assert [condition(obj, t)["reason"] for t in ("Ready", "Released", "Remediated", "Stalled")] == [
-        "RollbackSucceeded", "UpgradeFailed", "RollbackSucceeded", "RetriesExhausted"]
+        "RollbackSucceeded", "UpgradeFailed", "RollbackSucceeded", "RetriesExceeded"]
     message = condition(obj, "Released")["message"]
     assert message.startswith("ClusterError: ") and "not a key!" in message
     # the second rollback goes back to the version the first one made

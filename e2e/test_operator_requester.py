@@ -269,7 +269,7 @@ def test_an_edit_by_a_user_with_fewer_rights_runs_with_their_rights(env: Env, ap
                    and o["status"].get("observedGeneration") == o["metadata"]["generation"],
                    name="shared", timeout=TIMEOUT_S)
     stalled = condition(obj, "Stalled")
-    assert (stalled["reason"], condition(obj, "Ready")["reason"]) == ("RetriesExhausted", "UpgradeFailed")
+    assert (stalled["reason"], condition(obj, "Ready")["reason"]) == ("RetriesExceeded", "UpgradeFailed")
     assert stalled["message"].startswith("Forbidden: ")
     assert f'User "{env.bob_name}" cannot patch resource "services"' in stalled["message"]
     assert obj["status"]["lastAppliedBy"] == env.alice_name  # bob's upgrade did not happen

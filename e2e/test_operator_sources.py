@@ -310,7 +310,7 @@ def test_repository_down_then_back_becomes_ready_without_touching_the_request(
     repo.server.start(port=repo.port)
     obj = wait_for(objects, namespace, ready_at(1), timeout=NEXT_INTERVAL_TIMEOUT_S)
     assert obj["metadata"]["generation"] == 1
-    assert condition(obj, "Ready")["reason"] == "ReconciliationSucceeded"
+    assert condition(obj, "Ready")["reason"] == "InstallSucceeded"  # Released's, as Flux's summary
     assert condition(obj, "Reconciling") is None and condition(obj, "Stalled") is None
     assert obj["status"]["version"] == first["version"]  # the release was fine all along
     assert "lastError" not in obj["status"] and obj["status"]["failures"] == 0
