@@ -23,8 +23,8 @@ Rules:
   transient cluster/source errors retry up to ``MAX_TRANSIENT_RETRIES`` with exponential
   backoff; permanent errors stall at once.
 - A wait cancelled by a newer generation (``Runtime.superseded``) is no failure: Reconciling
-  (reason HealthCheckCanceled, Flux's for a wait a new reconcile cuts) and a Normal Event say so, and the handler returns so the newer
-  generation runs at once.
+  (reason HealthCheckCanceled, Flux's for a wait a new reconcile cuts) and a Normal Event say
+  so, and the handler returns so the newer generation runs at once.
 - Deletion never blocks for good: after ``MAX_DELETE_RETRIES`` (or at once when retrying
   cannot help) the finalizer is released with a Warning Event saying what was left.
 """
@@ -154,8 +154,27 @@ def apply(rt: reconcile.Runtime, body: Mapping[str, Any], *, retry: int,
             ready = status.get_condition(outcome.status, status.READY) or {}
             rt.post_event(body, "Normal", reason=ready.get("reason", "Succeeded"),
                        message=ready.get("message", ""))
+            _post_tests(rt, body, outcome.status)
     finally:
         metrics.in_flight.dec()
+
+
+def _post_tests(rt: reconcile.Runtime, body: Mapping[str, Any], st: Mapping[str, Any]) -> None:
+    """Flux's Event of the tests the release's new version ran (``status.lastTest`` of that
+    version): Normal TestSucceeded, or Warning TestFailed when their failure was ignored (a
+    failure not ignored fails the release, whose Event says TestFailed)."""
+    tested = st.get("lastTest") or {}
+    if not tested or tested.get("version") != st.get("version"):
+        return
+    if tested.get("phase") == "Succeeded":
+        hooks = len(tested.get("hooks") or ())
+        ran = f"{hooks} test hook{'s' if hooks > 1 else ''} completed" if hooks else "no test hooks"
+        rt.post_event(body, "Normal", reason=status.TEST_SUCCEEDED,
+                      message=f"Tests of version {tested['version']} succeeded: {ran}")
+    else:
+        rt.post_event(body, "Warning", reason=errors.TEST_FAILED,
+                      message=f"Tests of version {tested['version']} failed (ignored): "
+                              f"{tested.get('message', '')}")
 
 
 def _held(st: Mapping[str, Any]) -> bool:

@@ -49,6 +49,8 @@ UNINSTALL_FAILED = "UninstallFailed"
 #: Flux's Released (and Ready) reasons of a failed install or upgrade.
 INSTALL_FAILED = "InstallFailed"
 UPGRADE_FAILED = "UpgradeFailed"
+#: Flux's Event reason for tests that passed after an install or upgrade.
+TEST_SUCCEEDED = "TestSucceeded"
 #: The success Flux tells on Released when it finds the release as desired after such a failure.
 SUCCEEDED_AFTER = {INSTALL_FAILED: INSTALL_SUCCEEDED, UPGRADE_FAILED: UPGRADE_SUCCEEDED}
 #: Ready after a check found the release as desired with no success to tell (no Released).

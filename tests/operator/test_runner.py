@@ -371,6 +371,26 @@ def test_failed_tests_count_against_the_action_that_ran_them_unless_it_ignores_t
     assert obj["status"]["upgradeFailures"] == 1
 
 
+def test_tests_after_a_release_post_flux_s_test_events(tmp_path):
+    """Flux's Events of the tests run after an install or upgrade: Normal TestSucceeded after the
+    release's own, Warning TestFailed for a failure ignored (the request stays Ready); none when
+    no tests ran."""
+    w = World(tmp_path)
+    _hooked(w)
+    w.request(chart={"configMapRef": {"name": "hooked"}}, values={"n": 1}, test={"enable": True})
+    version = w.run()["status"]["version"]
+    assert [e[:2] for e in w.events[-2:]] == [("Normal", "InstallSucceeded"), ("Normal", "TestSucceeded")]
+    assert w.events[-1][2] == f"Tests of version {version} succeeded: no test hooks"  # none without fail
+    w.edit(values={"n": 2, "fail": "test"}, test={"enable": True, "ignoreFailures": True})
+    obj = w.run()
+    assert conditions(obj)["Ready"] == ("True", "UpgradeSucceeded")
+    assert [e[:2] for e in w.events[-2:]] == [("Normal", "UpgradeSucceeded"), ("Warning", "TestFailed")]
+    assert w.events[-1][2].startswith(f"Tests of version {obj['status']['version']} failed (ignored): ")
+    w.edit(values={"n": 3}, test={"enable": False})
+    w.run()
+    assert w.events[-1][:2] == ("Normal", "UpgradeSucceeded")
+
+
 @pytest.mark.parametrize(("ignored", "count"), [(None, "1"), (True, "2")], ids=["skipped", "ignored"])
 def test_the_rollback_target_skips_a_version_whose_tests_failed_unless_ignored_as_flux(tmp_path, ignored, count):
     """Flux's ``History.Previous``: the upgrade remediation rolls back to the newest version
