@@ -217,6 +217,9 @@ def test_failing_test_hook_with_ignore_failures_stays_ready(
     assert "smoke" in obj["status"]["lastTest"]["message"]
     assert condition(obj, "Ready")["reason"] == "InstallSucceeded"
     assert obj["status"]["history"][0]["testHooks"]["smoke"]["phase"] == "Failed"
+    # Flux's Event for the failure ignored, posted after the install's own
+    said = posted(api, namespace, "TestFailed", "Warning")
+    assert said.startswith(f"Tests of version {obj['status']['version']} failed (ignored): ") and "smoke" in said
 
 
 def test_a_failing_test_left_out_by_the_filters_is_not_run(
@@ -228,6 +231,8 @@ def test_a_failing_test_left_out_by_the_filters_is_not_run(
     assert condition(obj, "Ready")["reason"] == "InstallSucceeded"
     assert (obj["status"]["lastTest"]["phase"], obj["status"]["lastTest"]["hooks"]) == ("Succeeded", [])
     assert obj["status"]["history"][0]["testHooks"] == {"smoke": {}}  # a test never run
+    assert posted(api, namespace, "TestSucceeded") == \
+        f"Tests of version {obj['status']['version']} succeeded: no test hooks"
 
 
 HOOKED_CHART = {
@@ -247,6 +252,15 @@ def warnings(api: k8s.ApiClient, namespace: str) -> list[tuple[str, str]]:
 def events(api: k8s.ApiClient, namespace: str, type_: str = "Normal") -> list[tuple[str, str]]:
     found = k8s.CoreV1Api(api).list_namespaced_event(namespace, field_selector="involvedObject.name=app").items
     return [(e.reason, e.message) for e in found if e.type == type_]
+
+
+def posted(api: k8s.ApiClient, namespace: str, reason: str, type_: str = "Normal") -> str:
+    """The message of the request's Event ``reason`` (posted just after its status is written)."""
+    deadline = time.monotonic() + 30
+    while not (said := [m for r, m in events(api, namespace, type_) if r == reason]):
+        assert time.monotonic() < deadline, f"no {type_} Event {reason}: {events(api, namespace, type_)}"
+        time.sleep(0.2)
+    return said[0]
 
 
 def test_a_failed_install_hook_is_remediated_and_retried_and_the_last_failure_left_as_flux_does(
