@@ -143,11 +143,10 @@ def apply(rt: reconcile.Runtime, body: Mapping[str, Any], *, retry: int,
         metrics.set_state(meta["uid"], state_of(outcome.status))
         metrics.observe(action=outcome.action, result="stalled" if outcome.action == "held" else "success",
                         seconds=time.monotonic() - started)
-        if outcome.drift:
-            corrected = outcome.action == "drift-correction"
-            rt.post_event(body, "Normal" if corrected else "Warning",
-                       reason="DriftCorrected" if corrected else "DriftDetected",
-                       message="; ".join(outcome.drift))
+        if outcome.drift:  # Flux's Events: the drift found, then its correction
+            rt.post_event(body, "Warning", reason="DriftDetected", message="; ".join(outcome.drift))
+            if outcome.action == "drift-correction":
+                rt.post_event(body, "Normal", reason="DriftCorrected", message="; ".join(outcome.drift))
         if acted_as:
             rt.post_event(body, "Normal", reason=requester.ACTED_AS, message=acted_as)
         if outcome.action in ("install", "upgrade", "rollback"):
