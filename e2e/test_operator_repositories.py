@@ -166,13 +166,13 @@ def test_flux_reconcile_runs_a_failed_request_s_retry_now_not_after_its_backoff(
     """A request whose chart version is not published yet retries with backoff (Kopf's delay in
     its progress annotation). A reconcile.fluxcd.io/requestedAt token, what `flux reconcile hr`
     writes, runs the retry at once: handled while the chart is still missing (the next delay is
-    set again: no retry loop), then Ready once it is published, before the retry was due."""
+    set again: no retry loop), then Ready once it is published, before the retry was due. (The
+    chart comes by URL: a HelmRepository's new index would run the retry by itself, below.)"""
     repo = make_repo()
     repo.publish("1.0.0")
     setup_namespace(api, namespace, chart=None)
-    helm_repository(objects, namespace, repo.url)
     request(objects, namespace, interval="10m",
-            chart={"repositoryRef": {"name": "charts", "chart": "web", "version": "2.0.0"}})
+            chart={"repository": {"url": repo.url, "name": "web", "version": "2.0.0"}})
 
     def progress(obj: dict[str, Any]) -> dict[str, Any]:
         """Kopf's record of the apply handler: its retries and the time of the next one."""
@@ -204,11 +204,7 @@ def test_flux_reconcile_runs_a_failed_request_s_retry_now_not_after_its_backoff(
     assert due is not None
 
     repo.publish("2.0.0")
-    digest = repository_status(objects, namespace)["artifact"]["digest"]
-    deadline = time.monotonic() + 3 * REPO_INTERVAL_S
-    while repository_status(objects, namespace)["artifact"]["digest"] == digest:
-        assert time.monotonic() < deadline, "the repository never fetched the new index"
-        time.sleep(0.3)
+    time.sleep(2)
     due = delayed_until()
     assert due is not None  # still waiting out its backoff
     annotate("published")
@@ -245,3 +241,62 @@ def test_flux_reconcile_source_fetches_the_index_now(
     assert st["artifact"]["digest"] != first
     time.sleep(3)  # the status write is an event too: it must not fetch again
     assert repo.index_fetches() == 2
+
+
+def test_a_new_index_runs_a_source_failure_s_retry_at_once_and_an_unchanged_one_nothing(
+        controller: Any, api: k8s.ApiClient, objects: k8s.CustomObjectsApi, namespace: str,
+        make_repo: Callable[..., Repo]) -> None:
+    """Flux reconciles a HelmRelease as soon as its chart source has a new artifact. A request
+    whose version is not published yet waits out Kopf's backoff (ChartVersionNotFound); the
+    repository's refetches of an unchanged index leave it waiting, and the index that publishes
+    the version makes it Ready at once, long before its retry was due."""
+    repo = make_repo()
+    repo.publish("1.0.0")
+    setup_namespace(api, namespace, chart=None)
+    helm_repository(objects, namespace, repo.url)
+    request(objects, namespace, interval="10m",
+            chart={"repositoryRef": {"name": "charts", "chart": "web", "version": "2.0.0"}})
+    touch_key = "helm-operator.helm.sh/touch-dummy"
+
+    def progress(obj: dict[str, Any]) -> dict[str, Any]:
+        annotations = obj["metadata"].get("annotations") or {}
+        return dict(json.loads(annotations.get("helm-operator.helm.sh/apply") or "{}"))
+
+    # the third failure: the next retry is 20 s away
+    obj = wait_for(objects, namespace, lambda o: (condition(o, "Ready") or {}).get("reason")
+                   == "ChartVersionNotFound" and progress(o).get("retries", 0) >= 3
+                   and progress(o).get("delayed"), timeout=60)
+    waiting = progress(obj)
+    due = datetime.datetime.fromisoformat(waiting["delayed"])
+
+    # the repository fetches its unchanged index again: nothing runs, nothing is written
+    fetches = repo.index_fetches()
+    deadline = time.monotonic() + 3 * REPO_INTERVAL_S
+    while repo.index_fetches() < fetches + 1:
+        assert time.monotonic() < deadline, "the repository never fetched its index again"
+        time.sleep(0.2)
+    time.sleep(1)
+    obj = get(objects, namespace)
+    assert progress(obj) == waiting
+    assert touch_key not in (obj["metadata"].get("annotations") or {})
+
+    published = time.monotonic()
+    repo.publish("2.0.0")
+    obj = wait_for(objects, namespace, running("2.0.0"), timeout=60)
+    print(f"Ready {time.monotonic() - published:.1f} s after the publish (the repository fetches "
+          f"every {REPO_INTERVAL_S} s), the retry was due "
+          f"{(due - datetime.datetime.now(datetime.UTC)).total_seconds():.1f} s later")
+    ready_since = datetime.datetime.strptime(condition(obj, "Ready")["lastTransitionTime"],
+                                             "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=datetime.UTC)
+    # (the time is cut to the second: a second's margin)
+    assert ready_since + datetime.timedelta(seconds=1) < due, \
+        f"Ready at {ready_since}, the retry was due at {due}"
+    assert web_configmap(api, namespace, "app") == {"chartVersion": "2.0.0"}
+    # Kopf's success patch dropped its record and the touch that woke it
+    deadline = time.monotonic() + 10
+    while True:
+        annotations = get(objects, namespace)["metadata"].get("annotations") or {}
+        if touch_key not in annotations and "helm-operator.helm.sh/apply" not in annotations:
+            break
+        assert time.monotonic() < deadline, annotations
+        time.sleep(0.3)

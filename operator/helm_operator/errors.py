@@ -145,9 +145,11 @@ def is_permanent(exc: BaseException) -> bool:
     return False
 
 
+#: Failures of the chart source: a new index of the request's repository may mend them.
+SOURCE_REASONS = frozenset({"ChartSourceAuth", "ChartSourceUnavailable", "ChartNotFound",
+                            "ChartVersionNotFound"})
 #: Reasons retried at the request's interval after the backoff budget, instead of Stalled.
-RETRY_FOREVER = frozenset({"ChartSourceAuth", "ChartSourceUnavailable", "ChartNotFound",
-                           "ChartVersionNotFound", "ValuesError"})
+RETRY_FOREVER = SOURCE_REASONS | {"ValuesError"}
 
 
 def retries_forever(exc: BaseException) -> bool:

@@ -3,9 +3,11 @@
 create, update (spec changes only), resume (operator start) -> runner.apply; a daemon per
 request sleeping ``spec.interval`` (an asyncio task: idle requests cost no CPU) ->
 runner.apply as an interval check (valuesFrom and chart changes, drift, a stall an admin may
-have fixed), woken early by :func:`wake` when a valuesFrom object changes or a Flux reconcile
-token is written (:mod:`ondemand`); delete ->
-runner.delete (finalizer).
+have fixed), woken early by :func:`wake` when a valuesFrom object changes, a Flux reconcile
+token is written (:mod:`ondemand`) or its repository has a new index; delete ->
+runner.delete (finalizer). A new index also runs at once Kopf's retry of a request that failed
+for its chart source (:func:`touch_retry`), as Flux reconciles a HelmRelease on its chart
+source's new artifact.
 The runtime (clients, cache, settings) and metrics come through Kopf's ``memo``.
 """
 from __future__ import annotations
@@ -19,7 +21,8 @@ from typing import Any
 
 import kopf
 
-from helm_operator import identity, ondemand, reconcile, runner, status
+from helm_core import errors as core_errors
+from helm_operator import errors, identity, ondemand, reconcile, runner, status
 
 GROUP, VERSION, PLURAL = identity.GROUP, identity.VERSION, identity.PLURAL
 #: Id of the create/update/resume handler; Kopf names its update ``apply/spec`` (a field handler).
@@ -60,6 +63,12 @@ def register(registry: kopf.OperatorRegistry) -> None:
                 await sleep_or_wake(stopped, woken, max(MIN_INTERVAL_S, remaining))
                 continue
             memo.last_check[uid] = time.monotonic()
+            index = memo.index_woken.pop(uid, "")
+            if uid in memo.woken and index and waits_on_source(body):
+                touch = functools.partial(touch_retry, memo, body, index)
+                if await loop.run_in_executor(None, contextvars.copy_context().run, touch):
+                    memo.woken.discard(uid)  # Kopf's retry is the check
+                    continue
             if uid in memo.woken and _busy(body):
                 # a valuesFrom object changed while an operation runs, which may have read it
                 # before the change: look again once the operation is over
@@ -84,6 +93,7 @@ def register(registry: kopf.OperatorRegistry) -> None:
         memo.last_check.pop(body["metadata"]["uid"], None)
         memo.wakeups.pop(body["metadata"]["uid"], None)
         memo.woken.discard(body["metadata"]["uid"])
+        memo.index_woken.pop(body["metadata"]["uid"], None)
 
 
 #: A last check longer ago than any interval: what :func:`wake` records. (0.0 is not: monotonic
@@ -97,12 +107,16 @@ def until_due(last_check: float, every: float, now: float) -> float:
     return every - (now - last_check)
 
 
-def wake(memo: kopf.Memo, uids: list[str]) -> None:
+def wake(memo: kopf.Memo, uids: list[str], *, index: str = "") -> None:
     """Run the interval check of these requests now (a ConfigMap/Secret they read values from
-    changed). Runs in the event loop (``loop.call_soon_threadsafe`` from a watch thread)."""
+    changed). Runs in the event loop (``loop.call_soon_threadsafe`` from a watch thread).
+    ``index`` (repository and digest): their repository has that new index, so those waiting
+    out a retry of a chart-source failure run it now (:func:`touch_retry`)."""
     for uid in uids:
         memo.last_check[uid] = CHECK_NOW
         memo.woken.add(uid)
+        if index:
+            memo.index_woken[uid] = index
         woken = memo.wakeups.get(uid)
         if woken is not None:
             woken.set()
@@ -114,10 +128,43 @@ def requested(body: kopf.Body, **_: Any) -> bool:
 
 
 def _busy(body: kopf.Body) -> bool:
-    """An operation of the request runs or is due: Reconciling, or a generation not handled."""
+    """An operation of the request runs or is due: Reconciling (but for a retry left to the
+    interval check, which is this check), or a generation not handled."""
     st = body.get("status") or {}
+    reconciling = status.get_condition(st, status.RECONCILING)
     return (st.get("observedGeneration") != body["metadata"].get("generation")
-            or status.get_condition(st, status.RECONCILING) is not None)
+            or (reconciling is not None
+                and reconciling.get("reason") != status.RETRYING_ON_INTERVAL))
+
+
+def waits_on_source(body: kopf.Body) -> bool:
+    """The request's last try of this generation failed for its chart source, and Kopf's retry
+    waits out its backoff."""
+    st = body.get("status") or {}
+    reconciling = status.get_condition(st, status.RECONCILING) or {}
+    ready = status.get_condition(st, status.READY) or {}
+    return (st.get("observedGeneration") == body["metadata"].get("generation")
+            and reconciling.get("reason") == status.RETRYING
+            and ready.get("reason") in errors.SOURCE_REASONS)
+
+
+def touch_retry(memo: kopf.Memo, body: kopf.Body, index: str) -> bool:
+    """Run Kopf's waiting retry of ``body`` now: write Kopf's touch annotation naming the new
+    ``index``; the event wakes Kopf's worker and the progress storage drops the delay
+    (:mod:`progress`). One PATCH; the resourceVersion makes it a no-op on a request deleted or
+    changed meanwhile (its own event runs Kopf then). False when it was not written."""
+    meta = body["metadata"]
+    try:
+        memo.runtime.admin.apply({
+            "apiVersion": identity.API_VERSION, "kind": identity.KIND,
+            "metadata": {"name": meta["name"], "namespace": meta["namespace"],
+                         "resourceVersion": meta["resourceVersion"],
+                         "annotations": memo.progress.index_touch(body, index)}}, force=True)
+    except core_errors.HelmError as exc:
+        memo.runtime.log(f"{meta['namespace']}/{meta['name']}: new index {index}: the retry "
+                         f"waits for its backoff: {exc}")
+        return False
+    return True
 
 
 async def sleep_or_wake(stopped: kopf.DaemonStopped, woken: asyncio.Event, seconds: float) -> None:

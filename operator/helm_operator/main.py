@@ -426,8 +426,9 @@ def run(inv: Invocation) -> int:
     registry = kopf.OperatorRegistry()
     handlers.register(registry)
     repository_handlers.register(registry)
+    attempts = progress.GenerationAwareProgressStorage(prefix=ANNOTATIONS_PREFIX)
     memo = kopf.Memo(runtime=runtime, metrics=metrics, last_check={}, wakeups={}, woken=set(),
-                     requests=requests, repository_wakeups={})
+                     index_woken={}, progress=attempts, requests=requests, repository_wakeups={})
 
     @kopf.on.login(registry=registry)
     def login(**kwargs: object) -> kopf.ConnectionInfo | None:
@@ -437,7 +438,6 @@ def run(inv: Invocation) -> int:
     async def configure(settings: kopf.OperatorSettings, **_: object) -> None:
         settings.execution.max_workers = inv.settings.runtime.workers
         settings.persistence.finalizer = FINALIZER
-        attempts = progress.GenerationAwareProgressStorage(prefix=ANNOTATIONS_PREFIX)
         settings.persistence.progress_storage = attempts
         # what was handled is read from status.observedGeneration: no annotation, no PATCH
         settings.persistence.diffbase_storage = diffbase.GenerationDiffBaseStorage(

@@ -7,7 +7,10 @@ waited the delay out (measured: Ready 20.2 s after the fix, during a 20 s delay)
 writes ``status.observedGeneration`` with every failure; a record read for a body whose
 generation is newer than that belongs to an older spec: its delay and retry count are dropped,
 so the new spec runs at once with a fresh retry budget. A Flux reconcile token
-(``reconcile.fluxcd.io/requestedAt``) not handled yet drops the delay too, keeping the count.
+(``reconcile.fluxcd.io/requestedAt``) not handled yet drops the delay too, keeping the count;
+so does Kopf's own touch annotation when it names a new repository index (:data:`NEW_INDEX`,
+written by :func:`handlers.touch_retry`): Kopf removes that annotation with its next patch of
+the request (the retry's record), so the next delay holds again.
 
 And one saving: Kopf writes its "kopf-managed" marker with every progress record, also with the
 record of a handler that succeeded at once and is purged in the same patch; that marker alone
@@ -20,6 +23,10 @@ from typing import Any
 import kopf
 
 from helm_operator import identity, ondemand
+
+#: What Kopf's touch annotation (``touch-dummy``) starts with when a new index of the request's
+#: repository wakes its retry; Kopf's own touches hold a time.
+NEW_INDEX = "new index "
 
 
 def superseded(body: Any) -> bool:
@@ -45,9 +52,19 @@ class GenerationAwareProgressStorage(kopf.AnnotationsProgressStorage):
         if record and record.get("delayed") and not record.get("success"):
             if superseded(body):
                 return dict(record, delayed=None, retries=0)
-            if requested(body):
+            if requested(body) or self.touched_by_index(body):
                 return dict(record, delayed=None)  # the retry budget goes on
         return record
+
+    def index_touch(self, body: Any, index: str) -> dict[str, str]:
+        """The annotations that wake Kopf's worker of ``body`` with its retry delay dropped:
+        ``index`` (the repository and digest) is new since its last try."""
+        return {key: NEW_INDEX + index for key in self.make_keys(self.touch_key, body=body)}
+
+    def touched_by_index(self, body: Any) -> bool:
+        annotations = (body.get("metadata") or {}).get("annotations") or {}
+        return any(str(annotations.get(key) or "").startswith(NEW_INDEX)
+                   for key in self.make_keys(self.touch_key, body=body))
 
     def purge(self, *, key: Any, body: Any, patch: Any) -> None:
         super().purge(key=key, body=body, patch=patch)

@@ -4,7 +4,8 @@ A daemon per repository fetches its index at once, then every ``spec.interval`` 
 task: an idle repository costs no CPU), woken early by a spec change or a Flux reconcile token; in a shard
 (``--selector``), only for the repositories the shard owns or its own requests name
 (:func:`repositories.owns`); a new index wakes the
-HelmRequests that reference the repository (:func:`handlers.wake`). Deleting a repository drops
+HelmRequests that reference the repository (:func:`handlers.wake`), and runs at once the retry of
+those that failed for their chart source. Deleting a repository drops
 its index from the store: the requests naming it then wait (Reconciling) for it to return.
 """
 from __future__ import annotations
@@ -55,7 +56,8 @@ def register(registry: kopf.OperatorRegistry) -> None:
                                           copy.deepcopy(dict(body)))
                 outcome = await loop.run_in_executor(None, contextvars.copy_context().run, fetch)
                 if outcome is not None and outcome.changed:
-                    handlers.wake(memo, memo.requests.referencing(key))
+                    handlers.wake(memo, memo.requests.referencing(key),
+                                  index=_index(repositories.RepositoryKey(meta["namespace"], meta["name"]), outcome))
             every = repositories.interval_seconds(body.get("spec") or {})
             due = store.due_in(repositories.RepositoryKey(meta["namespace"], meta["name"]),
                                int(body["metadata"].get("generation") or 1), every)
@@ -83,5 +85,12 @@ def loader(memo: kopf.Memo, loop: asyncio.AbstractEventLoop) -> Callable[[reposi
         if outcome is not None and outcome.changed:
             uids = memo.requests.referencing(
                 watches.ObjectKey(watches.HELMREPOSITORY, key.namespace, key.name))
-            loop.call_soon_threadsafe(handlers.wake, memo, uids)
+            loop.call_soon_threadsafe(functools.partial(
+                handlers.wake, memo, uids, index=_index(key, outcome)))
     return load
+
+
+def _index(key: repositories.RepositoryKey, outcome: repositories.Outcome) -> str:
+    """What a new index is called in the requests it wakes: the repository and its digest."""
+    digest = (outcome.status.get("artifact") or {}).get("digest") or "(oci)"
+    return f"HelmRepository {key} {digest}"

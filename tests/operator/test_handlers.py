@@ -5,7 +5,10 @@ import asyncio
 import time
 from types import SimpleNamespace
 
-from helm_operator import handlers
+import kopf
+
+from helm_core import errors as core_errors
+from helm_operator import handlers, progress
 
 
 class Stopped:
@@ -70,6 +73,70 @@ def test_busy_while_reconciling_or_a_generation_is_not_handled():
     assert handlers._busy(body(2, 2, "Ready", "Reconciling"))
     assert handlers._busy(body(3, 2, "Ready"))
     assert not handlers._busy(body(2, 2, "Stalled"))
+
+
+def test_a_retry_left_to_the_interval_check_is_not_busy():
+    # the woken check is that retry: were it busy, a woken request would wait for itself
+    st = {"observedGeneration": 2, "conditions": [
+        {"type": "Ready", "status": "False", "reason": "ChartVersionNotFound"},
+        {"type": "Reconciling", "status": "True", "reason": "RetryingOnInterval"}]}
+    assert not handlers._busy({"metadata": {"generation": 2}, "status": st})
+    assert handlers._busy({"metadata": {"generation": 3}, "status": st})
+
+
+def _waiting(reason: str, retrying: str = "RetryingAfterFailure", generation: int = 2) -> dict:
+    return {"metadata": {"name": "app", "namespace": "ns", "uid": "u1", "resourceVersion": "7",
+                         "generation": generation, "annotations": {}},
+            "status": {"observedGeneration": 2, "conditions": [
+                {"type": "Ready", "status": "False", "reason": reason},
+                {"type": "Reconciling", "status": "True", "reason": retrying}]}}
+
+
+def test_waits_on_source_only_for_a_chart_source_failure_waiting_for_kopf_s_retry():
+    for reason in ("ChartNotFound", "ChartVersionNotFound", "ChartSourceUnavailable", "ChartSourceAuth"):
+        assert handlers.waits_on_source(_waiting(reason))
+    assert not handlers.waits_on_source(_waiting("WaitFailed"))
+    assert not handlers.waits_on_source(_waiting("ValuesError"))
+    assert not handlers.waits_on_source(_waiting("ChartNotFound", retrying="RetryingOnInterval"))
+    assert not handlers.waits_on_source(_waiting("ChartNotFound", generation=3))  # a new spec runs anyway
+
+
+def test_a_wake_for_a_new_index_records_it_per_request():
+    memo = SimpleNamespace(last_check={}, wakeups={}, woken=set(), index_woken={})
+    handlers.wake(memo, ["u1"])
+    assert memo.index_woken == {}
+    handlers.wake(memo, ["u1", "u2"], index="HelmRepository ns/charts sha256:ab")
+    assert memo.index_woken == {"u1": "HelmRepository ns/charts sha256:ab",
+                                "u2": "HelmRepository ns/charts sha256:ab"}
+
+
+class _Admin:
+    def __init__(self, fail: Exception | None = None) -> None:
+        self.applied: list[tuple[dict, bool]] = []
+        self.fail = fail
+
+    def apply(self, obj: dict, *, force: bool = False) -> dict:
+        if self.fail is not None:
+            raise self.fail
+        self.applied.append((obj, force))
+        return obj
+
+
+def test_touch_retry_writes_kopf_s_touch_with_the_resource_version():
+    logged: list[str] = []
+    admin = _Admin()
+    memo = SimpleNamespace(runtime=SimpleNamespace(admin=admin, log=logged.append),
+                           progress=progress.GenerationAwareProgressStorage(prefix="p.example"))
+    assert handlers.touch_retry(memo, kopf.Body(_waiting("ChartNotFound")),
+                                "HelmRepository ns/charts sha256:ab")
+    assert admin.applied == [({"apiVersion": "helm.sh/v1alpha1", "kind": "HelmRequest", "metadata": {
+        "name": "app", "namespace": "ns", "resourceVersion": "7",
+        "annotations": {"p.example/touch-dummy": "new index HelmRepository ns/charts sha256:ab"}}},
+        True)]
+    # changed or deleted meanwhile: not written, said, and the daemon waits as before
+    memo.runtime.admin = _Admin(fail=core_errors.ConflictError("the object has been modified"))
+    assert not handlers.touch_retry(memo, kopf.Body(_waiting("ChartNotFound")), "X")
+    assert logged and "the retry waits for its backoff" in logged[0]
 
 
 def _event_handlers(annotations: dict[str, str], status: dict[str, str] | None = None,

@@ -54,6 +54,21 @@ def test_a_reconcile_token_not_handled_yet_drops_the_delay_but_keeps_the_count()
     assert fetch(body(2, 2, kind="HelmRepository", token="t1")) == DELAYED
 
 
+def test_a_touch_naming_a_new_index_drops_the_delay_but_keeps_the_count() -> None:
+    storage = progress.GenerationAwareProgressStorage(prefix=PREFIX)
+    waiting = body(2, 2)
+    touch = storage.index_touch(waiting, "HelmRepository ns/charts sha256:ab")
+    assert touch == {f"{PREFIX}/touch-dummy": "new index HelmRepository ns/charts sha256:ab"}
+    touched = kopf.Body(dict(waiting, metadata=dict(
+        waiting["metadata"], annotations={**waiting["metadata"]["annotations"], **touch})))
+    record = storage.fetch(key=kopf.HandlerId("apply"), body=touched)
+    assert record["delayed"] is None and record["retries"] == DELAYED["retries"]
+    # Kopf's own touch (a time, once the delay is over) drops nothing
+    kopfs = kopf.Body(dict(waiting, metadata=dict(waiting["metadata"], annotations={
+        **waiting["metadata"]["annotations"], f"{PREFIX}/touch-dummy": "2026-11-23T17:00:20"})))
+    assert storage.fetch(key=kopf.HandlerId("apply"), body=kopfs) == DELAYED
+
+
 def test_nothing_to_drop() -> None:
     assert fetch(body(3, 2, record=None)) is None
     done = dict(DELAYED, success=True)
