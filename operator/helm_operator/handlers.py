@@ -17,7 +17,7 @@ import contextvars
 import copy
 import functools
 import time
-from typing import Any
+from typing import Any, cast
 
 import kopf
 
@@ -63,9 +63,10 @@ def register(registry: kopf.OperatorRegistry) -> None:
                 await sleep_or_wake(stopped, woken, max(MIN_INTERVAL_S, remaining))
                 continue
             memo.last_check[uid] = time.monotonic()
-            index = memo.index_woken.pop(uid, "")
-            if uid in memo.woken and index and waits_on_source(body):
-                touch = functools.partial(touch_retry, memo, body, index)
+            if uid in memo.woken and uid in memo.index_woken and waits_on_source(body):
+                # kept while busy: an operation running when the index came may fail on the old one
+                now = kopf.Body(cast(kopf.RawBody, copy.deepcopy(dict(body))))
+                touch = functools.partial(touch_retry, memo, now, memo.index_woken.pop(uid))
                 if await loop.run_in_executor(None, contextvars.copy_context().run, touch):
                     memo.woken.discard(uid)  # Kopf's retry is the check
                     continue
@@ -75,6 +76,7 @@ def register(registry: kopf.OperatorRegistry) -> None:
                 memo.last_check[uid] -= every - BUSY_RECHECK_S
                 continue
             memo.woken.discard(uid)
+            memo.index_woken.pop(uid, None)
             snapshot = copy.deepcopy(dict(body))
             check = functools.partial(_interval_check, memo, snapshot)
             await loop.run_in_executor(None, contextvars.copy_context().run, check)
