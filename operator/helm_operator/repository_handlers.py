@@ -47,6 +47,7 @@ def register(registry: kopf.OperatorRegistry) -> None:
         woken = memo.repository_wakeups.setdefault(meta["uid"], asyncio.Event())
         loop = asyncio.get_running_loop()
         key = watches.ObjectKey(watches.HELMREPOSITORY, meta["namespace"], meta["name"])
+        repository = repositories.RepositoryKey(meta["namespace"], meta["name"])
         store: repositories.Store = memo.runtime.repositories
         while not stopped:
             users = memo.requests.referencing(key)
@@ -57,10 +58,9 @@ def register(registry: kopf.OperatorRegistry) -> None:
                 outcome = await loop.run_in_executor(None, contextvars.copy_context().run, fetch)
                 if outcome is not None and outcome.changed:
                     handlers.wake(memo, memo.requests.referencing(key),
-                                  index=_index(repositories.RepositoryKey(meta["namespace"], meta["name"]), outcome))
+                                  index=_index(repository, outcome))
             every = repositories.interval_seconds(body.get("spec") or {})
-            due = store.due_in(repositories.RepositoryKey(meta["namespace"], meta["name"]),
-                               int(body["metadata"].get("generation") or 1), every)
+            due = store.due_in(repository, int(body["metadata"].get("generation") or 1), every)
             await handlers.sleep_or_wake(stopped, woken, max(handlers.MIN_INTERVAL_S, due or every))
 
     @kopf.on.delete(GROUP, VERSION, PLURAL, registry=registry, id="forget", optional=True)
