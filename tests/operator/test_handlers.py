@@ -84,7 +84,7 @@ def test_a_retry_left_to_the_interval_check_is_not_busy():
     assert handlers._busy({"metadata": {"generation": 3}, "status": st})
 
 
-def _waiting(reason: str, retrying: str = "RetryingAfterFailure", generation: int = 2) -> dict:
+def _waiting(reason: str, retrying: str = "ProgressingWithRetry", generation: int = 2) -> dict:
     return {"metadata": {"name": "app", "namespace": "ns", "uid": "u1", "resourceVersion": "7",
                          "generation": generation, "annotations": {}},
             "status": {"observedGeneration": 2, "conditions": [
