@@ -52,6 +52,7 @@ import kopf
 
 from helm_core import errors
 from helm_core.support import limits
+from helm_core.support.records import record
 from helm_operator import status
 
 #: First retry delay, doubled per attempt up to ``MAX_BACKOFF_S`` (seconds).
@@ -178,12 +179,47 @@ def release_reason(exc: BaseException, *, action: str) -> str:
     return status.INSTALL_FAILED if action == "install" else status.UPGRADE_FAILED
 
 
-def release_message(exc: BaseException) -> str:
-    """The message of a release failure: our finer cause (:func:`reason`: ``HookFailed``,
-    ``WaitFailed``, ``Forbidden``...) before helm's words, as Flux's reason replaces it on the
-    conditions."""
+@record(frozen=True)
+class Attempt:
+    """What an install or upgrade tried, for Flux's messages: ``release`` as ``namespace/name``
+    (for failed tests, the version they ran on: ``namespace/name.vVERSION``), ``chart`` as
+    ``name@version``."""
+
+    release: str
+    chart: str
+
+
+#: Where :func:`tell_attempt` keeps the attempt on an exception (helm_core's errors know none).
+_ATTEMPT = "_helm_operator_attempt"
+
+
+def tell_attempt(exc: BaseException, attempt: Attempt) -> None:
+    """Record on ``exc`` what the failed install or upgrade tried; the innermost one told wins
+    (the tested version is told before the action's)."""
+    if attempt_of(exc) is None:
+        setattr(exc, _ATTEMPT, attempt)
+
+
+def attempt_of(exc: BaseException) -> Attempt | None:
+    """What the failed install or upgrade ``exc`` tried, when told (:func:`tell_attempt`)."""
+    attempt = getattr(exc, _ATTEMPT, None)
+    return attempt if isinstance(attempt, Attempt) else None
+
+
+def release_message(exc: BaseException, *, action: str) -> str:
+    """The message of a failed ``action`` (install or upgrade), in Flux's words (``Helm
+    install failed for release NS/NAME with chart CHART@VERSION: ERROR``, ``Helm test failed
+    for release NS/NAME.vVERSION with chart CHART@VERSION: ERROR``), where the error is our
+    finer cause (:func:`reason`: ``HookFailed``, ``WaitFailed``, ``Forbidden``...) before
+    helm's words, as Flux's reason replaces it on the conditions."""
     cause = reason(exc)
-    return message(exc) if cause == TEST_FAILED else f"{cause}: {message(exc)}"
+    said = message(exc) if cause == TEST_FAILED else f"{cause}: {message(exc)}"
+    attempt = attempt_of(exc)
+    if attempt is None:  # not told what was tried: the error alone
+        return said
+    if cause == TEST_FAILED:
+        return f"Helm test failed for release {attempt.release} with chart {attempt.chart}: {said}"
+    return f"Helm {action} failed for release {attempt.release} with chart {attempt.chart}: {said}"
 
 
 def backoff_seconds(retry: int) -> float:

@@ -38,7 +38,7 @@ from helm_core.action import config as action_config
 from helm_core.action import crds as crd_policy
 from helm_core.action import install, rollback, template, uninstall, upgrade
 from helm_core.action import test as test_action
-from helm_core.chart import values_files
+from helm_core.chart import model, values_files
 from helm_core.kube import client as kclient
 from helm_core.lua import permissions as lua_permissions
 from helm_core.storage import release as rel
@@ -289,7 +289,7 @@ def apply(rt: Runtime, body: Mapping[str, Any], *, force: bool = False) -> Outco
         post_render = install.post_render_options(spec.get("postRenderers"), spec.get("commonMetadata"))
         description = f"by HelmRequest {policy.owner_id(meta)}{requester.acting(client, body)}"
         first, then = spec.get("install") or {}, spec.get("upgrade") or {}
-        with _told_as_action():
+        with _attempting(key, chart), _told_as_action():
             action, done = upgrade.upgrade_or_install(cfg, chart, values.values, upgrade.UpgradeOptions(
                 name=key.name, namespace=key.namespace, chart_source=chart_info.source,
                 install=True, reinstall_failed=True,
@@ -311,7 +311,7 @@ def apply(rt: Runtime, body: Mapping[str, Any], *, force: bool = False) -> Outco
                 skip_schema_validation=bool(first.get("disableSchemaValidation")),
                 crds=crd_policy.check_policy(first.get("crds") or "", default=crd_policy.INSTALL_DEFAULT),
                 description=f"Install {description}"), history=history)
-        tested = _test(cfg, spec, done, lua, action=action)
+            tested = _test(cfg, spec, done, lua, action=action)
         out = _success(old, generation, done, values.digest, chart_info, action, now,
                        test_hooks=None if tested is None else tested.test_hooks)
         out.pop("rolledBackTo", None)
@@ -319,6 +319,24 @@ def apply(rt: Runtime, body: Mapping[str, Any], *, force: bool = False) -> Outco
         if tested is not None:
             out["lastTest"] = tested.summary()
         return Outcome(action, out)
+
+
+@contextlib.contextmanager
+def _attempting(key: policy.ReleaseKey, chart: model.Chart) -> Iterator[None]:
+    """A failed install or upgrade (or its tests) tells what it tried, for Flux's messages
+    (:func:`errors.release_message`): the release and the chart's name and version."""
+    try:
+        yield
+    except Exception as exc:
+        errors.tell_attempt(exc, errors.Attempt(str(key), f"{chart.metadata.name}@{chart.metadata.version}"))
+        raise
+
+
+def _named(version: rel.ReleaseVersion) -> tuple[str, str]:
+    """A stored version as Flux's messages name it: ``NS/NAME.vVERSION`` (the ULID that
+    ``status.version`` shows, where Flux numbers them) and ``CHART@VERSION``."""
+    return (f"{version.namespace}/{version.name}.v{version.version}",
+            f"{version.chart_name}@{version.chart_version}")
 
 
 @contextlib.contextmanager
@@ -370,6 +388,7 @@ def _test(cfg: action_config.Configuration, spec: Mapping[str, Any],
             filters=test_action.filters_from_spec(asked.get("filters") or ()), lua=lua))
     except core_errors.TestFailedError as exc:
         exc.failed_action = action
+        errors.tell_attempt(exc, errors.Attempt(*_named(done)))
         raise
 
 
@@ -456,7 +475,7 @@ def remediate(rt: Runtime, body: Mapping[str, Any], *, action: str) -> status.Re
     install, Flux's only one; rollback or uninstall a failed upgrade). None when nothing was
     to be done (strategy ``none``); a remediation that fails is a :class:`status.Remedy` too
     (``failed``); a rollback without a version to go to raises :class:`MissingRollbackTarget`."""
-    spec = body.get("spec") or {}
+    meta, spec = body["metadata"], body.get("spec") or {}
     strategy = remediation_strategy(spec, action)
     if strategy == "none" or action not in ("install", "upgrade"):
         return None
@@ -465,7 +484,9 @@ def remediate(rt: Runtime, body: Mapping[str, Any], *, action: str) -> status.Re
     except MissingRollbackTarget:
         raise
     except Exception as exc:  # noqa: BLE001 - reported with the failure it remediated
-        return status.Remedy(strategy, f"{strategy} failed: {errors.message(exc)}", failed=True)
+        # failed before its version was known (the cluster unreachable): the release alone
+        said = f"Helm {strategy} remediation for release {policy.release_key(meta, spec)}"
+        return status.Remedy(strategy, f"{said} failed: {errors.message(exc)}", failed=True)
 
 
 def _remediate(rt: Runtime, body: Mapping[str, Any], *, action: str, strategy: str) -> status.Remedy:
@@ -474,17 +495,27 @@ def _remediate(rt: Runtime, body: Mapping[str, Any], *, action: str, strategy: s
     client = target_for(rt, meta, spec, client_for(rt, meta, spec, body))
     cfg = configuration(rt, client, meta, spec)
     with rt.release_lock(key):
+        history = cfg.driver.history(key.namespace, key.name)
+        # Flux's words: the version rolled back to, or the failed one uninstalled
         if strategy == "rollback" and action == "upgrade":
-            target = rollback_target(spec, cfg.driver.history(key.namespace, key.name))
+            target = rollback_target(spec, history)
             if target is None:
                 raise MissingRollbackTarget(status.MISSING_ROLLBACK_TARGET_MESSAGE)
-            rollback.run(cfg, key.name, key.namespace, target.version,
-                         rollback_options(spec, lua_options(rt, spec)))
-            return status.Remedy("rollback", f"rolled back to version {target.version}")
-        # kept history: the next install may go on from it (spec.install.replace's note)
-        uninstall.run(cfg, key.name, key.namespace, uninstall_options(
-            rt, spec, keep_history=True, description="Remediation after failure"))
-        return status.Remedy("uninstall", f"release {key} uninstalled (history kept)")
+            said = "Helm rollback to previous release {} with chart {}".format(*_named(target))
+            run: Callable[[], object] = functools.partial(
+                rollback.run, cfg, key.name, key.namespace, target.version,
+                rollback_options(spec, lua_options(rt, spec)))
+        else:
+            said = ("Helm uninstall remediation for release {} with chart {}".format(*_named(history[-1]))
+                    if history else f"Helm uninstall remediation for release {key}")
+            # kept history: the next install may go on from it (spec.install.replace's note)
+            run = functools.partial(uninstall.run, cfg, key.name, key.namespace, uninstall_options(
+                rt, spec, keep_history=True, description="Remediation after failure"))
+        try:
+            run()
+        except Exception as exc:  # noqa: BLE001 - reported with the failure it remediated
+            return status.Remedy(strategy, f"{said} failed: {errors.message(exc)}", failed=True)
+        return status.Remedy(strategy, f"{said} succeeded")
 
 
 def delete(rt: Runtime, body: Mapping[str, Any]) -> str:
@@ -501,10 +532,12 @@ def delete(rt: Runtime, body: Mapping[str, Any]) -> str:
     if owner and owner != policy.owner_id(meta):
         return f"release {key} belongs to HelmRequest {owner}; left in place"
     with rt.release_lock(key):
-        uninstall.run(cfg, key.name, key.namespace, uninstall_options(
+        result = uninstall.run(cfg, key.name, key.namespace, uninstall_options(
             rt, spec, keep_history=bool((spec.get("uninstall") or {}).get("keepHistory")),
             description=f"Uninstall by HelmRequest {policy.owner_id(meta)}{requester.acting(client, body)}"))
-    return f"release {key} uninstalled"
+    if result.release is None:
+        return f"Helm uninstall succeeded for release {key}"
+    return "Helm uninstall succeeded for release {} with chart {}".format(*_named(result.release))
 
 
 def uninstall_options(rt: Runtime, spec: Mapping[str, Any], *, keep_history: bool,
@@ -565,8 +598,7 @@ _REASONS = {"install": status.INSTALL_SUCCEEDED, "upgrade": status.UPGRADE_SUCCE
 def _success(old: Mapping[str, Any], generation: int, done: rel.ReleaseVersion, digest: str,
              chart_info: core_sources.ResolvedChart, action: str, now: str, *,
              test_hooks: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    message = (f"{action.capitalize()} of {done.chart_name}-{done.chart_version} succeeded: "
-               f"version {done.version}")
+    message = "Helm {} succeeded for release {} with chart {}".format(action, *_named(done))
     release = {"releaseName": done.name, "releaseNamespace": done.namespace,
                "version": str(done.version), "chartName": done.chart_name,
                "chartVersion": done.chart_version, "appVersion": done.app_version,

@@ -203,7 +203,7 @@ def _failed(rt: reconcile.Runtime, body: Mapping[str, Any], exc: Exception, *, r
         # uninstall remediation has its own budget (a forceAt upgrade out of retries stalls again)
         failed_before = int(old.get(f"{action}Failures") or 0)
         retrying = budget < 0 or failed_before < budget  # Flux: -1 retries without end
-        message = errors.release_message(exc)
+        message = errors.release_message(exc, action=action)
         if isinstance(exc, core_errors.UndoneError):  # --atomic undid it already
             remedy = status.Remedy(exc.undo, f"{exc.undo} by upgrade.atomic")
         elif retrying or reconcile.remediates_last_failure(spec, action):
@@ -224,7 +224,7 @@ def _failed(rt: reconcile.Runtime, body: Mapping[str, Any], exc: Exception, *, r
         permanent = errors.is_permanent(exc)
         retrying = not permanent and retry < MAX_TRANSIENT_RETRIES
         if isinstance(exc, errors.ActionError):  # Flux's failed action, with nothing stored
-            message = errors.release_message(exc)
+            message = errors.release_message(exc, action=action)
             released = status.ReleaseFailure(errors.release_reason(exc, action=action))
     # No Kopf retry follows an interval check, and a repository error must never give up: the
     # interval daemon tries again (Reconciling, reason RetryingOnInterval).

@@ -75,10 +75,32 @@ def test_release_failures_say_fluxs_reason_and_keep_ours_in_the_message():
     hook = _stored(core.HookError("failed pre-install: 1 error occurred:", event="pre-install"))
     assert errors.release_reason(hook, action="install") == "InstallFailed"
     assert errors.release_reason(hook, action="upgrade") == "UpgradeFailed"
-    assert errors.release_message(hook) == "HookFailed: failed pre-install: 1 error occurred:"
+    assert errors.release_message(hook, action="install") == "HookFailed: failed pre-install: 1 error occurred:"
     tests = core.TestFailedError("test hooks of release web failed: ...", summary={})
     assert errors.release_reason(tests, action="upgrade") == "TestFailed"
-    assert errors.release_message(tests) == "test hooks of release web failed: ..."
+    assert errors.release_message(tests, action="upgrade") == "test hooks of release web failed: ..."
+
+
+def test_release_failures_name_the_release_and_the_chart_tried_in_fluxs_words():
+    """Flux's fmtInstallFailure / fmtUpgradeFailure / fmtTestFailure: the chart version tried
+    appears in the message, our cause where Flux puts the error."""
+    hook = _stored(core.HookError("failed pre-install: 1 error occurred:", event="pre-install"))
+    errors.tell_attempt(hook, errors.Attempt("team/app", "app@1.2.0"))
+    errors.tell_attempt(hook, errors.Attempt("team/other", "other@9"))  # the first told wins
+    assert errors.release_message(hook, action="install") == (
+        "Helm install failed for release team/app with chart app@1.2.0: "
+        "HookFailed: failed pre-install: 1 error occurred:")
+    assert errors.release_message(hook, action="upgrade").startswith(
+        "Helm upgrade failed for release team/app with chart app@1.2.0: HookFailed: ")
+    action = errors.ActionError(core.TemplateError("parse error"))
+    errors.tell_attempt(action, errors.Attempt("team/app", "app@1.3.0"))
+    assert errors.release_message(action, action="upgrade") == (
+        "Helm upgrade failed for release team/app with chart app@1.3.0: RenderFailed: parse error")
+    tests = core.TestFailedError("test hooks of release app failed: pod app-test failed", summary={})
+    errors.tell_attempt(tests, errors.Attempt("team/app.v01JABCDEF", "app@1.2.0"))
+    assert errors.release_message(tests, action="upgrade") == (
+        "Helm test failed for release team/app.v01JABCDEF with chart app@1.2.0: "
+        "test hooks of release app failed: pod app-test failed")
 
 
 def test_permanent_error_becomes_kopf_permanent_error_with_message():
