@@ -311,7 +311,7 @@ def apply(rt: Runtime, body: Mapping[str, Any], *, force: bool = False) -> Outco
                 skip_schema_validation=bool(first.get("disableSchemaValidation")),
                 crds=crd_policy.check_policy(first.get("crds") or "", default=crd_policy.INSTALL_DEFAULT),
                 description=f"Install {description}"), history=history)
-            tested = _test(cfg, spec, done, lua, action=action)
+        tested = _test(cfg, spec, done, lua, action=action)
         out = _success(old, generation, done, values.digest, chart_info, action, now,
                        test_hooks=None if tested is None else tested.test_hooks)
         out.pop("rolledBackTo", None)

@@ -359,15 +359,25 @@ def delete(rt: reconcile.Runtime, body: Mapping[str, Any], *, retry: int,
     try:
         said = reconcile.delete(rt, body)
     except Exception as exc:  # noqa: BLE001
-        message = errors.message(exc)
+        message = _uninstall_failed(body, errors.message(exc))
         if not errors.is_permanent(exc) and retry < MAX_DELETE_RETRIES:
             rt.post_event(body, "Warning", reason=status.UNINSTALL_FAILED, message=message)
             raise kopf.TemporaryError(message, delay=errors.backoff_seconds(retry)) from None
         rt.post_event(body, "Warning", reason="FinalizerReleased",
-                   message=f"uninstall failed, finalizer released anyway: {message}")
+                   message=f"{message} (finalizer released anyway)")
         metrics.observe(action="uninstall", result="stalled", seconds=time.monotonic() - started)
         metrics.set_state(meta["uid"], None)
         return
     rt.post_event(body, "Normal", reason=status.UNINSTALL_SUCCEEDED, message=said)
     metrics.observe(action="uninstall", result="success", seconds=time.monotonic() - started)
     metrics.set_state(meta["uid"], None)
+
+
+def _uninstall_failed(body: Mapping[str, Any], error: str) -> str:
+    """Flux's words for a failed uninstall, naming the version and chart ``status`` shows
+    deployed (what the uninstall removes), or the release alone before any."""
+    st, meta = body.get("status") or {}, body["metadata"]
+    release = f"{st.get('releaseNamespace') or meta['namespace']}/{st.get('releaseName') or meta['name']}"
+    if st.get("version"):
+        release = f"{release}.v{st['version']} with chart {st.get('chartName', '')}@{st.get('chartVersion', '')}"
+    return f"Helm uninstall failed for release {release}: {error}"

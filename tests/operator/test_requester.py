@@ -184,8 +184,9 @@ def test_deleting_an_unstamped_request_releases_the_finalizer_and_says_why(tmp_p
 def test_uninstall_runs_as_the_requester(tmp_path):
     w = World(tmp_path, act_as="requester")
     w.request()
-    w.run()
-    assert reconcile.delete(w.rt, w.current()) == "release team/app uninstalled"
+    version = w.run()["status"]["version"]
+    assert reconcile.delete(w.rt, w.current()) == (
+        f"Helm uninstall succeeded for release team/app.v{version} with chart demo@1.0.0")
     with pytest.raises(core_errors.NotFoundError):
         w.admin.get(kclient.ObjectRef("v1", "ConfigMap", "app", NS))
 

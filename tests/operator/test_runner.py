@@ -108,7 +108,8 @@ def test_schema_failure_stalls_at_once_with_an_event(tmp_path):
                                "Released": ("False", "InstallFailed")}
     # the condition says what helm says (jsonschema v6's wording), on one block of lines
     stalled = next(c for c in obj["status"]["conditions"] if c["type"] == "Stalled")
-    assert stalled["message"].startswith("ValuesInvalid: values don't meet the specifications of the schema(s)")
+    assert stalled["message"].startswith("Helm install failed for release team/app with chart demo@1.0.0: "
+                                         "ValuesInvalid: values don't meet the specifications of the schema(s)")
     assert stalled["message"].endswith(":\n- at '/n': got string, want integer")
     assert (obj["status"]["failures"], obj["status"].get("installFailures")) == (1, None)
     assert w.events[-1] == ("Warning", "InstallFailed", stalled["message"])
@@ -133,8 +134,12 @@ def _hooked(w: World) -> None:
 
 
 def _version_states(w: World) -> list[str]:
+    return [labels["status"] for labels in _version_labels(w)]
+
+
+def _version_labels(w: World) -> list[dict[str, str]]:
     secrets = [s for s in w.admin.list("v1", "Secret", namespace=NS) if s.get("type") == "helm.sh/release-version"]
-    return [s["metadata"]["labels"]["status"] for s in sorted(secrets, key=lambda s: s["metadata"]["name"])]
+    return [s["metadata"]["labels"] for s in sorted(secrets, key=lambda s: s["metadata"]["name"])]
 
 
 def test_a_failed_install_hook_is_a_failed_install_remediated_and_retried_as_flux_does(tmp_path):
@@ -149,8 +154,10 @@ def test_a_failed_install_hook_is_a_failed_install_remediated_and_retried_as_flu
     with pytest.raises(kopf.TemporaryError):
         w.run()
     obj = w.current()
-    said = "HookFailed: failed pre-install: 1 error occurred:\n\t* job app-migrate failed: BackoffLimitExceeded"
-    remedied = "release team/app uninstalled (history kept)"
+    said = ("Helm install failed for release team/app with chart demo@1.0.0: HookFailed: failed pre-install: "
+            "1 error occurred:\n\t* job app-migrate failed: BackoffLimitExceeded")
+    failed = _version_labels(w)[0]["version"]
+    remedied = f"Helm uninstall remediation for release team/app.v{failed} with chart demo@1.0.0 succeeded"
     message = f"{said} (remediation: {remedied})"
     assert conditions(obj) == {"Ready": ("False", "UninstallSucceeded"), "Released": ("False", "InstallFailed"),
                                "Remediated": ("True", "UninstallSucceeded"),
@@ -187,7 +194,8 @@ def test_a_failed_upgrade_is_left_or_rolled_back_as_remediate_last_failure_says(
     with pytest.raises(kopf.PermanentError):  # remediation.retries defaults to 0
         w.run()
     obj = w.current()
-    said = "HookFailed: post-upgrade hooks failed: 1 error occurred:\n\t* job app-migrate failed: BackoffLimitExceeded"
+    said = ("Helm upgrade failed for release team/app with chart demo@1.0.0: HookFailed: post-upgrade hooks failed: "
+            "1 error occurred:\n\t* job app-migrate failed: BackoffLimitExceeded")
     assert (obj["status"]["upgradeFailures"], obj["status"].get("installFailures")) == (1, None)
     assert conditions(obj)["Stalled"] == ("True", "RetriesExceeded")
     assert conditions(obj)["Released"] == ("False", "UpgradeFailed")
@@ -199,7 +207,8 @@ def test_a_failed_upgrade_is_left_or_rolled_back_as_remediate_last_failure_says(
         assert _version_states(w) == ["deployed", "failed"]
         assert w.configmap("app")["data"] == {"count": "2"}  # as the failed upgrade left it
     else:
-        rolled = f"rolled back to version {obj['status']['version']}"
+        rolled = f"Helm rollback to previous release team/app.v{_version_labels(w)[0]['version']} with chart demo@1.0.0 " \
+            "succeeded"
         assert condition_message(obj, "Stalled") == f"{said} (remediation: {rolled}) (gave up after 1 attempt)"
         assert conditions(obj)["Ready"] == ("False", "RollbackSucceeded")
         assert conditions(obj)["Remediated"] == ("True", "RollbackSucceeded")
@@ -311,8 +320,11 @@ def test_an_object_refused_after_the_version_is_stored_is_a_failed_install_as_fl
     obj = w.current()
     assert conditions(obj)["Released"] == ("False", "InstallFailed")
     assert conditions(obj)["Ready"] == ("False", "UninstallSucceeded")
-    assert condition_message(obj, "Released").startswith(
-        'Forbidden: configmaps "app" is forbidden: denied by a webhook (remediation: release team/app uninstalled')
+    failed = _version_labels(w)[0]["version"]
+    assert condition_message(obj, "Released") == (
+        'Helm install failed for release team/app with chart demo@1.0.0: Forbidden: configmaps "app" is forbidden: '
+        f"denied by a webhook (remediation: Helm uninstall remediation for release team/app.v{failed} with chart "
+        "demo@1.0.0 succeeded)")
     assert obj["status"]["installFailures"] == 1
     assert _version_states(w) == ["uninstalled"]
 
@@ -335,6 +347,7 @@ def test_an_atomic_upgrade_is_a_failed_upgrade_undone_and_retried(tmp_path):
                                "Reconciling": ("True", "ProgressingWithRetry")}
     assert condition_message(obj, "Remediated") == "rollback by upgrade.atomic"
     assert condition_message(obj, "Released").startswith(
+        "Helm upgrade failed for release team/app with chart demo@1.0.0: "
         "HookFailed: release app failed, and has been rolled back due to atomic being set: pre-upgrade hooks")
     assert obj["status"]["upgradeFailures"] == 1
     assert w.configmap("app")["data"] == {"count": "1"}
@@ -412,7 +425,8 @@ def test_the_rollback_target_skips_a_version_whose_tests_failed_unless_ignored_a
         w.run()
     obj = w.current()
     target = first if ignored is None else second
-    assert condition_message(obj, "Remediated") == f"rolled back to version {target}"
+    assert condition_message(obj, "Remediated") == (
+        f"Helm rollback to previous release team/app.v{target} with chart demo@1.0.0 succeeded")
     assert w.configmap("app")["data"] == {"count": count}
 
 
@@ -518,8 +532,10 @@ def test_delete_uninstalls_and_a_gone_release_is_fine(tmp_path):
     w = World(tmp_path)
     w.request()
     w.run()
+    version = w.current()["status"]["version"]
     runner.delete(w.rt, w.current(), retry=0, metrics=w.metrics)
-    assert w.events[-1] == ("Normal", "UninstallSucceeded", "release team/app uninstalled")
+    assert w.events[-1] == ("Normal", "UninstallSucceeded",
+                            f"Helm uninstall succeeded for release team/app.v{version} with chart demo@1.0.0")
     with pytest.raises(Exception):
         w.configmap("app")
     runner.delete(w.rt, w.current(), retry=0, metrics=w.metrics)
@@ -544,24 +560,28 @@ def test_uninstalls_wait_for_the_objects_to_go_unless_told_not_to_as_flux(tmp_pa
               install={"wait": False, "remediation": {"retries": 1, "strategy": "uninstall"}})
     with pytest.raises(kopf.TemporaryError):
         w.run()
-    said = ("HookFailed: failed post-install: 1 error occurred:\n\t* job app-migrate failed: BackoffLimitExceeded "
-            + ("(remediation: uninstall failed: uninstallation completed with 1 error(s): context deadline exceeded)"
-               if waits else "(remediation: release team/app uninstalled (history kept))"))
+    remedy = f"Helm uninstall remediation for release team/app.v{_version_labels(w)[0]['version']} with chart demo@1.0.0"
+    said = ("Helm install failed for release team/app with chart demo@1.0.0: HookFailed: failed post-install: "
+            "1 error occurred:\n\t* job app-migrate failed: BackoffLimitExceeded "
+            + (f"(remediation: {remedy} failed: uninstallation completed with 1 error(s): context deadline exceeded)"
+               if waits else f"(remediation: {remedy} succeeded)"))
     assert w.events[-2][:2] == (("Warning", "UninstallFailed") if waits else ("Normal", "UninstallSucceeded"))
     assert w.events[-1] == ("Warning", "InstallFailed", said)
     assert _version_states(w) == ["uninstalled"]  # the wait failed, the uninstall went on
     w.edit(values={})
-    w.run(retry=0)
+    version = w.run(retry=0)["status"]["version"]
     with pytest.raises(kopf.TemporaryError) if waits else contextlib.nullcontext():
         runner.delete(w.rt, w.current(), retry=0, metrics=w.metrics)
     assert waited == ([["ConfigMap/app"]] * 2 if waits else [])
     if waits:
         assert w.events[-1] == ("Warning", "UninstallFailed",
+                                f"Helm uninstall failed for release team/app.v{version} with chart demo@1.0.0: "
                                 "uninstallation completed with 1 error(s): context deadline exceeded")
         runner.delete(w.rt, w.current(), retry=1, metrics=w.metrics)
         assert w.events[-1] == ("Normal", "UninstallSucceeded", "release team/app was already gone")
     else:
-        assert w.events[-1] == ("Normal", "UninstallSucceeded", "release team/app uninstalled")
+        assert w.events[-1] == ("Normal", "UninstallSucceeded",
+                                f"Helm uninstall succeeded for release team/app.v{version} with chart demo@1.0.0")
     assert _version_states(w) == []
 
 
@@ -571,14 +591,15 @@ def test_a_failed_pre_delete_hook_is_retried_then_the_finalizer_released(tmp_pat
     w = World(tmp_path)
     _hooked(w)
     w.request(chart={"configMapRef": {"name": "hooked"}}, values={"fail": "pre-delete"})
-    w.run()
-    said = "1 error occurred:\n\t* job app-migrate failed: BackoffLimitExceeded"
+    version = w.run()["status"]["version"]
+    said = (f"Helm uninstall failed for release team/app.v{version} with chart demo@1.0.0: "
+            "1 error occurred:\n\t* job app-migrate failed: BackoffLimitExceeded")
     for retry in range(runner.MAX_DELETE_RETRIES):
         with pytest.raises(kopf.TemporaryError):
             runner.delete(w.rt, w.current(), retry=retry, metrics=w.metrics)
         assert w.events[-1] == ("Warning", "UninstallFailed", said)
     runner.delete(w.rt, w.current(), retry=runner.MAX_DELETE_RETRIES, metrics=w.metrics)
-    assert w.events[-1] == ("Warning", "FinalizerReleased", f"uninstall failed, finalizer released anyway: {said}")
+    assert w.events[-1] == ("Warning", "FinalizerReleased", f"{said} (finalizer released anyway)")
     assert w.configmap("app")  # the release stays
 
 
@@ -591,7 +612,7 @@ def test_delete_in_a_namespace_being_deleted_logs_instead_of_posting_events(tmp_
     lines: list[str] = []
     w.rt = records.replace(w.rt, post_event=runner.unless_terminating(w.admin, w.rt.post_event, lines.append))
     w.request()
-    w.run()
+    version = w.run()["status"]["version"]
     posted = len(w.events)
     deleted = copy.deepcopy(w.current())
     deleted["metadata"]["deletionTimestamp"] = "2026-11-26T00:00:00Z"
@@ -599,8 +620,8 @@ def test_delete_in_a_namespace_being_deleted_logs_instead_of_posting_events(tmp_
                     "status": {"phase": "Terminating"}})
     runner.delete(w.rt, deleted, retry=0, metrics=w.metrics)
     assert len(w.events) == posted
-    assert lines == ["team/app: Normal UninstallSucceeded: release team/app uninstalled "
-                     "(no Event: the namespace is being deleted)"]
+    assert lines == [f"team/app: Normal UninstallSucceeded: Helm uninstall succeeded for release team/app.v{version} "
+                     "with chart demo@1.0.0 (no Event: the namespace is being deleted)"]
     with pytest.raises(Exception):
         w.configmap("app")
     w.request("other")  # a request not being deleted still gets its Events
@@ -1024,7 +1045,8 @@ def test_an_upgrade_that_fails_before_storing_is_flux_upgrade_failed_not_counted
     obj = _stalls(w)
     assert conditions(obj) == {"Ready": ("False", "UpgradeFailed"), "Stalled": ("True", "RenderFailed"),
                                "Released": ("False", "UpgradeFailed")}
-    assert condition_message(obj, "Released").startswith("RenderFailed: ")
+    assert condition_message(obj, "Released").startswith(
+        "Helm upgrade failed for release team/app with chart demo@1.0.1: RenderFailed: ")  # the version tried
     assert "this chart is broken" in condition_message(obj, "Released")
     assert (obj["status"]["failures"], obj["status"].get("upgradeFailures")) == (1, None)
     assert [e[:2] for e in w.events[1:]] == [("Warning", "UpgradeFailed")]
@@ -1053,7 +1075,8 @@ def test_an_ownership_read_refused_is_a_failed_install_retried_at_the_interval(t
     obj = _stalls(w)
     assert conditions(obj) == {"Ready": ("False", "InstallFailed"), "Stalled": ("True", "Forbidden"),
                                "Released": ("False", "InstallFailed")}
-    assert condition_message(obj, "Released").startswith('Forbidden: ')
+    assert condition_message(obj, "Released").startswith(
+        'Helm install failed for release team/app with chart demo@1.0.0: Forbidden: ')
     assert obj["status"].get("installFailures") is None and _version_states(w) == []
     monkeypatch.setattr(fake.FakeClient, "get", read)
     runner.apply(w.rt, w.current(), retry=0, metrics=w.metrics, interval_check=True)
@@ -1198,8 +1221,11 @@ def test_an_upgrade_with_no_version_to_roll_back_to_stalls_as_flux_does(tmp_path
     obj = w.current()
     said = condition_message(obj, "Released")
     reason = "UpgradeFailed" if fail == "post-upgrade" else "TestFailed"
-    assert said.startswith("HookFailed: post-upgrade hooks failed: " if fail == "post-upgrade"
-                           else "test hooks of release app failed: ")
+    tested = _version_labels(w)[-1]["version"]
+    assert said.startswith("Helm upgrade failed for release team/app with chart demo@1.0.0: "
+                           "HookFailed: post-upgrade hooks failed: " if fail == "post-upgrade"
+                           else f"Helm test failed for release team/app.v{tested} with chart demo@1.0.0: "
+                           "test hooks of release app failed: ")
     assert conditions(obj) == {"Ready": ("False", reason), "Released": ("False", reason),
                                "Stalled": ("True", "MissingRollbackTarget")}
     assert condition_message(obj, "Stalled") == ("Failed to perform remediation: missing target release for "
@@ -1215,3 +1241,20 @@ def test_an_upgrade_with_no_version_to_roll_back_to_stalls_as_flux_does(tmp_path
     assert (_version_states(w), w.events) == (states, events)
     w.edit(values={"n": 3})  # a new generation: the upgrade is tried again, and succeeds
     assert conditions(w.run())["Ready"] == ("True", "UpgradeSucceeded")
+
+
+def test_success_messages_name_the_version_and_chart_in_fluxs_words(tmp_path):
+    """Flux's fmtInstallSuccess / fmtUpgradeSuccess on Ready, Released and the Event: the
+    release's version (the ULID ``status.version`` shows, where Flux writes ``.v<N>``) and the
+    chart version deployed."""
+    w = World(tmp_path)
+    w.request(values={"n": 1})
+    obj = w.run()
+    said = f"Helm install succeeded for release team/app.v{obj['status']['version']} with chart demo@1.0.0"
+    assert (condition_message(obj, "Ready"), condition_message(obj, "Released")) == (said, said)
+    assert w.events[-1] == ("Normal", "InstallSucceeded", said)
+    w.edit(values={"n": 2})
+    obj = w.run()
+    said = f"Helm upgrade succeeded for release team/app.v{obj['status']['version']} with chart demo@1.0.0"
+    assert condition_message(obj, "Ready") == said
+    assert w.events[-1] == ("Normal", "UpgradeSucceeded", said)
