@@ -289,11 +289,14 @@ def recovered(status: Mapping[str, Any] | None, *, generation: int, now: str) ->
     conds = out.get("conditions", [])
     for gone in (STALLED, RECONCILING, REMEDIATED):
         conds = remove_condition(conds, gone)
-    message = (f"Release version {out.get('version', '')} of {out.get('chartName', '')}-"
-               f"{out.get('chartVersion', '')} is deployed as desired")
     released = get_condition(out, RELEASED) or {}
     reason = str(released.get("reason") or "")
-    if released.get("status") != "True":
+    if released.get("status") == "True":
+        # Flux's summary: Ready says what Released says of the version deployed
+        message = str(released.get("message") or "")
+    else:
+        message = (f"Release version {out.get('version', '')} of {out.get('chartName', '')}-"
+                   f"{out.get('chartVersion', '')} is deployed as desired")
         reason = SUCCEEDED_AFTER.get(reason, "")
         if reason:
             conds = set_condition(conds, type_=RELEASED, status="True", reason=reason,

@@ -70,4 +70,8 @@ def test_interval_check_failure_is_retried_on_interval_and_recovers_to_ready(
     assert conditions(back) == {"Ready": ("True", "InstallSucceeded"),
                                 "Released": ("True", "InstallSucceeded")}
     assert back["status"]["version"] == ready["status"]["version"]  # nothing was upgraded
+    # Flux's summary: Ready tells the release deployed, as Released does
+    released = next(c["message"] for c in back["status"]["conditions"] if c["type"] == "Released")
+    assert released.startswith("Helm install succeeded for release ")
+    assert next(c["message"] for c in back["status"]["conditions"] if c["type"] == "Ready") == released
     assert back["status"]["failures"] == 0
