@@ -4,6 +4,7 @@ to a second cluster named by a kubeconfig Secret."""
 from __future__ import annotations
 
 import base64
+import re
 import time
 from collections.abc import Iterator
 
@@ -26,6 +27,9 @@ __all__ = ["controller", "objects"]  # fixtures used by the tests below
 
 SLOW_S = 120.0
 
+
+#: A version's ULID, as Flux's messages name it after ``.v`` (Crockford's base32).
+ULID = "[0-9A-HJKMNP-TV-Z]{26}"
 
 def replace_chart(api: k8s.ApiClient, namespace: str, chart: bytes) -> None:
     k8s.CoreV1Api(api).patch_namespaced_config_map("chart", namespace, {
@@ -175,8 +179,10 @@ def test_failing_test_hook_rolls_the_upgrade_back(
     obj = wait_for(objects, namespace, lambda o: condition(o, "Stalled") is not None
                    and o["status"].get("observedGeneration") == 2, timeout=SLOW_S)
     stalled = condition(obj, "Stalled")
-    assert stalled["message"].startswith("test hooks of release app failed")
-    assert "(remediation: rolled back to version " in stalled["message"]
+    assert re.match(rf"Helm test failed for release {namespace}/app\.v{ULID} with chart demo@0\.1\.0: "
+                    "test hooks of release app failed", stalled["message"]), stalled["message"]
+    assert (f"(remediation: Helm rollback to previous release {namespace}/app.v{first} with chart demo@0.1.0 "
+            "succeeded)") in stalled["message"]
     assert [condition(obj, t)["reason"] for t in ("Ready", "Released", "Remediated")] == [
         "RollbackSucceeded", "TestFailed", "RollbackSucceeded"]
     assert obj["status"]["lastTest"]["phase"] == "Failed"
@@ -203,7 +209,8 @@ def test_the_rollback_skips_a_version_whose_tests_failed_as_flux(
                                            "upgrade": {"remediation": {"remediateLastFailure": True}}})
     obj = wait_for(objects, namespace, lambda o: stalled(o) and o["status"].get("observedGeneration") == 3,
                    timeout=SLOW_S)
-    assert condition(obj, "Remediated")["message"] == f"rolled back to version {first}"
+    assert condition(obj, "Remediated")["message"] == (
+        f"Helm rollback to previous release {namespace}/app.v{first} with chart demo@0.1.0 succeeded")
     assert k8s.CoreV1Api(api).read_namespaced_config_map("app", namespace).data["message"] == "one"
 
 
@@ -273,15 +280,19 @@ def test_a_failed_install_hook_is_remediated_and_retried_and_the_last_failure_le
     request(objects, namespace, values={"fail": "pre-install"},
             install={"timeout": "60s", "remediation": {"retries": 1, "remediateLastFailure": False}})
     obj = wait_for(objects, namespace, stalled, timeout=SLOW_S)
-    said = "HookFailed: failed pre-install: 1 error occurred:\n\t* job app-check failed: DeadlineExceeded"
-    uninstalled = f"release {namespace}/app uninstalled (history kept)"
+    said = (f"Helm install failed for release {namespace}/app with chart demo@0.1.0: HookFailed: failed pre-install: "
+            "1 error occurred:\n\t* job app-check failed: DeadlineExceeded")
+    # the failed install's version uninstalled (the first one: the second is left)
+    uninstalled = re.compile(rf"Helm uninstall remediation for release {namespace}/app\.v{ULID} "
+                             r"with chart demo@0\.1\.0 succeeded")
     assert condition(obj, "Stalled")["reason"] == "RetriesExceeded"
     assert condition(obj, "Stalled")["message"] == f"{said} (gave up after 2 attempts)"
     assert [condition(obj, t)["reason"] for t in ("Ready", "Released")] == ["InstallFailed", "InstallFailed"]
     assert condition(obj, "Remediated") is None  # the last failure was not remediated
     assert obj["status"]["installFailures"] == 2
-    assert ("InstallFailed", f"{said} (remediation: {uninstalled})") in warnings(api, namespace)
-    assert ("UninstallSucceeded", uninstalled) in events(api, namespace)
+    remedied = re.compile(rf"{re.escape(said)} \(remediation: {uninstalled.pattern}\)")
+    assert [m for r, m in warnings(api, namespace) if r == "InstallFailed" and remedied.fullmatch(m)]
+    assert [m for r, m in events(api, namespace) if r == "UninstallSucceeded" and uninstalled.fullmatch(m)]
     release = objects.get_namespaced_custom_object(GROUP, VERSION, namespace, "releases", "app")
     assert release["status"]["status"] == "failed"  # left as the last install failed
 
@@ -303,10 +314,12 @@ def test_an_upgrade_hook_that_times_out_rolls_the_upgrade_back(
     patch_spec(objects, namespace, "app", {"values": {"hang": "post-upgrade", "message": "two"}})
     obj = wait_for(objects, namespace, lambda o: stalled(o) and o["status"].get("observedGeneration") == 2,
                    timeout=SLOW_S)
-    said = "HookFailed: post-upgrade hooks failed: 1 error occurred:\n\t* timed out waiting for the condition"
+    said = (f"Helm upgrade failed for release {namespace}/app with chart demo@0.1.0: HookFailed: post-upgrade hooks "
+            "failed: 1 error occurred:\n\t* timed out waiting for the condition")
     assert condition(obj, "Stalled")["reason"] == "RetriesExceeded"
-    assert condition(obj, "Stalled")["message"] == (f"{said} (remediation: rolled back to version {first}) "
-                                                    "(gave up after 1 attempt)")
+    assert condition(obj, "Stalled")["message"] == (
+        f"{said} (remediation: Helm rollback to previous release {namespace}/app.v{first} with chart demo@0.1.0 "
+        "succeeded) (gave up after 1 attempt)")
     assert obj["status"]["upgradeFailures"] == 1
     assert k8s.CoreV1Api(api).read_namespaced_config_map("app", namespace).data["message"] == "one"
     release = objects.get_namespaced_custom_object(GROUP, VERSION, namespace, "releases", "app")
@@ -327,10 +340,14 @@ def test_an_upgrade_uninstalled_by_its_remediation_is_installed_again_as_flux(
     obj = wait_for(objects, namespace, ready_at(2), timeout=SLOW_S)
     assert condition(obj, "Ready")["reason"] == "InstallSucceeded"
     assert obj["status"]["version"] != first
-    said = "HookFailed: post-upgrade hooks failed: 1 error occurred:\n\t* job app-check failed: DeadlineExceeded"
-    uninstalled = f"release {namespace}/app uninstalled (history kept)"
-    assert ("UpgradeFailed", f"{said} (remediation: {uninstalled})") in warnings(api, namespace)
-    assert ("UninstallSucceeded", uninstalled) in events(api, namespace)
+    said = (f"Helm upgrade failed for release {namespace}/app with chart demo@0.1.0: HookFailed: post-upgrade hooks "
+            "failed: 1 error occurred:\n\t* job app-check failed: DeadlineExceeded")
+    # the failed upgrade's version uninstalled
+    uninstalled = re.compile(rf"Helm uninstall remediation for release {namespace}/app\.v{ULID} "
+                             r"with chart demo@0\.1\.0 succeeded")
+    remedied = re.compile(rf"{re.escape(said)} \(remediation: {uninstalled.pattern}\)")
+    assert [m for r, m in warnings(api, namespace) if r == "UpgradeFailed" and remedied.fullmatch(m)]
+    assert [m for r, m in events(api, namespace) if r == "UninstallSucceeded" and uninstalled.fullmatch(m)]
     assert k8s.CoreV1Api(api).read_namespaced_config_map("app", namespace).data["message"] == "two"
 
 
@@ -361,12 +378,14 @@ def test_an_object_the_api_server_refuses_is_a_failed_upgrade_rolled_back_as_flu
     assert [condition(obj, t)["reason"] for t in ("Ready", "Released", "Remediated", "Stalled")] == [
         "RollbackSucceeded", "UpgradeFailed", "RollbackSucceeded", "RetriesExceeded"]
     message = condition(obj, "Released")["message"]
-    assert message.startswith("ClusterError: ") and "not a key!" in message
+    assert message.startswith(f"Helm upgrade failed for release {namespace}/app with chart demo@0.1.0: ClusterError: ")
+    assert "not a key!" in message
     # the second rollback goes back to the version the first one made
-    assert " (remediation: rolled back to version " in message
+    assert f" (remediation: Helm rollback to previous release {namespace}/app.v" in message
     assert message.endswith(" (gave up after 2 attempts)")
     assert obj["status"]["upgradeFailures"] == 2
-    assert ("RollbackSucceeded", f"rolled back to version {first}") in events(api, namespace)
+    assert ("RollbackSucceeded", f"Helm rollback to previous release {namespace}/app.v{first} with chart demo@0.1.0 "
+            "succeeded") in events(api, namespace)
     assert {reason for reason, _ in warnings(api, namespace)} == {"UpgradeFailed"}
     # the object applied before the refusal came back with the rollback
     assert k8s.CoreV1Api(api).read_namespaced_config_map("other", namespace).data["message"] == "one"
@@ -382,7 +401,7 @@ def test_deleting_a_request_waits_until_its_objects_are_gone_as_flux(
     setup_namespace(api, namespace, chart=chart_tgz({"Chart.yaml": "apiVersion: v2\nname: demo\nversion: 0.1.0\n",
                                                      "templates/held.yaml": held}))
     request(objects, namespace, uninstall={"timeout": "60s"})
-    wait_for(objects, namespace, ready_at(1), timeout=SLOW_S)
+    version = wait_for(objects, namespace, ready_at(1), timeout=SLOW_S)["status"]["version"]
     core = k8s.CoreV1Api(api)
     try:
         objects.delete_namespaced_custom_object(GROUP, VERSION, namespace, PLURAL, "app")
@@ -398,7 +417,8 @@ def test_deleting_a_request_waits_until_its_objects_are_gone_as_flux(
         core.patch_namespaced_config_map("held", namespace, {"metadata": {"finalizers": None}})
     wait_gone(objects, namespace)
     found = core.list_namespaced_event(namespace, field_selector="involvedObject.name=app").items
-    assert ("UninstallSucceeded", f"release {namespace}/app uninstalled") in [(e.reason, e.message) for e in found]
+    assert ("UninstallSucceeded", f"Helm uninstall succeeded for release {namespace}/app.v{version} with chart "
+            "demo@0.1.0") in [(e.reason, e.message) for e in found]
 
 
 @pytest.fixture(scope="module")

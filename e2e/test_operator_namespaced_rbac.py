@@ -89,7 +89,7 @@ def test_a_service_account_lacking_a_right_is_named_with_it(
     # Flux's failed install, Stalled Forbidden (retried at the interval)
     assert (ready["reason"], condition(obj, "Stalled")["reason"]) == ("InstallFailed", "Forbidden")
     assert ready["message"] == (
-        f'Forbidden: get Deployment "app-hello" in namespace "{namespace}": deployments.apps "app-hello" is forbidden: '
+        f'Helm install failed for release {namespace}/app with chart hello@0.1.0: Forbidden: get Deployment "app-hello" in namespace "{namespace}": deployments.apps "app-hello" is forbidden: '
         f'User "system:serviceaccount:{namespace}:deployer" cannot get resource "deployments" '
         f'in API group "apps" in the namespace "{namespace}"')
     assert ctl.proc is not None and ctl.proc.poll() is None

@@ -270,7 +270,8 @@ def test_an_edit_by_a_user_with_fewer_rights_runs_with_their_rights(env: Env, ap
                    name="shared", timeout=TIMEOUT_S)
     stalled = condition(obj, "Stalled")
     assert (stalled["reason"], condition(obj, "Ready")["reason"]) == ("RetriesExceeded", "UpgradeFailed")
-    assert stalled["message"].startswith("Forbidden: ")
+    assert stalled["message"].startswith(f"Helm upgrade failed for release {env.team}/shared with chart ")
+    assert ": Forbidden: " in stalled["message"]
     assert f'User "{env.bob_name}" cannot patch resource "services"' in stalled["message"]
     assert obj["status"]["lastAppliedBy"] == env.alice_name  # bob's upgrade did not happen
     # the admin grants bob Services: a failed upgrade out of retries is tried again only when
