@@ -42,7 +42,7 @@ A failure after the install or upgrade stored its version (``failed_version``: a
 an object the API server refused), and failed tests, are release failures instead
 (:func:`is_release_failure`): Flux's reasons on the conditions (:func:`release_reason`),
 ``remediation.retries`` as the budget, the remediation strategy between attempts; the reason
-above is kept at the head of the message (:func:`release_message`). An install or upgrade that
+above is kept where Flux's message puts the error (:func:`release_message`). An install or upgrade that
 fails before storing its version (:class:`ActionError`) takes Flux's reason on Released and Ready
 too, and its cause's retry policy: nothing was stored, so nothing counts or is remediated.
 """
