@@ -323,8 +323,9 @@ def apply(rt: Runtime, body: Mapping[str, Any], *, force: bool = False) -> Outco
 
 @contextlib.contextmanager
 def _attempting(key: policy.ReleaseKey, chart: model.Chart) -> Iterator[None]:
-    """A failed install or upgrade (or its tests) tells what it tried, for Flux's messages
-    (:func:`errors.release_message`): the release and the chart's name and version."""
+    """A failed install or upgrade tells what it tried, for Flux's messages
+    (:func:`errors.release_message`): the release and the chart's name and version (failed
+    tests tell the version they ran on themselves, :func:`_test`)."""
     try:
         yield
     except Exception as exc:
