@@ -139,7 +139,14 @@ def to_go_json(value: Any) -> Any:
     return value
 
 
-def _encode(value: Any, out: list[str], escape_html: bool, indent: str | None, level: int) -> None:
+#: encoding/json looks for cycles (a map or slice inside itself) only past this many levels.
+CYCLE_CHECK_DEPTH = 1000
+
+
+def _encode(value: Any, out: list[str], escape_html: bool, indent: str | None, level: int,
+            path: set[int]) -> None:
+    """Append ``value``'s JSON to ``out``; ``path`` holds the ids of the maps and lists being
+    written past :data:`CYCLE_CHECK_DEPTH` levels, where a value set inside itself is refused."""
     if value is None:
         out.append("null")
     elif value is True:
@@ -156,6 +163,8 @@ def _encode(value: Any, out: list[str], escape_html: bool, indent: str | None, l
         if not value:
             out.append("{}")
             return
+        if level >= CYCLE_CHECK_DEPTH:
+            _enter_deep(value, path)
         out.append("{")
         keys = list(value) if isinstance(value, Struct) else sorted(value, key=str)
         for i, key in enumerate(keys):
@@ -165,24 +174,28 @@ def _encode(value: Any, out: list[str], escape_html: bool, indent: str | None, l
                 out.append("\n" + indent * (level + 1))
             out.append(quote_string(str(key), escape_html=escape_html))
             out.append(": " if indent is not None else ":")
-            _encode(value[key], out, escape_html, indent, level + 1)
+            _encode(value[key], out, escape_html, indent, level + 1, path)
         if indent is not None:
             out.append("\n" + indent * level)
         out.append("}")
+        path.discard(id(value))
     elif isinstance(value, (list, tuple)):
         if not value:
             out.append("[]")
             return
+        if level >= CYCLE_CHECK_DEPTH:
+            _enter_deep(value, path)
         out.append("[")
         for i, item in enumerate(value):
             if i:
                 out.append(",")
             if indent is not None:
                 out.append("\n" + indent * (level + 1))
-            _encode(item, out, escape_html, indent, level + 1)
+            _encode(item, out, escape_html, indent, level + 1, path)
         if indent is not None:
             out.append("\n" + indent * level)
         out.append("]")
+        path.discard(id(value))
     elif isinstance(value, (bytes, bytearray)):
         out.append('"' + base64_text(bytes(value)) + '"')
     elif isinstance(value, datetime.datetime):  # time.Time.MarshalJSON
@@ -192,31 +205,40 @@ def _encode(value: Any, out: list[str], escape_html: bool, indent: str | None, l
     else:
         converted = to_go_json(value)
         if converted is not value:
-            _encode(converted, out, escape_html, indent, level)
+            _encode(converted, out, escape_html, indent, level, path)
         elif isinstance(value, gotypes.GoObject):
             out.append("{}")  # a Go struct without JSON fields: encoding/json never refuses a struct
         else:
             raise JSONError(f"json: unsupported type: {gotypes.go_type_name(value)}")
 
 
+def _enter_deep(value: dict[Any, Any] | list[Any] | tuple[Any, ...], path: set[int]) -> None:
+    """A map or list met deep in the value: refused if it is being written already (a cycle,
+    which ``set`` or ``append`` can make), as encoding/json refuses it, instead of recursing."""
+    if id(value) in path:
+        raise JSONError(f"json: unsupported value: encountered a cycle via {gotypes.go_type_name(value)}")
+    path.add(id(value))
+
+
 def dumps(value: Any) -> str:
     """``json.Marshal``: compact, HTML-escaped. Raises :class:`JSONError` like Go's error."""
     out: list[str] = []
-    _encode(value, out, True, None, 0)
+    _encode(value, out, True, None, 0, set())
     return "".join(out)
 
 
 def dumps_pretty(value: Any) -> str:
     """``json.MarshalIndent(v, "", "  ")`` (Sprig's ``toPrettyJson``)."""
     out: list[str] = []
-    _encode(value, out, True, "  ", 0)
+    _encode(value, out, True, "  ", 0, set())
     return "".join(out)
 
 
 def dumps_raw(value: Any) -> str:
     """An Encoder with ``SetEscapeHTML(false)``, trailing newline trimmed (``toRawJson``)."""
     out: list[str] = []
-    _encode(value, out, False, None, 0)
+    # Sprig encodes a pointer to the value: one level more towards encoding/json's cycle check.
+    _encode(value, out, False, None, 1, set())
     return "".join(out)
 
 

@@ -85,6 +85,39 @@ def test_deep_data_does_not_crash(tmp_path, function):
     assert render_one(tmp_path, template) == expected
 
 
+CYCLIC_MAP = '{{ $d := dict }}{{ $_ := set $d "self" $d }}'
+CYCLIC_LIST = '{{ $l := list 1 }}{{ $d := dict "l" $l }}{{ $l = append $l $d }}{{ $_ := set $d "l" $l }}'
+
+
+@pytest.mark.parametrize(("template", "expected"), [
+    (CYCLIC_MAP + "a: {{ toJson $d | quote }}", 'a: ""'),
+    (CYCLIC_MAP + "a: {{ toPrettyJson $d | quote }}", 'a: ""'),
+    (CYCLIC_MAP + "a: {{ toYaml $d | quote }}", 'a: ""'),
+    (CYCLIC_MAP + "a: {{ mustToJson $d }}", 'template: e1/templates/t.yaml:1:50: executing "e1/templates/t.yaml" '
+     "at <mustToJson $d>: error calling mustToJson: json: unsupported value: encountered a cycle via "
+     "map[string]interface {}"),
+    (CYCLIC_LIST + "a: {{ mustToJson $l }}", 'template: e1/templates/t.yaml:1:95: executing "e1/templates/t.yaml" '
+     "at <mustToJson $l>: error calling mustToJson: json: unsupported value: encountered a cycle via "
+     "[]interface {}"),
+    # Sprig encodes a pointer to the value: the check meets the map first.
+    (CYCLIC_LIST + "a: {{ mustToRawJson $l }}", 'template: e1/templates/t.yaml:1:95: executing "e1/templates/t.yaml" '
+     "at <mustToRawJson $l>: error calling mustToRawJson: json: unsupported value: encountered a cycle via "
+     "map[string]interface {}"),
+])
+def test_data_set_inside_itself_is_refused_by_json_as_helm(tmp_path, template, expected):
+    """encoding/json looks for a map or list inside itself past 1000 levels: "" for toJson,
+    Go's error for mustToJson (recursing for ever would fill the render's memory)."""
+    try:
+        ours = render_one(tmp_path, template)
+    except TemplateError as exc:
+        ours = str(exc)
+    assert ours == expected
+    if helmbin.find_helm():
+        code, out, err = helmbin.helm_template_result(tmp_path / "e1")
+        helms = out.split("\n", 2)[2].rstrip("\n") if code == 0 else err.split("\n")[0].removeprefix("Error: ")
+        assert helms == expected
+
+
 # -- growth -----------------------------------------------------------------------------------
 
 def test_string_doubling_stops_at_output_limit(tmp_path):
