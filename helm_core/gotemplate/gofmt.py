@@ -169,9 +169,15 @@ def _print_plain(pieces: tuple[str, ...], args: tuple[Any, ...]) -> str | None:
 # The printer: one Sprintf call's state, as Go's ``pp`` plus ``fmt``.
 
 
+#: Past this depth a map or list being printed is looked for among those holding it.
+CYCLE_CHECK_DEPTH = 1000
+
+
 class _Printer:
     def __init__(self) -> None:
         self.buf: list[str] = []
+        #: ids of the maps and lists being printed past CYCLE_CHECK_DEPTH.
+        self.deep: set[int] = set()
         self.clear_flags()
 
     def clear_flags(self) -> None:
@@ -475,6 +481,21 @@ class _Printer:
             self.print_value(arg, verb, depth)
 
     def print_value(self, value: Any, verb: str, depth: int) -> None:
+        if depth >= CYCLE_CHECK_DEPTH and isinstance(value, (dict, list, tuple)):
+            self._print_deep(value, verb, depth)
+        else:
+            self._print_value(value, verb, depth)
+
+    def _print_deep(self, value: dict[Any, Any] | list[Any] | tuple[Any, ...], verb: str, depth: int) -> None:
+        """A map or list set inside itself (``set $d "a" $d``) would print for ever (Go's fmt
+        dies of a stack overflow): refused, naming it, when met again deep inside itself."""
+        if id(value) in self.deep:
+            raise gotypes.FuncError(f"cannot print a {gotypes.go_type_name(value)} that contains itself")
+        self.deep.add(id(value))
+        self._print_value(value, verb, depth)
+        self.deep.discard(id(value))
+
+    def _print_value(self, value: Any, verb: str, depth: int) -> None:
         if isinstance(value, dict):
             if self.sharp_v:
                 self.buf.append(gotypes.go_type_name(value) + "{")

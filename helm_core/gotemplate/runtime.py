@@ -175,7 +175,10 @@ def print_value(st: State, node: n.Node, value: Any) -> None:
     elif callable(value) and not isinstance(value, gotypes.GoObject):
         raise st.error(node, f"can't print {node} of type {_func_type(value)}")
     else:
-        st.out.append(gofmt.format_value(value))
+        try:
+            st.out.append(gofmt.format_value(value))
+        except gotypes.FuncError as exc:  # a value that contains itself
+            raise st.error(node, str(exc)) from None
 
 
 def _func_type(fn: Callable[..., Any]) -> str:

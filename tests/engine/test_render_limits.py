@@ -118,6 +118,26 @@ def test_data_set_inside_itself_is_refused_by_json_as_helm(tmp_path, template, e
         assert helms == expected
 
 
+@pytest.mark.parametrize(("template", "expected"), [
+    (CYCLIC_MAP + "{{ $d }}", 'template: e1/templates/t.yaml:1:47: executing "e1/templates/t.yaml" at <{{$d}}>: '
+     "cannot print a map[string]interface {} that contains itself"),
+    (CYCLIC_LIST + '{{ printf "%#v" $l }}', 'template: e1/templates/t.yaml:1:92: executing "e1/templates/t.yaml" at '
+     '<printf "%#v" $l>: error calling printf: cannot print a []interface {} that contains itself'),
+])
+def test_printing_data_set_inside_itself_is_one_error(tmp_path, template, expected):
+    """Go's fmt prints such a value until helm dies of a stack overflow; here it is refused
+    once the printer meets a map or list again inside itself (past 1000 levels)."""
+    with pytest.raises(TemplateError) as info:
+        render_one(tmp_path, template)
+    assert str(info.value) == expected
+
+
+def test_printing_deep_data_that_shares_parts_prints_it(tmp_path):
+    template = ('{{ $l := list 1 }}{{ range until 1500 }}{{ $l = list $l }}{{ end }}{{ $p := list $l $l }}'
+                '{{ print $p | len }}')
+    assert render_one(tmp_path, template) == str(2 * (2 * 1501 + 1) + 3)
+
+
 # -- growth -----------------------------------------------------------------------------------
 
 def test_string_doubling_stops_at_output_limit(tmp_path):
