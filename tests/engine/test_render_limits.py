@@ -157,6 +157,7 @@ def test_list_doubling_stops_at_output_limit(tmp_path):
     ("{{ seq 1 100000000 }}", "a list of 100000000 numbers"),
     ('{{ randAlpha 100000000 }}', "a random string of 100000000 characters"),
     ('{{ "a\\nb" | indent 1000000 }}', "2 lines indented by 1000000"),
+    ('{{ wrapWith 1 (repeat 20 "-") (repeat 100000 "a ") }}', "a wrapped string of more than 1048593 bytes"),
 ])
 def test_builders_refuse_before_building(tmp_path, template, what):
     exc = limit_error(tmp_path, template)

@@ -209,7 +209,11 @@ def wrap_custom(s: str, length: int, newline: str, wrap_long: bool) -> str:
     offset = 0
     out = bytearray()
     n = len(b)
+    # A long separator put after every short word multiplies the text: held to the output limit.
+    cap = budget.current().max_bytes
     while n - offset > length:
+        if len(out) > cap:
+            budget.check_size(len(out), what=lambda: f"a wrapped string of more than {len(out)} bytes")
         if b[offset] == 0x20:
             offset += 1
             continue
