@@ -66,6 +66,18 @@ class FuncError(Exception):
     """
 
 
+#: Past this depth a map or list a function walks is looked for among those holding it.
+CYCLE_CHECK_DEPTH = 1000
+
+
+def enter_once(value: Any, path: set[int], doing: str) -> None:
+    """Note ``value`` (a map or list) as being walked; one walked already holds itself (made
+    with ``set`` or ``append``), which a recursive walk would follow for ever: refused."""
+    if id(value) in path:
+        raise FuncError(f"cannot {doing} a {go_type_name(value)} that contains itself")
+    path.add(id(value))
+
+
 class Int64(int):
     """A Go ``int64`` where Go keeps it apart from ``int`` (Sprig math results, ``int64``).
 

@@ -169,14 +169,10 @@ def _print_plain(pieces: tuple[str, ...], args: tuple[Any, ...]) -> str | None:
 # The printer: one Sprintf call's state, as Go's ``pp`` plus ``fmt``.
 
 
-#: Past this depth a map or list being printed is looked for among those holding it.
-CYCLE_CHECK_DEPTH = 1000
-
-
 class _Printer:
     def __init__(self) -> None:
         self.buf: list[str] = []
-        #: ids of the maps and lists being printed past CYCLE_CHECK_DEPTH.
+        #: ids of the maps and lists being printed past gotypes.CYCLE_CHECK_DEPTH.
         self.deep: set[int] = set()
         self.clear_flags()
 
@@ -481,7 +477,7 @@ class _Printer:
             self.print_value(arg, verb, depth)
 
     def print_value(self, value: Any, verb: str, depth: int) -> None:
-        if depth >= CYCLE_CHECK_DEPTH and isinstance(value, (dict, list, tuple)):
+        if depth >= gotypes.CYCLE_CHECK_DEPTH and isinstance(value, (dict, list, tuple)):
             self._print_deep(value, verb, depth)
         else:
             self._print_value(value, verb, depth)
@@ -489,9 +485,7 @@ class _Printer:
     def _print_deep(self, value: dict[Any, Any] | list[Any] | tuple[Any, ...], verb: str, depth: int) -> None:
         """A map or list set inside itself (``set $d "a" $d``) would print for ever (Go's fmt
         dies of a stack overflow): refused, naming it, when met again deep inside itself."""
-        if id(value) in self.deep:
-            raise gotypes.FuncError(f"cannot print a {gotypes.go_type_name(value)} that contains itself")
-        self.deep.add(id(value))
+        gotypes.enter_once(value, self.deep, "print")
         self._print_value(value, verb, depth)
         self.deep.discard(id(value))
 

@@ -123,10 +123,12 @@ def test_data_set_inside_itself_is_refused_by_json_as_helm(tmp_path, template, e
      "cannot print a map[string]interface {} that contains itself"),
     (CYCLIC_LIST + '{{ printf "%#v" $l }}', 'template: e1/templates/t.yaml:1:92: executing "e1/templates/t.yaml" at '
      '<printf "%#v" $l>: error calling printf: cannot print a []interface {} that contains itself'),
+    (CYCLIC_MAP + "{{ deepCopy $d }}", 'template: e1/templates/t.yaml:1:47: executing "e1/templates/t.yaml" at '
+     "<deepCopy $d>: error calling deepCopy: cannot copy a map[string]interface {} that contains itself"),
 ])
-def test_printing_data_set_inside_itself_is_one_error(tmp_path, template, expected):
-    """Go's fmt prints such a value until helm dies of a stack overflow; here it is refused
-    once the printer meets a map or list again inside itself (past 1000 levels)."""
+def test_printing_or_copying_data_set_inside_itself_is_one_error(tmp_path, template, expected):
+    """Go's fmt prints such a value until helm dies of a stack overflow, copystructure copies
+    it until helm is killed; here it is refused once met again inside itself (past 1000 levels)."""
     with pytest.raises(TemplateError) as info:
         render_one(tmp_path, template)
     assert str(info.value) == expected

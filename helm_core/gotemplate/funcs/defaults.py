@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import datetime
 
-from helm_core.golib.gotypes import Duration, FuncError, GoObject, signature
+from helm_core.golib.gotypes import CYCLE_CHECK_DEPTH, Duration, FuncError, GoObject, enter_once, signature
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -74,12 +74,22 @@ def ternary(vt: Any, vf: Any, cond: bool) -> Any:
     return vt if cond else vf
 
 
-def deep_copy_value(v: Any) -> Any:
-    """copystructure's copy: maps and slices are copied deeply, scalars and structs shared."""
+def deep_copy_value(v: Any, depth: int = 0, path: set[int] | None = None) -> Any:
+    """copystructure's copy: maps and slices are copied deeply, scalars and structs shared.
+
+    Past CYCLE_CHECK_DEPTH levels ``path`` holds the maps and lists being copied: one inside
+    itself is refused (copystructure, hence helm, copies it for ever)."""
+    if isinstance(v, (dict, list, tuple)) and depth >= CYCLE_CHECK_DEPTH:
+        path = set() if path is None else path
+        enter_once(v, path, "copy")
+        copied = deep_copy_value(v, -1, path)  # (-1: this level is checked)
+        path.discard(id(v))
+        return copied
+    deeper = depth + 1 if depth >= 0 else CYCLE_CHECK_DEPTH
     if isinstance(v, dict):
-        return {k: deep_copy_value(x) for k, x in v.items()}
+        return {k: deep_copy_value(x, deeper, path) for k, x in v.items()}
     if isinstance(v, (list, tuple)):
-        return [deep_copy_value(x) for x in v]
+        return [deep_copy_value(x, deeper, path) for x in v]
     if isinstance(v, GoObject):
         import copy  # only here: copy (with weakref) is start-up time of every render otherwise
 

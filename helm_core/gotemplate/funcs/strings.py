@@ -213,7 +213,7 @@ def wrap_custom(s: str, length: int, newline: str, wrap_long: bool) -> str:
     cap = budget.current().max_bytes
     while n - offset > length:
         if len(out) > cap:
-            budget.check_size(len(out), what=lambda: f"a wrapped string of more than {len(out)} bytes")
+            budget.check_size(len(out), what=f"a wrapped string of more than {len(out)} bytes")
         if b[offset] == 0x20:
             offset += 1
             continue
