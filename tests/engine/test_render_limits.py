@@ -118,6 +118,16 @@ def test_data_set_inside_itself_is_refused_by_json_as_helm(tmp_path, template, e
         assert helms == expected
 
 
+def test_comparing_data_set_inside_itself_gives_reflects_answer(tmp_path):
+    """reflect.DeepEqual counts a pair met again as equal: helm answers, no recursion for ever."""
+    template = (CYCLIC_MAP + '{{ $e := dict }}{{ $_ := set $e "self" $e }}{{ $f := dict }}'
+                '{{ $_ := set $f "self" (dict "self" $f "x" 1) }}'
+                "a: {{ deepEqual $d $e }} {{ deepEqual $d $f }} {{ has $d (list $e) }}")
+    assert render_one(tmp_path, template) == "a: true false true"
+    if helmbin.find_helm():
+        assert helmbin.helm_template(tmp_path / "e1").endswith("a: true false true\n")
+
+
 @pytest.mark.parametrize(("template", "expected"), [
     (CYCLIC_MAP + "{{ $d }}", 'template: e1/templates/t.yaml:1:47: executing "e1/templates/t.yaml" at <{{$d}}>: '
      "cannot print a map[string]interface {} that contains itself"),

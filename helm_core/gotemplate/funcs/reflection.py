@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import datetime
 
-from helm_core.golib.gotypes import Duration, GoObject, go_type_name, signature
+from helm_core.golib.gotypes import CYCLE_CHECK_DEPTH, Duration, GoObject, go_type_name, signature
 from helm_core.gotemplate.funcs import gohelpers
 
 TYPE_CHECKING = False
@@ -17,18 +17,28 @@ if TYPE_CHECKING:
     from typing import Any
 
 
-def go_deep_equal(a: Any, b: Any) -> bool:
-    """``reflect.DeepEqual`` over the value model."""
+def go_deep_equal(a: Any, b: Any, depth: int = 0, visited: set[tuple[int, int]] | None = None) -> bool:
+    """``reflect.DeepEqual`` over the value model.
+
+    As Go, a map or list is equal to itself, and a pair of them met again while being compared
+    (values set inside themselves) counts as equal; pairs are noted past CYCLE_CHECK_DEPTH."""
     if a.__class__ is str:  # the common case (``has``, ``uniq`` over names): both strings, equal
         return isinstance(b, str) and a == b
     if a is None or b is None:
         return a is None and b is None
     if go_type_name(a) != go_type_name(b):
         return False
-    if isinstance(a, (list, tuple)):
-        return len(a) == len(b) and all(go_deep_equal(x, y) for x, y in zip(a, b, strict=True))
-    if isinstance(a, dict):
-        return a.keys() == b.keys() and all(go_deep_equal(a[k], b[k]) for k in a)
+    if isinstance(a, (list, tuple, dict)):
+        if a is b:
+            return True
+        if depth >= CYCLE_CHECK_DEPTH:
+            visited = set() if visited is None else visited
+            if (id(a), id(b)) in visited:
+                return True
+            visited.add((id(a), id(b)))
+        if isinstance(a, dict):
+            return a.keys() == b.keys() and all(go_deep_equal(a[k], b[k], depth + 1, visited) for k in a)
+        return len(a) == len(b) and all(go_deep_equal(x, y, depth + 1, visited) for x, y in zip(a, b, strict=True))
     if isinstance(a, float):
         return bool(a == b)
     if isinstance(a, datetime.datetime):
