@@ -140,7 +140,7 @@ def to_go_json(value: Any) -> Any:
 
 
 #: encoding/json looks for cycles (a map or slice inside itself) only past this many levels.
-CYCLE_CHECK_DEPTH = 1000
+CYCLE_CHECK_DEPTH = gotypes.CYCLE_CHECK_DEPTH
 
 
 def _encode(value: Any, out: list[str], escape_html: bool, indent: str | None, level: int,
