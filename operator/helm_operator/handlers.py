@@ -3,8 +3,9 @@
 create, update (spec changes only), resume (operator start) -> runner.apply; a daemon per
 request sleeping ``spec.interval`` (an asyncio task: idle requests cost no CPU) ->
 runner.apply as an interval check (valuesFrom and chart changes, drift, a stall an admin may
-have fixed), woken early by :func:`wake` when a valuesFrom object changes, a Flux reconcile
-token is written (:mod:`ondemand`) or its repository has a new index; delete ->
+have fixed; dependencies not Ready, every ``--requeue-dependency``: :func:`recheck`), woken
+early by :func:`wake` when a valuesFrom object changes, a Flux reconcile token is written
+(:mod:`ondemand`) or its repository has a new index; delete ->
 runner.delete (finalizer). A new index also runs at once Kopf's retry of a request that failed
 for its chart source (:func:`touch_retry`), as Flux reconciles a HelmRelease on its chart
 source's new artifact.
@@ -44,8 +45,15 @@ def register(registry: kopf.OperatorRegistry) -> None:
     @kopf.on.update(GROUP, VERSION, PLURAL, registry=registry, id=APPLY, field="spec")
     @kopf.on.resume(GROUP, VERSION, PLURAL, registry=registry, id=APPLY)
     def on_change(body: kopf.Body, retry: int, memo: kopf.Memo, **_: Any) -> None:
-        runner.apply(memo.runtime, body, retry=retry, metrics=memo.metrics)
-        memo.last_check[body["metadata"]["uid"]] = time.monotonic()
+        uid = body["metadata"]["uid"]
+        try:
+            runner.apply(memo.runtime, body, retry=retry, metrics=memo.metrics)
+        except runner.WaitingForDependencies as waiting:
+            # handled: the interval daemon looks again (a fixed requeue, no Kopf retry whose
+            # attempts would count against a later failure's backoff)
+            memo.loop.call_soon_threadsafe(recheck, memo, uid, interval_of(body), waiting.seconds)
+            return
+        memo.last_check[uid] = time.monotonic()
 
     @kopf.daemon(GROUP, VERSION, PLURAL, registry=registry, id="interval",
                  cancellation_timeout=DAEMON_CANCEL_S)
@@ -56,8 +64,7 @@ def register(registry: kopf.OperatorRegistry) -> None:
         memo.last_check.setdefault(uid, time.monotonic())  # create/resume handlers check first
         woken = memo.wakeups.setdefault(uid, asyncio.Event())
         while not stopped:
-            every = reconcile.parse_duration((body.get("spec") or {}).get("interval"),
-                                             reconcile.DEFAULT_INTERVAL_S)
+            every = interval_of(body)
             remaining = until_due(memo.last_check.get(uid, CHECK_NOW), every, time.monotonic())
             if remaining > 0:
                 await sleep_or_wake(stopped, woken, max(MIN_INTERVAL_S, remaining))
@@ -79,7 +86,9 @@ def register(registry: kopf.OperatorRegistry) -> None:
             memo.index_woken.pop(uid, None)
             snapshot = copy.deepcopy(dict(body))
             check = functools.partial(_interval_check, memo, snapshot)
-            await loop.run_in_executor(None, contextvars.copy_context().run, check)
+            waiting = await loop.run_in_executor(None, contextvars.copy_context().run, check)
+            if waiting is not None:
+                due_in(memo, uid, every, waiting)
 
     # Flux's reconcile.fluxcd.io/requestedAt: a token not handled yet wakes the check now.
     # Filtered in Kopf's handler selection, not in the handler: most events (each status
@@ -109,6 +118,25 @@ def until_due(last_check: float, every: float, now: float) -> float:
     return every - (now - last_check)
 
 
+def interval_of(body: kopf.Body) -> float:
+    """Seconds between the request's interval checks (``spec.interval``)."""
+    return reconcile.parse_duration((body.get("spec") or {}).get("interval"), reconcile.DEFAULT_INTERVAL_S)
+
+
+def due_in(memo: kopf.Memo, uid: str, every: float, seconds: float) -> None:
+    """Make the next interval check of ``uid`` (checked each ``every`` seconds) due in ``seconds``."""
+    memo.last_check[uid] = time.monotonic() - every + seconds
+
+
+def recheck(memo: kopf.Memo, uid: str, every: float, seconds: float) -> None:
+    """Run the interval check of this request in ``seconds`` (it waits for its dependencies),
+    waking its daemon to sleep that long instead. Runs in the event loop."""
+    due_in(memo, uid, every, seconds)
+    woken = memo.wakeups.get(uid)
+    if woken is not None:
+        woken.set()
+
+
 def wake(memo: kopf.Memo, uids: list[str], *, index: str = "") -> None:
     """Run the interval check of these requests now (a ConfigMap/Secret they read values from
     changed). Runs in the event loop (``loop.call_soon_threadsafe`` from a watch thread).
@@ -133,6 +161,8 @@ def _busy(body: kopf.Body) -> bool:
     """An operation of the request runs or is due: Reconciling (but for a retry left to the
     interval check, which is this check), or a generation not handled."""
     st = body.get("status") or {}
+    if status.reason_of(status.get_condition(st, status.READY)) == status.DEPENDENCY_NOT_READY:
+        return False  # nothing runs: only the check it waits for would read the values
     reconciling = status.get_condition(st, status.RECONCILING)
     return (st.get("observedGeneration") != body["metadata"].get("generation")
             or (reconciling is not None
@@ -180,8 +210,12 @@ async def sleep_or_wake(stopped: kopf.DaemonStopped, woken: asyncio.Event, secon
     woken.clear()
 
 
-def _interval_check(memo: kopf.Memo, body: dict[str, Any]) -> None:
+def _interval_check(memo: kopf.Memo, body: dict[str, Any]) -> float | None:
+    """The interval check; seconds until the next when it waits for dependencies."""
     try:
         runner.apply(memo.runtime, body, retry=0, metrics=memo.metrics, interval_check=True)
+    except runner.WaitingForDependencies as waiting:
+        return waiting.seconds
     except (kopf.TemporaryError, kopf.PermanentError):
         pass  # already in status and Events; the next interval tries again
+    return None

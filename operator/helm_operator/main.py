@@ -90,6 +90,9 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--announce-after", default=None, metavar="DURATION",
                      help="how long an operation runs before Reconciling and the Release's "
                           "pending status are written (default 5s; 0s at once)")
+    run.add_argument("--requeue-dependency", default=None, metavar="DURATION",
+                     help="the interval at which dependencies (spec.dependsOn) not Ready are "
+                          "looked at again (default 30s, as Flux)")
     run.add_argument("--kubeconfig", default=None,
                      help="kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)")
     run.add_argument("--in-cluster", action="store_true", default=None,
@@ -154,7 +157,9 @@ def parse(argv: Sequence[str], env: Mapping[str, str]) -> Invocation:
         metrics_port=_int(pick(args.metrics_port, "METRICS_PORT",
                                str(settings_mod.DEFAULT_METRICS_PORT)), "metrics port"),
         announce_after_s=_seconds(pick(args.announce_after, "ANNOUNCE_AFTER"),
-                                  settings_mod.DEFAULT_ANNOUNCE_AFTER_S, "announce after", zero=True))
+                                  settings_mod.DEFAULT_ANNOUNCE_AFTER_S, "announce after", zero=True),
+        requeue_dependency_s=_seconds(pick(args.requeue_dependency, "REQUEUE_DEPENDENCY"),
+                                      settings_mod.DEFAULT_REQUEUE_DEPENDENCY_S, "requeue dependency"))
     render = settings_mod.RenderSettings(
         limits=RenderLimits(
             timeout_s=_seconds(pick(args.render_timeout, "RENDER_TIMEOUT"), DEFAULT_LIMITS.timeout_s,
@@ -459,6 +464,7 @@ def run(inv: Invocation) -> int:
                 await asyncio.sleep(probes.HEARTBEAT_S)
 
         loop = asyncio.get_running_loop()
+        memo.loop = loop  # handlers in worker threads schedule rechecks on it
         loop.create_task(heartbeat())
         shared_repositories.loader = repository_handlers.loader(memo, loop)
         # Own connection pool: long-lived watches must not hold the workers' connections.

@@ -37,9 +37,10 @@ from typing import Any
 import kopf
 
 from helm_core import errors as core_errors
+from helm_core.golib import gostrconv
 from helm_core.kube import client as kclient
 from helm_core.support import timers
-from helm_operator import errors, identity, ondemand, reconcile, requester, status
+from helm_operator import dependencies, errors, identity, ondemand, reconcile, requester, status
 from helm_operator import metrics as metrics_mod
 
 MAX_TRANSIENT_RETRIES = 8
@@ -60,6 +61,16 @@ RETRY_ON_INTERVAL = frozenset({"Forbidden", "ChartSourceFailed", "ServiceAccount
                                # Flux acts again on a new chart or values: the check looks for
                                # them, and tries nothing until then (reconcile.hold)
                                *status.HELD_REASONS})
+
+
+class WaitingForDependencies(Exception):
+    """A ``spec.dependsOn`` request is not Ready: nothing was tried; look again after
+    ``seconds`` (``--requeue-dependency``, Flux's fixed interval: no backoff, no Kopf retry,
+    no failure counted)."""
+
+    def __init__(self, message: str, seconds: float) -> None:
+        super().__init__(message)
+        self.seconds = seconds
 
 
 def write_status(rt: reconcile.Runtime, body: Mapping[str, Any], new: Mapping[str, Any]) -> None:
@@ -110,6 +121,11 @@ def apply(rt: reconcile.Runtime, body: Mapping[str, Any], *, retry: int,
     metrics.in_flight.inc()
     announcement: timers.Deferred | None = None
     try:
+        if not (body.get("spec") or {}).get("suspend"):  # Flux: a suspended request checks none
+            waiting = dependencies.not_ready(rt.admin, body)
+            if waiting is not None:
+                _wait_for_dependencies(rt, body, recorded, old, waiting, metrics=metrics,
+                                       started=started)
         # a request held out of retries most likely stays so: no Reconciling to take back
         announce = not status.is_ready(old, generation) and not _held(old)
         if not interval_check and announce and not (body.get("spec") or {}).get("suspend"):
@@ -156,6 +172,27 @@ def apply(rt: reconcile.Runtime, body: Mapping[str, Any], *, retry: int,
             _post_tests(rt, body, outcome.status)
     finally:
         metrics.in_flight.dec()
+
+
+def _wait_for_dependencies(rt: reconcile.Runtime, body: Mapping[str, Any],
+                           recorded: Mapping[str, Any], old: Mapping[str, Any], message: str, *,
+                           metrics: metrics_mod.Metrics, started: float) -> None:
+    """Flux's wait for ``spec.dependsOn``: Ready False DependencyNotReady, a Normal Event, a log
+    line, then :class:`WaitingForDependencies`. The status and Event are written when the
+    wait starts or its message changes, not at every look (Flux's Event recorder folds the
+    repeats into one Event)."""
+    meta = body["metadata"]
+    seconds = rt.settings.runtime.requeue_dependency_s
+    new = status.waiting_for_dependencies(old, generation=int(meta.get("generation") or 1),
+                                          message=message, now=status.now_rfc3339())
+    rt.log(f"{meta['namespace']}/{meta['name']}: dependencies do not meet ready condition "
+           f"({message}): retrying in {gostrconv.format_duration(round(seconds * 1e9))}")
+    if new != recorded:
+        write_status(rt, body, new)
+        rt.post_event(body, "Normal", reason=status.DEPENDENCY_NOT_READY, message=message)
+    metrics.set_state(meta["uid"], state_of(new))
+    metrics.observe(action="dependencies", result="not-ready", seconds=time.monotonic() - started)
+    raise WaitingForDependencies(message, seconds)
 
 
 def _post_tests(rt: reconcile.Runtime, body: Mapping[str, Any], st: Mapping[str, Any]) -> None:
@@ -315,6 +352,11 @@ def _due_on_interval(old: Mapping[str, Any], generation: int, *, requested: bool
     until then, :func:`reconcile.hold`), or left to it to retry; other stalls wait for a spec
     change, in-progress ones for their own (Kopf) retries. A reconcile token not handled yet
     (``requested``) runs it whatever the stall."""
+    ready = status.get_condition(old, status.READY) or {}
+    if ready.get("reason") == status.DEPENDENCY_NOT_READY:
+        # a wait for dependencies leaves observedGeneration behind (Flux): its condition tells
+        # which generation waits; a newer one is the update handler's
+        return ready.get("observedGeneration") == generation
     if old.get("observedGeneration") != generation:
         return False
     if requested:

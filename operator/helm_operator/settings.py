@@ -16,6 +16,8 @@ DEFAULT_METRICS_PORT = 9090
 MAX_WORKERS = 256
 DEFAULT_LEASE_NAME = "helm-operator-leader"
 DEFAULT_ANNOUNCE_AFTER_S = 5.0
+#: Flux's ``--requeue-dependency`` default: seconds between looks at dependencies not Ready.
+DEFAULT_REQUEUE_DEPENDENCY_S = 30.0
 
 
 @record(frozen=True)
@@ -98,11 +100,17 @@ class RuntimeSettings:
     (1000 over 3 shards, 48 in flight) measured 2 s saving no Reconciling write and 5 s nearly
     all. 0 (``--announce-after 0s``) writes them at once."""
 
+    requeue_dependency_s: float = DEFAULT_REQUEUE_DEPENDENCY_S
+    """Seconds between looks at a request's ``spec.dependsOn`` while one of them is not Ready
+    (Flux's ``--requeue-dependency``): a fixed interval, not the failure backoff."""
+
     def __post_init__(self) -> None:
         if not 1 <= self.workers <= MAX_WORKERS:
             raise ValueError(f"workers must be between 1 and {MAX_WORKERS}, not {self.workers}")
         if not 0 <= self.announce_after_s <= 3600:
             raise ValueError(f"announce after must be between 0 and 3600 seconds, not {self.announce_after_s}")
+        if self.requeue_dependency_s <= 0:
+            raise ValueError(f"requeue dependency must be positive, not {self.requeue_dependency_s}")
         if self.log_format not in LOG_FORMATS:
             raise ValueError(f"log format must be one of {', '.join(LOG_FORMATS)}, not {self.log_format!r}")
         for name in ("probe_port", "metrics_port"):

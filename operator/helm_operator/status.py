@@ -1,7 +1,8 @@
 """HelmRequest status under kstatus rules, as pure functions from (old status, event) to new.
 
 Rules (sigs.k8s.io/cli-utils kstatus, as Flux follows them):
-- ``observedGeneration`` is the generation the controller has acted on; every transition sets it.
+- ``observedGeneration`` is the generation the controller has acted on; every transition sets
+  it but a wait for ``spec.dependsOn`` (Flux's: nothing was acted on).
 - ``Ready`` is always present: True when the release for this generation is deployed, False on
   failure, Unknown while an operation runs.
 - ``Reconciling`` and ``Stalled`` are "abnormal-true" conditions: present only while True, and
@@ -76,6 +77,10 @@ FORMER_REASONS = {"RetriesExhausted": RETRIES_EXCEEDED}
 #: Flux's reset request (:mod:`helm_operator.ondemand`) start them again from zero.
 FAILURE_COUNTS = ("failures", "installFailures", "upgradeFailures")
 SUSPENDED = "Suspended"
+#: Flux's Ready reason (and Event reason) while a ``spec.dependsOn`` request is not Ready.
+DEPENDENCY_NOT_READY = "DependencyNotReady"
+#: Flux's Reconciling message while it checks the prerequisites (dependencies, source).
+FULFILLING_PREREQUISITES = "Fulfilling prerequisites"
 
 
 def now_rfc3339() -> str:
@@ -258,6 +263,26 @@ def held(status: Mapping[str, Any] | None, *, generation: int, reason: str, mess
     if (get_condition(out, READY) or {}).get("status") != "False":
         conds = set_condition(conds, type_=READY, status="False", reason=reason, message=message,
                               generation=generation, now=now)
+    out["conditions"] = _ordered(conds)
+    return out
+
+
+def waiting_for_dependencies(status: Mapping[str, Any] | None, *, generation: int, message: str,
+                             now: str) -> dict[str, Any]:
+    """A dependency is not Ready (``message`` says which), Flux's way: Ready False
+    DependencyNotReady, Reconciling True (Progressing, "Fulfilling prerequisites"), no Stalled,
+    and ``observedGeneration`` left as it was: the generation is not handled yet. Failure
+    counts and release fields are kept: nothing was tried."""
+    out = _base(status, generation)
+    if "observedGeneration" in (status or {}):
+        out["observedGeneration"] = (status or {})["observedGeneration"]
+    else:
+        out.pop("observedGeneration")
+    conds = remove_condition(out.get("conditions", []), STALLED)
+    conds = set_condition(conds, type_=RECONCILING, status="True", reason=PROGRESSING,
+                          message=FULFILLING_PREREQUISITES, generation=generation, now=now)
+    conds = set_condition(conds, type_=READY, status="False", reason=DEPENDENCY_NOT_READY,
+                          message=message, generation=generation, now=now)
     out["conditions"] = _ordered(conds)
     return out
 

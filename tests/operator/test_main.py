@@ -154,3 +154,12 @@ def test_module_entry_point_prints_usage():
     out = subprocess.run([sys.executable, "-m", "helm_operator", "--help"], capture_output=True, text=True)
     assert out.returncode == 0
     assert "usage: helm-operator" in out.stdout and "run" in out.stdout
+
+
+def test_requeue_dependency_is_flux_s_flag_and_default():
+    assert main.parse(["run"], {}).settings.runtime.requeue_dependency_s == 30.0
+    assert main.parse(["run", "--requeue-dependency", "1m"], {}).settings.runtime.requeue_dependency_s == 60.0
+    env = {"HELM_OPERATOR_REQUEUE_DEPENDENCY": "10s"}
+    assert main.parse(["run"], env).settings.runtime.requeue_dependency_s == 10.0
+    with pytest.raises(ValueError, match="requeue dependency must be positive"):
+        main.parse(["run", "--requeue-dependency", "0s"], {})
