@@ -61,6 +61,8 @@ def test_a_missing_dependency_says_so_in_flux_s_words(tmp_path):
     w.request("app", dependsOn=[{"name": "gone", "namespace": "other"}])
     assert str(_wait(w, "app")) == ("unable to get 'other/gone' dependency: "
                                     "helmrequests.helm.sh \"gone\" not found")
+    w.edit("app", suspend=True)  # Flux: a suspended request checks no dependency
+    assert conditions(w.run("app"))["Ready"][1] == "Suspended"
 
 
 def test_a_request_depending_on_itself_or_a_cycle_waits_without_trying(tmp_path):
@@ -73,12 +75,6 @@ def test_a_request_depending_on_itself_or_a_cycle_waits_without_trying(tmp_path)
     assert [reason for _type, reason, _msg in w.events] == ["DependencyNotReady"] * 3
     for name in ("a", "b", "self"):  # nothing installed
         assert "version" not in w.current(name)["status"]
-
-
-def test_a_suspended_request_checks_no_dependency(tmp_path):
-    w = World(tmp_path)
-    w.request("app", dependsOn=[{"name": "gone"}], suspend=True)
-    assert conditions(w.run("app"))["Ready"][1] == "Suspended"
 
 
 def test_a_ready_request_whose_dependency_is_no_longer_ready_waits_on_its_interval_check(tmp_path):
@@ -110,6 +106,10 @@ def test_the_check_reads_dependencies_as_the_controller_in_any_namespace(tmp_pat
                     "status": {"observedGeneration": 3, "conditions": [
                         {"type": "Ready", "status": "True", "reason": "InstallSucceeded"}]}})
     assert dependencies.not_ready(w.admin, body) is None
+    w.admin.create({"apiVersion": "helm.sh/v1alpha1", "kind": "HelmRequest",
+                    "metadata": {"name": "db", "namespace": "third", "generation": 1}})
+    body["spec"]["dependsOn"].append({"name": "db", "namespace": "third"})
+    assert dependencies.not_ready(w.admin, body) == "dependency 'third/db' is not ready"
     assert dependencies.not_ready(w.admin, {"metadata": {"namespace": NS}, "spec": {}}) is None
 
 
