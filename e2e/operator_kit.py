@@ -112,6 +112,18 @@ def controller(cluster: ClusterInfo, kubectl: Kubectl, tmp_path_factory: pytest.
     ctl.stop()
 
 
+def shard_controller(cluster: ClusterInfo, kubectl: Kubectl, log: Path, shard: dict[str, str],
+                     *args: str) -> Controller:
+    """A started controller (``args`` its extra flags) serving only the HelmRequests labelled
+    ``shard``: a module's requests, which other modules' controllers leave alone."""
+    for crd in ("helmrequest.yaml", "release.yaml"):
+        kubectl("apply", "-f", str(ROOT / "manifests" / "crds" / crd))
+    controller = Controller(cluster, log, args=("--selector", ",".join(f"{k}={v}" for k, v in shard.items()),
+                                                *args))
+    controller.start()
+    return controller
+
+
 @pytest.fixture
 def objects(api: k8s.ApiClient) -> k8s.CustomObjectsApi:
     return k8s.CustomObjectsApi(api)

@@ -14,8 +14,18 @@ from kubernetes import client as k8s
 
 from e2e import operator_kit
 from e2e.conftest import ClusterInfo, Kubectl
-from e2e.operator_kit import (ROOT, Controller, condition, get, hello_tgz, objects, patch_spec, ready_at,
-                              setup_namespace, version_secrets, wait_for)
+from e2e.operator_kit import (
+    Controller,
+    condition,
+    get,
+    hello_tgz,
+    objects,
+    patch_spec,
+    ready_at,
+    setup_namespace,
+    version_secrets,
+    wait_for,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -31,12 +41,9 @@ def request(objects: k8s.CustomObjectsApi, namespace: str, name: str, **spec: An
 
 @pytest.fixture(scope="module")
 def ctl(cluster: ClusterInfo, kubectl: Kubectl, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Controller]:
-    for crd in ("helmrequest.yaml", "release.yaml"):
-        kubectl("apply", "-f", str(ROOT / "manifests" / "crds" / crd))
-    controller = Controller(cluster, tmp_path_factory.mktemp("depends-on") / "controller.log",
-                            args=("--selector", ",".join(f"{k}={v}" for k, v in SHARD.items()),
-                                  "--requeue-dependency", REQUEUE))
-    controller.start()
+    controller = operator_kit.shard_controller(
+        cluster, kubectl, tmp_path_factory.mktemp("depends-on") / "controller.log", SHARD,
+        "--requeue-dependency", REQUEUE)
     yield controller
     controller.stop()
 

@@ -17,7 +17,7 @@ from kubernetes import client as k8s
 
 from e2e.conftest import ClusterInfo, Kubectl
 from e2e import operator_kit
-from e2e.operator_kit import (GROUP, PLURAL, ROOT, VERSION, Controller, chart_tgz, condition, get,
+from e2e.operator_kit import (GROUP, PLURAL, VERSION, Controller, chart_tgz, condition, get,
                               patch_spec, ready_at, setup_namespace, version_secrets,
                               wait_for)
 from helm_core.sources import index as index_mod
@@ -46,11 +46,8 @@ def request(objects: k8s.CustomObjectsApi, namespace: str, name: str = "app", **
 
 @pytest.fixture(scope="module")
 def ctl(cluster: ClusterInfo, kubectl: Kubectl, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Controller]:
-    for crd in ("helmrequest.yaml", "release.yaml"):
-        kubectl("apply", "-f", str(ROOT / "manifests" / "crds" / crd))
-    controller = Controller(cluster, tmp_path_factory.mktemp("diffbase") / "controller.log",
-                            args=("--selector", ",".join(f"{k}={v}" for k, v in SHARD.items())))
-    controller.start()
+    controller = operator_kit.shard_controller(
+        cluster, kubectl, tmp_path_factory.mktemp("diffbase") / "controller.log", SHARD)
     yield controller
     controller.stop()
 

@@ -20,21 +20,21 @@ from helm_core.kube import client as kclient
 from helm_operator import identity, status
 
 
-
 def not_ready(admin: kclient.ClusterClient, body: Mapping[str, Any]) -> str | None:
     """Why ``body`` must wait for its dependencies (Flux's words), or None when every one is
     Ready for its own generation (or there are none)."""
     namespace = body["metadata"]["namespace"]
     for ref in (body.get("spec") or {}).get("dependsOn") or ():
-        name = f"{ref.get('namespace') or namespace}/{ref['name']}"
+        where = kclient.ObjectRef(identity.API_VERSION, identity.KIND, ref["name"],
+                                  ref.get("namespace") or namespace)
+        name = f"{where.namespace}/{where.name}"
         try:
-            dep = admin.get(kclient.ObjectRef(identity.API_VERSION, identity.KIND, ref["name"],
-                                              ref.get("namespace") or namespace))
+            dep = admin.get(where)
         except core_errors.NotFoundError:  # the API server's words, as Flux quotes them
             return (f"unable to get '{name}' dependency: {identity.PLURAL}.{identity.GROUP} "
                     f"\"{ref['name']}\" not found")
         except core_errors.HelmError as exc:
             return f"unable to get '{name}' dependency: {exc}"
-        if not status.is_ready(dep.get("status"), (dep.get("metadata") or {}).get("generation")):
+        if not status.is_ready(dep.get("status"), int((dep.get("metadata") or {}).get("generation") or 0)):
             return f"dependency '{name}' is not ready"
     return None
