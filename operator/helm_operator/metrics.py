@@ -2,7 +2,8 @@
 
 - ``helm_operator_reconciles_total{action,result}``: every reconcile, by what it did
   (install, upgrade, rollback, uninstall, none, suspended, held) and result (success, retry, stalled,
-  superseded: a newer generation cancelled its wait);
+  superseded: a newer generation cancelled its wait); ``dependencies``/``not-ready`` for each
+  look that found a ``spec.dependsOn`` request not Ready;
 - ``helm_operator_reconcile_duration_seconds{action}``: how long each took;
 - ``helm_operator_requests{state}``: HelmRequests by state (ready, reconciling, stalled,
   suspended), as last seen by this process;

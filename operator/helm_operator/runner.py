@@ -25,6 +25,9 @@ Rules:
 - A wait cancelled by a newer generation (``Runtime.superseded``) is no failure: Reconciling
   (reason HealthCheckCanceled, Flux's for a wait a new reconcile cuts) and a Normal Event say
   so, and the handler returns so the newer generation runs at once.
+- Before anything else (Flux's order), a request whose ``spec.dependsOn`` is not Ready waits
+  (:mod:`dependencies`): Ready False DependencyNotReady, nothing tried or counted, and
+  :class:`WaitingForDependencies` tells the handler when to look again.
 - Deletion never blocks for good: after ``MAX_DELETE_RETRIES`` (or at once when retrying
   cannot help) the finalizer is released with a Warning Event saying what was left.
 """
@@ -351,7 +354,8 @@ def _due_on_interval(old: Mapping[str, Any], generation: int, *, requested: bool
     that a new chart or values lift (retries used up, no rollback target: no Helm action
     until then, :func:`reconcile.hold`), or left to it to retry; other stalls wait for a spec
     change, in-progress ones for their own (Kopf) retries. A reconcile token not handled yet
-    (``requested``) runs it whatever the stall."""
+    (``requested``) runs it whatever the stall. A request waiting for its dependencies is due
+    (its daemon sleeps ``--requeue-dependency`` between looks)."""
     ready = status.get_condition(old, status.READY) or {}
     if ready.get("reason") == status.DEPENDENCY_NOT_READY:
         # a wait for dependencies leaves observedGeneration behind (Flux): its condition tells
