@@ -193,7 +193,8 @@ def test_output_written_by_a_loop_stops_at_output_limit(tmp_path):
 # -- time -------------------------------------------------------------------------------------
 
 def test_huge_range_meets_the_deadline(tmp_path):
-    exc = limit_error(tmp_path, "{{ range 100000000000 }}{{ end }}")
+    # A CPU limit as short as the timeout could trip first: this loop burns CPU as fast as wall time.
+    exc = limit_error(tmp_path, "{{ range 100000000000 }}{{ end }}", RenderLimits(timeout_s=1.0, cpu_s=60))
     assert (exc.limit, str(exc)) == ("timeout_s", f"chart e1: template {T}: passed the render timeout of 1s")
 
 
