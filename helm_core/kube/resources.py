@@ -166,11 +166,15 @@ def replace(client: kclient.ClusterClient, obj: Mapping[str, Any]) -> dict[str, 
     return _own_replaced_fields(client, done)
 
 
+#: What :func:`joined` puts between the refusals (helm's ``Update`` joins them so).
+JOINER = " && "
+
+
 def joined(refusals: Sequence[ClusterError]) -> ClusterError:
     """helm's error when objects could not be updated: their errors joined by `` && ``, in the
     objects' order (of the first one's kind, which callers classify)."""
     first = refusals[0]
-    return type(first)(" && ".join(str(exc) for exc in refusals), answer=first.answer)
+    return type(first)(JOINER.join(str(exc) for exc in refusals), answer=first.answer)
 
 
 def _reworded(exc: ClusterError, words: str) -> ClusterError:

@@ -12,8 +12,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from helm_core.action.drift import Drifted, IgnoreRule, correct, detect, ignore_rules  # re-exported
+from helm_core.kube import resources
 
-__all__ = ["MODES", "MAX_REPORTED", "Drifted", "correct", "describe", "detect", "ignore", "mode"]
+__all__ = ["MODES", "MAX_REPORTED", "Drifted", "correct", "describe", "detect", "failure_message", "ignore",
+           "mode"]
 
 MODES = ("disabled", "warn", "enabled")
 MAX_REPORTED = 20
@@ -35,3 +37,11 @@ def describe(found: Sequence[Drifted]) -> list[str]:
     if len(found) > MAX_REPORTED:
         lines.append(f"... and {len(found) - MAX_REPORTED} more")
     return lines
+
+
+def failure_message(release: str, exc: BaseException) -> str:
+    """Flux's words for a drift correction that failed (its Warning ``DriftCorrectionFailed``
+    Event): the release (``NS/NAME.vVERSION``), then each object's error on a line of its own
+    (helm_core joins the refusals of one apply as helm does, :func:`resources.joined`)."""
+    errors = str(exc).split(resources.JOINER)
+    return f"Failed to correct cluster state of release {release}:\n" + "\n".join(errors)

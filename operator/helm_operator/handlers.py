@@ -48,9 +48,10 @@ def register(registry: kopf.OperatorRegistry) -> None:
         uid = body["metadata"]["uid"]
         try:
             runner.apply(memo.runtime, body, retry=retry, metrics=memo.metrics)
-        except runner.WaitingForDependencies as waiting:
-            # handled: the interval daemon looks again (a fixed requeue, no Kopf retry whose
-            # attempts would count against a later failure's backoff)
+        except runner.CheckAgain as waiting:
+            # handled: the interval daemon looks again (a dependency wait's fixed requeue, a
+            # drift correction's backoff; no Kopf retry whose attempts would count against a
+            # later failure's backoff)
             memo.loop.call_soon_threadsafe(recheck, memo, uid, interval_of(body), waiting.seconds)
             return
         memo.last_check[uid] = time.monotonic()
@@ -165,7 +166,7 @@ def _busy(body: kopf.Body) -> bool:
         return False  # nothing runs: only the check it waits for would read the values
     reconciling = status.get_condition(st, status.RECONCILING)
     return (st.get("observedGeneration") != body["metadata"].get("generation")
-            or (reconciling is not None
+            or (reconciling is not None and not status.correcting_drift(st)
                 and reconciling.get("reason") != status.RETRYING_ON_INTERVAL))
 
 
@@ -211,10 +212,11 @@ async def sleep_or_wake(stopped: kopf.DaemonStopped, woken: asyncio.Event, secon
 
 
 def _interval_check(memo: kopf.Memo, body: dict[str, Any]) -> float | None:
-    """The interval check; seconds until the next when it waits for dependencies."""
+    """The interval check; seconds until the next when it must look again sooner
+    (:class:`runner.CheckAgain`)."""
     try:
         runner.apply(memo.runtime, body, retry=0, metrics=memo.metrics, interval_check=True)
-    except runner.WaitingForDependencies as waiting:
+    except runner.CheckAgain as waiting:
         return waiting.seconds
     except (kopf.TemporaryError, kopf.PermanentError):
         pass  # already in status and Events; the next interval tries again

@@ -128,13 +128,21 @@ class Runtime:
 
 @record(frozen=True)
 class Outcome:
-    """What happened: ``action`` is install, upgrade, rollback, drift-correction, none,
-    suspended or held (nothing tried until something changes, :func:`hold`)."""
+    """What happened: ``action`` is install, upgrade, rollback, drift-correction,
+    drift-correction-failed, none, suspended or held (nothing tried until something changes,
+    :func:`hold`)."""
 
     action: str
     status: dict[str, Any]
     drift: tuple[str, ...] = ()
     """Drifted objects found (reported in warn mode, corrected in enabled mode)."""
+    error: str = ""
+    """Why the action failed without failing the request (a drift correction)."""
+
+
+#: The action of an :class:`Outcome` whose drift correction failed (tried again, not a failure
+#: of the release).
+DRIFT_CORRECTION_FAILED = "drift-correction-failed"
 
 
 def client_for(rt: Runtime, meta: Mapping[str, Any], spec: Mapping[str, Any],
@@ -270,8 +278,18 @@ def apply(rt: Runtime, body: Mapping[str, Any], *, force: bool = False) -> Outco
             if not found:
                 return Outcome("none", quiet)
             lines = drift.describe(found)
-            if drift_mode == "enabled" and latest and drift.correct(cfg, latest, found):
-                return Outcome("drift-correction", quiet, drift=tuple(lines))
+            if drift_mode == "enabled" and latest:
+                try:
+                    corrected = drift.correct(cfg, latest, found)
+                except core_errors.HelmError as exc:
+                    # Flux keeps the release as it is (no failure counted, nothing remediated)
+                    # and tries the correction again: status.drift_uncorrected
+                    tries = 1 + (int(old.get("failures") or 0) if status.correcting_drift(old) else 0)
+                    return Outcome(DRIFT_CORRECTION_FAILED, status.drift_uncorrected(
+                        quiet, generation=generation, drift=lines, tries=tries, now=now), drift=tuple(lines),
+                        error=drift.failure_message(_named(latest)[0], exc))
+                if corrected:
+                    return Outcome("drift-correction", quiet, drift=tuple(lines))
             return Outcome("none", dict(quiet, drift=lines), drift=tuple(lines))
         held = None if force else hold(spec, old, history or [])
         if held is not None:

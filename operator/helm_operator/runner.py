@@ -28,6 +28,9 @@ Rules:
 - Before anything else (Flux's order), a request whose ``spec.dependsOn`` is not Ready waits
   (:mod:`dependencies`): Ready False DependencyNotReady, nothing tried or counted, and
   :class:`WaitingForDependencies` tells the handler when to look again.
+- A drift correction that fails is no failure of the release (Flux's): Ready Unknown and
+  Reconciling ProgressingWithRetry "correcting cluster drift", a Warning DriftCorrectionFailed
+  Event, and :class:`CheckAgain` has the interval check try again after the backoff.
 - Deletion never blocks for good: after ``MAX_DELETE_RETRIES`` (or at once when retrying
   cannot help) the finalizer is released with a Warning Event saying what was left.
 """
@@ -66,14 +69,19 @@ RETRY_ON_INTERVAL = frozenset({"Forbidden", "ChartSourceFailed", "ServiceAccount
                                *status.HELD_REASONS})
 
 
-class WaitingForDependencies(Exception):
-    """A ``spec.dependsOn`` request is not Ready: nothing was tried; look again after
-    ``seconds`` (``--requeue-dependency``, Flux's fixed interval: no backoff, no Kopf retry,
-    no failure counted)."""
+class CheckAgain(Exception):
+    """Nothing failed, but the request's interval check must run again after ``seconds`` (no
+    Kopf retry: it is the check's own work that waits)."""
 
     def __init__(self, message: str, seconds: float) -> None:
         super().__init__(message)
         self.seconds = seconds
+
+
+class WaitingForDependencies(CheckAgain):
+    """A ``spec.dependsOn`` request is not Ready: nothing was tried; look again after
+    ``seconds`` (``--requeue-dependency``, Flux's fixed interval: no backoff, no Kopf retry,
+    no failure counted)."""
 
 
 def write_status(rt: reconcile.Runtime, body: Mapping[str, Any], new: Mapping[str, Any]) -> None:
@@ -159,13 +167,18 @@ def apply(rt: reconcile.Runtime, body: Mapping[str, Any], *, retry: int,
         announced = announcement.settle() if announcement is not None else True
         if new != recorded or not announced:  # an idle check writes nothing
             write_status(rt, body, new)
+        uncorrected = outcome.action == reconcile.DRIFT_CORRECTION_FAILED
         metrics.set_state(meta["uid"], state_of(outcome.status))
-        metrics.observe(action=outcome.action, result="stalled" if outcome.action == "held" else "success",
-                        seconds=time.monotonic() - started)
+        metrics.observe(action=outcome.action, result="stalled" if outcome.action == "held" else
+                        "retry" if uncorrected else "success", seconds=time.monotonic() - started)
         if outcome.drift:  # Flux's Events: the drift found, then its correction
             rt.post_event(body, "Warning", reason="DriftDetected", message="; ".join(outcome.drift))
             if outcome.action == "drift-correction":
                 rt.post_event(body, "Normal", reason="DriftCorrected", message="; ".join(outcome.drift))
+        if uncorrected:
+            # Flux: the release stays as it is; the correction is tried again, with backoff
+            rt.post_event(body, "Warning", reason=status.DRIFT_CORRECTION_FAILED, message=outcome.error)
+            raise CheckAgain(outcome.error, errors.backoff_seconds(int(outcome.status["failures"]) - 1))
         if acted_as:
             rt.post_event(body, "Normal", reason=requester.ACTED_AS, message=acted_as)
         if outcome.action in ("install", "upgrade", "rollback"):
@@ -369,7 +382,8 @@ def _due_on_interval(old: Mapping[str, Any], generation: int, *, requested: bool
     if stalled:
         return status.reason_of(stalled) in RETRY_ON_INTERVAL
     reconciling = status.get_condition(old, status.RECONCILING)
-    return reconciling is None or reconciling.get("reason") == status.RETRYING_ON_INTERVAL
+    return reconciling is None or reconciling.get("reason") == status.RETRYING_ON_INTERVAL \
+        or status.correcting_drift(old)  # the check retries its own drift correction
 
 
 def unless_terminating(admin: kclient.ClusterClient, post: reconcile.EventPoster,

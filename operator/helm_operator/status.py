@@ -81,6 +81,11 @@ SUSPENDED = "Suspended"
 DEPENDENCY_NOT_READY = "DependencyNotReady"
 #: Flux's Reconciling message while it checks the prerequisites (dependencies, source).
 FULFILLING_PREREQUISITES = "Fulfilling prerequisites"
+#: Flux's Ready message while it corrects drift, kept (with Reconciling) when the correction
+#: fails: the correction is tried again (:func:`drift_uncorrected`).
+CORRECTING_DRIFT = "correcting cluster drift"
+#: Flux's Event reason of a drift correction that failed.
+DRIFT_CORRECTION_FAILED = "DriftCorrectionFailed"
 
 
 def now_rfc3339() -> str:
@@ -285,6 +290,33 @@ def waiting_for_dependencies(status: Mapping[str, Any] | None, *, generation: in
                           message=message, generation=generation, now=now)
     out["conditions"] = _ordered(conds)
     return out
+
+
+def drift_uncorrected(status: Mapping[str, Any] | None, *, generation: int, drift: Sequence[str],
+                      tries: int, now: str) -> dict[str, Any]:
+    """A drift correction failed, Flux's way: Ready Unknown (Progressing, "correcting cluster
+    drift", as Flux marks it before correcting), Reconciling True (ProgressingWithRetry, the
+    same message): the correction is tried again with backoff, ``failures`` saying how many
+    ``tries`` failed in a row.
+    Released, Remediated and the failure counts of installs and upgrades are kept: the release
+    did not fail. ``drift`` lists the objects still drifted."""
+    out = _base(status, generation)
+    conds = remove_condition(out.get("conditions", []), STALLED)
+    conds = set_condition(conds, type_=RECONCILING, status="True", reason=RETRYING,
+                          message=CORRECTING_DRIFT, generation=generation, now=now)
+    conds = set_condition(conds, type_=READY, status="Unknown", reason=PROGRESSING,
+                          message=CORRECTING_DRIFT, generation=generation, now=now)
+    out["conditions"] = _ordered(conds)
+    out["drift"] = list(drift)
+    out["failures"] = tries
+    return out
+
+
+def correcting_drift(status: Mapping[str, Any] | None) -> bool:
+    """True while a failed drift correction waits to be tried again (:func:`drift_uncorrected`):
+    the interval check is its retry."""
+    reconciling = get_condition(status, RECONCILING) or {}
+    return reconciling.get("reason") == RETRYING and reconciling.get("message") == CORRECTING_DRIFT
 
 
 def attempted(status: Mapping[str, Any], *, revision: str, config_digest: str,

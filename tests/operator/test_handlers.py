@@ -8,7 +8,7 @@ from types import SimpleNamespace
 import kopf
 
 from helm_core import errors as core_errors
-from helm_operator import handlers, progress
+from helm_operator import handlers, progress, status
 
 
 class Stopped:
@@ -80,6 +80,13 @@ def test_a_retry_left_to_the_interval_check_is_not_busy():
     st = {"observedGeneration": 2, "conditions": [
         {"type": "Ready", "status": "False", "reason": "ChartVersionNotFound"},
         {"type": "Reconciling", "status": "True", "reason": "RetryingOnInterval"}]}
+    assert not handlers._busy({"metadata": {"generation": 2}, "status": st})
+    assert handlers._busy({"metadata": {"generation": 3}, "status": st})
+
+
+def test_a_drift_correction_to_try_again_is_not_busy():
+    # Flux retries a failed correction; here the interval check does (status.drift_uncorrected)
+    st = status.drift_uncorrected({"conditions": []}, generation=2, drift=["x"], tries=1, now="t")
     assert not handlers._busy({"metadata": {"generation": 2}, "status": st})
     assert handlers._busy({"metadata": {"generation": 3}, "status": st})
 

@@ -713,6 +713,53 @@ def test_drift_is_reported_in_warn_mode_and_only_drifted_objects_reapplied_in_en
     assert w.admin.list("coordination.k8s.io/v1", "Lease", namespace=NS) == []
 
 
+def test_a_failed_drift_correction_keeps_the_release_and_is_tried_again_with_backoff(tmp_path, monkeypatch):
+    """Flux's CorrectClusterDrift: a correction that fails fails nothing (no failure counted,
+    Released as it was): Ready Unknown and Reconciling ProgressingWithRetry "correcting cluster
+    drift", a Warning DriftCorrectionFailed Event after DriftDetected, tried again with backoff
+    until the drift is corrected."""
+    apply_ = fake.FakeClient.apply
+
+    def refusing(self, obj, **kw):
+        if obj.get("kind") == "ConfigMap" and not kw.get("dry_run") and obj["data"] == {"count": "3"}:
+            raise core_errors.ForbiddenError('configmaps "app" is forbidden: denied by a webhook')
+        return apply_(self, obj, **kw)
+
+    w = World(tmp_path)
+    w.request(values={"n": 3}, driftDetection={"mode": "enabled"})
+    version = w.run()["status"]["version"]
+    edited = w.configmap("app")
+    edited["data"]["count"] = "99"
+    w.admin.replace(edited)
+    monkeypatch.setattr(fake.FakeClient, "apply", refusing)
+    posted = len(w.events)
+    with pytest.raises(runner.CheckAgain) as first:
+        runner.apply(w.rt, w.current(), retry=0, metrics=w.metrics, interval_check=True)
+    obj = w.current()
+    line = f'ConfigMap "app" in namespace "{NS}": changed (data)'
+    said = (f"Failed to correct cluster state of release {NS}/app.v{version}:\n"
+            'configmaps "app" is forbidden: denied by a webhook')
+    assert w.events[posted:] == [("Warning", "DriftDetected", line), ("Warning", "DriftCorrectionFailed", said)]
+    assert conditions(obj) == {"Ready": ("Unknown", "Progressing"), "Reconciling": ("True", "ProgressingWithRetry"),
+                               "Released": ("True", "InstallSucceeded")}
+    assert condition_message(obj, "Ready") == condition_message(obj, "Reconciling") == "correcting cluster drift"
+    assert obj["status"]["drift"] == [line]
+    assert obj["status"]["version"] == version and not obj["status"].get("installFailures")
+    assert first.value.seconds == 5.0
+    # the interval check is the retry (not left to a Kopf retry), and backs off
+    assert runner._due_on_interval(obj["status"], 1)
+    with pytest.raises(runner.CheckAgain) as second:
+        runner.apply(w.rt, w.current(), retry=0, metrics=w.metrics, interval_check=True)
+    assert second.value.seconds == 10.0
+    monkeypatch.setattr(fake.FakeClient, "apply", apply_)
+    runner.apply(w.rt, w.current(), retry=0, metrics=w.metrics, interval_check=True)
+    obj = w.current()
+    assert w.configmap("app")["data"] == {"count": "3"}
+    assert w.events[-1] == ("Normal", "DriftCorrected", line)
+    assert conditions(obj) == {"Ready": ("True", "InstallSucceeded"), "Released": ("True", "InstallSucceeded")}
+    assert obj["status"]["failures"] == 0
+
+
 def test_the_next_action_is_helm_cores_plan_over_the_stored_history(tmp_path):
     w = World(tmp_path)
     w.request(maxHistory=2)
