@@ -98,10 +98,11 @@ def test_an_upgrade_with_no_version_to_roll_back_to_stalls_as_flux(
     assert (stall["reason"], stall["message"]) == (
         "MissingRollbackTarget",
         "Failed to perform remediation: missing target release for rollback: cannot remediate failed release")
-    failure = condition(obj, "Released")["message"]
+    failure = condition(obj, "TestSuccess")["message"]  # Flux's: the upgrade released, its tests failed
     assert "test hooks of release app failed" in failure
-    assert [(condition(obj, t)["reason"], condition(obj, t)["message"]) for t in ("Ready", "Released")] == [
+    assert [(condition(obj, t)["reason"], condition(obj, t)["message"]) for t in ("Ready", "TestSuccess")] == [
         ("TestFailed", failure), ("TestFailed", failure)]
+    assert (condition(obj, "Released")["status"], condition(obj, "Released")["reason"]) == ("True", "UpgradeSucceeded")
     assert condition(obj, "Remediated") is None and condition(obj, "Reconciling") is None
     assert obj["status"]["upgradeFailures"] == 1
     assert ("TestFailed", failure) in warnings(api, namespace)

@@ -169,6 +169,9 @@ def test_failing_test_hook_rolls_the_upgrade_back(
     first = obj["status"]["version"]
     assert obj["status"]["lastTest"]["phase"] == "Succeeded"
     assert obj["status"]["lastTest"]["version"] == first
+    assert (condition(obj, "TestSuccess")["status"], condition(obj, "TestSuccess")["message"]) == (
+        "True", f"Helm test succeeded for release {namespace}/app.v{first} with chart demo@0.1.0: "
+                "1 test hook completed successfully")
     assert [(h["name"], h["kind"], h["phase"]) for h in obj["status"]["lastTest"]["hooks"]] == [
         ("smoke", "Job", "Succeeded")]
     tested = obj["status"]["history"][0]["testHooks"]  # Flux's, from the run stored in the version
@@ -183,8 +186,8 @@ def test_failing_test_hook_rolls_the_upgrade_back(
                     "test hooks of release app failed", stalled["message"]), stalled["message"]
     assert (f"(remediation: Helm rollback to previous release {namespace}/app.v{first} with chart demo@0.1.0 "
             "succeeded)") in stalled["message"]
-    assert [condition(obj, t)["reason"] for t in ("Ready", "Released", "Remediated")] == [
-        "RollbackSucceeded", "TestFailed", "RollbackSucceeded"]
+    assert [condition(obj, t)["reason"] for t in ("Ready", "Released", "TestSuccess", "Remediated")] == [
+        "RollbackSucceeded", "UpgradeSucceeded", "TestFailed", "RollbackSucceeded"]
     assert obj["status"]["lastTest"]["phase"] == "Failed"
     assert obj["status"]["lastTest"]["hooks"][0]["phase"] == "Failed"
     # the rollback brought the first values back
@@ -226,7 +229,9 @@ def test_failing_test_hook_with_ignore_failures_stays_ready(
     assert obj["status"]["history"][0]["testHooks"]["smoke"]["phase"] == "Failed"
     # Flux's Event for the failure ignored, posted after the install's own
     said = posted(api, namespace, "TestFailed", "Warning")
-    assert said.startswith(f"Tests of version {obj['status']['version']} failed (ignored): ") and "smoke" in said
+    assert said == condition(obj, "TestSuccess")["message"] and condition(obj, "TestSuccess")["status"] == "False"
+    assert said.startswith(f"Helm test failed for release {namespace}/app.v{obj['status']['version']} "
+                           "with chart demo@0.1.0: test hooks of release app failed: ") and "smoke" in said
 
 
 def test_a_failing_test_left_out_by_the_filters_is_not_run(
@@ -238,8 +243,9 @@ def test_a_failing_test_left_out_by_the_filters_is_not_run(
     assert condition(obj, "Ready")["reason"] == "InstallSucceeded"
     assert (obj["status"]["lastTest"]["phase"], obj["status"]["lastTest"]["hooks"]) == ("Succeeded", [])
     assert obj["status"]["history"][0]["testHooks"] == {"smoke": {}}  # a test never run
-    assert posted(api, namespace, "TestSucceeded") == \
-        f"Tests of version {obj['status']['version']} succeeded: no test hooks"
+    assert posted(api, namespace, "TestSucceeded") == condition(obj, "TestSuccess")["message"] == (
+        f"Helm test succeeded for release {namespace}/app.v{obj['status']['version']} with chart demo@0.1.0: "
+        "no test hooks")
 
 
 HOOKED_CHART = {

@@ -198,6 +198,10 @@ class TestReport:
             return "Failed"
         return "Succeeded"
 
+    def failure(self, release_name: str) -> str:
+        """The words of the failure (the ``TestFailedError`` raised when not ignored)."""
+        return f"test hooks of release {release_name} failed: {self.error}"
+
     def summary(self) -> dict[str, Any]:
         return {"version": self.version, "phase": self.phase, "startedAt": self.started,
                 "completedAt": self.completed, **({"message": self.error} if self.error else {}),
@@ -260,6 +264,6 @@ def after_release(cfg: config.Configuration, release: rel.ReleaseVersion,
     report.test_hooks = test_hooks(get.run(cfg, release.name, release.namespace, release.version))
     cfg.log(f"tests of {release.name} {report.phase.lower()}: {len(report.results)} test(s)")
     if report.error and not options.ignore_failures:
-        raise TestFailedError(f"test hooks of release {release.name} failed: {report.error}",
+        raise TestFailedError(report.failure(release.name),
                               summary=report.summary())
     return report

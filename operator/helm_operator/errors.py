@@ -167,8 +167,8 @@ def is_release_failure(exc: BaseException) -> bool:
         isinstance(exc, errors.HelmError) and exc.failed_version is not None)
 
 
-#: Flux's reason (helm-controller ``api/v2``) for failed tests (``status`` has the others).
-TEST_FAILED = "TestFailed"
+#: Flux's reason (helm-controller ``api/v2``) for failed tests.
+TEST_FAILED = status.TEST_FAILED
 
 
 def release_reason(exc: BaseException, *, action: str) -> str:
@@ -220,6 +220,17 @@ def release_message(exc: BaseException, *, action: str) -> str:
     if cause == TEST_FAILED:
         return f"Helm test failed for release {attempt.release} with chart {attempt.chart}: {said}"
     return f"Helm {action} failed for release {attempt.release} with chart {attempt.chart}: {said}"
+
+
+def tested_release(exc: BaseException, *, action: str) -> tuple[str, str] | None:
+    """Released as Flux tells it when only the tests of ``action`` (install or upgrade) failed:
+    the action's success reason and message, naming the tested version; None for other
+    failures (or when what was tried is not told)."""
+    attempt = attempt_of(exc)
+    if not isinstance(exc, errors.TestFailedError) or attempt is None:
+        return None
+    reason = status.INSTALL_SUCCEEDED if action == "install" else status.UPGRADE_SUCCEEDED
+    return reason, f"Helm {action} succeeded for release {attempt.release} with chart {attempt.chart}"
 
 
 def backoff_seconds(retry: int) -> float:

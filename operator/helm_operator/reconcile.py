@@ -331,7 +331,8 @@ def apply(rt: Runtime, body: Mapping[str, Any], *, force: bool = False) -> Outco
                 description=f"Install {description}"), history=history)
         tested = _test(cfg, spec, done, lua, action=action)
         out = _success(old, generation, done, values.digest, chart_info, action, now,
-                       test_hooks=None if tested is None else tested.test_hooks)
+                       test_hooks=None if tested is None else tested.test_hooks,
+                       tested=None if tested is None else _tested(done, tested))
         out.pop("rolledBackTo", None)
         out.pop("drift", None)
         if tested is not None:
@@ -409,6 +410,18 @@ def _test(cfg: action_config.Configuration, spec: Mapping[str, Any],
         exc.failed_action = action
         errors.tell_attempt(exc, errors.Attempt(*_named(done)))
         raise
+
+
+def _tested(done: rel.ReleaseVersion, report: test_action.TestReport) -> status.Tested:
+    """Flux's TestSuccess of the tests ``report`` says ran on ``done`` (a failure ignored: the
+    words of the failure not ignored, :func:`errors.release_message`)."""
+    release, chart = _named(done)
+    if report.error:
+        return status.Tested(False, f"Helm test failed for release {release} with chart {chart}: "
+                                    f"{report.failure(done.name)}")
+    hooks = len(report.results)  # Flux counts the test hooks its filters select: those run
+    ran = f"{hooks} test hook{'s' if hooks > 1 else ''} completed successfully" if hooks else "no test hooks"
+    return status.Tested(True, f"Helm test succeeded for release {release} with chart {chart}: {ran}")
 
 
 def remediation(spec: Mapping[str, Any], action: str) -> Mapping[str, Any]:
@@ -616,7 +629,7 @@ _REASONS = {"install": status.INSTALL_SUCCEEDED, "upgrade": status.UPGRADE_SUCCE
 
 def _success(old: Mapping[str, Any], generation: int, done: rel.ReleaseVersion, digest: str,
              chart_info: core_sources.ResolvedChart, action: str, now: str, *,
-             test_hooks: Mapping[str, Any] | None = None) -> dict[str, Any]:
+             test_hooks: Mapping[str, Any] | None = None, tested: status.Tested | None = None) -> dict[str, Any]:
     message = "Helm {} succeeded for release {} with chart {}".format(action, *_named(done))
     release = {"releaseName": done.name, "releaseNamespace": done.namespace,
                "version": str(done.version), "chartName": done.chart_name,
@@ -624,4 +637,4 @@ def _success(old: Mapping[str, Any], generation: int, done: rel.ReleaseVersion, 
                "valuesDigest": digest, "chartDigest": chart_info.digest, "notes": done.notes,
                "lastAttemptedGeneration": generation}
     return status.succeeded(old, generation=generation, reason=_REASONS[action], message=message,
-                            release=release, now=now, test_hooks=test_hooks)
+                            release=release, now=now, test_hooks=test_hooks, tested=tested)

@@ -13,8 +13,9 @@ Rules:
   release failures (anything failed once a version was stored, or tests,
   :func:`errors.is_release_failure`) follow ``remediation.retries`` (default 0) and run the
   remediation strategy between attempts (the last one only with ``remediateLastFailure``), as
-  Flux does, with Flux's reasons (InstallFailed, UpgradeFailed, TestFailed on Released and
-  Ready; Remediated RollbackSucceeded, UninstallFailed...); an upgrade its remediation uninstalled
+  Flux does, with Flux's reasons (InstallFailed, UpgradeFailed on Released and Ready;
+  TestFailed on TestSuccess and Ready, Released True; Remediated RollbackSucceeded,
+  UninstallFailed...); an upgrade its remediation uninstalled
   is installed again, its retries used up or not; a rollback remediation with no version to go
   to stalls (MissingRollbackTarget); a stall of either kind tries nothing more until the
   counts start from zero (:func:`reconcile.hold`); an install or upgrade that failed before
@@ -212,21 +213,13 @@ def _wait_for_dependencies(rt: reconcile.Runtime, body: Mapping[str, Any],
 
 
 def _post_tests(rt: reconcile.Runtime, body: Mapping[str, Any], st: Mapping[str, Any]) -> None:
-    """Flux's Event of the tests the release's new version ran (``status.lastTest`` of that
-    version): Normal TestSucceeded, or Warning TestFailed when their failure was ignored (a
-    failure not ignored fails the release, whose Event says TestFailed)."""
-    tested = st.get("lastTest") or {}
-    if not tested or tested.get("version") != st.get("version"):
-        return
-    if tested.get("phase") == "Succeeded":
-        hooks = len(tested.get("hooks") or ())
-        ran = f"{hooks} test hook{'s' if hooks > 1 else ''} completed" if hooks else "no test hooks"
-        rt.post_event(body, "Normal", reason=status.TEST_SUCCEEDED,
-                      message=f"Tests of version {tested['version']} succeeded: {ran}")
-    else:
-        rt.post_event(body, "Warning", reason=errors.TEST_FAILED,
-                      message=f"Tests of version {tested['version']} failed (ignored): "
-                              f"{tested.get('message', '')}")
+    """Flux's Event of the tests the release's new version ran, as its TestSuccess condition
+    says: Normal TestSucceeded, or Warning TestFailed when their failure was ignored (a failure
+    not ignored fails the release, whose Event says TestFailed)."""
+    tested = status.get_condition(st, status.TEST_SUCCESS)
+    if tested is not None:
+        rt.post_event(body, "Normal" if tested["status"] == "True" else "Warning",
+                      reason=tested["reason"], message=tested["message"])
 
 
 def _held(st: Mapping[str, Any]) -> bool:
@@ -272,7 +265,8 @@ def _failed(rt: reconcile.Runtime, body: Mapping[str, Any], exc: Exception, *, r
             # Flux (IsUninstallAfterUpgrade): an upgrade uninstalled by its remediation is
             # installed again, its retries used up or not; the install's own budget then applies
             retrying = retrying or reconcile.reinstalls_after(remedy, action=action)
-        released = status.ReleaseFailure(errors.release_reason(exc, action=action), remedy=remedy)
+        released = status.ReleaseFailure(errors.release_reason(exc, action=action), remedy=remedy,
+                                         released=errors.tested_release(exc, action=action))
     else:
         permanent = errors.is_permanent(exc)
         retrying = not permanent and retry < MAX_TRANSIENT_RETRIES
@@ -295,6 +289,8 @@ def _failed(rt: reconcile.Runtime, body: Mapping[str, Any], exc: Exception, *, r
         new[counter] = int(old.get(counter) or 0) + 1
     if isinstance(exc, core_errors.TestFailedError):
         new["lastTest"] = exc.summary
+    if released is not None and released.released is not None:  # Flux: released, then tested
+        rt.post_event(body, "Normal", reason=released.released[0], message=released.released[1])
     if remedy is not None:  # Flux's Event of the remediation, before the failure's own
         rt.post_event(body, "Warning" if remedy.failed else "Normal", reason=remedy.reason,
                       message=remedy.message)

@@ -29,6 +29,9 @@ RELEASED = "Released"
 #: Flux's Remediated condition: the last remediation (rollback or uninstall) after a failed
 #: release, True when it succeeded; present after a remediation until the next success.
 REMEDIATED = "Remediated"
+#: Flux's TestSuccess condition: how the tests of the last install or upgrade went (True
+#: TestSucceeded, False TestFailed); present only when ``spec.test`` ran them.
+TEST_SUCCESS = "TestSuccess"
 
 #: Conditions present only while True (kstatus "abnormal-true").
 ABNORMAL_TRUE = frozenset({RECONCILING, STALLED})
@@ -50,8 +53,9 @@ UNINSTALL_FAILED = "UninstallFailed"
 #: Flux's Released (and Ready) reasons of a failed install or upgrade.
 INSTALL_FAILED = "InstallFailed"
 UPGRADE_FAILED = "UpgradeFailed"
-#: Flux's Event reason for tests that passed after an install or upgrade.
+#: Flux's TestSuccess (and Event) reasons for tests run after an install or upgrade.
 TEST_SUCCEEDED = "TestSucceeded"
+TEST_FAILED = "TestFailed"
 #: The success Flux tells on Released when it finds the release as desired after such a failure.
 SUCCEEDED_AFTER = {INSTALL_FAILED: INSTALL_SUCCEEDED, UPGRADE_FAILED: UPGRADE_SUCCEEDED}
 #: Ready after a check found the release as desired with no success to tell (no Released).
@@ -72,7 +76,6 @@ HELD_REASONS = frozenset({RETRIES_EXCEEDED, MISSING_ROLLBACK_TARGET})
 #: Reasons earlier versions wrote where Flux's word is now written, by that word: a status
 #: written before an upgrade of the controller is read as if it said Flux's (:func:`reason_of`).
 FORMER_REASONS = {"RetriesExhausted": RETRIES_EXCEEDED}
-
 #: Failure counts: a success, a new generation, a new chart or values (:func:`attempted`) and
 #: Flux's reset request (:mod:`helm_operator.ondemand`) start them again from zero.
 FAILURE_COUNTS = ("failures", "installFailures", "upgradeFailures")
@@ -148,23 +151,41 @@ def reconciling(status: Mapping[str, Any] | None, *, generation: int, message: s
     return out
 
 
+@record(frozen=True)
+class Tested:
+    """How the tests run after an install or upgrade went, as Flux's TestSuccess says it."""
+
+    passed: bool
+    message: str
+
+    @property
+    def reason(self) -> str:
+        return TEST_SUCCEEDED if self.passed else TEST_FAILED
+
+
 def succeeded(status: Mapping[str, Any] | None, *, generation: int, reason: str, message: str,
               release: Mapping[str, Any], now: str,
-              test_hooks: Mapping[str, Any] | None = None) -> dict[str, Any]:
+              test_hooks: Mapping[str, Any] | None = None, tested: Tested | None = None) -> dict[str, Any]:
     """The release for ``generation`` is deployed: Ready and Released True, nothing abnormal.
 
     ``release`` holds the status fields to record (version, chartName, chartVersion, appVersion,
     valuesDigest, chartDigest, notes, releaseName, releaseNamespace); ``history`` gets the new
     version in front, at most ``MAX_STATUS_HISTORY`` entries, with ``test_hooks`` (the version's
-    tests after a ``spec.test`` run, Flux's ``history[].testHooks``) when given."""
+    tests after a ``spec.test`` run, Flux's ``history[].testHooks``) when given. ``tested``: the
+    TestSuccess condition of the tests that ran (their failure ignored: Ready stays True, as
+    Flux's summary leaves TestSuccess out when ``test.ignoreFailures``); none ran, none is kept."""
     out = _base(status, generation)
     out.update({k: v for k, v in release.items() if k != "history"})
     conds = out.get("conditions", [])
-    for gone in (STALLED, RECONCILING, REMEDIATED):
+    for gone in (STALLED, RECONCILING, REMEDIATED, TEST_SUCCESS):
         conds = remove_condition(conds, gone)
     for type_ in (READY, RELEASED):
         conds = set_condition(conds, type_=type_, status="True", reason=reason, message=message,
                               generation=generation, now=now)
+    if tested is not None:
+        conds = set_condition(conds, type_=TEST_SUCCESS, status="True" if tested.passed else "False",
+                              reason=tested.reason, message=tested.message, generation=generation,
+                              now=now)
     out["conditions"] = _ordered(conds)
     out.pop("lastError", None)
     out["failures"] = 0
@@ -203,11 +224,14 @@ class Remedy:
 @record(frozen=True)
 class ReleaseFailure:
     """How a failed release is told, Flux's way: ``reason`` on Released (InstallFailed,
-    UpgradeFailed, TestFailed) and Ready; ``remedy`` the Remediated condition when a
-    remediation ran (its reason is then Ready's, as Flux's summary puts Remediated first)."""
+    UpgradeFailed) and Ready; ``remedy`` the Remediated condition when a remediation ran (its
+    reason is then Ready's, as Flux's summary puts Remediated first). Failed tests (``reason``
+    TestFailed) are told on TestSuccess, Released True saying the action's success
+    (``released``: its reason and message), as Flux's."""
 
     reason: str
     remedy: Remedy | None = None
+    released: tuple[str, str] | None = None
 
 
 def failed(status: Mapping[str, Any] | None, *, generation: int, reason: str, message: str,
@@ -224,8 +248,15 @@ def failed(status: Mapping[str, Any] | None, *, generation: int, reason: str, me
     conds = list(out.get("conditions", []))
     ready_reason = reason
     if released is not None:
-        conds = set_condition(conds, type_=RELEASED, status="False", reason=released.reason,
-                              message=message, generation=generation, now=now)
+        conds = remove_condition(conds, TEST_SUCCESS)
+        if released.released is not None:  # only its tests failed
+            conds = set_condition(conds, type_=RELEASED, status="True", reason=released.released[0],
+                                  message=released.released[1], generation=generation, now=now)
+            conds = set_condition(conds, type_=TEST_SUCCESS, status="False", reason=released.reason,
+                                  message=message, generation=generation, now=now)
+        else:
+            conds = set_condition(conds, type_=RELEASED, status="False", reason=released.reason,
+                                  message=message, generation=generation, now=now)
         conds = remove_condition(conds, REMEDIATED)
         ready_reason = released.reason
         remedy = released.remedy
@@ -399,12 +430,22 @@ def is_ready(status: Mapping[str, Any] | None, generation: int) -> bool:
 
 def _base(status: Mapping[str, Any] | None, generation: int) -> dict[str, Any]:
     out = {k: v for k, v in (status or {}).items()}
-    out["conditions"] = [dict(c) for c in out.get("conditions") or []]
+    out["conditions"] = [_former(c) for c in out.get("conditions") or []]
     out["observedGeneration"] = generation
     return out
 
 
-_ORDER = {READY: 0, RECONCILING: 1, STALLED: 2, RELEASED: 3, REMEDIATED: 4}
+def _former(condition: Mapping[str, Any]) -> dict[str, Any]:
+    """``condition`` as this version tells it: a Released False TestFailed that earlier versions
+    wrote is the TestSuccess False TestFailed it now is (message and times kept; the success
+    Released would say was not recorded: the next install or upgrade writes it)."""
+    if condition.get("type") == RELEASED and condition.get("reason") == TEST_FAILED \
+            and condition.get("status") == "False":
+        return dict(condition, type=TEST_SUCCESS)
+    return dict(condition)
+
+
+_ORDER = {READY: 0, RECONCILING: 1, STALLED: 2, RELEASED: 3, REMEDIATED: 4, TEST_SUCCESS: 5}
 
 
 def _ordered(conds: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -363,16 +363,25 @@ def test_failed_tests_count_against_the_action_that_ran_them_unless_it_ignores_t
     with pytest.raises(kopf.PermanentError):
         w.run()
     obj = w.current()
-    assert conditions(obj) == {"Ready": ("False", "TestFailed"), "Released": ("False", "TestFailed"),
-                               "Stalled": ("True", "RetriesExceeded")}
+    # Flux's: the install succeeded (Released True), its tests did not (TestSuccess False), and
+    # Ready says the latter
+    assert conditions(obj) == {"Ready": ("False", "TestFailed"), "Released": ("True", "InstallSucceeded"),
+                               "TestSuccess": ("False", "TestFailed"), "Stalled": ("True", "RetriesExceeded")}
+    version = _version_labels(w)[0]["version"]
+    assert condition_message(obj, "Released") == (
+        f"Helm install succeeded for release team/app.v{version} with chart demo@1.0.0")
+    assert condition_message(obj, "TestSuccess").startswith(
+        f"Helm test failed for release team/app.v{version} with chart demo@1.0.0: test hooks of release app failed: ")
     assert (obj["status"].get("installFailures"), obj["status"].get("upgradeFailures")) == (1, None)
-    assert w.events[-1][:2] == ("Warning", "TestFailed")
+    assert [e[:2] for e in w.events[-2:]] == [("Normal", "InstallSucceeded"), ("Warning", "TestFailed")]
+    assert w.events[-1][2] == condition_message(obj, "TestSuccess")
     assert obj["status"]["lastTest"]["phase"] == "Failed"
 
     w.request("second", chart={"configMapRef": {"name": "hooked"}}, values={"fail": "test"}, test={"enable": True},
               install={"wait": False, "remediation": {"ignoreTestFailures": True}})
     second = w.run("second")
     assert conditions(second)["Ready"] == ("True", "InstallSucceeded")
+    assert conditions(second)["TestSuccess"] == ("False", "TestFailed")
     assert second["status"]["lastTest"]["phase"] == "Failed"
 
     w.edit(values={"fail": "test", "n": 2}, test={"enable": True, "ignoreFailures": True},
@@ -385,23 +394,30 @@ def test_failed_tests_count_against_the_action_that_ran_them_unless_it_ignores_t
 
 
 def test_tests_after_a_release_post_flux_s_test_events(tmp_path):
-    """Flux's Events of the tests run after an install or upgrade: Normal TestSucceeded after the
-    release's own, Warning TestFailed for a failure ignored (the request stays Ready); none when
-    no tests ran."""
+    """Flux's TestSuccess condition and Events of the tests run after an install or upgrade:
+    True TestSucceeded (a Normal Event after the release's own), False TestFailed for a failure
+    ignored (a Warning Event; the request stays Ready); gone, and no Event, when no tests ran."""
     w = World(tmp_path)
     _hooked(w)
     w.request(chart={"configMapRef": {"name": "hooked"}}, values={"n": 1}, test={"enable": True})
-    version = w.run()["status"]["version"]
+    obj = w.run()
+    version = obj["status"]["version"]
+    said = f"Helm test succeeded for release team/app.v{version} with chart demo@1.0.0: no test hooks"
     assert [e[:2] for e in w.events[-2:]] == [("Normal", "InstallSucceeded"), ("Normal", "TestSucceeded")]
-    assert w.events[-1][2] == f"Tests of version {version} succeeded: no test hooks"  # none without fail
+    assert w.events[-1][2] == said == condition_message(obj, "TestSuccess")  # no test hook without fail
+    assert conditions(obj)["TestSuccess"] == ("True", "TestSucceeded")
     w.edit(values={"n": 2, "fail": "test"}, test={"enable": True, "ignoreFailures": True})
     obj = w.run()
     assert conditions(obj)["Ready"] == ("True", "UpgradeSucceeded")
+    assert conditions(obj)["TestSuccess"] == ("False", "TestFailed")
     assert [e[:2] for e in w.events[-2:]] == [("Normal", "UpgradeSucceeded"), ("Warning", "TestFailed")]
-    assert w.events[-1][2].startswith(f"Tests of version {obj['status']['version']} failed (ignored): ")
+    assert w.events[-1][2] == condition_message(obj, "TestSuccess")
+    assert w.events[-1][2].startswith(f"Helm test failed for release team/app.v{obj['status']['version']} "
+                                      "with chart demo@1.0.0: test hooks of release app failed: ")
     w.edit(values={"n": 3}, test={"enable": False})
-    w.run()
+    obj = w.run()
     assert w.events[-1][:2] == ("Normal", "UpgradeSucceeded")
+    assert "TestSuccess" not in conditions(obj)
 
 
 @pytest.mark.parametrize(("ignored", "count"), [(None, "1"), (True, "2")], ids=["skipped", "ignored"])
@@ -1266,15 +1282,17 @@ def test_an_upgrade_with_no_version_to_roll_back_to_stalls_as_flux_does(tmp_path
     with pytest.raises(kopf.PermanentError):
         w.run()
     obj = w.current()
-    said = condition_message(obj, "Released")
+    told = "Released" if fail == "post-upgrade" else "TestSuccess"  # Flux: Released True when tests fail
+    said = condition_message(obj, told)
     reason = "UpgradeFailed" if fail == "post-upgrade" else "TestFailed"
     tested = _version_labels(w)[-1]["version"]
     assert said.startswith("Helm upgrade failed for release team/app with chart demo@1.0.0: "
                            "HookFailed: post-upgrade hooks failed: " if fail == "post-upgrade"
                            else f"Helm test failed for release team/app.v{tested} with chart demo@1.0.0: "
                            "test hooks of release app failed: ")
-    assert conditions(obj) == {"Ready": ("False", reason), "Released": ("False", reason),
-                               "Stalled": ("True", "MissingRollbackTarget")}
+    assert conditions(obj) == {"Ready": ("False", reason), "Stalled": ("True", "MissingRollbackTarget"), **(
+        {"Released": ("False", reason)} if fail == "post-upgrade" else
+        {"Released": ("True", "UpgradeSucceeded"), "TestSuccess": ("False", "TestFailed")})}
     assert condition_message(obj, "Stalled") == ("Failed to perform remediation: missing target release for "
                                                  "rollback: cannot remediate failed release")
     assert condition_message(obj, "Ready") == said

@@ -220,6 +220,24 @@ def test_a_former_reason_reads_as_flux_s_and_a_hold_writes_flux_s_once():
     assert cond(held, "Stalled") == dict(cond(old, "Stalled"), reason="RetriesExceeded")
 
 
+def test_tests_failed_as_a_former_version_told_them_read_as_flux_s_test_success():
+    """Earlier versions told failed tests on Released (False TestFailed); it is read, and the
+    first write writes it, as the TestSuccess False TestFailed it now is (message and transition
+    time kept), as Flux's condition is; a failure of the tests now keeps Released True."""
+    old = status.failed(None, generation=1, reason="RetriesExceeded", message="tests failed", retrying=False,
+                        released=status.ReleaseFailure("TestFailed"), now=T0)  # no success told: former
+    old["conditions"] = [dict(c, status="False", reason="TestFailed") if c["type"] == "Released" else c
+                         for c in old["conditions"]]
+    held = status.held(old, generation=1, reason="RetriesExceeded", message="m", now=T1)
+    assert cond(held, "TestSuccess") == dict(cond(old, "Released"), type="TestSuccess")
+    assert cond(held, "Released") is None
+    new = status.failed(None, generation=1, reason="TestFailed", message="tests failed", retrying=True,
+                        released=status.ReleaseFailure("TestFailed", released=("InstallSucceeded", "ok")), now=T0)
+    assert {t: (c["status"], c["reason"], c["message"]) for t, c in ((t, cond(new, t)) for t in types(new))} == {
+        "Ready": ("False", "TestFailed", "tests failed"), "Reconciling": ("True", "ProgressingWithRetry", "tests failed"),
+        "Released": ("True", "InstallSucceeded", "ok"), "TestSuccess": ("False", "TestFailed", "tests failed")}
+
+
 @pytest.mark.parametrize("released, reason", [
     (("True", "InstallSucceeded"), "InstallSucceeded"),
     (("False", "UpgradeFailed"), "UpgradeSucceeded"),
