@@ -61,7 +61,8 @@ def test_a_new_generation_cancels_the_wait_of_the_previous_one(
     assert condition(obj, "Ready")["reason"] == "InstallSucceeded"
     assert obj["status"]["observedGeneration"] == 2
     superseded = _reasons(kubectl, namespace).get("HealthCheckCanceled")
-    assert superseded == ["superseded by generation 2: the install of generation 1 stopped "
+    assert superseded == [f"Health checks canceled due to new reconciliation triggered by HelmRequest/{namespace}/app: "
+                          "superseded by generation 2: the install of generation 1 stopped "
                           "waiting and its version was marked failed"]
     release = objects.get_namespaced_custom_object("helm.sh", "v1alpha1", namespace, "releases",
                                                    "app")

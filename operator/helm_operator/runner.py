@@ -23,9 +23,9 @@ Rules:
   cause;
   transient cluster/source errors retry up to ``MAX_TRANSIENT_RETRIES`` with exponential
   backoff; permanent errors stall at once.
-- A wait cancelled by a newer generation (``Runtime.superseded``) is no failure: Reconciling
-  (reason HealthCheckCanceled, Flux's for a wait a new reconcile cuts) and a Normal Event say
-  so, and the handler returns so the newer generation runs at once.
+- A wait cancelled by a newer generation (``Runtime.superseded``) is no failure: Ready False
+  HealthCheckCanceled (Flux's, when a new reconcile request cuts its health checks), Reconciling
+  and a Normal Event say so, and the handler returns so the newer generation runs at once.
 - Before anything else (Flux's order), a request whose ``spec.dependsOn`` is not Ready waits
   (:mod:`dependencies`): Ready False DependencyNotReady, nothing tried or counted, and
   :class:`WaitingForDependencies` tells the handler when to look again.
@@ -52,9 +52,6 @@ from helm_operator import metrics as metrics_mod
 
 MAX_TRANSIENT_RETRIES = 8
 MAX_DELETE_RETRIES = 5
-#: Reason of the condition and Event when a newer generation cancels a wait (Flux's, when a new
-#: reconcile request cuts its health checks).
-SUPERSEDED = "HealthCheckCanceled"
 #: Stalled reasons worth re-trying at the request's interval: an admin may fix them without
 #: touching the request (RBAC granted, chart pushed, service account created).
 RETRY_ON_INTERVAL = frozenset({"Forbidden", "ChartSourceFailed", "ServiceAccountNotFound",
@@ -335,12 +332,16 @@ def _superseded(rt: reconcile.Runtime, body: Mapping[str, Any],
     old = body.get("status") or {}
     generation = int(meta.get("generation") or 1)
     action = _action(rt, body)
-    message = (f"{cancelled.reason}: the {action} of generation {generation} stopped waiting "
-               f"and its version was marked failed")
-    new = status.reconciling(old, generation=generation, message=message, reason=SUPERSEDED,
-                             now=status.now_rfc3339())
-    _report(rt, body, new, "Normal", reason=SUPERSEDED, message=message, metrics=metrics,
-            action=action, result="superseded", started=started)
+    detail = (f"{cancelled.reason}: the {action} of generation {generation} stopped waiting "
+              f"and its version was marked failed")
+    # Flux's words, naming what triggered the new reconcile: the request itself
+    trigger = f"{identity.KIND}/{meta['namespace']}/{meta['name']}"
+    new = status.health_check_canceled(old, generation=generation, detail=detail,
+                                       message=f"New reconciliation triggered by {trigger}",
+                                       now=status.now_rfc3339())
+    _report(rt, body, new, "Normal", reason=status.HEALTH_CHECK_CANCELED,
+            message=f"Health checks canceled due to new reconciliation triggered by {trigger}: {detail}",
+            metrics=metrics, action=action, result="superseded", started=started)
 
 
 def _report(rt: reconcile.Runtime, body: Mapping[str, Any], new: Mapping[str, Any], type_: str,

@@ -82,6 +82,8 @@ FAILURE_COUNTS = ("failures", "installFailures", "upgradeFailures")
 SUSPENDED = "Suspended"
 #: Flux's Ready reason (and Event reason) while a ``spec.dependsOn`` request is not Ready.
 DEPENDENCY_NOT_READY = "DependencyNotReady"
+#: Flux's Ready (and Event) reason when a new reconcile request cuts the wait of the running one.
+HEALTH_CHECK_CANCELED = "HealthCheckCanceled"
 #: Flux's Reconciling message while it checks the prerequisites (dependencies, source).
 FULFILLING_PREREQUISITES = "Fulfilling prerequisites"
 #: Flux's Ready message while it corrects drift, kept (with Reconciling) when the correction
@@ -161,6 +163,22 @@ class Tested:
     @property
     def reason(self) -> str:
         return TEST_SUCCEEDED if self.passed else TEST_FAILED
+
+
+def health_check_canceled(status: Mapping[str, Any] | None, *, generation: int, message: str,
+                          detail: str, now: str) -> dict[str, Any]:
+    """A newer generation cut this one's wait, Flux's way (a new reconcile request cancelling
+    its health checks): Ready False HealthCheckCanceled (``message``), Reconciling True
+    Progressing (``detail``: what was cut): the newer generation runs at once. Nothing else
+    changes: no failure is counted (a new generation counts from zero), nothing is remediated."""
+    out = _base(status, generation)
+    conds = remove_condition(out.get("conditions", []), STALLED)
+    conds = set_condition(conds, type_=RECONCILING, status="True", reason=PROGRESSING, message=detail,
+                          generation=generation, now=now)
+    conds = set_condition(conds, type_=READY, status="False", reason=HEALTH_CHECK_CANCELED,
+                          message=message, generation=generation, now=now)
+    out["conditions"] = _ordered(conds)
+    return out
 
 
 def succeeded(status: Mapping[str, Any] | None, *, generation: int, reason: str, message: str,

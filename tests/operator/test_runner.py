@@ -677,10 +677,14 @@ def test_a_wait_superseded_by_a_newer_generation_returns_without_retry_or_remedi
               install={"wait": True, "timeout": "5m", "remediation": {"strategy": "uninstall"}})
     obj = w.run()  # returns: no TemporaryError/PermanentError for Kopf
     assert asked and asked[0]["uid"] == "uid-app" and asked[0]["generation"] == 1
-    assert conditions(obj) == {"Ready": ("Unknown", "HealthCheckCanceled"), "Reconciling": ("True", "HealthCheckCanceled")}
-    message = ("superseded by generation 2: the install of generation 1 stopped waiting and its "
-               "version was marked failed")
-    assert w.events[-1] == ("Normal", "HealthCheckCanceled", message)
+    # Flux's: Ready False HealthCheckCanceled naming the trigger, the newer generation next
+    assert conditions(obj) == {"Ready": ("False", "HealthCheckCanceled"), "Reconciling": ("True", "Progressing")}
+    assert condition_message(obj, "Ready") == f"New reconciliation triggered by HelmRequest/{NS}/app"
+    detail = ("superseded by generation 2: the install of generation 1 stopped waiting and its "
+              "version was marked failed")
+    assert condition_message(obj, "Reconciling") == detail
+    assert w.events[-1] == ("Normal", "HealthCheckCanceled",
+                            f"Health checks canceled due to new reconciliation triggered by HelmRequest/{NS}/app: {detail}")
     assert "failures" not in obj["status"] and "installFailures" not in obj["status"]
     secrets = w.admin.list("v1", "Secret", namespace=NS)
     [version] = [s for s in secrets if s.get("type") == "helm.sh/release-version"]
