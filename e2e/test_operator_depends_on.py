@@ -117,3 +117,24 @@ def test_a_cycle_waits_for_good_looking_once_per_requeue_interval(
         assert 1 <= more <= 15, (name, more)
         assert waiting(get(objects, namespace, name))
     assert version_secrets(api, namespace) == []
+
+
+def test_an_install_failing_right_after_the_wait_retries_with_backoff(
+        ctl: Controller, api: k8s.ApiClient, objects: k8s.CustomObjectsApi, namespace: str) -> None:
+    """The check that ends the wait makes the first try of the generation: its failure (a
+    valuesFrom ConfigMap missing) is retried as any failed install is, with backoff (5 s, then
+    10 s: Reconciling ProgressingWithRetry), not once per ``spec.interval`` (10m here)."""
+    setup_namespace(api, namespace, chart=hello_tgz())
+    request(objects, namespace, "db", suspend=True)
+    request(objects, namespace, "app", dependsOn=[{"name": "db"}],
+            valuesFrom=[{"kind": "ConfigMap", "name": "late"}])
+    wait_for(objects, namespace, waiting, name="app")
+    patch_spec(objects, namespace, "db", {"suspend": False})
+    wait_for(objects, namespace, ready_at(2), name="db")
+    obj = wait_for(objects, namespace, lambda o: (o["status"].get("failures") or 0) >= 2, name="app", timeout=40)
+    assert condition(obj, "Ready")["reason"] == "ValuesError"
+    assert condition(obj, "Reconciling")["reason"] == "ProgressingWithRetry"
+    k8s.CoreV1Api(api).create_namespaced_config_map(namespace, k8s.V1ConfigMap(
+        metadata=k8s.V1ObjectMeta(name="late"), data={"values.yaml": "message: late\n"}))
+    assert condition(wait_for(objects, namespace, ready_at(1), name="app", timeout=40), "Ready")["reason"] == \
+        "InstallSucceeded"

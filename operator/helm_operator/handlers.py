@@ -71,14 +71,15 @@ def register(registry: kopf.OperatorRegistry) -> None:
                 await sleep_or_wake(stopped, woken, max(MIN_INTERVAL_S, remaining))
                 continue
             memo.last_check[uid] = time.monotonic()
-            if uid in memo.woken and uid in memo.index_woken and waits_on_source(body):
+            retrying = uid in memo.retrying  # this daemon's retry: no Kopf retry to wait for
+            if uid in memo.woken and uid in memo.index_woken and waits_on_source(body) and not retrying:
                 # kept while busy: an operation running when the index came may fail on the old one
                 now = kopf.Body(cast(kopf.RawBody, copy.deepcopy(dict(body))))
                 touch = functools.partial(touch_retry, memo, now, memo.index_woken.pop(uid))
                 if await loop.run_in_executor(None, contextvars.copy_context().run, touch):
                     memo.woken.discard(uid)  # Kopf's retry is the check
                     continue
-            if uid in memo.woken and _busy(body):
+            if uid in memo.woken and _busy(body) and not retrying:
                 # a valuesFrom object changed while an operation runs, which may have read it
                 # before the change: look again once the operation is over
                 memo.last_check[uid] -= every - BUSY_RECHECK_S
@@ -213,11 +214,24 @@ async def sleep_or_wake(stopped: kopf.DaemonStopped, woken: asyncio.Event, secon
 
 def _interval_check(memo: kopf.Memo, body: dict[str, Any]) -> float | None:
     """The interval check; seconds until the next when it must look again sooner
-    (:class:`runner.CheckAgain`)."""
+    (:class:`runner.CheckAgain`, or a retry). The check that ends a dependency wait makes the
+    generation's first try (:func:`runner.ends_a_wait`) as Kopf's handler would, and so do its
+    retries: a failure is retried with backoff (Kopf's retry count, ``memo.retrying``: uid →
+    generation and retry), not at the next interval."""
+    uid, generation = body["metadata"]["uid"], body["metadata"].get("generation")
+    owned = memo.retrying.pop(uid, None)
+    retry = owned[1] if owned is not None and owned[0] == generation else None
+    if retry is None and runner.ends_a_wait(body):
+        retry = 0
     try:
-        runner.apply(memo.runtime, body, retry=0, metrics=memo.metrics, interval_check=True)
+        runner.apply(memo.runtime, body, retry=retry or 0, metrics=memo.metrics,
+                     interval_check=retry is None)
     except runner.CheckAgain as waiting:
         return waiting.seconds
-    except (kopf.TemporaryError, kopf.PermanentError):
+    except kopf.TemporaryError as failed:
+        if retry is not None:
+            memo.retrying[uid] = (generation, retry + 1)
+            return float(failed.delay or 0.0)
+    except kopf.PermanentError:
         pass  # already in status and Events; the next interval tries again
     return None

@@ -433,7 +433,7 @@ def run(inv: Invocation) -> int:
     repository_handlers.register(registry)
     attempts = progress.GenerationAwareProgressStorage(prefix=ANNOTATIONS_PREFIX)
     memo = kopf.Memo(runtime=runtime, metrics=metrics, last_check={}, wakeups={}, woken=set(),
-                     index_woken={}, progress=attempts, requests=requests, repository_wakeups={})
+                     index_woken={}, retrying={}, progress=attempts, requests=requests, repository_wakeups={})
 
     @kopf.on.login(registry=registry)
     def login(**kwargs: object) -> kopf.ConnectionInfo | None:

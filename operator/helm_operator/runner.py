@@ -82,6 +82,18 @@ class WaitingForDependencies(CheckAgain):
     no failure counted)."""
 
 
+def ends_a_wait(body: Mapping[str, Any]) -> bool:
+    """The request's generation waits for its dependencies, not handled yet (the wait leaves
+    ``observedGeneration`` behind): the check that finds them Ready makes the generation's first
+    try, which must fail and retry as the handlers' tries do (with backoff), not as an interval
+    check's."""
+    st = body.get("status") or {}
+    generation = int(body["metadata"].get("generation") or 1)
+    ready = status.get_condition(st, status.READY) or {}
+    return (ready.get("reason") == status.DEPENDENCY_NOT_READY
+            and ready.get("observedGeneration") == generation and st.get("observedGeneration") != generation)
+
+
 def write_status(rt: reconcile.Runtime, body: Mapping[str, Any], new: Mapping[str, Any]) -> None:
     """Replace the request's status (server-side apply, forced: the controller owns it)."""
     meta = body["metadata"]

@@ -136,3 +136,37 @@ def test_a_request_waiting_for_dependencies_is_not_busy():
     body = {"metadata": {"generation": 2}, "status": status.waiting_for_dependencies(
         {"observedGeneration": 1}, generation=2, message="dependency 'a/b' is not ready", now="t")}
     assert not handlers._busy(body)
+
+
+def test_an_install_failing_right_after_a_dependency_wait_retries_with_backoff_as_any(tmp_path):
+    """The interval check that finds the dependencies Ready makes the generation's first try:
+    its failure is retried as any failed install is (Reconciling ProgressingWithRetry, backoff
+    5 s, 10 s..., its remediation's retries), by the check itself (Kopf's handler is done with
+    that generation), not at ``spec.interval`` (RetryingOnInterval)."""
+    from tests.operator.test_runner import _hooked
+
+    w = World(tmp_path)
+    _hooked(w)
+    w.request("db")
+    w.request("app", chart={"configMapRef": {"name": "hooked"}}, values={"fail": "pre-install"},
+              install={"wait": False, "remediation": {"retries": 2}}, dependsOn=[{"name": "db"}])
+    _wait(w, "app")
+    w.run("db")
+    memo = SimpleNamespace(runtime=w.rt, metrics=w.metrics, retrying={})
+    assert handlers._interval_check(memo, w.current("app")) == 5.0  # the backoff, not the 600 s interval
+    app = w.current("app")
+    assert conditions(app)["Reconciling"] == ("True", "ProgressingWithRetry")
+    assert conditions(app)["Released"] == ("False", "InstallFailed")
+    assert app["status"]["installFailures"] == 1
+    assert memo.retrying == {"uid-app": (1, 1)}
+    # its retry runs though a Kopf retry would not be due on the interval, and backs off
+    assert not runner._due_on_interval(app["status"], 1)
+    assert handlers._interval_check(memo, w.current("app")) == 10.0
+    assert w.current("app")["status"]["installFailures"] == 2
+    assert handlers._interval_check(memo, w.current("app")) is None  # retries used up: Stalled
+    app = w.current("app")
+    assert conditions(app)["Stalled"] == ("True", "RetriesExceeded") and memo.retrying == {}
+    assert app["status"]["installFailures"] == 3
+    # the next check is an interval check again: held, nothing tried
+    assert handlers._interval_check(memo, w.current("app")) is None
+    assert w.current("app")["status"]["installFailures"] == 3
