@@ -292,7 +292,8 @@ def test_a_failed_install_hook_is_remediated_and_retried_and_the_last_failure_le
     uninstalled = re.compile(rf"Helm uninstall remediation for release {namespace}/app\.v{ULID} "
                              r"with chart demo@0\.1\.0 succeeded")
     assert condition(obj, "Stalled")["reason"] == "RetriesExceeded"
-    assert condition(obj, "Stalled")["message"] == f"{said} (gave up after 2 attempts)"
+    assert condition(obj, "Stalled")["message"] == "Failed to install after 2 attempt(s)"  # Flux's
+    assert condition(obj, "Ready")["message"] == said
     assert [condition(obj, t)["reason"] for t in ("Ready", "Released")] == ["InstallFailed", "InstallFailed"]
     assert condition(obj, "Remediated") is None  # the last failure was not remediated
     assert obj["status"]["installFailures"] == 2
@@ -323,9 +324,10 @@ def test_an_upgrade_hook_that_times_out_rolls_the_upgrade_back(
     said = (f"Helm upgrade failed for release {namespace}/app with chart demo@0.1.0: HookFailed: post-upgrade hooks "
             "failed: 1 error occurred:\n\t* timed out waiting for the condition")
     assert condition(obj, "Stalled")["reason"] == "RetriesExceeded"
-    assert condition(obj, "Stalled")["message"] == (
+    assert condition(obj, "Stalled")["message"] == "Failed to upgrade after 1 attempt(s)"
+    assert condition(obj, "Ready")["message"] == (
         f"{said} (remediation: Helm rollback to previous release {namespace}/app.v{first} with chart demo@0.1.0 "
-        "succeeded) (gave up after 1 attempt)")
+        "succeeded)")
     assert obj["status"]["upgradeFailures"] == 1
     assert k8s.CoreV1Api(api).read_namespaced_config_map("app", namespace).data["message"] == "one"
     release = objects.get_namespaced_custom_object(GROUP, VERSION, namespace, "releases", "app")
@@ -388,7 +390,7 @@ def test_an_object_the_api_server_refuses_is_a_failed_upgrade_rolled_back_as_flu
     assert "not a key!" in message
     # the second rollback goes back to the version the first one made
     assert f" (remediation: Helm rollback to previous release {namespace}/app.v" in message
-    assert message.endswith(" (gave up after 2 attempts)")
+    assert condition(obj, "Stalled")["message"] == "Failed to upgrade after 2 attempt(s)"
     assert obj["status"]["upgradeFailures"] == 2
     assert ("RollbackSucceeded", f"Helm rollback to previous release {namespace}/app.v{first} with chart demo@0.1.0 "
             "succeeded") in events(api, namespace)

@@ -490,9 +490,8 @@ def hold(spec: Mapping[str, Any], st: Mapping[str, Any],
             and (not exhausted or remediates_last_failure(spec, action))
             and rollback_target(spec, history) is None):
         return status.MISSING_ROLLBACK_TARGET, status.MISSING_ROLLBACK_TARGET_MESSAGE
-    if exhausted:  # the message the stall had, when the status still holds it
-        return status.RETRIES_EXCEEDED, str(st.get("lastError") or
-                                             f"Failed to {action} after {failures} attempt(s)")
+    if exhausted:
+        return status.RETRIES_EXCEEDED, status.retries_exceeded(action, failures)
     return None
 
 

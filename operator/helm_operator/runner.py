@@ -287,8 +287,11 @@ def _failed(rt: reconcile.Runtime, body: Mapping[str, Any], exc: Exception, *, r
     on_interval = not permanent and (retrying or not release_failure) and (
         interval_check or (not retrying and errors.retries_forever(exc)))
     if not permanent and not retrying and not on_interval:
-        message = f"{message} (gave up after {retry + 1} attempt{'' if retry == 0 else 's'})"
-        reason = status.RETRIES_EXCEEDED if release_failure else reason
+        if release_failure:  # Flux's stall: its count on Stalled, the failure on the others
+            reason, stalled_message = status.RETRIES_EXCEEDED, status.retries_exceeded(
+                action, int(old.get(f"{action}Failures") or 0) + 1)
+        else:  # ours: Flux retries other failures without end
+            message = f"{message} (gave up after {retry + 1} attempt{'' if retry == 0 else 's'})"
     new = status.failed(old, generation=generation, reason=reason, message=message,
                         retrying=retrying or on_interval, released=released, now=status.now_rfc3339(),
                         retry_reason=status.RETRYING_ON_INTERVAL if on_interval else status.RETRYING,

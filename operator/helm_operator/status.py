@@ -93,6 +93,12 @@ CORRECTING_DRIFT = "correcting cluster drift"
 DRIFT_CORRECTION_FAILED = "DriftCorrectionFailed"
 
 
+def retries_exceeded(action: str, failures: int) -> str:
+    """Flux's Stalled message (RetriesExceeded) once ``action``'s (install or upgrade)
+    ``failures`` used up its remediation's retries."""
+    return f"Failed to {action} after {failures} attempt(s)"
+
+
 def now_rfc3339() -> str:
     """The current UTC time as Kubernetes writes it (seconds, ``Z``)."""
     return datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
