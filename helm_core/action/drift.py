@@ -23,6 +23,7 @@ from typing import Any
 from helm_core.action import config
 from helm_core.errors import NotFoundError, PatchError
 from helm_core.kube import client as kclient
+from helm_core.kube import resources
 from helm_core.storage import release as rel
 from helm_core.support import jsonpointers
 from helm_core.support.records import record
@@ -109,6 +110,12 @@ def correct(cfg: config.Configuration, version: rel.ReleaseVersion, found: Seque
         owner = config.owner(cfg, namespace=version.namespace, name=version.name)
         config.apply_batched(cfg, [d.stored for d in found], owner)
     return True
+
+
+def refusals(exc: BaseException) -> list[str]:
+    """The errors of a failed :func:`correct`, one per object refused (an apply joins them as
+    helm does, ``resources.joined``)."""
+    return str(exc).split(resources.JOINER)
 
 
 def _content(obj: Mapping[str, Any], ignored_paths: Sequence[str] = ()) -> dict[str, Any]:

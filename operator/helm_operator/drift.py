@@ -11,8 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from helm_core.action.drift import Drifted, IgnoreRule, correct, detect, ignore_rules  # re-exported
-from helm_core.kube import resources
+from helm_core.action.drift import Drifted, IgnoreRule, correct, detect, ignore_rules, refusals  # re-exported
 
 __all__ = ["MODES", "MAX_REPORTED", "Drifted", "correct", "describe", "detect", "failure_message", "ignore",
            "mode"]
@@ -41,7 +40,5 @@ def describe(found: Sequence[Drifted]) -> list[str]:
 
 def failure_message(release: str, exc: BaseException) -> str:
     """Flux's words for a drift correction that failed (its Warning ``DriftCorrectionFailed``
-    Event): the release (``NS/NAME.vVERSION``), then each object's error on a line of its own
-    (helm_core joins the refusals of one apply as helm does, :func:`resources.joined`)."""
-    errors = str(exc).split(resources.JOINER)
-    return f"Failed to correct cluster state of release {release}:\n" + "\n".join(errors)
+    Event): the release (``NS/NAME.vVERSION``), then each object's error on a line of its own."""
+    return f"Failed to correct cluster state of release {release}:\n" + "\n".join(refusals(exc))

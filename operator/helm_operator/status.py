@@ -149,11 +149,19 @@ def remove_condition(conditions: Sequence[Mapping[str, Any]], type_: str) -> lis
 def reconciling(status: Mapping[str, Any] | None, *, generation: int, message: str,
                 reason: str = PROGRESSING, now: str) -> dict[str, Any]:
     """An operation starts (or is retried): Reconciling True, Ready Unknown, no Stalled."""
+    return _in_progress(status, generation, reconciling=(reason, message),
+                        ready=("Unknown", reason, message), now=now)
+
+
+def _in_progress(status: Mapping[str, Any] | None, generation: int, *, reconciling: tuple[str, str],
+                 ready: tuple[str, str, str], now: str) -> dict[str, Any]:
+    """``status`` with Reconciling True (reason, message), Ready (status, reason, message) and
+    no Stalled: work goes on."""
     out = _base(status, generation)
     conds = remove_condition(out.get("conditions", []), STALLED)
-    conds = set_condition(conds, type_=RECONCILING, status="True", reason=reason, message=message,
-                          generation=generation, now=now)
-    conds = set_condition(conds, type_=READY, status="Unknown", reason=reason, message=message,
+    conds = set_condition(conds, type_=RECONCILING, status="True", reason=reconciling[0],
+                          message=reconciling[1], generation=generation, now=now)
+    conds = set_condition(conds, type_=READY, status=ready[0], reason=ready[1], message=ready[2],
                           generation=generation, now=now)
     out["conditions"] = _ordered(conds)
     return out
@@ -177,14 +185,8 @@ def health_check_canceled(status: Mapping[str, Any] | None, *, generation: int, 
     its health checks): Ready False HealthCheckCanceled (``message``), Reconciling True
     Progressing (``detail``: what was cut): the newer generation runs at once. Nothing else
     changes: no failure is counted (a new generation counts from zero), nothing is remediated."""
-    out = _base(status, generation)
-    conds = remove_condition(out.get("conditions", []), STALLED)
-    conds = set_condition(conds, type_=RECONCILING, status="True", reason=PROGRESSING, message=detail,
-                          generation=generation, now=now)
-    conds = set_condition(conds, type_=READY, status="False", reason=HEALTH_CHECK_CANCELED,
-                          message=message, generation=generation, now=now)
-    out["conditions"] = _ordered(conds)
-    return out
+    return _in_progress(status, generation, reconciling=(PROGRESSING, detail),
+                        ready=("False", HEALTH_CHECK_CANCELED, message), now=now)
 
 
 def succeeded(status: Mapping[str, Any] | None, *, generation: int, reason: str, message: str,
@@ -333,17 +335,12 @@ def waiting_for_dependencies(status: Mapping[str, Any] | None, *, generation: in
     DependencyNotReady, Reconciling True (Progressing, "Fulfilling prerequisites"), no Stalled,
     and ``observedGeneration`` left as it was: the generation is not handled yet. Failure
     counts and release fields are kept: nothing was tried."""
-    out = _base(status, generation)
+    out = _in_progress(status, generation, reconciling=(PROGRESSING, FULFILLING_PREREQUISITES),
+                       ready=("False", DEPENDENCY_NOT_READY, message), now=now)
     if "observedGeneration" in (status or {}):
         out["observedGeneration"] = (status or {})["observedGeneration"]
     else:
         out.pop("observedGeneration")
-    conds = remove_condition(out.get("conditions", []), STALLED)
-    conds = set_condition(conds, type_=RECONCILING, status="True", reason=PROGRESSING,
-                          message=FULFILLING_PREREQUISITES, generation=generation, now=now)
-    conds = set_condition(conds, type_=READY, status="False", reason=DEPENDENCY_NOT_READY,
-                          message=message, generation=generation, now=now)
-    out["conditions"] = _ordered(conds)
     return out
 
 
@@ -355,13 +352,8 @@ def drift_uncorrected(status: Mapping[str, Any] | None, *, generation: int, drif
     ``tries`` failed in a row.
     Released, Remediated and the failure counts of installs and upgrades are kept: the release
     did not fail. ``drift`` lists the objects still drifted."""
-    out = _base(status, generation)
-    conds = remove_condition(out.get("conditions", []), STALLED)
-    conds = set_condition(conds, type_=RECONCILING, status="True", reason=RETRYING,
-                          message=CORRECTING_DRIFT, generation=generation, now=now)
-    conds = set_condition(conds, type_=READY, status="Unknown", reason=PROGRESSING,
-                          message=CORRECTING_DRIFT, generation=generation, now=now)
-    out["conditions"] = _ordered(conds)
+    out = _in_progress(status, generation, reconciling=(RETRYING, CORRECTING_DRIFT),
+                       ready=("Unknown", PROGRESSING, CORRECTING_DRIFT), now=now)
     out["drift"] = list(drift)
     out["failures"] = tries
     return out

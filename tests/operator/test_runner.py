@@ -703,13 +703,19 @@ def _versions(w: World) -> list[str]:
                   if s.get("type") == "helm.sh/release-version")
 
 
-def test_drift_is_reported_in_warn_mode_and_only_drifted_objects_reapplied_in_enabled_mode(tmp_path):
-    w = World(tmp_path)
-    w.request(values={"n": 3}, driftDetection={"mode": "warn"})
+def _installed_then_edited(w: World, mode: str) -> str:
+    """The version installed with ``driftDetection.mode``, its ConfigMap then edited by hand."""
+    w.request(values={"n": 3}, driftDetection={"mode": mode})
     version = w.run()["status"]["version"]
     edited = w.configmap("app")
     edited["data"]["count"] = "99"
     w.admin.replace(edited)
+    return str(version)
+
+
+def test_drift_is_reported_in_warn_mode_and_only_drifted_objects_reapplied_in_enabled_mode(tmp_path):
+    w = World(tmp_path)
+    version = _installed_then_edited(w, "warn")
     runner.apply(w.rt, w.current(), retry=0, metrics=w.metrics, interval_check=True)
     line = f'ConfigMap "app" in namespace "{NS}": changed (data)'
     assert w.current()["status"]["drift"] == [line]
@@ -750,11 +756,7 @@ def test_a_failed_drift_correction_keeps_the_release_and_is_tried_again_with_bac
         return apply_(self, obj, **kw)
 
     w = World(tmp_path)
-    w.request(values={"n": 3}, driftDetection={"mode": "enabled"})
-    version = w.run()["status"]["version"]
-    edited = w.configmap("app")
-    edited["data"]["count"] = "99"
-    w.admin.replace(edited)
+    version = _installed_then_edited(w, "enabled")
     monkeypatch.setattr(fake.FakeClient, "apply", refusing)
     posted = len(w.events)
     with pytest.raises(runner.CheckAgain) as first:
@@ -782,6 +784,15 @@ def test_a_failed_drift_correction_keeps_the_release_and_is_tried_again_with_bac
     assert w.events[-1] == ("Normal", "DriftCorrected", line)
     assert conditions(obj) == {"Ready": ("True", "InstallSucceeded"), "Released": ("True", "InstallSucceeded")}
     assert obj["status"]["failures"] == 0
+
+
+def test_a_failed_drift_correction_says_each_refusal_on_its_own_line_as_flux():
+    from helm_core.kube import resources
+    from helm_operator import drift
+
+    refused = resources.joined([core_errors.ForbiddenError("error 1"), core_errors.ClusterError("error 2")])
+    assert drift.failure_message("ns/app.v01J", refused) == (
+        "Failed to correct cluster state of release ns/app.v01J:\nerror 1\nerror 2")
 
 
 def test_the_next_action_is_helm_cores_plan_over_the_stored_history(tmp_path):
