@@ -257,7 +257,7 @@ def apply(rt: Runtime, body: Mapping[str, Any], *, force: bool = False) -> Outco
         if rollback_to:
             if old.get("rolledBackTo") == rollback_to and latest is not None \
                     and latest.status is rel.Status.DEPLOYED:
-                return Outcome("none", _observed(old, generation))
+                return Outcome("none", _observed(old, generation, spec))
             done = _rollback(cfg, key, spec, rollback_to, lua_options(rt, spec))
             out = _success(old, generation, done, values.digest, chart_info, "rollback", now)
             out["rolledBackTo"] = rollback_to
@@ -273,7 +273,7 @@ def apply(rt: Runtime, body: Mapping[str, Any], *, force: bool = False) -> Outco
         if unchanged:
             drift_mode = drift.mode(spec)
             found = drift.detect(cfg, latest, drift.ignore(spec)) if drift_mode != "disabled" and latest else []
-            quiet = _observed(old, generation)
+            quiet = _observed(old, generation, spec)
             quiet.pop("drift", None)
             if not found:
                 return Outcome("none", quiet)
@@ -332,7 +332,7 @@ def apply(rt: Runtime, body: Mapping[str, Any], *, force: bool = False) -> Outco
         tested = _test(cfg, spec, done, lua, action=action)
         out = _success(old, generation, done, values.digest, chart_info, action, now,
                        test_hooks=None if tested is None else tested.test_hooks,
-                       tested=None if tested is None else _tested(done, tested))
+                       tested=None if tested is None else _tested(done, tested), tests_count=tests_count(spec))
         out.pop("rolledBackTo", None)
         out.pop("drift", None)
         if tested is not None:
@@ -422,6 +422,14 @@ def _tested(done: rel.ReleaseVersion, report: test_action.TestReport) -> status.
     hooks = len(report.results)  # Flux counts the test hooks its filters select: those run
     ran = f"{hooks} test hook{'s' if hooks > 1 else ''} completed successfully" if hooks else "no test hooks"
     return status.Tested(True, f"Helm test succeeded for release {release} with chart {chart}: {ran}")
+
+
+def tests_count(spec: Mapping[str, Any]) -> bool:
+    """Whether Ready summarizes the tests (Flux's summary): ``spec.test`` enabled and its
+    failures not ignored (``test.ignoreFailures``; the action's ``ignoreTestFailures`` only
+    keeps a failure from counting against the action)."""
+    asked = spec.get("test") or {}
+    return bool(asked.get("enable")) and not asked.get("ignoreFailures")
 
 
 def remediation(spec: Mapping[str, Any], action: str) -> Mapping[str, Any]:
@@ -609,12 +617,13 @@ def rollback_options(spec: Mapping[str, Any], lua: template.LuaOptions) -> rollb
         cleanup_on_fail=bool(asked.get("cleanupOnFail", then.get("cleanupOnFail"))))
 
 
-def _observed(old: Mapping[str, Any], generation: int) -> dict[str, Any]:
+def _observed(old: Mapping[str, Any], generation: int, spec: Mapping[str, Any]) -> dict[str, Any]:
     """Nothing to do: the same status, acknowledged for this generation (Ready again when an
     earlier failure, such as a repository down, left it otherwise)."""
     if not status.is_ready(old, generation) or status.get_condition(old, status.RECONCILING) \
             or status.get_condition(old, status.STALLED):
-        return status.recovered(old, generation=generation, now=status.now_rfc3339())
+        return status.recovered(old, generation=generation, now=status.now_rfc3339(),
+                                tests_count=tests_count(spec))
     out = dict(old)
     if out.get("observedGeneration") != generation:
         conds = [dict(c, observedGeneration=generation) for c in out.get("conditions") or []]
@@ -628,7 +637,8 @@ _REASONS = {"install": status.INSTALL_SUCCEEDED, "upgrade": status.UPGRADE_SUCCE
 
 def _success(old: Mapping[str, Any], generation: int, done: rel.ReleaseVersion, digest: str,
              chart_info: core_sources.ResolvedChart, action: str, now: str, *,
-             test_hooks: Mapping[str, Any] | None = None, tested: status.Tested | None = None) -> dict[str, Any]:
+             test_hooks: Mapping[str, Any] | None = None, tested: status.Tested | None = None,
+             tests_count: bool = False) -> dict[str, Any]:
     message = "Helm {} succeeded for release {} with chart {}".format(action, *_named(done))
     release = {"releaseName": done.name, "releaseNamespace": done.namespace,
                "version": str(done.version), "chartName": done.chart_name,
@@ -636,4 +646,5 @@ def _success(old: Mapping[str, Any], generation: int, done: rel.ReleaseVersion, 
                "valuesDigest": digest, "chartDigest": chart_info.digest, "notes": done.notes,
                "lastAttemptedGeneration": generation}
     return status.succeeded(old, generation=generation, reason=_REASONS[action], message=message,
-                            release=release, now=now, test_hooks=test_hooks, tested=tested)
+                            release=release, now=now, test_hooks=test_hooks, tested=tested,
+                            tests_count=tests_count)

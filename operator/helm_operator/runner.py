@@ -192,9 +192,9 @@ def apply(rt: reconcile.Runtime, body: Mapping[str, Any], *, retry: int,
         if acted_as:
             rt.post_event(body, "Normal", reason=requester.ACTED_AS, message=acted_as)
         if outcome.action in ("install", "upgrade", "rollback"):
-            ready = status.get_condition(outcome.status, status.READY) or {}
-            rt.post_event(body, "Normal", reason=ready.get("reason", "Succeeded"),
-                       message=ready.get("message", ""))
+            released = status.get_condition(outcome.status, status.RELEASED) or {}
+            rt.post_event(body, "Normal", reason=released.get("reason", "Succeeded"),
+                          message=released.get("message", ""))
             _post_tests(rt, body, outcome.status)
     finally:
         metrics.in_flight.dec()

@@ -191,15 +191,17 @@ def health_check_canceled(status: Mapping[str, Any] | None, *, generation: int, 
 
 def succeeded(status: Mapping[str, Any] | None, *, generation: int, reason: str, message: str,
               release: Mapping[str, Any], now: str,
-              test_hooks: Mapping[str, Any] | None = None, tested: Tested | None = None) -> dict[str, Any]:
+              test_hooks: Mapping[str, Any] | None = None, tested: Tested | None = None,
+              tests_count: bool = False) -> dict[str, Any]:
     """The release for ``generation`` is deployed: Ready and Released True, nothing abnormal.
 
     ``release`` holds the status fields to record (version, chartName, chartVersion, appVersion,
     valuesDigest, chartDigest, notes, releaseName, releaseNamespace); ``history`` gets the new
     version in front, at most ``MAX_STATUS_HISTORY`` entries, with ``test_hooks`` (the version's
     tests after a ``spec.test`` run, Flux's ``history[].testHooks``) when given. ``tested``: the
-    TestSuccess condition of the tests that ran (their failure ignored: Ready stays True, as
-    Flux's summary leaves TestSuccess out when ``test.ignoreFailures``); none ran, none is kept."""
+    TestSuccess condition of the tests that ran, their failure ignored by the action's
+    remediation; none ran, none is kept. ``tests_count``: Ready summarizes TestSuccess too
+    (:func:`_summary`)."""
     out = _base(status, generation)
     out.update({k: v for k, v in release.items() if k != "history"})
     conds = out.get("conditions", [])
@@ -212,6 +214,7 @@ def succeeded(status: Mapping[str, Any] | None, *, generation: int, reason: str,
         conds = set_condition(conds, type_=TEST_SUCCESS, status="True" if tested.passed else "False",
                               reason=tested.reason, message=tested.message, generation=generation,
                               now=now)
+        conds = _summary(conds, tests_count=tests_count, generation=generation, now=now)
     out["conditions"] = _ordered(conds)
     out.pop("lastError", None)
     out["failures"] = 0
@@ -383,12 +386,27 @@ def attempted(status: Mapping[str, Any], *, revision: str, config_digest: str,
     return out
 
 
-def recovered(status: Mapping[str, Any] | None, *, generation: int, now: str) -> dict[str, Any]:
+def _summary(conds: list[dict[str, Any]], *, tests_count: bool, generation: int,
+             now: str) -> list[dict[str, Any]]:
+    """Flux's summary of a released version's tests: with ``tests_count`` (``spec.test``
+    enabled, ``test.ignoreFailures`` not set), a False TestSuccess is Ready's (False
+    TestFailed), though the action's ``ignoreTestFailures`` kept it from counting or being
+    remediated; otherwise Ready says the release."""
+    tested = next((c for c in conds if c.get("type") == TEST_SUCCESS), None)
+    if not tests_count or tested is None or tested.get("status") != "False":
+        return conds
+    return set_condition(conds, type_=READY, status="False", reason=TEST_FAILED,
+                         message=str(tested.get("message") or ""), generation=generation, now=now)
+
+
+def recovered(status: Mapping[str, Any] | None, *, generation: int, now: str,
+              tests_count: bool = False) -> dict[str, Any]:
     """A check found the deployed release as desired after a failure that changed nothing (a
     repository back, a Secret fixed): Ready True again, nothing abnormal; release fields kept.
     Ready says Released's success, as Flux's summary does (a Released False InstallFailed or
     UpgradeFailed turns True, InstallSucceeded or UpgradeSucceeded: Flux's in-sync release);
-    ReconciliationSucceeded when Released tells no success."""
+    ReconciliationSucceeded when Released tells no success; a False TestSuccess when its tests
+    count (:func:`_summary`)."""
     out = _base(status, generation)
     conds = out.get("conditions", [])
     for gone in (STALLED, RECONCILING, REMEDIATED):
@@ -407,7 +425,7 @@ def recovered(status: Mapping[str, Any] | None, *, generation: int, now: str) ->
                                   message=message, generation=generation, now=now)
     conds = set_condition(conds, type_=READY, status="True", reason=reason or RECONCILE_SUCCEEDED,
                           message=message, generation=generation, now=now)
-    out["conditions"] = _ordered(conds)
+    out["conditions"] = _ordered(_summary(conds, tests_count=tests_count, generation=generation, now=now))
     out.pop("lastError", None)
     out["failures"] = 0
     return out
