@@ -107,6 +107,7 @@ def register(registry: kopf.OperatorRegistry) -> None:
         memo.wakeups.pop(body["metadata"]["uid"], None)
         memo.woken.discard(body["metadata"]["uid"])
         memo.index_woken.pop(body["metadata"]["uid"], None)
+        memo.retrying.pop(body["metadata"]["uid"], None)
 
 
 #: A last check longer ago than any interval: what :func:`wake` records. (0.0 is not: monotonic
