@@ -10,7 +10,9 @@ Rules (sigs.k8s.io/cli-utils kstatus, as Flux follows them):
   without a change (bad chart, values, Lua refused, retries used up).
 - ``Released`` tells whether the last Helm operation succeeded; it survives a later Stalled so
   users see that the previous version still runs. ``Remediated`` (Flux's) tells how the
-  remediation of a failed release went; a success removes it.
+  remediation of a failed release went; a success removes it. ``TestSuccess`` (Flux's) tells
+  how the tests ``spec.test`` ran after the last install or upgrade went (Released stays True
+  when only they failed); Ready summarizes it unless ``test.ignoreFailures``.
 - ``lastTransitionTime`` changes only when a condition's status changes.
 No function changes its input: each returns a new status dict.
 """
