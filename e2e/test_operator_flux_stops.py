@@ -12,7 +12,7 @@ from kubernetes import client as k8s
 from e2e.operator_kit import (GROUP, VERSION, Controller, chart_tgz, condition, controller, get, objects,
                               patch_spec, ready_at, request, setup_namespace, stalled, version_secrets,
                               wait_for)
-from e2e.test_operator_gitops import HOOKED_CHART, SLOW_S, TESTED_CHART, events, replace_chart, warnings
+from e2e.test_operator_gitops import HOOKED_CHART, SLOW_S, TESTED_CHART, posted_with, replace_chart, warnings
 
 pytestmark = pytest.mark.e2e
 
@@ -57,7 +57,8 @@ def test_retries_used_up_hold_the_install_until_the_values_or_the_chart_change(
     assert digest.startswith("sha256:") and obj["status"]["lastAttemptedRevision"] == "0.1.0"
     before = release_state(api, objects, namespace)
     assert before[2] == "failed"
-    said = list(warnings(api, namespace))
+    # the failure's Event follows its status: the list to compare with has it
+    said = posted_with(api, namespace, ("InstallFailed", condition(obj, "Released")["message"]), "Warning")
 
     held = ask_reconcile(objects, namespace, "t1")  # the interval (2s) passed too, more than once
     assert held["status"]["conditions"] == obj["status"]["conditions"]
@@ -110,10 +111,10 @@ def test_an_upgrade_with_no_version_to_roll_back_to_stalls_as_flux(
     assert (condition(obj, "Released")["status"], condition(obj, "Released")["reason"]) == ("True", "UpgradeSucceeded")
     assert condition(obj, "Remediated") is None and condition(obj, "Reconciling") is None
     assert obj["status"]["upgradeFailures"] == 1
-    assert ("TestFailed", failure) in warnings(api, namespace)
+    # the failure's Event follows its status: the list to compare with has it
+    said = posted_with(api, namespace, ("TestFailed", failure), "Warning")
     before = release_state(api, objects, namespace)
     assert before[2] == "deployed"  # its tests failed: helm leaves it deployed
-    said = list(warnings(api, namespace))
 
     held = ask_reconcile(objects, namespace, "t1")
     assert held["status"]["conditions"] == obj["status"]["conditions"]
@@ -125,6 +126,6 @@ def test_an_upgrade_with_no_version_to_roll_back_to_stalls_as_flux(
     obj = wait_for(objects, namespace, ready_at(3), timeout=SLOW_S)
     assert condition(obj, "Ready")["reason"] == "UpgradeSucceeded"
     assert k8s.CoreV1Api(api).read_namespaced_config_map("app", namespace).data["message"] == "three"
-    assert ("UpgradeSucceeded", condition(obj, "Ready")["message"]) in events(api, namespace)
+    posted_with(api, namespace, ("UpgradeSucceeded", condition(obj, "Ready")["message"]))
     assert get(objects, namespace)["status"]["upgradeFailures"] == 0
 

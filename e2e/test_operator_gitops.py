@@ -277,6 +277,18 @@ def posted(api: k8s.ApiClient, namespace: str, reason: str, type_: str = "Normal
     return said[0]
 
 
+def posted_with(api: k8s.ApiClient, namespace: str, event: tuple[str, str],
+                type_: str = "Normal") -> list[tuple[str, str]]:
+    """The request's Events of ``type_`` once ``event`` (reason, message) is among them. Kopf
+    posts Events in the background after the status is written (one object's in order): a
+    list read as soon as the status shows may miss the last ones."""
+    deadline = time.monotonic() + 30
+    while event not in (found := events(api, namespace, type_)):
+        assert time.monotonic() < deadline, f"no {type_} Event {event}: {found}"
+        time.sleep(0.2)
+    return found
+
+
 def test_a_failed_install_hook_is_remediated_and_retried_and_the_last_failure_left_as_flux_does(
         controller: Controller, api: k8s.ApiClient, objects: k8s.CustomObjectsApi, namespace: str) -> None:
     """A pre-install hook Job that fails is a failed install (Flux's installFailures): uninstalled
