@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 import signal
 import threading
-import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -14,7 +14,7 @@ from helm_core import errors
 from helm_core.chart import loader
 from helm_core.engine import render as render_mod
 from helm_core.engine import renderer as renderer_mod
-from helm_core.isolation import RenderPool
+from helm_core.isolation import RenderPool, process
 from helm_core.support.limits import MIB, RenderCrashed, RenderLimitExceeded, RenderLimits
 from tests.chartkit import chart_yaml, write_chart
 
@@ -41,6 +41,38 @@ def _render(renderer: renderer_mod.Renderer, path: Path, values: dict | None = N
 
 def _flat(done: renderer_mod.RenderedDocuments) -> list[tuple[str, str, dict]]:
     return [(d.source, d.content, d.obj) for d in done.documents]
+
+
+class _Renders:
+    """The render requests workers are answering now (sent, no reply yet), through
+    ``WorkerProcess.request``: the sign that a slow chart holds its worker for its render, not
+    for the prepare before it (whose worker may take long to start on a slow machine)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.procs: list[process.WorkerProcess] = []
+        self._cond = threading.Condition()
+        request = process.WorkerProcess.request
+
+        def counted(proc: process.WorkerProcess, message: Any, **kwargs: Any) -> dict[str, Any]:
+            if message.get("op") != "render":
+                return request(proc, message, **kwargs)
+            with self._cond:
+                self.procs.append(proc)
+                self._cond.notify_all()
+            try:
+                return request(proc, message, **kwargs)
+            finally:
+                with self._cond:
+                    self.procs.remove(proc)
+
+        monkeypatch.setattr(process.WorkerProcess, "request", counted)
+
+    def wait_for(self, count: int) -> list[process.WorkerProcess]:
+        """The workers rendering, once ``count`` of them are."""
+        with self._cond:
+            assert self._cond.wait_for(lambda: len(self.procs) >= count, timeout=120), \
+                f"{len(self.procs)} renders started, not {count}"
+            return list(self.procs)
 
 
 @pytest.fixture
@@ -128,20 +160,18 @@ def test_output_limit(pool: RenderPool, tmp_path: Path) -> None:
                                  "limit of 1MiB (a string of 2000000 characters)")
 
 
-def test_a_crashed_worker_is_reported_and_replaced(pool: RenderPool, tmp_path: Path) -> None:
+def test_a_crashed_worker_is_reported_and_replaced(pool: RenderPool, tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     path = _chart(tmp_path, "slow", SLOW)
     renderer = pool.renderer(tenant="t")
     chart = loader.load(path)
     prepared = renderer.prepare(chart, {})
     before = pool.started
+    renders = _Renders(monkeypatch)
 
     def crash_when_busy() -> None:
-        while not pool._all or all(not p.ready for p in pool._all):
-            time.sleep(0.05)
-        time.sleep(0.5)
-        for proc in list(pool._all):
-            if proc not in pool._idle:
-                os.kill(proc.pid, signal.SIGSEGV)
+        for proc in renders.wait_for(1):
+            os.kill(proc.pid, signal.SIGSEGV)
 
     killer = threading.Thread(target=crash_when_busy)
     killer.start()
@@ -162,8 +192,9 @@ def test_workers_are_the_first_processes_the_oom_killer_takes(pool: RenderPool) 
     assert own != "1000"  # the controller keeps its own
 
 
-def test_one_tenant_cannot_take_every_worker(tmp_path: Path) -> None:
+def test_one_tenant_cannot_take_every_worker(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     pool = RenderPool(workers=2, limits=RenderLimits(timeout_s=8, cpu_s=60))
+    renders = _Renders(monkeypatch)
     slow = _chart(tmp_path, "slow", SLOW)
     outcomes: dict[str, str] = {}
 
@@ -177,7 +208,7 @@ def test_one_tenant_cannot_take_every_worker(tmp_path: Path) -> None:
         threads = [threading.Thread(target=hostile, args=(n,)) for n in range(2)]
         for t in threads:
             t.start()
-        time.sleep(0.5)
+        renders.wait_for(1)  # one holds its worker; the other waits for it (one per tenant)
         done = _render(pool.renderer(tenant="good"), EXAMPLE)
         # the good tenant was served while the hostile one still held its worker
         still_running = sum(t.is_alive() for t in threads)
@@ -190,24 +221,13 @@ def test_one_tenant_cannot_take_every_worker(tmp_path: Path) -> None:
     assert outcomes == {"hostile0": "timeout_s", "hostile1": "timeout_s"}
 
 
-def _while_both_render(pool: RenderPool, busy: int) -> None:
-    """Wait until ``busy`` workers render (a prepare holds one briefly before: the render
-    then asks again)."""
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        if pool._busy >= busy:
-            time.sleep(1.0)  # past the prepares: the slow renders hold them for seconds
-            if pool._busy >= busy:
-                return
-        time.sleep(0.05)
-    raise AssertionError("the hostile renders did not start")
-
-
-def test_a_tenant_holding_no_worker_is_served_while_others_hold_them_all(tmp_path: Path) -> None:
+def test_a_tenant_holding_no_worker_is_served_while_others_hold_them_all(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Hostile charts in as many namespaces as there are workers: a request of another
     namespace gets a burst worker at once (closed after it), rather than waiting for a render
     timeout."""
     pool = RenderPool(workers=2, limits=RenderLimits(timeout_s=8, cpu_s=60))
+    renders = _Renders(monkeypatch)
     slow = _chart(tmp_path, "slow", SLOW)
     outcomes: dict[str, str] = {}
 
@@ -219,9 +239,9 @@ def test_a_tenant_holding_no_worker_is_served_while_others_hold_them_all(tmp_pat
 
     try:
         threads = [threading.Thread(target=hostile, args=(f"hostile{n}",)) for n in range(2)]
-        for t in threads:
+        for n, t in enumerate(threads, 1):  # one after the other: each renders where it prepared
             t.start()
-        _while_both_render(pool, 2)
+            renders.wait_for(n)
         done = _render(pool.renderer(tenant="good"), EXAMPLE)
         still_running = sum(t.is_alive() for t in threads)
         during = len(pool._all)
@@ -237,14 +257,15 @@ def test_a_tenant_holding_no_worker_is_served_while_others_hold_them_all(tmp_pat
     assert outcomes == {"hostile0": "timeout_s", "hostile1": "timeout_s"}
 
 
-def test_without_burst_workers_a_tenant_waits_for_one(tmp_path: Path) -> None:
+def test_without_burst_workers_a_tenant_waits_for_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     pool = RenderPool(workers=1, per_tenant=1, burst=0, limits=RenderLimits(timeout_s=3, cpu_s=60))
+    renders = _Renders(monkeypatch)
     slow = _chart(tmp_path, "slow", SLOW)
     hostile = threading.Thread(target=lambda: pytest.raises(RenderLimitExceeded, _render,
                                                             pool.renderer(tenant="hostile"), slow))
     try:
         hostile.start()
-        _while_both_render(pool, 1)
+        renders.wait_for(1)
         assert _render(pool.renderer(tenant="good"), EXAMPLE).documents
         served_after_the_timeout = not hostile.is_alive()
         hostile.join()
