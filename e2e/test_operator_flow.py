@@ -206,7 +206,7 @@ def test_same_release_claimed_twice_stalls_the_second(controller: Controller, ap
         f"release {namespace}/shared is already managed by HelmRequest {namespace}/first; "
         "choose another releaseName or targetNamespace")
     objects.delete_namespaced_custom_object(GROUP, VERSION, namespace, PLURAL, "second")
-    time.sleep(2)
+    wait_gone(objects, namespace, "second")  # its finalizer ran
     assert len(version_secrets(api, namespace)) == 1  # the second's deletion left the release
 
 
