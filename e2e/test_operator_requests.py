@@ -40,8 +40,11 @@ pytestmark = pytest.mark.e2e
 #: Only this module's requests reach its controller (other modules' leftovers would cost requests).
 SHARD = {"e2e.helm.sh/module": "requests"}
 ACCOUNT_NAMESPACE, ACCOUNT = controlplane.AUDITED_USER.split(":")[2:]
-#: The Event of a success is posted after the status write that makes the request Ready.
+#: How long requests made after the success's Event (none are expected) are given to show.
 SETTLE_S = 3.0
+#: The Event of a success is posted after the status write that makes the request Ready, by
+#: Kopf in the background: on a loaded machine, seconds later.
+EVENT_TIMEOUT_S = 60.0
 #: An admission policy applied or deleted takes effect once the API server's informer sees it.
 POLICY_TIMEOUT_S = 30.0
 
@@ -145,6 +148,10 @@ def _install(cluster: ClusterInfo, api: k8s.ApiClient, namespace: str) -> list[t
     objects = k8s.CustomObjectsApi(api)
     operator_kit.request(objects, namespace, meta_labels=SHARD)
     wait_for(objects, namespace, ready_at(1))
+    deadline = time.monotonic() + EVENT_TIMEOUT_S
+    while "create events" not in {request for request, _ in requests_in(cluster, namespace, after=start)}:
+        assert time.monotonic() < deadline, "the success's Event was never posted"
+        time.sleep(0.3)
     time.sleep(SETTLE_S)
     return requests_in(cluster, namespace, after=start)
 
