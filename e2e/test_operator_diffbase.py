@@ -132,7 +132,10 @@ def test_install_upgrade_and_a_label_change_write_no_diff_base(
     assert helmrequest_patches(api) - before == 1 + kopf_patches(retries(ctl) - retried)
     assert len(version_secrets(api, namespace)) == 2
 
-    seen = events(kubectl, namespace)
+    deadline = time.monotonic() + 30  # the upgrade's Event, posted after its status, is in what is seen
+    while "UpgradeSucceeded" not in (seen := events(kubectl, namespace)):
+        assert time.monotonic() < deadline, f"no UpgradeSucceeded Event: {seen}"
+        time.sleep(0.3)
     before = helmrequest_patches(api)
     objects.patch_namespaced_custom_object(GROUP, VERSION, namespace, PLURAL, "app",
                                            {"metadata": {"labels": {"team": "a"},

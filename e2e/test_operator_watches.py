@@ -60,7 +60,10 @@ def test_a_new_generation_cancels_the_wait_of_the_previous_one(
     assert took < PROMPT_S, f"generation 2 was Ready {took:.1f}s after the patch"
     assert condition(obj, "Ready")["reason"] == "InstallSucceeded"
     assert obj["status"]["observedGeneration"] == 2
-    superseded = _reasons(kubectl, namespace).get("HealthCheckCanceled")
+    deadline = time.monotonic() + 30  # Kopf posts Events in the background
+    while not (superseded := _reasons(kubectl, namespace).get("HealthCheckCanceled")):
+        assert time.monotonic() < deadline, f"no HealthCheckCanceled Event: {_reasons(kubectl, namespace)}"
+        time.sleep(0.3)
     assert superseded == [f"Health checks canceled due to new reconciliation triggered by HelmRequest/{namespace}/app: "
                           "superseded by generation 2: the install of generation 1 stopped "
                           "waiting and its version was marked failed"]
