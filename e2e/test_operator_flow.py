@@ -51,9 +51,15 @@ def test_apply_installs_then_values_edit_upgrades_then_delete_uninstalls(
     with pytest.raises(ApiException) as gone:
         k8s.CoreV1Api(api).read_namespaced_config_map("app-hello", namespace)
     assert gone.value.status == 404
-    events = kubectl("get", "events", "-n", namespace, "-o", "json").stdout
-    ours = [e for e in json.loads(events)["items"] if e["involvedObject"]["kind"] == "HelmRequest"]
-    # Flux's reasons, the deletion's uninstall included, so alerts written for Flux match
+    # Flux's reasons, the deletion's uninstall included, so alerts written for Flux match (the
+    # uninstall's Event may land after the finalizer was removed: Kopf posts it in the background)
+    deadline = time.monotonic() + 30
+    while True:
+        events = kubectl("get", "events", "-n", namespace, "-o", "json").stdout
+        ours = [e for e in json.loads(events)["items"] if e["involvedObject"]["kind"] == "HelmRequest"]
+        if "UninstallSucceeded" in {e["reason"] for e in ours} or time.monotonic() > deadline:
+            break
+        time.sleep(0.3)
     assert {"InstallSucceeded", "UpgradeSucceeded", "UninstallSucceeded"} <= {e["reason"] for e in ours}
     # kubectl describe's "From" names the controller (Kopf's default said "kopf")
     assert {e["source"].get("component") for e in ours} == {"helm-operator"}
