@@ -399,7 +399,8 @@ def test_a_hooks_run_inside_the_grace_changes_the_version_to_be_written():
 
 def test_a_hooks_run_keeps_the_announcement_due_when_it_was():
     """A hook's run re-arms the announcement for what is left of the grace, with its content."""
-    client, driver = _claimed(announce_after_s=0.3)
+    # the hook's run is to come inside the grace: a second is room for a pause of the process
+    client, driver = _claimed(announce_after_s=1.0)
     pending = make_version(status=rel.Status.PENDING_INSTALL)
     driver.create(pending)
     running = rel.HookRun("Job", "setup", rel.HookPhase.RUNNING, started=T0)
