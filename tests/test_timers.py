@@ -14,8 +14,10 @@ def test_a_call_runs_once_when_due_and_a_cancelled_one_never():
     scheduler = timers.Timers()
     ran: list[str] = []
     done = threading.Event()
-    scheduler.call_later(0.02, lambda: (ran.append("due"), done.set()))
-    scheduler.call_later(0.01, lambda: ran.append("cancelled")).cancel()
+    # the cancelled call is due first (once the other ran, its time had come), and half a
+    # second away: its cancel, the next statement, comes before it even after a pause
+    scheduler.call_later(0.6, lambda: (ran.append("due"), done.set()))
+    scheduler.call_later(0.5, lambda: ran.append("cancelled")).cancel()
     assert done.wait(5)
     time.sleep(0.05)
     assert ran == ["due"]
@@ -51,9 +53,9 @@ def test_idle_workers_end():
 
 def test_a_deferred_write_settled_in_time_is_never_made():
     writes: list[str] = []
-    deferred = timers.Deferred(lambda: writes.append("announce"), 0.2)
+    deferred = timers.Deferred(lambda: writes.append("announce"), 1.0)  # room for a pause before settle
     assert deferred.settle() is False
-    time.sleep(0.3)
+    time.sleep(1.1)
     assert writes == []
 
 
