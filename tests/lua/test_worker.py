@@ -163,7 +163,10 @@ def test_worker_dies_with_its_parent():
         "    sessions.append(lua.WorkerSession()); return sessions[0]\n"
         "scripts = lua.load_chart_scripts(c, accepted_permissions=(), session_factory=factory)\n"
         "threading.Thread(target=scripts.fire, args=('pre-render', luakit.context(c)), daemon=True).start()\n"
-        "time.sleep(0.5)\n"
+        "deadline = time.monotonic() + 60\n"
+        "while not sessions and time.monotonic() < deadline:  # the thread started its worker\n"
+        "    time.sleep(0.01)\n"
+        "time.sleep(0.5)  # into the pattern match, most likely (else the closed pipe ends it too)\n"
         "print(sessions[0].pid, flush=True)\n"
         "time.sleep(60)\n")
     root = str(Path(__file__).resolve().parents[2])
