@@ -14,6 +14,7 @@ from helm_core.chart import archive, chartfile, folder, model
 from helm_core.errors import ArchiveError, ChartError, ValuesError
 from helm_core.golib import gostrconv, goyaml
 from helm_core.support import cachekeys, memo
+from helm_core.support.records import replace
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -141,6 +142,8 @@ def load_files(files: Iterable[tuple[str, bytes]], *, source: str = "<chart>",
     if metadata.dependencies:
         chartfile.validate_metadata(metadata, source=f"{where}/Chart.yaml")
 
+    # Archives in charts/ unpack within what is left of the chart's own budget.
+    unpacked = limits.unpacked_before + sum(len(data) for _, data in files)
     for sub in sorted(subchart_files):
         if sub[:1] in ("_", "."):
             continue
@@ -150,7 +153,9 @@ def load_files(files: Iterable[tuple[str, bytes]], *, source: str = "<chart>",
             if sub.endswith(".tgz"):
                 if len(entries) != 1 or entries[0][0] != sub:
                     raise ArchiveError(f"{sub_source}: expected a single archive file")
-                subchart = load_archive(entries[0][1], source=sub_source, limits=limits)
+                subchart = load_archive(entries[0][1], source=sub_source,
+                                        limits=replace(limits, unpacked_before=unpacked))
+                unpacked += _unpacked_bytes(subchart)
             else:
                 inner = [(n.split("/", 1)[1], d) for n, d in entries if "/" in n]
                 if not inner:
@@ -160,6 +165,12 @@ def load_files(files: Iterable[tuple[str, bytes]], *, source: str = "<chart>",
             raise type(exc)(f"error unpacking subchart {sub} in {metadata.name}: {exc}") from None
         chart.add_dependency(subchart)
     return chart
+
+
+def _unpacked_bytes(chart: model.Chart) -> int:
+    """The bytes of a chart's files and its subcharts' (what its archives unpacked)."""
+    own = sum(len(f.data) for f in (*chart.templates, *chart.files)) + len(chart.raw_values) + len(chart.raw_schema)
+    return own + sum(_unpacked_bytes(sub) for sub in chart.dependencies)
 
 
 #: Schemas read in this process, by file name and content: a warm load would otherwise

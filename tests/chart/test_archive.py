@@ -144,3 +144,99 @@ def test_corrupt_archive_is_a_clear_error(data):
 def test_empty_archive_is_refused():
     with pytest.raises(ArchiveError, match="no files in chart archive"):
         archive.read_archive(make_tgz([tar_entry("demo/", kind=tarfile.DIRTYPE)]))
+
+
+def _pax_record(key: str, value: str) -> bytes:
+    body = f" {key}={value}\n"
+    size = len(body) + 1
+    while len(str(size)) + len(body) != size:
+        size += 1
+    return f"{size}{body}".encode()
+
+
+def _header(name: str, kind: bytes, data: bytes) -> bytes:
+    info = tarfile.TarInfo(name)
+    info.type, info.size = kind, len(data)
+    return info.tobuf(tarfile.USTAR_FORMAT if kind in (tarfile.XHDTYPE, tarfile.XGLTYPE) else tarfile.GNU_FORMAT) \
+        + data + b"\0" * (-len(data) % 512)
+
+
+def _chart_entry() -> bytes:
+    return _header("demo/Chart.yaml", tarfile.REGTYPE, chart_yaml().encode())
+
+
+@pytest.mark.parametrize("kind", [tarfile.XHDTYPE, tarfile.XGLTYPE, tarfile.GNUTYPE_LONGNAME, tarfile.GNUTYPE_LONGLINK],
+                         ids=["pax", "pax-global", "gnu-long-name", "gnu-long-link"])
+def test_tar_header_over_go_limit_is_refused_before_it_is_read(kind):
+    # Go's archive/tar reads at most 1 MiB of a PAX header or GNU long name (helm: "archive/tar:
+    # header field too long"); tarfile read all of it (a 90 MiB name took 1.6 s and 390 MiB).
+    big = _pax_record("comment", "a" * (archive.MAX_HEADER_BYTES + 1)) if kind in (tarfile.XHDTYPE, tarfile.XGLTYPE) \
+        else b"demo/" + b"a" * archive.MAX_HEADER_BYTES
+    data = gzip.compress(_header("././@LongLink", kind, big) + _chart_entry() + b"\0" * 1024)
+    with pytest.raises(ArchiveError) as err:
+        archive.read_archive(data, source="evil.tgz")
+    assert str(err.value) == "evil.tgz: archive/tar: header field too long"
+
+
+def test_a_header_of_go_limit_is_read():
+    name = "demo/" + "a" * (archive.MAX_HEADER_BYTES - len("demo/") - 1)
+    data = gzip.compress(_header("././@LongLink", tarfile.GNUTYPE_LONGNAME, name.encode() + b"\0")
+                         + _header("demo/x", tarfile.REGTYPE, b"x") + _chart_entry() + b"\0" * 1024)
+    assert [n for n, _ in archive.read_archive(data)] == [name[len("demo/"):], "Chart.yaml"]
+
+
+@pytest.mark.parametrize("kind", [tarfile.XHDTYPE, tarfile.GNUTYPE_LONGNAME], ids=["pax", "gnu-long-name"])
+def test_a_chain_of_tar_headers_is_refused(kind):
+    # tarfile recurses once per extension header: 150000 in a row took 12.5 s and 470 MiB.
+    one = _pax_record("comment", "") if kind == tarfile.XHDTYPE else b"demo/x\0"
+    chain = _header("././@LongLink", kind, one) * (archive.MAX_HEADER_CHAIN + 1)
+    with pytest.raises(ArchiveError) as err:
+        archive.read_archive(gzip.compress(chain + _chart_entry() + b"\0" * 1024), source="evil.tgz")
+    assert str(err.value) == f"evil.tgz: more than {archive.MAX_HEADER_CHAIN} tar extension headers before one entry"
+    short = _header("././@LongLink", kind, one) * (archive.MAX_HEADER_CHAIN - 1)
+    assert archive.read_archive(gzip.compress(short + _chart_entry() + b"\0" * 1024))
+
+
+def _old_gnu_sparse(extended_blocks: int) -> bytes:
+    info = tarfile.TarInfo("demo/templates/s.yaml")
+    info.type, info.size = tarfile.GNUTYPE_SPARSE, 0
+    block = bytearray(info.tobuf(tarfile.GNU_FORMAT))
+    block[482] = 1  # isextended: the sparse map goes on in the blocks that follow
+    block[148:156] = b" " * 8
+    block[148:156] = b"%06o\0 " % sum(block)
+    extension = bytearray(b"".join(b"%011o\0%011o\0" % (100 + 2 * i, 1) for i in range(21)).ljust(512, b"\0"))
+    extension[504] = 1
+    return bytes(block) + bytes(extension) * extended_blocks
+
+
+@pytest.mark.parametrize("entries", [
+    # An old GNU sparse map of 300000 extension blocks took 14 s and 1.7 GiB.
+    _old_gnu_sparse(1000),
+    # A GNU 1.0 sparse map claiming 999999999 holes ended in "internal error (ValueError)".
+    _header("././@PaxHeader", tarfile.XHDTYPE,
+            _pax_record("GNU.sparse.major", "1") + _pax_record("GNU.sparse.minor", "0") + _pax_record("GNU.sparse.name", "demo/templates/s.yaml") + _pax_record("GNU.sparse.realsize", "9"))
+    + _header("demo/GNUSparseFile.0/s", tarfile.REGTYPE, b"999999999\n"),
+    _header("././@PaxHeader", tarfile.XHDTYPE,
+            _pax_record("GNU.sparse.size", "9") + _pax_record("GNU.sparse.offset", "1") + _pax_record("GNU.sparse.numbytes", "1"))
+    + _header("demo/templates/s.yaml", tarfile.REGTYPE, b"x"),
+    _header("././@PaxHeader", tarfile.XHDTYPE, _pax_record("GNU.sparse.map", "1,1," * 1000)
+            + _pax_record("GNU.sparse.realsize", "9")) + _header("demo/templates/s.yaml", tarfile.REGTYPE, b"x"),
+], ids=["old-gnu", "gnu-1.0", "gnu-0.0", "gnu-0.1"])
+def test_sparse_files_are_refused_before_their_maps_are_read(entries):
+    with pytest.raises(ArchiveError) as err:
+        archive.read_archive(gzip.compress(_chart_entry() + entries + b"\0" * 1024), source="evil.tgz")
+    assert str(err.value).startswith("evil.tgz: sparse files are not supported (entry \"demo/")
+
+
+def test_archives_in_charts_share_the_charts_size_budget():
+    # 30 subchart archives of ~95 KiB, each unpacking to 95 MiB: helm 3.22 gives each its own
+    # 100 MiB (15.7 s and 5.9 GiB for a 54 KiB chart); here they unpack within the parent's.
+    sub = package({"Chart.yaml": chart_yaml("sub"), "a.bin": b"\0" * 600, "b.bin": b"\0" * 600}, top="sub")
+    files = {"Chart.yaml": chart_yaml(), **{f"charts/sub{i}.tgz": sub for i in range(3)}}
+    limits = archive.Limits(max_chart_bytes=3000)
+    with pytest.raises(ArchiveError) as err:
+        loader.load_archive(package(files), source="c.tgz", limits=limits)
+    assert str(err.value) == ("error unpacking subchart sub1.tgz in demo: c.tgz/charts/sub1.tgz: "
+                              "decompressed chart is larger than the maximum file size 3000")
+    chart = loader.load_archive(package({"Chart.yaml": chart_yaml(), "charts/sub0.tgz": sub}), limits=limits)
+    assert [d.name for d in chart.dependencies] == ["sub"]
