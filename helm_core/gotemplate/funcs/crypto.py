@@ -236,12 +236,18 @@ def _create(cn: str, ips: list[Any] | None, dns: list[Any] | None, days: int, ke
     try:
         subject = x509encode.name_with_common_name(gohelpers.to_bytes(cn))
         der, key_id = x509encode.create_certificate(
-            serial=serial, subject=subject, not_before=now, not_after=now + datetime.timedelta(days=days),
+            serial=serial, subject=subject, not_before=now, not_after=now + _validity(days),
             public_key=key.public_key(), is_ca=is_ca, dns_names=dns_list, ip_addresses=ip_list,
             issuer=issuer if issuer is not None else x509encode.Issuer(subject, None, key))
     except (ValueError, TypeError) as e:
         raise FuncError(f"error creating certificate: {e}") from None
     return Certificate(gopem.encode("CERTIFICATE", der), _pem_for_key(key), x509encode.Issuer(subject, key_id, key))
+
+
+def _validity(days: int) -> datetime.timedelta:
+    """Sprig's ``time.Hour * 24 * time.Duration(days)``: int64 nanoseconds, wrapping around
+    as Go's do: any ``days`` gives Helm's dates (2147483647 days end 166 years on)."""
+    return datetime.timedelta(microseconds=gohelpers.wrap_int64(days * 86_400 * 10**9) // 1000)
 
 
 def _new_rsa() -> Any:

@@ -161,3 +161,16 @@ def test_helm_signs_with_our_ca_and_we_accept_helm_ca() -> None:
                                     base64.b64encode(helm_ca["Key"].encode()).decode())
     leaf = crypto.gen_signed_cert("x", None, None, 1, ours)
     assert x509.load_pem_x509_certificate(leaf.Cert.encode()).issuer.rfc4514_string() == "CN=helm-ca"
+
+
+@pytest.mark.parametrize("days", [2147483647, -100000000, 106752, 999999999999])
+def test_days_past_go_durations_wrap_as_in_helm(days: int) -> None:
+    # Sprig multiplies days into an int64 of nanoseconds, which wraps: helm makes these
+    # certificates (2147483647 days end in 2192); timedelta refused them ("days=...; must have
+    # magnitude <= 999999999", "date value out of range").
+    helm_pem, = helm_oracle.render_many([f'(genCA "x" {days}).Cert'])
+    helm_cert = x509.load_pem_x509_certificate(helm_pem.encode())
+    ours = x509.load_pem_x509_certificate(crypto.gen_ca("x", days).Cert.encode())
+    spans = [(c.not_valid_after_utc - c.not_valid_before_utc).total_seconds() for c in (helm_cert, ours)]
+    # Both truncate their own clock's fraction of a second to whole seconds.
+    assert abs(spans[0] - spans[1]) <= 1, spans
