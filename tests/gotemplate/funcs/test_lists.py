@@ -5,7 +5,7 @@ import pytest
 
 from helm_core.gotemplate.funcs import lists, reflection
 from helm_core.gotemplate.funcs.sprig import SPRIG_FUNCS
-from helm_core.golib.gotypes import FuncError
+from helm_core.golib.gotypes import FuncError, Int64
 
 CASES = [
     ("list", lists.list_, (1, None, "a"), [1, None, "a"]),
@@ -22,6 +22,9 @@ CASES = [
     ("concat_none", lists.concat, (), []),
     ("reverse", lists.reverse, ([1, 2, 3],), [3, 2, 1]),
     ("uniq_int_vs_float", lists.uniq, ([1, 1, "a", "a", 1.0, True],), [1, "a", 1.0, True]),
+    # int and int64 are two types; false is not 0.
+    ("uniq_nil_int64", lists.uniq, ([None, None, Int64(1), 1, Int64(1), False, 0, "1"],),
+     [None, Int64(1), 1, False, 0, "1"]),
     ("uniq_nested", lists.uniq, ([[1], [1], {"a": 1}, {"a": 1}],), [[1], {"a": 1}]),
     ("without", lists.without, ([1, 2, 3, 2], 2, 3), [1]),
     ("without_type_strict", lists.without, ([1, 1.0], 1.0), [1]),
@@ -83,3 +86,10 @@ def test_list_errors_name_the_go_kind(name: str, args, message: str) -> None:
     with pytest.raises(FuncError) as err:
         SPRIG_FUNCS[name](*args)
     assert str(err.value) == message
+
+
+def test_uniq_keeps_every_nan_as_go() -> None:
+    # NaN is not DeepEqual to itself, even the same one.
+    nan = float("nan")
+    out = lists.uniq([nan, nan, 1.0, 1.0])
+    assert len(out) == 3 and out[0] is nan and out[1] is nan and out[2] == 1.0

@@ -1,6 +1,7 @@
 """Random strings and UUIDs: alphabets, lengths and formats (values are random)."""
 from __future__ import annotations
 
+import os
 import re
 import string
 
@@ -43,3 +44,19 @@ def test_shuffled_keeps_the_items_and_reaches_every_order() -> None:
     orders = {tuple(rnd.shuffled(list("abc"))) for _ in range(600)}
     assert orders == {("a", "b", "c"), ("a", "c", "b"), ("b", "a", "c"), ("b", "c", "a"), ("c", "a", "b"),
                       ("c", "b", "a")}
+
+
+def test_random_strings_draw_their_bytes_in_bulk(monkeypatch) -> None:
+    # One os.urandom call per character made randAlpha 2 s per million characters, and one
+    # call of 60 million (within the output limit) ran for minutes out of the budget's reach.
+    calls = []
+    real = os.urandom
+
+    def urandom(n: int) -> bytes:
+        calls.append(n)
+        return real(n)
+
+    monkeypatch.setattr(rnd.os, "urandom", urandom)
+    text = rnd.rand_alpha_num(100_000)
+    assert len(text) == 100_000 and set(text) <= set(string.ascii_letters + string.digits)
+    assert len(calls) < 10
