@@ -226,7 +226,8 @@ DOUBLING = '{{ $s := "ab" }}{{ range until 40 }}{{ $s = printf "%s%s" $s $s }}{{
 def test_render_memory_limit_is_one_error_line(tmp_path):
     proc = _cli_subprocess(tmp_path, DOUBLING, "--render-memory", "64Mi", "--render-output", "4Gi")
     assert (proc.returncode, proc.stdout, proc.stderr) == (
-        1, "", "Error: passed the render memory limit of 64MiB (out of memory)\n")
+        1, "", "Error: chart hostile: template hostile/templates/a.yaml: passed the render memory limit of 64MiB "
+               "(out of memory)\n")
 
 
 def test_render_output_limit_names_chart_template_and_limit(tmp_path):
@@ -241,12 +242,38 @@ def test_render_timeout_stops_a_loop(tmp_path):
         1, "Error: chart hostile: template hostile/templates/a.yaml: passed the render timeout of 1.5s\n")
 
 
-def test_watchdog_ends_a_render_stuck_in_one_call(tmp_path):
-    # toToml of 30000 nested maps runs for minutes inside one call: no runtime check is reached.
-    template = '{{ $d := dict }}{{ range until 30000 }}{{ $d = dict "a" $d }}{{ end }}{{ toToml $d | len }}'
+def test_watchdog_ends_a_render_stuck_in_one_call_naming_the_chart(tmp_path):
+    # 20 million matches replaced inside one call: no runtime check is reached.
+    template = '{{ regexReplaceAll "a" (repeat 20000000 "a") "b" | len }}'
     proc = _cli_subprocess(tmp_path, template, "--render-timeout", "1s")
     assert (proc.returncode, proc.stdout, proc.stderr) == (
-        1, "", "Error: passed the render timeout of 1s (the render did not stop)\n")
+        1, "", "Error: chart hostile: template hostile/templates/a.yaml: passed the render timeout of 1s "
+               "(the render did not stop)\n")
+
+
+SHARED = '{{ $x := list 1 2 3 }}{{ range until 40 }}{{ $x = dict "a" $x "b" $x }}{{ end }}'
+
+
+@pytest.mark.parametrize(("action", "what"), [
+    ("toJson $x", "JSON"), ("mustToPrettyJson $x", "JSON"), ("toYaml $x", "YAML"), ("toToml $x", "TOML"),
+    ("$x", "text"), ('printf "%v" $x', "text"), ("deepCopy $x | len", "copy"),
+])
+def test_data_shared_many_ways_is_refused_before_it_is_written(tmp_path, action, what):
+    # A few maps in memory, 2^40 leaves written out: each ran in one call until the watchdog.
+    proc = _cli_subprocess(tmp_path, SHARED + "{{ " + action + " }}", "--render-output", "1Mi", "--render-timeout", "3s")
+    assert proc.returncode == 1
+    assert proc.stderr.startswith("Error: chart hostile: template hostile/templates/a.yaml: passed the render output "
+                                  f"limit of 1MiB (the {what} of a value of more than "), proc.stderr
+
+
+def test_toml_of_deeply_nested_maps_stops_at_the_output_limit(tmp_path):
+    # Each table header repeats its whole path: 30000 nested maps write 900 million characters,
+    # for minutes inside one call (the key of every level was quoted again at each level below).
+    template = '{{ $d := dict }}{{ range until 30000 }}{{ $d = dict "a" $d }}{{ end }}{{ toToml $d | len }}'
+    proc = _cli_subprocess(tmp_path, template, "--render-output", "1Mi", "--render-timeout", "3s")
+    assert (proc.returncode, proc.stderr) == (
+        1, "Error: chart hostile: template hostile/templates/a.yaml: passed the render output limit of 1MiB "
+           "(the TOML of a value)\n")
 
 
 def test_include_ring_is_one_error_line(tmp_path):

@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from helm_core.gotemplate import budget
 from helm_core.support import limits as limits_mod
 from helm_core.support import oneshot
-from helm_core.support.limits import DEFAULT_LIMITS, RenderLimits, describe_bytes, parse_bytes
+from helm_core.support.limits import DEFAULT_LIMITS, RenderLimitExceeded, RenderLimits, describe_bytes, parse_bytes
 
 #: Seconds the watchdog gives the runtime checks to stop a render cleanly.
 WATCHDOG_GRACE_S = 2.0
@@ -67,17 +67,28 @@ def from_args(args: argparse.Namespace) -> RenderLimits:
 @contextlib.contextmanager
 def enforced(limits: RenderLimits, *, watchdog: bool) -> Iterator[None]:
     """Apply ``limits`` to this process while the block runs (see the module's text)."""
-    cancel = oneshot.call_after(limits.timeout_s + WATCHDOG_GRACE_S, lambda: _give_up(limits)) if watchdog else None
+    active = budget.Budget(limits)
+    cancel = oneshot.call_after(limits.timeout_s + WATCHDOG_GRACE_S, lambda: _give_up(active)) if watchdog else None
     try:
-        with _address_space_limited(limits.memory_bytes), budget.active(budget.Budget(limits)):
-            yield
+        with _address_space_limited(limits.memory_bytes), budget.active(active):
+            try:
+                yield
+            except MemoryError:
+                # The render's frames are gone by now: their memory is free for the message.
+                raise RenderLimitExceeded(memory_error_message(limits, active.where), limit="memory_bytes") from None
     finally:
         if cancel is not None:
             cancel()
 
 
-def memory_error_message(limits: RenderLimits) -> str:
-    return budget.describe_limit(limits, "memory_bytes", "out of memory")
+def memory_error_message(limits: RenderLimits, where: str = "") -> str:
+    """``passed the render memory limit of 1GiB (out of memory)``, after ``where`` (the chart
+    and template that ran, when a render ran)."""
+    return _located(where, budget.describe_limit(limits, "memory_bytes", "out of memory"))
+
+
+def _located(where: str, message: str) -> str:
+    return f"{where}: {message}" if where else message
 
 
 @contextlib.contextmanager
@@ -100,8 +111,9 @@ def _address_space_limited(memory_bytes: int) -> Iterator[None]:
             resource.setrlimit(resource.RLIMIT_AS, before)
 
 
-def _give_up(limits: RenderLimits) -> None:
-    """The render did not stop at its deadline: say so and end the process."""
-    message = budget.describe_limit(limits, "timeout_s", "the render did not stop")
+def _give_up(active: budget.Budget) -> None:
+    """The render did not stop at its deadline: say so (naming the chart and template that
+    ran, as the runtime's checks do) and end the process."""
+    message = _located(active.where, budget.describe_limit(active.limits, "timeout_s", "the render did not stop"))
     os.write(2, f"Error: {message}\n".encode())
     os._exit(1)

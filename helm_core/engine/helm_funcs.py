@@ -17,7 +17,7 @@ from collections.abc import Callable
 from helm_core.engine import purity
 from helm_core.golib import gojson, gotypes, goyaml
 from helm_core.golib.gotypes import FuncError, signature
-from helm_core.gotemplate import environment, gofmt, runtime
+from helm_core.gotemplate import budget, environment, gofmt, runtime
 from helm_core.support.records import field, record
 
 TYPE_CHECKING = False
@@ -54,6 +54,7 @@ def warn_wrap(message: str) -> str:
 @signature("interface {}")
 def to_yaml(value: Any) -> str:
     """``toYaml``: sigs.k8s.io/yaml Marshal, trailing newline trimmed; ``""`` on error."""
+    budget.check_text(value, what="YAML")
     try:
         return goyaml.dump(value).removesuffix("\n")
     except (ValueError, RecursionError):
@@ -64,6 +65,7 @@ def to_yaml(value: Any) -> str:
 def to_yaml_pretty(value: Any) -> str:
     """``toYamlPretty``: yaml.v3 with 2-space indent: Go values as they are (no JSON step),
     sequences indented under their key, long lines never folded."""
+    budget.check_text(value, what="YAML")
     try:
         return goyaml.dump_pretty(value).removesuffix("\n")
     except (ValueError, RecursionError):
@@ -103,6 +105,7 @@ def from_yaml_array(text: str) -> list[Any]:
 @signature("interface {}")
 def to_json(value: Any) -> str:
     """``toJson``: encoding/json Marshal; ``""`` on error."""
+    budget.check_text(value, what="JSON")
     try:
         return gojson.dumps(value)
     except (ValueError, RecursionError):
@@ -180,6 +183,9 @@ def _toml_is_table(value: Any) -> bool:
 class _TomlEncoder:
     def __init__(self) -> None:
         self.out: list[str] = []
+        #: Characters of the table headers written: each repeats its whole path, so 30000 maps
+        #: nested in each other write 900 million characters (minutes in one call).
+        self.headers = 0
 
     def newline(self) -> None:
         if self.out:
@@ -230,34 +236,39 @@ class _TomlEncoder:
         if not inline:
             self.newline()
 
-    def encode(self, key: list[str], value: Any) -> None:
+    def encode(self, key: list[str], value: Any, dotted: str = "") -> None:
+        """``value`` at ``key``; ``dotted`` is the key's quoted parts joined (each quoted once)."""
         if value is None:
             return
         if isinstance(value, dict):
-            self.table(key, value)
+            self.table(key, value, dotted)
         elif isinstance(value, (list, tuple)) and _toml_is_table(value):
-            self.array_of_tables(key, value)
+            self.array_of_tables(key, value, dotted)
         else:
             self.key_value(key, value, False)
 
-    def table(self, key: list[str], value: dict[str, Any]) -> None:
+    def table(self, key: list[str], value: dict[str, Any], dotted: str) -> None:
         if len(key) == 1:
             self.newline()
         if key:
-            self.out.append(_TOML_INDENT * (len(key) - 1) + "[" + ".".join(_toml_key(k) for k in key) + "]")
-            self.newline()
-        self.map(value, key, inline=False)
+            self.header(_TOML_INDENT * (len(key) - 1) + "[" + dotted + "]")
+        self.map(value, key, inline=False, dotted=dotted)
 
-    def array_of_tables(self, key: list[str], value: list[Any] | tuple[Any, ...]) -> None:
+    def array_of_tables(self, key: list[str], value: list[Any] | tuple[Any, ...], dotted: str) -> None:
         if not key:
             raise _TomlError("toml: top-level values must be Go maps or structs")
         for item in value:
             self.newline()
-            self.out.append(_TOML_INDENT * (len(key) - 1) + "[[" + ".".join(_toml_key(k) for k in key) + "]]")
-            self.newline()
-            self.map(item, key, inline=False)
+            self.header(_TOML_INDENT * (len(key) - 1) + "[[" + dotted + "]]")
+            self.map(item, key, inline=False, dotted=dotted)
 
-    def map(self, value: dict[str, Any], key: list[str], *, inline: bool) -> None:
+    def header(self, text: str) -> None:
+        self.headers += len(text)
+        budget.check_size(self.headers, what="the TOML of a value")
+        self.out.append(text)
+        self.newline()
+
+    def map(self, value: dict[str, Any], key: list[str], *, inline: bool, dotted: str = "") -> None:
         direct = sorted(k for k, v in value.items() if not _toml_is_table(v))
         sub = sorted(k for k, v in value.items() if _toml_is_table(v))
         if inline:
@@ -272,7 +283,8 @@ class _TomlEncoder:
                     if trail or i != len(keys) - 1:
                         self.out.append(", ")
                 else:
-                    self.encode(key + [k], item)
+                    quoted = _toml_key(k)
+                    self.encode(key + [k], item, f"{dotted}.{quoted}" if dotted else quoted)
         if inline:
             self.out.append("}")
 
@@ -280,6 +292,7 @@ class _TomlEncoder:
 @signature("interface {}")
 def to_toml(value: Any) -> str:
     """``toToml``: BurntSushi/toml's encoding; the error text itself on failure."""
+    budget.check_text(value, what="TOML")
     enc = _TomlEncoder()
     try:
         enc.encode([], value)

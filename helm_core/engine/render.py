@@ -360,11 +360,12 @@ def _render_all(chart: model.Chart, compiled: _Compiled, templates: dict[str, _R
             state.included = {}
             state.nesting = 0
             impure_calls = purity.calls()
+            budget.where = f"chart {chart.name}: template {name}"
             try:
                 text = _render_one(compiled, state, item, jinja_strict)
                 budget.add_written(text)
             except RenderLimitExceeded as exc:
-                raise RenderLimitExceeded(f"chart {chart.name}: template {name}: {exc}", limit=exc.limit) from None
+                raise RenderLimitExceeded(f"{budget.where}: {exc}", limit=exc.limit) from None
             if ledger is not None:
                 if item.engine or purity.calls() != impure_calls:
                     ledger.impure.add(name)  # Jinja2's functions are not counted: never reused

@@ -38,7 +38,7 @@ class Budget:
     """The limits of one render, as absolute deadlines the runtime compares against."""
 
     __slots__ = ("limits", "deadline", "cpu_deadline", "max_bytes", "max_items", "expired", "_ticks",
-                 "_out", "_out_seen", "_out_bytes", "written")
+                 "_out", "_out_seen", "_out_bytes", "written", "where")
 
     def __init__(self, limits: RenderLimits, *, wall_start: float | None = None,
                  cpu_start: float | None = None) -> None:
@@ -58,12 +58,15 @@ class Budget:
         self._out_bytes = 0
         #: Bytes of output of templates already finished (the engine adds them).
         self.written = 0
+        #: What runs now (``chart NAME: template PATH``, set by the engine): the words of a
+        #: limit that a watcher outside the render (the CLI's watchdog) reports.
+        self.where = ""
 
     def restart(self) -> None:
         """Count again from now: an ambient budget (the CLI's) applies to each render anew."""
         self.deadline = time.monotonic() + self.limits.timeout_s
         self.cpu_deadline = time.process_time() + self.limits.cpu_s
-        self._out, self.written, self.expired = None, 0, False
+        self._out, self.written, self.expired, self.where = None, 0, False, ""
 
     @contextlib.contextmanager
     def timed(self) -> Iterator[None]:
@@ -162,6 +165,49 @@ def active(budget: Budget) -> Iterator[Budget]:
         yield budget
     finally:
         _CURRENT.reset(token)
+
+
+def check_text(value: Any, *, what: str) -> None:
+    """Refuse, before writing it, a map or list whose text passes the output limit.
+
+    A value may hold one map or list many times: ``$d = dict "a" $d "b" $d`` forty times over
+    is a few objects in memory and 2^40 leaves written out (``toJson``, ``toYaml``, printing,
+    ``deepCopy``), which no check between function calls can stop. Its text is measured here
+    with each map or list walked once (a lower bound: a key and a scalar count their characters,
+    at least one each), so the walk costs what the value holds, not what it prints to."""
+    if not isinstance(value, (dict, list, tuple)):
+        return
+    budget = _CURRENT.get()
+    size = _text_size(value, {}, budget.max_bytes)
+    if size > budget.max_bytes:
+        raise budget.exceeded("output_bytes", what=f"the {what} of a value of more than {size} characters")
+
+
+def _text_size(value: Any, sizes: dict[int, int], cap: int) -> int:
+    """At least how many characters ``value`` prints to, past ``cap`` once known to pass it.
+    ``sizes`` holds the maps and lists measured (0 while one is measured: a map inside itself
+    is the serializers' to refuse)."""
+    if isinstance(value, str):
+        return len(value) or 1
+    if not isinstance(value, (dict, list, tuple)):
+        return 1
+    known = sizes.get(id(value))
+    if known is not None:
+        return known
+    sizes[id(value)] = 0
+    total = 2
+    if isinstance(value, dict):
+        for key, item in value.items():
+            total += len(str(key)) + 1 + _text_size(item, sizes, cap)
+            if total > cap:
+                break
+    else:
+        for item in value:
+            total += 1 + _text_size(item, sizes, cap)
+            if total > cap:
+                break
+    sizes[id(value)] = total
+    return total
 
 
 def check_size(items: int, item_bytes: int = 1, *, what: str | Callable[[], str]) -> None:

@@ -30,6 +30,7 @@ from helm_core.golib.gostrconv import (  # re-exported: part of this module's AP
     format_time,
     quote,
 )
+from helm_core.gotemplate import budget
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -72,6 +73,7 @@ def format_value(value: Any) -> str:
         return str(value)
     if isinstance(value, float):
         return format_float(value, "g", -1)
+    budget.check_text(value, what="text")
     p = _Printer()
     p.print_arg(value, "v")
     return "".join(p.buf)
@@ -113,6 +115,8 @@ def sprintf(fmt: str, *args: Any) -> str:
         text = _print_plain(pieces, args)
         if text is not None:
             return text
+    for arg in args:
+        budget.check_text(arg, what="text")
     p = _Printer()
     p.do_printf(fmt, list(args))
     return "".join(p.buf)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime
 
 from helm_core.golib.gotypes import CYCLE_CHECK_DEPTH, Duration, FuncError, GoObject, enter_once, signature
+from helm_core.gotemplate import budget
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -102,6 +103,7 @@ def must_deep_copy(v: Any) -> Any:
     """``mustDeepCopy``: nil is copystructure's reflect panic."""
     if v is None:
         raise FuncError("reflect: call of reflect.Value.Type on zero Value")
+    budget.check_text(v, what="copy")
     return deep_copy_value(v)
 
 

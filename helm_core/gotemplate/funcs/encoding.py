@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 from helm_core.golib import gojson
 from helm_core.golib.gotypes import FuncError, signature
+from helm_core.gotemplate import budget
 from helm_core.gotemplate.funcs import gohelpers
 
 TYPE_CHECKING = False
@@ -170,18 +171,21 @@ def _go_json(fn: Callable[[Any], str], arg: Any) -> str:
 @signature("interface {}")
 def must_to_json(v: Any) -> str:
     """``mustToJson``: ``json.Marshal`` (HTML-escaped)."""
+    budget.check_text(v, what="JSON")
     return _go_json(gojson.dumps, v)
 
 
 @signature("interface {}")
 def must_to_pretty_json(v: Any) -> str:
     """``mustToPrettyJson``: ``json.MarshalIndent(v, "", "  ")``."""
+    budget.check_text(v, what="JSON")
     return _go_json(gojson.dumps_pretty, v)
 
 
 @signature("interface {}")
 def must_to_raw_json(v: Any) -> str:
     """``mustToRawJson``: an Encoder without HTML escaping, trailing newline trimmed."""
+    budget.check_text(v, what="JSON")
     return _go_json(gojson.dumps_raw, v)
 
 
