@@ -212,8 +212,9 @@ def test_top_level_help_still_lists_every_command(capsys):
 
 # -- render limits (--render-timeout, --render-cpu, --render-memory, --render-output) ----------
 
-def _cli_subprocess(tmp_path, template: str, *flags: str) -> subprocess.CompletedProcess:
-    root = write_chart(tmp_path / "hostile", {"Chart.yaml": chart_yaml("hostile"), "templates/a.yaml": template})
+def _cli_subprocess(tmp_path, template: str, *flags: str, **files: str) -> subprocess.CompletedProcess:
+    root = write_chart(tmp_path / "hostile", {"Chart.yaml": chart_yaml("hostile"), "templates/a.yaml": template,
+                                              **{name.replace("_", "."): text for name, text in files.items()}})
     env = {"PATH": "/usr/bin:/bin", "HELM_CORE_CACHE": str(tmp_path / "cache"),
            "PYTHONPATH": ":".join(sys.path)}
     return subprocess.run([sys.executable, "-m", "helm_core", "template", "x", str(root), *flags],
@@ -350,3 +351,12 @@ def test_a_failing_pre_lint_handler_is_a_lint_error(capsys, tmp_path):
     assert code == 1
     assert "[ERROR] templates/: " in out and "every ConfigMap needs a team label" in out
     assert err == "Error: 1 chart(s) linted, 1 chart(s) failed\n"
+
+
+def test_unique_items_over_many_maps_is_helms_answer_at_once(tmp_path):
+    # jsonschema compared 30000 maps pair by pair: the CLI's watchdog ended it after minutes' worth.
+    schema = '{"properties": {"x": {"type": "array", "uniqueItems": true}}}'
+    values = "x: [" + ", ".join("{a: %d}" % i for i in range(30000)) + ", {a: 5}]\n"
+    proc = _cli_subprocess(tmp_path, "a: b\n", "--render-timeout", "3s", values_yaml=values, values_schema_json=schema)
+    assert (proc.returncode, proc.stderr) == (1, "Error: values don't meet the specifications of the schema(s) in the "
+                                                 "following chart(s):\nhostile:\n- at '/x': items at 5 and 30,000 are equal\n\n")

@@ -151,6 +151,10 @@ CASES = [
         {"properties": {"a": {"minItems": 3}, "b": {"maxItems": 1}}}, "a: [1]\nb: [1, 2]", (), id="array-size"
     ),
     pytest.param({"properties": {"a": {"uniqueItems": True}}}, "a: [1, 2, {x: 1}, 2.0, {x: 1}]", (), id="unique"),
+    pytest.param({"properties": {"a": {"uniqueItems": True}}}, "a: [[1], [true], {x: [1.0]}, 1, true, {x: [1]}, [1]]",
+                 (), id="unique-nested"),
+    pytest.param({"properties": {"a": {"uniqueItems": True}}}, "a: [[1, {y: null}], 0.1, '1', [1.0, {y: null}]]",
+                 (), id="unique-nested-later"),
     pytest.param({"properties": {"a": {"items": {"type": "string"}}}}, "a: [x, 1, y, true]", (), id="items"),
     pytest.param(
         {"properties": {"a": {"prefixItems": [{"type": "string"}, {"type": "integer"}], "items": False}}},

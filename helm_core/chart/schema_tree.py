@@ -443,7 +443,7 @@ class Walker:
         count = len(arr)
         _count_bounds(schema, "minItems", "maxItems", count, path, errors)
         if schema.get("uniqueItems") is True and count > 1:
-            pair = _duplicates(arr)
+            pair = words.first_equal_pair(arr)
             if pair is not None:
                 where = f"{words.printed_int(pair[0])} and {words.printed_int(pair[1])}"
                 errors.append(Failure(path, f"items at {where} are equal"))
@@ -684,15 +684,6 @@ def _int(value: Any) -> int | None:
 
 def _missing(obj: dict[str, Any], names: Any) -> list[str]:
     return [n for n in names if isinstance(n, str) and n not in obj] if isinstance(names, list) else []
-
-
-def _duplicates(arr: list[Any]) -> tuple[int, int] | None:
-    """The first equal pair v6 reports: by the later item, then the earlier."""
-    for i in range(1, len(arr)):
-        for j in range(i):
-            if words.equal(arr[i], arr[j]):
-                return j, i
-    return None
 
 
 
