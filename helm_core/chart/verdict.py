@@ -12,8 +12,9 @@ is compiled here into plain closures that answer exactly what jsonschema 4.x wou
 — same keyword semantics, same type rules (``1.0`` is an integer, ``True`` is not a
 number), same equality (``1 == 1.0``, ``True != 1``) — and anything whose answer could
 differ is not guessed: it raises :class:`Undecided` (when the check reaches a keyword or
-reference this module does not model, or a rare instance such as ``uniqueItems`` over mixed
-types), and the caller asks jsonschema.
+reference this module does not model, or a rare instance such as a NaN), and the caller asks
+jsonschema. ``uniqueItems`` over maps and lists is v6's answer (jsonschema compares them pair by
+pair; both use the same equality but where jsonschema's sorting skips a pair).
 
 A first run checks one instance once, so compiling is part of its cost: a subschema is
 compiled at its first call (only what the instance reaches), and a node's ``allOf`` members
