@@ -360,3 +360,14 @@ def test_unique_items_over_many_maps_is_helms_answer_at_once(tmp_path):
     proc = _cli_subprocess(tmp_path, "a: b\n", "--render-timeout", "3s", values_yaml=values, values_schema_json=schema)
     assert (proc.returncode, proc.stderr) == (1, "Error: values don't meet the specifications of the schema(s) in the "
                                                  "following chart(s):\nhostile:\n- at '/x': items at 5 and 30,000 are equal\n\n")
+
+
+def test_watchdog_names_the_chart_whose_values_schema_it_stopped(tmp_path):
+    # A pattern Go's regexp engine matches in time linear in the text but as long as the
+    # pattern too: seconds in one call, out of every runtime check.
+    n = 10000
+    schema = '{"properties": {"x": {"type": "string", "pattern": "(%s)%s"}}}' % ("a?" * n, "a" * n)
+    proc = _cli_subprocess(tmp_path, "a: b\n", "--render-timeout", "1s", values_yaml=f"x: {'a' * n}\n",
+                           values_schema_json=schema)
+    assert (proc.returncode, proc.stderr) == (
+        1, "Error: chart hostile: values.schema.json: passed the render timeout of 1s (the render did not stop)\n")

@@ -25,6 +25,7 @@ import os
 
 from helm_core.chart import model
 from helm_core.errors import SchemaError
+from helm_core.gotemplate import budget
 from helm_core.support import cachekeys, memo
 
 TYPE_CHECKING = False
@@ -421,6 +422,7 @@ def _collect(chart: model.Chart, values: dict[str, Any], report: list[str]) -> N
     if chart.schema_error:
         report.append(_block(chart.name, [chart.schema_error]))
     if chart.schema is not None:
+        budget.working_on(f"chart {chart.name}: {chart.schema_file}")
         found = violations(chart.schema, values, source=f"{chart.chart_path()}/{chart.schema_file}",
                            raw=chart.raw_schema)
         if found:

@@ -360,12 +360,13 @@ def _render_all(chart: model.Chart, compiled: _Compiled, templates: dict[str, _R
             state.included = {}
             state.nesting = 0
             impure_calls = purity.calls()
-            budget.where = f"chart {chart.name}: template {name}"
+            where = f"chart {chart.name}: template {name}"
+            budget_mod.working_on(where)
             try:
                 text = _render_one(compiled, state, item, jinja_strict)
                 budget.add_written(text)
             except RenderLimitExceeded as exc:
-                raise RenderLimitExceeded(f"{budget.where}: {exc}", limit=exc.limit) from None
+                raise RenderLimitExceeded(f"{where}: {exc}", limit=exc.limit) from None
             if ledger is not None:
                 if item.engine or purity.calls() != impure_calls:
                     ledger.impure.add(name)  # Jinja2's functions are not counted: never reused

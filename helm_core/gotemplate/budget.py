@@ -156,6 +156,14 @@ _CURRENT: contextvars.ContextVar[Budget] = contextvars.ContextVar("helm_core_ren
 current: Callable[[], Budget] = _CURRENT.get
 
 
+def working_on(where: str) -> None:
+    """Note what runs now (``chart NAME: template PATH``) in the budget in force, for the
+    watchers outside the render; nothing is noted in :data:`UNLIMITED` (shared by threads)."""
+    budget = _CURRENT.get()
+    if budget is not UNLIMITED:
+        budget.where = where
+
+
 @contextlib.contextmanager
 def active(budget: Budget) -> Iterator[Budget]:
     """Make ``budget`` the one checked while the block runs (by renders in this thread and
