@@ -5,7 +5,7 @@ import pytest
 
 from helm_core.support import deepstack
 from helm_core.gotemplate import Environment, budget
-from helm_core.gotemplate.funcs import lists, random, sprig
+from helm_core.gotemplate.funcs import lists, random, regex, sprig
 from helm_core.support.limits import RenderLimitExceeded, RenderLimits
 
 LIMITS = RenderLimits(timeout_s=0.5, cpu_s=10, output_bytes=1000)
@@ -68,10 +68,13 @@ def test_a_render_without_room_for_the_timer_thread_still_stops_at_its_deadline(
 @pytest.mark.parametrize("call", [
     lambda: random.shuffled(list("a" * 5000)),
     lambda: lists.uniq([[i] for i in range(5000)]),
-], ids=["shuffle", "uniq-of-lists"])
+    lambda: regex.regex_replace_all("a", "a" * 5000, "b"),
+    lambda: regex.regex_find_all("a", "a" * 5000, -1),
+], ids=["shuffle", "uniq-of-lists", "regexReplaceAll", "regexFindAll"])
 def test_a_long_loop_inside_one_function_stops_at_the_deadline(call):
     # shuffle of 30 million characters ran 60 s in one call, uniq of 20000 lists longer (helm:
-    # 6 s and 9 s); the CLI's watchdog ended them without naming the chart.
+    # 6 s and 9 s), regexReplaceAll over 20 million matches past 10 s; the CLI's watchdog ended
+    # them without naming the chart.
     spent = budget.Budget(LIMITS)
     spent.expired = True
     with budget.active(spent), pytest.raises(RenderLimitExceeded) as info:

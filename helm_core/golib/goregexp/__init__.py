@@ -38,6 +38,17 @@ CACHE_SIZE = 512
 #: RE2's memory budget per pattern: Go accepts programs up to ~3M instructions
 #: (``\pL{1000}`` is 1.2M), RE2's default 8 MiB refuses them.
 MAX_MEM = 64 << 20
+#: Called every PROGRESS_EVERY matches of one search through a text (``FindAll``, ``ReplaceAll``):
+#: a text of millions of matches is one template function call, out of the runtime's checks, so
+#: the template runtime installs its budget's tick here (:mod:`helm_core.gotemplate.funcs.regex`).
+PROGRESS_EVERY = 4096
+
+
+def _no_progress() -> None:
+    pass
+
+
+progress: Callable[[], None] = _no_progress
 
 Spans = tuple[tuple[int, int], ...]
 
@@ -184,6 +195,8 @@ class Regexp:
             prev_end = stop
             if accept:
                 out.append(spans)
+                if not len(out) % PROGRESS_EVERY:
+                    progress()
         return out
 
     # -- Go's string methods ---------------------------------------------------------------
@@ -214,10 +227,14 @@ class Regexp:
         out: list[bytes] = []
         last_end = search_pos = 0
         end = len(src)
+        found = 0
         while search_pos <= end:
             spans = self._execute(src, search_pos, groups)
             if spans is None:
                 break
+            found += 1
+            if not found % PROGRESS_EVERY:
+                progress()
             start, stop = spans[0]
             out.append(subject.piece(last_end, start))
             # No replacement for an empty match right after another match.

@@ -11,7 +11,7 @@ The results of the forms charts call on every render (``regexMatch``, ``regexFin
 from __future__ import annotations
 
 from helm_core.golib.gotypes import FuncError, signature
-from helm_core.gotemplate import gofmt
+from helm_core.gotemplate import budget, gofmt
 from helm_core.gotemplate.funcs import regex_results
 
 # goregexp (and RE2 behind it) is imported by the first function that compiles a pattern: most
@@ -30,10 +30,22 @@ def _go_regexp_quote(s: str) -> str:
     return gofmt.quote(s)
 
 
+def _ticking() -> None:
+    """Make goregexp's long searches tick the render budget in force."""
+    from helm_core.golib import goregexp
+
+    goregexp.progress = _tick
+
+
+def _tick() -> None:
+    budget.current().tick()
+
+
 def compile_go(expr: str) -> Regexp:
     """``regexp.Compile``: FuncError with Go's parse error text."""
     from helm_core.golib import goregexp
 
+    _ticking()
     try:
         return goregexp.compile(expr)
     except goregexp.GoSyntaxError as e:
@@ -44,6 +56,7 @@ def must_compile(expr: str) -> Regexp:
     """``regexp.MustCompile``: the recovered panic text wraps the error."""
     from helm_core.golib import goregexp
 
+    _ticking()
     try:
         return goregexp.compile(expr)
     except goregexp.GoSyntaxError as e:
