@@ -95,13 +95,14 @@ def test_a_deferred_job_that_fails_loses_only_its_entries(tmp_path: Path) -> Non
     assert sorted(p.name for p in (tmp_path / "k").iterdir()) == ["a", "b"]
 
 def _written(folder: Path, count: int) -> list[str]:
-    """The entries in ``folder`` once ``count`` are there (a detached child writes them)."""
-    for _ in range(500):
-        names = sorted(p.name for p in folder.iterdir()) if folder.is_dir() else []
-        if len(names) >= count:
+    """The entries in ``folder`` once ``count`` are there (a detached child writes them; a
+    ``.tmp-`` file is one still being written, renamed to its entry once whole)."""
+    deadline = time.monotonic() + 60
+    while True:
+        names = sorted(p.name for p in folder.iterdir() if not p.name.startswith(".tmp-")) if folder.is_dir() else []
+        if len(names) >= count or time.monotonic() > deadline:
             return names
         time.sleep(0.02)
-    return names
 
 
 def test_detached_writes_come_from_a_child_that_starts_once_the_caller_exited(tmp_path: Path) -> None:
