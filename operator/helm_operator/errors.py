@@ -167,15 +167,11 @@ def is_release_failure(exc: BaseException) -> bool:
         isinstance(exc, errors.HelmError) and exc.failed_version is not None)
 
 
-#: Flux's reason (helm-controller ``api/v2``) for failed tests.
-TEST_FAILED = status.TEST_FAILED
-
-
 def release_reason(exc: BaseException, *, action: str) -> str:
     """Flux's reason for a release failure (or an :class:`ActionError`) of ``action`` (install
     or upgrade): ``TestFailed`` for its tests, else ``InstallFailed`` / ``UpgradeFailed``."""
     if isinstance(exc, errors.TestFailedError):
-        return TEST_FAILED
+        return status.TEST_FAILED
     return status.INSTALL_FAILED if action == "install" else status.UPGRADE_FAILED
 
 
@@ -213,11 +209,11 @@ def release_message(exc: BaseException, *, action: str) -> str:
     finer cause (:func:`reason`: ``HookFailed``, ``WaitFailed``, ``Forbidden``...) before
     helm's words, as Flux's reason replaces it on the conditions."""
     cause = reason(exc)
-    said = message(exc) if cause == TEST_FAILED else f"{cause}: {message(exc)}"
+    said = message(exc) if cause == status.TEST_FAILED else f"{cause}: {message(exc)}"
     attempt = attempt_of(exc)
     if attempt is None:  # not told what was tried: the error alone
         return said
-    if cause == TEST_FAILED:
+    if cause == status.TEST_FAILED:
         return f"Helm test failed for release {attempt.release} with chart {attempt.chart}: {said}"
     return f"Helm {action} failed for release {attempt.release} with chart {attempt.chart}: {said}"
 
